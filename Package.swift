@@ -1,0 +1,30 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Module map: ../shared/DESIGN.md. TradingCore has no dependencies on purpose: it is where correctness
+// lives and its tests must build in seconds from a clean clone.
+let package = Package(
+    name: "papertrade",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TradingCore", targets: ["TradingCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        .target(name: "TradingCore"),
+        .executableTarget(
+            name: "TradingCoreBench",
+            dependencies: ["TradingCore"],
+            path: "benchmarks/TradingCoreBench"
+        ),
+        .testTarget(
+            name: "TradingCoreTests",
+            dependencies: [
+                "TradingCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,466 @@
+/// How market events fill orders.
+///
+/// - Quotes: a buy takes the ask levels (a sell the bid levels) up to its limit, each level at its own price,
+///   at most `quoteParticipation` of each level's size, shared by our orders in price-time priority.
+/// - Trades: a market order fills at the trade price; a limit fills only when the trade is strictly through
+///   it (queue position at the limit is unknown), at the trade price. Size ≤ `volumeParticipation` × size.
+/// - Bars: market orders at the open; a buy limit at the open if the open is at or below it, else at the limit
+///   if the low went strictly below it (sells mirrored). Size ≤ `volumeParticipation` × volume.
+/// - Auctions: opg/cls orders at the auction price; their unfilled rest expires.
+/// - Stops trigger in regular hours on trades (buy: price ≥ stop; sell: ≤), on quotes when even the far side
+///   passed the stop (buy: bid ≥ stop; sell: ask ≤ stop), on bars by the high/low. Trailing stops move their
+///   stop with the high-water mark (low-water for buys) first.
+/// - A-shares never fill a buy at the limit-up price, or a sell at limit-down, from trades or bars: at the
+///   limit the queue is ahead of us; only a quote showing size at that price fills.
+/// Every fill price is one the event quoted or traded (or within the bar's range): see the property tests.
+extension TradingEngine {
+    /// Feeds one market event. Allocation-free when the event cannot touch a working order.
+    public mutating func apply(_ event: MarketEvent) {
+        if event.time >= nextDeadline { advance(to: event.time) }
+        let i = Int(event.instrument.index)
+        guard i >= 0, i < books.count else { return }
+        switch event.kind {
+        case .quote(let quote):
+            books[i].quote = quote
+            books[i].quoteTime = event.time
+            guard !books[i].resting.isEmpty, books[i].quoteMayAct(quote) else { return }
+        case .trade(let price, _):
+            books[i].lastTrade = price
+            guard !books[i].resting.isEmpty, books[i].tradeMayAct(price) else { return }
+        case .bar(let bar):
+            books[i].lastTrade = bar.close
+            guard !books[i].resting.isEmpty,
+                  books[i].tradeMayAct(bar.low) || books[i].tradeMayAct(bar.high) else { return }
+        case .auction(_, let price, _):
+            books[i].lastTrade = price
+            guard books[i].hasAuctionOrders else { return }
+        case .reference(let previousClose):
+            setReference(event.instrument, previousClose: previousClose, at: event.time)
+            return
+        }
+        match(event.instrument, event: event, only: nil)
+    }
+
+    /// Whether the stored price band belongs to the trading day of `time`.
+    func bandIsCurrent(_ id: InstrumentID, at time: Timestamp) -> Bool {
+        let book = books[Int(id.index)]
+        guard let date = book.bandDate else { return false }
+        return date == tradingDate(instruments[Int(id.index)], at: time)
+    }
+
+    mutating func setReference(_ id: InstrumentID, previousClose: Price, at time: Timestamp) {
+        let i = Int(id.index)
+        let instrument = instruments[i]
+        let date = tradingDate(instrument, at: time)
+        var listingDay: Int?
+        if let listed = instrument.listingDate, date >= listed, date.daysSinceEpoch - listed.daysSinceEpoch < 30 {
+            listingDay = instrument.calendar.tradingDays(from: listed, through: date).count
+        }
+        books[i].previousClose = previousClose
+        books[i].band = instrument.priceLimit.band(previousClose: previousClose, tick: instrument.tick,
+                                                   tradingDayOfListing: listingDay)
+        books[i].bandDate = date
+    }
+
+    /// Tries the current quote against a new order at once (no latency configured), then applies ioc/fok.
+    mutating func fillImmediately(_ id: OrderID, at time: Timestamp) {
+        guard let order = orders[id], order.status.isOpen, order.status != .held else { return }
+        let i = Int(order.instrument.index)
+        let instrument = instruments[i]
+        let phase = self.phase(of: instrument, at: time)
+        let fresh: Bool
+        switch configuration.sessions {
+        case .alwaysOpen: fresh = books[i].quote != nil
+        case .exchangeCalendars:
+            let window = SessionCache.window(instrument.calendar, at: time)
+            fresh = books[i].quote != nil && books[i].quoteTime >= window.start && phase != .closed
+        }
+        if fresh, order.eligibleAt <= time, let quote = books[i].quote {
+            if order.timeInForce == .fok, !canFillCompletely(order, quote: quote, phase: phase) {
+                finish(id, status: .canceled, event: .canceled, reason: "fok order could not be filled completely", at: time)
+                return
+            }
+            match(order.instrument, event: MarketEvent(instrument: order.instrument, time: time, kind: .quote(quote)), only: id)
+        }
+        if order.timeInForce == .ioc || order.timeInForce == .fok, orders[id]?.status.isOpen == true {
+            let reason = order.timeInForce == .fok ? "fok order could not be filled completely" : "ioc remainder canceled"
+            finish(id, status: .canceled, event: .canceled, reason: reason, at: time)
+        }
+    }
+
+    func canFillCompletely(_ order: Order, quote: Quote, phase: MarketPhase) -> Bool {
+        guard let qty = order.leavesQty, order.mayTrade(in: phase) else { return false }
+        let side = order.side == .buy ? quote.asks : quote.bids
+        var available = FixedDecimal.zero
+        for j in 0..<side.count {
+            let level = side[j]
+            if let limit = order.workingLimit, order.side == .buy ? level.price > limit : level.price < limit { break }
+            available += level.size.multiplied(by: configuration.quoteParticipation, rule: .down)
+        }
+        return available >= qty
+    }
+
+    // MARK: - Matching
+
+    mutating func match(_ id: InstrumentID, event: MarketEvent, only: OrderID?) {
+        let i = Int(id.index)
+        let instrument = instruments[i]
+        let phase = self.phase(of: instrument, at: event.time)
+        candidates.removeAll(keepingCapacity: true)
+        if let only { candidates.append(only) } else { candidates.append(contentsOf: books[i].resting) }
+        if candidates.count > 1 {
+            let orders = self.orders
+            candidates.sort { a, b in
+                guard let x = orders[a], let y = orders[b] else { return a < b }
+                return Self.hasPriority(x, over: y)
+            }
+        }
+        var liquidity = Liquidity(event: event, participation: configuration)
+        let band = bandIsCurrent(id, at: event.time) ? books[i].band : nil
+        var thresholdsStale = false
+        let list = candidates
+        for orderID in list {
+            guard var order = orders[orderID], order.status.isOpen, order.status != .held else { continue }
+            // Auctions fill only auction orders; auction orders fill only in auctions.
+            let isAuctionOrder = order.timeInForce == .opg || order.timeInForce == .cls
+            if case .auction(let kind, _, _) = event.kind {
+                guard isAuctionOrder, (kind == .open) == (order.timeInForce == .opg) else { continue }
+            } else if isAuctionOrder {
+                continue
+            }
+            if order.needsTrigger {
+                guard phase.isRegularTrading || configuration.sessions == .alwaysOpen else { continue }
+                if order.type == .trailingStop { updateTrail(&order, event: event, instrument: instrument) }
+                guard Self.triggers(order, event: event) else {
+                    orders[orderID] = order
+                    continue
+                }
+                order.triggered = true
+                order.updatedAt = event.time
+                orders[orderID] = order
+                thresholdsStale = true
+            }
+            guard order.eligibleAt <= event.time, order.mayTrade(in: phase) || isAuctionOrder else { continue }
+            fill(orderID, liquidity: &liquidity, band: band, instrument: instrument, at: event.time)
+            if isAuctionOrder, orders[orderID]?.status.isOpen == true {
+                finish(orderID, status: .expired, event: .expired, reason: "not filled in the auction", at: event.time)
+            }
+        }
+        if thresholdsStale { refreshThresholds(id) }
+    }
+
+    static func hasPriority(_ x: Order, over y: Order) -> Bool {
+        // Market (or triggered stop) first, then better limit, then earlier submission.
+        let xl = x.workingLimit, yl = y.workingLimit
+        if xl != yl {
+            switch (xl, yl) {
+            case (nil, _): return true
+            case (_, nil): return false
+            case (let a?, let b?): return x.side == .buy ? a > b : a < b
+            }
+        }
+        return (x.submittedAt, x.id) < (y.submittedAt, y.id)
+    }
+
+    /// Fills as much of one order as the event's remaining liquidity, the account and the market rules allow.
+    mutating func fill(_ orderID: OrderID, liquidity: inout Liquidity, band: PriceBand?, instrument: Instrument,
+                       at time: Timestamp) {
+        guard let order = orders[orderID] else { return }
+        let buy = order.side == .buy
+        let limit = order.workingLimit
+        // Price-limit rule: no fills at limit-up for buys / limit-down for sells except from displayed quotes.
+        let blockedPrice: Price? = band.map { buy ? $0.limitUp : $0.limitDown }
+        switch liquidity.kind {
+        case .quote:
+            let count = buy ? liquidity.asks.count : liquidity.bids.count
+            let worst = count > 0 ? (buy ? liquidity.asks[count - 1].price : liquidity.bids[count - 1].price) : .zero
+            for j in 0..<count {
+                guard orders[orderID]?.status.isOpen == true else { return }
+                let level = buy ? liquidity.asks[j] : liquidity.bids[j]
+                if let limit, buy ? level.price > limit : level.price < limit { break }
+                guard level.size.isPositive else { continue }
+                var price = level.price
+                if configuration.slippageTicks > 0 {
+                    let slip = instrument.tick.tick(at: price).times(configuration.slippageTicks)
+                    price = buy ? Swift.min(price + slip, worst) : Swift.max(price - slip, worst)
+                    if let limit { price = buy ? Swift.min(price, limit) : Swift.max(price, limit) }
+                }
+                let taken = execute(orderID, available: level.size, price: price, instrument: instrument, at: time)
+                if buy { liquidity.asks.consume(taken, at: j) } else { liquidity.bids.consume(taken, at: j) }
+            }
+        case .trade(let price):
+            if let limit, buy ? !(price < limit) : !(price > limit) { return }
+            if price == blockedPrice { return }
+            let taken = execute(orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+            liquidity.spend(taken, buy: buy)
+        case .bar(let bar):
+            var price: Price
+            if order.type == .stop || order.type == .trailingStop, let stop = order.stopPrice {
+                price = buy ? Swift.max(bar.open, stop) : Swift.min(bar.open, stop)
+            } else {
+                price = bar.open
+            }
+            if let limit {
+                if buy ? price > limit : price < limit {
+                    guard buy ? bar.low < limit : bar.high > limit else { return }
+                    price = limit
+                }
+            }
+            price = Swift.min(Swift.max(price, bar.low), bar.high)
+            if price == blockedPrice { return }
+            let taken = execute(orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+            liquidity.spend(taken, buy: buy)
+        case .auction(let price):
+            if let limit, buy ? price > limit : price < limit { return }
+            let taken = execute(orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+            liquidity.spend(taken, buy: buy)
+        }
+    }
+
+    /// Executes up to `available` shares of an order at `price`, bounded by what the order still wants, what
+    /// the account can pay (buys) or deliver (sells), and whole shares unless the order is fractional.
+    /// Returns the quantity executed.
+    mutating func execute(_ orderID: OrderID, available: Quantity, price: Price, instrument: Instrument,
+                          at time: Timestamp) -> Quantity {
+        guard let order = orders[orderID], let account = accounts[order.accountID], available.isPositive,
+              price.isPositive else { return .zero }
+        let currency = account.currency
+        let fractional = order.notional != nil || !(order.qty?.isInteger ?? true)
+        var qty: Quantity
+        if let leaves = order.leavesQty {
+            qty = Swift.min(leaves, available)
+        } else {
+            // Notional: what the remaining amount buys (sells) at this price, truncated to 9 places.
+            let remaining = (order.notional ?? .zero) - order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+            qty = Swift.min(remaining.divided(by: price, rule: .down) ?? .zero, available)
+        }
+        if !fractional { qty = qty.rounded(places: 0, rule: .down) }
+        let date = tradingDate(instrument, at: time)
+        if order.side == .sell {
+            qty = Swift.min(qty, sellCapacity(order, on: date))
+            if !fractional { qty = qty.rounded(places: 0, rule: .down) }
+        }
+        guard qty.isPositive else {
+            if order.notional != nil, order.filledQty.isPositive, order.side == .buy {
+                finish(orderID, status: .filled, event: .fill, reason: nil, at: time)
+            }
+            return .zero
+        }
+        if order.side == .buy {
+            let spendable = account.buyingPower + order.reservedCash
+            var affordable = qty
+            while affordable.isPositive, cost(order, qty: affordable, price: price, account: account) > spendable {
+                let estimate = (spendable - account.fees.minimumChargeCushion(side: .buy, currency: currency))
+                    .divided(by: price, rule: .down) ?? .zero
+                let next = Swift.min(affordable - (fractional ? FixedDecimal(raw: 1) : .one), estimate)
+                affordable = fractional ? next : next.rounded(places: 0, rule: .down)
+            }
+            if affordable < qty {
+                if affordable.isPositive {
+                    book(orderID, qty: affordable, price: price, instrument: instrument, date: date, at: time)
+                }
+                finish(orderID, status: .canceled, event: .canceled,
+                       reason: "insufficient buying power to fill the rest at \(price)", at: time)
+                return Swift.max(affordable, .zero)
+            }
+        }
+        book(orderID, qty: qty, price: price, instrument: instrument, date: date, at: time)
+        return qty
+    }
+
+    /// Shares an order may still deliver now: sellable today, minus what other orders hold (its exit twin's
+    /// hold is its own).
+    func sellCapacity(_ order: Order, on date: CivilDate) -> Quantity {
+        guard let position = accounts[order.accountID]?.positions[order.instrument] else { return .zero }
+        var ownHold = order.reservedShares
+        if let twin = twin(of: order) { ownHold += orders[twin]?.reservedShares ?? .zero }
+        return position.sellableQty(on: date) - (position.reservedForSale - ownHold)
+    }
+
+    /// Cash a buy of `qty` at `price` takes: trade value plus the fees it adds to the order.
+    func cost(_ order: Order, qty: Quantity, price: Price, account: Account) -> FixedDecimal {
+        let currency = account.currency
+        let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
+        let basis = (order.filledValue + price.multiplied(by: qty)).rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        let fees = account.fees.total(side: .buy, filledQty: order.filledQty + qty, filledValue: basis, currency: currency)
+        return value + fees - order.fees
+    }
+
+    /// Books one execution: ledger entries (fill, fees), the position, the order, and the update event.
+    mutating func book(_ orderID: OrderID, qty: Quantity, price: Price, instrument: Instrument, date: CivilDate,
+                       at time: Timestamp) {
+        guard var order = orders[orderID], var account = accounts[order.accountID] else { return }
+        let currency = account.currency
+        let exact = price.multiplied(by: qty)
+        let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
+        releaseReservations(orderID)
+        account = accounts[order.accountID] ?? account
+
+        // Position.
+        var position = account.positions[order.instrument] ?? Position(instrument: order.instrument, symbol: order.symbol)
+        var realized = FixedDecimal.zero
+        if order.side == .buy {
+            position.qty += qty
+            position.costBasis += exact
+            if !instrument.sellableSameDay {
+                if position.lockedDate == date { position.lockedQty += qty } else {
+                    position.lockedDate = date
+                    position.lockedQty = qty
+                }
+            }
+        } else {
+            let released = LedgerMath.costReleased(costBasis: position.costBasis, held: position.qty, sold: qty)
+            position.qty -= qty
+            position.costBasis -= released
+            realized = value - released
+            position.realizedPnL += realized
+        }
+
+        // Fees: the order's cumulative fees after this fill, minus what it paid already, per kind.
+        let basisBefore = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        let basisAfter = (order.filledValue + exact).rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        let before = account.fees.fees(side: order.side, filledQty: order.filledQty, filledValue: basisBefore, currency: currency)
+        let after = account.fees.fees(side: order.side, filledQty: order.filledQty + qty, filledValue: basisAfter, currency: currency)
+        var feeCharges: [FeeCharge] = []
+        for charge in after {
+            let paid = before.first { $0.kind == charge.kind }?.amount ?? .zero
+            if charge.amount > paid { feeCharges.append(FeeCharge(kind: charge.kind, amount: charge.amount - paid)) }
+        }
+        let feeTotal = feeCharges.reduce(FixedDecimal.zero) { $0 + $1.amount }
+        position.realizedPnL -= feeTotal
+        account.totalFees += feeTotal
+        if position.qty.isZero && position.reservedForSale.isZero {
+            account.positions[order.instrument] = nil
+        } else {
+            account.positions[order.instrument] = position
+        }
+        accounts[order.accountID] = account
+
+        // Order.
+        order.filledQty += qty
+        order.filledValue += exact
+        order.fees += feeTotal
+        order.updatedAt = time
+        let complete: Bool
+        if let total = order.qty {
+            complete = order.filledQty >= total
+        } else {
+            let spent = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+            complete = (order.notional ?? .zero) - spent < currency.minorUnit
+                || (order.side == .sell && (accounts[order.accountID]?.positions[order.instrument]?.qty ?? .zero).isZero)
+        }
+        order.status = complete ? .filled : .partiallyFilled
+        orders[orderID] = order
+
+        let fill = Fill(executionID: newIdentifier(), orderID: orderID, instrument: order.instrument,
+                        symbol: order.symbol, side: order.side, qty: qty, price: price, value: value,
+                        cumulativeQty: order.filledQty, leavesQty: order.leavesQty, tradingDate: date,
+                        realizedPnL: realized)
+        record(.fill(fill), cashChange: order.side == .buy ? -value : value, account: order.accountID, at: time)
+        for charge in feeCharges {
+            record(.fee(kind: charge.kind, orderID: orderID, symbol: order.symbol), cashChange: -charge.amount,
+                   account: order.accountID, at: time)
+        }
+        resizeTwin(of: orderID)
+        if complete {
+            finish(orderID, status: .filled, event: .fill, reason: nil, at: time, fill: fill)
+        } else {
+            reserve(orderID)
+            publish(.partialFill, orderID, at: time, fill: fill)
+        }
+    }
+
+    // MARK: Triggers
+
+    mutating func updateTrail(_ order: inout Order, event: MarketEvent, instrument: Instrument) {
+        let sell = order.side == .sell
+        let mark: Price?
+        switch event.kind {
+        case .trade(let price, _): mark = price
+        case .quote(let q): mark = sell ? q.bids.best?.price : q.asks.best?.price
+        case .bar(let bar): mark = sell ? bar.high : bar.low
+        default: mark = nil
+        }
+        guard let mark else { return }
+        if let hwm = order.hwm, sell ? mark <= hwm : mark >= hwm { return }
+        order.hwm = mark
+        order.stopPrice = trailStop(order, mark: mark, instrument: instrument)
+    }
+
+    static func triggers(_ order: Order, event: MarketEvent) -> Bool {
+        guard let stop = order.stopPrice else { return false }
+        let buy = order.side == .buy
+        switch event.kind {
+        case .trade(let price, _): return buy ? price >= stop : price <= stop
+        case .quote(let q):
+            if buy { return q.bids.best.map { $0.price >= stop } ?? false }
+            return q.asks.best.map { $0.price <= stop } ?? false
+        case .bar(let bar): return buy ? bar.high >= stop : bar.low <= stop
+        default: return false
+        }
+    }
+}
+
+extension Order {
+    /// Whether the order may trade in a market phase: regular hours, or extended hours if it says so.
+    func mayTrade(in phase: MarketPhase) -> Bool {
+        phase.isRegularTrading || (extendedHours && phase.isExtendedHours)
+    }
+}
+
+/// What an event offers our orders, consumed as they fill.
+struct Liquidity {
+    enum Kind {
+        case quote
+        case trade(Price)
+        case bar(Bar)
+        case auction(Price)
+    }
+
+    var kind: Kind
+    var asks: BookSide = .empty
+    var bids: BookSide = .empty
+    /// Volume budgets per side for trades, bars and auctions.
+    var buyBudget: Quantity = .zero
+    var sellBudget: Quantity = .zero
+
+    init(event: MarketEvent, participation: EngineConfiguration) {
+        switch event.kind {
+        case .quote(let q):
+            kind = .quote
+            asks = q.asks.scaled(by: participation.quoteParticipation)
+            bids = q.bids.scaled(by: participation.quoteParticipation)
+        case .trade(let price, let size):
+            kind = .trade(price)
+            buyBudget = size.multiplied(by: participation.volumeParticipation, rule: .down)
+        case .bar(let bar):
+            kind = .bar(bar)
+            buyBudget = bar.volume.multiplied(by: participation.volumeParticipation, rule: .down)
+        case .auction(_, let price, let volume):
+            kind = .auction(price)
+            buyBudget = volume.multiplied(by: participation.volumeParticipation, rule: .down)
+        case .reference:
+            kind = .quote
+        }
+        sellBudget = buyBudget
+    }
+
+    func budget(_ buy: Bool) -> Quantity { buy ? buyBudget : sellBudget }
+
+    mutating func spend(_ qty: Quantity, buy: Bool) {
+        if buy { buyBudget -= qty } else { sellBudget -= qty }
+    }
+}
+
+extension BookSide {
+    func scaled(by fraction: FixedDecimal) -> BookSide {
+        guard fraction != .one else { return self }
+        var copy = self
+        for j in 0..<count { copy.storage[j].size = storage[j].size.multiplied(by: fraction, rule: .down) }
+        return copy
+    }
+
+    mutating func consume(_ qty: Quantity, at level: Int) {
+        storage[level].size -= qty
+    }
+}

@@ -1,0 +1,366 @@
+extension TradingEngine {
+    /// Places an order: validates it against the instrument's market rules and the account, reserves buying
+    /// power or shares, and (with no fill latency) fills what the current quote allows at once.
+    /// Returns the order as it stands after that; throws the precise reason for a refusal.
+    @discardableResult
+    public mutating func submit(_ request: OrderRequest, account accountID: AccountID,
+                                at time: Timestamp) throws(OrderRejection) -> Order {
+        let account = try existingAccount(accountID)
+        guard let instrumentID = symbols[request.symbol] else {
+            throw OrderRejection(.unknownSymbol, "asset \(request.symbol) not found")
+        }
+        let instrument = instruments[Int(instrumentID.index)]
+        try OrderValidator(engine: self, account: account, instrument: instrumentID, time: time)
+            .validate(request)
+        let clientOrderID = request.clientOrderID ?? newIdentifier().description
+        let id = newIdentifier()
+        var order = Order(
+            id: id, clientOrderID: clientOrderID, accountID: accountID, instrument: instrumentID,
+            symbol: instrument.symbol, side: request.side, type: request.type, timeInForce: request.timeInForce,
+            orderClass: request.orderClass, qty: request.qty, notional: request.notional, filledQty: .zero,
+            filledValue: .zero, limitPrice: request.limitPrice, stopPrice: request.stopPrice,
+            trailPrice: request.trailPrice, trailPercent: request.trailPercent, hwm: nil,
+            extendedHours: request.extendedHours, status: .new, createdAt: time, updatedAt: time,
+            submittedAt: time, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil, replacedAt: nil,
+            expiresAt: expiry(request.timeInForce, extendedHours: request.extendedHours, instrument: instrument, at: time),
+            replacedBy: nil, replaces: nil, legs: [], parentID: nil, triggered: false, fees: .zero, reason: nil,
+            eligibleAt: time.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero, reservedShares: .zero)
+        if order.type == .trailingStop { initializeTrail(&order, instrument: instrument) }
+        accept(order, at: time)
+        createLegs(for: id, request: request, at: time)
+        fillImmediately(id, at: time)
+        return orders[id] ?? order
+    }
+
+    /// Replaces an open order with a new one carrying the changed fields (Alpaca's PATCH): the new order gets
+    /// a new id and `replaces`; the old one ends `replaced` with `replaced_by`.
+    @discardableResult
+    public mutating func replace(_ orderID: OrderID, account accountID: AccountID, with change: ReplaceRequest,
+                                 at time: Timestamp) throws(OrderRejection) -> Order {
+        _ = try existingAccount(accountID)
+        guard let old = orders[orderID], old.accountID == accountID else {
+            throw OrderRejection(.orderNotFound, "order not found")
+        }
+        guard old.status.isOpen else {
+            throw OrderRejection(.notReplaceable, "order is \(old.status.rawValue) and can no longer be replaced")
+        }
+        guard old.notional == nil else {
+            throw OrderRejection(.notReplaceable, "notional orders cannot be replaced")
+        }
+        guard old.filledQty.isZero else {
+            throw OrderRejection(.notReplaceable, "order is partially filled; cancel it and place a new order for the rest")
+        }
+        guard old.parentID == nil, old.orderClass == .simple else {
+            throw OrderRejection(.notReplaceable, "orders of class \(old.orderClass.rawValue) cannot be replaced yet; cancel and place a new one")
+        }
+        var request = OrderRequest(symbol: old.symbol, side: old.side, type: old.type,
+                                   timeInForce: change.timeInForce ?? old.timeInForce, qty: change.qty ?? old.qty,
+                                   limitPrice: change.limitPrice ?? old.limitPrice,
+                                   stopPrice: change.stopPrice ?? old.stopPrice,
+                                   trailPrice: old.trailPrice, trailPercent: old.trailPercent,
+                                   extendedHours: old.extendedHours,
+                                   clientOrderID: change.clientOrderID)
+        if let trail = change.trail {
+            if old.trailPercent != nil { request.trailPercent = trail } else { request.trailPrice = trail }
+        }
+        if old.type == .trailingStop, change.stopPrice == nil { request.stopPrice = nil }
+        // Validate the new order as if the old one's reservations were already released.
+        let saved = self
+        let outboxCount = outbox.count
+        releaseReservations(orderID)
+        do {
+            let account = try existingAccount(accountID)
+            try OrderValidator(engine: self, account: account, instrument: old.instrument, time: time).validate(request)
+        } catch {
+            self = saved
+            outbox.removeSubrange(outboxCount...)
+            throw error
+        }
+        finish(orderID, status: .replaced, event: .replaced, reason: nil, at: time)
+        let replacement = try submit(request, account: accountID, at: time)
+        orders[orderID]?.replacedBy = replacement.id
+        orders[replacement.id]?.replaces = orderID
+        return orders[replacement.id] ?? replacement
+    }
+
+    /// Cancels an open order (and its exit legs).
+    @discardableResult
+    public mutating func cancel(_ orderID: OrderID, account accountID: AccountID,
+                                at time: Timestamp) throws(OrderRejection) -> Order {
+        _ = try existingAccount(accountID)
+        guard let order = orders[orderID], order.accountID == accountID else {
+            throw OrderRejection(.orderNotFound, "order not found")
+        }
+        guard order.status.isOpen else {
+            throw OrderRejection(.notCancelable, "order is \(order.status.rawValue) and can no longer be canceled")
+        }
+        finish(orderID, status: .canceled, event: .canceled, reason: nil, at: time)
+        return orders[orderID] ?? order
+    }
+
+    /// Cancels every open order of an account; returns each order's id with the outcome.
+    public mutating func cancelAll(account accountID: AccountID,
+                                   at time: Timestamp) throws(OrderRejection) -> [(OrderID, Result<Order, OrderRejection>)] {
+        _ = try existingAccount(accountID)
+        let ids = openOrders.filter { orders[$0]?.accountID == accountID && orders[$0]?.parentID == nil }.sorted()
+        var results: [(OrderID, Result<Order, OrderRejection>)] = []
+        for id in ids {
+            do throws(OrderRejection) {
+                results.append((id, .success(try cancel(id, account: accountID, at: time))))
+            } catch {
+                results.append((id, .failure(error)))
+            }
+        }
+        return results
+    }
+
+    /// Open orders of an account, oldest first.
+    public func openOrders(of accountID: AccountID) -> [Order] {
+        openOrders.compactMap { orders[$0] }.filter { $0.accountID == accountID }
+            .sorted { ($0.submittedAt, $0.id) < ($1.submittedAt, $1.id) }
+    }
+
+    public func order(_ id: OrderID) -> Order? { orders[id] }
+
+    public func order(clientOrderID: String, account: AccountID) -> Order? {
+        accounts[account]?.clientOrderIDs[clientOrderID].flatMap { orders[$0] }
+    }
+
+    // MARK: - Lifecycle internals
+
+    /// Records a validated order, reserves what it needs, and makes it work (or hold, for exit legs).
+    mutating func accept(_ order: Order, at time: Timestamp) {
+        var order = order
+        let id = order.id
+        accounts[order.accountID]?.clientOrderIDs[order.clientOrderID] = id
+        orders[id] = order
+        openOrders.insert(id)
+        if order.status != .held {
+            reserve(id)
+            order = orders[id] ?? order
+            addToBook(id)
+        }
+        if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
+        publish(order.status == .held ? .held : .new, id, at: time)
+    }
+
+    /// Ends an order (filled, canceled, expired, replaced, rejected): releases what it reserved, takes it off
+    /// the book, and resolves its group (a filled entry activates its exits; a finished exit cancels its twin).
+    mutating func finish(_ id: OrderID, status: OrderStatus, event: OrderUpdate.Event, reason: String?, at time: Timestamp,
+                         fill: Fill? = nil) {
+        guard var order = orders[id], order.status.isOpen else { return }
+        releaseReservations(id)
+        removeFromBook(id)
+        openOrders.remove(id)
+        order = orders[id] ?? order
+        order.status = status
+        order.updatedAt = time
+        order.reason = reason ?? order.reason
+        switch status {
+        case .filled: order.filledAt = time
+        case .canceled: order.canceledAt = time
+        case .expired: order.expiredAt = time
+        case .replaced: order.replacedAt = time
+        case .rejected: order.failedAt = time
+        default: break
+        }
+        orders[id] = order
+        publish(event, id, at: time, fill: fill)
+        resolveGroup(after: id, at: time)
+    }
+
+    mutating func publish(_ event: OrderUpdate.Event, _ id: OrderID, at time: Timestamp, fill: Fill? = nil) {
+        guard let order = orders[id] else { return }
+        outbox.append(.order(OrderUpdate(event: event, order: order, time: time, fill: fill,
+                                         positionQty: positionQty(order.accountID, order.instrument))))
+    }
+
+    /// When a day/gtc/opg/cls order expires.
+    func expiry(_ tif: TimeInForce, extendedHours: Bool, instrument: Instrument, at time: Timestamp) -> Timestamp? {
+        let calendar = instrument.calendar
+        switch configuration.sessions {
+        case .alwaysOpen:
+            switch tif {
+            case .gtc: return time.adding(nanoseconds: Int64(configuration.gtcLifetimeDays) * Duration64.day)
+            case .ioc, .fok: return nil
+            default:
+                let today = calendar.zone.localTime(of: time).date
+                return Timestamp(today.adding(days: 1), in: calendar.zone)
+            }
+        case .exchangeCalendars:
+            let session = calendar.currentOrNextSession(at: time)
+            switch tif {
+            case .day: return extendedHours ? session.end : session.close
+            case .gtc:
+                let horizon = time.adding(nanoseconds: Int64(configuration.gtcLifetimeDays) * Duration64.day)
+                return calendar.currentOrNextSession(at: horizon).close
+            case .opg: return session.open.adding(nanoseconds: Duration64.minute)
+            case .cls: return session.close.adding(nanoseconds: Duration64.minute)
+            case .ioc, .fok: return nil
+            }
+        }
+    }
+
+    /// Expires every open order whose time has come. Market events call this when they pass the next deadline.
+    public mutating func advance(to time: Timestamp) {
+        guard time >= nextDeadline else { return }
+        var next = Timestamp.distantFuture
+        for id in openOrders.sorted() {
+            guard let order = orders[id], let expiresAt = order.expiresAt else { continue }
+            if expiresAt <= time {
+                // Exit legs go with their parent's group resolution; a held leg's own expiry still applies.
+                finish(id, status: .expired, event: .expired, reason: nil, at: expiresAt)
+            } else if expiresAt < next {
+                next = expiresAt
+            }
+        }
+        nextDeadline = next
+    }
+
+    // MARK: Reservations
+
+    /// Holds back what an order needs: cash for a buy (cost of the remainder plus fees), shares and a fee
+    /// cushion for a sell.
+    mutating func reserve(_ id: OrderID) {
+        guard let order = orders[id], let account = accounts[order.accountID] else { return }
+        let instrument = instruments[Int(order.instrument.index)]
+        var cash = FixedDecimal.zero
+        var shares = FixedDecimal.zero
+        if order.side == .buy {
+            cash = buyReservation(order, instrument: instrument, fees: account.fees, currency: account.currency)
+        } else {
+            cash = account.fees.minimumChargeCushion(side: .sell, currency: account.currency)
+            if !sharesReservedByTwin(order) { shares = (order.leavesQty ?? sellQtyForNotional(order)) }
+        }
+        orders[id]?.reservedCash = cash
+        orders[id]?.reservedShares = shares
+        accounts[order.accountID]?.reservedCash += cash
+        if shares.isPositive {
+            accounts[order.accountID]?.positions[order.instrument]?.reservedForSale += shares
+        }
+    }
+
+    mutating func releaseReservations(_ id: OrderID) {
+        guard let order = orders[id] else { return }
+        accounts[order.accountID]?.reservedCash -= order.reservedCash
+        if order.reservedShares.isPositive {
+            accounts[order.accountID]?.positions[order.instrument]?.reservedForSale -= order.reservedShares
+        }
+        orders[id]?.reservedCash = .zero
+        orders[id]?.reservedShares = .zero
+    }
+
+    /// Cash a buy must hold for what remains of it: the remainder at its limit (or the market with the
+    /// cushion), plus the fees that remainder would add.
+    func buyReservation(_ order: Order, instrument: Instrument, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
+        let value: FixedDecimal
+        if let notional = order.notional {
+            value = notional - order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        } else {
+            let remaining = order.leavesQty ?? .zero
+            let price = reservationPrice(order, instrument: instrument)
+            value = price.multiplied(by: remaining, places: currency.minorUnitDigits, rule: .up)
+        }
+        guard value.isPositive else { return .zero }
+        let totalValue = order.filledValue + value
+        let feesAfter = fees.total(side: .buy, filledQty: (order.qty ?? order.filledQty) + .one, filledValue: totalValue, currency: currency)
+        return value + Swift.max(.zero, feesAfter - order.fees)
+    }
+
+    /// The per-share price a buy reserves at: its limit, or the market (ask, else last trade, else stop) with
+    /// the cushion.
+    func reservationPrice(_ order: Order, instrument: Instrument) -> Price {
+        if let limit = order.limitPrice, order.type == .limit || order.type == .stopLimit { return limit }
+        let book = books[Int(order.instrument.index)]
+        var market = book.quote?.asks.best?.price ?? book.lastTrade ?? .zero
+        if let stop = order.stopPrice, stop > market { market = stop }
+        if let band = book.band, instrument.priceLimit.fraction != nil { return band.limitUp }
+        return market.multiplied(by: .one + configuration.marketBuyCushion, places: 4, rule: .up)
+    }
+
+    func sellQtyForNotional(_ order: Order) -> Quantity {
+        guard let notional = order.notional else { return .zero }
+        let book = books[Int(order.instrument.index)]
+        guard let bid = book.quote?.bids.best?.price ?? book.lastTrade, bid.isPositive else { return .zero }
+        let held = accounts[order.accountID]?.positions[order.instrument]?.qty ?? .zero
+        return Swift.min(held, (notional.divided(by: bid, rule: .up) ?? .zero))
+    }
+
+    /// In an exit pair (oco, or the exits of a bracket/oto) only the first leg holds the shares.
+    func sharesReservedByTwin(_ order: Order) -> Bool {
+        guard let parentID = order.parentID, let parent = orders[parentID] else { return false }
+        if parent.orderClass == .oco { return true } // the oco parent (take-profit) holds them
+        guard let first = parent.legs.first else { return false }
+        return first != order.id && orders[first]?.status.isOpen == true
+    }
+
+    // MARK: Book membership
+
+    mutating func addToBook(_ id: OrderID) {
+        guard let order = orders[id] else { return }
+        books[Int(order.instrument.index)].resting.append(id)
+        refreshThresholds(order.instrument)
+    }
+
+    mutating func removeFromBook(_ id: OrderID) {
+        guard let order = orders[id] else { return }
+        let i = Int(order.instrument.index)
+        if let index = books[i].resting.firstIndex(of: id) {
+            books[i].resting.remove(at: index)
+            refreshThresholds(order.instrument)
+        }
+    }
+
+    mutating func refreshThresholds(_ instrument: InstrumentID) {
+        let i = Int(instrument.index)
+        var book = books[i]
+        book.bestBuy = InstrumentBook.minusInfinity
+        book.bestSell = InstrumentBook.plusInfinity
+        book.lowestBuyStop = InstrumentBook.plusInfinity
+        book.highestSellStop = InstrumentBook.minusInfinity
+        book.hasTrailingStops = false
+        book.hasAuctionOrders = false
+        for id in book.resting {
+            guard let order = orders[id] else { continue }
+            if order.timeInForce == .opg || order.timeInForce == .cls {
+                book.hasAuctionOrders = true
+                continue
+            }
+            if order.type == .trailingStop && !order.triggered { book.hasTrailingStops = true }
+            if order.needsTrigger, let stop = order.stopPrice {
+                if order.side == .buy { book.lowestBuyStop = Swift.min(book.lowestBuyStop, stop) }
+                else { book.highestSellStop = Swift.max(book.highestSellStop, stop) }
+                continue
+            }
+            if order.needsTrigger { continue }
+            let limit = order.workingLimit
+            if order.side == .buy { book.bestBuy = Swift.max(book.bestBuy, limit ?? InstrumentBook.plusInfinity) }
+            else { book.bestSell = Swift.min(book.bestSell, limit ?? InstrumentBook.minusInfinity) }
+        }
+        books[i] = book
+    }
+
+    // MARK: Trailing stops
+
+    mutating func initializeTrail(_ order: inout Order, instrument: Instrument) {
+        let book = books[Int(order.instrument.index)]
+        guard let mark = book.lastTrade ?? book.quote.flatMap({ order.side == .sell ? $0.bids.best?.price : $0.asks.best?.price })
+        else { return }
+        order.hwm = mark
+        order.stopPrice = trailStop(order, mark: mark, instrument: instrument)
+    }
+
+    /// The stop a trail implies at a water mark: hwm − trail (or × (1 − pct)) for sells; lwm + trail for buys,
+    /// on the tick grid, rounded against the order (toward the mark).
+    func trailStop(_ order: Order, mark: Price, instrument: Instrument) -> Price {
+        let sell = order.side == .sell
+        var stop: Price
+        if let trail = order.trailPrice {
+            stop = sell ? mark - trail : mark + trail
+        } else {
+            let pct = (order.trailPercent ?? .zero).divided(by: FixedDecimal(100)) ?? .zero
+            stop = mark.multiplied(by: sell ? .one - pct : .one + pct)
+        }
+        return instrument.tick.round(stop, sell ? .ceiling : .floor)
+    }
+}

@@ -1,0 +1,53 @@
+/// Everything the engine knows about one account: balances, positions and open orders. The persistence layer
+/// stores it; `restore` puts it back into any engine that has the same instruments registered (instrument ids
+/// are re-bound by symbol, since they are only dense indexes within one engine).
+public struct AccountSnapshot: Sendable, Codable, Hashable {
+    public var account: Account
+    public var openOrders: [Order]
+}
+
+extension TradingEngine {
+    public func snapshot(of id: AccountID) -> AccountSnapshot? {
+        guard let account = accounts[id] else { return nil }
+        return AccountSnapshot(account: account, openOrders: openOrders(of: id))
+    }
+
+    /// Loads an account (replacing any account with the same id). Throws if an instrument it refers to is
+    /// not registered.
+    public mutating func restore(_ snapshot: AccountSnapshot) throws(OrderRejection) {
+        var account = snapshot.account
+        if accounts[account.id] != nil {
+            for id in openOrders where orders[id]?.accountID == account.id {
+                removeFromBook(id)
+                openOrders.remove(id)
+            }
+        }
+        var positions: [InstrumentID: Position] = [:]
+        for var position in account.positions.values {
+            guard let id = symbols[position.symbol] else {
+                throw OrderRejection(.unknownSymbol, "asset \(position.symbol) not found")
+            }
+            position.instrument = id
+            positions[id] = position
+        }
+        account.positions = positions
+        accounts[account.id] = account
+        for var order in snapshot.openOrders {
+            guard let id = symbols[order.symbol] else {
+                throw OrderRejection(.unknownSymbol, "asset \(order.symbol) not found")
+            }
+            order.instrument = id
+            orders[order.id] = order
+            openOrders.insert(order.id)
+            if order.status != .held { addToBook(order.id) }
+            if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
+        }
+    }
+
+    /// The state of the engine's seeded generator, to persist alongside snapshots so ids stay unique and
+    /// deterministic after a restart.
+    public var randomState: SeededGenerator {
+        get { rng }
+        set { rng = newValue }
+    }
+}

@@ -1,0 +1,40 @@
+/// One line of an account's activity log. Balances are the fold of these entries (`LedgerReplay`), and the
+/// live ledger is checked against that fold by the property tests.
+public struct LedgerEntry: Sendable, Codable, Hashable {
+    /// 1, 2, 3, … per account.
+    public var sequence: Int64
+    public var accountID: AccountID
+    public var time: Timestamp
+    public var kind: Kind
+    /// Signed change of cash this entry made.
+    public var cashChange: FixedDecimal
+
+    public enum Kind: Sendable, Codable, Hashable {
+        case deposit(method: TransferMethod, note: String?)
+        case withdrawal(method: TransferMethod, note: String?)
+        case fill(Fill)
+        case fee(kind: FeeKind, orderID: OrderID, symbol: String)
+        /// Account reset: positions and orders cleared, cash set to the starting balance.
+        case reset(startingCash: FixedDecimal)
+    }
+}
+
+/// An execution of (part of) an order.
+public struct Fill: Sendable, Codable, Hashable {
+    public var executionID: Identifier
+    public var orderID: OrderID
+    public var instrument: InstrumentID
+    public var symbol: String
+    public var side: OrderSide
+    public var qty: Quantity
+    public var price: Price
+    /// Trade value moved in cash: price × qty rounded half-up to the minor unit.
+    public var value: FixedDecimal
+    /// The order's filled quantity after this fill, and what remains (nil for notional orders).
+    public var cumulativeQty: Quantity
+    public var leavesQty: Quantity?
+    /// The trading day of the fill (T+1 locks shares bought on it).
+    public var tradingDate: CivilDate
+    /// Realized P&L of this fill before fees (sells only).
+    public var realizedPnL: FixedDecimal
+}

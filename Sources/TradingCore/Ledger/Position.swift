@@ -1,0 +1,62 @@
+/// A long holding of one instrument in one account.
+public struct Position: Sendable, Codable, Hashable {
+    public var instrument: InstrumentID
+    public var symbol: String
+    public var qty: Quantity
+    /// Σ price × qty of the shares still held, exact: the average entry price derives from it.
+    public var costBasis: FixedDecimal
+    /// Gains and losses closed out by sells, net of every fee paid on this instrument.
+    public var realizedPnL: FixedDecimal
+    /// Shares bought on `lockedDate` that T+1 makes unsellable until the next trading day.
+    public var lockedQty: Quantity
+    public var lockedDate: CivilDate?
+    /// Shares promised to open sell orders.
+    public var reservedForSale: Quantity
+
+    public init(instrument: InstrumentID, symbol: String) {
+        self.instrument = instrument
+        self.symbol = symbol
+        qty = .zero
+        costBasis = .zero
+        realizedPnL = .zero
+        lockedQty = .zero
+        lockedDate = nil
+        reservedForSale = .zero
+    }
+
+    /// Average entry price, half-even to 9 places; zero when flat.
+    public var averageEntryPrice: Price {
+        qty.isPositive ? costBasis.divided(by: qty, rule: .halfEven) ?? .zero : .zero
+    }
+
+    /// Shares that settlement allows selling on `tradingDate` (T+1 locks today's buys).
+    public func sellableQty(on tradingDate: CivilDate) -> Quantity {
+        lockedDate == tradingDate ? qty - lockedQty : qty
+    }
+
+    /// Shares that can still go into a new sell order.
+    public func availableToSell(on tradingDate: CivilDate) -> Quantity {
+        sellableQty(on: tradingDate) - reservedForSale
+    }
+
+    /// Valuation at a mark price: market value, unrealized P&L (vs. cost) and intraday P&L (vs. the
+    /// previous close, as Alpaca's unrealized_intraday_pl).
+    public func valuation(at mark: Price, previousClose: Price?) -> PositionValuation {
+        let marketValue = qty.multiplied(by: mark)
+        let unrealized = marketValue - costBasis
+        let dayChange = previousClose.map { qty.multiplied(by: mark - $0) } ?? .zero
+        let unrealizedPercent = costBasis.isZero ? FixedDecimal.zero
+            : (unrealized.divided(by: costBasis, places: 6, rule: .halfEven) ?? .zero)
+        return PositionValuation(marketValue: marketValue, unrealizedPnL: unrealized,
+                                 unrealizedPnLPercent: unrealizedPercent, dayChange: dayChange)
+    }
+}
+
+/// What a position is worth at a mark price.
+public struct PositionValuation: Sendable, Hashable {
+    public var marketValue: FixedDecimal
+    public var unrealizedPnL: FixedDecimal
+    /// As a fraction (0.05 = +5%), 6 places.
+    public var unrealizedPnLPercent: FixedDecimal
+    public var dayChange: FixedDecimal
+}

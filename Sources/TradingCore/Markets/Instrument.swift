@@ -1,0 +1,116 @@
+/// A dense index of an instrument inside one engine: the hot path looks books up by it, never by string.
+public struct InstrumentID: Sendable, Hashable, Codable, Comparable {
+    public let index: Int32
+    public init(_ index: Int32) { self.index = index }
+    public static func < (lhs: InstrumentID, rhs: InstrumentID) -> Bool { lhs.index < rhs.index }
+}
+
+/// A tradable (or quotable) instrument with the market rules that apply to it — markets are data here, not
+/// branches in the engine.
+public struct Instrument: Sendable, Codable, Hashable {
+    /// "AAPL", "600519".
+    public var symbol: String
+    public var name: String
+    public var exchange: Exchange
+    public var board: Board
+    public var kind: InstrumentKind
+    public var currency: Currency
+    public var lot: LotRule
+    public var tick: TickRule
+    public var priceLimit: PriceLimitRule
+    /// Whether shares bought today can be sold today (false for A-shares: T+1).
+    public var sellableSameDay: Bool
+    /// Whether notional (fractional) market orders are allowed.
+    public var fractionable: Bool
+    /// ST / *ST risk-warning stock.
+    public var isRiskWarning: Bool
+    public var listingDate: CivilDate?
+    /// Largest single order in shares (SSE main board: 1,000,000), if the exchange sets one.
+    public var maximumOrderQty: Quantity?
+
+    public var market: Market { exchange.market }
+    public var calendar: TradingCalendar { market.calendar }
+
+    public init(symbol: String, name: String, exchange: Exchange, board: Board, kind: InstrumentKind,
+                currency: Currency, lot: LotRule, tick: TickRule, priceLimit: PriceLimitRule,
+                sellableSameDay: Bool, fractionable: Bool, isRiskWarning: Bool = false,
+                listingDate: CivilDate? = nil, maximumOrderQty: Quantity? = nil) {
+        self.symbol = symbol
+        self.name = name
+        self.exchange = exchange
+        self.board = board
+        self.kind = kind
+        self.currency = currency
+        self.lot = lot
+        self.tick = tick
+        self.priceLimit = priceLimit
+        self.sellableSameDay = sellableSameDay
+        self.fractionable = fractionable
+        self.isRiskWarning = isRiskWarning
+        self.listingDate = listingDate
+        self.maximumOrderQty = maximumOrderQty
+    }
+
+    /// A US stock or ETF: whole shares (fractional through notional orders), Rule 612 ticks, no price limits,
+    /// sellable the day it is bought.
+    public static func usEquity(_ symbol: String, name: String, exchange: Exchange = .nasdaq,
+                                kind: InstrumentKind = .stock, fractionable: Bool = true) -> Instrument {
+        Instrument(symbol: symbol, name: name, exchange: exchange, board: .us, kind: kind, currency: .usd,
+                   lot: .anyWholeShares, tick: .usEquity, priceLimit: .none, sellableSameDay: true,
+                   fractionable: fractionable)
+    }
+
+    /// An A-share, with exchange and board derived from its six-digit code, and the board's lot, tick and
+    /// price-limit rules. The name decides ST status ("ST", "*ST"). nil for a code that is not an A-share.
+    public static func aShare(_ code: String, name: String, listingDate: CivilDate? = nil) -> Instrument? {
+        guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        let riskWarning = name.uppercased().hasPrefix("ST") || name.uppercased().hasPrefix("*ST")
+        let prefix3 = String(code.prefix(3))
+        let prefix2 = String(code.prefix(2))
+        let exchange: Exchange
+        let board: Board
+        var kind = InstrumentKind.stock
+        switch prefix3 {
+        case "600", "601", "603", "605": (exchange, board) = (.sse, .main)
+        case "688", "689": (exchange, board) = (.sse, .star)
+        case "000", "001", "002", "003": (exchange, board) = (.szse, .main)
+        case "300", "301": (exchange, board) = (.szse, .chinext)
+        case "920": (exchange, board) = (.bse, .beijing)
+        case "900": (exchange, board) = (.sse, .bShare)
+        case "200": (exchange, board) = (.szse, .bShare)
+        default:
+            switch prefix2 {
+            case "43", "83", "87": (exchange, board) = (.bse, .beijing)
+            case "51", "56", "58": (exchange, board, kind) = (.sse, .main, .fund)
+            case "15", "16": (exchange, board, kind) = (.szse, .main, .fund)
+            default: return nil
+            }
+        }
+        let lot: LotRule
+        let limit: PriceLimitRule
+        var maximum: Quantity?
+        switch board {
+        case .star:
+            lot = .minimumThenIncrement(minimum: 200)
+            limit = .growthBoard
+            maximum = FixedDecimal(100_000)
+        case .chinext:
+            lot = .boardLot(100)
+            limit = .growthBoard
+            maximum = FixedDecimal(1_000_000)
+        case .beijing:
+            lot = .minimumThenIncrement(minimum: 100)
+            limit = .beijing
+            maximum = FixedDecimal(1_000_000)
+        default:
+            lot = .boardLot(100)
+            limit = riskWarning ? .riskWarning : .mainBoard
+            maximum = FixedDecimal(1_000_000)
+        }
+        let currency: Currency = board == .bShare ? (exchange == .sse ? .usd : .hkd) : .cny
+        return Instrument(symbol: code, name: name, exchange: exchange, board: board, kind: kind, currency: currency,
+                          lot: lot, tick: kind == .fund ? .tenthOfCent : .cent, priceLimit: limit,
+                          sellableSameDay: false, fractionable: false, isRiskWarning: riskWarning,
+                          listingDate: listingDate, maximumOrderQty: maximum)
+    }
+}

@@ -1,0 +1,48 @@
+/// How many shares an order may be for.
+public enum LotRule: Sendable, Codable, Hashable {
+    /// Whole shares in any number (US). Fractions come only from notional market orders, if the instrument is
+    /// fractionable.
+    case anyWholeShares
+    /// Buys in multiples of `lot` (A-share main board and ChiNext: 100). Sells in multiples of `lot`, or the
+    /// whole remaining position in one order (odd lots may only be sold out completely).
+    case boardLot(Int)
+    /// Buys of at least `minimum` shares, then any whole number (STAR: 200; BSE: 100). Sells below the
+    /// minimum only for the whole remaining position.
+    case minimumThenIncrement(minimum: Int)
+
+    /// Why a quantity breaks the rule, or nil if it is fine. `held` is the position's total quantity.
+    public func violation(side: OrderSide, qty: Quantity, held: Quantity, symbol: String) -> String? {
+        guard qty.isInteger else {
+            return "qty \(qty) for \(symbol) must be a whole number of shares"
+        }
+        switch self {
+        case .anyWholeShares:
+            return nil
+        case .boardLot(let lot):
+            let lotSize = FixedDecimal(lot)
+            if qty.isMultiple(of: lotSize) { return nil }
+            if side == .sell && qty == held { return nil }
+            if side == .sell {
+                return "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares; an odd lot can only be sold together with the whole remaining position (\(held) shares)"
+            }
+            return "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares"
+        case .minimumThenIncrement(let minimum):
+            let min = FixedDecimal(minimum)
+            if qty >= min { return nil }
+            if side == .sell && qty == held { return nil }
+            if side == .sell {
+                return "qty \(qty) for \(symbol) is below the minimum of \(minimum) shares; fewer can only be sold as the whole remaining position (\(held) shares)"
+            }
+            return "qty \(qty) for \(symbol) is below the minimum order of \(minimum) shares"
+        }
+    }
+
+    /// The usual order size shown to users (round lot).
+    public var roundLot: Int {
+        switch self {
+        case .anyWholeShares: return 1
+        case .boardLot(let lot): return lot
+        case .minimumThenIncrement(let minimum): return minimum
+        }
+    }
+}

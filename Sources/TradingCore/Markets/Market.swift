@@ -1,0 +1,61 @@
+/// A market an account trades in: its currency and exchange calendar follow from it.
+public enum Market: String, Sendable, Codable, CaseIterable, Hashable {
+    /// US equities (NYSE, Nasdaq, NYSE Arca, Cboe, NYSE American), in USD.
+    case us
+    /// China A-shares (SSE, SZSE, BSE), in CNY.
+    case cn
+
+    public var currency: Currency { self == .us ? .usd : .cny }
+    public var calendar: TradingCalendar { self == .us ? .xnys : .xshg }
+}
+
+/// A listing venue.
+public enum Exchange: String, Sendable, Codable, CaseIterable, Hashable {
+    case nyse = "NYSE"
+    case nasdaq = "NASDAQ"
+    /// NYSE Arca.
+    case arca = "ARCA"
+    /// NYSE American (formerly AMEX).
+    case amex = "AMEX"
+    /// Cboe BZX (formerly BATS).
+    case bats = "BATS"
+    case otc = "OTC"
+    /// Shanghai Stock Exchange.
+    case sse = "SSE"
+    /// Shenzhen Stock Exchange.
+    case szse = "SZSE"
+    /// Beijing Stock Exchange.
+    case bse = "BSE"
+
+    public var market: Market {
+        switch self {
+        case .sse, .szse, .bse: return .cn
+        default: return .us
+        }
+    }
+}
+
+/// The board (segment) of an exchange an instrument is listed on; A-share rules differ by board.
+public enum Board: String, Sendable, Codable, CaseIterable, Hashable {
+    /// Any US listing.
+    case us
+    /// SSE/SZSE main board (SZSE 002 was the SME board).
+    case main
+    /// SSE STAR market (688/689).
+    case star
+    /// SZSE ChiNext (300/301).
+    case chinext
+    /// Beijing Stock Exchange.
+    case beijing
+    /// B shares (900 SSE in USD, 200 SZSE in HKD).
+    case bShare = "b_share"
+}
+
+/// What an instrument is.
+public enum InstrumentKind: String, Sendable, Codable, Hashable {
+    case stock
+    case etf
+    /// A-share listed funds (LOF/ETF), quoted to 0.001.
+    case fund
+    case index
+}

@@ -1,0 +1,75 @@
+/// An order and everything that has happened to it, in the shape of Alpaca's Order object.
+public struct Order: Sendable, Codable, Hashable {
+    public var id: OrderID
+    public var clientOrderID: String
+    public var accountID: AccountID
+    public var instrument: InstrumentID
+    public var symbol: String
+    public var side: OrderSide
+    public var type: OrderType
+    public var timeInForce: TimeInForce
+    public var orderClass: OrderClass
+    public var qty: Quantity?
+    public var notional: FixedDecimal?
+    public var filledQty: Quantity
+    /// Σ price × qty of the fills, exact (9 places): the average price derives from it.
+    public var filledValue: FixedDecimal
+    public var limitPrice: Price?
+    /// The stop price; for a trailing stop it moves with the high-water mark.
+    public var stopPrice: Price?
+    public var trailPrice: Price?
+    public var trailPercent: FixedDecimal?
+    /// High-water mark of a trailing sell stop (low-water mark of a trailing buy stop).
+    public var hwm: Price?
+    public var extendedHours: Bool
+    public var status: OrderStatus
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+    public var submittedAt: Timestamp
+    public var filledAt: Timestamp?
+    public var expiredAt: Timestamp?
+    public var canceledAt: Timestamp?
+    public var failedAt: Timestamp?
+    public var replacedAt: Timestamp?
+    /// When a day/gtc order expires if still open.
+    public var expiresAt: Timestamp?
+    public var replacedBy: OrderID?
+    public var replaces: OrderID?
+    /// Exit legs of a bracket/oco/oto parent.
+    public var legs: [OrderID]
+    public var parentID: OrderID?
+    /// A stop (or stop-limit, trailing stop) whose trigger has fired: it now works as market (or limit).
+    public var triggered: Bool
+    /// Fees charged so far.
+    public var fees: FixedDecimal
+    /// Why the order was rejected or canceled by the system (insufficient funds at fill, …).
+    public var reason: String?
+    /// The order may not fill before this time (configured fill latency).
+    public var eligibleAt: Timestamp
+    /// Cash this order holds back from buying power (buys: cost and fees of what remains; sells: the fee
+    /// cushion).
+    public internal(set) var reservedCash: FixedDecimal
+    /// Shares this sell order holds back (the legs of an exit pair share one reservation).
+    public internal(set) var reservedShares: Quantity
+
+    /// The remaining quantity, for qty orders. Notional orders size at fill time.
+    public var leavesQty: Quantity? { qty.map { $0 - filledQty } }
+
+    /// Average fill price, rounded half-even to 9 places; nil before the first fill.
+    public var filledAvgPrice: Price? {
+        filledQty.isPositive ? filledValue.divided(by: filledQty, places: FixedDecimal.scale, rule: .halfEven) : nil
+    }
+
+    /// Whether the order is an exit leg still waiting for its entry to fill.
+    public var isHeldLeg: Bool { status == .held }
+
+    /// The price the order is willing to trade at once its trigger (if any) has fired: nil = market.
+    var workingLimit: Price? {
+        switch type {
+        case .market, .stop, .trailingStop: return nil
+        case .limit, .stopLimit: return limitPrice
+        }
+    }
+
+    var needsTrigger: Bool { (type == .stop || type == .stopLimit || type == .trailingStop) && !triggered }
+}

@@ -1,0 +1,78 @@
+public enum OrderSide: String, Sendable, Codable, Hashable, CaseIterable {
+    case buy, sell
+    public var opposite: OrderSide { self == .buy ? .sell : .buy }
+}
+
+public enum OrderType: String, Sendable, Codable, Hashable, CaseIterable {
+    case market, limit, stop
+    case stopLimit = "stop_limit"
+    case trailingStop = "trailing_stop"
+}
+
+public enum TimeInForce: String, Sendable, Codable, Hashable, CaseIterable {
+    /// Expires at the end of the session it was placed for.
+    case day
+    /// Good until canceled (Alpaca expires them after 90 days).
+    case gtc
+    /// Executes in the opening auction only.
+    case opg
+    /// Executes in the closing auction only.
+    case cls
+    /// Immediate or cancel: fills what it can at once, cancels the rest.
+    case ioc
+    /// Fill or kill: fills completely at once or is canceled.
+    case fok
+}
+
+/// Alpaca's order classes; "" on the wire means simple.
+public enum OrderClass: String, Sendable, Codable, Hashable, CaseIterable {
+    case simple = ""
+    /// Entry plus take-profit and stop-loss exits, active once the entry has filled.
+    case bracket
+    /// One-cancels-other exit pair: a take-profit limit and a stop-loss.
+    case oco
+    /// One-triggers-other: an entry and one exit.
+    case oto
+
+    /// Accepts "simple" as well as "".
+    public init?(wireValue: String) {
+        if wireValue == "simple" { self = .simple } else { self.init(rawValue: wireValue) }
+    }
+}
+
+/// The Alpaca order lifecycle.
+public enum OrderStatus: String, Sendable, Codable, Hashable, CaseIterable {
+    case new
+    case partiallyFilled = "partially_filled"
+    case filled
+    case doneForDay = "done_for_day"
+    case canceled
+    case expired
+    case replaced
+    case pendingCancel = "pending_cancel"
+    case pendingReplace = "pending_replace"
+    case accepted
+    case pendingNew = "pending_new"
+    case acceptedForBidding = "accepted_for_bidding"
+    case stopped
+    case rejected
+    case suspended
+    case calculated
+    case held
+
+    /// No further fills or changes can happen.
+    public var isTerminal: Bool {
+        switch self {
+        case .filled, .canceled, .expired, .replaced, .rejected, .doneForDay: return true
+        default: return false
+        }
+    }
+
+    /// Alpaca's "open" filter.
+    public var isOpen: Bool { !isTerminal }
+}
+
+/// How a deposit or withdrawal moved money (the A-share app's transaction types).
+public enum TransferMethod: String, Sendable, Codable, Hashable, CaseIterable {
+    case bank, card, transfer
+}

@@ -1,0 +1,78 @@
+/// A request to place an order, in Alpaca's terms (POST /v2/orders), already decoded into exact values.
+public struct OrderRequest: Sendable, Codable, Hashable {
+    public var symbol: String
+    public var side: OrderSide
+    public var type: OrderType
+    public var timeInForce: TimeInForce
+    /// Exactly one of `qty` and `notional`.
+    public var qty: Quantity?
+    /// A cash amount to buy or sell (market day orders only).
+    public var notional: FixedDecimal?
+    public var limitPrice: Price?
+    public var stopPrice: Price?
+    public var trailPrice: Price?
+    /// Percent, e.g. 1.5 for 1.5%.
+    public var trailPercent: FixedDecimal?
+    public var extendedHours: Bool
+    public var clientOrderID: String?
+    public var orderClass: OrderClass
+    public var takeProfit: TakeProfit?
+    public var stopLoss: StopLoss?
+
+    public struct TakeProfit: Sendable, Codable, Hashable {
+        public var limitPrice: Price
+        public init(limitPrice: Price) { self.limitPrice = limitPrice }
+    }
+
+    public struct StopLoss: Sendable, Codable, Hashable {
+        public var stopPrice: Price
+        public var limitPrice: Price?
+        public init(stopPrice: Price, limitPrice: Price? = nil) {
+            self.stopPrice = stopPrice
+            self.limitPrice = limitPrice
+        }
+    }
+
+    public init(symbol: String, side: OrderSide, type: OrderType = .market, timeInForce: TimeInForce = .day,
+                qty: Quantity? = nil, notional: FixedDecimal? = nil, limitPrice: Price? = nil,
+                stopPrice: Price? = nil, trailPrice: Price? = nil, trailPercent: FixedDecimal? = nil,
+                extendedHours: Bool = false, clientOrderID: String? = nil, orderClass: OrderClass = .simple,
+                takeProfit: TakeProfit? = nil, stopLoss: StopLoss? = nil) {
+        self.symbol = symbol
+        self.side = side
+        self.type = type
+        self.timeInForce = timeInForce
+        self.qty = qty
+        self.notional = notional
+        self.limitPrice = limitPrice
+        self.stopPrice = stopPrice
+        self.trailPrice = trailPrice
+        self.trailPercent = trailPercent
+        self.extendedHours = extendedHours
+        self.clientOrderID = clientOrderID
+        self.orderClass = orderClass
+        self.takeProfit = takeProfit
+        self.stopLoss = stopLoss
+    }
+}
+
+/// PATCH /v2/orders/{id}: the fields to change; nil keeps the old value.
+public struct ReplaceRequest: Sendable, Codable, Hashable {
+    public var qty: Quantity?
+    public var timeInForce: TimeInForce?
+    public var limitPrice: Price?
+    public var stopPrice: Price?
+    /// New trail (price or percent, whichever the order uses).
+    public var trail: FixedDecimal?
+    public var clientOrderID: String?
+
+    public init(qty: Quantity? = nil, timeInForce: TimeInForce? = nil, limitPrice: Price? = nil,
+                stopPrice: Price? = nil, trail: FixedDecimal? = nil, clientOrderID: String? = nil) {
+        self.qty = qty
+        self.timeInForce = timeInForce
+        self.limitPrice = limitPrice
+        self.stopPrice = stopPrice
+        self.trail = trail
+        self.clientOrderID = clientOrderID
+    }
+}

@@ -1,0 +1,349 @@
+/// Checks an order request against the instrument's market rules, the market's state and the account, and
+/// says precisely why it cannot be placed. Checks run in the order a user would fix them: shape of the
+/// request, prices, market hours, lots and limits, then money and shares.
+struct OrderValidator {
+    let engine: TradingEngine
+    let account: Account
+    let instrumentID: InstrumentID
+    let instrument: Instrument
+    let time: Timestamp
+
+    init(engine: TradingEngine, account: Account, instrument: InstrumentID, time: Timestamp) {
+        self.engine = engine
+        self.account = account
+        instrumentID = instrument
+        self.instrument = engine.instrument(instrument)
+        self.time = time
+    }
+
+    func validate(_ r: OrderRequest) throws(OrderRejection) {
+        guard instrument.currency == account.currency, instrument.kind != .index else {
+            if instrument.kind == .index { throw OrderRejection(.unsupported, "\(instrument.symbol) is an index and cannot be traded") }
+            throw OrderRejection(.currencyMismatch,
+                                 "\(instrument.symbol) trades in \(instrument.currency.rawValue); this account holds \(account.currency.rawValue)")
+        }
+        try validateQuantity(r)
+        try validatePrices(r)
+        try validateTimeInForce(r)
+        try validateOrderClass(r)
+        try validateClientOrderID(r)
+        try validatePriceLimits(r)
+        try validateLots(r)
+        if r.side == .sell { try validateSellable(r) } else { try validateBuyingPower(r) }
+    }
+
+    // MARK: Quantity
+
+    func validateQuantity(_ r: OrderRequest) throws(OrderRejection) {
+        switch (r.qty, r.notional) {
+        case (nil, nil): throw OrderRejection(.invalidInput, "qty or notional is required")
+        case (.some, .some): throw OrderRejection(.invalidInput, "only one of qty or notional may be given")
+        case (let qty?, nil):
+            guard qty.isPositive else { throw OrderRejection(.invalidInput, "qty must be > 0") }
+            guard qty <= engine.configuration.maximumQty else {
+                throw OrderRejection(.invalidInput, "qty \(qty) exceeds the maximum of \(engine.configuration.maximumQty)")
+            }
+            if let maximum = instrument.maximumOrderQty, qty > maximum {
+                throw OrderRejection(.lotSize, "qty \(qty) exceeds the maximum single order of \(maximum) shares for \(instrument.symbol)")
+            }
+            if !qty.isInteger {
+                guard instrument.fractionable else {
+                    throw OrderRejection(.lotSize, "fractional qty \(qty) is not allowed: \(instrument.symbol) trades in whole shares")
+                }
+                guard r.type == .market, r.timeInForce == .day else {
+                    throw OrderRejection(.invalidInput, "fractional orders must be market orders with time_in_force day")
+                }
+            }
+        case (nil, let notional?):
+            guard notional.isPositive else { throw OrderRejection(.invalidInput, "notional must be > 0") }
+            guard notional.isMultiple(of: account.currency.minorUnit) else {
+                throw OrderRejection(.invalidInput, "notional \(notional) has more than \(account.currency.minorUnitDigits) decimal places")
+            }
+            guard notional <= FixedDecimal(1_000_000_000_000) else {
+                throw OrderRejection(.invalidInput, "notional \(notional) exceeds the maximum of 1000000000000")
+            }
+            guard instrument.fractionable else {
+                throw OrderRejection(.invalidInput, "notional orders are not available for \(instrument.symbol): it trades in whole shares")
+            }
+            guard r.type == .market, r.timeInForce == .day else {
+                throw OrderRejection(.invalidInput, "notional orders must be market orders with time_in_force day")
+            }
+            guard !r.extendedHours else {
+                throw OrderRejection(.invalidInput, "notional orders are not accepted in extended hours")
+            }
+        }
+    }
+
+    // MARK: Prices
+
+    func validatePrices(_ r: OrderRequest) throws(OrderRejection) {
+        switch r.type {
+        case .market:
+            for (name, price) in [("limit_price", r.limitPrice), ("stop_price", r.stopPrice)] where price != nil {
+                throw OrderRejection(.invalidInput, "\(name) must not be given for market orders")
+            }
+        case .limit:
+            guard r.limitPrice != nil else { throw OrderRejection(.invalidInput, "limit_price is required for limit orders") }
+            if r.stopPrice != nil, r.orderClass != .oco {
+                throw OrderRejection(.invalidInput, "stop_price must not be given for limit orders")
+            }
+        case .stop:
+            guard r.stopPrice != nil else { throw OrderRejection(.invalidInput, "stop_price is required for stop orders") }
+            if r.limitPrice != nil { throw OrderRejection(.invalidInput, "limit_price must not be given for stop orders; use stop_limit") }
+        case .stopLimit:
+            guard r.stopPrice != nil, r.limitPrice != nil else {
+                throw OrderRejection(.invalidInput, "stop_price and limit_price are required for stop_limit orders")
+            }
+        case .trailingStop:
+            switch (r.trailPrice, r.trailPercent) {
+            case (nil, nil), (.some, .some):
+                throw OrderRejection(.invalidInput, "trailing_stop orders need exactly one of trail_price or trail_percent")
+            case (let price?, nil):
+                guard price.isPositive else { throw OrderRejection(.invalidInput, "trail_price must be > 0") }
+                try checkTick("trail_price", price)
+            case (nil, let percent?):
+                guard percent.isPositive, percent < FixedDecimal(100) else {
+                    throw OrderRejection(.invalidInput, "trail_percent must be between 0 and 100")
+                }
+            }
+            guard r.timeInForce == .day || r.timeInForce == .gtc else {
+                throw OrderRejection(.invalidInput, "trailing_stop orders must be day or gtc")
+            }
+            if r.limitPrice != nil || r.stopPrice != nil {
+                throw OrderRejection(.invalidInput, "trailing_stop orders take trail_price or trail_percent, not limit_price or stop_price")
+            }
+        }
+        for (name, price) in [("limit_price", r.limitPrice), ("stop_price", r.stopPrice),
+                              ("take_profit.limit_price", r.takeProfit?.limitPrice),
+                              ("stop_loss.stop_price", r.stopLoss?.stopPrice),
+                              ("stop_loss.limit_price", r.stopLoss?.limitPrice)] {
+            guard let price else { continue }
+            guard price.isPositive else { throw OrderRejection(.invalidInput, "\(name) must be > 0") }
+            guard price <= engine.configuration.maximumPrice else {
+                throw OrderRejection(.invalidInput, "\(name) \(price) exceeds the maximum of \(engine.configuration.maximumPrice)")
+            }
+            try checkTick(name, price)
+        }
+    }
+
+    func checkTick(_ name: String, _ price: Price) throws(OrderRejection) {
+        guard !instrument.tick.isValid(price) else { return }
+        if case .usEquity = instrument.tick {
+            throw OrderRejection(.subPenny, "invalid \(name) \(price). sub-penny increment does not fulfill minimum pricing criteria")
+        }
+        throw OrderRejection(.offTick,
+                             "invalid \(name) \(price): \(instrument.exchange.rawValue) prices move in steps of \(instrument.tick.tick(at: price))")
+    }
+
+    // MARK: Time in force and market hours
+
+    func validateTimeInForce(_ r: OrderRequest) throws(OrderRejection) {
+        let alwaysOpen = engine.configuration.sessions == .alwaysOpen
+        let calendar = instrument.calendar
+        let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: time)
+        let local = calendar.zone.localTime(of: time)
+        let minute = local.secondOfDay / 60
+        if r.extendedHours {
+            guard instrument.market == .us else {
+                throw OrderRejection(.invalidInput, "extended hours trading is not available on \(instrument.exchange.rawValue)")
+            }
+            guard r.type == .limit, r.timeInForce == .day || r.timeInForce == .gtc else {
+                throw OrderRejection(.invalidInput, "extended hours orders must be limit orders with time_in_force day or gtc")
+            }
+        }
+        switch r.timeInForce {
+        case .opg, .cls:
+            guard r.type == .market || r.type == .limit else {
+                throw OrderRejection(.invalidInput, "\(r.timeInForce.rawValue) orders must be market or limit orders")
+            }
+            guard !alwaysOpen else {
+                throw OrderRejection(.marketClosed, "\(r.timeInForce.rawValue) orders need auctions, which an always-open market does not hold")
+            }
+            if let (from, until) = rejectionWindow(r.timeInForce), minute >= from, minute < until,
+               calendar.isTradingDay(local.date) {
+                throw OrderRejection(.marketClosed,
+                                     "\(r.timeInForce.rawValue) orders are not accepted between \(clock(from)) and \(clock(until)) \(zoneName)")
+            }
+        case .ioc, .fok:
+            guard phase.isRegularTrading || (r.extendedHours && phase.isExtendedHours) else {
+                throw OrderRejection(.marketClosed,
+                                     "market is \(phase.rawValue.replacingUnderscores); \(r.timeInForce.rawValue) orders need continuous trading")
+            }
+        case .day, .gtc:
+            break
+        }
+        if instrument.market == .cn, r.type == .market, !phase.isRegularTrading {
+            throw OrderRejection(.marketClosed,
+                                 "market orders for \(instrument.exchange.rawValue) are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is \(phase.rawValue.replacingUnderscores)")
+        }
+    }
+
+    /// Local minutes during which an auction order for the next auction is refused.
+    func rejectionWindow(_ tif: TimeInForce) -> (Int, Int)? {
+        switch (instrument.market, tif) {
+        case (.us, .opg): return (9 * 60 + 28, 19 * 60)
+        case (.us, .cls): return (15 * 60 + 50, 19 * 60)
+        case (.cn, .opg): return (9 * 60 + 25, 15 * 60)
+        default: return nil
+        }
+    }
+
+    var zoneName: String { instrument.market == .us ? "ET" : "CST" }
+
+    func clock(_ minutes: Int) -> String {
+        let h = minutes / 60, m = minutes % 60
+        return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)")
+    }
+
+    // MARK: Order classes
+
+    func validateOrderClass(_ r: OrderRequest) throws(OrderRejection) {
+        switch r.orderClass {
+        case .simple:
+            if r.takeProfit != nil || r.stopLoss != nil {
+                throw OrderRejection(.invalidInput, "take_profit and stop_loss need order_class bracket, oco or oto")
+            }
+        case .bracket:
+            guard let tp = r.takeProfit?.limitPrice, let sl = r.stopLoss?.stopPrice else {
+                throw OrderRejection(.invalidInput, "bracket orders need take_profit.limit_price and stop_loss.stop_price")
+            }
+            try checkEntryAndExits(r, takeProfit: tp, stopLoss: sl)
+        case .oto:
+            guard (r.takeProfit == nil) != (r.stopLoss == nil) else {
+                throw OrderRejection(.invalidInput, "oto orders need exactly one of take_profit or stop_loss")
+            }
+            try checkEntryAndExits(r, takeProfit: r.takeProfit?.limitPrice, stopLoss: r.stopLoss?.stopPrice)
+        case .oco:
+            guard r.type == .limit else { throw OrderRejection(.invalidInput, "oco orders must be limit orders") }
+            guard r.side == .sell else {
+                throw OrderRejection(.unsupported, "oco orders exit a long position and must be sells (short selling is not supported)")
+            }
+            guard let sl = r.stopLoss?.stopPrice else {
+                throw OrderRejection(.invalidInput, "oco orders need stop_loss.stop_price")
+            }
+            let tp = r.takeProfit?.limitPrice ?? r.limitPrice ?? .zero
+            guard tp > sl else {
+                throw OrderRejection(.invalidInput, "take_profit.limit_price must be above stop_loss.stop_price")
+            }
+            guard r.timeInForce == .day || r.timeInForce == .gtc else {
+                throw OrderRejection(.invalidInput, "oco orders must be day or gtc")
+            }
+        }
+    }
+
+    func checkEntryAndExits(_ r: OrderRequest, takeProfit: Price?, stopLoss: Price?) throws(OrderRejection) {
+        guard r.side == .buy else {
+            throw OrderRejection(.unsupported, "\(r.orderClass.rawValue) orders must open with a buy (short selling is not supported)")
+        }
+        guard r.type == .market || r.type == .limit else {
+            throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) entry orders must be market or limit orders")
+        }
+        guard r.timeInForce == .day || r.timeInForce == .gtc else {
+            throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) orders must be day or gtc")
+        }
+        guard r.qty != nil else { throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) orders need qty, not notional") }
+        if let tp = takeProfit, let sl = stopLoss, tp <= sl {
+            throw OrderRejection(.invalidInput, "take_profit.limit_price must be above stop_loss.stop_price for a buy")
+        }
+        if let limit = r.limitPrice {
+            if let tp = takeProfit, tp <= limit {
+                throw OrderRejection(.invalidInput, "take_profit.limit_price \(tp) must be above the entry limit_price \(limit)")
+            }
+            if let sl = stopLoss, sl >= limit {
+                throw OrderRejection(.invalidInput, "stop_loss.stop_price \(sl) must be below the entry limit_price \(limit)")
+            }
+        }
+    }
+
+    // MARK: Identity
+
+    func validateClientOrderID(_ r: OrderRequest) throws(OrderRejection) {
+        guard let id = r.clientOrderID else { return }
+        guard !id.isEmpty, id.utf8.count <= 128 else {
+            throw OrderRejection(.invalidInput, "client_order_id must be 1 to 128 characters")
+        }
+        guard account.clientOrderIDs[id] == nil else {
+            throw OrderRejection(.duplicateClientOrderID, "client_order_id must be unique")
+        }
+    }
+
+    // MARK: Market rules
+
+    func validatePriceLimits(_ r: OrderRequest) throws(OrderRejection) {
+        guard let band = engine.priceBand(instrumentID), engine.bandIsCurrent(instrumentID, at: time) else { return }
+        for (name, price) in [("limit_price", r.limitPrice), ("take_profit.limit_price", r.takeProfit?.limitPrice),
+                              ("stop_loss.limit_price", r.stopLoss?.limitPrice)] {
+            guard let price, !band.contains(price) else { continue }
+            throw OrderRejection(.outsidePriceLimits,
+                                 "\(name) \(price) is outside today's price limits for \(instrument.symbol): \(band.limitDown) – \(band.limitUp)")
+        }
+    }
+
+    func validateLots(_ r: OrderRequest) throws(OrderRejection) {
+        guard let qty = r.qty else { return }
+        let held = account.positions[instrumentID]?.qty ?? .zero
+        if let problem = instrument.lot.violation(side: r.side, qty: qty, held: held, symbol: instrument.symbol) {
+            throw OrderRejection(.lotSize, problem)
+        }
+    }
+
+    func validateSellable(_ r: OrderRequest) throws(OrderRejection) {
+        let position = account.positions[instrumentID]
+        let held = position?.qty ?? .zero
+        guard held.isPositive else {
+            throw OrderRejection(.insufficientQty, "insufficient qty available for order: no position in \(instrument.symbol) (short selling is not supported)")
+        }
+        guard let qty = r.qty ?? sellQtyEstimate(r) else { return }
+        let date = engine.tradingDate(instrument, at: time)
+        let reserved = position?.reservedForSale ?? .zero
+        let sellable = position?.sellableQty(on: date) ?? .zero
+        let available = sellable - reserved
+        guard qty > available else { return }
+        if qty <= held - reserved, !instrument.sellableSameDay {
+            throw OrderRejection(.notSellableToday,
+                                 "T+1: \(held - sellable) of your \(held) shares of \(instrument.symbol) were bought today and can be sold from the next trading day; sellable now: \(available)")
+        }
+        throw OrderRejection(.insufficientQty,
+                             "insufficient qty available for order (requested: \(qty), available: \(available))")
+    }
+
+    func sellQtyEstimate(_ r: OrderRequest) -> Quantity? {
+        guard let notional = r.notional, let bid = engine.lastQuote(instrumentID)?.bids.best?.price ?? engine.lastTradePrice(instrumentID)
+        else { return nil }
+        return notional.divided(by: bid, rule: .up)
+    }
+
+    func validateBuyingPower(_ r: OrderRequest) throws(OrderRejection) {
+        let needsMarketPrice = r.notional == nil && (r.type == .market || r.type == .trailingStop)
+        if needsMarketPrice, engine.lastQuote(instrumentID)?.asks.best == nil, engine.lastTradePrice(instrumentID) == nil,
+           engine.priceBand(instrumentID) == nil {
+            throw OrderRejection(.noQuote, "no market price for \(instrument.symbol) yet; place a limit order instead")
+        }
+        // The cost the order would reserve, computed exactly as the engine will reserve it.
+        let probe = Order.probe(r, instrument: instrumentID, account: account.id)
+        let cost = engine.buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency)
+        guard cost <= account.buyingPower else {
+            throw OrderRejection(.insufficientBuyingPower,
+                                 "insufficient buying power (required: \(cost.formatted(places: 2)), available: \(account.buyingPower.formatted(places: 2)))")
+        }
+    }
+}
+
+extension String {
+    var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
+}
+
+extension Order {
+    /// An unplaced order with a request's terms, for pricing its reservation before it exists.
+    static func probe(_ r: OrderRequest, instrument: InstrumentID, account: AccountID) -> Order {
+        Order(id: Identifier(high: 0, low: 0), clientOrderID: "", accountID: account, instrument: instrument,
+              symbol: r.symbol, side: r.side, type: r.type, timeInForce: r.timeInForce, orderClass: r.orderClass,
+              qty: r.qty, notional: r.notional, filledQty: .zero, filledValue: .zero, limitPrice: r.limitPrice,
+              stopPrice: r.stopPrice, trailPrice: r.trailPrice, trailPercent: r.trailPercent, hwm: nil,
+              extendedHours: r.extendedHours, status: .new, createdAt: .distantPast, updatedAt: .distantPast,
+              submittedAt: .distantPast, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil,
+              replacedAt: nil, expiresAt: nil, replacedBy: nil, replaces: nil, legs: [], parentID: nil,
+              triggered: false, fees: .zero, reason: nil, eligibleAt: .distantPast, reservedCash: .zero,
+              reservedShares: .zero)
+    }
+}
