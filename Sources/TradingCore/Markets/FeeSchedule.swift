@@ -115,4 +115,9 @@ public enum FeeSides: String, Sendable, Codable, Hashable {
 public struct FeeCharge: Sendable, Codable, Hashable {
     public var kind: FeeKind
     public var amount: FixedDecimal
+
+    public init(kind: FeeKind, amount: FixedDecimal) {
+        self.kind = kind
+        self.amount = amount
+    }
 }

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import TradingCore
+
+@Suite("Exact decimals")
+struct FixedDecimalTests {
+    @Test("parses and prints Alpaca's string forms exactly")
+    func alpacaStringForms() throws {
+        for text in ["150.25", "0.000000001", "100000", "-3.5", "0"] {
+            #expect(try FixedDecimal(parsing: text).description == text)
+        }
+        #expect(try FixedDecimal(parsing: "10.0").description == "10")
+        #expect(try FixedDecimal(parsing: "1000.50").description == "1000.5")
+        #expect(try FixedDecimal(parsing: "+.5").description == "0.5")
+        #expect(try FixedDecimal(parsing: "1.5e3").description == "1500")
+        #expect(try FixedDecimal(parsing: "1E-9").description == "0.000000001")
+        #expect(FixedDecimal(raw: 1).description == "0.000000001")
+    }
+
+    @Test("0.1 + 0.2 is exactly 0.3")
+    func noBinaryFloatingPoint() {
+        #expect(d("0.1") + d("0.2") == d("0.3"))
+    }
+
+    @Test("rejects text that is not an exact decimal")
+    func rejectsBadText() throws {
+        #expect(throws: DecimalParseError.invalidCharacter("12a")) { try FixedDecimal(parsing: "12a") }
+        #expect(throws: DecimalParseError.empty) { try FixedDecimal(parsing: "") }
+        #expect(throws: DecimalParseError.invalidCharacter("1.2.3")) { try FixedDecimal(parsing: "1.2.3") }
+        #expect(throws: DecimalParseError.invalidCharacter("-")) { try FixedDecimal(parsing: "-") }
+        #expect(throws: DecimalParseError.tooManyFractionalDigits("0.0000000001")) { try FixedDecimal(parsing: "0.0000000001") }
+        #expect(throws: DecimalParseError.outOfRange("1e30")) { try FixedDecimal(parsing: "1e30") }
+        #expect(throws: DecimalParseError.invalidCharacter("NaN")) { try FixedDecimal(parsing: "NaN") }
+        // Trailing zeros beyond nine places are not extra precision.
+        #expect(try FixedDecimal(parsing: "1.50000000000") == d("1.5"))
+    }
+
+    @Test("rounds by named rules: half-up, half-even, up, down, ceiling, floor")
+    func roundingRules() {
+        #expect(d("2.345").rounded(places: 2, rule: .halfUp) == d("2.35"))
+        #expect(d("2.345").rounded(places: 2, rule: .halfEven) == d("2.34"))
+        #expect(d("2.355").rounded(places: 2, rule: .halfEven) == d("2.36"))
+        #expect(d("2.345").rounded(places: 2, rule: .halfDown) == d("2.34"))
+        #expect(d("2.341").rounded(places: 2, rule: .up) == d("2.35"))
+        #expect(d("2.349").rounded(places: 2, rule: .down) == d("2.34"))
+        #expect(d("-2.341").rounded(places: 2, rule: .ceiling) == d("-2.34"))
+        #expect(d("-2.341").rounded(places: 2, rule: .floor) == d("-2.35"))
+        #expect(d("-2.345").rounded(places: 2, rule: .halfUp) == d("-2.35"))
+        #expect(d("10.07").rounded(toMultipleOf: d("0.05"), rule: .halfUp) == d("10.05"))
+    }
+
+    @Test("multiplies and divides with a single rounding")
+    func productsAndQuotients() {
+        // A-share limit-up: 99.68 × 1.2 = 119.616 → 119.62
+        #expect(d("99.68").multiplied(by: d("1.2"), places: 2, rule: .halfUp) == d("119.62"))
+        #expect(d("150.25").multiplied(by: d("0.000000001")) == d("0.00000015"))
+        #expect(d("1").divided(by: d("3"), places: 4, rule: .halfEven) == d("0.3333"))
+        #expect(d("-2").divided(by: d("3"), places: 2, rule: .halfUp) == d("-0.67"))
+        #expect(d("2").divided(by: d("-3"), places: 2, rule: .down) == d("-0.66"))
+        #expect(d("1").divided(by: .zero) == nil)
+        // Large values keep exact: 10^12 shares × $10^6.
+        #expect(d("1000000000000").multiplied(by: d("1000000")) == d("1000000000000000000"))
+    }
+
+    @Test("formats with a fixed number of places for cash")
+    func fixedPlaces() {
+        #expect(d("100000").formatted(places: 2) == "100000.00")
+        #expect(d("0.005").formatted(places: 2) == "0.01")
+        #expect(d("-1.5").formatted(places: 2) == "-1.50")
+    }
+
+    @Test("encodes as a JSON string and decodes strings or integers")
+    func codable() throws {
+        struct Box: Codable, Equatable { var v: FixedDecimal }
+        let encoded = try JSONEncoder().encode(Box(v: d("150.25")))
+        #expect(String(decoding: encoded, as: UTF8.self) == #"{"v":"150.25"}"#)
+        #expect(try JSONDecoder().decode(Box.self, from: Data(#"{"v":"0.000000001"}"#.utf8)).v == d("0.000000001"))
+        #expect(try JSONDecoder().decode(Box.self, from: Data(#"{"v":100}"#.utf8)).v == d("100"))
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Box.self, from: Data(#"{"v":"1.2.3"}"#.utf8)) }
+    }
+}
