@@ -349,7 +349,8 @@ extension TradingEngine {
             complete = (order.notional ?? .zero) - spent < currency.minorUnit
                 || (order.side == .sell && (accounts[order.accountID]?.positions[order.instrument]?.qty ?? .zero).isZero)
         }
-        order.status = complete ? .filled : .partiallyFilled
+        // `finish` marks a complete order filled (and takes it off the book).
+        order.status = .partiallyFilled
         orders[orderID] = order
 
         let fill = Fill(executionID: newIdentifier(), orderID: orderID, instrument: order.instrument,

@@ -281,6 +281,8 @@ struct OrderValidator {
 
     func validateLots(_ r: OrderRequest) throws(OrderRejection) {
         guard let qty = r.qty else { return }
+        // Fractions were checked against `fractionable` with the quantity.
+        if !qty.isInteger && instrument.fractionable { return }
         let held = account.positions[instrumentID]?.qty ?? .zero
         if let problem = instrument.lot.violation(side: r.side, qty: qty, held: held, symbol: instrument.symbol) {
             throw OrderRejection(.lotSize, problem)
