@@ -245,6 +245,10 @@ extension TradingEngine {
         accounts[order.accountID]?.reservedCash -= order.reservedCash
         if order.reservedShares.isPositive {
             accounts[order.accountID]?.positions[order.instrument]?.reservedForSale -= order.reservedShares
+            // A position sold out while an exit twin still held its shares goes once the hold is gone.
+            if let p = accounts[order.accountID]?.positions[order.instrument], p.qty.isZero, p.reservedForSale.isZero {
+                accounts[order.accountID]?.positions[order.instrument] = nil
+            }
         }
         orders[id]?.reservedCash = .zero
         orders[id]?.reservedShares = .zero
