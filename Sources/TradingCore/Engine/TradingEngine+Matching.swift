@@ -294,7 +294,9 @@ extension TradingEngine {
         let exact = price.multiplied(by: qty)
         let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
         releaseReservations(orderID)
+        // Re-read both: releasing changed their reservation fields.
         account = accounts[order.accountID] ?? account
+        order = orders[orderID] ?? order
 
         // Position.
         var position = account.positions[order.instrument] ?? Position(instrument: order.instrument, symbol: order.symbol)

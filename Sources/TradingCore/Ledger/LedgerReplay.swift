@@ -25,13 +25,14 @@ public struct LedgerReplay: Sendable, Hashable {
         case .deposit, .withdrawal:
             break
         case .fee(_, let orderID, _):
-            _ = orderID
             totalFees -= entry.cashChange
             // Fees belong to the position of the fill they follow; the live ledger books them there too.
             if let instrument = feeInstrument[orderID] { holdings[instrument, default: Holding()].realizedPnL += entry.cashChange }
         case .fill(let fill):
             feeInstrument[fill.orderID] = fill.instrument
             var holding = holdings[fill.instrument, default: Holding()]
+            // A position that went flat is closed; buying again opens a new one (as the live ledger does).
+            if holding.qty.isZero { holding = Holding() }
             let exact = fill.price.multiplied(by: fill.qty)
             if fill.side == .buy {
                 holding.qty += fill.qty

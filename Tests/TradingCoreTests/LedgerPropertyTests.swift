@@ -1,0 +1,156 @@
+import PropertyBased
+import Testing
+import TradingCore
+
+/// Random sequences of commands and market events, checked against the ledger invariants after every step.
+@Suite("Ledger invariants over random sequences")
+struct LedgerPropertyTests {
+    /// Plays a sequence of steps (each an integer decoded into a command or event) and checks invariants.
+    struct Simulation {
+        var f: Fixture
+        var time: [InstrumentID: Timestamp] = [:]
+        var price: [InstrumentID: FixedDecimal] = [:]
+        var low: [InstrumentID: FixedDecimal] = [:]
+        var high: [InstrumentID: FixedDecimal] = [:]
+        var now: Timestamp
+        var problems: [String] = []
+
+        init(alwaysOpen: Bool, cash: FixedDecimal) {
+            f = Fixture(configuration: EngineConfiguration(
+                seed: 7, volumeParticipation: d("0.5"), sessions: alwaysOpen ? .alwaysOpen : .exchangeCalendars),
+                usCash: cash, cnCash: cash.times(10))
+            // Start in Shanghai's morning session; New York opens later the same UTC day.
+            now = Timestamp(CivilDate(2026, 11, 19), hour: 9, minute: 31, in: .shanghai)
+            price = [f.aapl: d("100.00"), f.moutai: d("50.00"), f.star: d("20.00")]
+            for id in price.keys { seen(id, price[id]!) }
+            for id in [f.moutai, f.star] {
+                f.engine.apply(MarketEvent(instrument: id, time: now, kind: .reference(previousClose: price[id]!)))
+            }
+        }
+
+        mutating func seen(_ id: InstrumentID, _ p: FixedDecimal) {
+            low[id] = Swift.min(low[id] ?? p, p)
+            high[id] = Swift.max(high[id] ?? p, p)
+        }
+
+        var symbols: [(InstrumentID, String, AccountID)] {
+            [(f.aapl, "AAPL", f.us), (f.moutai, "600519", f.cn), (f.star, "688981", f.cn)]
+        }
+
+        mutating func step(_ n: Int) {
+            var r = SeededGenerator(seed: UInt64(truncatingIfNeeded: n))
+            now = now.adding(nanoseconds: Int64(r.next() % 1800) * Duration64.second)
+            let (id, symbol, account) = symbols[Int(r.next() % 3)]
+            let tick = id == f.aapl ? d("0.01") : d("0.01")
+            let base = price[id]!
+            switch r.next() % 12 {
+            case 0...3: // quote with a little depth, after a random walk
+                let move = FixedDecimal(Int(r.next() % 41) - 20).multiplied(by: tick)
+                var mid = Swift.max(base + move, d("1.00"))
+                if let band = f.engine.priceBand(id) { mid = Swift.min(Swift.max(mid, band.limitDown + tick), band.limitUp - tick) }
+                price[id] = mid
+                let bid = mid, ask = mid + tick
+                let quote = Quote(bids: BookSide([(bid, FixedDecimal(Int(r.next() % 500) + 1)), (bid - tick, 300)]),
+                                  asks: BookSide([(ask, FixedDecimal(Int(r.next() % 500) + 1)), (ask + tick, 300)]))
+                seen(id, bid - tick); seen(id, ask + tick)
+                f.engine.apply(MarketEvent(instrument: id, time: now, kind: .quote(quote)))
+            case 4: // trade
+                seen(id, base)
+                f.engine.apply(.trade(id, at: now, price: base, size: FixedDecimal(Int(r.next() % 1000) + 1)))
+            case 5: // bar around the price
+                let lo = Swift.max(base - tick.times(5), d("1.00")), hi = base + tick.times(5)
+                seen(id, lo); seen(id, hi)
+                f.engine.apply(MarketEvent(instrument: id, time: now, kind: .bar(Bar(open: base, high: hi, low: lo, close: base, volume: 2000))))
+            case 6, 7: // buy
+                let qty = FixedDecimal(id == f.aapl ? Int(r.next() % 50) + 1 : 100 * (Int(r.next() % 5) + 1))
+                let type: OrderType = [.market, .limit, .limit, .stop][Int(r.next() % 4)]
+                let offset = FixedDecimal(Int(r.next() % 11) - 5).multiplied(by: tick)
+                var request = OrderRequest(symbol: symbol, side: .buy, type: type, timeInForce: r.next() % 2 == 0 ? .day : .gtc, qty: qty)
+                if type == .limit { request.limitPrice = base + offset }
+                if type == .stop { request.stopPrice = base + tick.times(3) }
+                _ = try? f.engine.submit(request, account: account, at: now)
+            case 8, 9: // sell part of the position
+                let held = f.engine.account(account)?.positions[id]?.qty ?? .zero
+                guard held.isPositive else { return }
+                let qty = id == f.aapl ? Swift.max(held.rounded(toMultipleOf: 1, rule: .down), 1) : held
+                let type: OrderType = [.market, .limit, .trailingStop][Int(r.next() % 3)]
+                var request = OrderRequest(symbol: symbol, side: .sell, type: type, qty: qty)
+                if type == .limit { request.limitPrice = base + FixedDecimal(Int(r.next() % 7) - 3).multiplied(by: tick) }
+                if type == .trailingStop { request.trailPercent = d("1") }
+                _ = try? f.engine.submit(request, account: account, at: now)
+            case 10: // cancel something
+                if let order = f.engine.openOrders(of: account).first { _ = try? f.engine.cancel(order.id, account: account, at: now) }
+            default: // move cash
+                if r.next() % 2 == 0 {
+                    _ = try? f.engine.deposit(FixedDecimal(Int(r.next() % 1000) + 1), to: account, method: .bank, at: now)
+                } else {
+                    _ = try? f.engine.withdraw(FixedDecimal(Int(r.next() % 5000) + 1), from: account, at: now)
+                }
+            }
+            check()
+        }
+
+        mutating func check() {
+            for account in [f.us, f.cn] {
+                let live = f.engine.account(account)!
+                if live.cash.isNegative { problems.append("cash \(live.cash) < 0") }
+                let replay = LedgerReplay(startingCash: live.startingCash, entries: f.ledger(account))
+                if replay.cash != live.cash { problems.append("replayed cash \(replay.cash) ≠ live \(live.cash)") }
+                for (id, holding) in replay.holdings where holding.qty.isPositive {
+                    let p = live.positions[id]
+                    if p?.qty != holding.qty || p?.costBasis != holding.costBasis || p?.realizedPnL != holding.realizedPnL {
+                        problems.append("replayed position \(id) \(holding) ≠ live \(String(describing: p))")
+                    }
+                }
+                for (id, p) in live.positions where p.qty.isPositive && replay.holdings[id]?.qty != p.qty {
+                    problems.append("live position \(id) not in the replay")
+                }
+            }
+            var netFills: [InstrumentID: FixedDecimal] = [:]
+            for event in f.engine.outbox {
+                guard case .order(let update) = event else { continue }
+                let o = update.order
+                if let qty = o.qty, o.filledQty > qty { problems.append("order \(o.id) filled \(o.filledQty) > qty \(qty)") }
+                guard let fill = update.fill else { continue }
+                netFills[fill.instrument, default: .zero] += fill.side == .buy ? fill.qty : -fill.qty
+                if fill.price < low[fill.instrument]! || fill.price > high[fill.instrument]! {
+                    problems.append("fill at \(fill.price) outside [\(low[fill.instrument]!), \(high[fill.instrument]!)]")
+                }
+            }
+            for (id, net) in netFills {
+                let held = (f.engine.account(f.us)!.positions[id]?.qty ?? .zero) + (f.engine.account(f.cn)!.positions[id]?.qty ?? .zero)
+                if held != net { problems.append("position \(id) qty \(held) ≠ Σ fills \(net)") }
+            }
+        }
+    }
+
+    static let steps = Gen.int(in: 0...Int.max).array(of: 1...120)
+
+    @Test("ledger replay equals live balances; cash ≥ 0; filled ≤ qty; position = Σ fills; fills inside the prices seen (exchange calendars)")
+    func invariantsWithCalendars() async {
+        await propertyCheck(count: 60, input: Self.steps) { steps in
+            var sim = Simulation(alwaysOpen: false, cash: 20_000)
+            for n in steps where sim.problems.isEmpty { sim.step(n) }
+            #expect(sim.problems.isEmpty, "\(sim.problems.prefix(3))")
+        }
+    }
+
+    @Test("the same invariants in an always-open market with little cash")
+    func invariantsAlwaysOpen() async {
+        await propertyCheck(count: 60, input: Self.steps) { steps in
+            var sim = Simulation(alwaysOpen: true, cash: 3_000)
+            for n in steps where sim.problems.isEmpty { sim.step(n) }
+            #expect(sim.problems.isEmpty, "\(sim.problems.prefix(3))")
+        }
+    }
+
+    @Test("the engine is deterministic: the same sequence gives the same events")
+    func determinism() async {
+        await propertyCheck(count: 20, input: Self.steps) { steps in
+            var a = Simulation(alwaysOpen: false, cash: 20_000)
+            var b = Simulation(alwaysOpen: false, cash: 20_000)
+            for n in steps { a.step(n); b.step(n) }
+            #expect(a.f.engine.outbox == b.f.engine.outbox)
+        }
+    }
+}
