@@ -128,7 +128,7 @@ struct LedgerPropertyTests {
 
     @Test("ledger replay equals live balances; cash ≥ 0; filled ≤ qty; position = Σ fills; fills inside the prices seen (exchange calendars)")
     func invariantsWithCalendars() async {
-        await propertyCheck(count: 60, input: Self.steps) { steps in
+        await propertyCheck(count: 300, input: Self.steps) { steps in
             var sim = Simulation(alwaysOpen: false, cash: 20_000)
             for n in steps where sim.problems.isEmpty { sim.step(n) }
             #expect(sim.problems.isEmpty, "\(sim.problems.prefix(3))")
@@ -137,7 +137,7 @@ struct LedgerPropertyTests {
 
     @Test("the same invariants in an always-open market with little cash")
     func invariantsAlwaysOpen() async {
-        await propertyCheck(count: 60, input: Self.steps) { steps in
+        await propertyCheck(count: 300, input: Self.steps) { steps in
             var sim = Simulation(alwaysOpen: true, cash: 3_000)
             for n in steps where sim.problems.isEmpty { sim.step(n) }
             #expect(sim.problems.isEmpty, "\(sim.problems.prefix(3))")

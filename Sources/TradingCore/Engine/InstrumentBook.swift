@@ -8,8 +8,9 @@ struct InstrumentBook: Sendable {
     var band: PriceBand?
     var bandDate: CivilDate?
 
-    /// Working orders (held bracket legs are not here until their entry fills).
-    var resting: [OrderID] = []
+    /// Working orders (held bracket legs are not here until their entry fills), as compact entries so that
+    /// thresholds and priority never need the full orders.
+    var resting: [RestingOrder] = []
 
     // Thresholds over `resting`, recomputed when it changes.
     /// Highest limit of a buy that is live (or +∞ if any live buy is a market order).
@@ -25,6 +26,39 @@ struct InstrumentBook: Sendable {
     static let plusInfinity = FixedDecimal(raw: .max)
     static let minusInfinity = FixedDecimal(raw: .min)
 
+    mutating func resetThresholds() {
+        bestBuy = Self.minusInfinity
+        bestSell = Self.plusInfinity
+        lowestBuyStop = Self.plusInfinity
+        highestSellStop = Self.minusInfinity
+        hasTrailingStops = false
+        hasAuctionOrders = false
+    }
+
+    /// Widens the thresholds to cover one working order.
+    mutating func include(_ order: RestingOrder) {
+        if order.isAuction {
+            hasAuctionOrders = true
+            return
+        }
+        if order.needsTrigger {
+            if order.isTrailing { hasTrailingStops = true }
+            if let stop = order.stop {
+                if order.side == .buy { lowestBuyStop = min(lowestBuyStop, stop) } else { highestSellStop = max(highestSellStop, stop) }
+            }
+            return
+        }
+        if order.side == .buy { bestBuy = max(bestBuy, order.limit ?? Self.plusInfinity) }
+        else { bestSell = min(bestSell, order.limit ?? Self.minusInfinity) }
+    }
+
+    mutating func refreshThresholds() {
+        resetThresholds()
+        for i in resting.indices { include(resting[i]) }
+    }
+
+    func index(of id: OrderID) -> Int? { resting.firstIndex { $0.id == id } }
+
     /// Whether a quote could fill or trigger anything here.
     @inline(__always)
     func quoteMayAct(_ q: Quote) -> Bool {
@@ -38,5 +72,42 @@ struct InstrumentBook: Sendable {
     @inline(__always)
     func tradeMayAct(_ price: Price) -> Bool {
         hasTrailingStops || price <= bestBuy || price >= bestSell || price >= lowestBuyStop || price <= highestSellStop
+    }
+}
+
+/// What the book needs to know about a working order: side, prices, trigger state and time priority.
+struct RestingOrder: Sendable {
+    var id: OrderID
+    var side: OrderSide
+    /// The price it trades at once live; nil = market.
+    var limit: Price?
+    /// Untriggered stop price.
+    var stop: Price?
+    var needsTrigger: Bool
+    var isTrailing: Bool
+    var isAuction: Bool
+    var submittedAt: Timestamp
+
+    init(_ order: Order) {
+        id = order.id
+        side = order.side
+        limit = order.workingLimit
+        stop = order.stopPrice
+        needsTrigger = order.needsTrigger
+        isTrailing = order.type == .trailingStop
+        isAuction = order.timeInForce == .opg || order.timeInForce == .cls
+        submittedAt = order.submittedAt
+    }
+
+    /// Market (or triggered stop) first, then the better limit, then the earlier submission.
+    func hasPriority(over other: RestingOrder) -> Bool {
+        if limit != other.limit {
+            switch (limit, other.limit) {
+            case (nil, _): return true
+            case (_, nil): return false
+            case (let a?, let b?): return side == .buy ? a > b : a < b
+            }
+        }
+        return (submittedAt, id) < (other.submittedAt, other.id)
     }
 }

@@ -42,7 +42,7 @@ extension TradingEngine {
     }
 
     /// Whether the stored price band belongs to the trading day of `time`.
-    func bandIsCurrent(_ id: InstrumentID, at time: Timestamp) -> Bool {
+    mutating func bandIsCurrent(_ id: InstrumentID, at time: Timestamp) -> Bool {
         let book = books[Int(id.index)]
         guard let date = book.bandDate else { return false }
         return date == tradingDate(instruments[Int(id.index)], at: time)
@@ -72,7 +72,7 @@ extension TradingEngine {
         switch configuration.sessions {
         case .alwaysOpen: fresh = books[i].quote != nil
         case .exchangeCalendars:
-            let window = SessionCache.window(instrument.calendar, at: time)
+            let window = sessionCache.window(instrument.calendar, at: time)
             fresh = books[i].quote != nil && books[i].quoteTime >= window.start && phase != .closed
         }
         if fresh, order.eligibleAt <= time, let quote = books[i].quote {
@@ -107,19 +107,18 @@ extension TradingEngine {
         let instrument = instruments[i]
         let phase = self.phase(of: instrument, at: event.time)
         candidates.removeAll(keepingCapacity: true)
-        if let only { candidates.append(only) } else { candidates.append(contentsOf: books[i].resting) }
-        if candidates.count > 1 {
-            let orders = self.orders
-            candidates.sort { a, b in
-                guard let x = orders[a], let y = orders[b] else { return a < b }
-                return Self.hasPriority(x, over: y)
-            }
+        if let only {
+            if let entry = books[i].index(of: only).map({ books[i].resting[$0] }) { candidates.append(entry) }
+        } else {
+            candidates.append(contentsOf: books[i].resting)
         }
+        if candidates.count > 1 { candidates.sort { $0.hasPriority(over: $1) } }
         var liquidity = Liquidity(event: event, participation: configuration)
         let band = bandIsCurrent(id, at: event.time) ? books[i].band : nil
         var thresholdsStale = false
         let list = candidates
-        for orderID in list {
+        for entry in list {
+            let orderID = entry.id
             guard var order = orders[orderID], order.status.isOpen, order.status != .held else { continue }
             // Auctions fill only auction orders; auction orders fill only in auctions.
             let isAuctionOrder = order.timeInForce == .opg || order.timeInForce == .cls
@@ -138,6 +137,7 @@ extension TradingEngine {
                 order.triggered = true
                 order.updatedAt = event.time
                 orders[orderID] = order
+                if let k = books[i].index(of: orderID) { books[i].resting[k] = RestingOrder(order) }
                 thresholdsStale = true
             }
             guard order.eligibleAt <= event.time, order.mayTrade(in: phase) || isAuctionOrder else { continue }
@@ -146,20 +146,7 @@ extension TradingEngine {
                 finish(orderID, status: .expired, event: .expired, reason: "not filled in the auction", at: event.time)
             }
         }
-        if thresholdsStale { refreshThresholds(id) }
-    }
-
-    static func hasPriority(_ x: Order, over y: Order) -> Bool {
-        // Market (or triggered stop) first, then better limit, then earlier submission.
-        let xl = x.workingLimit, yl = y.workingLimit
-        if xl != yl {
-            switch (xl, yl) {
-            case (nil, _): return true
-            case (_, nil): return false
-            case (let a?, let b?): return x.side == .buy ? a > b : a < b
-            }
-        }
-        return (x.submittedAt, x.id) < (y.submittedAt, y.id)
+        if thresholdsStale { books[i].refreshThresholds() }
     }
 
     /// Fills as much of one order as the event's remaining liquidity, the account and the market rules allow.

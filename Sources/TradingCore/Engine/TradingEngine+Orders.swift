@@ -10,8 +10,7 @@ extension TradingEngine {
             throw OrderRejection(.unknownSymbol, "asset \(request.symbol) not found")
         }
         let instrument = instruments[Int(instrumentID.index)]
-        try OrderValidator(engine: self, account: account, instrument: instrumentID, time: time)
-            .validate(request)
+        try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
         let clientOrderID = request.clientOrderID ?? newIdentifier().description
         let id = newIdentifier()
         var order = Order(
@@ -64,16 +63,14 @@ extension TradingEngine {
             if old.trailPercent != nil { request.trailPercent = trail } else { request.trailPrice = trail }
         }
         if old.type == .trailingStop, change.stopPrice == nil { request.stopPrice = nil }
-        // Validate the new order as if the old one's reservations were already released.
-        let saved = self
-        let outboxCount = outbox.count
+        // Validate the new order as if the old one's reservations were already released; on refusal the old
+        // order reserves again and keeps working.
         releaseReservations(orderID)
         do {
             let account = try existingAccount(accountID)
-            try OrderValidator(engine: self, account: account, instrument: old.instrument, time: time).validate(request)
+            try validator(account: account, instrument: old.instrument, request: request, at: time).validate(request)
         } catch {
-            self = saved
-            outbox.removeSubrange(outboxCount...)
+            reserve(orderID)
             throw error
         }
         finish(orderID, status: .replaced, event: .replaced, reason: nil, at: time)
@@ -87,7 +84,7 @@ extension TradingEngine {
     @discardableResult
     public mutating func cancel(_ orderID: OrderID, account accountID: AccountID,
                                 at time: Timestamp) throws(OrderRejection) -> Order {
-        _ = try existingAccount(accountID)
+        guard accounts[accountID] != nil else { throw Self.unknownAccount(accountID) }
         guard let order = orders[orderID], order.accountID == accountID else {
             throw OrderRejection(.orderNotFound, "order not found")
         }
@@ -152,6 +149,7 @@ extension TradingEngine {
         releaseReservations(id)
         removeFromBook(id)
         openOrders.remove(id)
+        closedOrders.append(id)
         order = orders[id] ?? order
         order.status = status
         order.updatedAt = time
@@ -176,7 +174,7 @@ extension TradingEngine {
     }
 
     /// When a day/gtc/opg/cls order expires.
-    func expiry(_ tif: TimeInForce, extendedHours: Bool, instrument: Instrument, at time: Timestamp) -> Timestamp? {
+    mutating func expiry(_ tif: TimeInForce, extendedHours: Bool, instrument: Instrument, at time: Timestamp) -> Timestamp? {
         let calendar = instrument.calendar
         switch configuration.sessions {
         case .alwaysOpen:
@@ -188,12 +186,12 @@ extension TradingEngine {
                 return Timestamp(today.adding(days: 1), in: calendar.zone)
             }
         case .exchangeCalendars:
-            let session = calendar.currentOrNextSession(at: time)
+            let session = sessionCache.currentOrNextSession(calendar, at: time)
             switch tif {
             case .day: return extendedHours ? session.end : session.close
             case .gtc:
                 let horizon = time.adding(nanoseconds: Int64(configuration.gtcLifetimeDays) * Duration64.day)
-                return calendar.currentOrNextSession(at: horizon).close
+                return sessionCache.currentOrNextSession(calendar, at: horizon).close
             case .opg: return session.open.adding(nanoseconds: Duration64.minute)
             case .cls: return session.close.adding(nanoseconds: Duration64.minute)
             case .ioc, .fok: return nil
@@ -302,46 +300,19 @@ extension TradingEngine {
 
     mutating func addToBook(_ id: OrderID) {
         guard let order = orders[id] else { return }
-        books[Int(order.instrument.index)].resting.append(id)
-        refreshThresholds(order.instrument)
+        let i = Int(order.instrument.index)
+        let entry = RestingOrder(order)
+        books[i].resting.append(entry)
+        books[i].include(entry) // thresholds only widen when an order arrives
     }
 
     mutating func removeFromBook(_ id: OrderID) {
-        guard let order = orders[id] else { return }
-        let i = Int(order.instrument.index)
-        if let index = books[i].resting.firstIndex(of: id) {
-            books[i].resting.remove(at: index)
-            refreshThresholds(order.instrument)
-        }
-    }
-
-    mutating func refreshThresholds(_ instrument: InstrumentID) {
+        guard let instrument = orders[id]?.instrument else { return }
         let i = Int(instrument.index)
-        var book = books[i]
-        book.bestBuy = InstrumentBook.minusInfinity
-        book.bestSell = InstrumentBook.plusInfinity
-        book.lowestBuyStop = InstrumentBook.plusInfinity
-        book.highestSellStop = InstrumentBook.minusInfinity
-        book.hasTrailingStops = false
-        book.hasAuctionOrders = false
-        for id in book.resting {
-            guard let order = orders[id] else { continue }
-            if order.timeInForce == .opg || order.timeInForce == .cls {
-                book.hasAuctionOrders = true
-                continue
-            }
-            if order.type == .trailingStop && !order.triggered { book.hasTrailingStops = true }
-            if order.needsTrigger, let stop = order.stopPrice {
-                if order.side == .buy { book.lowestBuyStop = Swift.min(book.lowestBuyStop, stop) }
-                else { book.highestSellStop = Swift.max(book.highestSellStop, stop) }
-                continue
-            }
-            if order.needsTrigger { continue }
-            let limit = order.workingLimit
-            if order.side == .buy { book.bestBuy = Swift.max(book.bestBuy, limit ?? InstrumentBook.plusInfinity) }
-            else { book.bestSell = Swift.min(book.bestSell, limit ?? InstrumentBook.minusInfinity) }
+        if let index = books[i].index(of: id) {
+            books[i].resting.remove(at: index)
+            books[i].refreshThresholds()
         }
-        books[i] = book
     }
 
     // MARK: Trailing stops
@@ -366,5 +337,25 @@ extension TradingEngine {
             stop = mark.multiplied(by: sell ? .one - pct : .one + pct)
         }
         return instrument.tick.round(stop, sell ? .ceiling : .floor)
+    }
+}
+
+extension TradingEngine {
+    /// Forgets closed orders once the caller has persisted them, so memory follows open orders rather than
+    /// history. Orders whose bracket/oco group still has an open member are kept (the group needs them).
+    /// client_order_id uniqueness is still enforced: the account keeps every id it has used.
+    public mutating func pruneClosedOrders() {
+        var stillNeeded: [OrderID] = []
+        for id in closedOrders {
+            guard let order = orders[id] else { continue }
+            if groupHasOpenMember(order) { stillNeeded.append(id) } else { orders[id] = nil }
+        }
+        closedOrders = stillNeeded
+    }
+
+    func groupHasOpenMember(_ order: Order) -> Bool {
+        let root = order.parentID.flatMap { orders[$0] } ?? order
+        if root.status.isOpen { return true }
+        return root.legs.contains { orders[$0]?.status.isOpen == true }
     }
 }

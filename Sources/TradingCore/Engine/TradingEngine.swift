@@ -15,12 +15,14 @@ public struct TradingEngine: Sendable {
     var symbols: [String: InstrumentID] = [:]
     var books: [InstrumentBook] = []
     var openOrders: Set<OrderID> = []
+    /// Orders closed since the last `pruneClosedOrders()`.
+    var closedOrders: [OrderID] = []
     var rng: SeededGenerator
     /// The earliest `expiresAt` of any open order: market events past it run expiry first.
     var nextDeadline: Timestamp = .distantFuture
     var sessionCache = SessionCache()
     /// Scratch space for the matching loop, kept to avoid allocating per event.
-    var candidates: [OrderID] = []
+    var candidates: [RestingOrder] = []
 
     public init(configuration: EngineConfiguration = EngineConfiguration()) {
         self.configuration = configuration
@@ -154,10 +156,10 @@ public struct TradingEngine: Sendable {
     mutating func newIdentifier() -> Identifier { Identifier.random(using: &rng) }
 
     /// The trading date that settlement rules use for an instrument at a time.
-    func tradingDate(_ instrument: Instrument, at time: Timestamp) -> CivilDate {
+    mutating func tradingDate(_ instrument: Instrument, at time: Timestamp) -> CivilDate {
         switch configuration.sessions {
         case .alwaysOpen: return instrument.calendar.zone.localTime(of: time).date
-        case .exchangeCalendars: return instrument.calendar.tradingDate(at: time)
+        case .exchangeCalendars: return sessionCache.tradingDate(instrument.calendar, at: time)
         }
     }
 
@@ -173,31 +175,86 @@ public struct TradingEngine: Sendable {
     }
 }
 
-/// Remembers the current session period of each calendar so per-event phase lookups are two comparisons.
+/// Memoizes exchange schedules: per-event phase lookups are two comparisons, and per-order session, expiry and
+/// trading-date questions never rebuild a day's schedule.
 struct SessionCache: Sendable {
-    private var windows: [TradingCalendar.Identifier: (start: Timestamp, end: Timestamp, phase: MarketPhase)] = [:]
+    struct Window: Sendable {
+        var start: Timestamp
+        var end: Timestamp
+        var phase: MarketPhase
+    }
+
+    struct DayKey: Hashable, Sendable {
+        var calendar: TradingCalendar.Identifier
+        var day: Int
+    }
+
+    private var windows: [TradingCalendar.Identifier: Window] = [:]
+    private var days: [DayKey: DaySchedule?] = [:]
+
+    mutating func schedule(_ calendar: TradingCalendar, on date: CivilDate) -> DaySchedule? {
+        let key = DayKey(calendar: calendar.identifier, day: date.daysSinceEpoch)
+        if let cached = days[key] { return cached }
+        if days.count > 20_000 { days.removeAll(keepingCapacity: true) }
+        let schedule = calendar.schedule(on: date)
+        days[key] = schedule
+        return schedule
+    }
 
     mutating func phase(_ calendar: TradingCalendar, at time: Timestamp) -> MarketPhase {
-        if let w = windows[calendar.identifier], time >= w.start, time < w.end { return w.phase }
-        let window = Self.window(calendar, at: time)
-        windows[calendar.identifier] = window
-        return window.phase
+        window(calendar, at: time).phase
     }
 
     /// The maximal interval around `time` with one phase (closed gaps included).
-    static func window(_ calendar: TradingCalendar, at time: Timestamp) -> (start: Timestamp, end: Timestamp, phase: MarketPhase) {
+    mutating func window(_ calendar: TradingCalendar, at time: Timestamp) -> Window {
+        if let w = windows[calendar.identifier], time >= w.start, time < w.end { return w }
         let date = calendar.zone.localTime(of: time).date
         // Periods of yesterday, today and tomorrow bound any gap around `time`.
         var periods: [DaySchedule.Period] = []
         for d in [date.adding(days: -1), date, date.adding(days: 1)] {
-            if let day = calendar.schedule(on: d) { periods += day.periods }
+            if let day = schedule(calendar, on: d) { periods += day.periods }
         }
         var previousEnd = Timestamp(date.adding(days: -1), in: calendar.zone)
+        var found = Window(start: previousEnd, end: Timestamp(date.adding(days: 2), in: calendar.zone), phase: .closed)
         for period in periods {
-            if time < period.start { return (previousEnd, period.start, .closed) }
-            if time < period.end { return (period.start, period.end, period.phase) }
+            if time < period.start {
+                found = Window(start: previousEnd, end: period.start, phase: .closed)
+                break
+            }
+            if time < period.end {
+                found = Window(start: period.start, end: period.end, phase: period.phase)
+                break
+            }
             previousEnd = period.end
+            found.start = previousEnd
         }
-        return (previousEnd, Timestamp(date.adding(days: 2), in: calendar.zone), .closed)
+        windows[calendar.identifier] = found
+        return found
+    }
+
+    mutating func isTradingDay(_ calendar: TradingCalendar, _ date: CivilDate) -> Bool {
+        schedule(calendar, on: date) != nil
+    }
+
+    /// The session open at `time` or the next one.
+    mutating func currentOrNextSession(_ calendar: TradingCalendar, at time: Timestamp) -> DaySchedule {
+        var date = calendar.zone.localTime(of: time).date
+        if let day = schedule(calendar, on: date), time < day.close { return day }
+        for _ in 0..<30 {
+            date = date.adding(days: 1)
+            if let day = schedule(calendar, on: date) { return day }
+        }
+        return DaySchedule(date: date, early: false, periods: [], open: time, close: time)
+    }
+
+    /// The trading day a time belongs to: the local date while its sessions last, else the next trading day.
+    mutating func tradingDate(_ calendar: TradingCalendar, at time: Timestamp) -> CivilDate {
+        var date = calendar.zone.localTime(of: time).date
+        if let day = schedule(calendar, on: date), time < day.end { return date }
+        for _ in 0..<30 {
+            date = date.adding(days: 1)
+            if schedule(calendar, on: date) != nil { return date }
+        }
+        return date
     }
 }

@@ -1,20 +1,25 @@
 /// Checks an order request against the instrument's market rules, the market's state and the account, and
 /// says precisely why it cannot be placed. Checks run in the order a user would fix them: shape of the
 /// request, prices, market hours, lots and limits, then money and shares.
+///
+/// It holds plain values taken from the engine (never the engine itself, whose storage a copy would pin).
 struct OrderValidator {
-    let engine: TradingEngine
+    let configuration: EngineConfiguration
     let account: Account
     let instrumentID: InstrumentID
     let instrument: Instrument
     let time: Timestamp
-
-    init(engine: TradingEngine, account: Account, instrument: InstrumentID, time: Timestamp) {
-        self.engine = engine
-        self.account = account
-        instrumentID = instrument
-        self.instrument = engine.instrument(instrument)
-        self.time = time
-    }
+    /// Market state at `time`.
+    let phase: MarketPhase
+    let isTradingDay: Bool
+    let tradingDate: CivilDate
+    /// Today's price band, if a reference event set one for today.
+    let band: PriceBand?
+    let bestBid: Price?
+    let bestAsk: Price?
+    let lastTrade: Price?
+    /// What the request would reserve if it is a buy.
+    let buyCost: FixedDecimal
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
         guard instrument.currency == account.currency, instrument.kind != .index else {
@@ -40,8 +45,8 @@ struct OrderValidator {
         case (.some, .some): throw OrderRejection(.invalidInput, "only one of qty or notional may be given")
         case (let qty?, nil):
             guard qty.isPositive else { throw OrderRejection(.invalidInput, "qty must be > 0") }
-            guard qty <= engine.configuration.maximumQty else {
-                throw OrderRejection(.invalidInput, "qty \(qty) exceeds the maximum of \(engine.configuration.maximumQty)")
+            guard qty <= configuration.maximumQty else {
+                throw OrderRejection(.invalidInput, "qty \(qty) exceeds the maximum of \(configuration.maximumQty)")
             }
             if let maximum = instrument.maximumOrderQty, qty > maximum {
                 throw OrderRejection(.lotSize, "qty \(qty) exceeds the maximum single order of \(maximum) shares for \(instrument.symbol)")
@@ -119,8 +124,8 @@ struct OrderValidator {
                               ("stop_loss.limit_price", r.stopLoss?.limitPrice)] {
             guard let price else { continue }
             guard price.isPositive else { throw OrderRejection(.invalidInput, "\(name) must be > 0") }
-            guard price <= engine.configuration.maximumPrice else {
-                throw OrderRejection(.invalidInput, "\(name) \(price) exceeds the maximum of \(engine.configuration.maximumPrice)")
+            guard price <= configuration.maximumPrice else {
+                throw OrderRejection(.invalidInput, "\(name) \(price) exceeds the maximum of \(configuration.maximumPrice)")
             }
             try checkTick(name, price)
         }
@@ -138,10 +143,8 @@ struct OrderValidator {
     // MARK: Time in force and market hours
 
     func validateTimeInForce(_ r: OrderRequest) throws(OrderRejection) {
-        let alwaysOpen = engine.configuration.sessions == .alwaysOpen
-        let calendar = instrument.calendar
-        let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: time)
-        let local = calendar.zone.localTime(of: time)
+        let alwaysOpen = configuration.sessions == .alwaysOpen
+        let local = instrument.calendar.zone.localTime(of: time)
         let minute = local.secondOfDay / 60
         if r.extendedHours {
             guard instrument.market == .us else {
@@ -159,8 +162,7 @@ struct OrderValidator {
             guard !alwaysOpen else {
                 throw OrderRejection(.marketClosed, "\(r.timeInForce.rawValue) orders need auctions, which an always-open market does not hold")
             }
-            if let (from, until) = rejectionWindow(r.timeInForce), minute >= from, minute < until,
-               calendar.isTradingDay(local.date) {
+            if let (from, until) = rejectionWindow(r.timeInForce), minute >= from, minute < until, isTradingDay {
                 throw OrderRejection(.marketClosed,
                                      "\(r.timeInForce.rawValue) orders are not accepted between \(clock(from)) and \(clock(until)) \(zoneName)")
             }
@@ -270,7 +272,7 @@ struct OrderValidator {
     // MARK: Market rules
 
     func validatePriceLimits(_ r: OrderRequest) throws(OrderRejection) {
-        guard let band = engine.priceBand(instrumentID), engine.bandIsCurrent(instrumentID, at: time) else { return }
+        guard let band else { return }
         for (name, price) in [("limit_price", r.limitPrice), ("take_profit.limit_price", r.takeProfit?.limitPrice),
                               ("stop_loss.limit_price", r.stopLoss?.limitPrice)] {
             guard let price, !band.contains(price) else { continue }
@@ -296,7 +298,7 @@ struct OrderValidator {
             throw OrderRejection(.insufficientQty, "insufficient qty available for order: no position in \(instrument.symbol) (short selling is not supported)")
         }
         guard let qty = r.qty ?? sellQtyEstimate(r) else { return }
-        let date = engine.tradingDate(instrument, at: time)
+        let date = tradingDate
         let reserved = position?.reservedForSale ?? .zero
         let sellable = position?.sellableQty(on: date) ?? .zero
         let available = sellable - reserved
@@ -310,24 +312,43 @@ struct OrderValidator {
     }
 
     func sellQtyEstimate(_ r: OrderRequest) -> Quantity? {
-        guard let notional = r.notional, let bid = engine.lastQuote(instrumentID)?.bids.best?.price ?? engine.lastTradePrice(instrumentID)
-        else { return nil }
+        guard let notional = r.notional, let bid = bestBid ?? lastTrade else { return nil }
         return notional.divided(by: bid, rule: .up)
     }
 
     func validateBuyingPower(_ r: OrderRequest) throws(OrderRejection) {
         let needsMarketPrice = r.notional == nil && (r.type == .market || r.type == .trailingStop)
-        if needsMarketPrice, engine.lastQuote(instrumentID)?.asks.best == nil, engine.lastTradePrice(instrumentID) == nil,
-           engine.priceBand(instrumentID) == nil {
+        if needsMarketPrice, bestAsk == nil, lastTrade == nil, band == nil {
             throw OrderRejection(.noQuote, "no market price for \(instrument.symbol) yet; place a limit order instead")
         }
-        // The cost the order would reserve, computed exactly as the engine will reserve it.
-        let probe = Order.probe(r, instrument: instrumentID, account: account.id)
-        let cost = engine.buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency)
+        let cost = buyCost
         guard cost <= account.buyingPower else {
             throw OrderRejection(.insufficientBuyingPower,
                                  "insufficient buying power (required: \(cost.formatted(places: 2)), available: \(account.buyingPower.formatted(places: 2)))")
         }
+    }
+}
+
+extension TradingEngine {
+    /// A validator for a request, with the market state it needs taken from the engine's caches.
+    mutating func validator(account: Account, instrument id: InstrumentID, request: OrderRequest,
+                            at time: Timestamp) -> OrderValidator {
+        let i = Int(id.index)
+        let instrument = instruments[i]
+        let alwaysOpen = configuration.sessions == .alwaysOpen
+        let local = instrument.calendar.zone.localTime(of: time).date
+        let band = bandIsCurrent(id, at: time) ? books[i].band : nil
+        // The cost the order would reserve, computed exactly as the engine will reserve it.
+        let probe = Order.probe(request, instrument: id, account: account.id)
+        let cost = request.side == .buy
+            ? buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency) : .zero
+        return OrderValidator(
+            configuration: configuration, account: account, instrumentID: id, instrument: instrument, time: time,
+            phase: phase(of: instrument, at: time),
+            isTradingDay: alwaysOpen || sessionCache.isTradingDay(instrument.calendar, local),
+            tradingDate: tradingDate(instrument, at: time), band: band,
+            bestBid: books[i].quote?.bids.best?.price, bestAsk: books[i].quote?.asks.best?.price,
+            lastTrade: books[i].lastTrade, buyCost: cost)
     }
 }
 

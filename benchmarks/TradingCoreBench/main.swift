@@ -1,0 +1,190 @@
+// TradingCore benchmark: prints throughput figures, asserts nothing.
+//
+//   swift run -c release TradingCoreBench            (or: bash scripts/bench.sh)
+//
+// 1. Order commands/s through validation + engine (submit resting limit orders, then cancel them).
+// 2. Market events/s with 10,000 resting orders across 1,000 symbols (quotes and trades that do not cross).
+// 3. Market events/s when 1 event in 100 crosses a resting order and fills it (fills, ledger entries, fees).
+import TradingCore
+
+let clock = ContinuousClock()
+
+func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+}
+
+func report(_ name: String, count: Int, elapsed: Duration) {
+    let s = seconds(elapsed)
+    let perSecond = Double(count) / s
+    let ns = s * 1e9 / Double(count)
+    let rate = perSecond >= 1e6 ? "\(Int(perSecond / 1e3) / 1000).\(Int(perSecond / 1e3) % 1000 / 10)M" : "\(Int(perSecond / 1e3))k"
+    print("\(name.padding(58)) \(rate.padding(8, left: true))/s  \(String(Int(ns)).padding(6, left: true)) ns each  (\(count) in \(Int(s * 1000)) ms)")
+}
+
+extension String {
+    func padding(_ width: Int, left: Bool = false) -> String {
+        let pad = String(repeating: " ", count: max(0, width - count))
+        return left ? pad + self : self + pad
+    }
+}
+
+let symbolCount = 1000
+let start = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+let account = AccountID(high: 42, low: 42)
+
+func makeEngine() -> (TradingEngine, [InstrumentID]) {
+    var engine = TradingEngine(configuration: EngineConfiguration(seed: 1))
+    var ids: [InstrumentID] = []
+    for n in 0..<symbolCount {
+        ids.append(engine.register(.usEquity("S\(n)", name: "Symbol \(n)")))
+    }
+    do {
+        try engine.openAccount(account, market: .us, startingCash: FixedDecimal(1_000_000_000_000))
+    } catch {
+        print("cannot open the benchmark account: \(error)")
+    }
+    for (n, id) in ids.enumerated() {
+        let mid = FixedDecimal(100 + n % 50)
+        engine.apply(.quote(id, at: start, bid: mid, bidSize: 500, ask: mid + FixedDecimal(units: 1, exponent: 2), askSize: 500))
+        engine.apply(.trade(id, at: start, price: mid, size: 100))
+    }
+    // A position in every symbol so that sells can rest too.
+    for (n, id) in ids.enumerated() {
+        _ = try? engine.submit(OrderRequest(symbol: "S\(n)", side: .buy, qty: 100), account: account, at: start)
+        _ = id
+    }
+    engine.outbox.removeAll()
+    return (engine, ids)
+}
+
+// MARK: 1. Order commands
+
+/// Resting limit buys 5–15% under the market: validated, reserved, booked, never filled.
+func restingBuy(_ k: Int) -> OrderRequest {
+    let symbol = k % symbolCount
+    let mid = 100 + symbol % 50
+    return OrderRequest(symbol: "S\(symbol)", side: .buy, type: .limit, timeInForce: .gtc,
+                        qty: FixedDecimal(1 + k % 10), limitPrice: FixedDecimal(units: mid * 90 + k % 500, exponent: 2))
+}
+
+do {
+    // Steady state, as a server runs: about 10,000 orders open; each new order is matched by a cancel of the
+    // oldest; closed orders are pruned after every 1,000 commands (as the Brokerage does once it has written them).
+    var (engine, _) = makeEngine()
+    let n = 300_000
+    let requests = (0..<n).map(restingBuy)
+    var open: [OrderID] = []
+    open.reserveCapacity(n)
+    var oldest = 0
+    var commands = 0
+    var rejected = 0
+    let t0 = clock.now
+    for request in requests {
+        do {
+            open.append(try engine.submit(request, account: account, at: start).id)
+        } catch {
+            rejected += 1
+        }
+        commands += 1
+        if open.count - oldest > 10_000 {
+            _ = try? engine.cancel(open[oldest], account: account, at: start)
+            oldest += 1
+            commands += 1
+        }
+        if commands % 1000 < 2 {
+            engine.outbox.removeAll(keepingCapacity: true)
+            if commands % 1000 == 0 { engine.pruneClosedOrders() }
+        }
+    }
+    report("order commands, steady state (submit + cancel, 10k open)", count: commands, elapsed: clock.now - t0)
+    if rejected > 0 { print("  (\(rejected) rejected)") }
+}
+
+do {
+    // Growth: 200,000 orders left open at once (every dictionary keeps growing), then all canceled.
+    var (engine, _) = makeEngine()
+    let n = 200_000
+    let requests = (0..<n).map(restingBuy)
+    var ids: [OrderID] = []
+    ids.reserveCapacity(n)
+    let t0 = clock.now
+    for request in requests {
+        if let order = try? engine.submit(request, account: account, at: start) { ids.append(order.id) }
+        if engine.outbox.count > 4096 { engine.outbox.removeAll(keepingCapacity: true) }
+    }
+    report("submit with 200k orders open (growing)", count: n, elapsed: clock.now - t0)
+    let t1 = clock.now
+    for id in ids {
+        _ = try? engine.cancel(id, account: account, at: start)
+        if engine.outbox.count > 4096 { engine.outbox.removeAll(keepingCapacity: true) }
+    }
+    report("cancel with up to 200k orders open", count: ids.count, elapsed: clock.now - t1)
+}
+
+// MARK: 2 and 3. Market events
+
+/// Precomputed events: quotes random-walking around each symbol's mid, one trade per four quotes.
+func makeEvents(_ ids: [InstrumentID], count: Int, crossingEvery: Int?) -> [MarketEvent] {
+    var rng = SeededGenerator(seed: 9)
+    var events: [MarketEvent] = []
+    events.reserveCapacity(count)
+    let cent = FixedDecimal(units: 1, exponent: 2)
+    for k in 0..<count {
+        let s = Int(rng.next() % UInt64(ids.count))
+        let mid = FixedDecimal(100 + s % 50) + cent.times(Int(rng.next() % 21) - 10)
+        let time = start.adding(nanoseconds: Int64(k) * 1000)
+        if let every = crossingEvery, k % every == 0 {
+            // Drops far enough to reach the resting buys 5% under the market.
+            let low = FixedDecimal(100 + s % 50).multiplied(by: FixedDecimal(units: 94, exponent: 2), places: 2)
+            events.append(.quote(ids[s], at: time, bid: low - cent, bidSize: 100, ask: low, askSize: 100))
+        } else if k % 4 == 3 {
+            events.append(.trade(ids[s], at: time, price: mid, size: FixedDecimal(100 + Int(rng.next() % 900))))
+        } else {
+            let quote = Quote(bids: BookSide([(mid, 300), (mid - cent, 500), (mid - cent.times(2), 800), (mid - cent.times(3), 900), (mid - cent.times(4), 1000)]),
+                              asks: BookSide([(mid + cent, 300), (mid + cent.times(2), 500), (mid + cent.times(3), 800), (mid + cent.times(4), 900), (mid + cent.times(5), 1000)]))
+            events.append(MarketEvent(instrument: ids[s], time: time, kind: .quote(quote)))
+        }
+    }
+    return events
+}
+
+/// 10 resting orders per symbol: 5 limit buys 5–9% under, 3 limit sells 5–7% over, 2 stops 8% away.
+func restOrders(_ engine: inout TradingEngine, _ ids: [InstrumentID]) -> Int {
+    var placed = 0
+    for n in 0..<ids.count {
+        let mid = FixedDecimal(100 + n % 50)
+        func at(_ pct: Int) -> FixedDecimal { mid.multiplied(by: FixedDecimal(units: 100 + pct, exponent: 2), places: 2) }
+        var requests: [OrderRequest] = []
+        for pct in [-5, -6, -7, -8, -9] {
+            requests.append(OrderRequest(symbol: "S\(n)", side: .buy, type: .limit, timeInForce: .gtc, qty: 100, limitPrice: at(pct)))
+        }
+        for pct in [5, 6, 7] {
+            requests.append(OrderRequest(symbol: "S\(n)", side: .sell, type: .limit, timeInForce: .gtc, qty: 10, limitPrice: at(pct)))
+        }
+        requests.append(OrderRequest(symbol: "S\(n)", side: .sell, type: .stop, timeInForce: .gtc, qty: 10, stopPrice: at(-8)))
+        requests.append(OrderRequest(symbol: "S\(n)", side: .buy, type: .stop, timeInForce: .gtc, qty: 10, stopPrice: at(8)))
+        for request in requests {
+            if (try? engine.submit(request, account: account, at: start)) != nil { placed += 1 }
+        }
+    }
+    engine.outbox.removeAll()
+    return placed
+}
+
+for (title, crossing) in [("market events, 10k resting orders / 1k symbols, no fills", nil as Int?),
+                          ("market events, 1 in 100 crosses and fills a resting order", 100)] {
+    var (engine, ids) = makeEngine()
+    let resting = restOrders(&engine, ids)
+    let events = makeEvents(ids, count: crossing == nil ? 5_000_000 : 1_000_000, crossingEvery: crossing)
+    // Warm up the caches and the session window.
+    for e in events.prefix(10_000) { engine.apply(e) }
+    engine.outbox.removeAll(keepingCapacity: true)
+    let t0 = clock.now
+    for e in events {
+        engine.apply(e)
+        if engine.outbox.count > 4096 { engine.outbox.removeAll(keepingCapacity: true) }
+    }
+    let elapsed = clock.now - t0
+    report(title, count: events.count, elapsed: elapsed)
+    print("  (resting orders at start: \(resting), open at end: \(engine.openOrders(of: account).count))")
+}
