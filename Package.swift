@@ -8,17 +8,24 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "TradingCore", targets: ["TradingCore"]),
+        .library(name: "MarketData", targets: ["MarketData"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         .target(name: "TradingCore"),
+        .target(
+            name: "MarketData",
+            dependencies: ["TradingCore"],
+            resources: [.copy("Resources/symbols.tsv"), .copy("Resources/DATA-SOURCES.md")]
+        ),
         .executableTarget(
             name: "TradingCoreBench",
             dependencies: ["TradingCore"],
             path: "benchmarks/TradingCoreBench"
         ),
+        .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
         .testTarget(
             name: "TradingCoreTests",
             dependencies: [

@@ -1,0 +1,205 @@
+import Foundation
+import TradingCore
+
+/// One instrument of the directory, with the reference facts the apps show.
+public struct DirectoryEntry: Sendable, Hashable {
+    public var instrument: Instrument
+    /// GICS sector and sub-industry (S&P 500 members), empty when unknown.
+    public var sector: String
+    public var industry: String
+    /// SEC Central Index Key (US), empty when unknown.
+    public var cik: String
+    public var roundLot: Int
+
+    public var symbol: String { instrument.symbol }
+    public var name: String { instrument.name }
+}
+
+/// A search hit: what autocomplete shows (the native API returns {symbol, name, exchange, market}).
+public struct SearchResult: Sendable, Hashable {
+    public var symbol: String
+    public var name: String
+    public var exchange: Exchange
+    public var market: Market
+    public var kind: InstrumentKind
+}
+
+/// Every instrument papertrade knows, with search by ticker or company name (Chinese names included).
+///
+/// Search is a single pass over a flat byte buffer of lower-cased symbols and names, ranking exact ticker first,
+/// then ticker prefix, name prefix, name-word prefix, ticker substring and name substring; ties go to primary
+/// listings, index members, shorter tickers. It answers in well under a millisecond over ~22,000 entries
+/// (`MarketDataBench` prints the figure).
+public final class SymbolDirectory: Sendable {
+    public let entries: [DirectoryEntry]
+    private let bySymbol: [String: Int]
+    /// Lower-cased symbol and name bytes of every entry, back to back.
+    private let text: [UInt8]
+    private let symbolRanges: [Range<Int>]
+    private let nameRanges: [Range<Int>]
+    private let tieBreak: [Int32]
+
+    public enum LoadError: Error, CustomStringConvertible {
+        case missingResource
+        case malformedLine(Int, String)
+
+        public var description: String {
+            switch self {
+            case .missingResource: return "symbols.tsv is missing from the MarketData bundle"
+            case .malformedLine(let n, let line): return "symbols.tsv line \(n) is malformed: \(line.prefix(80))"
+            }
+        }
+    }
+
+    /// The directory shipped with papertrade (Resources/symbols.tsv).
+    public static func bundled() throws -> SymbolDirectory {
+        guard let url = Bundle.module.url(forResource: "symbols", withExtension: "tsv") else { throw LoadError.missingResource }
+        return try SymbolDirectory(tsv: String(decoding: try Data(contentsOf: url), as: UTF8.self))
+    }
+
+    /// Parses the TSV written by scripts/build-symbol-directory.py (a header line, then one instrument a line).
+    public convenience init(tsv: String) throws {
+        var entries: [DirectoryEntry] = []
+        entries.reserveCapacity(24_000)
+        for (n, line) in tsv.split(separator: "\n", omittingEmptySubsequences: true).enumerated() where n > 0 {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 9, !f[0].isEmpty, let exchange = Exchange(rawValue: f[2]) else {
+                throw LoadError.malformedLine(n + 1, String(line))
+            }
+            let kind: InstrumentKind = f[3] == "etf" ? .etf : .stock
+            let instrument: Instrument?
+            if exchange.market == .cn {
+                instrument = Instrument.aShare(f[0], name: f[1], listingDate: CivilDate(f[7]))
+            } else {
+                instrument = .usEquity(f[0], name: f[1], exchange: exchange, kind: kind, fractionable: exchange != .otc)
+            }
+            // Codes the A-share rules do not cover (e.g. 201xxx B shares) are skipped rather than guessed.
+            guard let instrument else { continue }
+            entries.append(DirectoryEntry(instrument: instrument, sector: f[5], industry: f[6], cik: f[8],
+                                          roundLot: Int(f[4]) ?? 100))
+        }
+        self.init(entries: entries)
+    }
+
+    public init(entries: [DirectoryEntry]) {
+        self.entries = entries
+        var bySymbol: [String: Int] = [:]
+        var text: [UInt8] = []
+        var symbolRanges: [Range<Int>] = []
+        var nameRanges: [Range<Int>] = []
+        var tieBreak: [Int32] = []
+        text.reserveCapacity(entries.count * 40)
+        for (i, entry) in entries.enumerated() {
+            bySymbol[entry.symbol] = bySymbol[entry.symbol] ?? i
+            let s = text.count
+            text.append(contentsOf: Self.folded(entry.symbol))
+            symbolRanges.append(s..<text.count)
+            let n = text.count
+            text.append(contentsOf: Self.folded(entry.name))
+            nameRanges.append(n..<text.count)
+            tieBreak.append(Self.listingRank(entry))
+        }
+        self.bySymbol = bySymbol
+        self.text = text
+        self.symbolRanges = symbolRanges
+        self.nameRanges = nameRanges
+        self.tieBreak = tieBreak
+    }
+
+    public var count: Int { entries.count }
+
+    public func entry(_ symbol: String) -> DirectoryEntry? {
+        bySymbol[symbol].map { entries[$0] } ?? bySymbol[symbol.uppercased()].map { entries[$0] }
+    }
+
+    /// Up to `limit` matches for a ticker or name fragment, best first. Case-insensitive; Chinese works as is.
+    public func search(_ query: String, market: Market? = nil, limit: Int = 10) -> [SearchResult] {
+        let q = Self.folded(query.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard !q.isEmpty, limit > 0 else { return [] }
+        // (score, completion length, listing rank, symbol length, index): smaller is better. The completion
+        // length is how much of the matched word is left to type, so "appl" finds Apple before AppLovin.
+        var best: [(Int, Int, Int32, Int, Int)] = []
+        best.reserveCapacity(limit + 1)
+        text.withUnsafeBufferPointer { buffer in
+            q.withUnsafeBufferPointer { needle in
+                for i in 0..<entries.count {
+                    if let market, entries[i].instrument.market != market { continue }
+                    let sr = symbolRanges[i], nr = nameRanges[i]
+                    let score: Int
+                    var rest = 0
+                    if Self.equal(buffer, sr, needle) { score = 0 }
+                    else if Self.hasPrefix(buffer, sr, needle) { score = 1; rest = sr.count - needle.count }
+                    else if Self.hasPrefix(buffer, nr, needle) {
+                        score = 2
+                        rest = Self.wordEnd(buffer, from: nr.lowerBound + needle.count, in: nr) - nr.lowerBound - needle.count
+                    } else if let at = Self.find(buffer, nr, needle) {
+                        score = buffer[at - 1] == UInt8(ascii: " ") ? 3 : 5
+                        rest = Self.wordEnd(buffer, from: at + needle.count, in: nr) - at - needle.count
+                    } else if Self.find(buffer, sr, needle) != nil { score = 4; rest = sr.count - needle.count }
+                    else { continue }
+                    let key = (score, rest, tieBreak[i], sr.count, i)
+                    if best.count == limit, let last = best.last, !(key < last) { continue }
+                    let at = best.firstIndex { key < $0 } ?? best.count
+                    best.insert(key, at: at)
+                    if best.count > limit { best.removeLast() }
+                }
+            }
+        }
+        return best.map { key in
+            let e = entries[key.4]
+            return SearchResult(symbol: e.symbol, name: e.name, exchange: e.instrument.exchange,
+                                market: e.instrument.market, kind: e.instrument.kind)
+        }
+    }
+
+    /// Primary listings first (0), then other venues (1), OTC last (2); index members get a head start.
+    static func listingRank(_ entry: DirectoryEntry) -> Int32 {
+        let venue: Int32
+        switch entry.instrument.exchange {
+        case .nasdaq, .nyse, .sse, .szse: venue = 0
+        case .otc: venue = 4
+        default: venue = 2
+        }
+        let plainTicker = entry.symbol.allSatisfy { $0.isLetter || $0.isNumber } ? 0 : 1
+        return venue + Int32(plainTicker) - (entry.sector.isEmpty ? 0 : 1)
+    }
+
+    /// UTF-8 with ASCII letters lower-cased (non-ASCII text, e.g. Chinese, compares as is).
+    static func folded(_ text: String) -> [UInt8] {
+        text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+    }
+
+    static func equal(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
+        r.count == n.count && hasPrefix(b, r, n)
+    }
+
+    static func hasPrefix(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard r.count >= n.count else { return false }
+        for k in 0..<n.count where b[r.lowerBound + k] != n[k] { return false }
+        return true
+    }
+
+    /// Where the word containing `from` ends (a space, comma or period, or the end of the range).
+    static func wordEnd(_ b: UnsafeBufferPointer<UInt8>, from: Int, in r: Range<Int>) -> Int {
+        var i = from
+        while i < r.upperBound, b[i] != 32, b[i] != 44, b[i] != 46 { i += 1 }
+        return i
+    }
+
+    /// Index of the first occurrence of the needle strictly after the range start, or nil.
+    static func find(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, _ n: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard r.count > n.count else { return nil }
+        let first = n[0]
+        var i = r.lowerBound + 1
+        let last = r.upperBound - n.count
+        while i <= last {
+            if b[i] == first {
+                var k = 1
+                while k < n.count && b[i + k] == n[k] { k += 1 }
+                if k == n.count { return i }
+            }
+            i += 1
+        }
+        return nil
+    }
+}

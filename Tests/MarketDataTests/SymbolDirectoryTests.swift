@@ -1,0 +1,62 @@
+import MarketData
+import Testing
+import TradingCore
+
+@Suite("Symbol directory")
+struct SymbolDirectoryTests {
+    static let directory = try! SymbolDirectory.bundled()
+
+    @Test("ships US stocks and ETFs and A-shares with exchange, board and listing date")
+    func contents() throws {
+        let d = Self.directory
+        #expect(d.count > 20_000)
+        let aapl = try #require(d.entry("AAPL"))
+        #expect(aapl.instrument.exchange == .nasdaq)
+        #expect(aapl.sector == "Information Technology")
+        #expect(d.entry("SPY")?.instrument.kind == .etf)
+        #expect(d.entry("SPY")?.instrument.exchange == .arca)
+        let moutai = try #require(d.entry("600519"))
+        #expect(moutai.name == "贵州茅台")
+        #expect(moutai.instrument.board == .main)
+        #expect(moutai.instrument.listingDate == CivilDate(2001, 8, 27))
+        #expect(d.entry("300750")?.instrument.board == .chinext)
+        #expect(d.entry("688981")?.instrument.board == .star)
+        #expect(d.entry("000002")?.name == "万科A") // full-width Ａ and spaces normalised
+        #expect(d.entry("aapl")?.symbol == "AAPL")
+    }
+
+    @Test("exact ticker first, then ticker prefix, then company names")
+    func ranking() {
+        let results = Self.directory.search("appl")
+        #expect(results.first?.symbol == "AAPL")
+        #expect(Self.directory.search("AAPL").first?.symbol == "AAPL")
+        let apple = Self.directory.search("apple")
+        #expect(apple.contains { $0.symbol == "AAPL" })
+        #expect(Self.directory.search("microsoft").first?.symbol == "MSFT")
+        #expect(Self.directory.search("micro").contains { $0.symbol == "MSFT" })
+        #expect(Self.directory.search("F").first?.symbol == "F")
+    }
+
+    @Test("Chinese names and A-share codes are searchable; results can be limited to a market")
+    func chinese() {
+        #expect(Self.directory.search("茅台").first?.symbol == "600519")
+        #expect(Self.directory.search("平安").contains { $0.symbol == "000001" })
+        #expect(Self.directory.search("600519").first?.name == "贵州茅台")
+        #expect(Self.directory.search("600", market: .cn).allSatisfy { $0.market == .cn })
+        #expect(Self.directory.search("a", market: .us, limit: 3).count == 3)
+    }
+
+    @Test("empty or unmatched queries return nothing")
+    func noMatches() {
+        #expect(Self.directory.search("   ").isEmpty)
+        #expect(Self.directory.search("zzzzzzzzqqq").isEmpty)
+        #expect(Self.directory.search("apple", limit: 0).isEmpty)
+    }
+
+    @Test("malformed directory lines are reported with their line number")
+    func malformed() {
+        #expect(throws: SymbolDirectory.LoadError.self) {
+            try SymbolDirectory(tsv: "symbol\tname\n" + "AAPL\tApple\tMOON\tstock\t100\t\t\t\t\n")
+        }
+    }
+}
