@@ -1,0 +1,28 @@
+import TradingCore
+
+/// Builds larger bars from smaller ones: every timeframe comes from the same minute bars, so they agree.
+enum BarAggregation {
+    static func combine(_ bars: [PriceBar]) -> PriceBar? {
+        guard let first = bars.first, let last = bars.last else { return nil }
+        var high = first.high, low = first.low
+        var volume = FixedDecimal.zero, turnover = FixedDecimal.zero
+        var count = 0
+        for bar in bars {
+            high = max(high, bar.high)
+            low = min(low, bar.low)
+            volume += bar.volume
+            turnover += bar.turnover
+            count += bar.tradeCount
+        }
+        let vwap = volume.isPositive ? (turnover.divided(by: volume, places: 4, rule: .halfUp) ?? first.open) : first.open
+        return PriceBar(time: first.time, open: first.open, high: high, low: low, close: last.close, volume: volume,
+                        tradeCount: count, vwap: min(max(vwap, low), high), turnover: turnover)
+    }
+
+    /// A day's bar, labelled at local midnight (Alpaca labels daily bars at midnight ET).
+    static func daily(_ bars: [PriceBar], date: CivilDate, zone: ExchangeTimeZone) -> PriceBar? {
+        guard var bar = combine(bars) else { return nil }
+        bar.time = Timestamp(date, in: zone)
+        return bar
+    }
+}

@@ -1,0 +1,307 @@
+import Synchronization
+import TradingCore
+
+/// How the simulated market is generated. Two markets with the same configuration produce the same prices
+/// for the same symbol and time, in any process.
+public struct SimulatorConfiguration: Sendable, Hashable {
+    public var seed: UInt64
+    /// Sessions follow exchange calendars, or every minute of every day trades (demos, tests).
+    public var sessions: EngineConfiguration.SessionPolicy
+    /// Cascade spread δ (fat tails and clustering); 0.28 matches the real daily series (see MarketDataBench).
+    public var cascadeSpread: Double
+    /// Share of a day's variance that happens overnight (the opening gap).
+    public var overnightShare: Double
+    /// Chance per trading day that an A-share runs to limit-up (or limit-down) and pins there.
+    public var limitUpDayChance: Double
+    public var limitDownDayChance: Double
+
+    public init(seed: UInt64 = 1, sessions: EngineConfiguration.SessionPolicy = .exchangeCalendars,
+                cascadeSpread: Double = 0.28, overnightShare: Double = 0.2, limitUpDayChance: Double = 0.015,
+                limitDownDayChance: Double = 0.006) {
+        self.seed = seed
+        self.sessions = sessions
+        self.cascadeSpread = cascadeSpread
+        self.overnightShare = overnightShare
+        self.limitUpDayChance = limitUpDayChance
+        self.limitDownDayChance = limitDownDayChance
+    }
+}
+
+/// The built-in simulated market: quotes with five levels of depth, trades, bars at every timeframe, indices
+/// and movers for every instrument of the directory, generated on demand from `PricePath`s.
+///
+/// Everything is a pure function of (seed, symbol, time); a small cache of computed days only saves work.
+public final class SimulatedMarket: Sendable {
+    public let directory: SymbolDirectory
+    public let configuration: SimulatorConfiguration
+    private let cache = Mutex(DayCache())
+
+    public init(directory: SymbolDirectory, configuration: SimulatorConfiguration = SimulatorConfiguration()) {
+        self.directory = directory
+        self.configuration = configuration
+    }
+
+    // MARK: Instruments
+
+    /// The simulation parameters of a symbol (a pure function of seed and symbol).
+    func profile(_ entry: DirectoryEntry) -> SimulatedProfile {
+        SimulatedProfile(entry: entry, seed: configuration.seed, cascadeSpread: configuration.cascadeSpread)
+    }
+
+    func profile(_ index: MarketIndex) -> SimulatedProfile {
+        SimulatedProfile(index: index, seed: configuration.seed, cascadeSpread: configuration.cascadeSpread)
+    }
+
+    // MARK: Sessions
+
+    func grid(_ market: Market) -> SessionGrid { SessionGrid(market: market, policy: configuration.sessions) }
+
+    // MARK: Days
+
+    /// The minute bars of one trading day, or nil if the date does not trade or the symbol is unknown.
+    public func minuteBars(_ symbol: String, on date: CivilDate) -> [PriceBar]? {
+        guard let entry = directory.entry(symbol) else { return nil }
+        return day(profile(entry), on: date)?.bars
+    }
+
+    func day(_ profile: SimulatedProfile, on date: CivilDate) -> SimulatedDay? {
+        let key = DayCache.Key(symbol: profile.symbol, day: date.daysSinceEpoch)
+        if let hit = cache.withLock({ $0.get(key) }) { return hit }
+        let grid = grid(profile.market)
+        guard grid.isTradingDay(date) else { return nil }
+        let day = SimulatedDay(profile: profile, date: date, grid: grid, configuration: configuration,
+                               previousClose: visibleClose(profile, before: date, grid: grid))
+        cache.withLock { $0.put(key, day) }
+        return day
+    }
+
+    /// The close the market showed on the trading day before `date`, limits applied. A-share limits chain:
+    /// a pinned close sets the next band, so this walks back until the latent path was inside its band.
+    func visibleClose(_ profile: SimulatedProfile, before date: CivilDate, grid: SessionGrid) -> Double {
+        var dates: [CivilDate] = []
+        var d = grid.previousTradingDay(before: date)
+        for _ in 0..<(profile.limit == nil ? 1 : 8) {
+            dates.append(d)
+            d = grid.previousTradingDay(before: d)
+        }
+        // Oldest first: start from the latent close and apply each day's band and limit events.
+        var close = profile.path.logLevel(day: grid.dayIndex(d), fraction: 1)
+        for day in dates.reversed() {
+            close = SimulatedDay.closingLevel(profile: profile, date: day, grid: grid, configuration: configuration,
+                                              previousClose: close)
+        }
+        return close
+    }
+
+    // MARK: Quotes
+
+    /// The quote at a time: the current session's values so far (or the last session's, outside hours).
+    public func quote(_ symbol: String, at time: Timestamp) -> MarketQuote? {
+        guard let entry = directory.entry(symbol) else { return nil }
+        return quote(profile(entry), at: time)
+    }
+
+    func quote(_ profile: SimulatedProfile, at time: Timestamp) -> MarketQuote? {
+        let grid = grid(profile.market)
+        let (date, elapsed) = grid.session(at: time)
+        guard let day = day(profile, on: date) else { return nil }
+        let phase = grid.phase(at: time)
+        var last: Double
+        var high = -Double.infinity, low = Double.infinity
+        var volume = 0.0, turnover = 0.0
+        let complete = min(elapsed.minutes, day.bars.count)
+        for k in 0..<complete {
+            high = max(high, day.high[k]); low = min(low, day.low[k])
+            volume += day.volume[k]; turnover += day.volume[k] * (day.high[k] + day.low[k] + day.close[k]) / 3
+        }
+        if complete < day.bars.count, elapsed.fraction > 0 {
+            // Inside minute `complete`: a point of the same path, kept within that minute's range.
+            let k = complete
+            let f = day.fraction(minute: k, within: elapsed.fraction)
+            let latent = profile.path.logLevel(day: day.dayIndex, fraction: f)
+            last = min(max(day.visible(latent, minute: k), day.low[k]), day.high[k])
+            high = max(high, last); low = min(low, last)
+            let v = day.volume[k] * elapsed.fraction
+            volume += v; turnover += v * last
+        } else if complete > 0 {
+            last = day.close[complete - 1]
+        } else {
+            last = day.previousClose
+        }
+        let tick = profile.tick
+        let lastPrice = Quantize.price(last, tick: tick)
+        let started = complete > 0 || elapsed.fraction > 0
+        let band = day.band
+        let book = QuoteBook.make(profile: profile, last: lastPrice, band: band, time: time, open: phase != .closed)
+        return MarketQuote(
+            symbol: profile.symbol, time: time, last: lastPrice,
+            open: started ? Quantize.price(day.open[0], tick: tick) : nil,
+            high: started ? Quantize.price(high, tick: tick) : nil,
+            low: started ? Quantize.price(low, tick: tick) : nil,
+            previousClose: Quantize.price(day.previousClose, tick: tick),
+            volume: Quantize.shares(volume, lot: profile.lot),
+            turnover: Quantize.amount(turnover),
+            bids: book.bids, asks: book.asks, limitUp: band?.limitUp, limitDown: band?.limitDown,
+            phase: phase, tradingDate: date)
+    }
+
+    // MARK: Bars
+
+    /// Bars of a timeframe whose interval starts in [from, to), oldest first.
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) -> [PriceBar] {
+        guard let entry = directory.entry(symbol) else { return [] }
+        return bars(profile(entry), timeframe: timeframe, from: from, to: to)
+    }
+
+    func bars(_ profile: SimulatedProfile, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) -> [PriceBar] {
+        guard from < to else { return [] }
+        let grid = grid(profile.market)
+        let zone = grid.zone
+        let first = zone.localTime(of: from).date
+        let last = zone.localTime(of: to).date
+        guard last.daysSinceEpoch - first.daysSinceEpoch <= 366 * 40 else { return [] }
+        var out: [PriceBar] = []
+        var pending: [PriceBar] = []
+        var pendingKey = Int.min
+        func flush() {
+            if let bar = BarAggregation.combine(pending) { out.append(bar) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        var date = first
+        while date <= last {
+            defer { date = date.adding(days: 1) }
+            guard let day = day(profile, on: date) else { continue }
+            if timeframe.isIntraday {
+                let size = timeframe.minutes
+                for (k, bar) in day.bars.enumerated() {
+                    // Buckets count from the session's first minute (09:30 → 09:30, 10:00 … for 30Min).
+                    let bucket = k / size
+                    let key = date.daysSinceEpoch * 10_000 + bucket
+                    if key != pendingKey { flush(); pendingKey = key }
+                    pending.append(bar)
+                }
+                flush()
+            } else {
+                let dayBar = BarAggregation.daily(day.bars, date: date, zone: zone)
+                let key: Int
+                switch timeframe {
+                case .week: key = (date.daysSinceEpoch + 3) / 7 // weeks start on Monday
+                case .month: key = date.year * 12 + date.month
+                default: key = date.daysSinceEpoch
+                }
+                if key != pendingKey { flush(); pendingKey = key }
+                if let dayBar { pending.append(dayBar) }
+            }
+        }
+        flush()
+        // Intraday bars start inside [from, to); day, week and month bars cover the dates of that range.
+        return timeframe.isIntraday ? out.filter { $0.time >= from && $0.time < to } : out.filter { $0.time < to }
+    }
+
+    /// Trades of a symbol in [from, to), at most `limit`: several per minute, at prices on the minute's path.
+    public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int = 1000) -> [TradeTick] {
+        guard let entry = directory.entry(symbol) else { return [] }
+        let profile = profile(entry)
+        let grid = grid(profile.market)
+        var out: [TradeTick] = []
+        var date = grid.zone.localTime(of: from).date
+        let lastDate = grid.zone.localTime(of: to).date
+        while date <= lastDate && out.count < limit {
+            defer { date = date.adding(days: 1) }
+            guard let day = day(profile, on: date) else { continue }
+            for (k, start) in day.minuteStarts.enumerated() where start.adding(seconds: 60) > from && start < to {
+                for tick in day.trades(minute: k, profile: profile) where tick.time >= from && tick.time < to {
+                    out.append(tick)
+                    if out.count == limit { return out }
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: Indices and movers
+
+    public func indexQuote(_ index: MarketIndex, at time: Timestamp) -> IndexQuote? {
+        guard let q = quote(profile(index), at: time) else { return nil }
+        return IndexQuote(index: index, time: time, value: q.last, previousClose: q.previousClose)
+    }
+
+    /// The market overview: SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500.
+    public func overview(at time: Timestamp) -> [IndexQuote] {
+        MarketIndex.allCases.compactMap { indexQuote($0, at: time) }
+    }
+
+    /// Top gainers, losers or most active of a market's primary listings at a time.
+    public func movers(_ market: Market, kind: MoverKind, at time: Timestamp, limit: Int = 20) -> [Mover] {
+        let grid = grid(market)
+        let (date, elapsed) = grid.session(at: time)
+        var rows: [(score: Double, index: Int)] = []
+        rows.reserveCapacity(8000)
+        for (i, entry) in directory.entries.enumerated() where entry.instrument.market == market && entry.isMoverCandidate {
+            let p = profile(entry)
+            let dayIndex = grid.dayIndex(date)
+            let previous = p.path.logLevel(day: grid.dayIndex(grid.previousTradingDay(before: date)), fraction: 1)
+            let done = Double(elapsed.minutes) + elapsed.fraction
+            let n = Double(grid.minuteCount(on: date))
+            let f = configuration.overnightShare + (1 - configuration.overnightShare) * SessionGrid.intensityShare(done / max(n, 1))
+            let now = p.path.logLevel(day: dayIndex, fraction: f)
+            let score: Double
+            switch kind {
+            case .gainers: score = -(now - previous)
+            case .losers: score = now - previous
+            case .active: score = -p.baseVolume * p.path.activity(day: dayIndex).squareRoot() * exp(now)
+            }
+            rows.append((score, i))
+        }
+        // Rank on the latent path, then report exact quotes (limits applied) for a generous shortlist.
+        let shortlist = rows.sorted { $0.score < $1.score }.prefix(max(limit * 3, limit))
+        var movers: [Mover] = shortlist.compactMap { row in
+            let entry = directory.entries[row.index]
+            guard let q = quote(profile(entry), at: time) else { return nil }
+            return Mover(symbol: entry.symbol, name: entry.name, last: q.last, change: q.change,
+                         changePercent: q.changePercent, volume: q.volume)
+        }
+        switch kind {
+        case .gainers: movers.sort { ($0.changePercent, $1.symbol) > ($1.changePercent, $0.symbol) }
+        case .losers: movers.sort { ($0.changePercent, $0.symbol) < ($1.changePercent, $1.symbol) }
+        case .active: movers.sort { ($0.volume.multiplied(by: $0.last), $1.symbol) > ($1.volume.multiplied(by: $1.last), $0.symbol) }
+        }
+        return Array(movers.prefix(limit))
+    }
+}
+
+extension DirectoryEntry {
+    /// Primary-venue common stocks and ETFs (no OTC, no preferreds, warrants or units).
+    var isMoverCandidate: Bool {
+        instrument.exchange != .otc && instrument.board != .bShare && symbol.allSatisfy { $0.isLetter || $0.isNumber }
+    }
+}
+
+/// A bounded cache of computed days (the oldest half is dropped when full).
+struct DayCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var symbol: String
+        var day: Int
+    }
+
+    private var days: [Key: SimulatedDay] = [:]
+    private var order: [Key] = []
+    static let capacity = 8192
+
+    func get(_ key: Key) -> SimulatedDay? { days[key] }
+
+    mutating func put(_ key: Key, _ day: SimulatedDay) {
+        if days[key] == nil { order.append(key) }
+        days[key] = day
+        if order.count > Self.capacity {
+            for old in order.prefix(Self.capacity / 2) { days[old] = nil }
+            order.removeFirst(Self.capacity / 2)
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

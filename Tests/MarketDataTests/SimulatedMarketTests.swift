@@ -1,0 +1,153 @@
+@testable import MarketData
+import Testing
+import TradingCore
+
+@Suite("Simulated market")
+struct SimulatedMarketTests {
+    static let directory = try! SymbolDirectory.bundled()
+    let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))
+    /// Friday 2026-11-20.
+    let usNoon = Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .newYork)
+    let cnMorning = Timestamp(CivilDate(2026, 11, 20), hour: 10, minute: 30, in: .shanghai)
+
+    @Test("deterministic: two markets with the same seed agree on history and live quotes")
+    func determinism() {
+        let other = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))
+        #expect(market.quote("AAPL", at: usNoon) == other.quote("AAPL", at: usNoon))
+        let from = Timestamp(CivilDate(2024, 1, 1), in: .newYork)
+        #expect(market.bars("AAPL", timeframe: .day, from: from, to: usNoon) == other.bars("AAPL", timeframe: .day, from: from, to: usNoon))
+        let different = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 43))
+        #expect(market.quote("AAPL", at: usNoon)?.last != different.quote("AAPL", at: usNoon)?.last)
+    }
+
+    @Test("random access: a day's bars are the same whether or not earlier days were generated")
+    func randomAccess() {
+        let fresh = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))
+        _ = market.bars("MSFT", timeframe: .day, from: Timestamp(CivilDate(2025, 1, 1), in: .newYork), to: usNoon)
+        #expect(fresh.minuteBars("MSFT", on: CivilDate(2026, 11, 20)) == market.minuteBars("MSFT", on: CivilDate(2026, 11, 20)))
+    }
+
+    @Test("US sessions: 390 one-minute bars from 09:30 ET, none on weekends or holidays, 210 on an early close")
+    func usSessions() throws {
+        let bars = try #require(market.minuteBars("AAPL", on: CivilDate(2026, 11, 20)))
+        #expect(bars.count == 390)
+        #expect(bars.first?.time == Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 30, in: .newYork))
+        #expect(market.minuteBars("AAPL", on: CivilDate(2026, 11, 21)) == nil) // Saturday
+        #expect(market.minuteBars("AAPL", on: CivilDate(2026, 11, 26)) == nil) // Thanksgiving
+        #expect(market.minuteBars("AAPL", on: CivilDate(2026, 11, 27))?.count == 210)
+    }
+
+    @Test("A-share sessions: 240 minutes with the lunch break, nothing between 11:30 and 13:00")
+    func cnSessions() throws {
+        let bars = try #require(market.minuteBars("600519", on: CivilDate(2026, 11, 20)))
+        #expect(bars.count == 240)
+        let lunch = Timestamp(CivilDate(2026, 11, 20), hour: 11, minute: 30, in: .shanghai)
+        let afternoon = Timestamp(CivilDate(2026, 11, 20), hour: 13, in: .shanghai)
+        #expect(!bars.contains { $0.time >= lunch && $0.time < afternoon })
+        let atLunch = try #require(market.quote("600519", at: Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .shanghai)))
+        #expect(atLunch.phase == .lunchBreak)
+        #expect(atLunch.last == bars[119].close) // frozen at the 11:29 bar's close
+    }
+
+    @Test("bars at every timeframe aggregate the same minute path consistently")
+    func aggregation() throws {
+        let day = CivilDate(2026, 11, 20)
+        let from = Timestamp(day, in: .newYork), to = Timestamp(day.adding(days: 1), in: .newYork)
+        let minutes = try #require(market.minuteBars("AAPL", on: day))
+        let five = market.bars("AAPL", timeframe: .minutes(5), from: from, to: to)
+        let daily = try #require(market.bars("AAPL", timeframe: .day, from: from, to: to).first)
+        #expect(five.count == 78)
+        #expect(five[1].open == minutes[5].open)
+        #expect(five[1].close == minutes[9].close)
+        #expect(five[1].high == minutes[5...9].map(\.high).max())
+        #expect(daily.high == minutes.map(\.high).max())
+        #expect(daily.low == minutes.map(\.low).min())
+        #expect(daily.open == minutes.first?.open)
+        #expect(daily.close == minutes.last?.close)
+        #expect(daily.volume == minutes.reduce(FixedDecimal.zero) { $0 + $1.volume })
+        for bar in minutes + five {
+            #expect(bar.low <= min(bar.open, bar.close) && bar.high >= max(bar.open, bar.close))
+        }
+        let hourly = market.bars("AAPL", timeframe: .hours(1), from: from, to: to)
+        #expect(hourly.count == 7)
+        let weekly = market.bars("AAPL", timeframe: .week, from: Timestamp(CivilDate(2026, 11, 16), in: .newYork), to: to)
+        #expect(weekly.count == 1)
+        #expect(weekly.first?.high == market.bars("AAPL", timeframe: .day, from: Timestamp(CivilDate(2026, 11, 16), in: .newYork), to: to).map(\.high).max())
+    }
+
+    @Test("quotes carry five levels of depth around the last price, on the tick grid")
+    func depth() throws {
+        let q = try #require(market.quote("AAPL", at: usNoon))
+        #expect(q.bids.count == 5 && q.asks.count == 5)
+        #expect(q.bids[0].price <= q.last && q.asks[0].price > q.last)
+        #expect(q.asks[0].price > q.bids[0].price)
+        #expect(TickRule.usEquity.isValid(q.last))
+        #expect(q.phase == .continuous)
+        #expect(q.open != nil && q.high! >= q.last && q.low! <= q.last)
+        let cn = try #require(market.quote("600519", at: cnMorning))
+        #expect(cn.limitUp != nil && cn.limitDown != nil)
+        #expect(cn.bids.count == 5)
+    }
+
+    @Test("A-shares stay inside the day's limits; limit-up days pin with an empty ask side")
+    func limits() throws {
+        // Find a limit-up day among a few symbols over a few months.
+        var found = false
+        let symbols = ["600000", "600036", "000002", "000858", "600900", "601398", "002415", "000651"]
+        var date = CivilDate(2026, 6, 1)
+        search: while date < CivilDate(2026, 11, 1) {
+            defer { date = date.adding(days: 1) }
+            guard TradingCalendar.xshg.isTradingDay(date) else { continue }
+            for symbol in symbols {
+                guard let bars = market.minuteBars(symbol, on: date),
+                      let close = Timestamp(date, hour: 15, minute: 30, in: .shanghai) as Timestamp?,
+                      let q = market.quote(symbol, at: close), let up = q.limitUp, let down = q.limitDown else { continue }
+                #expect(bars.allSatisfy { $0.high <= up && $0.low >= down }, "\(symbol) \(date)")
+                if q.last == up {
+                    #expect(q.asks.isEmpty)
+                    #expect(q.bids.best?.price == up)
+                    found = true
+                    break search
+                }
+            }
+        }
+        #expect(found)
+    }
+
+    @Test("always-open mode trades every minute of every day")
+    func alwaysOpen() throws {
+        let open = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 1, sessions: .alwaysOpen))
+        #expect(open.minuteBars("AAPL", on: CivilDate(2026, 11, 21))?.count == 1440)
+        #expect(open.quote("AAPL", at: Timestamp(CivilDate(2026, 11, 21), hour: 3, in: .newYork))?.phase == .continuous)
+    }
+
+    @Test("market overview: SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500")
+    func overview() {
+        let indices = market.overview(at: usNoon)
+        #expect(indices.map(\.index) == MarketIndex.allCases)
+        #expect(indices.allSatisfy { $0.value.isPositive && $0.previousClose.isPositive })
+    }
+
+    @Test("movers: gainers sorted by change, losers ascending, most active by traded value")
+    func movers() {
+        let gainers = market.movers(.us, kind: .gainers, at: usNoon, limit: 10)
+        #expect(gainers.count == 10)
+        #expect(zip(gainers, gainers.dropFirst()).allSatisfy { $0.changePercent >= $1.changePercent })
+        let losers = market.movers(.cn, kind: .losers, at: cnMorning, limit: 10)
+        #expect(zip(losers, losers.dropFirst()).allSatisfy { $0.changePercent <= $1.changePercent })
+        #expect(losers.first!.changePercent < gainers.last!.changePercent)
+        #expect(market.movers(.us, kind: .active, at: usNoon, limit: 5).count == 5)
+    }
+
+    @Test("trades fall inside their minute's range")
+    func trades() throws {
+        let from = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+        let ticks = market.trades("AAPL", from: from, to: from.adding(seconds: 600))
+        let minutes = try #require(market.minuteBars("AAPL", on: CivilDate(2026, 11, 20)))
+        #expect(!ticks.isEmpty)
+        for tick in ticks {
+            let bar = try #require(minutes.last { $0.time <= tick.time })
+            #expect(tick.price >= bar.low && tick.price <= bar.high)
+        }
+    }
+}
