@@ -25,6 +25,8 @@ let package = Package(
             dependencies: ["TradingCore"],
             path: "benchmarks/TradingCoreBench"
         ),
+        .executableTarget(name: "MarketDataBench", dependencies: ["MarketData"], path: "benchmarks/MarketDataBench"),
+        .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
         .testTarget(
             name: "TradingCoreTests",

@@ -33,11 +33,7 @@ public struct SearchResult: Sendable, Hashable {
 public final class SymbolDirectory: Sendable {
     public let entries: [DirectoryEntry]
     private let bySymbol: [String: Int]
-    /// Lower-cased symbol and name bytes of every entry, back to back.
-    private let text: [UInt8]
-    private let symbolRanges: [Range<Int>]
-    private let nameRanges: [Range<Int>]
-    private let tieBreak: [Int32]
+    private let index: SearchIndex
 
     public enum LoadError: Error, CustomStringConvertible {
         case missingResource
@@ -84,26 +80,10 @@ public final class SymbolDirectory: Sendable {
     public init(entries: [DirectoryEntry]) {
         self.entries = entries
         var bySymbol: [String: Int] = [:]
-        var text: [UInt8] = []
-        var symbolRanges: [Range<Int>] = []
-        var nameRanges: [Range<Int>] = []
-        var tieBreak: [Int32] = []
-        text.reserveCapacity(entries.count * 40)
-        for (i, entry) in entries.enumerated() {
-            bySymbol[entry.symbol] = bySymbol[entry.symbol] ?? i
-            let s = text.count
-            text.append(contentsOf: Self.folded(entry.symbol))
-            symbolRanges.append(s..<text.count)
-            let n = text.count
-            text.append(contentsOf: Self.folded(entry.name))
-            nameRanges.append(n..<text.count)
-            tieBreak.append(Self.listingRank(entry))
-        }
+        for (i, entry) in entries.enumerated() { bySymbol[entry.symbol] = bySymbol[entry.symbol] ?? i }
         self.bySymbol = bySymbol
-        self.text = text
-        self.symbolRanges = symbolRanges
-        self.nameRanges = nameRanges
-        self.tieBreak = tieBreak
+        index = SearchIndex(symbols: entries.map { Self.folded($0.symbol) }, names: entries.map { Self.folded($0.name) },
+                            ranks: entries.map(Self.listingRank), markets: entries.map(\.instrument.market))
     }
 
     public var count: Int { entries.count }
@@ -116,37 +96,8 @@ public final class SymbolDirectory: Sendable {
     public func search(_ query: String, market: Market? = nil, limit: Int = 10) -> [SearchResult] {
         let q = Self.folded(query.trimmingCharacters(in: .whitespacesAndNewlines))
         guard !q.isEmpty, limit > 0 else { return [] }
-        // (score, completion length, listing rank, symbol length, index): smaller is better. The completion
-        // length is how much of the matched word is left to type, so "appl" finds Apple before AppLovin.
-        var best: [(Int, Int, Int32, Int, Int)] = []
-        best.reserveCapacity(limit + 1)
-        text.withUnsafeBufferPointer { buffer in
-            q.withUnsafeBufferPointer { needle in
-                for i in 0..<entries.count {
-                    if let market, entries[i].instrument.market != market { continue }
-                    let sr = symbolRanges[i], nr = nameRanges[i]
-                    let score: Int
-                    var rest = 0
-                    if Self.equal(buffer, sr, needle) { score = 0 }
-                    else if Self.hasPrefix(buffer, sr, needle) { score = 1; rest = sr.count - needle.count }
-                    else if Self.hasPrefix(buffer, nr, needle) {
-                        score = 2
-                        rest = Self.wordEnd(buffer, from: nr.lowerBound + needle.count, in: nr) - nr.lowerBound - needle.count
-                    } else if let at = Self.find(buffer, nr, needle) {
-                        score = buffer[at - 1] == UInt8(ascii: " ") ? 3 : 5
-                        rest = Self.wordEnd(buffer, from: at + needle.count, in: nr) - at - needle.count
-                    } else if Self.find(buffer, sr, needle) != nil { score = 4; rest = sr.count - needle.count }
-                    else { continue }
-                    let key = (score, rest, tieBreak[i], sr.count, i)
-                    if best.count == limit, let last = best.last, !(key < last) { continue }
-                    let at = best.firstIndex { key < $0 } ?? best.count
-                    best.insert(key, at: at)
-                    if best.count > limit { best.removeLast() }
-                }
-            }
-        }
-        return best.map { key in
-            let e = entries[key.4]
+        return index.search(q, market: market, limit: limit).map { i in
+            let e = entries[i]
             return SearchResult(symbol: e.symbol, name: e.name, exchange: e.instrument.exchange,
                                 market: e.instrument.market, kind: e.instrument.kind)
         }
@@ -167,39 +118,5 @@ public final class SymbolDirectory: Sendable {
     /// UTF-8 with ASCII letters lower-cased (non-ASCII text, e.g. Chinese, compares as is).
     static func folded(_ text: String) -> [UInt8] {
         text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
-    }
-
-    static func equal(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
-        r.count == n.count && hasPrefix(b, r, n)
-    }
-
-    static func hasPrefix(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard r.count >= n.count else { return false }
-        for k in 0..<n.count where b[r.lowerBound + k] != n[k] { return false }
-        return true
-    }
-
-    /// Where the word containing `from` ends (a space, comma or period, or the end of the range).
-    static func wordEnd(_ b: UnsafeBufferPointer<UInt8>, from: Int, in r: Range<Int>) -> Int {
-        var i = from
-        while i < r.upperBound, b[i] != 32, b[i] != 44, b[i] != 46 { i += 1 }
-        return i
-    }
-
-    /// Index of the first occurrence of the needle strictly after the range start, or nil.
-    static func find(_ b: UnsafeBufferPointer<UInt8>, _ r: Range<Int>, _ n: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard r.count > n.count else { return nil }
-        let first = n[0]
-        var i = r.lowerBound + 1
-        let last = r.upperBound - n.count
-        while i <= last {
-            if b[i] == first {
-                var k = 1
-                while k < n.count && b[i + k] == n[k] { k += 1 }
-                if k == n.count { return i }
-            }
-            i += 1
-        }
-        return nil
     }
 }

@@ -29,6 +29,10 @@ struct PricePath: Sendable {
     let drift: Double
     /// Log-price offset so that the level at the start of the anchor day is the anchor level.
     private(set) var offset: Double = 0
+    /// The path reflects off these log-levels (anchor ÷ 12 and × 25), so decades of simulated history neither
+    /// sink to the minimum tick nor explode; reflection keeps every return's size.
+    private(set) var floor: Double = -Double.infinity
+    private(set) var ceiling: Double = Double.infinity
 
     init(key: UInt64, dailyVolatility: Double, cascadeSpread: Double, drift: Double, anchorLevel: Double,
          anchorDay: Int) {
@@ -37,6 +41,17 @@ struct PricePath: Sendable {
         self.cascadeSpread = cascadeSpread
         self.drift = drift
         offset = log(anchorLevel) - rawLogLevel(day: anchorDay, fraction: 0)
+        floor = log(anchorLevel / 12)
+        ceiling = log(anchorLevel * 25)
+    }
+
+    /// Folds a log-level into [floor, ceiling] by reflection.
+    func reflected(_ x: Double) -> Double {
+        guard floor.isFinite, ceiling.isFinite, x < floor || x > ceiling else { return x }
+        let width = ceiling - floor
+        var y = (x - floor).truncatingRemainder(dividingBy: 2 * width)
+        if y < 0 { y += 2 * width }
+        return floor + (y <= width ? y : 2 * width - y)
     }
 
     /// Weekday index of a date (Saturday and Sunday map to the following Monday).
@@ -49,7 +64,7 @@ struct PricePath: Sendable {
 
     /// Log-price at a point of a weekday: fraction 0 is the start of its overnight gap, 1 the next day's start.
     func logLevel(day: Int, fraction: Double) -> Double {
-        rawLogLevel(day: day, fraction: fraction) + offset
+        reflected(rawLogLevel(day: day, fraction: fraction) + offset)
     }
 
     func rawLogLevel(day: Int, fraction: Double) -> Double {
@@ -69,7 +84,7 @@ struct PricePath: Sendable {
         let b0 = CounterRandom.normal(CounterRandom.hash(key, 0xB0, 0, 0))
         descend(xs, 0..<xs.count, lo: 0, hi: 1, bLo: 0, bHi: b0, level: 0, node: 1, into: &out)
         let scale = dailyVolatility * 256
-        for i in out.indices { out[i] = out[i] * scale + drift * (Double(d) + fractions[i]) + offset }
+        for i in out.indices { out[i] = reflected(out[i] * scale + drift * (Double(d) + fractions[i]) + offset) }
         return out
     }
 

@@ -6,12 +6,21 @@ enum Quantize {
     /// A price level rounded half-up onto the tick grid at that price.
     static func price(_ level: Double, tick: TickRule) -> Price {
         let clamped = level.isFinite ? min(max(level, 0.0001), 1_000_000_000) : 0.0001
-        let places = tick.places(at: FixedDecimal(Int(clamped.rounded(.down))))
-        let scale = pow(10, Double(places))
-        let units = Int((clamped * scale).rounded(.toNearestOrAwayFromZero))
+        let places: Int
+        switch tick {
+        case .usEquity: places = clamped >= 0.99995 ? 2 : 4
+        case .fixed(let increment): places = increment.fractionalDigits
+        }
+        let units = Int((clamped * powers[places]).rounded(.toNearestOrAwayFromZero))
         let value = FixedDecimal(units: max(units, 1), exponent: places)
-        return tick.round(value, .halfUp)
+        // Ticks that are one unit of their last digit (0.01, 0.001, 0.0001) need no further rounding.
+        if case .fixed(let increment) = tick, increment != FixedDecimal(units: 1, exponent: places) {
+            return tick.round(value, .halfUp)
+        }
+        return value
     }
+
+    private static let powers: [Double] = (0...9).map { pow(10, Double($0)) }
 
     /// Shares rounded down to whole lots (at least one lot).
     static func shares(_ amount: Double, lot: Int) -> Quantity {

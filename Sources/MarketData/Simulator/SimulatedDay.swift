@@ -37,7 +37,8 @@ struct SimulatedDay: Sendable {
         let fractions = (0...n).map { g + (1 - g) * SessionGrid.intensityShare(Double($0) / Double(max(n, 1))) }
         let latent = profile.path.logLevels(day: dayIndex, fractions: fractions)
         let band = Self.band(profile, previousClose: previousClose)
-        let event = Self.limitEvent(profile, dayIndex: dayIndex, minutes: n, configuration: configuration)
+        let event = Self.limitEvent(profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
+                                    dayReturn: exp(latent[n]) / previousClose - 1)
         self.band = band
         limitEvent = event
         let key = profile.path.key
@@ -129,7 +130,8 @@ struct SimulatedDay: Sendable {
         let latent = exp(profile.path.logLevel(day: dayIndex, fraction: 1))
         guard let band = band(profile, previousClose: previousClose) else { return latent }
         let n = grid.minuteCount(on: date)
-        let event = limitEvent(profile, dayIndex: dayIndex, minutes: n, configuration: configuration)
+        let event = limitEvent(profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
+                               dayReturn: latent / previousClose - 1)
         return visible(latent, minute: n, event: event, open: latent,
                        band: (Quantize.level(band.limitDown), Quantize.level(band.limitUp)))
     }
@@ -139,15 +141,13 @@ struct SimulatedDay: Sendable {
         return limit.band(previousClose: Quantize.price(previousClose, tick: profile.tick), tick: profile.tick)
     }
 
+    /// Strong days run to the limit: the pull starts at the open and reaches the limit at a random minute.
     static func limitEvent(_ profile: SimulatedProfile, dayIndex: Int, minutes: Int,
-                           configuration: SimulatorConfiguration) -> LimitEvent {
-        guard profile.limit != nil, minutes > 0 else { return .none }
+                           configuration: SimulatorConfiguration, dayReturn: Double) -> LimitEvent {
+        guard profile.limit != nil, minutes > 0, abs(dayReturn) >= configuration.limitPullThreshold else { return .none }
         let h = CounterRandom.hash(profile.path.key, 0x11A1, UInt64(bitPattern: Int64(dayIndex)))
-        let u = CounterRandom.uniform(h)
-        let by = Int(Double(minutes) * (0.05 + 0.85 * CounterRandom.uniform(h ^ 0x5555)))
-        if u < configuration.limitUpDayChance { return .up(by: by) }
-        if u < configuration.limitUpDayChance + configuration.limitDownDayChance { return .down(by: by) }
-        return .none
+        let by = Int(Double(minutes) * (0.05 + 0.85 * CounterRandom.uniform(h)))
+        return dayReturn > 0 ? .up(by: by) : .down(by: by)
     }
 
     /// Prints inside minute `k`: one to six, at seconds and prices drawn from the minute's range.

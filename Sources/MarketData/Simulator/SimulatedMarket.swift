@@ -11,19 +11,17 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public var cascadeSpread: Double
     /// Share of a day's variance that happens overnight (the opening gap).
     public var overnightShare: Double
-    /// Chance per trading day that an A-share runs to limit-up (or limit-down) and pins there.
-    public var limitUpDayChance: Double
-    public var limitDownDayChance: Double
+    /// An A-share whose path gains (loses) at least this much on a day is pulled to limit-up (limit-down) and
+    /// pins there, as strong days do on SSE/SZSE.
+    public var limitPullThreshold: Double
 
     public init(seed: UInt64 = 1, sessions: EngineConfiguration.SessionPolicy = .exchangeCalendars,
-                cascadeSpread: Double = 0.28, overnightShare: Double = 0.2, limitUpDayChance: Double = 0.015,
-                limitDownDayChance: Double = 0.006) {
+                cascadeSpread: Double = 0.28, overnightShare: Double = 0.2, limitPullThreshold: Double = 0.06) {
         self.seed = seed
         self.sessions = sessions
         self.cascadeSpread = cascadeSpread
         self.overnightShare = overnightShare
-        self.limitUpDayChance = limitUpDayChance
-        self.limitDownDayChance = limitDownDayChance
+        self.limitPullThreshold = limitPullThreshold
     }
 }
 

@@ -47,8 +47,8 @@ struct SimulatedProfile: Sendable {
         let volatility: Double
         switch (market, etf) {
         case (_, true): volatility = 0.008 + 0.008 * u(2)
-        case (.us, false): volatility = 0.012 + 0.025 * u(2) + (anchor < 5 ? 0.02 : 0)
-        case (.cn, false): volatility = 0.016 + 0.016 * u(2)
+        case (.us, false): volatility = 0.011 + 0.014 * u(2) + (anchor < 5 ? 0.015 : 0)
+        case (.cn, false): volatility = 0.02 + 0.012 * u(2)
         }
         path = PricePath(key: key, dailyVolatility: volatility, cascadeSpread: cascadeSpread, drift: 0.0002 * z(3),
                          anchorLevel: anchor, anchorDay: PricePath.weekdayIndex(Self.anchorDate))

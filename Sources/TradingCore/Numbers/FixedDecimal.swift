@@ -52,10 +52,10 @@ public struct FixedDecimal: Sendable, Hashable, Comparable {
     public var integerPart: Int? { Int(exactly: raw / Self.unit) }
 
     static func powerOfTen(_ n: Int) -> Int128 {
-        var p: Int128 = 1
-        for _ in 0..<n { p *= 10 }
-        return p
+        n >= 0 && n < powersOfTen.count ? powersOfTen[n] : (0..<n).reduce(Int128(1)) { p, _ in p * 10 }
     }
+
+    private static let powersOfTen: [Int128] = (0...38).map { n in (0..<n).reduce(Int128(1)) { p, _ in p * 10 } }
 }
 
 // MARK: - Arithmetic

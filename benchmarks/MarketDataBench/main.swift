@@ -1,0 +1,135 @@
+// MarketData benchmark and calibration report: prints figures, asserts nothing.
+//
+//   bash scripts/bench.sh     (or: swift run -c release MarketDataBench [path/to/shared/data])
+//
+// 1. Symbol search latency over the whole directory (autocomplete keystrokes).
+// 2. Quotes/s generated for live subscriptions; bars/s generated for history.
+// 3. Calibration: daily volatility, excess kurtosis and autocorrelation of |returns| of the simulated market
+//    against the real daily series in ../shared/data.
+import Foundation
+import MarketData
+import TradingCore
+
+let clock = ContinuousClock()
+func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+func fmt(_ x: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", x) }
+
+let loadStart = clock.now
+let directory = try SymbolDirectory.bundled()
+print("directory: \(directory.count) instruments loaded in \(fmt(seconds(clock.now - loadStart) * 1000)) ms")
+
+// MARK: 1. Search
+
+do {
+    let queries = ["a", "ap", "app", "appl", "apple", "m", "mi", "mic", "micro", "microsoft", "t", "ts", "tsl", "tesla",
+                   "茅", "茅台", "平安", "600", "6005", "600519", "300", "bank", "ban", "etf", "spy", "nvda", "goo", "amaz",
+                   "中国", "银行", "x", "zz", "q", "semi", "ener", "gold", "bitc", "阿", "000", "688"]
+    var times: [Double] = []
+    var slowest: [String: Double] = [:]
+    var results = 0
+    for _ in 0..<25 {
+        for q in queries {
+            let t0 = clock.now
+            results += directory.search(q).count
+            let t = seconds(clock.now - t0) * 1e6
+            times.append(t)
+            slowest[q] = max(slowest[q] ?? 0, t)
+        }
+    }
+    times.sort()
+    let mean = times.reduce(0, +) / Double(times.count)
+    print("search: \(times.count) queries over \(directory.count) instruments: mean \(fmt(mean)) µs, p50 \(fmt(times[times.count / 2])) µs, p99 \(fmt(times[times.count * 99 / 100])) µs, max \(fmt(times.last!)) µs (goal ≤ 1000 µs)")
+    print("  slowest queries: " + slowest.sorted { $0.value > $1.value }.prefix(4).map { "\"\($0.key)\" \(fmt($0.value)) µs" }.joined(separator: ", "))
+}
+
+// MARK: 2. Quotes and bars
+
+let market = SimulatedMarket(directory: directory)
+do {
+    let symbols = directory.entries.filter { $0.instrument.market == .us && $0.instrument.exchange != .otc }.prefix(100).map(\.symbol)
+    let start = Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 30, in: .newYork)
+    var n = 0
+    // Warm: the first quote of a symbol-day builds that day (cold cost printed separately).
+    let t0 = clock.now
+    for s in symbols { _ = market.quote(s, at: start) }
+    let cold = seconds(clock.now - t0)
+    print("quotes: first quote of a symbol-day (builds its 390 minutes): \(fmt(cold / Double(symbols.count) * 1e6)) µs each")
+    let t1 = clock.now
+    for second in stride(from: 0, to: 3600, by: 1) {
+        let t = start.adding(seconds: Int64(second))
+        for s in symbols { if market.quote(s, at: t) != nil { n += 1 } }
+    }
+    let elapsed = seconds(clock.now - t1)
+    print("quotes: \(n) live quotes (100 symbols × 1 per second for an hour): \(fmt(Double(n) / elapsed / 1000)) k quotes/s, \(fmt(elapsed / Double(n) * 1e6, 2)) µs each")
+}
+
+do {
+    let symbols = ["AAPL", "MSFT", "600519", "000001", "NVDA", "300750", "SPY", "IBM", "KO", "601318"]
+    let to = Timestamp(CivilDate(2026, 11, 20), hour: 16, in: .newYork)
+    let from5y = Timestamp(CivilDate(2021, 11, 20), in: .newYork)
+    let fresh = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: 7))
+    var bars = 0
+    let t0 = clock.now
+    for s in symbols { bars += fresh.bars(s, timeframe: .day, from: from5y, to: to).count }
+    let daily = seconds(clock.now - t0)
+    print("bars: 5 years of daily bars for \(symbols.count) symbols, cold (built from minute bars): \(bars) bars in \(fmt(daily * 1000)) ms, \(fmt(Double(bars) / daily)) daily bars/s, \(fmt(Double(bars) * 330 / daily / 1e6, 2))M minute bars/s underneath")
+    var minuteBars = 0
+    let t1 = clock.now
+    let dayFrom = Timestamp(CivilDate(2026, 11, 20), in: .newYork)
+    for s in symbols { minuteBars += fresh.bars(s, timeframe: .minutes(1), from: dayFrom, to: to).count }
+    let warm = seconds(clock.now - t1)
+    print("bars: one day of 1-minute bars for \(symbols.count) symbols, cached: \(minuteBars) bars in \(fmt(warm * 1000, 2)) ms")
+    let t2 = clock.now
+    let overview = market.overview(at: to)
+    let movers = market.movers(.us, kind: .gainers, at: to, limit: 20)
+    print("overview (\(overview.count) indices) + US gainers over the universe: \(fmt(seconds(clock.now - t2) * 1000)) ms (top: \(movers.first.map { "\($0.symbol) \($0.changePercent)%" } ?? "-"))")
+}
+
+// MARK: 3. Calibration
+
+/// Reads a gzip CSV through the system's gzip (the data is gzipped in ../shared/data).
+func gunzip(_ path: String) -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+    process.arguments = ["-dc", path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch { return [] }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+}
+
+func logReturns(_ closes: [Double]) -> [Double] {
+    zip(closes, closes.dropFirst()).compactMap { $0 > 0 && $1 > 0 ? log($1 / $0) : nil }
+}
+
+let dataDir = CommandLine.arguments.count > 1 ? CommandLine.arguments[1]
+    : URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data").standardized.path
+print("\ncalibration (daily log returns; real series from \(dataDir)):")
+var realStats: [(String, ReturnStatistics)] = []
+for (file, symbolColumn, closeColumn) in [("cn-daily-2005-2020.csv.gz", 0, 6), ("us-daily-2000-2013.csv.gz", 0, 7)] {
+    var bySymbol: [String: [Double]] = [:]
+    for line in gunzip(dataDir + "/" + file).dropFirst() {
+        let f = line.split(separator: ",", omittingEmptySubsequences: false)
+        guard f.count > closeColumn, let close = Double(f[closeColumn]) else { continue }
+        bySymbol[String(f[symbolColumn]), default: []].append(close)
+    }
+    for (symbol, closes) in bySymbol.sorted(by: { $0.key < $1.key }) where closes.count > 1000 {
+        realStats.append(("real " + symbol, ReturnStatistics(returns: logReturns(closes))))
+    }
+}
+if realStats.isEmpty { print("  (real data not found; pass the path to shared/data)") }
+var simulatedStats: [(String, ReturnStatistics)] = []
+let simFrom = Timestamp(CivilDate(2008, 1, 1), in: .newYork)
+let simTo = Timestamp(CivilDate(2020, 1, 1), in: .newYork)
+for symbol in ["000001", "000338", "601318", "300027", "AAPL", "IBM", "MSFT", "GOOGL"] {
+    let closes = market.bars(symbol, timeframe: .day, from: simFrom, to: simTo).map { Double($0.close.description) ?? 0 }
+    simulatedStats.append(("sim  " + symbol, ReturnStatistics(returns: logReturns(closes))))
+}
+for (name, stats) in realStats + simulatedStats { print("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(stats)") }
+func median(_ xs: [Double]) -> Double { let s = xs.sorted(); return s.isEmpty ? 0 : s[s.count / 2] }
+for (label, group) in [("real", realStats), ("simulated", simulatedStats)] where !group.isEmpty {
+    let s = group.map(\.1)
+    print("  median \(label): vol \(fmt(median(s.map(\.volatility)) * 100, 2))%, kurtosis \(fmt(median(s.map(\.excessKurtosis)), 2)), acf|r| lag1 \(fmt(median(s.map { $0.absoluteAutocorrelation[0] }), 3)), lag5 \(fmt(median(s.map { $0.absoluteAutocorrelation[1] }), 3)), lag20 \(fmt(median(s.map { $0.absoluteAutocorrelation[2] }), 3))")
+}
