@@ -144,7 +144,8 @@ struct SimulatedDay: Sendable {
     /// Strong days run to the limit: the pull starts at the open and reaches the limit at a random minute.
     static func limitEvent(_ profile: SimulatedProfile, dayIndex: Int, minutes: Int,
                            configuration: SimulatorConfiguration, dayReturn: Double) -> LimitEvent {
-        guard profile.limit != nil, minutes > 0, abs(dayReturn) >= configuration.limitPullThreshold else { return .none }
+        guard let fraction = profile.limit?.fraction, minutes > 0,
+              abs(dayReturn) >= configuration.limitPullThreshold * Quantize.level(fraction) else { return .none }
         let h = CounterRandom.hash(profile.path.key, 0x11A1, UInt64(bitPattern: Int64(dayIndex)))
         let by = Int(Double(minutes) * (0.05 + 0.85 * CounterRandom.uniform(h)))
         return dayReturn > 0 ? .up(by: by) : .down(by: by)

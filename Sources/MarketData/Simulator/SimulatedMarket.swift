@@ -11,12 +11,12 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public var cascadeSpread: Double
     /// Share of a day's variance that happens overnight (the opening gap).
     public var overnightShare: Double
-    /// An A-share whose path gains (loses) at least this much on a day is pulled to limit-up (limit-down) and
-    /// pins there, as strong days do on SSE/SZSE.
+    /// An A-share whose path gains (loses) at least this share of its daily limit (0.6 → 6% on the main board,
+    /// 12% on ChiNext/STAR) is pulled to limit-up (limit-down) and pins there, as strong days do on SSE/SZSE.
     public var limitPullThreshold: Double
 
     public init(seed: UInt64 = 1, sessions: EngineConfiguration.SessionPolicy = .exchangeCalendars,
-                cascadeSpread: Double = 0.28, overnightShare: Double = 0.2, limitPullThreshold: Double = 0.06) {
+                cascadeSpread: Double = 0.28, overnightShare: Double = 0.2, limitPullThreshold: Double = 0.6) {
         self.seed = seed
         self.sessions = sessions
         self.cascadeSpread = cascadeSpread
@@ -78,12 +78,12 @@ public final class SimulatedMarket: Sendable {
     func visibleClose(_ profile: SimulatedProfile, before date: CivilDate, grid: SessionGrid) -> Double {
         var dates: [CivilDate] = []
         var d = grid.previousTradingDay(before: date)
-        for _ in 0..<(profile.limit == nil ? 1 : 8) {
+        for _ in 0..<(profile.limit == nil ? 1 : 20) {
             dates.append(d)
             d = grid.previousTradingDay(before: d)
         }
         // Oldest first: start from the latent close and apply each day's band and limit events.
-        var close = profile.path.logLevel(day: grid.dayIndex(d), fraction: 1)
+        var close = exp(profile.path.logLevel(day: grid.dayIndex(d), fraction: 1))
         for day in dates.reversed() {
             close = SimulatedDay.closingLevel(profile: profile, date: day, grid: grid, configuration: configuration,
                                               previousClose: close)
