@@ -1,0 +1,114 @@
+import TradingCore
+
+/// Where prices come from, behind one protocol: the simulated market (the default) or a real provider.
+public protocol MarketDataFeed: Sendable {
+    /// Shown at the bottom of the app ("Data: Simulated market", or the provider, linked).
+    var name: String { get }
+    var attributionURL: String? { get }
+
+    func quote(_ symbol: String) async throws(FeedError) -> MarketQuote
+    func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar]
+    func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult]
+    func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile
+    func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem]
+    func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend]
+    func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise]
+    func peers(_ symbol: String) async throws(FeedError) -> [String]
+}
+
+extension MarketDataFeed {
+    public var attributionURL: String? { nil }
+    public func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem] {
+        throw .unsupported(provider: name, feature: "news")
+    }
+    public func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend] {
+        throw .unsupported(provider: name, feature: "recommendation trends")
+    }
+    public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] {
+        throw .unsupported(provider: name, feature: "earnings surprises")
+    }
+    public func peers(_ symbol: String) async throws(FeedError) -> [String] {
+        throw .unsupported(provider: name, feature: "peers")
+    }
+}
+
+/// The simulated market as a feed: works offline, on the configured clock.
+public struct SimulatedFeed: MarketDataFeed {
+    public let market: SimulatedMarket
+    public let clock: MarketClock
+    public var name: String { "Simulated market" }
+
+    public init(market: SimulatedMarket, clock: MarketClock) {
+        self.market = market
+        self.clock = clock
+    }
+
+    public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {
+        guard let q = market.quote(symbol, at: clock.now()) else { throw .unknownSymbol(symbol) }
+        return q
+    }
+
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+        guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
+        return market.bars(symbol, timeframe: timeframe, from: from, to: min(to, clock.now()))
+    }
+
+    public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {
+        self.market.directory.search(text, market: market, limit: limit)
+    }
+
+    public func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile {
+        guard let entry = market.directory.entry(symbol) else { throw .unknownSymbol(symbol) }
+        let i = entry.instrument
+        return CompanyProfile(symbol: i.symbol, name: i.name, exchange: i.exchange.rawValue,
+                              industry: entry.industry.isEmpty ? nil : entry.industry,
+                              country: i.market == .us ? "US" : "CN", currency: i.currency.rawValue,
+                              ipoDate: i.listingDate, website: nil, logo: nil,
+                              marketCapitalizationMillions: nil, sharesOutstandingMillions: nil)
+    }
+
+    /// Companies of the same GICS sub-industry (known for S&P 500 members).
+    public func peers(_ symbol: String) async throws(FeedError) -> [String] {
+        guard let entry = market.directory.entry(symbol) else { throw .unknownSymbol(symbol) }
+        guard !entry.industry.isEmpty else { return [] }
+        return market.directory.entries.filter { $0.industry == entry.industry && $0.symbol != symbol }.prefix(8).map(\.symbol)
+    }
+}
+
+/// Sends each symbol to the feed of its market (e.g. Sina for A-shares, Finnhub for US stocks).
+public struct MarketRoutedFeed: MarketDataFeed {
+    public let us: any MarketDataFeed
+    public let cn: any MarketDataFeed
+    public let directory: SymbolDirectory
+
+    public init(us: any MarketDataFeed, cn: any MarketDataFeed, directory: SymbolDirectory) {
+        self.us = us
+        self.cn = cn
+        self.directory = directory
+    }
+
+    public var name: String { us.name == cn.name ? us.name : "\(us.name) (US), \(cn.name) (A-shares)" }
+    public var attributionURL: String? { us.attributionURL ?? cn.attributionURL }
+
+    func feed(_ symbol: String) -> any MarketDataFeed {
+        directory.entry(symbol)?.instrument.market == .cn || (symbol.count == 6 && symbol.allSatisfy(\.isNumber)) ? cn : us
+    }
+
+    public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote { try await feed(symbol).quote(symbol) }
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+        try await feed(symbol).bars(symbol, timeframe: timeframe, from: from, to: to)
+    }
+    public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {
+        // The directory answers searches for both markets: it is local and ranks Chinese names too.
+        directory.search(text, market: market, limit: limit)
+    }
+    public func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile { try await feed(symbol).profile(symbol) }
+    public func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem] {
+        try await feed(symbol).news(symbol, from: from, to: to)
+    }
+    public func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend] {
+        try await feed(symbol).recommendations(symbol)
+    }
+    public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] { try await feed(symbol).earnings(symbol) }
+    public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await feed(symbol).peers(symbol) }
+}

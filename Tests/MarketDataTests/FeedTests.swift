@@ -1,0 +1,145 @@
+import Foundation
+import MarketData
+import Synchronization
+import Testing
+import TradingCore
+
+/// Answers requests from recorded responses, in order per URL prefix, and records what was asked.
+final class RecordedTransport: HTTPTransport {
+    let responses: Mutex<[(prefix: String, response: Result<HTTPResponse, FeedError>)]>
+    let requests = Mutex<[HTTPRequest]>([])
+
+    init(_ responses: [(String, Result<HTTPResponse, FeedError>)]) {
+        self.responses = Mutex(responses.map { (prefix: $0.0, response: $0.1) })
+    }
+
+    func get(_ request: HTTPRequest, provider: String) async throws(FeedError) -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        let next = responses.withLock { list -> Result<HTTPResponse, FeedError>? in
+            guard let i = list.firstIndex(where: { request.url.hasPrefix($0.prefix) }) else { return nil }
+            return list.remove(at: i).response
+        }
+        guard let next else { throw .transport(provider: provider, detail: "no recorded response for \(request.url)") }
+        return try next.get()
+    }
+}
+
+private func ok(_ body: String, type: String = "application/json") -> Result<HTTPResponse, FeedError> {
+    .success(HTTPResponse(status: 200, headers: ["content-type": type], body: Array(body.utf8)))
+}
+
+@Suite("Feeds: key rotation, rate limits, caching, stale data, configuration")
+struct FeedTests {
+    static let quoteBody = #"{"c":189.84,"d":-1.35,"dp":-0.7061,"h":191.05,"l":189.2,"o":190.36,"pc":191.19,"t":1701205200}"#
+
+    @Test("Finnhub keys rotate; a rate-limited key rests and the next key answers")
+    func keyRotation() async throws {
+        let transport = RecordedTransport([
+            ("https://finnhub.io/api/v1/quote", .success(HTTPResponse(status: 429, body: Array(#"{"error":"API limit reached."}"#.utf8)))),
+            ("https://finnhub.io/api/v1/quote", ok(Self.quoteBody)),
+            ("https://finnhub.io/api/v1/quote", ok(Self.quoteBody)),
+        ])
+        let clock = MarketClock(.manual(start: Timestamp(CivilDate(2023, 11, 28), hour: 12, in: .newYork)))
+        let feed = FinnhubFeed(keys: ["k1", "k2"], transport: transport, clock: clock)
+        let q = try await feed.quote("AAPL")
+        #expect(q.last == FixedDecimal("189.84"))
+        _ = try await feed.quote("AAPL")
+        let keys = transport.requests.withLock { $0.map { $0.headers["X-Finnhub-Token"] ?? "" } }
+        #expect(keys == ["k1", "k2", "k2"]) // k1 rests for a minute after its 429
+    }
+
+    @Test("each key is held to its calls per minute")
+    func rateLimit() async throws {
+        let transport = RecordedTransport((0..<3).map { _ in ("https://finnhub.io", ok(Self.quoteBody)) })
+        let clock = MarketClock(.manual(start: Timestamp(CivilDate(2023, 11, 28), hour: 12, in: .newYork)))
+        let feed = FinnhubFeed(keys: ["k1"], transport: transport, clock: clock, callsPerMinute: 2)
+        _ = try await feed.quote("AAPL")
+        _ = try await feed.quote("AAPL")
+        await #expect(throws: FeedError.rateLimited(provider: "Finnhub", retryAfterSeconds: 60)) { try await feed.quote("AAPL") }
+        clock.advance(by: 61 * Duration64.second)
+        #expect(try await feed.quote("AAPL").last == FixedDecimal("189.84"))
+    }
+
+    @Test("no key, no request: missing credentials are reported")
+    func missingKeys() async {
+        let feed = FinnhubFeed(keys: [], transport: RecordedTransport([]), clock: MarketClock(.realtime))
+        await #expect(throws: FeedError.missingCredentials(provider: "Finnhub")) { try await feed.quote("AAPL") }
+    }
+
+    @Test("cached quotes are reused within the TTL; a failing provider yields the last quote marked stale with its age")
+    func staleData() async throws {
+        let transport = RecordedTransport([
+            ("https://finnhub.io", ok(Self.quoteBody)),
+            ("https://finnhub.io", .failure(.transport(provider: "Finnhub", detail: "connection refused"))),
+        ])
+        let start = Timestamp(seconds: 1_701_205_200)
+        let clock = MarketClock(.manual(start: start))
+        let feed = CachingFeed(FinnhubFeed(keys: ["k"], transport: transport, clock: clock), clock: clock, quoteTTLSeconds: 5)
+        _ = try await feed.quote("AAPL")
+        clock.advance(by: 2 * Duration64.second)
+        _ = try await feed.quote("AAPL") // cached: no second request
+        #expect(transport.requests.withLock { $0.count } == 1)
+        clock.advance(by: 60 * Duration64.second)
+        do {
+            _ = try await feed.quote("AAPL")
+            Issue.record("expected the provider failure to surface")
+        } catch {
+            guard case .unavailable(let provider, _, let last, let age) = error else { Issue.record("wrong error \(error)"); return }
+            #expect(provider == "Finnhub")
+            #expect(last?.last == FixedDecimal("189.84"))
+            #expect(age == 62)
+        }
+    }
+
+    @Test("Sina feed sends the Referer and decodes GB18030 quotes")
+    func sinaFeed() async throws {
+        let line = #"var hq_str_sh600519="贵州茅台,1761.000,1763.000,1769.040,1774.880,1756.000,1769.000,1769.040,2042961,3604003960.000,100,1769.000,200,1768.990,300,1768.500,100,1768.000,400,1767.000,1200,1769.040,100,1769.050,300,1769.500,200,1770.000,100,1771.000,2023-11-28,15:00:00,00";"#
+        let body = Array(line.data(using: String.Encoding(rawValue: 0x8000_0632))!)
+        let transport = RecordedTransport([("https://hq.sinajs.cn/list=sh600519",
+                                            .success(HTTPResponse(status: 200, headers: ["content-type": "application/javascript; charset=GB18030"], body: body)))])
+        let feed = SinaFeed(transport: transport, directory: try SymbolDirectory.bundled())
+        let q = try await feed.quote("600519")
+        #expect(q.last == FixedDecimal("1769.04"))
+        #expect(transport.requests.withLock { $0.first?.headers["Referer"] } == "https://finance.sina.com.cn")
+    }
+
+    @Test("configuration: simulated by default; providers by environment or file; clear errors")
+    func configuration() throws {
+        let defaults = try MarketDataConfiguration.load(environment: [:])
+        #expect(defaults.us == .simulated && defaults.cn == .simulated)
+        let env = try MarketDataConfiguration.load(environment: ["PAPERTRADE_FEED_US": "finnhub", "FINNHUB_API_KEYS": "a, b",
+                                                                 "PAPERTRADE_FEED_CN": "sina", "HOME": "/root"])
+        #expect(env.us == .finnhub && env.finnhubKeys == ["a", "b"] && env.cn == .sina)
+        #expect(throws: MarketDataConfiguration.ConfigurationError.self) {
+            try MarketDataConfiguration.load(environment: ["PAPERTRADE_FEED_US": "finnhub"])
+        }
+        #expect(throws: MarketDataConfiguration.ConfigurationError.self) {
+            try MarketDataConfiguration.load(environment: ["PAPERTRADE_FEED": "bloomberg"])
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-\(UUID()).conf").path
+        try "# market data\nPAPERTRADE_FEED_US=yahoo\nPAPERTRADE_QUOTE_TTL=30\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let fromFile = try MarketDataConfiguration.load(environment: ["PAPERTRADE_QUOTE_TTL": "10"], configFile: file)
+        #expect(fromFile.us == .yahoo)
+        #expect(fromFile.quoteTTLSeconds == 10) // the environment wins
+        let feed = defaults.makeFeed(directory: try SymbolDirectory.bundled(), clock: MarketClock(.realtime))
+        #expect(feed.name == "Simulated market")
+    }
+
+    @Test("the simulated feed answers quotes, bars, search, profile and peers offline")
+    func simulatedFeed() async throws {
+        let directory = try SymbolDirectory.bundled()
+        let clock = MarketClock(.manual(start: Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .newYork)))
+        let feed = SimulatedFeed(market: SimulatedMarket(directory: directory), clock: clock)
+        #expect(try await feed.quote("AAPL").time == clock.now())
+        await #expect(throws: FeedError.unknownSymbol("NOPE")) { try await feed.quote("NOPE") }
+        let bars = try await feed.bars("AAPL", timeframe: .minutes(5), from: Timestamp(CivilDate(2026, 11, 20), in: .newYork),
+                                       to: Timestamp(CivilDate(2026, 11, 21), in: .newYork))
+        #expect(bars.count == 30) // 09:30–12:00, never past the clock
+        #expect(try await feed.search("appl", market: nil, limit: 3).first?.symbol == "AAPL")
+        #expect(try await feed.profile("AAPL").industry == "Technology Hardware, Storage & Peripherals")
+        #expect(try await feed.peers("ADBE").contains("CRM")) // both GICS Application Software
+        await #expect(throws: FeedError.unsupported(provider: "Simulated market", feature: "news")) {
+            try await feed.news("AAPL", from: CivilDate(2026, 11, 1), to: CivilDate(2026, 11, 20))
+        }
+    }
+}
