@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== swift test (TradingCore unit, specification and property-based tests)"
+echo "== swift test (TradingCore and MarketData: unit, specification and property-based tests)"
 swift build --build-tests
 swift test --skip-build
