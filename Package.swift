@@ -9,9 +9,17 @@ let package = Package(
     products: [
         .library(name: "TradingCore", targets: ["TradingCore"]),
         .library(name: "MarketData", targets: ["MarketData"]),
+        .executable(name: "papertrade", targets: ["papertrade"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .target(name: "TradingCore"),
@@ -25,9 +33,36 @@ let package = Package(
             dependencies: ["TradingCore"],
             path: "benchmarks/TradingCoreBench"
         ),
+        .target(
+            name: "Storage",
+            dependencies: [
+                "TradingCore",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+            ]
+        ),
+        .target(name: "Brokerage", dependencies: ["TradingCore", "MarketData", "Storage"]),
+        .target(
+            name: "Server",
+            dependencies: [
+                "Brokerage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "papertrade",
+            dependencies: ["Server", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(name: "MarketDataBench", dependencies: ["MarketData"], path: "benchmarks/MarketDataBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: ["Server", .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
         .testTarget(
             name: "TradingCoreTests",
             dependencies: [

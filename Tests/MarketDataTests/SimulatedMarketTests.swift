@@ -151,3 +151,18 @@ struct SimulatedMarketTests {
         }
     }
 }
+
+@Suite("Simulated market, always open")
+struct AlwaysOpenLevelTests {
+    @Test("always-open prices stay at the calendar market's level")
+    func levels() throws {
+        let directory = try SymbolDirectory.bundled()
+        let calendar = SimulatedMarket(directory: directory)
+        let open = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(sessions: .alwaysOpen))
+        let t = Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .newYork)
+        let a = try #require(calendar.quote("AAPL", at: t)?.last)
+        let b = try #require(open.quote("AAPL", at: t)?.last)
+        // Within a factor of two after ten months of independent paths.
+        #expect(b > a.multiplied(by: FixedDecimal(units: 5, exponent: 1)) && b < a.times(2))
+    }
+}

@@ -16,9 +16,12 @@ struct SessionGrid: Sendable {
         policy == .alwaysOpen ? date.adding(days: -1) : calendar.previousTradingDay(before: date)
     }
 
-    /// The path's day index of a date.
+    /// The path's day index of a date. Always-open markets count calendar days, aligned with the weekday count
+    /// on the anchor date so that prices there agree with the calendar market.
     func dayIndex(_ date: CivilDate) -> Int {
-        policy == .alwaysOpen ? date.daysSinceEpoch - PricePath.epoch.daysSinceEpoch : PricePath.weekdayIndex(date)
+        guard policy == .alwaysOpen else { return PricePath.weekdayIndex(date) }
+        let anchor = SimulatedProfile.anchorDate
+        return PricePath.weekdayIndex(anchor) + date.daysSinceEpoch - anchor.daysSinceEpoch
     }
 
     /// Start times of the trading minutes of a date (continuous trading and the A-share closing auction).

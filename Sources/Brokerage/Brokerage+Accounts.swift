@@ -1,0 +1,127 @@
+import MarketData
+import Storage
+import TradingCore
+
+extension Brokerage {
+    /// Creates a user (the password must already be hashed by the caller).
+    public func createUser(id: String, username: String, passwordHash: String) async throws(BrokerageError) -> UserRecord {
+        let record = UserRecord(id: id, username: username, passwordHash: passwordHash, createdAt: clock.now())
+        do { try await storage.createUser(record) } catch { throw .storage(error) }
+        return record
+    }
+
+    /// Opens a paper account for a user, durably.
+    public func openAccount(userID: String, market: Market, cash: FixedDecimal, name: String) async throws(BrokerageError) -> AccountRecord {
+        var id = AccountID(high: 0, low: 0)
+        repeat {
+            var generator = SystemRandomNumberGenerator()
+            id = Identifier(high: (generator.next() & ~0xF000) | 0x4000, low: (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
+        } while owners[id] != nil
+        do { try engine.openAccount(id, market: market, startingCash: cash) } catch { throw .rejected(error) }
+        guard let snapshot = engine.snapshot(of: id) else { throw .invalid("account could not be opened") }
+        let number = "PA" + String(id.high % 1_000_000_000_0, radix: 10).leftPadded(10)
+        let record = AccountRecord(id: id, userID: userID, name: name, market: market, accountNumber: number,
+                                   createdAt: clock.now(), snapshot: snapshot)
+        do {
+            try await storage.createAccount(record)
+        } catch {
+            try? await reload()
+            throw .storage(error)
+        }
+        owners[id] = record
+        return record
+    }
+
+    public func accountRecord(_ id: AccountID) -> AccountRecord? { owners[id] }
+
+    public func accounts(of userID: String) -> [AccountRecord] {
+        owners.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    public func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?) async throws(BrokerageError) -> LedgerEntry {
+        let entry: LedgerEntry
+        do { entry = try engine.deposit(amount, to: id, method: method, note: note, at: clock.now()) } catch { throw .rejected(error) }
+        try await commit()
+        return entry
+    }
+
+    public func withdraw(_ amount: FixedDecimal, from id: AccountID, method: TransferMethod, note: String?) async throws(BrokerageError) -> LedgerEntry {
+        let entry: LedgerEntry
+        do { entry = try engine.withdraw(amount, from: id, method: method, note: note, at: clock.now()) } catch { throw .rejected(error) }
+        try await commit()
+        return entry
+    }
+
+    public func reset(_ id: AccountID) async throws(BrokerageError) {
+        do { try engine.reset(id, at: clock.now()) } catch { throw .rejected(error) }
+        try await commit()
+    }
+
+    public func activities(_ id: AccountID, limit: Int = 100) async throws(BrokerageError) -> [LedgerEntry] {
+        do { return try await storage.activities(account: id, limit: limit) } catch { throw .storage(error) }
+    }
+
+    /// An account's balances and positions valued at current quotes.
+    public func summary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary {
+        guard let account = engine.account(id) else { throw .notFound("account not found") }
+        var positions: [PositionSummary] = []
+        var marketValue = FixedDecimal.zero
+        var dayChange = FixedDecimal.zero
+        for position in account.positions.values.sorted(by: { $0.symbol < $1.symbol }) where position.qty.isPositive {
+            let quote = try? await feed.quote(position.symbol)
+            let mark = quote?.last ?? position.averageEntryPrice
+            let valuation = position.valuation(at: mark, previousClose: quote?.previousClose)
+            marketValue += valuation.marketValue
+            dayChange += valuation.dayChange
+            positions.append(PositionSummary(position: position, instrument: engine.instrument(position.instrument),
+                                             current: mark, previousClose: quote?.previousClose, valuation: valuation))
+        }
+        return AccountSummary(account: account, record: owners[id], positions: positions,
+                              marketValue: marketValue, dayChange: dayChange)
+    }
+}
+
+/// An account valued at current prices.
+public struct AccountSummary: Sendable {
+    public var account: Account
+    public var record: AccountRecord?
+    public var positions: [PositionSummary]
+    public var marketValue: FixedDecimal
+    public var dayChange: FixedDecimal
+    public var equity: FixedDecimal { account.cash + marketValue }
+}
+
+public struct PositionSummary: Sendable {
+    public var position: Position
+    public var instrument: Instrument
+    public var current: Price
+    public var previousClose: Price?
+    public var valuation: PositionValuation
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+extension Brokerage {
+    /// Loads an account created by another process (e.g. `papertrade admin create-account` while serving).
+    public func loadAccountIfNeeded(_ id: AccountID) async throws(BrokerageError) {
+        guard owners[id] == nil else { return }
+        let records: [AccountRecord]
+        do { records = try await storage.accounts() } catch { throw .storage(error) }
+        guard let record = records.first(where: { $0.id == id }) else { throw .notFound("account not found") }
+        for symbol in Set(record.snapshot.account.positions.values.map(\.symbol) + record.snapshot.openOrders.map(\.symbol)) {
+            if let entry = directory.entry(symbol) { engine.register(entry.instrument) }
+        }
+        do { try engine.restore(record.snapshot) } catch { throw .rejected(error) }
+        owners[id] = record
+    }
+
+    /// The accounts of a user, including any created by another process.
+    public func loadAccounts(of userID: String) async throws(BrokerageError) -> [AccountRecord] {
+        let records: [AccountRecord]
+        do { records = try await storage.accounts(userID: userID) } catch { throw .storage(error) }
+        for record in records where owners[record.id] == nil { try await loadAccountIfNeeded(record.id) }
+        return records.compactMap { owners[$0.id] }
+    }
+}

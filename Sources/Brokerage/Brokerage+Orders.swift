@@ -1,0 +1,118 @@
+import MarketData
+import Storage
+import TradingCore
+
+extension Brokerage {
+    /// Registers an instrument on first use and brings its market state up to now: the session's reference
+    /// (previous close → A-share price band) and the current quote, so orders validate and fill against the
+    /// market as it is.
+    func refresh(_ symbol: String) async throws(BrokerageError) -> InstrumentID {
+        guard let entry = directory.entry(symbol) else { throw .notFound("asset not found for \(symbol)") }
+        let id = engine.register(entry.instrument)
+        let quote: MarketQuote
+        do { quote = try await feed.quote(entry.symbol) } catch {
+            // Without a fresh quote the order can still be validated; it fills on the next update.
+            if case .unknownSymbol = error { throw .feed(error) }
+            return id
+        }
+        let now = clock.now()
+        let date = quote.tradingDate
+        if referenceDates[id] != date {
+            engine.apply(MarketEvent(instrument: id, time: now, kind: .reference(previousClose: quote.previousClose)))
+            referenceDates[id] = date
+        }
+        // A provider quote older than five minutes during trading is stale: it may not fill orders.
+        let age = now.nanoseconds - quote.time.nanoseconds
+        if age < 5 * Duration64.minute || quote.phase == .closed {
+            engine.apply(quote.event(for: id).at(now))
+        }
+        return id
+    }
+
+    public func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
+        guard owners[account] != nil else { throw .notFound("account not found") }
+        _ = try await refresh(request.symbol)
+        let order: Order
+        do { order = try engine.submit(request, account: account, at: clock.now()) } catch {
+            throw .rejected(error)
+        }
+        try await commit()
+        return engine.order(order.id) ?? order
+    }
+
+    public func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
+        let order: Order
+        do { order = try engine.cancel(id, account: account, at: clock.now()) } catch {
+            if error.reason == .orderNotFound, let stored = try? await storage.order(id), stored.accountID == account {
+                throw BrokerageError(status: 422, code: 42210000, message: "order is \(stored.status.rawValue) and can no longer be canceled")
+            }
+            throw .rejected(error)
+        }
+        try await commit()
+        return order
+    }
+
+    public func cancelAll(account: AccountID) async throws(BrokerageError) -> [(OrderID, Result<Order, BrokerageError>)] {
+        let results: [(OrderID, Result<Order, OrderRejection>)]
+        do { results = try engine.cancelAll(account: account, at: clock.now()) } catch { throw .rejected(error) }
+        try await commit()
+        return results.map { ($0.0, $0.1.mapError(BrokerageError.rejected)) }
+    }
+
+    public func replace(_ id: OrderID, account: AccountID, with change: ReplaceRequest) async throws(BrokerageError) -> Order {
+        if let order = engine.order(id) { _ = try await refresh(order.symbol) }
+        let replacement: Order
+        do { replacement = try engine.replace(id, account: account, with: change, at: clock.now()) } catch {
+            throw .rejected(error)
+        }
+        try await commit()
+        return engine.order(replacement.id) ?? replacement
+    }
+
+    /// An order by id: from the engine while it is open (or recently closed), else from storage.
+    public func order(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
+        if let order = engine.order(id), order.accountID == account { return order }
+        let stored: Order?
+        do { stored = try await storage.order(id) } catch { throw .storage(error) }
+        guard let stored, stored.accountID == account else { throw .notFound("order not found") }
+        return stored
+    }
+
+    public func order(clientOrderID: String, account: AccountID) async throws(BrokerageError) -> Order {
+        if let order = engine.order(clientOrderID: clientOrderID, account: account) { return order }
+        let stored: Order?
+        do { stored = try await storage.order(clientOrderID: clientOrderID, account: account) } catch { throw .storage(error) }
+        guard let stored else { throw .notFound("order not found") }
+        return stored
+    }
+
+    public func orders(account: AccountID, _ query: Storage.OrderQuery) async throws(BrokerageError) -> [Order] {
+        do { return try await storage.orders(account: account, query) } catch { throw .storage(error) }
+    }
+
+    // MARK: Market pump
+
+    /// Feeds current quotes of every instrument with working orders into the engine, and commits fills.
+    public func pumpMarket() async throws(BrokerageError) {
+        var symbols = Set<String>()
+        for id in owners.keys { for order in engine.openOrders(of: id) where order.status != .held { symbols.insert(order.symbol) } }
+        engine.advance(to: clock.now())
+        for symbol in symbols.sorted() { _ = try? await refresh(symbol) }
+        try await commit()
+    }
+
+    /// Pumps the market every `interval` until the task is cancelled.
+    public func runMarketPump(interval: Int64 = Duration64.second) async {
+        var next = clock.now()
+        while !Task.isCancelled {
+            try? await pumpMarket()
+            next = next.adding(nanoseconds: interval)
+            await clock.sleep(until: next)
+        }
+    }
+}
+
+extension MarketEvent {
+    /// The same event stamped at another time (a provider quote applied at the moment it is used).
+    func at(_ time: Timestamp) -> MarketEvent { MarketEvent(instrument: instrument, time: time, kind: kind) }
+}

@@ -1,0 +1,120 @@
+import MarketData
+import Storage
+import TradingCore
+
+/// Accounts, order routing and market-data pumping around one `TradingEngine`.
+///
+/// The brokerage is the single writer (an actor): engine steps never interleave, so two requests can never
+/// overdraw an account. Every step's changes are written to storage in one transaction *before* the caller is
+/// answered; a failed write reloads the engine from storage, so memory never runs ahead of disk.
+public actor Brokerage {
+    var engine: TradingEngine
+    public let storage: Storage
+    public let feed: any MarketDataFeed
+    public let directory: SymbolDirectory
+    public let clock: MarketClock
+    let configuration: EngineConfiguration
+    var owners: [AccountID: AccountRecord] = [:]
+    /// The trading date each instrument's reference (previous close, price band) was last set for.
+    var referenceDates: [InstrumentID: CivilDate] = [:]
+    var subscribers: [Int: (account: AccountID?, continuation: AsyncStream<OrderUpdate>.Continuation)] = [:]
+    var nextSubscriber = 0
+
+    init(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
+         configuration: EngineConfiguration) {
+        self.storage = storage
+        self.feed = feed
+        self.directory = directory
+        self.clock = clock
+        self.configuration = configuration
+        engine = TradingEngine(configuration: configuration)
+    }
+
+    /// Loads every account and open order from storage into a fresh engine.
+    public static func start(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory,
+                             clock: MarketClock, seed: UInt64 = 1) async throws -> Brokerage {
+        let configuration = EngineConfiguration(seed: seed, sessions: clock.sessions)
+        let brokerage = Brokerage(storage: storage, feed: feed, directory: directory, clock: clock,
+                                  configuration: configuration)
+        try await brokerage.reload()
+        return brokerage
+    }
+
+    /// Rebuilds the engine from storage (at start, and after a failed write).
+    func reload() async throws {
+        var fresh = TradingEngine(configuration: configuration)
+        var owners: [AccountID: AccountRecord] = [:]
+        for record in try await storage.accounts() {
+            for symbol in Set(record.snapshot.account.positions.values.map(\.symbol) + record.snapshot.openOrders.map(\.symbol)) {
+                if let entry = directory.entry(symbol) { fresh.register(entry.instrument) }
+            }
+            do { try fresh.restore(record.snapshot) } catch {
+                throw StorageError.corrupt("account \(record.id): \(error.message)")
+            }
+            owners[record.id] = record
+        }
+        if let random = try await storage.randomState() { fresh.randomState = random }
+        engine = fresh
+        self.owners = owners
+        referenceDates = [:]
+    }
+
+    // MARK: Journal
+
+    /// Writes what the engine produced since the last step, then publishes it. Throws (after reloading the
+    /// engine from storage) if the write fails.
+    func commit() async throws(BrokerageError) {
+        let events = engine.outbox
+        engine.outbox.removeAll(keepingCapacity: true)
+        guard !events.isEmpty else { return }
+        var journal = Journal(randomState: engine.randomState)
+        var latest: [OrderID: Order] = [:]
+        var orderSequence: [OrderID] = []
+        var touched = Set<AccountID>()
+        var updates: [OrderUpdate] = []
+        for event in events {
+            switch event {
+            case .order(let update):
+                if latest[update.order.id] == nil { orderSequence.append(update.order.id) }
+                latest[update.order.id] = update.order
+                touched.insert(update.order.accountID)
+                updates.append(update)
+            case .ledger(let entry):
+                journal.entries.append(entry)
+                touched.insert(entry.accountID)
+            }
+        }
+        journal.orders = orderSequence.compactMap { latest[$0] }
+        journal.snapshots = touched.sorted().compactMap { engine.snapshot(of: $0) }
+        do {
+            try await storage.journal(journal)
+        } catch {
+            try? await reload()
+            throw .storage(error)
+        }
+        engine.pruneClosedOrders()
+        for update in updates { publish(update) }
+    }
+
+    // MARK: Order update streams
+
+    /// Order updates as they are committed; for one account, or all accounts when nil.
+    public func orderUpdates(account: AccountID?) -> AsyncStream<OrderUpdate> {
+        let id = nextSubscriber
+        nextSubscriber += 1
+        let (stream, continuation) = AsyncStream<OrderUpdate>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        subscribers[id] = (account, continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    func unsubscribe(_ id: Int) { subscribers[id] = nil }
+
+    func publish(_ update: OrderUpdate) {
+        for (_, s) in subscribers where s.account == nil || s.account == update.order.accountID {
+            s.continuation.yield(update)
+        }
+    }
+}

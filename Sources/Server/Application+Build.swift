@@ -1,0 +1,40 @@
+import Hummingbird
+import Logging
+import MarketData
+
+/// Assembles the HTTP application: `papertrade serve` runs it, tests drive it with HummingbirdTesting.
+public func buildApplication(_ services: Papertrade, logger: Logger = Logger(label: "papertrade")) -> some ApplicationProtocol {
+    let router = Router(context: AppContext.self)
+    router.add(middleware: ErrorShapeMiddleware())
+    router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
+    router.get("openapi.json") { _, _ in OpenAPIDocument.native.response() }
+
+    let alpaca = router.group("v2").add(middleware: APIKeyAuthenticator(services: services))
+    TradingController(services: services).addRoutes(to: alpaca)
+
+    let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))
+    AuthController(services: services).addRoutes(to: native)
+    MarketController(services: services).addRoutes(to: native)
+
+    let configuration = ApplicationConfiguration(
+        address: .hostname(services.configuration.host, port: services.configuration.port),
+        serverName: "papertrade")
+    return Application(router: router, configuration: configuration, logger: logger)
+}
+
+/// Answers unknown routes and unexpected errors in the API's error shape, never with an empty 500.
+struct ErrorShapeMiddleware: RouterMiddleware {
+    func handle(_ request: Request, context: AppContext,
+                next: (Request, AppContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as HTTPError {
+            throw APIError(error.status, code: Int(error.status.code) * 100_000, error.body ?? error.status.reasonPhrase)
+        } catch {
+            context.logger.error("unexpected error: \(error)")
+            throw APIError(.internalServerError, code: 50000000, "internal error")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import HTTPTypes
+import Hummingbird
+import TradingCore
+
+/// Alpaca's auth headers (APCA-API-KEY-ID / APCA-API-SECRET-KEY) → the key's account; 401 otherwise.
+struct APIKeyAuthenticator: RouterMiddleware {
+    let services: Papertrade
+
+    func handle(_ request: Request, context: AppContext,
+                next: (Request, AppContext) async throws -> Response) async throws -> Response {
+        guard let keyID = request.headers[HTTPField.Name("APCA-API-KEY-ID")!],
+              let secret = request.headers[HTTPField.Name("APCA-API-SECRET-KEY")!],
+              let account = try await services.authenticate(keyID: keyID, secret: secret) else {
+            throw APIError.unauthorized
+        }
+        var context = context
+        context.caller = .account(account)
+        return try await next(request, context)
+    }
+}
+
+/// The web session cookie → the logged-in user, when there is one (routes decide whether they need it).
+struct SessionAuthenticator: RouterMiddleware {
+    static let cookie = "papertrade_session"
+    let services: Papertrade
+
+    func handle(_ request: Request, context: AppContext,
+                next: (Request, AppContext) async throws -> Response) async throws -> Response {
+        var context = context
+        if let token = request.cookies[Self.cookie]?.value,
+           let user = try await services.storage.sessionUser(tokenHash: Credentials.sha256(token), at: services.clock.now()) {
+            context.caller = .user(id: user, sessionToken: token)
+        }
+        return try await next(request, context)
+    }
+}
+
+extension AppContext {
+    /// The API key's account, or 401.
+    func account() throws -> AccountID {
+        guard case .account(let id) = caller else { throw APIError.unauthorized }
+        return id
+    }
+
+    /// The logged-in user, or 401.
+    func user() throws -> String {
+        guard case .user(let id, _) = caller else { throw APIError.unauthorized }
+        return id
+    }
+}

@@ -1,0 +1,60 @@
+import MarketData
+
+/// The native API (/api/v1) as an OpenAPI 3.1 document, served at /openapi.json.
+enum OpenAPIDocument {
+    static func op(_ summary: String, auth: Bool = false, parameters: [JSONValue] = [], body: String? = nil,
+                   responses: [String: String]) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "summary": .string(summary),
+            "responses": .object(responses.mapValues { .object(["description": .string($0)]) }),
+        ]
+        if !parameters.isEmpty { o["parameters"] = .array(parameters) }
+        if auth { o["security"] = .array([.object(["session": .array([])])]) }
+        if let body {
+            o["requestBody"] = .object(["required": .bool(true), "content": .object(["application/json": .object([
+                "schema": .object(["$ref": .string("#/components/schemas/\(body)")])])])])
+        }
+        return .object(o)
+    }
+
+    static func param(_ name: String, in location: String, required: Bool = true, _ description: String) -> JSONValue {
+        .object(["name": .string(name), "in": .string(location), "required": .bool(required),
+                 "description": .string(description), "schema": .object(["type": .string("string")])])
+    }
+
+    static let native: JSONValue = .object([
+        "openapi": .string("3.1.0"),
+        "info": .object(["title": .string("papertrade native API"), "version": .string("1"),
+                         "description": .string("What the web app needs beyond the Alpaca-compatible /v2 surface. Decimals are JSON strings.")]),
+        "components": .object([
+            "securitySchemes": .object(["session": .object(["type": .string("apiKey"), "in": .string("cookie"), "name": .string("papertrade_session")])]),
+            "schemas": .object([
+                "Credentials": .object(["type": .string("object"), "required": .array([.string("username"), .string("password")]),
+                                        "properties": .object(["username": .object(["type": .string("string")]),
+                                                               "password": .object(["type": .string("string"), "minLength": .int(8)])])]),
+            ]),
+        ]),
+        "paths": .object([
+            "/api/v1/auth/signup": .object(["post": op("Create a user with a USD and a CNY paper account; starts a session",
+                                                       body: "Credentials", responses: ["201": "the user and accounts", "409": "username taken", "422": "invalid username or password"])]),
+            "/api/v1/auth/login": .object(["post": op("Log in; sets the session cookie", body: "Credentials",
+                                                      responses: ["200": "the user and accounts", "401": "wrong username or password", "429": "too many failed logins"])]),
+            "/api/v1/auth/logout": .object(["post": op("End the session", auth: true, responses: ["200": "logged out"])]),
+            "/api/v1/me": .object(["get": op("The logged-in user and their accounts", auth: true, responses: ["200": "user", "401": "not logged in"])]),
+            "/api/v1/search": .object(["get": op("Symbol search and autocomplete by ticker or company name",
+                                                 parameters: [param("q", in: "query", "ticker or name fragment"),
+                                                              param("market", in: "query", required: false, "us or cn"),
+                                                              param("limit", in: "query", required: false, "1–50, default 10")],
+                                                 responses: ["200": "[{symbol, name, exchange, market, kind}]"])]),
+            "/api/v1/quotes/{symbol}": .object(["get": op("Quote with 5-level depth and A-share limits",
+                                                          parameters: [param("symbol", in: "path", "ticker or A-share code")],
+                                                          responses: ["200": "quote", "404": "unknown symbol", "503": "provider unavailable"])]),
+            "/api/v1/market/overview": .object(["get": op("Index overview: SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500",
+                                                          responses: ["200": "indices"])]),
+            "/api/v1/market/movers": .object(["get": op("Top gainers, losers or most active",
+                                                        parameters: [param("market", in: "query", "us or cn"),
+                                                                     param("kind", in: "query", "gainers, losers or active")],
+                                                        responses: ["200": "movers", "422": "bad market or kind"])]),
+        ]),
+    ])
+}

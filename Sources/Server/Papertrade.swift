@@ -1,0 +1,141 @@
+import Brokerage
+import Foundation
+import Logging
+import MarketData
+import Storage
+import Synchronization
+import TradingCore
+
+/// How `papertrade serve` runs. Every option has an environment variable (see the CLI).
+public struct ServerConfiguration: Sendable {
+    public enum ClockSetting: String, Sendable, CaseIterable {
+        case realtime, alwaysOpen = "always-open", replay, manual
+    }
+
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var dataDirectory = "data"
+    /// postgres://… to use PostgreSQL instead of the SQLite file in the data directory.
+    public var databaseURL: String?
+    public var clock: ClockSetting = .realtime
+    /// Replay start (default: 30 days ago) and speed factor.
+    public var replayStart: CivilDate?
+    public var replaySpeed = 60
+    public var seed: UInt64 = 1
+    public var marketData = MarketDataConfiguration()
+
+    public init() {}
+
+    public var database: DatabaseLocation {
+        databaseURL.map { .postgres(url: $0) } ?? .sqlite(path: dataDirectory + "/papertrade.sqlite")
+    }
+
+    func makeClock() -> MarketClock {
+        switch clock {
+        case .realtime: return MarketClock(.realtime)
+        case .alwaysOpen: return MarketClock(.alwaysOpen)
+        case .manual: return MarketClock(.manual(start: MarketClock(.realtime).now()))
+        case .replay:
+            let now = MarketClock(.realtime).now()
+            let start = replayStart.map { Timestamp($0, hour: 9, minute: 30, in: .newYork) } ?? now.adding(seconds: -30 * 86_400)
+            return MarketClock(.replay(start: start, speed: replaySpeed))
+        }
+    }
+}
+
+/// The running services behind the HTTP surface: storage, market data, brokerage.
+public final class Papertrade: Sendable {
+    public let configuration: ServerConfiguration
+    public let storage: Storage
+    public let directory: SymbolDirectory
+    public let market: SimulatedMarket
+    public let feed: any MarketDataFeed
+    public let clock: MarketClock
+    public let brokerage: Brokerage
+    let throttle = LoginThrottle()
+    /// Verified API keys (key id → secret hash and account), so each request does not hit storage.
+    let keys = Mutex<[String: APIKeyRecord]>([:])
+
+    init(configuration: ServerConfiguration, storage: Storage, directory: SymbolDirectory, market: SimulatedMarket,
+         feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage) {
+        self.configuration = configuration
+        self.storage = storage
+        self.directory = directory
+        self.market = market
+        self.feed = feed
+        self.clock = clock
+        self.brokerage = brokerage
+    }
+
+    public static func start(_ configuration: ServerConfiguration, clock: MarketClock? = nil) async throws -> Papertrade {
+        let clock = clock ?? configuration.makeClock()
+        let storage = try await Storage.open(configuration.database)
+        let directory = try SymbolDirectory.bundled()
+        let market = SimulatedMarket(directory: directory,
+                                     configuration: SimulatorConfiguration(seed: configuration.seed, sessions: clock.sessions))
+        let feed = configuration.marketData.us == .simulated && configuration.marketData.cn == .simulated
+            ? SimulatedFeed(market: market, clock: clock)
+            : configuration.marketData.makeFeed(directory: directory, clock: clock)
+        let brokerage = try await Brokerage.start(storage: storage, feed: feed, directory: directory, clock: clock,
+                                                  seed: configuration.seed)
+        return Papertrade(configuration: configuration, storage: storage, directory: directory, market: market,
+                          feed: feed, clock: clock, brokerage: brokerage)
+    }
+
+    public func shutdown() async { await storage.shutdown() }
+
+    // MARK: Users, accounts, keys (shared by the API and the admin commands)
+
+    public func createUser(username: String, password: String) async throws -> UserRecord {
+        guard (3...32).contains(username.count), username.allSatisfy({ $0.isLetter || $0.isNumber || "_.-".contains($0) }) else {
+            throw APIError.unprocessable("username must be 3–32 letters, digits, '_', '.' or '-'")
+        }
+        guard password.count >= 8, password.count <= 72 else {
+            throw APIError.unprocessable("password must be 8 to 72 characters")
+        }
+        let hash = try await Credentials.hashPassword(password)
+        return try await api { () throws(BrokerageError) in
+            try await brokerage.createUser(id: UUID().uuidString.lowercased(), username: username, passwordHash: hash)
+        }
+    }
+
+    public func createAccount(userID: String, market: Market, cash: FixedDecimal?, name: String?) async throws -> AccountRecord {
+        let starting = cash ?? (market == .us ? FixedDecimal(100_000) : FixedDecimal(1_000_000))
+        let label = name ?? (market == .us ? "US paper account" : "A-share paper account")
+        return try await api { () throws(BrokerageError) in
+            try await brokerage.openAccount(userID: userID, market: market, cash: starting, name: label)
+        }
+    }
+
+    /// A new API key for an account: the secret is shown once and stored only as a hash.
+    public func createKey(account: AccountID) async throws -> (keyID: String, secret: String) {
+        let keyID = Credentials.keyID()
+        let secret = Credentials.token(bytes: 30)
+        try await storage.createAPIKey(APIKeyRecord(keyID: keyID, secretHash: Credentials.sha256(secret), accountID: account),
+                                       at: clock.now())
+        return (keyID, secret)
+    }
+
+    /// The account an API key pair opens, or nil.
+    func authenticate(keyID: String, secret: String) async throws -> AccountID? {
+        var record = keys.withLock { $0[keyID] }
+        if record == nil {
+            record = try await storage.apiKey(keyID)
+            if let record { keys.withLock { $0[keyID] = record } }
+        }
+        guard let record, Credentials.equal(record.secretHash, Credentials.sha256(secret)) else { return nil }
+        try await api { () throws(BrokerageError) in try await brokerage.loadAccountIfNeeded(record.accountID) }
+        return record.accountID
+    }
+
+    /// On an empty database: a demo user with a USD and a CNY account and an API key for the USD one.
+    public func bootstrapDemoIfEmpty() async throws -> (username: String, password: String, keyID: String, secret: String)? {
+        guard try await storage.userCount() == 0 else { return nil }
+        let password = "demo-" + Credentials.token(bytes: 6)
+        let user = try await createUser(username: "demo", password: password)
+        let us = try await createAccount(userID: user.id, market: .us, cash: nil, name: "Demo USD")
+        _ = try await createAccount(userID: user.id, market: .cn, cash: nil, name: "Demo A-shares")
+        let key = try await createKey(account: us.id)
+        return ("demo", password, key.keyID, key.secret)
+    }
+}

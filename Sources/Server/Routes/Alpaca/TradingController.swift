@@ -1,0 +1,218 @@
+import HTTPTypes
+import Brokerage
+import Foundation
+import Hummingbird
+import MarketData
+import Storage
+import TradingCore
+
+/// Alpaca Trading API v2: account, orders, positions, assets, clock, activities.
+struct TradingController {
+    let services: Papertrade
+    var brokerage: Brokerage { services.brokerage }
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("account", use: account)
+        group.get("account/activities", use: activities)
+        group.get("orders", use: listOrders)
+        group.post("orders", use: createOrder)
+        group.delete("orders", use: cancelAll)
+        group.get("orders:by_client_order_id", use: orderByClientID)
+        group.get("orders/{id}", use: getOrder)
+        group.patch("orders/{id}", use: replaceOrder)
+        group.delete("orders/{id}", use: cancelOrder)
+        group.get("positions", use: positions)
+        group.get("positions/{symbol}", use: position)
+        group.get("assets/{symbol}", use: asset)
+        group.get("clock", use: clock)
+    }
+
+    @Sendable func account(_ request: Request, context: AppContext) async throws -> Response {
+        let id = try context.account()
+        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(id) }
+        return AlpacaEncoding.account(summary).response()
+    }
+
+    @Sendable func createOrder(_ request: Request, context: AppContext) async throws -> Response {
+        let id = try context.account()
+        var request = request
+        let order = try AlpacaRequests.order(try await request.jsonBody(context: context))
+        let placed = try await api { () throws(BrokerageError) in try await brokerage.submit(order, account: id) }
+        return try await encode(placed, account: id).response()
+    }
+
+    @Sendable func listOrders(_ request: Request, context: AppContext) async throws -> Response {
+        let id = try context.account()
+        var query = Storage.OrderQuery()
+        if let status = request.query("status") {
+            guard let s = Storage.OrderQuery.Status(rawValue: status.lowercased()) else {
+                throw APIError.unprocessable("invalid status \(status); expected open, closed or all")
+            }
+            query.status = s
+        }
+        if let limit = request.query("limit") {
+            guard let n = Int(limit), (1...500).contains(n) else { throw APIError.unprocessable("limit must be 1 to 500") }
+            query.limit = n
+        }
+        if let after = request.query("after") {
+            guard let t = RFC3339.parse(after) else { throw APIError.unprocessable("after must be an RFC 3339 time") }
+            query.after = t
+        }
+        if let until = request.query("until") {
+            guard let t = RFC3339.parse(until) else { throw APIError.unprocessable("until must be an RFC 3339 time") }
+            query.until = t
+        }
+        if let direction = request.query("direction") {
+            guard ["asc", "desc"].contains(direction.lowercased()) else { throw APIError.unprocessable("direction must be asc or desc") }
+            query.ascending = direction.lowercased() == "asc"
+        }
+        if let symbols = request.query("symbols") {
+            query.symbols = symbols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+        }
+        let orders = try await api { () throws(BrokerageError) in try await brokerage.orders(account: id, query) }
+        let nested = AlpacaRequests.bool(request.query("nested")) ?? false
+        var out: [JSONValue] = []
+        for order in orders where !(nested && order.parentID != nil) {
+            out.append(try await encode(order, account: id, nested: nested))
+        }
+        return JSONValue.array(out).response()
+    }
+
+    @Sendable func getOrder(_ request: Request, context: AppContext) async throws -> Response {
+        let account = try context.account()
+        let id = try orderID(context)
+        let order = try await api { () throws(BrokerageError) in try await brokerage.order(id, account: account) }
+        return try await encode(order, account: account).response()
+    }
+
+    @Sendable func orderByClientID(_ request: Request, context: AppContext) async throws -> Response {
+        let account = try context.account()
+        guard let clientID = request.query("client_order_id") else { throw APIError.unprocessable("client_order_id is required") }
+        let order = try await api { () throws(BrokerageError) in try await brokerage.order(clientOrderID: clientID, account: account) }
+        return try await encode(order, account: account).response()
+    }
+
+    @Sendable func replaceOrder(_ request: Request, context: AppContext) async throws -> Response {
+        let account = try context.account()
+        let id = try orderID(context)
+        var request = request
+        let change = try AlpacaRequests.replace(try await request.jsonBody(context: context))
+        let order = try await api { () throws(BrokerageError) in try await brokerage.replace(id, account: account, with: change) }
+        return try await encode(order, account: account).response()
+    }
+
+    @Sendable func cancelOrder(_ request: Request, context: AppContext) async throws -> Response {
+        let account = try context.account()
+        let id = try orderID(context)
+        _ = try await api { () throws(BrokerageError) in try await brokerage.cancel(id, account: account) }
+        return Response(status: .noContent)
+    }
+
+    @Sendable func cancelAll(_ request: Request, context: AppContext) async throws -> Response {
+        let account = try context.account()
+        let results = try await api { () throws(BrokerageError) in try await brokerage.cancelAll(account: account) }
+        let body: [JSONValue] = results.map { id, result in
+            switch result {
+            case .success(let order): return .object(["id": .string(id.description), "status": .int(200), "body": AlpacaEncoding.order(order)])
+            case .failure(let e): return .object(["id": .string(id.description), "status": .int(e.status),
+                                                  "body": .object(["code": .int(e.code), "message": .string(e.message)])])
+            }
+        }
+        return JSONValue.array(body).response(status: HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"))
+    }
+
+    @Sendable func positions(_ request: Request, context: AppContext) async throws -> Response {
+        let id = try context.account()
+        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(id) }
+        let date = services.clock.now()
+        return JSONValue.array(summary.positions.map {
+            AlpacaEncoding.position($0, date: $0.instrument.calendar.tradingDate(at: date))
+        }).response()
+    }
+
+    @Sendable func position(_ request: Request, context: AppContext) async throws -> Response {
+        let id = try context.account()
+        let symbol = try context.parameters.require("symbol").uppercased()
+        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(id) }
+        guard let p = summary.positions.first(where: { $0.position.symbol == symbol || AlpacaEncoding.assetID($0.position.symbol) == symbol.lowercased() }) else {
+            throw APIError.notFound("position does not exist")
+        }
+        return AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: services.clock.now())).response()
+    }
+
+    @Sendable func asset(_ request: Request, context: AppContext) async throws -> Response {
+        let symbol = try context.parameters.require("symbol")
+        guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("asset not found for \(symbol)") }
+        return AlpacaEncoding.asset(entry).response()
+    }
+
+    @Sendable func clock(_ request: Request, context: AppContext) async throws -> Response {
+        let now = services.clock.now()
+        let calendar = TradingCalendar.xnys
+        let alwaysOpen = services.clock.sessions == .alwaysOpen
+        let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
+        let session = calendar.currentOrNextSession(at: now)
+        let nextOpen = now < session.open ? session.open
+            : (calendar.schedule(on: calendar.nextTradingDay(after: session.date))?.open ?? session.open)
+        return JSONValue.object([
+            "timestamp": .string(now.rfc3339(in: .newYork)), "is_open": .bool(phase.isRegularTrading),
+            "next_open": .string(nextOpen.rfc3339(in: .newYork, fractionalDigits: 0)),
+            "next_close": .string(session.close.rfc3339(in: .newYork, fractionalDigits: 0)),
+        ]).response()
+    }
+
+    @Sendable func activities(_ request: Request, context: AppContext) async throws -> Response {
+        let id = try context.account()
+        let entries = try await api { () throws(BrokerageError) in try await brokerage.activities(id, limit: 100) }
+        return JSONValue.array(entries.map(ActivityEncoding.alpaca)).response()
+    }
+
+    // MARK: Helpers
+
+    func orderID(_ context: AppContext) throws -> OrderID {
+        let text = try context.parameters.require("id")
+        guard let id = OrderID(text) else { throw APIError.notFound("order not found") }
+        return id
+    }
+
+    func encode(_ order: Order, account: AccountID, nested: Bool = true) async throws -> JSONValue {
+        guard nested, !order.legs.isEmpty else { return AlpacaEncoding.order(order) }
+        var legs: [Order] = []
+        for leg in order.legs {
+            if let o = try? await brokerage.order(leg, account: account) { legs.append(o) }
+        }
+        return AlpacaEncoding.order(order, legs: legs)
+    }
+}
+
+/// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE, and RESET for account resets).
+enum ActivityEncoding {
+    static func alpaca(_ e: LedgerEntry) -> JSONValue {
+        let id = JSONValue.string(String(e.time.nanoseconds) + "::" + e.accountID.description + ":" + String(e.sequence))
+        switch e.kind {
+        case .fill(let f):
+            return .object([
+                "id": id, "activity_type": .string("FILL"), "transaction_time": .string(e.time.description),
+                "type": .string(f.leavesQty.map { $0.isZero } ?? true ? "fill" : "partial_fill"),
+                "price": .decimal(f.price), "qty": .decimal(f.qty), "side": .string(f.side.rawValue), "symbol": .string(f.symbol),
+                "leaves_qty": .decimal(f.leavesQty ?? .zero), "cum_qty": .decimal(f.cumulativeQty),
+                "order_id": .string(f.orderID.description), "order_status": .string(f.leavesQty.map { $0.isZero } ?? true ? "filled" : "partially_filled"),
+            ])
+        case .deposit(let method, let note), .withdrawal(let method, let note):
+            let deposit = if case .deposit = e.kind { true } else { false }
+            return nonTrade(e, id: id, type: deposit ? "CSD" : "CSW", description: [method.rawValue, note].compactMap { $0 }.joined(separator: ": "), symbol: nil)
+        case .fee(let kind, _, let symbol):
+            return nonTrade(e, id: id, type: "FEE", description: kind.rawValue, symbol: symbol)
+        case .reset:
+            return nonTrade(e, id: id, type: "RESET", description: "account reset to its starting cash", symbol: nil)
+        }
+    }
+
+    static func nonTrade(_ e: LedgerEntry, id: JSONValue, type: String, description: String, symbol: String?) -> JSONValue {
+        .object([
+            "id": id, "activity_type": .string(type), "date": .string(TradingCalendar.xnys.zone.localTime(of: e.time).date.description),
+            "net_amount": .decimal(e.cashChange), "symbol": .text(symbol), "qty": .null, "per_share_amount": .null,
+            "description": .string(description), "status": .string("executed"),
+        ])
+    }
+}

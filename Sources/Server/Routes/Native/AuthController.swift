@@ -1,0 +1,116 @@
+import Brokerage
+import Foundation
+import Hummingbird
+import MarketData
+import Storage
+import TradingCore
+
+/// Sign up, log in, log out, me — sessions in HttpOnly, SameSite=Lax cookies; failed logins throttled.
+struct AuthController {
+    let services: Papertrade
+    static let sessionDays: Int64 = 30
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.post("auth/signup", use: signup)
+        group.post("auth/login", use: login)
+        group.post("auth/logout", use: logout)
+        group.get("me", use: me)
+    }
+
+    func credentials(_ request: inout Request, context: AppContext) async throws -> (String, String) {
+        let body = try await request.jsonBody(context: context)
+        guard let username = body["username"]?.string?.trimmingCharacters(in: .whitespaces), !username.isEmpty,
+              let password = body["password"]?.string, !password.isEmpty else {
+            throw APIError.unprocessable("username and password are required")
+        }
+        return (username.lowercased(), password)
+    }
+
+    @Sendable func signup(_ request: Request, context: AppContext) async throws -> Response {
+        var request = request
+        let (username, password) = try await credentials(&request, context: context)
+        let user = try await services.createUser(username: username, password: password)
+        _ = try await services.createAccount(userID: user.id, market: .us, cash: nil, name: nil)
+        _ = try await services.createAccount(userID: user.id, market: .cn, cash: nil, name: nil)
+        return try await sessionResponse(user: user, status: .created)
+    }
+
+    @Sendable func login(_ request: Request, context: AppContext) async throws -> Response {
+        var request = request
+        let (username, password) = try await credentials(&request, context: context)
+        let now = services.clock.now()
+        guard !services.throttle.isBlocked(username, at: now) else {
+            throw APIError(.tooManyRequests, code: 42910000, "too many failed logins; try again in a few minutes")
+        }
+        guard let user = try await services.storage.user(username: username),
+              try await Credentials.verifyPassword(password, hash: user.passwordHash) else {
+            services.throttle.recordFailure(username, at: now)
+            throw APIError(.unauthorized, code: 40110000, "wrong username or password")
+        }
+        services.throttle.reset(username)
+        return try await sessionResponse(user: user, status: .ok)
+    }
+
+    @Sendable func logout(_ request: Request, context: AppContext) async throws -> Response {
+        if case .user(_, let token) = context.caller {
+            try await services.storage.deleteSession(tokenHash: Credentials.sha256(token))
+        }
+        var response = JSONValue.object(["ok": .bool(true)]).response()
+        response.setCookie(Cookie(name: SessionAuthenticator.cookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    @Sendable func me(_ request: Request, context: AppContext) async throws -> Response {
+        let userID = try context.user()
+        guard let user = try await services.storage.user(id: userID) else { throw APIError.unauthorized }
+        return try await profile(user).response()
+    }
+
+    func profile(_ user: UserRecord) async throws -> JSONValue {
+        let accounts = try await api { () throws(BrokerageError) in try await services.brokerage.loadAccounts(of: user.id) }
+        var list: [JSONValue] = []
+        for record in accounts {
+            let summary = try await api { () throws(BrokerageError) in try await services.brokerage.summary(record.id) }
+            list.append(NativeEncoding.account(record, summary: summary))
+        }
+        return .object(["id": .string(user.id), "username": .string(user.username), "accounts": .array(list)])
+    }
+
+    func sessionResponse(user: UserRecord, status: HTTPResponse.Status) async throws -> Response {
+        let token = Credentials.token()
+        let now = services.clock.now()
+        try await services.storage.createSession(tokenHash: Credentials.sha256(token), userID: user.id, createdAt: now,
+                                                 expiresAt: now.adding(seconds: Self.sessionDays * 86_400))
+        var response = try await profile(user).response(status: status)
+        response.setCookie(Cookie(name: SessionAuthenticator.cookie, value: token, maxAge: Int(Self.sessionDays * 86_400),
+                                  path: "/", httpOnly: true, sameSite: .lax))
+        return response
+    }
+}
+
+enum NativeEncoding {
+    static func account(_ record: AccountRecord, summary: AccountSummary) -> JSONValue {
+        .object([
+            "id": .string(record.id.description), "name": .string(record.name), "market": .string(record.market.rawValue),
+            "currency": .string(summary.account.currency.rawValue), "account_number": .string(record.accountNumber),
+            "cash": .decimal(summary.account.cash), "buying_power": .decimal(summary.account.buyingPower),
+            "equity": .decimal(summary.equity), "market_value": .decimal(summary.marketValue),
+            "day_change": .decimal(summary.dayChange), "starting_cash": .decimal(summary.account.startingCash),
+        ])
+    }
+
+    static func quote(_ q: MarketQuote, entry: DirectoryEntry?) -> JSONValue {
+        func levels(_ side: BookSide) -> JSONValue {
+            .array((0..<side.count).map { .object(["price": .decimal(side[$0].price), "size": .decimal(side[$0].size)]) })
+        }
+        return .object([
+            "symbol": .string(q.symbol), "name": .text(entry?.name), "exchange": .text(entry?.instrument.exchange.rawValue),
+            "market": .text(entry?.instrument.market.rawValue), "currency": .text(entry?.instrument.currency.rawValue),
+            "time": .string(q.time.description), "last": .decimal(q.last), "open": .decimal(q.open), "high": .decimal(q.high),
+            "low": .decimal(q.low), "previous_close": .decimal(q.previousClose), "change": .decimal(q.change),
+            "change_percent": .decimal(q.changePercent), "volume": .decimal(q.volume), "turnover": .decimal(q.turnover),
+            "bids": levels(q.bids), "asks": levels(q.asks), "limit_up": .decimal(q.limitUp), "limit_down": .decimal(q.limitDown),
+            "phase": .string(q.phase.rawValue), "trading_date": .string(q.tradingDate.description),
+        ])
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import TradingCore
+
+public struct UserRecord: Sendable, Hashable {
+    public var id: String
+    public var username: String
+    public var passwordHash: String
+    public var createdAt: Timestamp
+
+    public init(id: String, username: String, passwordHash: String, createdAt: Timestamp) {
+        self.id = id
+        self.username = username
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+    }
+}
+
+/// A paper account: who owns it, and the engine's state of it.
+public struct AccountRecord: Sendable, Hashable {
+    public var id: AccountID
+    public var userID: String
+    public var name: String
+    public var market: Market
+    public var accountNumber: String
+    public var createdAt: Timestamp
+    public var snapshot: AccountSnapshot
+
+    public init(id: AccountID, userID: String, name: String, market: Market, accountNumber: String,
+                createdAt: Timestamp, snapshot: AccountSnapshot) {
+        self.id = id
+        self.userID = userID
+        self.name = name
+        self.market = market
+        self.accountNumber = accountNumber
+        self.createdAt = createdAt
+        self.snapshot = snapshot
+    }
+}
+
+public struct APIKeyRecord: Sendable, Hashable {
+    public var keyID: String
+    /// SHA-256 of the secret (secrets are random 32-byte tokens; passwords, not secrets, get bcrypt).
+    public var secretHash: String
+    public var accountID: AccountID
+
+    public init(keyID: String, secretHash: String, accountID: AccountID) {
+        self.keyID = keyID
+        self.secretHash = secretHash
+        self.accountID = accountID
+    }
+}
+
+public struct WatchlistRecord: Sendable, Hashable {
+    public var id: String
+    public var accountID: AccountID
+    public var name: String
+    public var symbols: [String]
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+
+    public init(id: String, accountID: AccountID, name: String, symbols: [String], createdAt: Timestamp, updatedAt: Timestamp) {
+        self.id = id
+        self.accountID = accountID
+        self.name = name
+        self.symbols = symbols
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// Everything one engine step changed, written in one transaction: orders as they now stand, new ledger
+/// entries, the touched accounts' snapshots and the engine's random state. Either all of it is durable or none.
+public struct Journal: Sendable {
+    public var orders: [Order] = []
+    public var entries: [LedgerEntry] = []
+    public var snapshots: [AccountSnapshot] = []
+    public var randomState: SeededGenerator?
+
+    public init(orders: [Order] = [], entries: [LedgerEntry] = [], snapshots: [AccountSnapshot] = [], randomState: SeededGenerator? = nil) {
+        self.orders = orders
+        self.entries = entries
+        self.snapshots = snapshots
+        self.randomState = randomState
+    }
+
+    public var isEmpty: Bool { orders.isEmpty && entries.isEmpty && snapshots.isEmpty }
+}
+
+enum Coding {
+    static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        do { return try JSONDecoder().decode(type, from: Data(text.utf8)) } catch {
+            throw StorageError.corrupt("\(T.self): \(error)")
+        }
+    }
+}

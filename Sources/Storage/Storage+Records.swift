@@ -1,0 +1,234 @@
+import Foundation
+import SQLKit
+import TradingCore
+
+extension Storage {
+    // MARK: Users and sessions
+
+    public func createUser(_ user: UserRecord) async throws {
+        try await transaction { db in
+            let existing = try await db.raw("SELECT id FROM users WHERE username = \(bind: user.username)").first()
+            guard existing == nil else { throw StorageError.duplicate("user \(user.username)") }
+            try await db.raw("""
+                INSERT INTO users (id, username, password_hash, created_at)
+                VALUES (\(bind: user.id), \(bind: user.username), \(bind: user.passwordHash), \(bind: user.createdAt.nanoseconds))
+                """).run()
+        }
+    }
+
+    public func user(username: String) async throws -> UserRecord? {
+        try await read { db in try await db.raw("SELECT * FROM users WHERE username = \(bind: username)").first().map(Self.user) }
+    }
+
+    public func user(id: String) async throws -> UserRecord? {
+        try await read { db in try await db.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.user) }
+    }
+
+    public func userCount() async throws -> Int {
+        try await read { db in try await db.raw("SELECT COUNT(*) AS n FROM users").first()?.decode(column: "n", as: Int.self) ?? 0 }
+    }
+
+    static func user(_ row: any SQLRow) throws -> UserRecord {
+        UserRecord(id: try row.decode(column: "id", as: String.self), username: try row.decode(column: "username", as: String.self),
+                   passwordHash: try row.decode(column: "password_hash", as: String.self),
+                   createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)))
+    }
+
+    public func createSession(tokenHash: String, userID: String, createdAt: Timestamp, expiresAt: Timestamp) async throws {
+        try await transaction { db in
+            try await db.raw("""
+                INSERT INTO web_sessions (token_hash, user_id, created_at, expires_at)
+                VALUES (\(bind: tokenHash), \(bind: userID), \(bind: createdAt.nanoseconds), \(bind: expiresAt.nanoseconds))
+                """).run()
+        }
+    }
+
+    /// The user of a live session, or nil if unknown or expired.
+    public func sessionUser(tokenHash: String, at now: Timestamp) async throws -> String? {
+        try await read { db in
+            try await db.raw("SELECT user_id FROM web_sessions WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: now.nanoseconds)")
+                .first()?.decode(column: "user_id", as: String.self)
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await transaction { db in try await db.raw("DELETE FROM web_sessions WHERE token_hash = \(bind: tokenHash)").run() }
+    }
+
+    // MARK: Accounts and keys
+
+    public func createAccount(_ account: AccountRecord) async throws {
+        let state = try Coding.encode(account.snapshot)
+        try await transaction { db in
+            try await db.raw("""
+                INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state)
+                VALUES (\(bind: account.id.description), \(bind: account.userID), \(bind: account.name),
+                        \(bind: account.market.rawValue), \(bind: account.accountNumber), \(bind: account.createdAt.nanoseconds),
+                        \(bind: state))
+                """).run()
+        }
+    }
+
+    public func accounts(userID: String? = nil) async throws -> [AccountRecord] {
+        try await read { db in
+            let rows = if let userID {
+                try await db.raw("SELECT * FROM accounts WHERE user_id = \(bind: userID) ORDER BY created_at").all()
+            } else {
+                try await db.raw("SELECT * FROM accounts ORDER BY created_at").all()
+            }
+            return try rows.map(Self.account)
+        }
+    }
+
+    static func account(_ row: any SQLRow) throws -> AccountRecord {
+        guard let id = AccountID(try row.decode(column: "id", as: String.self)),
+              let market = Market(rawValue: try row.decode(column: "market", as: String.self)) else {
+            throw StorageError.corrupt("account row")
+        }
+        return AccountRecord(id: id, userID: try row.decode(column: "user_id", as: String.self),
+                             name: try row.decode(column: "name", as: String.self), market: market,
+                             accountNumber: try row.decode(column: "account_number", as: String.self),
+                             createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
+                             snapshot: try Coding.decode(AccountSnapshot.self, try row.decode(column: "state", as: String.self)))
+    }
+
+    public func createAPIKey(_ key: APIKeyRecord, at time: Timestamp) async throws {
+        try await transaction { db in
+            try await db.raw("""
+                INSERT INTO api_keys (key_id, secret_hash, account_id, created_at)
+                VALUES (\(bind: key.keyID), \(bind: key.secretHash), \(bind: key.accountID.description), \(bind: time.nanoseconds))
+                """).run()
+        }
+    }
+
+    public func apiKey(_ keyID: String) async throws -> APIKeyRecord? {
+        try await read { db in
+            guard let row = try await db.raw("SELECT * FROM api_keys WHERE key_id = \(bind: keyID)").first(),
+                  let account = AccountID(try row.decode(column: "account_id", as: String.self)) else { return nil }
+            return APIKeyRecord(keyID: keyID, secretHash: try row.decode(column: "secret_hash", as: String.self), accountID: account)
+        }
+    }
+
+    // MARK: Journal
+
+    /// Writes one engine step atomically.
+    public func journal(_ journal: Journal) async throws {
+        guard !journal.isEmpty || journal.randomState != nil else { return }
+        let orders = try journal.orders.map { ($0, try Coding.encode($0)) }
+        let entries = try journal.entries.map { ($0, try Coding.encode($0)) }
+        let snapshots = try journal.snapshots.map { ($0.account.id, try Coding.encode($0)) }
+        let random = try journal.randomState.map { try Coding.encode($0) }
+        try await transaction { db in
+            for (order, body) in orders {
+                try await db.raw("""
+                    INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body)
+                    VALUES (\(bind: order.id.description), \(bind: order.accountID.description), \(bind: order.clientOrderID),
+                            \(bind: order.symbol), \(bind: order.status.rawValue), \(bind: order.status.isOpen ? 1 : 0),
+                            \(bind: order.submittedAt.nanoseconds), \(bind: order.updatedAt.nanoseconds), \(bind: body))
+                    ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
+                        updated_at = excluded.updated_at, body = excluded.body
+                    """).run()
+            }
+            for (entry, body) in entries {
+                try await db.raw("""
+                    INSERT INTO activities (account_id, sequence, time, kind, cash_change, body)
+                    VALUES (\(bind: entry.accountID.description), \(bind: entry.sequence), \(bind: entry.time.nanoseconds),
+                            \(bind: entry.kind.name), \(bind: entry.cashChange.description), \(bind: body))
+                    """).run()
+            }
+            for (id, state) in snapshots {
+                try await db.raw("UPDATE accounts SET state = \(bind: state) WHERE id = \(bind: id.description)").run()
+            }
+            if let random {
+                try await db.raw("""
+                    INSERT INTO engine_state (id, random_state) VALUES (1, \(bind: random))
+                    ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state
+                    """).run()
+            }
+        }
+    }
+
+    public func randomState() async throws -> SeededGenerator? {
+        try await read { db in
+            guard let text = try await db.raw("SELECT random_state FROM engine_state WHERE id = 1").first()?
+                .decode(column: "random_state", as: String.self) else { return nil }
+            return try Coding.decode(SeededGenerator.self, text)
+        }
+    }
+
+    // MARK: Orders and activities
+
+    public struct OrderQuery: Sendable {
+        public enum Status: String, Sendable { case open, closed, all }
+        public var status: Status = .open
+        public var limit = 50
+        public var after: Timestamp?
+        public var until: Timestamp?
+        public var ascending = false
+        public var symbols: [String] = []
+        public init() {}
+    }
+
+    public func orders(account: AccountID, _ q: OrderQuery) async throws -> [Order] {
+        try await read { db in
+            var sql = SQLQueryString("SELECT body FROM orders WHERE account_id = \(bind: account.description)")
+            switch q.status {
+            case .open: sql.appendInterpolation(unsafeRaw: " AND is_open = 1")
+            case .closed: sql.appendInterpolation(unsafeRaw: " AND is_open = 0")
+            case .all: break
+            }
+            if let after = q.after { sql.appendInterpolation(unsafeRaw: " AND submitted_at > "); sql.appendInterpolation(bind: after.nanoseconds) }
+            if let until = q.until { sql.appendInterpolation(unsafeRaw: " AND submitted_at < "); sql.appendInterpolation(bind: until.nanoseconds) }
+            if !q.symbols.isEmpty {
+                sql.appendInterpolation(unsafeRaw: " AND symbol IN (")
+                for (i, symbol) in q.symbols.enumerated() {
+                    if i > 0 { sql.appendInterpolation(unsafeRaw: ", ") }
+                    sql.appendInterpolation(bind: symbol)
+                }
+                sql.appendInterpolation(unsafeRaw: ")")
+            }
+            sql.appendInterpolation(unsafeRaw: q.ascending ? " ORDER BY submitted_at ASC, id ASC" : " ORDER BY submitted_at DESC, id DESC")
+            sql.appendInterpolation(unsafeRaw: " LIMIT ")
+            sql.appendInterpolation(bind: max(1, min(q.limit, 500)))
+            return try await db.raw(sql).all().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
+        }
+    }
+
+    public func order(_ id: OrderID) async throws -> Order? {
+        try await read { db in
+            try await db.raw("SELECT body FROM orders WHERE id = \(bind: id.description)").first()
+                .map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
+        }
+    }
+
+    public func order(clientOrderID: String, account: AccountID) async throws -> Order? {
+        try await read { db in
+            try await db.raw("SELECT body FROM orders WHERE account_id = \(bind: account.description) AND client_order_id = \(bind: clientOrderID)")
+                .first().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
+        }
+    }
+
+    /// Ledger entries of an account, newest first by default.
+    public func activities(account: AccountID, limit: Int = 100, ascending: Bool = false) async throws -> [LedgerEntry] {
+        try await read { db in
+            let order = SQLQueryString(ascending ? "ASC" : "DESC")
+            return try await db.raw("""
+                SELECT body FROM activities WHERE account_id = \(bind: account.description)
+                ORDER BY sequence \(order) LIMIT \(bind: max(1, min(limit, 1000)))
+                """).all().map { try Coding.decode(LedgerEntry.self, try $0.decode(column: "body", as: String.self)) }
+        }
+    }
+}
+
+extension LedgerEntry.Kind {
+    /// A short name for the activity's kind (stored in its own column for filtering).
+    public var name: String {
+        switch self {
+        case .deposit: return "deposit"
+        case .withdrawal: return "withdrawal"
+        case .fill: return "fill"
+        case .fee: return "fee"
+        case .reset: return "reset"
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+import TradingCore
+
+/// Where papertrade keeps its data.
+public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A SQLite file (the embedded default, in the data directory).
+    case sqlite(path: String)
+    /// A PostgreSQL server, e.g. postgres://user:pass@host:5432/papertrade.
+    case postgres(url: String)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "SQLite at \(path)"
+        case .postgres(let url): return "PostgreSQL at \(url.replacingOccurrences(of: #"://[^@]*@"#, with: "://…@", options: .regularExpression))"
+        }
+    }
+}
+
+/// Why storage refused or failed.
+public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
+    case duplicate(String)
+    case notFound(String)
+    case corrupt(String)
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .duplicate(let what): return "\(what) already exists"
+        case .notFound(let what): return "\(what) not found"
+        case .corrupt(let what): return "stored data cannot be read: \(what)"
+        case .unavailable(let what): return "database unavailable: \(what)"
+        }
+    }
+}
+
+/// papertrade's durable records, through SQLKit, identical on SQLite and PostgreSQL.
+///
+/// Writes go through one connection under a lock, inside transactions: what `journal` returns from is on disk
+/// (SQLite: WAL with synchronous=FULL; PostgreSQL: committed).
+public final class Storage: Sendable {
+    let db: any SQLDatabase
+    let lock = AsyncLock()
+    let shutdownAction: @Sendable () async throws -> Void
+    public let location: DatabaseLocation
+    public let isPostgres: Bool
+
+    init(db: any SQLDatabase, location: DatabaseLocation, isPostgres: Bool, shutdown: @escaping @Sendable () async throws -> Void) {
+        self.db = db
+        self.location = location
+        self.isPostgres = isPostgres
+        shutdownAction = shutdown
+    }
+
+    /// Opens (creating the SQLite file and its directory if needed) and migrates.
+    public static func open(_ location: DatabaseLocation, logger: Logger = Logger(label: "papertrade.storage")) async throws -> Storage {
+        let storage: Storage
+        switch location {
+        case .sqlite(let path):
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            storage = Storage(db: connection.sql(queryLogLevel: nil), location: location, isPostgres: false) {
+                try await connection.close()
+            }
+            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"] {
+                try await storage.db.raw(SQLQueryString(pragma)).run()
+            }
+        case .postgres(let url):
+            let configuration = try SQLPostgresConfiguration(url: url)
+            let connection = try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
+                id: 1, logger: logger)
+            storage = Storage(db: connection.sql(queryLogLevel: nil), location: location, isPostgres: true) {
+                try await connection.close()
+            }
+        }
+        try await storage.migrate()
+        return storage
+    }
+
+    public func shutdown() async {
+        try? await shutdownAction()
+    }
+
+    /// Runs `body` in one transaction; nothing of it is visible or durable unless it returns.
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await lock.withLock {
+            try await db.raw(SQLQueryString(isPostgres ? "BEGIN" : "BEGIN IMMEDIATE")).run()
+            do {
+                let value = try await body(db)
+                try await db.raw("COMMIT").run()
+                return value
+            } catch {
+                try? await db.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    /// A read outside any transaction (still serialized with writes on this connection).
+    func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await lock.withLock { try await body(db) }
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import MarketData
+import Server
+import TradingCore
+
+@main
+struct PapertradeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "papertrade",
+        abstract: "A self-hosted paper-trading brokerage: Alpaca-compatible API, simulated market, web app.",
+        subcommands: [Serve.self, Admin.self])
+}
+
+/// Options shared by commands that open the database.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database (env PAPERTRADE_DATA_DIR; default ./data).")
+    var dataDirectory: String?
+
+    @Option(name: .customLong("database-url"), help: "postgres://user:pass@host:port/db to use PostgreSQL (env PAPERTRADE_DATABASE_URL).")
+    var databaseURL: String?
+
+    func apply(to configuration: inout ServerConfiguration) {
+        let env = ProcessInfo.processInfo.environment
+        configuration.dataDirectory = dataDirectory ?? env["PAPERTRADE_DATA_DIR"] ?? "data"
+        configuration.databaseURL = databaseURL ?? env["PAPERTRADE_DATABASE_URL"]
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server (simulated market and SQLite unless configured otherwise).")
+
+    @Option(help: "Address to listen on (env PAPERTRADE_HOST).") var host: String?
+    @Option(help: "Port (env PAPERTRADE_PORT).") var port: Int?
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "realtime, always-open, replay or manual (env PAPERTRADE_CLOCK).") var clock: String?
+    @Option(help: "Seed of the simulated market (env PAPERTRADE_SEED).") var seed: UInt64?
+
+    func run() async throws {
+        let env = ProcessInfo.processInfo.environment
+        var configuration = ServerConfiguration()
+        database.apply(to: &configuration)
+        configuration.host = host ?? env["PAPERTRADE_HOST"] ?? "127.0.0.1"
+        configuration.port = port ?? env["PAPERTRADE_PORT"].flatMap(Int.init) ?? 8080
+        let clockText = clock ?? env["PAPERTRADE_CLOCK"] ?? "realtime"
+        guard let clockSetting = ServerConfiguration.ClockSetting(rawValue: clockText) else {
+            throw ValidationError("--clock must be one of realtime, always-open, replay, manual")
+        }
+        configuration.clock = clockSetting
+        configuration.seed = seed ?? env["PAPERTRADE_SEED"].flatMap(UInt64.init) ?? 1
+        do {
+            configuration.marketData = try MarketDataConfiguration.load(
+                environment: env, configFile: configuration.dataDirectory + "/papertrade.conf")
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let services = try await Papertrade.start(configuration)
+        if let demo = try await services.bootstrapDemoIfEmpty() {
+            print("""
+                Created a demo user on the empty database.
+                  Web app:  http://\(configuration.host):\(configuration.port)/  — log in as \(demo.username) / \(demo.password)
+                  Alpaca API key (Demo USD account): APCA-API-KEY-ID=\(demo.keyID) APCA-API-SECRET-KEY=\(demo.secret)
+                """)
+        }
+        print("papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.feed.name), clock: \(configuration.clock.rawValue)")
+        fflush(nil) // the banner must reach a piped log before the server blocks
+        let pump = Task { await services.brokerage.runMarketPump() }
+        defer { pump.cancel() }
+        try await buildApplication(services).runService()
+        await services.shutdown()
+    }
+}
+
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage users, accounts and API keys (works while a server runs on the same database).",
+        subcommands: [CreateUser.self, CreateAccount.self, CreateKey.self])
+
+    static func open(_ options: DatabaseOptions) async throws -> Papertrade {
+        var configuration = ServerConfiguration()
+        options.apply(to: &configuration)
+        return try await Papertrade.start(configuration)
+    }
+
+    static func printJSON(_ value: JSONValue) { print(value.serialized) }
+}
+
+struct CreateUser: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create-user", abstract: "Create a user; the password is read from standard input.")
+
+    @Argument var username: String
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).") var passwordStdin = false
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        guard passwordStdin else { throw ValidationError("pass --password-stdin and the password on standard input") }
+        guard let password = readLine(strippingNewline: true), !password.isEmpty else {
+            throw ValidationError("no password on standard input")
+        }
+        let services = try await Admin.open(database)
+        defer { Task { await services.shutdown() } }
+        let user = try await services.createUser(username: username.lowercased(), password: password)
+        Admin.printJSON(.object(["user_id": .string(user.id), "username": .string(user.username)]))
+    }
+}
+
+struct CreateAccount: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create-account", abstract: "Open a paper account for a user.")
+
+    @Argument var username: String
+    @Option(help: "us or cn") var market: String
+    @Option(help: "Starting cash (default 100000 USD / 1000000 CNY).") var cash: String?
+    @Option(help: "Account name.") var name: String?
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        guard let market = Market(rawValue: market) else { throw ValidationError("--market must be us or cn") }
+        let amount = try cash.map { text -> FixedDecimal in
+            guard let value = FixedDecimal(text), value.isPositive else { throw ValidationError("--cash must be a positive amount") }
+            return value
+        }
+        let services = try await Admin.open(database)
+        defer { Task { await services.shutdown() } }
+        guard let user = try await services.storage.user(username: username.lowercased()) else {
+            throw ValidationError("no user \(username)")
+        }
+        let account = try await services.createAccount(userID: user.id, market: market, cash: amount, name: name)
+        Admin.printJSON(.object(["account_id": .string(account.id.description)]))
+    }
+}
+
+struct CreateKey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create-key", abstract: "Create an API key for an account.")
+
+    @Argument var accountID: String
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        guard let id = AccountID(accountID) else { throw ValidationError("\(accountID) is not an account id") }
+        let services = try await Admin.open(database)
+        defer { Task { await services.shutdown() } }
+        guard try await services.storage.accounts().contains(where: { $0.id == id }) else {
+            throw ValidationError("no account \(accountID)")
+        }
+        let key = try await services.createKey(account: id)
+        Admin.printJSON(.object(["key_id": .string(key.keyID), "secret_key": .string(key.secret)]))
+    }
+}
