@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import MarketData
+import NIOCore
+import Server
+import TradingCore
+
+/// A real server on a fresh SQLite file, with a manual clock inside the US session, a user, a USD account and
+/// its API key.
+struct ServerFixture {
+    let services: Papertrade
+    let directory: String
+    let accountID: AccountID
+    let keyID: String
+    let secret: String
+
+    static let morning = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+
+    static func make(at time: Timestamp = morning, directory: String? = nil, cash: FixedDecimal? = nil) async throws -> ServerFixture {
+        let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-test-\(UUID())").path
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = dir
+        let services = try await Papertrade.start(configuration, clock: MarketClock(.manual(start: time)))
+        let user = try await services.createUser(username: "alice\(UInt8.random(in: 0...255))", password: "correct horse")
+        let account = try await services.createAccount(userID: user.id, market: .us, cash: cash, name: nil)
+        let key = try await services.createKey(account: account.id)
+        return ServerFixture(services: services, directory: dir, accountID: account.id, keyID: key.keyID, secret: key.secret)
+    }
+
+    /// Runs a test against a fresh fixture and always closes its database (SQLite insists on it).
+    static func with(cash: FixedDecimal? = nil, _ body: (ServerFixture) async throws -> Void) async throws {
+        let f = try await make(cash: cash)
+        do {
+            try await body(f)
+        } catch {
+            await f.services.shutdown()
+            throw error
+        }
+        await f.services.shutdown()
+    }
+
+    var app: some ApplicationProtocol { buildApplication(services) }
+
+    var auth: HTTPFields {
+        [HTTPField.Name("APCA-API-KEY-ID")!: keyID, HTTPField.Name("APCA-API-SECRET-KEY")!: secret]
+    }
+
+    /// The response body as JSON (`.null` if it is not JSON, which every assertion on it then reports).
+    func json(_ response: TestResponse) -> JSONValue {
+        (try? JSONValue(parsing: Array(response.body.readableBytesView))) ?? .null
+    }
+}
+
+func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
