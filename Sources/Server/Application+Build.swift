@@ -11,6 +11,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
 
     let alpaca = router.group("v2").add(middleware: APIKeyAuthenticator(services: services))
     TradingController(services: services).addRoutes(to: alpaca)
+    MarketDataController(services: services).addRoutes(to: alpaca)
 
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))
     AuthController(services: services).addRoutes(to: native)

@@ -25,6 +25,7 @@ struct TradingController {
         group.get("positions/{symbol}", use: position)
         group.get("assets/{symbol}", use: asset)
         group.get("clock", use: clock)
+        group.get("calendar", use: calendar)
     }
 
     @Sendable func account(_ request: Request, context: AppContext) async throws -> Response {
@@ -159,6 +160,36 @@ struct TradingController {
             "next_open": .string(nextOpen.rfc3339(in: .newYork, fractionalDigits: 0)),
             "next_close": .string(session.close.rfc3339(in: .newYork, fractionalDigits: 0)),
         ]).response()
+    }
+
+    /// Trading days with their hours (Alpaca formats: "09:30", "0400"); at most 5 years per request.
+    @Sendable func calendar(_ request: Request, context: AppContext) async throws -> Response {
+        let today = TradingCalendar.xnys.zone.localTime(of: services.clock.now()).date
+        func date(_ name: String, _ fallback: CivilDate) throws -> CivilDate {
+            guard let text = request.query(name) else { return fallback }
+            guard let d = CivilDate(String(text.prefix(10))) else { throw APIError.unprocessable("invalid \(name) \(text); expected YYYY-MM-DD") }
+            return d
+        }
+        let start = try date("start", today)
+        let end = try date("end", start.adding(days: 30))
+        guard start <= end, end.daysSinceEpoch - start.daysSinceEpoch <= 5 * 366 else {
+            throw APIError.unprocessable("start must not be after end, and the range at most five years")
+        }
+        let calendar = TradingCalendar.xnys
+        func hhmm(_ t: Timestamp, colon: Bool) -> String {
+            let s = calendar.zone.localTime(of: t).secondOfDay
+            let h = s / 3600, m = s / 60 % 60
+            let hh = h < 10 ? "0\(h)" : "\(h)", mm = m < 10 ? "0\(m)" : "\(m)"
+            return colon ? hh + ":" + mm : hh + mm
+        }
+        let days: [JSONValue] = calendar.tradingDays(from: start, through: end).compactMap { day in
+            guard let s = calendar.schedule(on: day), let first = s.periods.first, let last = s.periods.last else { return nil }
+            return .object(["date": .string(day.description), "open": .string(hhmm(s.open, colon: true)),
+                            "close": .string(hhmm(s.close, colon: true)), "session_open": .string(hhmm(first.start, colon: false)),
+                            "session_close": .string(hhmm(last.end, colon: false)),
+                            "settlement_date": .string(calendar.nextTradingDay(after: day).description)])
+        }
+        return JSONValue.array(days).response()
     }
 
     @Sendable func activities(_ request: Request, context: AppContext) async throws -> Response {

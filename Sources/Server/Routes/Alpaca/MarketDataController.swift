@@ -1,0 +1,158 @@
+import Foundation
+import Hummingbird
+import MarketData
+import TradingCore
+
+/// Alpaca Market Data v2 (stocks) over the configured feed: bars (multi and single symbol, paginated), latest
+/// bars/quotes/trades, snapshots. Market-data numbers are JSON numbers, as Alpaca sends them.
+struct MarketDataController {
+    let services: Papertrade
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("stocks/bars", use: multiBars)
+        group.get("stocks/{symbol}/bars", use: singleBars)
+        group.get("stocks/bars/latest", use: latestBars)
+        group.get("stocks/quotes/latest", use: latestQuotes)
+        group.get("stocks/trades/latest", use: latestTrades)
+        group.get("stocks/snapshots", use: snapshots)
+        group.get("stocks/{symbol}/snapshot", use: snapshot)
+    }
+
+    // MARK: Encoding
+
+    static func bar(_ b: PriceBar) -> JSONValue {
+        .object(["t": .string(b.time.rfc3339(in: .utc, fractionalDigits: 0)), "o": .number(b.open), "h": .number(b.high),
+                 "l": .number(b.low), "c": .number(b.close), "v": .number(b.volume), "n": .int(b.tradeCount), "vw": .number(b.vwap)])
+    }
+
+    static func quote(_ q: MarketQuote) -> JSONValue {
+        .object(["t": .string(q.time.description), "bp": .number(q.bids.best?.price ?? .zero), "bs": .number(q.bids.best?.size ?? .zero),
+                 "ap": .number(q.asks.best?.price ?? .zero), "as": .number(q.asks.best?.size ?? .zero),
+                 "bx": .string("V"), "ax": .string("V"), "c": .array([.string("R")]), "z": .string("C")])
+    }
+
+    static func trade(_ q: MarketQuote) -> JSONValue {
+        .object(["t": .string(q.time.description), "p": .number(q.last), "s": .int(100), "x": .string("V"),
+                 "i": .int(Int(q.time.nanoseconds % 1_000_000_000)), "c": .array([.string("@")]), "z": .string("C")])
+    }
+
+    // MARK: Parameters
+
+    func symbols(_ request: Request) throws -> [String] {
+        guard let text = request.query("symbols"), !text.isEmpty else { throw APIError.unprocessable("symbols is required") }
+        let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
+        guard list.count <= 200 else { throw APIError.unprocessable("at most 200 symbols per request") }
+        return list
+    }
+
+    func range(_ request: Request) throws -> (BarTimeframe, Timestamp, Timestamp, Int) {
+        guard let tfText = request.query("timeframe") else { throw APIError.unprocessable("timeframe is required") }
+        guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
+        let now = services.clock.now()
+        func time(_ name: String) throws -> Timestamp? {
+            guard let text = request.query(name) else { return nil }
+            if let t = RFC3339.parse(text) { return t }
+            if let d = CivilDate(text) { return Timestamp(d, in: .newYork) }
+            throw APIError.unprocessable("invalid \(name) \(text); expected RFC 3339 or YYYY-MM-DD")
+        }
+        let start = try time("start") ?? Timestamp(TradingCalendar.xnys.zone.localTime(of: now).date, in: .newYork)
+        let end = min(try time("end") ?? now, now)
+        let limit = Int(request.query("limit") ?? "1000") ?? 0
+        guard (1...10_000).contains(limit) else { throw APIError.unprocessable("limit must be 1 to 10000") }
+        guard start <= end else { throw APIError.unprocessable("start must not be after end") }
+        return (timeframe, start, end, limit)
+    }
+
+    /// Bars for symbols in symbol order, `limit` in all, continuing after `page_token` ("SYMBOL|nanoseconds").
+    func pagedBars(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
+        let (timeframe, start, end, limit) = try range(request)
+        var after: (String, Int64)?
+        if let token = request.query("page_token") {
+            let parts = token.split(separator: "|")
+            guard parts.count == 2, let ns = Int64(parts[1]) else { throw APIError.unprocessable("invalid page_token") }
+            after = (String(parts[0]), ns)
+        }
+        var out: [String: [JSONValue]] = [:]
+        var count = 0
+        for symbol in symbols.sorted() {
+            if let after, symbol < after.0 { continue }
+            guard services.directory.entry(symbol) != nil else { continue }
+            let bars: [PriceBar]
+            do { bars = try await services.feed.bars(symbol, timeframe: timeframe, from: start, to: end.adding(nanoseconds: 1)) } catch {
+                throw APIError(feed: error)
+            }
+            for bar in bars {
+                if let after, symbol == after.0, bar.time.nanoseconds <= after.1 { continue }
+                // Full: the next page starts at this bar.
+                if count == limit { return (out, "\(symbol)|\(bar.time.nanoseconds - 1)") }
+                out[symbol, default: []].append(Self.bar(bar))
+                count += 1
+            }
+        }
+        return (out, nil)
+    }
+
+    // MARK: Routes
+
+    @Sendable func multiBars(_ request: Request, context: AppContext) async throws -> Response {
+        let (bars, token) = try await pagedBars(try symbols(request), request: request)
+        return JSONValue.object(["bars": .object(bars.mapValues { .array($0) }), "next_page_token": .text(token)]).response()
+    }
+
+    @Sendable func singleBars(_ request: Request, context: AppContext) async throws -> Response {
+        let symbol = try context.parameters.require("symbol").uppercased()
+        guard services.directory.entry(symbol) != nil else { throw APIError.notFound("symbol \(symbol) not found") }
+        let (bars, token) = try await pagedBars([symbol], request: request)
+        return JSONValue.object(["bars": .array(bars[symbol] ?? []), "symbol": .string(symbol), "next_page_token": .text(token)]).response()
+    }
+
+    func latest(_ request: Request, _ encode: (MarketQuote) -> JSONValue, key: String) async throws -> Response {
+        var out: [String: JSONValue] = [:]
+        for symbol in try symbols(request) where services.directory.entry(symbol) != nil {
+            if let q = try? await services.feed.quote(symbol) { out[symbol] = encode(q) }
+        }
+        return JSONValue.object([key: .object(out)]).response()
+    }
+
+    @Sendable func latestQuotes(_ request: Request, context: AppContext) async throws -> Response {
+        try await latest(request, Self.quote, key: "quotes")
+    }
+
+    @Sendable func latestTrades(_ request: Request, context: AppContext) async throws -> Response {
+        try await latest(request, Self.trade, key: "trades")
+    }
+
+    @Sendable func latestBars(_ request: Request, context: AppContext) async throws -> Response {
+        var out: [String: JSONValue] = [:]
+        let now = services.clock.now()
+        for symbol in try symbols(request) where services.directory.entry(symbol) != nil {
+            let bars = (try? await services.feed.bars(symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now)) ?? []
+            if let last = bars.last { out[symbol] = Self.bar(last) }
+        }
+        return JSONValue.object(["bars": .object(out)]).response()
+    }
+
+    func snapshotValue(_ symbol: String) async -> JSONValue? {
+        guard services.directory.entry(symbol) != nil, let q = try? await services.feed.quote(symbol) else { return nil }
+        let now = services.clock.now()
+        let minute = (try? await services.feed.bars(symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now))?.last
+        let days = (try? await services.feed.bars(symbol, timeframe: .day, from: now.adding(seconds: -10 * 86_400), to: now.adding(seconds: 1))) ?? []
+        return .object([
+            "latestTrade": Self.trade(q), "latestQuote": Self.quote(q), "minuteBar": minute.map(Self.bar) ?? .null,
+            "dailyBar": days.last.map(Self.bar) ?? .null, "prevDailyBar": days.dropLast().last.map(Self.bar) ?? .null,
+        ])
+    }
+
+    @Sendable func snapshots(_ request: Request, context: AppContext) async throws -> Response {
+        var out: [String: JSONValue] = [:]
+        for symbol in try symbols(request) { if let s = await snapshotValue(symbol) { out[symbol] = s } }
+        return JSONValue.object(out).response()
+    }
+
+    @Sendable func snapshot(_ request: Request, context: AppContext) async throws -> Response {
+        let symbol = try context.parameters.require("symbol").uppercased()
+        guard var s = await snapshotValue(symbol)?.object else { throw APIError.notFound("symbol \(symbol) not found") }
+        s["symbol"] = .string(symbol)
+        return JSONValue.object(s).response()
+    }
+}
