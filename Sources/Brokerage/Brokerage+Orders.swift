@@ -116,3 +116,31 @@ extension MarketEvent {
     /// The same event stamped at another time (a provider quote applied at the moment it is used).
     func at(_ time: Timestamp) -> MarketEvent { MarketEvent(instrument: instrument, time: time, kind: kind) }
 }
+
+extension Brokerage {
+    /// Sells all or part of a position at market (Alpaca's DELETE /v2/positions/{symbol}).
+    /// `qty` shares, or `percentage` (0–100) of the position; everything when both are nil.
+    public func closePosition(_ symbol: String, account: AccountID, qty: Quantity?, percentage: FixedDecimal?) async throws(BrokerageError) -> Order {
+        guard let instrumentID = engine.instrumentID(for: symbol),
+              let position = engine.account(account)?.positions[instrumentID], position.qty.isPositive else {
+            throw .notFound("position does not exist")
+        }
+        let instrument = engine.instrument(instrumentID)
+        var amount = position.qty
+        if let qty {
+            guard qty.isPositive, qty <= position.qty else { throw .invalid("qty must be between 0 and the position's \(position.qty)") }
+            amount = qty
+        } else if let percentage {
+            guard percentage.isPositive, percentage <= FixedDecimal(100) else { throw .invalid("percentage must be between 0 and 100") }
+            amount = position.qty.multiplied(by: percentage).divided(by: FixedDecimal(100), rule: .down) ?? .zero
+            if !instrument.fractionable { amount = amount.rounded(places: 0, rule: .down) }
+            guard amount.isPositive else { throw .invalid("\(percentage)% of \(position.qty) shares is less than one share") }
+        }
+        return try await submit(OrderRequest(symbol: symbol, side: .sell, type: .market, timeInForce: .day, qty: amount), account: account)
+    }
+
+    /// Symbols the account holds.
+    public func heldSymbols(_ account: AccountID) -> [String] {
+        (engine.account(account)?.positions.values.filter { $0.qty.isPositive }.map(\.symbol) ?? []).sorted()
+    }
+}

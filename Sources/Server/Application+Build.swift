@@ -12,6 +12,8 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     let alpaca = router.group("v2").add(middleware: APIKeyAuthenticator(services: services))
     TradingController(services: services).addRoutes(to: alpaca)
     MarketDataController(services: services).addRoutes(to: alpaca)
+    WatchlistsController(services: services).addRoutes(to: alpaca)
+    PortfolioController(services: services).addRoutes(to: alpaca)
 
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))
     AuthController(services: services).addRoutes(to: native)
@@ -32,7 +34,7 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as HTTPError {
-            throw APIError(error.status, code: Int(error.status.code) * 100_000, error.body ?? error.status.reasonPhrase)
+            throw APIError(error.status, code: Int(error.status.code) * 100_000 + 10_000, error.body ?? error.status.reasonPhrase)
         } catch {
             context.logger.error("unexpected error: \(error)")
             throw APIError(.internalServerError, code: 50000000, "internal error")

@@ -49,6 +49,9 @@ extension Storage {
             """,
             "CREATE TABLE engine_state (id INTEGER PRIMARY KEY, random_state TEXT NOT NULL)",
         ]),
+        (2, [
+            "CREATE TABLE account_configurations (account_id TEXT PRIMARY KEY REFERENCES accounts(id), body TEXT NOT NULL)",
+        ]),
     ]
 
     func migrate() async throws {

@@ -194,7 +194,9 @@ struct TradingController {
 
     @Sendable func activities(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
-        let entries = try await api { () throws(BrokerageError) in try await brokerage.activities(id, limit: 100) }
+        let pageSize = Int(request.query("page_size") ?? "100") ?? 0
+        guard (1...1000).contains(pageSize) else { throw APIError.unprocessable("page_size must be 1 to 1000") }
+        let entries = try await api { () throws(BrokerageError) in try await brokerage.activities(id, limit: pageSize) }
         return JSONValue.array(entries.map(ActivityEncoding.alpaca)).response()
     }
 

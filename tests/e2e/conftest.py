@@ -1,0 +1,92 @@
+"""Starts a real papertrade server (the built binary, fresh SQLite data directory) for the end-to-end tests."""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BINARY = os.environ.get("PAPERTRADE_BINARY", os.path.join(ROOT, ".build", "debug", "papertrade"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One `papertrade serve` process; `restart()` keeps its data directory."""
+
+    def __init__(self, clock="always-open"):
+        self.data_dir = tempfile.mkdtemp(prefix="papertrade-e2e-")
+        self.port = free_port()
+        self.clock = clock
+        self.process = None
+        self.key_id = self.secret = self.password = None
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.time() + 60
+        banner = []
+        while time.time() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("server exited:\n" + "".join(banner))
+            banner.append(line)
+            if m := re.search(r"APCA-API-KEY-ID=(\S+) APCA-API-SECRET-KEY=(\S+)", line):
+                self.key_id, self.secret = m.group(1), m.group(2)
+            if m := re.search(r"log in as demo / (\S+)", line):
+                self.password = m.group(1)
+            if "serving on" in line:
+                break
+        # Wait until the port answers.
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not start listening")
+
+    def kill9(self):
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+    def restart(self):
+        self.stop()
+        return self.start()
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server().start()
+    yield s
+    s.stop()
+    shutil.rmtree(s.data_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh_server():
+    s = Server().start()
+    yield s
+    s.stop()
+    shutil.rmtree(s.data_dir, ignore_errors=True)
