@@ -59,6 +59,7 @@ let package = Package(
         .executableTarget(name: "MarketDataBench", dependencies: ["MarketData"], path: "benchmarks/MarketDataBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(
             name: "ServerTests",
             dependencies: ["Server", .product(name: "HummingbirdTesting", package: "hummingbird")]

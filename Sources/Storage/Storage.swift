@@ -107,3 +107,23 @@ public final class Storage: Sendable {
         try await lock.withLock { try await body(db) }
     }
 }
+
+extension Storage {
+    /// Creates a PostgreSQL database through an administrative URL (used by tests to isolate each run; also handy
+    /// for setting up a fresh server). The name must be letters, digits and underscores.
+    public static func createPostgresDatabase(_ name: String, adminURL: String, logger: Logger = Logger(label: "papertrade.storage")) async throws {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw StorageError.unavailable("invalid database name \(name)")
+        }
+        let configuration = try SQLPostgresConfiguration(url: adminURL)
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration, id: 0, logger: logger)
+        do {
+            try await connection.sql().raw(SQLQueryString("CREATE DATABASE \(name)")).run()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
+    }
+}

@@ -9,6 +9,14 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
     /// Signed change of cash this entry made.
     public var cashChange: FixedDecimal
 
+    public init(sequence: Int64, accountID: AccountID, time: Timestamp, kind: Kind, cashChange: FixedDecimal) {
+        self.sequence = sequence
+        self.accountID = accountID
+        self.time = time
+        self.kind = kind
+        self.cashChange = cashChange
+    }
+
     public enum Kind: Sendable, Codable, Hashable {
         case deposit(method: TransferMethod, note: String?)
         case withdrawal(method: TransferMethod, note: String?)

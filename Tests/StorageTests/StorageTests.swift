@@ -1,0 +1,156 @@
+import Foundation
+import Storage
+import Testing
+import TradingCore
+
+/// The same suite on SQLite (always) and PostgreSQL (when scripts/test.sh started one and exported
+/// PAPERTRADE_TEST_POSTGRES_URL).
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+
+    static var available: [Backend] {
+        ProcessInfo.processInfo.environment["PAPERTRADE_TEST_POSTGRES_URL"] == nil ? [.sqlite] : [.sqlite, .postgres]
+    }
+
+    /// A fresh, empty database of this kind.
+    func open() async throws -> Storage {
+        switch self {
+        case .sqlite:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-storage-\(UUID())/db.sqlite").path
+            return try await Storage.open(.sqlite(path: path))
+        case .postgres:
+            let admin = ProcessInfo.processInfo.environment["PAPERTRADE_TEST_POSTGRES_URL"] ?? ""
+            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            try await Storage.createPostgresDatabase(name, adminURL: admin)
+            let url = admin.replacingOccurrences(of: "/postgres?", with: "/\(name)?")
+            return try await Storage.open(.postgres(url: url))
+        }
+    }
+}
+
+func withStorage(_ backend: Backend, _ body: (Storage) async throws -> Void) async throws {
+    let storage = try await backend.open()
+    do { try await body(storage) } catch {
+        await storage.shutdown()
+        throw error
+    }
+    await storage.shutdown()
+}
+
+@Suite("Storage on SQLite and PostgreSQL")
+struct StorageTests {
+    static let t0 = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+
+    func account(_ storage: Storage, user: String = "u1") async throws -> (AccountRecord, TradingEngine) {
+        var engine = TradingEngine()
+        engine.register(.usEquity("AAPL", name: "Apple"))
+        let id = AccountID(high: 7, low: UInt64.random(in: 1...UInt64.max))
+        try engine.openAccount(id, market: .us, startingCash: 10_000)
+        let record = AccountRecord(id: id, userID: user, name: "Paper", market: .us, accountNumber: "PA\(id.low)",
+                                   createdAt: Self.t0, snapshot: engine.snapshot(of: id)!)
+        try await storage.createAccount(record)
+        return (record, engine)
+    }
+
+    @Test("users are unique by name; sessions expire", arguments: Backend.available)
+    func users(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage in
+            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            await #expect(throws: StorageError.duplicate("user alice")) {
+                try await storage.createUser(UserRecord(id: "u2", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            }
+            #expect(try await storage.user(username: "alice")?.id == "u1")
+            #expect(try await storage.userCount() == 1)
+            try await storage.createSession(tokenHash: "t", userID: "u1", createdAt: Self.t0, expiresAt: Self.t0.adding(seconds: 60))
+            #expect(try await storage.sessionUser(tokenHash: "t", at: Self.t0) == "u1")
+            #expect(try await storage.sessionUser(tokenHash: "t", at: Self.t0.adding(seconds: 61)) == nil)
+            try await storage.deleteSession(tokenHash: "t")
+            #expect(try await storage.sessionUser(tokenHash: "t", at: Self.t0) == nil)
+        }
+    }
+
+    @Test("a journal writes orders, activities and the account snapshot together", arguments: Backend.available)
+    func journal(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage in
+            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            var (record, engine) = try await account(storage)
+            engine.apply(.quote(InstrumentID(0), at: Self.t0, bid: 99, bidSize: 100, ask: 100, askSize: 100))
+            _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, qty: 10), account: record.id, at: Self.t0)
+            let resting = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
+                                                         limitPrice: 50, clientOrderID: "c-1"), account: record.id, at: Self.t0.adding(seconds: 1))
+            var journal = Journal(randomState: engine.randomState)
+            for event in engine.outbox {
+                switch event {
+                case .order(let u): journal.orders.removeAll { $0.id == u.order.id }; journal.orders.append(u.order)
+                case .ledger(let e): journal.entries.append(e)
+                }
+            }
+            journal.snapshots = [engine.snapshot(of: record.id)!]
+            try await storage.journal(journal)
+
+            let stored = try await storage.accounts(userID: "u1")
+            #expect(stored.first?.snapshot.account.cash == 9_000)
+            var q = Storage.OrderQuery()
+            q.status = .all
+            #expect(try await storage.orders(account: record.id, q).count == 2)
+            q.status = .open
+            #expect(try await storage.orders(account: record.id, q).map(\.id) == [resting.id])
+            #expect(try await storage.order(clientOrderID: "c-1", account: record.id)?.id == resting.id)
+            let activities = try await storage.activities(account: record.id, ascending: true)
+            #expect(activities.map(\.sequence) == [1])
+            #expect(try await storage.randomState() == engine.randomState)
+            record = stored[0]
+            _ = record
+        }
+    }
+
+    @Test("a journal that fails midway leaves nothing behind", arguments: Backend.available)
+    func atomicity(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage in
+            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            let (record, engine) = try await account(storage)
+            let entry = LedgerEntry(sequence: 1, accountID: record.id, time: Self.t0, kind: .deposit(method: .bank, note: nil), cashChange: 5)
+            // The same sequence twice violates the primary key: the whole journal must roll back.
+            var snapshot = engine.snapshot(of: record.id)!
+            snapshot.account.cash = 10_005
+            await #expect(throws: (any Error).self) {
+                try await storage.journal(Journal(entries: [entry, entry], snapshots: [snapshot]))
+            }
+            #expect(try await storage.activities(account: record.id).isEmpty)
+            #expect(try await storage.accounts(userID: "u1").first?.snapshot.account.cash == 10_000)
+        }
+    }
+
+    @Test("API keys, watchlists (unique names per account) and configurations", arguments: Backend.available)
+    func keysAndWatchlists(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage in
+            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            let (record, _) = try await account(storage)
+            try await storage.createAPIKey(APIKeyRecord(keyID: "PK1", secretHash: "abc", accountID: record.id), at: Self.t0)
+            #expect(try await storage.apiKey("PK1")?.accountID == record.id)
+            #expect(try await storage.apiKey("PK2") == nil)
+            let w = WatchlistRecord(id: "w1", accountID: record.id, name: "tech", symbols: ["AAPL"], createdAt: Self.t0, updatedAt: Self.t0)
+            try await storage.saveWatchlist(w)
+            await #expect(throws: StorageError.duplicate("watchlist tech")) {
+                try await storage.saveWatchlist(WatchlistRecord(id: "w2", accountID: record.id, name: "tech", symbols: [],
+                                                                createdAt: Self.t0, updatedAt: Self.t0))
+            }
+            #expect(try await storage.watchlists(account: record.id).map(\.symbols) == [["AAPL"]])
+            #expect(try await storage.deleteWatchlist(id: "w1", account: record.id))
+            try await storage.saveAccountConfiguration(record.id, body: #"{"no_shorting":true}"#)
+            #expect(try await storage.accountConfiguration(record.id) == #"{"no_shorting":true}"#)
+        }
+    }
+
+    @Test("migrations run once: reopening an existing database keeps its data", arguments: [Backend.sqlite])
+    func reopen(_ backend: Backend) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-reopen-\(UUID())/db.sqlite").path
+        let first = try await Storage.open(.sqlite(path: path))
+        try await first.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+        await first.shutdown()
+        let second = try await Storage.open(.sqlite(path: path))
+        #expect(try await second.userCount() == 1)
+        await second.shutdown()
+    }
+}
