@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import MarketData
 
@@ -19,10 +20,22 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     AuthController(services: services).addRoutes(to: native)
     MarketController(services: services).addRoutes(to: native)
 
+    // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
+    let sockets = Router(context: BasicWebSocketRequestContext.self)
+    sockets.ws("stream") { inbound, outbound, _ in
+        try await TradeUpdatesStream.handle(inbound, outbound, services: services)
+    }
+    for feed in ["v2/iex", "v2/sip"] {
+        sockets.ws(RouterPath(feed)) { inbound, outbound, _ in
+            try await MarketDataStream.handle(inbound, outbound, services: services)
+        }
+    }
+
     let configuration = ApplicationConfiguration(
         address: .hostname(services.configuration.host, port: services.configuration.port),
         serverName: "papertrade")
-    return Application(router: router, configuration: configuration, logger: logger)
+    return Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: sockets),
+                       configuration: configuration, logger: logger)
 }
 
 /// Answers unknown routes and unexpected errors in the API's error shape, never with an empty 500.
