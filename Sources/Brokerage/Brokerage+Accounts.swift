@@ -110,10 +110,13 @@ extension Brokerage {
         let records: [AccountRecord]
         do { records = try await storage.accounts() } catch { throw .storage(error) }
         guard let record = records.first(where: { $0.id == id }) else { throw .notFound("account not found") }
-        for symbol in Set(record.snapshot.account.positions.values.map(\.symbol) + record.snapshot.openOrders.map(\.symbol)) {
+        let snapshot: AccountSnapshot
+        do { snapshot = try await storage.restorable(record) } catch { throw .storage(error) }
+        guard owners[id] == nil else { return } // loaded by a concurrent call meanwhile
+        for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
             if let entry = directory.entry(symbol) { engine.register(entry.instrument) }
         }
-        do { try engine.restore(record.snapshot) } catch { throw .rejected(error) }
+        do { try engine.restore(snapshot) } catch { throw .rejected(error) }
         owners[id] = record
     }
 

@@ -45,10 +45,11 @@ public actor Brokerage {
         var fresh = TradingEngine(configuration: configuration)
         var owners: [AccountID: AccountRecord] = [:]
         for record in try await storage.accounts() {
-            for symbol in Set(record.snapshot.account.positions.values.map(\.symbol) + record.snapshot.openOrders.map(\.symbol)) {
+            let snapshot = try await storage.restorable(record)
+            for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
                 if let entry = directory.entry(symbol) { fresh.register(entry.instrument) }
             }
-            do { try fresh.restore(record.snapshot) } catch {
+            do { try fresh.restore(snapshot) } catch {
                 throw StorageError.corrupt("account \(record.id): \(error.message)")
             }
             owners[record.id] = record
@@ -85,7 +86,7 @@ public actor Brokerage {
             }
         }
         journal.orders = orderSequence.compactMap { latest[$0] }
-        journal.snapshots = touched.sorted().compactMap { engine.snapshot(of: $0) }
+        journal.accounts = touched.sorted().compactMap { engine.account($0) }
         do {
             try await storage.journal(journal)
         } catch {

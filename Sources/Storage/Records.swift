@@ -15,7 +15,8 @@ public struct UserRecord: Sendable, Hashable {
     }
 }
 
-/// A paper account: who owns it, and the engine's state of it.
+/// A paper account: who owns it, and its balances and positions. Open orders and used client order ids are not
+/// in `snapshot` as stored; `Storage.restorable(_:)` adds them from the orders table.
 public struct AccountRecord: Sendable, Hashable {
     public var id: AccountID
     public var userID: String
@@ -69,21 +70,32 @@ public struct WatchlistRecord: Sendable, Hashable {
 }
 
 /// Everything one engine step changed, written in one transaction: orders as they now stand, new ledger
-/// entries, the touched accounts' snapshots and the engine's random state. Either all of it is durable or none.
+/// entries, the touched accounts' balances and positions, and the engine's random state. Either all of it is
+/// durable or none. (Accounts are stored without their open orders and client-order-id index: those live in the
+/// orders table, so a step's write stays small however many orders an account has.)
 public struct Journal: Sendable {
     public var orders: [Order] = []
     public var entries: [LedgerEntry] = []
-    public var snapshots: [AccountSnapshot] = []
+    public var accounts: [Account] = []
     public var randomState: SeededGenerator?
 
-    public init(orders: [Order] = [], entries: [LedgerEntry] = [], snapshots: [AccountSnapshot] = [], randomState: SeededGenerator? = nil) {
+    public init(orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [], randomState: SeededGenerator? = nil) {
         self.orders = orders
         self.entries = entries
-        self.snapshots = snapshots
+        self.accounts = accounts
         self.randomState = randomState
     }
 
-    public var isEmpty: Bool { orders.isEmpty && entries.isEmpty && snapshots.isEmpty }
+    public var isEmpty: Bool { orders.isEmpty && entries.isEmpty && accounts.isEmpty }
+}
+
+extension Account {
+    /// The account as stored: without the client-order-id index (rebuilt from the orders table).
+    var stored: Account {
+        var copy = self
+        copy.clientOrderIDs = [:]
+        return copy
+    }
 }
 
 enum Coding {

@@ -58,7 +58,7 @@ extension Storage {
     // MARK: Accounts and keys
 
     public func createAccount(_ account: AccountRecord) async throws {
-        let state = try Coding.encode(account.snapshot)
+        let state = try Coding.encode(account.snapshot.account.stored)
         try await transaction { db in
             try await db.raw("""
                 INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state)
@@ -89,7 +89,26 @@ extension Storage {
                              name: try row.decode(column: "name", as: String.self), market: market,
                              accountNumber: try row.decode(column: "account_number", as: String.self),
                              createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
-                             snapshot: try Coding.decode(AccountSnapshot.self, try row.decode(column: "state", as: String.self)))
+                             snapshot: AccountSnapshot(account: try Coding.decode(Account.self, try row.decode(column: "state", as: String.self)),
+                                                       openOrders: []))
+    }
+
+    /// The full engine state of an account: stored balances and positions, plus its open orders and every
+    /// client order id it has used (from the orders table).
+    public func restorable(_ record: AccountRecord) async throws -> AccountSnapshot {
+        try await read { db in
+            var snapshot = record.snapshot
+            let open = try await db.raw("""
+                SELECT body FROM orders WHERE account_id = \(bind: record.id.description) AND is_open = 1 ORDER BY submitted_at, id
+                """).all().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
+            snapshot.openOrders = open
+            for row in try await db.raw("SELECT id, client_order_id FROM orders WHERE account_id = \(bind: record.id.description)").all() {
+                if let id = OrderID(try row.decode(column: "id", as: String.self)) {
+                    snapshot.account.clientOrderIDs[try row.decode(column: "client_order_id", as: String.self)] = id
+                }
+            }
+            return snapshot
+        }
     }
 
     public func createAPIKey(_ key: APIKeyRecord, at time: Timestamp) async throws {
@@ -111,39 +130,48 @@ extension Storage {
 
     // MARK: Journal
 
-    /// Writes one engine step atomically.
+    /// Writes one engine step atomically and returns once it is durable.
+    ///
+    /// Group commit: steps that arrive while a write is in progress are written together in the next
+    /// transaction (one fsync for many steps). Each caller still returns only after its own step has committed;
+    /// if a group fails, its steps are retried one by one so one bad step cannot sink the others.
     public func journal(_ journal: Journal) async throws {
         guard !journal.isEmpty || journal.randomState != nil else { return }
-        let orders = try journal.orders.map { ($0, try Coding.encode($0)) }
-        let entries = try journal.entries.map { ($0, try Coding.encode($0)) }
-        let snapshots = try journal.snapshots.map { ($0.account.id, try Coding.encode($0)) }
-        let random = try journal.randomState.map { try Coding.encode($0) }
-        try await transaction { db in
-            for (order, body) in orders {
-                try await db.raw("""
-                    INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body)
-                    VALUES (\(bind: order.id.description), \(bind: order.accountID.description), \(bind: order.clientOrderID),
-                            \(bind: order.symbol), \(bind: order.status.rawValue), \(bind: order.status.isOpen ? 1 : 0),
-                            \(bind: order.submittedAt.nanoseconds), \(bind: order.updatedAt.nanoseconds), \(bind: body))
-                    ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
-                        updated_at = excluded.updated_at, body = excluded.body
-                    """).run()
+        let encoded = try EncodedJournal(journal)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let startWriter = journalQueue.withLock { q -> Bool in
+                q.pending.append((encoded, continuation))
+                if q.writing { return false }
+                q.writing = true
+                return true
             }
-            for (entry, body) in entries {
-                try await db.raw("""
-                    INSERT INTO activities (account_id, sequence, time, kind, cash_change, body)
-                    VALUES (\(bind: entry.accountID.description), \(bind: entry.sequence), \(bind: entry.time.nanoseconds),
-                            \(bind: entry.kind.name), \(bind: entry.cashChange.description), \(bind: body))
-                    """).run()
+            if startWriter { Task { await self.drainJournal() } }
+        }
+    }
+
+    func drainJournal() async {
+        while true {
+            let batch = journalQueue.withLock { q -> [(EncodedJournal, CheckedContinuation<Void, any Error>)] in
+                let batch = q.pending
+                q.pending = []
+                if batch.isEmpty { q.writing = false }
+                return batch
             }
-            for (id, state) in snapshots {
-                try await db.raw("UPDATE accounts SET state = \(bind: state) WHERE id = \(bind: id.description)").run()
-            }
-            if let random {
-                try await db.raw("""
-                    INSERT INTO engine_state (id, random_state) VALUES (1, \(bind: random))
-                    ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state
-                    """).run()
+            if batch.isEmpty { return }
+            do {
+                try await transaction { db in
+                    for (journal, _) in batch { try await journal.write(to: db) }
+                }
+                for (_, continuation) in batch { continuation.resume() }
+            } catch {
+                for (journal, continuation) in batch {
+                    do {
+                        try await transaction { db in try await journal.write(to: db) }
+                        continuation.resume()
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
             }
         }
     }
@@ -229,6 +257,50 @@ extension LedgerEntry.Kind {
         case .fill: return "fill"
         case .fee: return "fee"
         case .reset: return "reset"
+        }
+    }
+}
+
+/// A journal with its JSON already encoded (outside the write lock).
+struct EncodedJournal: Sendable {
+    var orders: [(Order, String)]
+    var entries: [(LedgerEntry, String)]
+    var snapshots: [(AccountID, String)]
+    var random: String?
+
+    init(_ journal: Journal) throws {
+        orders = try journal.orders.map { ($0, try Coding.encode($0)) }
+        entries = try journal.entries.map { ($0, try Coding.encode($0)) }
+        snapshots = try journal.accounts.map { ($0.id, try Coding.encode($0.stored)) }
+        random = try journal.randomState.map { try Coding.encode($0) }
+    }
+
+    func write(to db: any SQLDatabase) async throws {
+        for (order, body) in orders {
+            try await db.raw("""
+                INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body)
+                VALUES (\(bind: order.id.description), \(bind: order.accountID.description), \(bind: order.clientOrderID),
+                        \(bind: order.symbol), \(bind: order.status.rawValue), \(bind: order.status.isOpen ? 1 : 0),
+                        \(bind: order.submittedAt.nanoseconds), \(bind: order.updatedAt.nanoseconds), \(bind: body))
+                ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
+                    updated_at = excluded.updated_at, body = excluded.body
+                """).run()
+        }
+        for (entry, body) in entries {
+            try await db.raw("""
+                INSERT INTO activities (account_id, sequence, time, kind, cash_change, body)
+                VALUES (\(bind: entry.accountID.description), \(bind: entry.sequence), \(bind: entry.time.nanoseconds),
+                        \(bind: entry.kind.name), \(bind: entry.cashChange.description), \(bind: body))
+                """).run()
+        }
+        for (id, state) in snapshots {
+            try await db.raw("UPDATE accounts SET state = \(bind: state) WHERE id = \(bind: id.description)").run()
+        }
+        if let random {
+            try await db.raw("""
+                INSERT INTO engine_state (id, random_state) VALUES (1, \(bind: random))
+                ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state
+                """).run()
         }
     }
 }

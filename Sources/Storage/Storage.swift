@@ -4,6 +4,7 @@ import NIOPosix
 import PostgresKit
 import SQLKit
 import SQLiteKit
+import Synchronization
 import TradingCore
 
 /// Where papertrade keeps its data.
@@ -45,6 +46,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
 public final class Storage: Sendable {
     let db: any SQLDatabase
     let lock = AsyncLock()
+    /// Journals waiting for the group-commit writer.
+    let journalQueue = Mutex<(pending: [(EncodedJournal, CheckedContinuation<Void, any Error>)], writing: Bool)>(([], false))
     let shutdownAction: @Sendable () async throws -> Void
     public let location: DatabaseLocation
     public let isPostgres: Bool

@@ -86,7 +86,7 @@ struct StorageTests {
                 case .ledger(let e): journal.entries.append(e)
                 }
             }
-            journal.snapshots = [engine.snapshot(of: record.id)!]
+            journal.accounts = [engine.account(record.id)!]
             try await storage.journal(journal)
 
             let stored = try await storage.accounts(userID: "u1")
@@ -100,6 +100,11 @@ struct StorageTests {
             let activities = try await storage.activities(account: record.id, ascending: true)
             #expect(activities.map(\.sequence) == [1])
             #expect(try await storage.randomState() == engine.randomState)
+            // Restoring brings back the open order and every client order id used.
+            let restored = try await storage.restorable(stored[0])
+            #expect(restored.openOrders.map(\.id) == [resting.id])
+            #expect(restored.account.clientOrderIDs["c-1"] == resting.id)
+            #expect(restored.account.clientOrderIDs.count == 2)
             record = stored[0]
             _ = record
         }
@@ -112,10 +117,10 @@ struct StorageTests {
             let (record, engine) = try await account(storage)
             let entry = LedgerEntry(sequence: 1, accountID: record.id, time: Self.t0, kind: .deposit(method: .bank, note: nil), cashChange: 5)
             // The same sequence twice violates the primary key: the whole journal must roll back.
-            var snapshot = engine.snapshot(of: record.id)!
-            snapshot.account.cash = 10_005
+            var account = engine.account(record.id)!
+            account.cash = 10_005
             await #expect(throws: (any Error).self) {
-                try await storage.journal(Journal(entries: [entry, entry], snapshots: [snapshot]))
+                try await storage.journal(Journal(entries: [entry, entry], accounts: [account]))
             }
             #expect(try await storage.activities(account: record.id).isEmpty)
             #expect(try await storage.accounts(userID: "u1").first?.snapshot.account.cash == 10_000)

@@ -4,6 +4,11 @@
 public struct AccountSnapshot: Sendable, Codable, Hashable {
     public var account: Account
     public var openOrders: [Order]
+
+    public init(account: Account, openOrders: [Order]) {
+        self.account = account
+        self.openOrders = openOrders
+    }
 }
 
 extension TradingEngine {
