@@ -94,10 +94,9 @@ extension Brokerage {
 
     /// Feeds current quotes of every instrument with working orders into the engine, and commits fills.
     public func pumpMarket() async throws(BrokerageError) {
-        var symbols = Set<String>()
-        for id in owners.keys { for order in engine.openOrders(of: id) where order.status != .held { symbols.insert(order.symbol) } }
+        let symbols = engine.instrumentsWithWorkingOrders.map { engine.instrument($0).symbol }
         engine.advance(to: clock.now())
-        for symbol in symbols.sorted() { _ = try? await refresh(symbol) }
+        for symbol in symbols { _ = try? await refresh(symbol) }
         try await commit()
     }
 

@@ -86,7 +86,13 @@ public actor Brokerage {
             }
         }
         journal.orders = orderSequence.compactMap { latest[$0] }
-        journal.accounts = touched.sorted().compactMap { engine.account($0) }
+        // Without the client-order-id index: a journal waiting in the group-commit queue must not share that
+        // dictionary with the engine, or the next order would copy it whole.
+        journal.accounts = touched.sorted().compactMap { id in
+            guard var account = engine.account(id) else { return nil }
+            account.clientOrderIDs = [:]
+            return account
+        }
         do {
             try await storage.journal(journal)
         } catch {

@@ -55,6 +55,11 @@ public struct TradingEngine: Sendable {
     public func priceBand(_ id: InstrumentID) -> PriceBand? { books[Int(id.index)].band }
     public func previousClose(_ id: InstrumentID) -> Price? { books[Int(id.index)].previousClose }
 
+    /// Instruments with at least one working (not held) order: the ones market data must keep flowing to.
+    public var instrumentsWithWorkingOrders: [InstrumentID] {
+        books.indices.filter { !books[$0].resting.isEmpty }.map { InstrumentID(Int32($0)) }
+    }
+
     // MARK: Accounts
 
     /// Opens an account with its starting cash (as a first deposit-free balance; `reset` returns to it).
