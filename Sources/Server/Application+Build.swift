@@ -19,6 +19,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))
     AuthController(services: services).addRoutes(to: native)
     MarketController(services: services).addRoutes(to: native)
+    AccountsController(services: services).addRoutes(to: native)
 
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
     let sockets = Router(context: BasicWebSocketRequestContext.self)

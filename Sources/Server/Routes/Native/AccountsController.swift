@@ -1,0 +1,224 @@
+import Brokerage
+import Foundation
+import Hummingbird
+import MarketData
+import Storage
+import TradingCore
+
+/// The logged-in user's accounts: create, summary with positions, deposit, withdraw, reset, transactions,
+/// orders (same bodies as Alpaca's), chart bars and market status. Another user's account is a 404.
+struct AccountsController {
+    let services: Papertrade
+    var brokerage: Brokerage { services.brokerage }
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("accounts", use: list)
+        group.post("accounts", use: create)
+        group.get("accounts/{id}", use: get)
+        group.post("accounts/{id}/deposit", use: deposit)
+        group.post("accounts/{id}/withdraw", use: withdraw)
+        group.post("accounts/{id}/reset", use: reset)
+        group.get("accounts/{id}/transactions", use: transactions)
+        group.get("accounts/{id}/orders", use: orders)
+        group.post("accounts/{id}/orders", use: placeOrder)
+        group.delete("accounts/{id}/orders/{order}", use: cancelOrder)
+        group.get("bars/{symbol}", use: bars)
+        group.get("market/status", use: status)
+    }
+
+    /// The account in the path, if it belongs to the logged-in user.
+    func owned(_ context: AppContext) async throws -> AccountRecord {
+        let user = try context.user()
+        guard let id = AccountID(try context.parameters.require("id")) else { throw APIError.notFound("account not found") }
+        let accounts = try await api { () throws(BrokerageError) in try await brokerage.loadAccounts(of: user) }
+        guard let record = accounts.first(where: { $0.id == id }) else { throw APIError.notFound("account not found") }
+        return record
+    }
+
+    func detail(_ record: AccountRecord) async throws -> JSONValue {
+        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(record.id) }
+        var o = NativeEncoding.account(record, summary: summary).object ?? [:]
+        let now = services.clock.now()
+        o["positions"] = .array(summary.positions.map { p in
+            var position = AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now)).object ?? [:]
+            position["name"] = .string(p.instrument.name)
+            position["realized_pl"] = .decimal(p.position.realizedPnL)
+            return .object(position)
+        })
+        return .object(o)
+    }
+
+    @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let accounts = try await api { () throws(BrokerageError) in try await brokerage.loadAccounts(of: user) }
+        var out: [JSONValue] = []
+        for record in accounts {
+            let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(record.id) }
+            out.append(NativeEncoding.account(record, summary: summary))
+        }
+        return JSONValue.array(out).response()
+    }
+
+    @Sendable func create(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        var request = request
+        let body = try await request.jsonBody(context: context)
+        guard let market = body["market"]?.string.flatMap(Market.init(rawValue:)) else {
+            throw APIError.unprocessable("market must be us or cn")
+        }
+        let cash = try body["cash"].map { value -> FixedDecimal in
+            guard let amount = value.decimal, amount.isPositive, amount <= FixedDecimal(1_000_000_000) else {
+                throw APIError.unprocessable("cash must be a positive amount up to 1000000000")
+            }
+            return amount
+        }
+        let name = body["name"]?.string.map { String($0.prefix(64)) }
+        let record = try await services.createAccount(userID: user, market: market, cash: cash, name: name)
+        return try await detail(record).response(status: .created)
+    }
+
+    @Sendable func get(_ request: Request, context: AppContext) async throws -> Response {
+        try await detail(try await owned(context)).response()
+    }
+
+    func transfer(_ request: Request, context: AppContext, deposit: Bool) async throws -> Response {
+        let record = try await owned(context)
+        var request = request
+        let body = try await request.jsonBody(context: context)
+        guard let amount = body["amount"]?.decimal else { throw APIError.unprocessable("Please enter a valid amount") }
+        let method = try body["method"]?.string.map { text -> TransferMethod in
+            guard let m = TransferMethod(rawValue: text) else { throw APIError.unprocessable("method must be bank, card or transfer") }
+            return m
+        } ?? .bank
+        let note = body["note"]?.string.map { String($0.prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 }
+        let entry = try await api { () throws(BrokerageError) in
+            deposit ? try await brokerage.deposit(amount, to: record.id, method: method, note: note)
+                : try await brokerage.withdraw(amount, from: record.id, method: method, note: note)
+        }
+        var detail = try await self.detail(record).object ?? [:]
+        detail["transaction"] = NativeEncoding.transaction(entry)
+        return JSONValue.object(detail).response()
+    }
+
+    @Sendable func deposit(_ request: Request, context: AppContext) async throws -> Response {
+        try await transfer(request, context: context, deposit: true)
+    }
+
+    @Sendable func withdraw(_ request: Request, context: AppContext) async throws -> Response {
+        try await transfer(request, context: context, deposit: false)
+    }
+
+    @Sendable func reset(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await owned(context)
+        try await api { () throws(BrokerageError) in try await brokerage.reset(record.id) }
+        return try await detail(record).response()
+    }
+
+    @Sendable func transactions(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await owned(context)
+        let limit = min(max(Int(request.query("limit") ?? "") ?? 200, 1), 1000)
+        let entries = try await api { () throws(BrokerageError) in try await brokerage.activities(record.id, limit: limit) }
+        return JSONValue.array(entries.map(NativeEncoding.transaction)).response()
+    }
+
+    @Sendable func orders(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await owned(context)
+        var query = Storage.OrderQuery()
+        query.status = Storage.OrderQuery.Status(rawValue: request.query("status") ?? "all") ?? .all
+        query.limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
+        let list = try await api { () throws(BrokerageError) in try await brokerage.orders(account: record.id, query) }
+        return JSONValue.array(list.map { AlpacaEncoding.order($0) }).response()
+    }
+
+    @Sendable func placeOrder(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await owned(context)
+        var request = request
+        let order = try AlpacaRequests.order(try await request.jsonBody(context: context))
+        let placed = try await api { () throws(BrokerageError) in try await brokerage.submit(order, account: record.id) }
+        return AlpacaEncoding.order(placed).response(status: .created)
+    }
+
+    @Sendable func cancelOrder(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await owned(context)
+        guard let id = OrderID(try context.parameters.require("order")) else { throw APIError.notFound("order not found") }
+        let order = try await api { () throws(BrokerageError) in try await brokerage.cancel(id, account: record.id) }
+        return AlpacaEncoding.order(order).response()
+    }
+
+    /// Chart bars: `timeframe` (1Min … 1Month) over [`from`, `to`) (RFC 3339 or YYYY-MM-DD); defaults to today's 5Min.
+    @Sendable func bars(_ request: Request, context: AppContext) async throws -> Response {
+        let symbol = try context.parameters.require("symbol").uppercased()
+        guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        let zone = entry.instrument.calendar.zone
+        let tfText = request.query("timeframe") ?? "5Min"
+        guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
+        let now = services.clock.now()
+        func time(_ name: String) throws -> Timestamp? {
+            guard let text = request.query(name) else { return nil }
+            if let t = RFC3339.parse(text) { return t }
+            if let d = CivilDate(text) { return Timestamp(d, in: zone) }
+            throw APIError.unprocessable("invalid \(name) \(text)")
+        }
+        let to = min(try time("to") ?? now, now)
+        let session = try? await services.feed.quote(entry.symbol)
+        let from = try time("from") ?? Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
+        guard from < to, to.nanoseconds - from.nanoseconds <= Int64(3700) * Duration64.day else {
+            throw APIError.unprocessable("from must be before to, within ten years")
+        }
+        let list: [PriceBar]
+        do { list = try await services.feed.bars(entry.symbol, timeframe: timeframe, from: from, to: to) } catch {
+            throw APIError(feed: error)
+        }
+        return JSONValue.object([
+            "symbol": .string(entry.symbol), "timeframe": .string(timeframe.description),
+            "bars": .array(list.map { b in
+                .object(["t": .string(b.time.description), "o": .decimal(b.open), "h": .decimal(b.high), "l": .decimal(b.low),
+                         "c": .decimal(b.close), "v": .decimal(b.volume)])
+            }),
+        ]).response()
+    }
+
+    /// Open, closed or lunch break, in the exchange's time zone, with the next open and close.
+    @Sendable func status(_ request: Request, context: AppContext) async throws -> Response {
+        guard let market = Market(rawValue: request.query("market") ?? "us") else { throw APIError.unprocessable("market must be us or cn") }
+        let calendar = market.calendar
+        let now = services.clock.now()
+        let alwaysOpen = services.clock.sessions == .alwaysOpen
+        let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
+        let session = calendar.currentOrNextSession(at: now)
+        return JSONValue.object([
+            "market": .string(market.rawValue), "phase": .string(phase.rawValue), "is_open": .bool(phase.isRegularTrading),
+            "time_zone": .string(calendar.zone.identifier), "local_time": .string(now.rfc3339(in: calendar.zone, fractionalDigits: 0)),
+            "session_date": .string(session.date.description),
+            "open": .string(session.open.rfc3339(in: calendar.zone, fractionalDigits: 0)),
+            "close": .string(session.close.rfc3339(in: calendar.zone, fractionalDigits: 0)),
+            "always_open": .bool(alwaysOpen),
+        ]).response()
+    }
+}
+
+extension NativeEncoding {
+    /// A ledger entry as the app's transaction history shows it: kind, signed amount, date, details.
+    static func transaction(_ e: LedgerEntry) -> JSONValue {
+        var o: [String: JSONValue] = ["sequence": .int(Int(e.sequence)), "time": .string(e.time.description),
+                                      "amount": .decimal(e.cashChange), "kind": .string(e.kind.name)]
+        switch e.kind {
+        case .deposit(let method, let note), .withdrawal(let method, let note):
+            o["method"] = .string(method.rawValue)
+            o["note"] = .text(note)
+        case .fill(let f):
+            o["kind"] = .string(f.side == .buy ? "buy" : "sell")
+            o["symbol"] = .string(f.symbol)
+            o["qty"] = .decimal(f.qty)
+            o["price"] = .decimal(f.price)
+            o["order_id"] = .string(f.orderID.description)
+        case .fee(let kind, let order, let symbol):
+            o["fee"] = .string(kind.rawValue)
+            o["symbol"] = .string(symbol)
+            o["order_id"] = .string(order.description)
+        case .reset(let starting):
+            o["starting_cash"] = .decimal(starting)
+        }
+        return .object(o)
+    }
+}

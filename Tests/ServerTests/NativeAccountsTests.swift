@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import MarketData
+import Server
+import Testing
+import TradingCore
+
+@Suite("Native accounts API")
+struct NativeAccountsTests {
+    func signup(_ client: some TestClientProtocol, _ f: ServerFixture, _ name: String) async throws -> (cookie: String, usd: String, cny: String) {
+        try await client.execute(uri: "/api/v1/auth/signup", method: .post,
+                                 body: body(#"{"username":"\#(name)","password":"long-enough-password"}"#)) { response in
+            let me = f.json(response)
+            let cookie = response.headers[.setCookie]?.split(separator: ";").first.map(String.init) ?? ""
+            return (cookie, me["accounts"]?[0]?["id"]?.string ?? "", me["accounts"]?[1]?["id"]?.string ?? "")
+        }
+    }
+
+    @Test("deposit with method and note, withdraw, transactions signed; orders through the session; reset")
+    func accountJourney() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let (cookie, usd, _) = try await signup(client, f, "dana")
+                let auth: HTTPFields = [.cookie: cookie]
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/deposit", method: .post, headers: auth,
+                                         body: body(#"{"amount":"2500.50","method":"card","note":"birthday"}"#)) { response in
+                    #expect(response.status == .ok)
+                    #expect(f.json(response)["cash"] == .string("102500.5"))
+                    #expect(f.json(response)["transaction"]?["method"] == .string("card"))
+                }
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/withdraw", method: .post, headers: auth,
+                                         body: body(#"{"amount":"500"}"#)) { #expect(f.json($0)["cash"] == .string("102000.5")) }
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/withdraw", method: .post, headers: auth,
+                                         body: body(#"{"amount":"abc"}"#)) { response in
+                    #expect(response.status == .unprocessableContent)
+                    #expect(f.json(response)["message"] == .string("Please enter a valid amount"))
+                }
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/orders", method: .post, headers: auth,
+                                         body: body(#"{"symbol":"AAPL","qty":"3","side":"buy","type":"market","time_in_force":"day"}"#)) { response in
+                    #expect(response.status == .created)
+                    #expect(f.json(response)["status"] == .string("filled"))
+                }
+                try await client.execute(uri: "/api/v1/accounts/\(usd)", method: .get, headers: auth) { response in
+                    let account = f.json(response)
+                    #expect(account["positions"]?[0]?["symbol"] == .string("AAPL"))
+                    #expect(account["positions"]?[0]?["name"] == .string("Apple Inc."))
+                }
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/transactions", method: .get, headers: auth) { response in
+                    let kinds = f.json(response).array?.map { $0["kind"]?.string ?? "" } ?? []
+                    #expect(kinds == ["buy", "withdrawal", "deposit"])
+                    #expect(f.json(response)[1]?["amount"] == .string("-500"))
+                }
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/reset", method: .post, headers: auth) { response in
+                    #expect(f.json(response)["cash"] == .string("100000"))
+                    #expect(f.json(response)["positions"]?.array?.isEmpty == true)
+                }
+                // Another user cannot see or touch this account.
+                let (other, _, _) = try await signup(client, f, "erin")
+                try await client.execute(uri: "/api/v1/accounts/\(usd)", method: .get, headers: [.cookie: other]) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/deposit", method: .post, headers: [.cookie: other],
+                                         body: body(#"{"amount":"1"}"#)) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/v1/accounts", method: .post, headers: auth,
+                                         body: body(#"{"market":"cn","cash":"50000","name":"Second A-share"}"#)) { response in
+                    #expect(response.status == .created)
+                    #expect(f.json(response)["currency"] == .string("CNY"))
+                }
+                try await client.execute(uri: "/api/v1/accounts", method: .get, headers: auth) { #expect(f.json($0).array?.count == 3) }
+            }
+        }
+    }
+
+    @Test("chart bars and market status")
+    func barsAndStatus() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                try await client.execute(uri: "/api/v1/bars/AAPL?timeframe=30Min", method: .get) { response in
+                    let bars = f.json(response)["bars"]?.array ?? []
+                    #expect(bars.count == 1) // 09:30–10:00 ET so far
+                }
+                try await client.execute(uri: "/api/v1/bars/600519?timeframe=1Day&from=2026-11-02&to=2026-11-20", method: .get) { response in
+                    #expect(f.json(response)["bars"]?.array?.count == 14)
+                }
+                try await client.execute(uri: "/api/v1/market/status?market=cn", method: .get) { response in
+                    let s = f.json(response)
+                    #expect(s["phase"] == .string("closed")) // 23:00 in Shanghai
+                    #expect(s["time_zone"] == .string("Asia/Shanghai"))
+                }
+            }
+        }
+    }
+}
