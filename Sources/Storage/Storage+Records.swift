@@ -159,9 +159,8 @@ extension Storage {
             }
             if batch.isEmpty { return }
             do {
-                try await transaction { db in
-                    for (journal, _) in batch { try await journal.write(to: db) }
-                }
+                let merged = EncodedJournal(merging: batch.map(\.0))
+                try await transaction { db in try await merged.write(to: db) }
                 for (_, continuation) in batch { continuation.resume() }
             } catch {
                 for (journal, continuation) in batch {
@@ -275,23 +274,73 @@ struct EncodedJournal: Sendable {
         random = try journal.randomState.map { try Coding.encode($0) }
     }
 
-    func write(to db: any SQLDatabase) async throws {
-        for (order, body) in orders {
-            try await db.raw("""
-                INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body)
-                VALUES (\(bind: order.id.description), \(bind: order.accountID.description), \(bind: order.clientOrderID),
-                        \(bind: order.symbol), \(bind: order.status.rawValue), \(bind: order.status.isOpen ? 1 : 0),
-                        \(bind: order.submittedAt.nanoseconds), \(bind: order.updatedAt.nanoseconds), \(bind: body))
-                ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
-                    updated_at = excluded.updated_at, body = excluded.body
-                """).run()
+    /// Several journals as one: the last state of each order and account wins, every activity is kept, the
+    /// newest random state is written. (What a group commit writes.)
+    init(merging journals: [EncodedJournal]) {
+        var orderIndex: [OrderID: Int] = [:]
+        var accountIndex: [AccountID: Int] = [:]
+        orders = []
+        entries = []
+        snapshots = []
+        random = nil
+        for journal in journals {
+            for order in journal.orders {
+                if let i = orderIndex[order.0.id] { orders[i] = order } else {
+                    orderIndex[order.0.id] = orders.count
+                    orders.append(order)
+                }
+            }
+            entries += journal.entries
+            for snapshot in journal.snapshots {
+                if let i = accountIndex[snapshot.0] { snapshots[i] = snapshot } else {
+                    accountIndex[snapshot.0] = snapshots.count
+                    snapshots.append(snapshot)
+                }
+            }
+            random = journal.random ?? random
         }
-        for (entry, body) in entries {
-            try await db.raw("""
-                INSERT INTO activities (account_id, sequence, time, kind, cash_change, body)
-                VALUES (\(bind: entry.accountID.description), \(bind: entry.sequence), \(bind: entry.time.nanoseconds),
-                        \(bind: entry.kind.name), \(bind: entry.cashChange.description), \(bind: body))
-                """).run()
+    }
+
+    /// Rows per multi-row INSERT (9 parameters an order row: well under SQLite's parameter limit).
+    static let rowsPerStatement = 100
+
+    func write(to db: any SQLDatabase) async throws {
+        for chunk in stride(from: 0, to: orders.count, by: Self.rowsPerStatement).map({ orders[$0..<min($0 + Self.rowsPerStatement, orders.count)] }) {
+            var sql = SQLQueryString("INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body) VALUES ")
+            for (i, (order, body)) in chunk.enumerated() {
+                if i > 0 { sql.appendInterpolation(unsafeRaw: ", ") }
+                sql.appendInterpolation(unsafeRaw: "(")
+                sql.appendInterpolation(bind: order.id.description); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.accountID.description); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.clientOrderID); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.symbol); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.status.rawValue); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.status.isOpen ? 1 : 0); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.submittedAt.nanoseconds); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.updatedAt.nanoseconds); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: body)
+                sql.appendInterpolation(unsafeRaw: ")")
+            }
+            sql.appendInterpolation(unsafeRaw: """
+                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
+                updated_at = excluded.updated_at, body = excluded.body
+                """)
+            try await db.raw(sql).run()
+        }
+        for chunk in stride(from: 0, to: entries.count, by: Self.rowsPerStatement).map({ entries[$0..<min($0 + Self.rowsPerStatement, entries.count)] }) {
+            var sql = SQLQueryString("INSERT INTO activities (account_id, sequence, time, kind, cash_change, body) VALUES ")
+            for (i, (entry, body)) in chunk.enumerated() {
+                if i > 0 { sql.appendInterpolation(unsafeRaw: ", ") }
+                sql.appendInterpolation(unsafeRaw: "(")
+                sql.appendInterpolation(bind: entry.accountID.description); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.sequence); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.time.nanoseconds); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.kind.name); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.cashChange.description); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: body)
+                sql.appendInterpolation(unsafeRaw: ")")
+            }
+            try await db.raw(sql).run()
         }
         for (id, state) in snapshots {
             try await db.raw("UPDATE accounts SET state = \(bind: state) WHERE id = \(bind: id.description)").run()

@@ -49,14 +49,8 @@ struct MarketDataController {
         guard let tfText = request.query("timeframe") else { throw APIError.unprocessable("timeframe is required") }
         guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
         let now = services.clock.now()
-        func time(_ name: String) throws -> Timestamp? {
-            guard let text = request.query(name) else { return nil }
-            if let t = RFC3339.parse(text) { return t }
-            if let d = CivilDate(text) { return Timestamp(d, in: .newYork) }
-            throw APIError.unprocessable("invalid \(name) \(text); expected RFC 3339 or YYYY-MM-DD")
-        }
-        let start = try time("start") ?? Timestamp(TradingCalendar.xnys.zone.localTime(of: now).date, in: .newYork)
-        let end = min(try time("end") ?? now, now)
+        let start = try request.timeQuery("start", zone: .newYork) ?? Timestamp(TradingCalendar.xnys.zone.localTime(of: now).date, in: .newYork)
+        let end = min(try request.timeQuery("end", zone: .newYork) ?? now, now)
         let limit = Int(request.query("limit") ?? "1000") ?? 0
         guard (1...10_000).contains(limit) else { throw APIError.unprocessable("limit must be 1 to 10000") }
         guard start <= end else { throw APIError.unprocessable("start must not be after end") }

@@ -153,15 +153,9 @@ struct AccountsController {
         let tfText = request.query("timeframe") ?? "5Min"
         guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
         let now = services.clock.now()
-        func time(_ name: String) throws -> Timestamp? {
-            guard let text = request.query(name) else { return nil }
-            if let t = RFC3339.parse(text) { return t }
-            if let d = CivilDate(text) { return Timestamp(d, in: zone) }
-            throw APIError.unprocessable("invalid \(name) \(text)")
-        }
-        let to = min(try time("to") ?? now, now)
+        let to = min(try request.timeQuery("to", zone: zone) ?? now, now)
         let session = try? await services.feed.quote(entry.symbol)
-        let from = try time("from") ?? Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
+        let from = try request.timeQuery("from", zone: zone) ?? Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
         guard from < to, to.nanoseconds - from.nanoseconds <= Int64(3700) * Duration64.day else {
             throw APIError.unprocessable("from must be before to, within ten years")
         }
