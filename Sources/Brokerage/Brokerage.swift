@@ -18,6 +18,7 @@ public actor Brokerage {
     /// The trading date each instrument's reference (previous close, price band) was last set for.
     var referenceDates: [InstrumentID: CivilDate] = [:]
     var subscribers: [Int: (account: AccountID?, continuation: AsyncStream<OrderUpdate>.Continuation)] = [:]
+    var notificationSubscribers: [Int: (user: String, continuation: AsyncStream<NotificationRecord>.Continuation)] = [:]
     var nextSubscriber = 0
 
     init(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
@@ -86,6 +87,7 @@ public actor Brokerage {
             }
         }
         journal.orders = orderSequence.compactMap { latest[$0] }
+        journal.notifications = updates.compactMap(notification)
         // Without the client-order-id index: a journal waiting in the group-commit queue must not share that
         // dictionary with the engine, or the next order would copy it whole.
         journal.accounts = touched.sorted().compactMap { id in
@@ -101,6 +103,53 @@ public actor Brokerage {
         }
         engine.pruneClosedOrders()
         for update in updates { publish(update) }
+        for n in journal.notifications { publishNotification(n) }
+    }
+
+    /// The notification an order event deserves: a complete fill, or an order the system (not the user) ended.
+    func notification(_ update: OrderUpdate) -> NotificationRecord? {
+        guard let owner = owners[update.order.accountID] else { return nil }
+        let o = update.order
+        let currency = engine.account(o.accountID)?.currency.symbol ?? ""
+        let shares = (o.filledQty == .one ? "share" : "shares")
+        let title: String
+        let body: String
+        let kind: String
+        switch update.event {
+        case .fill where o.status == .filled:
+            kind = "fill"
+            title = o.side == .buy ? "Bought \(o.symbol)" : "Sold \(o.symbol)"
+            body = "You have successfully \(o.side == .buy ? "bought" : "sold") \(o.filledQty) \(shares) of \(o.symbol)"
+                + (o.filledAvgPrice.map { " at \(currency)\($0.formatted(minimumPlaces: 2))" } ?? "")
+        case .canceled where o.reason != nil && o.reason != "account reset":
+            kind = "order_canceled"
+            title = "Order for \(o.symbol) canceled"
+            body = o.reason ?? ""
+        default:
+            return nil
+        }
+        var generator = SystemRandomNumberGenerator()
+        let id = Identifier(high: (generator.next() & ~0xF000) | 0x4000, low: (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
+        return NotificationRecord(id: id.description, userID: owner.userID, accountID: o.accountID, kind: kind,
+                                  title: title, body: body, createdAt: update.time)
+    }
+
+    /// Notifications as they are committed, for one user.
+    public func notifications(for userID: String) -> AsyncStream<NotificationRecord> {
+        let id = nextSubscriber
+        nextSubscriber += 1
+        let (stream, continuation) = AsyncStream<NotificationRecord>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        notificationSubscribers[id] = (userID, continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribeNotifications(id) }
+        }
+        return stream
+    }
+
+    func unsubscribeNotifications(_ id: Int) { notificationSubscribers[id] = nil }
+
+    func publishNotification(_ n: NotificationRecord) {
+        for (_, s) in notificationSubscribers where s.user == n.userID { s.continuation.yield(n) }
     }
 
     // MARK: Order update streams

@@ -20,11 +20,15 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     AuthController(services: services).addRoutes(to: native)
     MarketController(services: services).addRoutes(to: native)
     AccountsController(services: services).addRoutes(to: native)
+    NotificationsController(services: services).addRoutes(to: native)
 
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
     let sockets = Router(context: BasicWebSocketRequestContext.self)
     sockets.ws("stream") { inbound, outbound, _ in
         try await TradeUpdatesStream.handle(inbound, outbound, services: services)
+    }
+    sockets.ws("api/v1/ws") { inbound, outbound, context in
+        try await AppSocket.handle(inbound, outbound, headers: context.request.headers, services: services)
     }
     for feed in ["v2/iex", "v2/sip"] {
         sockets.ws(RouterPath(feed)) { inbound, outbound, _ in

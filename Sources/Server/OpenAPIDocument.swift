@@ -76,6 +76,14 @@ enum OpenAPIDocument {
             "/api/v1/bars/{symbol}": .object(["get": op("Chart bars (timeframe 1Min…1Month, from, to)",
                                                         parameters: [param("symbol", in: "path", "symbol"), param("timeframe", in: "query", required: false, "default 5Min")],
                                                         responses: ["200": "bars"])]),
+            "/api/v1/notifications": .object(["get": op("Notifications, newest first, with the unread count", auth: true,
+                                                        responses: ["200": "{unread, notifications}"])]),
+            "/api/v1/notifications/{id}/read": .object(["post": op("Mark one notification read", auth: true,
+                                                                   parameters: [param("id", in: "path", "notification id")], responses: ["200": "{unread, notifications}"])]),
+            "/api/v1/notifications/read-all": .object(["post": op("Mark all notifications read", auth: true, responses: ["200": "{unread, notifications}"])]),
+            "/api/v1/ws": .object(["get": op("""
+                WebSocket for the web app (session cookie). Send {"type":"subscribe"|"unsubscribe","symbols":[…]}; receive                 {"type":"quote"|"order"|"notification"|"subscribed"|"hello"|"error","data":…} as JSON text frames.
+                """, auth: true, responses: ["101": "switching protocols"])]),
             "/api/v1/market/status": .object(["get": op("Market phase in the exchange's time zone with the session's open and close",
                                                         parameters: [param("market", in: "query", "us or cn")], responses: ["200": "status"])]),
             "/api/v1/market/movers": .object(["get": op("Top gainers, losers or most active",

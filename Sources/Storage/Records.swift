@@ -77,16 +77,45 @@ public struct Journal: Sendable {
     public var orders: [Order] = []
     public var entries: [LedgerEntry] = []
     public var accounts: [Account] = []
+    /// Notifications the step causes (a fill, an order the system canceled), durable with it.
+    public var notifications: [NotificationRecord] = []
     public var randomState: SeededGenerator?
 
-    public init(orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [], randomState: SeededGenerator? = nil) {
+    public init(orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [],
+                notifications: [NotificationRecord] = [], randomState: SeededGenerator? = nil) {
         self.orders = orders
         self.entries = entries
         self.accounts = accounts
+        self.notifications = notifications
         self.randomState = randomState
     }
 
-    public var isEmpty: Bool { orders.isEmpty && entries.isEmpty && accounts.isEmpty }
+    public var isEmpty: Bool { orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty }
+}
+
+/// An in-app notification: listed with an unread count, pushed over the web app's socket, shown as a toast.
+public struct NotificationRecord: Sendable, Hashable {
+    public var id: String
+    public var userID: String
+    public var accountID: AccountID?
+    /// fill, order_canceled, order_placed_automatically, automatic_order_failed, queue_empty, …
+    public var kind: String
+    public var title: String
+    public var body: String
+    public var createdAt: Timestamp
+    public var readAt: Timestamp?
+
+    public init(id: String, userID: String, accountID: AccountID?, kind: String, title: String, body: String,
+                createdAt: Timestamp, readAt: Timestamp? = nil) {
+        self.id = id
+        self.userID = userID
+        self.accountID = accountID
+        self.kind = kind
+        self.title = title
+        self.body = body
+        self.createdAt = createdAt
+        self.readAt = readAt
+    }
 }
 
 extension Account {

@@ -265,9 +265,11 @@ struct EncodedJournal: Sendable {
     var orders: [(Order, String)]
     var entries: [(LedgerEntry, String)]
     var snapshots: [(AccountID, String)]
+    var notifications: [NotificationRecord]
     var random: String?
 
     init(_ journal: Journal) throws {
+        notifications = journal.notifications
         orders = try journal.orders.map { ($0, try Coding.encode($0)) }
         entries = try journal.entries.map { ($0, try Coding.encode($0)) }
         snapshots = try journal.accounts.map { ($0.id, try Coding.encode($0.stored)) }
@@ -282,6 +284,7 @@ struct EncodedJournal: Sendable {
         orders = []
         entries = []
         snapshots = []
+        notifications = journals.flatMap(\.notifications)
         random = nil
         for journal in journals {
             for order in journal.orders {
@@ -345,11 +348,51 @@ struct EncodedJournal: Sendable {
         for (id, state) in snapshots {
             try await db.raw("UPDATE accounts SET state = \(bind: state) WHERE id = \(bind: id.description)").run()
         }
+        for n in notifications {
+            try await db.raw("""
+                INSERT INTO notifications (id, user_id, account_id, kind, title, body, created_at, read_at)
+                VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.accountID?.description), \(bind: n.kind), \(bind: n.title),
+                        \(bind: n.body), \(bind: n.createdAt.nanoseconds), \(bind: n.readAt?.nanoseconds))
+                """).run()
+        }
         if let random {
             try await db.raw("""
                 INSERT INTO engine_state (id, random_state) VALUES (1, \(bind: random))
                 ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state
                 """).run()
+        }
+    }
+}
+
+extension Storage {
+    /// A user's notifications, newest first, and how many are unread.
+    public func notifications(user: String, limit: Int = 50) async throws -> (items: [NotificationRecord], unread: Int) {
+        try await read { db in
+            let rows = try await db.raw("""
+                SELECT * FROM notifications WHERE user_id = \(bind: user) ORDER BY created_at DESC, id DESC LIMIT \(bind: max(1, min(limit, 500)))
+                """).all()
+            let items = try rows.map { row in
+                NotificationRecord(id: try row.decode(column: "id", as: String.self), userID: user,
+                                   accountID: try row.decode(column: "account_id", as: String?.self).flatMap(AccountID.init),
+                                   kind: try row.decode(column: "kind", as: String.self), title: try row.decode(column: "title", as: String.self),
+                                   body: try row.decode(column: "body", as: String.self),
+                                   createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
+                                   readAt: try row.decode(column: "read_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)))
+            }
+            let unread = try await db.raw("SELECT COUNT(*) AS n FROM notifications WHERE user_id = \(bind: user) AND read_at IS NULL")
+                .first()?.decode(column: "n", as: Int.self) ?? 0
+            return (items, unread)
+        }
+    }
+
+    /// Marks one notification (or, with nil, all of a user's) read. Returns how many changed.
+    public func markNotificationsRead(user: String, id: String?, at time: Timestamp) async throws {
+        try await transaction { db in
+            if let id {
+                try await db.raw("UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user) AND id = \(bind: id) AND read_at IS NULL").run()
+            } else {
+                try await db.raw("UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user) AND read_at IS NULL").run()
+            }
         }
     }
 }

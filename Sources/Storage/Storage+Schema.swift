@@ -52,6 +52,15 @@ extension Storage {
         (2, [
             "CREATE TABLE account_configurations (account_id TEXT PRIMARY KEY REFERENCES accounts(id), body TEXT NOT NULL)",
         ]),
+        (3, [
+            """
+            CREATE TABLE notifications (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), account_id TEXT, kind TEXT NOT NULL,
+                title TEXT NOT NULL, body TEXT NOT NULL, created_at BIGINT NOT NULL, read_at BIGINT
+            )
+            """,
+            "CREATE INDEX notifications_by_user ON notifications (user_id, created_at)",
+        ]),
     ]
 
     func migrate() async throws {

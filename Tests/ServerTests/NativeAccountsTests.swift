@@ -42,6 +42,14 @@ struct NativeAccountsTests {
                     #expect(response.status == .created)
                     #expect(f.json(response)["status"] == .string("filled"))
                 }
+                try await client.execute(uri: "/api/v1/notifications", method: .get, headers: auth) { response in
+                    let n = f.json(response)
+                    #expect(n["unread"]?.int == 1)
+                    #expect(n["notifications"]?[0]?["body"]?.string?.hasPrefix("You have successfully bought 3 shares of AAPL at $") == true)
+                }
+                try await client.execute(uri: "/api/v1/notifications/read-all", method: .post, headers: auth) { response in
+                    #expect(f.json(response)["unread"]?.int == 0)
+                }
                 try await client.execute(uri: "/api/v1/accounts/\(usd)", method: .get, headers: auth) { response in
                     let account = f.json(response)
                     #expect(account["positions"]?[0]?["symbol"] == .string("AAPL"))
