@@ -21,6 +21,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     MarketController(services: services).addRoutes(to: native)
     AccountsController(services: services).addRoutes(to: native)
     NotificationsController(services: services).addRoutes(to: native)
+    FavoritesController(services: services).addRoutes(to: native)
 
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
     let sockets = Router(context: BasicWebSocketRequestContext.self)

@@ -79,6 +79,43 @@ struct NativeAccountsTests {
         }
     }
 
+    @Test("watchlists: create with quotes, add, move, reorder, remove; names unique per account")
+    func favorites() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let (cookie, usd, _) = try await signup(client, f, "fay")
+                let auth: HTTPFields = [.cookie: cookie]
+                let base = "/api/v1/accounts/\(usd)/watchlists"
+                let id = try await client.execute(uri: base, method: .post, headers: auth,
+                                                  body: body(#"{"name":"Favorites","symbols":["aapl","MSFT"]}"#)) { response in
+                    #expect(response.status == .created)
+                    let w = f.json(response)
+                    #expect(w["items"]?.array?.map { $0["symbol"]?.string } == ["AAPL", "MSFT"])
+                    #expect(w["items"]?[0]?["price"]?.decimal != nil)
+                    return w["id"]?.string ?? ""
+                }
+                try await client.execute(uri: "\(base)/\(id)/symbols", method: .post, headers: auth, body: body(#"{"symbol":"600519"}"#)) { response in
+                    #expect(f.json(response)["items"]?.array?.count == 3)
+                }
+                try await client.execute(uri: "\(base)/\(id)/move", method: .post, headers: auth, body: body(#"{"symbol":"600519","to":0}"#)) { response in
+                    #expect(f.json(response)["items"]?.array?.map { $0["symbol"]?.string } == ["600519", "AAPL", "MSFT"])
+                }
+                try await client.execute(uri: "\(base)/\(id)", method: .put, headers: auth, body: body(#"{"symbols":["MSFT","AAPL"]}"#)) { response in
+                    #expect(f.json(response)["items"]?.array?.map { $0["symbol"]?.string } == ["MSFT", "AAPL"])
+                }
+                try await client.execute(uri: "\(base)/\(id)/symbols/MSFT", method: .delete, headers: auth) { response in
+                    #expect(f.json(response)["items"]?.array?.map { $0["symbol"]?.string } == ["AAPL"])
+                }
+                try await client.execute(uri: base, method: .post, headers: auth, body: body(#"{"name":"Favorites"}"#)) {
+                    #expect($0.status == .conflict)
+                }
+                try await client.execute(uri: base, method: .post, headers: auth, body: body(#"{"name":"X","symbols":["NOPE"]}"#)) {
+                    #expect($0.status == .unprocessableContent)
+                }
+            }
+        }
+    }
+
     @Test("chart bars and market status")
     func barsAndStatus() async throws {
         try await ServerFixture.with { f in
