@@ -19,7 +19,7 @@ extension Brokerage {
         } while owners[id] != nil
         do { try engine.openAccount(id, market: market, startingCash: cash) } catch { throw .rejected(error) }
         guard let snapshot = engine.snapshot(of: id) else { throw .invalid("account could not be opened") }
-        let number = "PA" + String(id.high % 1_000_000_000_0, radix: 10).leftPadded(10)
+        let number = "PA" + String(id.high % 10_000_000_000).leftPadded(10)
         let record = AccountRecord(id: id, userID: userID, name: name, market: market, accountNumber: number,
                                    createdAt: clock.now(), snapshot: snapshot)
         do {
