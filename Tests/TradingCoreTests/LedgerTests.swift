@@ -21,6 +21,19 @@ struct LedgerTests {
         }
     }
 
+    @Test("buy reservations include the fees the order will pay (per-share commission with a minimum)")
+    mutating func reservationIncludesFees() throws {
+        // An IB-style schedule: $0.005 a share, at least $1 an order, on both sides.
+        let perShare = FeeSchedule(components: [FeeComponent(kind: .commission, sides: .both,
+                                                             basis: .shares(perShare: d("0.005")), minimum: d("1"), rounding: .halfUp)])
+        f = Fixture(usFees: perShare)
+        f.quote(f.aapl, bid: "20.00", ask: "20.05", at: t)
+        _ = try #require(f.place(buy("AAPL", "100", .limit, limit: "10.00"), at: t).order)
+        #expect(f.engine.account(f.us)?.buyingPower == d("100000") - d("1001")) // 100 × 10 + max(0.50, 1)
+        let big = try #require(f.place(buy("AAPL", "1000", .limit, limit: "10.00"), at: t).order)
+        #expect(big.reservedCash == d("10005")) // 1000 × 10 + 5.00
+    }
+
     @Test("positions: quantity, average entry price, cost basis, realized and unrealized P&L, day change")
     mutating func positions() throws {
         f.quote(f.aapl, bid: "99.90", ask: "100.00", at: t)

@@ -255,17 +255,20 @@ extension TradingEngine {
     /// Cash a buy must hold for what remains of it: the remainder at its limit (or the market with the
     /// cushion), plus the fees that remainder would add.
     func buyReservation(_ order: Order, instrument: Instrument, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
+        let price = reservationPrice(order, instrument: instrument)
         let value: FixedDecimal
+        let remainingQty: Quantity
         if let notional = order.notional {
             value = notional - order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+            remainingQty = price.isPositive ? (value.divided(by: price, rule: .up) ?? .zero) : .zero
         } else {
-            let remaining = order.leavesQty ?? .zero
-            let price = reservationPrice(order, instrument: instrument)
-            value = price.multiplied(by: remaining, places: currency.minorUnitDigits, rule: .up)
+            remainingQty = order.leavesQty ?? .zero
+            value = price.multiplied(by: remainingQty, places: currency.minorUnitDigits, rule: .up)
         }
         guard value.isPositive else { return .zero }
-        let totalValue = order.filledValue + value
-        let feesAfter = fees.total(side: .buy, filledQty: (order.qty ?? order.filledQty) + .one, filledValue: totalValue, currency: currency)
+        // The fees the whole order will have paid once the remainder fills, on the same cent basis as fills use.
+        let basis = (order.filledValue + value).rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        let feesAfter = fees.total(side: .buy, filledQty: order.filledQty + remainingQty, filledValue: basis, currency: currency)
         return value + Swift.max(.zero, feesAfter - order.fees)
     }
 
