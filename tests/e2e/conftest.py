@@ -33,23 +33,35 @@ class Server:
     def url(self):
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def log_path(self):
+        return os.path.join(self.data_dir, "server.log")
+
+    def log(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
     def start(self):
+        # Output goes to a file (a pipe nobody reads could fill and stall the server); the log is kept for failures.
+        log = open(self.log_path, "a")
+        offset = log.tell()
         self.process = subprocess.Popen(
             [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            stdout=log, stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + 60
-        banner = []
         while time.time() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError("server exited:\n" + "".join(banner))
-            banner.append(line)
-            if m := re.search(r"APCA-API-KEY-ID=(\S+) APCA-API-SECRET-KEY=(\S+)", line):
+            if self.process.poll() is not None:
+                raise RuntimeError("server exited:\n" + self.log())
+            with open(self.log_path, errors="replace") as f:
+                f.seek(offset)
+                banner = f.read()
+            if m := re.search(r"APCA-API-KEY-ID=(\S+) APCA-API-SECRET-KEY=(\S+)", banner):
                 self.key_id, self.secret = m.group(1), m.group(2)
-            if m := re.search(r"log in as demo / (\S+)", line):
+            if m := re.search(r"log in as demo / (\S+)", banner):
                 self.password = m.group(1)
-            if "serving on" in line:
+            if "serving on" in banner:
                 break
+            time.sleep(0.05)
         # Wait until the port answers.
         while time.time() < deadline:
             try:

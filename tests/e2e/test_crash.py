@@ -43,7 +43,10 @@ def test_kill9_under_load_loses_nothing_acknowledged(fresh_server):
     s.start()
     client = TradingClient(s.key_id, s.secret, paper=True, url_override=s.url)
     for order_id, status in acknowledged:
-        stored = client.get_order_by_id(order_id)
+        try:
+            stored = client.get_order_by_id(order_id)
+        except Exception:
+            raise AssertionError("server after restart:\n" + s.log()[-4000:])
         assert stored.status == status or stored.status in ("filled", "canceled", "expired")
     # Cash, positions and the activity log agree: starting cash + Σ net amounts = cash; Σ fills = positions.
     account = client.get_account()
