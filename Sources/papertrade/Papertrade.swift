@@ -59,7 +59,7 @@ struct Serve: AsyncParsableCommand {
         if let demo = try await services.bootstrapDemoIfEmpty() {
             print("""
                 Created a demo user on the empty database.
-                  Web app:  http://\(configuration.host):\(configuration.port)/  — log in as \(demo.username) / \(demo.password)
+                  Login (native API at http://\(configuration.host):\(configuration.port)/api/v1): log in as \(demo.username) / \(demo.password)
                   Alpaca API key (Demo USD account): APCA-API-KEY-ID=\(demo.keyID) APCA-API-SECRET-KEY=\(demo.secret)
                 """)
         }
