@@ -122,7 +122,7 @@ extension Storage {
         let connection = try await PostgresConnection.connect(
             on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration, id: 0, logger: logger)
         do {
-            try await connection.sql().raw(SQLQueryString("CREATE DATABASE \(name)")).run()
+            try await connection.sql().raw("CREATE DATABASE \(unsafeRaw: name)").run()
         } catch {
             try? await connection.close()
             throw error
