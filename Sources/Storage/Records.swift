@@ -129,9 +129,7 @@ extension Account {
 
 enum Coding {
     static func encode(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        try StreamingJSONEncoder.encode(value)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {

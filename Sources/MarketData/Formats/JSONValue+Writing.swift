@@ -2,56 +2,39 @@ import TradingCore
 
 extension JSONValue {
     /// Compact JSON text. Object keys are written sorted, so output is deterministic.
-    public var serialized: String {
-        var out = ""
+    public var serialized: String { String(decoding: serializedBytes, as: UTF8.self) }
+
+    /// Compact JSON as UTF-8 bytes (what a response body is made of).
+    public var serializedBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
         write(to: &out)
         return out
     }
 
-    func write(to out: inout String) {
+    func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let n): out += n
-        case .string(let s): Self.writeString(s, to: &out)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): out.append(contentsOf: n.utf8)
+        case .string(let s): JSONText.appendQuoted(s, to: &out)
         case .array(let a):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, v) in a.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 v.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let o):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, key) in o.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
-                Self.writeString(key, to: &out)
-                out += ":"
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONText.appendQuoted(key, to: &out)
+                out.append(UInt8(ascii: ":"))
                 o[key]?.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
-    }
-
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 
     /// A decimal as a JSON string ("150.25"): Alpaca's convention for money and quantities.

@@ -40,7 +40,7 @@ extension JSONValue {
     public func response(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: serialized)))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: serializedBytes)))
     }
 }
 

@@ -57,7 +57,8 @@ struct InstrumentBook: Sendable {
         for i in resting.indices { include(resting[i]) }
     }
 
-    func index(of id: OrderID) -> Int? { resting.firstIndex { $0.id == id } }
+    /// Searched from the newest: the order a step works on is most often the one just submitted.
+    func index(of id: OrderID) -> Int? { resting.lastIndex { $0.id == id } }
 
     /// Whether a quote could fill or trigger anything here.
     @inline(__always)

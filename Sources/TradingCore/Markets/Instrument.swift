@@ -1,8 +1,26 @@
 /// A dense index of an instrument inside one engine: the hot path looks books up by it, never by string.
-public struct InstrumentID: Sendable, Hashable, Codable, Comparable {
+public struct InstrumentID: Sendable, Hashable, Comparable {
     public let index: Int32
     public init(_ index: Int32) { self.index = index }
     public static func < (lhs: InstrumentID, rhs: InstrumentID) -> Bool { lhs.index < rhs.index }
+}
+
+/// Stored as a bare integer. Rows written before that (`{"index": n}`) still decode.
+extension InstrumentID: Codable {
+    private enum CodingKeys: String, CodingKey { case index }
+
+    public init(from decoder: any Decoder) throws {
+        if let keyed = try? decoder.container(keyedBy: CodingKeys.self), keyed.contains(.index) {
+            index = try keyed.decode(Int32.self, forKey: .index)
+        } else {
+            index = try decoder.singleValueContainer().decode(Int32.self)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(index)
+    }
 }
 
 /// A tradable (or quotable) instrument with the market rules that apply to it — markets are data here, not

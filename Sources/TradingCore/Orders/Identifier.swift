@@ -37,13 +37,25 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
         self.init(high: high, low: low)
     }
 
+    /// The canonical lowercase 8-4-4-4-12 form, written into one 36-byte string (ids are formatted for every
+    /// stored row and every API answer).
     public var description: String {
-        func hex(_ value: UInt64, _ digits: Int) -> String {
-            let s = String(value, radix: 16)
-            return String(repeating: "0", count: digits - s.count) + s
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            var i = 0
+            func put(_ value: UInt64, _ count: Int) {
+                for k in stride(from: count - 1, through: 0, by: -1) {
+                    buffer[i] = digits.utf8Start[Int(value >> UInt64(4 * k) & 0xF)]
+                    i += 1
+                }
+            }
+            put(high >> 32, 8); buffer[i] = UInt8(ascii: "-"); i += 1
+            put(high >> 16 & 0xFFFF, 4); buffer[i] = UInt8(ascii: "-"); i += 1
+            put(high & 0xFFFF, 4); buffer[i] = UInt8(ascii: "-"); i += 1
+            put(low >> 48, 4); buffer[i] = UInt8(ascii: "-"); i += 1
+            put(low & 0xFFFF_FFFF_FFFF, 12)
+            return 36
         }
-        return hex(high >> 32, 8) + "-" + hex(high >> 16 & 0xFFFF, 4) + "-" + hex(high & 0xFFFF, 4) + "-"
-            + hex(low >> 48, 4) + "-" + hex(low & 0xFFFF_FFFF_FFFF, 12)
     }
 
     public static func < (lhs: Identifier, rhs: Identifier) -> Bool {

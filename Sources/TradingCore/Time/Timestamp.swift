@@ -1,5 +1,5 @@
 /// An instant: nanoseconds since 1970-01-01T00:00:00Z. The core never reads a clock; callers pass time in.
-public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var nanoseconds: Int64
 
     @inlinable public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
@@ -63,4 +63,22 @@ public enum Duration64 {
     public static let minute: Int64 = 60 * second
     public static let hour: Int64 = 60 * minute
     public static let day: Int64 = 24 * hour
+}
+
+/// Stored as a bare integer of nanoseconds. Rows written before that (`{"nanoseconds": n}`) still decode.
+extension Timestamp: Codable {
+    private enum CodingKeys: String, CodingKey { case nanoseconds }
+
+    public init(from decoder: any Decoder) throws {
+        if let keyed = try? decoder.container(keyedBy: CodingKeys.self), keyed.contains(.nanoseconds) {
+            nanoseconds = try keyed.decode(Int64.self, forKey: .nanoseconds)
+        } else {
+            nanoseconds = try decoder.singleValueContainer().decode(Int64.self)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(nanoseconds)
+    }
 }

@@ -1,0 +1,122 @@
+import Foundation
+@testable import Storage
+import Testing
+import TradingCore
+
+/// The journal's encoder must write what Foundation's `JSONEncoder` would (as a JSON tree) and read back with
+/// `JSONDecoder` to the same value — a stored order or account that decoded differently would be silent
+/// corruption.
+@Suite("Streaming JSON encoder")
+struct StreamingJSONEncoderTests {
+    static let t0 = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+
+    /// The same JSON tree as Foundation's encoder produces.
+    func sameTree(_ value: some Encodable) throws -> Bool {
+        let ours = try StreamingJSONEncoder.encode(value)
+        let theirs = try JSONEncoder().encode(value)
+        func canonical(_ data: Data) throws -> Data {
+            let tree = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return try JSONSerialization.data(withJSONObject: tree, options: [.sortedKeys, .fragmentsAllowed])
+        }
+        return try canonical(Data(ours.utf8)) == canonical(theirs)
+    }
+
+    func roundTrip<T: Codable & Equatable>(_ value: T) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(try StreamingJSONEncoder.encode(value).utf8))
+    }
+
+    /// An engine after a day's work: fills, fees, a bracket with held legs, a trailing stop, a cancel.
+    func busyEngine() throws -> (TradingEngine, AccountID) {
+        var engine = TradingEngine()
+        let aapl = engine.register(.usEquity("AAPL", name: "Apple \"Inc\"\n"))
+        let id = AccountID(high: 1, low: 2)
+        try engine.openAccount(id, market: .us, startingCash: 100_000)
+        engine.apply(.quote(aapl, at: Self.t0, bid: 99, bidSize: 1_000, ask: 100, askSize: 1_000))
+        _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, qty: 10), account: id, at: Self.t0)
+        _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 5,
+                                           limitPrice: 90, orderClass: .bracket, takeProfit: .init(limitPrice: 120),
+                                           stopLoss: .init(stopPrice: 80)), account: id, at: Self.t0.adding(seconds: 1))
+        _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .sell, type: .trailingStop, timeInForce: .gtc, qty: 2,
+                                           trailPercent: 5), account: id, at: Self.t0.adding(seconds: 2))
+        let canceled = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, qty: 1, limitPrice: 50,
+                                                      clientOrderID: "tab\there"), account: id, at: Self.t0.adding(seconds: 3))
+        _ = try engine.cancel(canceled.id, account: id, at: Self.t0.adding(seconds: 4))
+        return (engine, id)
+    }
+
+    @Test("orders, ledger entries, accounts and the random state encode as Foundation does and decode back equal")
+    func engineValues() throws {
+        let (engine, id) = try busyEngine()
+        var orders: [Order] = []
+        var entries: [LedgerEntry] = []
+        for event in engine.outbox {
+            switch event {
+            case .order(let u): orders.append(u.order)
+            case .ledger(let e): entries.append(e)
+            }
+        }
+        #expect(orders.count >= 6)
+        #expect(orders.contains { $0.parentID != nil })
+        #expect(!entries.isEmpty)
+        for order in orders {
+            #expect(try sameTree(order))
+            #expect(try roundTrip(order) == order)
+        }
+        for entry in entries {
+            #expect(try sameTree(entry))
+            #expect(try roundTrip(entry) == entry)
+        }
+        let account = try #require(engine.account(id))
+        #expect(!account.positions.isEmpty)
+        #expect(try sameTree(account))
+        #expect(try roundTrip(account) == account)
+        #expect(try roundTrip(engine.randomState) == engine.randomState)
+    }
+
+    struct Mixed: Codable, Equatable {
+        var text = "quote \" backslash \\ newline \n control \u{01} 中文 😀"
+        var empty: [String] = []
+        var nested: [[Int]] = [[], [1, 2], [3]]
+        var map: [String: [String: Int]] = ["a": [:], "b": ["c": -1]]
+        var optional: Int? = nil
+        var present: Int? = 7
+        var flag = true
+        var big = UInt64.max
+    }
+
+    @Test("escapes, empty and nested containers, optionals")
+    func mixed() throws {
+        #expect(try sameTree(Mixed()))
+        #expect(try roundTrip(Mixed()) == Mixed())
+        #expect(try StreamingJSONEncoder.encode([String]()) == "[]")
+        #expect(try StreamingJSONEncoder.encode("a\u{1F}b") == #""a\u001fb""#)
+    }
+
+    @Test("a floating-point value is refused, not stored")
+    func floats() {
+        struct Money: Encodable { var amount = 0.1 }
+        #expect(throws: FloatingPointNotStored.self) { try StreamingJSONEncoder.encode(Money()) }
+    }
+}
+
+@Suite("Stored formats")
+struct StoredFormatTests {
+    @Test("timestamps and instrument ids are stored as bare integers; the older object forms still decode")
+    func compactForms() throws {
+        let t = Timestamp(nanoseconds: 1_795_298_586_815_041_690)
+        #expect(try StreamingJSONEncoder.encode(t) == "1795298586815041690")
+        #expect(try StreamingJSONEncoder.encode(InstrumentID(12)) == "12")
+        let legacy = #"{"t":{"nanoseconds":1795298586815041690},"i":{"index":12}}"#
+        struct Row: Codable { var t: Timestamp; var i: InstrumentID }
+        let row = try JSONDecoder().decode(Row.self, from: Data(legacy.utf8))
+        #expect(row.t == t && row.i == InstrumentID(12))
+    }
+
+    @Test("order ids print in the canonical 8-4-4-4-12 form and parse back")
+    func identifiers() throws {
+        let id = Identifier(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210)
+        #expect(id.description == "01234567-89ab-cdef-fedc-ba9876543210")
+        #expect(Identifier(id.description) == id)
+        #expect(Identifier(high: 0, low: 1).description == "00000000-0000-0000-0000-000000000001")
+    }
+}
