@@ -61,14 +61,57 @@ extension Storage {
             """,
             "CREATE INDEX notifications_by_user ON notifications (user_id, created_at)",
         ]),
+        // SQLite only (recorded but empty on PostgreSQL): the journal inbox, a view whose INSTEAD OF triggers
+        // route each inserted row to its table, so a whole group commit is one statement (Storage.write(_:)).
+        (4, sqliteOnly([
+            "CREATE VIEW journal_inbox AS SELECT NULL AS kind, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6, NULL AS c7, NULL AS c8, NULL AS c9",
+            """
+            CREATE TRIGGER journal_inbox_order INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'order' BEGIN
+                INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body)
+                VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8, NEW.c9)
+                ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
+                    updated_at = excluded.updated_at, body = excluded.body;
+            END
+            """,
+            """
+            CREATE TRIGGER journal_inbox_activity INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'activity' BEGIN
+                INSERT INTO activities (account_id, sequence, time, kind, cash_change, body)
+                VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6);
+            END
+            """,
+            """
+            CREATE TRIGGER journal_inbox_account INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'account' BEGIN
+                UPDATE accounts SET state = NEW.c2 WHERE id = NEW.c1;
+            END
+            """,
+            """
+            CREATE TRIGGER journal_inbox_notification INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'notification' BEGIN
+                INSERT INTO notifications (id, user_id, account_id, kind, title, body, created_at, read_at)
+                VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8);
+            END
+            """,
+            """
+            CREATE TRIGGER journal_inbox_random INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'random' BEGIN
+                INSERT INTO engine_state (id, random_state) VALUES (1, NEW.c1)
+                ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state;
+            END
+            """,
+            "CREATE TRIGGER journal_inbox_unknown INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind NOT IN ('order', 'activity', 'account', 'notification', 'random') BEGIN SELECT RAISE(ABORT, 'journal_inbox: unknown row kind'); END",
+        ])),
     ]
+
+    /// Marks a migration's statements as SQLite's own.
+    static func sqliteOnly(_ statements: [String]) -> [String] { statements.map { sqliteOnlyMarker + $0 } }
+    static let sqliteOnlyMarker = "-- sqlite only\n"
 
     func migrate() async throws {
         try await db.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)").run()
         let applied = Set(try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
         for migration in Self.migrations where !applied.contains(migration.version) {
             try await transaction { db in
-                for statement in migration.statements { try await db.raw(SQLQueryString(statement)).run() }
+                for statement in migration.statements where !(isPostgres && statement.hasPrefix(Self.sqliteOnlyMarker)) {
+                    try await db.raw(SQLQueryString(statement)).run()
+                }
                 try await db.raw("INSERT INTO schema_migrations (version) VALUES (\(bind: migration.version))").run()
             }
         }

@@ -47,7 +47,7 @@ public final class Storage: Sendable {
     let db: any SQLDatabase
     let lock = AsyncLock()
     /// Journals waiting for the group-commit writer.
-    let journalQueue = Mutex<(pending: [(EncodedJournal, CheckedContinuation<Void, any Error>)], writing: Bool)>(([], false))
+    let journalQueue = Mutex<(pending: [(EncodedStep, CheckedContinuation<Void, any Error>)], writing: Bool)>(([], false))
     let shutdownAction: @Sendable () async throws -> Void
     public let location: DatabaseLocation
     public let isPostgres: Bool

@@ -127,6 +127,40 @@ struct StorageTests {
         }
     }
 
+    @Test("a small journal (one statement on SQLite) and one too large for a statement both land whole", arguments: Backend.available)
+    func journalSizes(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage in
+            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            var (record, engine) = try await account(storage)
+            engine.apply(.quote(InstrumentID(0), at: Self.t0, bid: 99, bidSize: 100, ask: 100, askSize: 100))
+            func drain() -> Journal {
+                var journal = Journal(randomState: engine.randomState)
+                for case .order(let u) in engine.outbox { journal.orders.append(u.order) }
+                engine.outbox.removeAll()
+                journal.accounts = [engine.account(record.id)!]
+                return journal
+            }
+            _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
+                                  account: record.id, at: Self.t0)
+            var small = drain()
+            small.notifications = [NotificationRecord(id: "n1", userID: "u1", accountID: record.id, kind: "fill",
+                                                      title: "Bought AAPL", body: "It's \"done\"", createdAt: Self.t0)]
+            try await storage.journal(small)
+            #expect(try await storage.notifications(user: "u1").items.map(\.body) == ["It's \"done\""])
+            #expect(try await storage.notifications(user: "u1").items.first?.accountID == record.id)
+
+            for i in 1...3_001 {
+                _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
+                                      account: record.id, at: Self.t0.adding(seconds: Int64(i)))
+            }
+            try await storage.journal(drain())
+            let stored = try await storage.accounts(userID: "u1")
+            #expect(try await storage.restorable(stored[0]).openOrders.count == 3_002)
+            #expect(stored.first?.snapshot.account.reservedCash == engine.account(record.id)?.reservedCash)
+            record = stored[0]
+        }
+    }
+
     @Test("API keys, watchlists (unique names per account) and configurations", arguments: Backend.available)
     func keysAndWatchlists(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
