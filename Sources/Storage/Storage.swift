@@ -67,11 +67,29 @@ public final class Storage: Sendable {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            // Checkpoints (copying the WAL back into the database file) run on a second connection in the
+            // background: done inline, every thousandth page a commit stalled for the copy and set p99.
+            let checkpointer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            let background = Mutex<Task<Void, Never>?>(nil)
             storage = Storage(db: connection.sql(queryLogLevel: nil), location: location, isPostgres: false) {
+                background.withLock { $0?.cancel() }
+                try await checkpointer.close()
                 try await connection.close()
             }
-            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000"] {
+            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON",
+                           "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0"] {
                 try await storage.db.raw(SQLQueryString(pragma)).run()
+            }
+            let checkpointDB = checkpointer.sql(queryLogLevel: nil)
+            try await checkpointDB.raw("PRAGMA busy_timeout=5000").run()
+            background.withLock {
+                $0 = Task.detached(priority: .utility) {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.checkpointInterval)
+                        // PASSIVE never blocks the writer; whatever it cannot copy now waits for the next round.
+                        _ = try? await checkpointDB.raw("PRAGMA wal_checkpoint(PASSIVE)").run()
+                    }
+                }
             }
         case .postgres(let url):
             let configuration = try SQLPostgresConfiguration(url: url)
@@ -85,6 +103,9 @@ public final class Storage: Sendable {
         try await storage.migrate()
         return storage
     }
+
+    /// How often the SQLite WAL is checkpointed in the background.
+    static let checkpointInterval = Duration.milliseconds(250)
 
     public func shutdown() async {
         try? await shutdownAction()
