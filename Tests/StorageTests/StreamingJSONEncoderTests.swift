@@ -119,4 +119,17 @@ struct StoredFormatTests {
         #expect(Identifier(id.description) == id)
         #expect(Identifier(high: 0, low: 1).description == "00000000-0000-0000-0000-000000000001")
     }
+
+    @Test("new ids are version-7 UUIDs that sort by the time they were made")
+    func timeOrderedIdentifiers() {
+        var rng = SeededGenerator(seed: 1)
+        let t = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+        let ids = (0..<100).map { Identifier.timeOrdered(at: t.adding(nanoseconds: Int64($0) * 1_000_000), using: &rng) }
+        #expect(ids == ids.sorted())
+        #expect(ids.map(\.description) == ids.map(\.description).sorted())
+        #expect(ids.allSatisfy { Array($0.description)[14] == "7" && "89ab".contains(Array($0.description)[19]) })
+        #expect(Set(ids).count == 100)
+        // Milliseconds since 1970 are readable from the first 48 bits.
+        #expect(Int64(ids[0].high >> 16) == t.nanoseconds / 1_000_000)
+    }
 }

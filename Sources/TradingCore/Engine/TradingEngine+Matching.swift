@@ -342,7 +342,7 @@ extension TradingEngine {
         order.status = .partiallyFilled
         orders[orderID] = order
 
-        let fill = Fill(executionID: newIdentifier(), orderID: orderID, instrument: order.instrument,
+        let fill = Fill(executionID: newIdentifier(at: time), orderID: orderID, instrument: order.instrument,
                         symbol: order.symbol, side: order.side, qty: qty, price: price, value: value,
                         cumulativeQty: order.filledQty, leavesQty: order.leavesQty, tradingDate: date,
                         realizedPnL: realized)

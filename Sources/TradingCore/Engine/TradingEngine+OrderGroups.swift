@@ -16,8 +16,8 @@ extension TradingEngine {
         var ids: [OrderID] = []
         for leg in legs {
             var order = parent
-            order.id = newIdentifier()
-            order.clientOrderID = newIdentifier().description
+            order.id = newIdentifier(at: time)
+            order.clientOrderID = newIdentifier(at: time).description
             order.side = .sell
             order.type = leg.type
             order.limitPrice = leg.limit

@@ -11,8 +11,8 @@ extension TradingEngine {
         }
         let instrument = instruments[Int(instrumentID.index)]
         try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
-        let clientOrderID = request.clientOrderID ?? newIdentifier().description
-        let id = newIdentifier()
+        let clientOrderID = request.clientOrderID ?? newIdentifier(at: time).description
+        let id = newIdentifier(at: time)
         var order = Order(
             id: id, clientOrderID: clientOrderID, accountID: accountID, instrument: instrumentID,
             symbol: instrument.symbol, side: request.side, type: request.type, timeInForce: request.timeInForce,

@@ -158,7 +158,8 @@ public struct TradingEngine: Sendable {
         return entry
     }
 
-    mutating func newIdentifier() -> Identifier { Identifier.random(using: &rng) }
+    /// A new order or execution id, time-ordered (UUID version 7) so storage appends rather than scatters.
+    mutating func newIdentifier(at time: Timestamp) -> Identifier { Identifier.timeOrdered(at: time, using: &rng) }
 
     /// The trading date that settlement rules use for an instrument at a time.
     mutating func tradingDate(_ instrument: Instrument, at time: Timestamp) -> CivilDate {
