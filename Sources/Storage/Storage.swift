@@ -105,7 +105,7 @@ public final class Storage: Sendable {
     }
 
     /// How often the SQLite WAL is checkpointed in the background.
-    static let checkpointInterval = Duration.milliseconds(250)
+    static let checkpointInterval = Duration.milliseconds(500)
 
     public func shutdown() async {
         try? await shutdownAction()
