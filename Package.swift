@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: ["Server", "Storage", .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(
             name: "TradingCoreTests",

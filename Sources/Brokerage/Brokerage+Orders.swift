@@ -25,6 +25,7 @@ extension Brokerage {
         let age = now.nanoseconds - quote.time.nanoseconds
         if age < 5 * Duration64.minute || quote.phase == .closed {
             engine.apply(quote.event(for: id).at(now))
+            evaluateRules(id, quote: quote, at: now)
         }
         return id
     }
@@ -94,8 +95,10 @@ extension Brokerage {
 
     /// Feeds current quotes of every instrument with working orders into the engine, and commits fills.
     public func pumpMarket() async throws(BrokerageError) {
-        let symbols = engine.instrumentsWithWorkingOrders.map { engine.instrument($0).symbol }
+        let instruments = Set(engine.instrumentsWithWorkingOrders).union(ruleBook.instruments)
+        let symbols = instruments.sorted().map { engine.instrument($0).symbol }
         engine.advance(to: clock.now())
+        expireRules(at: clock.now())
         for symbol in symbols { _ = try? await refresh(symbol) }
         try await commit()
     }

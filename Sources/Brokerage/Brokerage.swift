@@ -21,6 +21,17 @@ public actor Brokerage {
     var notificationSubscribers: [Int: (user: String, continuation: AsyncStream<NotificationRecord>.Continuation)] = [:]
     var nextSubscriber = 0
 
+    // Queue purchase (Brokerage+Queue.swift).
+    var ruleBook = RuleBook()
+    /// Rules still queued, by id.
+    var queuedRules: [Identifier: QueueRuleRecord] = [:]
+    /// Rule changes and notifications waiting for the next commit (journaled with the engine's events).
+    var pendingRules: [QueueRuleRecord] = []
+    var pendingNotifications: [NotificationRecord] = []
+    /// The last state of rules that left the queue in this run (what `addRule` returns if its rule fired at once).
+    var lastRuleOutcome: [Identifier: QueueRuleRecord] = [:]
+    var seededCloses: Set<InstrumentID> = []
+
     init(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
          configuration: EngineConfiguration) {
         self.storage = storage
@@ -59,6 +70,9 @@ public actor Brokerage {
         engine = fresh
         self.owners = owners
         referenceDates = [:]
+        pendingRules = []
+        pendingNotifications = []
+        try await reloadRules()
     }
 
     // MARK: Journal
@@ -68,8 +82,11 @@ public actor Brokerage {
     func commit() async throws(BrokerageError) {
         let events = engine.outbox
         engine.outbox.removeAll(keepingCapacity: true)
-        guard !events.isEmpty else { return }
+        guard !events.isEmpty || !pendingRules.isEmpty || !pendingNotifications.isEmpty else { return }
         var journal = Journal(randomState: engine.randomState)
+        journal.rules = pendingRules
+        pendingRules.removeAll()
+        for rule in journal.rules where rule.status != .queued { lastRuleOutcome[rule.rule.id] = rule }
         var latest: [OrderID: Order] = [:]
         var orderSequence: [OrderID] = []
         var touched = Set<AccountID>()
@@ -87,7 +104,8 @@ public actor Brokerage {
             }
         }
         journal.orders = orderSequence.compactMap { latest[$0] }
-        journal.notifications = updates.compactMap(notification)
+        journal.notifications = updates.compactMap(notification) + pendingNotifications
+        pendingNotifications.removeAll()
         // Without the client-order-id index: a journal waiting in the group-commit queue must not share that
         // dictionary with the engine, or the next order would copy it whole.
         journal.accounts = touched.sorted().compactMap { id in
@@ -128,10 +146,15 @@ public actor Brokerage {
         default:
             return nil
         }
-        var generator = SystemRandomNumberGenerator()
-        let id = Identifier(high: (generator.next() & ~0xF000) | 0x4000, low: (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
-        return NotificationRecord(id: id.description, userID: owner.userID, accountID: o.accountID, kind: kind,
+        return NotificationRecord(id: Self.notificationID(), userID: owner.userID, accountID: o.accountID, kind: kind,
                                   title: title, body: body, createdAt: update.time)
+    }
+
+    /// A fresh random (version-4) id for a notification.
+    static func notificationID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Identifier(high: (generator.next() & ~0xF000) | 0x4000,
+                          low: (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000).description
     }
 
     /// Notifications as they are committed, for one user.

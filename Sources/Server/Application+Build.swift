@@ -22,6 +22,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     AccountsController(services: services).addRoutes(to: native)
     NotificationsController(services: services).addRoutes(to: native)
     FavoritesController(services: services).addRoutes(to: native)
+    QueueController(services: services).addRoutes(to: native)
 
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
     let sockets = Router(context: BasicWebSocketRequestContext.self)

@@ -79,18 +79,22 @@ public struct Journal: Sendable {
     public var accounts: [Account] = []
     /// Notifications the step causes (a fill, an order the system canceled), durable with it.
     public var notifications: [NotificationRecord] = []
+    /// Queued rules the step added or changed — a rule that fired is written with the order it placed, so a
+    /// restart can never fire it twice.
+    public var rules: [QueueRuleRecord] = []
     public var randomState: SeededGenerator?
 
     public init(orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [],
-                notifications: [NotificationRecord] = [], randomState: SeededGenerator? = nil) {
+                notifications: [NotificationRecord] = [], rules: [QueueRuleRecord] = [], randomState: SeededGenerator? = nil) {
         self.orders = orders
         self.entries = entries
         self.accounts = accounts
         self.notifications = notifications
+        self.rules = rules
         self.randomState = randomState
     }
 
-    public var isEmpty: Bool { orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty }
+    public var isEmpty: Bool { orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty && rules.isEmpty }
 }
 
 /// An in-app notification: listed with an unread count, pushed over the web app's socket, shown as a toast.

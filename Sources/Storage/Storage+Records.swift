@@ -282,6 +282,7 @@ struct EncodedStep: Sendable {
     var entries: [(LedgerEntry, String)]
     var accounts: [Account]
     var notifications: [NotificationRecord]
+    var rules: [(QueueRuleRecord, String)]
     var randomState: SeededGenerator?
 
     init(_ journal: Journal) throws {
@@ -289,6 +290,7 @@ struct EncodedStep: Sendable {
         entries = try journal.entries.map { ($0, try Coding.encode($0)) }
         accounts = journal.accounts
         notifications = journal.notifications
+        rules = try journal.rules.map { ($0, try Coding.encode($0)) }
         randomState = journal.randomState
     }
 }
@@ -301,9 +303,11 @@ struct EncodedJournal: Sendable {
     var entries: [(LedgerEntry, String)] = []
     var snapshots: [(AccountID, String)] = []
     var notifications: [NotificationRecord] = []
+    var rules: [(QueueRuleRecord, String)] = []
     var random: String?
 
     init(merging steps: [EncodedStep]) throws {
+        var ruleIndex: [Identifier: Int] = [:]
         var orderIndex: [OrderID: Int] = [:]
         var latestAccounts: [Account] = []
         var accountIndex: [AccountID: Int] = [:]
@@ -321,6 +325,12 @@ struct EncodedJournal: Sendable {
                     latestAccounts.append(account)
                 }
             }
+            for rule in step.rules {
+                if let i = ruleIndex[rule.0.rule.id] { rules[i] = rule } else {
+                    ruleIndex[rule.0.rule.id] = rules.count
+                    rules.append(rule)
+                }
+            }
             entries += step.entries
             notifications += step.notifications
             randomState = step.randomState ?? randomState
@@ -335,7 +345,7 @@ struct EncodedJournal: Sendable {
     /// The whole journal as one `INSERT INTO journal_inbox` (see `Storage.write(_:)`), or nil when it has
     /// more rows than one statement may bind. Columns: kind, then c1…c9 as each kind's trigger reads them.
     func inboxStatement() -> SQLQueryString? {
-        let rows = orders.count + entries.count + snapshots.count + notifications.count + (random == nil ? 0 : 1)
+        let rows = orders.count + entries.count + snapshots.count + notifications.count + rules.count + (random == nil ? 0 : 1)
         guard rows > 0, rows <= Self.inboxRowLimit else { return nil }
         var sql = SQLQueryString("INSERT INTO journal_inbox (kind, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES ")
         var first = true
@@ -363,6 +373,10 @@ struct EncodedJournal: Sendable {
         for n in notifications {
             row("notification", [n.id, n.userID, n.accountID?.description, n.kind, n.title, n.body,
                                  n.createdAt.nanoseconds, n.readAt?.nanoseconds])
+        }
+        for (record, body) in rules {
+            row("rule", [record.rule.id.description, record.rule.accountID.description, record.status.rawValue,
+                         record.rule.createdAt.nanoseconds, record.updatedAt.nanoseconds, body])
         }
         if let random { row("random", [random]) }
         return sql
@@ -417,6 +431,14 @@ struct EncodedJournal: Sendable {
                 INSERT INTO notifications (id, user_id, account_id, kind, title, body, created_at, read_at)
                 VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.accountID?.description), \(bind: n.kind), \(bind: n.title),
                         \(bind: n.body), \(bind: n.createdAt.nanoseconds), \(bind: n.readAt?.nanoseconds))
+                """).run()
+        }
+        for (record, body) in rules {
+            try await db.raw("""
+                INSERT INTO queue_rules (id, account_id, status, created_at, updated_at, body)
+                VALUES (\(bind: record.rule.id.description), \(bind: record.rule.accountID.description), \(bind: record.status.rawValue),
+                        \(bind: record.rule.createdAt.nanoseconds), \(bind: record.updatedAt.nanoseconds), \(bind: body))
+                ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, body = excluded.body
                 """).run()
         }
         if let random {

@@ -96,7 +96,26 @@ extension Storage {
                 ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state;
             END
             """,
-            "CREATE TRIGGER journal_inbox_unknown INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind NOT IN ('order', 'activity', 'account', 'notification', 'random') BEGIN SELECT RAISE(ABORT, 'journal_inbox: unknown row kind'); END",
+            "CREATE TRIGGER journal_inbox_unknown INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind NOT IN ('order', 'activity', 'account', 'notification', 'random', 'rule') BEGIN SELECT RAISE(ABORT, 'journal_inbox: unknown row kind'); END",
+        ])),
+        // Queued rules (queue purchase), journaled with the orders they place.
+        (5, [
+            """
+            CREATE TABLE queue_rules (
+                id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), status TEXT NOT NULL,
+                created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, body TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX queue_rules_by_account ON queue_rules (account_id, status, updated_at)",
+            "CREATE INDEX queue_rules_by_status ON queue_rules (status)",
+        ] + sqliteOnly([
+            """
+            CREATE TRIGGER journal_inbox_rule INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'rule' BEGIN
+                INSERT INTO queue_rules (id, account_id, status, created_at, updated_at, body)
+                VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6)
+                ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, body = excluded.body;
+            END
+            """,
         ])),
     ]
 

@@ -20,6 +20,8 @@ struct APIKeyAuthenticator: RouterMiddleware {
 }
 
 /// The web session cookie → the logged-in user, when there is one (routes decide whether they need it).
+/// Without a cookie, an API key (Alpaca's headers) may call the routes of its own account
+/// (`/api/v1/accounts/{its id}/…`: the CLI and bots use this); a wrong key is a 401.
 struct SessionAuthenticator: RouterMiddleware {
     static let cookie = "papertrade_session"
     let services: Papertrade
@@ -30,6 +32,12 @@ struct SessionAuthenticator: RouterMiddleware {
         if let token = request.cookies[Self.cookie]?.value,
            let user = try await services.storage.sessionUser(tokenHash: Credentials.sha256(token), at: services.clock.now()) {
             context.caller = .user(id: user, sessionToken: token)
+        } else if let keyID = request.headers[HTTPField.Name("APCA-API-KEY-ID")!] {
+            guard let secret = request.headers[HTTPField.Name("APCA-API-SECRET-KEY")!],
+                  let account = try await services.authenticate(keyID: keyID, secret: secret) else {
+                throw APIError.unauthorized
+            }
+            context.caller = .account(account)
         }
         return try await next(request, context)
     }

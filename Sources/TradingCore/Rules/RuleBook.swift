@@ -49,6 +49,18 @@ public struct RuleBook: Sendable {
         return slot.rule
     }
 
+    /// Whether any rule waits on the instrument (a price update of any other instrument costs only this check).
+    @inline(__always)
+    public func hasRules(_ instrument: InstrumentID) -> Bool {
+        let i = Int(instrument.index)
+        return i < byInstrument.count && !byInstrument[i].isEmpty
+    }
+
+    /// Instruments with at least one rule.
+    public var instruments: [InstrumentID] {
+        byInstrument.indices.filter { !byInstrument[$0].isEmpty }.map { InstrumentID(Int32($0)) }
+    }
+
     public func rule(_ id: Identifier) -> QueueRule? { location[id].flatMap { slots[$0]?.rule } }
 
     public func rules(of account: AccountID) -> [QueueRule] {

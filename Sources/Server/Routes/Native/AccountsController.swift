@@ -26,10 +26,14 @@ struct AccountsController {
         group.get("market/status", use: status)
     }
 
-    /// The account in the path, if it belongs to the logged-in user.
+    /// The account in the path, if it belongs to the logged-in user (or is the API key's own account).
     func owned(_ context: AppContext) async throws -> AccountRecord {
-        let user = try context.user()
         guard let id = AccountID(try context.parameters.require("id")) else { throw APIError.notFound("account not found") }
+        if case .account(let keyAccount) = context.caller {
+            guard keyAccount == id, let record = await brokerage.accountRecord(id) else { throw APIError.notFound("account not found") }
+            return record
+        }
+        let user = try context.user()
         let accounts = try await api { () throws(BrokerageError) in try await brokerage.loadAccounts(of: user) }
         guard let record = accounts.first(where: { $0.id == id }) else { throw APIError.notFound("account not found") }
         return record

@@ -1,0 +1,175 @@
+import Brokerage
+import Hummingbird
+import MarketData
+import Storage
+import TradingCore
+
+/// Queue purchase: an account's automatic conditional orders.
+///
+/// `POST /api/v1/accounts/{id}/queue` body:
+/// ```
+/// {"symbol": "600519", "side": "buy", "qty": "100",            (or "notional": "5000")
+///  "condition": {"type": .string("within_percent_of_limit_up"), "value": "1"},
+///  "order_type": "limit_up",                                   (market | limit with "limit_price" | limit_up)
+///  "lifetime": {"type": .string("until_triggered")}}                     (until with "date" | session)
+/// ```
+/// Condition types: price_at_least, price_at_most, change_percent_at_least, change_percent_at_most (value in
+/// percent), within_of_limit_up, within_of_limit_down (value an amount), within_percent_of_limit_up,
+/// within_percent_of_limit_down, touches_limit_up (no value), crosses_above_moving_average,
+/// crosses_below_moving_average (value = number of daily bars).
+struct QueueController {
+    let services: Papertrade
+    var brokerage: Brokerage { services.brokerage }
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("accounts/{id}/queue", use: list)
+        group.post("accounts/{id}/queue", use: add)
+        group.get("accounts/{id}/queue/history", use: history)
+        group.delete("accounts/{id}/queue/{rule}", use: cancel)
+    }
+
+    @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await AccountsController(services: services).owned(context)
+        let entries = await brokerage.queue(account: record.id)
+        return JSONValue.array(entries.map { Self.encode($0, currency: record.market.currency) }).response()
+    }
+
+    @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await AccountsController(services: services).owned(context)
+        let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
+        let entries = try await api { () throws(BrokerageError) in try await brokerage.queueHistory(account: record.id, limit: limit) }
+        return JSONValue.array(entries.map { Self.encode($0, currency: record.market.currency) }).response()
+    }
+
+    @Sendable func add(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await AccountsController(services: services).owned(context)
+        var request = request
+        let body = try await request.jsonBody(context: context)
+        let parsed = try Self.parse(body)
+        let added = try await api { () throws(BrokerageError) in
+            try await brokerage.addRule(account: record.id, symbol: parsed.symbol, condition: parsed.condition,
+                                        action: parsed.action, lifetime: parsed.lifetime)
+        }
+        let entry = await brokerage.entry(added)
+        return Self.encode(entry, currency: record.market.currency).response(status: .created)
+    }
+
+    @Sendable func cancel(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await AccountsController(services: services).owned(context)
+        guard let id = Identifier(try context.parameters.require("rule")) else { throw APIError.notFound("queued rule not found") }
+        let canceled = try await api { () throws(BrokerageError) in try await brokerage.cancelRule(id, account: record.id) }
+        let entry = await brokerage.entry(canceled)
+        return Self.encode(entry, currency: record.market.currency).response()
+    }
+
+    // MARK: Parsing
+
+    struct Parsed {
+        var symbol: String
+        var condition: RuleCondition
+        var action: RuleAction
+        var lifetime: RuleLifetime?
+    }
+
+    static func decimal(_ value: JSONValue?, _ field: String) throws -> FixedDecimal {
+        guard let value else { throw APIError.unprocessable("\(field) is required") }
+        guard let d = value.decimal else { throw APIError.unprocessable("\(field) must be a decimal number") }
+        return d
+    }
+
+    static func parse(_ body: JSONValue) throws -> Parsed {
+        guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
+        let known: Set<String> = ["symbol", "side", "qty", "notional", "condition", "order_type", "limit_price", "lifetime"]
+        if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
+            throw APIError.unprocessable("unknown field \(unknown)")
+        }
+        guard let symbol = o["symbol"]?.string?.uppercased(), !symbol.isEmpty else { throw APIError.unprocessable("symbol is required") }
+        guard let side = o["side"]?.string.flatMap(OrderSide.init(rawValue:)) else { throw APIError.unprocessable("side must be buy or sell") }
+        let qty = try o["qty"].map { try decimal($0, "qty") }
+        let notional = try o["notional"].map { try decimal($0, "notional") }
+        guard case .object(let c)? = o["condition"], let type = c["type"]?.string else {
+            throw APIError.unprocessable("condition must be an object with a type")
+        }
+        let condition: RuleCondition
+        switch type {
+        case "price_at_least": condition = .priceAtLeast(try decimal(c["value"], "condition.value"))
+        case "price_at_most": condition = .priceAtMost(try decimal(c["value"], "condition.value"))
+        case "change_percent_at_least": condition = .changePercentAtLeast(try decimal(c["value"], "condition.value"))
+        case "change_percent_at_most": condition = .changePercentAtMost(try decimal(c["value"], "condition.value"))
+        case "within_of_limit_up": condition = .withinOfLimitUp(try decimal(c["value"], "condition.value"))
+        case "within_of_limit_down": condition = .withinOfLimitDown(try decimal(c["value"], "condition.value"))
+        case "within_percent_of_limit_up": condition = .withinPercentOfLimitUp(try decimal(c["value"], "condition.value"))
+        case "within_percent_of_limit_down": condition = .withinPercentOfLimitDown(try decimal(c["value"], "condition.value"))
+        case "touches_limit_up": condition = .touchesLimitUp
+        case "crosses_above_moving_average", "crosses_below_moving_average":
+            guard let n = c["value"]?.int else { throw APIError.unprocessable("condition.value must be a whole number of bars") }
+            condition = type == "crosses_above_moving_average" ? .crossesAboveMovingAverage(bars: n) : .crossesBelowMovingAverage(bars: n)
+        default: throw APIError.unprocessable("unknown condition type \(type)")
+        }
+        let pricing: RuleAction.Pricing
+        switch o["order_type"]?.string ?? "market" {
+        case "market": pricing = .market
+        case "limit": pricing = .limit(try decimal(o["limit_price"], "limit_price"))
+        case "limit_up": pricing = .limitUp
+        case let other: throw APIError.unprocessable("order_type must be market, limit or limit_up, not \(other)")
+        }
+        var lifetime: RuleLifetime?
+        if let l = o["lifetime"] {
+            guard case .object(let lo) = l, let kind = lo["type"]?.string else { throw APIError.unprocessable("lifetime must be an object with a type") }
+            switch kind {
+            case "until_triggered": lifetime = .untilTriggered
+            case "until", "session":
+                guard let text = lo["date"]?.string, let date = CivilDate(text) else {
+                    throw APIError.unprocessable("lifetime.date must be a date (YYYY-MM-DD)")
+                }
+                lifetime = kind == "until" ? .until(date) : .session(date)
+            default: throw APIError.unprocessable("lifetime type must be until_triggered, until or session")
+            }
+        }
+        return Parsed(symbol: symbol, condition: condition, action: RuleAction(side: side, qty: qty, notional: notional, pricing: pricing),
+                      lifetime: lifetime)
+    }
+
+    // MARK: Encoding
+
+    static func encode(_ e: Brokerage.QueueEntry, currency: Currency) -> JSONValue {
+        let r = e.record.rule
+        var condition: [String: JSONValue] = [:]
+        switch r.condition {
+        case .priceAtLeast(let v): condition = ["type": .string("price_at_least"), "value": .decimal(v)]
+        case .priceAtMost(let v): condition = ["type": .string("price_at_most"), "value": .decimal(v)]
+        case .changePercentAtLeast(let v): condition = ["type": .string("change_percent_at_least"), "value": .decimal(v)]
+        case .changePercentAtMost(let v): condition = ["type": .string("change_percent_at_most"), "value": .decimal(v)]
+        case .withinOfLimitUp(let v): condition = ["type": .string("within_of_limit_up"), "value": .decimal(v)]
+        case .withinOfLimitDown(let v): condition = ["type": .string("within_of_limit_down"), "value": .decimal(v)]
+        case .withinPercentOfLimitUp(let v): condition = ["type": .string("within_percent_of_limit_up"), "value": .decimal(v)]
+        case .withinPercentOfLimitDown(let v): condition = ["type": .string("within_percent_of_limit_down"), "value": .decimal(v)]
+        case .touchesLimitUp: condition = ["type": .string("touches_limit_up")]
+        case .crossesAboveMovingAverage(let n): condition = ["type": .string("crosses_above_moving_average"), "value": .int(n)]
+        case .crossesBelowMovingAverage(let n): condition = ["type": .string("crosses_below_moving_average"), "value": .int(n)]
+        }
+        var lifetime: [String: JSONValue]
+        switch r.lifetime {
+        case .untilTriggered: lifetime = ["type": .string("until_triggered")]
+        case .until(let d): lifetime = ["type": .string("until"), "date": .string(d.description)]
+        case .session(let d): lifetime = ["type": .string("session"), "date": .string(d.description)]
+        }
+        var o: [String: JSONValue] = [
+            "id": .string(r.id.description), "account_id": .string(r.accountID.description), "symbol": .string(r.symbol),
+            "name": .text(e.instrument?.name), "side": .string(r.action.side.rawValue),
+            "qty": .decimal(r.action.qty), "notional": .decimal(r.action.notional),
+            "condition": .object(condition), "lifetime": .object(lifetime),
+            "status": .string(e.record.status.rawValue), "created_at": .string(r.createdAt.description),
+            "updated_at": .string(e.record.updatedAt.description), "currency": .string(currency.rawValue),
+            "price": .decimal(e.price), "trigger_level": .decimal(e.triggerLevel),
+            "order_id": .text(e.record.orderID?.description), "fired_price": .decimal(e.record.firedPrice),
+            "message": .text(e.record.message),
+        ]
+        switch r.action.pricing {
+        case .market: o["order_type"] = .string("market")
+        case .limit(let p): o["order_type"] = .string("limit"); o["limit_price"] = .decimal(p)
+        case .limitUp: o["order_type"] = .string("limit_up")
+        }
+        return .object(o)
+    }
+}
