@@ -10,7 +10,7 @@ struct PapertradeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "papertrade",
         abstract: "A self-hosted paper-trading brokerage: Alpaca-compatible API, simulated market, web app.",
-        subcommands: [Serve.self, Admin.self])
+        subcommands: [Serve.self, Admin.self, Queue.self])
 }
 
 /// Options shared by commands that open the database.
