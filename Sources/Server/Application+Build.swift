@@ -9,6 +9,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     router.add(middleware: ErrorShapeMiddleware())
     router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
     router.get("openapi.json") { _, _ in OpenAPIDocument.native.response() }
+    services.web.addRoutes(to: router)
 
     let alpaca = router.group("v2").add(middleware: APIKeyAuthenticator(services: services))
     TradingController(services: services).addRoutes(to: alpaca)
@@ -21,6 +22,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     MarketController(services: services).addRoutes(to: native)
     AccountsController(services: services).addRoutes(to: native)
     NotificationsController(services: services).addRoutes(to: native)
+    StockController(services: services).addRoutes(to: native)
     FavoritesController(services: services).addRoutes(to: native)
     QueueController(services: services).addRoutes(to: native)
 

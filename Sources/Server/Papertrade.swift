@@ -23,6 +23,10 @@ public struct ServerConfiguration: Sendable {
     public var replaySpeed = 60
     public var seed: UInt64 = 1
     public var marketData = MarketDataConfiguration()
+    /// Serve the web app from this directory instead of the bundled copy (working on the app without rebuilding).
+    public var webDirectory: String?
+    /// Where scripts/fetch-web-vendor.sh put the chart library (default: the nearest .build/web-vendor).
+    public var webVendorDirectory: String?
 
     public init() {}
 
@@ -52,12 +56,14 @@ public final class Papertrade: Sendable {
     public let feed: any MarketDataFeed
     public let clock: MarketClock
     public let brokerage: Brokerage
+    /// The web app's files, served at `/`.
+    public let web: WebApp
     let throttle = LoginThrottle()
     /// Verified API keys (key id → secret hash and account), so each request does not hit storage.
     let keys = Mutex<[String: APIKeyRecord]>([:])
 
     init(configuration: ServerConfiguration, storage: Storage, directory: SymbolDirectory, market: SimulatedMarket,
-         feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage) {
+         feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage, web: WebApp) {
         self.configuration = configuration
         self.storage = storage
         self.directory = directory
@@ -65,6 +71,7 @@ public final class Papertrade: Sendable {
         self.feed = feed
         self.clock = clock
         self.brokerage = brokerage
+        self.web = web
     }
 
     public static func start(_ configuration: ServerConfiguration, clock: MarketClock? = nil) async throws -> Papertrade {
@@ -79,7 +86,8 @@ public final class Papertrade: Sendable {
         let brokerage = try await Brokerage.start(storage: storage, feed: feed, directory: directory, clock: clock,
                                                   seed: configuration.seed)
         return Papertrade(configuration: configuration, storage: storage, directory: directory, market: market,
-                          feed: feed, clock: clock, brokerage: brokerage)
+                          feed: feed, clock: clock, brokerage: brokerage,
+                          web: WebApp.load(webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory))
     }
 
     public func shutdown() async { await storage.shutdown() }

@@ -49,6 +49,8 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.clock = clockSetting
         configuration.seed = seed ?? env["PAPERTRADE_SEED"].flatMap(UInt64.init) ?? 1
+        configuration.webDirectory = env["PAPERTRADE_WEB_DIR"]
+        configuration.webVendorDirectory = env["PAPERTRADE_WEB_VENDOR_DIR"]
         do {
             configuration.marketData = try MarketDataConfiguration.load(
                 environment: env, configFile: configuration.dataDirectory + "/papertrade.conf")
@@ -64,6 +66,9 @@ struct Serve: AsyncParsableCommand {
                 """)
         }
         print("papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.feed.name), clock: \(configuration.clock.rawValue)")
+        if services.web.chartLibrary == nil {
+            print("  web app without charts: run scripts/fetch-web-vendor.sh (or set PAPERTRADE_WEB_VENDOR_DIR)")
+        }
         fflush(nil) // the banner must reach a piped log before the server blocks
         let pump = Task { await services.brokerage.runMarketPump() }
         defer { pump.cancel() }

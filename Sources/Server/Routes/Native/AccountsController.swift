@@ -22,6 +22,7 @@ struct AccountsController {
         group.get("accounts/{id}/orders", use: orders)
         group.post("accounts/{id}/orders", use: placeOrder)
         group.delete("accounts/{id}/orders/{order}", use: cancelOrder)
+        group.get("accounts/{id}/estimate", use: estimate)
         group.get("bars/{symbol}", use: bars)
         group.get("market/status", use: status)
     }
@@ -147,6 +148,43 @@ struct AccountsController {
         guard let id = OrderID(try context.parameters.require("order")) else { throw APIError.notFound("order not found") }
         let order = try await api { () throws(BrokerageError) in try await brokerage.cancel(id, account: record.id) }
         return AlpacaEncoding.order(order).response()
+    }
+
+    /// What the trade sheet shows while the user types: value, fees and total of `qty` shares of `symbol` at
+    /// `price` (default: the best ask for a buy, the best bid for a sell), with buying power and sellable shares.
+    /// Fees follow the account's own schedule, exactly as a fill would charge them.
+    @Sendable func estimate(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await owned(context)
+        let symbol = (request.query("symbol") ?? "").uppercased()
+        guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        guard let side = OrderSide(rawValue: request.query("side") ?? "buy") else { throw APIError.unprocessable("side must be buy or sell") }
+        guard let qty = request.query("qty").flatMap(FixedDecimal.init), qty.isPositive, qty <= FixedDecimal(1_000_000_000) else {
+            throw APIError.unprocessable("Please enter a valid amount")
+        }
+        let explicit = try request.query("price").map { text -> FixedDecimal in
+            guard let price = FixedDecimal(text), price.isPositive else { throw APIError.unprocessable("price must be a positive number") }
+            return price
+        }
+        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(record.id) }
+        let price: FixedDecimal
+        if let explicit { price = explicit } else {
+            let quote: MarketQuote
+            do { quote = try await services.feed.quote(entry.symbol) } catch { throw APIError(feed: error) }
+            price = (side == .buy ? quote.asks.best?.price : quote.bids.best?.price) ?? quote.last
+        }
+        let account = summary.account
+        let value = account.currency.round(price.multiplied(by: qty), .halfUp)
+        let fees = account.fees.fees(side: side, filledQty: qty, filledValue: value, currency: account.currency)
+        let feeTotal = fees.reduce(FixedDecimal.zero) { $0 + $1.amount }
+        let date = entry.instrument.calendar.tradingDate(at: services.clock.now())
+        let sellable = summary.positions.first { $0.instrument.symbol == entry.symbol }?.position.availableToSell(on: date) ?? .zero
+        return JSONValue.object([
+            "symbol": .string(entry.symbol), "side": .string(side.rawValue), "qty": .decimal(qty), "price": .decimal(price),
+            "value": .decimal(value), "fees": .array(fees.map { JSONValue.object(["kind": .string($0.kind.rawValue), "amount": .decimal($0.amount)]) }),
+            "fee_total": .decimal(feeTotal), "total": .decimal(side == .buy ? value + feeTotal : value - feeTotal),
+            "currency": .string(account.currency.rawValue), "buying_power": .decimal(account.buyingPower),
+            "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot),
+        ]).response(headers: [.cacheControl: "no-store"])
     }
 
     /// Chart bars: `timeframe` (1Min … 1Month) over [`from`, `to`) (RFC 3339 or YYYY-MM-DD); defaults to today's 5Min.

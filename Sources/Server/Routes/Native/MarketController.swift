@@ -47,7 +47,7 @@ struct MarketController {
     @Sendable func overview(_ request: Request, context: AppContext) async throws -> Response {
         let now = services.clock.now()
         return JSONValue.object([
-            "source": .string("Simulated market"),
+            "source": .string(services.feed.name), "source_url": .text(services.feed.attributionURL),
             "indices": .array(services.market.overview(at: now).map { i in
                 .object(["symbol": .string(i.index.rawValue), "name": .string(i.index.name), "market": .string(i.index.market.rawValue),
                          "value": .decimal(i.value), "change": .decimal(i.change), "change_percent": .decimal(i.changePercent)])

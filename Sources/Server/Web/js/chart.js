@@ -1,0 +1,127 @@
+// Price charts with TradingView Lightweight Charts (fetched by scripts/fetch-web-vendor.sh, served at
+// /vendor/lightweight-charts.js). Intraday: a line; history: candlesticks with volume. Times are shown in the
+// exchange's time zone.
+import * as api from './api.js';
+import * as D from './decimal.js';
+import { h, clear, segmented, loading, failure, empty } from './ui.js';
+
+let library = null;
+function loadLibrary() {
+  if (window.LightweightCharts) return Promise.resolve(window.LightweightCharts);
+  library ??= new Promise((resolve, reject) => {
+    const script = h('script', { src: '/vendor/lightweight-charts.js' });
+    script.onload = () => resolve(window.LightweightCharts);
+    script.onerror = () => { library = null; reject(new Error('The chart library is not installed on this server (scripts/fetch-web-vendor.sh).')); };
+    document.head.append(script);
+  });
+  return library;
+}
+
+const DAY = 86400000;
+/** Range and K-line tabs → bars request and chart kind. */
+const VIEWS = {
+  '1D': { timeframe: '1Min', days: 0, kind: 'line' },
+  '1W': { timeframe: '15Min', days: 7, kind: 'line' },
+  '1M': { timeframe: '1Day', days: 31, kind: 'candles' },
+  '6M': { timeframe: '1Day', days: 183, kind: 'candles' },
+  '1Y': { timeframe: '1Day', days: 366, kind: 'candles' },
+  '5Y': { timeframe: '1Week', days: 5 * 366, kind: 'candles' },
+  intraday: { timeframe: '5Min', days: 0, kind: 'candles' },
+  daily: { timeframe: '1Day', days: 183, kind: 'candles' },
+  weekly: { timeframe: '1Week', days: 2 * 366, kind: 'candles' },
+  monthly: { timeframe: '1Month', days: 10 * 365, kind: 'candles' },
+};
+
+/** Seconds to add to UTC so the axis reads exchange-local time (the library has no time zones). */
+function zoneOffset(timeZone, date) {
+  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-US', {
+    timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  }).formatToParts(date).map((p) => [p.type, p.value]));
+  const local = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
+  return Math.round((local - date.getTime()) / 1000 / 60) * 60;
+}
+
+function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+
+/** The chart card of a stock page; returns {element, update(quote), destroy()}. */
+export function stockChart(symbol, timeZone) {
+  const area = h('div.chart-area', { role: 'img', 'aria-label': `${symbol} price chart` });
+  let selected = '1D';
+  let chart = null;
+  let series = null;
+  let volume = null;
+  let lastBarTime = null;
+  let kind = 'line';
+  let resize = null;
+
+  const ranges = segmented('Chart range', ['1D', '1W', '1M', '6M', '1Y', '5Y'].map((r) => [r, r]), selected, (v) => { kline.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', 'false')); show(v); });
+  const kline = segmented('K-line', [['intraday', 'Intraday'], ['daily', 'Daily'], ['weekly', 'Weekly'], ['monthly', 'Monthly']], null, (v) => { ranges.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', 'false')); show(v); });
+  kline.classList.add('kline');
+  const element = h('section.card.chart-card', { 'aria-label': 'Chart' }, ranges, area, h('div.kline-row', h('span.kline-label', 'K-line'), kline));
+
+  function destroyChart() {
+    resize?.disconnect();
+    chart?.remove();
+    chart = series = volume = null;
+  }
+
+  async function show(name) {
+    selected = name;
+    const spec = VIEWS[name];
+    destroyChart();
+    clear(area, loading('Loading chart…'));
+    let LWC;
+    let data;
+    try {
+      const from = spec.days ? new Date(Date.now() - spec.days * DAY).toISOString() : undefined;
+      [LWC, data] = await Promise.all([loadLibrary(), api.get(`/bars/${api.enc(symbol)}` + api.query({ timeframe: spec.timeframe, from }))]);
+    } catch (error) {
+      if (selected === name) clear(area, failure(error, () => show(name)));
+      return;
+    }
+    if (selected !== name) return;
+    if (!data.bars.length) { clear(area, empty('No trades yet in this period.')); return; }
+    clear(area);
+    const offset = zoneOffset(timeZone, new Date());
+    const time = (t) => Math.floor(Date.parse(t) / 1000) + offset;
+    const up = css('--up');
+    const down = css('--down');
+    chart = LWC.createChart(area, {
+      autoSize: true,
+      layout: { background: { color: 'transparent' }, textColor: css('--muted'), attributionLogo: true },
+      grid: { vertLines: { color: css('--grid') }, horzLines: { color: css('--grid') } },
+      timeScale: { timeVisible: spec.timeframe.endsWith('Min'), secondsVisible: false, borderColor: css('--grid') },
+      rightPriceScale: { borderColor: css('--grid') },
+      crosshair: { mode: 0 },
+    });
+    kind = spec.kind;
+    const n = (text) => D.toNumber(D.parse(text));
+    if (kind === 'line') {
+      const first = n(data.bars[0].o);
+      const last = n(data.bars[data.bars.length - 1].c);
+      const color = last >= first ? up : down;
+      series = chart.addSeries(LWC.AreaSeries, { lineColor: color, topColor: color + '55', bottomColor: color + '05', lineWidth: 2 });
+      series.setData(data.bars.map((b) => ({ time: time(b.t), value: n(b.c) })));
+    } else {
+      series = chart.addSeries(LWC.CandlestickSeries, { upColor: up, downColor: down, borderVisible: false, wickUpColor: up, wickDownColor: down });
+      series.setData(data.bars.map((b) => ({ time: time(b.t), open: n(b.o), high: n(b.h), low: n(b.l), close: n(b.c) })));
+      volume = chart.addSeries(LWC.HistogramSeries, { priceFormat: { type: 'volume' }, priceScaleId: 'volume' });
+      chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+      volume.setData(data.bars.map((b) => ({ time: time(b.t), value: n(b.v), color: (n(b.c) >= n(b.o) ? up : down) + '88' })));
+    }
+    lastBarTime = time(data.bars[data.bars.length - 1].t);
+    chart.timeScale().fitContent();
+  }
+
+  /** Extends the 1D line with a live quote (other views refresh when reopened). */
+  function update(quote) {
+    if (!series || selected !== '1D' || kind !== 'line') return;
+    const t = Math.floor(Date.parse(quote.time) / 1000 / 60) * 60 + zoneOffset(timeZone, new Date());
+    if (lastBarTime !== null && t < lastBarTime) return;
+    lastBarTime = t;
+    try { series.update({ time: t, value: D.toNumber(D.parse(quote.last)) }); } catch { /* out-of-order tick */ }
+  }
+
+  show(selected);
+  return { element, update, destroy: destroyChart };
+}

@@ -1,0 +1,103 @@
+// How amounts, changes, quantities and dates look in the app. Inputs are the API's decimal strings.
+import * as D from './decimal.js';
+
+const SYMBOLS = { USD: '$', CNY: '¥' };
+
+export const currencySymbol = (currency) => SYMBOLS[currency] ?? '';
+
+/** "$1,234.56", "-¥12.30"; "—" when missing. */
+export function money(text, currency = 'USD', places = 2) {
+  const v = D.parse(text);
+  if (!v) return '—';
+  const body = D.format(D.abs(v), places);
+  return (D.sign(v) < 0 ? '-' : '') + currencySymbol(currency) + body;
+}
+
+/** "+$1.20", "-$3.00", "$0.00": for changes and signed transaction amounts. */
+export function signedMoney(text, currency = 'USD') {
+  const v = D.parse(text);
+  if (!v) return '—';
+  const s = D.sign(D.round(v, 2));
+  return (s > 0 ? '+' : s < 0 ? '-' : '') + currencySymbol(currency) + D.format(D.abs(v), 2);
+}
+
+/** A price with the places it needs (at least 2): "317.80", "0.0123". */
+export function price(text) {
+  const v = D.parse(text);
+  if (!v) return '—';
+  return D.format(v, Math.max(2, Math.min(v.s, 4)));
+}
+
+/** "+1.23%" from a percent string ("1.23"); `fraction` for ratios ("0.0123" → "+1.23%"). */
+export function percent(text, { fraction = false } = {}) {
+  let v = D.parse(text);
+  if (!v) return '—';
+  if (fraction) v = D.shift(v, 2);
+  const r = D.round(v, 2);
+  return (D.sign(r) > 0 ? '+' : '') + D.format(r, 2) + '%';
+}
+
+export function signedNumber(text, places = 2) {
+  const v = D.parse(text);
+  if (!v) return '—';
+  const r = D.round(v, places);
+  return (D.sign(r) > 0 ? '+' : '') + D.format(r, places);
+}
+
+/** "3", "1,200", "0.5": quantities keep their exact digits. */
+export function qty(text) {
+  const v = D.parse(text);
+  return v ? D.format(v, null) : '—';
+}
+
+/** "1.2M", "35.4K" for volumes and turnover (display only). */
+export function compact(text) {
+  const v = D.parse(text);
+  if (!v) return '—';
+  const units = [[12, 'T'], [9, 'B'], [6, 'M'], [3, 'K']];
+  const whole = D.abs(v);
+  for (const [exp, unit] of units) {
+    if (D.cmp(whole, { n: 10n ** BigInt(exp), s: 0 }) >= 0) {
+      return (D.sign(v) < 0 ? '-' : '') + D.format(D.shift(whole, -exp), 2) + unit;
+    }
+  }
+  return D.format(v, null);
+}
+
+/** 'up' | 'down' | 'flat' for colouring and arrows. */
+export function direction(text) {
+  const v = D.parse(text);
+  if (!v) return 'flat';
+  const s = D.sign(D.round(v, 4));
+  return s > 0 ? 'up' : s < 0 ? 'down' : 'flat';
+}
+
+export const ARROWS = { up: '▲', down: '▼', flat: '–' };
+
+/** "Saturday, November 21, 2026" in the viewer's locale. */
+export function longDate(date = new Date()) {
+  return date.toLocaleDateString(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+}
+
+/** "Nov 21, 14:05" (today: "14:05"), optionally in an exchange's time zone. */
+export function dateTime(iso, timeZone) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const sameDay = d.toDateString() === new Date().toDateString();
+  const options = sameDay ? { hour: '2-digit', minute: '2-digit' }
+    : { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
+  if (timeZone) options.timeZone = timeZone;
+  return d.toLocaleString(undefined, options);
+}
+
+export function shortDate(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+/** "1 share", "3 shares", "1.5 shares". */
+export function shares(text) {
+  const v = D.parse(text);
+  const one = v && D.cmp(v, { n: 1n, s: 0 }) === 0;
+  return `${qty(text)} ${one ? 'share' : 'shares'}`;
+}

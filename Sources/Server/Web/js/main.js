@@ -1,0 +1,187 @@
+// The app shell: session, account switcher, search, navigation (hash routes), notifications badge, live toasts.
+import * as api from './api.js';
+import * as live from './live.js';
+import * as store from './store.js';
+import { h, clear, toast, failure, loading, icon } from './ui.js';
+import { searchBox } from './views/search.js';
+
+const views = {
+  '': () => import('./views/home.js'),
+  explore: () => import('./views/explore.js'),
+  queue: () => import('./views/queue.js'),
+  orders: () => import('./views/orders.js'),
+  account: () => import('./views/account.js'),
+  notifications: () => import('./views/notifications.js'),
+  settings: () => import('./views/settings.js'),
+  stock: () => import('./views/stock.js'),
+};
+
+const TABS = [
+  ['', 'Home', 'M3 11l9-8 9 8v10a1 1 0 0 1-1 1h-5v-7H9v7H4a1 1 0 0 1-1-1z'],
+  ['explore', 'Explore', 'M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm3.5 6.5l-2 5-5 2 2-5z'],
+  ['queue', 'Queue', 'M4 6h16M4 12h10M4 18h7M17 14l3 3-3 3'],
+  ['orders', 'Orders', 'M6 3h12v18l-3-2-3 2-3-2-3 2zM9 8h6M9 12h6'],
+  ['account', 'Account', 'M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm-8 9a8 8 0 0 1 16 0'],
+];
+
+
+const root = document.getElementById('app');
+let cleanups = [];
+let unread = 0;
+let source = { name: 'Simulated market', url: null };
+/** Symbols the trade sheet just traded: their fill notifications are not toasted twice. */
+export const ownTrades = new Map();
+
+function runCleanups() {
+  cleanups.forEach((fn) => { try { fn(); } catch { /* a view's teardown must not break navigation */ } });
+  cleanups = [];
+}
+
+function route() {
+  const [name = '', ...rest] = location.hash.replace(/^#\/?/, '').split('/');
+  return { name: decodeURIComponent(name), params: rest.map(decodeURIComponent) };
+}
+
+export function navigate(path) { location.hash = '#/' + path; }
+
+// MARK: shell
+
+const view = h('main#view', { tabindex: '-1' });
+const badge = h('span.badge', { hidden: true, 'aria-hidden': 'true' });
+const bell = h('a.icon-button.bell', { href: '#/notifications', 'aria-label': 'Notifications' },
+  icon('M6 8a6 6 0 1 1 12 0c0 7 3 8 3 8H3s3-1 3-8M10 20a2 2 0 0 0 4 0'), badge);
+const switcher = h('select.account-switcher', { 'aria-label': 'Account' });
+const offline = h('div.offline-banner', { role: 'status', hidden: true }, 'You are offline — showing the last data. Changes are not possible until you are back online.');
+const footer = h('footer.data-source');
+const nav = h('nav.tabs', { 'aria-label': 'Main' });
+
+function renderNav(active) {
+  clear(nav, TABS.map(([path, label, d]) => h('a', {
+    href: '#/' + path, 'aria-current': active === path ? 'page' : undefined,
+  }, icon(d), h('span', label))));
+}
+
+function renderSwitcher() {
+  clear(switcher, store.state.accounts.map((a) => h('option', { value: a.id, selected: a.id === store.state.accountId },
+    `${a.name} · ${a.currency}`)));
+}
+
+function renderFooter() {
+  clear(footer,
+    h('span', 'Data: ', source.url ? h('a', { href: source.url, target: '_blank', rel: 'noopener' }, source.name) : source.name),
+    h('span', ' · Charts by ', h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, 'TradingView')));
+}
+
+function setUnread(n) {
+  unread = n;
+  badge.hidden = n === 0;
+  badge.textContent = n > 99 ? '99+' : String(n);
+  bell.setAttribute('aria-label', n ? `Notifications, ${n} unread` : 'Notifications');
+}
+export const notificationsRead = (n = 0) => setUnread(n);
+
+function shell() {
+  clear(root,
+    h('a.skip', { href: '#view', onclick: (e) => { e.preventDefault(); view.focus(); } }, 'Skip to content'),
+    h('header.topbar',
+      h('a.brand', { href: '#/', 'aria-label': 'papertrade home' }, h('img', { src: '/app/icons/icon.svg', alt: '', width: 28, height: 28 }), h('span', 'papertrade')),
+      switcher,
+      searchBox((symbol) => navigate('stock/' + symbol)),
+      bell,
+      h('a.icon-button', { href: '#/settings', 'aria-label': 'Settings' },
+        icon('M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM19 12l2-1-1-3-2 .3-1.5-1.5.3-2-3-1-1 2h-2l-1-2-3 1 .3 2L5 7.3 3 7 2 10l2 1v2l-2 1 1 3 2-.3 1.5 1.5-.3 2 3 1 1-2h2l1 2 3-1-.3-2 1.5-1.5 2 .3 1-3-2-1z'))),
+    offline,
+    nav,
+    view,
+    footer);
+  renderSwitcher();
+  renderFooter();
+}
+
+switcher.addEventListener('change', () => store.selectAccount(switcher.value));
+
+async function show() {
+  runCleanups();
+  const { name, params } = route();
+  if (!store.state.user) return;
+  const load = views[name] ?? views[''];
+  renderNav(TABS.some(([p]) => p === name) ? name : null);
+  clear(view, loading());
+  try {
+    const module = await load();
+    const scope = { onCleanup: (fn) => cleanups.push(fn), navigate };
+    await module.render(view, params, scope);
+  } catch (error) {
+    clear(view, failure(error, show));
+  }
+  if (document.activeElement === document.body) view.focus({ preventScroll: true });
+}
+
+// MARK: login
+
+async function renderLogin() {
+  const { renderLogin: login } = await import('./views/login.js');
+  runCleanups();
+  clear(root, login(async (me) => {
+    store.setSession(me);
+    await start();
+  }));
+}
+
+async function start() {
+  shell();
+  live.start();
+  show();
+  api.get('/notifications?limit=1').then((n) => setUnread(n.unread)).catch(() => {});
+  api.get('/market/overview').then((o) => { source = { name: o.source, url: o.source_url }; renderFooter(); }).catch(() => {});
+}
+
+live.on('notification', (n) => {
+  setUnread(unread + 1);
+  const own = n.kind === 'fill' && [...ownTrades.entries()].some(([symbol, time]) => Date.now() - time < 5000 && n.body?.includes(symbol));
+  if (!own) toast(n.body || n.title, n.kind === 'automatic_order_failed' ? 'error' : 'info', { timeout: 5000 });
+});
+
+store.onChange((what) => {
+  if (what === 'balances') renderSwitcher();
+  if (what === 'account') { renderSwitcher(); show(); }
+});
+
+api.onUnauthorized(() => {
+  live.stop();
+  store.setSession(null);
+  renderLogin();
+});
+
+api.onConnectivity((isOnline) => {
+  offline.hidden = isOnline;
+  document.documentElement.classList.toggle('is-offline', !isOnline);
+});
+window.addEventListener('offline', () => { offline.hidden = false; });
+window.addEventListener('online', () => { offline.hidden = true; if (store.state.user) show(); });
+window.addEventListener('hashchange', show);
+
+export async function logout() {
+  try { await api.post('/auth/logout'); } catch { /* logging out offline still forgets the session here */ }
+  live.stop();
+  store.setSession(null);
+  location.hash = '#/';
+  renderLogin();
+}
+
+async function boot() {
+  clear(root, loading('Starting papertrade…'));
+  try {
+    const me = await api.get('/me', { quiet401: true });
+    store.setSession(me);
+    await start();
+  } catch (error) {
+    if (error.status === 401) renderLogin();
+    else clear(root, failure(error, boot));
+  }
+}
+
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('/sw.js').catch(() => { /* the app works without offline support */ });
+}
+boot();

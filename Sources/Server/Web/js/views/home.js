@@ -1,0 +1,241 @@
+// Home: today's date, market overview, portfolio (net worth, cash, day change, eye toggle), holdings and
+// favorites with edit mode (delete, swipe-to-delete, drag or move buttons to reorder). Prices update live.
+import * as api from '../api.js';
+import * as D from '../decimal.js';
+import * as F from '../format.js';
+import * as live from '../live.js';
+import * as store from '../store.js';
+import * as favorites from '../favorites.js';
+import { h, clear, change, toast, failure, loading, empty, monogram, eyeToggle } from '../ui.js';
+
+export async function render(view, params, scope) {
+  const account = store.account();
+  if (!account) { clear(view, empty('You have no paper account yet.', h('a.button.primary', { href: '#/account' }, 'Open an account'))); return; }
+  const id = api.enc(account.id);
+  const currency = account.currency;
+
+  const overview = h('section.overview', { 'aria-label': 'Market overview' }, loading('Loading markets…'));
+  const portfolio = h('section.card.portfolio', { 'aria-label': 'Portfolio' }, loading());
+  const holdings = h('section.card', { 'aria-labelledby': 'holdings-title' }, loading());
+  const favs = h('section.card', { 'aria-labelledby': 'favorites-title' }, loading());
+  clear(view,
+    h('header.page-head', h('p.today', F.longDate()), h('h1', account.name)),
+    overview,
+    h('div.home-grid', h('div', portfolio, holdings), favs));
+
+  // Market overview: indices, refreshed quietly.
+  async function loadOverview() {
+    try {
+      const o = await api.get('/market/overview');
+      clear(overview, h('ul.indices', o.indices.map((i) => h('li.index-card',
+        h('span.index-name', i.name),
+        h('span.index-value', D.format(D.parse(i.value), 2)),
+        change(i.change_percent, `${F.signedNumber(i.change)} (${F.percent(i.change_percent)})`)))));
+    } catch (error) {
+      if (!overview.querySelector('.indices')) clear(overview, failure(error, loadOverview));
+    }
+  }
+
+  // Portfolio and holdings from the account (server-valued), refreshed on order updates and every 10 s.
+  let detail = null;
+  let stopHoldingQuotes = () => {};
+  async function loadAccount() {
+    try {
+      detail = await api.get(`/accounts/${id}`);
+      store.updateAccount(detail);
+      renderPortfolio();
+      renderHoldings();
+    } catch (error) {
+      if (!detail) { clear(portfolio, failure(error, loadAccount)); clear(holdings); }
+    }
+  }
+
+  function amount(text) { return store.amountsHidden() ? '••••••' : F.money(text, currency); }
+
+  function renderPortfolio() {
+    const hidden = store.amountsHidden();
+    clear(portfolio,
+      h('div.card-head', h('h2', 'Net worth'),
+        eyeToggle(hidden, () => store.setAmountsHidden(!store.amountsHidden()))),
+      h('p.net-worth', { dataset: { testid: 'net-worth' } }, amount(detail.equity)),
+      h('dl.figures',
+        h('div', h('dt', 'Cash balance'), h('dd', { dataset: { testid: 'cash' } }, amount(detail.cash))),
+        h('div', h('dt', 'Day change'), h('dd', hidden ? '••••' : change(detail.day_change, F.signedMoney(detail.day_change, currency)))),
+        h('div', h('dt', 'Holdings value'), h('dd', amount(detail.market_value)))));
+  }
+
+  function renderHoldings() {
+    stopHoldingQuotes();
+    const positions = detail.positions ?? [];
+    const rows = new Map();
+    clear(holdings, h('div.card-head', h('h2#holdings-title', 'Holdings')),
+      positions.length === 0
+        ? empty('No holdings yet. Search for a stock to start trading.')
+        : h('ul.rows', positions.map((p) => {
+          const row = holdingRow(p);
+          rows.set(p.symbol, { row, p });
+          return row;
+        })));
+    stopHoldingQuotes = live.watch(positions.map((p) => p.symbol), (q) => {
+      const entry = rows.get(q.symbol);
+      if (!entry) return;
+      const p = { ...entry.p, current_price: q.last };
+      const qty = D.parse(p.qty);
+      const mv = D.mul(qty, D.parse(q.last));
+      const pl = D.sub(mv, D.parse(p.cost_basis));
+      p.market_value = D.format(D.round(mv, 2), null, false);
+      p.unrealized_pl = D.format(D.round(pl, 2), null, false);
+      const cost = D.parse(p.cost_basis);
+      p.unrealized_plpc = D.sign(cost) ? D.format(D.div(pl, cost, 6), null, false) : '0';
+      const next = holdingRow(p);
+      entry.row.replaceWith(next);
+      rows.set(q.symbol, { row: next, p });
+    });
+  }
+
+  function holdingRow(p) {
+    const hidden = store.amountsHidden();
+    return h('li.row', h('a.row-link', { href: `#/stock/${api.enc(p.symbol)}`, dataset: { symbol: p.symbol } },
+      monogram(p.symbol),
+      h('span.row-main', h('span.sym', p.symbol), h('span.name', p.name)),
+      h('span.row-mid', h('span.shares', F.shares(p.qty)), h('span.sub', F.price(p.current_price))),
+      h('span.row-end',
+        h('span.value', hidden ? '••••' : F.money(p.market_value, currency)),
+        hidden ? h('span.sub', '••••') : change(p.unrealized_pl, `${F.signedMoney(p.unrealized_pl, currency)} (${F.percent(p.unrealized_plpc, { fraction: true })})`))));
+  }
+
+  // Favorites with edit mode.
+  let list = null;
+  let editing = false;
+  let stopFavQuotes = () => {};
+  async function loadFavorites() {
+    try {
+      list = await favorites.load(account.id);
+      renderFavorites();
+    } catch (error) {
+      if (!list) clear(favs, failure(error, loadFavorites));
+    }
+  }
+
+  function renderFavorites() {
+    stopFavQuotes();
+    const items = list?.items ?? [];
+    const ul = h('ul.rows.favorites', { dataset: { editing: String(editing) } });
+    const rowFor = new Map();
+    items.forEach((item, index) => {
+      const row = favoriteRow(item, index, items.length);
+      rowFor.set(item.symbol, row);
+      ul.append(row);
+    });
+    clear(favs,
+      h('div.card-head', h('h2#favorites-title', 'Favorites'),
+        items.length ? h('button.link', { type: 'button', 'aria-pressed': String(editing), onclick: () => { editing = !editing; renderFavorites(); } },
+          editing ? 'Done' : 'Edit') : null),
+      items.length ? ul : empty('Tap ☆ on a stock to add it to your favorites.'));
+    stopFavQuotes = live.watch(items.map((i) => i.symbol), (q) => {
+      const row = rowFor.get(q.symbol);
+      if (!row || editing) return;
+      const item = items.find((i) => i.symbol === q.symbol);
+      Object.assign(item, { price: q.last, change: q.change, change_percent: q.change_percent });
+      const next = favoriteRow(item, items.indexOf(item), items.length);
+      row.replaceWith(next);
+      rowFor.set(q.symbol, next);
+    });
+    if (editing) enableDrag(ul);
+  }
+
+  function favoriteRow(item, index, count) {
+    const info = [monogram(item.symbol), h('span.row-main', h('span.sym', item.symbol), h('span.name', item.name)),
+      h('span.row-end', h('span.value', F.price(item.price)),
+        change(item.change_percent, `${F.signedNumber(item.change)} (${F.percent(item.change_percent)})`))];
+    if (!editing) {
+      const li = h('li.row', h('a.row-link', { href: `#/stock/${api.enc(item.symbol)}`, dataset: { symbol: item.symbol } }, info));
+      enableSwipe(li, item.symbol);
+      return li;
+    }
+    return h('li.row.editing', { dataset: { symbol: item.symbol } },
+      h('button.icon-button.delete', { type: 'button', 'aria-label': `Remove ${item.symbol} from favorites`, onclick: () => removeFavorite(item.symbol) }, '−'),
+      h('span.row-link', info),
+      h('span.reorder',
+        h('button.icon-button', { type: 'button', 'aria-label': `Move ${item.symbol} up`, disabled: index === 0, onclick: () => moveFavorite(item.symbol, index - 1) }, '↑'),
+        h('button.icon-button', { type: 'button', 'aria-label': `Move ${item.symbol} down`, disabled: index === count - 1, onclick: () => moveFavorite(item.symbol, index + 1) }, '↓'),
+        h('span.drag-handle', { 'aria-hidden': 'true', title: 'Drag to reorder' }, '≡')));
+  }
+
+  async function removeFavorite(symbol) {
+    try {
+      list = await favorites.remove(account.id, list.id, symbol);
+      if (!list.items.length) editing = false;
+      renderFavorites();
+      toast(`Removed ${symbol} from favorites`, 'success');
+    } catch (error) { toast(error.message, 'error'); }
+  }
+
+  async function moveFavorite(symbol, to) {
+    try {
+      list = await favorites.move(account.id, list.id, symbol, to);
+      renderFavorites();
+      favs.querySelector(`li[data-symbol="${CSS.escape(symbol)}"] .drag-handle`)?.closest('li')?.querySelector('button[aria-label^="Move"]:not([disabled])')?.focus();
+    } catch (error) { toast(error.message, 'error'); }
+  }
+
+  /** Drag by the handle (mouse or touch) within the favorites list only; drop moves the symbol there. */
+  function enableDrag(ul) {
+    ul.querySelectorAll('.drag-handle').forEach((handle) => {
+      handle.addEventListener('pointerdown', (down) => {
+        down.preventDefault();
+        const li = handle.closest('li');
+        const symbol = li.dataset.symbol;
+        li.classList.add('dragging');
+        handle.setPointerCapture(down.pointerId);
+        const moveHandler = (event) => {
+          const siblings = [...ul.children].filter((c) => c !== li);
+          const after = siblings.find((c) => event.clientY < c.getBoundingClientRect().top + c.offsetHeight / 2);
+          ul.insertBefore(li, after ?? null);
+        };
+        const up = () => {
+          handle.removeEventListener('pointermove', moveHandler);
+          li.classList.remove('dragging');
+          const to = [...ul.children].indexOf(li);
+          const from = list.items.findIndex((i) => i.symbol === symbol);
+          if (to !== from) moveFavorite(symbol, to);
+        };
+        handle.addEventListener('pointermove', moveHandler);
+        handle.addEventListener('pointerup', up, { once: true });
+        handle.addEventListener('pointercancel', up, { once: true });
+      });
+    });
+  }
+
+  /** Swipe left on touch reveals Delete (a row never moves vertically: scrolling still works). */
+  function enableSwipe(li, symbol) {
+    let startX = null;
+    let dx = 0;
+    const link = li.firstChild;
+    li.addEventListener('touchstart', (e) => { startX = e.touches[0].clientX; dx = 0; }, { passive: true });
+    li.addEventListener('touchmove', (e) => {
+      if (startX === null) return;
+      dx = Math.min(0, e.touches[0].clientX - startX);
+      link.style.transform = `translateX(${Math.max(dx, -96)}px)`;
+    }, { passive: true });
+    li.addEventListener('touchend', () => {
+      if (dx < -72) {
+        link.style.transform = 'translateX(-96px)';
+        if (!li.querySelector('.swipe-delete')) {
+          li.append(h('button.swipe-delete', { type: 'button', onclick: () => removeFavorite(symbol) }, 'Delete'));
+        }
+      } else {
+        link.style.transform = '';
+        li.querySelector('.swipe-delete')?.remove();
+      }
+      startX = null;
+    });
+  }
+
+  const offStore = store.onChange((what) => { if (what === 'hide' && detail) { renderPortfolio(); renderHoldings(); } });
+  const offOrders = live.on('order', (u) => { if (u.account_id === account.id) loadAccount(); });
+  const timer = setInterval(() => { loadOverview(); loadAccount(); }, 10000);
+  scope.onCleanup(() => { offStore(); offOrders(); clearInterval(timer); stopHoldingQuotes(); stopFavQuotes(); });
+
+  await Promise.all([loadOverview(), loadAccount(), loadFavorites()]);
+}

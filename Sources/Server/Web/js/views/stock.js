@@ -1,0 +1,206 @@
+// Stock detail: price, change, market status, favorite star, charts, stats, A-share depth and limits, about,
+// news and insights (when the feed has them), your position, Buy and Sell.
+import * as api from '../api.js';
+import * as F from '../format.js';
+import * as live from '../live.js';
+import * as store from '../store.js';
+import * as favorites from '../favorites.js';
+import { stockChart } from '../chart.js';
+import { openTradeSheet } from './trade.js';
+import { h, clear, change, toast, failure, loading, monogram } from '../ui.js';
+
+const PHASES = {
+  continuous: 'Market open', closed: 'Market closed', lunch_break: 'Lunch break', pre_market: 'Pre-market',
+  post_market: 'After hours', opening_auction: 'Opening auction', pre_open: 'Pre-open', closing_auction: 'Closing auction',
+};
+
+export async function render(view, [symbolParam], scope) {
+  const symbol = (symbolParam || '').toUpperCase();
+  const account = store.account();
+  let quote;
+  let profile = null;
+  try {
+    [quote, profile] = await Promise.all([
+      api.get(`/quotes/${api.enc(symbol)}`),
+      api.get(`/stocks/${api.enc(symbol)}/profile`).catch(() => null),
+    ]);
+  } catch (error) {
+    clear(view, failure(error.status === 404 ? new Error(`We don't know a stock called ${symbol}.`) : error,
+      error.status === 404 ? null : () => render(view, [symbol], scope)));
+    return;
+  }
+  const currency = quote.currency;
+  const timeZone = profile?.time_zone || (quote.market === 'cn' ? 'Asia/Shanghai' : 'America/New_York');
+
+  const head = h('section.stock-head');
+  const status = h('p.market-status', { role: 'status' });
+  const stats = h('section.card', { 'aria-labelledby': 'stats-title' });
+  const depth = h('section.card.depth', { 'aria-labelledby': 'depth-title', hidden: quote.market !== 'cn' });
+  const position = h('section.card.position', { 'aria-labelledby': 'position-title' }, loading());
+  const about = h('section.card', { 'aria-labelledby': 'about-title' });
+  const insights = h('section.card', { 'aria-labelledby': 'news-title', hidden: true });
+  const chart = stockChart(symbol, timeZone);
+  const star = h('button.icon-button.star', { type: 'button' });
+  const actions = h('div.trade-bar',
+    h('button.buy', { type: 'button', onclick: () => trade('buy') }, 'Buy'),
+    h('button.sell', { type: 'button', onclick: () => trade('sell') }, 'Sell'));
+
+  clear(view, h('div.stock', head, status, actions, h('div.stock-grid',
+    h('div.stock-main', chart.element, stats, depth),
+    h('div.stock-side', position, about, insights))));
+  scope.onCleanup(() => chart.destroy());
+
+  function renderHead() {
+    clear(head,
+      monogram(symbol, profile?.logo),
+      h('div.stock-title', h('h1', quote.name || symbol), h('p.sub', `${symbol} · ${quote.exchange ?? ''}`)),
+      star,
+      h('div.stock-price',
+        h('span.price', { dataset: { testid: 'price' } }, F.currencySymbol(currency) + F.price(quote.last)),
+        change(quote.change, `${F.signedNumber(quote.change)} (${F.percent(quote.change_percent)})`)));
+  }
+
+  function renderStats() {
+    const rows = [
+      ['Open', F.price(quote.open)], ['High', F.price(quote.high)], ['Low', F.price(quote.low)],
+      ['Prev close', F.price(quote.previous_close)], ['Volume', F.compact(quote.volume)], ['Turnover', F.compact(quote.turnover)],
+      ['52-wk high', F.price(profile?.week52_high)], ['52-wk low', F.price(profile?.week52_low)],
+    ];
+    if (quote.market === 'cn') rows.push(['Limit up', F.price(quote.limit_up)], ['Limit down', F.price(quote.limit_down)]);
+    clear(stats, h('h2#stats-title', 'Stats'), h('dl.stats', rows.map(([k, v]) => h('div', h('dt', k), h('dd', v)))));
+  }
+
+  function renderDepth() {
+    if (quote.market !== 'cn') return;
+    const level = (side, l, i) => h('tr', h('th', { scope: 'row' }, `${side} ${i + 1}`), h('td', F.price(l.price)), h('td', F.qty(l.size)));
+    const asks = [...(quote.asks ?? [])].slice(0, 5).map((l, i) => level('Ask', l, i)).reverse();
+    const bids = (quote.bids ?? []).slice(0, 5).map((l, i) => level('Bid', l, i));
+    clear(depth, h('h2#depth-title', 'Order book (5 levels)'),
+      h('table.depth-table', h('thead', h('tr', h('th', { scope: 'col' }, 'Level'), h('th', { scope: 'col' }, 'Price'), h('th', { scope: 'col' }, 'Shares'))),
+        h('tbody.asks', asks), h('tbody.bids', bids)));
+  }
+
+  async function renderStatus() {
+    try {
+      const s = await api.get('/market/status' + api.query({ market: quote.market }));
+      const local = new Date(s.local_time).toLocaleTimeString(undefined, { timeZone: s.time_zone, hour: '2-digit', minute: '2-digit' });
+      const city = s.time_zone.split('/').pop().replace('_', ' ');
+      clear(status, h(`span.dot.${s.is_open ? 'open' : 'closed'}`, { 'aria-hidden': 'true' }),
+        `${PHASES[s.phase] ?? s.phase} · ${city} time ${local}`);
+    } catch { clear(status); }
+  }
+
+  let favList = null;
+  function renderStar() {
+    const on = favorites.contains(favList, symbol);
+    star.textContent = on ? '★' : '☆';
+    star.classList.toggle('on', on);
+    star.setAttribute('aria-pressed', String(on));
+    star.setAttribute('aria-label', on ? `Remove ${symbol} from favorites` : `Add ${symbol} to favorites`);
+  }
+  star.addEventListener('click', async () => {
+    if (!account) return;
+    try {
+      if (favorites.contains(favList, symbol)) {
+        favList = await favorites.remove(account.id, favList.id, symbol);
+        toast(`Removed ${symbol} from favorites`, 'success');
+      } else {
+        favList = await favorites.add(account.id, symbol);
+        toast(`Added ${symbol} to favorites`, 'success');
+      }
+      renderStar();
+    } catch (error) { toast(error.message, 'error'); }
+  });
+
+  let held = null;
+  async function loadPosition() {
+    if (!account) { clear(position); return; }
+    try {
+      const detail = await api.get(`/accounts/${api.enc(account.id)}`);
+      store.updateAccount(detail);
+      held = (detail.positions ?? []).find((p) => p.symbol === symbol) ?? null;
+      renderPosition();
+    } catch (error) { if (!held) clear(position, failure(error, loadPosition)); }
+  }
+
+  function renderPosition() {
+    const otherMarket = account && account.market !== quote.market;
+    if (!held) {
+      clear(position, h('h2#position-title', 'Your position'),
+        h('p.empty-position', otherMarket
+          ? `${symbol} trades in ${quote.currency}; switch to your ${quote.market === 'cn' ? 'A-share' : 'US'} account to trade it.`
+          : `You have 0 shares of ${symbol}. Start trading!`));
+      return;
+    }
+    clear(position, h('h2#position-title', 'Your position'), h('dl.figures',
+      h('div', h('dt', 'Shares'), h('dd', F.qty(held.qty))),
+      h('div', h('dt', 'Avg cost/share'), h('dd', F.money(held.avg_entry_price, currency))),
+      h('div', h('dt', 'Total cost'), h('dd', F.money(held.cost_basis, currency))),
+      h('div', h('dt', 'Market value'), h('dd', F.money(held.market_value, currency))),
+      h('div', h('dt', 'Change'), h('dd', change(held.unrealized_pl, `${F.signedMoney(held.unrealized_pl, currency)} (${F.percent(held.unrealized_plpc, { fraction: true })})`))),
+      h('div', h('dt', 'Sellable today'), h('dd', F.qty(held.qty_available)))));
+  }
+
+  function renderAbout() {
+    const p = profile;
+    const rows = [['Exchange', `${quote.exchange ?? '—'}${p?.market === 'cn' ? ' (China A-share)' : ''}`]];
+    if (p?.sector) rows.push(['Sector', p.sector]);
+    if (p?.industry) rows.push(['Industry', p.industry]);
+    if (p?.listing_date) rows.push(['Listed', F.shortDate(p.listing_date)]);
+    if (p?.round_lot > 1) rows.push(['Board lot', `${p.round_lot} shares`]);
+    if (p?.market_cap_millions) rows.push(['Market cap', F.compact(p.market_cap_millions + '000000')]);
+    clear(about, h('h2#about-title', 'About'),
+      h('dl.about', rows.map(([k, v]) => h('div', h('dt', k), h('dd', v))),
+        p?.website ? h('div', h('dt', 'Website'), h('dd', h('a', { href: p.website, target: '_blank', rel: 'noopener' }, p.website.replace(/^https?:\/\//, '')))) : null),
+      p?.peers?.length ? h('div.peers', h('h3', 'Peers'), h('ul.chips', p.peers.map((peer) =>
+        h('li', h('a.chip', { href: `#/stock/${api.enc(peer.symbol)}`, title: peer.name }, peer.symbol))))) : null);
+  }
+
+  function renderInsights() {
+    const p = profile;
+    const parts = [];
+    if (p?.news?.length) {
+      parts.push(h('h3', 'News'), h('ul.news', p.news.map((n) => h('li',
+        h('a', { href: n.url, target: '_blank', rel: 'noopener' }, n.headline),
+        h('p.sub', `${n.source} · ${F.dateTime(n.time)}`)))));
+    }
+    if (p?.recommendations?.length) {
+      parts.push(h('h3', 'Analyst recommendations'), h('table.small',
+        h('thead', h('tr', ['Period', 'Strong buy', 'Buy', 'Hold', 'Sell', 'Strong sell'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', p.recommendations.map((r) => h('tr', h('td', r.period), h('td', r.strong_buy), h('td', r.buy), h('td', r.hold), h('td', r.sell), h('td', r.strong_sell))))));
+    }
+    if (p?.earnings?.length) {
+      parts.push(h('h3', 'Earnings surprises'), h('table.small',
+        h('thead', h('tr', ['Period', 'Actual', 'Estimate', 'Surprise'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', p.earnings.map((e) => h('tr', h('td', e.period), h('td', F.price(e.actual)), h('td', F.price(e.estimate)),
+          h('td', change(e.surprise_percent, F.percent(e.surprise_percent))))))));
+    }
+    insights.hidden = parts.length === 0;
+    clear(insights, h('h2#news-title', 'News and insights'), parts);
+  }
+
+  function trade(side) {
+    openTradeSheet({ symbol, side, quote, held, onDone: loadPosition });
+  }
+
+  renderHead();
+  renderStats();
+  renderDepth();
+  renderAbout();
+  renderInsights();
+  renderStar();
+  renderStatus();
+  loadPosition();
+  if (account) favorites.load(account.id).then((l) => { favList = l; renderStar(); }).catch(() => {});
+
+  const stopQuotes = live.watch([symbol], (q) => {
+    quote = { ...quote, ...q };
+    renderHead();
+    renderStats();
+    renderDepth();
+    chart.update(q);
+  });
+  const offOrders = live.on('order', (u) => { if (u.account_id === account?.id && u.order.symbol === symbol) loadPosition(); });
+  const statusTimer = setInterval(renderStatus, 30000);
+  scope.onCleanup(() => { stopQuotes(); offOrders(); clearInterval(statusTimer); });
+}
