@@ -72,7 +72,7 @@ export function direction(text) {
   return s > 0 ? 'up' : s < 0 ? 'down' : 'flat';
 }
 
-export const ARROWS = { up: '▲', down: '▼', flat: '–' };
+export const ARROWS = { up: '▲', down: '▼', flat: '▶' };
 
 /** "Saturday, November 21, 2026" in the viewer's locale. */
 export function longDate(date = new Date()) {

@@ -97,6 +97,8 @@ export function sheet(title, build, { className = '' } = {}) {
   const previous = document.activeElement;
   const dialog = h(`dialog.sheet${className ? '.' + className : ''}`, { 'aria-label': title });
   const close = () => {
+    const region = dialog.querySelector('.toasts');
+    if (region) document.body.append(region); // a toast shown in the sheet outlives it
     dialog.close();
     dialog.remove();
     previous?.focus?.();

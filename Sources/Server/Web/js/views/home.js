@@ -76,32 +76,38 @@ export async function render(view, params, scope) {
           rows.set(p.symbol, { row, p });
           return row;
         })));
+    // Live prices update the row in place (a focused link keeps its focus).
     stopHoldingQuotes = live.watch(positions.map((p) => p.symbol), (q) => {
       const entry = rows.get(q.symbol);
       if (!entry) return;
       const p = { ...entry.p, current_price: q.last };
-      const qty = D.parse(p.qty);
-      const mv = D.mul(qty, D.parse(q.last));
-      const pl = D.sub(mv, D.parse(p.cost_basis));
+      const mv = D.mul(D.parse(p.qty), D.parse(q.last));
+      const cost = D.parse(p.cost_basis);
+      const pl = D.sub(mv, cost);
       p.market_value = D.format(D.round(mv, 2), null, false);
       p.unrealized_pl = D.format(D.round(pl, 2), null, false);
-      const cost = D.parse(p.cost_basis);
       p.unrealized_plpc = D.sign(cost) ? D.format(D.div(pl, cost, 6), null, false) : '0';
-      const next = holdingRow(p);
-      entry.row.replaceWith(next);
-      rows.set(q.symbol, { row: next, p });
+      entry.p = p;
+      fillHolding(entry.row, p);
     });
   }
 
   function holdingRow(p) {
-    const hidden = store.amountsHidden();
-    return h('li.row', h('a.row-link', { href: `#/stock/${api.enc(p.symbol)}`, dataset: { symbol: p.symbol } },
+    const row = h('li.row', h('a.row-link', { href: `#/stock/${api.enc(p.symbol)}`, dataset: { symbol: p.symbol } },
       monogram(p.symbol),
       h('span.row-main', h('span.sym', p.symbol), h('span.name', p.name)),
-      h('span.row-mid', h('span.shares', F.shares(p.qty)), h('span.sub', F.price(p.current_price))),
-      h('span.row-end',
-        h('span.value', hidden ? '••••' : F.money(p.market_value, currency)),
-        hidden ? h('span.sub', '••••') : change(p.unrealized_pl, `${F.signedMoney(p.unrealized_pl, currency)} (${F.percent(p.unrealized_plpc, { fraction: true })})`))));
+      h('span.row-mid', h('span.shares', F.shares(p.qty)), h('span.sub', { dataset: { role: 'price' } })),
+      h('span.row-end', h('span.value', { dataset: { role: 'value' } }), h('span', { dataset: { role: 'change' } }))));
+    fillHolding(row, p);
+    return row;
+  }
+
+  function fillHolding(row, p) {
+    const hidden = store.amountsHidden();
+    row.querySelector('[data-role="price"]').textContent = F.price(p.current_price);
+    row.querySelector('[data-role="value"]').textContent = hidden ? '••••' : F.money(p.market_value, currency);
+    clear(row.querySelector('[data-role="change"]'), hidden ? h('span.sub', '••••')
+      : change(p.unrealized_pl, `${F.signedMoney(p.unrealized_pl, currency)} (${F.percent(p.unrealized_plpc, { fraction: true })})`));
   }
 
   // Favorites with edit mode.
@@ -134,32 +140,35 @@ export async function render(view, params, scope) {
       items.length ? ul : empty('Tap ☆ on a stock to add it to your favorites.'));
     stopFavQuotes = live.watch(items.map((i) => i.symbol), (q) => {
       const row = rowFor.get(q.symbol);
-      if (!row || editing) return;
       const item = items.find((i) => i.symbol === q.symbol);
+      if (!row || !item) return;
       Object.assign(item, { price: q.last, change: q.change, change_percent: q.change_percent });
-      const next = favoriteRow(item, items.indexOf(item), items.length);
-      row.replaceWith(next);
-      rowFor.set(q.symbol, next);
+      fillFavorite(row, item);
     });
     if (editing) enableDrag(ul);
   }
 
   function favoriteRow(item, index, count) {
     const info = [monogram(item.symbol), h('span.row-main', h('span.sym', item.symbol), h('span.name', item.name)),
-      h('span.row-end', h('span.value', F.price(item.price)),
-        change(item.change_percent, `${F.signedNumber(item.change)} (${F.percent(item.change_percent)})`))];
+      h('span.row-end', h('span.value', { dataset: { role: 'price' } }), h('span', { dataset: { role: 'change' } }))];
     if (!editing) {
       const li = h('li.row', h('a.row-link', { href: `#/stock/${api.enc(item.symbol)}`, dataset: { symbol: item.symbol } }, info));
       enableSwipe(li, item.symbol);
-      return li;
+      return fillFavorite(li, item);
     }
-    return h('li.row.editing', { dataset: { symbol: item.symbol } },
+    return fillFavorite(h('li.row.editing', { dataset: { symbol: item.symbol } },
       h('button.icon-button.delete', { type: 'button', 'aria-label': `Remove ${item.symbol} from favorites`, onclick: () => removeFavorite(item.symbol) }, '−'),
       h('span.row-link', info),
       h('span.reorder',
         h('button.icon-button', { type: 'button', 'aria-label': `Move ${item.symbol} up`, disabled: index === 0, onclick: () => moveFavorite(item.symbol, index - 1) }, '↑'),
         h('button.icon-button', { type: 'button', 'aria-label': `Move ${item.symbol} down`, disabled: index === count - 1, onclick: () => moveFavorite(item.symbol, index + 1) }, '↓'),
-        h('span.drag-handle', { 'aria-hidden': 'true', title: 'Drag to reorder' }, '≡')));
+        h('span.drag-handle', { 'aria-hidden': 'true', title: 'Drag to reorder' }, '≡'))), item);
+  }
+
+  function fillFavorite(row, item) {
+    row.querySelector('[data-role="price"]').textContent = F.price(item.price);
+    clear(row.querySelector('[data-role="change"]'), change(item.change_percent, `${F.signedNumber(item.change)} (${F.percent(item.change_percent)})`));
+    return row;
   }
 
   async function removeFavorite(symbol) {
@@ -187,22 +196,24 @@ export async function render(view, params, scope) {
         const li = handle.closest('li');
         const symbol = li.dataset.symbol;
         li.classList.add('dragging');
-        handle.setPointerCapture(down.pointerId);
+        // Listen on the document: moving the row in the DOM drops any pointer capture on the handle.
         const moveHandler = (event) => {
           const siblings = [...ul.children].filter((c) => c !== li);
           const after = siblings.find((c) => event.clientY < c.getBoundingClientRect().top + c.offsetHeight / 2);
-          ul.insertBefore(li, after ?? null);
+          if (li.nextElementSibling !== (after ?? null)) ul.insertBefore(li, after ?? null);
         };
         const up = () => {
-          handle.removeEventListener('pointermove', moveHandler);
+          document.removeEventListener('pointermove', moveHandler);
+          document.removeEventListener('pointerup', up);
+          document.removeEventListener('pointercancel', up);
           li.classList.remove('dragging');
           const to = [...ul.children].indexOf(li);
           const from = list.items.findIndex((i) => i.symbol === symbol);
           if (to !== from) moveFavorite(symbol, to);
         };
-        handle.addEventListener('pointermove', moveHandler);
-        handle.addEventListener('pointerup', up, { once: true });
-        handle.addEventListener('pointercancel', up, { once: true });
+        document.addEventListener('pointermove', moveHandler);
+        document.addEventListener('pointerup', up);
+        document.addEventListener('pointercancel', up);
       });
     });
   }

@@ -130,7 +130,7 @@ export async function render(view, params, scope) {
         h('span.sub', `${r.name ?? ''} · when ${describeCondition(r.condition)}`),
         r.message ? h('span.sub.error-text', r.message) : null),
       h('span.row-end',
-        h('span.value', r.price ? F.money(r.price, currency) : '—'),
+        h('span.value', { dataset: { role: 'price' } }, r.price ? F.money(r.price, currency) : '—'),
         h('span.sub', r.trigger_level ? `trigger ${F.price(r.trigger_level)}` : ''),
         h(`span.status.${r.status}`, STATUS[r.status] ?? r.status),
         r.fired_price ? h('span.sub', `at ${F.price(r.fired_price)}`) : null,
@@ -151,10 +151,14 @@ export async function render(view, params, scope) {
       clear(history, h('h2#history-title', 'History'), past.length === 0 ? empty('Fired, failed and canceled rules show up here.')
         : h('ul.rows', past.map((r) => ruleRow(r, { cancelable: false }))));
       stopQuotes();
+      // Prices change in place: rows (and the Cancel button someone is about to press) stay put.
       stopQuotes = live.watch(rules.map((r) => r.symbol), (quote) => {
-        let touched = false;
-        rules.forEach((r) => { if (r.symbol === quote.symbol) { r.price = quote.last; touched = true; } });
-        if (touched) drawQueued();
+        rules.forEach((r) => {
+          if (r.symbol !== quote.symbol) return;
+          r.price = quote.last;
+          const cell = queued.querySelector(`.rule[data-id="${CSS.escape(r.id)}"] [data-role="price"]`);
+          if (cell) cell.textContent = F.money(r.price, currency);
+        });
       });
     } catch (error) {
       clear(queued, failure(error, load));

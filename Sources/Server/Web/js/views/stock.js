@@ -50,14 +50,15 @@ export async function render(view, [symbolParam], scope) {
     h('div.stock-side', position, about, insights))));
   scope.onCleanup(() => chart.destroy());
 
+  const priceLine = h('div.stock-price');
+  clear(head, monogram(symbol, profile?.logo),
+    h('div.stock-title', h('h1', quote.name || symbol), h('p.sub', `${symbol} · ${quote.exchange ?? ''}`)),
+    star, priceLine);
+  /** Only the price line changes with each quote (the star keeps its focus). */
   function renderHead() {
-    clear(head,
-      monogram(symbol, profile?.logo),
-      h('div.stock-title', h('h1', quote.name || symbol), h('p.sub', `${symbol} · ${quote.exchange ?? ''}`)),
-      star,
-      h('div.stock-price',
-        h('span.price', { dataset: { testid: 'price' } }, F.currencySymbol(currency) + F.price(quote.last)),
-        change(quote.change, `${F.signedNumber(quote.change)} (${F.percent(quote.change_percent)})`)));
+    clear(priceLine,
+      h('span.price', { dataset: { testid: 'price' } }, F.currencySymbol(currency) + F.price(quote.last)),
+      change(quote.change, `${F.signedNumber(quote.change)} (${F.percent(quote.change_percent)})`));
   }
 
   function renderStats() {
@@ -147,7 +148,7 @@ export async function render(view, [symbolParam], scope) {
     if (p?.sector) rows.push(['Sector', p.sector]);
     if (p?.industry) rows.push(['Industry', p.industry]);
     if (p?.listing_date) rows.push(['Listed', F.shortDate(p.listing_date)]);
-    if (p?.round_lot > 1) rows.push(['Board lot', `${p.round_lot} shares`]);
+    if (p?.market === 'cn' && p.round_lot > 1) rows.push(['Board lot', `${p.round_lot} shares`]);
     if (p?.market_cap_millions) rows.push(['Market cap', F.compact(p.market_cap_millions + '000000')]);
     clear(about, h('h2#about-title', 'About'),
       h('dl.about', rows.map(([k, v]) => h('div', h('dt', k), h('dd', v))),

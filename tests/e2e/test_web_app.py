@@ -1,0 +1,468 @@
+"""Browser tests of the web app: Selenium driving Debian's headless Chromium against a real `papertrade serve`.
+
+Each test signs up its own user. Screenshots of every main screen at phone (390×844) and desktop (1280×900) sizes
+are written to tests/e2e/screenshots/ (ignored by git) for a person to look at.
+"""
+import json
+import os
+import re
+import shutil
+import time
+import uuid
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+SCREENSHOTS = os.path.join(os.path.dirname(__file__), "screenshots")
+PHONE = (390, 844)
+DESKTOP = (1280, 900)
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+@pytest.fixture(scope="module")
+def driver():
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        pytest.fail("Chromium and chromedriver are required (scripts/test.sh installs them with apt-get)")
+    options = webdriver.ChromeOptions()
+    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en-US",
+                "--window-size=1280,900"]:
+        options.add_argument(arg)
+    options.binary_location = CHROMIUM
+    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    d.set_script_timeout(20)
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    yield d
+    d.quit()
+
+
+class App:
+    """The web app in the browser, logged in as a fresh user."""
+
+    def __init__(self, driver, server):
+        self.d = driver
+        self.server = server
+        self.wait = WebDriverWait(driver, 15)
+        self.size(*PHONE)
+
+    def size(self, width, height):
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+    def open(self, route=""):
+        self.d.get(f"{self.server.url}/#/{route}")
+
+    def go(self, route):
+        self.d.execute_script("location.hash = arguments[0]", "#/" + route)
+
+    def css(self, selector):
+        return self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, selector)))
+
+    def visible(self, selector):
+        return self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
+
+    def all(self, selector):
+        return self.d.find_elements(By.CSS_SELECTOR, selector)
+
+    def press(self, element):
+        """Clicks like a user: scrolled to the middle of the screen first (not under the fixed tab bar)."""
+        self.clear_toasts()
+        self.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
+        return element
+
+    def click(self, selector):
+        return self.press(self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, selector))))
+
+    def button(self, text, within="body"):
+        xpath = f"//{'dialog[@open]' if within == 'dialog' else 'body'}//button[normalize-space()={json.dumps(text)}]"
+        return self.press(self.wait.until(EC.element_to_be_clickable((By.XPATH, xpath))))
+
+    def text_in(self, selector, text):
+        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
+        return self.d.find_element(By.CSS_SELECTOR, selector).text
+
+    def toasts(self):
+        return self.d.execute_script("return [...document.querySelectorAll('.toast')].map(t => t.textContent)")
+
+    def toast(self, text):
+        """Waits for a toast containing `text` and returns it."""
+        try:
+            return self.wait.until(lambda d: next((t for t in self.toasts() if text in t), None))
+        except TimeoutException:
+            raise AssertionError(f"no toast with {text!r}; toasts: {self.toasts()}")
+
+    def clear_toasts(self):
+        self.d.execute_script("document.querySelectorAll('.toast').forEach(t => t.remove())")
+
+    def api(self, method, path, body=None):
+        """Calls the native API from the page, with the browser's session cookie."""
+        return self.d.execute_async_script("""
+            const [method, path, body, done] = arguments;
+            fetch('/api/v1' + path, {method, headers: {'Content-Type': 'application/json'},
+                                     body: body === null ? undefined : JSON.stringify(body)})
+              .then(async r => done({status: r.status, body: await r.json().catch(() => null)}));
+        """, method, path, body)
+
+    def signup(self):
+        self.d.delete_all_cookies()
+        self.open()
+        self.d.execute_script("localStorage.clear()")
+        self.d.refresh()
+        self.username = "u" + uuid.uuid4().hex[:10]
+        self.click("button.link")  # "New here? Create an account"
+        self.css("#username").send_keys(self.username)
+        self.css("#password").send_keys("correct horse battery")
+        self.button("Sign up")
+        self.css(".net-worth")
+        return self
+
+    def accounts(self):
+        return self.api("GET", "/accounts")["body"]
+
+    def switch_account(self, market):
+        account = next(a for a in self.accounts() if a["market"] == market)
+        self.go("")
+        Select(self.css("select.account-switcher")).select_by_value(account["id"])
+        self.wait.until(lambda d: account["name"] in d.find_element(By.CSS_SELECTOR, "main h1").text)
+        return account
+
+    def open_trade(self, symbol, side):
+        self.go(f"stock/{symbol}")
+        self.css(".stock-title h1")
+        self.click(f".trade-bar .{side}")
+        return self.visible("dialog[open] #qty")
+
+    def set_qty(self, qty):
+        field = self.visible("dialog[open] #qty")
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(Keys.DELETE)
+        if qty:
+            field.send_keys(qty)
+
+    def trade(self, symbol, side, qty):
+        self.open_trade(symbol, side)
+        self.set_qty(qty)
+        self.button("Review order", within="dialog")
+        self.button(f"Confirm {side}", within="dialog")
+
+    def favorites_order(self):
+        return self.d.execute_script("return [...document.querySelectorAll('.favorites [data-symbol]')].map(r => r.dataset.symbol)")
+
+    def text(self, selector):
+        """The text of the first match once it exists (read in one step: live rows are re-rendered often)."""
+        self.css(selector)
+        return self.d.execute_script("return document.querySelector(arguments[0])?.innerText ?? ''", selector)
+
+    def shot(self, name):
+        for label, (w, h) in (("phone", PHONE), ("desktop", DESKTOP)):
+            self.size(w, h)
+            time.sleep(0.4)
+            self.d.save_screenshot(os.path.join(SCREENSHOTS, f"{name}-{label}.png"))
+        self.size(*PHONE)
+
+    def overflow(self, width=320):
+        """Widest horizontal overflow at `width` px (0 = nothing sticks out)."""
+        self.size(width, 700)
+        time.sleep(0.3)
+        extra = self.d.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        self.size(*PHONE)
+        return extra
+
+
+@pytest.fixture
+def app(driver, server):
+    return App(driver, server).signup()
+
+
+def test_signup_search_buy_and_see_it_in_holdings_and_transactions(app):
+    search = app.css(".topbar .search-input")
+    search.send_keys("appl")
+    app.wait.until(lambda d: "AAPL" in [s.get_attribute("data-symbol") for s in d.find_elements(By.CSS_SELECTOR, ".suggestion")])
+    search.send_keys(Keys.ENTER)  # Enter alone does not navigate
+    time.sleep(0.3)
+    assert app.d.execute_script("return location.hash") in ("#/", "")
+    app.click('.suggestion[data-symbol="AAPL"]')
+    assert app.text_in(".stock-title h1", "Apple Inc.")
+    assert app.d.execute_script("return location.hash") == "#/stock/AAPL"
+    assert "You have 0 shares of AAPL. Start trading!" in app.css(".position").text
+
+    app.open_trade("AAPL", "buy")
+    app.set_qty("3")
+    total = app.text_in('dialog[open] [data-testid="estimate-total"]', "$")
+    assert re.fullmatch(r"\$[\d,]+\.\d\d", total)
+    app.button("Review order", within="dialog")
+    assert "Buy 3 shares of AAPL" in app.css("dialog[open] .confirm-step").text
+    app.button("Confirm buy", within="dialog")
+    assert app.toast("You have successfully bought 3 shares of AAPL")
+
+    app.wait.until(lambda d: "3" in d.find_element(By.CSS_SELECTOR, ".position").text and "Avg cost/share" in d.find_element(By.CSS_SELECTOR, ".position").text)
+    app.go("")
+    row = app.css('.rows [data-symbol="AAPL"]')
+    app.wait.until(lambda d: "3 shares" in d.find_element(By.CSS_SELECTOR, '.rows [data-symbol="AAPL"]').text)
+    assert "Apple Inc." in row.text
+
+    app.go("account")
+    first = app.css(".transactions li")
+    assert first.get_attribute("data-kind") == "buy"
+    assert "3 shares of AAPL" in first.text
+    assert re.search(r"-\$[\d,]+\.\d\d", first.text)
+
+    # Selling one of them: the holdings row and the success message follow.
+    app.trade("AAPL", "sell", "1")
+    assert app.toast("You have successfully sold 1 share of AAPL")
+    app.go("")
+    app.wait.until(lambda d: "2 shares" in d.find_element(By.CSS_SELECTOR, '.rows [data-symbol="AAPL"]').text)
+    app.go("orders")
+    app.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".order")) == 2)
+    assert all(o.get_attribute("data-status") == "filled" for o in app.all(".order"))
+
+
+def test_trade_sheet_error_toasts_keep_the_sheet_open(app):
+    app.open_trade("AAPL", "buy")
+    cases = [("", "Please enter a valid amount"), ("abc", "Please enter a valid amount"),
+             ("0", "Cannot buy non-positive shares"), ("-2", "Cannot buy non-positive shares"),
+             ("100000", "Not enough money to buy")]
+    for qty, message in cases:
+        app.clear_toasts()
+        app.set_qty(qty)
+        app.button("Review order", within="dialog")
+        assert app.toast(message)
+        assert app.all("dialog[open] #qty"), f"the sheet closed after {message!r}"
+    app.button("Sell", within="dialog")
+    for qty, message in [("-1", "Cannot sell non-positive shares"), ("5", "Not enough shares to sell")]:
+        app.clear_toasts()
+        app.set_qty(qty)
+        app.button("Review order", within="dialog")
+        assert app.toast(message)
+        assert app.all("dialog[open] #qty")
+    orders = app.api("GET", f"/accounts/{app.accounts()[0]['id']}/orders?status=all")["body"]
+    assert orders == [], "a rejected input must not reach the server"
+
+
+def test_favorites_star_reorder_and_delete(app):
+    for symbol in ["AAPL", "MSFT", "NVDA"]:
+        app.go(f"stock/{symbol}")
+        app.text_in(".stock-title .sub", symbol)
+        star = app.css(".star")
+        app.wait.until(lambda d: star.get_attribute("aria-pressed") == "false")
+        star.click()
+        assert app.toast(f"Added {symbol} to favorites")
+        app.wait.until(lambda d: star.get_attribute("aria-pressed") == "true")
+    app.go("")
+    app.wait.until(lambda d: app.favorites_order() == ["AAPL", "MSFT", "NVDA"])
+
+    app.button("Edit")
+    app.click('button[aria-label="Move NVDA up"]')
+    app.wait.until(lambda d: app.favorites_order() == ["AAPL", "NVDA", "MSFT"])
+
+    # Drag MSFT by its handle above AAPL.
+    handle = app.css('li[data-symbol="MSFT"] .drag-handle')
+    app.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", handle)
+    target = app.css('li[data-symbol="AAPL"]')
+    ActionChains(app.d).click_and_hold(handle).move_to_element_with_offset(target, 0, -target.size["height"] // 2 + 2) \
+        .pause(0.2).release().perform()
+    app.wait.until(lambda d: app.favorites_order() == ["MSFT", "AAPL", "NVDA"])
+    saved = lambda: [i["symbol"] for i in app.api("GET", f"/accounts/{app.accounts()[0]['id']}/watchlists")["body"][0]["items"]]
+    app.wait.until(lambda d: saved() == ["MSFT", "AAPL", "NVDA"])  # the drop is saved
+
+    app.click('button[aria-label="Remove AAPL from favorites"]')
+    assert app.toast("Removed AAPL from favorites")
+    app.wait.until(lambda d: app.favorites_order() == ["MSFT", "NVDA"])
+
+    app.d.refresh()  # the order is the server's, not the page's
+    app.wait.until(lambda d: app.favorites_order() == ["MSFT", "NVDA"])
+
+
+def test_a_share_lot_size_rejection_is_shown_verbatim(app):
+    app.switch_account("cn")
+    app.open_trade("600519", "buy")
+    app.set_qty("150")
+    app.button("Review order", within="dialog")
+    app.button("Confirm buy", within="dialog")
+    assert app.toast("qty 150 for 600519 must be a multiple of the board lot of 100 shares")
+    assert app.all("dialog[open] #qty"), "the sheet stays open for a rejection"
+    # Depth and limits are shown for A-shares.
+    app.d.find_element(By.CSS_SELECTOR, "dialog[open] .sheet-head button").click()
+    assert len(app.all(".depth-table tbody tr")) == 10
+    stats = app.css(".stats").text
+    assert "Limit up" in stats and "Limit down" in stats
+
+
+def test_deposit_and_withdraw_show_in_balance_and_history(app):
+    app.go("account")
+    before = app.accounts()[0]["cash"]
+    assert before == "100000"
+    app.button("Deposit")
+    Select(app.visible("#transfer-method")).select_by_value("card")
+    app.css("#transfer-amount").send_keys("500.25")
+    app.css("#transfer-note").send_keys("birthday")
+    app.button("Deposit", within="dialog")
+    assert app.toast("Deposited $500.25")
+    app.text_in('[data-testid="account-cash"]', "$100,500.25")
+    first = app.css(".transactions li")
+    assert first.get_attribute("data-kind") == "deposit"
+    assert "+$500.25" in first.text and "Card · birthday" in first.text
+
+    app.button("Withdraw")
+    app.visible("#transfer-amount").send_keys("0.25")
+    app.button("Withdraw", within="dialog")
+    assert app.toast("Withdrew $0.25")
+    app.text_in('[data-testid="account-cash"]', "$100,500.00")
+    app.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".transactions li").get_attribute("data-kind") == "withdrawal")
+    assert "-$0.25" in app.css(".transactions li").text
+    assert app.accounts()[0]["cash"] == "100500"
+
+    app.button("Withdraw")
+    app.visible("#transfer-amount").send_keys("-3")
+    app.button("Withdraw", within="dialog")
+    assert app.toast("Please enter a valid amount")
+
+
+def test_dark_mode_persists_across_reload(app):
+    app.go("settings")
+    app.css('input[name="theme"][value="dark"]').click()
+    background = lambda: app.d.execute_script("return getComputedStyle(document.body).backgroundColor")
+    assert app.d.execute_script("return document.documentElement.dataset.theme") == "dark"
+    assert background() == "rgb(15, 20, 25)"
+    app.d.refresh()
+    app.css(".page-head h1")
+    assert app.d.execute_script("return document.documentElement.dataset.theme") == "dark"
+    assert background() == "rgb(15, 20, 25)"
+    assert app.css('input[name="theme"][value="dark"]').is_selected()
+    app.css('input[name="theme"][value="light"]').click()
+    assert background() == "rgb(244, 246, 248)"
+
+
+def test_queue_screen_adds_shows_and_cancels_a_rule(app):
+    app.switch_account("cn")
+    app.go("queue")
+    box = app.css(".queue-form .search-input")
+    box.send_keys("茅台")
+    app.click('.queue-form .suggestion[data-symbol="600519"]')
+    app.text_in(".queue-form .chosen", "600519")
+    app.css("#q-qty").send_keys("100")
+    Select(app.css("#q-condition")).select_by_value("price_at_least")
+    app.css("#q-value").send_keys("99999")
+    Select(app.css("#q-order-type")).select_by_value("limit_up")
+    app.button("Add to queue")
+    assert app.toast("Queued 100 shares of 600519")
+    row = app.text(".rule[data-status=queued]")
+    assert "when price ≥ 99,999.00" in row
+    assert re.search(r"trigger [\d,]+\.\d\d", row), row
+    assert re.search(r"¥[\d,]+\.\d\d", row), row  # the current price
+    assert "Queued" in row
+    app.click(".rule[data-status=queued] button.link.danger")
+    app.button("Cancel rule", within="dialog")
+    assert app.toast("Rule canceled")
+    app.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".rule[data-status=canceled]"))
+    assert "Your queue is empty." in app.css(".queue-grid").text
+
+    # A rule whose condition already holds fires at once: the automatic order is toasted live and listed.
+    box = app.css(".queue-form .search-input")
+    box.send_keys("600519")
+    app.click('.queue-form .suggestion[data-symbol="600519"]')
+    app.css("#q-qty").send_keys("100")
+    Select(app.css("#q-condition")).select_by_value("price_at_least")
+    app.css("#q-value").clear()
+    app.css("#q-value").send_keys("1")
+    Select(app.css("#q-order-type")).select_by_value("market")
+    app.button("Add to queue")
+    assert app.toast("when the price reached ¥")  # the live notification of the automatic order
+    app.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".rule[data-status=fired]"))
+    app.go("orders")
+    order = app.css(".order")
+    assert "Auto" in order.text and "600519" in order.text
+
+
+def test_notifications_badge_and_list(app):
+    app.trade("AAPL", "buy", "1")
+    app.toast("You have successfully bought 1 share of AAPL")
+    app.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".bell .badge").text == "1")
+    app.click(".bell")
+    item = app.css(".notifications li")
+    assert "You have successfully bought 1 share of AAPL" in item.text
+    app.wait.until(lambda d: not d.find_element(By.CSS_SELECTOR, ".bell .badge").is_displayed())
+
+
+def test_offline_shows_a_message_not_a_blank_page(app):
+    app.go("orders")
+    app.css(".page-head h1")
+    app.d.execute_cdp_cmd("Network.enable", {})
+    app.d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    try:
+        app.go("explore")
+        state = app.visible(".state.error")
+        assert "You are offline" in state.text
+        assert app.visible(".offline-banner").text.startswith("You are offline")
+    finally:
+        app.d.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    # Back online: the page reloads by itself (the browser's online event) or with Retry.
+    for retry in app.all(".state.error button"):
+        app.press(retry)
+    app.css(".rows")
+
+
+def test_first_load_is_small_and_nothing_overflows_at_320px(app):
+    app.d.refresh()
+    app.css(".net-worth")
+    time.sleep(1)
+    own = app.d.execute_script("""
+        return performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))
+          .filter(e => new URL(e.name).origin === location.origin && !new URL(e.name).pathname.startsWith('/api/')
+                       && !new URL(e.name).pathname.startsWith('/vendor/'))
+          .map(e => [new URL(e.name).pathname, e.decodedBodySize]);""")
+    total = sum(size for _, size in own)
+    print(f"first load: {len(own)} files of our own, {total} bytes")
+    assert any(path.endswith("main.js") for path, _ in own)
+    assert total < 300_000
+    for route in ["", "explore", "queue", "orders", "account", "settings", "notifications", "stock/600519"]:
+        app.go(route)
+        app.css("main .page-head h1, main .stock-title h1, main .net-worth")
+        time.sleep(0.5)
+        assert app.overflow(320) <= 0, f"#/{route} overflows at 320 px"
+
+
+def test_screenshots_of_every_main_screen(app):
+    app.trade("AAPL", "buy", "3")
+    app.toast("successfully bought")
+    for symbol in ["MSFT", "NVDA"]:
+        app.go(f"stock/{symbol}")
+        app.text_in(".stock-title .sub", symbol)
+        app.css(".star").click()
+        app.toast(f"Added {symbol}")
+    app.clear_toasts()
+    screens = [("home", "", ".favorites"), ("stock", "stock/AAPL", ".chart-area canvas"),
+               ("explore", "explore", ".rows"), ("orders", "orders", ".order"), ("account", "account", ".transactions"),
+               ("notifications", "notifications", ".notifications"), ("settings", "settings", ".theme"),
+               ("queue", "queue", ".queue-form")]
+    for name, route, ready in screens:
+        app.go(route)
+        app.css(ready)
+        time.sleep(0.8)
+        app.shot(name)
+    app.switch_account("cn")
+    app.go("stock/600519")
+    app.css(".depth-table")
+    time.sleep(0.8)
+    app.shot("stock-a-share")
+    app.open_trade("600519", "buy")
+    app.set_qty("100")
+    app.text_in('dialog[open] [data-testid="estimate-total"]', "¥")
+    app.shot("trade-sheet")
+    app.d.find_element(By.CSS_SELECTOR, "dialog[open] .sheet-head button").click()
+    app.d.delete_all_cookies()
+    app.d.refresh()
+    app.css("#username")
+    app.shot("login")
+    files = os.listdir(SCREENSHOTS)
+    assert len([f for f in files if f.endswith("-phone.png")]) >= 11
