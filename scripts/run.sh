@@ -3,5 +3,6 @@
 # Extra arguments go to `papertrade serve` (e.g. --port 9000 --clock always-open).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/fetch-web-vendor.sh || echo "run.sh: could not fetch the chart library; the web app runs without charts" >&2
 swift build -c release --product papertrade
 exec .build/release/papertrade serve "$@"

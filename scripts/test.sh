@@ -2,9 +2,19 @@
 # Runs the whole papertrade test suite. CI (.ci/run) calls exactly this.
 #   1. swift test: TradingCore, MarketData, Storage and Server (unit, specification, property-based, HTTP);
 #      the storage suite runs on SQLite and on a throwaway PostgreSQL server this script starts
-#   2. end-to-end: the built server driven by the real alpaca-py client (pytest), incl. a kill -9 crash test
+#   2. end-to-end (pytest): the built server driven by the real alpaca-py client, incl. a kill -9 crash test, and
+#      the web app driven by Selenium in Debian's headless Chromium (screenshots in tests/e2e/screenshots/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== Chromium for the browser tests, the chart library for the web app"
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver fonts-noto-cjk >/dev/null
+fi
+bash scripts/fetch-web-vendor.sh
 
 echo "== PostgreSQL for the storage tests"
 pgdir=$(mktemp -d)/pg
@@ -18,8 +28,10 @@ swift test --skip-build
 
 echo "== end-to-end (alpaca-py against the built server)"
 venv=.build/e2e-venv
-if [ ! -x "$venv/bin/pytest" ]; then
+stamp="$venv/requirements.sha256"
+if [ ! -x "$venv/bin/pytest" ] || ! sha256sum --check --status "$stamp" 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --require-hashes -r tests/e2e/requirements.txt
+    sha256sum tests/e2e/requirements.txt > "$stamp"
 fi
 PAPERTRADE_BINARY="$PWD/.build/debug/papertrade" "$venv/bin/pytest" -q tests/e2e
