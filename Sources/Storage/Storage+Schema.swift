@@ -117,7 +117,53 @@ extension Storage {
             END
             """,
         ])),
+        // Per-user webhooks. A notification of a user with an enabled webhook gets its delivery row from a trigger, in
+        // the same transaction as the notification itself: no notification is acknowledged without its delivery.
+        (6, [
+            """
+            CREATE TABLE webhooks (
+                user_id TEXT PRIMARY KEY REFERENCES users(id), url TEXT NOT NULL, secret TEXT NOT NULL,
+                enabled INTEGER NOT NULL DEFAULT 1, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), notification_id TEXT NOT NULL,
+                status TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL,
+                last_status INTEGER, last_error TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at)",
+            "CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries (user_id, created_at)",
+        ] + sqliteOnly([
+            """
+            CREATE TRIGGER notifications_webhook AFTER INSERT ON notifications
+            WHEN EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.user_id AND enabled = 1) BEGIN
+                INSERT INTO webhook_deliveries (id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                VALUES (NEW.id, NEW.user_id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at)
+                ON CONFLICT (id) DO NOTHING;
+            END
+            """,
+        ]) + postgresOnly([
+            """
+            CREATE FUNCTION papertrade_webhook_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.user_id AND enabled = 1) THEN
+                    INSERT INTO webhook_deliveries (id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                    VALUES (NEW.id, NEW.user_id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at)
+                    ON CONFLICT (id) DO NOTHING;
+                END IF;
+                RETURN NEW;
+            END
+            $$
+            """,
+            "CREATE TRIGGER notifications_webhook AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION papertrade_webhook_delivery()",
+        ])),
     ]
+
+    /// Marks a migration's statements as PostgreSQL's own.
+    static func postgresOnly(_ statements: [String]) -> [String] { statements.map { postgresOnlyMarker + $0 } }
+    static let postgresOnlyMarker = "-- postgres only\n"
 
     /// Marks a migration's statements as SQLite's own.
     static func sqliteOnly(_ statements: [String]) -> [String] { statements.map { sqliteOnlyMarker + $0 } }
@@ -128,7 +174,8 @@ extension Storage {
         let applied = Set(try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
         for migration in Self.migrations where !applied.contains(migration.version) {
             try await transaction { db in
-                for statement in migration.statements where !(isPostgres && statement.hasPrefix(Self.sqliteOnlyMarker)) {
+                for statement in migration.statements
+                where !(isPostgres && statement.hasPrefix(Self.sqliteOnlyMarker)) && !(!isPostgres && statement.hasPrefix(Self.postgresOnlyMarker)) {
                     try await db.raw(SQLQueryString(statement)).run()
                 }
                 try await db.raw("INSERT INTO schema_migrations (version) VALUES (\(bind: migration.version))").run()

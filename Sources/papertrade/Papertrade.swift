@@ -71,7 +71,8 @@ struct Serve: AsyncParsableCommand {
         }
         fflush(nil) // the banner must reach a piped log before the server blocks
         let pump = Task { await services.brokerage.runMarketPump() }
-        defer { pump.cancel() }
+        let webhooks = Task { await WebhookDispatcher(storage: services.storage, clock: services.clock).run() }
+        defer { pump.cancel(); webhooks.cancel() }
         try await buildApplication(services).runService()
         await services.shutdown()
     }

@@ -193,3 +193,59 @@ struct StorageTests {
         await second.shutdown()
     }
 }
+
+@Suite("Webhook deliveries on SQLite and PostgreSQL")
+struct WebhookStorageTests {
+    static let t0 = StorageTests.t0
+
+    func notification(_ id: String, user: String, at time: Timestamp) -> NotificationRecord {
+        NotificationRecord(id: id, userID: user, accountID: nil, kind: "order_placed_automatically", title: "Order placed automatically",
+                           body: "Your queued order was placed.", createdAt: time, readAt: nil)
+    }
+
+    @Test("a notification gets its delivery in the same journal only when its user has an enabled webhook", arguments: Backend.available)
+    func deliveriesFollowNotifications(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage in
+            for (id, name) in [("u1", "alice"), ("u2", "bob")] {
+                try await storage.createUser(UserRecord(id: id, username: name, passwordHash: "h", createdAt: Self.t0))
+            }
+            try await storage.saveWebhook(WebhookRecord(userID: "u1", url: "http://127.0.0.1:9/hook", secret: "whsec_x",
+                                                        createdAt: Self.t0, updatedAt: Self.t0))
+            try await storage.journal(Journal(notifications: [notification("n1", user: "u1", at: Self.t0),
+                                                              notification("n2", user: "u2", at: Self.t0)]))
+            let due = try await storage.dueWebhookDeliveries(at: Self.t0)
+            #expect(due.map(\.delivery.id) == ["n1"])
+            #expect(due.first?.url == "http://127.0.0.1:9/hook")
+            #expect(due.first?.delivery.notification?.kind == "order_placed_automatically")
+            #expect(try await storage.webhookDeliveries(user: "u2").isEmpty)
+
+            // A journal that fails takes its notifications' deliveries with it.
+            let broken = LedgerEntry(sequence: 1, accountID: AccountID(high: 1, low: 1), time: Self.t0,
+                                     kind: .deposit(method: .bank, note: nil), cashChange: 5)
+            await #expect(throws: (any Error).self) {
+                try await storage.journal(Journal(entries: [broken, broken], notifications: [notification("n3", user: "u1", at: Self.t0)]))
+            }
+            #expect(try await storage.webhookDeliveries(user: "u1").map(\.id) == ["n1"])
+
+            // Retry bookkeeping: not due before its next attempt; delivered leaves the queue.
+            try await storage.recordWebhookAttempt(id: "n1", status: .pending, attempts: 1, nextAttempt: Self.t0.adding(seconds: 5),
+                                                   httpStatus: 500, error: "HTTP 500", at: Self.t0)
+            #expect(try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 4)).isEmpty)
+            #expect(try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 5)).map(\.delivery.attempts) == [1])
+            try await storage.recordWebhookAttempt(id: "n1", status: .delivered, attempts: 2, nextAttempt: Self.t0.adding(seconds: 5),
+                                                   httpStatus: 204, error: nil, at: Self.t0.adding(seconds: 5))
+            #expect(try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 60)).isEmpty)
+            let history = try await storage.webhookDeliveries(user: "u1")
+            #expect(history.first?.status == .delivered && history.first?.lastStatus == 204 && history.first?.attempts == 2)
+
+            // Disabled or removed: new notifications are not queued, pending ones are marked failed.
+            try await storage.journal(Journal(notifications: [notification("n4", user: "u1", at: Self.t0.adding(seconds: 6))]))
+            #expect(try await storage.deleteWebhook(user: "u1", at: Self.t0.adding(seconds: 7)))
+            try await storage.journal(Journal(notifications: [notification("n5", user: "u1", at: Self.t0.adding(seconds: 8))]))
+            let after = try await storage.webhookDeliveries(user: "u1")
+            #expect(after.map(\.id) == ["n4", "n1"])
+            #expect(after.first?.status == .failed && after.first?.lastError == "webhook removed")
+            #expect(try await storage.webhook(user: "u1") == nil)
+        }
+    }
+}

@@ -466,3 +466,24 @@ def test_screenshots_of_every_main_screen(app):
     app.shot("login")
     files = os.listdir(SCREENSHOTS)
     assert len([f for f in files if f.endswith("-phone.png")]) >= 11
+
+
+def test_settings_webhook_add_show_secret_once_and_test_delivery(app):
+    from test_webhook import Receiver, verify
+    receiver = Receiver()
+    try:
+        app.go("settings")
+        app.visible("#webhook-url").send_keys(receiver.url)
+        app.button("Add webhook")
+        assert app.toast("Webhook added")
+        secret = app.css(".secret code").text
+        assert secret.startswith("whsec_")
+        app.button("Send test")
+        headers, body = receiver.wait(1)[0]
+        assert verify(headers, body, secret)
+        app.wait.until(lambda d: "Delivered" in app.text(".deliveries"))
+        app.d.refresh()
+        app.css(".webhook .deliveries")
+        assert not app.all(".secret"), "the secret is not shown again"
+    finally:
+        receiver.close()

@@ -3,7 +3,7 @@ import * as api from '../api.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
 import { logout } from '../main.js';
-import { h, clear, toast, confirmAction } from '../ui.js';
+import { h, clear, toast, confirmAction, failure, loading } from '../ui.js';
 
 export async function render(view) {
   const account = store.account();
@@ -33,6 +33,7 @@ export async function render(view) {
     h('section.card', h('h2', 'Account'),
       h('p', account ? `${account.name} (${account.currency})` : 'No account'),
       h('p.sub', 'Start over with the starting cash.'), reset),
+    webhookCard(),
     h('section.card', h('h2', 'Session'),
       h('p', `Logged in as ${store.state.user?.username ?? ''}`),
       h('button.secondary', { type: 'button', onclick: logout }, 'Log out')),
@@ -40,4 +41,54 @@ export async function render(view) {
       h('p', 'papertrade — paper trading with simulated money. Nothing here is real money or investment advice.'),
       h('p', h('a', { href: '/openapi.json' }, 'API (OpenAPI)'), ' · Charts by ',
         h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, 'TradingView Lightweight Charts™'), ' (Apache-2.0)')));
+}
+
+const DELIVERY = { delivered: 'Delivered', pending: 'Retrying', failed: 'Failed' };
+
+/** Webhook: notifications (fills, automatic orders, queue empty) POSTed to your URL, signed; recent deliveries. */
+function webhookCard() {
+  const card = h('section.card.webhook', { 'aria-labelledby': 'webhook-title' }, loading());
+  async function load() {
+    try {
+      const [{ webhook }, deliveries] = await Promise.all([api.get('/webhook'), api.get('/webhook/deliveries?limit=10')]);
+      draw(webhook, deliveries);
+    } catch (error) { clear(card, h('h2#webhook-title', 'Webhook'), failure(error, load)); }
+  }
+  function draw(webhook, deliveries, secret) {
+    const url = h('input#webhook-url', { type: 'url', inputMode: 'url', placeholder: 'https://example.com/hooks/papertrade', value: webhook?.url ?? '', autocomplete: 'off' });
+    const save = h('button.primary', { type: 'submit' }, webhook ? 'Save' : 'Add webhook');
+    const form = h('form', { novalidate: true },
+      h('label', { for: 'webhook-url' }, 'URL'), url,
+      h('p.field-help', 'Each notification is POSTed as JSON with a Papertrade-Signature header: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body" with your secret>. Failed deliveries are retried with backoff for about five hours.'),
+      h('div.actions', save,
+        webhook ? h('button.secondary', { type: 'button', onclick: ping }, 'Send test') : null,
+        webhook ? h('button.link.danger', { type: 'button', onclick: remove }, 'Remove') : null));
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      try {
+        const saved = await api.put('/webhook', { url: url.value.trim() });
+        toast(webhook ? 'Webhook saved' : 'Webhook added', 'success');
+        draw(saved, deliveries, saved.secret);
+      } catch (error) { toast(error.message, 'error'); }
+    });
+    clear(card, h('h2#webhook-title', 'Webhook'),
+      h('p.sub', 'Get your notifications — fills, automatic orders, queue empty — at your own URL.'),
+      form,
+      secret ? h('p.secret', { role: 'status' }, 'Signing secret (shown once — copy it now): ', h('code', secret)) : null,
+      webhook && !secret ? h('p.sub', `Signing secret ${webhook.secret_hint}`) : null,
+      deliveries.length ? [h('h3', 'Recent deliveries'), h('ul.rows.deliveries', deliveries.map((d) => h('li.row', { dataset: { status: d.status } },
+        h('span.row-main', h('span.sym', d.title ?? d.type), h('span.sub', `${F.dateTime(d.created_at)} · ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}`),
+          d.last_error ? h('span.sub.error-text', d.last_error) : null),
+        h('span.row-end', h(`span.status.${d.status === 'delivered' ? 'filled' : d.status}`, DELIVERY[d.status] ?? d.status),
+          d.last_status ? h('span.sub', `HTTP ${d.last_status}`) : null))))] : null);
+  }
+  async function ping() {
+    try { await api.post('/webhook/ping'); toast('Test sent', 'success'); setTimeout(load, 1500); } catch (error) { toast(error.message, 'error'); }
+  }
+  async function remove() {
+    if (!await confirmAction('Remove webhook', 'Stop sending notifications to this URL? Deliveries still waiting are dropped.', 'Remove', { danger: true })) return;
+    try { await api.del('/webhook'); toast('Webhook removed', 'success'); load(); } catch (error) { toast(error.message, 'error'); }
+  }
+  load();
+  return card;
 }

@@ -1,0 +1,89 @@
+import Foundation
+import Hummingbird
+import MarketData
+import Storage
+import TradingCore
+
+/// The logged-in user's webhook: set the URL (a signing secret is made and shown once), rotate the secret, disable,
+/// remove, send a test ping, and see recent deliveries with their attempts and errors. See WebhookDispatcher.
+struct WebhookController {
+    let services: Papertrade
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("webhook", use: get)
+        group.put("webhook", use: put)
+        group.delete("webhook", use: delete)
+        group.post("webhook/ping", use: ping)
+        group.get("webhook/deliveries", use: deliveries)
+    }
+
+    static func encode(_ w: WebhookRecord, revealSecret: Bool) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "url": .string(w.url), "enabled": .bool(w.enabled), "secret_hint": .string("…" + w.secret.suffix(4)),
+            "created_at": .string(w.createdAt.description), "updated_at": .string(w.updatedAt.description),
+            "signature_header": .string("Papertrade-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>"),
+        ]
+        if revealSecret { o["secret"] = .string(w.secret) }
+        return .object(o)
+    }
+
+    static func encode(_ d: WebhookDelivery) -> JSONValue {
+        .object([
+            "id": .string(d.id), "type": .string(d.notification?.kind ?? "ping"), "title": .text(d.notification?.title),
+            "status": .string(d.status.rawValue), "attempts": .int(d.attempts),
+            "next_attempt_at": d.status == .pending ? .string(d.nextAttemptAt.description) : .null,
+            "last_status": d.lastStatus.map(JSONValue.int) ?? .null, "last_error": .text(d.lastError),
+            "created_at": .string(d.createdAt.description), "updated_at": .string(d.updatedAt.description),
+        ])
+    }
+
+    @Sendable func get(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let hook = try await services.storage.webhook(user: user)
+        return JSONValue.object(["webhook": hook.map { Self.encode($0, revealSecret: false) } ?? .null]).response()
+    }
+
+    /// `{url, enabled?, rotate_secret?}`: creates the webhook (201, with its secret) or updates it (200; the secret is
+    /// shown again only when rotated).
+    @Sendable func put(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        var request = request
+        let body = try await request.jsonBody(context: context)
+        guard let text = body["url"]?.string?.trimmingCharacters(in: .whitespaces), text.count <= 2000,
+              let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              let host = url.host, !host.isEmpty else {
+            throw APIError.unprocessable("url must be an http or https URL")
+        }
+        if let enabled = body["enabled"], enabled.bool == nil { throw APIError.unprocessable("enabled must be true or false") }
+        let now = services.clock.now()
+        let existing = try await services.storage.webhook(user: user)
+        let rotate = existing == nil || body["rotate_secret"]?.bool == true
+        let hook = WebhookRecord(userID: user, url: text, secret: rotate ? "whsec_" + Credentials.token(bytes: 24) : existing!.secret,
+                                 enabled: body["enabled"]?.bool ?? existing?.enabled ?? true,
+                                 createdAt: existing?.createdAt ?? now, updatedAt: now)
+        try await services.storage.saveWebhook(hook)
+        return Self.encode(hook, revealSecret: rotate).response(status: existing == nil ? .created : .ok)
+    }
+
+    @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        guard try await services.storage.deleteWebhook(user: user, at: services.clock.now()) else {
+            throw APIError.notFound("no webhook is set")
+        }
+        return JSONValue.object(["webhook": .null]).response()
+    }
+
+    @Sendable func ping(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        guard try await services.storage.webhook(user: user) != nil else { throw APIError.notFound("no webhook is set") }
+        let id = "ping-" + UUID().uuidString.lowercased()
+        try await services.storage.enqueueWebhookPing(user: user, id: id, at: services.clock.now())
+        return JSONValue.object(["id": .string(id), "status": .string("pending")]).response(status: .accepted)
+    }
+
+    @Sendable func deliveries(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
+        return JSONValue.array(try await services.storage.webhookDeliveries(user: user, limit: limit).map(Self.encode)).response()
+    }
+}

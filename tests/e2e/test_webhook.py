@@ -1,0 +1,144 @@
+"""Per-user webhooks against a real server and a real HTTP receiver: signed JSON bodies, retries, visible failures."""
+import hashlib
+import hmac
+import http.server
+import json
+import socket
+import threading
+import time
+
+import pytest
+import requests
+
+from conftest import free_port
+
+
+class Receiver:
+    """A local HTTP endpoint that records every POST and answers with the statuses it is told to, in order."""
+
+    def __init__(self, statuses=()):
+        self.requests = []
+        self.statuses = list(statuses)
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.requests.append((dict(self.headers), body))
+                status = receiver.statuses.pop(0) if receiver.statuses else 200
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/papertrade"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait(self, count, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline and len(self.requests) < count:
+            time.sleep(0.05)
+        assert len(self.requests) >= count, f"{len(self.requests)} of {count} requests arrived"
+        return self.requests
+
+    def close(self):
+        self.server.shutdown()
+
+
+def verify(headers, body, secret):
+    """What a receiver does: recompute the HMAC over "<t>.<body>" and compare in constant time."""
+    parts = dict(p.split("=", 1) for p in headers["Papertrade-Signature"].split(","))
+    expected = hmac.new(secret.encode(), parts["t"].encode() + b"." + body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, parts["v1"]) and abs(time.time() - int(parts["t"])) < 300
+
+
+@pytest.fixture
+def session(server):
+    s = requests.Session()
+    s.base = server.url + "/api/v1"
+    r = s.post(s.base + "/auth/login", json={"username": "demo", "password": server.password})
+    assert r.status_code == 200, r.text
+    s.accounts = r.json()["accounts"]
+    yield s
+    s.delete(s.base + "/webhook")
+
+
+def test_automatic_order_is_posted_signed_and_a_failed_attempt_is_retried(session):
+    receiver = Receiver(statuses=[500])  # the first delivery fails once
+    try:
+        r = session.put(session.base + "/webhook", json={"url": receiver.url})
+        assert r.status_code == 201, r.text
+        secret = r.json()["secret"]
+        assert secret.startswith("whsec_")
+        assert "secret" not in session.get(session.base + "/webhook").json()["webhook"], "the secret is shown once"
+
+        cn = next(a for a in session.accounts if a["market"] == "cn")
+        r = session.post(f"{session.base}/accounts/{cn['id']}/queue", json={
+            "symbol": "600519", "side": "buy", "qty": "100", "condition": {"type": "price_at_least", "value": "1"},
+            "order_type": "market"})
+        assert r.status_code == 201 and r.json()["status"] == "fired", r.text
+
+        # fill, order placed automatically, queue empty: three notifications; the first POST gets a 500 and is retried ~5 s later.
+        started = time.time()
+        requests_seen = receiver.wait(4, timeout=30)
+        kinds = [json.loads(body)["type"] for _, body in requests_seen]
+        assert sorted(set(kinds)) == ["fill", "order_placed_automatically", "queue_empty"]
+        for headers, body in requests_seen:
+            assert headers["Content-Type"] == "application/json"
+            assert verify(headers, body, secret), "signature must verify with the secret"
+            event = json.loads(body)
+            assert headers["Papertrade-Event"] == event["type"]
+            assert headers["Papertrade-Delivery"] == event["id"]
+        retried = [h["Papertrade-Delivery"] for h, _ in requests_seen]
+        assert len(retried) - len(set(retried)) == 1, "one delivery was sent twice (same id)"
+        assert time.time() - started >= 4.5, "the retry waits for its backoff"
+        auto = next(json.loads(b) for _, b in requests_seen if json.loads(b)["type"] == "order_placed_automatically")
+        assert "600519" in auto["data"]["body"] and auto["data"]["account_id"] == cn["id"]
+
+        deliveries = session.get(session.base + "/webhook/deliveries").json()
+        by_id = {d["id"]: d for d in deliveries}
+        twice = by_id[next(i for i in retried if retried.count(i) == 2)]
+        assert twice["status"] == "delivered" and twice["attempts"] == 2 and twice["last_status"] == 200
+        assert all(d["status"] == "delivered" for d in deliveries)
+    finally:
+        receiver.close()
+
+
+def test_an_unreachable_webhook_shows_its_failure_and_keeps_retrying(session):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/nothing"
+    r = session.put(session.base + "/webhook", json={"url": dead})
+    assert r.status_code == 201
+    r = session.post(session.base + "/webhook/ping")
+    assert r.status_code == 202
+    ping = r.json()["id"]
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        d = next(d for d in session.get(session.base + "/webhook/deliveries").json() if d["id"] == ping)
+        if d["attempts"] >= 1:
+            break
+        time.sleep(0.2)
+    assert d["type"] == "ping" and d["status"] == "pending" and d["attempts"] == 1
+    assert d["last_error"].startswith("no answer") and d["last_status"] is None
+    assert d["next_attempt_at"] is not None
+
+    # Fixing the URL lets the pending retry through; the receiver sees the ping.
+    receiver = Receiver()
+    try:
+        assert session.put(session.base + "/webhook", json={"url": receiver.url}).status_code == 200
+        headers, body = receiver.wait(1, timeout=15)[0]
+        assert json.loads(body)["type"] == "ping" and headers["Papertrade-Delivery"] == ping
+    finally:
+        receiver.close()
+
+
+def test_bad_webhook_input_is_a_clear_error(session):
+    for url in ["ftp://example.com/x", "not a url", "", "http://"]:
+        r = session.put(session.base + "/webhook", json={"url": url})
+        assert r.status_code == 422 and r.json()["message"] == "url must be an http or https URL"
+    assert session.post(session.base + "/webhook/ping").status_code == 404
+    assert requests.get(session.base + "/webhook").status_code == 401
