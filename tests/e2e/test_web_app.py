@@ -378,8 +378,11 @@ def test_queue_screen_adds_shows_and_cancels_a_rule(app):
     assert app.toast("when the price reached ¥")  # the live notification of the automatic order
     app.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".rule[data-status=fired]"))
     app.go("orders")
-    order = app.css(".order")
-    assert "Auto" in order.text and "600519" in order.text
+    order = app.text(".order")
+    assert "Auto" in order and "600519" in order
+    app.go("account")
+    bought = app.text('.transactions li[data-kind="buy"]')
+    assert "Auto" in bought and "100 shares of 600519" in bought
 
 
 def test_notifications_badge_and_list(app):

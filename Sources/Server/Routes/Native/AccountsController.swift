@@ -123,7 +123,21 @@ struct AccountsController {
         let record = try await owned(context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 200, 1), 1000)
         let entries = try await api { () throws(BrokerageError) in try await brokerage.activities(record.id, limit: limit) }
-        return JSONValue.array(entries.map(NativeEncoding.transaction)).response()
+        // Fills and fees of orders a queued rule placed are marked automatic (their client order id is queue-<rule>).
+        var recent = Storage.OrderQuery()
+        recent.status = .all
+        recent.limit = 500
+        let orders = try await api { () throws(BrokerageError) in try await brokerage.orders(account: record.id, recent) }
+        let automatic = Set(orders.filter { $0.clientOrderID.hasPrefix("queue-") }.map(\.id))
+        return JSONValue.array(entries.map { entry in
+            var o = NativeEncoding.transaction(entry).object ?? [:]
+            switch entry.kind {
+            case .fill(let f) where automatic.contains(f.orderID): o["automatic"] = .bool(true)
+            case .fee(_, let order, _) where automatic.contains(order): o["automatic"] = .bool(true)
+            default: break
+            }
+            return .object(o)
+        }).response()
     }
 
     @Sendable func orders(_ request: Request, context: AppContext) async throws -> Response {

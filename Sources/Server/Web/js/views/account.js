@@ -63,7 +63,8 @@ export async function render(view, params, scope) {
     clear(history, h('h2#tx-title', 'Transactions'),
       tx.length === 0 ? empty('No transactions yet.')
         : h('ul.rows.transactions', tx.map((t) => h('li.row', { dataset: { kind: t.kind } },
-          h('span.row-main', h('span.sym', KINDS[t.kind] ?? t.kind), h('span.sub', describe(t))),
+          h('span.row-main', h('span.sym', KINDS[t.kind] ?? t.kind,
+            t.automatic ? h('span.tag', { title: 'Placed automatically by a queued rule' }, 'Auto') : null), h('span.sub', describe(t))),
           h('span.row-end',
             h(`span.amount.${F.direction(t.amount)}`, F.signedMoney(t.amount, currency)),
             h('span.sub', F.dateTime(t.time)))))));

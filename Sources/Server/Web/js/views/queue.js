@@ -85,8 +85,8 @@ export async function render(view, params, scope) {
 
     const form = h('form.card.queue-form', { novalidate: true, 'aria-labelledby': 'queue-add-title' },
       h('h2#queue-add-title', 'Add to queue'),
-      h('div.field', h('label', 'Stock'), searchBox((symbol, r) => { picked = r; clear(chosen, h('strong', r.symbol), ` ${r.name}`); qty.focus(); },
-        { placeholder: 'Search a stock to queue', market: account.market, label: 'Stock to queue' })),
+      h('div.field', h('label', { for: 'q-stock' }, 'Stock'), searchBox((symbol, r) => { picked = r; clear(chosen, h('strong', r.symbol), ` ${r.name}`); qty.focus(); },
+        { placeholder: 'Search a stock to queue', market: account.market, label: 'Stock to queue', inputId: 'q-stock' })),
       chosen,
       h('div.field-row', h('div.field', h('label', { for: 'q-side' }, 'Side'), side), h('div.field', h('label', { for: 'q-qty' }, 'Shares'), qty)),
       h('div.field', h('label', { for: 'q-condition' }, 'When'), condition), valueField,

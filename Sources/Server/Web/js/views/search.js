@@ -9,9 +9,10 @@ let counter = 0;
  * A combobox. `onPick(symbol, result)` is called with the chosen suggestion. Options: placeholder, market
  * (limit to us/cn), label.
  */
-export function searchBox(onPick, { placeholder = 'Search stocks', market, label = 'Search stocks by ticker or name' } = {}) {
+export function searchBox(onPick, { placeholder = 'Search stocks', market, label = 'Search stocks by ticker or name', inputId } = {}) {
   const id = `search-${++counter}`;
   const input = h('input.search-input', {
+    id: inputId,
     type: 'search', placeholder, autocomplete: 'off', spellcheck: false, role: 'combobox',
     'aria-label': label, 'aria-autocomplete': 'list', 'aria-expanded': 'false', 'aria-controls': id + '-list',
     enterKeyHint: 'search',
