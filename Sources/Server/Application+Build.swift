@@ -11,7 +11,11 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     router.get("openapi.json") { _, _ in OpenAPIDocument.native.response() }
     services.web.addRoutes(to: router)
 
-    let alpaca = router.group("v2").add(middleware: APIKeyAuthenticator(services: services))
+    var alpaca = router.group("v2")
+    if services.configuration.rateLimitPerMinute > 0 {
+        alpaca = alpaca.add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: services.configuration.rateLimitPerMinute)))
+    }
+    alpaca = alpaca.add(middleware: APIKeyAuthenticator(services: services))
     TradingController(services: services).addRoutes(to: alpaca)
     MarketDataController(services: services).addRoutes(to: alpaca)
     WatchlistsController(services: services).addRoutes(to: alpaca)

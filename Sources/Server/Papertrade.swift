@@ -22,6 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var replayStart: CivilDate?
     public var replaySpeed = 60
     public var seed: UInt64 = 1
+    /// Requests per minute per API key on the Alpaca surface (Alpaca's own limit is 200); 0 turns the limit off.
+    public var rateLimitPerMinute = 200
     public var marketData = MarketDataConfiguration()
     /// Serve the web app from this directory instead of the bundled copy (working on the app without rebuilding).
     public var webDirectory: String?

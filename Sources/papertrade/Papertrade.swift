@@ -36,6 +36,8 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @Option(help: "realtime, always-open, replay or manual (env PAPERTRADE_CLOCK).") var clock: String?
     @Option(help: "Seed of the simulated market (env PAPERTRADE_SEED).") var seed: UInt64?
+    @Option(name: .customLong("rate-limit"), help: "Alpaca API requests per minute per key, 0 = no limit (env PAPERTRADE_RATE_LIMIT; default 200, as Alpaca).")
+    var rateLimit: Int?
 
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
@@ -49,6 +51,8 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.clock = clockSetting
         configuration.seed = seed ?? env["PAPERTRADE_SEED"].flatMap(UInt64.init) ?? 1
+        configuration.rateLimitPerMinute = rateLimit ?? env["PAPERTRADE_RATE_LIMIT"].flatMap(Int.init) ?? 200
+        guard configuration.rateLimitPerMinute >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or a positive number") }
         configuration.webDirectory = env["PAPERTRADE_WEB_DIR"]
         configuration.webVendorDirectory = env["PAPERTRADE_WEB_VENDOR_DIR"]
         do {

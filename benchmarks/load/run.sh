@@ -24,7 +24,7 @@ run() { # $1 = label, rest = database options
     local key; key=$($bin admin create-key "$account" "$@")
     export PT_KEY; PT_KEY=$(echo "$key" | python3 -c 'import json,sys; print(json.load(sys.stdin)["key_id"])')
     export PT_SECRET; PT_SECRET=$(echo "$key" | python3 -c 'import json,sys; print(json.load(sys.stdin)["secret_key"])')
-    $bin serve --port "$port" --clock always-open "$@" > "$work/$label.log" 2>&1 &
+    $bin serve --port "$port" --clock always-open --rate-limit 0 "$@" > "$work/$label.log" 2>&1 &
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
     wrk -t2 -c64 -d2s "http://127.0.0.1:$port/healthz" >/dev/null # warm up
     local health orders

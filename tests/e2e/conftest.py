@@ -22,7 +22,8 @@ def free_port():
 class Server:
     """One `papertrade serve` process; `restart()` keeps its data directory."""
 
-    def __init__(self, clock="always-open"):
+    def __init__(self, clock="always-open", rate_limit=0):
+        self.rate_limit = rate_limit
         self.data_dir = tempfile.mkdtemp(prefix="papertrade-e2e-")
         self.port = free_port()
         self.clock = clock
@@ -46,7 +47,10 @@ class Server:
         log = open(self.log_path, "a")
         offset = log.tell()
         self.process = subprocess.Popen(
-            [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock],
+            # No request limit: the crash test and the streams drive far more than Alpaca's 200 requests a minute
+            # (test_rate_limit.py runs a server with the limit on).
+            [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock,
+             "--rate-limit", str(self.rate_limit)],
             stdout=log, stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + 60
         while time.time() < deadline:
