@@ -30,6 +30,37 @@ extension Brokerage {
         return id
     }
 
+    /// The day's auctions, once each, stamped at the time they happen: the opening auction at the session's open
+    /// price (fills `opg` orders), the closing auction at the day's close (fills `cls` orders). The pump applies them
+    /// before moving the engine's clock, since auction orders expire a minute after their auction. Volume (which
+    /// bounds what an auction fills) is the day's volume. With an always-open clock there are no auctions.
+    func applyDueAuctions(_ symbols: [String], at now: Timestamp) async {
+        guard clock.sessions != .alwaysOpen else { return }
+        for symbol in symbols {
+            guard let entry = directory.entry(symbol), let id = engine.instrumentID(for: entry.symbol) else { continue }
+            let calendar = entry.instrument.calendar
+            let today = calendar.zone.localTime(of: now).date
+            guard let schedule = calendar.schedule(on: today) else { continue }
+            var marks = auctionsApplied[id] ?? (open: nil, close: nil)
+            if marks.open != today, now >= schedule.open,
+               let quote = try? await feed.quote(entry.symbol), quote.tradingDate == today, let open = quote.open {
+                engine.apply(MarketEvent(instrument: id, time: schedule.open, kind: .auction(.open, price: open, volume: quote.volume)))
+                marks.open = today
+            }
+            if marks.close != today, now >= schedule.close {
+                let day = try? await feed.bars(entry.symbol, timeframe: .day, from: Timestamp(today, in: calendar.zone), to: now)
+                if let bar = day?.last {
+                    engine.apply(MarketEvent(instrument: id, time: schedule.close, kind: .auction(.close, price: bar.close, volume: bar.volume)))
+                    marks.close = today
+                } else if let quote = try? await feed.quote(entry.symbol) {
+                    engine.apply(MarketEvent(instrument: id, time: schedule.close, kind: .auction(.close, price: quote.last, volume: quote.volume)))
+                    marks.close = today
+                }
+            }
+            auctionsApplied[id] = marks
+        }
+    }
+
     public func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
         guard owners[account] != nil else { throw .notFound("account not found") }
         _ = try await refresh(request.symbol)
@@ -97,6 +128,7 @@ extension Brokerage {
     public func pumpMarket() async throws(BrokerageError) {
         let instruments = Set(engine.instrumentsWithWorkingOrders).union(ruleBook.instruments)
         let symbols = instruments.sorted().map { engine.instrument($0).symbol }
+        await applyDueAuctions(symbols, at: clock.now())
         engine.advance(to: clock.now())
         expireRules(at: clock.now())
         for symbol in symbols { _ = try? await refresh(symbol) }

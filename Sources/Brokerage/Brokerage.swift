@@ -17,6 +17,8 @@ public actor Brokerage {
     var owners: [AccountID: AccountRecord] = [:]
     /// The trading date each instrument's reference (previous close, price band) was last set for.
     var referenceDates: [InstrumentID: CivilDate] = [:]
+    /// The dates whose opening and closing auctions were applied, per instrument.
+    var auctionsApplied: [InstrumentID: (open: CivilDate?, close: CivilDate?)] = [:]
     var subscribers: [Int: (account: AccountID?, continuation: AsyncStream<OrderUpdate>.Continuation)] = [:]
     var notificationSubscribers: [Int: (user: String, continuation: AsyncStream<NotificationRecord>.Continuation)] = [:]
     var nextSubscriber = 0
@@ -70,6 +72,7 @@ public actor Brokerage {
         engine = fresh
         self.owners = owners
         referenceDates = [:]
+        auctionsApplied = [:]
         pendingRules = []
         pendingNotifications = []
         try await reloadRules()

@@ -184,6 +184,7 @@ extension Storage {
     func write(_ journal: EncodedJournal) async throws {
         if !isPostgres, let statement = journal.inboxStatement() {
             try await lock.withLock { try await db.raw(statement).run() }
+            lastWrite.touch()
         } else {
             try await transaction { db in try await journal.write(to: db) }
         }
