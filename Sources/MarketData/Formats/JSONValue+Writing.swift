@@ -27,11 +27,12 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let o):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in o.keys.sorted().enumerated() {
+            // Sorting the pairs (not the keys, then looking each one up) hashes no key a second time.
+            for (i, member) in o.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONText.appendQuoted(key, to: &out)
+                JSONText.appendQuoted(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                o[key]?.write(to: &out)
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

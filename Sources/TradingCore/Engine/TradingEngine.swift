@@ -8,7 +8,7 @@ public struct TradingEngine: Sendable {
     public internal(set) var instruments: [Instrument] = []
     public internal(set) var accounts: [AccountID: Account] = [:]
     /// Every order the engine has seen since it was created or restored, open and closed.
-    public internal(set) var orders: [OrderID: Order] = [:]
+    public internal(set) var orders = OrderTable()
     /// Events produced since the caller last drained them, in order.
     public var outbox: [EngineEvent] = []
 
