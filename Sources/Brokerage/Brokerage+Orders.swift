@@ -6,9 +6,16 @@ extension Brokerage {
     /// Registers an instrument on first use and brings its market state up to now: the session's reference
     /// (previous close → A-share price band) and the current quote, so orders validate and fill against the
     /// market as it is.
-    func refresh(_ symbol: String) async throws(BrokerageError) -> InstrumentID {
+    func refresh(_ symbol: String, force: Bool = false) async throws(BrokerageError) -> InstrumentID {
         guard let entry = directory.entry(symbol) else { throw .notFound("asset not found for \(symbol)") }
         let id = engine.register(entry.instrument)
+        // Orders arriving in a burst share one quote: within a few milliseconds of the last refresh the engine's
+        // quote is as fresh as the feed's (the pump refreshes every second regardless).
+        let started = clock.now()
+        if !force, let last = lastRefresh[id], started.nanoseconds - last.nanoseconds < Self.refreshReuse, last <= started {
+            return id
+        }
+        lastRefresh[id] = started
         let quote: MarketQuote
         do { quote = try await feed.quote(entry.symbol) } catch {
             // Without a fresh quote the order can still be validated; it fills on the next update.

@@ -71,7 +71,7 @@ extension Brokerage {
         pendingRules.append(record)
         try await commit()
         if condition.barsNeeded > 0 { await seedCloses(id, symbol: entry.symbol) }
-        _ = try? await refresh(entry.symbol)
+        _ = try? await refresh(entry.symbol, force: true)
         try await commit()
         return queuedRules[rule.id] ?? lastRuleOutcome[rule.id] ?? record
     }

@@ -17,6 +17,10 @@ public actor Brokerage {
     var owners: [AccountID: AccountRecord] = [:]
     /// The trading date each instrument's reference (previous close, price band) was last set for.
     var referenceDates: [InstrumentID: CivilDate] = [:]
+    /// When each instrument's quote was last fetched (see `refresh`).
+    var lastRefresh: [InstrumentID: Timestamp] = [:]
+    /// How long a fetched quote serves further orders: 5 ms.
+    static let refreshReuse: Int64 = 5_000_000
     /// The dates whose opening and closing auctions were applied, per instrument.
     var auctionsApplied: [InstrumentID: (open: CivilDate?, close: CivilDate?)] = [:]
     var subscribers: [Int: (account: AccountID?, continuation: AsyncStream<OrderUpdate>.Continuation)] = [:]
@@ -73,6 +77,7 @@ public actor Brokerage {
         self.owners = owners
         referenceDates = [:]
         auctionsApplied = [:]
+        lastRefresh = [:]
         pendingRules = []
         pendingNotifications = []
         try await reloadRules()
