@@ -12,7 +12,8 @@ extension JSONValue {
         return out
     }
 
-    func write(to out: inout [UInt8]) {
+    /// Appends this value's compact JSON to `out`.
+    public func write(to out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)

@@ -30,27 +30,55 @@ enum AlpacaEncoding {
         }
     }
 
+    /// An order's fields (all but `legs`), sorted by key: the one definition behind both the JSON value and the
+    /// byte writer that answers order placements without building a dictionary.
+    typealias OrderField = (key: String, value: @Sendable (Order) -> JSONValue)
+    private static func f(_ key: String, _ value: @escaping @Sendable (Order) -> JSONValue) -> OrderField { (key, value) }
+
+    static let orderFields: [OrderField] = [
+        f("id", { .string($0.id.description) }), f("client_order_id", { .string($0.clientOrderID) }),
+        f("created_at", { time($0.createdAt) }), f("updated_at", { time($0.updatedAt) }), f("submitted_at", { time($0.submittedAt) }),
+        f("filled_at", { time($0.filledAt) }), f("expired_at", { time($0.expiredAt) }), f("canceled_at", { time($0.canceledAt) }),
+        f("failed_at", { time($0.failedAt) }), f("replaced_at", { time($0.replacedAt) }), f("expires_at", { time($0.expiresAt) }),
+        f("replaced_by", { .text($0.replacedBy?.description) }), f("replaces", { .text($0.replaces?.description) }),
+        f("asset_id", { .string(assetID($0.symbol)) }), f("symbol", { .string($0.symbol) }), f("asset_class", { _ in .string("us_equity") }),
+        f("notional", { .decimal($0.notional) }), f("qty", { .decimal($0.qty) }), f("filled_qty", { .decimal($0.filledQty) }),
+        f("filled_avg_price", { .decimal($0.filledAvgPrice) }), f("order_class", { .string($0.orderClass.rawValue) }),
+        f("order_type", { .string($0.type.rawValue) }), f("type", { .string($0.type.rawValue) }), f("side", { .string($0.side.rawValue) }),
+        f("time_in_force", { .string($0.timeInForce.rawValue) }), f("limit_price", { .decimal($0.limitPrice) }),
+        f("stop_price", { .decimal($0.stopPrice) }), f("status", { .string($0.status.rawValue) }),
+        f("extended_hours", { .bool($0.extendedHours) }), f("trail_percent", { .decimal($0.trailPercent) }),
+        f("trail_price", { .decimal($0.trailPrice) }), f("hwm", { .decimal($0.hwm) }), f("position_intent", { _ in .null }),
+        f("source", { _ in .null }), f("subtag", { _ in .null }), f("ratio_qty", { _ in .null }),
+        // papertrade extensions, ignored by Alpaca clients:
+        f("fees", { .decimal($0.fees) }), f("reject_reason", { .text($0.reason) }),
+    ].sorted { $0.key < $1.key }
+
     static func order(_ o: Order, legs: [Order] = []) -> JSONValue {
-        let legsValue: JSONValue = o.legs.isEmpty ? .null : .array(legs.map { order($0) })
-        return .object([
-            "id": .string(o.id.description), "client_order_id": .string(o.clientOrderID),
-            "created_at": time(o.createdAt), "updated_at": time(o.updatedAt), "submitted_at": time(o.submittedAt),
-            "filled_at": time(o.filledAt), "expired_at": time(o.expiredAt), "canceled_at": time(o.canceledAt),
-            "failed_at": time(o.failedAt), "replaced_at": time(o.replacedAt),
-            "expires_at": time(o.expiresAt),
-            "replaced_by": .text(o.replacedBy?.description), "replaces": .text(o.replaces?.description),
-            "asset_id": .string(assetID(o.symbol)), "symbol": .string(o.symbol), "asset_class": .string("us_equity"),
-            "notional": .decimal(o.notional), "qty": .decimal(o.qty), "filled_qty": .decimal(o.filledQty),
-            "filled_avg_price": .decimal(o.filledAvgPrice), "order_class": .string(o.orderClass.rawValue),
-            "order_type": .string(o.type.rawValue), "type": .string(o.type.rawValue), "side": .string(o.side.rawValue),
-            "time_in_force": .string(o.timeInForce.rawValue), "limit_price": .decimal(o.limitPrice),
-            "stop_price": .decimal(o.stopPrice), "status": .string(o.status.rawValue),
-            "extended_hours": .bool(o.extendedHours), "legs": legsValue, "trail_percent": .decimal(o.trailPercent),
-            "trail_price": .decimal(o.trailPrice), "hwm": .decimal(o.hwm), "position_intent": .null,
-            "source": .null, "subtag": .null, "ratio_qty": .null,
-            // papertrade extensions, ignored by Alpaca clients:
-            "fees": .decimal(o.fees), "reject_reason": .text(o.reason),
-        ])
+        var object = [String: JSONValue](minimumCapacity: orderFields.count + 1)
+        for field in orderFields { object[field.key] = field.value(o) }
+        object["legs"] = o.legs.isEmpty ? .null : .array(legs.map { order($0) })
+        return .object(object)
+    }
+
+    /// The same JSON as `order(o).serializedBytes` for an order without legs, written field by field.
+    static func orderBytes(_ o: Order) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(1024)
+        var legsWritten = false
+        for (i, field) in orderFields.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            if !legsWritten, field.key > "legs" {
+                out.append(contentsOf: #""legs":null,"#.utf8)
+                legsWritten = true
+            }
+            JSONText.appendQuoted(field.key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            field.value(o).write(to: &out)
+        }
+        if !legsWritten { out.append(contentsOf: #","legs":null"#.utf8) }
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     static func account(_ s: AccountSummary) -> JSONValue {

@@ -39,7 +39,9 @@ struct TradingController {
         var request = request
         let order = try AlpacaRequests.order(try await request.jsonBody(context: context))
         let placed = try await api { () throws(BrokerageError) in try await brokerage.submit(order, account: id) }
-        return try await encode(placed, account: id).response()
+        guard placed.legs.isEmpty else { return try await encode(placed, account: id).response() }
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: AlpacaEncoding.orderBytes(placed))))
     }
 
     @Sendable func listOrders(_ request: Request, context: AppContext) async throws -> Response {
