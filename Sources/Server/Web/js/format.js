@@ -95,6 +95,10 @@ export function shortDate(iso) {
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
+const FEES = { commission: 'Commission', stamp_duty: 'Stamp duty', transfer_fee: 'Transfer fee', sec_fee: 'SEC fee', finra_taf: 'FINRA TAF' };
+/** A fee's name as people know it ("Stamp duty"). */
+export const feeName = (kind) => FEES[kind] ?? kind;
+
 /** "1 share", "3 shares", "1.5 shares". */
 export function shares(text) {
   const v = D.parse(text);

@@ -43,7 +43,7 @@ export async function refreshAccounts() {
 export const theme = () => localStorage.getItem(KEY_THEME) || 'system';
 export function setTheme(value) {
   localStorage.setItem(KEY_THEME, value);
-  document.documentElement.dataset.theme = value;
+  window.papertradeApplyTheme?.();
   changed('theme');
 }
 

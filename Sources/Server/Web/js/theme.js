@@ -1,2 +1,14 @@
-// Applies the saved theme before the first paint (a classic script in <head>, so there is no flash).
-document.documentElement.dataset.theme = localStorage.getItem('papertrade.theme') || 'system';
+// Applies the saved theme before the first paint (a classic script in <head>, so there is no flash):
+// data-theme is the choice (system, light, dark), data-scheme what it resolves to, which the CSS reads.
+(function () {
+  const root = document.documentElement;
+  const dark = window.matchMedia('(prefers-color-scheme: dark)');
+  function apply() {
+    const theme = localStorage.getItem('papertrade.theme') || 'system';
+    root.dataset.theme = theme;
+    root.dataset.scheme = theme === 'system' ? (dark.matches ? 'dark' : 'light') : theme;
+  }
+  apply();
+  dark.addEventListener('change', apply);
+  window.papertradeApplyTheme = apply;
+})();

@@ -8,7 +8,6 @@ import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../u
 
 const KINDS = { deposit: 'Deposit', withdrawal: 'Withdrawal', buy: 'Buy', sell: 'Sell', fee: 'Fee', reset: 'Account reset' };
 const METHODS = { card: 'Card', bank: 'Bank', transfer: 'Transfer' };
-const FEES = { commission: 'Commission', stamp_duty: 'Stamp duty', transfer_fee: 'Transfer fee', sec_fee: 'SEC fee', finra_taf: 'FINRA TAF' };
 
 export async function render(view, params, scope) {
   const account = store.account();
@@ -53,7 +52,7 @@ export async function render(view, params, scope) {
     switch (t.kind) {
       case 'deposit': case 'withdrawal': return [METHODS[t.method] ?? t.method, t.note].filter(Boolean).join(' · ');
       case 'buy': case 'sell': return `${F.shares(t.qty)} of ${t.symbol} @ ${F.price(t.price)}`;
-      case 'fee': return `${FEES[t.fee] ?? t.fee} · ${t.symbol}`;
+      case 'fee': return `${F.feeName(t.fee)} · ${t.symbol}`;
       case 'reset': return `Back to ${F.money(t.starting_cash, currency)}`;
       default: return '';
     }

@@ -9,7 +9,6 @@ import { ownTrades } from '../main.js';
 import { h, clear, sheet, toast, debounce } from '../ui.js';
 
 const TYPES = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit'], ['trailing_stop', 'Trailing stop']];
-const FEE_NAMES = { commission: 'Commission', stamp_duty: 'Stamp duty', transfer_fee: 'Transfer fee', sec_fee: 'SEC fee', finra_taf: 'FINRA TAF' };
 
 /** Client-side checks, in the order a user would hit them; null when the quantity is fine. */
 export function checkQuantity(text, side) {
@@ -91,7 +90,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       const e = lastEstimate;
       clear(estimate,
         h('div', h('dt', `${F.qty(e.qty)} × ${F.price(e.price)}`), h('dd', F.money(e.value, currency))),
-        e.fees.map((f) => h('div.fee', h('dt', FEE_NAMES[f.kind] ?? f.kind), h('dd', F.money(f.amount, currency)))),
+        e.fees.map((f) => h('div.fee', h('dt', F.feeName(f.kind)), h('dd', F.money(f.amount, currency)))),
         h('div', h('dt', 'Fees'), h('dd', F.money(e.fee_total, currency))),
         h('div.total', h('dt', side === 'buy' ? 'Estimated total' : 'Estimated proceeds'), h('dd', { dataset: { testid: 'estimate-total' } }, F.money(e.total, currency))));
       clear(available, side === 'buy' ? `Available cash: ${F.money(e.buying_power, currency)}` : `Sellable shares: ${F.qty(e.sellable)}`);
