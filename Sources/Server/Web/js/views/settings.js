@@ -28,7 +28,7 @@ export async function render(view) {
     } catch (error) { toast(error.message, 'error'); }
   });
 
-  clear(view, h('header.page-head', h('h1', 'Settings')),
+  clear(view, h('div.narrow', h('header.page-head', h('h1', 'Settings')),
     themeGroup,
     h('section.card', h('h2', 'Account'),
       h('p', account ? `${account.name} (${account.currency})` : 'No account'),
@@ -40,7 +40,7 @@ export async function render(view) {
     h('section.card.about-app', h('h2', 'About'),
       h('p', 'papertrade — paper trading with simulated money. Nothing here is real money or investment advice.'),
       h('p', h('a', { href: '/openapi.json' }, 'API (OpenAPI)'), ' · Charts by ',
-        h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, 'TradingView Lightweight Charts™'), ' (Apache-2.0)')));
+        h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, 'TradingView Lightweight Charts™'), ' (Apache-2.0)'))));
 }
 
 const DELIVERY = { delivered: 'Delivered', pending: 'Retrying', failed: 'Failed' };
