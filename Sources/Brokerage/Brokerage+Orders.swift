@@ -69,7 +69,7 @@ extension Brokerage {
     }
 
     public func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
-        guard owners[account] != nil else { throw .notFound("account not found") }
+        guard owners.index(forKey: account) != nil else { throw .notFound("account not found") }
         _ = try await refresh(request.symbol)
         let order: Order
         do { order = try engine.submit(request, account: account, at: clock.now()) } catch {

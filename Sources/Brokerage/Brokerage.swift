@@ -134,6 +134,12 @@ public actor Brokerage {
 
     /// The notification an order event deserves: a complete fill, or an order the system (not the user) ended.
     func notification(_ update: OrderUpdate) -> NotificationRecord? {
+        // Most updates (new, accepted, partial fills) deserve none: decide that before touching the owner record.
+        switch update.event {
+        case .fill where update.order.status == .filled: break
+        case .canceled where update.order.reason != nil && update.order.reason != "account reset": break
+        default: return nil
+        }
         guard let owner = owners[update.order.accountID] else { return nil }
         let o = update.order
         let currency = engine.account(o.accountID)?.currency.symbol ?? ""
