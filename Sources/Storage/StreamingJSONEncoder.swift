@@ -64,11 +64,6 @@ final class JSONStreamWriter {
     /// Encodes a nested value and closes whatever containers it opened; a value that opened none and wrote
     /// nothing is written as `{}` (as `JSONEncoder` does).
     func encodeValue(_ value: some Encodable, with encoder: StreamingEncoder) throws {
-        // Decimals, timestamps, ids and strings are one scalar: written directly, without an Encoder round trip.
-        if let scalar = value as? any JSONScalar {
-            scalar.appendJSON(to: &bytes)
-            return
-        }
         let depth = frames.count
         let start = bytes.count
         try value.encode(to: encoder)

@@ -32,30 +32,3 @@ public enum JSONText {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
-
-/// A value whose `encode(to:)` writes one JSON scalar. Encoders that write JSON bytes directly (the journal's)
-/// append it without going through the Codable container machinery; the bytes are the same either way (the
-/// journal encoder's tests compare against Foundation's JSONEncoder).
-public protocol JSONScalar {
-    func appendJSON(to out: inout [UInt8])
-}
-
-extension FixedDecimal: JSONScalar {
-    public func appendJSON(to out: inout [UInt8]) { JSONText.appendQuoted(description, to: &out) }
-}
-
-extension Timestamp: JSONScalar {
-    public func appendJSON(to out: inout [UInt8]) { out.append(contentsOf: String(nanoseconds).utf8) }
-}
-
-extension Identifier: JSONScalar {
-    public func appendJSON(to out: inout [UInt8]) { JSONText.appendQuoted(description, to: &out) }
-}
-
-extension InstrumentID: JSONScalar {
-    public func appendJSON(to out: inout [UInt8]) { out.append(contentsOf: String(index).utf8) }
-}
-
-extension String: JSONScalar {
-    public func appendJSON(to out: inout [UInt8]) { JSONText.appendQuoted(self, to: &out) }
-}
