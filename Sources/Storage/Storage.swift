@@ -42,10 +42,15 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
 /// papertrade's durable records, through SQLKit, identical on SQLite and PostgreSQL.
 ///
 /// Writes go through one connection under a lock, inside transactions: what `journal` returns from is on disk
-/// (SQLite: WAL with synchronous=FULL; PostgreSQL: committed).
+/// (SQLite: WAL with synchronous=FULL; PostgreSQL: committed). Reads outside transactions go to a few read-only
+/// connections of their own, so a page load never waits behind a group commit or a checkpoint; each read sees
+/// everything committed before it started.
 public final class Storage: Sendable {
     let db: any SQLDatabase
     let lock = AsyncLock()
+    /// Read-only connections, used in turn.
+    let readers: [any SQLDatabase]
+    private let nextReader = Mutex(0)
     /// Journals waiting for the group-commit writer.
     let journalQueue = Mutex<(pending: [(EncodedStep, CheckedContinuation<Void, any Error>)], writing: Bool)>(([], false))
     /// When the last write committed (the SQLite checkpointer waits for a quiet moment).
@@ -54,8 +59,10 @@ public final class Storage: Sendable {
     public let location: DatabaseLocation
     public let isPostgres: Bool
 
-    init(db: any SQLDatabase, location: DatabaseLocation, isPostgres: Bool, shutdown: @escaping @Sendable () async throws -> Void) {
+    init(db: any SQLDatabase, readers: [any SQLDatabase], location: DatabaseLocation, isPostgres: Bool,
+         shutdown: @escaping @Sendable () async throws -> Void) {
         self.db = db
+        self.readers = readers
         self.location = location
         self.isPostgres = isPostgres
         shutdownAction = shutdown
@@ -74,16 +81,27 @@ public final class Storage: Sendable {
             // the writer has been idle for a moment, and at least every 10 s under sustained load: a checkpoint's fsync
             // of the database file slows the commits' fsyncs of the WAL that overlap it (10–15 ms on ext4), so doing it
             // twice a second under load put those stalls into p99.
-            let checkpointer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            let background = Mutex<Task<Void, Never>?>(nil)
-            storage = Storage(db: connection.sql(queryLogLevel: nil), location: location, isPostgres: false) {
-                background.withLock { $0?.cancel() }
-                try await checkpointer.close()
-                try await connection.close()
-            }
             for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON",
                            "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0"] {
-                try await storage.db.raw(SQLQueryString(pragma)).run()
+                try await connection.sql(queryLogLevel: nil).raw(SQLQueryString(pragma)).run()
+            }
+            let checkpointer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            var readers: [SQLiteConnection] = []
+            for _ in 0..<Self.readConnections {
+                let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+                for pragma in ["PRAGMA busy_timeout=5000", "PRAGMA query_only=1"] {
+                    try await reader.sql(queryLogLevel: nil).raw(SQLQueryString(pragma)).run()
+                }
+                readers.append(reader)
+            }
+            let background = Mutex<Task<Void, Never>?>(nil)
+            let readConnections = readers
+            storage = Storage(db: connection.sql(queryLogLevel: nil), readers: readers.map { $0.sql(queryLogLevel: nil) },
+                              location: location, isPostgres: false) {
+                background.withLock { $0?.cancel() }
+                for reader in readConnections { try await reader.close() }
+                try await checkpointer.close()
+                try await connection.close()
             }
             let checkpointDB = checkpointer.sql(queryLogLevel: nil)
             try await checkpointDB.raw("PRAGMA busy_timeout=5000").run()
@@ -109,7 +127,16 @@ public final class Storage: Sendable {
             let connection = try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
                 id: 1, logger: logger)
-            storage = Storage(db: connection.sql(queryLogLevel: nil), location: location, isPostgres: true) {
+            var readers: [PostgresConnection] = []
+            for n in 0..<Self.readConnections {
+                readers.append(try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
+                    id: 2 + n, logger: logger))
+            }
+            let readConnections = readers
+            storage = Storage(db: connection.sql(queryLogLevel: nil), readers: readers.map { $0.sql(queryLogLevel: nil) },
+                              location: location, isPostgres: true) {
+                for reader in readConnections { try await reader.close() }
                 try await connection.close()
             }
         }
@@ -142,9 +169,17 @@ public final class Storage: Sendable {
         }
     }
 
-    /// A read outside any transaction (still serialized with writes on this connection).
+    /// How many read-only connections each database gets.
+    static let readConnections = 2
+
+    /// A read outside any transaction, on one of the read connections (it does not wait for writes).
     func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await lock.withLock { try await body(db) }
+        guard !readers.isEmpty else { return try await lock.withLock { try await body(db) } }
+        let reader = readers[nextReader.withLock { n in
+            n = (n + 1) % readers.count
+            return n
+        }]
+        return try await body(reader)
     }
 }
 

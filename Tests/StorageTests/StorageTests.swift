@@ -194,6 +194,41 @@ struct StorageTests {
     }
 }
 
+@Suite("Reads beside writes")
+struct ConcurrentReadTests {
+    @Test("a read answers while a write transaction is still open, and sees what was committed before it", arguments: Backend.available)
+    func readsDoNotWaitForWrites(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage in
+            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
+            let (reader, signal) = AsyncStream.makeStream(of: Int.self)
+            let outcome = try await withThrowingTaskGroup(of: String.self) { group in
+                group.addTask {
+                    // Holds the writer until the reader reports back (or 10 s pass, which fails the test).
+                    try await storage.transaction { db in
+                        try await db.raw("INSERT INTO users (id, username, password_hash, created_at) VALUES ('u2', 'bob', 'h', 0)").run()
+                        let deadline = Task { try await Task.sleep(for: .seconds(10)); signal.finish() }
+                        for await count in reader {
+                            deadline.cancel()
+                            return "read \(count) users while the write was open"
+                        }
+                        return "the read waited for the write"
+                    }
+                }
+                group.addTask {
+                    let count = try await storage.userCount()
+                    signal.yield(count)
+                    return ""
+                }
+                var results: [String] = []
+                for try await r in group where !r.isEmpty { results.append(r) }
+                return results.first ?? ""
+            }
+            #expect(outcome == "read 1 users while the write was open")
+            #expect(try await storage.userCount() == 2)
+        }
+    }
+}
+
 @Suite("Webhook deliveries on SQLite and PostgreSQL")
 struct WebhookStorageTests {
     static let t0 = StorageTests.t0
