@@ -341,6 +341,24 @@ def test_dark_mode_persists_across_reload(app):
     assert background() == "rgb(244, 246, 248)"
 
 
+def test_red_up_price_colours_persist_and_recolour_changes(app):
+    up_colour = lambda: app.d.execute_script("return getComputedStyle(document.documentElement).getPropertyValue('--up').trim()")
+    assert up_colour() == "#0a7d45"
+    app.go("settings")
+    app.css('input[name="colors"][value="red-up"]').click()
+    assert up_colour() == "#c62828"
+    app.d.refresh()
+    app.css(".page-head h1")
+    assert app.d.execute_script("return document.documentElement.dataset.colors") == "red-up"
+    app.go("stock/600519")
+    app.css(".trade-bar .buy")
+    assert app.d.execute_script("return getComputedStyle(document.querySelector('.trade-bar .buy')).backgroundColor") == "rgb(198, 40, 40)"
+    changes = app.d.execute_script("""return [...document.querySelectorAll('.chg.up, .chg.down')]
+        .map(e => [e.classList.contains('up') ? 'up' : 'down', getComputedStyle(e).color])""")
+    assert changes, "the page shows at least the price change"
+    assert all(colour == ("rgb(198, 40, 40)" if way == "up" else "rgb(10, 125, 69)") for way, colour in changes)
+
+
 def test_queue_screen_adds_shows_and_cancels_a_rule(app):
     app.switch_account("cn")
     app.go("queue")

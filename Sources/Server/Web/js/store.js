@@ -47,6 +47,14 @@ export function setTheme(value) {
   changed('theme');
 }
 
+// Price colours: 'green-up' | 'red-up'.
+export const colors = () => localStorage.getItem('papertrade.colors') || 'green-up';
+export function setColors(value) {
+  localStorage.setItem('papertrade.colors', value);
+  window.papertradeApplyTheme?.();
+  changed('theme');
+}
+
 export const amountsHidden = () => localStorage.getItem(KEY_HIDE) === '1';
 export function setAmountsHidden(hidden) {
   localStorage.setItem(KEY_HIDE, hidden ? '1' : '0');

@@ -15,6 +15,13 @@ export async function render(view) {
       h('input', { type: 'radio', name: 'theme', value, checked: value === current, onchange: () => store.setTheme(value) }),
       h('span', label))));
 
+  const currentColors = store.colors();
+  const colorGroup = h('fieldset.card.theme',
+    h('legend', 'Price colours'),
+    [['green-up', 'Green up, red down'], ['red-up', 'Red up, green down (as in China)']].map(([value, label]) => h('label.radio',
+      h('input', { type: 'radio', name: 'colors', value, checked: value === currentColors, onchange: () => store.setColors(value) }),
+      h('span', label))));
+
   const reset = h('button.danger', { type: 'button', disabled: !account }, 'Reset account');
   reset.addEventListener('click', async () => {
     const ok = await confirmAction('Reset account',
@@ -30,6 +37,7 @@ export async function render(view) {
 
   clear(view, h('div.narrow', h('header.page-head', h('h1', 'Settings')),
     themeGroup,
+    colorGroup,
     h('section.card', h('h2', 'Account'),
       h('p', account ? `${account.name} (${account.currency})` : 'No account'),
       h('p.sub', 'Start over with the starting cash.'), reset),
