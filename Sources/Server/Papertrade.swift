@@ -61,7 +61,8 @@ public final class Papertrade: Sendable {
     /// The web app's files, served at `/`.
     public let web: WebApp
     let throttle = LoginThrottle()
-    /// Verified API keys (key id → secret hash and account), so each request does not hit storage.
+    /// Verified API keys whose accounts are loaded (key id → secret hash and account): a request with a known key
+    /// touches neither storage nor the brokerage to authenticate.
     let keys = Mutex<[String: APIKeyRecord]>([:])
 
     init(configuration: ServerConfiguration, storage: Storage, directory: SymbolDirectory, market: SimulatedMarket,
@@ -128,13 +129,14 @@ public final class Papertrade: Sendable {
 
     /// The account an API key pair opens, or nil.
     func authenticate(keyID: String, secret: String) async throws -> AccountID? {
-        var record = keys.withLock { $0[keyID] }
-        if record == nil {
-            record = try await storage.apiKey(keyID)
-            if let record { keys.withLock { $0[keyID] = record } }
+        let hash = Credentials.sha256(secret)
+        // A cached key's account is already in the brokerage (accounts are never unloaded): no trip to its actor.
+        if let record = keys.withLock({ $0[keyID] }) {
+            return Credentials.equal(record.secretHash, hash) ? record.accountID : nil
         }
-        guard let record, Credentials.equal(record.secretHash, Credentials.sha256(secret)) else { return nil }
+        guard let record = try await storage.apiKey(keyID), Credentials.equal(record.secretHash, hash) else { return nil }
         try await api { () throws(BrokerageError) in try await brokerage.loadAccountIfNeeded(record.accountID) }
+        keys.withLock { $0[keyID] = record }
         return record.accountID
     }
 

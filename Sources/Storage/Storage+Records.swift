@@ -287,7 +287,7 @@ struct EncodedStep: Sendable {
     var randomState: SeededGenerator?
 
     init(_ journal: Journal) throws {
-        orders = try journal.orders.map { ($0, try Coding.encode($0)) }
+        orders = journal.orders.map { ($0, $0.storedJSON()) }
         entries = try journal.entries.map { ($0, try Coding.encode($0)) }
         accounts = journal.accounts
         notifications = journal.notifications

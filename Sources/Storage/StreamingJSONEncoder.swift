@@ -73,7 +73,9 @@ final class JSONStreamWriter {
 
     func writeString(_ s: String) { JSONText.appendQuoted(s, to: &bytes) }
 
-    func writeInteger(_ value: some BinaryInteger) { bytes.append(contentsOf: String(value).utf8) }
+    func writeInteger(_ value: some BinaryInteger) {
+        if let small = Int64(exactly: value) { JSONText.appendInteger(small, to: &bytes) } else { bytes.append(contentsOf: String(value).utf8) }
+    }
     func writeBool(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
     func writeNull() { bytes.append(contentsOf: "null".utf8) }
 }

@@ -75,6 +75,21 @@ struct CalendarTests {
         #expect(TradingCalendar.xnys.phase(at: Timestamp(CivilDate(2026, 11, 20), hour: 5, in: .newYork)) == .preMarket)
     }
 
+    @Test("RFC 3339 text: zone offsets, fraction digits, instants before 1970")
+    func rfc3339Text() {
+        let t = Timestamp(nanoseconds: Timestamp(CivilDate(2026, 7, 1), hour: 13, minute: 30, second: 5, in: .utc).nanoseconds + 123_456_789)
+        #expect(t.description == "2026-07-01T13:30:05.123456789Z")
+        #expect(t.rfc3339(in: .utc, fractionalDigits: 3) == "2026-07-01T13:30:05.123Z")
+        #expect(t.rfc3339(in: .utc, fractionalDigits: 0) == "2026-07-01T13:30:05Z")
+        #expect(t.rfc3339(in: .newYork, fractionalDigits: 6) == "2026-07-01T09:30:05.123456-04:00")
+        #expect(t.rfc3339(in: .shanghai, fractionalDigits: 9) == "2026-07-01T21:30:05.123456789+08:00")
+        // Crossing midnight into the next local day, and a digit count out of range is clamped.
+        let late = Timestamp(CivilDate(2026, 12, 31), hour: 23, minute: 59, second: 59, in: .utc)
+        #expect(late.rfc3339(in: .shanghai, fractionalDigits: 12) == "2027-01-01T07:59:59.000000000+08:00")
+        #expect(Timestamp(nanoseconds: -1).description == "1969-12-31T23:59:59.999999999Z")
+        #expect(Timestamp(nanoseconds: 0).rfc3339(in: .newYork, fractionalDigits: 0) == "1969-12-31T19:00:00-05:00")
+    }
+
     @Test("orders placed on a weekend belong to the next trading day")
     func tradingDate() {
         let saturday = Timestamp(CivilDate(2026, 11, 21), hour: 12, in: .shanghai)

@@ -8,8 +8,8 @@ struct APIKeyAuthenticator: RouterMiddleware {
 
     func handle(_ request: Request, context: AppContext,
                 next: (Request, AppContext) async throws -> Response) async throws -> Response {
-        guard let keyID = request.headers[HTTPField.Name("APCA-API-KEY-ID")!],
-              let secret = request.headers[HTTPField.Name("APCA-API-SECRET-KEY")!],
+        guard let keyID = request.headers[HTTPField.Name.alpacaKeyID],
+              let secret = request.headers[HTTPField.Name.alpacaSecretKey],
               let account = try await services.authenticate(keyID: keyID, secret: secret) else {
             throw APIError.unauthorized
         }
@@ -32,8 +32,8 @@ struct SessionAuthenticator: RouterMiddleware {
         if let token = request.cookies[Self.cookie]?.value,
            let user = try await services.storage.sessionUser(tokenHash: Credentials.sha256(token), at: services.clock.now()) {
             context.caller = .user(id: user, sessionToken: token)
-        } else if let keyID = request.headers[HTTPField.Name("APCA-API-KEY-ID")!] {
-            guard let secret = request.headers[HTTPField.Name("APCA-API-SECRET-KEY")!],
+        } else if let keyID = request.headers[HTTPField.Name.alpacaKeyID] {
+            guard let secret = request.headers[HTTPField.Name.alpacaSecretKey],
                   let account = try await services.authenticate(keyID: keyID, secret: secret) else {
                 throw APIError.unauthorized
             }
@@ -55,4 +55,10 @@ extension AppContext {
         guard case .user(let id, _) = caller else { throw APIError.unauthorized }
         return id
     }
+}
+
+extension HTTPField.Name {
+    /// Alpaca's auth headers (made once: a name is validated and lowercased when it is made).
+    static let alpacaKeyID = HTTPField.Name("APCA-API-KEY-ID")!
+    static let alpacaSecretKey = HTTPField.Name("APCA-API-SECRET-KEY")!
 }

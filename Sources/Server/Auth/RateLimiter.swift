@@ -38,7 +38,7 @@ struct RateLimitMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: AppContext,
                 next: (Request, AppContext) async throws -> Response) async throws -> Response {
-        guard let key = request.headers[HTTPField.Name("APCA-API-KEY-ID")!] else { return try await next(request, context) }
+        guard let key = request.headers[HTTPField.Name.alpacaKeyID] else { return try await next(request, context) }
         let state = limiter.take(key, now: Int64(Date().timeIntervalSince1970))
         func stamped(_ response: Response) -> Response {
             var response = response

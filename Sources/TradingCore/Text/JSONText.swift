@@ -30,5 +30,21 @@ public enum JSONText {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// Appends the decimal digits of `value` (no intermediate string).
+    public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // 24 bytes: room for UInt64.max's 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var i = buffer.count
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
+        }
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

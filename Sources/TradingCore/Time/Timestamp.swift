@@ -30,21 +30,52 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         let local = seconds + Int64(offset)
         let date = CivilDate(daysSinceEpoch: Int(local.floorDivided(by: 86_400)))
         let secondOfDay = Int(local - Int64(date.daysSinceEpoch) * 86_400)
+        let nanos = Int(nanoseconds - seconds * 1_000_000_000)
+        let digits = min(max(fractionalDigits, 0), 9)
+        let utc = offset == 0 && zone == .utc
+        guard (0...9999).contains(date.year) else {
+            return slowRFC3339(date: date, secondOfDay: secondOfDay, nanos: nanos, digits: digits, offset: offset, utc: utc)
+        }
+        // Every API answer carries several of these: written straight into one string, no intermediate strings.
+        let length = 19 + (digits > 0 ? 1 + digits : 0) + (utc ? 1 : 6)
+        return String(unsafeUninitializedCapacity: length) { out in
+            var i = 0
+            func put(_ value: Int, _ width: Int) {
+                var value = value
+                for k in stride(from: width - 1, through: 0, by: -1) {
+                    out[i + k] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                    value /= 10
+                }
+                i += width
+            }
+            func put(_ byte: Unicode.Scalar) { out[i] = UInt8(ascii: byte); i += 1 }
+            put(date.year, 4); put("-"); put(date.month, 2); put("-"); put(date.day, 2); put("T")
+            put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2)
+            if digits > 0 {
+                put(".")
+                var scale = 1
+                for _ in digits..<9 { scale *= 10 }
+                put(nanos / scale, digits)
+            }
+            if utc {
+                put("Z")
+            } else {
+                put(offset < 0 ? "-" : "+")
+                put(abs(offset) / 3600, 2); put(":"); put(abs(offset) / 60 % 60, 2)
+            }
+            return i
+        }
+    }
+
+    /// Years outside 0…9999 (never in practice; `distantPast`/`distantFuture`).
+    private func slowRFC3339(date: CivilDate, secondOfDay: Int, nanos: Int, digits: Int, offset: Int, utc: Bool) -> String {
         var text = date.description + "T" + pad(secondOfDay / 3600) + ":" + pad(secondOfDay / 60 % 60) + ":" + pad(secondOfDay % 60)
-        let nanos = nanoseconds - seconds * 1_000_000_000
-        if fractionalDigits > 0 {
-            var fraction = String(nanos)
-            fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
-            text += "." + fraction.prefix(fractionalDigits)
+        if digits > 0 {
+            let fraction = String(nanos)
+            text += "." + (String(repeating: "0", count: 9 - fraction.count) + fraction).prefix(digits)
         }
-        if offset == 0 && zone == .utc {
-            text += "Z"
-        } else {
-            let sign = offset < 0 ? "-" : "+"
-            let magnitude = abs(offset)
-            text += sign + pad(magnitude / 3600) + ":" + pad(magnitude / 60 % 60)
-        }
-        return text
+        if utc { return text + "Z" }
+        return text + (offset < 0 ? "-" : "+") + pad(abs(offset) / 3600) + ":" + pad(abs(offset) / 60 % 60)
     }
 
     private func pad(_ n: Int) -> String { n < 10 ? "0" + String(n) : String(n) }
