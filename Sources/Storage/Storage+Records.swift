@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SQLiteKit
 import TradingCore
 
 extension Storage {
@@ -135,7 +136,10 @@ extension Storage {
     /// Group commit: steps that arrive while a write is in progress are written together in the next
     /// transaction (one fsync for many steps). Each caller still returns only after its own step has committed;
     /// if a group fails, its steps are retried one by one so one bad step cannot sink the others.
-    public func journal(_ journal: Journal) async throws {
+    ///
+    /// Runs on the caller's actor (the brokerage): encoding a step is a few microseconds, less than hopping to
+    /// another executor and back, and the caller resumes straight onto its own actor once the step is durable.
+    public func journal(_ journal: Journal, isolation: isolated (any Actor)? = #isolation) async throws {
         guard !journal.isEmpty || journal.randomState != nil else { return }
         let step = try EncodedStep(journal)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -182,8 +186,8 @@ extension Storage {
     /// (on two cores those trips, not SQLite, bounded order placement). Larger journals, and PostgreSQL, use
     /// an explicit transaction.
     func write(_ journal: EncodedJournal) async throws {
-        if !isPostgres, let statement = journal.inboxStatement() {
-            try await lock.withLock { try await db.raw(statement).run() }
+        if let sqlite = sqliteWriter, let statement = journal.inboxStatement() {
+            try await lock.withLock { try await sqlite.query(statement.sql, statement.binds) { _ in } }
             lastWrite.touch()
         } else {
             try await transaction { db in try await journal.write(to: db) }
@@ -343,45 +347,49 @@ struct EncodedJournal: Sendable {
     /// Rows one inbox statement may carry (10 parameters each, under SQLite's limit of 32,766).
     static let inboxRowLimit = 3_000
 
-    /// The whole journal as one `INSERT INTO journal_inbox` (see `Storage.write(_:)`), or nil when it has
-    /// more rows than one statement may bind. Columns: kind, then c1…c9 as each kind's trigger reads them.
-    func inboxStatement() -> SQLQueryString? {
+    /// The whole journal as one `INSERT INTO journal_inbox` (see `Storage.write(_:)`) with its parameters, or nil
+    /// when it has more rows than one statement may bind. Columns: kind, then c1…c9 as each kind's trigger reads
+    /// them. Parameters are SQLite values already: the statement goes straight to SQLiteNIO, without SQLKit's
+    /// per-parameter `Encodable` conversion.
+    func inboxStatement() -> (sql: String, binds: [SQLiteData])? {
         let rows = orders.count + entries.count + snapshots.count + notifications.count + rules.count + (random == nil ? 0 : 1)
         guard rows > 0, rows <= Self.inboxRowLimit else { return nil }
-        var sql = SQLQueryString("INSERT INTO journal_inbox (kind, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES ")
-        var first = true
-        func row(_ kind: String, _ values: [any Encodable & Sendable]) {
-            sql.appendInterpolation(unsafeRaw: first ? "('" : ", ('")
-            first = false
-            sql.appendInterpolation(unsafeRaw: kind + "'")
-            for value in values {
-                sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: value)
-            }
-            for _ in values.count..<9 { sql.appendInterpolation(unsafeRaw: ", NULL") }
-            sql.appendInterpolation(unsafeRaw: ")")
+        var sql = "INSERT INTO journal_inbox (kind, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES "
+        sql.reserveCapacity(sql.utf8.count + rows * Self.inboxRowText.utf8.count)
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(rows * 10)
+        func row(_ kind: String, _ values: SQLiteData...) {
+            if !binds.isEmpty { sql += ", " }
+            sql += Self.inboxRowText
+            binds.append(.text(kind))
+            binds.append(contentsOf: values)
+            for _ in values.count..<9 { binds.append(.null) }
         }
+        func text(_ value: String?) -> SQLiteData { value.map(SQLiteData.text) ?? .null }
+        func integer(_ value: Int64?) -> SQLiteData { value.map { .integer(Int($0)) } ?? .null }
         for (order, body) in orders {
-            row("order", [order.id.description, order.accountID.description, order.clientOrderID, order.symbol,
-                          order.status.rawValue, order.status.isOpen ? 1 : 0, order.submittedAt.nanoseconds,
-                          order.updatedAt.nanoseconds, body])
+            row("order", .text(order.id.description), .text(order.accountID.description), .text(order.clientOrderID),
+                .text(order.symbol), .text(order.status.rawValue), .integer(order.status.isOpen ? 1 : 0),
+                integer(order.submittedAt.nanoseconds), integer(order.updatedAt.nanoseconds), .text(body))
         }
         for (entry, body) in entries {
-            row("activity", [entry.accountID.description, entry.sequence, entry.time.nanoseconds, entry.kind.name,
-                             entry.cashChange.description, body])
+            row("activity", .text(entry.accountID.description), .integer(Int(entry.sequence)), integer(entry.time.nanoseconds),
+                .text(entry.kind.name), .text(entry.cashChange.description), .text(body))
         }
-        for (id, state) in snapshots { row("account", [id.description, state]) }
+        for (id, state) in snapshots { row("account", .text(id.description), .text(state)) }
         for n in notifications {
-            row("notification", [n.id, n.userID, n.accountID?.description, n.kind, n.title, n.body,
-                                 n.createdAt.nanoseconds, n.readAt?.nanoseconds])
+            row("notification", .text(n.id), .text(n.userID), text(n.accountID?.description), .text(n.kind), .text(n.title),
+                .text(n.body), integer(n.createdAt.nanoseconds), integer(n.readAt?.nanoseconds))
         }
         for (record, body) in rules {
-            row("rule", [record.rule.id.description, record.rule.accountID.description, record.status.rawValue,
-                         record.rule.createdAt.nanoseconds, record.updatedAt.nanoseconds, body])
+            row("rule", .text(record.rule.id.description), .text(record.rule.accountID.description), .text(record.status.rawValue),
+                integer(record.rule.createdAt.nanoseconds), integer(record.updatedAt.nanoseconds), .text(body))
         }
-        if let random { row("random", [random]) }
-        return sql
+        if let random { row("random", .text(random)) }
+        return (sql, binds)
     }
+
+    static let inboxRowText = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// Rows per multi-row INSERT (9 parameters an order row: well under SQLite's parameter limit).
     static let rowsPerStatement = 100

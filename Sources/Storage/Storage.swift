@@ -47,6 +47,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
 /// everything committed before it started.
 public final class Storage: Sendable {
     let db: any SQLDatabase
+    /// The same writer connection as `db` on SQLite, for the journal's inbox statement (Storage.write(_:)).
+    let sqliteWriter: SQLiteConnection?
     let lock = AsyncLock()
     /// Read-only connections, used in turn.
     let readers: [any SQLDatabase]
@@ -59,9 +61,10 @@ public final class Storage: Sendable {
     public let location: DatabaseLocation
     public let isPostgres: Bool
 
-    init(db: any SQLDatabase, readers: [any SQLDatabase], location: DatabaseLocation, isPostgres: Bool,
-         shutdown: @escaping @Sendable () async throws -> Void) {
+    init(db: any SQLDatabase, sqliteWriter: SQLiteConnection? = nil, readers: [any SQLDatabase], location: DatabaseLocation,
+         isPostgres: Bool, shutdown: @escaping @Sendable () async throws -> Void) {
         self.db = db
+        self.sqliteWriter = sqliteWriter
         self.readers = readers
         self.location = location
         self.isPostgres = isPostgres
@@ -96,8 +99,8 @@ public final class Storage: Sendable {
             }
             let background = Mutex<Task<Void, Never>?>(nil)
             let readConnections = readers
-            storage = Storage(db: connection.sql(queryLogLevel: nil), readers: readers.map { $0.sql(queryLogLevel: nil) },
-                              location: location, isPostgres: false) {
+            storage = Storage(db: connection.sql(queryLogLevel: nil), sqliteWriter: connection,
+                              readers: readers.map { $0.sql(queryLogLevel: nil) }, location: location, isPostgres: false) {
                 background.withLock { $0?.cancel() }
                 for reader in readConnections { try await reader.close() }
                 try await checkpointer.close()
