@@ -95,15 +95,12 @@ public actor Brokerage {
         journal.rules = pendingRules
         pendingRules.removeAll()
         for rule in journal.rules where rule.status != .queued { lastRuleOutcome[rule.rule.id] = rule }
-        var latest: [OrderID: Order] = [:]
-        var orderSequence: [OrderID] = []
         var touched = Set<AccountID>()
         var updates: [OrderUpdate] = []
+        updates.reserveCapacity(events.count)
         for event in events {
             switch event {
             case .order(let update):
-                if latest[update.order.id] == nil { orderSequence.append(update.order.id) }
-                latest[update.order.id] = update.order
                 touched.insert(update.order.accountID)
                 updates.append(update)
             case .ledger(let entry):
@@ -111,7 +108,7 @@ public actor Brokerage {
                 touched.insert(entry.accountID)
             }
         }
-        journal.orders = orderSequence.compactMap { latest[$0] }
+        journal.orders = Self.lastStates(updates)
         journal.notifications = updates.compactMap(notification) + pendingNotifications
         pendingNotifications.removeAll()
         // Without the client-order-id index: a journal waiting in the group-commit queue must not share that
@@ -130,6 +127,18 @@ public actor Brokerage {
         engine.pruneClosedOrders()
         for update in updates { publish(update) }
         for n in journal.notifications { publishNotification(n) }
+    }
+
+    /// The last state of each order the updates touch, in the order they were first touched (one order placed
+    /// is the common step: no dictionary for it).
+    static func lastStates(_ updates: [OrderUpdate]) -> [Order] {
+        if updates.count == 1 { return [updates[0].order] }
+        var latest: [OrderID: Order] = [:]
+        var sequence: [OrderID] = []
+        for update in updates {
+            if latest.updateValue(update.order, forKey: update.order.id) == nil { sequence.append(update.order.id) }
+        }
+        return sequence.compactMap { latest[$0] }
     }
 
     /// The notification an order event deserves: a complete fill, or an order the system (not the user) ended.

@@ -61,6 +61,14 @@ enum AlpacaEncoding {
         return .object(object)
     }
 
+    /// Each field's `"key":`, as bytes, made once.
+    private static let orderFieldKeys: [[UInt8]] = orderFields.map { field in
+        var bytes: [UInt8] = []
+        JSONText.appendQuoted(field.key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        return bytes
+    }
+
     /// The same JSON as `order(o).serializedBytes` for an order without legs, written field by field.
     static func orderBytes(_ o: Order) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "{")]
@@ -72,8 +80,7 @@ enum AlpacaEncoding {
                 out.append(contentsOf: #""legs":null,"#.utf8)
                 legsWritten = true
             }
-            JSONText.appendQuoted(field.key, to: &out)
-            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: orderFieldKeys[i])
             field.value(o).write(to: &out)
         }
         if !legsWritten { out.append(contentsOf: #","legs":null"#.utf8) }
