@@ -68,15 +68,24 @@ extension Brokerage {
         }
     }
 
-    public func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
+    /// Places an order and returns it (as it stands after the step: a marketable order may already be filled)
+    /// once the step is durable. The wait for the disk happens off the actor (`Brokerage.settle`): the actor is free for the
+    /// next request meanwhile, and the answer does not queue behind other requests' work on the actor.
+    public nonisolated func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
+        let (order, step) = try await place(request, account: account)
+        if let step { try await Self.settle(step, of: self) }
+        return order
+    }
+
+    func place(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> (Order, StagedStep?) {
         guard owners.index(forKey: account) != nil else { throw .notFound("account not found") }
         _ = try await refresh(request.symbol)
         let order: Order
         do { order = try engine.submit(request, account: account, at: clock.now()) } catch {
             throw .rejected(error)
         }
-        try await commit()
-        return engine.order(order.id) ?? order
+        let step = try stage()
+        return (engine.order(order.id) ?? order, step)
     }
 
     public func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {

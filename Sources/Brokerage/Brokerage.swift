@@ -23,9 +23,12 @@ public actor Brokerage {
     static let refreshReuse: Int64 = 5_000_000
     /// The dates whose opening and closing auctions were applied, per instrument.
     var auctionsApplied: [InstrumentID: (open: CivilDate?, close: CivilDate?)] = [:]
-    var subscribers: [Int: (account: AccountID?, continuation: AsyncStream<OrderUpdate>.Continuation)] = [:]
-    var notificationSubscribers: [Int: (user: String, continuation: AsyncStream<NotificationRecord>.Continuation)] = [:]
-    var nextSubscriber = 0
+    /// Subscribers to order updates and notifications (published from the journal writer as steps become durable).
+    let streams = UpdateStreams()
+    /// Steps queued for storage and not yet seen durable, with the orders each closed (pruned once it is).
+    var inFlight: [(step: StagedStep, closed: [OrderID])] = []
+    /// Closed orders whose steps are durable but whose bracket/OCO group still has an open member.
+    var closedAwaitingGroups: [OrderID] = []
 
     // Queue purchase (Brokerage+Queue.swift).
     var ruleBook = RuleBook()
@@ -80,17 +83,29 @@ public actor Brokerage {
         lastRefresh = [:]
         pendingRules = []
         pendingNotifications = []
+        inFlight = []
+        closedAwaitingGroups = []
         try await reloadRules()
     }
 
     // MARK: Journal
 
-    /// Writes what the engine produced since the last step, then publishes it. Throws (after reloading the
-    /// engine from storage) if the write fails.
+    /// Writes what the engine produced since the last step and returns once it is durable; subscribers see it then.
+    /// Throws (after reloading the engine from storage) if the write fails.
     func commit() async throws(BrokerageError) {
+        guard let step = try stage() else { return }
+        try await Self.settle(step, of: self)
+    }
+
+    /// Queues what the engine produced since the last step for the group-commit writer, without waiting for it
+    /// (`settle` waits). Steps are queued here, on the actor, so they reach storage in the order the engine made
+    /// them; their order updates and notifications are published from the writer as each becomes durable, in that
+    /// same order. Nil when the engine produced nothing.
+    func stage() throws(BrokerageError) -> StagedStep? {
+        pruneDurableClosedOrders()
         let events = engine.outbox
         engine.outbox.removeAll(keepingCapacity: true)
-        guard !events.isEmpty || !pendingRules.isEmpty || !pendingNotifications.isEmpty else { return }
+        guard !events.isEmpty || !pendingRules.isEmpty || !pendingNotifications.isEmpty else { return nil }
         var journal = Journal(randomState: engine.randomState)
         journal.rules = pendingRules
         pendingRules.removeAll()
@@ -118,15 +133,47 @@ public actor Brokerage {
             account.clientOrderIDs = [:]
             return account
         }
+        let step = StagedStep()
+        let streams = streams
+        let published = updates
+        let notifications = journal.notifications
         do {
-            try await storage.journal(journal)
+            try storage.enqueue(journal) { result in
+                if case .success = result {
+                    for update in published { streams.publish(update) }
+                    for n in notifications { streams.publish(n) }
+                }
+                step.complete(result)
+            }
         } catch {
-            try? await reload()
+            step.complete(.failure(error))
+        }
+        inFlight.append((step, engine.takeClosedOrders()))
+        return step
+    }
+
+    /// Waits until a staged step is durable. After a failed write the engine is rebuilt from storage (memory must
+    /// not run ahead of disk) and the failure is thrown. Runs on the caller's executor: an order placement waits
+    /// here off the actor, so its answer does not queue behind other requests' work on the actor.
+    static func settle(_ step: StagedStep, of brokerage: Brokerage, isolation: isolated (any Actor)? = #isolation) async throws(BrokerageError) {
+        do {
+            try await step.durable()
+        } catch {
+            try? await brokerage.reload()
             throw .storage(error)
         }
-        engine.pruneClosedOrders()
-        for update in updates { publish(update) }
-        for n in journal.notifications { publishNotification(n) }
+    }
+
+    /// Drops closed orders from the engine once the steps that closed them are durable (reads of them then go to
+    /// storage); orders a bracket or OCO group still needs stay until the group is done.
+    func pruneDurableClosedOrders() {
+        var durable = 0
+        while durable < inFlight.count, inFlight[durable].step.isDurable { durable += 1 }
+        guard durable > 0 else { return }
+        var closed = closedAwaitingGroups
+        for i in 0..<durable { closed += inFlight[i].closed }
+        inFlight.removeFirst(durable)
+        closedAwaitingGroups = closed.isEmpty ? [] : engine.prune(closed)
     }
 
     /// The last state of each order the updates touch, in the order they were first touched (one order placed
@@ -182,41 +229,13 @@ public actor Brokerage {
 
     /// Notifications as they are committed, for one user.
     public func notifications(for userID: String) -> AsyncStream<NotificationRecord> {
-        let id = nextSubscriber
-        nextSubscriber += 1
-        let (stream, continuation) = AsyncStream<NotificationRecord>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        notificationSubscribers[id] = (userID, continuation)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribeNotifications(id) }
-        }
-        return stream
-    }
-
-    func unsubscribeNotifications(_ id: Int) { notificationSubscribers[id] = nil }
-
-    func publishNotification(_ n: NotificationRecord) {
-        for (_, s) in notificationSubscribers where s.user == n.userID { s.continuation.yield(n) }
+        streams.notifications(for: userID)
     }
 
     // MARK: Order update streams
 
     /// Order updates as they are committed; for one account, or all accounts when nil.
     public func orderUpdates(account: AccountID?) -> AsyncStream<OrderUpdate> {
-        let id = nextSubscriber
-        nextSubscriber += 1
-        let (stream, continuation) = AsyncStream<OrderUpdate>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        subscribers[id] = (account, continuation)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
-        }
-        return stream
-    }
-
-    func unsubscribe(_ id: Int) { subscribers[id] = nil }
-
-    func publish(_ update: OrderUpdate) {
-        for (_, s) in subscribers where s.account == nil || s.account == update.order.accountID {
-            s.continuation.yield(update)
-        }
+        streams.orderUpdates(account: account)
     }
 }

@@ -131,26 +131,37 @@ extension Storage {
 
     // MARK: Journal
 
-    /// Writes one engine step atomically and returns once it is durable.
+    /// Writes one engine step atomically and returns once it is durable (see `enqueue`).
     ///
-    /// Group commit: steps that arrive while a write is in progress are written together in the next
-    /// transaction (one fsync for many steps). Each caller still returns only after its own step has committed;
-    /// if a group fails, its steps are retried one by one so one bad step cannot sink the others.
-    ///
-    /// Runs on the caller's actor (the brokerage): encoding a step is a few microseconds, less than hopping to
-    /// another executor and back, and the caller resumes straight onto its own actor once the step is durable.
+    /// Runs on the caller's actor: encoding a step is a few microseconds, less than hopping to another executor and
+    /// back, and the caller resumes straight onto its own actor once the step is durable.
     public func journal(_ journal: Journal, isolation: isolated (any Actor)? = #isolation) async throws {
-        guard !journal.isEmpty || journal.randomState != nil else { return }
-        let step = try EncodedStep(journal)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let startWriter = journalQueue.withLock { q -> Bool in
-                q.pending.append((step, continuation))
-                if q.writing { return false }
-                q.writing = true
-                return true
+            do {
+                try enqueue(journal) { continuation.resume(with: $0) }
+            } catch {
+                continuation.resume(throwing: error)
             }
-            if startWriter { Task { await self.drainJournal() } }
         }
+    }
+
+    /// Queues one engine step for the group-commit writer and returns at once; `completion` runs when the step
+    /// has committed (or failed), on the writer's task, in the order steps were queued — a caller that queues steps
+    /// in order sees them become durable in that order, and can publish their effects from `completion`.
+    ///
+    /// Group commit: steps that arrive while a write is in progress are written together in the next transaction
+    /// (one fsync for many steps). If a group fails, its steps are retried one by one so one bad step cannot sink
+    /// the others. Throws only if the step cannot be encoded (nothing is queued then).
+    public func enqueue(_ journal: Journal, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) throws {
+        guard !journal.isEmpty || journal.randomState != nil else { return completion(.success(())) }
+        let step = try EncodedStep(journal)
+        let startWriter = journalQueue.withLock { q -> Bool in
+            q.pending.append((step, completion))
+            if q.writing { return false }
+            q.writing = true
+            return true
+        }
+        if startWriter { Task { await self.drainJournal() } }
     }
 
     func drainJournal() async {
@@ -163,7 +174,7 @@ extension Storage {
             if lastGroup >= Self.gatherSiblings, journalQueue.withLock({ $0.pending.count }) < Self.gatherTarget {
                 try? await Task.sleep(for: Self.gatherDelay)
             }
-            let batch = journalQueue.withLock { q -> [(EncodedStep, CheckedContinuation<Void, any Error>)] in
+            let batch = journalQueue.withLock { q -> [(EncodedStep, JournalCompletion)] in
                 let batch = q.pending
                 q.pending = []
                 if batch.isEmpty { q.writing = false }
@@ -174,15 +185,15 @@ extension Storage {
             do {
                 let merged = try EncodedJournal(merging: batch.map(\.0))
                 try await write(merged)
-                for (_, continuation) in batch { continuation.resume() }
+                for (_, completion) in batch { completion(.success(())) }
             } catch {
-                for (step, continuation) in batch {
+                for (step, completion) in batch {
                     do {
                         let encoded = try EncodedJournal(merging: [step])
                         try await write(encoded)
-                        continuation.resume()
+                        completion(.success(()))
                     } catch {
-                        continuation.resume(throwing: error)
+                        completion(.failure(error))
                     }
                 }
             }

@@ -54,7 +54,7 @@ public final class Storage: Sendable {
     let readers: [any SQLDatabase]
     private let nextReader = Mutex(0)
     /// Journals waiting for the group-commit writer.
-    let journalQueue = Mutex<(pending: [(EncodedStep, CheckedContinuation<Void, any Error>)], writing: Bool)>(([], false))
+    let journalQueue = Mutex<(pending: [(EncodedStep, JournalCompletion)], writing: Bool)>(([], false))
     /// When the last write committed (the SQLite checkpointer waits for a quiet moment).
     let lastWrite = WriteClock()
     let shutdownAction: @Sendable () async throws -> Void
@@ -205,6 +205,9 @@ extension Storage {
         try await connection.close()
     }
 }
+
+/// Told once whether a queued journal step committed.
+typealias JournalCompletion = @Sendable (Result<Void, any Error>) -> Void
 
 /// The time of the last committed write, shared with the SQLite checkpointer.
 final class WriteClock: Sendable {

@@ -348,12 +348,25 @@ extension TradingEngine {
     /// history. Orders whose bracket/oco group still has an open member are kept (the group needs them).
     /// client_order_id uniqueness is still enforced: the account keeps every id it has used.
     public mutating func pruneClosedOrders() {
+        closedOrders = prune(closedOrders)
+    }
+
+    /// The orders closed since the last call (or `pruneClosedOrders()`): the caller prunes them once the step that
+    /// closed them is durable.
+    public mutating func takeClosedOrders() -> [OrderID] {
+        defer { closedOrders = [] }
+        return closedOrders
+    }
+
+    /// Forgets these closed orders (reads fall back to storage); returns those kept because their bracket or OCO
+    /// group still has an open member.
+    public mutating func prune(_ ids: [OrderID]) -> [OrderID] {
         var stillNeeded: [OrderID] = []
-        for id in closedOrders {
+        for id in ids {
             guard let order = orders[id] else { continue }
             if groupHasOpenMember(order) { stillNeeded.append(id) } else { orders[id] = nil }
         }
-        closedOrders = stillNeeded
+        return stillNeeded
     }
 
     func groupHasOpenMember(_ order: Order) -> Bool {
