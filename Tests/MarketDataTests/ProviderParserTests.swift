@@ -19,6 +19,16 @@ struct JSONValueTests {
         #expect(json["z"]?.isNull == true)
     }
 
+    @Test("strings: plain, escapes at the start, middle and end, surrogate pairs, non-ASCII as is")
+    func strings() throws {
+        let json = try JSONValue(parsing: #"["plain", "\"quoted\"", "a\\b\/c", "tab\t", "\ud83d\ude00!", "中文 😀", ""]"#)
+        #expect(json.array?.compactMap(\.string) == ["plain", "\"quoted\"", "a\\b/c", "tab\t", "😀!", "中文 😀", ""])
+        let control = #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: "[\"a\u{01}b\"]") }
+        #expect(control?.offset == 4)
+        #expect(control?.reason == "control character in string")
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: #"["a\"#) }
+    }
+
     @Test("malformed, truncated and hostile documents are errors with a position")
     func malformed() {
         for text in ["{", #"{"a": }"#, "[1, 2", #"{"a": 01x}"#, "tru", #""abc"#, "{} {}", String(repeating: "[", count: 300)] {

@@ -171,7 +171,17 @@ public enum JSONValue: Sendable, Hashable {
 
         mutating func string() throws(ParseError) -> String {
             index += 1
-            var out: [UInt8] = []
+            let start = index
+            // Most strings (keys, symbols, decimals) have no escapes: they are the bytes up to the closing quote,
+            // made into a string at once, without building them byte by byte.
+            while index < bytes.count {
+                let c = bytes[index]
+                if c == UInt8(ascii: "\\") { break }
+                index += 1
+                if c == UInt8(ascii: "\"") { return String(decoding: bytes[start..<index - 1], as: UTF8.self) }
+                guard c >= 0x20 else { throw fail("control character in string") }
+            }
+            var out = Array(bytes[start..<index])
             while index < bytes.count {
                 let c = bytes[index]
                 index += 1
