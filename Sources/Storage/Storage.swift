@@ -22,6 +22,18 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// When SQLite's WAL is copied back into the database file (see the checkpointer in `Storage.open`).
+public struct CheckpointPolicy: Sendable {
+    /// A checkpoint runs once the writer has been idle this long…
+    public var whenIdleFor = Duration.milliseconds(200)
+    /// …and under sustained writes at least this often (each round copies about that much time's writes).
+    public var atLeastEvery = Duration.seconds(1)
+    /// Past this size (bytes) the WAL is started over, briefly holding writers off.
+    public var walSizeLimit = 128 << 20
+
+    public init() {}
+}
+
 /// Why storage refused or failed.
 public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicate(String)
@@ -72,7 +84,8 @@ public final class Storage: Sendable {
     }
 
     /// Opens (creating the SQLite file and its directory if needed) and migrates.
-    public static func open(_ location: DatabaseLocation, logger: Logger = Logger(label: "papertrade.storage")) async throws -> Storage {
+    public static func open(_ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
+                            logger: Logger = Logger(label: "papertrade.storage")) async throws -> Storage {
         let storage: Storage
         switch location {
         case .sqlite(let path):
@@ -80,12 +93,11 @@ public final class Storage: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
             // Checkpoints (copying the WAL back into the database file) run on a second connection in the
-            // background: done inline, every thousandth page a commit stalled for the copy and set p99. They run when
-            // the writer has been idle for a moment, and at least every 10 s under sustained load: a checkpoint's fsync
-            // of the database file slows the commits' fsyncs of the WAL that overlap it (10–15 ms on ext4), so doing it
-            // twice a second under load put those stalls into p99.
+            // background: done inline, every thousandth page a commit stalled for the copy and set p99. See the
+            // checkpointer below for when they run and how the WAL stays bounded under sustained writes.
             for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON",
-                           "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0"] {
+                           "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0",
+                           "PRAGMA journal_size_limit=\(checkpoints.walSizeLimit)"] {
                 try await connection.sql(queryLogLevel: nil).raw(SQLQueryString(pragma)).run()
             }
             let checkpointer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
@@ -109,7 +121,20 @@ public final class Storage: Sendable {
             let checkpointDB = checkpointer.sql(queryLogLevel: nil)
             try await checkpointDB.raw("PRAGMA busy_timeout=5000").run()
             let written = storage.lastWrite
+            let writerLock = storage.lock
+            let pageSize = try await checkpointDB.raw("PRAGMA page_size").first()?
+                .decode(column: "page_size", as: Int.self) ?? 4096
             background.withLock {
+                // When the writer has been idle for a moment, and every second under sustained load, a PASSIVE
+                // checkpoint copies what it can without blocking anyone. That alone cannot bound the WAL under
+                // sustained writes: SQLite only starts the WAL over when a writer finds every frame copied, and new
+                // commits keep arriving while a checkpoint runs — a minute of load left a 1 GB WAL and 100 ms stalls
+                // when each 10-second checkpoint copied hundreds of MB. So once the WAL holds more than
+                // `walSizeLimit`, a RESTART checkpoint runs under the writer's own lock (journals queue up meanwhile
+                // instead of sleeping in SQLite's busy handler): the passive round just before has copied nearly
+                // everything, it copies the rest, waits for readers to leave the old WAL, and the next commit starts
+                // the WAL from its beginning (journal_size_limit trims the file). Measured: ~20 ms every ~4 s at
+                // 10,000 orders/s; p99 stays under 20 ms.
                 $0 = Task.detached(priority: .utility) {
                     var lastCheckpoint = ContinuousClock.now
                     while !Task.isCancelled {
@@ -117,11 +142,16 @@ public final class Storage: Sendable {
                         let now = ContinuousClock.now
                         let lastWrite = written.withLock { $0 }
                         guard lastWrite > lastCheckpoint,
-                              now - lastWrite >= Self.checkpointWhenIdleFor || now - lastCheckpoint >= Self.checkpointAtLeastEvery
+                              now - lastWrite >= checkpoints.whenIdleFor || now - lastCheckpoint >= checkpoints.atLeastEvery
                         else { continue }
                         lastCheckpoint = now
-                        // PASSIVE never blocks the writer; whatever it cannot copy now waits for the next round.
-                        _ = try? await checkpointDB.raw("PRAGMA wal_checkpoint(PASSIVE)").run()
+                        let frames = try? await checkpointDB.raw("PRAGMA wal_checkpoint(PASSIVE)").first()?
+                            .decode(column: "log", as: Int.self)
+                        if let frames, frames * pageSize > checkpoints.walSizeLimit {
+                            _ = try? await writerLock.withLock {
+                                try await checkpointDB.raw("PRAGMA wal_checkpoint(RESTART)").run()
+                            }
+                        }
                     }
                 }
             }
@@ -147,10 +177,6 @@ public final class Storage: Sendable {
         return storage
     }
 
-    /// The SQLite WAL is checkpointed once the writer has been idle this long…
-    static let checkpointWhenIdleFor = Duration.milliseconds(200)
-    /// …and under sustained writes at least this often (the WAL stays bounded: ~10 s of writes).
-    static let checkpointAtLeastEvery = Duration.seconds(10)
 
     public func shutdown() async {
         try? await shutdownAction()

@@ -194,6 +194,50 @@ struct StorageTests {
     }
 }
 
+@Suite("SQLite checkpoints")
+struct CheckpointTests {
+    @Test("under sustained writes the WAL is started over once it passes its limit, and nothing written is lost")
+    func walStaysBounded() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-wal-\(UUID())/db.sqlite").path
+        var policy = CheckpointPolicy()
+        policy.atLeastEvery = .milliseconds(100)
+        policy.walSizeLimit = 1 << 20
+        let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
+        defer { Task { await storage.shutdown() } }
+        try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
+        var engine = TradingEngine()
+        engine.register(.usEquity("AAPL", name: "Apple"))
+        let id = AccountID(high: 7, low: 8)
+        try engine.openAccount(id, market: .us, startingCash: 10_000_000)
+        let record = AccountRecord(id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA8",
+                                   createdAt: StorageTests.t0, snapshot: engine.snapshot(of: id)!)
+        try await storage.createAccount(record)
+        // Back-to-back journals (never idle, so only the size limit can restart the WAL): at least 12,000 orders
+        // (~15 MB of WAL), over at least 1.5 s so the checkpointer gets its rounds on a fast machine too.
+        var largest = 0
+        var written = 0
+        let minimum = ContinuousClock.now + .milliseconds(1_500)
+        while written < 12_000 || ContinuousClock.now < minimum {
+            for _ in 0..<50 {
+                _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
+                                      account: record.id, at: StorageTests.t0.adding(seconds: Int64(written)))
+                written += 1
+            }
+            var journal = Journal(randomState: engine.randomState)
+            for case .order(let u) in engine.outbox { journal.orders.append(u.order) }
+            engine.outbox.removeAll()
+            journal.accounts = [engine.account(record.id)!]
+            try await storage.journal(journal)
+            let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+            largest = max(largest, size)
+        }
+        #expect(written * 600 > 4 * policy.walSizeLimit, "enough was written to pass the limit several times (\(written) orders)")
+        #expect(largest < 4 * policy.walSizeLimit, "the WAL peaked at \(largest) bytes")
+        let stored = try await storage.accounts(userID: "u1")
+        #expect(try await storage.restorable(stored[0]).openOrders.count == written)
+    }
+}
+
 @Suite("Reads beside writes")
 struct ConcurrentReadTests {
     @Test("a read answers while a write transaction is still open, and sees what was committed before it", arguments: Backend.available)

@@ -35,3 +35,46 @@ struct OrderTableTests {
         for (i, id) in ids.enumerated() { #expect(f.engine.orders[id]?.qty == FixedDecimal((i + 1) % 97 + 1)) }
     }
 }
+
+@Suite("Sharded dictionary")
+struct ShardedDictionaryTests {
+    @Test("behaves as a dictionary: insert, overwrite, remove, count; equality ignores insertion order")
+    func asDictionary() {
+        var sharded = ShardedDictionary<String, Int>()
+        var plain: [String: Int] = [:]
+        var generator = SeededGenerator(seed: 7)
+        for n in 0..<20_000 {
+            let key = "client-\(generator.next() % 5_000)"
+            if n % 5 == 0 {
+                sharded[key] = nil
+                plain[key] = nil
+            } else {
+                sharded[key] = n
+                plain[key] = n
+            }
+        }
+        #expect(sharded.count == plain.count)
+        #expect(plain.allSatisfy { sharded[$0.key] == $0.value })
+        #expect(sharded["absent"] == nil)
+        #expect(Dictionary(uniqueKeysWithValues: sharded.entries.map { ($0.key, $0.value) }) == plain)
+        var reversed = ShardedDictionary<String, Int>()
+        for (key, value) in plain.sorted(by: { $0.key > $1.key }) { reversed[key] = value }
+        #expect(reversed == sharded)
+        #expect(reversed.hashValue == sharded.hashValue)
+        reversed["client-1"] = -1
+        #expect(reversed != sharded)
+    }
+
+    @Test("spreads order ids and client order ids over its shards")
+    func spread() {
+        var generator = SeededGenerator(seed: 11)
+        var orderShards = Set<Int>()
+        var clientShards = Set<Int>()
+        for n in 0..<2_000 {
+            orderShards.insert(Identifier.timeOrdered(at: Timestamp(nanoseconds: Int64(n)), using: &generator).shard & 63)
+            clientShards.insert("order-\(n)".shard & 63)
+        }
+        #expect(orderShards.count == 64)
+        #expect(clientShards.count == 64)
+    }
+}

@@ -8,9 +8,8 @@ struct APIKeyAuthenticator: RouterMiddleware {
 
     func handle(_ request: Request, context: AppContext,
                 next: (Request, AppContext) async throws -> Response) async throws -> Response {
-        guard let keyID = request.headers[HTTPField.Name.alpacaKeyID],
-              let secret = request.headers[HTTPField.Name.alpacaSecretKey],
-              let account = try await services.authenticate(keyID: keyID, secret: secret) else {
+        let (keyID, secret) = request.headers.alpacaCredentials
+        guard let keyID, let secret, let account = try await services.authenticate(keyID: keyID, secret: secret) else {
             throw APIError.unauthorized
         }
         var context = context
@@ -54,6 +53,18 @@ extension AppContext {
     func user() throws -> String {
         guard case .user(let id, _) = caller else { throw APIError.unauthorized }
         return id
+    }
+}
+
+extension HTTPFields {
+    /// Alpaca's two auth headers, read in one pass over the fields (every Alpaca request needs both).
+    var alpacaCredentials: (keyID: String?, secret: String?) {
+        var keyID: String?
+        var secret: String?
+        for field in self {
+            if field.name == .alpacaKeyID { keyID = keyID ?? field.value } else if field.name == .alpacaSecretKey { secret = secret ?? field.value }
+        }
+        return (keyID, secret)
     }
 }
 

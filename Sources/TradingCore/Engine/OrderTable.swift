@@ -4,6 +4,7 @@
 /// with the orders stored inline, doubling the table at 131,072 open orders copied ~50 MB in one step — a 20–40 ms
 /// pause inside one unlucky order placement, which set the server's p99 under load. Copy-on-write keeps value
 /// semantics: a copy of the engine never sees the other copy's changes (a shared box is replaced, not mutated).
+/// The boxes sit in a sharded dictionary, so the table's own growth is never one big rehash either.
 public struct OrderTable: Sendable {
     final class Box: @unchecked Sendable {
         // Mutated only while uniquely referenced (see the setter), so sharing a box between copies is safe.
@@ -11,7 +12,7 @@ public struct OrderTable: Sendable {
         init(_ order: Order) { self.order = order }
     }
 
-    private var boxes: [OrderID: Box] = [:]
+    private var boxes = ShardedDictionary<OrderID, Box>()
 
     public init() {}
 

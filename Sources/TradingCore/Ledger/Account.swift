@@ -12,7 +12,7 @@ public struct Account: Sendable, Codable, Hashable {
     /// Sequence number of the last ledger entry.
     public var lastSequence: Int64
     /// Every client_order_id ever used in this account (they must be unique).
-    public var clientOrderIDs: [String: OrderID]
+    public var clientOrderIDs: ShardedDictionary<String, OrderID>
     /// Σ fees charged since the last reset.
     public var totalFees: FixedDecimal
 
