@@ -6,13 +6,15 @@ import TradingCore
 /// Alpaca's JSON shapes (see ../shared/reference/alpaca-api.md): decimals as strings, nulls present, enums exact.
 enum AlpacaEncoding {
     /// A stable UUID per symbol for `asset_id`.
-    static func assetID(_ symbol: String) -> String {
+    static func assetID(_ symbol: String) -> String { assetIdentifier(symbol).description }
+
+    static func assetIdentifier(_ symbol: String) -> Identifier {
         var a: UInt64 = 0xCBF2_9CE4_8422_2325, b: UInt64 = 0x8422_2325_CBF2_9CE4
         for byte in symbol.utf8 {
             a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 &+ 0x9E37
         }
-        return Identifier(high: (a & ~0xF000) | 0x5000, low: (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000).description
+        return Identifier(high: (a & ~0xF000) | 0x5000, low: (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
     }
 
     static func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.description) } ?? .null }
@@ -30,33 +32,61 @@ enum AlpacaEncoding {
         }
     }
 
+    /// An order field's value: ids and times stay typed until written, so the byte writer that answers order
+    /// placements never makes strings for them.
+    enum OrderFieldValue {
+        case id(Identifier?), time(Timestamp?), decimal(FixedDecimal?), string(String?), bool(Bool)
+
+        var json: JSONValue {
+            switch self {
+            case .id(let id): return .text(id?.description)
+            case .time(let t): return AlpacaEncoding.time(t)
+            case .decimal(let d): return .decimal(d)
+            case .string(let s): return .text(s)
+            case .bool(let b): return .bool(b)
+            }
+        }
+
+        /// The same bytes as `json.write(to:)`.
+        func write(to out: inout [UInt8]) {
+            switch self {
+            case .id(let id?): id.appendQuoted(to: &out)
+            case .time(let t?): t.appendQuotedRFC3339(to: &out)
+            case .decimal(let d?): JSONText.appendQuoted(d.description, to: &out)
+            case .string(let s?): JSONText.appendQuoted(s, to: &out)
+            case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+            case .id(nil), .time(nil), .decimal(nil), .string(nil): out.append(contentsOf: "null".utf8)
+            }
+        }
+    }
+
     /// An order's fields (all but `legs`), sorted by key: the one definition behind both the JSON value and the
     /// byte writer that answers order placements without building a dictionary.
-    typealias OrderField = (key: String, value: @Sendable (Order) -> JSONValue)
-    private static func f(_ key: String, _ value: @escaping @Sendable (Order) -> JSONValue) -> OrderField { (key, value) }
+    typealias OrderField = (key: String, value: @Sendable (Order) -> OrderFieldValue)
+    private static func f(_ key: String, _ value: @escaping @Sendable (Order) -> OrderFieldValue) -> OrderField { (key, value) }
 
     static let orderFields: [OrderField] = [
-        f("id", { .string($0.id.description) }), f("client_order_id", { .string($0.clientOrderID) }),
-        f("created_at", { time($0.createdAt) }), f("updated_at", { time($0.updatedAt) }), f("submitted_at", { time($0.submittedAt) }),
-        f("filled_at", { time($0.filledAt) }), f("expired_at", { time($0.expiredAt) }), f("canceled_at", { time($0.canceledAt) }),
-        f("failed_at", { time($0.failedAt) }), f("replaced_at", { time($0.replacedAt) }), f("expires_at", { time($0.expiresAt) }),
-        f("replaced_by", { .text($0.replacedBy?.description) }), f("replaces", { .text($0.replaces?.description) }),
-        f("asset_id", { .string(assetID($0.symbol)) }), f("symbol", { .string($0.symbol) }), f("asset_class", { _ in .string("us_equity") }),
+        f("id", { .id($0.id) }), f("client_order_id", { .string($0.clientOrderID) }),
+        f("created_at", { .time($0.createdAt) }), f("updated_at", { .time($0.updatedAt) }), f("submitted_at", { .time($0.submittedAt) }),
+        f("filled_at", { .time($0.filledAt) }), f("expired_at", { .time($0.expiredAt) }), f("canceled_at", { .time($0.canceledAt) }),
+        f("failed_at", { .time($0.failedAt) }), f("replaced_at", { .time($0.replacedAt) }), f("expires_at", { .time($0.expiresAt) }),
+        f("replaced_by", { .id($0.replacedBy) }), f("replaces", { .id($0.replaces) }),
+        f("asset_id", { .id(assetIdentifier($0.symbol)) }), f("symbol", { .string($0.symbol) }), f("asset_class", { _ in .string("us_equity") }),
         f("notional", { .decimal($0.notional) }), f("qty", { .decimal($0.qty) }), f("filled_qty", { .decimal($0.filledQty) }),
         f("filled_avg_price", { .decimal($0.filledAvgPrice) }), f("order_class", { .string($0.orderClass.rawValue) }),
         f("order_type", { .string($0.type.rawValue) }), f("type", { .string($0.type.rawValue) }), f("side", { .string($0.side.rawValue) }),
         f("time_in_force", { .string($0.timeInForce.rawValue) }), f("limit_price", { .decimal($0.limitPrice) }),
         f("stop_price", { .decimal($0.stopPrice) }), f("status", { .string($0.status.rawValue) }),
         f("extended_hours", { .bool($0.extendedHours) }), f("trail_percent", { .decimal($0.trailPercent) }),
-        f("trail_price", { .decimal($0.trailPrice) }), f("hwm", { .decimal($0.hwm) }), f("position_intent", { _ in .null }),
-        f("source", { _ in .null }), f("subtag", { _ in .null }), f("ratio_qty", { _ in .null }),
+        f("trail_price", { .decimal($0.trailPrice) }), f("hwm", { .decimal($0.hwm) }), f("position_intent", { _ in .string(nil) }),
+        f("source", { _ in .string(nil) }), f("subtag", { _ in .string(nil) }), f("ratio_qty", { _ in .string(nil) }),
         // papertrade extensions, ignored by Alpaca clients:
-        f("fees", { .decimal($0.fees) }), f("reject_reason", { .text($0.reason) }),
+        f("fees", { .decimal($0.fees) }), f("reject_reason", { .string($0.reason) }),
     ].sorted { $0.key < $1.key }
 
     static func order(_ o: Order, legs: [Order] = []) -> JSONValue {
         var object = [String: JSONValue](minimumCapacity: orderFields.count + 1)
-        for field in orderFields { object[field.key] = field.value(o) }
+        for field in orderFields { object[field.key] = field.value(o).json }
         object["legs"] = o.legs.isEmpty ? .null : .array(legs.map { order($0) })
         return .object(object)
     }

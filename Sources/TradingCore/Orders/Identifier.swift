@@ -51,21 +51,34 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
     /// stored row and every API answer).
     public var description: String {
         String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            var i = 0
-            func put(_ value: UInt64, _ count: Int) {
-                for k in stride(from: count - 1, through: 0, by: -1) {
-                    buffer[i] = digits.utf8Start[Int(value >> UInt64(4 * k) & 0xF)]
-                    i += 1
-                }
-            }
-            put(high >> 32, 8); buffer[i] = UInt8(ascii: "-"); i += 1
-            put(high >> 16 & 0xFFFF, 4); buffer[i] = UInt8(ascii: "-"); i += 1
-            put(high & 0xFFFF, 4); buffer[i] = UInt8(ascii: "-"); i += 1
-            put(low >> 48, 4); buffer[i] = UInt8(ascii: "-"); i += 1
-            put(low & 0xFFFF_FFFF_FFFF, 12)
+            write(into: buffer)
             return 36
         }
+    }
+
+    /// Appends the canonical form as a JSON string (quoted), without making a `String` first.
+    public func appendQuoted(to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: 36))
+        out.withUnsafeMutableBufferPointer { write(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private func write(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let digits: StaticString = "0123456789abcdef"
+        var i = 0
+        func put(_ value: UInt64, _ count: Int) {
+            for k in stride(from: count - 1, through: 0, by: -1) {
+                buffer[i] = digits.utf8Start[Int(value >> UInt64(4 * k) & 0xF)]
+                i += 1
+            }
+        }
+        put(high >> 32, 8); buffer[i] = UInt8(ascii: "-"); i += 1
+        put(high >> 16 & 0xFFFF, 4); buffer[i] = UInt8(ascii: "-"); i += 1
+        put(high & 0xFFFF, 4); buffer[i] = UInt8(ascii: "-"); i += 1
+        put(low >> 48, 4); buffer[i] = UInt8(ascii: "-"); i += 1
+        put(low & 0xFFFF_FFFF_FFFF, 12)
     }
 
     public static func < (lhs: Identifier, rhs: Identifier) -> Bool {

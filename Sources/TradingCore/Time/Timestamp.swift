@@ -26,49 +26,78 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// RFC 3339 with the zone's offset, e.g. "2022-04-29T09:30:00-04:00" (Alpaca's clock format).
     public func rfc3339(in zone: ExchangeTimeZone, fractionalDigits: Int = 9) -> String {
-        let offset = zone.utcOffsetSeconds(forUTCSeconds: seconds)
-        let local = seconds + Int64(offset)
-        let date = CivilDate(daysSinceEpoch: Int(local.floorDivided(by: 86_400)))
-        let secondOfDay = Int(local - Int64(date.daysSinceEpoch) * 86_400)
-        let nanos = Int(nanoseconds - seconds * 1_000_000_000)
-        let digits = min(max(fractionalDigits, 0), 9)
-        let utc = offset == 0 && zone == .utc
-        guard (0...9999).contains(date.year) else {
-            return slowRFC3339(date: date, secondOfDay: secondOfDay, nanos: nanos, digits: digits, offset: offset, utc: utc)
-        }
+        let text = RFC3339Text(self, zone: zone, fractionalDigits: fractionalDigits)
+        guard text.isFast else { return text.slow() }
         // Every API answer carries several of these: written straight into one string, no intermediate strings.
-        let length = 19 + (digits > 0 ? 1 + digits : 0) + (utc ? 1 : 6)
-        return String(unsafeUninitializedCapacity: length) { out in
-            var i = 0
-            func put(_ value: Int, _ width: Int) {
-                var value = value
-                for k in stride(from: width - 1, through: 0, by: -1) {
-                    out[i + k] = UInt8(truncatingIfNeeded: 48 + value % 10)
-                    value /= 10
-                }
-                i += width
-            }
-            func put(_ byte: Unicode.Scalar) { out[i] = UInt8(ascii: byte); i += 1 }
-            put(date.year, 4); put("-"); put(date.month, 2); put("-"); put(date.day, 2); put("T")
-            put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2)
-            if digits > 0 {
-                put(".")
-                var scale = 1
-                for _ in digits..<9 { scale *= 10 }
-                put(nanos / scale, digits)
-            }
-            if utc {
-                put("Z")
-            } else {
-                put(offset < 0 ? "-" : "+")
-                put(abs(offset) / 3600, 2); put(":"); put(abs(offset) / 60 % 60, 2)
-            }
-            return i
-        }
+        return String(unsafeUninitializedCapacity: text.length) { text.write(into: $0) }
     }
 
-    /// Years outside 0…9999 (never in practice; `distantPast`/`distantFuture`).
-    private func slowRFC3339(date: CivilDate, secondOfDay: Int, nanos: Int, digits: Int, offset: Int, utc: Bool) -> String {
+    /// Appends `description` (UTC, nanoseconds) as a JSON string, without making a `String` first.
+    public func appendQuotedRFC3339(to out: inout [UInt8]) {
+        let text = RFC3339Text(self, zone: .utc, fractionalDigits: 9)
+        guard text.isFast else { return JSONText.appendQuoted(text.slow(), to: &out) }
+        out.append(UInt8(ascii: "\""))
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: text.length))
+        out.withUnsafeMutableBufferPointer { _ = text.write(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+/// An instant's RFC 3339 text, worked out once and written into a string or a byte buffer.
+struct RFC3339Text {
+    let date: CivilDate
+    let secondOfDay: Int
+    let nanos: Int
+    let digits: Int
+    let offset: Int
+    let utc: Bool
+
+    init(_ t: Timestamp, zone: ExchangeTimeZone, fractionalDigits: Int) {
+        offset = zone.utcOffsetSeconds(forUTCSeconds: t.seconds)
+        let local = t.seconds + Int64(offset)
+        date = CivilDate(daysSinceEpoch: Int(local.floorDivided(by: 86_400)))
+        secondOfDay = Int(local - Int64(date.daysSinceEpoch) * 86_400)
+        nanos = Int(t.nanoseconds - t.seconds * 1_000_000_000)
+        digits = min(max(fractionalDigits, 0), 9)
+        utc = offset == 0 && zone == .utc
+    }
+
+    /// Four-digit years (all but `distantPast`/`distantFuture`) are written directly.
+    var isFast: Bool { (0...9999).contains(date.year) }
+    var length: Int { 19 + (digits > 0 ? 1 + digits : 0) + (utc ? 1 : 6) }
+
+    /// Writes `length` bytes; returns how many.
+    func write(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var i = 0
+        func put(_ value: Int, _ width: Int) {
+            var value = value
+            for k in stride(from: width - 1, through: 0, by: -1) {
+                out[i + k] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
+            }
+            i += width
+        }
+        func put(_ byte: Unicode.Scalar) { out[i] = UInt8(ascii: byte); i += 1 }
+        put(date.year, 4); put("-"); put(date.month, 2); put("-"); put(date.day, 2); put("T")
+        put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2)
+        if digits > 0 {
+            put(".")
+            var scale = 1
+            for _ in digits..<9 { scale *= 10 }
+            put(nanos / scale, digits)
+        }
+        if utc {
+            put("Z")
+        } else {
+            put(offset < 0 ? "-" : "+")
+            put(abs(offset) / 3600, 2); put(":"); put(abs(offset) / 60 % 60, 2)
+        }
+        return i
+    }
+
+    /// Years outside 0…9999.
+    func slow() -> String {
         var text = date.description + "T" + pad(secondOfDay / 3600) + ":" + pad(secondOfDay / 60 % 60) + ":" + pad(secondOfDay % 60)
         if digits > 0 {
             let fraction = String(nanos)
