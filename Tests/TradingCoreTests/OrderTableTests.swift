@@ -63,6 +63,11 @@ struct ShardedDictionaryTests {
         #expect(reversed.hashValue == sharded.hashValue)
         reversed["client-1"] = -1
         #expect(reversed != sharded)
+        // Emptied (shards made) and never filled (none made) are the same value.
+        var emptied: ShardedDictionary<String, Int> = ["a": 1]
+        emptied["a"] = nil
+        #expect(emptied == [:] && emptied.hashValue == ShardedDictionary<String, Int>().hashValue)
+        #expect(emptied != ["a": 1] && ["a": 1] != ShardedDictionary<String, Int>())
     }
 
     @Test("spreads order ids and client order ids over its shards")

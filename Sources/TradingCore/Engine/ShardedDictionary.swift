@@ -6,14 +6,18 @@
 /// sustained load. Split 64 ways, each growth step is a 64th of that.
 public struct ShardedDictionary<Key: ShardedKey, Value> {
     static var shardCount: Int { 64 }
-    private var shards: [[Key: Value]] = Array(repeating: [:], count: Self.shardCount)
+    /// Empty until the first entry (an empty one is made for every journaled account snapshot).
+    private var shards: [[Key: Value]] = []
 
     public init() {}
 
     public subscript(key: Key) -> Value? {
-        get { shards[key.shard & (Self.shardCount - 1)][key] }
+        get { shards.isEmpty ? nil : shards[key.shard & (Self.shardCount - 1)][key] }
         // In place, like Dictionary's own: a value mutated through it is not copied first.
-        _modify { yield &shards[key.shard & (Self.shardCount - 1)][key] }
+        _modify {
+            if shards.isEmpty { shards = Array(repeating: [:], count: Self.shardCount) }
+            yield &shards[key.shard & (Self.shardCount - 1)][key]
+        }
     }
 
     public var count: Int { shards.reduce(0) { $0 + $1.count } }
@@ -42,12 +46,17 @@ extension String: ShardedKey {
 extension ShardedDictionary: Sendable where Key: Sendable, Value: Sendable {}
 
 extension ShardedDictionary: Equatable where Value: Equatable {
-    // A key always lives in the same shard, so equal contents mean equal shards.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.shards == rhs.shards }
+    // A key always lives in the same shard, so equal contents mean equal shards (once any are made).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        if lhs.isEmpty || rhs.isEmpty { return lhs.isEmpty && rhs.isEmpty }
+        return lhs.shards == rhs.shards
+    }
 }
 
 extension ShardedDictionary: Hashable where Value: Hashable {
-    public func hash(into hasher: inout Hasher) { hasher.combine(shards) }
+    public func hash(into hasher: inout Hasher) {
+        if isEmpty { hasher.combine(0) } else { hasher.combine(shards) }
+    }
 }
 
 extension ShardedDictionary: ExpressibleByDictionaryLiteral {
