@@ -171,4 +171,33 @@ struct StoredFormatTests {
         // Milliseconds since 1970 are readable from the first 48 bits.
         #expect(Int64(ids[0].high >> 16) == t.nanoseconds / 1_000_000)
     }
+
+    @Test("ids made one after another only increase: within one clock tick, after the clock went back, across a carry")
+    func monotonicIdentifiers() {
+        var rng = SeededGenerator(seed: 2)
+        let t = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+        func isVersion7(_ id: Identifier) -> Bool { id.high & 0xF000 == 0x7000 && id.low >> 62 == 0b10 }
+        var previous: Identifier?
+        var ids: [Identifier] = []
+        // 1,000 ids in the same nanosecond, then 1,000 with the clock 5 ms behind.
+        for n in 0..<2_000 {
+            let id = Identifier.timeOrdered(at: n < 1_000 ? t : t.adding(nanoseconds: -5_000_000), after: previous, using: &rng)
+            ids.append(id)
+            previous = id
+        }
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0.description < $1.description })
+        #expect(ids.allSatisfy(isVersion7))
+        // Sub-millisecond precision: 0.5 ms later is a later id even without `after`.
+        let a = Identifier.timeOrdered(at: t, using: &rng)
+        let b = Identifier.timeOrdered(at: t.adding(nanoseconds: 500_000), using: &rng)
+        #expect(a.high >> 16 == b.high >> 16 && a.high < b.high)
+        // The random part full: the step carries into the fraction, and a full fraction into the milliseconds.
+        let full = Identifier(high: 0x0000_0000_0001_7ABC, low: 0xBFFF_FFFF_FFFF_FFFF)
+        let carried = Identifier.timeOrdered(at: Timestamp(nanoseconds: 0), after: full, using: &rng)
+        #expect(carried > full && carried.high == 0x0000_0000_0001_7ABD && isVersion7(carried))
+        let fullFraction = Identifier(high: 0x0000_0000_0001_7FFF, low: 0xBFFF_FFFF_FFFF_FFFF)
+        let next = Identifier.timeOrdered(at: Timestamp(nanoseconds: 0), after: fullFraction, using: &rng)
+        #expect(next > fullFraction && next.high == 0x0000_0000_0002_7000 && isVersion7(next))
+    }
 }

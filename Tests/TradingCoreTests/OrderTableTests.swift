@@ -83,3 +83,29 @@ struct ShardedDictionaryTests {
         #expect(clientShards.count == 64)
     }
 }
+
+struct ShardedSetTests {
+    @Test("behaves as a set: insert, contains, remove, count, iteration sees every element once")
+    func asSet() {
+        var rng = SeededGenerator(seed: 3)
+        var sharded = ShardedSet<OrderID>()
+        let absent = sharded.remove(Identifier(high: 1, low: 1))
+        #expect(sharded.isEmpty && !sharded.contains(Identifier(high: 1, low: 1)) && absent == nil)
+        var plain = Set<OrderID>()
+        for _ in 0..<5_000 {
+            let id = Identifier.random(using: &rng)
+            let inserted = sharded.insert(id)
+            #expect(inserted)
+            plain.insert(id)
+        }
+        let again = sharded.insert(plain.first!)
+        #expect(!again)
+        #expect(sharded.count == 5_000 && Set(sharded) == plain && Array(sharded).count == 5_000)
+        for id in plain.prefix(1_000) {
+            let removed = sharded.remove(id)
+            #expect(removed == id)
+        }
+        #expect(sharded.count == 4_000 && plain.prefix(1_000).allSatisfy { !sharded.contains($0) })
+        #expect(plain.dropFirst(1_000).allSatisfy { sharded.contains($0) })
+    }
+}

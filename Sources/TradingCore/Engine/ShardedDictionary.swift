@@ -75,3 +75,36 @@ extension ShardedDictionary: Codable where Key: Codable, Value: Codable {
         try Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0.value) }).encode(to: encoder)
     }
 }
+
+/// A set kept as 64 smaller ones, for the same reason as `ShardedDictionary`: the engine's set of open orders grows
+/// with every resting order, and a single `Set` doubling at hundreds of thousands of ids is a pause inside an order
+/// placement.
+public struct ShardedSet<Element: ShardedKey>: Sequence {
+    static var shardCount: Int { 64 }
+    private var shards: [Set<Element>] = []
+
+    public init() {}
+
+    public func contains(_ element: Element) -> Bool {
+        shards.isEmpty ? false : shards[element.shard & (Self.shardCount - 1)].contains(element)
+    }
+
+    @discardableResult
+    public mutating func insert(_ element: Element) -> Bool {
+        if shards.isEmpty { shards = Array(repeating: [], count: Self.shardCount) }
+        return shards[element.shard & (Self.shardCount - 1)].insert(element).inserted
+    }
+
+    @discardableResult
+    public mutating func remove(_ element: Element) -> Element? {
+        shards.isEmpty ? nil : shards[element.shard & (Self.shardCount - 1)].remove(element)
+    }
+
+    public var count: Int { shards.reduce(0) { $0 + $1.count } }
+    public var isEmpty: Bool { shards.allSatisfy(\.isEmpty) }
+
+    /// Every element, in no particular order.
+    public func makeIterator() -> FlattenSequence<[Set<Element>]>.Iterator { shards.joined().makeIterator() }
+}
+
+extension ShardedSet: Sendable where Element: Sendable {}

@@ -14,10 +14,12 @@ public struct TradingEngine: Sendable {
 
     var symbols: [String: InstrumentID] = [:]
     var books: [InstrumentBook] = []
-    var openOrders: Set<OrderID> = []
+    var openOrders = ShardedSet<OrderID>()
     /// Orders closed since the last `pruneClosedOrders()`.
     var closedOrders: [OrderID] = []
     var rng: SeededGenerator
+    /// The last id `newIdentifier` made (ids only increase, even within one clock tick).
+    var lastIdentifier: Identifier?
     /// The earliest `expiresAt` of any open order: market events past it run expiry first.
     var nextDeadline: Timestamp = .distantFuture
     var sessionCache = SessionCache()
@@ -158,8 +160,13 @@ public struct TradingEngine: Sendable {
         return entry
     }
 
-    /// A new order or execution id, time-ordered (UUID version 7) so storage appends rather than scatters.
-    mutating func newIdentifier(at time: Timestamp) -> Identifier { Identifier.timeOrdered(at: time, using: &rng) }
+    /// A new order or execution id, time-ordered (UUID version 7) and greater than every id made before it by this
+    /// engine, so storage appends rather than scatters.
+    mutating func newIdentifier(at time: Timestamp) -> Identifier {
+        let id = Identifier.timeOrdered(at: time, after: lastIdentifier, using: &rng)
+        lastIdentifier = id
+        return id
+    }
 
     /// The trading date that settlement rules use for an instrument at a time.
     mutating func tradingDate(_ instrument: Instrument, at time: Timestamp) -> CivilDate {

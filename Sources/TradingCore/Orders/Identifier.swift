@@ -15,14 +15,35 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
         return Identifier(high: high, low: low)
     }
 
-    /// A version-7 UUID: the instant's Unix milliseconds in the top 48 bits, then seeded random bits. Ids made
-    /// in time order sort (and index) in time order, so a database inserting them appends to the same few
-    /// index pages instead of touching a random page per row. Deterministic for a given seed and time.
-    public static func timeOrdered(at time: Timestamp, using generator: inout SeededGenerator) -> Identifier {
-        let milliseconds = UInt64(clamping: max(0, time.nanoseconds / 1_000_000)) & 0xFFFF_FFFF_FFFF
-        let high = milliseconds << 16 | 0x7000 | (generator.next() & 0x0FFF)
-        let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        return Identifier(high: high, low: low)
+    /// A version-7 UUID (RFC 9562): the instant's Unix milliseconds in the top 48 bits, the fraction of the
+    /// millisecond in the next 12 (method 3, ~244 ns steps), then 62 seeded random bits. Deterministic for a given
+    /// seed and time.
+    ///
+    /// With `after`, the id is also strictly greater than that one (a random step past it when the clock has not
+    /// moved on, or went back). Ids made in strictly increasing order are appended to the database's indexes: every
+    /// insert lands at the right edge of the same page, so a group commit of N orders writes one or two index pages
+    /// per index instead of up to N half-full ones.
+    public static func timeOrdered(at time: Timestamp, after previous: Identifier? = nil,
+                                   using generator: inout SeededGenerator) -> Identifier {
+        let nanoseconds = UInt64(clamping: max(0, time.nanoseconds))
+        let milliseconds = nanoseconds / 1_000_000 & 0xFFFF_FFFF_FFFF
+        let fraction = (nanoseconds % 1_000_000) * 4_096 / 1_000_000
+        let high = milliseconds << 16 | 0x7000 | fraction
+        let random = generator.next()
+        let low = (random & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        let id = Identifier(high: high, low: low)
+        guard let previous, id <= previous, previous.high & 0xF000 == 0x7000 else { return id }
+        // Step past `previous` by 1 + up to 2³² (from the draw's top bits), carrying into the 12-bit fraction
+        // and then the milliseconds, never into the version or variant bits.
+        let step = 1 + (random >> 32)
+        let sum = (previous.low & 0x3FFF_FFFF_FFFF_FFFF) + step // < 2⁶³: cannot overflow
+        if sum <= 0x3FFF_FFFF_FFFF_FFFF {
+            return Identifier(high: previous.high, low: sum | 0x8000_0000_0000_0000)
+        }
+        let carried = previous.high & 0x0FFF == 0x0FFF
+            ? (previous.high >> 16 + 1) << 16 | 0x7000
+            : previous.high + 1
+        return Identifier(high: carried, low: (sum & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
     }
 
     /// Parses the 8-4-4-4-12 hex form, case-insensitively.
