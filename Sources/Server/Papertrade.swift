@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var webDirectory: String?
     /// Where scripts/fetch-web-vendor.sh put the chart library (default: the nearest .build/web-vendor).
     public var webVendorDirectory: String?
+    /// SQLite WAL checkpoints and preallocation (`serve` preallocates the WAL).
+    public var checkpoints = CheckpointPolicy()
 
     public init() {}
 
@@ -79,7 +81,7 @@ public final class Papertrade: Sendable {
 
     public static func start(_ configuration: ServerConfiguration, clock: MarketClock? = nil) async throws -> Papertrade {
         let clock = clock ?? configuration.makeClock()
-        let storage = try await Storage.open(configuration.database)
+        let storage = try await Storage.open(configuration.database, checkpoints: configuration.checkpoints)
         let directory = try SymbolDirectory.bundled()
         let market = SimulatedMarket(directory: directory,
                                      configuration: SimulatorConfiguration(seed: configuration.seed, sessions: clock.sessions))

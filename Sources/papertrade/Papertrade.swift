@@ -55,6 +55,13 @@ struct Serve: AsyncParsableCommand {
         guard configuration.rateLimitPerMinute >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or a positive number") }
         configuration.webDirectory = env["PAPERTRADE_WEB_DIR"]
         configuration.webVendorDirectory = env["PAPERTRADE_WEB_VENDOR_DIR"]
+        if let megabytes = env["PAPERTRADE_WAL_LIMIT_MB"] {
+            guard let value = Int(megabytes), (1...16_384).contains(value) else {
+                throw ValidationError("PAPERTRADE_WAL_LIMIT_MB must be a whole number of megabytes from 1 to 16384")
+            }
+            configuration.checkpoints.walSizeLimit = value << 20
+        }
+        configuration.checkpoints.preallocateWAL = true
         do {
             configuration.marketData = try MarketDataConfiguration.load(
                 environment: env, configFile: configuration.dataDirectory + "/papertrade.conf")

@@ -202,6 +202,7 @@ struct CheckpointTests {
         var policy = CheckpointPolicy()
         policy.atLeastEvery = .milliseconds(100)
         policy.walSizeLimit = 1 << 20
+        policy.preallocateWAL = true // restarts over a file written out to the limit
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
         defer { Task { await storage.shutdown() } }
         try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
@@ -235,6 +236,45 @@ struct CheckpointTests {
         #expect(largest < 4 * policy.walSizeLimit, "the WAL peaked at \(largest) bytes")
         let stored = try await storage.accounts(userID: "u1")
         #expect(try await storage.restorable(stored[0]).openOrders.count == written)
+    }
+}
+
+extension CheckpointTests {
+    @Test("a preallocated WAL is written out to its limit on open; commits after it survive a crash, and the zeroed tail is never read")
+    func preallocatedWAL() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-prealloc-\(UUID())")
+        let path = directory.appendingPathComponent("db.sqlite").path
+        var policy = CheckpointPolicy()
+        policy.walSizeLimit = 4 << 20
+        policy.preallocateWAL = true
+        let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
+        #expect((try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) == 4 << 20)
+        try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
+        var engine = TradingEngine()
+        engine.register(.usEquity("AAPL", name: "Apple"))
+        let id = AccountID(high: 7, low: 9)
+        try engine.openAccount(id, market: .us, startingCash: 1_000_000)
+        try await storage.createAccount(AccountRecord(id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA9",
+                                                      createdAt: StorageTests.t0, snapshot: engine.snapshot(of: id)!))
+        for n in 0..<20 {
+            _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
+                                  account: id, at: StorageTests.t0.adding(seconds: Int64(n)))
+            var journal = Journal(randomState: engine.randomState)
+            for case .order(let u) in engine.outbox { journal.orders.append(u.order) }
+            engine.outbox.removeAll()
+            journal.accounts = [engine.account(id)!]
+            try await storage.journal(journal)
+        }
+        // A crash: the database and its WAL as they are on disk now (no checkpoint, no clean close, no shared memory).
+        let crashed = directory.appendingPathComponent("crashed.sqlite").path
+        try FileManager.default.copyItem(atPath: path, toPath: crashed)
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: crashed + "-wal")
+        await storage.shutdown()
+        let recovered = try await Storage.open(.sqlite(path: crashed))
+        let accounts = try await recovered.accounts(userID: "u1")
+        #expect(try await recovered.restorable(accounts[0]).openOrders.count == 20)
+        #expect(try await recovered.restorable(accounts[0]).account.reservedCash == engine.account(id)!.reservedCash)
+        await recovered.shutdown()
     }
 }
 
