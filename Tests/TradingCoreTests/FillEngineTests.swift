@@ -9,6 +9,48 @@ struct FillEngineTests {
 
     func depth(_ levels: [(String, Int)]) -> BookSide { BookSide(levels.map { (d($0.0), FixedDecimal($0.1)) }) }
 
+    @Test("orders canceled from the middle of a book: a canceled best bid no longer fills; the rest fill best price first")
+    mutating func cancelFromTheMiddle() throws {
+        f.quote(f.aapl, bid: "150.00", ask: "150.05", at: t)
+        var ids: [String: OrderID] = [:]
+        for (n, cents) in [3, 7, 0, 9, 5, 1, 8, 2, 6, 4].enumerated() { // submitted in a scrambled order
+            let limit = "140.0\(cents)"
+            ids[limit] = try #require(f.place(buy("AAPL", "1", .limit, limit: limit, tif: .gtc), at: t.adding(seconds: Int64(n))).order).id
+        }
+        for limit in ["140.09", "140.05", "140.03"] { // the best, one in the middle, the first submitted
+            _ = try f.engine.cancel(ids[limit]!, account: f.us, at: t.adding(seconds: 20))
+        }
+        f.quote(f.aapl, bid: "140.00", ask: "140.09", at: t.adding(seconds: 21))
+        #expect(ids.values.allSatisfy { f.engine.order($0)?.status != .filled }, "only the canceled 140.09 bid crossed 140.09")
+        f.engine.outbox.removeAll()
+        f.quote(f.aapl, bid: "139.00", ask: "140.07", at: t.adding(seconds: 22))
+        let fills = f.engine.outbox.compactMap { event -> FixedDecimal? in
+            if case .order(let u) = event, u.event == .fill { return u.order.limitPrice } else { return nil }
+        }
+        #expect(fills == [d("140.08"), d("140.07")])
+        _ = try f.engine.cancel(ids["140.00"]!, account: f.us, at: t.adding(seconds: 23)) // moved by the swaps above
+        f.quote(f.aapl, bid: "138.00", ask: "139.00", at: t.adding(seconds: 24))
+        let status = ids.mapValues { f.engine.order($0)!.status }
+        #expect(status.filter { $0.value == .filled }.keys.sorted() == ["140.01", "140.02", "140.04", "140.06", "140.07", "140.08"])
+        #expect(status.filter { $0.value == .canceled }.keys.sorted() == ["140.00", "140.03", "140.05", "140.09"])
+    }
+
+    @Test("cancel all on a crowded book: 5,000 resting buys on one symbol all canceled, every reserved dollar released")
+    mutating func cancelAllCrowded() throws {
+        var fx = Fixture(usCash: 10_000_000)
+        fx.quote(fx.aapl, bid: "150.00", ask: "150.05", at: t)
+        for n in 0..<5_000 {
+            _ = try #require(fx.place(buy("AAPL", "1", .limit, limit: "\(100 + n % 40).00", tif: .gtc), at: t).order)
+        }
+        #expect(fx.engine.account(fx.us)!.reservedCash > 0)
+        let results = try fx.engine.cancelAll(account: fx.us, at: t.adding(seconds: 1))
+        #expect(results.count == 5_000 && results.allSatisfy { (try? $0.1.get())?.status == .canceled })
+        #expect(fx.engine.account(fx.us)!.reservedCash == 0)
+        #expect(fx.engine.openOrders(of: fx.us).isEmpty && fx.engine.instrumentsWithWorkingOrders.isEmpty)
+        fx.quote(fx.aapl, bid: "100.00", ask: "100.05", at: t.adding(seconds: 2)) // would have crossed every one
+        #expect(fx.engine.account(fx.us)!.positions.isEmpty)
+    }
+
     @Test("market orders take the opposite side of the quote")
     mutating func marketTakesQuote() throws {
         f.quote(f.aapl, bid: "150.00", ask: "150.05", at: t)

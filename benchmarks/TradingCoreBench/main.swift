@@ -121,6 +121,22 @@ do {
     report("cancel with up to 200k orders open", count: ids.count, elapsed: clock.now - t1)
 }
 
+do {
+    // One crowded book: 100,000 resting buys on one symbol, then all canceled at once (DELETE /v2/orders). Leaving a
+    // book used to shift every later entry and rescan the thresholds: 15 s here before, growing with the square.
+    var (engine, _) = makeEngine()
+    let n = 100_000
+    for k in 0..<n {
+        _ = try? engine.submit(OrderRequest(symbol: "S0", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
+                                            limitPrice: FixedDecimal(units: 9_000 + k % 500, exponent: 2)),
+                               account: account, at: start)
+        if engine.outbox.count > 4096 { engine.outbox.removeAll(keepingCapacity: true) }
+    }
+    let t0 = clock.now
+    let canceled = (try? engine.cancelAll(account: account, at: start))?.count ?? 0
+    report("cancel all: \(n / 1000)k resting orders on one symbol", count: max(canceled, 1), elapsed: clock.now - t0)
+}
+
 // MARK: 2 and 3. Market events
 
 /// Precomputed events: quotes random-walking around each symbol's mid, one trade per four quotes.

@@ -137,7 +137,7 @@ extension TradingEngine {
                 order.triggered = true
                 order.updatedAt = event.time
                 orders[orderID] = order
-                if let k = books[i].index(of: orderID) { books[i].resting[k] = RestingOrder(order) }
+                books[i].update(RestingOrder(order))
                 thresholdsStale = true
             }
             guard order.eligibleAt <= event.time, order.mayTrade(in: phase) || isAuctionOrder else { continue }
@@ -146,7 +146,8 @@ extension TradingEngine {
                 finish(orderID, status: .expired, event: .expired, reason: "not filled in the auction", at: event.time)
             }
         }
-        if thresholdsStale { books[i].refreshThresholds() }
+        // A full pass has looked at every order anyway: make thresholds left wide by removals exact again.
+        if thresholdsStale || (only == nil && books[i].thresholdsMayBeWide) { books[i].refreshThresholds() }
     }
 
     /// Fills as much of one order as the event's remaining liquidity, the account and the market rules allow.

@@ -304,18 +304,12 @@ extension TradingEngine {
     mutating func addToBook(_ id: OrderID) {
         guard let order = orders[id] else { return }
         let i = Int(order.instrument.index)
-        let entry = RestingOrder(order)
-        books[i].resting.append(entry)
-        books[i].include(entry) // thresholds only widen when an order arrives
+        books[i].add(RestingOrder(order))
     }
 
     mutating func removeFromBook(_ id: OrderID) {
         guard let instrument = orders[id]?.instrument else { return }
-        let i = Int(instrument.index)
-        if let index = books[i].index(of: id) {
-            books[i].resting.remove(at: index)
-            books[i].refreshThresholds()
-        }
+        books[Int(instrument.index)].remove(id)
     }
 
     // MARK: Trailing stops
