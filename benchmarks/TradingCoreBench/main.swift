@@ -126,12 +126,14 @@ do {
     // book used to shift every later entry and rescan the thresholds: 15 s here before, growing with the square.
     var (engine, _) = makeEngine()
     let n = 100_000
+    let t1 = clock.now
     for k in 0..<n {
         _ = try? engine.submit(OrderRequest(symbol: "S0", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
                                             limitPrice: FixedDecimal(units: 9_000 + k % 500, exponent: 2)),
                                account: account, at: start)
         if engine.outbox.count > 4096 { engine.outbox.removeAll(keepingCapacity: true) }
     }
+    report("submit into one book, growing to \(n / 1000)k resting orders", count: n, elapsed: clock.now - t1)
     let t0 = clock.now
     let canceled = (try? engine.cancelAll(account: account, at: start))?.count ?? 0
     report("cancel all: \(n / 1000)k resting orders on one symbol", count: max(canceled, 1), elapsed: clock.now - t0)

@@ -10,12 +10,11 @@ struct InstrumentBook: Sendable {
 
     /// Working orders (held bracket legs are not here until their entry fills), as compact entries so that
     /// thresholds and priority never need the full orders. In no particular order: matching sorts its candidates by
-    /// priority, so an order leaves by swapping the last entry into its place (`remove`) — O(1) where removing from
-    /// the middle of an ordered array moved every later entry, and cancelling all of an account's 200,000 resting
-    /// orders on one symbol took 15 s (now 0.4 s: `TradingCoreBench`).
+    /// priority, so an order leaves by swapping the last entry into its place (`remove(at:)`; the engine keeps where
+    /// each order is, `TradingEngine.bookPositions`) — O(1) where removing from the middle of an ordered array moved
+    /// every later entry and rescanned the thresholds: cancelling 100,000 resting orders on one symbol took 15 s
+    /// (now 0.4 s: `TradingCoreBench`).
     private(set) var resting: [RestingOrder] = []
-    /// Where each working order is in `resting`.
-    private var positions: [OrderID: Int] = [:]
     /// Set when an order that may have set a threshold left: the thresholds are then wider than they need be (a
     /// market event may be looked at for nothing, never missed) until `match` recomputes them.
     private(set) var thresholdsMayBeWide = false
@@ -66,36 +65,34 @@ struct InstrumentBook: Sendable {
         thresholdsMayBeWide = false
     }
 
-    /// The newest entry is checked first: the order a step works on is most often the one just submitted.
-    func index(of id: OrderID) -> Int? {
-        if let last = resting.last, last.id == id { return resting.count - 1 }
-        return positions[id]
-    }
-
-    /// Adds a working order and widens the thresholds to cover it.
-    mutating func add(_ entry: RestingOrder) {
-        positions[entry.id] = resting.count
+    /// Adds a working order at the end and widens the thresholds to cover it.
+    mutating func append(_ entry: RestingOrder) {
         resting.append(entry)
         include(entry) // thresholds only widen when an order arrives
     }
 
     /// Puts an order's new state (e.g. triggered) in its place; the caller refreshes the thresholds.
-    mutating func update(_ entry: RestingOrder) {
-        guard let i = positions[entry.id] else { return }
-        resting[i] = entry
+    mutating func replace(at index: Int, with entry: RestingOrder) {
+        resting[index] = entry
     }
 
-    /// Takes an order off the book. The thresholds are left as they are: at worst wider than needed (see
-    /// `thresholdsMayBeWide`), so a removal never scans the book.
-    mutating func remove(_ id: OrderID) {
-        guard let i = positions[id] else { return }
-        positions[id] = nil
+    /// Takes entry `index` off by moving the last entry into its place; returns the id of the entry that moved.
+    /// The thresholds are left as they are: at worst wider than needed (see `thresholdsMayBeWide`), so a removal
+    /// never scans the book.
+    mutating func remove(at index: Int) -> OrderID? {
         let last = resting.removeLast()
-        if i < resting.count {
-            resting[i] = last
-            positions[last.id] = i
+        var moved: OrderID?
+        if index < resting.count {
+            resting[index] = last
+            moved = last.id
         }
-        if resting.isEmpty { resetThresholds() } else { thresholdsMayBeWide = true }
+        if resting.isEmpty {
+            resetThresholds()
+            thresholdsMayBeWide = false
+        } else {
+            thresholdsMayBeWide = true
+        }
+        return moved
     }
 
     /// Whether a quote could fill or trigger anything here.

@@ -108,7 +108,7 @@ extension TradingEngine {
         let phase = self.phase(of: instrument, at: event.time)
         candidates.removeAll(keepingCapacity: true)
         if let only {
-            if let entry = books[i].index(of: only).map({ books[i].resting[$0] }) { candidates.append(entry) }
+            if let entry = bookIndex(of: only, in: i).map({ books[i].resting[$0] }) { candidates.append(entry) }
         } else {
             candidates.append(contentsOf: books[i].resting)
         }
@@ -137,7 +137,7 @@ extension TradingEngine {
                 order.triggered = true
                 order.updatedAt = event.time
                 orders[orderID] = order
-                books[i].update(RestingOrder(order))
+                if let k = bookIndex(of: orderID, in: i) { books[i].replace(at: k, with: RestingOrder(order)) }
                 thresholdsStale = true
             }
             guard order.eligibleAt <= event.time, order.mayTrade(in: phase) || isAuctionOrder else { continue }

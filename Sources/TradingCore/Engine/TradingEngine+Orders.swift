@@ -304,12 +304,21 @@ extension TradingEngine {
     mutating func addToBook(_ id: OrderID) {
         guard let order = orders[id] else { return }
         let i = Int(order.instrument.index)
-        books[i].add(RestingOrder(order))
+        bookPositions[id] = books[i].resting.count
+        books[i].append(RestingOrder(order))
     }
 
     mutating func removeFromBook(_ id: OrderID) {
-        guard let instrument = orders[id]?.instrument else { return }
-        books[Int(instrument.index)].remove(id)
+        guard let instrument = orders[id]?.instrument, let position = bookPositions[id] else { return }
+        bookPositions[id] = nil
+        if let moved = books[Int(instrument.index)].remove(at: position) { bookPositions[moved] = position }
+    }
+
+    /// Where a working order is in its book. The newest entry is checked first: the order a step works on is most
+    /// often the one just submitted.
+    func bookIndex(of id: OrderID, in book: Int) -> Int? {
+        if let last = books[book].resting.last, last.id == id { return books[book].resting.count - 1 }
+        return bookPositions[id]
     }
 
     // MARK: Trailing stops

@@ -14,6 +14,9 @@ public struct TradingEngine: Sendable {
 
     var symbols: [String: InstrumentID] = [:]
     var books: [InstrumentBook] = []
+    /// Where each working order sits in its instrument's `InstrumentBook.resting` (one table for every book, sharded so
+    /// that a book of hundreds of thousands of orders never rehashes in one step).
+    var bookPositions = ShardedDictionary<OrderID, Int>()
     var openOrders = ShardedSet<OrderID>()
     /// Orders closed since the last `pruneClosedOrders()`.
     var closedOrders: [OrderID] = []
