@@ -21,6 +21,10 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(name: "TradingCore"),
@@ -38,34 +42,61 @@ let package = Package(
             name: "Storage",
             dependencies: [
                 "TradingCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
             ]
         ),
-        .target(name: "Brokerage", dependencies: ["TradingCore", "MarketData", "Storage"]),
+        .target(
+            name: "Brokerage",
+            dependencies: [
+                "TradingCore", "MarketData", "Storage",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "Server",
             dependencies: [
-                "Brokerage",
+                "Brokerage", "MarketData", "TradingCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Web")]
         ),
         .executableTarget(
             name: "papertrade",
-            dependencies: ["Server", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "Server", "MarketData", "TradingCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(name: "MarketDataBench", dependencies: ["MarketData"], path: "benchmarks/MarketDataBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TradingCore"]),
+        .testTarget(
+            name: "BrokerageTests",
+            dependencies: ["Brokerage", "Storage", "MarketData", "TradingCore", .product(name: "SQLKit", package: "sql-kit")]
+        ),
         .testTarget(
             name: "ServerTests",
-            dependencies: ["Server", "Storage", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: [
+                "Server", "Brokerage", "MarketData", "TradingCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "TradingCoreTests",

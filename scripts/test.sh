@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Runs the whole papertrade test suite. CI (.ci/run) calls exactly this.
+#   0. the layering check (scripts/check-layering.sh) and its own tests
 #   1. swift test: TradingCore, MarketData, Storage and Server (unit, specification, property-based, HTTP);
 #      the storage suite runs on SQLite and on a throwaway PostgreSQL server this script starts
 #   2. end-to-end (pytest): the built server driven by the real alpaca-py client, incl. a kill -9 crash test, and
 #      the web app driven by Selenium in Debian's headless Chromium (screenshots in tests/e2e/screenshots/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== layering: modules import only what the design allows"
+bash tests/layering/run.sh
 
 echo "== Chromium for the browser tests, the chart library for the web app"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then

@@ -57,8 +57,9 @@ extension Brokerage {
         try await commit()
     }
 
-    public func activities(_ id: AccountID, limit: Int = 100) async throws(BrokerageError) -> [LedgerEntry] {
-        do { return try await storage.activities(account: id, limit: limit) } catch { throw .storage(error) }
+    /// The account's ledger entries, newest first (or oldest first with `ascending`), at most `limit`.
+    public func activities(_ id: AccountID, limit: Int = 100, ascending: Bool = false) async throws(BrokerageError) -> [LedgerEntry] {
+        do { return try await storage.activities(account: id, limit: limit, ascending: ascending) } catch { throw .storage(error) }
     }
 
     /// An account's balances and positions valued at current quotes.
@@ -118,6 +119,11 @@ extension Brokerage {
         }
         do { try engine.restore(snapshot) } catch { throw .rejected(error) }
         owners[id] = record
+    }
+
+    /// Every account in the database, including any created by another process (the admin commands list them).
+    public func allAccounts() async throws(BrokerageError) -> [AccountRecord] {
+        do { return try await storage.accounts() } catch { throw .storage(error) }
     }
 
     /// The accounts of a user, including any created by another process.

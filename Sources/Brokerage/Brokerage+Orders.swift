@@ -92,7 +92,7 @@ extension Brokerage {
         let order: Order
         do { order = try engine.cancel(id, account: account, at: clock.now()) } catch {
             if error.reason == .orderNotFound, let stored = try? await storage.order(id), stored.accountID == account {
-                throw BrokerageError(status: 422, code: 42210000, message: "order is \(stored.status.rawValue) and can no longer be canceled")
+                throw .rejected(OrderRejection(.notCancelable, "order is \(stored.status.rawValue) and can no longer be canceled"))
             }
             throw .rejected(error)
         }
@@ -134,14 +134,18 @@ extension Brokerage {
         return stored
     }
 
-    public func orders(account: AccountID, _ query: Storage.OrderQuery) async throws(BrokerageError) -> [Order] {
+    public func orders(account: AccountID, _ query: OrderQuery) async throws(BrokerageError) -> [Order] {
         do { return try await storage.orders(account: account, query) } catch { throw .storage(error) }
     }
 
     // MARK: Market pump
 
     /// Feeds current quotes of every instrument with working orders into the engine, and commits fills.
+    /// Pumps run one after another (the pump service and a test may both call it): a pump returns only when
+    /// what it did is durable, never while an earlier pump is still committing.
     public func pumpMarket() async throws(BrokerageError) {
+        await pumpGate.acquire()
+        defer { pumpGate.release() }
         let instruments = Set(engine.instrumentsWithWorkingOrders).union(ruleBook.instruments)
         let symbols = instruments.sorted().map { engine.instrument($0).symbol }
         await applyDueAuctions(symbols, at: clock.now())
@@ -151,14 +155,10 @@ extension Brokerage {
         try await commit()
     }
 
-    /// Pumps the market every `interval` until the task is cancelled.
-    public func runMarketPump(interval: Int64 = Duration64.second) async {
-        var next = clock.now()
-        while !Task.isCancelled {
-            try? await pumpMarket()
-            next = next.adding(nanoseconds: interval)
-            await clock.sleep(until: next)
-        }
+    /// Waits until every step staged so far is durable (or failed): graceful shutdown calls it before the
+    /// database is closed.
+    public func flush() async {
+        for entry in inFlight { try? await entry.step.durable() }
     }
 }
 

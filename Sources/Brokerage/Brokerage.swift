@@ -7,12 +7,23 @@ import TradingCore
 /// The brokerage is the single writer (an actor): engine steps never interleave, so two requests can never
 /// overdraw an account. Every step's changes are written to storage in one transaction *before* the caller is
 /// answered; a failed write reloads the engine from storage, so memory never runs ahead of disk.
+///
+/// It is the one way in for every surface (Alpaca, native, web socket, CLI): trading goes through the actor's
+/// methods; the aggregates that need no engine step — users and keys, watchlists, notifications, webhooks,
+/// account configurations — through the small services below, which read and write their own records. Nothing
+/// above the brokerage touches storage.
 public actor Brokerage {
     var engine: TradingEngine
-    public let storage: Storage
-    public let feed: any MarketDataFeed
-    public let directory: SymbolDirectory
-    public let clock: MarketClock
+    let storage: Storage
+    public nonisolated let feed: any MarketDataFeed
+    public nonisolated let directory: SymbolDirectory
+    public nonisolated let clock: MarketClock
+    /// Users, web sessions, API keys.
+    public nonisolated let users: UserDirectory
+    public nonisolated let watchlists: Watchlists
+    public nonisolated let notifications: Notifications
+    public nonisolated let webhooks: Webhooks
+    public nonisolated let configurations: AccountConfigurations
     let configuration: EngineConfiguration
     var owners: [AccountID: AccountRecord] = [:]
     /// The trading date each instrument's reference (previous close, price band) was last set for.
@@ -40,6 +51,8 @@ public actor Brokerage {
     /// The last state of rules that left the queue in this run (what `addRule` returns if its rule fired at once).
     var lastRuleOutcome: [Identifier: QueueRuleRecord] = [:]
     var seededCloses: Set<InstrumentID> = []
+    /// One market pump at a time (see `pumpMarket`).
+    let pumpGate = AsyncLock()
 
     init(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
          configuration: EngineConfiguration) {
@@ -49,10 +62,33 @@ public actor Brokerage {
         self.clock = clock
         self.configuration = configuration
         engine = TradingEngine(configuration: configuration)
+        users = UserDirectory(storage: storage, clock: clock)
+        watchlists = Watchlists(storage: storage)
+        notifications = Notifications(storage: storage, clock: clock, streams: streams)
+        webhooks = Webhooks(storage: storage, clock: clock)
+        configurations = AccountConfigurations(storage: storage)
+    }
+
+    /// Opens the database (creating or migrating it) and starts a brokerage on it.
+    public static func open(_ database: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
+                            feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
+                            seed: UInt64 = 1) async throws -> Brokerage {
+        let storage = try await Storage.open(database, checkpoints: checkpoints)
+        do {
+            return try await start(storage: storage, feed: feed, directory: directory, clock: clock, seed: seed)
+        } catch {
+            await storage.shutdown()
+            throw error
+        }
+    }
+
+    /// Closes the database once everything queued for it is written. Call once, after the last request.
+    public func shutdown() async {
+        await storage.shutdown()
     }
 
     /// Loads every account and open order from storage into a fresh engine.
-    public static func start(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory,
+    static func start(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory,
                              clock: MarketClock, seed: UInt64 = 1) async throws -> Brokerage {
         let configuration = EngineConfiguration(seed: seed, sessions: clock.sessions)
         let brokerage = Brokerage(storage: storage, feed: feed, directory: directory, clock: clock,
@@ -225,11 +261,6 @@ public actor Brokerage {
         var generator = SystemRandomNumberGenerator()
         return Identifier(high: (generator.next() & ~0xF000) | 0x4000,
                           low: (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000).description
-    }
-
-    /// Notifications as they are committed, for one user.
-    public func notifications(for userID: String) -> AsyncStream<NotificationRecord> {
-        streams.notifications(for: userID)
     }
 
     // MARK: Order update streams

@@ -2,44 +2,45 @@ import MarketData
 import Storage
 import TradingCore
 
-/// Why a brokerage call failed, with the HTTP status and Alpaca code the API answers with.
-public struct BrokerageError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var status: Int
-    public var code: Int
-    public var message: String
+/// Why a brokerage call failed, in the brokerage's terms. Each surface decides what a case means on its wire
+/// (the server maps them to HTTP statuses and Alpaca codes in one place, `BrokerageError+HTTP.swift`).
+public enum BrokerageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The engine refused the command (buying power, lot size, price limits, an order that cannot be canceled…).
+    case rejected(OrderRejection)
+    /// What the call names does not exist (or is not the caller's).
+    case notFound(String)
+    /// The request itself is invalid, whatever the state.
+    case invalid(String)
+    /// It would duplicate something unique (a username, a watchlist name).
+    case conflict(String)
+    /// Storage or market data could not be reached; nothing was changed.
+    case unavailable(String)
 
-    public init(status: Int, code: Int, message: String) {
-        self.status = status
-        self.code = code
-        self.message = message
+    public var message: String {
+        switch self {
+        case .rejected(let r): return r.message
+        case .notFound(let m), .invalid(let m), .conflict(let m), .unavailable(let m): return m
+        }
     }
 
     public var description: String { message }
 
-    public static func rejected(_ r: OrderRejection) -> BrokerageError {
-        BrokerageError(status: r.httpStatus, code: r.alpacaCode, message: r.message)
-    }
-
-    public static func notFound(_ what: String) -> BrokerageError {
-        BrokerageError(status: 404, code: 40410000, message: what)
-    }
-
-    public static func invalid(_ message: String) -> BrokerageError {
-        BrokerageError(status: 422, code: 42210000, message: message)
+    /// True when the call failed because its object already exists.
+    public var isDuplicate: Bool {
+        if case .conflict = self { return true }
+        return false
     }
 
     public static func feed(_ error: FeedError) -> BrokerageError {
         switch error {
         case .unknownSymbol(let s): return .notFound("asset not found for \(s)")
-        case .unsupported: return BrokerageError(status: 404, code: 40410000, message: error.description)
-        default: return BrokerageError(status: 503, code: 50300000, message: error.description)
+        case .unsupported: return .notFound(error.description)
+        default: return .unavailable(error.description)
         }
     }
 
     public static func storage(_ error: any Error) -> BrokerageError {
-        if let e = error as? StorageError, case .duplicate(let what) = e {
-            return BrokerageError(status: 409, code: 40900000, message: "\(what) already exists")
-        }
-        return BrokerageError(status: 503, code: 50300000, message: "storage unavailable; nothing was changed (\(error))")
+        if let e = error as? StorageError, case .duplicate(let what) = e { return .conflict("\(what) already exists") }
+        return .unavailable("storage unavailable; nothing was changed (\(error))")
     }
 }

@@ -1,9 +1,16 @@
 import Hummingbird
 import HummingbirdWebSocket
+import Brokerage
 import Logging
 import MarketData
 
-/// Assembles the HTTP application: `papertrade serve` runs it, tests drive it with HummingbirdTesting.
+/// Assembles the application: the HTTP and WebSocket surfaces over the brokerage, and its background services
+/// (market pump, webhook dispatcher, journal flush at shutdown). `papertrade serve` runs it; tests drive it with
+/// HummingbirdTesting and get the same services.
+///
+/// Shutdown (SIGTERM/SIGINT under `runService`) goes in reverse order of start: the HTTP server stops accepting and
+/// answers the requests it has, then the dispatcher and the pump stop, then `JournalFlush` waits until every step
+/// is durable; the caller closes the database after that (`Papertrade.shutdown`).
 public func buildApplication(_ services: Papertrade, logger: Logger = Logger(label: "papertrade")) -> some ApplicationProtocol {
     let router = Router(context: AppContext.self)
     router.add(middleware: ErrorShapeMiddleware())
@@ -48,8 +55,14 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     let configuration = ApplicationConfiguration(
         address: .hostname(services.configuration.host, port: services.configuration.port),
         serverName: "papertrade")
-    return Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: sockets),
-                       configuration: configuration, logger: logger)
+    var application = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: sockets),
+                                  configuration: configuration, logger: logger)
+    application.addServices(JournalFlush(brokerage: services.brokerage))
+    if services.configuration.runsMarketPump {
+        application.addServices(MarketPump(brokerage: services.brokerage))
+    }
+    application.addServices(WebhookDispatcher(brokerage: services.brokerage))
+    return application
 }
 
 /// Answers unknown routes and unexpected errors in the API's error shape, never with an empty 500.
@@ -60,6 +73,8 @@ struct ErrorShapeMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             throw error
+        } catch let error as BrokerageError {
+            throw APIError(error)
         } catch let error as HTTPError {
             throw APIError(error.status, code: Int(error.status.code) * 100_000 + 10_000, error.body ?? error.status.reasonPhrase)
         } catch {

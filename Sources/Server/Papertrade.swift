@@ -2,7 +2,6 @@ import Brokerage
 import Foundation
 import Logging
 import MarketData
-import Storage
 import Synchronization
 import TradingCore
 
@@ -31,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     public var webVendorDirectory: String?
     /// SQLite WAL checkpoints and preallocation (`serve` preallocates the WAL).
     public var checkpoints = CheckpointPolicy()
+    /// Whether the application runs the market pump service (tests that step the market themselves turn it off).
+    public var runsMarketPump = true
 
     public init() {}
 
@@ -51,10 +52,9 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The running services behind the HTTP surface: storage, market data, brokerage.
+/// What the HTTP surfaces run on: the brokerage (the one way in), the market data it uses, the web app's files.
 public final class Papertrade: Sendable {
     public let configuration: ServerConfiguration
-    public let storage: Storage
     public let directory: SymbolDirectory
     public let market: SimulatedMarket
     public let feed: any MarketDataFeed
@@ -67,10 +67,9 @@ public final class Papertrade: Sendable {
     /// touches neither storage nor the brokerage to authenticate.
     let keys = Mutex<[String: APIKeyRecord]>([:])
 
-    init(configuration: ServerConfiguration, storage: Storage, directory: SymbolDirectory, market: SimulatedMarket,
+    init(configuration: ServerConfiguration, directory: SymbolDirectory, market: SimulatedMarket,
          feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage, web: WebApp) {
         self.configuration = configuration
-        self.storage = storage
         self.directory = directory
         self.market = market
         self.feed = feed
@@ -81,21 +80,21 @@ public final class Papertrade: Sendable {
 
     public static func start(_ configuration: ServerConfiguration, clock: MarketClock? = nil) async throws -> Papertrade {
         let clock = clock ?? configuration.makeClock()
-        let storage = try await Storage.open(configuration.database, checkpoints: configuration.checkpoints)
         let directory = try SymbolDirectory.bundled()
         let market = SimulatedMarket(directory: directory,
                                      configuration: SimulatorConfiguration(seed: configuration.seed, sessions: clock.sessions))
         let feed = configuration.marketData.us == .simulated && configuration.marketData.cn == .simulated
             ? SimulatedFeed(market: market, clock: clock)
             : configuration.marketData.makeFeed(directory: directory, clock: clock)
-        let brokerage = try await Brokerage.start(storage: storage, feed: feed, directory: directory, clock: clock,
-                                                  seed: configuration.seed)
-        return Papertrade(configuration: configuration, storage: storage, directory: directory, market: market,
+        let brokerage = try await Brokerage.open(configuration.database, checkpoints: configuration.checkpoints, feed: feed,
+                                                 directory: directory, clock: clock, seed: configuration.seed)
+        return Papertrade(configuration: configuration, directory: directory, market: market,
                           feed: feed, clock: clock, brokerage: brokerage,
                           web: WebApp.load(webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory))
     }
 
-    public func shutdown() async { await storage.shutdown() }
+    /// Closes the database once everything queued for it is written.
+    public func shutdown() async { await brokerage.shutdown() }
 
     // MARK: Users, accounts, keys (shared by the API and the admin commands)
 
@@ -107,25 +106,20 @@ public final class Papertrade: Sendable {
             throw APIError.unprocessable("password must be 8 to 72 characters")
         }
         let hash = try await Credentials.hashPassword(password)
-        return try await api { () throws(BrokerageError) in
-            try await brokerage.createUser(id: UUID().uuidString.lowercased(), username: username, passwordHash: hash)
-        }
+        return try await brokerage.createUser(id: UUID().uuidString.lowercased(), username: username, passwordHash: hash)
     }
 
     public func createAccount(userID: String, market: Market, cash: FixedDecimal?, name: String?) async throws -> AccountRecord {
         let starting = cash ?? (market == .us ? FixedDecimal(100_000) : FixedDecimal(1_000_000))
         let label = name ?? (market == .us ? "US paper account" : "A-share paper account")
-        return try await api { () throws(BrokerageError) in
-            try await brokerage.openAccount(userID: userID, market: market, cash: starting, name: label)
-        }
+        return try await brokerage.openAccount(userID: userID, market: market, cash: starting, name: label)
     }
 
     /// A new API key for an account: the secret is shown once and stored only as a hash.
     public func createKey(account: AccountID) async throws -> (keyID: String, secret: String) {
         let keyID = Credentials.keyID()
         let secret = Credentials.token(bytes: 30)
-        try await storage.createAPIKey(APIKeyRecord(keyID: keyID, secretHash: Credentials.sha256(secret), accountID: account),
-                                       at: clock.now())
+        try await brokerage.users.addKey(APIKeyRecord(keyID: keyID, secretHash: Credentials.sha256(secret), accountID: account))
         return (keyID, secret)
     }
 
@@ -136,15 +130,15 @@ public final class Papertrade: Sendable {
         if let record = keys.withLock({ $0[keyID] }) {
             return Credentials.equal(record.secretHash, hash) ? record.accountID : nil
         }
-        guard let record = try await storage.apiKey(keyID), Credentials.equal(record.secretHash, hash) else { return nil }
-        try await api { () throws(BrokerageError) in try await brokerage.loadAccountIfNeeded(record.accountID) }
+        guard let record = try await brokerage.users.key(keyID), Credentials.equal(record.secretHash, hash) else { return nil }
+        try await brokerage.loadAccountIfNeeded(record.accountID)
         keys.withLock { $0[keyID] = record }
         return record.accountID
     }
 
     /// On an empty database: a demo user with a USD and a CNY account and an API key for the USD one.
     public func bootstrapDemoIfEmpty() async throws -> (username: String, password: String, keyID: String, secret: String)? {
-        guard try await storage.userCount() == 0 else { return nil }
+        guard try await brokerage.users.count() == 0 else { return nil }
         let password = "demo-" + Credentials.token(bytes: 6)
         let user = try await createUser(username: "demo", password: password)
         let us = try await createAccount(userID: user.id, market: .us, cash: nil, name: "Demo USD")

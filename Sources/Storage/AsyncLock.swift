@@ -1,8 +1,11 @@
 import Synchronization
 
-/// A FIFO lock for async code: one transaction at a time on a connection, without blocking threads.
-final class AsyncLock: Sendable {
+/// A FIFO lock for async code: one holder at a time (a transaction on a connection, a market pump), later callers
+/// wait their turn without blocking a thread.
+public final class AsyncLock: Sendable {
     private let state = Mutex<(locked: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    public init() {}
 
     func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         await acquire()
@@ -16,7 +19,7 @@ final class AsyncLock: Sendable {
         }
     }
 
-    private func acquire() async {
+    public func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let acquired = state.withLock { s -> Bool in
                 if !s.locked {
@@ -30,7 +33,8 @@ final class AsyncLock: Sendable {
         }
     }
 
-    private func release() {
+    /// Hands the lock to the next waiter, or unlocks it.
+    public func release() {
         let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
             if s.waiters.isEmpty {
                 s.locked = false

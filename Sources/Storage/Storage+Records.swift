@@ -231,17 +231,6 @@ extension Storage {
 
     // MARK: Orders and activities
 
-    public struct OrderQuery: Sendable {
-        public enum Status: String, Sendable { case open, closed, all }
-        public var status: Status = .open
-        public var limit = 50
-        public var after: Timestamp?
-        public var until: Timestamp?
-        public var ascending = false
-        public var symbols: [String] = []
-        public init() {}
-    }
-
     public func orders(account: AccountID, _ q: OrderQuery) async throws -> [Order] {
         try await read { db in
             var sql = SQLQueryString("SELECT body FROM orders WHERE account_id = \(bind: account.description)")

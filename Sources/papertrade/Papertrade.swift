@@ -81,10 +81,12 @@ struct Serve: AsyncParsableCommand {
             print("  web app without charts: run scripts/fetch-web-vendor.sh (or set PAPERTRADE_WEB_VENDOR_DIR)")
         }
         fflush(nil) // the banner must reach a piped log before the server blocks
-        let pump = Task { await services.brokerage.runMarketPump() }
-        let webhooks = Task { await WebhookDispatcher(storage: services.storage, clock: services.clock).run() }
-        defer { pump.cancel(); webhooks.cancel() }
-        try await buildApplication(services).runService()
+        do {
+            try await buildApplication(services).runService()
+        } catch {
+            await services.shutdown()
+            throw error
+        }
         await services.shutdown()
     }
 }
@@ -94,10 +96,20 @@ struct Admin: AsyncParsableCommand {
         abstract: "Manage users, accounts and API keys (works while a server runs on the same database).",
         subcommands: [CreateUser.self, CreateAccount.self, CreateKey.self])
 
-    static func open(_ options: DatabaseOptions) async throws -> Papertrade {
+    /// Runs `body` on the database and closes it afterwards, whether `body` succeeded or not (SQLite must be
+    /// closed before the process exits, or the next open replays the WAL).
+    static func with<T>(_ options: DatabaseOptions, _ body: (Papertrade) async throws -> T) async throws -> T {
         var configuration = ServerConfiguration()
         options.apply(to: &configuration)
-        return try await Papertrade.start(configuration)
+        let services = try await Papertrade.start(configuration)
+        do {
+            let result = try await body(services)
+            await services.shutdown()
+            return result
+        } catch {
+            await services.shutdown()
+            throw error
+        }
     }
 
     static func printJSON(_ value: JSONValue) { print(value.serialized) }
@@ -115,9 +127,9 @@ struct CreateUser: AsyncParsableCommand {
         guard let password = readLine(strippingNewline: true), !password.isEmpty else {
             throw ValidationError("no password on standard input")
         }
-        let services = try await Admin.open(database)
-        defer { Task { await services.shutdown() } }
-        let user = try await services.createUser(username: username.lowercased(), password: password)
+        let user = try await Admin.with(database) { services in
+            try await services.createUser(username: username.lowercased(), password: password)
+        }
         Admin.printJSON(.object(["user_id": .string(user.id), "username": .string(user.username)]))
     }
 }
@@ -137,12 +149,12 @@ struct CreateAccount: AsyncParsableCommand {
             guard let value = FixedDecimal(text), value.isPositive else { throw ValidationError("--cash must be a positive amount") }
             return value
         }
-        let services = try await Admin.open(database)
-        defer { Task { await services.shutdown() } }
-        guard let user = try await services.storage.user(username: username.lowercased()) else {
-            throw ValidationError("no user \(username)")
+        let account = try await Admin.with(database) { services in
+            guard let user = try await services.brokerage.users.user(username: username.lowercased()) else {
+                throw ValidationError("no user \(username)")
+            }
+            return try await services.createAccount(userID: user.id, market: market, cash: amount, name: name)
         }
-        let account = try await services.createAccount(userID: user.id, market: market, cash: amount, name: name)
         Admin.printJSON(.object(["account_id": .string(account.id.description)]))
     }
 }
@@ -155,12 +167,12 @@ struct CreateKey: AsyncParsableCommand {
 
     func run() async throws {
         guard let id = AccountID(accountID) else { throw ValidationError("\(accountID) is not an account id") }
-        let services = try await Admin.open(database)
-        defer { Task { await services.shutdown() } }
-        guard try await services.storage.accounts().contains(where: { $0.id == id }) else {
-            throw ValidationError("no account \(accountID)")
+        let key = try await Admin.with(database) { services in
+            guard try await services.brokerage.allAccounts().contains(where: { $0.id == id }) else {
+                throw ValidationError("no account \(accountID)")
+            }
+            return try await services.createKey(account: id)
         }
-        let key = try await services.createKey(account: id)
         Admin.printJSON(.object(["key_id": .string(key.keyID), "secret_key": .string(key.secret)]))
     }
 }

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import MarketData
 import Server
-import Storage
+import Brokerage
 import Testing
 import TradingCore
 
@@ -104,23 +104,23 @@ struct QueueTests {
         }
         // The whole session, minute by minute: the rule fires once, when the price reaches limit-up.
         try await pumpMinutes(services, 335) // 09:31 → 15:06, through the lunch break and the close
-        var q = Storage.OrderQuery()
+        var q = OrderQuery()
         q.status = .all
-        let orders = try await services.storage.orders(account: rich.id, q)
+        let orders = try await services.brokerage.orders(account: rich.id, q)
         #expect(orders.count == 1)
         #expect(orders.first?.clientOrderID == "queue-\(ruleID)")
         #expect(orders.first?.limitPrice == band.limitUp)
         #expect(orders.first?.qty == 100)
-        let history = try await services.storage.queueRules(account: rich.id, queued: false)
+        let history = try await services.brokerage.queueHistory(account: rich.id).map(\.record)
         #expect(history.map(\.status) == [.fired])
         #expect((history.first?.firedPrice ?? 0) >= band.limitUp)
-        #expect(try await services.storage.queueRules(account: poor.id, queued: false).first?.status == .failed)
-        #expect(try await services.storage.orders(account: poor.id, q).isEmpty)
-        let kinds = try await services.storage.notifications(user: user.id).items.map(\.kind)
+        #expect(try await services.brokerage.queueHistory(account: poor.id).first?.record.status == .failed)
+        #expect(try await services.brokerage.orders(account: poor.id, q).isEmpty)
+        let kinds = try await services.brokerage.notifications.recent(user: user.id).items.map(\.kind)
         #expect(kinds.filter { $0 == "order_placed_automatically" }.count == 1)
         #expect(kinds.filter { $0 == "automatic_order_failed" }.count == 1)
         #expect(kinds.filter { $0 == "queue_empty" }.count == 2)
-        let failure = try await services.storage.notifications(user: user.id).items.first { $0.kind == "automatic_order_failed" }
+        let failure = try await services.brokerage.notifications.recent(user: user.id).items.first { $0.kind == "automatic_order_failed" }
         #expect(failure?.body.contains("not enough cash") == true)
 
         // Restart (same database, same moment): nothing fires again, whether or not the order has filled.
@@ -128,7 +128,7 @@ struct QueueTests {
         await services.shutdown()
         services = try await Self.start(at: now, directory: dir)
         try await pumpMinutes(services, 30)
-        #expect(try await services.storage.orders(account: rich.id, q).count == 1)
+        #expect(try await services.brokerage.orders(account: rich.id, q).count == 1)
         try await buildApplication(services).test(.router) { client in
             try await client.execute(uri: "/api/v1/accounts/\(rich.id)/queue", method: .get, headers: richKey) { r in
                 #expect(json(r) == .array([]))

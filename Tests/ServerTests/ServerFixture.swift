@@ -30,8 +30,9 @@ struct ServerFixture {
     }
 
     /// Runs a test against a fresh fixture and always closes its database (SQLite insists on it).
-    static func with(cash: FixedDecimal? = nil, _ body: (ServerFixture) async throws -> Void) async throws {
-        let f = try await make(cash: cash)
+    static func with(at time: Timestamp = morning, cash: FixedDecimal? = nil,
+                     _ body: (ServerFixture) async throws -> Void) async throws {
+        let f = try await make(at: time, cash: cash)
         do {
             try await body(f)
         } catch {

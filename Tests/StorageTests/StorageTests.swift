@@ -91,7 +91,7 @@ struct StorageTests {
 
             let stored = try await storage.accounts(userID: "u1")
             #expect(stored.first?.snapshot.account.cash == 9_000)
-            var q = Storage.OrderQuery()
+            var q = OrderQuery()
             q.status = .all
             #expect(try await storage.orders(account: record.id, q).count == 2)
             q.status = .open

@@ -1,6 +1,5 @@
 import Brokerage
 import MarketData
-import Storage
 import TradingCore
 
 /// Alpaca's JSON shapes (see ../shared/reference/alpaca-api.md): decimals as strings, nulls present, enums exact.

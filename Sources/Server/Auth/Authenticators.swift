@@ -29,7 +29,7 @@ struct SessionAuthenticator: RouterMiddleware {
                 next: (Request, AppContext) async throws -> Response) async throws -> Response {
         var context = context
         if let token = request.cookies[Self.cookie]?.value,
-           let user = try await services.storage.sessionUser(tokenHash: Credentials.sha256(token), at: services.clock.now()) {
+           let user = try await services.brokerage.users.sessionUser(tokenHash: Credentials.sha256(token)) {
             context.caller = .user(id: user, sessionToken: token)
         } else if let keyID = request.headers[HTTPField.Name.alpacaKeyID] {
             guard let secret = request.headers[HTTPField.Name.alpacaSecretKey],

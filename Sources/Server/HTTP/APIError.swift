@@ -19,7 +19,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     public init(_ error: BrokerageError) {
-        self.init(HTTPResponse.Status(code: error.status), code: error.code, error.message)
+        self.init(error.status, code: error.alpacaCode, error.message)
     }
 
     public static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: 40010000, message) }
@@ -66,9 +66,4 @@ extension Request {
         if let d = CivilDate(text) { return Timestamp(d, in: zone) }
         throw APIError.unprocessable("invalid \(name) \(text); expected RFC 3339 or YYYY-MM-DD")
     }
-}
-
-/// Calls a brokerage operation, turning its typed error into the API error.
-func api<T>(_ body: () async throws(BrokerageError) -> T) async throws -> T {
-    do { return try await body() } catch { throw APIError(error) }
 }

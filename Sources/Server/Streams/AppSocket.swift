@@ -19,7 +19,7 @@ enum AppSocket {
         for part in cookies.split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0] == SessionAuthenticator.cookie {
-                return try await services.storage.sessionUser(tokenHash: Credentials.sha256(String(pair[1])), at: services.clock.now())
+                return try await services.brokerage.users.sessionUser(tokenHash: Credentials.sha256(String(pair[1])))
             }
         }
         return nil
@@ -39,9 +39,9 @@ enum AppSocket {
             return
         }
         try await send("hello", .object(["user": .string(user)]))
-        let accounts = Set(try await api { () throws(BrokerageError) in try await services.brokerage.loadAccounts(of: user) }.map(\.id))
+        let accounts = Set(try await services.brokerage.loadAccounts(of: user).map(\.id))
         let orders = await services.brokerage.orderUpdates(account: nil)
-        let notifications = await services.brokerage.notifications(for: user)
+        let notifications = services.brokerage.notifications.live(user: user)
         let symbols = Symbols()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -1,3 +1,4 @@
+import Brokerage
 import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
@@ -5,7 +6,7 @@ import FoundationNetworking
 #endif
 import Logging
 import MarketData
-import Storage
+import ServiceLifecycle
 import TradingCore
 
 /// Sends users' notifications to their webhooks.
@@ -22,22 +23,25 @@ import TradingCore
 /// (or no answer within 10 s) is retried after 5 s, 30 s, 2 min, 10 min, 30 min, 1 h and 3 h; after the eighth
 /// attempt the delivery is marked failed. Every attempt's status and error is kept, so failures are visible in the
 /// API (`GET /api/v1/webhook/deliveries`) and the web app's settings.
-public struct WebhookDispatcher: Sendable {
+///
+/// A service of the application: it stops at graceful shutdown after the attempts it has started (an attempt cut
+/// short is simply retried: receivers de-duplicate by the delivery id).
+public struct WebhookDispatcher: Service {
     /// Sends one request; returns the HTTP status or throws when there is no answer.
     public typealias Transport = @Sendable (URLRequest) async throws -> Int
 
     public static let retryDelays: [Int64] = [5, 30, 120, 600, 1800, 3600, 10_800]
     public static var maximumAttempts: Int { retryDelays.count + 1 }
 
-    let storage: Storage
+    let webhooks: Webhooks
     let clock: MarketClock
     let transport: Transport
     let logger: Logger
 
-    public init(storage: Storage, clock: MarketClock, logger: Logger = Logger(label: "papertrade.webhooks"),
+    public init(brokerage: Brokerage, logger: Logger = Logger(label: "papertrade.webhooks"),
                 transport: @escaping Transport = WebhookDispatcher.urlSession) {
-        self.storage = storage
-        self.clock = clock
+        webhooks = brokerage.webhooks
+        clock = brokerage.clock
         self.transport = transport
         self.logger = logger
     }
@@ -47,18 +51,20 @@ public struct WebhookDispatcher: Sendable {
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
-    /// Polls for due deliveries until cancelled.
-    public func run() async {
-        while !Task.isCancelled {
-            let attempted = (try? await runOnce()) ?? 0
-            if attempted == 0 { try? await Task.sleep(for: .milliseconds(500)) }
+    /// Polls for due deliveries until graceful shutdown (or cancellation).
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let attempted = (try? await runOnce()) ?? 0
+                if attempted == 0 { try? await Task.sleep(for: .milliseconds(500)) }
+            }
         }
     }
 
     /// Attempts every due delivery once (up to 8 at a time); returns how many were attempted.
     @discardableResult
     public func runOnce() async throws -> Int {
-        let due = try await storage.dueWebhookDeliveries(at: clock.now(), limit: 32)
+        let due = try await webhooks.due(limit: 32)
         await withTaskGroup(of: Void.self) { group in
             var running = 0
             for item in due {
@@ -100,9 +106,8 @@ public struct WebhookDispatcher: Sendable {
             logger.info("webhook delivery \(delivery.id) attempt \(attempts) failed: \(failure)")
         }
         do {
-            try await storage.recordWebhookAttempt(id: delivery.id, status: status, attempts: attempts,
-                                                   nextAttempt: now.adding(seconds: delay), httpStatus: httpStatus,
-                                                   error: failure, at: now)
+            try await webhooks.recordAttempt(id: delivery.id, status: status, attempts: attempts,
+                                             nextAttempt: now.adding(seconds: delay), httpStatus: httpStatus, error: failure)
         } catch {
             logger.error("could not record webhook attempt \(delivery.id): \(error)")
         }

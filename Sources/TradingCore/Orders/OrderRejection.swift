@@ -1,5 +1,5 @@
-/// Why a command was refused. The message is what the user sees (server rejections are shown verbatim);
-/// `httpStatus` and `alpacaCode` are what the Alpaca-compatible API answers with.
+/// Why a command was refused. The message is what the user sees (server rejections are shown verbatim); the
+/// reason is what a surface maps to its own codes (the server: HTTP status and Alpaca error code).
 public struct OrderRejection: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Reason: String, Sendable, Codable, Hashable {
         case invalidInput = "invalid_input"
@@ -31,25 +31,4 @@ public struct OrderRejection: Error, Sendable, Hashable, Codable, CustomStringCo
     }
 
     public var description: String { message }
-
-    /// The HTTP status Alpaca answers with for this refusal.
-    public var httpStatus: Int {
-        switch reason {
-        case .insufficientBuyingPower, .insufficientQty, .notSellableToday: return 403
-        case .unknownAccount, .orderNotFound: return 404
-        case .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits, .marketClosed,
-             .duplicateClientOrderID, .notCancelable, .notReplaceable, .currencyMismatch, .noQuote, .unsupported:
-            return 422
-        }
-    }
-
-    /// Alpaca's 8-digit error code.
-    public var alpacaCode: Int {
-        switch reason {
-        case .insufficientBuyingPower, .insufficientQty, .notSellableToday: return 40310000
-        case .unknownAccount, .orderNotFound: return 40410000
-        case .duplicateClientOrderID: return 40010001
-        default: return 42210000
-        }
-    }
 }

@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MarketData
-import Storage
 import TradingCore
 
 /// Closing positions, account configurations and portfolio history.
@@ -31,16 +30,14 @@ struct PortfolioController {
         let qty = try Self.decimalQuery(request, "qty")
         let percentage = try Self.decimalQuery(request, "percentage")
         guard qty == nil || percentage == nil else { throw APIError.unprocessable("give qty or percentage, not both") }
-        let order = try await api { () throws(BrokerageError) in
-            try await brokerage.closePosition(symbol, account: account, qty: qty, percentage: percentage)
-        }
+        let order = try await brokerage.closePosition(symbol, account: account, qty: qty, percentage: percentage)
         return AlpacaEncoding.order(order).response()
     }
 
     @Sendable func closeAll(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         if AlpacaRequests.bool(request.query("cancel_orders")) == true {
-            _ = try await api { () throws(BrokerageError) in try await brokerage.cancelAll(account: account) }
+            _ = try await brokerage.cancelAll(account: account)
         }
         var results: [JSONValue] = []
         for symbol in await brokerage.heldSymbols(account) {
@@ -48,8 +45,10 @@ struct PortfolioController {
                 let order = try await brokerage.closePosition(symbol, account: account, qty: nil, percentage: nil)
                 results.append(.object(["symbol": .string(symbol), "status": .int(200), "body": AlpacaEncoding.order(order)]))
             } catch {
-                results.append(.object(["symbol": .string(symbol), "status": .int(error.status),
-                                        "body": .object(["code": .int(error.code), "message": .string(error.message), "symbol": .string(symbol)])]))
+                let status: Int = error.status.code
+                let body: JSONValue = .object(["code": .int(error.alpacaCode), "message": .string(error.message),
+                                               "symbol": .string(symbol)])
+                results.append(.object(["symbol": .string(symbol), "status": .int(status), "body": body]))
             }
         }
         return JSONValue.array(results).response(status: HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"))
@@ -63,7 +62,7 @@ struct PortfolioController {
 
     func currentConfiguration(_ account: AccountID) async throws -> [String: JSONValue] {
         var config = Self.defaultConfiguration
-        if let stored = try await services.storage.accountConfiguration(account),
+        if let stored = try await services.brokerage.configurations.saved(account),
            let object = (try? JSONValue(parsing: stored))?.object {
             config.merge(object) { $1 }
         }
@@ -89,7 +88,7 @@ struct PortfolioController {
             default: throw APIError.unprocessable("\(key) has the wrong type")
             }
         }
-        try await services.storage.saveAccountConfiguration(account, body: JSONValue.object(config).serialized)
+        try await services.brokerage.configurations.save(account, json: JSONValue.object(config).serialized)
         return JSONValue.object(config).response()
     }
 
@@ -111,10 +110,10 @@ struct PortfolioController {
         guard let timeframe = BarTimeframe(tfText), ["1Min", "5Min", "15Min", "1Hour", "1Day"].contains(timeframe.description) else {
             throw APIError.unprocessable("invalid timeframe \(tfText); expected 1Min, 5Min, 15Min, 1H or 1D")
         }
-        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(account) }
+        let summary = try await brokerage.summary(account)
         let now = services.clock.now()
         let start = now.adding(seconds: -Int64(days) * 86_400)
-        let entries = try await services.storage.activities(account: account, limit: 1000, ascending: true)
+        let entries = try await brokerage.activities(account, limit: 1000, ascending: true)
         // Closing prices of every symbol ever traded, at the chosen timeframe.
         var symbols = Set<String>()
         for e in entries { if case .fill(let f) = e.kind { symbols.insert(f.symbol) } }

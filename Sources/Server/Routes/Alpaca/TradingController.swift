@@ -3,7 +3,6 @@ import Brokerage
 import Foundation
 import Hummingbird
 import MarketData
-import Storage
 import TradingCore
 
 /// Alpaca Trading API v2: account, orders, positions, assets, clock, activities.
@@ -30,7 +29,7 @@ struct TradingController {
 
     @Sendable func account(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
-        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(id) }
+        let summary = try await brokerage.summary(id)
         return AlpacaEncoding.account(summary).response()
     }
 
@@ -38,7 +37,7 @@ struct TradingController {
         let id = try context.account()
         var request = request
         let order = try AlpacaRequests.order(try await request.jsonBody(context: context))
-        let placed = try await api { () throws(BrokerageError) in try await brokerage.submit(order, account: id) }
+        let placed = try await brokerage.submit(order, account: id)
         guard placed.legs.isEmpty else { return try await encode(placed, account: id).response() }
         return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(bytes: AlpacaEncoding.orderBytes(placed))))
@@ -46,9 +45,9 @@ struct TradingController {
 
     @Sendable func listOrders(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
-        var query = Storage.OrderQuery()
+        var query = OrderQuery()
         if let status = request.query("status") {
-            guard let s = Storage.OrderQuery.Status(rawValue: status.lowercased()) else {
+            guard let s = OrderQuery.Status(rawValue: status.lowercased()) else {
                 throw APIError.unprocessable("invalid status \(status); expected open, closed or all")
             }
             query.status = s
@@ -72,7 +71,7 @@ struct TradingController {
         if let symbols = request.query("symbols") {
             query.symbols = symbols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
         }
-        let orders = try await api { () throws(BrokerageError) in try await brokerage.orders(account: id, query) }
+        let orders = try await brokerage.orders(account: id, query)
         let nested = AlpacaRequests.bool(request.query("nested")) ?? false
         var out: [JSONValue] = []
         for order in orders where !(nested && order.parentID != nil) {
@@ -84,14 +83,14 @@ struct TradingController {
     @Sendable func getOrder(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         let id = try orderID(context)
-        let order = try await api { () throws(BrokerageError) in try await brokerage.order(id, account: account) }
+        let order = try await brokerage.order(id, account: account)
         return try await encode(order, account: account).response()
     }
 
     @Sendable func orderByClientID(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         guard let clientID = request.query("client_order_id") else { throw APIError.unprocessable("client_order_id is required") }
-        let order = try await api { () throws(BrokerageError) in try await brokerage.order(clientOrderID: clientID, account: account) }
+        let order = try await brokerage.order(clientOrderID: clientID, account: account)
         return try await encode(order, account: account).response()
     }
 
@@ -100,25 +99,27 @@ struct TradingController {
         let id = try orderID(context)
         var request = request
         let change = try AlpacaRequests.replace(try await request.jsonBody(context: context))
-        let order = try await api { () throws(BrokerageError) in try await brokerage.replace(id, account: account, with: change) }
+        let order = try await brokerage.replace(id, account: account, with: change)
         return try await encode(order, account: account).response()
     }
 
     @Sendable func cancelOrder(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         let id = try orderID(context)
-        _ = try await api { () throws(BrokerageError) in try await brokerage.cancel(id, account: account) }
+        _ = try await brokerage.cancel(id, account: account)
         return Response(status: .noContent)
     }
 
     @Sendable func cancelAll(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        let results = try await api { () throws(BrokerageError) in try await brokerage.cancelAll(account: account) }
-        let body: [JSONValue] = results.map { id, result in
+        let results = try await brokerage.cancelAll(account: account)
+        let body: [JSONValue] = results.map { (id, result) -> JSONValue in
             switch result {
             case .success(let order): return .object(["id": .string(id.description), "status": .int(200), "body": AlpacaEncoding.order(order)])
-            case .failure(let e): return .object(["id": .string(id.description), "status": .int(e.status),
-                                                  "body": .object(["code": .int(e.code), "message": .string(e.message)])])
+            case .failure(let e):
+                let status: Int = e.status.code
+                let error: JSONValue = .object(["code": .int(e.alpacaCode), "message": .string(e.message)])
+                return .object(["id": .string(id.description), "status": .int(status), "body": error])
             }
         }
         return JSONValue.array(body).response(status: HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"))
@@ -126,7 +127,7 @@ struct TradingController {
 
     @Sendable func positions(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
-        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(id) }
+        let summary = try await brokerage.summary(id)
         let date = services.clock.now()
         return JSONValue.array(summary.positions.map {
             AlpacaEncoding.position($0, date: $0.instrument.calendar.tradingDate(at: date))
@@ -136,7 +137,7 @@ struct TradingController {
     @Sendable func position(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
         let symbol = try context.parameters.require("symbol").uppercased()
-        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(id) }
+        let summary = try await brokerage.summary(id)
         guard let p = summary.positions.first(where: { $0.position.symbol == symbol || AlpacaEncoding.assetID($0.position.symbol) == symbol.lowercased() }) else {
             throw APIError.notFound("position does not exist")
         }
@@ -198,7 +199,7 @@ struct TradingController {
         let id = try context.account()
         let pageSize = Int(request.query("page_size") ?? "100") ?? 0
         guard (1...1000).contains(pageSize) else { throw APIError.unprocessable("page_size must be 1 to 1000") }
-        let entries = try await api { () throws(BrokerageError) in try await brokerage.activities(id, limit: pageSize) }
+        let entries = try await brokerage.activities(id, limit: pageSize)
         return JSONValue.array(entries.map(ActivityEncoding.alpaca)).response()
     }
 

@@ -1,7 +1,7 @@
+import Brokerage
 import Foundation
 import Hummingbird
 import MarketData
-import Storage
 import TradingCore
 
 /// Alpaca watchlists, including the `:by_name` variants; every change answers with the updated watchlist.
@@ -30,7 +30,7 @@ struct WatchlistsController {
 
     func find(_ context: AppContext, id: String? = nil, name: String? = nil) async throws -> WatchlistRecord {
         let account = try context.account()
-        let all = try await services.storage.watchlists(account: account)
+        let all = try await services.brokerage.watchlists.all(account: account)
         guard let w = all.first(where: { (id != nil && $0.id == id) || (name != nil && $0.name == name) }) else {
             throw APIError.notFound("watchlist not found")
         }
@@ -57,14 +57,17 @@ struct WatchlistsController {
     }
 
     func save(_ w: WatchlistRecord) async throws -> Response {
-        do { try await services.storage.saveWatchlist(w) } catch StorageError.duplicate {
+        do throws(BrokerageError) {
+            try await services.brokerage.watchlists.save(w)
+        } catch {
+            guard error.isDuplicate else { throw error }
             throw APIError(.unprocessableContent, code: 40010001, "watchlist name must be unique")
         }
         return encode(w).response()
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let lists = try await services.storage.watchlists(account: try context.account())
+        let lists = try await services.brokerage.watchlists.all(account: try context.account())
         return JSONValue.array(lists.map { w in
             var o = encode(w).object ?? [:]
             o["assets"] = nil // the list form omits assets, as Alpaca's does
@@ -129,13 +132,13 @@ struct WatchlistsController {
 
     @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await find(context, id: try context.parameters.require("id"))
-        _ = try await services.storage.deleteWatchlist(id: w.id, account: w.accountID)
+        try await services.brokerage.watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 
     @Sendable func deleteByName(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await find(context, name: request.query("name"))
-        _ = try await services.storage.deleteWatchlist(id: w.id, account: w.accountID)
+        try await services.brokerage.watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 

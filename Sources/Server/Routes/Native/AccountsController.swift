@@ -2,7 +2,6 @@ import Brokerage
 import Foundation
 import Hummingbird
 import MarketData
-import Storage
 import TradingCore
 
 /// The logged-in user's accounts: create, summary with positions, deposit, withdraw, reset, transactions,
@@ -35,13 +34,13 @@ struct AccountsController {
             return record
         }
         let user = try context.user()
-        let accounts = try await api { () throws(BrokerageError) in try await brokerage.loadAccounts(of: user) }
+        let accounts = try await brokerage.loadAccounts(of: user)
         guard let record = accounts.first(where: { $0.id == id }) else { throw APIError.notFound("account not found") }
         return record
     }
 
     func detail(_ record: AccountRecord) async throws -> JSONValue {
-        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(record.id) }
+        let summary = try await brokerage.summary(record.id)
         var o = NativeEncoding.account(record, summary: summary).object ?? [:]
         let now = services.clock.now()
         o["positions"] = .array(summary.positions.map { p in
@@ -55,10 +54,10 @@ struct AccountsController {
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let accounts = try await api { () throws(BrokerageError) in try await brokerage.loadAccounts(of: user) }
+        let accounts = try await brokerage.loadAccounts(of: user)
         var out: [JSONValue] = []
         for record in accounts {
-            let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(record.id) }
+            let summary = try await brokerage.summary(record.id)
             out.append(NativeEncoding.account(record, summary: summary))
         }
         return JSONValue.array(out).response()
@@ -96,9 +95,11 @@ struct AccountsController {
             return m
         } ?? .bank
         let note = body["note"]?.string.map { String($0.prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 }
-        let entry = try await api { () throws(BrokerageError) in
-            deposit ? try await brokerage.deposit(amount, to: record.id, method: method, note: note)
-                : try await brokerage.withdraw(amount, from: record.id, method: method, note: note)
+        let entry: LedgerEntry
+        if deposit {
+            entry = try await brokerage.deposit(amount, to: record.id, method: method, note: note)
+        } else {
+            entry = try await brokerage.withdraw(amount, from: record.id, method: method, note: note)
         }
         var detail = try await self.detail(record).object ?? [:]
         detail["transaction"] = NativeEncoding.transaction(entry)
@@ -115,19 +116,19 @@ struct AccountsController {
 
     @Sendable func reset(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await owned(context)
-        try await api { () throws(BrokerageError) in try await brokerage.reset(record.id) }
+        try await brokerage.reset(record.id)
         return try await detail(record).response()
     }
 
     @Sendable func transactions(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await owned(context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 200, 1), 1000)
-        let entries = try await api { () throws(BrokerageError) in try await brokerage.activities(record.id, limit: limit) }
+        let entries = try await brokerage.activities(record.id, limit: limit)
         // Fills and fees of orders a queued rule placed are marked automatic (their client order id is queue-<rule>).
-        var recent = Storage.OrderQuery()
+        var recent = OrderQuery()
         recent.status = .all
         recent.limit = 500
-        let orders = try await api { () throws(BrokerageError) in try await brokerage.orders(account: record.id, recent) }
+        let orders = try await brokerage.orders(account: record.id, recent)
         let automatic = Set(orders.filter { $0.clientOrderID.hasPrefix("queue-") }.map(\.id))
         return JSONValue.array(entries.map { entry in
             var o = NativeEncoding.transaction(entry).object ?? [:]
@@ -142,10 +143,10 @@ struct AccountsController {
 
     @Sendable func orders(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await owned(context)
-        var query = Storage.OrderQuery()
-        query.status = Storage.OrderQuery.Status(rawValue: request.query("status") ?? "all") ?? .all
+        var query = OrderQuery()
+        query.status = OrderQuery.Status(rawValue: request.query("status") ?? "all") ?? .all
         query.limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
-        let list = try await api { () throws(BrokerageError) in try await brokerage.orders(account: record.id, query) }
+        let list = try await brokerage.orders(account: record.id, query)
         return JSONValue.array(list.map { AlpacaEncoding.order($0) }).response()
     }
 
@@ -153,14 +154,14 @@ struct AccountsController {
         let record = try await owned(context)
         var request = request
         let order = try AlpacaRequests.order(try await request.jsonBody(context: context))
-        let placed = try await api { () throws(BrokerageError) in try await brokerage.submit(order, account: record.id) }
+        let placed = try await brokerage.submit(order, account: record.id)
         return AlpacaEncoding.order(placed).response(status: .created)
     }
 
     @Sendable func cancelOrder(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await owned(context)
         guard let id = OrderID(try context.parameters.require("order")) else { throw APIError.notFound("order not found") }
-        let order = try await api { () throws(BrokerageError) in try await brokerage.cancel(id, account: record.id) }
+        let order = try await brokerage.cancel(id, account: record.id)
         return AlpacaEncoding.order(order).response()
     }
 
@@ -179,7 +180,7 @@ struct AccountsController {
             guard let price = FixedDecimal(text), price.isPositive else { throw APIError.unprocessable("price must be a positive number") }
             return price
         }
-        let summary = try await api { () throws(BrokerageError) in try await brokerage.summary(record.id) }
+        let summary = try await brokerage.summary(record.id)
         let price: FixedDecimal
         if let explicit { price = explicit } else {
             let quote: MarketQuote

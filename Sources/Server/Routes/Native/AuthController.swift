@@ -2,7 +2,6 @@ import Brokerage
 import Foundation
 import Hummingbird
 import MarketData
-import Storage
 import TradingCore
 
 /// Sign up, log in, log out, me — sessions in HttpOnly, SameSite=Lax cookies; failed logins throttled.
@@ -42,7 +41,7 @@ struct AuthController {
         guard !services.throttle.isBlocked(username, at: now) else {
             throw APIError(.tooManyRequests, code: 42910000, "too many failed logins; try again in a few minutes")
         }
-        guard let user = try await services.storage.user(username: username),
+        guard let user = try await services.brokerage.users.user(username: username),
               try await Credentials.verifyPassword(password, hash: user.passwordHash) else {
             services.throttle.recordFailure(username, at: now)
             throw APIError(.unauthorized, code: 40110000, "wrong username or password")
@@ -53,7 +52,7 @@ struct AuthController {
 
     @Sendable func logout(_ request: Request, context: AppContext) async throws -> Response {
         if case .user(_, let token) = context.caller {
-            try await services.storage.deleteSession(tokenHash: Credentials.sha256(token))
+            try await services.brokerage.users.closeSession(tokenHash: Credentials.sha256(token))
         }
         var response = JSONValue.object(["ok": .bool(true)]).response()
         response.setCookie(Cookie(name: SessionAuthenticator.cookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))
@@ -62,15 +61,15 @@ struct AuthController {
 
     @Sendable func me(_ request: Request, context: AppContext) async throws -> Response {
         let userID = try context.user()
-        guard let user = try await services.storage.user(id: userID) else { throw APIError.unauthorized }
+        guard let user = try await services.brokerage.users.user(id: userID) else { throw APIError.unauthorized }
         return try await profile(user).response()
     }
 
     func profile(_ user: UserRecord) async throws -> JSONValue {
-        let accounts = try await api { () throws(BrokerageError) in try await services.brokerage.loadAccounts(of: user.id) }
+        let accounts = try await services.brokerage.loadAccounts(of: user.id)
         var list: [JSONValue] = []
         for record in accounts {
-            let summary = try await api { () throws(BrokerageError) in try await services.brokerage.summary(record.id) }
+            let summary = try await services.brokerage.summary(record.id)
             list.append(NativeEncoding.account(record, summary: summary))
         }
         return .object(["id": .string(user.id), "username": .string(user.username), "accounts": .array(list)])
@@ -78,9 +77,8 @@ struct AuthController {
 
     func sessionResponse(user: UserRecord, status: HTTPResponse.Status) async throws -> Response {
         let token = Credentials.token()
-        let now = services.clock.now()
-        try await services.storage.createSession(tokenHash: Credentials.sha256(token), userID: user.id, createdAt: now,
-                                                 expiresAt: now.adding(seconds: Self.sessionDays * 86_400))
+        try await services.brokerage.users.openSession(tokenHash: Credentials.sha256(token), userID: user.id,
+                                                      lifetime: Self.sessionDays * 86_400)
         var response = try await profile(user).response(status: status)
         response.setCookie(Cookie(name: SessionAuthenticator.cookie, value: token, maxAge: Int(Self.sessionDays * 86_400),
                                   path: "/", httpOnly: true, sameSite: .lax))

@@ -2,7 +2,6 @@ import Brokerage
 import Foundation
 import Hummingbird
 import MarketData
-import Storage
 import TradingCore
 
 /// Watchlists of one of the user's accounts, as the app shows them: each symbol with its price and change,
@@ -42,14 +41,17 @@ struct FavoritesController {
     func watchlist(_ context: AppContext) async throws -> WatchlistRecord {
         let account = try await accounts.owned(context)
         let id = try context.parameters.require("wid")
-        guard let w = try await services.storage.watchlists(account: account.id).first(where: { $0.id == id }) else {
+        guard let w = try await services.brokerage.watchlists.find(id, account: account.id) else {
             throw APIError.notFound("watchlist not found")
         }
         return w
     }
 
     func save(_ w: WatchlistRecord, status: HTTPResponse.Status = .ok) async throws -> Response {
-        do { try await services.storage.saveWatchlist(w) } catch StorageError.duplicate {
+        do throws(BrokerageError) {
+            try await services.brokerage.watchlists.save(w)
+        } catch {
+            guard error.isDuplicate else { throw error }
             throw APIError(.conflict, code: 40900000, "a watchlist named \(w.name) already exists")
         }
         return await encode(w).response(status: status)
@@ -70,7 +72,7 @@ struct FavoritesController {
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let account = try await accounts.owned(context)
         var out: [JSONValue] = []
-        for w in try await services.storage.watchlists(account: account.id) { out.append(await encode(w)) }
+        for w in try await services.brokerage.watchlists.all(account: account.id) { out.append(await encode(w)) }
         return JSONValue.array(out).response()
     }
 
@@ -98,7 +100,7 @@ struct FavoritesController {
 
     @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await watchlist(context)
-        _ = try await services.storage.deleteWatchlist(id: w.id, account: w.accountID)
+        try await services.brokerage.watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 

@@ -1,6 +1,6 @@
 import Hummingbird
 import MarketData
-import Storage
+import Brokerage
 
 /// In-app notifications: list with the unread count, mark one or all read.
 struct NotificationsController {
@@ -21,19 +21,19 @@ struct NotificationsController {
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
-        let (items, unread) = try await services.storage.notifications(user: user, limit: limit)
+        let (items, unread) = try await services.brokerage.notifications.recent(user: user, limit: limit)
         return JSONValue.object(["unread": .int(unread), "notifications": .array(items.map(Self.encode))]).response()
     }
 
     @Sendable func read(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        try await services.storage.markNotificationsRead(user: user, id: try context.parameters.require("id"), at: services.clock.now())
+        try await services.brokerage.notifications.markRead(user: user, id: try context.parameters.require("id"))
         return try await list(request, context: context)
     }
 
     @Sendable func readAll(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        try await services.storage.markNotificationsRead(user: user, id: nil, at: services.clock.now())
+        try await services.brokerage.notifications.markRead(user: user, id: nil)
         return try await list(request, context: context)
     }
 }

@@ -1,7 +1,6 @@
 import Brokerage
 import Hummingbird
 import MarketData
-import Storage
 import TradingCore
 
 /// Queue purchase: an account's automatic conditional orders.
@@ -37,7 +36,7 @@ struct QueueController {
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await AccountsController(services: services).owned(context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
-        let entries = try await api { () throws(BrokerageError) in try await brokerage.queueHistory(account: record.id, limit: limit) }
+        let entries = try await brokerage.queueHistory(account: record.id, limit: limit)
         return JSONValue.array(entries.map { Self.encode($0, currency: record.market.currency) }).response()
     }
 
@@ -46,10 +45,8 @@ struct QueueController {
         var request = request
         let body = try await request.jsonBody(context: context)
         let parsed = try Self.parse(body)
-        let added = try await api { () throws(BrokerageError) in
-            try await brokerage.addRule(account: record.id, symbol: parsed.symbol, condition: parsed.condition,
-                                        action: parsed.action, lifetime: parsed.lifetime)
-        }
+        let added = try await brokerage.addRule(account: record.id, symbol: parsed.symbol, condition: parsed.condition,
+                                                action: parsed.action, lifetime: parsed.lifetime)
         let entry = await brokerage.entry(added)
         return Self.encode(entry, currency: record.market.currency).response(status: .created)
     }
@@ -57,7 +54,7 @@ struct QueueController {
     @Sendable func cancel(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await AccountsController(services: services).owned(context)
         guard let id = Identifier(try context.parameters.require("rule")) else { throw APIError.notFound("queued rule not found") }
-        let canceled = try await api { () throws(BrokerageError) in try await brokerage.cancelRule(id, account: record.id) }
+        let canceled = try await brokerage.cancelRule(id, account: record.id)
         let entry = await brokerage.entry(canceled)
         return Self.encode(entry, currency: record.market.currency).response()
     }

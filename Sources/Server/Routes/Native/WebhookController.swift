@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import MarketData
-import Storage
+import Brokerage
 import TradingCore
 
 /// The logged-in user's webhook: set the URL (a signing secret is made and shown once), rotate the secret, disable,
@@ -39,7 +39,7 @@ struct WebhookController {
 
     @Sendable func get(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let hook = try await services.storage.webhook(user: user)
+        let hook = try await services.brokerage.webhooks.webhook(user: user)
         return JSONValue.object(["webhook": hook.map { Self.encode($0, revealSecret: false) } ?? .null]).response()
     }
 
@@ -56,18 +56,18 @@ struct WebhookController {
         }
         if let enabled = body["enabled"], enabled.bool == nil { throw APIError.unprocessable("enabled must be true or false") }
         let now = services.clock.now()
-        let existing = try await services.storage.webhook(user: user)
+        let existing = try await services.brokerage.webhooks.webhook(user: user)
         let rotate = existing == nil || body["rotate_secret"]?.bool == true
         let hook = WebhookRecord(userID: user, url: text, secret: rotate ? "whsec_" + Credentials.token(bytes: 24) : existing!.secret,
                                  enabled: body["enabled"]?.bool ?? existing?.enabled ?? true,
                                  createdAt: existing?.createdAt ?? now, updatedAt: now)
-        try await services.storage.saveWebhook(hook)
+        try await services.brokerage.webhooks.save(hook)
         return Self.encode(hook, revealSecret: rotate).response(status: existing == nil ? .created : .ok)
     }
 
     @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        guard try await services.storage.deleteWebhook(user: user, at: services.clock.now()) else {
+        guard try await services.brokerage.webhooks.delete(user: user) else {
             throw APIError.notFound("no webhook is set")
         }
         return JSONValue.object(["webhook": .null]).response()
@@ -75,15 +75,15 @@ struct WebhookController {
 
     @Sendable func ping(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        guard try await services.storage.webhook(user: user) != nil else { throw APIError.notFound("no webhook is set") }
+        guard try await services.brokerage.webhooks.webhook(user: user) != nil else { throw APIError.notFound("no webhook is set") }
         let id = "ping-" + UUID().uuidString.lowercased()
-        try await services.storage.enqueueWebhookPing(user: user, id: id, at: services.clock.now())
+        try await services.brokerage.webhooks.ping(user: user, id: id)
         return JSONValue.object(["id": .string(id), "status": .string("pending")]).response(status: .accepted)
     }
 
     @Sendable func deliveries(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
-        return JSONValue.array(try await services.storage.webhookDeliveries(user: user, limit: limit).map(Self.encode)).response()
+        return JSONValue.array(try await services.brokerage.webhooks.deliveries(user: user, limit: limit).map(Self.encode)).response()
     }
 }

@@ -1,18 +1,18 @@
-import Brokerage
 import Foundation
-import Server
+import Storage
 import Testing
 import TradingCore
+
+@testable import Brokerage
 
 @Suite("Order updates are published once durable, in the order they happened")
 struct OrderUpdatesTests {
     @Test("40 concurrent placements and their cancels: every update's order is already in storage; new before canceled")
     func durableAndOrdered() async throws {
-        let f = try await ServerFixture.make()
-        defer { Task { await f.services.shutdown() } }
-        let brokerage = f.services.brokerage
-        let storage = f.services.storage
-        let updates = await brokerage.orderUpdates(account: f.accountID)
+        try await BrokerageFixture.with { f in
+        let brokerage = f.brokerage
+        let storage = try await f.independentStorage()
+        let updates = await brokerage.orderUpdates(account: f.account)
         let count = 40
         // The stream is read while the orders are placed: each update must find its order's state on disk already.
         let reader = Task {
@@ -28,13 +28,13 @@ struct OrderUpdatesTests {
             for i in 0..<count {
                 group.addTask {
                     try await brokerage.submit(OrderRequest(symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
-                                                            limitPrice: FixedDecimal(1 + i % 3)), account: f.accountID)
+                                                            limitPrice: FixedDecimal(1 + i % 3)), account: f.account)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for order in placed { group.addTask { _ = try await brokerage.cancel(order.id, account: f.accountID) } }
+            for order in placed { group.addTask { _ = try await brokerage.cancel(order.id, account: f.account) } }
             try await group.waitForAll()
         }
         let seen = await reader.value
@@ -44,6 +44,8 @@ struct OrderUpdatesTests {
             #expect(events.map(\.1) == [.new, .canceled], "one new, then one canceled, for \(order.id)")
             #expect(events.first?.2 != nil, "the new order was in storage when its update was published")
             #expect(events.last?.2 == .canceled, "the cancel was in storage when its update was published")
+        }
+        await storage.shutdown()
         }
     }
 }

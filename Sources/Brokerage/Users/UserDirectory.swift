@@ -1,0 +1,64 @@
+import MarketData
+import Storage
+import TradingCore
+
+/// Users, their web sessions and their accounts' API keys: everything a surface needs to know who is calling.
+///
+/// Secrets never reach this type in the clear: callers hash session tokens and key secrets (SHA-256, they are
+/// random) and passwords (bcrypt) before handing them over, so the brokerage stays free of credential formats.
+public struct UserDirectory: Sendable {
+    let storage: Storage
+    let clock: MarketClock
+
+    public func user(username: String) async throws(BrokerageError) -> UserRecord? {
+        try await stored { try await storage.user(username: username) }
+    }
+
+    public func user(id: String) async throws(BrokerageError) -> UserRecord? {
+        try await stored { try await storage.user(id: id) }
+    }
+
+    /// How many users exist (zero on a fresh database, when `serve` creates the demo user).
+    public func count() async throws(BrokerageError) -> Int {
+        try await stored { try await storage.userCount() }
+    }
+
+    // MARK: Sessions
+
+    /// Starts a web session for a user; it expires after `seconds`.
+    public func openSession(tokenHash: String, userID: String, lifetime seconds: Int64) async throws(BrokerageError) {
+        let now = clock.now()
+        try await stored {
+            try await storage.createSession(tokenHash: tokenHash, userID: userID, createdAt: now,
+                                            expiresAt: now.adding(seconds: seconds))
+        }
+    }
+
+    /// The user of a live session, or nil when the token is unknown or expired.
+    public func sessionUser(tokenHash: String) async throws(BrokerageError) -> String? {
+        let now = clock.now()
+        return try await stored { try await storage.sessionUser(tokenHash: tokenHash, at: now) }
+    }
+
+    public func closeSession(tokenHash: String) async throws(BrokerageError) {
+        try await stored { try await storage.deleteSession(tokenHash: tokenHash) }
+    }
+
+    // MARK: API keys
+
+    /// Stores a new API key of an account (its secret already hashed).
+    public func addKey(_ key: APIKeyRecord) async throws(BrokerageError) {
+        let now = clock.now()
+        try await stored { try await storage.createAPIKey(key, at: now) }
+    }
+
+    public func key(_ keyID: String) async throws(BrokerageError) -> APIKeyRecord? {
+        try await stored { try await storage.apiKey(keyID) }
+    }
+}
+
+/// Runs a storage call, turning its failure into the brokerage's error (a duplicate is a conflict; anything else
+/// means storage is unavailable and nothing changed).
+func stored<T>(_ body: () async throws -> T) async throws(BrokerageError) -> T {
+    do { return try await body() } catch { throw .storage(error) }
+}

@@ -1,0 +1,56 @@
+import Brokerage
+import HTTPTypes
+import Hummingbird
+import TradingCore
+
+/// What each brokerage failure means on the wire: the HTTP status and Alpaca's 8-digit error code. This is the
+/// only place they are decided; routes just `try` brokerage calls and the error answers itself.
+extension BrokerageError: HTTPResponseError {
+    public var status: HTTPResponse.Status {
+        switch self {
+        case .rejected(let rejection): return rejection.status
+        case .notFound: return .notFound
+        case .invalid: return .unprocessableContent
+        case .conflict: return .conflict
+        case .unavailable: return .serviceUnavailable
+        }
+    }
+
+    /// Alpaca's error code for the failure.
+    public var alpacaCode: Int {
+        switch self {
+        case .rejected(let rejection): return rejection.alpacaCode
+        case .notFound: return 40410000
+        case .invalid: return 42210000
+        case .conflict: return 40900000
+        case .unavailable: return 50300000
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        try APIError(self).response(from: request, context: context)
+    }
+}
+
+extension OrderRejection {
+    /// The HTTP status Alpaca answers with for this refusal.
+    public var status: HTTPResponse.Status {
+        switch reason {
+        case .insufficientBuyingPower, .insufficientQty, .notSellableToday: return .forbidden
+        case .unknownAccount, .orderNotFound: return .notFound
+        case .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits, .marketClosed,
+             .duplicateClientOrderID, .notCancelable, .notReplaceable, .currencyMismatch, .noQuote, .unsupported:
+            return .unprocessableContent
+        }
+    }
+
+    /// Alpaca's 8-digit error code for this refusal.
+    public var alpacaCode: Int {
+        switch reason {
+        case .insufficientBuyingPower, .insufficientQty, .notSellableToday: return 40310000
+        case .unknownAccount, .orderNotFound: return 40410000
+        case .duplicateClientOrderID: return 40010001
+        default: return 42210000
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import MarketData
+import SQLKit
+import Storage
+import Testing
+import TradingCore
+
+@testable import Brokerage
+
+@Suite("The brokerage, driven directly")
+struct BrokerageTests {
+    static func limitBuy(_ price: FixedDecimal, qty: Quantity = 1) -> OrderRequest {
+        OrderRequest(symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: qty, limitPrice: price)
+    }
+
+    @Test("a placed limit order is durable at once, reserves its cost, and shows among the open orders")
+    func placement() async throws {
+        try await BrokerageFixture.with { f in
+            let order = try await f.brokerage.submit(Self.limitBuy(1, qty: 10), account: f.account)
+            #expect(order.status == .new)
+            #expect(await f.state()?.reservedCash == 10, "10 shares at a 1.00 limit hold 10.00 of cash")
+            let storage = try await f.independentStorage()
+            let stored = try await storage.order(order.id)
+            await storage.shutdown()
+            #expect(stored?.status == .new, "another connection already reads the order")
+            #expect(try await f.brokerage.orders(account: f.account, OrderQuery()).map(\.id) == [order.id])
+        }
+    }
+
+    @Test("canceling frees the reserved cash; canceling again says why it cannot")
+    func cancel() async throws {
+        try await BrokerageFixture.with { f in
+            let order = try await f.brokerage.submit(Self.limitBuy(1, qty: 10), account: f.account)
+            let canceled = try await f.brokerage.cancel(order.id, account: f.account)
+            #expect(canceled.status == .canceled)
+            #expect(await f.state()?.reservedCash == 0)
+            await #expect(throws: BrokerageError.rejected(OrderRejection(.notCancelable, "order is canceled and can no longer be canceled"))) {
+                _ = try await f.brokerage.cancel(order.id, account: f.account)
+            }
+            #expect(try await f.brokerage.orders(account: f.account, OrderQuery()).isEmpty, "no open orders are left")
+        }
+    }
+
+    @Test("a queue rule fires once on a price update, with its order and a notification; a restart does not fire it again")
+    func queueRuleFires() async throws {
+        let f = try await BrokerageFixture.make()
+        let rule = try await f.brokerage.addRule(account: f.account, symbol: "KO", condition: .priceAtLeast(FixedDecimal("0.01")!),
+                                                 action: RuleAction(side: .buy, qty: 2), lifetime: nil)
+        try await f.brokerage.pumpMarket()
+        var all = OrderQuery()
+        all.status = .all
+        let orders = try await f.brokerage.orders(account: f.account, all)
+        #expect(orders.map(\.clientOrderID) == ["queue-\(rule.rule.id)"])
+        #expect(orders.first?.qty == 2)
+        #expect(try await f.brokerage.queueHistory(account: f.account).map(\.record.status) == [.fired])
+        let kinds = try await f.brokerage.notifications.recent(user: f.userID).items.map(\.kind)
+        #expect(kinds.contains("order_placed_automatically"))
+        #expect(kinds.contains("queue_empty"))
+
+        await f.brokerage.shutdown()
+        let symbols = try SymbolDirectory.bundled()
+        let market = SimulatedMarket(directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
+        let restarted = try await Brokerage.open(.sqlite(path: f.path), feed: SimulatedFeed(market: market, clock: f.clock),
+                                                 directory: symbols, clock: f.clock)
+        f.clock.advance(by: Duration64.minute)
+        try await restarted.pumpMarket()
+        #expect(try await restarted.orders(account: f.account, all).count == 1, "the rule did not fire again after the restart")
+        await restarted.shutdown()
+    }
+
+    @Test("a commit that fails leaves nothing behind: the engine is reloaded from storage and the next order works")
+    func reloadAfterFailedCommit() async throws {
+        try await BrokerageFixture.with { f in
+            let first = try await f.brokerage.submit(Self.limitBuy(1, qty: 10), account: f.account)
+            // A real fault in the real database: every write of an order aborts its transaction.
+            let saboteur = try await f.independentStorage()
+            try await saboteur.transaction { db in
+                try await db.raw("CREATE TRIGGER injected_fault BEFORE INSERT ON orders BEGIN SELECT RAISE(ABORT, 'injected fault'); END").run()
+            }
+            await #expect {
+                _ = try await f.brokerage.submit(Self.limitBuy(2, qty: 10), account: f.account)
+            } throws: { error in
+                guard case .unavailable(let message) = error as? BrokerageError else { return false }
+                return message.contains("nothing was changed")
+            }
+            #expect(await f.state()?.reservedCash == 10, "only the first order's cost is reserved: the failed one is gone")
+            #expect(try await f.brokerage.orders(account: f.account, OrderQuery()).map(\.id) == [first.id])
+
+            try await saboteur.transaction { db in try await db.raw("DROP TRIGGER injected_fault").run() }
+            await saboteur.shutdown()
+            let next = try await f.brokerage.submit(Self.limitBuy(3, qty: 10), account: f.account)
+            #expect(await f.state()?.reservedCash == 40)
+            #expect(Set(try await f.brokerage.orders(account: f.account, OrderQuery()).map(\.id)) == [first.id, next.id])
+        }
+    }
+}

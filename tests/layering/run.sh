@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Tests of scripts/check-layering.sh: the real tree passes, and each forbidden import in a copy of it fails.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+check=scripts/check-layering.sh
+passed=0
+failed=0
+
+expect() { # expect pass|fail DESCRIPTION SOURCES_DIR
+    local want="$1" what="$2" dir="$3" got
+    if output=$(bash "$check" "$dir" 2>&1); then got=pass; else got=fail; fi
+    if [ "$got" = "$want" ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAILED: $what: expected the check to $want, it did $got"
+        echo "$output" | sed 's/^/    /'
+    fi
+}
+
+expect pass "the real tree" Sources
+
+# One forbidden import at a time, in a scratch copy of the tree.
+while IFS='|' read -r module line; do
+    scratch=$(mktemp -d)
+    cp -r Sources "$scratch/"
+    printf '%s\n' "$line" > "$scratch/Sources/$module/ForbiddenImport.swift"
+    expect fail "$module with '$line'" "$scratch/Sources"
+    rm -rf "$scratch"
+done <<'CASES'
+Server|import Storage
+Server|@_exported import struct Storage.UserRecord
+Server|import SQLKit
+papertrade|import Storage
+TradingCore|import Foundation
+MarketData|import Storage
+Storage|import MarketData
+Brokerage|import Hummingbird
+CASES
+
+echo "layering: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
