@@ -204,7 +204,6 @@ struct CheckpointTests {
         policy.walSizeLimit = 1 << 20
         policy.preallocateWAL = true // restarts over a file written out to the limit
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
-        defer { Task { await storage.shutdown() } }
         try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
         var engine = TradingEngine()
         engine.register(.usEquity("AAPL", name: "Apple"))
@@ -232,10 +231,14 @@ struct CheckpointTests {
             let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
             largest = max(largest, size)
         }
-        #expect(written * 600 > 4 * policy.walSizeLimit, "enough was written to pass the limit several times (\(written) orders)")
         #expect(largest < 4 * policy.walSizeLimit, "the WAL peaked at \(largest) bytes")
         let stored = try await storage.accounts(userID: "u1")
         #expect(try await storage.restorable(stored[0]).openOrders.count == written)
+        await storage.shutdown()
+        // What went through the WAL reached the database file: several times the WAL's limit, so the WAL was
+        // checkpointed and started over rather than left to grow.
+        let database = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(database > 4 * policy.walSizeLimit, "the database file holds \(database) bytes of \(written) orders")
     }
 }
 

@@ -41,7 +41,7 @@ struct LedgerPropertyTests {
             var r = SeededGenerator(seed: UInt64(truncatingIfNeeded: n))
             now = now.adding(nanoseconds: Int64(r.next() % 1800) * Duration64.second)
             let (id, symbol, account) = symbols[Int(r.next() % 3)]
-            let tick = id == f.aapl ? d("0.01") : d("0.01")
+            let tick = d("0.01") // AAPL above $1 and both A-shares quote in cents
             let base = price[id]!
             switch r.next() % 12 {
             case 0...3: // quote with a little depth, after a random walk
