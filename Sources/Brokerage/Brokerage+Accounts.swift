@@ -12,11 +12,9 @@ extension Brokerage {
 
     /// Opens a paper account for a user, durably.
     public func openAccount(userID: String, market: Market, cash: FixedDecimal, name: String) async throws(BrokerageError) -> AccountRecord {
-        var id = AccountID(high: 0, low: 0)
-        repeat {
-            var generator = SystemRandomNumberGenerator()
-            id = Identifier(high: (generator.next() & ~0xF000) | 0x4000, low: (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
-        } while owners[id] != nil
+        var generator = SystemRandomNumberGenerator()
+        var id = AccountID(.random(using: &generator))
+        while owners[id] != nil { id = AccountID(.random(using: &generator)) }
         do { try engine.openAccount(id, market: market, startingCash: cash) } catch { throw .rejected(error) }
         guard let snapshot = engine.snapshot(of: id) else { throw .invalid("account could not be opened") }
         let number = "PA" + String(id.high % 10_000_000_000).leftPadded(10)

@@ -3,38 +3,57 @@ import Storage
 import TradingCore
 
 extension Brokerage {
-    /// Registers an instrument on first use and brings its market state up to now: the session's reference
-    /// (previous close → A-share price band) and the current quote, so orders validate and fill against the
-    /// market as it is.
-    func refresh(_ symbol: String, force: Bool = false) async throws(BrokerageError) -> InstrumentID {
+    // MARK: Market state
+    //
+    // Market data reaches resting orders and queue rules through one path: `applyMarketUpdate`, called by the
+    // market pump (and by nothing inside a placement). A placement only *looks* at the market (`prepareMarket`):
+    // the fresh quote it fetches becomes the instrument's market view for validating and filling that order, and
+    // other accounts' orders and rules see the market move at the next pump.
+
+    /// The market as a placement (or replacement) sees it: registers the instrument on first use, sets the
+    /// session's reference (previous close → A-share price band) on a new trading date, and records a fresh quote
+    /// as the instrument's market view (`TradingEngine.observe`), so the order validates and fills against the
+    /// market as it is. Matches no resting order and evaluates no rule.
+    func prepareMarket(for symbol: String) async throws(BrokerageError) -> InstrumentID {
+        let (id, quote) = try await currentQuote(symbol, reuse: true)
+        if let quote { engine.observe(quote.engineQuote, instrument: id, at: clock.now()) }
+        return id
+    }
+
+    /// One market update for one instrument: its current quote is matched against the orders resting on it and
+    /// evaluated against its queued rules (which may place orders).
+    func applyMarketUpdate(_ symbol: String) async throws(BrokerageError) {
+        let (id, quote) = try await currentQuote(symbol, reuse: false)
+        guard let quote else { return }
+        let now = clock.now()
+        engine.apply(quote.event(for: id).at(now))
+        evaluateRules(id, quote: quote, at: now)
+    }
+
+    /// Registers the instrument, fetches its quote and sets the session's reference when the trading date
+    /// changed. The quote is nil when it may not serve orders — the feed failed (an order can still be validated;
+    /// it fills on a later update), or a provider quote is more than five minutes old during trading — and, with
+    /// `reuse`, when the engine's view is younger than `refreshReuse` (orders in a burst share one quote).
+    func currentQuote(_ symbol: String, reuse: Bool) async throws(BrokerageError) -> (InstrumentID, MarketQuote?) {
         guard let entry = directory.entry(symbol) else { throw .notFound("asset not found for \(symbol)") }
         let id = engine.register(entry.instrument)
-        // Orders arriving in a burst share one quote: within a few milliseconds of the last refresh the engine's
-        // quote is as fresh as the feed's (the pump refreshes every second regardless).
         let started = clock.now()
-        if !force, let last = lastRefresh[id], started.nanoseconds - last.nanoseconds < Self.refreshReuse, last <= started {
-            return id
+        if reuse, let last = lastRefresh[id], started.nanoseconds - last.nanoseconds < Self.refreshReuse, last <= started {
+            return (id, nil)
         }
         lastRefresh[id] = started
         let quote: MarketQuote
         do { quote = try await feed.quote(entry.symbol) } catch {
-            // Without a fresh quote the order can still be validated; it fills on the next update.
             if case .unknownSymbol = error { throw .feed(error) }
-            return id
+            return (id, nil)
         }
         let now = clock.now()
-        let date = quote.tradingDate
-        if referenceDates[id] != date {
+        if referenceDates[id] != quote.tradingDate {
             engine.apply(MarketEvent(instrument: id, time: now, kind: .reference(previousClose: quote.previousClose)))
-            referenceDates[id] = date
+            referenceDates[id] = quote.tradingDate
         }
-        // A provider quote older than five minutes during trading is stale: it may not fill orders.
         let age = now.nanoseconds - quote.time.nanoseconds
-        if age < 5 * Duration64.minute || quote.phase == .closed {
-            engine.apply(quote.event(for: id).at(now))
-            evaluateRules(id, quote: quote, at: now)
-        }
-        return id
+        return (id, age < 5 * Duration64.minute || quote.phase == .closed ? quote : nil)
     }
 
     /// The day's auctions, once each, stamped at the time they happen: the opening auction at the session's open
@@ -79,7 +98,7 @@ extension Brokerage {
 
     func place(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> (Order, StagedStep?) {
         guard owners.index(forKey: account) != nil else { throw .notFound("account not found") }
-        _ = try await refresh(request.symbol)
+        _ = try await prepareMarket(for: request.symbol)
         let order: Order
         do { order = try engine.submit(request, account: account, at: clock.now()) } catch {
             throw .rejected(error)
@@ -108,7 +127,7 @@ extension Brokerage {
     }
 
     public func replace(_ id: OrderID, account: AccountID, with change: ReplaceRequest) async throws(BrokerageError) -> Order {
-        if let order = engine.order(id) { _ = try await refresh(order.symbol) }
+        if let order = engine.order(id) { _ = try await prepareMarket(for: order.symbol) }
         let replacement: Order
         do { replacement = try engine.replace(id, account: account, with: change, at: clock.now()) } catch {
             throw .rejected(error)
@@ -151,7 +170,7 @@ extension Brokerage {
         await applyDueAuctions(symbols, at: clock.now())
         engine.advance(to: clock.now())
         expireRules(at: clock.now())
-        for symbol in symbols { _ = try? await refresh(symbol) }
+        for symbol in symbols { try? await applyMarketUpdate(symbol) }
         try await commit()
     }
 

@@ -4,8 +4,8 @@ import TradingCore
 
 /// Queue purchase: rules that place an order automatically when their condition holds.
 ///
-/// Evaluation: every price update the brokerage applies (each market-pump tick for instruments with working
-/// orders or queued rules, and every quote refresh) evaluates the rules of that instrument only, through the
+/// Evaluation: every market update (each market-pump tick for instruments with working orders or queued rules)
+/// evaluates the rules of that instrument only, through the
 /// `RuleBook` index. A rule fires only while its market trades continuously (not in auctions, the lunch break
 /// or when closed), and places its order under the same rules as a manual one (lots, T+1, price limits,
 /// buying power).
@@ -28,12 +28,12 @@ extension Brokerage {
     }
 
     /// Client order id of the order a rule places.
-    static func clientOrderID(for rule: Identifier) -> String { "queue-\(rule)" }
+    static func clientOrderID(for rule: QueueRuleID) -> String { "queue-\(rule)" }
 
     /// Loads every queued rule into the rule book (at start and after a reload).
     func reloadRules() async throws {
         var book = RuleBook()
-        var records: [Identifier: QueueRuleRecord] = [:]
+        var records: [QueueRuleID: QueueRuleRecord] = [:]
         for record in try await storage.queuedRules() {
             guard let entry = directory.entry(record.rule.symbol) else { continue }
             book.add(record.rule, instrument: engine.register(entry.instrument))
@@ -62,7 +62,7 @@ extension Brokerage {
         if case .session(let day) = life, day != today { throw .invalid("a session rule is for today's session (\(today))") }
         var generator = SystemRandomNumberGenerator()
         var seeded = SeededGenerator(seed: generator.next())
-        let rule = QueueRule(id: Identifier.timeOrdered(at: now, using: &seeded), accountID: account, symbol: entry.symbol,
+        let rule = QueueRule(id: QueueRuleID(.timeOrdered(at: now, using: &seeded)), accountID: account, symbol: entry.symbol,
                              condition: condition, action: action, lifetime: life, createdAt: now)
         let id = engine.register(instrument)
         let record = QueueRuleRecord(rule: rule, updatedAt: now)
@@ -71,7 +71,11 @@ extension Brokerage {
         pendingRules.append(record)
         try await commit()
         if condition.barsNeeded > 0 { await seedCloses(id, symbol: entry.symbol) }
-        _ = try? await refresh(entry.symbol, force: true)
+        if let (_, quote) = try? await currentQuote(entry.symbol, reuse: false), let quote {
+            let now = clock.now()
+            engine.observe(quote.engineQuote, instrument: id, at: now)
+            evaluateRules(id, quote: quote, at: now, only: rule.id)
+        }
         try await commit()
         return queuedRules[rule.id] ?? lastRuleOutcome[rule.id] ?? record
     }
@@ -101,7 +105,7 @@ extension Brokerage {
     }
 
     /// Cancels a queued rule.
-    public func cancelRule(_ id: Identifier, account: AccountID) async throws(BrokerageError) -> QueueRuleRecord {
+    public func cancelRule(_ id: QueueRuleID, account: AccountID) async throws(BrokerageError) -> QueueRuleRecord {
         guard var record = queuedRules[id], record.rule.accountID == account else {
             throw .notFound("queued rule not found (it may have fired, failed or been canceled already)")
         }
@@ -146,11 +150,13 @@ extension Brokerage {
 
     // MARK: Evaluation (called with the engine up to date for the instrument)
 
-    /// Evaluates the instrument's rules at a fresh quote and places the orders of those that fire.
-    func evaluateRules(_ id: InstrumentID, quote: MarketQuote, at now: Timestamp) {
+    /// Evaluates the instrument's rules (or only the rule `only`: a rule just queued is checked at once, without
+    /// firing anyone else's) at a fresh quote and places the orders of those that fire.
+    func evaluateRules(_ id: InstrumentID, quote: MarketQuote, at now: Timestamp, only: QueueRuleID? = nil) {
         guard ruleBook.hasRules(id), quote.phase == .continuous else { return }
         var fired: [QueueRule] = []
-        ruleBook.evaluate(id, price: quote.last, previousClose: quote.previousClose, band: engine.priceBand(id), into: &fired)
+        ruleBook.evaluate(id, price: quote.last, previousClose: quote.previousClose, band: engine.priceBand(id),
+                          only: only, into: &fired)
         for rule in fired { fire(rule, price: quote.last, at: now) }
     }
 

@@ -28,7 +28,7 @@ public actor Brokerage {
     var owners: [AccountID: AccountRecord] = [:]
     /// The trading date each instrument's reference (previous close, price band) was last set for.
     var referenceDates: [InstrumentID: CivilDate] = [:]
-    /// When each instrument's quote was last fetched (see `refresh`).
+    /// When each instrument's quote was last fetched (see `currentQuote`).
     var lastRefresh: [InstrumentID: Timestamp] = [:]
     /// How long a fetched quote serves further orders: 5 ms.
     static let refreshReuse: Int64 = 5_000_000
@@ -44,12 +44,12 @@ public actor Brokerage {
     // Queue purchase (Brokerage+Queue.swift).
     var ruleBook = RuleBook()
     /// Rules still queued, by id.
-    var queuedRules: [Identifier: QueueRuleRecord] = [:]
+    var queuedRules: [QueueRuleID: QueueRuleRecord] = [:]
     /// Rule changes and notifications waiting for the next commit (journaled with the engine's events).
     var pendingRules: [QueueRuleRecord] = []
     var pendingNotifications: [NotificationRecord] = []
     /// The last state of rules that left the queue in this run (what `addRule` returns if its rule fired at once).
-    var lastRuleOutcome: [Identifier: QueueRuleRecord] = [:]
+    var lastRuleOutcome: [QueueRuleID: QueueRuleRecord] = [:]
     var seededCloses: Set<InstrumentID> = []
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
@@ -259,8 +259,7 @@ public actor Brokerage {
     /// A fresh random (version-4) id for a notification.
     static func notificationID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return Identifier(high: (generator.next() & ~0xF000) | 0x4000,
-                          low: (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000).description
+        return Identifier.random(using: &generator).description
     }
 
     // MARK: Order update streams

@@ -328,7 +328,7 @@ struct EncodedJournal: Sendable {
     var random: String?
 
     init(merging steps: [EncodedStep]) throws {
-        var ruleIndex: [Identifier: Int] = [:]
+        var ruleIndex: [QueueRuleID: Int] = [:]
         var orderIndex: [OrderID: Int] = [:]
         var latestAccounts: [Account] = []
         var accountIndex: [AccountID: Int] = [:]

@@ -94,3 +94,41 @@ struct BrokerageTests {
         }
     }
 }
+
+@Suite("Market updates reach books and rules through the pump only")
+struct MarketUpdatePathTests {
+    @Test("a placement's fresh quote fills that order only: another account's resting order and queued rule wait for the pump")
+    func placementDoesNotMatchOthers() async throws {
+        try await BrokerageFixture.with { f in
+            let other = try await f.brokerage.openAccount(userID: f.userID, market: .us, cash: 100_000, name: "other")
+            let opening = try await f.brokerage.feed.quote("KO")
+            let bid = try #require(opening.bids.best?.price)
+            let trigger = min(bid, opening.last) - FixedDecimal("0.01")!
+            // The other account bids at the best bid (below the ask: it rests) and queues a rule for the last
+            // price falling a cent below both.
+            let resting = try await f.brokerage.submit(BrokerageTests.limitBuy(bid), account: other.id)
+            #expect(resting.status == .new)
+            let rule = try await f.brokerage.addRule(account: other.id, symbol: "KO", condition: .priceAtMost(trigger),
+                                                     action: RuleAction(side: .buy, qty: 1), lifetime: nil)
+            #expect(rule.status == .queued)
+
+            // Let the simulated market fall through both.
+            var later = opening
+            func fell(_ q: MarketQuote) -> Bool { q.asks.best.map { $0.price <= bid } == true && q.last <= trigger }
+            for _ in 0..<720 where !fell(later) {
+                f.clock.advance(by: 10 * Duration64.second)
+                later = try await f.brokerage.feed.quote("KO")
+            }
+            try #require(fell(later), "KO fell below \(trigger) within two hours of simulated trading")
+
+            // Someone else's placement fetches that quote: their order sees it, the other account's do not.
+            _ = try await f.brokerage.submit(BrokerageTests.limitBuy(1), account: f.account)
+            #expect(try await f.brokerage.order(resting.id, account: other.id).status == .new)
+            #expect(try await f.brokerage.queue(account: other.id).map(\.record.rule.id) == [rule.rule.id])
+
+            try await f.brokerage.pumpMarket()
+            #expect(try await f.brokerage.order(resting.id, account: other.id).status == .filled)
+            #expect(try await f.brokerage.queueHistory(account: other.id).map(\.record.status) == [.fired])
+        }
+    }
+}

@@ -14,6 +14,9 @@ struct LedgerPropertyTests {
         var high: [InstrumentID: FixedDecimal] = [:]
         var now: Timestamp
         var problems: [String] = []
+        /// Each order's last published status, and how much of the outbox `check` has read.
+        var statuses: [OrderID: OrderStatus] = [:]
+        var checkedEvents = 0
 
         init(alwaysOpen: Bool, cash: FixedDecimal) {
             f = Fixture(configuration: EngineConfiguration(
@@ -106,6 +109,15 @@ struct LedgerPropertyTests {
                     problems.append("live position \(id) not in the replay")
                 }
             }
+            for event in f.engine.outbox[checkedEvents...] {
+                guard case .order(let update) = event else { continue }
+                let status = update.order.status
+                if let previous = statuses[update.order.id], previous.after(update.event) != status {
+                    problems.append("order \(update.order.id) went \(previous) → \(status) on \(update.event), outside the transition table")
+                }
+                statuses[update.order.id] = status
+            }
+            checkedEvents = f.engine.outbox.count
             var netFills: [InstrumentID: FixedDecimal] = [:]
             for event in f.engine.outbox {
                 guard case .order(let update) = event else { continue }
@@ -130,7 +142,7 @@ struct LedgerPropertyTests {
     /// fills cut short by buying power).
     static let worlds: [(alwaysOpen: Bool, cash: FixedDecimal)] = [(false, 20_000), (true, 3_000)]
 
-    @Test("ledger replay equals live balances; cash ≥ 0; filled ≤ qty; position = Σ fills; fills inside the prices seen",
+    @Test("ledger replay equals live balances; cash ≥ 0; filled ≤ qty; position = Σ fills; fills inside the prices seen; statuses follow the transition table",
           arguments: worlds.indices)
     func invariants(world: Int) async {
         let (alwaysOpen, cash) = Self.worlds[world]

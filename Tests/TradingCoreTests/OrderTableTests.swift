@@ -89,11 +89,11 @@ struct ShardedSetTests {
     func asSet() {
         var rng = SeededGenerator(seed: 3)
         var sharded = ShardedSet<OrderID>()
-        let absent = sharded.remove(Identifier(high: 1, low: 1))
-        #expect(sharded.isEmpty && !sharded.contains(Identifier(high: 1, low: 1)) && absent == nil)
+        let absent = sharded.remove(OrderID(high: 1, low: 1))
+        #expect(sharded.isEmpty && !sharded.contains(OrderID(high: 1, low: 1)) && absent == nil)
         var plain = Set<OrderID>()
         for _ in 0..<5_000 {
-            let id = Identifier.random(using: &rng)
+            let id = OrderID(.random(using: &rng))
             let inserted = sharded.insert(id)
             #expect(inserted)
             plain.insert(id)

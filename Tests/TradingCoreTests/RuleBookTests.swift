@@ -11,7 +11,7 @@ struct RuleBookTests {
     let band = PriceBand(limitDown: d("1586.70"), limitUp: d("1939.30"))
 
     func rule(_ n: UInt64, _ condition: RuleCondition, lifetime: RuleLifetime = .untilTriggered, symbol: String = "600519") -> QueueRule {
-        QueueRule(id: Identifier(high: 1, low: n), accountID: account, symbol: symbol, condition: condition,
+        QueueRule(id: QueueRuleID(high: 1, low: n), accountID: account, symbol: symbol, condition: condition,
                   action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: lifetime, createdAt: t)
     }
 
@@ -88,7 +88,7 @@ struct RuleBookTests {
         book.add(rule(3, .priceAtLeast(d("1800"))), instrument: moutai)
         #expect(book.expire(on: CivilDate(2026, 11, 20)).isEmpty)
         #expect(book.expire(on: CivilDate(2026, 11, 23)).map(\.id.low).sorted() == [1, 2])
-        #expect(book.remove(Identifier(high: 1, low: 3)) != nil)
+        #expect(book.remove(QueueRuleID(high: 1, low: 3)) != nil)
         #expect(fire(&book, "1900").isEmpty)
     }
 

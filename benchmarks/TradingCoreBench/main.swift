@@ -225,7 +225,7 @@ do {
             case 2: condition = .withinOfLimitUp(FixedDecimal(units: 5, exponent: 2))
             default: condition = .priceAtMost(FixedDecimal(1))
             }
-            book.add(QueueRule(id: Identifier(high: 7, low: n), accountID: account, symbol: "S\(s)", condition: condition,
+            book.add(QueueRule(id: QueueRuleID(high: 7, low: n), accountID: account, symbol: "S\(s)", condition: condition,
                                action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: .untilTriggered, createdAt: start),
                      instrument: InstrumentID(Int32(s)))
         }
@@ -250,7 +250,7 @@ do {
     // Matching: every rule on the symbol fires (queue purchase at limit-up), 20 per update.
     var hot = RuleBook()
     for k in 0..<200_000 {
-        hot.add(QueueRule(id: Identifier(high: 8, low: UInt64(k)), accountID: account, symbol: "S\(k / 20)", condition: .touchesLimitUp,
+        hot.add(QueueRule(id: QueueRuleID(high: 8, low: UInt64(k)), accountID: account, symbol: "S\(k / 20)", condition: .touchesLimitUp,
                           action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: .untilTriggered, createdAt: start),
                 instrument: InstrumentID(Int32(k / 20)))
     }

@@ -113,8 +113,11 @@ public struct MarketQuote: Sendable, Hashable {
 
     /// The quote as a market event for the fill engine.
     public func event(for instrument: InstrumentID) -> MarketEvent {
-        MarketEvent(instrument: instrument, time: time, kind: .quote(Quote(bids: bids, asks: asks)))
+        MarketEvent(instrument: instrument, time: time, kind: .quote(engineQuote))
     }
+
+    /// The bid and ask levels as the engine's quote.
+    public var engineQuote: Quote { Quote(bids: bids, asks: asks) }
 }
 
 /// A print.

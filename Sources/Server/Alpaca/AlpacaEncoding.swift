@@ -65,11 +65,11 @@ enum AlpacaEncoding {
     private static func f(_ key: String, _ value: @escaping @Sendable (Order) -> OrderFieldValue) -> OrderField { (key, value) }
 
     static let orderFields: [OrderField] = [
-        f("id", { .id($0.id) }), f("client_order_id", { .string($0.clientOrderID) }),
+        f("id", { .id($0.id.uuid) }), f("client_order_id", { .string($0.clientOrderID) }),
         f("created_at", { .time($0.createdAt) }), f("updated_at", { .time($0.updatedAt) }), f("submitted_at", { .time($0.submittedAt) }),
         f("filled_at", { .time($0.filledAt) }), f("expired_at", { .time($0.expiredAt) }), f("canceled_at", { .time($0.canceledAt) }),
         f("failed_at", { .time($0.failedAt) }), f("replaced_at", { .time($0.replacedAt) }), f("expires_at", { .time($0.expiresAt) }),
-        f("replaced_by", { .id($0.replacedBy) }), f("replaces", { .id($0.replaces) }),
+        f("replaced_by", { .id($0.replacedBy?.uuid) }), f("replaces", { .id($0.replaces?.uuid) }),
         f("asset_id", { .id(assetIdentifier($0.symbol)) }), f("symbol", { .string($0.symbol) }), f("asset_class", { _ in .string("us_equity") }),
         f("notional", { .decimal($0.notional) }), f("qty", { .decimal($0.qty) }), f("filled_qty", { .decimal($0.filledQty) }),
         f("filled_avg_price", { .decimal($0.filledAvgPrice) }), f("order_class", { .string($0.orderClass.rawValue) }),

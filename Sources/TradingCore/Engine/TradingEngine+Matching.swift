@@ -41,6 +41,16 @@ extension TradingEngine {
         match(event.instrument, event: event, only: nil)
     }
 
+    /// Records a quote as the instrument's market view — what validation, reservations and a new order's
+    /// immediate fill use — without matching the orders resting on it: a placement's fresh quote serves that
+    /// placement only. Resting orders (and queue rules) see market updates through `apply` alone.
+    public mutating func observe(_ quote: Quote, instrument: InstrumentID, at time: Timestamp) {
+        let i = Int(instrument.index)
+        guard i >= 0, i < books.count else { return }
+        books[i].quote = quote
+        books[i].quoteTime = time
+    }
+
     /// Whether the stored price band belongs to the trading day of `time`.
     mutating func bandIsCurrent(_ id: InstrumentID, at time: Timestamp) -> Bool {
         let book = books[Int(id.index)]
@@ -77,14 +87,14 @@ extension TradingEngine {
         }
         if fresh, order.eligibleAt <= time, let quote = books[i].quote {
             if order.timeInForce == .fok, !canFillCompletely(order, quote: quote, phase: phase) {
-                finish(id, status: .canceled, event: .canceled, reason: "fok order could not be filled completely", at: time)
+                finish(id, .canceled, reason: "fok order could not be filled completely", at: time)
                 return
             }
             match(order.instrument, event: MarketEvent(instrument: order.instrument, time: time, kind: .quote(quote)), only: id)
         }
         if order.timeInForce == .ioc || order.timeInForce == .fok, orders[id]?.status.isOpen == true {
             let reason = order.timeInForce == .fok ? "fok order could not be filled completely" : "ioc remainder canceled"
-            finish(id, status: .canceled, event: .canceled, reason: reason, at: time)
+            finish(id, .canceled, reason: reason, at: time)
         }
     }
 
@@ -143,7 +153,7 @@ extension TradingEngine {
             guard order.eligibleAt <= event.time, order.mayTrade(in: phase) || isAuctionOrder else { continue }
             fill(orderID, liquidity: &liquidity, band: band, instrument: instrument, at: event.time)
             if isAuctionOrder, orders[orderID]?.status.isOpen == true {
-                finish(orderID, status: .expired, event: .expired, reason: "not filled in the auction", at: event.time)
+                finish(orderID, .expired, reason: "not filled in the auction", at: event.time)
             }
         }
         // A full pass has looked at every order anyway: make thresholds left wide by removals exact again.
@@ -230,7 +240,7 @@ extension TradingEngine {
         }
         guard qty.isPositive else {
             if order.notional != nil, order.filledQty.isPositive, order.side == .buy {
-                finish(orderID, status: .filled, event: .fill, reason: nil, at: time)
+                finish(orderID, .fill, reason: nil, at: time)
             }
             return .zero
         }
@@ -247,7 +257,7 @@ extension TradingEngine {
                 if affordable.isPositive {
                     book(orderID, qty: affordable, price: price, instrument: instrument, date: date, at: time)
                 }
-                finish(orderID, status: .canceled, event: .canceled,
+                finish(orderID, .canceled,
                        reason: "insufficient buying power to fill the rest at \(price)", at: time)
                 return Swift.max(affordable, .zero)
             }
@@ -340,10 +350,10 @@ extension TradingEngine {
                 || (order.side == .sell && (accounts[order.accountID]?.positions[order.instrument]?.qty ?? .zero).isZero)
         }
         // `finish` marks a complete order filled (and takes it off the book).
-        order.status = .partiallyFilled
+        order.status = order.status.after(.partialFill) ?? order.status
         orders[orderID] = order
 
-        let fill = Fill(executionID: newIdentifier(at: time), orderID: orderID, instrument: order.instrument,
+        let fill = Fill(executionID: ExecutionID(newIdentifier(at: time)), orderID: orderID, instrument: order.instrument,
                         symbol: order.symbol, side: order.side, qty: qty, price: price, value: value,
                         cumulativeQty: order.filledQty, leavesQty: order.leavesQty, tradingDate: date,
                         realizedPnL: realized)
@@ -354,7 +364,7 @@ extension TradingEngine {
         }
         resizeTwin(of: orderID)
         if complete {
-            finish(orderID, status: .filled, event: .fill, reason: nil, at: time, fill: fill)
+            finish(orderID, .fill, reason: nil, at: time, fill: fill)
         } else {
             reserve(orderID)
             publish(.partialFill, orderID, at: time, fill: fill)

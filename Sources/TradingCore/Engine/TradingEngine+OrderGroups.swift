@@ -16,7 +16,7 @@ extension TradingEngine {
         var ids: [OrderID] = []
         for leg in legs {
             var order = parent
-            order.id = newIdentifier(at: time)
+            order.id = OrderID(newIdentifier(at: time))
             order.clientOrderID = newIdentifier(at: time).description
             order.side = .sell
             order.type = leg.type
@@ -67,15 +67,15 @@ extension TradingEngine {
         if isEntry {
             for leg in order.legs {
                 guard let legOrder = orders[leg], legOrder.status == .held else { continue }
-                if order.status == .filled {
+                if order.status == .filled, let activated = legOrder.status.after(.new) {
                     orders[leg]?.qty = order.filledQty
-                    orders[leg]?.status = .new
+                    orders[leg]?.status = activated
                     orders[leg]?.updatedAt = time
                     reserve(leg)
                     addToBook(leg)
                     publish(.new, leg, at: time)
                 } else {
-                    finish(leg, status: .canceled, event: .canceled, reason: "entry order \(order.status.rawValue)", at: time)
+                    finish(leg, .canceled, reason: "entry order \(order.status.rawValue)", at: time)
                 }
             }
             return
@@ -83,6 +83,6 @@ extension TradingEngine {
         // An exit (or oco parent) ended: its twin goes too.
         guard let twinID = twin(of: order), orders[twinID]?.status.isOpen == true else { return }
         if order.parentID == nil && order.orderClass == .oco && order.status == .replaced { return }
-        finish(twinID, status: .canceled, event: .canceled, reason: "other side of the \(order.orderClass.rawValue) \(order.status.rawValue)", at: time)
+        finish(twinID, .canceled, reason: "other side of the \(order.orderClass.rawValue) \(order.status.rawValue)", at: time)
     }
 }

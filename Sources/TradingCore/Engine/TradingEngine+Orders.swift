@@ -12,7 +12,7 @@ extension TradingEngine {
         let instrument = instruments[Int(instrumentID.index)]
         try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
         let clientOrderID = request.clientOrderID ?? newIdentifier(at: time).description
-        let id = newIdentifier(at: time)
+        let id = OrderID(newIdentifier(at: time))
         var order = Order(
             id: id, clientOrderID: clientOrderID, accountID: accountID, instrument: instrumentID,
             symbol: instrument.symbol, side: request.side, type: request.type, timeInForce: request.timeInForce,
@@ -73,7 +73,7 @@ extension TradingEngine {
             reserve(orderID)
             throw error
         }
-        finish(orderID, status: .replaced, event: .replaced, reason: nil, at: time)
+        finish(orderID, .replaced, reason: nil, at: time)
         let replacement = try submit(request, account: accountID, at: time)
         orders[orderID]?.replacedBy = replacement.id
         orders[replacement.id]?.replaces = orderID
@@ -91,7 +91,7 @@ extension TradingEngine {
         guard order.status.isOpen else {
             throw OrderRejection(.notCancelable, "order is \(order.status.rawValue) and can no longer be canceled")
         }
-        finish(orderID, status: .canceled, event: .canceled, reason: nil, at: time)
+        finish(orderID, .canceled, reason: nil, at: time)
         return orders[orderID] ?? order
     }
 
@@ -141,11 +141,13 @@ extension TradingEngine {
         publish(order.status == .held ? .held : .new, id, at: time)
     }
 
-    /// Ends an order (filled, canceled, expired, replaced, rejected): releases what it reserved, takes it off
-    /// the book, and resolves its group (a filled entry activates its exits; a finished exit cancels its twin).
-    mutating func finish(_ id: OrderID, status: OrderStatus, event: OrderUpdate.Event, reason: String?, at time: Timestamp,
+    /// Ends an order on `event` (fill, canceled, expired, replaced, rejected): releases what it reserved, takes it
+    /// off the book, and resolves its group (a filled entry activates its exits; a finished exit cancels its twin).
+    /// Does nothing when the order's status does not allow the event (`OrderStatus.after`).
+    mutating func finish(_ id: OrderID, _ event: OrderUpdate.Event, reason: String?, at time: Timestamp,
                          fill: Fill? = nil) {
-        guard var order = orders[id], order.status.isOpen else { return }
+        guard var order = orders[id], let status = order.status.after(event) else { return }
+        assert(status.isTerminal, "finish(\(event)) must end the order")
         releaseReservations(id)
         removeFromBook(id)
         openOrders.remove(id)
@@ -207,7 +209,7 @@ extension TradingEngine {
             guard let order = orders[id], let expiresAt = order.expiresAt else { continue }
             if expiresAt <= time {
                 // Exit legs go with their parent's group resolution; a held leg's own expiry still applies.
-                finish(id, status: .expired, event: .expired, reason: nil, at: expiresAt)
+                finish(id, .expired, reason: nil, at: expiresAt)
             } else if expiresAt < next {
                 next = expiresAt
             }

@@ -120,7 +120,7 @@ public struct TradingEngine: Sendable {
             accounts[id] = account
         }
         for orderID in openOrders where orders[orderID]?.accountID == id {
-            finish(orderID, status: .canceled, event: .canceled, reason: "account reset", at: time)
+            finish(orderID, .canceled, reason: "account reset", at: time)
         }
         let start = accounts[id]?.startingCash ?? .zero
         let change = start - (accounts[id]?.cash ?? .zero)

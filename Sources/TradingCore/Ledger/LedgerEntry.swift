@@ -29,7 +29,7 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
 
 /// An execution of (part of) an order.
 public struct Fill: Sendable, Codable, Hashable {
-    public var executionID: Identifier
+    public var executionID: ExecutionID
     public var orderID: OrderID
     public var instrument: InstrumentID
     public var symbol: String

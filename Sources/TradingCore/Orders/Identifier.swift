@@ -1,4 +1,5 @@
-/// A 128-bit identifier printed as a UUID ("2f4c…-4…"), used for orders, accounts and executions.
+/// A 128-bit identifier printed as a UUID ("2f4c…-4…"): the value inside every typed id (`OrderID`, `AccountID`,
+/// `ExecutionID`, `QueueRuleID`), and used bare for things no caller can confuse (notification ids).
 public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringConvertible, LosslessStringConvertible {
     public let high: UInt64
     public let low: UInt64
@@ -8,8 +9,8 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
         self.low = low
     }
 
-    /// A version-4 (random) UUID drawn from a seeded generator: deterministic for a given seed.
-    public static func random(using generator: inout SeededGenerator) -> Identifier {
+    /// A version-4 (random) UUID: deterministic for a seeded generator.
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> Identifier {
         let high = (generator.next() & ~0xF000) | 0x4000
         let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         return Identifier(high: high, low: low)
@@ -121,5 +122,50 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
     }
 }
 
-public typealias OrderID = Identifier
-public typealias AccountID = Identifier
+/// What a typed identifier names: a marker type with no values.
+public protocol IdentifierKind: Sendable {}
+
+/// A 128-bit identifier of one kind of thing, so an order id cannot be passed where an account id is expected.
+/// It prints, parses, sorts and encodes exactly as the UUID inside it.
+public struct TypedIdentifier<Kind: IdentifierKind>: Sendable, Hashable, Comparable, Codable, CustomStringConvertible,
+    LosslessStringConvertible, ShardedKey {
+    public let uuid: Identifier
+
+    @inlinable public init(_ uuid: Identifier) { self.uuid = uuid }
+    @inlinable public init(high: UInt64, low: UInt64) { uuid = Identifier(high: high, low: low) }
+
+    /// Parses the 8-4-4-4-12 hex form, case-insensitively.
+    public init?(_ description: String) {
+        guard let uuid = Identifier(description) else { return nil }
+        self.uuid = uuid
+    }
+
+    @inlinable public var high: UInt64 { uuid.high }
+    @inlinable public var low: UInt64 { uuid.low }
+    public var description: String { uuid.description }
+    @inlinable public var shard: Int { uuid.shard }
+
+    /// Appends the canonical form as a JSON string (quoted).
+    public func appendQuoted(to out: inout [UInt8]) { uuid.appendQuoted(to: &out) }
+
+    @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.uuid == rhs.uuid }
+    @inlinable public static func < (lhs: Self, rhs: Self) -> Bool { lhs.uuid < rhs.uuid }
+    @inlinable public func hash(into hasher: inout Hasher) { uuid.hash(into: &hasher) }
+
+    public init(from decoder: any Decoder) throws { uuid = try Identifier(from: decoder) }
+    public func encode(to encoder: any Encoder) throws { try uuid.encode(to: encoder) }
+}
+
+public enum OrderIdentifierKind: IdentifierKind {}
+public enum AccountIdentifierKind: IdentifierKind {}
+public enum ExecutionIdentifierKind: IdentifierKind {}
+public enum QueueRuleIdentifierKind: IdentifierKind {}
+
+/// An order (its Alpaca `id`).
+public typealias OrderID = TypedIdentifier<OrderIdentifierKind>
+/// A trading account.
+public typealias AccountID = TypedIdentifier<AccountIdentifierKind>
+/// One execution (a fill), shared by its ledger entries.
+public typealias ExecutionID = TypedIdentifier<ExecutionIdentifierKind>
+/// A queued rule (queue purchase).
+public typealias QueueRuleID = TypedIdentifier<QueueRuleIdentifierKind>

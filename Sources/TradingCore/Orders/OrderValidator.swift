@@ -359,7 +359,7 @@ extension String {
 extension Order {
     /// An unplaced order with a request's terms, for pricing its reservation before it exists.
     static func probe(_ r: OrderRequest, instrument: InstrumentID, account: AccountID) -> Order {
-        Order(id: Identifier(high: 0, low: 0), clientOrderID: "", accountID: account, instrument: instrument,
+        Order(id: OrderID(high: 0, low: 0), clientOrderID: "", accountID: account, instrument: instrument,
               symbol: r.symbol, side: r.side, type: r.type, timeInForce: r.timeInForce, orderClass: r.orderClass,
               qty: r.qty, notional: r.notional, filledQty: .zero, filledValue: .zero, limitPrice: r.limitPrice,
               stopPrice: r.stopPrice, trailPrice: r.trailPrice, trailPercent: r.trailPercent, hwm: nil,

@@ -2,7 +2,7 @@
 /// the action's order is placed — once. The A-share app queued buys near limit-up; any condition below works
 /// for any instrument.
 public struct QueueRule: Sendable, Codable, Hashable {
-    public var id: Identifier
+    public var id: QueueRuleID
     public var accountID: AccountID
     public var symbol: String
     public var condition: RuleCondition
@@ -10,7 +10,7 @@ public struct QueueRule: Sendable, Codable, Hashable {
     public var lifetime: RuleLifetime
     public var createdAt: Timestamp
 
-    public init(id: Identifier, accountID: AccountID, symbol: String, condition: RuleCondition, action: RuleAction,
+    public init(id: QueueRuleID, accountID: AccountID, symbol: String, condition: RuleCondition, action: RuleAction,
                 lifetime: RuleLifetime, createdAt: Timestamp) {
         self.id = id
         self.accountID = accountID

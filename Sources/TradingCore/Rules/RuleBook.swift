@@ -12,7 +12,7 @@ public struct RuleBook: Sendable {
     private var slots: [Slot?] = []
     private var free: [Int] = []
     private var byInstrument: [[Int]] = []
-    private var location: [Identifier: Int] = [:]
+    private var location: [QueueRuleID: Int] = [:]
     /// Recent closes per instrument, for moving averages (as many as the longest average needs).
     private var closes: [[Price]] = []
     private var closesNeeded: [Int] = []
@@ -41,7 +41,7 @@ public struct RuleBook: Sendable {
     }
 
     @discardableResult
-    public mutating func remove(_ id: Identifier) -> QueueRule? {
+    public mutating func remove(_ id: QueueRuleID) -> QueueRule? {
         guard let index = location.removeValue(forKey: id), let slot = slots[index] else { return nil }
         slots[index] = nil
         free.append(index)
@@ -61,7 +61,7 @@ public struct RuleBook: Sendable {
         byInstrument.indices.filter { !byInstrument[$0].isEmpty }.map { InstrumentID(Int32($0)) }
     }
 
-    public func rule(_ id: Identifier) -> QueueRule? { location[id].flatMap { slots[$0]?.rule } }
+    public func rule(_ id: QueueRuleID) -> QueueRule? { location[id].flatMap { slots[$0]?.rule } }
 
     public func rules(of account: AccountID) -> [QueueRule] {
         slots.compactMap { $0?.rule }.filter { $0.accountID == account }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
@@ -75,14 +75,15 @@ public struct RuleBook: Sendable {
         if closes[i].count > closesNeeded[i] { closes[i].removeFirst(closes[i].count - closesNeeded[i]) }
     }
 
-    /// Evaluates the instrument's rules at a price; appends the rules that fire to `fired` and removes them.
+    /// Evaluates the instrument's rules at a price (or only the rule `only`, when given); appends the rules that
+    /// fire to `fired` and removes them.
     public mutating func evaluate(_ instrument: InstrumentID, price: Price, previousClose: Price?, band: PriceBand?,
-                                  into fired: inout [QueueRule]) {
+                                  only: QueueRuleID? = nil, into fired: inout [QueueRule]) {
         let i = Int(instrument.index)
         guard i < byInstrument.count, !byInstrument[i].isEmpty else { return }
         scratch.removeAll(keepingCapacity: true)
         for index in byInstrument[i] {
-            guard var slot = slots[index] else { continue }
+            guard var slot = slots[index], only == nil || slot.rule.id == only else { continue }
             evaluations += 1
             let fires: Bool
             switch slot.rule.condition {

@@ -53,7 +53,7 @@ struct QueueController {
 
     @Sendable func cancel(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await AccountsController(services: services).owned(context)
-        guard let id = Identifier(try context.parameters.require("rule")) else { throw APIError.notFound("queued rule not found") }
+        guard let id = QueueRuleID(try context.parameters.require("rule")) else { throw APIError.notFound("queued rule not found") }
         let canceled = try await brokerage.cancelRule(id, account: record.id)
         let entry = await brokerage.entry(canceled)
         return Self.encode(entry, currency: record.market.currency).response()
