@@ -101,8 +101,10 @@ extension Brokerage {
         _ = try await prepareMarket(for: request.symbol)
         let order: Order
         do { order = try engine.submit(request, account: account, at: clock.now()) } catch {
+            metrics.rejected(error.reason)
             throw .rejected(error)
         }
+        metrics.placed.increment()
         let step = try stage()
         return (engine.order(order.id) ?? order, step)
     }

@@ -155,8 +155,11 @@ extension Brokerage {
     func evaluateRules(_ id: InstrumentID, quote: MarketQuote, at now: Timestamp, only: QueueRuleID? = nil) {
         guard ruleBook.hasRules(id), quote.phase == .continuous else { return }
         var fired: [QueueRule] = []
+        let evaluated = ruleBook.evaluations
         ruleBook.evaluate(id, price: quote.last, previousClose: quote.previousClose, band: engine.priceBand(id),
                           only: only, into: &fired)
+        metrics.rulesEvaluated.increment(by: ruleBook.evaluations - evaluated)
+        metrics.rulesFired.increment(by: fired.count)
         for rule in fired { fire(rule, price: quote.last, at: now) }
     }
 
@@ -172,6 +175,7 @@ extension Brokerage {
         let what = describe(rule)
         switch result.flatMap({ request in Result { () throws(OrderRejection) in try engine.submit(request, account: rule.accountID, at: now) } }) {
         case .success(let order):
+            metrics.placed.increment()
             record.status = .fired
             record.orderID = order.id
             let pricing: String

@@ -53,6 +53,7 @@ public actor Brokerage {
     var seededCloses: Set<InstrumentID> = []
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
+    let metrics = BrokerageMetrics()
 
     init(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
          configuration: EngineConfiguration) {
@@ -154,6 +155,7 @@ public actor Brokerage {
             case .order(let update):
                 touched.insert(update.order.accountID)
                 updates.append(update)
+                if update.event == .fill { metrics.filled.increment() }
             case .ledger(let entry):
                 journal.entries.append(entry)
                 touched.insert(entry.accountID)

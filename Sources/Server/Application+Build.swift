@@ -13,8 +13,11 @@ import MarketData
 /// is durable; the caller closes the database after that (`Papertrade.shutdown`).
 public func buildApplication(_ services: Papertrade, logger: Logger = Logger(label: "papertrade")) -> some ApplicationProtocol {
     let router = Router(context: AppContext.self)
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorShapeMiddleware())
     router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
+    router.get("metrics") { _, _ in PrometheusExport.response() }
     router.get("openapi.json") { _, _ in OpenAPIDocument.native.response() }
     services.web.addRoutes(to: router)
 
@@ -41,14 +44,20 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
     let sockets = Router(context: BasicWebSocketRequestContext.self)
     sockets.ws("stream") { inbound, outbound, _ in
-        try await TradeUpdatesStream.handle(inbound, outbound, services: services)
+        try await WebSocketClients.counting("trade_updates") {
+            try await TradeUpdatesStream.handle(inbound, outbound, services: services)
+        }
     }
     sockets.ws("api/v1/ws") { inbound, outbound, context in
-        try await AppSocket.handle(inbound, outbound, headers: context.request.headers, services: services)
+        try await WebSocketClients.counting("app") {
+            try await AppSocket.handle(inbound, outbound, headers: context.request.headers, services: services)
+        }
     }
     for feed in ["v2/iex", "v2/sip"] {
         sockets.ws(RouterPath(feed)) { inbound, outbound, _ in
-            try await MarketDataStream.handle(inbound, outbound, services: services)
+            try await WebSocketClients.counting("market_data") {
+                try await MarketDataStream.handle(inbound, outbound, services: services)
+            }
         }
     }
 

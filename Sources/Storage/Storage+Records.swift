@@ -183,8 +183,11 @@ extension Storage {
             if batch.isEmpty { return }
             lastGroup = batch.count
             do {
+                let started = ContinuousClock.now
                 let merged = try EncodedJournal(merging: batch.map(\.0))
                 try await write(merged)
+                metrics.commit.record(duration: ContinuousClock.now - started)
+                metrics.groupSize.record(batch.count)
                 for (_, completion) in batch { completion(.success(())) }
             } catch {
                 for (step, completion) in batch {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import NIOPosix
 import PostgresKit
 import SQLKit
@@ -75,6 +76,9 @@ public final class Storage: Sendable {
     let journalQueue = Mutex<(pending: [(EncodedStep, JournalCompletion)], writing: Bool)>(([], false))
     /// When the last write committed (the SQLite checkpointer waits for a quiet moment).
     let lastWrite = WriteClock()
+    /// Group-commit latency and size (exported at /metrics when the process installs a metrics backend).
+    let metrics = (commit: Timer(label: "papertrade_journal_commit_seconds"),
+                   groupSize: Recorder(label: "papertrade_journal_group_size", aggregate: true))
     let shutdownAction: @Sendable () async throws -> Void
     public let location: DatabaseLocation
     public let isPostgres: Bool

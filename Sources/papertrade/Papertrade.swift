@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import Brokerage
 import Hummingbird
+import Logging
 import MarketData
 import Server
 import TradingCore
@@ -10,7 +12,7 @@ struct PapertradeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "papertrade",
         abstract: "A self-hosted paper-trading brokerage: Alpaca-compatible API, simulated market, web app.",
-        subcommands: [Serve.self, Admin.self, Queue.self])
+        subcommands: [Serve.self, Admin.self, Queue.self, Backup.self, Restore.self])
 }
 
 /// Options shared by commands that open the database.
@@ -68,6 +70,13 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
+        var logger = Logger(label: "papertrade")
+        let levelText = env["PAPERTRADE_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelText) else {
+            throw ValidationError("PAPERTRADE_LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        logger.logLevel = level
+        PrometheusExport.bootstrap() // before the brokerage makes its counters
         let services = try await Papertrade.start(configuration)
         if let demo = try await services.bootstrapDemoIfEmpty() {
             print("""
@@ -82,7 +91,7 @@ struct Serve: AsyncParsableCommand {
         }
         fflush(nil) // the banner must reach a piped log before the server blocks
         do {
-            try await buildApplication(services).runService()
+            try await buildApplication(services, logger: logger).runService()
         } catch {
             await services.shutdown()
             throw error
@@ -174,5 +183,39 @@ struct CreateKey: AsyncParsableCommand {
             return try await services.createKey(account: id)
         }
         Admin.printJSON(.object(["key_id": .string(key.keyID), "secret_key": .string(key.secret)]))
+    }
+}
+
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a consistent copy of the SQLite database to a new file (safe while the server runs).")
+
+    @Argument(help: "The backup file to write (must not exist).") var file: String
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        var configuration = ServerConfiguration()
+        database.apply(to: &configuration)
+        let summary = try await DatabaseBackup.backup(configuration.database, to: file)
+        print("backed up \(configuration.database) to \(summary.path): \(summary.bytes) bytes, \(summary.accounts) accounts, \(summary.orders) orders")
+    }
+}
+
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make a backup the SQLite database (stop the server first).")
+
+    @Argument(help: "A file written by `papertrade backup`.") var file: String
+    @Flag(help: "Replace the existing database.") var force = false
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        var configuration = ServerConfiguration()
+        database.apply(to: &configuration)
+        if case .sqlite(let path) = configuration.database, !force, FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("\(path) exists: stop the server, then pass --force to replace it with the backup")
+        }
+        let summary = try await DatabaseBackup.restore(file, to: configuration.database, replacing: force)
+        print("restored \(file) to \(summary.path): \(summary.accounts) accounts, \(summary.orders) orders")
     }
 }

@@ -132,3 +132,60 @@ struct MarketUpdatePathTests {
         }
     }
 }
+
+@Suite("Backup and restore")
+struct BackupTests {
+    @Test("a backup taken while orders are being placed restores to a database that opens with every acknowledged order")
+    func backupWhileWriting() async throws {
+        let f = try await BrokerageFixture.make()
+        let before = try await f.brokerage.submit(BrokerageTests.limitBuy(1), account: f.account)
+        let backupPath = f.path + ".backup"
+        // Placements keep committing while the copy is taken: the copy holds a consistent prefix of them.
+        async let more: [Order] = (0..<20).asyncMap { _ in try await f.brokerage.submit(BrokerageTests.limitBuy(2), account: f.account) }
+        let summary = try await DatabaseBackup.backup(.sqlite(path: f.path), to: backupPath)
+        let placed = try await more
+        await f.brokerage.shutdown()
+        #expect(summary.accounts == 1)
+        #expect((1...21).contains(summary.orders))
+        await #expect(throws: StorageError.self, "a backup never overwrites a file") {
+            _ = try await DatabaseBackup.backup(.sqlite(path: f.path), to: backupPath)
+        }
+
+        let target = f.path + ".restored/papertrade.sqlite"
+        let restored = try await DatabaseBackup.restore(backupPath, to: .sqlite(path: target), replacing: false)
+        #expect(restored.orders == summary.orders)
+        let symbols = try SymbolDirectory.bundled()
+        let market = SimulatedMarket(directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
+        let reopened = try await Brokerage.open(.sqlite(path: target), feed: SimulatedFeed(market: market, clock: f.clock),
+                                                directory: symbols, clock: f.clock)
+        var query = OrderQuery()
+        query.limit = 500
+        let open = try await reopened.orders(account: f.account, query).map(\.id)
+        #expect(open.contains(before.id))
+        #expect(Set(open).isSubset(of: Set([before.id] + placed.map(\.id))))
+        #expect(await reopened.engine.account(f.account)?.reservedCash == FixedDecimal(1 + 2 * (open.count - 1)),
+                "the restored engine reserves exactly the restored orders' cost")
+        await reopened.shutdown()
+
+        await #expect(throws: StorageError.self, "an existing database is replaced only on request") {
+            _ = try await DatabaseBackup.restore(backupPath, to: .sqlite(path: target), replacing: false)
+        }
+        try "not a database".write(toFile: f.path + ".junk", atomically: true, encoding: .utf8)
+        await #expect(throws: StorageError.self, "a file that is not a papertrade backup is refused") {
+            _ = try await DatabaseBackup.restore(f.path + ".junk", to: .sqlite(path: target), replacing: true)
+        }
+        #expect(try await DatabaseBackup.restore(backupPath, to: .sqlite(path: target), replacing: true).orders == summary.orders)
+    }
+}
+
+extension Range where Bound == Int {
+    /// Runs `body` for each element concurrently and returns the results in order.
+    func asyncMap<T: Sendable>(_ body: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            for i in self { group.addTask { (i, try await body(i)) } }
+            var results: [(Int, T)] = []
+            for try await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import Metrics
+import TradingCore
+
+/// What the brokerage counts (exported at /metrics once the process installs a metrics backend; see the server's
+/// `PrometheusExport`). Made with the brokerage, so a backend installed before it is the one they report to.
+struct BrokerageMetrics: Sendable {
+    let placed = Counter(label: "papertrade_orders_placed_total")
+    let filled = Counter(label: "papertrade_orders_filled_total")
+    let rulesEvaluated = Counter(label: "papertrade_queue_rules_evaluated_total")
+    let rulesFired = Counter(label: "papertrade_queue_rules_fired_total")
+
+    /// A refused order, by reason (a handful of values: the label stays small).
+    func rejected(_ reason: OrderRejection.Reason) {
+        Counter(label: "papertrade_orders_rejected_total", dimensions: [("reason", reason.rawValue)]).increment()
+    }
+}
