@@ -93,7 +93,9 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TradingCore"]),
         .testTarget(
             name: "BrokerageTests",
-            dependencies: ["Brokerage", "Storage", "MarketData", "TradingCore", .product(name: "SQLKit", package: "sql-kit")]
+            dependencies: [
+                "Brokerage", "Storage", "MarketData", "TradingCore", .product(name: "SQLKit", package: "sql-kit"),
+            ]
         ),
         .testTarget(
             name: "ServerTests",

@@ -5,7 +5,7 @@ import MarketData
 import TradingCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let arguments = CommandLine.arguments
@@ -22,16 +22,24 @@ do {
     }
     let zone = entry.instrument.calendar.zone
     print("\(entry.symbol)  \(entry.name)  (\(entry.instrument.exchange.rawValue), simulated market)")
-    print("  last \(q.last)  change \(q.change) (\(q.changePercent)%)  prev close \(q.previousClose)  phase \(q.phase.rawValue)")
-    print("  open \(q.open.map(\.description) ?? "-")  high \(q.high.map(\.description) ?? "-")  low \(q.low.map(\.description) ?? "-")  volume \(q.volume)")
+    print(
+        "  last \(q.last)  change \(q.change) (\(q.changePercent)%)  prev close \(q.previousClose)  phase \(q.phase.rawValue)"
+    )
+    print(
+        "  open \(q.open.map(\.description) ?? "-")  high \(q.high.map(\.description) ?? "-")  low \(q.low.map(\.description) ?? "-")  volume \(q.volume)"
+    )
     if let up = q.limitUp, let down = q.limitDown { print("  limit up \(up)  limit down \(down)") }
-    for i in stride(from: min(q.asks.count, 5) - 1, through: 0, by: -1) { print("    ask\(i + 1) \(q.asks[i].price) × \(q.asks[i].size)") }
+    for i in stride(from: min(q.asks.count, 5) - 1, through: 0, by: -1) {
+        print("    ask\(i + 1) \(q.asks[i].price) × \(q.asks[i].size)")
+    }
     for i in 0..<min(q.bids.count, 5) { print("    bid\(i + 1) \(q.bids[i].price) × \(q.bids[i].size)") }
     let day = q.tradingDate
     let bars = market.bars(symbol, timeframe: .minutes(30), from: Timestamp(day, in: zone), to: now)
     print("\n30-minute bars of \(day) (so far):")
     for bar in bars {
-        print("  \(bar.time.rfc3339(in: zone, fractionalDigits: 0))  o \(bar.open)  h \(bar.high)  l \(bar.low)  c \(bar.close)  v \(bar.volume)")
+        print(
+            "  \(bar.time.rfc3339(in: zone, fractionalDigits: 0))  o \(bar.open)  h \(bar.high)  l \(bar.low)  c \(bar.close)  v \(bar.volume)"
+        )
     }
     print("\nsearch \"\(text)\":")
     for hit in directory.search(text, limit: 5) { print("  \(hit.symbol)  \(hit.name)  \(hit.exchange.rawValue)") }

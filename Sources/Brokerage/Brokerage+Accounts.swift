@@ -4,22 +4,27 @@ import TradingCore
 
 extension Brokerage {
     /// Creates a user (the password must already be hashed by the caller).
-    public func createUser(id: String, username: String, passwordHash: String) async throws(BrokerageError) -> UserRecord {
+    public func createUser(id: String, username: String, passwordHash: String) async throws(BrokerageError)
+        -> UserRecord
+    {
         let record = UserRecord(id: id, username: username, passwordHash: passwordHash, createdAt: clock.now())
         do { try await storage.createUser(record) } catch { throw .storage(error) }
         return record
     }
 
     /// Opens a paper account for a user, durably.
-    public func openAccount(userID: String, market: Market, cash: FixedDecimal, name: String) async throws(BrokerageError) -> AccountRecord {
+    public func openAccount(userID: String, market: Market, cash: FixedDecimal, name: String)
+        async throws(BrokerageError) -> AccountRecord
+    {
         var generator = SystemRandomNumberGenerator()
         var id = AccountID(.random(using: &generator))
         while owners[id] != nil { id = AccountID(.random(using: &generator)) }
         do { try engine.openAccount(id, market: market, startingCash: cash) } catch { throw .rejected(error) }
         guard let snapshot = engine.snapshot(of: id) else { throw .invalid("account could not be opened") }
         let number = "PA" + String(id.high % 10_000_000_000).leftPadded(10)
-        let record = AccountRecord(id: id, userID: userID, name: name, market: market, accountNumber: number,
-                                   createdAt: clock.now(), snapshot: snapshot)
+        let record = AccountRecord(
+            id: id, userID: userID, name: name, market: market, accountNumber: number,
+            createdAt: clock.now(), snapshot: snapshot)
         do {
             try await storage.createAccount(record)
         } catch {
@@ -36,16 +41,24 @@ extension Brokerage {
         owners.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
     }
 
-    public func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?) async throws(BrokerageError) -> LedgerEntry {
+    public func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?)
+        async throws(BrokerageError) -> LedgerEntry
+    {
         let entry: LedgerEntry
-        do { entry = try engine.deposit(amount, to: id, method: method, note: note, at: clock.now()) } catch { throw .rejected(error) }
+        do { entry = try engine.deposit(amount, to: id, method: method, note: note, at: clock.now()) } catch {
+            throw .rejected(error)
+        }
         try await commit()
         return entry
     }
 
-    public func withdraw(_ amount: FixedDecimal, from id: AccountID, method: TransferMethod, note: String?) async throws(BrokerageError) -> LedgerEntry {
+    public func withdraw(_ amount: FixedDecimal, from id: AccountID, method: TransferMethod, note: String?)
+        async throws(BrokerageError) -> LedgerEntry
+    {
         let entry: LedgerEntry
-        do { entry = try engine.withdraw(amount, from: id, method: method, note: note, at: clock.now()) } catch { throw .rejected(error) }
+        do { entry = try engine.withdraw(amount, from: id, method: method, note: note, at: clock.now()) } catch {
+            throw .rejected(error)
+        }
         try await commit()
         return entry
     }
@@ -56,8 +69,12 @@ extension Brokerage {
     }
 
     /// The account's ledger entries, newest first (or oldest first with `ascending`), at most `limit`.
-    public func activities(_ id: AccountID, limit: Int = 100, ascending: Bool = false) async throws(BrokerageError) -> [LedgerEntry] {
-        do { return try await storage.activities(account: id, limit: limit, ascending: ascending) } catch { throw .storage(error) }
+    public func activities(_ id: AccountID, limit: Int = 100, ascending: Bool = false) async throws(BrokerageError)
+        -> [LedgerEntry]
+    {
+        do { return try await storage.activities(account: id, limit: limit, ascending: ascending) } catch {
+            throw .storage(error)
+        }
     }
 
     /// An account's balances and positions valued at current quotes.
@@ -72,11 +89,14 @@ extension Brokerage {
             let valuation = position.valuation(at: mark, previousClose: quote?.previousClose)
             marketValue += valuation.marketValue
             dayChange += valuation.dayChange
-            positions.append(PositionSummary(position: position, instrument: engine.instrument(position.instrument),
-                                             current: mark, previousClose: quote?.previousClose, valuation: valuation))
+            positions.append(
+                PositionSummary(
+                    position: position, instrument: engine.instrument(position.instrument),
+                    current: mark, previousClose: quote?.previousClose, valuation: valuation))
         }
-        return AccountSummary(account: account, record: owners[id], positions: positions,
-                              marketValue: marketValue, dayChange: dayChange)
+        return AccountSummary(
+            account: account, record: owners[id], positions: positions,
+            marketValue: marketValue, dayChange: dayChange)
     }
 }
 

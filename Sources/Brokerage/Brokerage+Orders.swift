@@ -38,7 +38,9 @@ extension Brokerage {
         guard let entry = directory.entry(symbol) else { throw .notFound("asset not found for \(symbol)") }
         let id = engine.register(entry.instrument)
         let started = clock.now()
-        if reuse, let last = lastRefresh[id], started.nanoseconds - last.nanoseconds < Self.refreshReuse, last <= started {
+        if reuse, let last = lastRefresh[id], started.nanoseconds - last.nanoseconds < Self.refreshReuse,
+            last <= started
+        {
             return (id, nil)
         }
         lastRefresh[id] = started
@@ -69,17 +71,27 @@ extension Brokerage {
             guard let schedule = calendar.schedule(on: today) else { continue }
             var marks = auctionsApplied[id] ?? (open: nil, close: nil)
             if marks.open != today, now >= schedule.open,
-               let quote = try? await feed.quote(entry.symbol), quote.tradingDate == today, let open = quote.open {
-                engine.apply(MarketEvent(instrument: id, time: schedule.open, kind: .auction(.open, price: open, volume: quote.volume)))
+                let quote = try? await feed.quote(entry.symbol), quote.tradingDate == today, let open = quote.open
+            {
+                engine.apply(
+                    MarketEvent(
+                        instrument: id, time: schedule.open, kind: .auction(.open, price: open, volume: quote.volume)))
                 marks.open = today
             }
             if marks.close != today, now >= schedule.close {
-                let day = try? await feed.bars(entry.symbol, timeframe: .day, from: Timestamp(today, in: calendar.zone), to: now)
+                let day = try? await feed.bars(
+                    entry.symbol, timeframe: .day, from: Timestamp(today, in: calendar.zone), to: now)
                 if let bar = day?.last {
-                    engine.apply(MarketEvent(instrument: id, time: schedule.close, kind: .auction(.close, price: bar.close, volume: bar.volume)))
+                    engine.apply(
+                        MarketEvent(
+                            instrument: id, time: schedule.close,
+                            kind: .auction(.close, price: bar.close, volume: bar.volume)))
                     marks.close = today
                 } else if let quote = try? await feed.quote(entry.symbol) {
-                    engine.apply(MarketEvent(instrument: id, time: schedule.close, kind: .auction(.close, price: quote.last, volume: quote.volume)))
+                    engine.apply(
+                        MarketEvent(
+                            instrument: id, time: schedule.close,
+                            kind: .auction(.close, price: quote.last, volume: quote.volume)))
                     marks.close = today
                 }
             }
@@ -113,7 +125,8 @@ extension Brokerage {
         let order: Order
         do { order = try engine.cancel(id, account: account, at: clock.now()) } catch {
             if error.reason == .orderNotFound, let stored = try? await storage.order(id), stored.accountID == account {
-                throw .rejected(OrderRejection(.notCancelable, "order is \(stored.status.rawValue) and can no longer be canceled"))
+                throw .rejected(
+                    OrderRejection(.notCancelable, "order is \(stored.status.rawValue) and can no longer be canceled"))
             }
             throw .rejected(error)
         }
@@ -121,14 +134,17 @@ extension Brokerage {
         return order
     }
 
-    public func cancelAll(account: AccountID) async throws(BrokerageError) -> [(OrderID, Result<Order, BrokerageError>)] {
+    public func cancelAll(account: AccountID) async throws(BrokerageError) -> [(OrderID, Result<Order, BrokerageError>)]
+    {
         let results: [(OrderID, Result<Order, OrderRejection>)]
         do { results = try engine.cancelAll(account: account, at: clock.now()) } catch { throw .rejected(error) }
         try await commit()
         return results.map { ($0.0, $0.1.mapError(BrokerageError.rejected)) }
     }
 
-    public func replace(_ id: OrderID, account: AccountID, with change: ReplaceRequest) async throws(BrokerageError) -> Order {
+    public func replace(_ id: OrderID, account: AccountID, with change: ReplaceRequest) async throws(BrokerageError)
+        -> Order
+    {
         if let order = engine.order(id) { _ = try await prepareMarket(for: order.symbol) }
         let replacement: Order
         do { replacement = try engine.replace(id, account: account, with: change, at: clock.now()) } catch {
@@ -150,7 +166,9 @@ extension Brokerage {
     public func order(clientOrderID: String, account: AccountID) async throws(BrokerageError) -> Order {
         if let order = engine.order(clientOrderID: clientOrderID, account: account) { return order }
         let stored: Order?
-        do { stored = try await storage.order(clientOrderID: clientOrderID, account: account) } catch { throw .storage(error) }
+        do { stored = try await storage.order(clientOrderID: clientOrderID, account: account) } catch {
+            throw .storage(error)
+        }
         guard let stored else { throw .notFound("order not found") }
         return stored
     }
@@ -191,23 +209,33 @@ extension MarketEvent {
 extension Brokerage {
     /// Sells all or part of a position at market (Alpaca's DELETE /v2/positions/{symbol}).
     /// `qty` shares, or `percentage` (0–100) of the position; everything when both are nil.
-    public func closePosition(_ symbol: String, account: AccountID, qty: Quantity?, percentage: FixedDecimal?) async throws(BrokerageError) -> Order {
+    public func closePosition(_ symbol: String, account: AccountID, qty: Quantity?, percentage: FixedDecimal?)
+        async throws(BrokerageError) -> Order
+    {
         guard let instrumentID = engine.instrumentID(for: symbol),
-              let position = engine.account(account)?.positions[instrumentID], position.qty.isPositive else {
+            let position = engine.account(account)?.positions[instrumentID], position.qty.isPositive
+        else {
             throw .notFound("position does not exist")
         }
         let instrument = engine.instrument(instrumentID)
         var amount = position.qty
         if let qty {
-            guard qty.isPositive, qty <= position.qty else { throw .invalid("qty must be between 0 and the position's \(position.qty)") }
+            guard qty.isPositive, qty <= position.qty else {
+                throw .invalid("qty must be between 0 and the position's \(position.qty)")
+            }
             amount = qty
         } else if let percentage {
-            guard percentage.isPositive, percentage <= FixedDecimal(100) else { throw .invalid("percentage must be between 0 and 100") }
+            guard percentage.isPositive, percentage <= FixedDecimal(100) else {
+                throw .invalid("percentage must be between 0 and 100")
+            }
             amount = position.qty.multiplied(by: percentage).divided(by: FixedDecimal(100), rule: .down) ?? .zero
             if !instrument.fractionable { amount = amount.rounded(places: 0, rule: .down) }
-            guard amount.isPositive else { throw .invalid("\(percentage)% of \(position.qty) shares is less than one share") }
+            guard amount.isPositive else {
+                throw .invalid("\(percentage)% of \(position.qty) shares is less than one share")
+            }
         }
-        return try await submit(OrderRequest(symbol: symbol, side: .sell, type: .market, timeInForce: .day, qty: amount), account: account)
+        return try await submit(
+            OrderRequest(symbol: symbol, side: .sell, type: .market, timeInForce: .day, qty: amount), account: account)
     }
 
     /// Symbols the account holds.

@@ -46,24 +46,35 @@ extension Brokerage {
 
     /// Queues a rule for an account. The rule is evaluated at once against the current price (and may fire in
     /// this call: the returned record says so).
-    public func addRule(account: AccountID, symbol: String, condition: RuleCondition, action: RuleAction,
-                        lifetime: RuleLifetime?) async throws(BrokerageError) -> QueueRuleRecord {
-        guard owners[account] != nil, let accountState = engine.account(account) else { throw .notFound("account not found") }
+    public func addRule(
+        account: AccountID, symbol: String, condition: RuleCondition, action: RuleAction,
+        lifetime: RuleLifetime?
+    ) async throws(BrokerageError) -> QueueRuleRecord {
+        guard owners[account] != nil, let accountState = engine.account(account) else {
+            throw .notFound("account not found")
+        }
         guard let entry = directory.entry(symbol) else { throw .notFound("asset not found for \(symbol)") }
         let instrument = entry.instrument
         guard instrument.market == accountState.market else {
-            throw .invalid("\(entry.symbol) trades in the \(instrument.market == .cn ? "A-share" : "US") market; this account trades \(accountState.market == .cn ? "A-shares" : "US stocks")")
+            throw .invalid(
+                "\(entry.symbol) trades in the \(instrument.market == .cn ? "A-share" : "US") market; this account trades \(accountState.market == .cn ? "A-shares" : "US stocks")"
+            )
         }
         try Self.validate(condition: condition, action: action, instrument: instrument)
         let now = clock.now()
         let today = instrument.calendar.tradingDate(at: now)
         let life = lifetime ?? .untilTriggered
-        if case .until(let last) = life, last < today { throw .invalid("the rule's last day \(last) has already passed") }
-        if case .session(let day) = life, day != today { throw .invalid("a session rule is for today's session (\(today))") }
+        if case .until(let last) = life, last < today {
+            throw .invalid("the rule's last day \(last) has already passed")
+        }
+        if case .session(let day) = life, day != today {
+            throw .invalid("a session rule is for today's session (\(today))")
+        }
         var generator = SystemRandomNumberGenerator()
         var seeded = SeededGenerator(seed: generator.next())
-        let rule = QueueRule(id: QueueRuleID(.timeOrdered(at: now, using: &seeded)), accountID: account, symbol: entry.symbol,
-                             condition: condition, action: action, lifetime: life, createdAt: now)
+        let rule = QueueRule(
+            id: QueueRuleID(.timeOrdered(at: now, using: &seeded)), accountID: account, symbol: entry.symbol,
+            condition: condition, action: action, lifetime: life, createdAt: now)
         let id = engine.register(instrument)
         let record = QueueRuleRecord(rule: rule, updatedAt: now)
         ruleBook.add(rule, instrument: id)
@@ -90,13 +101,15 @@ extension Brokerage {
         }
         let hasLimits = instrument.priceLimit.fraction != nil
         if condition.needsBand || action.pricing == .limitUp, !hasLimits {
-            throw .invalid("\(instrument.symbol) has no daily price limits; limit-up conditions and pricing apply to A-shares")
+            throw .invalid(
+                "\(instrument.symbol) has no daily price limits; limit-up conditions and pricing apply to A-shares")
         }
         if case .limit(let price) = action.pricing, !price.isPositive { throw .invalid("limit price must be positive") }
         switch condition {
         case .priceAtLeast(let p), .priceAtMost(let p):
             guard p.isPositive else { throw .invalid("the trigger price must be positive") }
-        case .withinOfLimitUp(let x), .withinOfLimitDown(let x), .withinPercentOfLimitUp(let x), .withinPercentOfLimitDown(let x):
+        case .withinOfLimitUp(let x), .withinOfLimitDown(let x), .withinPercentOfLimitUp(let x),
+            .withinPercentOfLimitDown(let x):
             guard !x.isNegative else { throw .invalid("the distance from the limit price cannot be negative") }
         case .crossesAboveMovingAverage(let n), .crossesBelowMovingAverage(let n):
             guard (2...250).contains(n) else { throw .invalid("a moving average needs 2 to 250 bars") }
@@ -130,7 +143,9 @@ extension Brokerage {
     /// Fired, failed, canceled and expired rules, newest first.
     public func queueHistory(account: AccountID, limit: Int = 100) async throws(BrokerageError) -> [QueueEntry] {
         let records: [QueueRuleRecord]
-        do { records = try await storage.queueRules(account: account, queued: false, limit: limit) } catch { throw .storage(error) }
+        do { records = try await storage.queueRules(account: account, queued: false, limit: limit) } catch {
+            throw .storage(error)
+        }
         var entries: [QueueEntry] = []
         for record in records { entries.append(await self.entry(record)) }
         return entries
@@ -141,11 +156,15 @@ extension Brokerage {
         let instrument = directory.entry(record.rule.symbol)?.instrument
         let quote = try? await feed.quote(record.rule.symbol)
         let id = engine.instrumentID(for: record.rule.symbol)
-        let band = id.flatMap { engine.priceBand($0) }
-            ?? quote.flatMap { q in q.limitUp.flatMap { up in q.limitDown.map { PriceBand(limitDown: $0, limitUp: up) } } }
-        return QueueEntry(record: record, price: quote?.last,
-                          triggerLevel: record.rule.condition.triggerLevel(previousClose: quote?.previousClose, band: band),
-                          instrument: instrument)
+        let band =
+            id.flatMap { engine.priceBand($0) }
+            ?? quote.flatMap { q in
+                q.limitUp.flatMap { up in q.limitDown.map { PriceBand(limitDown: $0, limitUp: up) } }
+            }
+        return QueueEntry(
+            record: record, price: quote?.last,
+            triggerLevel: record.rule.condition.triggerLevel(previousClose: quote?.previousClose, band: band),
+            instrument: instrument)
     }
 
     // MARK: Evaluation (called with the engine up to date for the instrument)
@@ -156,8 +175,9 @@ extension Brokerage {
         guard ruleBook.hasRules(id), quote.phase == .continuous else { return }
         var fired: [QueueRule] = []
         let evaluated = ruleBook.evaluations
-        ruleBook.evaluate(id, price: quote.last, previousClose: quote.previousClose, band: engine.priceBand(id),
-                          only: only, into: &fired)
+        ruleBook.evaluate(
+            id, price: quote.last, previousClose: quote.previousClose, band: engine.priceBand(id),
+            only: only, into: &fired)
         metrics.rulesEvaluated.increment(by: ruleBook.evaluations - evaluated)
         metrics.rulesFired.increment(by: fired.count)
         for rule in fired { fire(rule, price: quote.last, at: now) }
@@ -169,30 +189,37 @@ extension Brokerage {
         record.updatedAt = now
         record.firedPrice = price
         let id = engine.instrumentID(for: rule.symbol)
-        let result = rule.action.request(symbol: rule.symbol, band: id.flatMap { engine.priceBand($0) },
-                                         clientOrderID: Self.clientOrderID(for: rule.id))
+        let result = rule.action.request(
+            symbol: rule.symbol, band: id.flatMap { engine.priceBand($0) },
+            clientOrderID: Self.clientOrderID(for: rule.id))
         let currency = engine.account(rule.accountID)?.currency.symbol ?? ""
         let what = describe(rule)
-        switch result.flatMap({ request in Result { () throws(OrderRejection) in try engine.submit(request, account: rule.accountID, at: now) } }) {
+        switch result.flatMap({ request in
+            Result { () throws(OrderRejection) in try engine.submit(request, account: rule.accountID, at: now) }
+        }) {
         case .success(let order):
             metrics.placed.increment()
             record.status = .fired
             record.orderID = order.id
             let pricing: String
             switch order.limitPrice {
-            case let limit? where rule.action.pricing == .limitUp: pricing = " at limit-up \(currency)\(limit.formatted(minimumPlaces: 2))"
+            case let limit? where rule.action.pricing == .limitUp:
+                pricing = " at limit-up \(currency)\(limit.formatted(minimumPlaces: 2))"
             case let limit?: pricing = " with a limit of \(currency)\(limit.formatted(minimumPlaces: 2))"
             case nil: pricing = " at market"
             }
-            notify(rule.accountID, kind: "order_placed_automatically", title: "Order placed automatically",
-                   body: "Your queued order to \(what) was placed\(pricing) when the price reached \(currency)\(price.formatted(minimumPlaces: 2)).",
-                   at: now)
+            notify(
+                rule.accountID, kind: "order_placed_automatically", title: "Order placed automatically",
+                body:
+                    "Your queued order to \(what) was placed\(pricing) when the price reached \(currency)\(price.formatted(minimumPlaces: 2)).",
+                at: now)
         case .failure(let rejection):
             record.status = .failed
             record.message = rejection.message
             let reason = rejection.reason == .insufficientBuyingPower ? "not enough cash" : rejection.message
-            notify(rule.accountID, kind: "automatic_order_failed", title: "Automatic order failed",
-                   body: "Your queued order to \(what) could not be placed: \(reason).", at: now)
+            notify(
+                rule.accountID, kind: "automatic_order_failed", title: "Automatic order failed",
+                body: "Your queued order to \(what) could not be placed: \(reason).", at: now)
         }
         pendingRules.append(record)
         notifyIfQueueEmpty(rule.accountID, at: now)
@@ -207,14 +234,17 @@ extension Brokerage {
 
     func notifyIfQueueEmpty(_ account: AccountID, at now: Timestamp) {
         guard !queuedRules.values.contains(where: { $0.rule.accountID == account }) else { return }
-        notify(account, kind: "queue_empty", title: "Queue is empty",
-               body: "Every queued order of this account has been handled; nothing is waiting any more.", at: now)
+        notify(
+            account, kind: "queue_empty", title: "Queue is empty",
+            body: "Every queued order of this account has been handled; nothing is waiting any more.", at: now)
     }
 
     func notify(_ account: AccountID, kind: String, title: String, body: String, at now: Timestamp) {
         guard let owner = owners[account] else { return }
-        pendingNotifications.append(NotificationRecord(id: Self.notificationID(), userID: owner.userID, accountID: account,
-                                                       kind: kind, title: title, body: body, createdAt: now))
+        pendingNotifications.append(
+            NotificationRecord(
+                id: Self.notificationID(), userID: owner.userID, accountID: account,
+                kind: kind, title: title, body: body, createdAt: now))
     }
 
     /// Ends rules whose lifetime is over (checked each market-pump tick).
@@ -244,7 +274,9 @@ extension Brokerage {
     func seedCloses(_ id: InstrumentID, symbol: String) async {
         guard !seededCloses.contains(id) else { return }
         let now = clock.now()
-        guard let bars = try? await feed.bars(symbol, timeframe: .day, from: now.adding(seconds: -400 * 86_400), to: now) else { return }
+        guard
+            let bars = try? await feed.bars(symbol, timeframe: .day, from: now.adding(seconds: -400 * 86_400), to: now)
+        else { return }
         let today = directory.entry(symbol)?.instrument.calendar.tradingDate(at: now)
         for bar in bars where directory.entry(symbol)?.instrument.calendar.tradingDate(at: bar.time) != today {
             ruleBook.recordClose(id, close: bar.close)

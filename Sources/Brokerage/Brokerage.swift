@@ -55,8 +55,10 @@ public actor Brokerage {
     let pumpGate = AsyncLock()
     let metrics = BrokerageMetrics()
 
-    init(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
-         configuration: EngineConfiguration) {
+    init(
+        storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
+        configuration: EngineConfiguration
+    ) {
         self.storage = storage
         self.feed = feed
         self.directory = directory
@@ -71,9 +73,11 @@ public actor Brokerage {
     }
 
     /// Opens the database (creating or migrating it) and starts a brokerage on it.
-    public static func open(_ database: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
-                            feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
-                            seed: UInt64 = 1) async throws -> Brokerage {
+    public static func open(
+        _ database: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
+        feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
+        seed: UInt64 = 1
+    ) async throws -> Brokerage {
         let storage = try await Storage.open(database, checkpoints: checkpoints)
         do {
             return try await start(storage: storage, feed: feed, directory: directory, clock: clock, seed: seed)
@@ -89,11 +93,14 @@ public actor Brokerage {
     }
 
     /// Loads every account and open order from storage into a fresh engine.
-    static func start(storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory,
-                             clock: MarketClock, seed: UInt64 = 1) async throws -> Brokerage {
+    static func start(
+        storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory,
+        clock: MarketClock, seed: UInt64 = 1
+    ) async throws -> Brokerage {
         let configuration = EngineConfiguration(seed: seed, sessions: clock.sessions)
-        let brokerage = Brokerage(storage: storage, feed: feed, directory: directory, clock: clock,
-                                  configuration: configuration)
+        let brokerage = Brokerage(
+            storage: storage, feed: feed, directory: directory, clock: clock,
+            configuration: configuration)
         try await brokerage.reload()
         return brokerage
     }
@@ -193,7 +200,9 @@ public actor Brokerage {
     /// Waits until a staged step is durable. After a failed write the engine is rebuilt from storage (memory must
     /// not run ahead of disk) and the failure is thrown. Runs on the caller's executor: an order placement waits
     /// here off the actor, so its answer does not queue behind other requests' work on the actor.
-    static func settle(_ step: StagedStep, of brokerage: Brokerage, isolation: isolated (any Actor)? = #isolation) async throws(BrokerageError) {
+    static func settle(_ step: StagedStep, of brokerage: Brokerage, isolation: isolated (any Actor)? = #isolation)
+        async throws(BrokerageError)
+    {
         do {
             try await step.durable()
         } catch {
@@ -245,7 +254,8 @@ public actor Brokerage {
         case .fill where o.status == .filled:
             kind = "fill"
             title = o.side == .buy ? "Bought \(o.symbol)" : "Sold \(o.symbol)"
-            body = "You have successfully \(o.side == .buy ? "bought" : "sold") \(o.filledQty) \(shares) of \(o.symbol)"
+            body =
+                "You have successfully \(o.side == .buy ? "bought" : "sold") \(o.filledQty) \(shares) of \(o.symbol)"
                 + (o.filledAvgPrice.map { " at \(currency)\($0.formatted(minimumPlaces: 2))" } ?? "")
         case .canceled where o.reason != nil && o.reason != "account reset":
             kind = "order_canceled"
@@ -254,8 +264,9 @@ public actor Brokerage {
         default:
             return nil
         }
-        return NotificationRecord(id: Self.notificationID(), userID: owner.userID, accountID: o.accountID, kind: kind,
-                                  title: title, body: body, createdAt: update.time)
+        return NotificationRecord(
+            id: Self.notificationID(), userID: owner.userID, accountID: o.accountID, kind: kind,
+            title: title, body: body, createdAt: update.time)
     }
 
     /// A fresh random (version-4) id for a notification.

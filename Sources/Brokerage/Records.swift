@@ -1,15 +1,15 @@
+@_exported import struct Storage.APIKeyRecord
 // The records the brokerage's callers read and write. They are values defined next to the SQL that stores them;
 // only these types are re-exported, so a surface above the brokerage (Server, the CLI) can name a `UserRecord`
 // without importing Storage — and cannot reach the database itself (scripts/check-layering.sh checks the imports).
 @_exported import struct Storage.AccountRecord
-@_exported import struct Storage.APIKeyRecord
-@_exported import enum Storage.DatabaseLocation
 @_exported import struct Storage.CheckpointPolicy
+@_exported import enum Storage.DatabaseLocation
+@_exported import struct Storage.DueWebhookDelivery
 @_exported import struct Storage.NotificationRecord
+@_exported import struct Storage.OrderQuery
 @_exported import struct Storage.QueueRuleRecord
 @_exported import struct Storage.UserRecord
 @_exported import struct Storage.WatchlistRecord
 @_exported import struct Storage.WebhookDelivery
 @_exported import struct Storage.WebhookRecord
-@_exported import struct Storage.DueWebhookDelivery
-@_exported import struct Storage.OrderQuery

@@ -59,7 +59,9 @@ final class UpdateStreams: Sendable {
             s.orders[s.next] = (account, continuation)
             return s.next
         }
-        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.orders.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in
+            self?.subscribers.withLock { _ = $0.orders.removeValue(forKey: id) }
+        }
         return stream
     }
 
@@ -70,7 +72,9 @@ final class UpdateStreams: Sendable {
             s.notifications[s.next] = (user, continuation)
             return s.next
         }
-        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.notifications.removeValue(forKey: id) } }
+        continuation.onTermination = { [weak self] _ in
+            self?.subscribers.withLock { _ = $0.notifications.removeValue(forKey: id) }
+        }
         return stream
     }
 

@@ -1,6 +1,6 @@
+import Brokerage
 import Hummingbird
 import HummingbirdWebSocket
-import Brokerage
 import Logging
 import MarketData
 
@@ -11,7 +11,9 @@ import MarketData
 /// Shutdown (SIGTERM/SIGINT under `runService`) goes in reverse order of start: the HTTP server stops accepting and
 /// answers the requests it has, then the dispatcher and the pump stop, then `JournalFlush` waits until every step
 /// is durable; the caller closes the database after that (`Papertrade.shutdown`).
-public func buildApplication(_ services: Papertrade, logger: Logger = Logger(label: "papertrade")) -> some ApplicationProtocol {
+public func buildApplication(_ services: Papertrade, logger: Logger = Logger(label: "papertrade"))
+    -> some ApplicationProtocol
+{
     let router = Router(context: AppContext.self)
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: MetricsMiddleware())
@@ -23,7 +25,8 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
 
     var alpaca = router.group("v2")
     if services.configuration.rateLimitPerMinute > 0 {
-        alpaca = alpaca.add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: services.configuration.rateLimitPerMinute)))
+        alpaca = alpaca.add(
+            middleware: RateLimitMiddleware(limiter: RateLimiter(limit: services.configuration.rateLimitPerMinute)))
     }
     alpaca = alpaca.add(middleware: APIKeyAuthenticator(services: services))
     TradingController(services: services).addRoutes(to: alpaca)
@@ -64,8 +67,9 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     let configuration = ApplicationConfiguration(
         address: .hostname(services.configuration.host, port: services.configuration.port),
         serverName: "papertrade")
-    var application = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: sockets),
-                                  configuration: configuration, logger: logger)
+    var application = Application(
+        router: router, server: .http1WebSocketUpgrade(webSocketRouter: sockets),
+        configuration: configuration, logger: logger)
     application.addServices(JournalFlush(brokerage: services.brokerage))
     if services.configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: services.brokerage))
@@ -76,8 +80,10 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
 
 /// Answers unknown routes and unexpected errors in the API's error shape, never with an empty 500.
 struct ErrorShapeMiddleware: RouterMiddleware {
-    func handle(_ request: Request, context: AppContext,
-                next: (Request, AppContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: AppContext,
+        next: (Request, AppContext) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
@@ -85,7 +91,8 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         } catch let error as BrokerageError {
             throw APIError(error)
         } catch let error as HTTPError {
-            throw APIError(error.status, code: Int(error.status.code) * 100_000 + 10_000, error.body ?? error.status.reasonPhrase)
+            throw APIError(
+                error.status, code: Int(error.status.code) * 100_000 + 10_000, error.body ?? error.status.reasonPhrase)
         } catch {
             context.logger.error("unexpected error: \(error)")
             throw APIError(.internalServerError, code: 50000000, "internal error")

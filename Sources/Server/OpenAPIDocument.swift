@@ -2,8 +2,10 @@ import MarketData
 
 /// The native API (/api/v1) as an OpenAPI 3.1 document, served at /openapi.json.
 enum OpenAPIDocument {
-    static func op(_ summary: String, auth: Bool = false, parameters: [JSONValue] = [], body: String? = nil,
-                   responses: [String: String]) -> JSONValue {
+    static func op(
+        _ summary: String, auth: Bool = false, parameters: [JSONValue] = [], body: String? = nil,
+        responses: [String: String]
+    ) -> JSONValue {
         var o: [String: JSONValue] = [
             "summary": .string(summary),
             "responses": .object(responses.mapValues { .object(["description": .string($0)]) }),
@@ -11,136 +13,297 @@ enum OpenAPIDocument {
         if !parameters.isEmpty { o["parameters"] = .array(parameters) }
         if auth { o["security"] = .array([.object(["session": .array([])])]) }
         if let body {
-            o["requestBody"] = .object(["required": .bool(true), "content": .object(["application/json": .object([
-                "schema": .object(["$ref": .string("#/components/schemas/\(body)")])])])])
+            o["requestBody"] = .object([
+                "required": .bool(true),
+                "content": .object([
+                    "application/json": .object([
+                        "schema": .object(["$ref": .string("#/components/schemas/\(body)")])
+                    ])
+                ]),
+            ])
         }
         return .object(o)
     }
 
     static func param(_ name: String, in location: String, required: Bool = true, _ description: String) -> JSONValue {
-        .object(["name": .string(name), "in": .string(location), "required": .bool(required),
-                 "description": .string(description), "schema": .object(["type": .string("string")])])
+        .object([
+            "name": .string(name), "in": .string(location), "required": .bool(required),
+            "description": .string(description), "schema": .object(["type": .string("string")]),
+        ])
     }
 
     static let native: JSONValue = .object([
         "openapi": .string("3.1.0"),
-        "info": .object(["title": .string("papertrade native API"), "version": .string("1"),
-                         "description": .string("What the web app needs beyond the Alpaca-compatible /v2 surface. Decimals are JSON strings.")]),
+        "info": .object([
+            "title": .string("papertrade native API"), "version": .string("1"),
+            "description": .string(
+                "What the web app needs beyond the Alpaca-compatible /v2 surface. Decimals are JSON strings."),
+        ]),
         "components": .object([
-            "securitySchemes": .object(["session": .object(["type": .string("apiKey"), "in": .string("cookie"), "name": .string("papertrade_session")])]),
+            "securitySchemes": .object([
+                "session": .object([
+                    "type": .string("apiKey"), "in": .string("cookie"), "name": .string("papertrade_session"),
+                ])
+            ]),
             "schemas": .object([
-                "Credentials": .object(["type": .string("object"), "required": .array([.string("username"), .string("password")]),
-                                        "properties": .object(["username": .object(["type": .string("string")]),
-                                                               "password": .object(["type": .string("string"), "minLength": .int(8)])])]),
+                "Credentials": .object([
+                    "type": .string("object"), "required": .array([.string("username"), .string("password")]),
+                    "properties": .object([
+                        "username": .object(["type": .string("string")]),
+                        "password": .object(["type": .string("string"), "minLength": .int(8)]),
+                    ]),
+                ])
             ]),
         ]),
         "paths": .object([
-            "/api/v1/auth/signup": .object(["post": op("Create a user with a USD and a CNY paper account; starts a session",
-                                                       body: "Credentials", responses: ["201": "the user and accounts", "409": "username taken", "422": "invalid username or password"])]),
-            "/api/v1/auth/login": .object(["post": op("Log in; sets the session cookie", body: "Credentials",
-                                                      responses: ["200": "the user and accounts", "401": "wrong username or password", "429": "too many failed logins"])]),
-            "/api/v1/auth/logout": .object(["post": op("End the session", auth: true, responses: ["200": "logged out"])]),
-            "/api/v1/me": .object(["get": op("The logged-in user and their accounts", auth: true, responses: ["200": "user", "401": "not logged in"])]),
-            "/api/v1/search": .object(["get": op("Symbol search and autocomplete by ticker or company name",
-                                                 parameters: [param("q", in: "query", "ticker or name fragment"),
-                                                              param("market", in: "query", required: false, "us or cn"),
-                                                              param("limit", in: "query", required: false, "1–50, default 10")],
-                                                 responses: ["200": "[{symbol, name, exchange, market, kind}]"])]),
-            "/api/v1/quotes/{symbol}": .object(["get": op("Quote with 5-level depth and A-share limits",
-                                                          parameters: [param("symbol", in: "path", "ticker or A-share code")],
-                                                          responses: ["200": "quote", "404": "unknown symbol", "503": "provider unavailable"])]),
-            "/api/v1/stocks/{symbol}/profile": .object(["get": op("Company profile for the stock page: exchange, sector, industry, listing date, website, logo, board lot, time zone, peers, 52-week high/low, and news, recommendation trends and earnings surprises (null when the feed has none)",
-                                                                  parameters: [param("symbol", in: "path", "ticker or A-share code")],
-                                                                  responses: ["200": "profile", "404": "unknown symbol"])]),
-            "/api/v1/accounts/{id}/estimate": .object(["get": op("Trade-sheet estimate: value, fees (the account's schedule), total, buying power and sellable shares",
-                                                                 auth: true,
-                                                                 parameters: [param("id", in: "path", "account id"), param("symbol", in: "query", "symbol"),
-                                                                              param("side", in: "query", "buy or sell"), param("qty", in: "query", "shares"),
-                                                                              param("price", in: "query", required: false, "limit or stop price (default: best ask for a buy, best bid for a sell)")],
-                                                                 responses: ["200": "estimate", "404": "unknown symbol or account", "422": "invalid quantity, side or price"])]),
-            "/api/v1/market/overview": .object(["get": op("Index overview: SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500",
-                                                          responses: ["200": "indices"])]),
+            "/api/v1/auth/signup": .object([
+                "post": op(
+                    "Create a user with a USD and a CNY paper account; starts a session",
+                    body: "Credentials",
+                    responses: [
+                        "201": "the user and accounts", "409": "username taken", "422": "invalid username or password",
+                    ])
+            ]),
+            "/api/v1/auth/login": .object([
+                "post": op(
+                    "Log in; sets the session cookie", body: "Credentials",
+                    responses: [
+                        "200": "the user and accounts", "401": "wrong username or password",
+                        "429": "too many failed logins",
+                    ])
+            ]),
+            "/api/v1/auth/logout": .object(["post": op("End the session", auth: true, responses: ["200": "logged out"])]
+            ),
+            "/api/v1/me": .object([
+                "get": op(
+                    "The logged-in user and their accounts", auth: true,
+                    responses: ["200": "user", "401": "not logged in"])
+            ]),
+            "/api/v1/search": .object([
+                "get": op(
+                    "Symbol search and autocomplete by ticker or company name",
+                    parameters: [
+                        param("q", in: "query", "ticker or name fragment"),
+                        param("market", in: "query", required: false, "us or cn"),
+                        param("limit", in: "query", required: false, "1–50, default 10"),
+                    ],
+                    responses: ["200": "[{symbol, name, exchange, market, kind}]"])
+            ]),
+            "/api/v1/quotes/{symbol}": .object([
+                "get": op(
+                    "Quote with 5-level depth and A-share limits",
+                    parameters: [param("symbol", in: "path", "ticker or A-share code")],
+                    responses: ["200": "quote", "404": "unknown symbol", "503": "provider unavailable"])
+            ]),
+            "/api/v1/stocks/{symbol}/profile": .object([
+                "get": op(
+                    "Company profile for the stock page: exchange, sector, industry, listing date, website, logo, board lot, time zone, peers, 52-week high/low, and news, recommendation trends and earnings surprises (null when the feed has none)",
+                    parameters: [param("symbol", in: "path", "ticker or A-share code")],
+                    responses: ["200": "profile", "404": "unknown symbol"])
+            ]),
+            "/api/v1/accounts/{id}/estimate": .object([
+                "get": op(
+                    "Trade-sheet estimate: value, fees (the account's schedule), total, buying power and sellable shares",
+                    auth: true,
+                    parameters: [
+                        param("id", in: "path", "account id"), param("symbol", in: "query", "symbol"),
+                        param("side", in: "query", "buy or sell"), param("qty", in: "query", "shares"),
+                        param(
+                            "price", in: "query", required: false,
+                            "limit or stop price (default: best ask for a buy, best bid for a sell)"),
+                    ],
+                    responses: [
+                        "200": "estimate", "404": "unknown symbol or account", "422": "invalid quantity, side or price",
+                    ])
+            ]),
+            "/api/v1/market/overview": .object([
+                "get": op(
+                    "Index overview: SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500",
+                    responses: ["200": "indices"])
+            ]),
             "/api/v1/accounts": .object([
                 "get": op("The user's paper accounts with balances", auth: true, responses: ["200": "accounts"]),
-                "post": op("Open a paper account {market: us|cn, cash?, name?}", auth: true, responses: ["201": "the account", "422": "invalid market or cash"]),
+                "post": op(
+                    "Open a paper account {market: us|cn, cash?, name?}", auth: true,
+                    responses: ["201": "the account", "422": "invalid market or cash"]),
             ]),
-            "/api/v1/accounts/{id}": .object(["get": op("Account with positions valued at current prices", auth: true,
-                                                        parameters: [param("id", in: "path", "account id")], responses: ["200": "account", "404": "not yours or unknown"])]),
-            "/api/v1/accounts/{id}/deposit": .object(["post": op("Deposit {amount, method: bank|card|transfer, note?}", auth: true,
-                                                                 parameters: [param("id", in: "path", "account id")], responses: ["200": "account and transaction", "422": "invalid amount"])]),
-            "/api/v1/accounts/{id}/withdraw": .object(["post": op("Withdraw {amount, method?, note?}; never more than buying power", auth: true,
-                                                                  parameters: [param("id", in: "path", "account id")], responses: ["200": "account and transaction", "403": "not enough cash"])]),
-            "/api/v1/accounts/{id}/reset": .object(["post": op("Cancel orders, clear positions, restore the starting cash", auth: true,
-                                                               parameters: [param("id", in: "path", "account id")], responses: ["200": "account"])]),
-            "/api/v1/accounts/{id}/transactions": .object(["get": op("Deposits, withdrawals, buys, sells, fees and resets, newest first", auth: true,
-                                                                     parameters: [param("id", in: "path", "account id")], responses: ["200": "transactions"])]),
+            "/api/v1/accounts/{id}": .object([
+                "get": op(
+                    "Account with positions valued at current prices", auth: true,
+                    parameters: [param("id", in: "path", "account id")],
+                    responses: ["200": "account", "404": "not yours or unknown"])
+            ]),
+            "/api/v1/accounts/{id}/deposit": .object([
+                "post": op(
+                    "Deposit {amount, method: bank|card|transfer, note?}", auth: true,
+                    parameters: [param("id", in: "path", "account id")],
+                    responses: ["200": "account and transaction", "422": "invalid amount"])
+            ]),
+            "/api/v1/accounts/{id}/withdraw": .object([
+                "post": op(
+                    "Withdraw {amount, method?, note?}; never more than buying power", auth: true,
+                    parameters: [param("id", in: "path", "account id")],
+                    responses: ["200": "account and transaction", "403": "not enough cash"])
+            ]),
+            "/api/v1/accounts/{id}/reset": .object([
+                "post": op(
+                    "Cancel orders, clear positions, restore the starting cash", auth: true,
+                    parameters: [param("id", in: "path", "account id")], responses: ["200": "account"])
+            ]),
+            "/api/v1/accounts/{id}/transactions": .object([
+                "get": op(
+                    "Deposits, withdrawals, buys, sells, fees and resets, newest first", auth: true,
+                    parameters: [param("id", in: "path", "account id")], responses: ["200": "transactions"])
+            ]),
             "/api/v1/accounts/{id}/queue": .object([
-                "get": op("Queue purchase: the account's queued rules with current price and trigger level", auth: true,
-                          parameters: [param("id", in: "path", "account id")], responses: ["200": "queued rules", "404": "not yours or unknown"]),
-                "post": op("Queue a rule {symbol, side, qty | notional, condition: {type, value?}, order_type: market|limit|limit_up, limit_price?, lifetime?: {type: until_triggered|until|session, date?}}. Condition types: price_at_least, price_at_most, change_percent_at_least, change_percent_at_most, within_of_limit_up, within_of_limit_down, within_percent_of_limit_up, within_percent_of_limit_down, touches_limit_up, crosses_above_moving_average, crosses_below_moving_average. A rule fires once, while its market trades; a rejected order marks it failed (not retried) and notifies the user",
-                           auth: true, parameters: [param("id", in: "path", "account id")],
-                           responses: ["201": "the rule (status queued, or fired if the condition already held)", "404": "unknown symbol or account", "422": "invalid rule"]),
+                "get": op(
+                    "Queue purchase: the account's queued rules with current price and trigger level", auth: true,
+                    parameters: [param("id", in: "path", "account id")],
+                    responses: ["200": "queued rules", "404": "not yours or unknown"]),
+                "post": op(
+                    "Queue a rule {symbol, side, qty | notional, condition: {type, value?}, order_type: market|limit|limit_up, limit_price?, lifetime?: {type: until_triggered|until|session, date?}}. Condition types: price_at_least, price_at_most, change_percent_at_least, change_percent_at_most, within_of_limit_up, within_of_limit_down, within_percent_of_limit_up, within_percent_of_limit_down, touches_limit_up, crosses_above_moving_average, crosses_below_moving_average. A rule fires once, while its market trades; a rejected order marks it failed (not retried) and notifies the user",
+                    auth: true, parameters: [param("id", in: "path", "account id")],
+                    responses: [
+                        "201": "the rule (status queued, or fired if the condition already held)",
+                        "404": "unknown symbol or account", "422": "invalid rule",
+                    ]),
             ]),
-            "/api/v1/accounts/{id}/queue/history": .object(["get": op("Fired, failed, canceled and expired rules, newest first", auth: true,
-                                                                      parameters: [param("id", in: "path", "account id"), param("limit", in: "query", required: false, "1–500, default 100")],
-                                                                      responses: ["200": "rules"])]),
-            "/api/v1/accounts/{id}/queue/{rule}": .object(["delete": op("Cancel a queued rule", auth: true,
-                                                                        parameters: [param("id", in: "path", "account id"), param("rule", in: "path", "rule id")],
-                                                                        responses: ["200": "the canceled rule", "404": "not queued (fired, failed, canceled) or unknown"])]),
+            "/api/v1/accounts/{id}/queue/history": .object([
+                "get": op(
+                    "Fired, failed, canceled and expired rules, newest first", auth: true,
+                    parameters: [
+                        param("id", in: "path", "account id"),
+                        param("limit", in: "query", required: false, "1–500, default 100"),
+                    ],
+                    responses: ["200": "rules"])
+            ]),
+            "/api/v1/accounts/{id}/queue/{rule}": .object([
+                "delete": op(
+                    "Cancel a queued rule", auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("rule", in: "path", "rule id")],
+                    responses: ["200": "the canceled rule", "404": "not queued (fired, failed, canceled) or unknown"])
+            ]),
             "/api/v1/accounts/{id}/orders": .object([
-                "get": op("Orders (status open|closed|all)", auth: true, parameters: [param("id", in: "path", "account id")], responses: ["200": "orders"]),
-                "post": op("Place an order (Alpaca's order body)", auth: true, parameters: [param("id", in: "path", "account id")],
-                           responses: ["201": "the order", "403": "insufficient buying power or shares", "422": "rejected, with the reason"]),
+                "get": op(
+                    "Orders (status open|closed|all)", auth: true, parameters: [param("id", in: "path", "account id")],
+                    responses: ["200": "orders"]),
+                "post": op(
+                    "Place an order (Alpaca's order body)", auth: true,
+                    parameters: [param("id", in: "path", "account id")],
+                    responses: [
+                        "201": "the order", "403": "insufficient buying power or shares",
+                        "422": "rejected, with the reason",
+                    ]),
             ]),
-            "/api/v1/accounts/{id}/orders/{order}": .object(["delete": op("Cancel an open order", auth: true,
-                                                                         parameters: [param("id", in: "path", "account id"), param("order", in: "path", "order id")],
-                                                                         responses: ["200": "the canceled order", "422": "no longer cancelable"])]),
-            "/api/v1/bars/{symbol}": .object(["get": op("Chart bars (timeframe 1Min…1Month, from, to)",
-                                                        parameters: [param("symbol", in: "path", "symbol"), param("timeframe", in: "query", required: false, "default 5Min")],
-                                                        responses: ["200": "bars"])]),
+            "/api/v1/accounts/{id}/orders/{order}": .object([
+                "delete": op(
+                    "Cancel an open order", auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("order", in: "path", "order id")],
+                    responses: ["200": "the canceled order", "422": "no longer cancelable"])
+            ]),
+            "/api/v1/bars/{symbol}": .object([
+                "get": op(
+                    "Chart bars (timeframe 1Min…1Month, from, to)",
+                    parameters: [
+                        param("symbol", in: "path", "symbol"),
+                        param("timeframe", in: "query", required: false, "default 5Min"),
+                    ],
+                    responses: ["200": "bars"])
+            ]),
             "/api/v1/accounts/{id}/watchlists": .object([
-                "get": op("Watchlists with each symbol's price and change, in the user's order", auth: true,
-                          parameters: [param("id", in: "path", "account id")], responses: ["200": "watchlists"]),
-                "post": op("Create a watchlist {name, symbols?}", auth: true, parameters: [param("id", in: "path", "account id")],
-                           responses: ["201": "the watchlist", "409": "name taken", "422": "unknown symbol"]),
+                "get": op(
+                    "Watchlists with each symbol's price and change, in the user's order", auth: true,
+                    parameters: [param("id", in: "path", "account id")], responses: ["200": "watchlists"]),
+                "post": op(
+                    "Create a watchlist {name, symbols?}", auth: true,
+                    parameters: [param("id", in: "path", "account id")],
+                    responses: ["201": "the watchlist", "409": "name taken", "422": "unknown symbol"]),
             ]),
             "/api/v1/accounts/{id}/watchlists/{wid}": .object([
-                "put": op("Rename and/or reorder: {name?, symbols: [in order]}", auth: true,
-                          parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id")], responses: ["200": "the watchlist"]),
-                "delete": op("Delete a watchlist", auth: true,
-                             parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id")], responses: ["204": "deleted"]),
+                "put": op(
+                    "Rename and/or reorder: {name?, symbols: [in order]}", auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id")],
+                    responses: ["200": "the watchlist"]),
+                "delete": op(
+                    "Delete a watchlist", auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id")],
+                    responses: ["204": "deleted"]),
             ]),
-            "/api/v1/accounts/{id}/watchlists/{wid}/symbols": .object(["post": op("Add {symbol}", auth: true,
-                parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id")], responses: ["200": "the watchlist"])]),
-            "/api/v1/accounts/{id}/watchlists/{wid}/symbols/{symbol}": .object(["delete": op("Remove a symbol", auth: true,
-                parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id"), param("symbol", in: "path", "symbol")],
-                responses: ["200": "the watchlist"])]),
-            "/api/v1/accounts/{id}/watchlists/{wid}/move": .object(["post": op("Move {symbol} to position {to} (0 = first)", auth: true,
-                parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id")], responses: ["200": "the watchlist"])]),
+            "/api/v1/accounts/{id}/watchlists/{wid}/symbols": .object([
+                "post": op(
+                    "Add {symbol}", auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id")],
+                    responses: ["200": "the watchlist"])
+            ]),
+            "/api/v1/accounts/{id}/watchlists/{wid}/symbols/{symbol}": .object([
+                "delete": op(
+                    "Remove a symbol", auth: true,
+                    parameters: [
+                        param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id"),
+                        param("symbol", in: "path", "symbol"),
+                    ],
+                    responses: ["200": "the watchlist"])
+            ]),
+            "/api/v1/accounts/{id}/watchlists/{wid}/move": .object([
+                "post": op(
+                    "Move {symbol} to position {to} (0 = first)", auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("wid", in: "path", "watchlist id")],
+                    responses: ["200": "the watchlist"])
+            ]),
             "/api/v1/webhook": .object([
                 "get": op("The user's webhook ({webhook: null} when none)", auth: true, responses: ["200": "webhook"]),
-                "put": op("Set the webhook {url, enabled?, rotate_secret?}. Creating it (201) or rotating returns the signing secret, once. Every notification is POSTed as {id, type, created_at, data} with Papertrade-Event, Papertrade-Delivery and Papertrade-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>; non-2xx answers are retried after 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then marked failed",
-                          auth: true, responses: ["200": "updated", "201": "created, with secret", "422": "not an http(s) URL"]),
-                "delete": op("Remove the webhook; pending deliveries are marked failed", auth: true, responses: ["200": "removed", "404": "none set"]),
+                "put": op(
+                    "Set the webhook {url, enabled?, rotate_secret?}. Creating it (201) or rotating returns the signing secret, once. Every notification is POSTed as {id, type, created_at, data} with Papertrade-Event, Papertrade-Delivery and Papertrade-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>; non-2xx answers are retried after 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, then marked failed",
+                    auth: true,
+                    responses: ["200": "updated", "201": "created, with secret", "422": "not an http(s) URL"]),
+                "delete": op(
+                    "Remove the webhook; pending deliveries are marked failed", auth: true,
+                    responses: ["200": "removed", "404": "none set"]),
             ]),
-            "/api/v1/webhook/ping": .object(["post": op("Queue a test delivery (type ping)", auth: true, responses: ["202": "queued", "404": "no webhook"])]),
-            "/api/v1/webhook/deliveries": .object(["get": op("Recent deliveries, newest first: type, status (pending|delivered|failed), attempts, next_attempt_at, last_status, last_error",
-                                                             auth: true, parameters: [param("limit", in: "query", required: false, "1–500, default 50")],
-                                                             responses: ["200": "deliveries"])]),
-            "/api/v1/notifications": .object(["get": op("Notifications, newest first, with the unread count", auth: true,
-                                                        responses: ["200": "{unread, notifications}"])]),
-            "/api/v1/notifications/{id}/read": .object(["post": op("Mark one notification read", auth: true,
-                                                                   parameters: [param("id", in: "path", "notification id")], responses: ["200": "{unread, notifications}"])]),
-            "/api/v1/notifications/read-all": .object(["post": op("Mark all notifications read", auth: true, responses: ["200": "{unread, notifications}"])]),
-            "/api/v1/ws": .object(["get": op("""
-                WebSocket for the web app (session cookie). Send {"type":"subscribe"|"unsubscribe","symbols":[…]}; receive                 {"type":"quote"|"order"|"notification"|"subscribed"|"hello"|"error","data":…} as JSON text frames.
-                """, auth: true, responses: ["101": "switching protocols"])]),
-            "/api/v1/market/status": .object(["get": op("Market phase in the exchange's time zone with the session's open and close",
-                                                        parameters: [param("market", in: "query", "us or cn")], responses: ["200": "status"])]),
-            "/api/v1/market/movers": .object(["get": op("Top gainers, losers or most active",
-                                                        parameters: [param("market", in: "query", "us or cn"),
-                                                                     param("kind", in: "query", "gainers, losers or active")],
-                                                        responses: ["200": "movers", "422": "bad market or kind"])]),
+            "/api/v1/webhook/ping": .object([
+                "post": op(
+                    "Queue a test delivery (type ping)", auth: true, responses: ["202": "queued", "404": "no webhook"])
+            ]),
+            "/api/v1/webhook/deliveries": .object([
+                "get": op(
+                    "Recent deliveries, newest first: type, status (pending|delivered|failed), attempts, next_attempt_at, last_status, last_error",
+                    auth: true, parameters: [param("limit", in: "query", required: false, "1–500, default 50")],
+                    responses: ["200": "deliveries"])
+            ]),
+            "/api/v1/notifications": .object([
+                "get": op(
+                    "Notifications, newest first, with the unread count", auth: true,
+                    responses: ["200": "{unread, notifications}"])
+            ]),
+            "/api/v1/notifications/{id}/read": .object([
+                "post": op(
+                    "Mark one notification read", auth: true,
+                    parameters: [param("id", in: "path", "notification id")],
+                    responses: ["200": "{unread, notifications}"])
+            ]),
+            "/api/v1/notifications/read-all": .object([
+                "post": op("Mark all notifications read", auth: true, responses: ["200": "{unread, notifications}"])
+            ]),
+            "/api/v1/ws": .object([
+                "get": op(
+                    """
+                    WebSocket for the web app (session cookie). Send {"type":"subscribe"|"unsubscribe","symbols":[…]}; receive                 {"type":"quote"|"order"|"notification"|"subscribed"|"hello"|"error","data":…} as JSON text frames.
+                    """, auth: true, responses: ["101": "switching protocols"])
+            ]),
+            "/api/v1/market/status": .object([
+                "get": op(
+                    "Market phase in the exchange's time zone with the session's open and close",
+                    parameters: [param("market", in: "query", "us or cn")], responses: ["200": "status"])
+            ]),
+            "/api/v1/market/movers": .object([
+                "get": op(
+                    "Top gainers, losers or most active",
+                    parameters: [
+                        param("market", in: "query", "us or cn"),
+                        param("kind", in: "query", "gainers, losers or active"),
+                    ],
+                    responses: ["200": "movers", "422": "bad market or kind"])
+            ]),
         ]),
     ])
 }

@@ -46,7 +46,9 @@ public struct ServerConfiguration: Sendable {
         case .manual: return MarketClock(.manual(start: MarketClock(.realtime).now()))
         case .replay:
             let now = MarketClock(.realtime).now()
-            let start = replayStart.map { Timestamp($0, hour: 9, minute: 30, in: .newYork) } ?? now.adding(seconds: -30 * 86_400)
+            let start =
+                replayStart.map { Timestamp($0, hour: 9, minute: 30, in: .newYork) }
+                ?? now.adding(seconds: -30 * 86_400)
             return MarketClock(.replay(start: start, speed: replaySpeed))
         }
     }
@@ -67,8 +69,10 @@ public final class Papertrade: Sendable {
     /// touches neither storage nor the brokerage to authenticate.
     let keys = Mutex<[String: APIKeyRecord]>([:])
 
-    init(configuration: ServerConfiguration, directory: SymbolDirectory, market: SimulatedMarket,
-         feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage, web: WebApp) {
+    init(
+        configuration: ServerConfiguration, directory: SymbolDirectory, market: SimulatedMarket,
+        feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage, web: WebApp
+    ) {
         self.configuration = configuration
         self.directory = directory
         self.market = market
@@ -78,19 +82,25 @@ public final class Papertrade: Sendable {
         self.web = web
     }
 
-    public static func start(_ configuration: ServerConfiguration, clock: MarketClock? = nil) async throws -> Papertrade {
+    public static func start(_ configuration: ServerConfiguration, clock: MarketClock? = nil) async throws -> Papertrade
+    {
         let clock = clock ?? configuration.makeClock()
         let directory = try SymbolDirectory.bundled()
-        let market = SimulatedMarket(directory: directory,
-                                     configuration: SimulatorConfiguration(seed: configuration.seed, sessions: clock.sessions))
-        let feed = configuration.marketData.us == .simulated && configuration.marketData.cn == .simulated
+        let market = SimulatedMarket(
+            directory: directory,
+            configuration: SimulatorConfiguration(seed: configuration.seed, sessions: clock.sessions))
+        let feed =
+            configuration.marketData.us == .simulated && configuration.marketData.cn == .simulated
             ? SimulatedFeed(market: market, clock: clock)
             : configuration.marketData.makeFeed(directory: directory, clock: clock)
-        let brokerage = try await Brokerage.open(configuration.database, checkpoints: configuration.checkpoints, feed: feed,
-                                                 directory: directory, clock: clock, seed: configuration.seed)
-        return Papertrade(configuration: configuration, directory: directory, market: market,
-                          feed: feed, clock: clock, brokerage: brokerage,
-                          web: WebApp.load(webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory))
+        let brokerage = try await Brokerage.open(
+            configuration.database, checkpoints: configuration.checkpoints, feed: feed,
+            directory: directory, clock: clock, seed: configuration.seed)
+        return Papertrade(
+            configuration: configuration, directory: directory, market: market,
+            feed: feed, clock: clock, brokerage: brokerage,
+            web: WebApp.load(
+                webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory))
     }
 
     /// Closes the database once everything queued for it is written.
@@ -99,17 +109,22 @@ public final class Papertrade: Sendable {
     // MARK: Users, accounts, keys (shared by the API and the admin commands)
 
     public func createUser(username: String, password: String) async throws -> UserRecord {
-        guard (3...32).contains(username.count), username.allSatisfy({ $0.isLetter || $0.isNumber || "_.-".contains($0) }) else {
+        guard (3...32).contains(username.count),
+            username.allSatisfy({ $0.isLetter || $0.isNumber || "_.-".contains($0) })
+        else {
             throw APIError.unprocessable("username must be 3–32 letters, digits, '_', '.' or '-'")
         }
         guard password.count >= 8, password.count <= 72 else {
             throw APIError.unprocessable("password must be 8 to 72 characters")
         }
         let hash = try await Credentials.hashPassword(password)
-        return try await brokerage.createUser(id: UUID().uuidString.lowercased(), username: username, passwordHash: hash)
+        return try await brokerage.createUser(
+            id: UUID().uuidString.lowercased(), username: username, passwordHash: hash)
     }
 
-    public func createAccount(userID: String, market: Market, cash: FixedDecimal?, name: String?) async throws -> AccountRecord {
+    public func createAccount(userID: String, market: Market, cash: FixedDecimal?, name: String?) async throws
+        -> AccountRecord
+    {
         let starting = cash ?? (market == .us ? FixedDecimal(100_000) : FixedDecimal(1_000_000))
         let label = name ?? (market == .us ? "US paper account" : "A-share paper account")
         return try await brokerage.openAccount(userID: userID, market: market, cash: starting, name: label)
@@ -119,7 +134,8 @@ public final class Papertrade: Sendable {
     public func createKey(account: AccountID) async throws -> (keyID: String, secret: String) {
         let keyID = Credentials.keyID()
         let secret = Credentials.token(bytes: 30)
-        try await brokerage.users.addKey(APIKeyRecord(keyID: keyID, secretHash: Credentials.sha256(secret), accountID: account))
+        try await brokerage.users.addKey(
+            APIKeyRecord(keyID: keyID, secretHash: Credentials.sha256(secret), accountID: account))
         return (keyID, secret)
     }
 
@@ -130,14 +146,18 @@ public final class Papertrade: Sendable {
         if let record = keys.withLock({ $0[keyID] }) {
             return Credentials.equal(record.secretHash, hash) ? record.accountID : nil
         }
-        guard let record = try await brokerage.users.key(keyID), Credentials.equal(record.secretHash, hash) else { return nil }
+        guard let record = try await brokerage.users.key(keyID), Credentials.equal(record.secretHash, hash) else {
+            return nil
+        }
         try await brokerage.loadAccountIfNeeded(record.accountID)
         keys.withLock { $0[keyID] = record }
         return record.accountID
     }
 
     /// On an empty database: a demo user with a USD and a CNY account and an API key for the USD one.
-    public func bootstrapDemoIfEmpty() async throws -> (username: String, password: String, keyID: String, secret: String)? {
+    public func bootstrapDemoIfEmpty() async throws -> (
+        username: String, password: String, keyID: String, secret: String
+    )? {
         guard try await brokerage.users.count() == 0 else { return nil }
         let password = "demo-" + Credentials.token(bytes: 6)
         let user = try await createUser(username: "demo", password: password)

@@ -26,8 +26,10 @@ public struct AccountRecord: Sendable, Hashable {
     public var createdAt: Timestamp
     public var snapshot: AccountSnapshot
 
-    public init(id: AccountID, userID: String, name: String, market: Market, accountNumber: String,
-                createdAt: Timestamp, snapshot: AccountSnapshot) {
+    public init(
+        id: AccountID, userID: String, name: String, market: Market, accountNumber: String,
+        createdAt: Timestamp, snapshot: AccountSnapshot
+    ) {
         self.id = id
         self.userID = userID
         self.name = name
@@ -59,7 +61,9 @@ public struct WatchlistRecord: Sendable, Hashable {
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
 
-    public init(id: String, accountID: AccountID, name: String, symbols: [String], createdAt: Timestamp, updatedAt: Timestamp) {
+    public init(
+        id: String, accountID: AccountID, name: String, symbols: [String], createdAt: Timestamp, updatedAt: Timestamp
+    ) {
         self.id = id
         self.accountID = accountID
         self.name = name
@@ -84,8 +88,10 @@ public struct Journal: Sendable {
     public var rules: [QueueRuleRecord] = []
     public var randomState: SeededGenerator?
 
-    public init(orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [],
-                notifications: [NotificationRecord] = [], rules: [QueueRuleRecord] = [], randomState: SeededGenerator? = nil) {
+    public init(
+        orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [],
+        notifications: [NotificationRecord] = [], rules: [QueueRuleRecord] = [], randomState: SeededGenerator? = nil
+    ) {
         self.orders = orders
         self.entries = entries
         self.accounts = accounts
@@ -94,7 +100,9 @@ public struct Journal: Sendable {
         self.randomState = randomState
     }
 
-    public var isEmpty: Bool { orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty && rules.isEmpty }
+    public var isEmpty: Bool {
+        orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty && rules.isEmpty
+    }
 }
 
 /// An in-app notification: listed with an unread count, pushed over the web app's socket, shown as a toast.
@@ -109,8 +117,10 @@ public struct NotificationRecord: Sendable, Hashable {
     public var createdAt: Timestamp
     public var readAt: Timestamp?
 
-    public init(id: String, userID: String, accountID: AccountID?, kind: String, title: String, body: String,
-                createdAt: Timestamp, readAt: Timestamp? = nil) {
+    public init(
+        id: String, userID: String, accountID: AccountID?, kind: String, title: String, body: String,
+        createdAt: Timestamp, readAt: Timestamp? = nil
+    ) {
         self.id = id
         self.userID = userID
         self.accountID = accountID

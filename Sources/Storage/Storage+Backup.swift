@@ -34,25 +34,32 @@ extension Storage {
     /// tables); a damaged or foreign file leaves the database untouched. An existing database is replaced only with
     /// `replacing`.
     public static func restore(sqlite backup: String, to path: String, replacing: Bool) async throws -> BackupSummary {
-        guard FileManager.default.fileExists(atPath: backup) else { throw StorageError.notFound("backup file \(backup)") }
+        guard FileManager.default.fileExists(atPath: backup) else {
+            throw StorageError.notFound("backup file \(backup)")
+        }
         if FileManager.default.fileExists(atPath: path), !replacing {
             throw StorageError.duplicate("database \(path)")
         }
         let checked: String?
         do {
             checked = try await withConnection(backup) { db in
-                try await db.raw("PRAGMA integrity_check").all().first.map { try $0.decode(column: "integrity_check", as: String.self) }
+                try await db.raw("PRAGMA integrity_check").all().first.map {
+                    try $0.decode(column: "integrity_check", as: String.self)
+                }
             }
         } catch {
             throw StorageError.corrupt("\(backup) is not a SQLite database (\(error))")
         }
-        guard checked == "ok" else { throw StorageError.corrupt("\(backup) fails SQLite's integrity check: \(checked ?? "no answer")") }
+        guard checked == "ok" else {
+            throw StorageError.corrupt("\(backup) fails SQLite's integrity check: \(checked ?? "no answer")")
+        }
         let summary = try await summary(of: backup) // throws if papertrade's tables are missing
         let staging = path + ".restoring"
         let manager = FileManager.default
         try? manager.removeItem(atPath: staging)
-        try manager.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                                    withIntermediateDirectories: true)
+        try manager.createDirectory(
+            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+            withIntermediateDirectories: true)
         try manager.copyItem(atPath: backup, toPath: staging)
         // The old database's WAL belongs to the old file: left behind, SQLite would replay it into the new one.
         for suffix in ["-wal", "-shm"] { try? manager.removeItem(atPath: path + suffix) }
@@ -66,8 +73,10 @@ extension Storage {
     static func summary(of path: String) async throws -> BackupSummary {
         let (accounts, orders) = try await withConnection(path) { db -> (Int, Int) in
             do {
-                let accounts = try await db.raw("SELECT count(*) AS n FROM accounts").first(decodingColumn: "n", as: Int.self)
-                let orders = try await db.raw("SELECT count(*) AS n FROM orders").first(decodingColumn: "n", as: Int.self)
+                let accounts = try await db.raw("SELECT count(*) AS n FROM accounts").first(
+                    decodingColumn: "n", as: Int.self)
+                let orders = try await db.raw("SELECT count(*) AS n FROM orders").first(
+                    decodingColumn: "n", as: Int.self)
                 return (accounts ?? 0, orders ?? 0)
             } catch {
                 throw StorageError.corrupt("\(path) is not a papertrade database (\(error))")
@@ -78,8 +87,11 @@ extension Storage {
     }
 
     /// One plain connection to a SQLite file for the duration of `body` (no migrations, no background work).
-    static func withConnection<T: Sendable>(_ path: String, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: Logger(label: "papertrade.backup"))
+    static func withConnection<T: Sendable>(_ path: String, _ body: @Sendable (any SQLDatabase) async throws -> T)
+        async throws -> T
+    {
+        let connection = try await SQLiteConnection.open(
+            storage: .file(path: path), logger: Logger(label: "papertrade.backup"))
         do {
             let db = connection.sql(queryLogLevel: nil)
             try await db.raw("PRAGMA busy_timeout=5000").run()

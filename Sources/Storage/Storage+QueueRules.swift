@@ -25,8 +25,10 @@ public struct QueueRuleRecord: Sendable, Codable, Hashable {
     /// Why it failed (the rejection, verbatim), or other detail.
     public var message: String?
 
-    public init(rule: QueueRule, status: Status = .queued, updatedAt: Timestamp, orderID: OrderID? = nil,
-                firedPrice: Price? = nil, message: String? = nil) {
+    public init(
+        rule: QueueRule, status: Status = .queued, updatedAt: Timestamp, orderID: OrderID? = nil,
+        firedPrice: Price? = nil, message: String? = nil
+    ) {
         self.rule = rule
         self.status = status
         self.updatedAt = updatedAt
@@ -48,7 +50,8 @@ extension Storage {
     /// An account's rules, newest first: the queue (`queued`) or its history (everything else).
     public func queueRules(account: AccountID, queued: Bool, limit: Int = 100) async throws -> [QueueRuleRecord] {
         try await read { db in
-            let sql: SQLQueryString = queued
+            let sql: SQLQueryString =
+                queued
                 ? "SELECT body FROM queue_rules WHERE account_id = \(bind: account.description) AND status = 'queued' ORDER BY created_at, id"
                 : "SELECT body FROM queue_rules WHERE account_id = \(bind: account.description) AND status <> 'queued' ORDER BY updated_at DESC, id DESC LIMIT \(bind: max(1, min(limit, 500)))"
             return try await db.raw(sql).all()

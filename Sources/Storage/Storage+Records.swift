@@ -10,15 +10,19 @@ extension Storage {
         try await transaction { db in
             let existing = try await db.raw("SELECT id FROM users WHERE username = \(bind: user.username)").first()
             guard existing == nil else { throw StorageError.duplicate("user \(user.username)") }
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO users (id, username, password_hash, created_at)
                 VALUES (\(bind: user.id), \(bind: user.username), \(bind: user.passwordHash), \(bind: user.createdAt.nanoseconds))
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func user(username: String) async throws -> UserRecord? {
-        try await read { db in try await db.raw("SELECT * FROM users WHERE username = \(bind: username)").first().map(Self.user) }
+        try await read { db in
+            try await db.raw("SELECT * FROM users WHERE username = \(bind: username)").first().map(Self.user)
+        }
     }
 
     public func user(id: String) async throws -> UserRecord? {
@@ -26,34 +30,46 @@ extension Storage {
     }
 
     public func userCount() async throws -> Int {
-        try await read { db in try await db.raw("SELECT COUNT(*) AS n FROM users").first()?.decode(column: "n", as: Int.self) ?? 0 }
+        try await read { db in
+            try await db.raw("SELECT COUNT(*) AS n FROM users").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
     }
 
     static func user(_ row: any SQLRow) throws -> UserRecord {
-        UserRecord(id: try row.decode(column: "id", as: String.self), username: try row.decode(column: "username", as: String.self),
-                   passwordHash: try row.decode(column: "password_hash", as: String.self),
-                   createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)))
+        UserRecord(
+            id: try row.decode(column: "id", as: String.self),
+            username: try row.decode(column: "username", as: String.self),
+            passwordHash: try row.decode(column: "password_hash", as: String.self),
+            createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)))
     }
 
-    public func createSession(tokenHash: String, userID: String, createdAt: Timestamp, expiresAt: Timestamp) async throws {
+    public func createSession(tokenHash: String, userID: String, createdAt: Timestamp, expiresAt: Timestamp)
+        async throws
+    {
         try await transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO web_sessions (token_hash, user_id, created_at, expires_at)
                 VALUES (\(bind: tokenHash), \(bind: userID), \(bind: createdAt.nanoseconds), \(bind: expiresAt.nanoseconds))
-                """).run()
+                """
+            ).run()
         }
     }
 
     /// The user of a live session, or nil if unknown or expired.
     public func sessionUser(tokenHash: String, at now: Timestamp) async throws -> String? {
         try await read { db in
-            try await db.raw("SELECT user_id FROM web_sessions WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: now.nanoseconds)")
-                .first()?.decode(column: "user_id", as: String.self)
+            try await db.raw(
+                "SELECT user_id FROM web_sessions WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: now.nanoseconds)"
+            )
+            .first()?.decode(column: "user_id", as: String.self)
         }
     }
 
     public func deleteSession(tokenHash: String) async throws {
-        try await transaction { db in try await db.raw("DELETE FROM web_sessions WHERE token_hash = \(bind: tokenHash)").run() }
+        try await transaction { db in
+            try await db.raw("DELETE FROM web_sessions WHERE token_hash = \(bind: tokenHash)").run()
+        }
     }
 
     // MARK: Accounts and keys
@@ -61,37 +77,43 @@ extension Storage {
     public func createAccount(_ account: AccountRecord) async throws {
         let state = try Coding.encode(account.snapshot.account.stored)
         try await transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state)
                 VALUES (\(bind: account.id.description), \(bind: account.userID), \(bind: account.name),
                         \(bind: account.market.rawValue), \(bind: account.accountNumber), \(bind: account.createdAt.nanoseconds),
                         \(bind: state))
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func accounts(userID: String? = nil) async throws -> [AccountRecord] {
         try await read { db in
-            let rows = if let userID {
-                try await db.raw("SELECT * FROM accounts WHERE user_id = \(bind: userID) ORDER BY created_at").all()
-            } else {
-                try await db.raw("SELECT * FROM accounts ORDER BY created_at").all()
-            }
+            let rows =
+                if let userID {
+                    try await db.raw("SELECT * FROM accounts WHERE user_id = \(bind: userID) ORDER BY created_at").all()
+                } else {
+                    try await db.raw("SELECT * FROM accounts ORDER BY created_at").all()
+                }
             return try rows.map(Self.account)
         }
     }
 
     static func account(_ row: any SQLRow) throws -> AccountRecord {
         guard let id = AccountID(try row.decode(column: "id", as: String.self)),
-              let market = Market(rawValue: try row.decode(column: "market", as: String.self)) else {
+            let market = Market(rawValue: try row.decode(column: "market", as: String.self))
+        else {
             throw StorageError.corrupt("account row")
         }
-        return AccountRecord(id: id, userID: try row.decode(column: "user_id", as: String.self),
-                             name: try row.decode(column: "name", as: String.self), market: market,
-                             accountNumber: try row.decode(column: "account_number", as: String.self),
-                             createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
-                             snapshot: AccountSnapshot(account: try Coding.decode(Account.self, try row.decode(column: "state", as: String.self)),
-                                                       openOrders: []))
+        return AccountRecord(
+            id: id, userID: try row.decode(column: "user_id", as: String.self),
+            name: try row.decode(column: "name", as: String.self), market: market,
+            accountNumber: try row.decode(column: "account_number", as: String.self),
+            createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
+            snapshot: AccountSnapshot(
+                account: try Coding.decode(Account.self, try row.decode(column: "state", as: String.self)),
+                openOrders: []))
     }
 
     /// The full engine state of an account: stored balances and positions, plus its open orders and every
@@ -99,11 +121,15 @@ extension Storage {
     public func restorable(_ record: AccountRecord) async throws -> AccountSnapshot {
         try await read { db in
             var snapshot = record.snapshot
-            let open = try await db.raw("""
+            let open = try await db.raw(
+                """
                 SELECT body FROM orders WHERE account_id = \(bind: record.id.description) AND is_open = 1 ORDER BY submitted_at, id
-                """).all().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
+                """
+            ).all().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
             snapshot.openOrders = open
-            for row in try await db.raw("SELECT id, client_order_id FROM orders WHERE account_id = \(bind: record.id.description)").all() {
+            for row in try await db.raw(
+                "SELECT id, client_order_id FROM orders WHERE account_id = \(bind: record.id.description)"
+            ).all() {
                 if let id = OrderID(try row.decode(column: "id", as: String.self)) {
                     snapshot.account.clientOrderIDs[try row.decode(column: "client_order_id", as: String.self)] = id
                 }
@@ -114,18 +140,22 @@ extension Storage {
 
     public func createAPIKey(_ key: APIKeyRecord, at time: Timestamp) async throws {
         try await transaction { db in
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO api_keys (key_id, secret_hash, account_id, created_at)
                 VALUES (\(bind: key.keyID), \(bind: key.secretHash), \(bind: key.accountID.description), \(bind: time.nanoseconds))
-                """).run()
+                """
+            ).run()
         }
     }
 
     public func apiKey(_ keyID: String) async throws -> APIKeyRecord? {
         try await read { db in
             guard let row = try await db.raw("SELECT * FROM api_keys WHERE key_id = \(bind: keyID)").first(),
-                  let account = AccountID(try row.decode(column: "account_id", as: String.self)) else { return nil }
-            return APIKeyRecord(keyID: keyID, secretHash: try row.decode(column: "secret_hash", as: String.self), accountID: account)
+                let account = AccountID(try row.decode(column: "account_id", as: String.self))
+            else { return nil }
+            return APIKeyRecord(
+                keyID: keyID, secretHash: try row.decode(column: "secret_hash", as: String.self), accountID: account)
         }
     }
 
@@ -226,8 +256,10 @@ extension Storage {
 
     public func randomState() async throws -> SeededGenerator? {
         try await read { db in
-            guard let text = try await db.raw("SELECT random_state FROM engine_state WHERE id = 1").first()?
-                .decode(column: "random_state", as: String.self) else { return nil }
+            guard
+                let text = try await db.raw("SELECT random_state FROM engine_state WHERE id = 1").first()?
+                    .decode(column: "random_state", as: String.self)
+            else { return nil }
             return try Coding.decode(SeededGenerator.self, text)
         }
     }
@@ -242,8 +274,14 @@ extension Storage {
             case .closed: sql.appendInterpolation(unsafeRaw: " AND is_open = 0")
             case .all: break
             }
-            if let after = q.after { sql.appendInterpolation(unsafeRaw: " AND submitted_at > "); sql.appendInterpolation(bind: after.nanoseconds) }
-            if let until = q.until { sql.appendInterpolation(unsafeRaw: " AND submitted_at < "); sql.appendInterpolation(bind: until.nanoseconds) }
+            if let after = q.after {
+                sql.appendInterpolation(unsafeRaw: " AND submitted_at > ")
+                sql.appendInterpolation(bind: after.nanoseconds)
+            }
+            if let until = q.until {
+                sql.appendInterpolation(unsafeRaw: " AND submitted_at < ")
+                sql.appendInterpolation(bind: until.nanoseconds)
+            }
             if !q.symbols.isEmpty {
                 sql.appendInterpolation(unsafeRaw: " AND symbol IN (")
                 for (i, symbol) in q.symbols.enumerated() {
@@ -252,10 +290,13 @@ extension Storage {
                 }
                 sql.appendInterpolation(unsafeRaw: ")")
             }
-            sql.appendInterpolation(unsafeRaw: q.ascending ? " ORDER BY submitted_at ASC, id ASC" : " ORDER BY submitted_at DESC, id DESC")
+            sql.appendInterpolation(
+                unsafeRaw: q.ascending ? " ORDER BY submitted_at ASC, id ASC" : " ORDER BY submitted_at DESC, id DESC")
             sql.appendInterpolation(unsafeRaw: " LIMIT ")
             sql.appendInterpolation(bind: max(1, min(q.limit, 500)))
-            return try await db.raw(sql).all().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
+            return try await db.raw(sql).all().map {
+                try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self))
+            }
         }
     }
 
@@ -268,19 +309,24 @@ extension Storage {
 
     public func order(clientOrderID: String, account: AccountID) async throws -> Order? {
         try await read { db in
-            try await db.raw("SELECT body FROM orders WHERE account_id = \(bind: account.description) AND client_order_id = \(bind: clientOrderID)")
-                .first().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
+            try await db.raw(
+                "SELECT body FROM orders WHERE account_id = \(bind: account.description) AND client_order_id = \(bind: clientOrderID)"
+            )
+            .first().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
         }
     }
 
     /// Ledger entries of an account, newest first by default.
-    public func activities(account: AccountID, limit: Int = 100, ascending: Bool = false) async throws -> [LedgerEntry] {
+    public func activities(account: AccountID, limit: Int = 100, ascending: Bool = false) async throws -> [LedgerEntry]
+    {
         try await read { db in
             let order = SQLQueryString(ascending ? "ASC" : "DESC")
-            return try await db.raw("""
+            return try await db.raw(
+                """
                 SELECT body FROM activities WHERE account_id = \(bind: account.description)
                 ORDER BY sequence \(order) LIMIT \(bind: max(1, min(limit, 1000)))
-                """).all().map { try Coding.decode(LedgerEntry.self, try $0.decode(column: "body", as: String.self)) }
+                """
+            ).all().map { try Coding.decode(LedgerEntry.self, try $0.decode(column: "body", as: String.self)) }
         }
     }
 }
@@ -338,19 +384,25 @@ struct EncodedJournal: Sendable {
         var randomState: SeededGenerator?
         for step in steps {
             for order in step.orders {
-                if let i = orderIndex[order.0.id] { orders[i] = order } else {
+                if let i = orderIndex[order.0.id] {
+                    orders[i] = order
+                } else {
                     orderIndex[order.0.id] = orders.count
                     orders.append(order)
                 }
             }
             for account in step.accounts {
-                if let i = accountIndex[account.id] { latestAccounts[i] = account } else {
+                if let i = accountIndex[account.id] {
+                    latestAccounts[i] = account
+                } else {
                     accountIndex[account.id] = latestAccounts.count
                     latestAccounts.append(account)
                 }
             }
             for rule in step.rules {
-                if let i = ruleIndex[rule.0.rule.id] { rules[i] = rule } else {
+                if let i = ruleIndex[rule.0.rule.id] {
+                    rules[i] = rule
+                } else {
                     ruleIndex[rule.0.rule.id] = rules.count
                     rules.append(rule)
                 }
@@ -371,7 +423,8 @@ struct EncodedJournal: Sendable {
     /// them. Parameters are SQLite values already: the statement goes straight to SQLiteNIO, without SQLKit's
     /// per-parameter `Encodable` conversion.
     func inboxStatement() -> (sql: String, binds: [SQLiteData])? {
-        let rows = orders.count + entries.count + snapshots.count + notifications.count + rules.count + (random == nil ? 0 : 1)
+        let rows =
+            orders.count + entries.count + snapshots.count + notifications.count + rules.count + (random == nil ? 0 : 1)
         guard rows > 0, rows <= Self.inboxRowLimit else { return nil }
         var sql = "INSERT INTO journal_inbox (kind, c1, c2, c3, c4, c5, c6, c7, c8, c9) VALUES "
         sql.reserveCapacity(sql.utf8.count + rows * Self.inboxRowText.utf8.count)
@@ -387,21 +440,28 @@ struct EncodedJournal: Sendable {
         func text(_ value: String?) -> SQLiteData { value.map(SQLiteData.text) ?? .null }
         func integer(_ value: Int64?) -> SQLiteData { value.map { .integer(Int($0)) } ?? .null }
         for (order, body) in orders {
-            row("order", .text(order.id.description), .text(order.accountID.description), .text(order.clientOrderID),
+            row(
+                "order", .text(order.id.description), .text(order.accountID.description), .text(order.clientOrderID),
                 .text(order.symbol), .text(order.status.rawValue), .integer(order.status.isOpen ? 1 : 0),
                 integer(order.submittedAt.nanoseconds), integer(order.updatedAt.nanoseconds), .text(body))
         }
         for (entry, body) in entries {
-            row("activity", .text(entry.accountID.description), .integer(Int(entry.sequence)), integer(entry.time.nanoseconds),
+            row(
+                "activity", .text(entry.accountID.description), .integer(Int(entry.sequence)),
+                integer(entry.time.nanoseconds),
                 .text(entry.kind.name), .text(entry.cashChange.description), .text(body))
         }
         for (id, state) in snapshots { row("account", .text(id.description), .text(state)) }
         for n in notifications {
-            row("notification", .text(n.id), .text(n.userID), text(n.accountID?.description), .text(n.kind), .text(n.title),
+            row(
+                "notification", .text(n.id), .text(n.userID), text(n.accountID?.description), .text(n.kind),
+                .text(n.title),
                 .text(n.body), integer(n.createdAt.nanoseconds), integer(n.readAt?.nanoseconds))
         }
         for (record, body) in rules {
-            row("rule", .text(record.rule.id.description), .text(record.rule.accountID.description), .text(record.status.rawValue),
+            row(
+                "rule", .text(record.rule.id.description), .text(record.rule.accountID.description),
+                .text(record.status.rawValue),
                 integer(record.rule.createdAt.nanoseconds), integer(record.updatedAt.nanoseconds), .text(body))
         }
         if let random { row("random", .text(random)) }
@@ -414,38 +474,59 @@ struct EncodedJournal: Sendable {
     static let rowsPerStatement = 100
 
     func write(to db: any SQLDatabase) async throws {
-        for chunk in stride(from: 0, to: orders.count, by: Self.rowsPerStatement).map({ orders[$0..<min($0 + Self.rowsPerStatement, orders.count)] }) {
-            var sql = SQLQueryString("INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body) VALUES ")
+        for chunk in stride(from: 0, to: orders.count, by: Self.rowsPerStatement).map({
+            orders[$0..<min($0 + Self.rowsPerStatement, orders.count)]
+        }) {
+            var sql = SQLQueryString(
+                "INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body) VALUES "
+            )
             for (i, (order, body)) in chunk.enumerated() {
                 if i > 0 { sql.appendInterpolation(unsafeRaw: ", ") }
                 sql.appendInterpolation(unsafeRaw: "(")
-                sql.appendInterpolation(bind: order.id.description); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: order.accountID.description); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: order.clientOrderID); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: order.symbol); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: order.status.rawValue); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: order.status.isOpen ? 1 : 0); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: order.submittedAt.nanoseconds); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: order.updatedAt.nanoseconds); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.id.description)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.accountID.description)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.clientOrderID)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.symbol)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.status.rawValue)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.status.isOpen ? 1 : 0)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.submittedAt.nanoseconds)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: order.updatedAt.nanoseconds)
+                sql.appendInterpolation(unsafeRaw: ", ")
                 sql.appendInterpolation(bind: body)
                 sql.appendInterpolation(unsafeRaw: ")")
             }
-            sql.appendInterpolation(unsafeRaw: """
-                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
-                updated_at = excluded.updated_at, body = excluded.body
-                """)
+            sql.appendInterpolation(
+                unsafeRaw: """
+                     ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
+                    updated_at = excluded.updated_at, body = excluded.body
+                    """)
             try await db.raw(sql).run()
         }
-        for chunk in stride(from: 0, to: entries.count, by: Self.rowsPerStatement).map({ entries[$0..<min($0 + Self.rowsPerStatement, entries.count)] }) {
-            var sql = SQLQueryString("INSERT INTO activities (account_id, sequence, time, kind, cash_change, body) VALUES ")
+        for chunk in stride(from: 0, to: entries.count, by: Self.rowsPerStatement).map({
+            entries[$0..<min($0 + Self.rowsPerStatement, entries.count)]
+        }) {
+            var sql = SQLQueryString(
+                "INSERT INTO activities (account_id, sequence, time, kind, cash_change, body) VALUES ")
             for (i, (entry, body)) in chunk.enumerated() {
                 if i > 0 { sql.appendInterpolation(unsafeRaw: ", ") }
                 sql.appendInterpolation(unsafeRaw: "(")
-                sql.appendInterpolation(bind: entry.accountID.description); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: entry.sequence); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: entry.time.nanoseconds); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: entry.kind.name); sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: entry.cashChange.description); sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.accountID.description)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.sequence)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.time.nanoseconds)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.kind.name)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: entry.cashChange.description)
+                sql.appendInterpolation(unsafeRaw: ", ")
                 sql.appendInterpolation(bind: body)
                 sql.appendInterpolation(unsafeRaw: ")")
             }
@@ -455,45 +536,59 @@ struct EncodedJournal: Sendable {
             try await db.raw("UPDATE accounts SET state = \(bind: state) WHERE id = \(bind: id.description)").run()
         }
         for n in notifications {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO notifications (id, user_id, account_id, kind, title, body, created_at, read_at)
                 VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.accountID?.description), \(bind: n.kind), \(bind: n.title),
                         \(bind: n.body), \(bind: n.createdAt.nanoseconds), \(bind: n.readAt?.nanoseconds))
-                """).run()
+                """
+            ).run()
         }
         for (record, body) in rules {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO queue_rules (id, account_id, status, created_at, updated_at, body)
                 VALUES (\(bind: record.rule.id.description), \(bind: record.rule.accountID.description), \(bind: record.status.rawValue),
                         \(bind: record.rule.createdAt.nanoseconds), \(bind: record.updatedAt.nanoseconds), \(bind: body))
                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, body = excluded.body
-                """).run()
+                """
+            ).run()
         }
         if let random {
-            try await db.raw("""
+            try await db.raw(
+                """
                 INSERT INTO engine_state (id, random_state) VALUES (1, \(bind: random))
                 ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state
-                """).run()
+                """
+            ).run()
         }
     }
 }
 
 extension Storage {
     /// A user's notifications, newest first, and how many are unread.
-    public func notifications(user: String, limit: Int = 50) async throws -> (items: [NotificationRecord], unread: Int) {
+    public func notifications(user: String, limit: Int = 50) async throws -> (items: [NotificationRecord], unread: Int)
+    {
         try await read { db in
-            let rows = try await db.raw("""
+            let rows = try await db.raw(
+                """
                 SELECT * FROM notifications WHERE user_id = \(bind: user) ORDER BY created_at DESC, id DESC LIMIT \(bind: max(1, min(limit, 500)))
-                """).all()
+                """
+            ).all()
             let items = try rows.map { row in
-                NotificationRecord(id: try row.decode(column: "id", as: String.self), userID: user,
-                                   accountID: try row.decode(column: "account_id", as: String?.self).flatMap(AccountID.init),
-                                   kind: try row.decode(column: "kind", as: String.self), title: try row.decode(column: "title", as: String.self),
-                                   body: try row.decode(column: "body", as: String.self),
-                                   createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
-                                   readAt: try row.decode(column: "read_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)))
+                NotificationRecord(
+                    id: try row.decode(column: "id", as: String.self), userID: user,
+                    accountID: try row.decode(column: "account_id", as: String?.self).flatMap(AccountID.init),
+                    kind: try row.decode(column: "kind", as: String.self),
+                    title: try row.decode(column: "title", as: String.self),
+                    body: try row.decode(column: "body", as: String.self),
+                    createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
+                    readAt: try row.decode(column: "read_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)))
             }
-            let unread = try await db.raw("SELECT COUNT(*) AS n FROM notifications WHERE user_id = \(bind: user) AND read_at IS NULL")
+            let unread =
+                try await db.raw(
+                    "SELECT COUNT(*) AS n FROM notifications WHERE user_id = \(bind: user) AND read_at IS NULL"
+                )
                 .first()?.decode(column: "n", as: Int.self) ?? 0
             return (items, unread)
         }
@@ -503,11 +598,14 @@ extension Storage {
     public func markNotificationsRead(user: String, id: String?, at time: Timestamp) async throws {
         try await transaction { db in
             if let id {
-                try await db.raw("UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user) AND id = \(bind: id) AND read_at IS NULL").run()
+                try await db.raw(
+                    "UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user) AND id = \(bind: id) AND read_at IS NULL"
+                ).run()
             } else {
-                try await db.raw("UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user) AND read_at IS NULL").run()
+                try await db.raw(
+                    "UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user) AND read_at IS NULL"
+                ).run()
             }
         }
     }
 }
-

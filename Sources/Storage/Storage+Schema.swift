@@ -3,162 +3,183 @@ import SQLKit
 extension Storage {
     /// Versioned migrations; each runs once, in order, in its own transaction.
     static let migrations: [(version: Int, statements: [String])] = [
-        (1, [
-            """
-            CREATE TABLE users (
-                id TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL, created_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE web_sessions (
-                token_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), created_at BIGINT NOT NULL,
-                expires_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE accounts (
-                id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), name TEXT NOT NULL, market TEXT NOT NULL,
-                account_number TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL, state TEXT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE api_keys (
-                key_id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, account_id TEXT NOT NULL REFERENCES accounts(id),
-                created_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE orders (
-                id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), client_order_id TEXT NOT NULL,
-                symbol TEXT NOT NULL, status TEXT NOT NULL, is_open INTEGER NOT NULL, submitted_at BIGINT NOT NULL,
-                updated_at BIGINT NOT NULL, body TEXT NOT NULL, UNIQUE (account_id, client_order_id)
-            )
-            """,
-            "CREATE INDEX orders_by_account ON orders (account_id, submitted_at)",
-            """
-            CREATE TABLE activities (
-                account_id TEXT NOT NULL REFERENCES accounts(id), sequence BIGINT NOT NULL, time BIGINT NOT NULL,
-                kind TEXT NOT NULL, cash_change TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (account_id, sequence)
-            )
-            """,
-            """
-            CREATE TABLE watchlists (
-                id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), name TEXT NOT NULL,
-                symbols TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, UNIQUE (account_id, name)
-            )
-            """,
-            "CREATE TABLE engine_state (id INTEGER PRIMARY KEY, random_state TEXT NOT NULL)",
-        ]),
-        (2, [
-            "CREATE TABLE account_configurations (account_id TEXT PRIMARY KEY REFERENCES accounts(id), body TEXT NOT NULL)",
-        ]),
-        (3, [
-            """
-            CREATE TABLE notifications (
-                id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), account_id TEXT, kind TEXT NOT NULL,
-                title TEXT NOT NULL, body TEXT NOT NULL, created_at BIGINT NOT NULL, read_at BIGINT
-            )
-            """,
-            "CREATE INDEX notifications_by_user ON notifications (user_id, created_at)",
-        ]),
+        (
+            1,
+            [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL, created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE web_sessions (
+                    token_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE accounts (
+                    id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), name TEXT NOT NULL, market TEXT NOT NULL,
+                    account_number TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL, state TEXT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE api_keys (
+                    key_id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, account_id TEXT NOT NULL REFERENCES accounts(id),
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE orders (
+                    id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), client_order_id TEXT NOT NULL,
+                    symbol TEXT NOT NULL, status TEXT NOT NULL, is_open INTEGER NOT NULL, submitted_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL, body TEXT NOT NULL, UNIQUE (account_id, client_order_id)
+                )
+                """,
+                "CREATE INDEX orders_by_account ON orders (account_id, submitted_at)",
+                """
+                CREATE TABLE activities (
+                    account_id TEXT NOT NULL REFERENCES accounts(id), sequence BIGINT NOT NULL, time BIGINT NOT NULL,
+                    kind TEXT NOT NULL, cash_change TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (account_id, sequence)
+                )
+                """,
+                """
+                CREATE TABLE watchlists (
+                    id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), name TEXT NOT NULL,
+                    symbols TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, UNIQUE (account_id, name)
+                )
+                """,
+                "CREATE TABLE engine_state (id INTEGER PRIMARY KEY, random_state TEXT NOT NULL)",
+            ]
+        ),
+        (
+            2,
+            [
+                "CREATE TABLE account_configurations (account_id TEXT PRIMARY KEY REFERENCES accounts(id), body TEXT NOT NULL)"
+            ]
+        ),
+        (
+            3,
+            [
+                """
+                CREATE TABLE notifications (
+                    id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), account_id TEXT, kind TEXT NOT NULL,
+                    title TEXT NOT NULL, body TEXT NOT NULL, created_at BIGINT NOT NULL, read_at BIGINT
+                )
+                """,
+                "CREATE INDEX notifications_by_user ON notifications (user_id, created_at)",
+            ]
+        ),
         // SQLite only (recorded but empty on PostgreSQL): the journal inbox, a view whose INSTEAD OF triggers
         // route each inserted row to its table, so a whole group commit is one statement (Storage.write(_:)).
-        (4, sqliteOnly([
-            "CREATE VIEW journal_inbox AS SELECT NULL AS kind, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6, NULL AS c7, NULL AS c8, NULL AS c9",
-            """
-            CREATE TRIGGER journal_inbox_order INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'order' BEGIN
-                INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body)
-                VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8, NEW.c9)
-                ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
-                    updated_at = excluded.updated_at, body = excluded.body;
-            END
-            """,
-            """
-            CREATE TRIGGER journal_inbox_activity INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'activity' BEGIN
-                INSERT INTO activities (account_id, sequence, time, kind, cash_change, body)
-                VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6);
-            END
-            """,
-            """
-            CREATE TRIGGER journal_inbox_account INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'account' BEGIN
-                UPDATE accounts SET state = NEW.c2 WHERE id = NEW.c1;
-            END
-            """,
-            """
-            CREATE TRIGGER journal_inbox_notification INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'notification' BEGIN
-                INSERT INTO notifications (id, user_id, account_id, kind, title, body, created_at, read_at)
-                VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8);
-            END
-            """,
-            """
-            CREATE TRIGGER journal_inbox_random INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'random' BEGIN
-                INSERT INTO engine_state (id, random_state) VALUES (1, NEW.c1)
-                ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state;
-            END
-            """,
-            "CREATE TRIGGER journal_inbox_unknown INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind NOT IN ('order', 'activity', 'account', 'notification', 'random', 'rule') BEGIN SELECT RAISE(ABORT, 'journal_inbox: unknown row kind'); END",
-        ])),
+        (
+            4,
+            sqliteOnly([
+                "CREATE VIEW journal_inbox AS SELECT NULL AS kind, NULL AS c1, NULL AS c2, NULL AS c3, NULL AS c4, NULL AS c5, NULL AS c6, NULL AS c7, NULL AS c8, NULL AS c9",
+                """
+                CREATE TRIGGER journal_inbox_order INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'order' BEGIN
+                    INSERT INTO orders (id, account_id, client_order_id, symbol, status, is_open, submitted_at, updated_at, body)
+                    VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8, NEW.c9)
+                    ON CONFLICT (id) DO UPDATE SET status = excluded.status, is_open = excluded.is_open,
+                        updated_at = excluded.updated_at, body = excluded.body;
+                END
+                """,
+                """
+                CREATE TRIGGER journal_inbox_activity INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'activity' BEGIN
+                    INSERT INTO activities (account_id, sequence, time, kind, cash_change, body)
+                    VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6);
+                END
+                """,
+                """
+                CREATE TRIGGER journal_inbox_account INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'account' BEGIN
+                    UPDATE accounts SET state = NEW.c2 WHERE id = NEW.c1;
+                END
+                """,
+                """
+                CREATE TRIGGER journal_inbox_notification INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'notification' BEGIN
+                    INSERT INTO notifications (id, user_id, account_id, kind, title, body, created_at, read_at)
+                    VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8);
+                END
+                """,
+                """
+                CREATE TRIGGER journal_inbox_random INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'random' BEGIN
+                    INSERT INTO engine_state (id, random_state) VALUES (1, NEW.c1)
+                    ON CONFLICT (id) DO UPDATE SET random_state = excluded.random_state;
+                END
+                """,
+                "CREATE TRIGGER journal_inbox_unknown INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind NOT IN ('order', 'activity', 'account', 'notification', 'random', 'rule') BEGIN SELECT RAISE(ABORT, 'journal_inbox: unknown row kind'); END",
+            ])
+        ),
         // Queued rules (queue purchase), journaled with the orders they place.
-        (5, [
-            """
-            CREATE TABLE queue_rules (
-                id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), status TEXT NOT NULL,
-                created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, body TEXT NOT NULL
-            )
-            """,
-            "CREATE INDEX queue_rules_by_account ON queue_rules (account_id, status, updated_at)",
-            "CREATE INDEX queue_rules_by_status ON queue_rules (status)",
-        ] + sqliteOnly([
-            """
-            CREATE TRIGGER journal_inbox_rule INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'rule' BEGIN
-                INSERT INTO queue_rules (id, account_id, status, created_at, updated_at, body)
-                VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6)
-                ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, body = excluded.body;
-            END
-            """,
-        ])),
+        (
+            5,
+            [
+                """
+                CREATE TABLE queue_rules (
+                    id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), status TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, body TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX queue_rules_by_account ON queue_rules (account_id, status, updated_at)",
+                "CREATE INDEX queue_rules_by_status ON queue_rules (status)",
+            ]
+                + sqliteOnly([
+                    """
+                    CREATE TRIGGER journal_inbox_rule INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'rule' BEGIN
+                        INSERT INTO queue_rules (id, account_id, status, created_at, updated_at, body)
+                        VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6)
+                        ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, body = excluded.body;
+                    END
+                    """
+                ])
+        ),
         // Per-user webhooks. A notification of a user with an enabled webhook gets its delivery row from a trigger, in
         // the same transaction as the notification itself: no notification is acknowledged without its delivery.
-        (6, [
-            """
-            CREATE TABLE webhooks (
-                user_id TEXT PRIMARY KEY REFERENCES users(id), url TEXT NOT NULL, secret TEXT NOT NULL,
-                enabled INTEGER NOT NULL DEFAULT 1, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE webhook_deliveries (
-                id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), notification_id TEXT NOT NULL,
-                status TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL,
-                last_status INTEGER, last_error TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
-            )
-            """,
-            "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at)",
-            "CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries (user_id, created_at)",
-        ] + sqliteOnly([
-            """
-            CREATE TRIGGER notifications_webhook AFTER INSERT ON notifications
-            WHEN EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.user_id AND enabled = 1) BEGIN
-                INSERT INTO webhook_deliveries (id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
-                VALUES (NEW.id, NEW.user_id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at)
-                ON CONFLICT (id) DO NOTHING;
-            END
-            """,
-        ]) + postgresOnly([
-            """
-            CREATE FUNCTION papertrade_webhook_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.user_id AND enabled = 1) THEN
-                    INSERT INTO webhook_deliveries (id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
-                    VALUES (NEW.id, NEW.user_id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at)
-                    ON CONFLICT (id) DO NOTHING;
-                END IF;
-                RETURN NEW;
-            END
-            $$
-            """,
-            "CREATE TRIGGER notifications_webhook AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION papertrade_webhook_delivery()",
-        ])),
+        (
+            6,
+            [
+                """
+                CREATE TABLE webhooks (
+                    user_id TEXT PRIMARY KEY REFERENCES users(id), url TEXT NOT NULL, secret TEXT NOT NULL,
+                    enabled INTEGER NOT NULL DEFAULT 1, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE webhook_deliveries (
+                    id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), notification_id TEXT NOT NULL,
+                    status TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL,
+                    last_status INTEGER, last_error TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at)",
+                "CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries (user_id, created_at)",
+            ]
+                + sqliteOnly([
+                    """
+                    CREATE TRIGGER notifications_webhook AFTER INSERT ON notifications
+                    WHEN EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.user_id AND enabled = 1) BEGIN
+                        INSERT INTO webhook_deliveries (id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                        VALUES (NEW.id, NEW.user_id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at)
+                        ON CONFLICT (id) DO NOTHING;
+                    END
+                    """
+                ])
+                + postgresOnly([
+                    """
+                    CREATE FUNCTION papertrade_webhook_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.user_id AND enabled = 1) THEN
+                            INSERT INTO webhook_deliveries (id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                            VALUES (NEW.id, NEW.user_id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at)
+                            ON CONFLICT (id) DO NOTHING;
+                        END IF;
+                        RETURN NEW;
+                    END
+                    $$
+                    """,
+                    "CREATE TRIGGER notifications_webhook AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION papertrade_webhook_delivery()",
+                ])
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.
@@ -171,11 +192,16 @@ extension Storage {
 
     func migrate() async throws {
         try await db.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)").run()
-        let applied = Set(try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) })
+        let applied = Set(
+            try await db.raw("SELECT version FROM schema_migrations").all().map {
+                try $0.decode(column: "version", as: Int.self)
+            })
         for migration in Self.migrations where !applied.contains(migration.version) {
             try await transaction { db in
                 for statement in migration.statements
-                where !(isPostgres && statement.hasPrefix(Self.sqliteOnlyMarker)) && !(!isPostgres && statement.hasPrefix(Self.postgresOnlyMarker)) {
+                where !(isPostgres && statement.hasPrefix(Self.sqliteOnlyMarker))
+                    && !(!isPostgres && statement.hasPrefix(Self.postgresOnlyMarker))
+                {
                     try await db.raw(SQLQueryString(statement)).run()
                 }
                 try await db.raw("INSERT INTO schema_migrations (version) VALUES (\(bind: migration.version))").run()

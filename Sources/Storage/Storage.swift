@@ -18,7 +18,9 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .sqlite(let path): return "SQLite at \(path)"
-        case .postgres(let url): return "PostgreSQL at \(url.replacingOccurrences(of: #"://[^@]*@"#, with: "://…@", options: .regularExpression))"
+        case .postgres(let url):
+            return
+                "PostgreSQL at \(url.replacingOccurrences(of: #"://[^@]*@"#, with: "://…@", options: .regularExpression))"
         }
     }
 }
@@ -77,14 +79,19 @@ public final class Storage: Sendable {
     /// When the last write committed (the SQLite checkpointer waits for a quiet moment).
     let lastWrite = WriteClock()
     /// Group-commit latency and size (exported at /metrics when the process installs a metrics backend).
-    let metrics = (commit: Timer(label: "papertrade_journal_commit_seconds"),
-                   groupSize: Recorder(label: "papertrade_journal_group_size", aggregate: true))
+    let metrics = (
+        commit: Timer(label: "papertrade_journal_commit_seconds"),
+        groupSize: Recorder(label: "papertrade_journal_group_size", aggregate: true)
+    )
     let shutdownAction: @Sendable () async throws -> Void
     public let location: DatabaseLocation
     public let isPostgres: Bool
 
-    init(db: any SQLDatabase, sqliteWriter: SQLiteConnection? = nil, readers: [any SQLDatabase], location: DatabaseLocation,
-         isPostgres: Bool, shutdown: @escaping @Sendable () async throws -> Void) {
+    init(
+        db: any SQLDatabase, sqliteWriter: SQLiteConnection? = nil, readers: [any SQLDatabase],
+        location: DatabaseLocation,
+        isPostgres: Bool, shutdown: @escaping @Sendable () async throws -> Void
+    ) {
         self.db = db
         self.sqliteWriter = sqliteWriter
         self.readers = readers
@@ -94,8 +101,10 @@ public final class Storage: Sendable {
     }
 
     /// Opens (creating the SQLite file and its directory if needed) and migrates.
-    public static func open(_ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
-                            logger: Logger = Logger(label: "papertrade.storage")) async throws -> Storage {
+    public static func open(
+        _ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
+        logger: Logger = Logger(label: "papertrade.storage")
+    ) async throws -> Storage {
         let storage: Storage
         switch location {
         case .sqlite(let path):
@@ -105,14 +114,17 @@ public final class Storage: Sendable {
             // Checkpoints (copying the WAL back into the database file) run on a second connection in the
             // background: done inline, every thousandth page a commit stalled for the copy and set p99. See the
             // checkpointer below for when they run and how the WAL stays bounded under sustained writes.
-            for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON",
-                           "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0",
-                           "PRAGMA journal_size_limit=\(checkpoints.walSizeLimit)"] {
+            for pragma in [
+                "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON",
+                "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0",
+                "PRAGMA journal_size_limit=\(checkpoints.walSizeLimit)",
+            ] {
                 try await connection.sql(queryLogLevel: nil).raw(SQLQueryString(pragma)).run()
             }
             if checkpoints.preallocateWAL {
                 do {
-                    try await preallocateWAL(path + "-wal", bytes: checkpoints.walSizeLimit, writer: connection.sql(queryLogLevel: nil))
+                    try await preallocateWAL(
+                        path + "-wal", bytes: checkpoints.walSizeLimit, writer: connection.sql(queryLogLevel: nil))
                 } catch {
                     // Only an optimization: the database works the same without it.
                     logger.warning("could not preallocate the WAL: \(error)")
@@ -129,8 +141,10 @@ public final class Storage: Sendable {
             }
             let background = Mutex<Task<Void, Never>?>(nil)
             let readConnections = readers
-            storage = Storage(db: connection.sql(queryLogLevel: nil), sqliteWriter: connection,
-                              readers: readers.map { $0.sql(queryLogLevel: nil) }, location: location, isPostgres: false) {
+            storage = Storage(
+                db: connection.sql(queryLogLevel: nil), sqliteWriter: connection,
+                readers: readers.map { $0.sql(queryLogLevel: nil) }, location: location, isPostgres: false
+            ) {
                 background.withLock { $0?.cancel() }
                 for reader in readConnections { try await reader.close() }
                 try await checkpointer.close()
@@ -140,7 +154,8 @@ public final class Storage: Sendable {
             try await checkpointDB.raw("PRAGMA busy_timeout=5000").run()
             let written = storage.lastWrite
             let writerLock = storage.lock
-            let pageSize = try await checkpointDB.raw("PRAGMA page_size").first()?
+            let pageSize =
+                try await checkpointDB.raw("PRAGMA page_size").first()?
                 .decode(column: "page_size", as: Int.self) ?? 4096
             background.withLock {
                 // When the writer has been idle for a moment, and every 2 s under sustained load, a PASSIVE
@@ -162,17 +177,20 @@ public final class Storage: Sendable {
                         let now = ContinuousClock.now
                         let lastWrite = written.withLock { $0 }
                         guard lastWrite > lastCheckpoint,
-                              now - lastWrite >= checkpoints.whenIdleFor || now - lastCheckpoint >= checkpoints.atLeastEvery
+                            now - lastWrite >= checkpoints.whenIdleFor
+                                || now - lastCheckpoint >= checkpoints.atLeastEvery
                         else { continue }
                         lastCheckpoint = now
                         // (frames in the WAL, frames not yet copied)
                         func passive() async -> (Int, Int)? {
                             guard let row = try? await checkpointDB.raw("PRAGMA wal_checkpoint(PASSIVE)").first(),
-                                  let log = try? row.decode(column: "log", as: Int.self),
-                                  let copied = try? row.decode(column: "checkpointed", as: Int.self) else { return nil }
+                                let log = try? row.decode(column: "log", as: Int.self),
+                                let copied = try? row.decode(column: "checkpointed", as: Int.self)
+                            else { return nil }
                             return (log, log - copied)
                         }
-                        guard var (frames, behind) = await passive(), frames * pageSize > checkpoints.walSizeLimit else { continue }
+                        guard var (frames, behind) = await passive(), frames * pageSize > checkpoints.walSizeLimit
+                        else { continue }
                         // Catch up to within a few MB first (a round copies what arrived during the one before, a
                         // fraction of it), so the restart holds writers only for the last few frames and one fsync.
                         for _ in 0..<4 where behind * pageSize > Self.restartBacklog {
@@ -190,13 +208,16 @@ public final class Storage: Sendable {
                 id: 1, logger: logger)
             var readers: [PostgresConnection] = []
             for n in 0..<Self.readConnections {
-                readers.append(try await PostgresConnection.connect(
-                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
-                    id: 2 + n, logger: logger))
+                readers.append(
+                    try await PostgresConnection.connect(
+                        on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
+                        id: 2 + n, logger: logger))
             }
             let readConnections = readers
-            storage = Storage(db: connection.sql(queryLogLevel: nil), readers: readers.map { $0.sql(queryLogLevel: nil) },
-                              location: location, isPostgres: true) {
+            storage = Storage(
+                db: connection.sql(queryLogLevel: nil), readers: readers.map { $0.sql(queryLogLevel: nil) },
+                location: location, isPostgres: true
+            ) {
                 for reader in readConnections { try await reader.close() }
                 try await connection.close()
             }
@@ -204,7 +225,6 @@ public final class Storage: Sendable {
         try await storage.migrate()
         return storage
     }
-
 
     /// Extends the WAL file with zeros up to `bytes` (see `CheckpointPolicy.preallocateWAL`). Only past its end, and
     /// inside a write transaction: SQLite's write lock keeps every process from appending frames meanwhile, and
@@ -261,10 +281,11 @@ public final class Storage: Sendable {
     /// A read outside any transaction, on one of the read connections (it does not wait for writes).
     func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         guard !readers.isEmpty else { return try await lock.withLock { try await body(db) } }
-        let reader = readers[nextReader.withLock { n in
-            n = (n + 1) % readers.count
-            return n
-        }]
+        let reader = readers[
+            nextReader.withLock { n in
+                n = (n + 1) % readers.count
+                return n
+            }]
         return try await body(reader)
     }
 }
@@ -272,13 +293,16 @@ public final class Storage: Sendable {
 extension Storage {
     /// Creates a PostgreSQL database through an administrative URL (used by tests to isolate each run; also handy
     /// for setting up a fresh server). The name must be letters, digits and underscores.
-    public static func createPostgresDatabase(_ name: String, adminURL: String, logger: Logger = Logger(label: "papertrade.storage")) async throws {
+    public static func createPostgresDatabase(
+        _ name: String, adminURL: String, logger: Logger = Logger(label: "papertrade.storage")
+    ) async throws {
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
             throw StorageError.unavailable("invalid database name \(name)")
         }
         let configuration = try SQLPostgresConfiguration(url: adminURL)
         let connection = try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration, id: 0, logger: logger)
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration, id: 0,
+            logger: logger)
         do {
             try await connection.sql().raw("CREATE DATABASE \(unsafeRaw: name)").run()
         } catch {

@@ -26,7 +26,9 @@ struct StreamingJSONEncoder {
 /// Floating-point values have no place in stored money state.
 struct FloatingPointNotStored: Error, CustomStringConvertible {
     var codingPath: [any CodingKey]
-    var description: String { "floating-point value at \(codingPath.map(\.stringValue).joined(separator: ".")) is not stored" }
+    var description: String {
+        "floating-point value at \(codingPath.map(\.stringValue).joined(separator: ".")) is not stored"
+    }
 }
 
 final class JSONStreamWriter {
@@ -74,7 +76,11 @@ final class JSONStreamWriter {
     func writeString(_ s: String) { JSONText.appendQuoted(s, to: &bytes) }
 
     func writeInteger(_ value: some BinaryInteger) {
-        if let small = Int64(exactly: value) { JSONText.appendInteger(small, to: &bytes) } else { bytes.append(contentsOf: String(value).utf8) }
+        if let small = Int64(exactly: value) {
+            JSONText.appendInteger(small, to: &bytes)
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
     }
     func writeBool(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
     func writeNull() { bytes.append(contentsOf: "null".utf8) }
@@ -111,28 +117,69 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func begin(_ key: Key) { writer.beginElement(in: depth, key: key.stringValue) }
 
-    mutating func encodeNil(forKey key: Key) throws { begin(key); writer.writeNull() }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { begin(key); writer.writeBool(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { begin(key); writer.writeString(value) }
+    mutating func encodeNil(forKey key: Key) throws {
+        begin(key)
+        writer.writeNull()
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        begin(key)
+        writer.writeBool(value)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        begin(key)
+        writer.writeString(value)
+    }
     mutating func encode(_ value: Double, forKey key: Key) throws { throw FloatingPointNotStored(codingPath: [key]) }
     mutating func encode(_ value: Float, forKey key: Key) throws { throw FloatingPointNotStored(codingPath: [key]) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { begin(key); writer.writeInteger(value) }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        begin(key)
+        writer.writeInteger(value)
+    }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         begin(key)
         try writer.encodeValue(value, with: StreamingEncoder(writer: writer))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         begin(key)
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, depth: writer.open(object: true)))
     }
@@ -169,28 +216,73 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         count += 1
     }
 
-    mutating func encodeNil() throws { begin(); writer.writeNull() }
-    mutating func encode(_ value: Bool) throws { begin(); writer.writeBool(value) }
-    mutating func encode(_ value: String) throws { begin(); writer.writeString(value) }
-    mutating func encode(_ value: Double) throws { throw FloatingPointNotStored(codingPath: [IndexKey(intValue: count)]) }
-    mutating func encode(_ value: Float) throws { throw FloatingPointNotStored(codingPath: [IndexKey(intValue: count)]) }
-    mutating func encode(_ value: Int) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int8) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int16) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int32) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int64) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt8) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt16) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt32) throws { begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt64) throws { begin(); writer.writeInteger(value) }
+    mutating func encodeNil() throws {
+        begin()
+        writer.writeNull()
+    }
+    mutating func encode(_ value: Bool) throws {
+        begin()
+        writer.writeBool(value)
+    }
+    mutating func encode(_ value: String) throws {
+        begin()
+        writer.writeString(value)
+    }
+    mutating func encode(_ value: Double) throws {
+        throw FloatingPointNotStored(codingPath: [IndexKey(intValue: count)])
+    }
+    mutating func encode(_ value: Float) throws {
+        throw FloatingPointNotStored(codingPath: [IndexKey(intValue: count)])
+    }
+    mutating func encode(_ value: Int) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int8) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int16) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int32) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int64) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt8) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt16) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt32) throws {
+        begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt64) throws {
+        begin()
+        writer.writeInteger(value)
+    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         begin()
         try writer.encodeValue(value, with: StreamingEncoder(writer: writer))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         begin()
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, depth: writer.open(object: true)))
     }

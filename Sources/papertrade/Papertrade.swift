@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import Brokerage
+import Foundation
 import Hummingbird
 import Logging
 import MarketData
@@ -17,10 +17,14 @@ struct PapertradeCommand: AsyncParsableCommand {
 
 /// Options shared by commands that open the database.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .customLong("data-dir"), help: "Directory for the SQLite database (env PAPERTRADE_DATA_DIR; default ./data).")
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Directory for the SQLite database (env PAPERTRADE_DATA_DIR; default ./data).")
     var dataDirectory: String?
 
-    @Option(name: .customLong("database-url"), help: "postgres://user:pass@host:port/db to use PostgreSQL (env PAPERTRADE_DATABASE_URL).")
+    @Option(
+        name: .customLong("database-url"),
+        help: "postgres://user:pass@host:port/db to use PostgreSQL (env PAPERTRADE_DATABASE_URL).")
     var databaseURL: String?
 
     func apply(to configuration: inout ServerConfiguration) {
@@ -31,14 +35,18 @@ struct DatabaseOptions: ParsableArguments {
 }
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the server (simulated market and SQLite unless configured otherwise).")
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server (simulated market and SQLite unless configured otherwise).")
 
     @Option(help: "Address to listen on (env PAPERTRADE_HOST).") var host: String?
     @Option(help: "Port (env PAPERTRADE_PORT).") var port: Int?
     @OptionGroup var database: DatabaseOptions
     @Option(help: "realtime, always-open, replay or manual (env PAPERTRADE_CLOCK).") var clock: String?
     @Option(help: "Seed of the simulated market (env PAPERTRADE_SEED).") var seed: UInt64?
-    @Option(name: .customLong("rate-limit"), help: "Alpaca API requests per minute per key, 0 = no limit (env PAPERTRADE_RATE_LIMIT; default 200, as Alpaca).")
+    @Option(
+        name: .customLong("rate-limit"),
+        help:
+            "Alpaca API requests per minute per key, 0 = no limit (env PAPERTRADE_RATE_LIMIT; default 200, as Alpaca).")
     var rateLimit: Int?
 
     func run() async throws {
@@ -54,7 +62,9 @@ struct Serve: AsyncParsableCommand {
         configuration.clock = clockSetting
         configuration.seed = seed ?? env["PAPERTRADE_SEED"].flatMap(UInt64.init) ?? 1
         configuration.rateLimitPerMinute = rateLimit ?? env["PAPERTRADE_RATE_LIMIT"].flatMap(Int.init) ?? 200
-        guard configuration.rateLimitPerMinute >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or a positive number") }
+        guard configuration.rateLimitPerMinute >= 0 else {
+            throw ValidationError("--rate-limit must be 0 (off) or a positive number")
+        }
         configuration.webDirectory = env["PAPERTRADE_WEB_DIR"]
         configuration.webVendorDirectory = env["PAPERTRADE_WEB_VENDOR_DIR"]
         if let megabytes = env["PAPERTRADE_WAL_LIMIT_MB"] {
@@ -73,19 +83,23 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "papertrade")
         let levelText = env["PAPERTRADE_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: levelText) else {
-            throw ValidationError("PAPERTRADE_LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical")
+            throw ValidationError(
+                "PAPERTRADE_LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical")
         }
         logger.logLevel = level
         PrometheusExport.bootstrap() // before the brokerage makes its counters
         let services = try await Papertrade.start(configuration)
         if let demo = try await services.bootstrapDemoIfEmpty() {
-            print("""
+            print(
+                """
                 Created a demo user on the empty database.
                   Login (native API at http://\(configuration.host):\(configuration.port)/api/v1): log in as \(demo.username) / \(demo.password)
                   Alpaca API key (Demo USD account): APCA-API-KEY-ID=\(demo.keyID) APCA-API-SECRET-KEY=\(demo.secret)
                 """)
         }
-        print("papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.feed.name), clock: \(configuration.clock.rawValue)")
+        print(
+            "papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.feed.name), clock: \(configuration.clock.rawValue)"
+        )
         if services.web.chartLibrary == nil {
             print("  web app without charts: run scripts/fetch-web-vendor.sh (or set PAPERTRADE_WEB_VENDOR_DIR)")
         }
@@ -125,10 +139,12 @@ struct Admin: AsyncParsableCommand {
 }
 
 struct CreateUser: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create-user", abstract: "Create a user; the password is read from standard input.")
+    static let configuration = CommandConfiguration(
+        commandName: "create-user", abstract: "Create a user; the password is read from standard input.")
 
     @Argument var username: String
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).") var passwordStdin = false
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (required).")
+    var passwordStdin = false
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
@@ -144,7 +160,8 @@ struct CreateUser: AsyncParsableCommand {
 }
 
 struct CreateAccount: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create-account", abstract: "Open a paper account for a user.")
+    static let configuration = CommandConfiguration(
+        commandName: "create-account", abstract: "Open a paper account for a user.")
 
     @Argument var username: String
     @Option(help: "us or cn") var market: String
@@ -155,7 +172,9 @@ struct CreateAccount: AsyncParsableCommand {
     func run() async throws {
         guard let market = Market(rawValue: market) else { throw ValidationError("--market must be us or cn") }
         let amount = try cash.map { text -> FixedDecimal in
-            guard let value = FixedDecimal(text), value.isPositive else { throw ValidationError("--cash must be a positive amount") }
+            guard let value = FixedDecimal(text), value.isPositive else {
+                throw ValidationError("--cash must be a positive amount")
+            }
             return value
         }
         let account = try await Admin.with(database) { services in
@@ -169,7 +188,8 @@ struct CreateAccount: AsyncParsableCommand {
 }
 
 struct CreateKey: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create-key", abstract: "Create an API key for an account.")
+    static let configuration = CommandConfiguration(
+        commandName: "create-key", abstract: "Create an API key for an account.")
 
     @Argument var accountID: String
     @OptionGroup var database: DatabaseOptions
@@ -197,7 +217,9 @@ struct Backup: AsyncParsableCommand {
         var configuration = ServerConfiguration()
         database.apply(to: &configuration)
         let summary = try await DatabaseBackup.backup(configuration.database, to: file)
-        print("backed up \(configuration.database) to \(summary.path): \(summary.bytes) bytes, \(summary.accounts) accounts, \(summary.orders) orders")
+        print(
+            "backed up \(configuration.database) to \(summary.path): \(summary.bytes) bytes, \(summary.accounts) accounts, \(summary.orders) orders"
+        )
     }
 }
 

@@ -17,13 +17,16 @@ struct BrokerageFixture {
     static let morning = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
 
     static func make(at time: Timestamp = morning, cash: FixedDecimal = 100_000) async throws -> BrokerageFixture {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-brokerage-\(UUID())").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-brokerage-\(UUID())")
+            .path
         let path = directory + "/papertrade.sqlite"
         let clock = MarketClock(.manual(start: time))
         let symbols = try SymbolDirectory.bundled()
-        let market = SimulatedMarket(directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: clock.sessions))
-        let brokerage = try await Brokerage.open(.sqlite(path: path), feed: SimulatedFeed(market: market, clock: clock),
-                                                 directory: symbols, clock: clock)
+        let market = SimulatedMarket(
+            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: clock.sessions))
+        let brokerage = try await Brokerage.open(
+            .sqlite(path: path), feed: SimulatedFeed(market: market, clock: clock),
+            directory: symbols, clock: clock)
         let user = try await brokerage.createUser(id: UUID().uuidString, username: "trader", passwordHash: "-")
         let account = try await brokerage.openAccount(userID: user.id, market: .us, cash: cash, name: "test")
         return BrokerageFixture(brokerage: brokerage, path: path, clock: clock, userID: user.id, account: account.id)

@@ -34,18 +34,24 @@ struct BrokerageTests {
             let canceled = try await f.brokerage.cancel(order.id, account: f.account)
             #expect(canceled.status == .canceled)
             #expect(await f.state()?.reservedCash == 0)
-            await #expect(throws: BrokerageError.rejected(OrderRejection(.notCancelable, "order is canceled and can no longer be canceled"))) {
+            await #expect(
+                throws: BrokerageError.rejected(
+                    OrderRejection(.notCancelable, "order is canceled and can no longer be canceled"))
+            ) {
                 _ = try await f.brokerage.cancel(order.id, account: f.account)
             }
             #expect(try await f.brokerage.orders(account: f.account, OrderQuery()).isEmpty, "no open orders are left")
         }
     }
 
-    @Test("a queue rule fires once on a price update, with its order and a notification; a restart does not fire it again")
+    @Test(
+        "a queue rule fires once on a price update, with its order and a notification; a restart does not fire it again"
+    )
     func queueRuleFires() async throws {
         let f = try await BrokerageFixture.make()
-        let rule = try await f.brokerage.addRule(account: f.account, symbol: "KO", condition: .priceAtLeast(FixedDecimal("0.01")!),
-                                                 action: RuleAction(side: .buy, qty: 2), lifetime: nil)
+        let rule = try await f.brokerage.addRule(
+            account: f.account, symbol: "KO", condition: .priceAtLeast(FixedDecimal("0.01")!),
+            action: RuleAction(side: .buy, qty: 2), lifetime: nil)
         try await f.brokerage.pumpMarket()
         var all = OrderQuery()
         all.status = .all
@@ -59,12 +65,16 @@ struct BrokerageTests {
 
         await f.brokerage.shutdown()
         let symbols = try SymbolDirectory.bundled()
-        let market = SimulatedMarket(directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
-        let restarted = try await Brokerage.open(.sqlite(path: f.path), feed: SimulatedFeed(market: market, clock: f.clock),
-                                                 directory: symbols, clock: f.clock)
+        let market = SimulatedMarket(
+            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
+        let restarted = try await Brokerage.open(
+            .sqlite(path: f.path), feed: SimulatedFeed(market: market, clock: f.clock),
+            directory: symbols, clock: f.clock)
         f.clock.advance(by: Duration64.minute)
         try await restarted.pumpMarket()
-        #expect(try await restarted.orders(account: f.account, all).count == 1, "the rule did not fire again after the restart")
+        #expect(
+            try await restarted.orders(account: f.account, all).count == 1,
+            "the rule did not fire again after the restart")
         await restarted.shutdown()
     }
 
@@ -75,7 +85,9 @@ struct BrokerageTests {
             // A real fault in the real database: every write of an order aborts its transaction.
             let saboteur = try await f.independentStorage()
             try await saboteur.transaction { db in
-                try await db.raw("CREATE TRIGGER injected_fault BEFORE INSERT ON orders BEGIN SELECT RAISE(ABORT, 'injected fault'); END").run()
+                try await db.raw(
+                    "CREATE TRIGGER injected_fault BEFORE INSERT ON orders BEGIN SELECT RAISE(ABORT, 'injected fault'); END"
+                ).run()
             }
             await #expect {
                 _ = try await f.brokerage.submit(Self.limitBuy(2, qty: 10), account: f.account)
@@ -83,21 +95,25 @@ struct BrokerageTests {
                 guard case .unavailable(let message) = error as? BrokerageError else { return false }
                 return message.contains("nothing was changed")
             }
-            #expect(await f.state()?.reservedCash == 10, "only the first order's cost is reserved: the failed one is gone")
+            #expect(
+                await f.state()?.reservedCash == 10, "only the first order's cost is reserved: the failed one is gone")
             #expect(try await f.brokerage.orders(account: f.account, OrderQuery()).map(\.id) == [first.id])
 
             try await saboteur.transaction { db in try await db.raw("DROP TRIGGER injected_fault").run() }
             await saboteur.shutdown()
             let next = try await f.brokerage.submit(Self.limitBuy(3, qty: 10), account: f.account)
             #expect(await f.state()?.reservedCash == 40)
-            #expect(Set(try await f.brokerage.orders(account: f.account, OrderQuery()).map(\.id)) == [first.id, next.id])
+            #expect(
+                Set(try await f.brokerage.orders(account: f.account, OrderQuery()).map(\.id)) == [first.id, next.id])
         }
     }
 }
 
 @Suite("Market updates reach books and rules through the pump only")
 struct MarketUpdatePathTests {
-    @Test("a placement's fresh quote fills that order only: another account's resting order and queued rule wait for the pump")
+    @Test(
+        "a placement's fresh quote fills that order only: another account's resting order and queued rule wait for the pump"
+    )
     func placementDoesNotMatchOthers() async throws {
         try await BrokerageFixture.with { f in
             let other = try await f.brokerage.openAccount(userID: f.userID, market: .us, cash: 100_000, name: "other")
@@ -108,8 +124,9 @@ struct MarketUpdatePathTests {
             // price falling a cent below both.
             let resting = try await f.brokerage.submit(BrokerageTests.limitBuy(bid), account: other.id)
             #expect(resting.status == .new)
-            let rule = try await f.brokerage.addRule(account: other.id, symbol: "KO", condition: .priceAtMost(trigger),
-                                                     action: RuleAction(side: .buy, qty: 1), lifetime: nil)
+            let rule = try await f.brokerage.addRule(
+                account: other.id, symbol: "KO", condition: .priceAtMost(trigger),
+                action: RuleAction(side: .buy, qty: 1), lifetime: nil)
             #expect(rule.status == .queued)
 
             // Let the simulated market fall through both.
@@ -135,13 +152,16 @@ struct MarketUpdatePathTests {
 
 @Suite("Backup and restore")
 struct BackupTests {
-    @Test("a backup taken while orders are being placed restores to a database that opens with every acknowledged order")
+    @Test(
+        "a backup taken while orders are being placed restores to a database that opens with every acknowledged order")
     func backupWhileWriting() async throws {
         let f = try await BrokerageFixture.make()
         let before = try await f.brokerage.submit(BrokerageTests.limitBuy(1), account: f.account)
         let backupPath = f.path + ".backup"
         // Placements keep committing while the copy is taken: the copy holds a consistent prefix of them.
-        async let more: [Order] = (0..<20).asyncMap { _ in try await f.brokerage.submit(BrokerageTests.limitBuy(2), account: f.account) }
+        async let more: [Order] = (0..<20).asyncMap { _ in
+            try await f.brokerage.submit(BrokerageTests.limitBuy(2), account: f.account)
+        }
         let summary = try await DatabaseBackup.backup(.sqlite(path: f.path), to: backupPath)
         let placed = try await more
         await f.brokerage.shutdown()
@@ -155,16 +175,19 @@ struct BackupTests {
         let restored = try await DatabaseBackup.restore(backupPath, to: .sqlite(path: target), replacing: false)
         #expect(restored.orders == summary.orders)
         let symbols = try SymbolDirectory.bundled()
-        let market = SimulatedMarket(directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
-        let reopened = try await Brokerage.open(.sqlite(path: target), feed: SimulatedFeed(market: market, clock: f.clock),
-                                                directory: symbols, clock: f.clock)
+        let market = SimulatedMarket(
+            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
+        let reopened = try await Brokerage.open(
+            .sqlite(path: target), feed: SimulatedFeed(market: market, clock: f.clock),
+            directory: symbols, clock: f.clock)
         var query = OrderQuery()
         query.limit = 500
         let open = try await reopened.orders(account: f.account, query).map(\.id)
         #expect(open.contains(before.id))
         #expect(Set(open).isSubset(of: Set([before.id] + placed.map(\.id))))
-        #expect(await reopened.engine.account(f.account)?.reservedCash == FixedDecimal(1 + 2 * (open.count - 1)),
-                "the restored engine reserves exactly the restored orders' cost")
+        #expect(
+            await reopened.engine.account(f.account)?.reservedCash == FixedDecimal(1 + 2 * (open.count - 1)),
+            "the restored engine reserves exactly the restored orders' cost")
         await reopened.shutdown()
 
         await #expect(throws: StorageError.self, "an existing database is replaced only on request") {
@@ -174,7 +197,9 @@ struct BackupTests {
         await #expect(throws: StorageError.self, "a file that is not a papertrade backup is refused") {
             _ = try await DatabaseBackup.restore(f.path + ".junk", to: .sqlite(path: target), replacing: true)
         }
-        #expect(try await DatabaseBackup.restore(backupPath, to: .sqlite(path: target), replacing: true).orders == summary.orders)
+        #expect(
+            try await DatabaseBackup.restore(backupPath, to: .sqlite(path: target), replacing: true).orders
+                == summary.orders)
     }
 }
 

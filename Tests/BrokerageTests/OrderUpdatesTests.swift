@@ -10,42 +10,44 @@ struct OrderUpdatesTests {
     @Test("40 concurrent placements and their cancels: every update's order is already in storage; new before canceled")
     func durableAndOrdered() async throws {
         try await BrokerageFixture.with { f in
-        let brokerage = f.brokerage
-        let storage = try await f.independentStorage()
-        let updates = await brokerage.orderUpdates(account: f.account)
-        let count = 40
-        // The stream is read while the orders are placed: each update must find its order's state on disk already.
-        let reader = Task {
-            var seen: [(OrderID, OrderUpdate.Event, OrderStatus?)] = []
-            for await update in updates {
-                let stored = try? await storage.order(update.order.id)
-                seen.append((update.order.id, update.event, stored?.status))
-                if seen.count == 2 * count { break }
-            }
-            return seen
-        }
-        let placed = try await withThrowingTaskGroup(of: Order.self) { group in
-            for i in 0..<count {
-                group.addTask {
-                    try await brokerage.submit(OrderRequest(symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
-                                                            limitPrice: FixedDecimal(1 + i % 3)), account: f.account)
+            let brokerage = f.brokerage
+            let storage = try await f.independentStorage()
+            let updates = await brokerage.orderUpdates(account: f.account)
+            let count = 40
+            // The stream is read while the orders are placed: each update must find its order's state on disk already.
+            let reader = Task {
+                var seen: [(OrderID, OrderUpdate.Event, OrderStatus?)] = []
+                for await update in updates {
+                    let stored = try? await storage.order(update.order.id)
+                    seen.append((update.order.id, update.event, stored?.status))
+                    if seen.count == 2 * count { break }
                 }
+                return seen
             }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for order in placed { group.addTask { _ = try await brokerage.cancel(order.id, account: f.account) } }
-            try await group.waitForAll()
-        }
-        let seen = await reader.value
-        #expect(seen.count == 2 * count)
-        for order in placed {
-            let events = seen.filter { $0.0 == order.id }
-            #expect(events.map(\.1) == [.new, .canceled], "one new, then one canceled, for \(order.id)")
-            #expect(events.first?.2 != nil, "the new order was in storage when its update was published")
-            #expect(events.last?.2 == .canceled, "the cancel was in storage when its update was published")
-        }
-        await storage.shutdown()
+            let placed = try await withThrowingTaskGroup(of: Order.self) { group in
+                for i in 0..<count {
+                    group.addTask {
+                        try await brokerage.submit(
+                            OrderRequest(
+                                symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
+                                limitPrice: FixedDecimal(1 + i % 3)), account: f.account)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for order in placed { group.addTask { _ = try await brokerage.cancel(order.id, account: f.account) } }
+                try await group.waitForAll()
+            }
+            let seen = await reader.value
+            #expect(seen.count == 2 * count)
+            for order in placed {
+                let events = seen.filter { $0.0 == order.id }
+                #expect(events.map(\.1) == [.new, .canceled], "one new, then one canceled, for \(order.id)")
+                #expect(events.first?.2 != nil, "the new order was in storage when its update was published")
+                #expect(events.last?.2 == .canceled, "the cancel was in storage when its update was published")
+            }
+            await storage.shutdown()
         }
     }
 }

@@ -30,12 +30,16 @@ private func ok(_ body: String, type: String = "application/json") -> Result<HTT
 
 @Suite("Feeds: key rotation, rate limits, caching, stale data, configuration")
 struct FeedTests {
-    static let quoteBody = #"{"c":189.84,"d":-1.35,"dp":-0.7061,"h":191.05,"l":189.2,"o":190.36,"pc":191.19,"t":1701205200}"#
+    static let quoteBody =
+        #"{"c":189.84,"d":-1.35,"dp":-0.7061,"h":191.05,"l":189.2,"o":190.36,"pc":191.19,"t":1701205200}"#
 
     @Test("Finnhub keys rotate; a rate-limited key rests and the next key answers")
     func keyRotation() async throws {
         let transport = RecordedTransport([
-            ("https://finnhub.io/api/v1/quote", .success(HTTPResponse(status: 429, body: Array(#"{"error":"API limit reached."}"#.utf8)))),
+            (
+                "https://finnhub.io/api/v1/quote",
+                .success(HTTPResponse(status: 429, body: Array(#"{"error":"API limit reached."}"#.utf8)))
+            ),
             ("https://finnhub.io/api/v1/quote", ok(Self.quoteBody)),
             ("https://finnhub.io/api/v1/quote", ok(Self.quoteBody)),
         ])
@@ -55,7 +59,9 @@ struct FeedTests {
         let feed = FinnhubFeed(keys: ["k1"], transport: transport, clock: clock, callsPerMinute: 2)
         _ = try await feed.quote("AAPL")
         _ = try await feed.quote("AAPL")
-        await #expect(throws: FeedError.rateLimited(provider: "Finnhub", retryAfterSeconds: 60)) { try await feed.quote("AAPL") }
+        await #expect(throws: FeedError.rateLimited(provider: "Finnhub", retryAfterSeconds: 60)) {
+            try await feed.quote("AAPL")
+        }
         clock.advance(by: 61 * Duration64.second)
         #expect(try await feed.quote("AAPL").last == FixedDecimal("189.84"))
     }
@@ -74,7 +80,8 @@ struct FeedTests {
         ])
         let start = Timestamp(seconds: 1_701_205_200)
         let clock = MarketClock(.manual(start: start))
-        let feed = CachingFeed(FinnhubFeed(keys: ["k"], transport: transport, clock: clock), clock: clock, quoteTTLSeconds: 5)
+        let feed = CachingFeed(
+            FinnhubFeed(keys: ["k"], transport: transport, clock: clock), clock: clock, quoteTTLSeconds: 5)
         _ = try await feed.quote("AAPL")
         clock.advance(by: 2 * Duration64.second)
         _ = try await feed.quote("AAPL") // cached: no second request
@@ -84,7 +91,10 @@ struct FeedTests {
             _ = try await feed.quote("AAPL")
             Issue.record("expected the provider failure to surface")
         } catch {
-            guard case .unavailable(let provider, _, let last, let age) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .unavailable(let provider, _, let last, let age) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
             #expect(provider == "Finnhub")
             #expect(last?.last == FixedDecimal("189.84"))
             #expect(age == 62)
@@ -93,10 +103,17 @@ struct FeedTests {
 
     @Test("Sina feed sends the Referer and decodes GB18030 quotes")
     func sinaFeed() async throws {
-        let line = #"var hq_str_sh600519="贵州茅台,1761.000,1763.000,1769.040,1774.880,1756.000,1769.000,1769.040,2042961,3604003960.000,100,1769.000,200,1768.990,300,1768.500,100,1768.000,400,1767.000,1200,1769.040,100,1769.050,300,1769.500,200,1770.000,100,1771.000,2023-11-28,15:00:00,00";"#
+        let line =
+            #"var hq_str_sh600519="贵州茅台,1761.000,1763.000,1769.040,1774.880,1756.000,1769.000,1769.040,2042961,3604003960.000,100,1769.000,200,1768.990,300,1768.500,100,1768.000,400,1767.000,1200,1769.040,100,1769.050,300,1769.500,200,1770.000,100,1771.000,2023-11-28,15:00:00,00";"#
         let body = Array(line.data(using: String.Encoding(rawValue: 0x8000_0632))!)
-        let transport = RecordedTransport([("https://hq.sinajs.cn/list=sh600519",
-                                            .success(HTTPResponse(status: 200, headers: ["content-type": "application/javascript; charset=GB18030"], body: body)))])
+        let transport = RecordedTransport([
+            (
+                "https://hq.sinajs.cn/list=sh600519",
+                .success(
+                    HTTPResponse(
+                        status: 200, headers: ["content-type": "application/javascript; charset=GB18030"], body: body))
+            )
+        ])
         let feed = SinaFeed(transport: transport, directory: try SymbolDirectory.bundled())
         let q = try await feed.quote("600519")
         #expect(q.last == FixedDecimal("1769.04"))
@@ -107,8 +124,10 @@ struct FeedTests {
     func configuration() throws {
         let defaults = try MarketDataConfiguration.load(environment: [:])
         #expect(defaults.us == .simulated && defaults.cn == .simulated)
-        let env = try MarketDataConfiguration.load(environment: ["PAPERTRADE_FEED_US": "finnhub", "FINNHUB_API_KEYS": "a, b",
-                                                                 "PAPERTRADE_FEED_CN": "sina", "HOME": "/root"])
+        let env = try MarketDataConfiguration.load(environment: [
+            "PAPERTRADE_FEED_US": "finnhub", "FINNHUB_API_KEYS": "a, b",
+            "PAPERTRADE_FEED_CN": "sina", "HOME": "/root",
+        ])
         #expect(env.us == .finnhub && env.finnhubKeys == ["a", "b"] && env.cn == .sina)
         #expect(throws: MarketDataConfiguration.ConfigurationError.self) {
             try MarketDataConfiguration.load(environment: ["PAPERTRADE_FEED_US": "finnhub"])
@@ -117,7 +136,8 @@ struct FeedTests {
             try MarketDataConfiguration.load(environment: ["PAPERTRADE_FEED": "bloomberg"])
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-\(UUID()).conf").path
-        try "# market data\nPAPERTRADE_FEED_US=yahoo\nPAPERTRADE_QUOTE_TTL=30\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "# market data\nPAPERTRADE_FEED_US=yahoo\nPAPERTRADE_QUOTE_TTL=30\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
         let fromFile = try MarketDataConfiguration.load(environment: ["PAPERTRADE_QUOTE_TTL": "10"], configFile: file)
         #expect(fromFile.us == .yahoo)
         #expect(fromFile.quoteTTLSeconds == 10) // the environment wins
@@ -132,8 +152,9 @@ struct FeedTests {
         let feed = SimulatedFeed(market: SimulatedMarket(directory: directory), clock: clock)
         #expect(try await feed.quote("AAPL").time == clock.now())
         await #expect(throws: FeedError.unknownSymbol("NOPE")) { try await feed.quote("NOPE") }
-        let bars = try await feed.bars("AAPL", timeframe: .minutes(5), from: Timestamp(CivilDate(2026, 11, 20), in: .newYork),
-                                       to: Timestamp(CivilDate(2026, 11, 21), in: .newYork))
+        let bars = try await feed.bars(
+            "AAPL", timeframe: .minutes(5), from: Timestamp(CivilDate(2026, 11, 20), in: .newYork),
+            to: Timestamp(CivilDate(2026, 11, 21), in: .newYork))
         #expect(bars.count == 30) // 09:30–12:00, never past the clock
         #expect(try await feed.search("appl", market: nil, limit: 3).first?.symbol == "AAPL")
         #expect(try await feed.profile("AAPL").industry == "Technology Hardware, Storage & Peripherals")

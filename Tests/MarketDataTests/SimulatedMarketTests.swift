@@ -1,6 +1,7 @@
-@testable import MarketData
 import Testing
 import TradingCore
+
+@testable import MarketData
 
 @Suite("Simulated market")
 struct SimulatedMarketTests {
@@ -15,7 +16,9 @@ struct SimulatedMarketTests {
         let other = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))
         #expect(market.quote("AAPL", at: usNoon) == other.quote("AAPL", at: usNoon))
         let from = Timestamp(CivilDate(2024, 1, 1), in: .newYork)
-        #expect(market.bars("AAPL", timeframe: .day, from: from, to: usNoon) == other.bars("AAPL", timeframe: .day, from: from, to: usNoon))
+        #expect(
+            market.bars("AAPL", timeframe: .day, from: from, to: usNoon)
+                == other.bars("AAPL", timeframe: .day, from: from, to: usNoon))
         let different = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 43))
         #expect(market.quote("AAPL", at: usNoon)?.last != different.quote("AAPL", at: usNoon)?.last)
     }
@@ -24,7 +27,9 @@ struct SimulatedMarketTests {
     func randomAccess() {
         let fresh = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))
         _ = market.bars("MSFT", timeframe: .day, from: Timestamp(CivilDate(2025, 1, 1), in: .newYork), to: usNoon)
-        #expect(fresh.minuteBars("MSFT", on: CivilDate(2026, 11, 20)) == market.minuteBars("MSFT", on: CivilDate(2026, 11, 20)))
+        #expect(
+            fresh.minuteBars("MSFT", on: CivilDate(2026, 11, 20))
+                == market.minuteBars("MSFT", on: CivilDate(2026, 11, 20)))
     }
 
     @Test("US sessions: 390 one-minute bars from 09:30 ET, none on weekends or holidays, 210 on an early close")
@@ -44,7 +49,8 @@ struct SimulatedMarketTests {
         let lunch = Timestamp(CivilDate(2026, 11, 20), hour: 11, minute: 30, in: .shanghai)
         let afternoon = Timestamp(CivilDate(2026, 11, 20), hour: 13, in: .shanghai)
         #expect(!bars.contains { $0.time >= lunch && $0.time < afternoon })
-        let atLunch = try #require(market.quote("600519", at: Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .shanghai)))
+        let atLunch = try #require(
+            market.quote("600519", at: Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .shanghai)))
         #expect(atLunch.phase == .lunchBreak)
         #expect(atLunch.last == bars[119].close) // frozen at the 11:29 bar's close
     }
@@ -70,9 +76,13 @@ struct SimulatedMarketTests {
         }
         let hourly = market.bars("AAPL", timeframe: .hours(1), from: from, to: to)
         #expect(hourly.count == 7)
-        let weekly = market.bars("AAPL", timeframe: .week, from: Timestamp(CivilDate(2026, 11, 16), in: .newYork), to: to)
+        let weekly = market.bars(
+            "AAPL", timeframe: .week, from: Timestamp(CivilDate(2026, 11, 16), in: .newYork), to: to)
         #expect(weekly.count == 1)
-        #expect(weekly.first?.high == market.bars("AAPL", timeframe: .day, from: Timestamp(CivilDate(2026, 11, 16), in: .newYork), to: to).map(\.high).max())
+        #expect(
+            weekly.first?.high
+                == market.bars("AAPL", timeframe: .day, from: Timestamp(CivilDate(2026, 11, 16), in: .newYork), to: to)
+                .map(\.high).max())
     }
 
     @Test("quotes carry five levels of depth around the last price, on the tick grid")
@@ -100,8 +110,9 @@ struct SimulatedMarketTests {
             guard TradingCalendar.xshg.isTradingDay(date) else { continue }
             for symbol in symbols {
                 guard let bars = market.minuteBars(symbol, on: date),
-                      let close = Timestamp(date, hour: 15, minute: 30, in: .shanghai) as Timestamp?,
-                      let q = market.quote(symbol, at: close), let up = q.limitUp, let down = q.limitDown else { continue }
+                    let close = Timestamp(date, hour: 15, minute: 30, in: .shanghai) as Timestamp?,
+                    let q = market.quote(symbol, at: close), let up = q.limitUp, let down = q.limitDown
+                else { continue }
                 #expect(bars.allSatisfy { $0.high <= up && $0.low >= down }, "\(symbol) \(date)")
                 if q.last == up {
                     #expect(q.asks.isEmpty)
@@ -116,7 +127,8 @@ struct SimulatedMarketTests {
 
     @Test("always-open mode trades every minute of every day")
     func alwaysOpen() throws {
-        let open = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 1, sessions: .alwaysOpen))
+        let open = SimulatedMarket(
+            directory: Self.directory, configuration: SimulatorConfiguration(seed: 1, sessions: .alwaysOpen))
         #expect(open.minuteBars("AAPL", on: CivilDate(2026, 11, 21))?.count == 1440)
         #expect(open.quote("AAPL", at: Timestamp(CivilDate(2026, 11, 21), hour: 3, in: .newYork))?.phase == .continuous)
     }

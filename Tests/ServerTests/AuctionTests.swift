@@ -9,16 +9,22 @@ import TradingCore
 
 @Suite("Auctions from the market pump")
 struct AuctionTests {
-    @Test("an opg order fills at the day's opening price after the open; a cls order at the closing price after the close")
+    @Test(
+        "an opg order fills at the day's opening price after the open; a cls order at the closing price after the close"
+    )
     func openingAndClosingAuctions() async throws {
         let day = CivilDate(2026, 11, 20)
         try await ServerFixture.with(at: Timestamp(day, hour: 9, in: .newYork)) { f in
             let services = f.services
             try await f.app.test(.router) { client in
                 func order(_ tif: String, qty: Int) async throws -> String {
-                    try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: body("""
-                        {"symbol":"AAPL","qty":"\(qty)","side":"buy","type":"market","time_in_force":"\(tif)"}
-                        """)) { response in
+                    try await client.execute(
+                        uri: "/v2/orders", method: .post, headers: f.auth,
+                        body: body(
+                            """
+                            {"symbol":"AAPL","qty":"\(qty)","side":"buy","type":"market","time_in_force":"\(tif)"}
+                            """)
+                    ) { response in
                         #expect(response.status == .ok)
                         return f.json(response)["id"]?.string ?? ""
                     }
@@ -43,11 +49,14 @@ struct AuctionTests {
                 #expect(try await status(closing)["status"] == .string("new"), "a cls order waits for the close")
                 services.clock.set(Timestamp(day, hour: 16, minute: 1, in: .newYork))
                 try await services.brokerage.pumpMarket()
-                let bars = try await services.feed.bars("AAPL", timeframe: .day, from: Timestamp(day, in: .newYork),
-                                                        to: Timestamp(day, hour: 23, in: .newYork))
+                let bars = try await services.feed.bars(
+                    "AAPL", timeframe: .day, from: Timestamp(day, in: .newYork),
+                    to: Timestamp(day, hour: 23, in: .newYork))
                 let closed = try await status(closing)
                 #expect(closed["status"] == .string("filled"))
-                #expect(closed["filled_avg_price"]?.decimal == bars.last?.close, "the closing auction's price is the day's close")
+                #expect(
+                    closed["filled_avg_price"]?.decimal == bars.last?.close,
+                    "the closing auction's price is the day's close")
             }
         }
     }

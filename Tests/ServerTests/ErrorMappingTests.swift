@@ -6,7 +6,9 @@ import TradingCore
 
 @Suite("Brokerage failures answer with Alpaca's statuses and codes")
 struct ErrorMappingTests {
-    @Test("refusals: buying power and quantity 403/40310000, unknown order 404, duplicate client id 422/40010001, the rest 422")
+    @Test(
+        "refusals: buying power and quantity 403/40310000, unknown order 404, duplicate client id 422/40010001, the rest 422"
+    )
     func rejections() {
         let cases: [(OrderRejection.Reason, HTTPResponse.Status, Int)] = [
             (.insufficientBuyingPower, .forbidden, 40310000), (.insufficientQty, .forbidden, 40310000),

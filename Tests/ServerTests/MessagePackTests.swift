@@ -1,7 +1,8 @@
 import NIOCore
-@testable import Server
 import Testing
 import TradingCore
+
+@testable import Server
 
 @Suite("MessagePack")
 struct MessagePackTests {
@@ -27,7 +28,9 @@ struct MessagePackTests {
 
     @Test("truncated or hostile input is an error, not a crash")
     func malformed() {
-        for bytes: [UInt8] in [[], [0x82, 0xA1], [0xDD, 0xFF, 0xFF, 0xFF, 0xFF], [0xC1], [0x91] + Array(repeating: 0x91, count: 100)] {
+        for bytes: [UInt8] in [
+            [], [0x82, 0xA1], [0xDD, 0xFF, 0xFF, 0xFF, 0xFF], [0xC1], [0x91] + Array(repeating: 0x91, count: 100),
+        ] {
             #expect(throws: (any Error).self) { try MessagePack.decode(ByteBuffer(bytes: bytes)) }
         }
     }

@@ -16,70 +16,88 @@ struct NativeAPITests {
     @Test("sign up creates a USD and a CNY account and a session; me needs the session; wrong passwords are throttled")
     func signupLogin() async throws {
         try await ServerFixture.with() { f in
-        try await f.app.test(.router) { client in
-            let session = try await client.execute(uri: "/api/v1/auth/signup", method: .post,
-                                                   body: body(#"{"username":"Bob","password":"hunter2hunter2"}"#)) { response in
-                #expect(response.status == .created)
-                #expect(response.headers[.setCookie]?.contains("HttpOnly") == true)
-                let me = f.json(response)
-                #expect(me["username"] == .string("bob"))
-                #expect(me["accounts"]?.array?.map { $0["currency"]?.string } == ["USD", "CNY"])
-                return cookie(response)
+            try await f.app.test(.router) { client in
+                let session = try await client.execute(
+                    uri: "/api/v1/auth/signup", method: .post,
+                    body: body(#"{"username":"Bob","password":"hunter2hunter2"}"#)
+                ) { response in
+                    #expect(response.status == .created)
+                    #expect(response.headers[.setCookie]?.contains("HttpOnly") == true)
+                    let me = f.json(response)
+                    #expect(me["username"] == .string("bob"))
+                    #expect(me["accounts"]?.array?.map { $0["currency"]?.string } == ["USD", "CNY"])
+                    return cookie(response)
+                }
+                try await client.execute(uri: "/api/v1/me", method: .get) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: "/api/v1/me", method: .get, headers: [.cookie: session ?? ""]) {
+                    response in
+                    #expect(response.status == .ok)
+                    #expect(f.json(response)["accounts"]?.array?.count == 2)
+                }
+                try await client.execute(
+                    uri: "/api/v1/auth/signup", method: .post,
+                    body: body(#"{"username":"bob","password":"another-password"}"#)
+                ) { #expect($0.status == .conflict) }
+                try await client.execute(
+                    uri: "/api/v1/auth/signup", method: .post,
+                    body: body(#"{"username":"carol","password":"short"}"#)
+                ) { #expect($0.status == .unprocessableContent) }
+                for _ in 0..<5 {
+                    try await client.execute(
+                        uri: "/api/v1/auth/login", method: .post,
+                        body: body(#"{"username":"bob","password":"wrong-password"}"#)
+                    ) { #expect($0.status == .unauthorized) }
+                }
+                try await client.execute(
+                    uri: "/api/v1/auth/login", method: .post,
+                    body: body(#"{"username":"bob","password":"hunter2hunter2"}"#)
+                ) { #expect($0.status == .tooManyRequests) }
+                try await client.execute(uri: "/api/v1/auth/logout", method: .post, headers: [.cookie: session ?? ""]) {
+                    #expect($0.status == .ok)
+                }
+                try await client.execute(uri: "/api/v1/me", method: .get, headers: [.cookie: session ?? ""]) {
+                    #expect($0.status == .unauthorized)
+                }
             }
-            try await client.execute(uri: "/api/v1/me", method: .get) { #expect($0.status == .unauthorized) }
-            try await client.execute(uri: "/api/v1/me", method: .get, headers: [.cookie: session ?? ""]) { response in
-                #expect(response.status == .ok)
-                #expect(f.json(response)["accounts"]?.array?.count == 2)
-            }
-            try await client.execute(uri: "/api/v1/auth/signup", method: .post,
-                                     body: body(#"{"username":"bob","password":"another-password"}"#)) { #expect($0.status == .conflict) }
-            try await client.execute(uri: "/api/v1/auth/signup", method: .post,
-                                     body: body(#"{"username":"carol","password":"short"}"#)) { #expect($0.status == .unprocessableContent) }
-            for _ in 0..<5 {
-                try await client.execute(uri: "/api/v1/auth/login", method: .post,
-                                         body: body(#"{"username":"bob","password":"wrong-password"}"#)) { #expect($0.status == .unauthorized) }
-            }
-            try await client.execute(uri: "/api/v1/auth/login", method: .post,
-                                     body: body(#"{"username":"bob","password":"hunter2hunter2"}"#)) { #expect($0.status == .tooManyRequests) }
-            try await client.execute(uri: "/api/v1/auth/logout", method: .post, headers: [.cookie: session ?? ""]) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/api/v1/me", method: .get, headers: [.cookie: session ?? ""]) { #expect($0.status == .unauthorized) }
-        }
         }
     }
 
     @Test("search, quote with depth, market overview, movers and the OpenAPI document")
     func market() async throws {
         try await ServerFixture.with() { f in
-        try await f.app.test(.router) { client in
-            try await client.execute(uri: "/api/v1/search?q=appl", method: .get) { response in
-                let first = f.json(response).array?.first
-                #expect(first?["symbol"] == .string("AAPL"))
-                #expect(first?["market"] == .string("us"))
-                #expect(first?["exchange"] == .string("NASDAQ"))
+            try await f.app.test(.router) { client in
+                try await client.execute(uri: "/api/v1/search?q=appl", method: .get) { response in
+                    let first = f.json(response).array?.first
+                    #expect(first?["symbol"] == .string("AAPL"))
+                    #expect(first?["market"] == .string("us"))
+                    #expect(first?["exchange"] == .string("NASDAQ"))
+                }
+                try await client.execute(uri: "/api/v1/search?q=%E8%8C%85%E5%8F%B0", method: .get) { response in
+                    #expect(f.json(response).array?.first?["symbol"] == .string("600519"))
+                }
+                try await client.execute(uri: "/api/v1/quotes/600519", method: .get) { response in
+                    let q = f.json(response)
+                    #expect(q["name"] == .string("贵州茅台"))
+                    #expect(q["bids"]?.array?.count == 5)
+                    #expect(q["limit_up"]?.decimal != nil)
+                }
+                try await client.execute(uri: "/api/v1/quotes/NOPE", method: .get) { #expect($0.status == .notFound) }
+                try await client.execute(uri: "/api/v1/market/overview", method: .get) { response in
+                    #expect(f.json(response)["indices"]?.array?.count == 5)
+                }
+                try await client.execute(uri: "/api/v1/market/movers?market=cn&kind=losers&limit=5", method: .get) {
+                    response in
+                    #expect(f.json(response).array?.count == 5)
+                }
+                try await client.execute(uri: "/api/v1/market/movers?market=mars", method: .get) {
+                    #expect($0.status == .unprocessableContent)
+                }
+                try await client.execute(uri: "/openapi.json", method: .get) { response in
+                    let doc = f.json(response)
+                    #expect(doc["openapi"] == .string("3.1.0"))
+                    #expect(doc["paths"]?["/api/v1/search"] != nil)
+                }
             }
-            try await client.execute(uri: "/api/v1/search?q=%E8%8C%85%E5%8F%B0", method: .get) { response in
-                #expect(f.json(response).array?.first?["symbol"] == .string("600519"))
-            }
-            try await client.execute(uri: "/api/v1/quotes/600519", method: .get) { response in
-                let q = f.json(response)
-                #expect(q["name"] == .string("贵州茅台"))
-                #expect(q["bids"]?.array?.count == 5)
-                #expect(q["limit_up"]?.decimal != nil)
-            }
-            try await client.execute(uri: "/api/v1/quotes/NOPE", method: .get) { #expect($0.status == .notFound) }
-            try await client.execute(uri: "/api/v1/market/overview", method: .get) { response in
-                #expect(f.json(response)["indices"]?.array?.count == 5)
-            }
-            try await client.execute(uri: "/api/v1/market/movers?market=cn&kind=losers&limit=5", method: .get) { response in
-                #expect(f.json(response).array?.count == 5)
-            }
-            try await client.execute(uri: "/api/v1/market/movers?market=mars", method: .get) { #expect($0.status == .unprocessableContent) }
-            try await client.execute(uri: "/openapi.json", method: .get) { response in
-                let doc = f.json(response)
-                #expect(doc["openapi"] == .string("3.1.0"))
-                #expect(doc["paths"]?["/api/v1/search"] != nil)
-            }
-        }
         }
     }
 }

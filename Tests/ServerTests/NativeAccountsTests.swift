@@ -9,9 +9,13 @@ import TradingCore
 
 @Suite("Native accounts API")
 struct NativeAccountsTests {
-    func signup(_ client: some TestClientProtocol, _ f: ServerFixture, _ name: String) async throws -> (cookie: String, usd: String, cny: String) {
-        try await client.execute(uri: "/api/v1/auth/signup", method: .post,
-                                 body: body(#"{"username":"\#(name)","password":"long-enough-password"}"#)) { response in
+    func signup(_ client: some TestClientProtocol, _ f: ServerFixture, _ name: String) async throws -> (
+        cookie: String, usd: String, cny: String
+    ) {
+        try await client.execute(
+            uri: "/api/v1/auth/signup", method: .post,
+            body: body(#"{"username":"\#(name)","password":"long-enough-password"}"#)
+        ) { response in
             let me = f.json(response)
             let cookie = response.headers[.setCookie]?.split(separator: ";").first.map(String.init) ?? ""
             return (cookie, me["accounts"]?[0]?["id"]?.string ?? "", me["accounts"]?[1]?["id"]?.string ?? "")
@@ -24,30 +28,41 @@ struct NativeAccountsTests {
             try await f.app.test(.router) { client in
                 let (cookie, usd, _) = try await signup(client, f, "dana")
                 let auth: HTTPFields = [.cookie: cookie]
-                try await client.execute(uri: "/api/v1/accounts/\(usd)/deposit", method: .post, headers: auth,
-                                         body: body(#"{"amount":"2500.50","method":"card","note":"birthday"}"#)) { response in
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(usd)/deposit", method: .post, headers: auth,
+                    body: body(#"{"amount":"2500.50","method":"card","note":"birthday"}"#)
+                ) { response in
                     #expect(response.status == .ok)
                     #expect(f.json(response)["cash"] == .string("102500.5"))
                     #expect(f.json(response)["transaction"]?["method"] == .string("card"))
                 }
-                try await client.execute(uri: "/api/v1/accounts/\(usd)/withdraw", method: .post, headers: auth,
-                                         body: body(#"{"amount":"500"}"#)) { #expect(f.json($0)["cash"] == .string("102000.5")) }
-                try await client.execute(uri: "/api/v1/accounts/\(usd)/withdraw", method: .post, headers: auth,
-                                         body: body(#"{"amount":"abc"}"#)) { response in
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(usd)/withdraw", method: .post, headers: auth,
+                    body: body(#"{"amount":"500"}"#)
+                ) { #expect(f.json($0)["cash"] == .string("102000.5")) }
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(usd)/withdraw", method: .post, headers: auth,
+                    body: body(#"{"amount":"abc"}"#)
+                ) { response in
                     #expect(response.status == .unprocessableContent)
                     #expect(f.json(response)["message"] == .string("Please enter a valid amount"))
                 }
-                try await client.execute(uri: "/api/v1/accounts/\(usd)/orders", method: .post, headers: auth,
-                                         body: body(#"{"symbol":"AAPL","qty":"3","side":"buy","type":"market","time_in_force":"day"}"#)) { response in
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(usd)/orders", method: .post, headers: auth,
+                    body: body(#"{"symbol":"AAPL","qty":"3","side":"buy","type":"market","time_in_force":"day"}"#)
+                ) { response in
                     #expect(response.status == .created)
                     #expect(f.json(response)["status"] == .string("filled"))
                 }
                 try await client.execute(uri: "/api/v1/notifications", method: .get, headers: auth) { response in
                     let n = f.json(response)
                     #expect(n["unread"]?.int == 1)
-                    #expect(n["notifications"]?[0]?["body"]?.string?.hasPrefix("You have successfully bought 3 shares of AAPL at $") == true)
+                    #expect(
+                        n["notifications"]?[0]?["body"]?.string?.hasPrefix(
+                            "You have successfully bought 3 shares of AAPL at $") == true)
                 }
-                try await client.execute(uri: "/api/v1/notifications/read-all", method: .post, headers: auth) { response in
+                try await client.execute(uri: "/api/v1/notifications/read-all", method: .post, headers: auth) {
+                    response in
                     #expect(f.json(response)["unread"]?.int == 0)
                 }
                 try await client.execute(uri: "/api/v1/accounts/\(usd)", method: .get, headers: auth) { response in
@@ -55,26 +70,36 @@ struct NativeAccountsTests {
                     #expect(account["positions"]?[0]?["symbol"] == .string("AAPL"))
                     #expect(account["positions"]?[0]?["name"] == .string("Apple Inc."))
                 }
-                try await client.execute(uri: "/api/v1/accounts/\(usd)/transactions", method: .get, headers: auth) { response in
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/transactions", method: .get, headers: auth) {
+                    response in
                     let kinds = f.json(response).array?.map { $0["kind"]?.string ?? "" } ?? []
                     #expect(kinds == ["buy", "withdrawal", "deposit"])
                     #expect(f.json(response)[1]?["amount"] == .string("-500"))
                 }
-                try await client.execute(uri: "/api/v1/accounts/\(usd)/reset", method: .post, headers: auth) { response in
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/reset", method: .post, headers: auth) {
+                    response in
                     #expect(f.json(response)["cash"] == .string("100000"))
                     #expect(f.json(response)["positions"]?.array?.isEmpty == true)
                 }
                 // Another user cannot see or touch this account.
                 let (other, _, _) = try await signup(client, f, "erin")
-                try await client.execute(uri: "/api/v1/accounts/\(usd)", method: .get, headers: [.cookie: other]) { #expect($0.status == .notFound) }
-                try await client.execute(uri: "/api/v1/accounts/\(usd)/deposit", method: .post, headers: [.cookie: other],
-                                         body: body(#"{"amount":"1"}"#)) { #expect($0.status == .notFound) }
-                try await client.execute(uri: "/api/v1/accounts", method: .post, headers: auth,
-                                         body: body(#"{"market":"cn","cash":"50000","name":"Second A-share"}"#)) { response in
+                try await client.execute(uri: "/api/v1/accounts/\(usd)", method: .get, headers: [.cookie: other]) {
+                    #expect($0.status == .notFound)
+                }
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(usd)/deposit", method: .post, headers: [.cookie: other],
+                    body: body(#"{"amount":"1"}"#)
+                ) { #expect($0.status == .notFound) }
+                try await client.execute(
+                    uri: "/api/v1/accounts", method: .post, headers: auth,
+                    body: body(#"{"market":"cn","cash":"50000","name":"Second A-share"}"#)
+                ) { response in
                     #expect(response.status == .created)
                     #expect(f.json(response)["currency"] == .string("CNY"))
                 }
-                try await client.execute(uri: "/api/v1/accounts", method: .get, headers: auth) { #expect(f.json($0).array?.count == 3) }
+                try await client.execute(uri: "/api/v1/accounts", method: .get, headers: auth) {
+                    #expect(f.json($0).array?.count == 3)
+                }
             }
         }
     }
@@ -86,30 +111,43 @@ struct NativeAccountsTests {
                 let (cookie, usd, _) = try await signup(client, f, "fay")
                 let auth: HTTPFields = [.cookie: cookie]
                 let base = "/api/v1/accounts/\(usd)/watchlists"
-                let id = try await client.execute(uri: base, method: .post, headers: auth,
-                                                  body: body(#"{"name":"Favorites","symbols":["aapl","MSFT"]}"#)) { response in
+                let id = try await client.execute(
+                    uri: base, method: .post, headers: auth,
+                    body: body(#"{"name":"Favorites","symbols":["aapl","MSFT"]}"#)
+                ) { response in
                     #expect(response.status == .created)
                     let w = f.json(response)
                     #expect(w["items"]?.array?.map { $0["symbol"]?.string } == ["AAPL", "MSFT"])
                     #expect(w["items"]?[0]?["price"]?.decimal != nil)
                     return w["id"]?.string ?? ""
                 }
-                try await client.execute(uri: "\(base)/\(id)/symbols", method: .post, headers: auth, body: body(#"{"symbol":"600519"}"#)) { response in
+                try await client.execute(
+                    uri: "\(base)/\(id)/symbols", method: .post, headers: auth, body: body(#"{"symbol":"600519"}"#)
+                ) { response in
                     #expect(f.json(response)["items"]?.array?.count == 3)
                 }
-                try await client.execute(uri: "\(base)/\(id)/move", method: .post, headers: auth, body: body(#"{"symbol":"600519","to":0}"#)) { response in
-                    #expect(f.json(response)["items"]?.array?.map { $0["symbol"]?.string } == ["600519", "AAPL", "MSFT"])
+                try await client.execute(
+                    uri: "\(base)/\(id)/move", method: .post, headers: auth, body: body(#"{"symbol":"600519","to":0}"#)
+                ) { response in
+                    #expect(
+                        f.json(response)["items"]?.array?.map { $0["symbol"]?.string } == ["600519", "AAPL", "MSFT"])
                 }
-                try await client.execute(uri: "\(base)/\(id)", method: .put, headers: auth, body: body(#"{"symbols":["MSFT","AAPL"]}"#)) { response in
+                try await client.execute(
+                    uri: "\(base)/\(id)", method: .put, headers: auth, body: body(#"{"symbols":["MSFT","AAPL"]}"#)
+                ) { response in
                     #expect(f.json(response)["items"]?.array?.map { $0["symbol"]?.string } == ["MSFT", "AAPL"])
                 }
-                try await client.execute(uri: "\(base)/\(id)/symbols/MSFT", method: .delete, headers: auth) { response in
+                try await client.execute(uri: "\(base)/\(id)/symbols/MSFT", method: .delete, headers: auth) {
+                    response in
                     #expect(f.json(response)["items"]?.array?.map { $0["symbol"]?.string } == ["AAPL"])
                 }
-                try await client.execute(uri: base, method: .post, headers: auth, body: body(#"{"name":"Favorites"}"#)) {
+                try await client.execute(uri: base, method: .post, headers: auth, body: body(#"{"name":"Favorites"}"#))
+                {
                     #expect($0.status == .conflict)
                 }
-                try await client.execute(uri: base, method: .post, headers: auth, body: body(#"{"name":"X","symbols":["NOPE"]}"#)) {
+                try await client.execute(
+                    uri: base, method: .post, headers: auth, body: body(#"{"name":"X","symbols":["NOPE"]}"#)
+                ) {
                     #expect($0.status == .unprocessableContent)
                 }
             }
@@ -124,7 +162,9 @@ struct NativeAccountsTests {
                     let bars = f.json(response)["bars"]?.array ?? []
                     #expect(bars.count == 1) // 09:30–10:00 ET so far
                 }
-                try await client.execute(uri: "/api/v1/bars/600519?timeframe=1Day&from=2026-11-02&to=2026-11-20", method: .get) { response in
+                try await client.execute(
+                    uri: "/api/v1/bars/600519?timeframe=1Day&from=2026-11-02&to=2026-11-20", method: .get
+                ) { response in
                     #expect(f.json(response)["bars"]?.array?.count == 14)
                 }
                 try await client.execute(uri: "/api/v1/market/status?market=cn", method: .get) { response in

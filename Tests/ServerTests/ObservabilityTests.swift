@@ -12,17 +12,22 @@ struct ObservabilityTests {
 
     /// The value of one sample line (`name{labels} value`) in the exposition text; nil when absent.
     static func sample(_ text: String, _ prefix: String) -> Double? {
-        text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+        text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { $0.split(separator: " ").last }.flatMap {
+            Double($0)
+        }
     }
 
-    @Test("every answer carries a request id: the client's own when it sends one, a fresh one otherwise, errors included")
+    @Test(
+        "every answer carries a request id: the client's own when it sends one, a fresh one otherwise, errors included")
     func requestIDs() async throws {
         try await ServerFixture.with { f in
             try await f.app.test(.router) { client in
                 let first = try await client.execute(uri: "/healthz", method: .get) { $0.headers[Self.requestID] }
                 let second = try await client.execute(uri: "/healthz", method: .get) { $0.headers[Self.requestID] }
                 #expect(first != nil && second != nil && first != second)
-                try await client.execute(uri: "/v2/orders/not-an-id", method: .get, headers: f.auth.merging([Self.requestID: "trace-42"])) {
+                try await client.execute(
+                    uri: "/v2/orders/not-an-id", method: .get, headers: f.auth.merging([Self.requestID: "trace-42"])
+                ) {
                     #expect($0.status == .notFound)
                     #expect($0.headers[Self.requestID] == "trace-42")
                 }
@@ -39,16 +44,24 @@ struct ObservabilityTests {
         try await ServerFixture.with { f in
             try await f.app.test(.router) { client in
                 let before = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
-                let order = #"{"symbol":"KO","qty":"1","side":"buy","type":"limit","limit_price":"1.00","time_in_force":"gtc"}"#
-                try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: body(order)) { #expect($0.status == .ok) }
-                let tooBig = #"{"symbol":"KO","qty":"1000000","side":"buy","type":"limit","limit_price":"50.00","time_in_force":"gtc"}"#
-                try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: body(tooBig)) { #expect($0.status == .forbidden) }
+                let order =
+                    #"{"symbol":"KO","qty":"1","side":"buy","type":"limit","limit_price":"1.00","time_in_force":"gtc"}"#
+                try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: body(order)) {
+                    #expect($0.status == .ok)
+                }
+                let tooBig =
+                    #"{"symbol":"KO","qty":"1000000","side":"buy","type":"limit","limit_price":"50.00","time_in_force":"gtc"}"#
+                try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: body(tooBig)) {
+                    #expect($0.status == .forbidden)
+                }
                 try await client.execute(uri: "/metrics", method: .get) { response in
                     #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
                     let text = String(buffer: response.body)
                     let placed = "papertrade_orders_placed_total"
                     #expect((Self.sample(text, placed) ?? 0) >= (Self.sample(before, placed) ?? 0) + 1)
-                    #expect(Self.sample(text, #"papertrade_orders_rejected_total{reason="insufficient_buying_power"}"#) ?? 0 >= 1)
+                    #expect(
+                        Self.sample(text, #"papertrade_orders_rejected_total{reason="insufficient_buying_power"}"#) ?? 0
+                            >= 1)
                     #expect(Self.sample(text, "papertrade_journal_commit_seconds_count") ?? 0 >= 1)
                     #expect(Self.sample(text, "papertrade_journal_group_size_count") ?? 0 >= 1)
                     #expect(text.contains(#"http_route="/v2/orders""#), "request metrics are labelled by route")

@@ -1,10 +1,10 @@
+import Brokerage
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MarketData
 import Server
-import Brokerage
 import Testing
 import TradingCore
 
@@ -12,19 +12,27 @@ import TradingCore
 @Suite("Queue purchase")
 struct QueueTests {
     /// A main-board A-share and a recent trading day on which the simulated market closed pinned at limit-up.
-    static func limitUpDay(_ market: SimulatedMarket, _ feed: any MarketDataFeed, _ directory: SymbolDirectory) async throws -> (String, CivilDate, PriceBand) {
+    static func limitUpDay(_ market: SimulatedMarket, _ feed: any MarketDataFeed, _ directory: SymbolDirectory)
+        async throws -> (String, CivilDate, PriceBand)
+    {
         let calendar = Market.cn.calendar
         let end = CivilDate(2026, 11, 20)
         let days = calendar.tradingDays(from: CivilDate(2026, 8, 1), through: end)
         for n in 0..<400 {
             let code = String(600000 + n)
-            guard let entry = directory.entry(code), entry.instrument.priceLimit == .mainBoard, !entry.instrument.isRiskWarning,
-                  let listed = entry.instrument.listingDate, listed < CivilDate(2025, 1, 1) else { continue }
-            let bars = try await feed.bars(code, timeframe: .day, from: Timestamp(days[0], in: .shanghai),
-                                           to: Timestamp(end, hour: 23, in: .shanghai))
+            guard let entry = directory.entry(code), entry.instrument.priceLimit == .mainBoard,
+                !entry.instrument.isRiskWarning,
+                let listed = entry.instrument.listingDate, listed < CivilDate(2025, 1, 1)
+            else { continue }
+            let bars = try await feed.bars(
+                code, timeframe: .day, from: Timestamp(days[0], in: .shanghai),
+                to: Timestamp(end, hour: 23, in: .shanghai))
             for (previous, bar) in zip(bars, bars.dropFirst()) {
-                guard let band = entry.instrument.priceLimit.band(previousClose: previous.close, tick: entry.instrument.tick),
-                      bar.close == band.limitUp, bar.open < band.limitUp else { continue }
+                guard
+                    let band = entry.instrument.priceLimit.band(
+                        previousClose: previous.close, tick: entry.instrument.tick),
+                    bar.close == band.limitUp, bar.open < band.limitUp
+                else { continue }
                 return (code, calendar.tradingDate(at: bar.time), band)
             }
         }
@@ -51,7 +59,9 @@ struct QueueTests {
         [HTTPField.Name("APCA-API-KEY-ID")!: key.keyID, HTTPField.Name("APCA-API-SECRET-KEY")!: key.secret]
     }
 
-    func json(_ response: TestResponse) -> JSONValue { (try? JSONValue(parsing: Array(response.body.readableBytesView))) ?? .null }
+    func json(_ response: TestResponse) -> JSONValue {
+        (try? JSONValue(parsing: Array(response.body.readableBytesView))) ?? .null
+    }
 
     /// Advances the clock a minute at a time through the session, pumping the market each minute.
     func pumpMinutes(_ services: Papertrade, _ minutes: Int) async throws {
@@ -61,10 +71,12 @@ struct QueueTests {
         }
     }
 
-    @Test("a limit-up day fires a queued limit-up buy exactly once, survives a restart, and reports a rule without cash")
+    @Test(
+        "a limit-up day fires a queued limit-up buy exactly once, survives a restart, and reports a rule without cash")
     func limitUpDay() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-queue-\(UUID())").path
-        let probe = try await Self.start(at: Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .shanghai), directory: dir + "-probe")
+        let probe = try await Self.start(
+            at: Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .shanghai), directory: dir + "-probe")
         let (code, day, band) = try await Self.limitUpDay(probe.market, probe.feed, probe.directory)
         await probe.shutdown()
 
@@ -75,15 +87,22 @@ struct QueueTests {
         let poor = try await services.createAccount(userID: user.id, market: .cn, cash: 100, name: "poor")
         let richKey = headers(try await services.createKey(account: rich.id))
         let poorKey = headers(try await services.createKey(account: poor.id))
-        let rule = #"{"symbol":"\#(code)","side":"buy","qty":"100","condition":{"type":"touches_limit_up"},"order_type":"limit_up"}"#
+        let rule =
+            #"{"symbol":"\#(code)","side":"buy","qty":"100","condition":{"type":"touches_limit_up"},"order_type":"limit_up"}"#
         let ruleID = try await buildApplication(services).test(.router) { client in
-            let id = try await client.execute(uri: "/api/v1/accounts/\(rich.id)/queue", method: .post, headers: richKey, body: ByteBuffer(string: rule)) { r in
+            let id = try await client.execute(
+                uri: "/api/v1/accounts/\(rich.id)/queue", method: .post, headers: richKey,
+                body: ByteBuffer(string: rule)
+            ) { r in
                 #expect(r.status == .created)
                 #expect(json(r)["trigger_level"] == .string(band.limitUp.description))
                 #expect(json(r)["status"] == .string("queued"))
                 return json(r)["id"]?.string ?? ""
             }
-            try await client.execute(uri: "/api/v1/accounts/\(poor.id)/queue", method: .post, headers: poorKey, body: ByteBuffer(string: rule)) { r in
+            try await client.execute(
+                uri: "/api/v1/accounts/\(poor.id)/queue", method: .post, headers: poorKey,
+                body: ByteBuffer(string: rule)
+            ) { r in
                 #expect(r.status == .created)
             }
             // Another account's key cannot see this queue.
@@ -91,12 +110,20 @@ struct QueueTests {
                 #expect(r.status == .notFound)
             }
             // Bad input is a 422 with a message.
-            try await client.execute(uri: "/api/v1/accounts/\(rich.id)/queue", method: .post, headers: richKey,
-                                     body: ByteBuffer(string: #"{"symbol":"AAPL","side":"buy","qty":"1","condition":{"type":"touches_limit_up"}}"#)) { r in
+            try await client.execute(
+                uri: "/api/v1/accounts/\(rich.id)/queue", method: .post, headers: richKey,
+                body: ByteBuffer(
+                    string: #"{"symbol":"AAPL","side":"buy","qty":"1","condition":{"type":"touches_limit_up"}}"#)
+            ) { r in
                 #expect(r.status == .unprocessableContent)
             }
-            try await client.execute(uri: "/api/v1/accounts/\(rich.id)/queue", method: .post, headers: richKey,
-                                     body: ByteBuffer(string: #"{"symbol":"\#(code)","side":"buy","qty":"-5","condition":{"type":"price_at_least","value":"1"}}"#)) { r in
+            try await client.execute(
+                uri: "/api/v1/accounts/\(rich.id)/queue", method: .post, headers: richKey,
+                body: ByteBuffer(
+                    string:
+                        #"{"symbol":"\#(code)","side":"buy","qty":"-5","condition":{"type":"price_at_least","value":"1"}}"#
+                )
+            ) { r in
                 #expect(r.status == .unprocessableContent)
                 #expect(json(r)["message"] == .string("Cannot buy non-positive shares"))
             }
@@ -120,7 +147,9 @@ struct QueueTests {
         #expect(kinds.filter { $0 == "order_placed_automatically" }.count == 1)
         #expect(kinds.filter { $0 == "automatic_order_failed" }.count == 1)
         #expect(kinds.filter { $0 == "queue_empty" }.count == 2)
-        let failure = try await services.brokerage.notifications.recent(user: user.id).items.first { $0.kind == "automatic_order_failed" }
+        let failure = try await services.brokerage.notifications.recent(user: user.id).items.first {
+            $0.kind == "automatic_order_failed"
+        }
         #expect(failure?.body.contains("not enough cash") == true)
 
         // Restart (same database, same moment): nothing fires again, whether or not the order has filled.
@@ -133,7 +162,8 @@ struct QueueTests {
             try await client.execute(uri: "/api/v1/accounts/\(rich.id)/queue", method: .get, headers: richKey) { r in
                 #expect(json(r) == .array([]))
             }
-            try await client.execute(uri: "/api/v1/accounts/\(rich.id)/queue/history", method: .get, headers: richKey) { r in
+            try await client.execute(uri: "/api/v1/accounts/\(rich.id)/queue/history", method: .get, headers: richKey) {
+                r in
                 #expect(json(r)[0]?["status"] == .string("fired"))
                 #expect(json(r)[0]?["order_id"] == .string(orders.first?.id.description ?? "?"))
             }
@@ -144,13 +174,19 @@ struct QueueTests {
     @Test("a queued rule can be canceled; a canceled or unknown rule is 404 afterwards")
     func cancel() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-queue-\(UUID())").path
-        let services = try await Self.start(at: Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork), directory: dir)
+        let services = try await Self.start(
+            at: Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork), directory: dir)
         let user = try await services.createUser(username: "canceler", password: "correct horse")
         let account = try await services.createAccount(userID: user.id, market: .us, cash: nil, name: nil)
         let key = headers(try await services.createKey(account: account.id))
         try await buildApplication(services).test(.router) { client in
-            let id = try await client.execute(uri: "/api/v1/accounts/\(account.id)/queue", method: .post, headers: key,
-                                     body: ByteBuffer(string: #"{"symbol":"AAPL","side":"buy","qty":"1","condition":{"type":"price_at_least","value":"100000"},"lifetime":{"type":"until","date":"2026-12-31"}}"#)) { r in
+            let id = try await client.execute(
+                uri: "/api/v1/accounts/\(account.id)/queue", method: .post, headers: key,
+                body: ByteBuffer(
+                    string:
+                        #"{"symbol":"AAPL","side":"buy","qty":"1","condition":{"type":"price_at_least","value":"100000"},"lifetime":{"type":"until","date":"2026-12-31"}}"#
+                )
+            ) { r in
                 #expect(r.status == .created)
                 #expect(json(r)["price"]?.decimal != nil)
                 return json(r)["id"]?.string ?? ""
@@ -158,11 +194,13 @@ struct QueueTests {
             try await client.execute(uri: "/api/v1/accounts/\(account.id)/queue", method: .get, headers: key) { r in
                 #expect(json(r)[0]?["id"] == .string(id))
             }
-            try await client.execute(uri: "/api/v1/accounts/\(account.id)/queue/\(id)", method: .delete, headers: key) { r in
+            try await client.execute(uri: "/api/v1/accounts/\(account.id)/queue/\(id)", method: .delete, headers: key) {
+                r in
                 #expect(r.status == .ok)
                 #expect(json(r)["status"] == .string("canceled"))
             }
-            try await client.execute(uri: "/api/v1/accounts/\(account.id)/queue/\(id)", method: .delete, headers: key) { r in
+            try await client.execute(uri: "/api/v1/accounts/\(account.id)/queue/\(id)", method: .delete, headers: key) {
+                r in
                 #expect(r.status == .notFound)
             }
         }

@@ -18,20 +18,27 @@ struct ServerFixture {
 
     static let morning = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
 
-    static func make(at time: Timestamp = morning, directory: String? = nil, cash: FixedDecimal? = nil) async throws -> ServerFixture {
-        let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-test-\(UUID())").path
+    static func make(at time: Timestamp = morning, directory: String? = nil, cash: FixedDecimal? = nil) async throws
+        -> ServerFixture
+    {
+        let dir =
+            directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-test-\(UUID())").path
         var configuration = ServerConfiguration()
         configuration.dataDirectory = dir
         let services = try await Papertrade.start(configuration, clock: MarketClock(.manual(start: time)))
-        let user = try await services.createUser(username: "alice\(UInt8.random(in: 0...255))", password: "correct horse")
+        let user = try await services.createUser(
+            username: "alice\(UInt8.random(in: 0...255))", password: "correct horse")
         let account = try await services.createAccount(userID: user.id, market: .us, cash: cash, name: nil)
         let key = try await services.createKey(account: account.id)
-        return ServerFixture(services: services, directory: dir, accountID: account.id, keyID: key.keyID, secret: key.secret)
+        return ServerFixture(
+            services: services, directory: dir, accountID: account.id, keyID: key.keyID, secret: key.secret)
     }
 
     /// Runs a test against a fresh fixture and always closes its database (SQLite insists on it).
-    static func with(at time: Timestamp = morning, cash: FixedDecimal? = nil,
-                     _ body: (ServerFixture) async throws -> Void) async throws {
+    static func with(
+        at time: Timestamp = morning, cash: FixedDecimal? = nil,
+        _ body: (ServerFixture) async throws -> Void
+    ) async throws {
         let f = try await make(at: time, cash: cash)
         do {
             try await body(f)

@@ -8,134 +8,152 @@ import TradingCore
 
 @Suite("Web app files, stock profile and trade estimate")
 struct WebAppTests {
-    @Test("the app is served at / with a CSP, its modules under /app with ETags (304 on revalidation), unknown files are JSON 404s")
+    @Test(
+        "the app is served at / with a CSP, its modules under /app with ETags (304 on revalidation), unknown files are JSON 404s"
+    )
     func files() async throws {
         try await ServerFixture.with { f in
-        try await f.app.test(.router) { client in
-            try await client.execute(uri: "/", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
-                #expect(response.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
-                let html = String(buffer: response.body)
-                #expect(html.contains(#"<script type="module" src="/app/js/main.js">"#))
-                #expect(html.contains(#"<link rel="manifest" href="/manifest.webmanifest">"#))
-            }
-            let etag = try await client.execute(uri: "/app/js/main.js", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
-                #expect(response.headers[.cacheControl] == "no-cache")
-                let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                    .appendingPathComponent("../../Sources/Server/Web/js/main.js").standardized
-                #expect(String(buffer: response.body) == (try? String(contentsOf: source, encoding: .utf8)),
+            try await f.app.test(.router) { client in
+                try await client.execute(uri: "/", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                    #expect(response.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true)
+                    let html = String(buffer: response.body)
+                    #expect(html.contains(#"<script type="module" src="/app/js/main.js">"#))
+                    #expect(html.contains(#"<link rel="manifest" href="/manifest.webmanifest">"#))
+                }
+                let etag = try await client.execute(uri: "/app/js/main.js", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                    #expect(response.headers[.cacheControl] == "no-cache")
+                    let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                        .appendingPathComponent("../../Sources/Server/Web/js/main.js").standardized
+                    #expect(
+                        String(buffer: response.body) == (try? String(contentsOf: source, encoding: .utf8)),
                         "the app's own main.js is served as it is")
-                return response.headers[.eTag]
+                    return response.headers[.eTag]
+                }
+                #expect(etag?.hasPrefix("\"") == true)
+                try await client.execute(uri: "/app/js/main.js", method: .get, headers: [.ifNoneMatch: etag ?? ""]) {
+                    response in
+                    #expect(response.status == .notModified)
+                    #expect(response.body.readableBytes == 0)
+                }
+                try await client.execute(uri: "/manifest.webmanifest", method: .get) { response in
+                    #expect(response.headers[.contentType] == "application/manifest+json")
+                    let manifest = f.json(response)
+                    #expect(manifest["start_url"] == .string("/"))
+                    let sizes = manifest["icons"]?.array?.compactMap { $0["sizes"]?.string } ?? []
+                    #expect(sizes.contains("192x192") && sizes.contains("512x512"))
+                }
+                try await client.execute(uri: "/app/icons/icon-512.png", method: .get) { response in
+                    #expect(response.headers[.contentType] == "image/png")
+                    #expect(Array(response.body.readableBytesView.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+                }
+                try await client.execute(uri: "/sw.js", method: .get) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/app/js/nope.js", method: .get) { response in
+                    #expect(response.status == .notFound)
+                    #expect(f.json(response)["message"] == .string("no such file: /app/js/nope.js"))
+                }
+                try await client.execute(uri: "/app/../Package.swift", method: .get) { #expect($0.status != .ok) }
             }
-            #expect(etag?.hasPrefix("\"") == true)
-            try await client.execute(uri: "/app/js/main.js", method: .get, headers: [.ifNoneMatch: etag ?? ""]) { response in
-                #expect(response.status == .notModified)
-                #expect(response.body.readableBytes == 0)
-            }
-            try await client.execute(uri: "/manifest.webmanifest", method: .get) { response in
-                #expect(response.headers[.contentType] == "application/manifest+json")
-                let manifest = f.json(response)
-                #expect(manifest["start_url"] == .string("/"))
-                let sizes = manifest["icons"]?.array?.compactMap { $0["sizes"]?.string } ?? []
-                #expect(sizes.contains("192x192") && sizes.contains("512x512"))
-            }
-            try await client.execute(uri: "/app/icons/icon-512.png", method: .get) { response in
-                #expect(response.headers[.contentType] == "image/png")
-                #expect(Array(response.body.readableBytesView.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
-            }
-            try await client.execute(uri: "/sw.js", method: .get) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/app/js/nope.js", method: .get) { response in
-                #expect(response.status == .notFound)
-                #expect(f.json(response)["message"] == .string("no such file: /app/js/nope.js"))
-            }
-            try await client.execute(uri: "/app/../Package.swift", method: .get) { #expect($0.status != .ok) }
-        }
         }
     }
 
     @Test("every file the service worker caches exists, and our own JS and CSS stay under 300 KB")
     func shellAndBudget() async throws {
         try await ServerFixture.with { f in
-        try await f.app.test(.router) { client in
-            let worker = try await client.execute(uri: "/sw.js", method: .get) { String(buffer: $0.body) }
-            let shell = worker.split(separator: "const SHELL = [").last?.split(separator: "];").first ?? ""
-            let listed = shell.split(separator: "'").map(String.init).filter { $0.hasPrefix("/") }
-            #expect(listed.count > 20)
-            var bytes = 0
-            for path in listed {
-                try await client.execute(uri: path, method: .get) { response in
-                    #expect(response.status == .ok, "\(path)")
-                    if path.hasSuffix(".js") || path.hasSuffix(".css") { bytes += response.body.readableBytes }
+            try await f.app.test(.router) { client in
+                let worker = try await client.execute(uri: "/sw.js", method: .get) { String(buffer: $0.body) }
+                let shell = worker.split(separator: "const SHELL = [").last?.split(separator: "];").first ?? ""
+                let listed = shell.split(separator: "'").map(String.init).filter { $0.hasPrefix("/") }
+                #expect(listed.count > 20)
+                var bytes = 0
+                for path in listed {
+                    try await client.execute(uri: path, method: .get) { response in
+                        #expect(response.status == .ok, "\(path)")
+                        if path.hasSuffix(".js") || path.hasSuffix(".css") { bytes += response.body.readableBytes }
+                    }
                 }
+                #expect(bytes > 20_000 && bytes < 300_000, "own JS and CSS: \(bytes) bytes")
             }
-            #expect(bytes > 20_000 && bytes < 300_000, "own JS and CSS: \(bytes) bytes")
-        }
         }
     }
 
     @Test("the profile gives sector, industry, peers and a 52-week range; optional feed extras are null, not errors")
     func profile() async throws {
         try await ServerFixture.with { f in
-        try await f.app.test(.router) { client in
-            try await client.execute(uri: "/api/v1/stocks/aapl/profile", method: .get) { response in
-                #expect(response.status == .ok)
-                let p = f.json(response)
-                #expect(p["symbol"] == .string("AAPL"))
-                #expect(p["sector"] == .string("Information Technology"))
-                #expect(p["news"] == .null)
-                #expect(p["data_source"]?["name"] == .string("Simulated market"))
-                let peers = p["peers"]?.array?.compactMap { $0["symbol"]?.string } ?? []
-                #expect(!peers.isEmpty && !peers.contains("AAPL"))
-                let high = p["week52_high"]?.decimal, low = p["week52_low"]?.decimal
-                #expect(high != nil && low != nil && low! < high!)
+            try await f.app.test(.router) { client in
+                try await client.execute(uri: "/api/v1/stocks/aapl/profile", method: .get) { response in
+                    #expect(response.status == .ok)
+                    let p = f.json(response)
+                    #expect(p["symbol"] == .string("AAPL"))
+                    #expect(p["sector"] == .string("Information Technology"))
+                    #expect(p["news"] == .null)
+                    #expect(p["data_source"]?["name"] == .string("Simulated market"))
+                    let peers = p["peers"]?.array?.compactMap { $0["symbol"]?.string } ?? []
+                    #expect(!peers.isEmpty && !peers.contains("AAPL"))
+                    let high = p["week52_high"]?.decimal, low = p["week52_low"]?.decimal
+                    #expect(high != nil && low != nil && low! < high!)
+                }
+                try await client.execute(uri: "/api/v1/stocks/600519/profile", method: .get) { response in
+                    let p = f.json(response)
+                    #expect(p["round_lot"] == .int(100))
+                    #expect(p["time_zone"] == .string("Asia/Shanghai"))
+                }
+                try await client.execute(uri: "/api/v1/stocks/NOPE1/profile", method: .get) {
+                    #expect($0.status == .notFound)
+                }
             }
-            try await client.execute(uri: "/api/v1/stocks/600519/profile", method: .get) { response in
-                let p = f.json(response)
-                #expect(p["round_lot"] == .int(100))
-                #expect(p["time_zone"] == .string("Asia/Shanghai"))
-            }
-            try await client.execute(uri: "/api/v1/stocks/NOPE1/profile", method: .get) { #expect($0.status == .notFound) }
-        }
         }
     }
 
-    @Test("the trade estimate prices qty at the ask, adds the account's fees exactly, and reports cash and sellable shares")
+    @Test(
+        "the trade estimate prices qty at the ask, adds the account's fees exactly, and reports cash and sellable shares"
+    )
     func estimate() async throws {
         try await ServerFixture.with { f in
-        try await f.app.test(.router) { client in
-            let base = "/api/v1/accounts/\(f.accountID)/estimate"
-            try await client.execute(uri: base + "?symbol=AAPL&side=buy&qty=3&price=100.005", method: .get, headers: f.auth) { response in
-                #expect(response.status == .ok)
-                let e = f.json(response)
-                #expect(e["value"]?.decimal == FixedDecimal("300.02"))  // 300.015 rounds half-up to the cent
-                #expect(e["fee_total"]?.decimal == .zero)               // US buys pay no fees
-                #expect(e["total"]?.decimal == FixedDecimal("300.02"))
-                #expect(e["buying_power"]?.decimal == FixedDecimal(100_000))
-                #expect(e["sellable"]?.decimal == .zero)
-            }
-            try await client.execute(uri: base + "?symbol=AAPL&side=sell&qty=1000&price=200", method: .get, headers: f.auth) { response in
-                let e = f.json(response)
-                // FINRA TAF: 1000 × $0.000166 = $0.166 → $0.17 (rounded up); SEC fee 0.
-                #expect(e["fee_total"]?.decimal == FixedDecimal("0.17"))
-                #expect(e["total"]?.decimal == FixedDecimal("199999.83"))
-            }
-            try await client.execute(uri: base + "?symbol=AAPL&side=buy&qty=2", method: .get, headers: f.auth) { response in
-                let e = f.json(response)
-                #expect(e["price"]?.decimal?.isPositive == true)
-                #expect(e["value"]?.decimal == e["price"]?.decimal.map { $0.multiplied(by: FixedDecimal(2)) })
-            }
-            for bad in ["qty=0", "qty=-1", "qty=abc", "qty=NaN", ""] {
-                try await client.execute(uri: base + "?symbol=AAPL&side=buy&\(bad)", method: .get, headers: f.auth) { response in
-                    #expect(response.status == .unprocessableContent, "\(bad)")
-                    #expect(f.json(response)["message"] == .string("Please enter a valid amount"))
+            try await f.app.test(.router) { client in
+                let base = "/api/v1/accounts/\(f.accountID)/estimate"
+                try await client.execute(
+                    uri: base + "?symbol=AAPL&side=buy&qty=3&price=100.005", method: .get, headers: f.auth
+                ) { response in
+                    #expect(response.status == .ok)
+                    let e = f.json(response)
+                    #expect(e["value"]?.decimal == FixedDecimal("300.02")) // 300.015 rounds half-up to the cent
+                    #expect(e["fee_total"]?.decimal == .zero) // US buys pay no fees
+                    #expect(e["total"]?.decimal == FixedDecimal("300.02"))
+                    #expect(e["buying_power"]?.decimal == FixedDecimal(100_000))
+                    #expect(e["sellable"]?.decimal == .zero)
+                }
+                try await client.execute(
+                    uri: base + "?symbol=AAPL&side=sell&qty=1000&price=200", method: .get, headers: f.auth
+                ) { response in
+                    let e = f.json(response)
+                    // FINRA TAF: 1000 × $0.000166 = $0.166 → $0.17 (rounded up); SEC fee 0.
+                    #expect(e["fee_total"]?.decimal == FixedDecimal("0.17"))
+                    #expect(e["total"]?.decimal == FixedDecimal("199999.83"))
+                }
+                try await client.execute(uri: base + "?symbol=AAPL&side=buy&qty=2", method: .get, headers: f.auth) {
+                    response in
+                    let e = f.json(response)
+                    #expect(e["price"]?.decimal?.isPositive == true)
+                    #expect(e["value"]?.decimal == e["price"]?.decimal.map { $0.multiplied(by: FixedDecimal(2)) })
+                }
+                for bad in ["qty=0", "qty=-1", "qty=abc", "qty=NaN", ""] {
+                    try await client.execute(uri: base + "?symbol=AAPL&side=buy&\(bad)", method: .get, headers: f.auth)
+                    { response in
+                        #expect(response.status == .unprocessableContent, "\(bad)")
+                        #expect(f.json(response)["message"] == .string("Please enter a valid amount"))
+                    }
+                }
+                try await client.execute(uri: base + "?symbol=ZZZZZ9&side=buy&qty=1", method: .get, headers: f.auth) {
+                    #expect($0.status == .notFound)
+                }
+                try await client.execute(uri: base + "?symbol=AAPL&side=short&qty=1", method: .get, headers: f.auth) {
+                    #expect($0.status == .unprocessableContent)
                 }
             }
-            try await client.execute(uri: base + "?symbol=ZZZZZ9&side=buy&qty=1", method: .get, headers: f.auth) { #expect($0.status == .notFound) }
-            try await client.execute(uri: base + "?symbol=AAPL&side=short&qty=1", method: .get, headers: f.auth) { #expect($0.status == .unprocessableContent) }
-        }
         }
     }
 }

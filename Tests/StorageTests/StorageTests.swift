@@ -17,7 +17,9 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func open() async throws -> Storage {
         switch self {
         case .sqlite:
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-storage-\(UUID())/db.sqlite").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "papertrade-storage-\(UUID())/db.sqlite"
+            ).path
             return try await Storage.open(.sqlite(path: path))
         case .postgres:
             let admin = ProcessInfo.processInfo.environment["PAPERTRADE_TEST_POSTGRES_URL"] ?? ""
@@ -47,8 +49,9 @@ struct StorageTests {
         engine.register(.usEquity("AAPL", name: "Apple"))
         let id = AccountID(high: 7, low: UInt64.random(in: 1...UInt64.max))
         try engine.openAccount(id, market: .us, startingCash: 10_000)
-        let record = AccountRecord(id: id, userID: user, name: "Paper", market: .us, accountNumber: "PA\(id.low)",
-                                   createdAt: Self.t0, snapshot: engine.snapshot(of: id)!)
+        let record = AccountRecord(
+            id: id, userID: user, name: "Paper", market: .us, accountNumber: "PA\(id.low)",
+            createdAt: Self.t0, snapshot: engine.snapshot(of: id)!)
         try await storage.createAccount(record)
         return (record, engine)
     }
@@ -58,11 +61,13 @@ struct StorageTests {
         try await withStorage(backend) { storage in
             try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
             await #expect(throws: StorageError.duplicate("user alice")) {
-                try await storage.createUser(UserRecord(id: "u2", username: "alice", passwordHash: "h", createdAt: Self.t0))
+                try await storage.createUser(
+                    UserRecord(id: "u2", username: "alice", passwordHash: "h", createdAt: Self.t0))
             }
             #expect(try await storage.user(username: "alice")?.id == "u1")
             #expect(try await storage.userCount() == 1)
-            try await storage.createSession(tokenHash: "t", userID: "u1", createdAt: Self.t0, expiresAt: Self.t0.adding(seconds: 60))
+            try await storage.createSession(
+                tokenHash: "t", userID: "u1", createdAt: Self.t0, expiresAt: Self.t0.adding(seconds: 60))
             #expect(try await storage.sessionUser(tokenHash: "t", at: Self.t0) == "u1")
             #expect(try await storage.sessionUser(tokenHash: "t", at: Self.t0.adding(seconds: 61)) == nil)
             try await storage.deleteSession(tokenHash: "t")
@@ -77,12 +82,16 @@ struct StorageTests {
             var (record, engine) = try await account(storage)
             engine.apply(.quote(InstrumentID(0), at: Self.t0, bid: 99, bidSize: 100, ask: 100, askSize: 100))
             _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, qty: 10), account: record.id, at: Self.t0)
-            let resting = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
-                                                         limitPrice: 50, clientOrderID: "c-1"), account: record.id, at: Self.t0.adding(seconds: 1))
+            let resting = try engine.submit(
+                OrderRequest(
+                    symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
+                    limitPrice: 50, clientOrderID: "c-1"), account: record.id, at: Self.t0.adding(seconds: 1))
             var journal = Journal(randomState: engine.randomState)
             for event in engine.outbox {
                 switch event {
-                case .order(let u): journal.orders.removeAll { $0.id == u.order.id }; journal.orders.append(u.order)
+                case .order(let u):
+                    journal.orders.removeAll { $0.id == u.order.id }
+                    journal.orders.append(u.order)
                 case .ledger(let e): journal.entries.append(e)
                 }
             }
@@ -115,7 +124,9 @@ struct StorageTests {
         try await withStorage(backend) { storage in
             try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
             let (record, engine) = try await account(storage)
-            let entry = LedgerEntry(sequence: 1, accountID: record.id, time: Self.t0, kind: .deposit(method: .bank, note: nil), cashChange: 5)
+            let entry = LedgerEntry(
+                sequence: 1, accountID: record.id, time: Self.t0, kind: .deposit(method: .bank, note: nil),
+                cashChange: 5)
             // The same sequence twice violates the primary key: the whole journal must roll back.
             var account = engine.account(record.id)!
             account.cash = 10_005
@@ -127,7 +138,9 @@ struct StorageTests {
         }
     }
 
-    @Test("a small journal (one statement on SQLite) and one too large for a statement both land whole", arguments: Backend.available)
+    @Test(
+        "a small journal (one statement on SQLite) and one too large for a statement both land whole",
+        arguments: Backend.available)
     func journalSizes(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
             try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
@@ -140,18 +153,23 @@ struct StorageTests {
                 journal.accounts = [engine.account(record.id)!]
                 return journal
             }
-            _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
-                                  account: record.id, at: Self.t0)
+            _ = try engine.submit(
+                OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
+                account: record.id, at: Self.t0)
             var small = drain()
-            small.notifications = [NotificationRecord(id: "n1", userID: "u1", accountID: record.id, kind: "fill",
-                                                      title: "Bought AAPL", body: "It's \"done\"", createdAt: Self.t0)]
+            small.notifications = [
+                NotificationRecord(
+                    id: "n1", userID: "u1", accountID: record.id, kind: "fill",
+                    title: "Bought AAPL", body: "It's \"done\"", createdAt: Self.t0)
+            ]
             try await storage.journal(small)
             #expect(try await storage.notifications(user: "u1").items.map(\.body) == ["It's \"done\""])
             #expect(try await storage.notifications(user: "u1").items.first?.accountID == record.id)
 
             for i in 1...3_001 {
-                _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
-                                      account: record.id, at: Self.t0.adding(seconds: Int64(i)))
+                _ = try engine.submit(
+                    OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
+                    account: record.id, at: Self.t0.adding(seconds: Int64(i)))
             }
             try await storage.journal(drain())
             let stored = try await storage.accounts(userID: "u1")
@@ -166,14 +184,18 @@ struct StorageTests {
         try await withStorage(backend) { storage in
             try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
             let (record, _) = try await account(storage)
-            try await storage.createAPIKey(APIKeyRecord(keyID: "PK1", secretHash: "abc", accountID: record.id), at: Self.t0)
+            try await storage.createAPIKey(
+                APIKeyRecord(keyID: "PK1", secretHash: "abc", accountID: record.id), at: Self.t0)
             #expect(try await storage.apiKey("PK1")?.accountID == record.id)
             #expect(try await storage.apiKey("PK2") == nil)
-            let w = WatchlistRecord(id: "w1", accountID: record.id, name: "tech", symbols: ["AAPL"], createdAt: Self.t0, updatedAt: Self.t0)
+            let w = WatchlistRecord(
+                id: "w1", accountID: record.id, name: "tech", symbols: ["AAPL"], createdAt: Self.t0, updatedAt: Self.t0)
             try await storage.saveWatchlist(w)
             await #expect(throws: StorageError.duplicate("watchlist tech")) {
-                try await storage.saveWatchlist(WatchlistRecord(id: "w2", accountID: record.id, name: "tech", symbols: [],
-                                                                createdAt: Self.t0, updatedAt: Self.t0))
+                try await storage.saveWatchlist(
+                    WatchlistRecord(
+                        id: "w2", accountID: record.id, name: "tech", symbols: [],
+                        createdAt: Self.t0, updatedAt: Self.t0))
             }
             #expect(try await storage.watchlists(account: record.id).map(\.symbols) == [["AAPL"]])
             #expect(try await storage.deleteWatchlist(id: "w1", account: record.id))
@@ -184,7 +206,9 @@ struct StorageTests {
 
     @Test("migrations run once: reopening an existing database keeps its data", arguments: [Backend.sqlite])
     func reopen(_ backend: Backend) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-reopen-\(UUID())/db.sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "papertrade-reopen-\(UUID())/db.sqlite"
+        ).path
         let first = try await Storage.open(.sqlite(path: path))
         try await first.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
         await first.shutdown()
@@ -198,19 +222,22 @@ struct StorageTests {
 struct CheckpointTests {
     @Test("under sustained writes the WAL is started over once it passes its limit, and nothing written is lost")
     func walStaysBounded() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-wal-\(UUID())/db.sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-wal-\(UUID())/db.sqlite")
+            .path
         var policy = CheckpointPolicy()
         policy.atLeastEvery = .milliseconds(100)
         policy.walSizeLimit = 1 << 20
         policy.preallocateWAL = true // restarts over a file written out to the limit
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
-        try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
+        try await storage.createUser(
+            UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
         var engine = TradingEngine()
         engine.register(.usEquity("AAPL", name: "Apple"))
         let id = AccountID(high: 7, low: 8)
         try engine.openAccount(id, market: .us, startingCash: 10_000_000)
-        let record = AccountRecord(id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA8",
-                                   createdAt: StorageTests.t0, snapshot: engine.snapshot(of: id)!)
+        let record = AccountRecord(
+            id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA8",
+            createdAt: StorageTests.t0, snapshot: engine.snapshot(of: id)!)
         try await storage.createAccount(record)
         // Back-to-back journals (never idle, so only the size limit can restart the WAL): at least 12,000 orders
         // (~15 MB of WAL), over at least 1.5 s so the checkpointer gets its rounds on a fast machine too.
@@ -219,8 +246,9 @@ struct CheckpointTests {
         let minimum = ContinuousClock.now + .milliseconds(1_500)
         while written < 12_000 || ContinuousClock.now < minimum {
             for _ in 0..<50 {
-                _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
-                                      account: record.id, at: StorageTests.t0.adding(seconds: Int64(written)))
+                _ = try engine.submit(
+                    OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
+                    account: record.id, at: StorageTests.t0.adding(seconds: Int64(written)))
                 written += 1
             }
             var journal = Journal(randomState: engine.randomState)
@@ -243,7 +271,9 @@ struct CheckpointTests {
 }
 
 extension CheckpointTests {
-    @Test("a preallocated WAL is written out to its limit on open; commits after it survive a crash, and the zeroed tail is never read")
+    @Test(
+        "a preallocated WAL is written out to its limit on open; commits after it survive a crash, and the zeroed tail is never read"
+    )
     func preallocatedWAL() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-prealloc-\(UUID())")
         let path = directory.appendingPathComponent("db.sqlite").path
@@ -252,16 +282,20 @@ extension CheckpointTests {
         policy.preallocateWAL = true
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
         #expect((try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) == 4 << 20)
-        try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
+        try await storage.createUser(
+            UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
         var engine = TradingEngine()
         engine.register(.usEquity("AAPL", name: "Apple"))
         let id = AccountID(high: 7, low: 9)
         try engine.openAccount(id, market: .us, startingCash: 1_000_000)
-        try await storage.createAccount(AccountRecord(id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA9",
-                                                      createdAt: StorageTests.t0, snapshot: engine.snapshot(of: id)!))
+        try await storage.createAccount(
+            AccountRecord(
+                id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA9",
+                createdAt: StorageTests.t0, snapshot: engine.snapshot(of: id)!))
         for n in 0..<20 {
-            _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
-                                  account: id, at: StorageTests.t0.adding(seconds: Int64(n)))
+            _ = try engine.submit(
+                OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1),
+                account: id, at: StorageTests.t0.adding(seconds: Int64(n)))
             var journal = Journal(randomState: engine.randomState)
             for case .order(let u) in engine.outbox { journal.orders.append(u.order) }
             engine.outbox.removeAll()
@@ -283,17 +317,25 @@ extension CheckpointTests {
 
 @Suite("Reads beside writes")
 struct ConcurrentReadTests {
-    @Test("a read answers while a write transaction is still open, and sees what was committed before it", arguments: Backend.available)
+    @Test(
+        "a read answers while a write transaction is still open, and sees what was committed before it",
+        arguments: Backend.available)
     func readsDoNotWaitForWrites(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
-            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
+            try await storage.createUser(
+                UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
             let (reader, signal) = AsyncStream.makeStream(of: Int.self)
             let outcome = try await withThrowingTaskGroup(of: String.self) { group in
                 group.addTask {
                     // Holds the writer until the reader reports back (or 10 s pass, which fails the test).
                     try await storage.transaction { db in
-                        try await db.raw("INSERT INTO users (id, username, password_hash, created_at) VALUES ('u2', 'bob', 'h', 0)").run()
-                        let deadline = Task { try await Task.sleep(for: .seconds(10)); signal.finish() }
+                        try await db.raw(
+                            "INSERT INTO users (id, username, password_hash, created_at) VALUES ('u2', 'bob', 'h', 0)"
+                        ).run()
+                        let deadline = Task {
+                            try await Task.sleep(for: .seconds(10))
+                            signal.finish()
+                        }
                         for await count in reader {
                             deadline.cancel()
                             return "read \(count) users while the write was open"
@@ -321,20 +363,29 @@ struct WebhookStorageTests {
     static let t0 = StorageTests.t0
 
     func notification(_ id: String, user: String, at time: Timestamp) -> NotificationRecord {
-        NotificationRecord(id: id, userID: user, accountID: nil, kind: "order_placed_automatically", title: "Order placed automatically",
-                           body: "Your queued order was placed.", createdAt: time, readAt: nil)
+        NotificationRecord(
+            id: id, userID: user, accountID: nil, kind: "order_placed_automatically",
+            title: "Order placed automatically",
+            body: "Your queued order was placed.", createdAt: time, readAt: nil)
     }
 
-    @Test("a notification gets its delivery in the same journal only when its user has an enabled webhook", arguments: Backend.available)
+    @Test(
+        "a notification gets its delivery in the same journal only when its user has an enabled webhook",
+        arguments: Backend.available)
     func deliveriesFollowNotifications(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
             for (id, name) in [("u1", "alice"), ("u2", "bob")] {
                 try await storage.createUser(UserRecord(id: id, username: name, passwordHash: "h", createdAt: Self.t0))
             }
-            try await storage.saveWebhook(WebhookRecord(userID: "u1", url: "http://127.0.0.1:9/hook", secret: "whsec_x",
-                                                        createdAt: Self.t0, updatedAt: Self.t0))
-            try await storage.journal(Journal(notifications: [notification("n1", user: "u1", at: Self.t0),
-                                                              notification("n2", user: "u2", at: Self.t0)]))
+            try await storage.saveWebhook(
+                WebhookRecord(
+                    userID: "u1", url: "http://127.0.0.1:9/hook", secret: "whsec_x",
+                    createdAt: Self.t0, updatedAt: Self.t0))
+            try await storage.journal(
+                Journal(notifications: [
+                    notification("n1", user: "u1", at: Self.t0),
+                    notification("n2", user: "u2", at: Self.t0),
+                ]))
             let due = try await storage.dueWebhookDeliveries(at: Self.t0)
             #expect(due.map(\.delivery.id) == ["n1"])
             #expect(due.first?.url == "http://127.0.0.1:9/hook")
@@ -342,28 +393,36 @@ struct WebhookStorageTests {
             #expect(try await storage.webhookDeliveries(user: "u2").isEmpty)
 
             // A journal that fails takes its notifications' deliveries with it.
-            let broken = LedgerEntry(sequence: 1, accountID: AccountID(high: 1, low: 1), time: Self.t0,
-                                     kind: .deposit(method: .bank, note: nil), cashChange: 5)
+            let broken = LedgerEntry(
+                sequence: 1, accountID: AccountID(high: 1, low: 1), time: Self.t0,
+                kind: .deposit(method: .bank, note: nil), cashChange: 5)
             await #expect(throws: (any Error).self) {
-                try await storage.journal(Journal(entries: [broken, broken], notifications: [notification("n3", user: "u1", at: Self.t0)]))
+                try await storage.journal(
+                    Journal(entries: [broken, broken], notifications: [notification("n3", user: "u1", at: Self.t0)]))
             }
             #expect(try await storage.webhookDeliveries(user: "u1").map(\.id) == ["n1"])
 
             // Retry bookkeeping: not due before its next attempt; delivered leaves the queue.
-            try await storage.recordWebhookAttempt(id: "n1", status: .pending, attempts: 1, nextAttempt: Self.t0.adding(seconds: 5),
-                                                   httpStatus: 500, error: "HTTP 500", at: Self.t0)
+            try await storage.recordWebhookAttempt(
+                id: "n1", status: .pending, attempts: 1, nextAttempt: Self.t0.adding(seconds: 5),
+                httpStatus: 500, error: "HTTP 500", at: Self.t0)
             #expect(try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 4)).isEmpty)
-            #expect(try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 5)).map(\.delivery.attempts) == [1])
-            try await storage.recordWebhookAttempt(id: "n1", status: .delivered, attempts: 2, nextAttempt: Self.t0.adding(seconds: 5),
-                                                   httpStatus: 204, error: nil, at: Self.t0.adding(seconds: 5))
+            #expect(
+                try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 5)).map(\.delivery.attempts) == [1])
+            try await storage.recordWebhookAttempt(
+                id: "n1", status: .delivered, attempts: 2, nextAttempt: Self.t0.adding(seconds: 5),
+                httpStatus: 204, error: nil, at: Self.t0.adding(seconds: 5))
             #expect(try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 60)).isEmpty)
             let history = try await storage.webhookDeliveries(user: "u1")
-            #expect(history.first?.status == .delivered && history.first?.lastStatus == 204 && history.first?.attempts == 2)
+            #expect(
+                history.first?.status == .delivered && history.first?.lastStatus == 204 && history.first?.attempts == 2)
 
             // Disabled or removed: new notifications are not queued, pending ones are marked failed.
-            try await storage.journal(Journal(notifications: [notification("n4", user: "u1", at: Self.t0.adding(seconds: 6))]))
+            try await storage.journal(
+                Journal(notifications: [notification("n4", user: "u1", at: Self.t0.adding(seconds: 6))]))
             #expect(try await storage.deleteWebhook(user: "u1", at: Self.t0.adding(seconds: 7)))
-            try await storage.journal(Journal(notifications: [notification("n5", user: "u1", at: Self.t0.adding(seconds: 8))]))
+            try await storage.journal(
+                Journal(notifications: [notification("n5", user: "u1", at: Self.t0.adding(seconds: 8))]))
             let after = try await storage.webhookDeliveries(user: "u1")
             #expect(after.map(\.id) == ["n4", "n1"])
             #expect(after.first?.status == .failed && after.first?.lastError == "webhook removed")

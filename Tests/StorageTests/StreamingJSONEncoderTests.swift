@@ -1,7 +1,8 @@
 import Foundation
-@testable import Storage
 import Testing
 import TradingCore
+
+@testable import Storage
 
 /// The journal's encoder must write what Foundation's `JSONEncoder` would (as a JSON tree) and read back with
 /// `JSONDecoder` to the same value — a stored order or account that decoded differently would be silent
@@ -33,13 +34,19 @@ struct StreamingJSONEncoderTests {
         try engine.openAccount(id, market: .us, startingCash: 100_000)
         engine.apply(.quote(aapl, at: Self.t0, bid: 99, bidSize: 1_000, ask: 100, askSize: 1_000))
         _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, qty: 10), account: id, at: Self.t0)
-        _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 5,
-                                           limitPrice: 90, orderClass: .bracket, takeProfit: .init(limitPrice: 120),
-                                           stopLoss: .init(stopPrice: 80)), account: id, at: Self.t0.adding(seconds: 1))
-        _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .sell, type: .trailingStop, timeInForce: .gtc, qty: 2,
-                                           trailPercent: 5), account: id, at: Self.t0.adding(seconds: 2))
-        let canceled = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, qty: 1, limitPrice: 50,
-                                                      clientOrderID: "tab\there"), account: id, at: Self.t0.adding(seconds: 3))
+        _ = try engine.submit(
+            OrderRequest(
+                symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 5,
+                limitPrice: 90, orderClass: .bracket, takeProfit: .init(limitPrice: 120),
+                stopLoss: .init(stopPrice: 80)), account: id, at: Self.t0.adding(seconds: 1))
+        _ = try engine.submit(
+            OrderRequest(
+                symbol: "AAPL", side: .sell, type: .trailingStop, timeInForce: .gtc, qty: 2,
+                trailPercent: 5), account: id, at: Self.t0.adding(seconds: 2))
+        let canceled = try engine.submit(
+            OrderRequest(
+                symbol: "AAPL", side: .buy, type: .limit, qty: 1, limitPrice: 50,
+                clientOrderID: "tab\there"), account: id, at: Self.t0.adding(seconds: 3))
         _ = try engine.cancel(canceled.id, account: id, at: Self.t0.adding(seconds: 4))
         return (engine, id)
     }
@@ -82,12 +89,21 @@ struct StreamingJSONEncoderTests {
         // One order with every optional field set: a field added to `Order` but not to `storedJSON()` shows here.
         var full = try #require(orders.first)
         full.notional = FixedDecimal("1.234")
-        full.limitPrice = 101; full.stopPrice = 99; full.trailPrice = 2; full.trailPercent = 5; full.hwm = 103
-        full.filledAt = Self.t0.adding(seconds: 10); full.expiredAt = Self.t0.adding(seconds: 11)
-        full.canceledAt = Self.t0.adding(seconds: 12); full.failedAt = Self.t0.adding(seconds: -13)
-        full.replacedAt = Self.t0.adding(seconds: 14); full.expiresAt = Self.t0.adding(seconds: 15)
-        full.replacedBy = OrderID(high: 7, low: 8); full.replaces = OrderID(high: 9, low: 10)
-        full.legs = [OrderID(high: 11, low: 12), OrderID(high: 13, low: 14)]; full.parentID = OrderID(high: 15, low: 16)
+        full.limitPrice = 101
+        full.stopPrice = 99
+        full.trailPrice = 2
+        full.trailPercent = 5
+        full.hwm = 103
+        full.filledAt = Self.t0.adding(seconds: 10)
+        full.expiredAt = Self.t0.adding(seconds: 11)
+        full.canceledAt = Self.t0.adding(seconds: 12)
+        full.failedAt = Self.t0.adding(seconds: -13)
+        full.replacedAt = Self.t0.adding(seconds: 14)
+        full.expiresAt = Self.t0.adding(seconds: 15)
+        full.replacedBy = OrderID(high: 7, low: 8)
+        full.replaces = OrderID(high: 9, low: 10)
+        full.legs = [OrderID(high: 11, low: 12), OrderID(high: 13, low: 14)]
+        full.parentID = OrderID(high: 15, low: 16)
         full.reason = "quote \" backslash \\ newline \n control \u{01} 中文"
         full.clientOrderID = "client \"id\"\t😀"
         let unset = Mirror(reflecting: full).children.filter { child in
@@ -146,7 +162,10 @@ struct StoredFormatTests {
         #expect(try StreamingJSONEncoder.encode(t) == "1795298586815041690")
         #expect(try StreamingJSONEncoder.encode(InstrumentID(12)) == "12")
         let legacy = #"{"t":{"nanoseconds":1795298586815041690},"i":{"index":12}}"#
-        struct Row: Codable { var t: Timestamp; var i: InstrumentID }
+        struct Row: Codable {
+            var t: Timestamp
+            var i: InstrumentID
+        }
         let row = try JSONDecoder().decode(Row.self, from: Data(legacy.utf8))
         #expect(row.t == t && row.i == InstrumentID(12))
     }
@@ -163,7 +182,9 @@ struct StoredFormatTests {
     func timeOrderedIdentifiers() {
         var rng = SeededGenerator(seed: 1)
         let t = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
-        let ids = (0..<100).map { Identifier.timeOrdered(at: t.adding(nanoseconds: Int64($0) * 1_000_000), using: &rng) }
+        let ids = (0..<100).map {
+            Identifier.timeOrdered(at: t.adding(nanoseconds: Int64($0) * 1_000_000), using: &rng)
+        }
         #expect(ids == ids.sorted())
         #expect(ids.map(\.description) == ids.map(\.description).sorted())
         #expect(ids.allSatisfy { Array($0.description)[14] == "7" && "89ab".contains(Array($0.description)[19]) })
@@ -181,7 +202,8 @@ struct StoredFormatTests {
         var ids: [Identifier] = []
         // 1,000 ids in the same nanosecond, then 1,000 with the clock 5 ms behind.
         for n in 0..<2_000 {
-            let id = Identifier.timeOrdered(at: n < 1_000 ? t : t.adding(nanoseconds: -5_000_000), after: previous, using: &rng)
+            let id = Identifier.timeOrdered(
+                at: n < 1_000 ? t : t.adding(nanoseconds: -5_000_000), after: previous, using: &rng)
             ids.append(id)
             previous = id
         }

@@ -12,10 +12,22 @@ struct CalendarTests {
 
     @Test("NYSE holidays 2024–2027 match the exchange's published lists")
     func nyseHolidays() {
-        #expect(weekdayClosures(.xnys, 2024) == ["01-01", "01-15", "02-19", "03-29", "05-27", "06-19", "07-04", "09-02", "11-28", "12-25"])
-        #expect(weekdayClosures(.xnys, 2025) == ["01-01", "01-09", "01-20", "02-17", "04-18", "05-26", "06-19", "07-04", "09-01", "11-27", "12-25"])
-        #expect(weekdayClosures(.xnys, 2026) == ["01-01", "01-19", "02-16", "04-03", "05-25", "06-19", "07-03", "09-07", "11-26", "12-25"])
-        #expect(weekdayClosures(.xnys, 2027) == ["01-01", "01-18", "02-15", "03-26", "05-31", "06-18", "07-05", "09-06", "11-25", "12-24"])
+        #expect(
+            weekdayClosures(.xnys, 2024) == [
+                "01-01", "01-15", "02-19", "03-29", "05-27", "06-19", "07-04", "09-02", "11-28", "12-25",
+            ])
+        #expect(
+            weekdayClosures(.xnys, 2025) == [
+                "01-01", "01-09", "01-20", "02-17", "04-18", "05-26", "06-19", "07-04", "09-01", "11-27", "12-25",
+            ])
+        #expect(
+            weekdayClosures(.xnys, 2026) == [
+                "01-01", "01-19", "02-16", "04-03", "05-25", "06-19", "07-03", "09-07", "11-26", "12-25",
+            ])
+        #expect(
+            weekdayClosures(.xnys, 2027) == [
+                "01-01", "01-18", "02-15", "03-26", "05-31", "06-18", "07-05", "09-06", "11-25", "12-24",
+            ])
     }
 
     @Test("NYSE early closes at 13:00 ET")
@@ -30,26 +42,35 @@ struct CalendarTests {
         #expect(early == ["2025-07-03", "2025-11-28", "2025-12-24", "2026-11-27", "2026-12-24", "2027-11-26"])
         let day = TradingCalendar.xnys.schedule(on: CivilDate(2026, 11, 27))!
         #expect(day.close == Timestamp(CivilDate(2026, 11, 27), hour: 13, in: .newYork))
-        #expect(TradingCalendar.xnys.phase(at: Timestamp(CivilDate(2026, 11, 27), hour: 14, in: .newYork)) == .postMarket)
+        #expect(
+            TradingCalendar.xnys.phase(at: Timestamp(CivilDate(2026, 11, 27), hour: 14, in: .newYork)) == .postMarket)
     }
 
     @Test("SSE/SZSE 2026 closures match the exchange notice; make-up weekend days do not trade")
     func shanghai2026() {
-        #expect(weekdayClosures(.xshg, 2026) == ["01-01", "01-02", "02-16", "02-17", "02-18", "02-19", "02-20", "02-23",
-                                                  "04-06", "05-01", "05-04", "05-05", "06-19", "09-25", "10-01", "10-02",
-                                                  "10-05", "10-06", "10-07"])
+        #expect(
+            weekdayClosures(.xshg, 2026) == [
+                "01-01", "01-02", "02-16", "02-17", "02-18", "02-19", "02-20", "02-23",
+                "04-06", "05-01", "05-04", "05-05", "06-19", "09-25", "10-01", "10-02",
+                "10-05", "10-06", "10-07",
+            ])
         #expect(!TradingCalendar.xshg.isTradingDay(CivilDate(2026, 2, 14))) // a Saturday make-up workday
         #expect(TradingCalendar.xshg.isTradingDay(CivilDate(2026, 2, 24)))
         // Spring Festival 2025 ran Jan 28 – Feb 4; National Day 2025 merged with Mid-Autumn (Oct 1–8).
-        #expect(weekdayClosures(.xshg, 2025) == ["01-01", "01-28", "01-29", "01-30", "01-31", "02-03", "02-04", "04-04",
-                                                  "05-01", "05-02", "05-05", "06-02", "10-01", "10-02", "10-03", "10-06",
-                                                  "10-07", "10-08"])
+        #expect(
+            weekdayClosures(.xshg, 2025) == [
+                "01-01", "01-28", "01-29", "01-30", "01-31", "02-03", "02-04", "04-04",
+                "05-01", "05-02", "05-05", "06-02", "10-01", "10-02", "10-03", "10-06",
+                "10-07", "10-08",
+            ])
     }
 
     @Test("A-share day: call auction, continuous, lunch break, closing auction (CST)")
     func shanghaiSessions() {
         let day = CivilDate(2026, 11, 20)
-        func phase(_ h: Int, _ m: Int) -> MarketPhase { TradingCalendar.xshg.phase(at: Timestamp(day, hour: h, minute: m, in: .shanghai)) }
+        func phase(_ h: Int, _ m: Int) -> MarketPhase {
+            TradingCalendar.xshg.phase(at: Timestamp(day, hour: h, minute: m, in: .shanghai))
+        }
         #expect(phase(9, 10) == .closed)
         #expect(phase(9, 15) == .openingAuction)
         #expect(phase(9, 26) == .preOpen)
@@ -70,14 +91,20 @@ struct CalendarTests {
         #expect(winter.description == "2026-12-01T14:30:00.000000000Z")
         #expect(summer.rfc3339(in: .newYork, fractionalDigits: 0) == "2026-07-01T09:30:00-04:00")
         // DST 2026 starts 2026-03-08, ends 2026-11-01.
-        #expect(Timestamp(CivilDate(2026, 3, 9), hour: 9, minute: 30, in: .newYork).description == "2026-03-09T13:30:00.000000000Z")
-        #expect(Timestamp(CivilDate(2026, 11, 2), hour: 9, minute: 30, in: .newYork).description == "2026-11-02T14:30:00.000000000Z")
+        #expect(
+            Timestamp(CivilDate(2026, 3, 9), hour: 9, minute: 30, in: .newYork).description
+                == "2026-03-09T13:30:00.000000000Z")
+        #expect(
+            Timestamp(CivilDate(2026, 11, 2), hour: 9, minute: 30, in: .newYork).description
+                == "2026-11-02T14:30:00.000000000Z")
         #expect(TradingCalendar.xnys.phase(at: Timestamp(CivilDate(2026, 11, 20), hour: 5, in: .newYork)) == .preMarket)
     }
 
     @Test("RFC 3339 text: zone offsets, fraction digits, instants before 1970")
     func rfc3339Text() {
-        let t = Timestamp(nanoseconds: Timestamp(CivilDate(2026, 7, 1), hour: 13, minute: 30, second: 5, in: .utc).nanoseconds + 123_456_789)
+        let t = Timestamp(
+            nanoseconds: Timestamp(CivilDate(2026, 7, 1), hour: 13, minute: 30, second: 5, in: .utc).nanoseconds
+                + 123_456_789)
         #expect(t.description == "2026-07-01T13:30:05.123456789Z")
         #expect(t.rfc3339(in: .utc, fractionalDigits: 3) == "2026-07-01T13:30:05.123Z")
         #expect(t.rfc3339(in: .utc, fractionalDigits: 0) == "2026-07-01T13:30:05Z")

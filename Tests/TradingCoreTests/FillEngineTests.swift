@@ -9,19 +9,25 @@ struct FillEngineTests {
 
     func depth(_ levels: [(String, Int)]) -> BookSide { BookSide(levels.map { (d($0.0), FixedDecimal($0.1)) }) }
 
-    @Test("orders canceled from the middle of a book: a canceled best bid no longer fills; the rest fill best price first")
+    @Test(
+        "orders canceled from the middle of a book: a canceled best bid no longer fills; the rest fill best price first"
+    )
     mutating func cancelFromTheMiddle() throws {
         f.quote(f.aapl, bid: "150.00", ask: "150.05", at: t)
         var ids: [String: OrderID] = [:]
         for (n, cents) in [3, 7, 0, 9, 5, 1, 8, 2, 6, 4].enumerated() { // submitted in a scrambled order
             let limit = "140.0\(cents)"
-            ids[limit] = try #require(f.place(buy("AAPL", "1", .limit, limit: limit, tif: .gtc), at: t.adding(seconds: Int64(n))).order).id
+            ids[limit] = try #require(
+                f.place(buy("AAPL", "1", .limit, limit: limit, tif: .gtc), at: t.adding(seconds: Int64(n))).order
+            ).id
         }
         for limit in ["140.09", "140.05", "140.03"] { // the best, one in the middle, the first submitted
             _ = try f.engine.cancel(ids[limit]!, account: f.us, at: t.adding(seconds: 20))
         }
         f.quote(f.aapl, bid: "140.00", ask: "140.09", at: t.adding(seconds: 21))
-        #expect(ids.values.allSatisfy { f.engine.order($0)?.status != .filled }, "only the canceled 140.09 bid crossed 140.09")
+        #expect(
+            ids.values.allSatisfy { f.engine.order($0)?.status != .filled },
+            "only the canceled 140.09 bid crossed 140.09")
         f.engine.outbox.removeAll()
         f.quote(f.aapl, bid: "139.00", ask: "140.07", at: t.adding(seconds: 22))
         let fills = f.engine.outbox.compactMap { event -> FixedDecimal? in
@@ -31,7 +37,10 @@ struct FillEngineTests {
         _ = try f.engine.cancel(ids["140.00"]!, account: f.us, at: t.adding(seconds: 23)) // moved by the swaps above
         f.quote(f.aapl, bid: "138.00", ask: "139.00", at: t.adding(seconds: 24))
         let status = ids.mapValues { f.engine.order($0)!.status }
-        #expect(status.filter { $0.value == .filled }.keys.sorted() == ["140.01", "140.02", "140.04", "140.06", "140.07", "140.08"])
+        #expect(
+            status.filter { $0.value == .filled }.keys.sorted() == [
+                "140.01", "140.02", "140.04", "140.06", "140.07", "140.08",
+            ])
         #expect(status.filter { $0.value == .canceled }.keys.sorted() == ["140.00", "140.03", "140.05", "140.09"])
     }
 
@@ -164,7 +173,9 @@ struct FillEngineTests {
         #expect(day.expiresAt == Timestamp(CivilDate(2026, 11, 20), hour: 16, in: .newYork))
         f.engine.advance(to: Timestamp(CivilDate(2026, 11, 20), hour: 15, minute: 59, in: .newYork))
         #expect(f.engine.order(day.id)?.status == .new)
-        f.quote(f.aapl, bid: "150.00", ask: "150.05", at: Timestamp(CivilDate(2026, 11, 20), hour: 16, minute: 1, in: .newYork))
+        f.quote(
+            f.aapl, bid: "150.00", ask: "150.05",
+            at: Timestamp(CivilDate(2026, 11, 20), hour: 16, minute: 1, in: .newYork))
         #expect(f.engine.order(day.id)?.status == .expired)
         #expect(f.engine.order(gtc.id)?.status == .new)
         #expect(f.engine.account(f.us)?.reservedCash == d("140.00"))
@@ -187,10 +198,15 @@ struct FillEngineTests {
     @Test("opg and cls orders take the auction price; the unfilled rest expires")
     mutating func auctions() throws {
         let pre = Timestamp(CivilDate(2026, 11, 20), hour: 9, in: .newYork)
-        let o = try #require(f.place(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .opg, qty: 50,
-                                                  limitPrice: d("151")), at: pre).order)
+        let o = try #require(
+            f.place(
+                OrderRequest(
+                    symbol: "AAPL", side: .buy, type: .limit, timeInForce: .opg, qty: 50,
+                    limitPrice: d("151")), at: pre
+            ).order)
         let open = Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 30, in: .newYork)
-        f.engine.apply(MarketEvent(instrument: f.aapl, time: open, kind: .auction(.open, price: d("150.50"), volume: 200)))
+        f.engine.apply(
+            MarketEvent(instrument: f.aapl, time: open, kind: .auction(.open, price: d("150.50"), volume: 200)))
         let done = try #require(f.engine.order(o.id))
         #expect(done.filledQty == d("20")) // 10% of the 200 shares crossed
         #expect(done.filledAvgPrice == d("150.50"))
@@ -204,12 +220,19 @@ struct FillEngineTests {
         let o = try #require(f.place(buy("600519", "100", .limit, limit: "1939.30"), at: c).order)
         #expect(o.status == .filled) // sellers displayed at the limit: fills
         // Now pinned: ask side empty, trades print at limit-up.
-        f.engine.apply(MarketEvent(instrument: f.moutai, time: c.adding(seconds: 1),
-                                   kind: .quote(Quote(bids: depth([("1939.30", 50000)]), asks: .empty))))
-        let queued = try #require(f.place(buy("600519", "100", .limit, limit: "1939.30"), at: c.adding(seconds: 1)).order)
+        f.engine.apply(
+            MarketEvent(
+                instrument: f.moutai, time: c.adding(seconds: 1),
+                kind: .quote(Quote(bids: depth([("1939.30", 50000)]), asks: .empty))))
+        let queued = try #require(
+            f.place(buy("600519", "100", .limit, limit: "1939.30"), at: c.adding(seconds: 1)).order)
         f.trade(f.moutai, "1939.30", size: 100_000, at: c.adding(seconds: 2))
-        f.engine.apply(MarketEvent(instrument: f.moutai, time: c.adding(seconds: 3),
-                                   kind: .bar(Bar(open: d("1939.30"), high: d("1939.30"), low: d("1939.30"), close: d("1939.30"), volume: 100_000))))
+        f.engine.apply(
+            MarketEvent(
+                instrument: f.moutai, time: c.adding(seconds: 3),
+                kind: .bar(
+                    Bar(open: d("1939.30"), high: d("1939.30"), low: d("1939.30"), close: d("1939.30"), volume: 100_000)
+                )))
         #expect(f.engine.order(queued.id)?.status == .new)
     }
 

@@ -28,7 +28,9 @@ struct FixedDecimalTests {
         #expect(throws: DecimalParseError.empty) { try FixedDecimal(parsing: "") }
         #expect(throws: DecimalParseError.invalidCharacter("1.2.3")) { try FixedDecimal(parsing: "1.2.3") }
         #expect(throws: DecimalParseError.invalidCharacter("-")) { try FixedDecimal(parsing: "-") }
-        #expect(throws: DecimalParseError.tooManyFractionalDigits("0.0000000001")) { try FixedDecimal(parsing: "0.0000000001") }
+        #expect(throws: DecimalParseError.tooManyFractionalDigits("0.0000000001")) {
+            try FixedDecimal(parsing: "0.0000000001")
+        }
         #expect(throws: DecimalParseError.outOfRange("1e30")) { try FixedDecimal(parsing: "1e30") }
         #expect(throws: DecimalParseError.invalidCharacter("NaN")) { try FixedDecimal(parsing: "NaN") }
         // Trailing zeros beyond nine places are not extra precision.

@@ -16,8 +16,10 @@ struct Fixture {
     /// Friday 2026-11-20, 10:00 Shanghai (continuous trading).
     static let cnMorning = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .shanghai)
 
-    init(configuration: EngineConfiguration = EngineConfiguration(), usCash: FixedDecimal = 100_000,
-         cnCash: FixedDecimal = 1_000_000, usFees: FeeSchedule? = nil) {
+    init(
+        configuration: EngineConfiguration = EngineConfiguration(), usCash: FixedDecimal = 100_000,
+        cnCash: FixedDecimal = 1_000_000, usFees: FeeSchedule? = nil
+    ) {
         engine = TradingEngine(configuration: configuration)
         aapl = engine.register(.usEquity("AAPL", name: "Apple Inc."))
         penny = engine.register(.usEquity("PNNY", name: "Penny Corp", exchange: .otc))
@@ -29,7 +31,8 @@ struct Fixture {
 
     /// A one-level quote.
     mutating func quote(_ id: InstrumentID, bid: String, ask: String, size: Int = 1000, at time: Timestamp) {
-        engine.apply(.quote(id, at: time, bid: d(bid), bidSize: FixedDecimal(size), ask: d(ask), askSize: FixedDecimal(size)))
+        engine.apply(
+            .quote(id, at: time, bid: d(bid), bidSize: FixedDecimal(size), ask: d(ask), askSize: FixedDecimal(size)))
     }
 
     mutating func trade(_ id: InstrumentID, _ price: String, size: Int = 10_000, at time: Timestamp) {
@@ -42,9 +45,13 @@ struct Fixture {
 
     /// Places an order; the rejection's message if it is refused.
     @discardableResult
-    mutating func place(_ request: OrderRequest, account: AccountID? = nil, at time: Timestamp) -> Result<Order, OrderRejection> {
+    mutating func place(_ request: OrderRequest, account: AccountID? = nil, at time: Timestamp) -> Result<
+        Order, OrderRejection
+    > {
         do throws(OrderRejection) {
-            return .success(try engine.submit(request, account: account ?? (request.symbol.first?.isNumber == true ? cn : us), at: time))
+            return .success(
+                try engine.submit(
+                    request, account: account ?? (request.symbol.first?.isNumber == true ? cn : us), at: time))
         } catch {
             return .failure(error)
         }
@@ -55,7 +62,9 @@ struct Fixture {
 
     /// Ledger entries published since the engine started (the outbox is never drained in tests).
     func ledger(_ account: AccountID) -> [LedgerEntry] {
-        engine.outbox.compactMap { if case .ledger(let e) = $0, e.accountID == account { return e } else { return nil } }
+        engine.outbox.compactMap {
+            if case .ledger(let e) = $0, e.accountID == account { return e } else { return nil }
+        }
     }
 
     func updates(_ id: OrderID) -> [OrderUpdate] {
@@ -71,14 +80,20 @@ extension Result where Failure == OrderRejection {
     var rejection: OrderRejection? { if case .failure(let e) = self { return e } else { return nil } }
 }
 
-func buy(_ symbol: String, _ qty: String, _ type: OrderType = .market, limit: String? = nil, stop: String? = nil,
-         tif: TimeInForce = .day) -> OrderRequest {
-    OrderRequest(symbol: symbol, side: .buy, type: type, timeInForce: tif, qty: d(qty),
-                 limitPrice: limit.map(d), stopPrice: stop.map(d))
+func buy(
+    _ symbol: String, _ qty: String, _ type: OrderType = .market, limit: String? = nil, stop: String? = nil,
+    tif: TimeInForce = .day
+) -> OrderRequest {
+    OrderRequest(
+        symbol: symbol, side: .buy, type: type, timeInForce: tif, qty: d(qty),
+        limitPrice: limit.map(d), stopPrice: stop.map(d))
 }
 
-func sell(_ symbol: String, _ qty: String, _ type: OrderType = .market, limit: String? = nil, stop: String? = nil,
-          tif: TimeInForce = .day) -> OrderRequest {
-    OrderRequest(symbol: symbol, side: .sell, type: type, timeInForce: tif, qty: d(qty),
-                 limitPrice: limit.map(d), stopPrice: stop.map(d))
+func sell(
+    _ symbol: String, _ qty: String, _ type: OrderType = .market, limit: String? = nil, stop: String? = nil,
+    tif: TimeInForce = .day
+) -> OrderRequest {
+    OrderRequest(
+        symbol: symbol, side: .sell, type: type, timeInForce: tif, qty: d(qty),
+        limitPrice: limit.map(d), stopPrice: stop.map(d))
 }

@@ -7,7 +7,8 @@ struct InstrumentRuleTests {
     func boardsFromCodes() {
         let cases: [(String, Exchange, Board)] = [
             ("600519", .sse, .main), ("601318", .sse, .main), ("688981", .sse, .star), ("000001", .szse, .main),
-            ("002594", .szse, .main), ("300750", .szse, .chinext), ("301001", .szse, .chinext), ("920001", .bse, .beijing),
+            ("002594", .szse, .main), ("300750", .szse, .chinext), ("301001", .szse, .chinext),
+            ("920001", .bse, .beijing),
             ("430047", .bse, .beijing),
         ]
         for (code, exchange, board) in cases {
@@ -44,7 +45,8 @@ struct InstrumentRuleTests {
         #expect(band("300750", "宁德时代", "99.68") == PriceBand(limitDown: d("79.74"), limitUp: d("119.62")))
         #expect(band("688981", "中芯国际", "99.68")?.limitUp == d("119.62"))
         #expect(band("920001", "x", "10.00") == PriceBand(limitDown: d("7.00"), limitUp: d("13.00")))
-        #expect(Instrument.usEquity("AAPL", name: "Apple").priceLimit.band(previousClose: d("100"), tick: .usEquity) == nil)
+        #expect(
+            Instrument.usEquity("AAPL", name: "Apple").priceLimit.band(previousClose: d("100"), tick: .usEquity) == nil)
     }
 
     @Test("no price limit in the first five trading days after an IPO")
@@ -59,13 +61,15 @@ struct InstrumentRuleTests {
     func lots() {
         let main = LotRule.boardLot(100)
         #expect(main.violation(side: .buy, qty: d("200"), held: .zero, symbol: "600519") == nil)
-        #expect(main.violation(side: .buy, qty: d("150"), held: .zero, symbol: "600519")
+        #expect(
+            main.violation(side: .buy, qty: d("150"), held: .zero, symbol: "600519")
                 == "qty 150 for 600519 must be a multiple of the board lot of 100 shares")
         #expect(main.violation(side: .sell, qty: d("150"), held: d("150"), symbol: "600519") == nil)
         #expect(main.violation(side: .sell, qty: d("50"), held: d("150"), symbol: "600519") != nil)
         let star = LotRule.minimumThenIncrement(minimum: 200)
         #expect(star.violation(side: .buy, qty: d("201"), held: .zero, symbol: "688981") == nil)
-        #expect(star.violation(side: .buy, qty: d("199"), held: .zero, symbol: "688981")
+        #expect(
+            star.violation(side: .buy, qty: d("199"), held: .zero, symbol: "688981")
                 == "qty 199 for 688981 is below the minimum order of 200 shares")
         #expect(star.violation(side: .sell, qty: d("150"), held: d("150"), symbol: "688981") == nil)
         #expect(LotRule.anyWholeShares.violation(side: .buy, qty: d("1.5"), held: .zero, symbol: "AAPL") != nil)
@@ -79,21 +83,27 @@ struct InstrumentRuleTests {
         #expect(buy == [FeeCharge(kind: .commission, amount: d("5")), FeeCharge(kind: .transferFee, amount: d("0.1"))])
         // Sell ¥176,300: commission 44.075 → 44.08 (half-up); stamp 88.15; transfer 1.763 → 1.76.
         let sell = fees.fees(side: .sell, filledQty: d("100"), filledValue: d("176300"), currency: .cny)
-        #expect(sell == [FeeCharge(kind: .commission, amount: d("44.08")), FeeCharge(kind: .stampDuty, amount: d("88.15")),
-                         FeeCharge(kind: .transferFee, amount: d("1.76"))])
+        #expect(
+            sell == [
+                FeeCharge(kind: .commission, amount: d("44.08")), FeeCharge(kind: .stampDuty, amount: d("88.15")),
+                FeeCharge(kind: .transferFee, amount: d("1.76")),
+            ])
     }
 
     @Test("fees: US zero commission; FINRA TAF per share sold, rounded up, capped at $8.30")
     func usFees() {
         let fees = FeeSchedule.usDefault
         #expect(fees.fees(side: .buy, filledQty: d("100"), filledValue: d("15000"), currency: .usd).isEmpty)
-        #expect(fees.fees(side: .sell, filledQty: d("100"), filledValue: d("15000"), currency: .usd)
+        #expect(
+            fees.fees(side: .sell, filledQty: d("100"), filledValue: d("15000"), currency: .usd)
                 == [FeeCharge(kind: .finraTAF, amount: d("0.02"))]) // 0.0166 → 0.02
-        #expect(fees.fees(side: .sell, filledQty: d("1000000"), filledValue: d("1000000"), currency: .usd)
+        #expect(
+            fees.fees(side: .sell, filledQty: d("1000000"), filledValue: d("1000000"), currency: .usd)
                 == [FeeCharge(kind: .finraTAF, amount: d("8.30"))])
         var old = FeeSchedule.usDefault
         old.components[0].basis = .value(rate: d("0.0000278")) // SEC fee before 2025-05-14
-        #expect(old.fees(side: .sell, filledQty: d("100"), filledValue: d("15000"), currency: .usd).first
+        #expect(
+            old.fees(side: .sell, filledQty: d("100"), filledValue: d("15000"), currency: .usd).first
                 == FeeCharge(kind: .secFee, amount: d("0.42"))) // 0.417 rounded up
     }
 }

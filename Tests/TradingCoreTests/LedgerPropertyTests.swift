@@ -19,8 +19,9 @@ struct LedgerPropertyTests {
         var checkedEvents = 0
 
         init(alwaysOpen: Bool, cash: FixedDecimal) {
-            f = Fixture(configuration: EngineConfiguration(
-                seed: 7, volumeParticipation: d("0.5"), sessions: alwaysOpen ? .alwaysOpen : .exchangeCalendars),
+            f = Fixture(
+                configuration: EngineConfiguration(
+                    seed: 7, volumeParticipation: d("0.5"), sessions: alwaysOpen ? .alwaysOpen : .exchangeCalendars),
                 usCash: cash, cnCash: cash.times(10))
             // Start in Shanghai's morning session; New York opens later the same UTC day.
             now = Timestamp(CivilDate(2026, 11, 19), hour: 9, minute: 31, in: .shanghai)
@@ -50,25 +51,34 @@ struct LedgerPropertyTests {
             case 0...3: // quote with a little depth, after a random walk
                 let move = FixedDecimal(Int(r.next() % 41) - 20).multiplied(by: tick)
                 var mid = Swift.max(base + move, d("1.00"))
-                if let band = f.engine.priceBand(id) { mid = Swift.min(Swift.max(mid, band.limitDown + tick), band.limitUp - tick) }
+                if let band = f.engine.priceBand(id) {
+                    mid = Swift.min(Swift.max(mid, band.limitDown + tick), band.limitUp - tick)
+                }
                 price[id] = mid
                 let bid = mid, ask = mid + tick
-                let quote = Quote(bids: BookSide([(bid, FixedDecimal(Int(r.next() % 500) + 1)), (bid - tick, 300)]),
-                                  asks: BookSide([(ask, FixedDecimal(Int(r.next() % 500) + 1)), (ask + tick, 300)]))
-                seen(id, bid - tick); seen(id, ask + tick)
+                let quote = Quote(
+                    bids: BookSide([(bid, FixedDecimal(Int(r.next() % 500) + 1)), (bid - tick, 300)]),
+                    asks: BookSide([(ask, FixedDecimal(Int(r.next() % 500) + 1)), (ask + tick, 300)]))
+                seen(id, bid - tick)
+                seen(id, ask + tick)
                 f.engine.apply(MarketEvent(instrument: id, time: now, kind: .quote(quote)))
             case 4: // trade
                 seen(id, base)
                 f.engine.apply(.trade(id, at: now, price: base, size: FixedDecimal(Int(r.next() % 1000) + 1)))
             case 5: // bar around the price
                 let lo = Swift.max(base - tick.times(5), d("1.00")), hi = base + tick.times(5)
-                seen(id, lo); seen(id, hi)
-                f.engine.apply(MarketEvent(instrument: id, time: now, kind: .bar(Bar(open: base, high: hi, low: lo, close: base, volume: 2000))))
+                seen(id, lo)
+                seen(id, hi)
+                f.engine.apply(
+                    MarketEvent(
+                        instrument: id, time: now,
+                        kind: .bar(Bar(open: base, high: hi, low: lo, close: base, volume: 2000))))
             case 6, 7: // buy
                 let qty = FixedDecimal(id == f.aapl ? Int(r.next() % 50) + 1 : 100 * (Int(r.next() % 5) + 1))
                 let type: OrderType = [.market, .limit, .limit, .stop][Int(r.next() % 4)]
                 let offset = FixedDecimal(Int(r.next() % 11) - 5).multiplied(by: tick)
-                var request = OrderRequest(symbol: symbol, side: .buy, type: type, timeInForce: r.next() % 2 == 0 ? .day : .gtc, qty: qty)
+                var request = OrderRequest(
+                    symbol: symbol, side: .buy, type: type, timeInForce: r.next() % 2 == 0 ? .day : .gtc, qty: qty)
                 if type == .limit { request.limitPrice = base + offset }
                 if type == .stop { request.stopPrice = base + tick.times(3) }
                 _ = try? f.engine.submit(request, account: account, at: now)
@@ -78,14 +88,19 @@ struct LedgerPropertyTests {
                 let qty = id == f.aapl ? Swift.max(held.rounded(toMultipleOf: 1, rule: .down), 1) : held
                 let type: OrderType = [.market, .limit, .trailingStop][Int(r.next() % 3)]
                 var request = OrderRequest(symbol: symbol, side: .sell, type: type, qty: qty)
-                if type == .limit { request.limitPrice = base + FixedDecimal(Int(r.next() % 7) - 3).multiplied(by: tick) }
+                if type == .limit {
+                    request.limitPrice = base + FixedDecimal(Int(r.next() % 7) - 3).multiplied(by: tick)
+                }
                 if type == .trailingStop { request.trailPercent = d("1") }
                 _ = try? f.engine.submit(request, account: account, at: now)
             case 10: // cancel something
-                if let order = f.engine.openOrders(of: account).first { _ = try? f.engine.cancel(order.id, account: account, at: now) }
+                if let order = f.engine.openOrders(of: account).first {
+                    _ = try? f.engine.cancel(order.id, account: account, at: now)
+                }
             default: // move cash
                 if r.next() % 2 == 0 {
-                    _ = try? f.engine.deposit(FixedDecimal(Int(r.next() % 1000) + 1), to: account, method: .bank, at: now)
+                    _ = try? f.engine.deposit(
+                        FixedDecimal(Int(r.next() % 1000) + 1), to: account, method: .bank, at: now)
                 } else {
                     _ = try? f.engine.withdraw(FixedDecimal(Int(r.next() % 5000) + 1), from: account, at: now)
                 }
@@ -101,7 +116,9 @@ struct LedgerPropertyTests {
                 if replay.cash != live.cash { problems.append("replayed cash \(replay.cash) ≠ live \(live.cash)") }
                 for (id, holding) in replay.holdings where holding.qty.isPositive {
                     let p = live.positions[id]
-                    if p?.qty != holding.qty || p?.costBasis != holding.costBasis || p?.realizedPnL != holding.realizedPnL {
+                    if p?.qty != holding.qty || p?.costBasis != holding.costBasis
+                        || p?.realizedPnL != holding.realizedPnL
+                    {
                         problems.append("replayed position \(id) \(holding) ≠ live \(String(describing: p))")
                     }
                 }
@@ -113,7 +130,9 @@ struct LedgerPropertyTests {
                 guard case .order(let update) = event else { continue }
                 let status = update.order.status
                 if let previous = statuses[update.order.id], previous.after(update.event) != status {
-                    problems.append("order \(update.order.id) went \(previous) → \(status) on \(update.event), outside the transition table")
+                    problems.append(
+                        "order \(update.order.id) went \(previous) → \(status) on \(update.event), outside the transition table"
+                    )
                 }
                 statuses[update.order.id] = status
             }
@@ -122,15 +141,20 @@ struct LedgerPropertyTests {
             for event in f.engine.outbox {
                 guard case .order(let update) = event else { continue }
                 let o = update.order
-                if let qty = o.qty, o.filledQty > qty { problems.append("order \(o.id) filled \(o.filledQty) > qty \(qty)") }
+                if let qty = o.qty, o.filledQty > qty {
+                    problems.append("order \(o.id) filled \(o.filledQty) > qty \(qty)")
+                }
                 guard let fill = update.fill else { continue }
                 netFills[fill.instrument, default: .zero] += fill.side == .buy ? fill.qty : -fill.qty
                 if fill.price < low[fill.instrument]! || fill.price > high[fill.instrument]! {
-                    problems.append("fill at \(fill.price) outside [\(low[fill.instrument]!), \(high[fill.instrument]!)]")
+                    problems.append(
+                        "fill at \(fill.price) outside [\(low[fill.instrument]!), \(high[fill.instrument]!)]")
                 }
             }
             for (id, net) in netFills {
-                let held = (f.engine.account(f.us)!.positions[id]?.qty ?? .zero) + (f.engine.account(f.cn)!.positions[id]?.qty ?? .zero)
+                let held =
+                    (f.engine.account(f.us)!.positions[id]?.qty ?? .zero)
+                    + (f.engine.account(f.cn)!.positions[id]?.qty ?? .zero)
                 if held != net { problems.append("position \(id) qty \(held) ≠ Σ fills \(net)") }
             }
         }
@@ -142,8 +166,9 @@ struct LedgerPropertyTests {
     /// fills cut short by buying power).
     static let worlds: [(alwaysOpen: Bool, cash: FixedDecimal)] = [(false, 20_000), (true, 3_000)]
 
-    @Test("ledger replay equals live balances; cash ≥ 0; filled ≤ qty; position = Σ fills; fills inside the prices seen; statuses follow the transition table",
-          arguments: worlds.indices)
+    @Test(
+        "ledger replay equals live balances; cash ≥ 0; filled ≤ qty; position = Σ fills; fills inside the prices seen; statuses follow the transition table",
+        arguments: worlds.indices)
     func invariants(world: Int) async {
         let (alwaysOpen, cash) = Self.worlds[world]
         await propertyCheck(count: 300, input: Self.steps) { steps in
@@ -158,7 +183,10 @@ struct LedgerPropertyTests {
         await propertyCheck(count: 20, input: Self.steps) { steps in
             var a = Simulation(alwaysOpen: false, cash: 20_000)
             var b = Simulation(alwaysOpen: false, cash: 20_000)
-            for n in steps { a.step(n); b.step(n) }
+            for n in steps {
+                a.step(n)
+                b.step(n)
+            }
             #expect(a.f.engine.outbox == b.f.engine.outbox)
         }
     }

@@ -24,8 +24,11 @@ struct LedgerTests {
     @Test("buy reservations include the fees the order will pay (per-share commission with a minimum)")
     mutating func reservationIncludesFees() throws {
         // An IB-style schedule: $0.005 a share, at least $1 an order, on both sides.
-        let perShare = FeeSchedule(components: [FeeComponent(kind: .commission, sides: .both,
-                                                             basis: .shares(perShare: d("0.005")), minimum: d("1"), rounding: .halfUp)])
+        let perShare = FeeSchedule(components: [
+            FeeComponent(
+                kind: .commission, sides: .both,
+                basis: .shares(perShare: d("0.005")), minimum: d("1"), rounding: .halfUp)
+        ])
         f = Fixture(usFees: perShare)
         f.quote(f.aapl, bid: "20.00", ask: "20.05", at: t)
         _ = try #require(f.place(buy("AAPL", "100", .limit, limit: "10.00"), at: t).order)
@@ -61,8 +64,13 @@ struct LedgerTests {
         f.reference(f.moutai, previousClose: "1763.00", at: c)
         let quote = Quote(bids: BookSide([(d("1760.00"), 100)]), asks: BookSide([(d("17.60"), 0)]))
         _ = quote
-        f.engine.apply(MarketEvent(instrument: f.moutai, time: c, kind: .quote(Quote(
-            bids: BookSide([(d("1760.00"), 100)]), asks: BookSide([(d("1760.50"), 100), (d("1761.00"), 100)])))))
+        f.engine.apply(
+            MarketEvent(
+                instrument: f.moutai, time: c,
+                kind: .quote(
+                    Quote(
+                        bids: BookSide([(d("1760.00"), 100)]),
+                        asks: BookSide([(d("1760.50"), 100), (d("1761.00"), 100)])))))
         let o = try #require(f.place(buy("600519", "300", .limit, limit: "1761.00"), at: c).order)
         // 100 @ 1760.50 + 100 @ 1761.00 = 352,150: commission 88.04 (> ¥5), transfer 3.52; no stamp duty on buys.
         #expect(o.filledQty == d("200"))
@@ -79,7 +87,10 @@ struct LedgerTests {
         #expect(f.cash(f.cn) == d("1002500"))
         try f.engine.withdraw(d("500"), from: f.cn, method: .bank, note: nil, at: c)
         #expect(f.cash(f.cn) == d("1002000"))
-        #expect(throws: OrderRejection(.insufficientBuyingPower, "cannot withdraw 2000000.00 CNY: only 1002000.00 is available")) {
+        #expect(
+            throws: OrderRejection(
+                .insufficientBuyingPower, "cannot withdraw 2000000.00 CNY: only 1002000.00 is available")
+        ) {
             try f.engine.withdraw(d("2000000"), from: f.cn, at: c)
         }
         #expect(throws: OrderRejection(.invalidInput, "amount must be greater than 0")) {
@@ -133,7 +144,8 @@ struct LedgerTests {
         #expect(engine.account(f.us)?.cash == f.cash(f.us))
         #expect(engine.account(f.us)?.positions[aapl]?.qty == d("10"))
         #expect(engine.account(f.us)?.buyingPower == f.engine.account(f.us)?.buyingPower)
-        engine.apply(.quote(aapl, at: t.adding(seconds: 5), bid: d("148.90"), bidSize: 100, ask: d("148.95"), askSize: 100))
+        engine.apply(
+            .quote(aapl, at: t.adding(seconds: 5), bid: d("148.90"), bidSize: 100, ask: d("148.95"), askSize: 100))
         #expect(engine.order(working.id)?.status == .filled)
         #expect(engine.account(f.us)?.positions[aapl]?.qty == d("15"))
     }
@@ -147,9 +159,10 @@ struct OrderGroupTests {
     @Test("bracket: exits are held until the entry fills, then one exit filling cancels the other")
     mutating func bracket() throws {
         f.quote(f.aapl, bid: "149.95", ask: "150.00", at: t)
-        let request = OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 10,
-                                   limitPrice: d("145.00"), orderClass: .bracket,
-                                   takeProfit: .init(limitPrice: d("160.00")), stopLoss: .init(stopPrice: d("140.00")))
+        let request = OrderRequest(
+            symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 10,
+            limitPrice: d("145.00"), orderClass: .bracket,
+            takeProfit: .init(limitPrice: d("160.00")), stopLoss: .init(stopPrice: d("140.00")))
         let entry = try #require(f.place(request, at: t).order)
         #expect(entry.legs.count == 2)
         let tp = entry.legs[0], sl = entry.legs[1]
@@ -168,20 +181,24 @@ struct OrderGroupTests {
 
     @Test("bracket validation: take-profit above stop-loss, buy entries only")
     mutating func bracketValidation() {
-        var request = OrderRequest(symbol: "AAPL", side: .buy, type: .limit, qty: 10, limitPrice: d("150"), orderClass: .bracket,
-                                   takeProfit: .init(limitPrice: d("140")), stopLoss: .init(stopPrice: d("145")))
-        #expect(f.place(request, at: t).message == "take_profit.limit_price must be above stop_loss.stop_price for a buy")
+        var request = OrderRequest(
+            symbol: "AAPL", side: .buy, type: .limit, qty: 10, limitPrice: d("150"), orderClass: .bracket,
+            takeProfit: .init(limitPrice: d("140")), stopLoss: .init(stopPrice: d("145")))
+        #expect(
+            f.place(request, at: t).message == "take_profit.limit_price must be above stop_loss.stop_price for a buy")
         request.takeProfit = nil
-        #expect(f.place(request, at: t).message == "bracket orders need take_profit.limit_price and stop_loss.stop_price")
+        #expect(
+            f.place(request, at: t).message == "bracket orders need take_profit.limit_price and stop_loss.stop_price")
     }
 
     @Test("oco: a take-profit and a stop-loss on a held position; the stop filling cancels the limit")
     mutating func oco() throws {
         f.quote(f.aapl, bid: "149.95", ask: "150.00", at: t)
         _ = f.place(buy("AAPL", "10"), at: t)
-        let request = OrderRequest(symbol: "AAPL", side: .sell, type: .limit, timeInForce: .gtc, qty: 10,
-                                   limitPrice: d("160.00"), orderClass: .oco,
-                                   takeProfit: .init(limitPrice: d("160.00")), stopLoss: .init(stopPrice: d("140.00")))
+        let request = OrderRequest(
+            symbol: "AAPL", side: .sell, type: .limit, timeInForce: .gtc, qty: 10,
+            limitPrice: d("160.00"), orderClass: .oco,
+            takeProfit: .init(limitPrice: d("160.00")), stopLoss: .init(stopPrice: d("140.00")))
         let parent = try #require(f.place(request, at: t).order)
         let stop = try #require(parent.legs.first)
         #expect(f.position(f.us, f.aapl)?.reservedForSale == d("10"))
@@ -194,7 +211,8 @@ struct OrderGroupTests {
     @Test("oto: one exit activates when the entry fills")
     mutating func oto() throws {
         f.quote(f.aapl, bid: "149.95", ask: "150.00", at: t)
-        let request = OrderRequest(symbol: "AAPL", side: .buy, qty: 10, orderClass: .oto, stopLoss: .init(stopPrice: d("140.00")))
+        let request = OrderRequest(
+            symbol: "AAPL", side: .buy, qty: 10, orderClass: .oto, stopLoss: .init(stopPrice: d("140.00")))
         let entry = try #require(f.place(request, at: t).order)
         #expect(entry.status == .filled)
         #expect(f.engine.order(entry.legs[0])?.status == .new)
@@ -205,7 +223,8 @@ struct OrderGroupTests {
     mutating func replace() throws {
         f.quote(f.aapl, bid: "149.95", ask: "150.00", at: t)
         let old = try #require(f.place(buy("AAPL", "10", .limit, limit: "140.00"), at: t).order)
-        let new = try f.engine.replace(old.id, account: f.us, with: ReplaceRequest(qty: 3, limitPrice: d("141.00")), at: t)
+        let new = try f.engine.replace(
+            old.id, account: f.us, with: ReplaceRequest(qty: 3, limitPrice: d("141.00")), at: t)
         #expect(new.id != old.id)
         #expect(new.replaces == old.id)
         #expect(new.qty == d("3"))
@@ -219,7 +238,10 @@ struct OrderGroupTests {
     mutating func failedReplace() throws {
         f.quote(f.aapl, bid: "149.95", ask: "150.00", at: t)
         let old = try #require(f.place(buy("AAPL", "10", .limit, limit: "140.00"), at: t).order)
-        #expect(throws: OrderRejection(.insufficientBuyingPower, "insufficient buying power (required: 1400000.00, available: 100000.00)")) {
+        #expect(
+            throws: OrderRejection(
+                .insufficientBuyingPower, "insufficient buying power (required: 1400000.00, available: 100000.00)")
+        ) {
             try f.engine.replace(old.id, account: f.us, with: ReplaceRequest(qty: 10000), at: t)
         }
         #expect(f.engine.order(old.id)?.status == .new)

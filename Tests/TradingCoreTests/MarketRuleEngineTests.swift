@@ -13,8 +13,12 @@ struct MarketRuleEngineTests {
         f.trade(f.aapl, "100.00", at: t)
         let a = try #require(f.place(buy("AAPL", "10", .limit, limit: "99.00"), at: t).order)
         let b = try #require(f.place(buy("AAPL", "10", .limit, limit: "101.00"), at: t).order)
-        f.engine.apply(MarketEvent(instrument: f.aapl, time: t.adding(seconds: 60), kind: .bar(Bar(
-            open: d("100.50"), high: d("100.90"), low: d("98.50"), close: d("99.20"), volume: 10_000))))
+        f.engine.apply(
+            MarketEvent(
+                instrument: f.aapl, time: t.adding(seconds: 60),
+                kind: .bar(
+                    Bar(
+                        open: d("100.50"), high: d("100.90"), low: d("98.50"), close: d("99.20"), volume: 10_000))))
         #expect(f.engine.order(a.id)?.filledAvgPrice == d("99.00"))
         #expect(f.engine.order(b.id)?.filledAvgPrice == d("100.50"))
     }
@@ -23,7 +27,9 @@ struct MarketRuleEngineTests {
     mutating func starLots() {
         f.reference(f.star, previousClose: "50.00", at: c)
         f.quote(f.star, bid: "50.00", ask: "50.01", size: 10_000, at: c)
-        #expect(f.place(buy("688981", "150"), at: c).message == "qty 150 for 688981 is below the minimum order of 200 shares")
+        #expect(
+            f.place(buy("688981", "150"), at: c).message
+                == "qty 150 for 688981 is below the minimum order of 200 shares")
         #expect(f.place(buy("688981", "201"), at: c).order?.status == .filled)
     }
 
@@ -88,10 +94,16 @@ struct MarketRuleEngineTests {
     mutating func aShareOpeningAuction() throws {
         let early = Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 16, in: .shanghai)
         f.reference(f.moutai, previousClose: "1763.00", at: early)
-        let o = try #require(f.place(OrderRequest(symbol: "600519", side: .buy, type: .limit, timeInForce: .opg, qty: 100,
-                                                  limitPrice: d("1770.00")), at: early).order)
+        let o = try #require(
+            f.place(
+                OrderRequest(
+                    symbol: "600519", side: .buy, type: .limit, timeInForce: .opg, qty: 100,
+                    limitPrice: d("1770.00")), at: early
+            ).order)
         let uncross = Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 25, in: .shanghai)
-        f.engine.apply(MarketEvent(instrument: f.moutai, time: uncross, kind: .auction(.open, price: d("1765.00"), volume: 50_000)))
+        f.engine.apply(
+            MarketEvent(instrument: f.moutai, time: uncross, kind: .auction(.open, price: d("1765.00"), volume: 50_000))
+        )
         #expect(f.engine.order(o.id)?.filledAvgPrice == d("1765.00"))
         #expect(f.engine.order(o.id)?.status == .filled)
     }

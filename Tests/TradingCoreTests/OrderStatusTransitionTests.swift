@@ -3,8 +3,10 @@ import TradingCore
 
 @Suite("Order status transitions")
 struct OrderStatusTransitionTests {
-    static let events: [OrderUpdate.Event] = [.new, .fill, .canceled, .expired, .replaced, .rejected, .partialFill,
-                                              .doneForDay, .pendingNew, .held]
+    static let events: [OrderUpdate.Event] = [
+        .new, .fill, .canceled, .expired, .replaced, .rejected, .partialFill,
+        .doneForDay, .pendingNew, .held,
+    ]
 
     @Test("a terminal status never changes again", arguments: OrderStatus.allCases.filter(\.isTerminal))
     func terminal(status: OrderStatus) {
@@ -33,15 +35,18 @@ struct OrderStatusTransitionTests {
         #expect(OrderStatus.pendingNew.after(.fill) == nil, "an order the venue has not acknowledged cannot fill")
     }
 
-    @Test("the engine moves statuses only along the table: a bracket's legs wait held, then work, then one cancels the other")
+    @Test(
+        "the engine moves statuses only along the table: a bracket's legs wait held, then work, then one cancels the other"
+    )
     func engineFollowsTable() throws {
         var f = Fixture()
         let t = Fixture.usMorning
         f.quote(f.aapl, bid: "99.99", ask: "100.00", at: t)
-        let request = OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 10,
-                                   limitPrice: d("100.00"), orderClass: .bracket,
-                                   takeProfit: .init(limitPrice: d("110.00")),
-                                   stopLoss: .init(stopPrice: d("90.00")))
+        let request = OrderRequest(
+            symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: 10,
+            limitPrice: d("100.00"), orderClass: .bracket,
+            takeProfit: .init(limitPrice: d("110.00")),
+            stopLoss: .init(stopPrice: d("90.00")))
         _ = try f.engine.submit(request, account: f.us, at: t)
         f.quote(f.aapl, bid: "110.00", ask: "110.01", size: 100, at: t.adding(seconds: 60))
         var statuses: [OrderID: OrderStatus] = [:]
@@ -49,8 +54,9 @@ struct OrderStatusTransitionTests {
         for case .order(let update) in f.engine.outbox {
             let id = update.order.id
             if let previous = statuses[id] {
-                #expect(previous.after(update.event) == update.order.status,
-                        "\(previous) on \(update.event) gave \(update.order.status)")
+                #expect(
+                    previous.after(update.event) == update.order.status,
+                    "\(previous) on \(update.event) gave \(update.order.status)")
             } else {
                 #expect([.new, .held].contains(update.order.status), "an order starts new or held")
             }

@@ -7,8 +7,10 @@ struct OrderTableTests {
     func valueSemantics() throws {
         var f = Fixture()
         let t = Fixture.usMorning
-        let order = try f.engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .day, qty: 10,
-                                                     limitPrice: 150), account: f.us, at: t)
+        let order = try f.engine.submit(
+            OrderRequest(
+                symbol: "AAPL", side: .buy, type: .limit, timeInForce: .day, qty: 10,
+                limitPrice: 150), account: f.us, at: t)
         let before = f.engine
         f.quote(f.aapl, bid: "149.90", ask: "149.95", at: t.adding(seconds: 1))
         #expect(f.engine.orders[order.id]?.status == .filled)
@@ -27,8 +29,10 @@ struct OrderTableTests {
         var f = Fixture(usCash: 10_000_000)
         var ids: [OrderID] = []
         for n in 1...5_000 {
-            let o = try f.engine.submit(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: FixedDecimal(n % 97 + 1),
-                                                     limitPrice: 1), account: f.us, at: Fixture.usMorning)
+            let o = try f.engine.submit(
+                OrderRequest(
+                    symbol: "AAPL", side: .buy, type: .limit, timeInForce: .gtc, qty: FixedDecimal(n % 97 + 1),
+                    limitPrice: 1), account: f.us, at: Fixture.usMorning)
             ids.append(o.id)
         }
         #expect(f.engine.orders.count == 5_000)
@@ -76,7 +80,8 @@ struct ShardedDictionaryTests {
         var orderShards = Set<Int>()
         var clientShards = Set<Int>()
         for n in 0..<2_000 {
-            orderShards.insert(Identifier.timeOrdered(at: Timestamp(nanoseconds: Int64(n)), using: &generator).shard & 63)
+            orderShards.insert(
+                Identifier.timeOrdered(at: Timestamp(nanoseconds: Int64(n)), using: &generator).shard & 63)
             clientShards.insert("order-\(n)".shard & 63)
         }
         #expect(orderShards.count == 64)

@@ -16,7 +16,8 @@ struct OrderValidationTests {
     @Test("sub-penny limit price is rejected with Alpaca's message")
     mutating func subPenny() {
         let r = f.place(buy("AAPL", "1", .limit, limit: "290.123"), at: t)
-        #expect(r.message == "invalid limit_price 290.123. sub-penny increment does not fulfill minimum pricing criteria")
+        #expect(
+            r.message == "invalid limit_price 290.123. sub-penny increment does not fulfill minimum pricing criteria")
         #expect(r.rejection?.reason == .subPenny)
         // Below $1 four decimals are fine.
         f.quote(f.penny, bid: "0.5000", ask: "0.5100", at: t)
@@ -48,7 +49,9 @@ struct OrderValidationTests {
         let r = f.place(sell("AAPL", "1"), at: t)
         #expect(r.rejection?.reason == .insufficientQty)
         _ = f.place(buy("AAPL", "5"), at: t)
-        #expect(f.place(sell("AAPL", "6"), at: t).message == "insufficient qty available for order (requested: 6, available: 5)")
+        #expect(
+            f.place(sell("AAPL", "6"), at: t).message
+                == "insufficient qty available for order (requested: 6, available: 5)")
         #expect(f.place(sell("AAPL", "5"), at: t).order?.status == .filled)
     }
 
@@ -56,7 +59,10 @@ struct OrderValidationTests {
     mutating func tPlusOne() {
         #expect(f.place(buy("600519", "100"), at: c).order?.status == .filled)
         let r = f.place(sell("600519", "100"), at: c.adding(seconds: 60))
-        #expect(r.message == "T+1: 100 of your 100 shares of 600519 were bought today and can be sold from the next trading day; sellable now: 0")
+        #expect(
+            r.message
+                == "T+1: 100 of your 100 shares of 600519 were bought today and can be sold from the next trading day; sellable now: 0"
+        )
         #expect(r.rejection?.reason == .notSellableToday)
         // Next trading day (Monday) it can be sold.
         let monday = Timestamp(CivilDate(2026, 11, 23), hour: 10, in: .shanghai)
@@ -92,11 +98,13 @@ struct OrderValidationTests {
 
     @Test("opg orders are refused between 09:28 and 19:00 ET, cls between 15:50 and 19:00")
     mutating func auctionWindows() {
-        let r = f.place(buy("AAPL", "1", tif: .opg), at: Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 29, in: .newYork))
+        let r = f.place(
+            buy("AAPL", "1", tif: .opg), at: Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 29, in: .newYork))
         #expect(r.message == "opg orders are not accepted between 09:28 and 19:00 ET")
         let early = f.place(buy("AAPL", "1", tif: .opg), at: Timestamp(CivilDate(2026, 11, 20), hour: 8, in: .newYork))
         #expect(early.order?.status == .new)
-        let cls = f.place(buy("AAPL", "1", tif: .cls), at: Timestamp(CivilDate(2026, 11, 20), hour: 15, minute: 55, in: .newYork))
+        let cls = f.place(
+            buy("AAPL", "1", tif: .cls), at: Timestamp(CivilDate(2026, 11, 20), hour: 15, minute: 55, in: .newYork))
         #expect(cls.message == "cls orders are not accepted between 15:50 and 19:00 ET")
     }
 
@@ -108,8 +116,10 @@ struct OrderValidationTests {
         request.timeInForce = .fok
         #expect(f.place(request, at: night).rejection?.reason == .marketClosed)
         let lunch = Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .shanghai)
-        #expect(f.place(buy("600519", "100"), at: lunch).message
-                == "market orders for SSE are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is lunch break")
+        #expect(
+            f.place(buy("600519", "100"), at: lunch).message
+                == "market orders for SSE are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is lunch break"
+        )
         // A limit order at lunch is accepted and waits.
         #expect(f.place(buy("600519", "100", .limit, limit: "1700.00"), at: lunch).order?.status == .new)
     }
@@ -117,31 +127,41 @@ struct OrderValidationTests {
     @Test("request shape: qty xor notional, positive, prices required by type")
     mutating func requestShape() {
         #expect(f.place(OrderRequest(symbol: "AAPL", side: .buy), at: t).message == "qty or notional is required")
-        #expect(f.place(OrderRequest(symbol: "AAPL", side: .buy, qty: 1, notional: 100), at: t).message
+        #expect(
+            f.place(OrderRequest(symbol: "AAPL", side: .buy, qty: 1, notional: 100), at: t).message
                 == "only one of qty or notional may be given")
         #expect(f.place(buy("AAPL", "0"), at: t).message == "qty must be > 0")
         #expect(f.place(buy("AAPL", "-1"), at: t).message == "qty must be > 0")
         #expect(f.place(buy("AAPL", "1", .limit), at: t).message == "limit_price is required for limit orders")
         #expect(f.place(buy("AAPL", "1", .stop), at: t).message == "stop_price is required for stop orders")
-        #expect(f.place(buy("AAPL", "1", .stopLimit, stop: "151.00"), at: t).message
+        #expect(
+            f.place(buy("AAPL", "1", .stopLimit, stop: "151.00"), at: t).message
                 == "stop_price and limit_price are required for stop_limit orders")
-        #expect(f.place(buy("AAPL", "1", .trailingStop), at: t).message
+        #expect(
+            f.place(buy("AAPL", "1", .trailingStop), at: t).message
                 == "trailing_stop orders need exactly one of trail_price or trail_percent")
         #expect(f.place(buy("AAPL", "1", .limit, limit: "-5"), at: t).message == "limit_price must be > 0")
         #expect(f.place(buy("ZZZZ", "1"), at: t).message == "asset ZZZZ not found")
-        #expect(f.place(buy("600519", "100"), account: f.us, at: t).message
+        #expect(
+            f.place(buy("600519", "100"), account: f.us, at: t).message
                 == "600519 trades in CNY; this account holds USD")
     }
 
     @Test("fractional and notional orders: market day only, fractionable instruments only")
     mutating func fractional() {
-        #expect(f.place(buy("AAPL", "0.5", .limit, limit: "150.00"), at: t).message
+        #expect(
+            f.place(buy("AAPL", "0.5", .limit, limit: "150.00"), at: t).message
                 == "fractional orders must be market orders with time_in_force day")
         #expect(f.place(buy("AAPL", "0.5"), at: t).order?.status == .filled)
-        #expect(f.place(OrderRequest(symbol: "AAPL", side: .buy, notional: d("100.50")), at: t).order?.status == .filled)
-        #expect(f.place(OrderRequest(symbol: "600519", side: .buy, notional: d("1000")), at: c).message
+        #expect(
+            f.place(OrderRequest(symbol: "AAPL", side: .buy, notional: d("100.50")), at: t).order?.status == .filled)
+        #expect(
+            f.place(OrderRequest(symbol: "600519", side: .buy, notional: d("1000")), at: c).message
                 == "notional orders are not available for 600519: it trades in whole shares")
-        #expect(f.place(OrderRequest(symbol: "AAPL", side: .buy, type: .limit, notional: d("100"), limitPrice: d("150")), at: t).message
+        #expect(
+            f.place(
+                OrderRequest(symbol: "AAPL", side: .buy, type: .limit, notional: d("100"), limitPrice: d("150")), at: t
+            ).message
                 == "notional orders must be market orders with time_in_force day")
     }
 
@@ -149,7 +169,9 @@ struct OrderValidationTests {
     mutating func extendedHours() {
         var request = buy("AAPL", "1")
         request.extendedHours = true
-        #expect(f.place(request, at: t).message == "extended hours orders must be limit orders with time_in_force day or gtc")
+        #expect(
+            f.place(request, at: t).message
+                == "extended hours orders must be limit orders with time_in_force day or gtc")
         var cn = buy("600519", "100", .limit, limit: "1760.00")
         cn.extendedHours = true
         #expect(f.place(cn, at: c).message == "extended hours trading is not available on SSE")

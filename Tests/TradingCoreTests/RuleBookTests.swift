@@ -10,12 +10,17 @@ struct RuleBookTests {
     /// 600519 after a 1763.00 close: limit-up 1939.30.
     let band = PriceBand(limitDown: d("1586.70"), limitUp: d("1939.30"))
 
-    func rule(_ n: UInt64, _ condition: RuleCondition, lifetime: RuleLifetime = .untilTriggered, symbol: String = "600519") -> QueueRule {
-        QueueRule(id: QueueRuleID(high: 1, low: n), accountID: account, symbol: symbol, condition: condition,
-                  action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: lifetime, createdAt: t)
+    func rule(
+        _ n: UInt64, _ condition: RuleCondition, lifetime: RuleLifetime = .untilTriggered, symbol: String = "600519"
+    ) -> QueueRule {
+        QueueRule(
+            id: QueueRuleID(high: 1, low: n), accountID: account, symbol: symbol, condition: condition,
+            action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: lifetime, createdAt: t)
     }
 
-    func fire(_ book: inout RuleBook, _ price: String, instrument: InstrumentID? = nil, previousClose: String = "1763.00") -> [UInt64] {
+    func fire(
+        _ book: inout RuleBook, _ price: String, instrument: InstrumentID? = nil, previousClose: String = "1763.00"
+    ) -> [UInt64] {
         var fired: [QueueRule] = []
         book.evaluate(instrument ?? moutai, price: d(price), previousClose: d(previousClose), band: band, into: &fired)
         return fired.map(\.id.low)
@@ -52,7 +57,9 @@ struct RuleBookTests {
         #expect(fire(&book, "1939.29").isEmpty)
         #expect(fire(&book, "1939.30") == [3])
         #expect(fire(&book, "1591.70") == [4])
-        #expect(rule(9, .withinOfLimitUp(d("10"))).condition.triggerLevel(previousClose: d("1763"), band: band) == d("1929.30"))
+        #expect(
+            rule(9, .withinOfLimitUp(d("10"))).condition.triggerLevel(previousClose: d("1763"), band: band)
+                == d("1929.30"))
         #expect(RuleCondition.touchesLimitUp.triggerLevel(previousClose: nil, band: band) == d("1939.30"))
     }
 
@@ -98,7 +105,8 @@ struct RuleBookTests {
         let request = try action.request(symbol: "600519", band: band, clientOrderID: "rule-1").get()
         #expect(request.type == .limit && request.limitPrice == d("1939.30") && request.qty == 100)
         #expect(action.request(symbol: "600519", band: nil, clientOrderID: "rule-1").rejection?.reason == .noQuote)
-        let market = try RuleAction(side: .buy, notional: 1000).request(symbol: "AAPL", band: nil, clientOrderID: "r").get()
+        let market = try RuleAction(side: .buy, notional: 1000).request(symbol: "AAPL", band: nil, clientOrderID: "r")
+            .get()
         #expect(market.type == .market && market.notional == 1000)
     }
 }

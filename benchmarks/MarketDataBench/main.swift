@@ -21,9 +21,11 @@ print("directory: \(directory.count) instruments loaded in \(fmt(seconds(clock.n
 // MARK: 1. Search
 
 do {
-    let queries = ["a", "ap", "app", "appl", "apple", "m", "mi", "mic", "micro", "microsoft", "t", "ts", "tsl", "tesla",
-                   "茅", "茅台", "平安", "600", "6005", "600519", "300", "bank", "ban", "etf", "spy", "nvda", "goo", "amaz",
-                   "中国", "银行", "x", "zz", "q", "semi", "ener", "gold", "bitc", "阿", "000", "688"]
+    let queries = [
+        "a", "ap", "app", "appl", "apple", "m", "mi", "mic", "micro", "microsoft", "t", "ts", "tsl", "tesla",
+        "茅", "茅台", "平安", "600", "6005", "600519", "300", "bank", "ban", "etf", "spy", "nvda", "goo", "amaz",
+        "中国", "银行", "x", "zz", "q", "semi", "ener", "gold", "bitc", "阿", "000", "688",
+    ]
     var times: [Double] = []
     var slowest: [String: Double] = [:]
     var results = 0
@@ -38,29 +40,39 @@ do {
     }
     times.sort()
     let mean = times.reduce(0, +) / Double(times.count)
-    print("search: \(times.count) queries over \(directory.count) instruments: mean \(fmt(mean)) µs, p50 \(fmt(times[times.count / 2])) µs, p99 \(fmt(times[times.count * 99 / 100])) µs, max \(fmt(times.last!)) µs (goal ≤ 1000 µs)")
-    print("  slowest queries: " + slowest.sorted { $0.value > $1.value }.prefix(4).map { "\"\($0.key)\" \(fmt($0.value)) µs" }.joined(separator: ", "))
+    print(
+        "search: \(times.count) queries over \(directory.count) instruments: mean \(fmt(mean)) µs, p50 \(fmt(times[times.count / 2])) µs, p99 \(fmt(times[times.count * 99 / 100])) µs, max \(fmt(times.last!)) µs (goal ≤ 1000 µs)"
+    )
+    print(
+        "  slowest queries: "
+            + slowest.sorted { $0.value > $1.value }.prefix(4).map { "\"\($0.key)\" \(fmt($0.value)) µs" }.joined(
+                separator: ", "))
 }
 
 // MARK: 2. Quotes and bars
 
 let market = SimulatedMarket(directory: directory)
 do {
-    let symbols = directory.entries.filter { $0.instrument.market == .us && $0.instrument.exchange != .otc }.prefix(100).map(\.symbol)
+    let symbols = directory.entries.filter { $0.instrument.market == .us && $0.instrument.exchange != .otc }.prefix(100)
+        .map(\.symbol)
     let start = Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 30, in: .newYork)
     var n = 0
     // Warm: the first quote of a symbol-day builds that day (cold cost printed separately).
     let t0 = clock.now
     for s in symbols { _ = market.quote(s, at: start) }
     let cold = seconds(clock.now - t0)
-    print("quotes: first quote of a symbol-day (builds its 390 minutes): \(fmt(cold / Double(symbols.count) * 1e6)) µs each")
+    print(
+        "quotes: first quote of a symbol-day (builds its 390 minutes): \(fmt(cold / Double(symbols.count) * 1e6)) µs each"
+    )
     let t1 = clock.now
     for second in stride(from: 0, to: 3600, by: 1) {
         let t = start.adding(seconds: Int64(second))
         for s in symbols { if market.quote(s, at: t) != nil { n += 1 } }
     }
     let elapsed = seconds(clock.now - t1)
-    print("quotes: \(n) live quotes (100 symbols × 1 per second for an hour): \(fmt(Double(n) / elapsed / 1000)) k quotes/s, \(fmt(elapsed / Double(n) * 1e6, 2)) µs each")
+    print(
+        "quotes: \(n) live quotes (100 symbols × 1 per second for an hour): \(fmt(Double(n) / elapsed / 1000)) k quotes/s, \(fmt(elapsed / Double(n) * 1e6, 2)) µs each"
+    )
 }
 
 do {
@@ -72,17 +84,23 @@ do {
     let t0 = clock.now
     for s in symbols { bars += fresh.bars(s, timeframe: .day, from: from5y, to: to).count }
     let daily = seconds(clock.now - t0)
-    print("bars: 5 years of daily bars for \(symbols.count) symbols, cold (built from minute bars): \(bars) bars in \(fmt(daily * 1000)) ms, \(fmt(Double(bars) / daily)) daily bars/s, \(fmt(Double(bars) * 330 / daily / 1e6, 2))M minute bars/s underneath")
+    print(
+        "bars: 5 years of daily bars for \(symbols.count) symbols, cold (built from minute bars): \(bars) bars in \(fmt(daily * 1000)) ms, \(fmt(Double(bars) / daily)) daily bars/s, \(fmt(Double(bars) * 330 / daily / 1e6, 2))M minute bars/s underneath"
+    )
     var minuteBars = 0
     let t1 = clock.now
     let dayFrom = Timestamp(CivilDate(2026, 11, 20), in: .newYork)
     for s in symbols { minuteBars += fresh.bars(s, timeframe: .minutes(1), from: dayFrom, to: to).count }
     let warm = seconds(clock.now - t1)
-    print("bars: one day of 1-minute bars for \(symbols.count) symbols, cached: \(minuteBars) bars in \(fmt(warm * 1000, 2)) ms")
+    print(
+        "bars: one day of 1-minute bars for \(symbols.count) symbols, cached: \(minuteBars) bars in \(fmt(warm * 1000, 2)) ms"
+    )
     let t2 = clock.now
     let overview = market.overview(at: to)
     let movers = market.movers(.us, kind: .gainers, at: to, limit: 20)
-    print("overview (\(overview.count) indices) + US gainers over the universe: \(fmt(seconds(clock.now - t2) * 1000)) ms (top: \(movers.first.map { "\($0.symbol) \($0.changePercent)%" } ?? "-"))")
+    print(
+        "overview (\(overview.count) indices) + US gainers over the universe: \(fmt(seconds(clock.now - t2) * 1000)) ms (top: \(movers.first.map { "\($0.symbol) \($0.changePercent)%" } ?? "-"))"
+    )
 }
 
 // MARK: 3. Calibration
@@ -104,8 +122,11 @@ func logReturns(_ closes: [Double]) -> [Double] {
     zip(closes, closes.dropFirst()).compactMap { $0 > 0 && $1 > 0 ? log($1 / $0) : nil }
 }
 
-let dataDir = CommandLine.arguments.count > 1 ? CommandLine.arguments[1]
-    : URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data").standardized.path
+let dataDir =
+    CommandLine.arguments.count > 1
+    ? CommandLine.arguments[1]
+    : URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data")
+        .standardized.path
 print("\ncalibration (daily log returns; real series from \(dataDir)):")
 var realStats: [(String, ReturnStatistics)] = []
 for (file, symbolColumn, closeColumn) in [("cn-daily-2005-2020.csv.gz", 0, 6), ("us-daily-2000-2013.csv.gz", 0, 7)] {
@@ -124,12 +145,21 @@ var simulatedStats: [(String, ReturnStatistics)] = []
 let simFrom = Timestamp(CivilDate(2008, 1, 1), in: .newYork)
 let simTo = Timestamp(CivilDate(2020, 1, 1), in: .newYork)
 for symbol in ["000001", "000338", "601318", "300027", "AAPL", "IBM", "MSFT", "GOOGL"] {
-    let closes = market.bars(symbol, timeframe: .day, from: simFrom, to: simTo).map { Double($0.close.description) ?? 0 }
+    let closes = market.bars(symbol, timeframe: .day, from: simFrom, to: simTo).map {
+        Double($0.close.description) ?? 0
+    }
     simulatedStats.append(("sim  " + symbol, ReturnStatistics(returns: logReturns(closes))))
 }
-for (name, stats) in realStats + simulatedStats { print("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(stats)") }
-func median(_ xs: [Double]) -> Double { let s = xs.sorted(); return s.isEmpty ? 0 : s[s.count / 2] }
+for (name, stats) in realStats + simulatedStats {
+    print("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(stats)")
+}
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.isEmpty ? 0 : s[s.count / 2]
+}
 for (label, group) in [("real", realStats), ("simulated", simulatedStats)] where !group.isEmpty {
     let s = group.map(\.1)
-    print("  median \(label): vol \(fmt(median(s.map(\.volatility)) * 100, 2))%, kurtosis \(fmt(median(s.map(\.excessKurtosis)), 2)), acf|r| lag1 \(fmt(median(s.map { $0.absoluteAutocorrelation[0] }), 3)), lag5 \(fmt(median(s.map { $0.absoluteAutocorrelation[1] }), 3)), lag20 \(fmt(median(s.map { $0.absoluteAutocorrelation[2] }), 3))")
+    print(
+        "  median \(label): vol \(fmt(median(s.map(\.volatility)) * 100, 2))%, kurtosis \(fmt(median(s.map(\.excessKurtosis)), 2)), acf|r| lag1 \(fmt(median(s.map { $0.absoluteAutocorrelation[0] }), 3)), lag5 \(fmt(median(s.map { $0.absoluteAutocorrelation[1] }), 3)), lag20 \(fmt(median(s.map { $0.absoluteAutocorrelation[2] }), 3))"
+    )
 }

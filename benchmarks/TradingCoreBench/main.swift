@@ -17,8 +17,12 @@ func report(_ name: String, count: Int, elapsed: Duration) {
     let s = seconds(elapsed)
     let perSecond = Double(count) / s
     let ns = s * 1e9 / Double(count)
-    let rate = perSecond >= 1e6 ? "\(Int(perSecond / 1e3) / 1000).\(Int(perSecond / 1e3) % 1000 / 10)M" : "\(Int(perSecond / 1e3))k"
-    print("\(name.padding(58)) \(rate.padding(8, left: true))/s  \(String(Int(ns)).padding(6, left: true)) ns each  (\(count) in \(Int(s * 1000)) ms)")
+    let rate =
+        perSecond >= 1e6
+        ? "\(Int(perSecond / 1e3) / 1000).\(Int(perSecond / 1e3) % 1000 / 10)M" : "\(Int(perSecond / 1e3))k"
+    print(
+        "\(name.padding(58)) \(rate.padding(8, left: true))/s  \(String(Int(ns)).padding(6, left: true)) ns each  (\(count) in \(Int(s * 1000)) ms)"
+    )
 }
 
 extension String {
@@ -45,7 +49,8 @@ func makeEngine() -> (TradingEngine, [InstrumentID]) {
     }
     for (n, id) in ids.enumerated() {
         let mid = FixedDecimal(100 + n % 50)
-        engine.apply(.quote(id, at: start, bid: mid, bidSize: 500, ask: mid + FixedDecimal(units: 1, exponent: 2), askSize: 500))
+        engine.apply(
+            .quote(id, at: start, bid: mid, bidSize: 500, ask: mid + FixedDecimal(units: 1, exponent: 2), askSize: 500))
         engine.apply(.trade(id, at: start, price: mid, size: 100))
     }
     // A position in every symbol so that sells can rest too.
@@ -63,8 +68,9 @@ func makeEngine() -> (TradingEngine, [InstrumentID]) {
 func restingBuy(_ k: Int) -> OrderRequest {
     let symbol = k % symbolCount
     let mid = 100 + symbol % 50
-    return OrderRequest(symbol: "S\(symbol)", side: .buy, type: .limit, timeInForce: .gtc,
-                        qty: FixedDecimal(1 + k % 10), limitPrice: FixedDecimal(units: mid * 90 + k % 500, exponent: 2))
+    return OrderRequest(
+        symbol: "S\(symbol)", side: .buy, type: .limit, timeInForce: .gtc,
+        qty: FixedDecimal(1 + k % 10), limitPrice: FixedDecimal(units: mid * 90 + k % 500, exponent: 2))
 }
 
 do {
@@ -128,9 +134,11 @@ do {
     let n = 100_000
     let t1 = clock.now
     for k in 0..<n {
-        _ = try? engine.submit(OrderRequest(symbol: "S0", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
-                                            limitPrice: FixedDecimal(units: 9_000 + k % 500, exponent: 2)),
-                               account: account, at: start)
+        _ = try? engine.submit(
+            OrderRequest(
+                symbol: "S0", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
+                limitPrice: FixedDecimal(units: 9_000 + k % 500, exponent: 2)),
+            account: account, at: start)
         if engine.outbox.count > 4096 { engine.outbox.removeAll(keepingCapacity: true) }
     }
     report("submit into one book, growing to \(n / 1000)k resting orders", count: n, elapsed: clock.now - t1)
@@ -158,8 +166,15 @@ func makeEvents(_ ids: [InstrumentID], count: Int, crossingEvery: Int?) -> [Mark
         } else if k % 4 == 3 {
             events.append(.trade(ids[s], at: time, price: mid, size: FixedDecimal(100 + Int(rng.next() % 900))))
         } else {
-            let quote = Quote(bids: BookSide([(mid, 300), (mid - cent, 500), (mid - cent.times(2), 800), (mid - cent.times(3), 900), (mid - cent.times(4), 1000)]),
-                              asks: BookSide([(mid + cent, 300), (mid + cent.times(2), 500), (mid + cent.times(3), 800), (mid + cent.times(4), 900), (mid + cent.times(5), 1000)]))
+            let quote = Quote(
+                bids: BookSide([
+                    (mid, 300), (mid - cent, 500), (mid - cent.times(2), 800), (mid - cent.times(3), 900),
+                    (mid - cent.times(4), 1000),
+                ]),
+                asks: BookSide([
+                    (mid + cent, 300), (mid + cent.times(2), 500), (mid + cent.times(3), 800),
+                    (mid + cent.times(4), 900), (mid + cent.times(5), 1000),
+                ]))
             events.append(MarketEvent(instrument: ids[s], time: time, kind: .quote(quote)))
         }
     }
@@ -171,16 +186,24 @@ func restOrders(_ engine: inout TradingEngine, _ ids: [InstrumentID]) -> Int {
     var placed = 0
     for n in 0..<ids.count {
         let mid = FixedDecimal(100 + n % 50)
-        func at(_ pct: Int) -> FixedDecimal { mid.multiplied(by: FixedDecimal(units: 100 + pct, exponent: 2), places: 2) }
+        func at(_ pct: Int) -> FixedDecimal {
+            mid.multiplied(by: FixedDecimal(units: 100 + pct, exponent: 2), places: 2)
+        }
         var requests: [OrderRequest] = []
         for pct in [-5, -6, -7, -8, -9] {
-            requests.append(OrderRequest(symbol: "S\(n)", side: .buy, type: .limit, timeInForce: .gtc, qty: 100, limitPrice: at(pct)))
+            requests.append(
+                OrderRequest(
+                    symbol: "S\(n)", side: .buy, type: .limit, timeInForce: .gtc, qty: 100, limitPrice: at(pct)))
         }
         for pct in [5, 6, 7] {
-            requests.append(OrderRequest(symbol: "S\(n)", side: .sell, type: .limit, timeInForce: .gtc, qty: 10, limitPrice: at(pct)))
+            requests.append(
+                OrderRequest(
+                    symbol: "S\(n)", side: .sell, type: .limit, timeInForce: .gtc, qty: 10, limitPrice: at(pct)))
         }
-        requests.append(OrderRequest(symbol: "S\(n)", side: .sell, type: .stop, timeInForce: .gtc, qty: 10, stopPrice: at(-8)))
-        requests.append(OrderRequest(symbol: "S\(n)", side: .buy, type: .stop, timeInForce: .gtc, qty: 10, stopPrice: at(8)))
+        requests.append(
+            OrderRequest(symbol: "S\(n)", side: .sell, type: .stop, timeInForce: .gtc, qty: 10, stopPrice: at(-8)))
+        requests.append(
+            OrderRequest(symbol: "S\(n)", side: .buy, type: .stop, timeInForce: .gtc, qty: 10, stopPrice: at(8)))
         for request in requests {
             if (try? engine.submit(request, account: account, at: start)) != nil { placed += 1 }
         }
@@ -189,8 +212,10 @@ func restOrders(_ engine: inout TradingEngine, _ ids: [InstrumentID]) -> Int {
     return placed
 }
 
-for (title, crossing) in [("market events, 10k resting orders / 1k symbols, no fills", nil as Int?),
-                          ("market events, 1 in 100 crosses and fills a resting order", 100)] {
+for (title, crossing) in [
+    ("market events, 10k resting orders / 1k symbols, no fills", nil as Int?),
+    ("market events, 1 in 100 crosses and fills a resting order", 100),
+] {
     var (engine, ids) = makeEngine()
     let resting = restOrders(&engine, ids)
     let events = makeEvents(ids, count: crossing == nil ? 5_000_000 : 1_000_000, crossingEvery: crossing)
@@ -225,15 +250,22 @@ do {
             case 2: condition = .withinOfLimitUp(FixedDecimal(units: 5, exponent: 2))
             default: condition = .priceAtMost(FixedDecimal(1))
             }
-            book.add(QueueRule(id: QueueRuleID(high: 7, low: n), accountID: account, symbol: "S\(s)", condition: condition,
-                               action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: .untilTriggered, createdAt: start),
-                     instrument: InstrumentID(Int32(s)))
+            book.add(
+                QueueRule(
+                    id: QueueRuleID(high: 7, low: n), accountID: account, symbol: "S\(s)", condition: condition,
+                    action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: .untilTriggered,
+                    createdAt: start),
+                instrument: InstrumentID(Int32(s)))
         }
     }
     let band = PriceBand(limitDown: FixedDecimal(90), limitUp: FixedDecimal(110))
     var rng = SeededGenerator(seed: 3)
-    let updates = (0..<2_000_000).map { _ in (InstrumentID(Int32(rng.next() % UInt64(symbols))),
-                                              FixedDecimal(units: 10_000 + Int(rng.next() % 200), exponent: 2)) }
+    let updates = (0..<2_000_000).map { _ in
+        (
+            InstrumentID(Int32(rng.next() % UInt64(symbols))),
+            FixedDecimal(units: 10_000 + Int(rng.next() % 200), exponent: 2)
+        )
+    }
     var fired: [QueueRule] = []
     fired.reserveCapacity(16)
     let before = book.evaluations
@@ -244,21 +276,31 @@ do {
     let elapsed = clock.now - t0
     let evaluated = book.evaluations - before
     report("price updates, 100k rules / 5k symbols (20 rules each)", count: updates.count, elapsed: elapsed)
-    print("  \(evaluated) rule evaluations: \(Int(Double(evaluated) / seconds(elapsed))) evaluations/s, \(Int(seconds(elapsed) * 1e9 / Double(evaluated))) ns per rule evaluated (goal ≤ 1000); \(fired.count) fired")
-    print("  rules evaluated per update: \(evaluated / updates.count) (= the 20 on that symbol; the other 99,980 cost nothing); added latency per price update \(Int(seconds(elapsed) * 1e9 / Double(updates.count))) ns")
+    print(
+        "  \(evaluated) rule evaluations: \(Int(Double(evaluated) / seconds(elapsed))) evaluations/s, \(Int(seconds(elapsed) * 1e9 / Double(evaluated))) ns per rule evaluated (goal ≤ 1000); \(fired.count) fired"
+    )
+    print(
+        "  rules evaluated per update: \(evaluated / updates.count) (= the 20 on that symbol; the other 99,980 cost nothing); added latency per price update \(Int(seconds(elapsed) * 1e9 / Double(updates.count))) ns"
+    )
 
     // Matching: every rule on the symbol fires (queue purchase at limit-up), 20 per update.
     var hot = RuleBook()
     for k in 0..<200_000 {
-        hot.add(QueueRule(id: QueueRuleID(high: 8, low: UInt64(k)), accountID: account, symbol: "S\(k / 20)", condition: .touchesLimitUp,
-                          action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: .untilTriggered, createdAt: start),
-                instrument: InstrumentID(Int32(k / 20)))
+        hot.add(
+            QueueRule(
+                id: QueueRuleID(high: 8, low: UInt64(k)), accountID: account, symbol: "S\(k / 20)",
+                condition: .touchesLimitUp,
+                action: RuleAction(side: .buy, qty: 100, pricing: .limitUp), lifetime: .untilTriggered, createdAt: start
+            ),
+            instrument: InstrumentID(Int32(k / 20)))
     }
     var firedAll: [QueueRule] = []
     firedAll.reserveCapacity(200_000)
     let t1 = clock.now
     for s in 0..<10_000 {
-        hot.evaluate(InstrumentID(Int32(s)), price: FixedDecimal(110), previousClose: FixedDecimal(100), band: band, into: &firedAll)
+        hot.evaluate(
+            InstrumentID(Int32(s)), price: FixedDecimal(110), previousClose: FixedDecimal(100), band: band,
+            into: &firedAll)
     }
     let matched = clock.now - t1
     report("rules fired (evaluated, removed, handed over)", count: firedAll.count, elapsed: matched)

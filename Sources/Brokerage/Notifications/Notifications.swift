@@ -10,7 +10,9 @@ public struct Notifications: Sendable {
     let streams: UpdateStreams
 
     /// The newest notifications (at most `limit`, 1–500) and how many of the user's are unread.
-    public func recent(user: String, limit: Int = 50) async throws(BrokerageError) -> (items: [NotificationRecord], unread: Int) {
+    public func recent(user: String, limit: Int = 50) async throws(BrokerageError) -> (
+        items: [NotificationRecord], unread: Int
+    ) {
         try await stored { try await storage.notifications(user: user, limit: limit) }
     }
 

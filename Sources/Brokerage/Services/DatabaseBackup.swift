@@ -12,7 +12,8 @@ public enum DatabaseBackup {
     }
 
     /// Checks a backup and makes it the database (replacing an existing one only with `replacing`).
-    public static func restore(_ backup: String, to database: DatabaseLocation, replacing: Bool) async throws -> Summary {
+    public static func restore(_ backup: String, to database: DatabaseLocation, replacing: Bool) async throws -> Summary
+    {
         guard case .sqlite(let path) = database else { throw Self.postgres }
         return try await Storage.restore(sqlite: backup, to: path, replacing: replacing)
     }

@@ -29,8 +29,9 @@ public struct UserDirectory: Sendable {
     public func openSession(tokenHash: String, userID: String, lifetime seconds: Int64) async throws(BrokerageError) {
         let now = clock.now()
         try await stored {
-            try await storage.createSession(tokenHash: tokenHash, userID: userID, createdAt: now,
-                                            expiresAt: now.adding(seconds: seconds))
+            try await storage.createSession(
+                tokenHash: tokenHash, userID: userID, createdAt: now,
+                expiresAt: now.adding(seconds: seconds))
         }
     }
 

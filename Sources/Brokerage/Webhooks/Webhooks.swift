@@ -41,12 +41,15 @@ public struct Webhooks: Sendable {
     }
 
     /// Records one attempt's outcome: delivered, failed for good, or pending until `nextAttempt`.
-    public func recordAttempt(id: String, status: WebhookDelivery.Status, attempts: Int, nextAttempt: Timestamp,
-                              httpStatus: Int?, error: String?) async throws(BrokerageError) {
+    public func recordAttempt(
+        id: String, status: WebhookDelivery.Status, attempts: Int, nextAttempt: Timestamp,
+        httpStatus: Int?, error: String?
+    ) async throws(BrokerageError) {
         let now = clock.now()
         try await stored {
-            try await storage.recordWebhookAttempt(id: id, status: status, attempts: attempts, nextAttempt: nextAttempt,
-                                                   httpStatus: httpStatus, error: error, at: now)
+            try await storage.recordWebhookAttempt(
+                id: id, status: status, attempts: attempts, nextAttempt: nextAttempt,
+                httpStatus: httpStatus, error: error, at: now)
         }
     }
 }

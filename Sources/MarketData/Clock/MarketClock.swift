@@ -2,9 +2,9 @@ import Synchronization
 import TradingCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where "now" comes from for the market and the engine.

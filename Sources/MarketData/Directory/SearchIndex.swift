@@ -1,8 +1,9 @@
 import TradingCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The directory's search structures: symbols sorted for prefix lookups by binary search, and every name in
@@ -97,7 +98,10 @@ struct SearchIndex: Sendable {
                 let old = keys[Int(slot[i])]
                 guard key < old else { return }
                 keys[Int(slot[i])] = key
-                if score < old.0 { betterThan[score] += 1; betterThan[old.0] -= 1 }
+                if score < old.0 {
+                    betterThan[score] += 1
+                    betterThan[old.0] -= 1
+                }
             } else {
                 slot[i] = Int32(keys.count)
                 keys.append(key)
@@ -159,7 +163,8 @@ struct SearchIndex: Sendable {
                 let first = Int32(n[0])
                 var offset = 0
                 while offset + n.count <= h.count,
-                      let found = memchr(base + offset, first, h.count - offset - n.count + 1) {
+                    let found = memchr(base + offset, first, h.count - offset - n.count + 1)
+                {
                     let at = base.distance(to: UnsafeRawPointer(found))
                     if n.count == 1 || memcmp(base + at + 1, nb + 1, n.count - 1) == 0 { body(at) }
                     offset = at + 1
@@ -181,7 +186,9 @@ struct SearchIndex: Sendable {
     /// Bytes left in the word from `offset` to the next space, comma, period or line end.
     private func wordLength(from offset: Int) -> Int {
         var i = offset
-        while i < nameBuffer.count, nameBuffer[i] != 10, nameBuffer[i] != 32, nameBuffer[i] != 44, nameBuffer[i] != 46 { i += 1 }
+        while i < nameBuffer.count, nameBuffer[i] != 10, nameBuffer[i] != 32, nameBuffer[i] != 44, nameBuffer[i] != 46 {
+            i += 1
+        }
         return i - offset
     }
 }

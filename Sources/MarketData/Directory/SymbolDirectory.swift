@@ -49,7 +49,9 @@ public final class SymbolDirectory: Sendable {
 
     /// The directory shipped with papertrade (Resources/symbols.tsv).
     public static func bundled() throws -> SymbolDirectory {
-        guard let url = Bundle.module.url(forResource: "symbols", withExtension: "tsv") else { throw LoadError.missingResource }
+        guard let url = Bundle.module.url(forResource: "symbols", withExtension: "tsv") else {
+            throw LoadError.missingResource
+        }
         return try SymbolDirectory(tsv: String(decoding: try Data(contentsOf: url), as: UTF8.self))
     }
 
@@ -71,8 +73,10 @@ public final class SymbolDirectory: Sendable {
             }
             // Codes the A-share rules do not cover (e.g. 201xxx B shares) are skipped rather than guessed.
             guard let instrument else { continue }
-            entries.append(DirectoryEntry(instrument: instrument, sector: f[5], industry: f[6], cik: f[8],
-                                          roundLot: Int(f[4]) ?? 100))
+            entries.append(
+                DirectoryEntry(
+                    instrument: instrument, sector: f[5], industry: f[6], cik: f[8],
+                    roundLot: Int(f[4]) ?? 100))
         }
         self.init(entries: entries)
     }
@@ -82,8 +86,9 @@ public final class SymbolDirectory: Sendable {
         var bySymbol: [String: Int] = [:]
         for (i, entry) in entries.enumerated() { bySymbol[entry.symbol] = bySymbol[entry.symbol] ?? i }
         self.bySymbol = bySymbol
-        index = SearchIndex(symbols: entries.map { Self.folded($0.symbol) }, names: entries.map { Self.folded($0.name) },
-                            ranks: entries.map(Self.listingRank), markets: entries.map(\.instrument.market))
+        index = SearchIndex(
+            symbols: entries.map { Self.folded($0.symbol) }, names: entries.map { Self.folded($0.name) },
+            ranks: entries.map(Self.listingRank), markets: entries.map(\.instrument.market))
     }
 
     public var count: Int { entries.count }
@@ -98,8 +103,9 @@ public final class SymbolDirectory: Sendable {
         guard !q.isEmpty, limit > 0 else { return [] }
         return index.search(q, market: market, limit: limit).map { i in
             let e = entries[i]
-            return SearchResult(symbol: e.symbol, name: e.name, exchange: e.instrument.exchange,
-                                market: e.instrument.market, kind: e.instrument.kind)
+            return SearchResult(
+                symbol: e.symbol, name: e.name, exchange: e.instrument.exchange,
+                market: e.instrument.market, kind: e.instrument.kind)
         }
     }
 

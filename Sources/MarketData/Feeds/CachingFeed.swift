@@ -12,7 +12,8 @@ public final class CachingFeed: MarketDataFeed {
     private let quotes = Mutex<[String: (quote: MarketQuote, fetchedAt: Timestamp)]>([:])
     private let profiles = Mutex<[String: (profile: CompanyProfile, fetchedAt: Timestamp)]>([:])
 
-    public init(_ inner: any MarketDataFeed, clock: MarketClock, quoteTTLSeconds: Int64 = 5, profileTTLDays: Int64 = 10) {
+    public init(_ inner: any MarketDataFeed, clock: MarketClock, quoteTTLSeconds: Int64 = 5, profileTTLDays: Int64 = 10)
+    {
         self.inner = inner
         self.clock = clock
         quoteTTL = quoteTTLSeconds * Duration64.second
@@ -35,12 +36,15 @@ public final class CachingFeed: MarketDataFeed {
             case .unknownSymbol, .unsupported, .missingCredentials: throw error
             default:
                 let age = cached.map { Int((now.nanoseconds - $0.quote.time.nanoseconds) / Duration64.second) }
-                throw .unavailable(provider: inner.name, reason: error.description, lastKnown: cached?.quote, ageSeconds: age)
+                throw .unavailable(
+                    provider: inner.name, reason: error.description, lastKnown: cached?.quote, ageSeconds: age)
             }
         }
     }
 
-    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
         try await inner.bars(symbol, timeframe: timeframe, from: from, to: to)
     }
 
@@ -61,7 +65,11 @@ public final class CachingFeed: MarketDataFeed {
     public func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem] {
         try await inner.news(symbol, from: from, to: to)
     }
-    public func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend] { try await inner.recommendations(symbol) }
-    public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] { try await inner.earnings(symbol) }
+    public func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend] {
+        try await inner.recommendations(symbol)
+    }
+    public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] {
+        try await inner.earnings(symbol)
+    }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await inner.peers(symbol) }
 }

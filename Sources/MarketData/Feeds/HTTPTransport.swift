@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 public struct HTTPRequest: Sendable, Hashable {
@@ -38,12 +39,16 @@ public struct URLSessionTransport: HTTPTransport {
     public init(timeoutSeconds: Double = 10) { self.timeoutSeconds = timeoutSeconds }
 
     public func get(_ request: HTTPRequest, provider: String) async throws(FeedError) -> HTTPResponse {
-        guard let url = URL(string: request.url) else { throw .transport(provider: provider, detail: "bad URL \(request.url)") }
+        guard let url = URL(string: request.url) else {
+            throw .transport(provider: provider, detail: "bad URL \(request.url)")
+        }
         var urlRequest = URLRequest(url: url, timeoutInterval: timeoutSeconds)
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         do {
             let (data, response) = try await URLSession.shared.data(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else { throw FeedError.transport(provider: provider, detail: "not HTTP") }
+            guard let http = response as? HTTPURLResponse else {
+                throw FeedError.transport(provider: provider, detail: "not HTTP")
+            }
             var headers: [String: String] = [:]
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }

@@ -32,7 +32,10 @@ public final class KeyRing: Sendable {
                 let i = (s.next + step) % keys.count
                 if let until = s.restingUntil[i], until > now { continue }
                 var times = s.recent[i, default: []].filter { $0.nanoseconds > now.nanoseconds - window }
-                guard times.count < requestsPerWindow else { s.recent[i] = times; continue }
+                guard times.count < requestsPerWindow else {
+                    s.recent[i] = times
+                    continue
+                }
                 times.append(now)
                 s.recent[i] = times
                 s.next = (i + 1) % keys.count

@@ -33,7 +33,8 @@ public struct MarketDataConfiguration: Sendable, Hashable {
     public init() {}
 
     /// Reads the config file (if given and present), then the environment on top of it, and validates.
-    public static func load(environment: [String: String], configFile: String? = nil) throws(ConfigurationError) -> Self {
+    public static func load(environment: [String: String], configFile: String? = nil) throws(ConfigurationError) -> Self
+    {
         var values: [String: String] = [:]
         if let configFile, FileManager.default.fileExists(atPath: configFile) {
             guard let text = try? String(contentsOfFile: configFile, encoding: .utf8) else {
@@ -49,13 +50,19 @@ public struct MarketDataConfiguration: Sendable, Hashable {
                     .trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
             }
         }
-        values.merge(environment.filter { $0.key.hasPrefix("PAPERTRADE_") || $0.key.hasPrefix("FINNHUB_") || $0.key.hasPrefix("APCA_") }) { $1 }
+        values.merge(
+            environment.filter {
+                $0.key.hasPrefix("PAPERTRADE_") || $0.key.hasPrefix("FINNHUB_") || $0.key.hasPrefix("APCA_")
+            }
+        ) { $1 }
 
         var c = MarketDataConfiguration()
         func provider(_ key: String) throws(ConfigurationError) -> Provider? {
             guard let raw = values[key]?.lowercased(), !raw.isEmpty else { return nil }
             guard let p = Provider(rawValue: raw) else {
-                throw ConfigurationError(description: "\(key)=\(raw) is not one of \(Provider.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ConfigurationError(
+                    description:
+                        "\(key)=\(raw) is not one of \(Provider.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return p
         }
@@ -64,7 +71,9 @@ public struct MarketDataConfiguration: Sendable, Hashable {
         }
         if let us = try provider("PAPERTRADE_FEED_US") { c.us = us }
         if let cn = try provider("PAPERTRADE_FEED_CN") { c.cn = cn }
-        guard c.us != .sina else { throw ConfigurationError(description: "Sina serves A-shares only; set PAPERTRADE_FEED_CN=sina") }
+        guard c.us != .sina else {
+            throw ConfigurationError(description: "Sina serves A-shares only; set PAPERTRADE_FEED_CN=sina")
+        }
         guard c.cn == .simulated || c.cn == .sina else {
             throw ConfigurationError(description: "A-shares can use the simulated market or sina, not \(c.cn.rawValue)")
         }
@@ -74,27 +83,35 @@ public struct MarketDataConfiguration: Sendable, Hashable {
         c.alpacaSecret = values["APCA_API_SECRET_KEY"] ?? ""
         func number(_ key: String) throws(ConfigurationError) -> Int64? {
             guard let raw = values[key] else { return nil }
-            guard let n = Int64(raw), n >= 0 else { throw ConfigurationError(description: "\(key)=\(raw) must be a whole number ≥ 0") }
+            guard let n = Int64(raw), n >= 0 else {
+                throw ConfigurationError(description: "\(key)=\(raw) must be a whole number ≥ 0")
+            }
             return n
         }
         c.quoteTTLSeconds = try number("PAPERTRADE_QUOTE_TTL") ?? c.quoteTTLSeconds
         c.profileTTLDays = try number("PAPERTRADE_PROFILE_TTL_DAYS") ?? c.profileTTLDays
         if let seed = try number("PAPERTRADE_SEED") { c.seed = UInt64(seed) }
         if c.us == .finnhub && c.finnhubKeys.isEmpty {
-            throw ConfigurationError(description: "PAPERTRADE_FEED_US=finnhub needs FINNHUB_API_KEYS (one or more keys, comma-separated)")
+            throw ConfigurationError(
+                description: "PAPERTRADE_FEED_US=finnhub needs FINNHUB_API_KEYS (one or more keys, comma-separated)")
         }
         if c.us == .alpaca && (c.alpacaKeyID.isEmpty || c.alpacaSecret.isEmpty) {
-            throw ConfigurationError(description: "PAPERTRADE_FEED_US=alpaca needs APCA_API_KEY_ID and APCA_API_SECRET_KEY")
+            throw ConfigurationError(
+                description: "PAPERTRADE_FEED_US=alpaca needs APCA_API_KEY_ID and APCA_API_SECRET_KEY")
         }
         return c
     }
 
     /// The feed this configuration describes: real providers wrapped in `CachingFeed`, routed by market.
-    public func makeFeed(directory: SymbolDirectory, clock: MarketClock,
-                         transport: any HTTPTransport = URLSessionTransport()) -> any MarketDataFeed {
-        let simulated = SimulatedFeed(market: SimulatedMarket(directory: directory,
-                                                              configuration: SimulatorConfiguration(seed: seed, sessions: clock.sessions)),
-                                      clock: clock)
+    public func makeFeed(
+        directory: SymbolDirectory, clock: MarketClock,
+        transport: any HTTPTransport = URLSessionTransport()
+    ) -> any MarketDataFeed {
+        let simulated = SimulatedFeed(
+            market: SimulatedMarket(
+                directory: directory,
+                configuration: SimulatorConfiguration(seed: seed, sessions: clock.sessions)),
+            clock: clock)
         func cached(_ feed: any MarketDataFeed) -> any MarketDataFeed {
             CachingFeed(feed, clock: clock, quoteTTLSeconds: quoteTTLSeconds, profileTTLDays: profileTTLDays)
         }
@@ -105,7 +122,8 @@ public struct MarketDataConfiguration: Sendable, Hashable {
         case .yahoo: usFeed = cached(YahooFeed(transport: transport))
         case .alpaca: usFeed = cached(AlpacaDataFeed(keyID: alpacaKeyID, secret: alpacaSecret, transport: transport))
         }
-        let cnFeed: any MarketDataFeed = cn == .sina ? cached(SinaFeed(transport: transport, directory: directory)) : simulated
+        let cnFeed: any MarketDataFeed =
+            cn == .sina ? cached(SinaFeed(transport: transport, directory: directory)) : simulated
         if us == .simulated && cn == .simulated { return simulated }
         return MarketRoutedFeed(us: usFeed, cn: cnFeed, directory: directory)
     }

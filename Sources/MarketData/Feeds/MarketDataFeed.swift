@@ -7,7 +7,8 @@ public protocol MarketDataFeed: Sendable {
     var attributionURL: String? { get }
 
     func quote(_ symbol: String) async throws(FeedError) -> MarketQuote
-    func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar]
+    func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
     func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult]
     func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile
     func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem]
@@ -48,7 +49,9 @@ public struct SimulatedFeed: MarketDataFeed {
         return q
     }
 
-    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
         guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
         return market.bars(symbol, timeframe: timeframe, from: from, to: min(to, clock.now()))
     }
@@ -60,18 +63,20 @@ public struct SimulatedFeed: MarketDataFeed {
     public func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile {
         guard let entry = market.directory.entry(symbol) else { throw .unknownSymbol(symbol) }
         let i = entry.instrument
-        return CompanyProfile(symbol: i.symbol, name: i.name, exchange: i.exchange.rawValue,
-                              industry: entry.industry.isEmpty ? nil : entry.industry,
-                              country: i.market == .us ? "US" : "CN", currency: i.currency.rawValue,
-                              ipoDate: i.listingDate, website: nil, logo: nil,
-                              marketCapitalizationMillions: nil, sharesOutstandingMillions: nil)
+        return CompanyProfile(
+            symbol: i.symbol, name: i.name, exchange: i.exchange.rawValue,
+            industry: entry.industry.isEmpty ? nil : entry.industry,
+            country: i.market == .us ? "US" : "CN", currency: i.currency.rawValue,
+            ipoDate: i.listingDate, website: nil, logo: nil,
+            marketCapitalizationMillions: nil, sharesOutstandingMillions: nil)
     }
 
     /// Companies of the same GICS sub-industry (known for S&P 500 members).
     public func peers(_ symbol: String) async throws(FeedError) -> [String] {
         guard let entry = market.directory.entry(symbol) else { throw .unknownSymbol(symbol) }
         guard !entry.industry.isEmpty else { return [] }
-        return market.directory.entries.filter { $0.industry == entry.industry && $0.symbol != symbol }.prefix(8).map(\.symbol)
+        return market.directory.entries.filter { $0.industry == entry.industry && $0.symbol != symbol }.prefix(8).map(
+            \.symbol)
     }
 }
 
@@ -91,24 +96,31 @@ public struct MarketRoutedFeed: MarketDataFeed {
     public var attributionURL: String? { us.attributionURL ?? cn.attributionURL }
 
     func feed(_ symbol: String) -> any MarketDataFeed {
-        directory.entry(symbol)?.instrument.market == .cn || (symbol.count == 6 && symbol.allSatisfy(\.isNumber)) ? cn : us
+        directory.entry(symbol)?.instrument.market == .cn || (symbol.count == 6 && symbol.allSatisfy(\.isNumber))
+            ? cn : us
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote { try await feed(symbol).quote(symbol) }
-    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
         try await feed(symbol).bars(symbol, timeframe: timeframe, from: from, to: to)
     }
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {
         // The directory answers searches for both markets: it is local and ranks Chinese names too.
         directory.search(text, market: market, limit: limit)
     }
-    public func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile { try await feed(symbol).profile(symbol) }
+    public func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile {
+        try await feed(symbol).profile(symbol)
+    }
     public func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem] {
         try await feed(symbol).news(symbol, from: from, to: to)
     }
     public func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend] {
         try await feed(symbol).recommendations(symbol)
     }
-    public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] { try await feed(symbol).earnings(symbol) }
+    public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] {
+        try await feed(symbol).earnings(symbol)
+    }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await feed(symbol).peers(symbol) }
 }

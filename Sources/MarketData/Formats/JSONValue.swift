@@ -23,7 +23,9 @@ public enum JSONValue: Sendable, Hashable {
         parser.skipWhitespace()
         self = try parser.value(depth: 0)
         parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { throw ParseError(offset: parser.index, reason: "trailing characters") }
+        guard parser.index == parser.bytes.count else {
+            throw ParseError(offset: parser.index, reason: "trailing characters")
+        }
     }
 
     public init(parsing text: String) throws(ParseError) { try self.init(parsing: Array(text.utf8)) }
@@ -57,7 +59,8 @@ public enum JSONValue: Sendable, Hashable {
     public var roundedDecimal: FixedDecimal? {
         if let exact = decimal { return exact }
         guard case .number(let text) = self, !text.contains("e"), !text.contains("E"),
-              let point = text.firstIndex(of: ".") else { return nil }
+            let point = text.firstIndex(of: ".")
+        else { return nil }
         let fraction = text[text.index(after: point)...]
         guard fraction.count > FixedDecimal.scale else { return nil }
         let kept = String(text[...point]) + fraction.prefix(FixedDecimal.scale)
@@ -95,9 +98,15 @@ public enum JSONValue: Sendable, Hashable {
             case UInt8(ascii: "{"): return try object(depth: depth)
             case UInt8(ascii: "["): return try array(depth: depth)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             default: return .number(try number())
             }
         }
@@ -113,7 +122,10 @@ public enum JSONValue: Sendable, Hashable {
             index += 1
             var result: [String: JSONValue] = [:]
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(result) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(result)
+            }
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -125,8 +137,14 @@ public enum JSONValue: Sendable, Hashable {
                 result[key] = try value(depth: depth + 1)
                 skipWhitespace()
                 guard index < bytes.count else { throw fail("unexpected end in object") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(result) }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(result)
+                }
                 throw fail("expected ',' or '}'")
             }
         }
@@ -135,14 +153,23 @@ public enum JSONValue: Sendable, Hashable {
             index += 1
             var result: [JSONValue] = []
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(result) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(result)
+            }
             while true {
                 skipWhitespace()
                 result.append(try value(depth: depth + 1))
                 skipWhitespace()
                 guard index < bytes.count else { throw fail("unexpected end in array") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(result) }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(result)
+                }
                 throw fail("expected ',' or ']'")
             }
         }
@@ -151,19 +178,30 @@ public enum JSONValue: Sendable, Hashable {
             let start = index
             if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
             var digits = 0
-            while index < bytes.count, (48...57).contains(bytes[index]) { index += 1; digits += 1 }
+            while index < bytes.count, (48...57).contains(bytes[index]) {
+                index += 1
+                digits += 1
+            }
             guard digits > 0 else { throw fail("invalid value") }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
                 var fraction = 0
-                while index < bytes.count, (48...57).contains(bytes[index]) { index += 1; fraction += 1 }
+                while index < bytes.count, (48...57).contains(bytes[index]) {
+                    index += 1
+                    fraction += 1
+                }
                 guard fraction > 0 else { throw fail("invalid number") }
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 var exponent = 0
-                while index < bytes.count, (48...57).contains(bytes[index]) { index += 1; exponent += 1 }
+                while index < bytes.count, (48...57).contains(bytes[index]) {
+                    index += 1
+                    exponent += 1
+                }
                 guard exponent > 0 else { throw fail("invalid exponent") }
             }
             return String(decoding: bytes[start..<index], as: UTF8.self)
@@ -202,7 +240,8 @@ public enum JSONValue: Sendable, Hashable {
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
                         if (0xD800...0xDBFF).contains(scalar), index + 1 < bytes.count,
-                           bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                            bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                        {
                             index += 2
                             let low = try hex4()
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)

@@ -14,8 +14,10 @@ public struct PriceBar: Sendable, Hashable {
     /// Traded value in the instrument's currency (A-share quotes show it as 成交额).
     public var turnover: FixedDecimal
 
-    public init(time: Timestamp, open: Price, high: Price, low: Price, close: Price, volume: Quantity,
-                tradeCount: Int, vwap: Price, turnover: FixedDecimal) {
+    public init(
+        time: Timestamp, open: Price, high: Price, low: Price, close: Price, volume: Quantity,
+        tradeCount: Int, vwap: Price, turnover: FixedDecimal
+    ) {
         self.time = time
         self.open = open
         self.high = high
@@ -45,11 +47,21 @@ public enum BarTimeframe: Sendable, Hashable, CustomStringConvertible {
         let amount = digits.isEmpty ? 1 : Int(digits) ?? 0
         let unit = text.dropFirst(digits.count).lowercased()
         switch unit {
-        case "min", "t": guard (1...59).contains(amount) else { return nil }; self = .minutes(amount)
-        case "hour", "h": guard (1...23).contains(amount) else { return nil }; self = .hours(amount)
-        case "day", "d": guard amount == 1 else { return nil }; self = .day
-        case "week", "w": guard amount == 1 else { return nil }; self = .week
-        case "month", "m": guard amount == 1 else { return nil }; self = .month
+        case "min", "t":
+            guard (1...59).contains(amount) else { return nil }
+            self = .minutes(amount)
+        case "hour", "h":
+            guard (1...23).contains(amount) else { return nil }
+            self = .hours(amount)
+        case "day", "d":
+            guard amount == 1 else { return nil }
+            self = .day
+        case "week", "w":
+            guard amount == 1 else { return nil }
+            self = .week
+        case "month", "m":
+            guard amount == 1 else { return nil }
+            self = .month
         default: return nil
         }
     }
@@ -136,7 +148,8 @@ public struct IndexQuote: Sendable, Hashable {
     public var previousClose: FixedDecimal
     public var change: FixedDecimal { value - previousClose }
     public var changePercent: FixedDecimal {
-        previousClose.isPositive ? (change.times(100)).divided(by: previousClose, places: 2, rule: .halfUp) ?? .zero : .zero
+        previousClose.isPositive
+            ? (change.times(100)).divided(by: previousClose, places: 2, rule: .halfUp) ?? .zero : .zero
     }
 }
 

@@ -14,9 +14,11 @@ enum BarAggregation {
             turnover += bar.turnover
             count += bar.tradeCount
         }
-        let vwap = volume.isPositive ? (turnover.divided(by: volume, places: 4, rule: .halfUp) ?? first.open) : first.open
-        return PriceBar(time: first.time, open: first.open, high: high, low: low, close: last.close, volume: volume,
-                        tradeCount: count, vwap: min(max(vwap, low), high), turnover: turnover)
+        let vwap =
+            volume.isPositive ? (turnover.divided(by: volume, places: 4, rule: .halfUp) ?? first.open) : first.open
+        return PriceBar(
+            time: first.time, open: first.open, high: high, low: low, close: last.close, volume: volume,
+            tradeCount: count, vwap: min(max(vwap, low), high), turnover: turnover)
     }
 
     /// A day's bar, labelled at local midnight (Alpaca labels daily bars at midnight ET).

@@ -39,11 +39,13 @@ enum CounterRandom {
         let d3 = 3.754408661907416e+00
         if p < 0.02425 {
             let q = (-2 * log(p)).squareRoot()
-            return (((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) / ((((d0 * q + d1) * q + d2) * q + d3) * q + 1)
+            return (((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5)
+                / ((((d0 * q + d1) * q + d2) * q + d3) * q + 1)
         }
         if p > 1 - 0.02425 {
             let q = (-2 * log(1 - p)).squareRoot()
-            return -(((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) / ((((d0 * q + d1) * q + d2) * q + d3) * q + 1)
+            return -(((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5)
+                / ((((d0 * q + d1) * q + d2) * q + d3) * q + 1)
         }
         let q = p - 0.5
         let r = q * q
@@ -63,7 +65,7 @@ enum CounterRandom {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -34,8 +34,10 @@ struct PricePath: Sendable {
     private(set) var floor: Double = -Double.infinity
     private(set) var ceiling: Double = Double.infinity
 
-    init(key: UInt64, dailyVolatility: Double, cascadeSpread: Double, drift: Double, anchorLevel: Double,
-         anchorDay: Int) {
+    init(
+        key: UInt64, dailyVolatility: Double, cascadeSpread: Double, drift: Double, anchorLevel: Double,
+        anchorDay: Int
+    ) {
         self.key = key
         self.dailyVolatility = dailyVolatility
         self.cascadeSpread = cascadeSpread
@@ -88,8 +90,10 @@ struct PricePath: Sendable {
         return out
     }
 
-    private func descend(_ xs: [Double], _ range: Range<Int>, lo: Double, hi: Double, bLo: Double, bHi: Double,
-                         level: Int, node: UInt64, into out: inout [Double]) {
+    private func descend(
+        _ xs: [Double], _ range: Range<Int>, lo: Double, hi: Double, bLo: Double, bHi: Double,
+        level: Int, node: UInt64, into out: inout [Double]
+    ) {
         guard !range.isEmpty else { return }
         let width = hi - lo
         if level == Self.bridgeLevels {
@@ -101,8 +105,12 @@ struct PricePath: Sendable {
         let bMid = (bLo + bHi) * 0.5 + (width * 0.25).squareRoot() * z
         var split = range.lowerBound
         while split < range.upperBound && xs[split] < mid { split += 1 }
-        descend(xs, range.lowerBound..<split, lo: lo, hi: mid, bLo: bLo, bHi: bMid, level: level + 1, node: node * 2, into: &out)
-        descend(xs, split..<range.upperBound, lo: mid, hi: hi, bLo: bMid, bHi: bHi, level: level + 1, node: node * 2 + 1, into: &out)
+        descend(
+            xs, range.lowerBound..<split, lo: lo, hi: mid, bLo: bLo, bHi: bMid, level: level + 1, node: node * 2,
+            into: &out)
+        descend(
+            xs, split..<range.upperBound, lo: mid, hi: hi, bLo: bMid, bHi: bHi, level: level + 1, node: node * 2 + 1,
+            into: &out)
     }
 
     /// The day's share of trading time relative to an average day (1 = average): its variance multiplier.
@@ -159,7 +167,7 @@ struct PricePath: Sendable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

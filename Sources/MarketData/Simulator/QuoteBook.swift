@@ -8,8 +8,10 @@ enum QuoteBook {
         let tick = profile.tick.tick(at: last)
         let second = UInt64(bitPattern: time.seconds)
         func size(_ side: UInt64, _ level: Int) -> Quantity {
-            let u = CounterRandom.uniform(CounterRandom.hash(profile.path.key, 0xB00C, second, side * 8 + UInt64(level)))
-            let lots = profile.market == .cn ? 1 + Int(u * Double(60 * (level + 1))) : 1 + Int(u * Double(8 * (level + 1)))
+            let u = CounterRandom.uniform(
+                CounterRandom.hash(profile.path.key, 0xB00C, second, side * 8 + UInt64(level)))
+            let lots =
+                profile.market == .cn ? 1 + Int(u * Double(60 * (level + 1))) : 1 + Int(u * Double(8 * (level + 1)))
             return FixedDecimal(lots * 100)
         }
         var bidLevels: [(Price, Quantity)] = []
@@ -35,7 +37,9 @@ enum QuoteBook {
                 }
             }
         }
-        if pinnedDown, let down = band?.limitDown { askLevels.insert((down, FixedDecimal(500).multiplied(by: size(1, 4))), at: 0) }
+        if pinnedDown, let down = band?.limitDown {
+            askLevels.insert((down, FixedDecimal(500).multiplied(by: size(1, 4))), at: 0)
+        }
         return Quote(bids: BookSide(bidLevels), asks: BookSide(Array(askLevels.prefix(BookSide.capacity))))
     }
 }

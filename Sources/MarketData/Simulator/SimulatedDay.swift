@@ -25,8 +25,10 @@ struct SimulatedDay: Sendable {
         case down(by: Int)
     }
 
-    init(profile: SimulatedProfile, date: CivilDate, grid: SessionGrid, configuration: SimulatorConfiguration,
-         previousClose: Double) {
+    init(
+        profile: SimulatedProfile, date: CivilDate, grid: SessionGrid, configuration: SimulatorConfiguration,
+        previousClose: Double
+    ) {
         self.date = date
         dayIndex = grid.dayIndex(date)
         minuteStarts = grid.minuteStarts(on: date)
@@ -37,8 +39,9 @@ struct SimulatedDay: Sendable {
         let fractions = (0...n).map { g + (1 - g) * SessionGrid.intensityShare(Double($0) / Double(max(n, 1))) }
         let latent = profile.path.logLevels(day: dayIndex, fractions: fractions)
         let band = Self.band(profile, previousClose: previousClose)
-        let event = Self.limitEvent(profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
-                                    dayReturn: exp(latent[n]) / previousClose - 1)
+        let event = Self.limitEvent(
+            profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
+            dayReturn: exp(latent[n]) / previousClose - 1)
         self.band = band
         limitEvent = event
         let key = profile.path.key
@@ -52,10 +55,15 @@ struct SimulatedDay: Sendable {
         // Per-minute log variance, for the high/low of a Brownian bridge between the minute's endpoints.
         let day = grid.dayIndex(date)
         let sigma2 = profile.path.dailyVolatility * profile.path.dailyVolatility * profile.path.activity(day: day)
-        let dailyVolume = profile.baseVolume * profile.path.activity(day: day).squareRoot()
+        let dailyVolume =
+            profile.baseVolume * profile.path.activity(day: day).squareRoot()
             * exp(0.25 * CounterRandom.normal(CounterRandom.hash(key, 0x701, UInt64(bitPattern: Int64(day)))))
         var o: [Double] = [], h: [Double] = [], l: [Double] = [], c: [Double] = [], v: [Double] = []
-        o.reserveCapacity(n); h.reserveCapacity(n); l.reserveCapacity(n); c.reserveCapacity(n); v.reserveCapacity(n)
+        o.reserveCapacity(n)
+        h.reserveCapacity(n)
+        l.reserveCapacity(n)
+        c.reserveCapacity(n)
+        v.reserveCapacity(n)
         for k in 0..<n {
             let a = boundary[k], b = boundary[k + 1]
             let share = fractions[k + 1] - fractions[k]
@@ -74,10 +82,17 @@ struct SimulatedDay: Sendable {
             let pinned = bandRange.map { a == b && (a == $0.1 || a == $0.0) } ?? false
             let weight = (1 + 3 * pow(2 * (Double(k) + 0.5) / Double(n) - 1, 2)) / 2 / Double(n)
             let noise = 0.6 + 0.8 * CounterRandom.uniform(seed ^ 0xABCD)
-            o.append(a); c.append(b); h.append(hi); l.append(lo)
+            o.append(a)
+            c.append(b)
+            h.append(hi)
+            l.append(lo)
             v.append(dailyVolume * weight * noise * (pinned ? 0.15 : 1))
         }
-        open = o; high = h; low = l; close = c; volume = v
+        open = o
+        high = h
+        low = l
+        close = c
+        volume = v
         let tick = profile.tick
         var bars: [PriceBar] = []
         bars.reserveCapacity(n)
@@ -87,9 +102,11 @@ struct SimulatedDay: Sendable {
             let vol = Quantize.shares(v[k], lot: profile.lot)
             let typical = (h[k] + l[k] + c[k]) / 3
             let vw = min(max(Quantize.price(typical, tick: .fixed(FixedDecimal(units: 1, exponent: 4))), lp), hp)
-            bars.append(PriceBar(time: minuteStarts[k], open: op, high: hp, low: lp, close: cl, volume: vol,
-                                 tradeCount: max(1, Int(v[k] / Double(profile.lot * 4))),
-                                 vwap: vw, turnover: vol.multiplied(by: vw, places: 2, rule: .halfUp)))
+            bars.append(
+                PriceBar(
+                    time: minuteStarts[k], open: op, high: hp, low: lp, close: cl, volume: vol,
+                    tradeCount: max(1, Int(v[k] / Double(profile.lot * 4))),
+                    vwap: vw, turnover: vol.multiplied(by: vw, places: 2, rule: .halfUp)))
         }
         self.bars = bars
     }
@@ -103,10 +120,13 @@ struct SimulatedDay: Sendable {
     /// A latent log-level made visible at minute `k`.
     func visible(_ logLevel: Double, minute k: Int) -> Double {
         let bandRange = band.map { (Quantize.level($0.limitDown), Quantize.level($0.limitUp)) }
-        return Self.visible(exp(logLevel), minute: k, event: limitEvent, open: open.first ?? exp(logLevel), band: bandRange)
+        return Self.visible(
+            exp(logLevel), minute: k, event: limitEvent, open: open.first ?? exp(logLevel), band: bandRange)
     }
 
-    static func visible(_ level: Double, minute k: Int, event: LimitEvent, open: Double, band: (Double, Double)?) -> Double {
+    static func visible(_ level: Double, minute k: Int, event: LimitEvent, open: Double, band: (Double, Double)?)
+        -> Double
+    {
         var x = level
         if let (down, up) = band {
             switch event {
@@ -124,16 +144,20 @@ struct SimulatedDay: Sendable {
     }
 
     /// The visible close of a day without building its minutes (for chaining A-share limits).
-    static func closingLevel(profile: SimulatedProfile, date: CivilDate, grid: SessionGrid,
-                             configuration: SimulatorConfiguration, previousClose: Double) -> Double {
+    static func closingLevel(
+        profile: SimulatedProfile, date: CivilDate, grid: SessionGrid,
+        configuration: SimulatorConfiguration, previousClose: Double
+    ) -> Double {
         let dayIndex = grid.dayIndex(date)
         let latent = exp(profile.path.logLevel(day: dayIndex, fraction: 1))
         guard let band = band(profile, previousClose: previousClose) else { return latent }
         let n = grid.minuteCount(on: date)
-        let event = limitEvent(profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
-                               dayReturn: latent / previousClose - 1)
-        return visible(latent, minute: n, event: event, open: latent,
-                       band: (Quantize.level(band.limitDown), Quantize.level(band.limitUp)))
+        let event = limitEvent(
+            profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
+            dayReturn: latent / previousClose - 1)
+        return visible(
+            latent, minute: n, event: event, open: latent,
+            band: (Quantize.level(band.limitDown), Quantize.level(band.limitUp)))
     }
 
     static func band(_ profile: SimulatedProfile, previousClose: Double) -> PriceBand? {
@@ -142,10 +166,13 @@ struct SimulatedDay: Sendable {
     }
 
     /// Strong days run to the limit: the pull starts at the open and reaches the limit at a random minute.
-    static func limitEvent(_ profile: SimulatedProfile, dayIndex: Int, minutes: Int,
-                           configuration: SimulatorConfiguration, dayReturn: Double) -> LimitEvent {
+    static func limitEvent(
+        _ profile: SimulatedProfile, dayIndex: Int, minutes: Int,
+        configuration: SimulatorConfiguration, dayReturn: Double
+    ) -> LimitEvent {
         guard let fraction = profile.limit?.fraction, minutes > 0,
-              abs(dayReturn) >= configuration.limitPullThreshold * Quantize.level(fraction) else { return .none }
+            abs(dayReturn) >= configuration.limitPullThreshold * Quantize.level(fraction)
+        else { return .none }
         let h = CounterRandom.hash(profile.path.key, 0x11A1, UInt64(bitPattern: Int64(dayIndex)))
         let by = Int(Double(minutes) * (0.05 + 0.85 * CounterRandom.uniform(h)))
         return dayReturn > 0 ? .up(by: by) : .down(by: by)
@@ -165,14 +192,15 @@ struct SimulatedDay: Sendable {
             let jitter = (CounterRandom.uniform(CounterRandom.hash(seed, UInt64(i), 2)) - 0.5) * span * 0.5
             let price = min(max(Quantize.price(base + jitter, tick: profile.tick), bar.low), bar.high)
             let lots = 1 + Int(CounterRandom.uniform(CounterRandom.hash(seed, UInt64(i), 3)) * 20)
-            return TradeTick(symbol: profile.symbol, time: minuteStarts[k].adding(seconds: Int64(second)),
-                             price: price, size: FixedDecimal(lots * (profile.lot == 1 ? 100 : profile.lot)))
+            return TradeTick(
+                symbol: profile.symbol, time: minuteStarts[k].adding(seconds: Int64(second)),
+                price: price, size: FixedDecimal(lots * (profile.lot == 1 ? 100 : profile.lot)))
         }
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -3,8 +3,10 @@ import TradingCore
 extension SimulatedMarket {
     /// Live quotes for subscribed symbols: every `interval` of market time, each symbol whose quote changed.
     /// The stream ends when the consuming task is cancelled.
-    public func liveQuotes(_ symbols: [String], clock: MarketClock,
-                           interval: Int64 = Duration64.second) -> AsyncStream<MarketQuote> {
+    public func liveQuotes(
+        _ symbols: [String], clock: MarketClock,
+        interval: Int64 = Duration64.second
+    ) -> AsyncStream<MarketQuote> {
         AsyncStream(bufferingPolicy: .bufferingNewest(symbols.count * 4)) { continuation in
             let task = Task {
                 var last: [String: MarketQuote] = [:]

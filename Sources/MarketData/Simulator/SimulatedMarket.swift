@@ -15,8 +15,10 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// 12% on ChiNext/STAR) is pulled to limit-up (limit-down) and pins there, as strong days do on SSE/SZSE.
     public var limitPullThreshold: Double
 
-    public init(seed: UInt64 = 1, sessions: EngineConfiguration.SessionPolicy = .exchangeCalendars,
-                cascadeSpread: Double = 0.28, overnightShare: Double = 0.2, limitPullThreshold: Double = 0.6) {
+    public init(
+        seed: UInt64 = 1, sessions: EngineConfiguration.SessionPolicy = .exchangeCalendars,
+        cascadeSpread: Double = 0.28, overnightShare: Double = 0.2, limitPullThreshold: Double = 0.6
+    ) {
         self.seed = seed
         self.sessions = sessions
         self.cascadeSpread = cascadeSpread
@@ -67,8 +69,9 @@ public final class SimulatedMarket: Sendable {
         if let hit = cache.withLock({ $0.get(key) }) { return hit }
         let grid = grid(profile.market)
         guard grid.isTradingDay(date) else { return nil }
-        let day = SimulatedDay(profile: profile, date: date, grid: grid, configuration: configuration,
-                               previousClose: visibleClose(profile, before: date, grid: grid))
+        let day = SimulatedDay(
+            profile: profile, date: date, grid: grid, configuration: configuration,
+            previousClose: visibleClose(profile, before: date, grid: grid))
         cache.withLock { $0.put(key, day) }
         return day
     }
@@ -85,8 +88,9 @@ public final class SimulatedMarket: Sendable {
         // Oldest first: start from the latent close and apply each day's band and limit events.
         var close = exp(profile.path.logLevel(day: grid.dayIndex(d), fraction: 1))
         for day in dates.reversed() {
-            close = SimulatedDay.closingLevel(profile: profile, date: day, grid: grid, configuration: configuration,
-                                              previousClose: close)
+            close = SimulatedDay.closingLevel(
+                profile: profile, date: day, grid: grid, configuration: configuration,
+                previousClose: close)
         }
         return close
     }
@@ -109,8 +113,10 @@ public final class SimulatedMarket: Sendable {
         var volume = 0.0, turnover = 0.0
         let complete = min(elapsed.minutes, day.bars.count)
         for k in 0..<complete {
-            high = max(high, day.high[k]); low = min(low, day.low[k])
-            volume += day.volume[k]; turnover += day.volume[k] * (day.high[k] + day.low[k] + day.close[k]) / 3
+            high = max(high, day.high[k])
+            low = min(low, day.low[k])
+            volume += day.volume[k]
+            turnover += day.volume[k] * (day.high[k] + day.low[k] + day.close[k]) / 3
         }
         if complete < day.bars.count, elapsed.fraction > 0 {
             // Inside minute `complete`: a point of the same path, kept within that minute's range.
@@ -118,9 +124,11 @@ public final class SimulatedMarket: Sendable {
             let f = day.fraction(minute: k, within: elapsed.fraction)
             let latent = profile.path.logLevel(day: day.dayIndex, fraction: f)
             last = min(max(day.visible(latent, minute: k), day.low[k]), day.high[k])
-            high = max(high, last); low = min(low, last)
+            high = max(high, last)
+            low = min(low, last)
             let v = day.volume[k] * elapsed.fraction
-            volume += v; turnover += v * last
+            volume += v
+            turnover += v * last
         } else if complete > 0 {
             last = day.close[complete - 1]
         } else {
@@ -175,7 +183,10 @@ public final class SimulatedMarket: Sendable {
                     // Buckets count from the session's first minute (09:30 → 09:30, 10:00 … for 30Min).
                     let bucket = k / size
                     let key = date.daysSinceEpoch * 10_000 + bucket
-                    if key != pendingKey { flush(); pendingKey = key }
+                    if key != pendingKey {
+                        flush()
+                        pendingKey = key
+                    }
                     pending.append(bar)
                 }
                 flush()
@@ -187,7 +198,10 @@ public final class SimulatedMarket: Sendable {
                 case .month: key = date.year * 12 + date.month
                 default: key = date.daysSinceEpoch
                 }
-                if key != pendingKey { flush(); pendingKey = key }
+                if key != pendingKey {
+                    flush()
+                    pendingKey = key
+                }
                 if let dayBar { pending.append(dayBar) }
             }
         }
@@ -235,13 +249,16 @@ public final class SimulatedMarket: Sendable {
         let (date, elapsed) = grid.session(at: time)
         var rows: [(score: Double, index: Int)] = []
         rows.reserveCapacity(8000)
-        for (i, entry) in directory.entries.enumerated() where entry.instrument.market == market && entry.isMoverCandidate {
+        for (i, entry) in directory.entries.enumerated()
+        where entry.instrument.market == market && entry.isMoverCandidate {
             let p = profile(entry)
             let dayIndex = grid.dayIndex(date)
             let previous = p.path.logLevel(day: grid.dayIndex(grid.previousTradingDay(before: date)), fraction: 1)
             let done = Double(elapsed.minutes) + elapsed.fraction
             let n = Double(grid.minuteCount(on: date))
-            let f = configuration.overnightShare + (1 - configuration.overnightShare) * SessionGrid.intensityShare(done / max(n, 1))
+            let f =
+                configuration.overnightShare + (1 - configuration.overnightShare)
+                * SessionGrid.intensityShare(done / max(n, 1))
             let now = p.path.logLevel(day: dayIndex, fraction: f)
             let score: Double
             switch kind {
@@ -256,13 +273,17 @@ public final class SimulatedMarket: Sendable {
         var movers: [Mover] = shortlist.compactMap { row in
             let entry = directory.entries[row.index]
             guard let q = quote(profile(entry), at: time) else { return nil }
-            return Mover(symbol: entry.symbol, name: entry.name, last: q.last, change: q.change,
-                         changePercent: q.changePercent, volume: q.volume)
+            return Mover(
+                symbol: entry.symbol, name: entry.name, last: q.last, change: q.change,
+                changePercent: q.changePercent, volume: q.volume)
         }
         switch kind {
         case .gainers: movers.sort { ($0.changePercent, $1.symbol) > ($1.changePercent, $0.symbol) }
         case .losers: movers.sort { ($0.changePercent, $0.symbol) < ($1.changePercent, $1.symbol) }
-        case .active: movers.sort { ($0.volume.multiplied(by: $0.last), $1.symbol) > ($1.volume.multiplied(by: $1.last), $0.symbol) }
+        case .active:
+            movers.sort {
+                ($0.volume.multiplied(by: $0.last), $1.symbol) > ($1.volume.multiplied(by: $1.last), $0.symbol)
+            }
         }
         return Array(movers.prefix(limit))
     }
@@ -299,7 +320,7 @@ struct DayCache: Sendable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -50,8 +50,9 @@ struct SimulatedProfile: Sendable {
         case (.us, false): volatility = 0.011 + 0.014 * u(2) + (anchor < 5 ? 0.015 : 0)
         case (.cn, false): volatility = 0.02 + 0.012 * u(2)
         }
-        path = PricePath(key: key, dailyVolatility: volatility, cascadeSpread: cascadeSpread, drift: 0.0002 * z(3),
-                         anchorLevel: anchor, anchorDay: PricePath.weekdayIndex(Self.anchorDate))
+        path = PricePath(
+            key: key, dailyVolatility: volatility, cascadeSpread: cascadeSpread, drift: 0.0002 * z(3),
+            anchorLevel: anchor, anchorDay: PricePath.weekdayIndex(Self.anchorDate))
         let shares = market == .us ? exp(log(1_500_000) + 1.2 * z(4)) : exp(log(9_000_000) + 0.9 * z(4))
         baseVolume = etf ? shares * 2 : shares
         spreadTicks = market == .cn ? 1 : (anchor > 200 ? 3 : anchor > 20 ? 1 : 1)
@@ -73,15 +74,16 @@ struct SimulatedProfile: Sendable {
         case .sp500: anchor = 6845
         }
         let key = CounterRandom.hash(seed, CounterRandom.key(index.rawValue))
-        path = PricePath(key: key, dailyVolatility: 0.009, cascadeSpread: cascadeSpread,
-                         drift: 0.0003, anchorLevel: anchor, anchorDay: PricePath.weekdayIndex(Self.anchorDate))
+        path = PricePath(
+            key: key, dailyVolatility: 0.009, cascadeSpread: cascadeSpread,
+            drift: 0.0003, anchorLevel: anchor, anchorDay: PricePath.weekdayIndex(Self.anchorDate))
         baseVolume = 400_000_000
         spreadTicks = 0
     }
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -62,22 +62,31 @@ enum AlpacaEncoding {
     /// An order's fields (all but `legs`), sorted by key: the one definition behind both the JSON value and the
     /// byte writer that answers order placements without building a dictionary.
     typealias OrderField = (key: String, value: @Sendable (Order) -> OrderFieldValue)
-    private static func f(_ key: String, _ value: @escaping @Sendable (Order) -> OrderFieldValue) -> OrderField { (key, value) }
+    private static func f(_ key: String, _ value: @escaping @Sendable (Order) -> OrderFieldValue) -> OrderField {
+        (key, value)
+    }
 
     static let orderFields: [OrderField] = [
         f("id", { .id($0.id.uuid) }), f("client_order_id", { .string($0.clientOrderID) }),
-        f("created_at", { .time($0.createdAt) }), f("updated_at", { .time($0.updatedAt) }), f("submitted_at", { .time($0.submittedAt) }),
-        f("filled_at", { .time($0.filledAt) }), f("expired_at", { .time($0.expiredAt) }), f("canceled_at", { .time($0.canceledAt) }),
-        f("failed_at", { .time($0.failedAt) }), f("replaced_at", { .time($0.replacedAt) }), f("expires_at", { .time($0.expiresAt) }),
+        f("created_at", { .time($0.createdAt) }), f("updated_at", { .time($0.updatedAt) }),
+        f("submitted_at", { .time($0.submittedAt) }),
+        f("filled_at", { .time($0.filledAt) }), f("expired_at", { .time($0.expiredAt) }),
+        f("canceled_at", { .time($0.canceledAt) }),
+        f("failed_at", { .time($0.failedAt) }), f("replaced_at", { .time($0.replacedAt) }),
+        f("expires_at", { .time($0.expiresAt) }),
         f("replaced_by", { .id($0.replacedBy?.uuid) }), f("replaces", { .id($0.replaces?.uuid) }),
-        f("asset_id", { .id(assetIdentifier($0.symbol)) }), f("symbol", { .string($0.symbol) }), f("asset_class", { _ in .string("us_equity") }),
-        f("notional", { .decimal($0.notional) }), f("qty", { .decimal($0.qty) }), f("filled_qty", { .decimal($0.filledQty) }),
+        f("asset_id", { .id(assetIdentifier($0.symbol)) }), f("symbol", { .string($0.symbol) }),
+        f("asset_class", { _ in .string("us_equity") }),
+        f("notional", { .decimal($0.notional) }), f("qty", { .decimal($0.qty) }),
+        f("filled_qty", { .decimal($0.filledQty) }),
         f("filled_avg_price", { .decimal($0.filledAvgPrice) }), f("order_class", { .string($0.orderClass.rawValue) }),
-        f("order_type", { .string($0.type.rawValue) }), f("type", { .string($0.type.rawValue) }), f("side", { .string($0.side.rawValue) }),
+        f("order_type", { .string($0.type.rawValue) }), f("type", { .string($0.type.rawValue) }),
+        f("side", { .string($0.side.rawValue) }),
         f("time_in_force", { .string($0.timeInForce.rawValue) }), f("limit_price", { .decimal($0.limitPrice) }),
         f("stop_price", { .decimal($0.stopPrice) }), f("status", { .string($0.status.rawValue) }),
         f("extended_hours", { .bool($0.extendedHours) }), f("trail_percent", { .decimal($0.trailPercent) }),
-        f("trail_price", { .decimal($0.trailPrice) }), f("hwm", { .decimal($0.hwm) }), f("position_intent", { _ in .string(nil) }),
+        f("trail_price", { .decimal($0.trailPrice) }), f("hwm", { .decimal($0.hwm) }),
+        f("position_intent", { _ in .string(nil) }),
         f("source", { _ in .string(nil) }), f("subtag", { _ in .string(nil) }), f("ratio_qty", { _ in .string(nil) }),
         // papertrade extensions, ignored by Alpaca clients:
         f("fees", { .decimal($0.fees) }), f("reject_reason", { .string($0.reason) }),
@@ -123,7 +132,8 @@ enum AlpacaEncoding {
         let lastEquity = equity - s.dayChange
         let zero = JSONValue.string("0")
         return .object([
-            "id": .string(a.id.description), "account_number": .text(s.record?.accountNumber), "status": .string("ACTIVE"),
+            "id": .string(a.id.description), "account_number": .text(s.record?.accountNumber),
+            "status": .string("ACTIVE"),
             "crypto_status": .string("INACTIVE"), "currency": .string(a.currency.rawValue),
             "cash": .decimal(a.cash), "portfolio_value": .decimal(equity), "equity": .decimal(equity),
             "last_equity": .decimal(lastEquity), "buying_power": .decimal(a.buyingPower),
@@ -155,7 +165,8 @@ enum AlpacaEncoding {
             "side": .string("long"), "market_value": .decimal(p.valuation.marketValue),
             "cost_basis": .decimal(p.position.costBasis), "unrealized_pl": .decimal(p.valuation.unrealizedPnL),
             "unrealized_plpc": .decimal(p.valuation.unrealizedPnLPercent),
-            "unrealized_intraday_pl": .decimal(p.valuation.dayChange), "unrealized_intraday_plpc": .decimal(intradayPercent ?? .zero),
+            "unrealized_intraday_pl": .decimal(p.valuation.dayChange),
+            "unrealized_intraday_plpc": .decimal(intradayPercent ?? .zero),
             "current_price": .decimal(p.current), "lastday_price": .decimal(p.previousClose ?? p.current),
             "change_today": .decimal(change ?? .zero),
         ])
@@ -168,7 +179,8 @@ enum AlpacaEncoding {
         if i.fractionable { attributes.append(.string("fractional_eh_enabled")) }
         return .object([
             "id": .string(assetID(i.symbol)), "class": .string("us_equity"), "exchange": .string(exchange(i.exchange)),
-            "symbol": .string(i.symbol), "name": .string(i.name), "status": .string("active"), "tradable": .bool(i.kind != .index),
+            "symbol": .string(i.symbol), "name": .string(i.name), "status": .string("active"),
+            "tradable": .bool(i.kind != .index),
             "marginable": .bool(false), "shortable": .bool(false), "easy_to_borrow": .bool(false),
             "fractionable": .bool(i.fractionable), "maintenance_margin_requirement": .int(100),
             "min_order_size": .string(String(i.lot.roundLot == 100 && i.market == .cn ? 100 : 1)),

@@ -48,8 +48,12 @@ enum AlpacaRequests {
         if let unknown = o.keys.filter({ !orderFields.contains($0) }).sorted().first {
             throw APIError.unprocessable("unknown field \(unknown)")
         }
-        guard let symbol = try string(o, "symbol"), !symbol.isEmpty else { throw APIError.unprocessable("symbol is required") }
-        guard let side = try enumValue(o, "side", OrderSide.self) else { throw APIError.unprocessable("side is required") }
+        guard let symbol = try string(o, "symbol"), !symbol.isEmpty else {
+            throw APIError.unprocessable("symbol is required")
+        }
+        guard let side = try enumValue(o, "side", OrderSide.self) else {
+            throw APIError.unprocessable("side is required")
+        }
         let type = try enumValue(o, "type", OrderType.self) ?? enumValue(o, "order_type", OrderType.self) ?? .market
         guard let tif = try enumValue(o, "time_in_force", TimeInForce.self) else {
             throw APIError.unprocessable("time_in_force is required")
@@ -71,7 +75,9 @@ enum AlpacaRequests {
         var stopLoss: OrderRequest.StopLoss?
         if let sl = o["stop_loss"], !sl.isNull {
             let fields = try object(sl)
-            guard let stop = try decimal(fields, "stop_price") else { throw APIError.unprocessable("stop_loss.stop_price is required") }
+            guard let stop = try decimal(fields, "stop_price") else {
+                throw APIError.unprocessable("stop_loss.stop_price is required")
+            }
             stopLoss = .init(stopPrice: stop, limitPrice: try decimal(fields, "limit_price"))
         }
         var extendedHours = false
@@ -79,12 +85,13 @@ enum AlpacaRequests {
             guard let b = value.bool else { throw APIError.unprocessable("extended_hours must be true or false") }
             extendedHours = b
         }
-        return OrderRequest(symbol: symbol.uppercased(), side: side, type: type, timeInForce: tif,
-                            qty: try decimal(o, "qty"), notional: try decimal(o, "notional"),
-                            limitPrice: try decimal(o, "limit_price"), stopPrice: try decimal(o, "stop_price"),
-                            trailPrice: try decimal(o, "trail_price"), trailPercent: try decimal(o, "trail_percent"),
-                            extendedHours: extendedHours, clientOrderID: try string(o, "client_order_id"),
-                            orderClass: orderClass, takeProfit: takeProfit, stopLoss: stopLoss)
+        return OrderRequest(
+            symbol: symbol.uppercased(), side: side, type: type, timeInForce: tif,
+            qty: try decimal(o, "qty"), notional: try decimal(o, "notional"),
+            limitPrice: try decimal(o, "limit_price"), stopPrice: try decimal(o, "stop_price"),
+            trailPrice: try decimal(o, "trail_price"), trailPercent: try decimal(o, "trail_percent"),
+            extendedHours: extendedHours, clientOrderID: try string(o, "client_order_id"),
+            orderClass: orderClass, takeProfit: takeProfit, stopLoss: stopLoss)
     }
 
     /// PATCH /v2/orders/{id} body → ReplaceRequest.
@@ -94,9 +101,10 @@ enum AlpacaRequests {
         if let unknown = o.keys.filter({ !allowed.contains($0) }).sorted().first {
             throw APIError.unprocessable("unknown field \(unknown)")
         }
-        return ReplaceRequest(qty: try decimal(o, "qty"), timeInForce: try enumValue(o, "time_in_force", TimeInForce.self),
-                              limitPrice: try decimal(o, "limit_price"), stopPrice: try decimal(o, "stop_price"),
-                              trail: try decimal(o, "trail"), clientOrderID: try string(o, "client_order_id"))
+        return ReplaceRequest(
+            qty: try decimal(o, "qty"), timeInForce: try enumValue(o, "time_in_force", TimeInForce.self),
+            limitPrice: try decimal(o, "limit_price"), stopPrice: try decimal(o, "stop_price"),
+            trail: try decimal(o, "trail"), clientOrderID: try string(o, "client_order_id"))
     }
 
     /// Booleans arrive capitalised from alpaca-py ("True"): parse case-insensitively.

@@ -6,8 +6,10 @@ import TradingCore
 struct APIKeyAuthenticator: RouterMiddleware {
     let services: Papertrade
 
-    func handle(_ request: Request, context: AppContext,
-                next: (Request, AppContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: AppContext,
+        next: (Request, AppContext) async throws -> Response
+    ) async throws -> Response {
         let (keyID, secret) = request.headers.alpacaCredentials
         guard let keyID, let secret, let account = try await services.authenticate(keyID: keyID, secret: secret) else {
             throw APIError.unauthorized
@@ -25,15 +27,19 @@ struct SessionAuthenticator: RouterMiddleware {
     static let cookie = "papertrade_session"
     let services: Papertrade
 
-    func handle(_ request: Request, context: AppContext,
-                next: (Request, AppContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: AppContext,
+        next: (Request, AppContext) async throws -> Response
+    ) async throws -> Response {
         var context = context
         if let token = request.cookies[Self.cookie]?.value,
-           let user = try await services.brokerage.users.sessionUser(tokenHash: Credentials.sha256(token)) {
+            let user = try await services.brokerage.users.sessionUser(tokenHash: Credentials.sha256(token))
+        {
             context.caller = .user(id: user, sessionToken: token)
         } else if let keyID = request.headers[HTTPField.Name.alpacaKeyID] {
             guard let secret = request.headers[HTTPField.Name.alpacaSecretKey],
-                  let account = try await services.authenticate(keyID: keyID, secret: secret) else {
+                let account = try await services.authenticate(keyID: keyID, secret: secret)
+            else {
                 throw APIError.unauthorized
             }
             context.caller = .account(account)
@@ -62,7 +68,11 @@ extension HTTPFields {
         var keyID: String?
         var secret: String?
         for field in self {
-            if field.name == .alpacaKeyID { keyID = keyID ?? field.value } else if field.name == .alpacaSecretKey { secret = secret ?? field.value }
+            if field.name == .alpacaKeyID {
+                keyID = keyID ?? field.value
+            } else if field.name == .alpacaSecretKey {
+                secret = secret ?? field.value
+            }
         }
         return (keyID, secret)
     }

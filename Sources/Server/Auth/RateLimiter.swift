@@ -7,7 +7,10 @@ import Synchronization
 /// /v2 surface carries `X-Ratelimit-Limit`, `X-Ratelimit-Remaining` and `X-Ratelimit-Reset` (unix seconds when the
 /// window ends); going over is a 429 `{"code": 42910000, "message": "too many requests"}`, which alpaca-py retries.
 final class RateLimiter: Sendable {
-    struct Window { var start: Int64; var count: Int }
+    struct Window {
+        var start: Int64
+        var count: Int
+    }
 
     let limit: Int
     private let windows = Mutex<[String: Window]>([:])
@@ -36,8 +39,10 @@ final class RateLimiter: Sendable {
 struct RateLimitMiddleware: RouterMiddleware {
     let limiter: RateLimiter
 
-    func handle(_ request: Request, context: AppContext,
-                next: (Request, AppContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: AppContext,
+        next: (Request, AppContext) async throws -> Response
+    ) async throws -> Response {
         guard let key = request.headers[HTTPField.Name.alpacaKeyID] else { return try await next(request, context) }
         let state = limiter.take(key, now: Int64(Date().timeIntervalSince1970))
         func stamped(_ response: Response) -> Response {
@@ -48,7 +53,8 @@ struct RateLimitMiddleware: RouterMiddleware {
             return response
         }
         guard state.allowed else {
-            var response = try APIError(.tooManyRequests, code: 42910000, "too many requests").response(from: request, context: context)
+            var response = try APIError(.tooManyRequests, code: 42910000, "too many requests").response(
+                from: request, context: context)
             response.headers[.retryAfter] = String(max(1, state.reset - Int64(Date().timeIntervalSince1970)))
             return stamped(response)
         }

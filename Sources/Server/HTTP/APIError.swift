@@ -23,7 +23,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     }
 
     public static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: 40010000, message) }
-    public static func unprocessable(_ message: String) -> APIError { APIError(.unprocessableContent, code: 42210000, message) }
+    public static func unprocessable(_ message: String) -> APIError {
+        APIError(.unprocessableContent, code: 42210000, message)
+    }
     public static func notFound(_ message: String) -> APIError { APIError(.notFound, code: 40410000, message) }
     public static let unauthorized = APIError(.unauthorized, code: 40110000, "request is not authorized")
 
@@ -49,7 +51,8 @@ extension Request {
     mutating func jsonBody(context: AppContext) async throws -> JSONValue {
         let buffer: ByteBuffer
         do { buffer = try await collectBody(upTo: context.maxUploadSize) } catch {
-            throw APIError(.contentTooLarge, code: 41300000, "request body is larger than \(context.maxUploadSize) bytes")
+            throw APIError(
+                .contentTooLarge, code: 41300000, "request body is larger than \(context.maxUploadSize) bytes")
         }
         guard buffer.readableBytes > 0 else { throw APIError.badRequest("request body is empty; expected JSON") }
         do { return try JSONValue(parsing: Array(buffer.readableBytesView)) } catch {

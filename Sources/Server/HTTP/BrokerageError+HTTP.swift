@@ -39,7 +39,7 @@ extension OrderRejection {
         case .insufficientBuyingPower, .insufficientQty, .notSellableToday: return .forbidden
         case .unknownAccount, .orderNotFound: return .notFound
         case .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits, .marketClosed,
-             .duplicateClientOrderID, .notCancelable, .notReplaceable, .currencyMismatch, .noQuote, .unsupported:
+            .duplicateClientOrderID, .notCancelable, .notReplaceable, .currencyMismatch, .noQuote, .unsupported:
             return .unprocessableContent
         }
     }

@@ -38,18 +38,20 @@ public enum PrometheusExport {
     public static func bootstrap() { _ = installed }
 
     static func sanitize(_ name: String) -> String {
-        String(name.unicodeScalars.map { scalar -> Character in
-            switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", "_", ":": return Character(scalar)
-            default: return "_"
-            }
-        })
+        String(
+            name.unicodeScalars.map { scalar -> Character in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", "_", ":": return Character(scalar)
+                default: return "_"
+                }
+            })
     }
 
     /// The text exposition format, version 0.0.4.
     static func response() -> Response {
-        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
     }
 }
 
@@ -60,8 +62,10 @@ public enum PrometheusExport {
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     static var header: HTTPField.Name { HTTPField.Name("X-Request-ID")! }
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let id = request.headers[Self.header].flatMap(Self.acceptable) ?? context.id
         var context = context
         context.logger[metadataKey: "request_id"] = .string(id)
@@ -78,20 +82,24 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         return response
     }
 
-    func log(_ request: Request, context: Context, status: HTTPResponse.Status, since started: ContinuousClock.Instant) {
+    func log(_ request: Request, context: Context, status: HTTPResponse.Status, since started: ContinuousClock.Instant)
+    {
         let level: Logger.Level = status.code >= 500 ? .error : .debug
         guard context.logger.logLevel <= level else { return }
         let milliseconds = (ContinuousClock.now - started) / .milliseconds(1)
-        context.logger.log(level: level, "request", metadata: [
-            "method": .string(request.method.rawValue), "path": .string(request.uri.path),
-            "status": .stringConvertible(status.code), "duration_ms": .string(String(format: "%.3f", milliseconds)),
-        ])
+        context.logger.log(
+            level: level, "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+                "status": .stringConvertible(status.code), "duration_ms": .string(String(format: "%.3f", milliseconds)),
+            ])
     }
 
     /// A client's id, if it is short printable ASCII (it is echoed in a header and written to logs).
     static func acceptable(_ text: String) -> String? {
         guard (1...128).contains(text.utf8.count),
-              text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+            text.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else { return nil }
         return text
     }
 }

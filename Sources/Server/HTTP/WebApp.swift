@@ -34,7 +34,8 @@ public struct WebApp: Sendable {
             let files = FileManager.default.enumerator(at: rootURL, includingPropertiesForKeys: [.isRegularFileKey])
             while let url = files?.nextObject() as? URL {
                 guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
-                      let data = FileManager.default.contents(atPath: url.path) else { continue }
+                    let data = FileManager.default.contents(atPath: url.path)
+                else { continue }
                 let relative = String(url.standardizedFileURL.path.dropFirst(rootURL.path.count))
                 assets[urlPath(forFile: relative)] = asset(data, name: relative)
             }
@@ -63,7 +64,8 @@ public struct WebApp: Sendable {
     static func vendorDirectories(_ explicit: String?) -> [String] {
         if let explicit { return [explicit] }
         var candidates: [String] = []
-        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for _ in 0..<6 {
             candidates.append(directory.appendingPathComponent("web-vendor").path)
             candidates.append(directory.appendingPathComponent(".build/web-vendor").path)
@@ -93,7 +95,8 @@ public struct WebApp: Sendable {
     }
 
     /// What a browser may load: only this origin (plus https images for provider logos); scripts never inline.
-    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
         + "img-src 'self' data: https:; connect-src 'self' ws: wss:; manifest-src 'self'; worker-src 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
@@ -106,9 +109,11 @@ public struct WebApp: Sendable {
         if asset.contentType.hasPrefix("text/html") {
             headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         }
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == asset.etag
-        }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == asset.etag
+            })
+        {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentLength] = String(asset.body.readableBytes)

@@ -29,8 +29,10 @@ enum AppSocket {
         let state = Mutex(Set<String>())
     }
 
-    static func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, headers: HTTPFields,
-                       services: Papertrade) async throws {
+    static func handle(
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, headers: HTTPFields,
+        services: Papertrade
+    ) async throws {
         @Sendable func send(_ type: String, _ data: JSONValue) async throws {
             try await outbound.write(.text(JSONValue.object(["type": .string(type), "data": data]).serialized))
         }
@@ -46,8 +48,13 @@ enum AppSocket {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await update in orders where accounts.contains(update.order.accountID) {
-                    try await send("order", .object(["event": .string(update.event.rawValue), "account_id": .string(update.order.accountID.description),
-                                                     "order": AlpacaEncoding.order(update.order)]))
+                    try await send(
+                        "order",
+                        .object([
+                            "event": .string(update.event.rawValue),
+                            "account_id": .string(update.order.accountID.description),
+                            "order": AlpacaEncoding.order(update.order),
+                        ]))
                 }
             }
             group.addTask {
@@ -69,8 +76,13 @@ enum AppSocket {
             var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
             while let message = try await messages.next() {
                 guard case .text(let text) = message, let request = try? JSONValue(parsing: text),
-                      let type = request["type"]?.string, type == "subscribe" || type == "unsubscribe" else {
-                    try await send("error", .object(["message": .string("expected {\"type\": \"subscribe\"|\"unsubscribe\", \"symbols\": [...]}")]))
+                    let type = request["type"]?.string, type == "subscribe" || type == "unsubscribe"
+                else {
+                    try await send(
+                        "error",
+                        .object([
+                            "message": .string("expected {\"type\": \"subscribe\"|\"unsubscribe\", \"symbols\": [...]}")
+                        ]))
                     continue
                 }
                 let requested = (request["symbols"]?.array ?? []).compactMap(\.string).map { $0.uppercased() }
@@ -79,7 +91,9 @@ enum AppSocket {
                     if type == "subscribe" { s.formUnion(requested) } else { s.subtract(requested) }
                     if s.count > 100 { s = Set(s.sorted().prefix(100)) }
                 }
-                try await send("subscribed", .object(["symbols": .array(symbols.state.withLock { $0 }.sorted().map(JSONValue.string))]))
+                try await send(
+                    "subscribed",
+                    .object(["symbols": .array(symbols.state.withLock { $0 }.sorted().map(JSONValue.string))]))
             }
             group.cancelAll()
         }

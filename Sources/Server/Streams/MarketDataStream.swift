@@ -15,15 +15,23 @@ enum MarketDataStream {
 
         var message: MessagePack.Value {
             func list(_ s: Set<String>) -> MessagePack.Value { .array(s.sorted().map(MessagePack.Value.string)) }
-            return .array([.map([("T", .string("subscription")), ("trades", list(trades)), ("quotes", list(quotes)),
-                                 ("bars", list(bars)), ("updatedBars", .array([])), ("dailyBars", .array([])),
-                                 ("statuses", .array([])), ("lulds", .array([])), ("corrections", .array([])),
-                                 ("cancelErrors", .array([]))])])
+            return .array([
+                .map([
+                    ("T", .string("subscription")), ("trades", list(trades)), ("quotes", list(quotes)),
+                    ("bars", list(bars)), ("updatedBars", .array([])), ("dailyBars", .array([])),
+                    ("statuses", .array([])), ("lulds", .array([])), ("corrections", .array([])),
+                    ("cancelErrors", .array([])),
+                ])
+            ])
         }
     }
 
-    static func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, services: Papertrade) async throws {
-        @Sendable func send(_ value: MessagePack.Value) async throws { try await outbound.write(.binary(MessagePack.encode(value))) }
+    static func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, services: Papertrade)
+        async throws
+    {
+        @Sendable func send(_ value: MessagePack.Value) async throws {
+            try await outbound.write(.binary(MessagePack.encode(value)))
+        }
         func control(_ type: String, _ fields: [(String, MessagePack.Value)]) -> MessagePack.Value {
             .array([.map([("T", .string(type))] + fields)])
         }
@@ -37,8 +45,9 @@ enum MarketDataStream {
         try await send(control("success", [("msg", .string("connected"))]))
         var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
         guard let first = try await messages.next(), let auth = decode(first), auth["action"]?.string == "auth",
-              let key = auth["key"]?.string, let secret = auth["secret"]?.string,
-              try await services.authenticate(keyID: key, secret: secret) != nil else {
+            let key = auth["key"]?.string, let secret = auth["secret"]?.string,
+            try await services.authenticate(keyID: key, secret: secret) != nil
+        else {
             try await send(control("error", [("code", .int(402)), ("msg", .string("auth failed"))]))
             return
         }
@@ -60,9 +69,16 @@ enum MarketDataStream {
                     continue
                 }
                 let current = subscriptions.state.withLock { s -> Subscriptions in
-                    for (field, path) in [("trades", \Subscriptions.trades), ("quotes", \Subscriptions.quotes), ("bars", \Subscriptions.bars)] {
+                    for (field, path) in [
+                        ("trades", \Subscriptions.trades), ("quotes", \Subscriptions.quotes),
+                        ("bars", \Subscriptions.bars),
+                    ] {
                         let symbols = Set((request[field]?.strings ?? []).map { $0.uppercased() })
-                        if action == "subscribe" { s[keyPath: path].formUnion(symbols) } else { s[keyPath: path].subtract(symbols) }
+                        if action == "subscribe" {
+                            s[keyPath: path].formUnion(symbols)
+                        } else {
+                            s[keyPath: path].subtract(symbols)
+                        }
                     }
                     return s
                 }
@@ -80,8 +96,10 @@ enum MarketDataStream {
         let bidSize = Int64(q.bids.best?.size.integerPart ?? 0)
         let askSize = Int64(q.asks.best?.size.integerPart ?? 0)
         let fields: [(String, MessagePack.Value)] = [
-            ("T", .string("q")), ("S", .string(symbol)), ("bx", .string("V")), ("bp", .price(q.bids.best?.price ?? .zero)),
-            ("bs", .int(bidSize)), ("ax", .string("V")), ("ap", .price(q.asks.best?.price ?? .zero)), ("as", .int(askSize)),
+            ("T", .string("q")), ("S", .string(symbol)), ("bx", .string("V")),
+            ("bp", .price(q.bids.best?.price ?? .zero)),
+            ("bs", .int(bidSize)), ("ax", .string("V")), ("ap", .price(q.asks.best?.price ?? .zero)),
+            ("as", .int(askSize)),
             ("t", .timestamp(q.time)), ("c", .array([.string("R")])), ("z", .string("C")),
         ]
         return .map(fields)
@@ -89,23 +107,28 @@ enum MarketDataStream {
 
     static func tradeMessage(_ symbol: String, _ q: MarketQuote) -> MessagePack.Value {
         let fields: [(String, MessagePack.Value)] = [
-            ("T", .string("t")), ("S", .string(symbol)), ("i", .int(q.time.nanoseconds % 1_000_000_000)), ("x", .string("V")),
-            ("p", .price(q.last)), ("s", .int(100)), ("t", .timestamp(q.time)), ("c", .array([.string("@")])), ("z", .string("C")),
+            ("T", .string("t")), ("S", .string(symbol)), ("i", .int(q.time.nanoseconds % 1_000_000_000)),
+            ("x", .string("V")),
+            ("p", .price(q.last)), ("s", .int(100)), ("t", .timestamp(q.time)), ("c", .array([.string("@")])),
+            ("z", .string("C")),
         ]
         return .map(fields)
     }
 
     static func barMessage(_ symbol: String, _ bar: PriceBar) -> MessagePack.Value {
         let fields: [(String, MessagePack.Value)] = [
-            ("T", .string("b")), ("S", .string(symbol)), ("o", .price(bar.open)), ("h", .price(bar.high)), ("l", .price(bar.low)),
+            ("T", .string("b")), ("S", .string(symbol)), ("o", .price(bar.open)), ("h", .price(bar.high)),
+            ("l", .price(bar.low)),
             ("c", .price(bar.close)), ("v", .int(Int64(bar.volume.integerPart ?? 0))), ("t", .timestamp(bar.time)),
             ("n", .int(Int64(bar.tradeCount))), ("vw", .price(bar.vwap)),
         ]
         return .map(fields)
     }
 
-    static func pump(subscriptions: SubscriptionBox, services: Papertrade,
-                     send: @Sendable (MessagePack.Value) async throws -> Void) async throws {
+    static func pump(
+        subscriptions: SubscriptionBox, services: Papertrade,
+        send: @Sendable (MessagePack.Value) async throws -> Void
+    ) async throws {
         var lastQuote: [String: MarketQuote] = [:]
         var lastBar: [String: Timestamp] = [:]
         var next = services.clock.now()
@@ -119,15 +142,20 @@ enum MarketDataStream {
                 if s.quotes.contains(symbol), previous == nil || previous?.bids != q.bids || previous?.asks != q.asks {
                     batch.append(quoteMessage(symbol, q))
                 }
-                if s.trades.contains(symbol), previous == nil || previous?.last != q.last || previous?.volume != q.volume {
+                if s.trades.contains(symbol),
+                    previous == nil || previous?.last != q.last || previous?.volume != q.volume
+                {
                     batch.append(tradeMessage(symbol, q))
                 }
             }
             let now = services.clock.now()
             for symbol in s.bars.sorted() {
-                let bars = (try? await services.feed.bars(symbol, timeframe: .minutes(1), from: now.adding(seconds: -120), to: now)) ?? []
+                let bars =
+                    (try? await services.feed.bars(
+                        symbol, timeframe: .minutes(1), from: now.adding(seconds: -120), to: now)) ?? []
                 // The newest bar that has finished (its minute is over).
-                guard let bar = bars.last(where: { $0.time.adding(seconds: 60) <= now }), bar.time != lastBar[symbol] else { continue }
+                guard let bar = bars.last(where: { $0.time.adding(seconds: 60) <= now }), bar.time != lastBar[symbol]
+                else { continue }
                 lastBar[symbol] = bar.time
                 batch.append(barMessage(symbol, bar))
             }

@@ -55,32 +55,63 @@ enum MessagePack {
         case .null: b.writeInteger(UInt8(0xC0))
         case .bool(let v): b.writeInteger(UInt8(v ? 0xC3 : 0xC2))
         case .int(let v):
-            if v >= 0 && v < 128 { b.writeInteger(UInt8(v)) }
-            else if v < 0 && v >= -32 { b.writeInteger(Int8(v)) }
-            else { b.writeInteger(UInt8(0xD3)); b.writeInteger(v) }
-        case .double(let v): b.writeInteger(UInt8(0xCB)); b.writeInteger(v.bitPattern)
+            if v >= 0 && v < 128 {
+                b.writeInteger(UInt8(v))
+            } else if v < 0 && v >= -32 {
+                b.writeInteger(Int8(v))
+            } else {
+                b.writeInteger(UInt8(0xD3))
+                b.writeInteger(v)
+            }
+        case .double(let v):
+            b.writeInteger(UInt8(0xCB))
+            b.writeInteger(v.bitPattern)
         case .string(let s):
             let bytes = Array(s.utf8)
-            if bytes.count < 32 { b.writeInteger(UInt8(0xA0 | bytes.count)) }
-            else if bytes.count < 256 { b.writeInteger(UInt8(0xD9)); b.writeInteger(UInt8(bytes.count)) }
-            else if bytes.count < 65_536 { b.writeInteger(UInt8(0xDA)); b.writeInteger(UInt16(bytes.count)) }
-            else { b.writeInteger(UInt8(0xDB)); b.writeInteger(UInt32(bytes.count)) }
+            if bytes.count < 32 {
+                b.writeInteger(UInt8(0xA0 | bytes.count))
+            } else if bytes.count < 256 {
+                b.writeInteger(UInt8(0xD9))
+                b.writeInteger(UInt8(bytes.count))
+            } else if bytes.count < 65_536 {
+                b.writeInteger(UInt8(0xDA))
+                b.writeInteger(UInt16(bytes.count))
+            } else {
+                b.writeInteger(UInt8(0xDB))
+                b.writeInteger(UInt32(bytes.count))
+            }
             b.writeBytes(bytes)
         case .array(let items):
-            if items.count < 16 { b.writeInteger(UInt8(0x90 | items.count)) }
-            else if items.count < 65_536 { b.writeInteger(UInt8(0xDC)); b.writeInteger(UInt16(items.count)) }
-            else { b.writeInteger(UInt8(0xDD)); b.writeInteger(UInt32(items.count)) }
+            if items.count < 16 {
+                b.writeInteger(UInt8(0x90 | items.count))
+            } else if items.count < 65_536 {
+                b.writeInteger(UInt8(0xDC))
+                b.writeInteger(UInt16(items.count))
+            } else {
+                b.writeInteger(UInt8(0xDD))
+                b.writeInteger(UInt32(items.count))
+            }
             for item in items { write(item, to: &b) }
         case .map(let pairs):
-            if pairs.count < 16 { b.writeInteger(UInt8(0x80 | pairs.count)) }
-            else { b.writeInteger(UInt8(0xDE)); b.writeInteger(UInt16(pairs.count)) }
-            for (k, v) in pairs { write(.string(k), to: &b); write(v, to: &b) }
+            if pairs.count < 16 {
+                b.writeInteger(UInt8(0x80 | pairs.count))
+            } else {
+                b.writeInteger(UInt8(0xDE))
+                b.writeInteger(UInt16(pairs.count))
+            }
+            for (k, v) in pairs {
+                write(.string(k), to: &b)
+                write(v, to: &b)
+            }
         case .timestamp(let t):
             // timestamp 96: ext 8, length 12, type −1, nanoseconds (u32) then seconds (i64).
             let seconds = t.seconds
             let nanos = UInt32(t.nanoseconds - seconds * 1_000_000_000)
-            b.writeInteger(UInt8(0xC7)); b.writeInteger(UInt8(12)); b.writeInteger(Int8(-1))
-            b.writeInteger(nanos); b.writeInteger(seconds)
+            b.writeInteger(UInt8(0xC7))
+            b.writeInteger(UInt8(12))
+            b.writeInteger(Int8(-1))
+            b.writeInteger(nanos)
+            b.writeInteger(seconds)
         }
     }
 
@@ -93,7 +124,9 @@ enum MessagePack {
 
     /// Extension values: timestamps (type −1, 4, 8 or 12 bytes); other types are refused.
     static func ext(_ b: inout ByteBuffer, length: Int) throws -> Value {
-        guard let type: Int8 = b.readInteger(), b.readableBytes >= length else { throw DecodeError(description: "truncated extension") }
+        guard let type: Int8 = b.readInteger(), b.readableBytes >= length else {
+            throw DecodeError(description: "truncated extension")
+        }
         guard type == -1 else { throw DecodeError(description: "unsupported extension type \(type)") }
         switch length {
         case 4:
@@ -126,7 +159,9 @@ enum MessagePack {
             guard count <= b.readableBytes else { throw DecodeError(description: "map longer than the message") }
             var pairs: [(String, Value)] = []
             for _ in 0..<count {
-                guard case .string(let key) = try read(&b, depth: depth + 1) else { throw DecodeError(description: "map key is not a string") }
+                guard case .string(let key) = try read(&b, depth: depth + 1) else {
+                    throw DecodeError(description: "map key is not a string")
+                }
                 pairs.append((key, try read(&b, depth: depth + 1)))
             }
             return .map(pairs)
@@ -158,21 +193,41 @@ enum MessagePack {
         case 0xD1: return try int(Int16.self)
         case 0xD2: return try int(Int32.self)
         case 0xD3: return try int(Int64.self)
-        case 0xD9: guard let n: UInt8 = b.readInteger() else { break }; return try string(Int(n))
-        case 0xDA: guard let n: UInt16 = b.readInteger() else { break }; return try string(Int(n))
-        case 0xDB: guard let n: UInt32 = b.readInteger() else { break }; return try string(Int(n))
-        case 0xDC: guard let n: UInt16 = b.readInteger() else { break }; return try array(Int(n))
-        case 0xDD: guard let n: UInt32 = b.readInteger() else { break }; return try array(Int(n))
-        case 0xDE: guard let n: UInt16 = b.readInteger() else { break }; return try map(Int(n))
-        case 0xDF: guard let n: UInt32 = b.readInteger() else { break }; return try map(Int(n))
+        case 0xD9:
+            guard let n: UInt8 = b.readInteger() else { break }
+            return try string(Int(n))
+        case 0xDA:
+            guard let n: UInt16 = b.readInteger() else { break }
+            return try string(Int(n))
+        case 0xDB:
+            guard let n: UInt32 = b.readInteger() else { break }
+            return try string(Int(n))
+        case 0xDC:
+            guard let n: UInt16 = b.readInteger() else { break }
+            return try array(Int(n))
+        case 0xDD:
+            guard let n: UInt32 = b.readInteger() else { break }
+            return try array(Int(n))
+        case 0xDE:
+            guard let n: UInt16 = b.readInteger() else { break }
+            return try map(Int(n))
+        case 0xDF:
+            guard let n: UInt32 = b.readInteger() else { break }
+            return try map(Int(n))
         case 0xD4: return try ext(&b, length: 1)
         case 0xD5: return try ext(&b, length: 2)
         case 0xD6: return try ext(&b, length: 4)
         case 0xD7: return try ext(&b, length: 8)
         case 0xD8: return try ext(&b, length: 16)
-        case 0xC7: guard let n: UInt8 = b.readInteger() else { break }; return try ext(&b, length: Int(n))
-        case 0xC8: guard let n: UInt16 = b.readInteger() else { break }; return try ext(&b, length: Int(n))
-        case 0xC9: guard let n: UInt32 = b.readInteger() else { break }; return try ext(&b, length: Int(n))
+        case 0xC7:
+            guard let n: UInt8 = b.readInteger() else { break }
+            return try ext(&b, length: Int(n))
+        case 0xC8:
+            guard let n: UInt16 = b.readInteger() else { break }
+            return try ext(&b, length: Int(n))
+        case 0xC9:
+            guard let n: UInt32 = b.readInteger() else { break }
+            return try ext(&b, length: Int(n))
         default: break
         }
         throw DecodeError(description: String(format: "unsupported MessagePack type 0x%02x", tag))

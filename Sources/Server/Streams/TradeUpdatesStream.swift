@@ -9,7 +9,9 @@ import TradingCore
 /// Alpaca's `trade_updates` stream at ws://HOST/stream: authenticate, listen, then every committed order event
 /// of the key's account. Frames are binary JSON, as Alpaca's paper endpoint sends them.
 enum TradeUpdatesStream {
-    static func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, services: Papertrade) async throws {
+    static func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, services: Papertrade)
+        async throws
+    {
         var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
         func json(_ message: WebSocketMessage) -> JSONValue? {
             switch message {
@@ -17,17 +19,31 @@ enum TradeUpdatesStream {
             case .binary(let b): return try? JSONValue(parsing: Array(b.readableBytesView))
             }
         }
-        @Sendable func send(_ value: JSONValue) async throws { try await outbound.write(.binary(ByteBuffer(string: value.serialized))) }
+        @Sendable func send(_ value: JSONValue) async throws {
+            try await outbound.write(.binary(ByteBuffer(string: value.serialized)))
+        }
 
         guard let first = try await messages.next(), let auth = json(first), auth["action"]?.string == "authenticate",
-              let key = auth["data"]?["key_id"]?.string, let secret = auth["data"]?["secret_key"]?.string,
-              let account = try await services.authenticate(keyID: key, secret: secret) else {
-            try await send(.object(["stream": .string("authorization"), "data": .object([
-                "action": .string("authenticate"), "status": .string("unauthorized"), "message": .string("access key verification failed")])]))
+            let key = auth["data"]?["key_id"]?.string, let secret = auth["data"]?["secret_key"]?.string,
+            let account = try await services.authenticate(keyID: key, secret: secret)
+        else {
+            try await send(
+                .object([
+                    "stream": .string("authorization"),
+                    "data": .object([
+                        "action": .string("authenticate"), "status": .string("unauthorized"),
+                        "message": .string("access key verification failed"),
+                    ]),
+                ]))
             return
         }
-        try await send(.object(["stream": .string("authorization"), "data": .object([
-            "action": .string("authenticate"), "status": .string("authorized")])]))
+        try await send(
+            .object([
+                "stream": .string("authorization"),
+                "data": .object([
+                    "action": .string("authenticate"), "status": .string("authorized"),
+                ]),
+            ]))
 
         let listening = Flag()
         let updates = await services.brokerage.orderUpdates(account: account)
@@ -42,8 +58,13 @@ enum TradeUpdatesStream {
                 guard let request = json(message), request["action"]?.string == "listen" else { continue }
                 let streams = request["data"]?["streams"]?.array?.compactMap(\.string) ?? []
                 listening.value = streams.contains("trade_updates")
-                try await send(.object(["stream": .string("listening"), "data": .object([
-                    "streams": .array(streams.filter { $0 == "trade_updates" }.map(JSONValue.string))])]))
+                try await send(
+                    .object([
+                        "stream": .string("listening"),
+                        "data": .object([
+                            "streams": .array(streams.filter { $0 == "trade_updates" }.map(JSONValue.string))
+                        ]),
+                    ]))
             }
             group.cancelAll()
         }
@@ -65,7 +86,8 @@ enum TradeUpdatesStream {
         default: name = update.event.rawValue
         }
         var data: [String: JSONValue] = [
-            "event": .string(name), "order": AlpacaEncoding.order(update.order), "timestamp": .string(update.time.description),
+            "event": .string(name), "order": AlpacaEncoding.order(update.order),
+            "timestamp": .string(update.time.description),
             "position_qty": .decimal(update.positionQty),
         ]
         if let fill = update.fill {

@@ -1,13 +1,14 @@
 import Brokerage
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import MarketData
 import ServiceLifecycle
 import TradingCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Sends users' notifications to their webhooks.
 ///
@@ -38,8 +39,10 @@ public struct WebhookDispatcher: Service {
     let transport: Transport
     let logger: Logger
 
-    public init(brokerage: Brokerage, logger: Logger = Logger(label: "papertrade.webhooks"),
-                transport: @escaping Transport = WebhookDispatcher.urlSession) {
+    public init(
+        brokerage: Brokerage, logger: Logger = Logger(label: "papertrade.webhooks"),
+        transport: @escaping Transport = WebhookDispatcher.urlSession
+    ) {
         webhooks = brokerage.webhooks
         clock = brokerage.clock
         self.transport = transport
@@ -68,7 +71,10 @@ public struct WebhookDispatcher: Service {
         await withTaskGroup(of: Void.self) { group in
             var running = 0
             for item in due {
-                if running == 8 { await group.next(); running -= 1 }
+                if running == 8 {
+                    await group.next()
+                    running -= 1
+                }
                 group.addTask { await attempt(item) }
                 running += 1
             }
@@ -100,14 +106,16 @@ public struct WebhookDispatcher: Service {
             failure = "invalid URL"
         }
         let attempts = delivery.attempts + 1
-        let status: WebhookDelivery.Status = failure == nil ? .delivered : (attempts >= Self.maximumAttempts ? .failed : .pending)
+        let status: WebhookDelivery.Status =
+            failure == nil ? .delivered : (attempts >= Self.maximumAttempts ? .failed : .pending)
         let delay = status == .pending ? Self.retryDelays[attempts - 1] : 0
         if let failure {
             logger.info("webhook delivery \(delivery.id) attempt \(attempts) failed: \(failure)")
         }
         do {
-            try await webhooks.recordAttempt(id: delivery.id, status: status, attempts: attempts,
-                                             nextAttempt: now.adding(seconds: delay), httpStatus: httpStatus, error: failure)
+            try await webhooks.recordAttempt(
+                id: delivery.id, status: status, attempts: attempts,
+                nextAttempt: now.adding(seconds: delay), httpStatus: httpStatus, error: failure)
         } catch {
             logger.error("could not record webhook attempt \(delivery.id): \(error)")
         }
@@ -115,7 +123,8 @@ public struct WebhookDispatcher: Service {
 
     /// The JSON body of a delivery (bytes, so the signature covers exactly what is sent).
     static func body(_ d: WebhookDelivery) -> [UInt8] {
-        let data: JSONValue = d.notification.map(NotificationsController.encode)
+        let data: JSONValue =
+            d.notification.map(NotificationsController.encode)
             ?? .object(["message": .string("papertrade webhook test")])
         return JSONValue.object([
             "id": .string(d.id), "type": .string(d.notification?.kind ?? "ping"),

@@ -26,11 +26,13 @@ public struct EngineConfiguration: Sendable, Codable, Hashable {
         case alwaysOpen = "always_open"
     }
 
-    public init(seed: UInt64 = 1, quoteParticipation: FixedDecimal = .one,
-                volumeParticipation: FixedDecimal = FixedDecimal(units: 1, exponent: 1), slippageTicks: Int = 0,
-                fillLatency: Int64 = 0, marketBuyCushion: FixedDecimal = FixedDecimal(units: 3, exponent: 2),
-                sessions: SessionPolicy = .exchangeCalendars, gtcLifetimeDays: Int = 90,
-                maximumQty: Quantity = FixedDecimal(1_000_000_000), maximumPrice: Price = FixedDecimal(1_000_000_000)) {
+    public init(
+        seed: UInt64 = 1, quoteParticipation: FixedDecimal = .one,
+        volumeParticipation: FixedDecimal = FixedDecimal(units: 1, exponent: 1), slippageTicks: Int = 0,
+        fillLatency: Int64 = 0, marketBuyCushion: FixedDecimal = FixedDecimal(units: 3, exponent: 2),
+        sessions: SessionPolicy = .exchangeCalendars, gtcLifetimeDays: Int = 90,
+        maximumQty: Quantity = FixedDecimal(1_000_000_000), maximumPrice: Price = FixedDecimal(1_000_000_000)
+    ) {
         self.seed = seed
         self.quoteParticipation = quoteParticipation
         self.volumeParticipation = volumeParticipation

@@ -51,12 +51,19 @@ struct InstrumentBook: Sendable {
         if order.needsTrigger {
             if order.isTrailing { hasTrailingStops = true }
             if let stop = order.stop {
-                if order.side == .buy { lowestBuyStop = min(lowestBuyStop, stop) } else { highestSellStop = max(highestSellStop, stop) }
+                if order.side == .buy {
+                    lowestBuyStop = min(lowestBuyStop, stop)
+                } else {
+                    highestSellStop = max(highestSellStop, stop)
+                }
             }
             return
         }
-        if order.side == .buy { bestBuy = max(bestBuy, order.limit ?? Self.plusInfinity) }
-        else { bestSell = min(bestSell, order.limit ?? Self.minusInfinity) }
+        if order.side == .buy {
+            bestBuy = max(bestBuy, order.limit ?? Self.plusInfinity)
+        } else {
+            bestSell = min(bestSell, order.limit ?? Self.minusInfinity)
+        }
     }
 
     mutating func refreshThresholds() {

@@ -24,13 +24,18 @@ public struct MarketEvent: Sendable {
         self.kind = kind
     }
 
-    public static func quote(_ instrument: InstrumentID, at time: Timestamp, bid: Price, bidSize: Quantity,
-                             ask: Price, askSize: Quantity) -> MarketEvent {
-        MarketEvent(instrument: instrument, time: time,
-                    kind: .quote(Quote(bids: BookSide([(bid, bidSize)]), asks: BookSide([(ask, askSize)]))))
+    public static func quote(
+        _ instrument: InstrumentID, at time: Timestamp, bid: Price, bidSize: Quantity,
+        ask: Price, askSize: Quantity
+    ) -> MarketEvent {
+        MarketEvent(
+            instrument: instrument, time: time,
+            kind: .quote(Quote(bids: BookSide([(bid, bidSize)]), asks: BookSide([(ask, askSize)]))))
     }
 
-    public static func trade(_ instrument: InstrumentID, at time: Timestamp, price: Price, size: Quantity) -> MarketEvent {
+    public static func trade(_ instrument: InstrumentID, at time: Timestamp, price: Price, size: Quantity)
+        -> MarketEvent
+    {
         MarketEvent(instrument: instrument, time: time, kind: .trade(price: price, size: size))
     }
 }

@@ -30,7 +30,8 @@ extension TradingEngine {
         case .bar(let bar):
             books[i].lastTrade = bar.close
             guard !books[i].resting.isEmpty,
-                  books[i].tradeMayAct(bar.low) || books[i].tradeMayAct(bar.high) else { return }
+                books[i].tradeMayAct(bar.low) || books[i].tradeMayAct(bar.high)
+            else { return }
         case .auction(_, let price, _):
             books[i].lastTrade = price
             guard books[i].hasAuctionOrders else { return }
@@ -67,8 +68,9 @@ extension TradingEngine {
             listingDay = instrument.calendar.tradingDays(from: listed, through: date).count
         }
         books[i].previousClose = previousClose
-        books[i].band = instrument.priceLimit.band(previousClose: previousClose, tick: instrument.tick,
-                                                   tradingDayOfListing: listingDay)
+        books[i].band = instrument.priceLimit.band(
+            previousClose: previousClose, tick: instrument.tick,
+            tradingDayOfListing: listingDay)
         books[i].bandDate = date
     }
 
@@ -90,10 +92,13 @@ extension TradingEngine {
                 finish(id, .canceled, reason: "fok order could not be filled completely", at: time)
                 return
             }
-            match(order.instrument, event: MarketEvent(instrument: order.instrument, time: time, kind: .quote(quote)), only: id)
+            match(
+                order.instrument, event: MarketEvent(instrument: order.instrument, time: time, kind: .quote(quote)),
+                only: id)
         }
         if order.timeInForce == .ioc || order.timeInForce == .fok, orders[id]?.status.isOpen == true {
-            let reason = order.timeInForce == .fok ? "fok order could not be filled completely" : "ioc remainder canceled"
+            let reason =
+                order.timeInForce == .fok ? "fok order could not be filled completely" : "ioc remainder canceled"
             finish(id, .canceled, reason: reason, at: time)
         }
     }
@@ -161,8 +166,10 @@ extension TradingEngine {
     }
 
     /// Fills as much of one order as the event's remaining liquidity, the account and the market rules allow.
-    mutating func fill(_ orderID: OrderID, liquidity: inout Liquidity, band: PriceBand?, instrument: Instrument,
-                       at time: Timestamp) {
+    mutating func fill(
+        _ orderID: OrderID, liquidity: inout Liquidity, band: PriceBand?, instrument: Instrument,
+        at time: Timestamp
+    ) {
         guard let order = orders[orderID] else { return }
         let buy = order.side == .buy
         let limit = order.workingLimit
@@ -189,7 +196,8 @@ extension TradingEngine {
         case .trade(let price):
             if let limit, buy ? !(price < limit) : !(price > limit) { return }
             if price == blockedPrice { return }
-            let taken = execute(orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+            let taken = execute(
+                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
             liquidity.spend(taken, buy: buy)
         case .bar(let bar):
             var price: Price
@@ -206,11 +214,13 @@ extension TradingEngine {
             }
             price = Swift.min(Swift.max(price, bar.low), bar.high)
             if price == blockedPrice { return }
-            let taken = execute(orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+            let taken = execute(
+                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
             liquidity.spend(taken, buy: buy)
         case .auction(let price):
             if let limit, buy ? price > limit : price < limit { return }
-            let taken = execute(orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+            let taken = execute(
+                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
             liquidity.spend(taken, buy: buy)
         }
     }
@@ -218,10 +228,13 @@ extension TradingEngine {
     /// Executes up to `available` shares of an order at `price`, bounded by what the order still wants, what
     /// the account can pay (buys) or deliver (sells), and whole shares unless the order is fractional.
     /// Returns the quantity executed.
-    mutating func execute(_ orderID: OrderID, available: Quantity, price: Price, instrument: Instrument,
-                          at time: Timestamp) -> Quantity {
+    mutating func execute(
+        _ orderID: OrderID, available: Quantity, price: Price, instrument: Instrument,
+        at time: Timestamp
+    ) -> Quantity {
         guard let order = orders[orderID], let account = accounts[order.accountID], available.isPositive,
-              price.isPositive else { return .zero }
+            price.isPositive
+        else { return .zero }
         let currency = account.currency
         let fractional = order.notional != nil || !(order.qty?.isInteger ?? true)
         var qty: Quantity
@@ -229,7 +242,8 @@ extension TradingEngine {
             qty = Swift.min(leaves, available)
         } else {
             // Notional: what the remaining amount buys (sells) at this price, truncated to 9 places.
-            let remaining = (order.notional ?? .zero) - order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+            let remaining =
+                (order.notional ?? .zero) - order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
             qty = Swift.min(remaining.divided(by: price, rule: .down) ?? .zero, available)
         }
         if !fractional { qty = qty.rounded(places: 0, rule: .down) }
@@ -248,7 +262,8 @@ extension TradingEngine {
             let spendable = account.buyingPower + order.reservedCash
             var affordable = qty
             while affordable.isPositive, cost(order, qty: affordable, price: price, account: account) > spendable {
-                let estimate = (spendable - account.fees.minimumChargeCushion(side: .buy, currency: currency))
+                let estimate =
+                    (spendable - account.fees.minimumChargeCushion(side: .buy, currency: currency))
                     .divided(by: price, rule: .down) ?? .zero
                 let next = Swift.min(affordable - (fractional ? FixedDecimal(raw: 1) : .one), estimate)
                 affordable = fractional ? next : next.rounded(places: 0, rule: .down)
@@ -257,8 +272,9 @@ extension TradingEngine {
                 if affordable.isPositive {
                     book(orderID, qty: affordable, price: price, instrument: instrument, date: date, at: time)
                 }
-                finish(orderID, .canceled,
-                       reason: "insufficient buying power to fill the rest at \(price)", at: time)
+                finish(
+                    orderID, .canceled,
+                    reason: "insufficient buying power to fill the rest at \(price)", at: time)
                 return Swift.max(affordable, .zero)
             }
         }
@@ -279,14 +295,18 @@ extension TradingEngine {
     func cost(_ order: Order, qty: Quantity, price: Price, account: Account) -> FixedDecimal {
         let currency = account.currency
         let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
-        let basis = (order.filledValue + price.multiplied(by: qty)).rounded(places: currency.minorUnitDigits, rule: .halfUp)
-        let fees = account.fees.total(side: .buy, filledQty: order.filledQty + qty, filledValue: basis, currency: currency)
+        let basis = (order.filledValue + price.multiplied(by: qty)).rounded(
+            places: currency.minorUnitDigits, rule: .halfUp)
+        let fees = account.fees.total(
+            side: .buy, filledQty: order.filledQty + qty, filledValue: basis, currency: currency)
         return value + fees - order.fees
     }
 
     /// Books one execution: ledger entries (fill, fees), the position, the order, and the update event.
-    mutating func book(_ orderID: OrderID, qty: Quantity, price: Price, instrument: Instrument, date: CivilDate,
-                       at time: Timestamp) {
+    mutating func book(
+        _ orderID: OrderID, qty: Quantity, price: Price, instrument: Instrument, date: CivilDate,
+        at time: Timestamp
+    ) {
         guard var order = orders[orderID], var account = accounts[order.accountID] else { return }
         let currency = account.currency
         let exact = price.multiplied(by: qty)
@@ -297,13 +317,16 @@ extension TradingEngine {
         order = orders[orderID] ?? order
 
         // Position.
-        var position = account.positions[order.instrument] ?? Position(instrument: order.instrument, symbol: order.symbol)
+        var position =
+            account.positions[order.instrument] ?? Position(instrument: order.instrument, symbol: order.symbol)
         var realized = FixedDecimal.zero
         if order.side == .buy {
             position.qty += qty
             position.costBasis += exact
             if !instrument.sellableSameDay {
-                if position.lockedDate == date { position.lockedQty += qty } else {
+                if position.lockedDate == date {
+                    position.lockedQty += qty
+                } else {
                     position.lockedDate = date
                     position.lockedQty = qty
                 }
@@ -319,8 +342,10 @@ extension TradingEngine {
         // Fees: the order's cumulative fees after this fill, minus what it paid already, per kind.
         let basisBefore = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
         let basisAfter = (order.filledValue + exact).rounded(places: currency.minorUnitDigits, rule: .halfUp)
-        let before = account.fees.fees(side: order.side, filledQty: order.filledQty, filledValue: basisBefore, currency: currency)
-        let after = account.fees.fees(side: order.side, filledQty: order.filledQty + qty, filledValue: basisAfter, currency: currency)
+        let before = account.fees.fees(
+            side: order.side, filledQty: order.filledQty, filledValue: basisBefore, currency: currency)
+        let after = account.fees.fees(
+            side: order.side, filledQty: order.filledQty + qty, filledValue: basisAfter, currency: currency)
         var feeCharges: [FeeCharge] = []
         for charge in after {
             let paid = before.first { $0.kind == charge.kind }?.amount ?? .zero
@@ -346,21 +371,25 @@ extension TradingEngine {
             complete = order.filledQty >= total
         } else {
             let spent = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
-            complete = (order.notional ?? .zero) - spent < currency.minorUnit
-                || (order.side == .sell && (accounts[order.accountID]?.positions[order.instrument]?.qty ?? .zero).isZero)
+            complete =
+                (order.notional ?? .zero) - spent < currency.minorUnit
+                || (order.side == .sell
+                    && (accounts[order.accountID]?.positions[order.instrument]?.qty ?? .zero).isZero)
         }
         // `finish` marks a complete order filled (and takes it off the book).
         order.status = order.status.after(.partialFill) ?? order.status
         orders[orderID] = order
 
-        let fill = Fill(executionID: ExecutionID(newIdentifier(at: time)), orderID: orderID, instrument: order.instrument,
-                        symbol: order.symbol, side: order.side, qty: qty, price: price, value: value,
-                        cumulativeQty: order.filledQty, leavesQty: order.leavesQty, tradingDate: date,
-                        realizedPnL: realized)
+        let fill = Fill(
+            executionID: ExecutionID(newIdentifier(at: time)), orderID: orderID, instrument: order.instrument,
+            symbol: order.symbol, side: order.side, qty: qty, price: price, value: value,
+            cumulativeQty: order.filledQty, leavesQty: order.leavesQty, tradingDate: date,
+            realizedPnL: realized)
         record(.fill(fill), cashChange: order.side == .buy ? -value : value, account: order.accountID, at: time)
         for charge in feeCharges {
-            record(.fee(kind: charge.kind, orderID: orderID, symbol: order.symbol), cashChange: -charge.amount,
-                   account: order.accountID, at: time)
+            record(
+                .fee(kind: charge.kind, orderID: orderID, symbol: order.symbol), cashChange: -charge.amount,
+                account: order.accountID, at: time)
         }
         resizeTwin(of: orderID)
         if complete {

@@ -50,8 +50,9 @@ extension TradingEngine {
     /// Keeps an exit pair at the same remaining quantity after one of them fills partly.
     mutating func resizeTwin(of id: OrderID) {
         guard let order = orders[id], order.side == .sell, let twinID = twin(of: order),
-              let twin = orders[twinID], twin.status.isOpen, twin.status != .held,
-              let leaves = order.leavesQty else { return }
+            let twin = orders[twinID], twin.status.isOpen, twin.status != .held,
+            let leaves = order.leavesQty
+        else { return }
         let newQty = twin.filledQty + leaves
         guard newQty != twin.qty else { return }
         releaseReservations(twinID)
@@ -83,6 +84,8 @@ extension TradingEngine {
         // An exit (or oco parent) ended: its twin goes too.
         guard let twinID = twin(of: order), orders[twinID]?.status.isOpen == true else { return }
         if order.parentID == nil && order.orderClass == .oco && order.status == .replaced { return }
-        finish(twinID, .canceled, reason: "other side of the \(order.orderClass.rawValue) \(order.status.rawValue)", at: time)
+        finish(
+            twinID, .canceled, reason: "other side of the \(order.orderClass.rawValue) \(order.status.rawValue)",
+            at: time)
     }
 }

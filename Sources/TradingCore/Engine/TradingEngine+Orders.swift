@@ -3,8 +3,10 @@ extension TradingEngine {
     /// power or shares, and (with no fill latency) fills what the current quote allows at once.
     /// Returns the order as it stands after that; throws the precise reason for a refusal.
     @discardableResult
-    public mutating func submit(_ request: OrderRequest, account accountID: AccountID,
-                                at time: Timestamp) throws(OrderRejection) -> Order {
+    public mutating func submit(
+        _ request: OrderRequest, account accountID: AccountID,
+        at time: Timestamp
+    ) throws(OrderRejection) -> Order {
         let account = try existingAccount(accountID)
         guard let instrumentID = symbols[request.symbol] else {
             throw OrderRejection(.unknownSymbol, "asset \(request.symbol) not found")
@@ -21,7 +23,8 @@ extension TradingEngine {
             trailPrice: request.trailPrice, trailPercent: request.trailPercent, hwm: nil,
             extendedHours: request.extendedHours, status: .new, createdAt: time, updatedAt: time,
             submittedAt: time, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil, replacedAt: nil,
-            expiresAt: expiry(request.timeInForce, extendedHours: request.extendedHours, instrument: instrument, at: time),
+            expiresAt: expiry(
+                request.timeInForce, extendedHours: request.extendedHours, instrument: instrument, at: time),
             replacedBy: nil, replaces: nil, legs: [], parentID: nil, triggered: false, fees: .zero, reason: nil,
             eligibleAt: time.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero, reservedShares: .zero)
         if order.type == .trailingStop { initializeTrail(&order, instrument: instrument) }
@@ -34,8 +37,10 @@ extension TradingEngine {
     /// Replaces an open order with a new one carrying the changed fields (Alpaca's PATCH): the new order gets
     /// a new id and `replaces`; the old one ends `replaced` with `replaced_by`.
     @discardableResult
-    public mutating func replace(_ orderID: OrderID, account accountID: AccountID, with change: ReplaceRequest,
-                                 at time: Timestamp) throws(OrderRejection) -> Order {
+    public mutating func replace(
+        _ orderID: OrderID, account accountID: AccountID, with change: ReplaceRequest,
+        at time: Timestamp
+    ) throws(OrderRejection) -> Order {
         _ = try existingAccount(accountID)
         guard let old = orders[orderID], old.accountID == accountID else {
             throw OrderRejection(.orderNotFound, "order not found")
@@ -47,18 +52,22 @@ extension TradingEngine {
             throw OrderRejection(.notReplaceable, "notional orders cannot be replaced")
         }
         guard old.filledQty.isZero else {
-            throw OrderRejection(.notReplaceable, "order is partially filled; cancel it and place a new order for the rest")
+            throw OrderRejection(
+                .notReplaceable, "order is partially filled; cancel it and place a new order for the rest")
         }
         guard old.parentID == nil, old.orderClass == .simple else {
-            throw OrderRejection(.notReplaceable, "orders of class \(old.orderClass.rawValue) cannot be replaced yet; cancel and place a new one")
+            throw OrderRejection(
+                .notReplaceable,
+                "orders of class \(old.orderClass.rawValue) cannot be replaced yet; cancel and place a new one")
         }
-        var request = OrderRequest(symbol: old.symbol, side: old.side, type: old.type,
-                                   timeInForce: change.timeInForce ?? old.timeInForce, qty: change.qty ?? old.qty,
-                                   limitPrice: change.limitPrice ?? old.limitPrice,
-                                   stopPrice: change.stopPrice ?? old.stopPrice,
-                                   trailPrice: old.trailPrice, trailPercent: old.trailPercent,
-                                   extendedHours: old.extendedHours,
-                                   clientOrderID: change.clientOrderID)
+        var request = OrderRequest(
+            symbol: old.symbol, side: old.side, type: old.type,
+            timeInForce: change.timeInForce ?? old.timeInForce, qty: change.qty ?? old.qty,
+            limitPrice: change.limitPrice ?? old.limitPrice,
+            stopPrice: change.stopPrice ?? old.stopPrice,
+            trailPrice: old.trailPrice, trailPercent: old.trailPercent,
+            extendedHours: old.extendedHours,
+            clientOrderID: change.clientOrderID)
         if let trail = change.trail {
             if old.trailPercent != nil { request.trailPercent = trail } else { request.trailPrice = trail }
         }
@@ -82,8 +91,10 @@ extension TradingEngine {
 
     /// Cancels an open order (and its exit legs).
     @discardableResult
-    public mutating func cancel(_ orderID: OrderID, account accountID: AccountID,
-                                at time: Timestamp) throws(OrderRejection) -> Order {
+    public mutating func cancel(
+        _ orderID: OrderID, account accountID: AccountID,
+        at time: Timestamp
+    ) throws(OrderRejection) -> Order {
         guard accounts[accountID] != nil else { throw Self.unknownAccount(accountID) }
         guard let order = orders[orderID], order.accountID == accountID else {
             throw OrderRejection(.orderNotFound, "order not found")
@@ -96,8 +107,10 @@ extension TradingEngine {
     }
 
     /// Cancels every open order of an account; returns each order's id with the outcome.
-    public mutating func cancelAll(account accountID: AccountID,
-                                   at time: Timestamp) throws(OrderRejection) -> [(OrderID, Result<Order, OrderRejection>)] {
+    public mutating func cancelAll(
+        account accountID: AccountID,
+        at time: Timestamp
+    ) throws(OrderRejection) -> [(OrderID, Result<Order, OrderRejection>)] {
         _ = try existingAccount(accountID)
         let ids = openOrders.filter { orders[$0]?.accountID == accountID && orders[$0]?.parentID == nil }.sorted()
         var results: [(OrderID, Result<Order, OrderRejection>)] = []
@@ -144,8 +157,10 @@ extension TradingEngine {
     /// Ends an order on `event` (fill, canceled, expired, replaced, rejected): releases what it reserved, takes it
     /// off the book, and resolves its group (a filled entry activates its exits; a finished exit cancels its twin).
     /// Does nothing when the order's status does not allow the event (`OrderStatus.after`).
-    mutating func finish(_ id: OrderID, _ event: OrderUpdate.Event, reason: String?, at time: Timestamp,
-                         fill: Fill? = nil) {
+    mutating func finish(
+        _ id: OrderID, _ event: OrderUpdate.Event, reason: String?, at time: Timestamp,
+        fill: Fill? = nil
+    ) {
         guard var order = orders[id], let status = order.status.after(event) else { return }
         assert(status.isTerminal, "finish(\(event)) must end the order")
         releaseReservations(id)
@@ -171,12 +186,17 @@ extension TradingEngine {
 
     mutating func publish(_ event: OrderUpdate.Event, _ id: OrderID, at time: Timestamp, fill: Fill? = nil) {
         guard let order = orders[id] else { return }
-        outbox.append(.order(OrderUpdate(event: event, order: order, time: time, fill: fill,
-                                         positionQty: positionQty(order.accountID, order.instrument))))
+        outbox.append(
+            .order(
+                OrderUpdate(
+                    event: event, order: order, time: time, fill: fill,
+                    positionQty: positionQty(order.accountID, order.instrument))))
     }
 
     /// When a day/gtc/opg/cls order expires.
-    mutating func expiry(_ tif: TimeInForce, extendedHours: Bool, instrument: Instrument, at time: Timestamp) -> Timestamp? {
+    mutating func expiry(_ tif: TimeInForce, extendedHours: Bool, instrument: Instrument, at time: Timestamp)
+        -> Timestamp?
+    {
         let calendar = instrument.calendar
         switch configuration.sessions {
         case .alwaysOpen:
@@ -270,7 +290,8 @@ extension TradingEngine {
         guard value.isPositive else { return .zero }
         // The fees the whole order will have paid once the remainder fills, on the same cent basis as fills use.
         let basis = (order.filledValue + value).rounded(places: currency.minorUnitDigits, rule: .halfUp)
-        let feesAfter = fees.total(side: .buy, filledQty: order.filledQty + remainingQty, filledValue: basis, currency: currency)
+        let feesAfter = fees.total(
+            side: .buy, filledQty: order.filledQty + remainingQty, filledValue: basis, currency: currency)
         return value + Swift.max(.zero, feesAfter - order.fees)
     }
 
@@ -327,7 +348,9 @@ extension TradingEngine {
 
     mutating func initializeTrail(_ order: inout Order, instrument: Instrument) {
         let book = books[Int(order.instrument.index)]
-        guard let mark = book.lastTrade ?? book.quote.flatMap({ order.side == .sell ? $0.bids.best?.price : $0.asks.best?.price })
+        guard
+            let mark = book.lastTrade
+                ?? book.quote.flatMap({ order.side == .sell ? $0.bids.best?.price : $0.asks.best?.price })
         else { return }
         order.hwm = mark
         order.stopPrice = trailStop(order, mark: mark, instrument: instrument)

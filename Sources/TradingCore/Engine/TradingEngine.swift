@@ -68,11 +68,14 @@ public struct TradingEngine: Sendable {
     // MARK: Accounts
 
     /// Opens an account with its starting cash (as a first deposit-free balance; `reset` returns to it).
-    public mutating func openAccount(_ id: AccountID, market: Market, startingCash: FixedDecimal,
-                                     fees: FeeSchedule? = nil) throws(OrderRejection) {
+    public mutating func openAccount(
+        _ id: AccountID, market: Market, startingCash: FixedDecimal,
+        fees: FeeSchedule? = nil
+    ) throws(OrderRejection) {
         guard accounts[id] == nil else { throw OrderRejection(.invalidInput, "account \(id) already exists") }
         guard !startingCash.isNegative, startingCash.isMultiple(of: market.currency.minorUnit) else {
-            throw OrderRejection(.invalidInput, "starting cash must be a non-negative amount in \(market.currency.rawValue) cents")
+            throw OrderRejection(
+                .invalidInput, "starting cash must be a non-negative amount in \(market.currency.rawValue) cents")
         }
         accounts[id] = Account(id: id, market: market, startingCash: startingCash, fees: fees)
     }
@@ -87,8 +90,10 @@ public struct TradingEngine: Sendable {
 
     /// Adds cash. Amounts must be positive and in whole minor units (cents, fen).
     @discardableResult
-    public mutating func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String? = nil,
-                                 at time: Timestamp) throws(OrderRejection) -> LedgerEntry {
+    public mutating func deposit(
+        _ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String? = nil,
+        at time: Timestamp
+    ) throws(OrderRejection) -> LedgerEntry {
         let account = try existingAccount(id)
         try Self.validateTransferAmount(amount, currency: account.currency)
         return record(.deposit(method: method, note: note), cashChange: amount, account: id, at: time)
@@ -96,13 +101,17 @@ public struct TradingEngine: Sendable {
 
     /// Removes cash; never more than the buying power (cash not held for open orders).
     @discardableResult
-    public mutating func withdraw(_ amount: FixedDecimal, from id: AccountID, method: TransferMethod = .bank,
-                                  note: String? = nil, at time: Timestamp) throws(OrderRejection) -> LedgerEntry {
+    public mutating func withdraw(
+        _ amount: FixedDecimal, from id: AccountID, method: TransferMethod = .bank,
+        note: String? = nil, at time: Timestamp
+    ) throws(OrderRejection) -> LedgerEntry {
         let account = try existingAccount(id)
         try Self.validateTransferAmount(amount, currency: account.currency)
         guard amount <= account.buyingPower else {
-            throw OrderRejection(.insufficientBuyingPower,
-                                 "cannot withdraw \(amount.formatted(places: 2)) \(account.currency.rawValue): only \(account.buyingPower.formatted(places: 2)) is available")
+            throw OrderRejection(
+                .insufficientBuyingPower,
+                "cannot withdraw \(amount.formatted(places: 2)) \(account.currency.rawValue): only \(account.buyingPower.formatted(places: 2)) is available"
+            )
         }
         return record(.withdrawal(method: method, note: note), cashChange: -amount, account: id, at: time)
     }
@@ -110,11 +119,14 @@ public struct TradingEngine: Sendable {
     /// Cancels every open order, closes out every position (without trading) and sets cash back to the
     /// starting balance. The account keeps its id (and so its API keys) and its history.
     @discardableResult
-    public mutating func reset(_ id: AccountID, startingCash: FixedDecimal? = nil, at time: Timestamp) throws(OrderRejection) -> LedgerEntry {
+    public mutating func reset(_ id: AccountID, startingCash: FixedDecimal? = nil, at time: Timestamp)
+        throws(OrderRejection) -> LedgerEntry
+    {
         var account = try existingAccount(id)
         if let startingCash {
             guard !startingCash.isNegative, startingCash.isMultiple(of: account.currency.minorUnit) else {
-                throw OrderRejection(.invalidInput, "starting cash must be a non-negative amount in \(account.currency.rawValue) cents")
+                throw OrderRejection(
+                    .invalidInput, "starting cash must be a non-negative amount in \(account.currency.rawValue) cents")
             }
             account.startingCash = startingCash
             accounts[id] = account
@@ -144,7 +156,8 @@ public struct TradingEngine: Sendable {
     static func validateTransferAmount(_ amount: FixedDecimal, currency: Currency) throws(OrderRejection) {
         guard amount.isPositive else { throw OrderRejection(.invalidInput, "amount must be greater than 0") }
         guard amount.isMultiple(of: currency.minorUnit) else {
-            throw OrderRejection(.invalidInput, "amount \(amount) has more than \(currency.minorUnitDigits) decimal places")
+            throw OrderRejection(
+                .invalidInput, "amount \(amount) has more than \(currency.minorUnitDigits) decimal places")
         }
         guard amount <= FixedDecimal(1_000_000_000_000) else {
             throw OrderRejection(.invalidInput, "amount \(amount) exceeds the maximum of 1000000000000")
@@ -153,8 +166,10 @@ public struct TradingEngine: Sendable {
 
     /// Appends a ledger entry, applies its cash change and publishes it.
     @discardableResult
-    mutating func record(_ kind: LedgerEntry.Kind, cashChange: FixedDecimal, account id: AccountID,
-                         at time: Timestamp) -> LedgerEntry {
+    mutating func record(
+        _ kind: LedgerEntry.Kind, cashChange: FixedDecimal, account id: AccountID,
+        at time: Timestamp
+    ) -> LedgerEntry {
         let sequence = (accounts[id]?.lastSequence ?? 0) + 1
         accounts[id]?.lastSequence = sequence
         accounts[id]?.cash += cashChange

@@ -27,7 +27,9 @@ public struct LedgerReplay: Sendable, Hashable {
         case .fee(_, let orderID, _):
             totalFees -= entry.cashChange
             // Fees belong to the position of the fill they follow; the live ledger books them there too.
-            if let instrument = feeInstrument[orderID] { holdings[instrument, default: Holding()].realizedPnL += entry.cashChange }
+            if let instrument = feeInstrument[orderID] {
+                holdings[instrument, default: Holding()].realizedPnL += entry.cashChange
+            }
         case .fill(let fill):
             feeInstrument[fill.orderID] = fill.instrument
             var holding = holdings[fill.instrument, default: Holding()]

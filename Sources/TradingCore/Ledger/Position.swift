@@ -45,10 +45,13 @@ public struct Position: Sendable, Codable, Hashable {
         let marketValue = qty.multiplied(by: mark)
         let unrealized = marketValue - costBasis
         let dayChange = previousClose.map { qty.multiplied(by: mark - $0) } ?? .zero
-        let unrealizedPercent = costBasis.isZero ? FixedDecimal.zero
+        let unrealizedPercent =
+            costBasis.isZero
+            ? FixedDecimal.zero
             : (unrealized.divided(by: costBasis, places: 6, rule: .halfEven) ?? .zero)
-        return PositionValuation(marketValue: marketValue, unrealizedPnL: unrealized,
-                                 unrealizedPnLPercent: unrealizedPercent, dayChange: dayChange)
+        return PositionValuation(
+            marketValue: marketValue, unrealizedPnL: unrealized,
+            unrealizedPnLPercent: unrealizedPercent, dayChange: dayChange)
     }
 }
 

@@ -10,19 +10,23 @@ public struct FeeSchedule: Sendable, Codable, Hashable {
     /// max $8.30 per trade, rounded up to the cent.
     public static let usDefault = FeeSchedule(components: [
         FeeComponent(kind: .secFee, sides: .sell, basis: .value(rate: .zero), rounding: .up),
-        FeeComponent(kind: .finraTAF, sides: .sell, basis: .shares(perShare: FixedDecimal(units: 166, exponent: 6)),
-                     maximum: FixedDecimal(units: 830, exponent: 2), rounding: .up),
+        FeeComponent(
+            kind: .finraTAF, sides: .sell, basis: .shares(perShare: FixedDecimal(units: 166, exponent: 6)),
+            maximum: FixedDecimal(units: 830, exponent: 2), rounding: .up),
     ])
 
     /// A-share defaults: broker commission 0.025% min ¥5 both sides; stamp duty 0.05% on sells (since
     /// 2023-08-28); transfer fee 0.001% both sides (since 2022-04-29); each rounded half-up to the fen.
     public static let cnDefault = FeeSchedule(components: [
-        FeeComponent(kind: .commission, sides: .both, basis: .value(rate: FixedDecimal(units: 25, exponent: 5)),
-                     minimum: FixedDecimal(5), rounding: .halfUp),
-        FeeComponent(kind: .stampDuty, sides: .sell, basis: .value(rate: FixedDecimal(units: 5, exponent: 4)),
-                     rounding: .halfUp),
-        FeeComponent(kind: .transferFee, sides: .both, basis: .value(rate: FixedDecimal(units: 1, exponent: 5)),
-                     rounding: .halfUp),
+        FeeComponent(
+            kind: .commission, sides: .both, basis: .value(rate: FixedDecimal(units: 25, exponent: 5)),
+            minimum: FixedDecimal(5), rounding: .halfUp),
+        FeeComponent(
+            kind: .stampDuty, sides: .sell, basis: .value(rate: FixedDecimal(units: 5, exponent: 4)),
+            rounding: .halfUp),
+        FeeComponent(
+            kind: .transferFee, sides: .both, basis: .value(rate: FixedDecimal(units: 1, exponent: 5)),
+            rounding: .halfUp),
     ])
 
     public static let free = FeeSchedule(components: [])
@@ -31,7 +35,8 @@ public struct FeeSchedule: Sendable, Codable, Hashable {
 
     /// Total fees for an order that has filled `qty` shares worth `value` so far. Minimums and maximums apply
     /// per order, so a fill's fee is `total(after) − total(before)`: partial fills never pay the minimum twice.
-    public func fees(side: OrderSide, filledQty: Quantity, filledValue: FixedDecimal, currency: Currency) -> [FeeCharge] {
+    public func fees(side: OrderSide, filledQty: Quantity, filledValue: FixedDecimal, currency: Currency) -> [FeeCharge]
+    {
         guard filledQty.isPositive else { return [] }
         var charges: [FeeCharge] = []
         for component in components where component.sides.includes(side) {
@@ -42,8 +47,12 @@ public struct FeeSchedule: Sendable, Codable, Hashable {
     }
 
     /// Sum of `fees(…)`.
-    public func total(side: OrderSide, filledQty: Quantity, filledValue: FixedDecimal, currency: Currency) -> FixedDecimal {
-        fees(side: side, filledQty: filledQty, filledValue: filledValue, currency: currency).reduce(.zero) { $0 + $1.amount }
+    public func total(side: OrderSide, filledQty: Quantity, filledValue: FixedDecimal, currency: Currency)
+        -> FixedDecimal
+    {
+        fees(side: side, filledQty: filledQty, filledValue: filledValue, currency: currency).reduce(.zero) {
+            $0 + $1.amount
+        }
     }
 
     /// The most an order can pay in fees beyond a proportional share of its proceeds: minimums plus a minor
@@ -69,8 +78,10 @@ public struct FeeComponent: Sendable, Codable, Hashable {
     public var maximum: FixedDecimal?
     public var rounding: RoundingRule
 
-    public init(kind: FeeKind, sides: FeeSides, basis: Basis, minimum: FixedDecimal? = nil,
-                maximum: FixedDecimal? = nil, rounding: RoundingRule) {
+    public init(
+        kind: FeeKind, sides: FeeSides, basis: Basis, minimum: FixedDecimal? = nil,
+        maximum: FixedDecimal? = nil, rounding: RoundingRule
+    ) {
         self.kind = kind
         self.sides = sides
         self.basis = basis
@@ -83,7 +94,8 @@ public struct FeeComponent: Sendable, Codable, Hashable {
         var amount: FixedDecimal
         switch basis {
         case .value(let rate): amount = value.multiplied(by: rate, places: currency.minorUnitDigits, rule: rounding)
-        case .shares(let perShare): amount = qty.multiplied(by: perShare, places: currency.minorUnitDigits, rule: rounding)
+        case .shares(let perShare):
+            amount = qty.multiplied(by: perShare, places: currency.minorUnitDigits, rule: rounding)
         }
         if let minimum, amount < minimum { amount = minimum }
         if let maximum, amount > maximum { amount = maximum }

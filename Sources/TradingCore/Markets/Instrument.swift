@@ -49,10 +49,12 @@ public struct Instrument: Sendable, Codable, Hashable {
     public var market: Market { exchange.market }
     public var calendar: TradingCalendar { market.calendar }
 
-    public init(symbol: String, name: String, exchange: Exchange, board: Board, kind: InstrumentKind,
-                currency: Currency, lot: LotRule, tick: TickRule, priceLimit: PriceLimitRule,
-                sellableSameDay: Bool, fractionable: Bool, isRiskWarning: Bool = false,
-                listingDate: CivilDate? = nil, maximumOrderQty: Quantity? = nil) {
+    public init(
+        symbol: String, name: String, exchange: Exchange, board: Board, kind: InstrumentKind,
+        currency: Currency, lot: LotRule, tick: TickRule, priceLimit: PriceLimitRule,
+        sellableSameDay: Bool, fractionable: Bool, isRiskWarning: Bool = false,
+        listingDate: CivilDate? = nil, maximumOrderQty: Quantity? = nil
+    ) {
         self.symbol = symbol
         self.name = name
         self.exchange = exchange
@@ -71,11 +73,14 @@ public struct Instrument: Sendable, Codable, Hashable {
 
     /// A US stock or ETF: whole shares (fractional through notional orders), Rule 612 ticks, no price limits,
     /// sellable the day it is bought.
-    public static func usEquity(_ symbol: String, name: String, exchange: Exchange = .nasdaq,
-                                kind: InstrumentKind = .stock, fractionable: Bool = true) -> Instrument {
-        Instrument(symbol: symbol, name: name, exchange: exchange, board: .us, kind: kind, currency: .usd,
-                   lot: .anyWholeShares, tick: .usEquity, priceLimit: .none, sellableSameDay: true,
-                   fractionable: fractionable)
+    public static func usEquity(
+        _ symbol: String, name: String, exchange: Exchange = .nasdaq,
+        kind: InstrumentKind = .stock, fractionable: Bool = true
+    ) -> Instrument {
+        Instrument(
+            symbol: symbol, name: name, exchange: exchange, board: .us, kind: kind, currency: .usd,
+            lot: .anyWholeShares, tick: .usEquity, priceLimit: .none, sellableSameDay: true,
+            fractionable: fractionable)
     }
 
     /// An A-share, with exchange and board derived from its six-digit code, and the board's lot, tick and
@@ -126,9 +131,10 @@ public struct Instrument: Sendable, Codable, Hashable {
             maximum = FixedDecimal(1_000_000)
         }
         let currency: Currency = board == .bShare ? (exchange == .sse ? .usd : .hkd) : .cny
-        return Instrument(symbol: code, name: name, exchange: exchange, board: board, kind: kind, currency: currency,
-                          lot: lot, tick: kind == .fund ? .tenthOfCent : .cent, priceLimit: limit,
-                          sellableSameDay: false, fractionable: false, isRiskWarning: riskWarning,
-                          listingDate: listingDate, maximumOrderQty: maximum)
+        return Instrument(
+            symbol: code, name: name, exchange: exchange, board: board, kind: kind, currency: currency,
+            lot: lot, tick: kind == .fund ? .tenthOfCent : .cent, priceLimit: limit,
+            sellableSameDay: false, fractionable: false, isRiskWarning: riskWarning,
+            listingDate: listingDate, maximumOrderQty: maximum)
     }
 }

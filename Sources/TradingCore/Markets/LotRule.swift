@@ -23,7 +23,8 @@ public enum LotRule: Sendable, Codable, Hashable {
             if qty.isMultiple(of: lotSize) { return nil }
             if side == .sell && qty == held { return nil }
             if side == .sell {
-                return "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares; an odd lot can only be sold together with the whole remaining position (\(held) shares)"
+                return
+                    "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares; an odd lot can only be sold together with the whole remaining position (\(held) shares)"
             }
             return "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares"
         case .minimumThenIncrement(let minimum):
@@ -31,7 +32,8 @@ public enum LotRule: Sendable, Codable, Hashable {
             if qty >= min { return nil }
             if side == .sell && qty == held { return nil }
             if side == .sell {
-                return "qty \(qty) for \(symbol) is below the minimum of \(minimum) shares; fewer can only be sold as the whole remaining position (\(held) shares)"
+                return
+                    "qty \(qty) for \(symbol) is below the minimum of \(minimum) shares; fewer can only be sold as the whole remaining position (\(held) shares)"
             }
             return "qty \(qty) for \(symbol) is below the minimum order of \(minimum) shares"
         }

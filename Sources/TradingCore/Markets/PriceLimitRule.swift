@@ -13,11 +13,14 @@ public struct PriceLimitRule: Sendable, Codable, Hashable {
 
     public static let none = PriceLimitRule(fraction: nil)
     /// Main board ±10%.
-    public static let mainBoard = PriceLimitRule(fraction: FixedDecimal(units: 10, exponent: 2), unlimitedListingDays: 5)
+    public static let mainBoard = PriceLimitRule(
+        fraction: FixedDecimal(units: 10, exponent: 2), unlimitedListingDays: 5)
     /// Main-board ST / *ST ±5% (a 2025-06-27 proposal would make it ±10%; effective date unconfirmed).
-    public static let riskWarning = PriceLimitRule(fraction: FixedDecimal(units: 5, exponent: 2), unlimitedListingDays: 5)
+    public static let riskWarning = PriceLimitRule(
+        fraction: FixedDecimal(units: 5, exponent: 2), unlimitedListingDays: 5)
     /// STAR and ChiNext ±20% (ST included).
-    public static let growthBoard = PriceLimitRule(fraction: FixedDecimal(units: 20, exponent: 2), unlimitedListingDays: 5)
+    public static let growthBoard = PriceLimitRule(
+        fraction: FixedDecimal(units: 20, exponent: 2), unlimitedListingDays: 5)
     /// Beijing SE ±30%.
     public static let beijing = PriceLimitRule(fraction: FixedDecimal(units: 30, exponent: 2), unlimitedListingDays: 1)
 

@@ -85,7 +85,10 @@ extension FixedDecimal: LosslessStringConvertible, CustomStringConvertible, Expr
             }
         }
         guard shift <= 38 else {
-            if digits == 0 { self.init(raw: 0); return }
+            if digits == 0 {
+                self.init(raw: 0)
+                return
+            }
             throw .outOfRange(text)
         }
         let (scaled, overflow) = digits.multipliedReportingOverflow(by: Self.powerOfTen(shift))
@@ -114,8 +117,9 @@ extension FixedDecimal: LosslessStringConvertible, CustomStringConvertible, Expr
         }
         if places > maximumPlaces {
             // Caller asked for fewer digits than the value has: round half-up first.
-            return rounded(places: maximumPlaces, rule: .halfUp).formatted(minimumPlaces: minimumPlaces,
-                                                                           maximumPlaces: maximumPlaces)
+            return rounded(places: maximumPlaces, rule: .halfUp).formatted(
+                minimumPlaces: minimumPlaces,
+                maximumPlaces: maximumPlaces)
         }
         var text = negative ? "-" : ""
         text += String(whole)

@@ -44,7 +44,10 @@ public struct FixedDecimal: Sendable, Hashable, Comparable {
         var r = raw % Self.unit
         if r == 0 { return 0 }
         var digits = Self.scale
-        while r % 10 == 0 { r /= 10; digits -= 1 }
+        while r % 10 == 0 {
+            r /= 10
+            digits -= 1
+        }
         return digits
     }
 
@@ -76,8 +79,10 @@ extension FixedDecimal {
     /// The product, rounded once to `places` fractional digits by `rule`.
     ///
     /// `price.multiplied(by: qty, places: 2, rule: .halfUp)` is a trade value in cents with no double rounding.
-    public func multiplied(by other: FixedDecimal, places: Int = FixedDecimal.scale,
-                           rule: RoundingRule = .halfEven) -> FixedDecimal {
+    public func multiplied(
+        by other: FixedDecimal, places: Int = FixedDecimal.scale,
+        rule: RoundingRule = .halfEven
+    ) -> FixedDecimal {
         // raw(a) × raw(b) is the product × 10^18; divide by 10^(18 - places) then rescale.
         let divisor = Self.powerOfTen(2 * Self.scale - places)
         let (high, low) = raw.multipliedFullWidth(by: other.raw)
@@ -95,8 +100,10 @@ extension FixedDecimal {
     }
 
     /// The quotient, rounded once to `places` fractional digits by `rule`; nil when dividing by zero.
-    public func divided(by other: FixedDecimal, places: Int = FixedDecimal.scale,
-                        rule: RoundingRule = .halfEven) -> FixedDecimal? {
+    public func divided(
+        by other: FixedDecimal, places: Int = FixedDecimal.scale,
+        rule: RoundingRule = .halfEven
+    ) -> FixedDecimal? {
         guard other.raw != 0 else { return nil }
         // (a × 10^places) / b gives the quotient in units of 10^-places.
         let numerator = raw.multipliedFullWidth(by: Self.powerOfTen(places))
@@ -130,7 +137,8 @@ extension FixedDecimal {
         guard increment.raw > 0 else { return self }
         let q = raw / increment.raw
         let r = raw % increment.raw
-        return FixedDecimal(raw: Self.round(quotient: q, remainder: r, divisor: increment.raw, rule: rule) * increment.raw)
+        return FixedDecimal(
+            raw: Self.round(quotient: q, remainder: r, divisor: increment.raw, rule: rule) * increment.raw)
     }
 
     /// Whether this number is an exact multiple of `increment`.

@@ -24,8 +24,10 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
     /// moved on, or went back). Ids made in strictly increasing order are appended to the database's indexes: every
     /// insert lands at the right edge of the same page, so a group commit of N orders writes one or two index pages
     /// per index instead of up to N half-full ones.
-    public static func timeOrdered(at time: Timestamp, after previous: Identifier? = nil,
-                                   using generator: inout SeededGenerator) -> Identifier {
+    public static func timeOrdered(
+        at time: Timestamp, after previous: Identifier? = nil,
+        using generator: inout SeededGenerator
+    ) -> Identifier {
         let nanoseconds = UInt64(clamping: max(0, time.nanoseconds))
         let milliseconds = nanoseconds / 1_000_000 & 0xFFFF_FFFF_FFFF
         let fraction = (nanoseconds % 1_000_000) * 4_096 / 1_000_000
@@ -41,7 +43,8 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
         if sum <= 0x3FFF_FFFF_FFFF_FFFF {
             return Identifier(high: previous.high, low: sum | 0x8000_0000_0000_0000)
         }
-        let carried = previous.high & 0x0FFF == 0x0FFF
+        let carried =
+            previous.high & 0x0FFF == 0x0FFF
             ? (previous.high >> 16 + 1) << 16 | 0x7000
             : previous.high + 1
         return Identifier(high: carried, low: (sum & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
@@ -96,10 +99,18 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
                 i += 1
             }
         }
-        put(high >> 32, 8); buffer[i] = UInt8(ascii: "-"); i += 1
-        put(high >> 16 & 0xFFFF, 4); buffer[i] = UInt8(ascii: "-"); i += 1
-        put(high & 0xFFFF, 4); buffer[i] = UInt8(ascii: "-"); i += 1
-        put(low >> 48, 4); buffer[i] = UInt8(ascii: "-"); i += 1
+        put(high >> 32, 8)
+        buffer[i] = UInt8(ascii: "-")
+        i += 1
+        put(high >> 16 & 0xFFFF, 4)
+        buffer[i] = UInt8(ascii: "-")
+        i += 1
+        put(high & 0xFFFF, 4)
+        buffer[i] = UInt8(ascii: "-")
+        i += 1
+        put(low >> 48, 4)
+        buffer[i] = UInt8(ascii: "-")
+        i += 1
         put(low & 0xFFFF_FFFF_FFFF, 12)
     }
 
@@ -128,7 +139,8 @@ public protocol IdentifierKind: Sendable {}
 /// A 128-bit identifier of one kind of thing, so an order id cannot be passed where an account id is expected.
 /// It prints, parses, sorts and encodes exactly as the UUID inside it.
 public struct TypedIdentifier<Kind: IdentifierKind>: Sendable, Hashable, Comparable, Codable, CustomStringConvertible,
-    LosslessStringConvertible, ShardedKey {
+    LosslessStringConvertible, ShardedKey
+{
     public let uuid: Identifier
 
     @inlinable public init(_ uuid: Identifier) { self.uuid = uuid }

@@ -33,11 +33,13 @@ public struct OrderRequest: Sendable, Codable, Hashable {
         }
     }
 
-    public init(symbol: String, side: OrderSide, type: OrderType = .market, timeInForce: TimeInForce = .day,
-                qty: Quantity? = nil, notional: FixedDecimal? = nil, limitPrice: Price? = nil,
-                stopPrice: Price? = nil, trailPrice: Price? = nil, trailPercent: FixedDecimal? = nil,
-                extendedHours: Bool = false, clientOrderID: String? = nil, orderClass: OrderClass = .simple,
-                takeProfit: TakeProfit? = nil, stopLoss: StopLoss? = nil) {
+    public init(
+        symbol: String, side: OrderSide, type: OrderType = .market, timeInForce: TimeInForce = .day,
+        qty: Quantity? = nil, notional: FixedDecimal? = nil, limitPrice: Price? = nil,
+        stopPrice: Price? = nil, trailPrice: Price? = nil, trailPercent: FixedDecimal? = nil,
+        extendedHours: Bool = false, clientOrderID: String? = nil, orderClass: OrderClass = .simple,
+        takeProfit: TakeProfit? = nil, stopLoss: StopLoss? = nil
+    ) {
         self.symbol = symbol
         self.side = side
         self.type = type
@@ -66,8 +68,10 @@ public struct ReplaceRequest: Sendable, Codable, Hashable {
     public var trail: FixedDecimal?
     public var clientOrderID: String?
 
-    public init(qty: Quantity? = nil, timeInForce: TimeInForce? = nil, limitPrice: Price? = nil,
-                stopPrice: Price? = nil, trail: FixedDecimal? = nil, clientOrderID: String? = nil) {
+    public init(
+        qty: Quantity? = nil, timeInForce: TimeInForce? = nil, limitPrice: Price? = nil,
+        stopPrice: Price? = nil, trail: FixedDecimal? = nil, clientOrderID: String? = nil
+    ) {
         self.qty = qty
         self.timeInForce = timeInForce
         self.limitPrice = limitPrice

@@ -33,7 +33,8 @@ extension OrderStatus {
         case .replaced:
             return [.new, .partiallyFilled, .accepted, .pendingReplace, .held].contains(self) ? .replaced : nil
         case .rejected:
-            return [.pendingNew, .new, .accepted, .held, .pendingReplace, .pendingCancel].contains(self) ? .rejected : nil
+            return [.pendingNew, .new, .accepted, .held, .pendingReplace, .pendingCancel].contains(self)
+                ? .rejected : nil
         case .doneForDay:
             return [.new, .partiallyFilled, .accepted].contains(self) ? .doneForDay : nil
         }

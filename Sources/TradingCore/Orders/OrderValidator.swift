@@ -23,9 +23,13 @@ struct OrderValidator {
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
         guard instrument.currency == account.currency, instrument.kind != .index else {
-            if instrument.kind == .index { throw OrderRejection(.unsupported, "\(instrument.symbol) is an index and cannot be traded") }
-            throw OrderRejection(.currencyMismatch,
-                                 "\(instrument.symbol) trades in \(instrument.currency.rawValue); this account holds \(account.currency.rawValue)")
+            if instrument.kind == .index {
+                throw OrderRejection(.unsupported, "\(instrument.symbol) is an index and cannot be traded")
+            }
+            throw OrderRejection(
+                .currencyMismatch,
+                "\(instrument.symbol) trades in \(instrument.currency.rawValue); this account holds \(account.currency.rawValue)"
+            )
         }
         try validateQuantity(r)
         try validatePrices(r)
@@ -49,26 +53,34 @@ struct OrderValidator {
                 throw OrderRejection(.invalidInput, "qty \(qty) exceeds the maximum of \(configuration.maximumQty)")
             }
             if let maximum = instrument.maximumOrderQty, qty > maximum {
-                throw OrderRejection(.lotSize, "qty \(qty) exceeds the maximum single order of \(maximum) shares for \(instrument.symbol)")
+                throw OrderRejection(
+                    .lotSize,
+                    "qty \(qty) exceeds the maximum single order of \(maximum) shares for \(instrument.symbol)")
             }
             if !qty.isInteger {
                 guard instrument.fractionable else {
-                    throw OrderRejection(.lotSize, "fractional qty \(qty) is not allowed: \(instrument.symbol) trades in whole shares")
+                    throw OrderRejection(
+                        .lotSize, "fractional qty \(qty) is not allowed: \(instrument.symbol) trades in whole shares")
                 }
                 guard r.type == .market, r.timeInForce == .day else {
-                    throw OrderRejection(.invalidInput, "fractional orders must be market orders with time_in_force day")
+                    throw OrderRejection(
+                        .invalidInput, "fractional orders must be market orders with time_in_force day")
                 }
             }
         case (nil, let notional?):
             guard notional.isPositive else { throw OrderRejection(.invalidInput, "notional must be > 0") }
             guard notional.isMultiple(of: account.currency.minorUnit) else {
-                throw OrderRejection(.invalidInput, "notional \(notional) has more than \(account.currency.minorUnitDigits) decimal places")
+                throw OrderRejection(
+                    .invalidInput,
+                    "notional \(notional) has more than \(account.currency.minorUnitDigits) decimal places")
             }
             guard notional <= FixedDecimal(1_000_000_000_000) else {
                 throw OrderRejection(.invalidInput, "notional \(notional) exceeds the maximum of 1000000000000")
             }
             guard instrument.fractionable else {
-                throw OrderRejection(.invalidInput, "notional orders are not available for \(instrument.symbol): it trades in whole shares")
+                throw OrderRejection(
+                    .invalidInput,
+                    "notional orders are not available for \(instrument.symbol): it trades in whole shares")
             }
             guard r.type == .market, r.timeInForce == .day else {
                 throw OrderRejection(.invalidInput, "notional orders must be market orders with time_in_force day")
@@ -88,13 +100,19 @@ struct OrderValidator {
                 throw OrderRejection(.invalidInput, "\(name) must not be given for market orders")
             }
         case .limit:
-            guard r.limitPrice != nil else { throw OrderRejection(.invalidInput, "limit_price is required for limit orders") }
+            guard r.limitPrice != nil else {
+                throw OrderRejection(.invalidInput, "limit_price is required for limit orders")
+            }
             if r.stopPrice != nil, r.orderClass != .oco {
                 throw OrderRejection(.invalidInput, "stop_price must not be given for limit orders")
             }
         case .stop:
-            guard r.stopPrice != nil else { throw OrderRejection(.invalidInput, "stop_price is required for stop orders") }
-            if r.limitPrice != nil { throw OrderRejection(.invalidInput, "limit_price must not be given for stop orders; use stop_limit") }
+            guard r.stopPrice != nil else {
+                throw OrderRejection(.invalidInput, "stop_price is required for stop orders")
+            }
+            if r.limitPrice != nil {
+                throw OrderRejection(.invalidInput, "limit_price must not be given for stop orders; use stop_limit")
+            }
         case .stopLimit:
             guard r.stopPrice != nil, r.limitPrice != nil else {
                 throw OrderRejection(.invalidInput, "stop_price and limit_price are required for stop_limit orders")
@@ -102,7 +120,8 @@ struct OrderValidator {
         case .trailingStop:
             switch (r.trailPrice, r.trailPercent) {
             case (nil, nil), (.some, .some):
-                throw OrderRejection(.invalidInput, "trailing_stop orders need exactly one of trail_price or trail_percent")
+                throw OrderRejection(
+                    .invalidInput, "trailing_stop orders need exactly one of trail_price or trail_percent")
             case (let price?, nil):
                 guard price.isPositive else { throw OrderRejection(.invalidInput, "trail_price must be > 0") }
                 try checkTick("trail_price", price)
@@ -115,17 +134,22 @@ struct OrderValidator {
                 throw OrderRejection(.invalidInput, "trailing_stop orders must be day or gtc")
             }
             if r.limitPrice != nil || r.stopPrice != nil {
-                throw OrderRejection(.invalidInput, "trailing_stop orders take trail_price or trail_percent, not limit_price or stop_price")
+                throw OrderRejection(
+                    .invalidInput,
+                    "trailing_stop orders take trail_price or trail_percent, not limit_price or stop_price")
             }
         }
-        for (name, price) in [("limit_price", r.limitPrice), ("stop_price", r.stopPrice),
-                              ("take_profit.limit_price", r.takeProfit?.limitPrice),
-                              ("stop_loss.stop_price", r.stopLoss?.stopPrice),
-                              ("stop_loss.limit_price", r.stopLoss?.limitPrice)] {
+        for (name, price) in [
+            ("limit_price", r.limitPrice), ("stop_price", r.stopPrice),
+            ("take_profit.limit_price", r.takeProfit?.limitPrice),
+            ("stop_loss.stop_price", r.stopLoss?.stopPrice),
+            ("stop_loss.limit_price", r.stopLoss?.limitPrice),
+        ] {
             guard let price else { continue }
             guard price.isPositive else { throw OrderRejection(.invalidInput, "\(name) must be > 0") }
             guard price <= configuration.maximumPrice else {
-                throw OrderRejection(.invalidInput, "\(name) \(price) exceeds the maximum of \(configuration.maximumPrice)")
+                throw OrderRejection(
+                    .invalidInput, "\(name) \(price) exceeds the maximum of \(configuration.maximumPrice)")
             }
             try checkTick(name, price)
         }
@@ -134,10 +158,13 @@ struct OrderValidator {
     func checkTick(_ name: String, _ price: Price) throws(OrderRejection) {
         guard !instrument.tick.isValid(price) else { return }
         if case .usEquity = instrument.tick {
-            throw OrderRejection(.subPenny, "invalid \(name) \(price). sub-penny increment does not fulfill minimum pricing criteria")
+            throw OrderRejection(
+                .subPenny, "invalid \(name) \(price). sub-penny increment does not fulfill minimum pricing criteria")
         }
-        throw OrderRejection(.offTick,
-                             "invalid \(name) \(price): \(instrument.exchange.rawValue) prices move in steps of \(instrument.tick.tick(at: price))")
+        throw OrderRejection(
+            .offTick,
+            "invalid \(name) \(price): \(instrument.exchange.rawValue) prices move in steps of \(instrument.tick.tick(at: price))"
+        )
     }
 
     // MARK: Time in force and market hours
@@ -148,10 +175,12 @@ struct OrderValidator {
         let minute = local.secondOfDay / 60
         if r.extendedHours {
             guard instrument.market == .us else {
-                throw OrderRejection(.invalidInput, "extended hours trading is not available on \(instrument.exchange.rawValue)")
+                throw OrderRejection(
+                    .invalidInput, "extended hours trading is not available on \(instrument.exchange.rawValue)")
             }
             guard r.type == .limit, r.timeInForce == .day || r.timeInForce == .gtc else {
-                throw OrderRejection(.invalidInput, "extended hours orders must be limit orders with time_in_force day or gtc")
+                throw OrderRejection(
+                    .invalidInput, "extended hours orders must be limit orders with time_in_force day or gtc")
             }
         }
         switch r.timeInForce {
@@ -160,23 +189,31 @@ struct OrderValidator {
                 throw OrderRejection(.invalidInput, "\(r.timeInForce.rawValue) orders must be market or limit orders")
             }
             guard !alwaysOpen else {
-                throw OrderRejection(.marketClosed, "\(r.timeInForce.rawValue) orders need auctions, which an always-open market does not hold")
+                throw OrderRejection(
+                    .marketClosed,
+                    "\(r.timeInForce.rawValue) orders need auctions, which an always-open market does not hold")
             }
             if let (from, until) = rejectionWindow(r.timeInForce), minute >= from, minute < until, isTradingDay {
-                throw OrderRejection(.marketClosed,
-                                     "\(r.timeInForce.rawValue) orders are not accepted between \(clock(from)) and \(clock(until)) \(zoneName)")
+                throw OrderRejection(
+                    .marketClosed,
+                    "\(r.timeInForce.rawValue) orders are not accepted between \(clock(from)) and \(clock(until)) \(zoneName)"
+                )
             }
         case .ioc, .fok:
             guard phase.isRegularTrading || (r.extendedHours && phase.isExtendedHours) else {
-                throw OrderRejection(.marketClosed,
-                                     "market is \(phase.rawValue.replacingUnderscores); \(r.timeInForce.rawValue) orders need continuous trading")
+                throw OrderRejection(
+                    .marketClosed,
+                    "market is \(phase.rawValue.replacingUnderscores); \(r.timeInForce.rawValue) orders need continuous trading"
+                )
             }
         case .day, .gtc:
             break
         }
         if instrument.market == .cn, r.type == .market, !phase.isRegularTrading {
-            throw OrderRejection(.marketClosed,
-                                 "market orders for \(instrument.exchange.rawValue) are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is \(phase.rawValue.replacingUnderscores)")
+            throw OrderRejection(
+                .marketClosed,
+                "market orders for \(instrument.exchange.rawValue) are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is \(phase.rawValue.replacingUnderscores)"
+            )
         }
     }
 
@@ -207,7 +244,8 @@ struct OrderValidator {
             }
         case .bracket:
             guard let tp = r.takeProfit?.limitPrice, let sl = r.stopLoss?.stopPrice else {
-                throw OrderRejection(.invalidInput, "bracket orders need take_profit.limit_price and stop_loss.stop_price")
+                throw OrderRejection(
+                    .invalidInput, "bracket orders need take_profit.limit_price and stop_loss.stop_price")
             }
             try checkEntryAndExits(r, takeProfit: tp, stopLoss: sl)
         case .oto:
@@ -218,7 +256,8 @@ struct OrderValidator {
         case .oco:
             guard r.type == .limit else { throw OrderRejection(.invalidInput, "oco orders must be limit orders") }
             guard r.side == .sell else {
-                throw OrderRejection(.unsupported, "oco orders exit a long position and must be sells (short selling is not supported)")
+                throw OrderRejection(
+                    .unsupported, "oco orders exit a long position and must be sells (short selling is not supported)")
             }
             guard let sl = r.stopLoss?.stopPrice else {
                 throw OrderRejection(.invalidInput, "oco orders need stop_loss.stop_price")
@@ -235,7 +274,8 @@ struct OrderValidator {
 
     func checkEntryAndExits(_ r: OrderRequest, takeProfit: Price?, stopLoss: Price?) throws(OrderRejection) {
         guard r.side == .buy else {
-            throw OrderRejection(.unsupported, "\(r.orderClass.rawValue) orders must open with a buy (short selling is not supported)")
+            throw OrderRejection(
+                .unsupported, "\(r.orderClass.rawValue) orders must open with a buy (short selling is not supported)")
         }
         guard r.type == .market || r.type == .limit else {
             throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) entry orders must be market or limit orders")
@@ -243,16 +283,20 @@ struct OrderValidator {
         guard r.timeInForce == .day || r.timeInForce == .gtc else {
             throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) orders must be day or gtc")
         }
-        guard r.qty != nil else { throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) orders need qty, not notional") }
+        guard r.qty != nil else {
+            throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) orders need qty, not notional")
+        }
         if let tp = takeProfit, let sl = stopLoss, tp <= sl {
             throw OrderRejection(.invalidInput, "take_profit.limit_price must be above stop_loss.stop_price for a buy")
         }
         if let limit = r.limitPrice {
             if let tp = takeProfit, tp <= limit {
-                throw OrderRejection(.invalidInput, "take_profit.limit_price \(tp) must be above the entry limit_price \(limit)")
+                throw OrderRejection(
+                    .invalidInput, "take_profit.limit_price \(tp) must be above the entry limit_price \(limit)")
             }
             if let sl = stopLoss, sl >= limit {
-                throw OrderRejection(.invalidInput, "stop_loss.stop_price \(sl) must be below the entry limit_price \(limit)")
+                throw OrderRejection(
+                    .invalidInput, "stop_loss.stop_price \(sl) must be below the entry limit_price \(limit)")
             }
         }
     }
@@ -273,11 +317,15 @@ struct OrderValidator {
 
     func validatePriceLimits(_ r: OrderRequest) throws(OrderRejection) {
         guard let band else { return }
-        for (name, price) in [("limit_price", r.limitPrice), ("take_profit.limit_price", r.takeProfit?.limitPrice),
-                              ("stop_loss.limit_price", r.stopLoss?.limitPrice)] {
+        for (name, price) in [
+            ("limit_price", r.limitPrice), ("take_profit.limit_price", r.takeProfit?.limitPrice),
+            ("stop_loss.limit_price", r.stopLoss?.limitPrice),
+        ] {
             guard let price, !band.contains(price) else { continue }
-            throw OrderRejection(.outsidePriceLimits,
-                                 "\(name) \(price) is outside today's price limits for \(instrument.symbol): \(band.limitDown) – \(band.limitUp)")
+            throw OrderRejection(
+                .outsidePriceLimits,
+                "\(name) \(price) is outside today's price limits for \(instrument.symbol): \(band.limitDown) – \(band.limitUp)"
+            )
         }
     }
 
@@ -295,7 +343,10 @@ struct OrderValidator {
         let position = account.positions[instrumentID]
         let held = position?.qty ?? .zero
         guard held.isPositive else {
-            throw OrderRejection(.insufficientQty, "insufficient qty available for order: no position in \(instrument.symbol) (short selling is not supported)")
+            throw OrderRejection(
+                .insufficientQty,
+                "insufficient qty available for order: no position in \(instrument.symbol) (short selling is not supported)"
+            )
         }
         guard let qty = r.qty ?? sellQtyEstimate(r) else { return }
         let date = tradingDate
@@ -304,11 +355,14 @@ struct OrderValidator {
         let available = sellable - reserved
         guard qty > available else { return }
         if qty <= held - reserved, !instrument.sellableSameDay {
-            throw OrderRejection(.notSellableToday,
-                                 "T+1: \(held - sellable) of your \(held) shares of \(instrument.symbol) were bought today and can be sold from the next trading day; sellable now: \(available)")
+            throw OrderRejection(
+                .notSellableToday,
+                "T+1: \(held - sellable) of your \(held) shares of \(instrument.symbol) were bought today and can be sold from the next trading day; sellable now: \(available)"
+            )
         }
-        throw OrderRejection(.insufficientQty,
-                             "insufficient qty available for order (requested: \(qty), available: \(available))")
+        throw OrderRejection(
+            .insufficientQty,
+            "insufficient qty available for order (requested: \(qty), available: \(available))")
     }
 
     func sellQtyEstimate(_ r: OrderRequest) -> Quantity? {
@@ -323,16 +377,20 @@ struct OrderValidator {
         }
         let cost = buyCost
         guard cost <= account.buyingPower else {
-            throw OrderRejection(.insufficientBuyingPower,
-                                 "insufficient buying power (required: \(cost.formatted(places: 2)), available: \(account.buyingPower.formatted(places: 2)))")
+            throw OrderRejection(
+                .insufficientBuyingPower,
+                "insufficient buying power (required: \(cost.formatted(places: 2)), available: \(account.buyingPower.formatted(places: 2)))"
+            )
         }
     }
 }
 
 extension TradingEngine {
     /// A validator for a request, with the market state it needs taken from the engine's caches.
-    mutating func validator(account: Account, instrument id: InstrumentID, request: OrderRequest,
-                            at time: Timestamp) -> OrderValidator {
+    mutating func validator(
+        account: Account, instrument id: InstrumentID, request: OrderRequest,
+        at time: Timestamp
+    ) -> OrderValidator {
         let i = Int(id.index)
         let instrument = instruments[i]
         let alwaysOpen = configuration.sessions == .alwaysOpen
@@ -340,7 +398,8 @@ extension TradingEngine {
         let band = bandIsCurrent(id, at: time) ? books[i].band : nil
         // The cost the order would reserve, computed exactly as the engine will reserve it.
         let probe = Order.probe(request, instrument: id, account: account.id)
-        let cost = request.side == .buy
+        let cost =
+            request.side == .buy
             ? buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency) : .zero
         return OrderValidator(
             configuration: configuration, account: account, instrumentID: id, instrument: instrument, time: time,
@@ -359,14 +418,15 @@ extension String {
 extension Order {
     /// An unplaced order with a request's terms, for pricing its reservation before it exists.
     static func probe(_ r: OrderRequest, instrument: InstrumentID, account: AccountID) -> Order {
-        Order(id: OrderID(high: 0, low: 0), clientOrderID: "", accountID: account, instrument: instrument,
-              symbol: r.symbol, side: r.side, type: r.type, timeInForce: r.timeInForce, orderClass: r.orderClass,
-              qty: r.qty, notional: r.notional, filledQty: .zero, filledValue: .zero, limitPrice: r.limitPrice,
-              stopPrice: r.stopPrice, trailPrice: r.trailPrice, trailPercent: r.trailPercent, hwm: nil,
-              extendedHours: r.extendedHours, status: .new, createdAt: .distantPast, updatedAt: .distantPast,
-              submittedAt: .distantPast, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil,
-              replacedAt: nil, expiresAt: nil, replacedBy: nil, replaces: nil, legs: [], parentID: nil,
-              triggered: false, fees: .zero, reason: nil, eligibleAt: .distantPast, reservedCash: .zero,
-              reservedShares: .zero)
+        Order(
+            id: OrderID(high: 0, low: 0), clientOrderID: "", accountID: account, instrument: instrument,
+            symbol: r.symbol, side: r.side, type: r.type, timeInForce: r.timeInForce, orderClass: r.orderClass,
+            qty: r.qty, notional: r.notional, filledQty: .zero, filledValue: .zero, limitPrice: r.limitPrice,
+            stopPrice: r.stopPrice, trailPrice: r.trailPrice, trailPercent: r.trailPercent, hwm: nil,
+            extendedHours: r.extendedHours, status: .new, createdAt: .distantPast, updatedAt: .distantPast,
+            submittedAt: .distantPast, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil,
+            replacedAt: nil, expiresAt: nil, replacedBy: nil, replaces: nil, legs: [], parentID: nil,
+            triggered: false, fees: .zero, reason: nil, eligibleAt: .distantPast, reservedCash: .zero,
+            reservedShares: .zero)
     }
 }

@@ -10,8 +10,10 @@ public struct QueueRule: Sendable, Codable, Hashable {
     public var lifetime: RuleLifetime
     public var createdAt: Timestamp
 
-    public init(id: QueueRuleID, accountID: AccountID, symbol: String, condition: RuleCondition, action: RuleAction,
-                lifetime: RuleLifetime, createdAt: Timestamp) {
+    public init(
+        id: QueueRuleID, accountID: AccountID, symbol: String, condition: RuleCondition, action: RuleAction,
+        lifetime: RuleLifetime, createdAt: Timestamp
+    ) {
         self.id = id
         self.accountID = accountID
         self.symbol = symbol
@@ -52,7 +54,8 @@ public enum RuleCondition: Sendable, Codable, Hashable {
     /// Whether the condition needs the day's price band (A-share limits).
     public var needsBand: Bool {
         switch self {
-        case .withinOfLimitUp, .withinOfLimitDown, .withinPercentOfLimitUp, .withinPercentOfLimitDown, .touchesLimitUp: return true
+        case .withinOfLimitUp, .withinOfLimitDown, .withinPercentOfLimitUp, .withinPercentOfLimitDown, .touchesLimitUp:
+            return true
         default: return false
         }
     }
@@ -62,13 +65,19 @@ public enum RuleCondition: Sendable, Codable, Hashable {
         switch self {
         case .priceAtLeast(let p), .priceAtMost(let p): return p
         case .changePercentAtLeast(let pct), .changePercentAtMost(let pct):
-            return previousClose.map { $0.multiplied(by: .one + (pct.divided(by: 100) ?? .zero), places: 2, rule: .halfUp) }
+            return previousClose.map {
+                $0.multiplied(by: .one + (pct.divided(by: 100) ?? .zero), places: 2, rule: .halfUp)
+            }
         case .withinOfLimitUp(let amount): return band.map { $0.limitUp - amount }
         case .withinOfLimitDown(let amount): return band.map { $0.limitDown + amount }
         case .withinPercentOfLimitUp(let pct):
-            return band.map { $0.limitUp.multiplied(by: .one - (pct.divided(by: 100) ?? .zero), places: 2, rule: .halfUp) }
+            return band.map {
+                $0.limitUp.multiplied(by: .one - (pct.divided(by: 100) ?? .zero), places: 2, rule: .halfUp)
+            }
         case .withinPercentOfLimitDown(let pct):
-            return band.map { $0.limitDown.multiplied(by: .one + (pct.divided(by: 100) ?? .zero), places: 2, rule: .halfUp) }
+            return band.map {
+                $0.limitDown.multiplied(by: .one + (pct.divided(by: 100) ?? .zero), places: 2, rule: .halfUp)
+            }
         case .touchesLimitUp: return band?.limitUp
         case .crossesAboveMovingAverage, .crossesBelowMovingAverage: return nil
         }
@@ -97,9 +106,11 @@ public struct RuleAction: Sendable, Codable, Hashable {
     }
 
     /// The order request the rule places, or nil (with the reason) if it cannot be priced now.
-    public func request(symbol: String, band: PriceBand?, clientOrderID: String) -> Result<OrderRequest, OrderRejection> {
-        var request = OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: .day, qty: qty, notional: notional,
-                                   clientOrderID: clientOrderID)
+    public func request(symbol: String, band: PriceBand?, clientOrderID: String) -> Result<OrderRequest, OrderRejection>
+    {
+        var request = OrderRequest(
+            symbol: symbol, side: side, type: .market, timeInForce: .day, qty: qty, notional: notional,
+            clientOrderID: clientOrderID)
         switch pricing {
         case .market: break
         case .limit(let price):
@@ -107,7 +118,8 @@ public struct RuleAction: Sendable, Codable, Hashable {
             request.limitPrice = price
         case .limitUp:
             guard let band else {
-                return .failure(OrderRejection(.noQuote, "no price limits known for \(symbol) today; a limit-up order needs them"))
+                return .failure(
+                    OrderRejection(.noQuote, "no price limits known for \(symbol) today; a limit-up order needs them"))
             }
             request.type = .limit
             request.limitPrice = band.limitUp

@@ -34,7 +34,13 @@ public struct RuleBook: Sendable {
         remove(rule.id)
         let slot = Slot(rule: rule, instrument: i, side: 0)
         let index: Int
-        if let reused = free.popLast() { slots[reused] = slot; index = reused } else { slots.append(slot); index = slots.count - 1 }
+        if let reused = free.popLast() {
+            slots[reused] = slot
+            index = reused
+        } else {
+            slots.append(slot)
+            index = slots.count - 1
+        }
         byInstrument[i].append(index)
         location[rule.id] = index
         closesNeeded[i] = max(closesNeeded[i], rule.condition.barsNeeded)
@@ -64,7 +70,9 @@ public struct RuleBook: Sendable {
     public func rule(_ id: QueueRuleID) -> QueueRule? { location[id].flatMap { slots[$0]?.rule } }
 
     public func rules(of account: AccountID) -> [QueueRule] {
-        slots.compactMap { $0?.rule }.filter { $0.accountID == account }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        slots.compactMap { $0?.rule }.filter { $0.accountID == account }.sorted {
+            ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
+        }
     }
 
     /// Feeds a finished bar's close (moving averages use the last N).
@@ -77,8 +85,10 @@ public struct RuleBook: Sendable {
 
     /// Evaluates the instrument's rules at a price (or only the rule `only`, when given); appends the rules that
     /// fire to `fired` and removes them.
-    public mutating func evaluate(_ instrument: InstrumentID, price: Price, previousClose: Price?, band: PriceBand?,
-                                  only: QueueRuleID? = nil, into fired: inout [QueueRule]) {
+    public mutating func evaluate(
+        _ instrument: InstrumentID, price: Price, previousClose: Price?, band: PriceBand?,
+        only: QueueRuleID? = nil, into fired: inout [QueueRule]
+    ) {
         let i = Int(instrument.index)
         guard i < byInstrument.count, !byInstrument[i].isEmpty else { return }
         scratch.removeAll(keepingCapacity: true)
@@ -101,11 +111,20 @@ public struct RuleBook: Sendable {
                 fires = band.map { price.raw * 100 <= $0.limitDown.raw * 100 + Self.scaled($0.limitDown, pct) } ?? false
             case .touchesLimitUp: fires = band.map { price >= $0.limitUp } ?? false
             case .crossesAboveMovingAverage(let n), .crossesBelowMovingAverage(let n):
-                guard let average = movingAverage(i, bars: n) else { fires = false; break }
+                guard let average = movingAverage(i, bars: n) else {
+                    fires = false
+                    break
+                }
                 let side: Int8 = price > average ? 1 : (price < average ? -1 : 0)
-                if case .crossesAboveMovingAverage = slot.rule.condition { fires = slot.side == -1 && side == 1 }
-                else { fires = slot.side == 1 && side == -1 }
-                if side != 0 { slot.side = side; slots[index] = slot }
+                if case .crossesAboveMovingAverage = slot.rule.condition {
+                    fires = slot.side == -1 && side == 1
+                } else {
+                    fires = slot.side == 1 && side == -1
+                }
+                if side != 0 {
+                    slot.side = side
+                    slots[index] = slot
+                }
             }
             if fires { scratch.append(index) }
         }
@@ -125,7 +144,9 @@ public struct RuleBook: Sendable {
     }
 
     /// (price − previous close) × 100, in raw units: compared with previous close × pct, no division needed.
-    @inline(__always) static func change(_ price: Price, _ previous: Price) -> Int128 { (price.raw - previous.raw) * 100 }
+    @inline(__always) static func change(_ price: Price, _ previous: Price) -> Int128 {
+        (price.raw - previous.raw) * 100
+    }
 
     /// value × pct in the same raw units as `change` (value.raw × pct.raw / 10^9).
     @inline(__always) static func scaled(_ value: Price, _ pct: FixedDecimal) -> Int128 {

@@ -31,8 +31,9 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public init?(_ description: String) {
         let parts = description.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-              CivilDate.isValid(y, m, d) else { return nil }
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+            CivilDate.isValid(y, m, d)
+        else { return nil }
         self.init(y, m, d)
     }
 

@@ -19,7 +19,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public var seconds: Int64 { nanoseconds.floorDivided(by: 1_000_000_000) }
 
     @inlinable public func adding(nanoseconds delta: Int64) -> Timestamp { Timestamp(nanoseconds: nanoseconds + delta) }
-    public func adding(seconds delta: Int64) -> Timestamp { Timestamp(nanoseconds: nanoseconds + delta * 1_000_000_000) }
+    public func adding(seconds delta: Int64) -> Timestamp {
+        Timestamp(nanoseconds: nanoseconds + delta * 1_000_000_000)
+    }
 
     /// RFC 3339 in UTC with nanoseconds, e.g. "2026-11-20T14:30:00.000000001Z".
     public var description: String { rfc3339(in: .utc) }
@@ -78,9 +80,21 @@ struct RFC3339Text {
             }
             i += width
         }
-        func put(_ byte: Unicode.Scalar) { out[i] = UInt8(ascii: byte); i += 1 }
-        put(date.year, 4); put("-"); put(date.month, 2); put("-"); put(date.day, 2); put("T")
-        put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2)
+        func put(_ byte: Unicode.Scalar) {
+            out[i] = UInt8(ascii: byte)
+            i += 1
+        }
+        put(date.year, 4)
+        put("-")
+        put(date.month, 2)
+        put("-")
+        put(date.day, 2)
+        put("T")
+        put(secondOfDay / 3600, 2)
+        put(":")
+        put(secondOfDay / 60 % 60, 2)
+        put(":")
+        put(secondOfDay % 60, 2)
         if digits > 0 {
             put(".")
             var scale = 1
@@ -91,14 +105,18 @@ struct RFC3339Text {
             put("Z")
         } else {
             put(offset < 0 ? "-" : "+")
-            put(abs(offset) / 3600, 2); put(":"); put(abs(offset) / 60 % 60, 2)
+            put(abs(offset) / 3600, 2)
+            put(":")
+            put(abs(offset) / 60 % 60, 2)
         }
         return i
     }
 
     /// Years outside 0…9999.
     func slow() -> String {
-        var text = date.description + "T" + pad(secondOfDay / 3600) + ":" + pad(secondOfDay / 60 % 60) + ":" + pad(secondOfDay % 60)
+        var text =
+            date.description + "T" + pad(secondOfDay / 3600) + ":" + pad(secondOfDay / 60 % 60) + ":"
+            + pad(secondOfDay % 60)
         if digits > 0 {
             let fraction = String(nanos)
             text += "." + (String(repeating: "0", count: 9 - fraction.count) + fraction).prefix(digits)

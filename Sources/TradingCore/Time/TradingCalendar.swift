@@ -40,20 +40,24 @@ public struct TradingCalendar: Sendable, Hashable {
             let early = USHolidays.isEarlyClose(date)
             let close = early ? at(13, 0) : at(16, 0)
             let postEnd = early ? at(17, 0) : at(20, 0)
-            return DaySchedule(date: date, early: early, periods: [
-                .init(phase: .preMarket, start: at(4, 0), end: at(9, 30)),
-                .init(phase: .continuous, start: at(9, 30), end: close),
-                .init(phase: .postMarket, start: close, end: postEnd),
-            ], open: at(9, 30), close: close)
+            return DaySchedule(
+                date: date, early: early,
+                periods: [
+                    .init(phase: .preMarket, start: at(4, 0), end: at(9, 30)),
+                    .init(phase: .continuous, start: at(9, 30), end: close),
+                    .init(phase: .postMarket, start: close, end: postEnd),
+                ], open: at(9, 30), close: close)
         case .xshg:
-            return DaySchedule(date: date, early: false, periods: [
-                .init(phase: .openingAuction, start: at(9, 15), end: at(9, 25)),
-                .init(phase: .preOpen, start: at(9, 25), end: at(9, 30)),
-                .init(phase: .continuous, start: at(9, 30), end: at(11, 30)),
-                .init(phase: .lunchBreak, start: at(11, 30), end: at(13, 0)),
-                .init(phase: .continuous, start: at(13, 0), end: at(14, 57)),
-                .init(phase: .closingAuction, start: at(14, 57), end: at(15, 0)),
-            ], open: at(9, 30), close: at(15, 0))
+            return DaySchedule(
+                date: date, early: false,
+                periods: [
+                    .init(phase: .openingAuction, start: at(9, 15), end: at(9, 25)),
+                    .init(phase: .preOpen, start: at(9, 25), end: at(9, 30)),
+                    .init(phase: .continuous, start: at(9, 30), end: at(11, 30)),
+                    .init(phase: .lunchBreak, start: at(11, 30), end: at(13, 0)),
+                    .init(phase: .continuous, start: at(13, 0), end: at(14, 57)),
+                    .init(phase: .closingAuction, start: at(14, 57), end: at(15, 0)),
+                ], open: at(9, 30), close: at(15, 0))
         }
     }
 

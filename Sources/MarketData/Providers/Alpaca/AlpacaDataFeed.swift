@@ -18,17 +18,22 @@ public struct AlpacaDataFeed: MarketDataFeed {
 
     func get(_ url: String) async throws(FeedError) -> [UInt8] {
         guard !keyID.isEmpty, !secret.isEmpty else { throw .missingCredentials(provider: name) }
-        let response = try await transport.get(HTTPRequest(url: url, headers: ["APCA-API-KEY-ID": keyID, "APCA-API-SECRET-KEY": secret]),
-                                               provider: name)
+        let response = try await transport.get(
+            HTTPRequest(url: url, headers: ["APCA-API-KEY-ID": keyID, "APCA-API-SECRET-KEY": secret]),
+            provider: name)
         if let error = AlpacaDataParser.error(status: response.status, body: response.body) { throw error }
         return response.body
     }
 
-    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
         var all: [PriceBar] = []
         var token: String?
         repeat {
-            var url = baseURL + "/v2/stocks/\(symbol)/bars?timeframe=\(timeframe)&start=\(from.rfc3339(in: .utc, fractionalDigits: 0))"
+            var url =
+                baseURL
+                + "/v2/stocks/\(symbol)/bars?timeframe=\(timeframe)&start=\(from.rfc3339(in: .utc, fractionalDigits: 0))"
                 + "&end=\(to.rfc3339(in: .utc, fractionalDigits: 0))&limit=10000&feed=\(dataFeed)"
             if let token { url += "&page_token=\(FinnhubFeed.escape(token))" }
             let page = try AlpacaDataParser.bars(try await get(url))
@@ -42,7 +47,9 @@ public struct AlpacaDataFeed: MarketDataFeed {
         let body = try await get(baseURL + "/v2/stocks/\(symbol)/snapshot?feed=\(dataFeed)")
         let json: JSONValue
         do { json = try JSONValue(parsing: body) } catch { throw .malformed(provider: name, detail: error.description) }
-        guard let price = json["latestTrade"]?["p"]?.decimal, let t = json["latestTrade"]?["t"]?.string, let time = RFC3339.parse(t) else {
+        guard let price = json["latestTrade"]?["p"]?.decimal, let t = json["latestTrade"]?["t"]?.string,
+            let time = RFC3339.parse(t)
+        else {
             throw .unknownSymbol(symbol)
         }
         let previous = json["prevDailyBar"]?["c"]?.decimal ?? price
@@ -50,10 +57,11 @@ public struct AlpacaDataFeed: MarketDataFeed {
         var bids: [(Price, Quantity)] = [], asks: [(Price, Quantity)] = []
         if let q = json["latestQuote"], let bp = q["bp"]?.decimal, let bs = q["bs"]?.decimal { bids = [(bp, bs)] }
         if let q = json["latestQuote"], let ap = q["ap"]?.decimal, let az = q["as"]?.decimal { asks = [(ap, az)] }
-        return MarketQuote(symbol: symbol, time: time, last: price, open: daily?["o"]?.decimal, high: daily?["h"]?.decimal,
-                           low: daily?["l"]?.decimal, previousClose: previous, volume: daily?["v"]?.decimal ?? .zero,
-                           turnover: .zero, bids: BookSide(bids), asks: BookSide(asks), limitUp: nil, limitDown: nil,
-                           phase: TradingCalendar.xnys.phase(at: time), tradingDate: TradingCalendar.xnys.tradingDate(at: time))
+        return MarketQuote(
+            symbol: symbol, time: time, last: price, open: daily?["o"]?.decimal, high: daily?["h"]?.decimal,
+            low: daily?["l"]?.decimal, previousClose: previous, volume: daily?["v"]?.decimal ?? .zero,
+            turnover: .zero, bids: BookSide(bids), asks: BookSide(asks), limitUp: nil, limitDown: nil,
+            phase: TradingCalendar.xnys.phase(at: time), tradingDate: TradingCalendar.xnys.tradingDate(at: time))
     }
 
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {

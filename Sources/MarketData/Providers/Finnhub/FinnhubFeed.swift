@@ -24,8 +24,11 @@ public struct FinnhubFeed: MarketDataFeed {
             let now = clock.now()
             guard let (index, key) = keys.take(at: now) else { break }
             let url = baseURL + path + "?" + query.map { "\($0.0)=\(Self.escape($0.1))" }.joined(separator: "&")
-            let response = try await transport.get(HTTPRequest(url: url, headers: ["X-Finnhub-Token": key]), provider: name)
-            guard let error = FinnhubParser.error(status: response.status, body: response.body) else { return response.body }
+            let response = try await transport.get(
+                HTTPRequest(url: url, headers: ["X-Finnhub-Token": key]), provider: name)
+            guard let error = FinnhubParser.error(status: response.status, body: response.body) else {
+                return response.body
+            }
             switch error {
             case .rateLimited: keys.rest(index, until: now.adding(seconds: 60))
             case .unauthorized: keys.rest(index, until: now.adding(seconds: 3600))
@@ -37,19 +40,22 @@ public struct FinnhubFeed: MarketDataFeed {
     }
 
     static func escape(_ value: String) -> String {
-        String(value.utf8.map { b -> String in
-            switch b {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: return String(UnicodeScalar(b))
-            default: return "%" + String(b, radix: 16, uppercase: true).leftPadded(2)
-            }
-        }.joined())
+        String(
+            value.utf8.map { b -> String in
+                switch b {
+                case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: return String(UnicodeScalar(b))
+                default: return "%" + String(b, radix: 16, uppercase: true).leftPadded(2)
+                }
+            }.joined())
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {
         try FinnhubParser.quote(try await get("/quote", [("symbol", symbol)]), symbol: symbol)
     }
 
-    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
         let resolution: String
         switch timeframe {
         case .minutes(let n) where [1, 5, 15, 30].contains(n): resolution = String(n)
@@ -59,8 +65,13 @@ public struct FinnhubFeed: MarketDataFeed {
         case .month: resolution = "M"
         default: throw .unsupported(provider: name, feature: "\(timeframe) bars")
         }
-        return try FinnhubParser.candles(try await get("/stock/candle", [("symbol", symbol), ("resolution", resolution),
-                                                                           ("from", String(from.seconds)), ("to", String(to.seconds))]))
+        return try FinnhubParser.candles(
+            try await get(
+                "/stock/candle",
+                [
+                    ("symbol", symbol), ("resolution", resolution),
+                    ("from", String(from.seconds)), ("to", String(to.seconds)),
+                ]))
     }
 
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {
@@ -73,7 +84,8 @@ public struct FinnhubFeed: MarketDataFeed {
     }
 
     public func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem] {
-        try FinnhubParser.news(try await get("/company-news", [("symbol", symbol), ("from", from.description), ("to", to.description)]))
+        try FinnhubParser.news(
+            try await get("/company-news", [("symbol", symbol), ("from", from.description), ("to", to.description)]))
     }
 
     public func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend] {

@@ -20,9 +20,12 @@ public struct SinaFeed: MarketDataFeed {
         let list = symbols.map(SinaParser.sinaSymbol).joined(separator: ",")
         let response = try await transport.get(HTTPRequest(url: quoteURL + list, headers: Self.headers), provider: name)
         guard (200..<300).contains(response.status) else {
-            throw .http(provider: name, status: response.status, message: String(decoding: response.body.prefix(120), as: UTF8.self))
+            throw .http(
+                provider: name, status: response.status,
+                message: String(decoding: response.body.prefix(120), as: UTF8.self))
         }
-        return try SinaParser.quotes(try SinaParser.decode(response.body, contentType: response.headers["content-type"]))
+        return try SinaParser.quotes(
+            try SinaParser.decode(response.body, contentType: response.headers["content-type"]))
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {
@@ -30,7 +33,9 @@ public struct SinaFeed: MarketDataFeed {
         return try result.get()
     }
 
-    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
         let scale: Int
         switch timeframe {
         case .minutes(let n) where [5, 15, 30].contains(n): scale = n
@@ -53,8 +58,9 @@ public struct SinaFeed: MarketDataFeed {
 
     public func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile {
         guard let entry = directory.entry(symbol) else { throw .unknownSymbol(symbol) }
-        return CompanyProfile(symbol: symbol, name: entry.name, exchange: entry.instrument.exchange.rawValue, industry: nil,
-                              country: "CN", currency: "CNY", ipoDate: entry.instrument.listingDate, website: nil,
-                              logo: nil, marketCapitalizationMillions: nil, sharesOutstandingMillions: nil)
+        return CompanyProfile(
+            symbol: symbol, name: entry.name, exchange: entry.instrument.exchange.rawValue, industry: nil,
+            country: "CN", currency: "CNY", ipoDate: entry.instrument.listingDate, website: nil,
+            logo: nil, marketCapitalizationMillions: nil, sharesOutstandingMillions: nil)
     }
 }

@@ -6,7 +6,10 @@ public struct YahooFeed: MarketDataFeed {
     public var baseURL = "https://query2.finance.yahoo.com"
     public var name: String { "Yahoo Finance" }
     public var attributionURL: String? { "https://finance.yahoo.com" }
-    static let headers = ["User-Agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36"]
+    static let headers = [
+        "User-Agent":
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36"
+    ]
 
     public init(transport: any HTTPTransport) { self.transport = transport }
 
@@ -15,17 +18,23 @@ public struct YahooFeed: MarketDataFeed {
         switch response.status {
         case 200..<300, 404: return response.body // 404 carries the chart error object
         case 429: throw .rateLimited(provider: name, retryAfterSeconds: nil)
-        default: throw .http(provider: name, status: response.status, message: String(decoding: response.body.prefix(120), as: UTF8.self))
+        default:
+            throw .http(
+                provider: name, status: response.status,
+                message: String(decoding: response.body.prefix(120), as: UTF8.self))
         }
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {
-        let chart = try YahooParser.chart(try await get(baseURL + "/v8/finance/chart/\(symbol)?range=1d&interval=5m"), symbol: symbol)
+        let chart = try YahooParser.chart(
+            try await get(baseURL + "/v8/finance/chart/\(symbol)?range=1d&interval=5m"), symbol: symbol)
         guard let quote = chart.quote else { throw .malformed(provider: name, detail: "chart without a price") }
         return quote
     }
 
-    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError) -> [PriceBar] {
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
         let interval: String
         switch timeframe {
         case .minutes(let n) where [1, 2, 5, 15, 30, 90].contains(n): interval = "\(n)m"
@@ -35,7 +44,8 @@ public struct YahooFeed: MarketDataFeed {
         case .month: interval = "1mo"
         default: throw .unsupported(provider: name, feature: "\(timeframe) bars")
         }
-        let url = baseURL + "/v8/finance/chart/\(symbol)?period1=\(from.seconds)&period2=\(to.seconds)&interval=\(interval)"
+        let url =
+            baseURL + "/v8/finance/chart/\(symbol)?period1=\(from.seconds)&period2=\(to.seconds)&interval=\(interval)"
         return try YahooParser.chart(try await get(url), symbol: symbol).bars
     }
 

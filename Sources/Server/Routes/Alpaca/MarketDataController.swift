@@ -21,26 +21,38 @@ struct MarketDataController {
     // MARK: Encoding
 
     static func bar(_ b: PriceBar) -> JSONValue {
-        .object(["t": .string(b.time.rfc3339(in: .utc, fractionalDigits: 0)), "o": .number(b.open), "h": .number(b.high),
-                 "l": .number(b.low), "c": .number(b.close), "v": .number(b.volume), "n": .int(b.tradeCount), "vw": .number(b.vwap)])
+        .object([
+            "t": .string(b.time.rfc3339(in: .utc, fractionalDigits: 0)), "o": .number(b.open), "h": .number(b.high),
+            "l": .number(b.low), "c": .number(b.close), "v": .number(b.volume), "n": .int(b.tradeCount),
+            "vw": .number(b.vwap),
+        ])
     }
 
     static func quote(_ q: MarketQuote) -> JSONValue {
-        .object(["t": .string(q.time.description), "bp": .number(q.bids.best?.price ?? .zero), "bs": .number(q.bids.best?.size ?? .zero),
-                 "ap": .number(q.asks.best?.price ?? .zero), "as": .number(q.asks.best?.size ?? .zero),
-                 "bx": .string("V"), "ax": .string("V"), "c": .array([.string("R")]), "z": .string("C")])
+        .object([
+            "t": .string(q.time.description), "bp": .number(q.bids.best?.price ?? .zero),
+            "bs": .number(q.bids.best?.size ?? .zero),
+            "ap": .number(q.asks.best?.price ?? .zero), "as": .number(q.asks.best?.size ?? .zero),
+            "bx": .string("V"), "ax": .string("V"), "c": .array([.string("R")]), "z": .string("C"),
+        ])
     }
 
     static func trade(_ q: MarketQuote) -> JSONValue {
-        .object(["t": .string(q.time.description), "p": .number(q.last), "s": .int(100), "x": .string("V"),
-                 "i": .int(Int(q.time.nanoseconds % 1_000_000_000)), "c": .array([.string("@")]), "z": .string("C")])
+        .object([
+            "t": .string(q.time.description), "p": .number(q.last), "s": .int(100), "x": .string("V"),
+            "i": .int(Int(q.time.nanoseconds % 1_000_000_000)), "c": .array([.string("@")]), "z": .string("C"),
+        ])
     }
 
     // MARK: Parameters
 
     func symbols(_ request: Request) throws -> [String] {
-        guard let text = request.query("symbols"), !text.isEmpty else { throw APIError.unprocessable("symbols is required") }
-        let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
+        guard let text = request.query("symbols"), !text.isEmpty else {
+            throw APIError.unprocessable("symbols is required")
+        }
+        let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter {
+            !$0.isEmpty
+        }
         guard list.count <= 200 else { throw APIError.unprocessable("at most 200 symbols per request") }
         return list
     }
@@ -49,7 +61,9 @@ struct MarketDataController {
         guard let tfText = request.query("timeframe") else { throw APIError.unprocessable("timeframe is required") }
         guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
         let now = services.clock.now()
-        let start = try request.timeQuery("start", zone: .newYork) ?? Timestamp(TradingCalendar.xnys.zone.localTime(of: now).date, in: .newYork)
+        let start =
+            try request.timeQuery("start", zone: .newYork)
+            ?? Timestamp(TradingCalendar.xnys.zone.localTime(of: now).date, in: .newYork)
         let end = min(try request.timeQuery("end", zone: .newYork) ?? now, now)
         let limit = Int(request.query("limit") ?? "1000") ?? 0
         guard (1...10_000).contains(limit) else { throw APIError.unprocessable("limit must be 1 to 10000") }
@@ -72,7 +86,10 @@ struct MarketDataController {
             if let after, symbol < after.0 { continue }
             guard services.directory.entry(symbol) != nil else { continue }
             let bars: [PriceBar]
-            do { bars = try await services.feed.bars(symbol, timeframe: timeframe, from: start, to: end.adding(nanoseconds: 1)) } catch {
+            do {
+                bars = try await services.feed.bars(
+                    symbol, timeframe: timeframe, from: start, to: end.adding(nanoseconds: 1))
+            } catch {
                 throw APIError(feed: error)
             }
             for bar in bars {
@@ -90,14 +107,17 @@ struct MarketDataController {
 
     @Sendable func multiBars(_ request: Request, context: AppContext) async throws -> Response {
         let (bars, token) = try await pagedBars(try symbols(request), request: request)
-        return JSONValue.object(["bars": .object(bars.mapValues { .array($0) }), "next_page_token": .text(token)]).response()
+        return JSONValue.object(["bars": .object(bars.mapValues { .array($0) }), "next_page_token": .text(token)])
+            .response()
     }
 
     @Sendable func singleBars(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
         guard services.directory.entry(symbol) != nil else { throw APIError.notFound("symbol \(symbol) not found") }
         let (bars, token) = try await pagedBars([symbol], request: request)
-        return JSONValue.object(["bars": .array(bars[symbol] ?? []), "symbol": .string(symbol), "next_page_token": .text(token)]).response()
+        return JSONValue.object([
+            "bars": .array(bars[symbol] ?? []), "symbol": .string(symbol), "next_page_token": .text(token),
+        ]).response()
     }
 
     func latest(_ request: Request, _ encode: (MarketQuote) -> JSONValue, key: String) async throws -> Response {
@@ -120,17 +140,25 @@ struct MarketDataController {
         var out: [String: JSONValue] = [:]
         let now = services.clock.now()
         for symbol in try symbols(request) where services.directory.entry(symbol) != nil {
-            let bars = (try? await services.feed.bars(symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now)) ?? []
+            let bars =
+                (try? await services.feed.bars(
+                    symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now)) ?? []
             if let last = bars.last { out[symbol] = Self.bar(last) }
         }
         return JSONValue.object(["bars": .object(out)]).response()
     }
 
     func snapshotValue(_ symbol: String) async -> JSONValue? {
-        guard services.directory.entry(symbol) != nil, let q = try? await services.feed.quote(symbol) else { return nil }
+        guard services.directory.entry(symbol) != nil, let q = try? await services.feed.quote(symbol) else {
+            return nil
+        }
         let now = services.clock.now()
-        let minute = (try? await services.feed.bars(symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now))?.last
-        let days = (try? await services.feed.bars(symbol, timeframe: .day, from: now.adding(seconds: -10 * 86_400), to: now.adding(seconds: 1))) ?? []
+        let minute =
+            (try? await services.feed.bars(
+                symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now))?.last
+        let days =
+            (try? await services.feed.bars(
+                symbol, timeframe: .day, from: now.adding(seconds: -10 * 86_400), to: now.adding(seconds: 1))) ?? []
         return .object([
             "latestTrade": Self.trade(q), "latestQuote": Self.quote(q), "minuteBar": minute.map(Self.bar) ?? .null,
             "dailyBar": days.last.map(Self.bar) ?? .null, "prevDailyBar": days.dropLast().last.map(Self.bar) ?? .null,

@@ -43,11 +43,14 @@ struct PortfolioController {
         for symbol in await brokerage.heldSymbols(account) {
             do throws(BrokerageError) {
                 let order = try await brokerage.closePosition(symbol, account: account, qty: nil, percentage: nil)
-                results.append(.object(["symbol": .string(symbol), "status": .int(200), "body": AlpacaEncoding.order(order)]))
+                results.append(
+                    .object(["symbol": .string(symbol), "status": .int(200), "body": AlpacaEncoding.order(order)]))
             } catch {
                 let status: Int = error.status.code
-                let body: JSONValue = .object(["code": .int(error.alpacaCode), "message": .string(error.message),
-                                               "symbol": .string(symbol)])
+                let body: JSONValue = .object([
+                    "code": .int(error.alpacaCode), "message": .string(error.message),
+                    "symbol": .string(symbol),
+                ])
                 results.append(.object(["symbol": .string(symbol), "status": .int(status), "body": body]))
             }
         }
@@ -63,7 +66,8 @@ struct PortfolioController {
     func currentConfiguration(_ account: AccountID) async throws -> [String: JSONValue] {
         var config = Self.defaultConfiguration
         if let stored = try await services.brokerage.configurations.saved(account),
-           let object = (try? JSONValue(parsing: stored))?.object {
+            let object = (try? JSONValue(parsing: stored))?.object
+        {
             config.merge(object) { $1 }
         }
         return config
@@ -82,7 +86,9 @@ struct PortfolioController {
         }
         var config = try await currentConfiguration(account)
         for (key, value) in changes where !value.isNull {
-            guard let current = Self.defaultConfiguration[key] else { throw APIError.unprocessable("unknown configuration \(key)") }
+            guard let current = Self.defaultConfiguration[key] else {
+                throw APIError.unprocessable("unknown configuration \(key)")
+            }
             switch (current, value) {
             case (.bool, .bool), (.string, .string), (.number, .number): config[key] = value
             default: throw APIError.unprocessable("\(key) has the wrong type")
@@ -107,7 +113,9 @@ struct PortfolioController {
         default: throw APIError.unprocessable("invalid period \(period); expected 1D, 1W, 1M, 3M, 6M or 1A")
         }
         let tfText = request.query("timeframe") ?? (days <= 1 ? "15Min" : "1D")
-        guard let timeframe = BarTimeframe(tfText), ["1Min", "5Min", "15Min", "1Hour", "1Day"].contains(timeframe.description) else {
+        guard let timeframe = BarTimeframe(tfText),
+            ["1Min", "5Min", "15Min", "1Hour", "1Day"].contains(timeframe.description)
+        else {
             throw APIError.unprocessable("invalid timeframe \(tfText); expected 1Min, 5Min, 15Min, 1H or 1D")
         }
         let summary = try await brokerage.summary(account)
@@ -119,12 +127,15 @@ struct PortfolioController {
         for e in entries { if case .fill(let f) = e.kind { symbols.insert(f.symbol) } }
         var closes: [String: [(Timestamp, Price)]] = [:]
         for symbol in symbols {
-            let bars = (try? await services.feed.bars(symbol, timeframe: timeframe, from: start.adding(seconds: -10 * 86_400), to: now)) ?? []
+            let bars =
+                (try? await services.feed.bars(
+                    symbol, timeframe: timeframe, from: start.adding(seconds: -10 * 86_400), to: now)) ?? []
             closes[symbol] = bars.map { ($0.time, $0.close) }
         }
         // Points: the bar times of the most-traded reference symbol (or the account's first holding).
         let reference = summary.account.market == .us ? "SPY" : "600519"
-        let points = ((try? await services.feed.bars(reference, timeframe: timeframe, from: start, to: now)) ?? []).map(\.time)
+        let points = ((try? await services.feed.bars(reference, timeframe: timeframe, from: start, to: now)) ?? []).map(
+            \.time)
         var cash = summary.account.startingCash
         var qty: [String: Quantity] = [:]
         var next = 0
@@ -144,7 +155,9 @@ struct PortfolioController {
             var value = cash
             for (symbol, q) in qty where q.isPositive {
                 let series = closes[symbol] ?? []
-                if let price = series.last(where: { $0.0 <= t })?.1 { value += q.multiplied(by: price, places: 2, rule: .halfUp) }
+                if let price = series.last(where: { $0.0 <= t })?.1 {
+                    value += q.multiplied(by: price, places: 2, rule: .halfUp)
+                }
             }
             let b = base ?? value
             base = b

@@ -1,6 +1,6 @@
-import HTTPTypes
 import Brokerage
 import Foundation
+import HTTPTypes
 import Hummingbird
 import MarketData
 import TradingCore
@@ -39,8 +39,9 @@ struct TradingController {
         let order = try AlpacaRequests.order(try await request.jsonBody(context: context))
         let placed = try await brokerage.submit(order, account: id)
         guard placed.legs.isEmpty else { return try await encode(placed, account: id).response() }
-        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: AlpacaEncoding.orderBytes(placed))))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: AlpacaEncoding.orderBytes(placed))))
     }
 
     @Sendable func listOrders(_ request: Request, context: AppContext) async throws -> Response {
@@ -53,7 +54,9 @@ struct TradingController {
             query.status = s
         }
         if let limit = request.query("limit") {
-            guard let n = Int(limit), (1...500).contains(n) else { throw APIError.unprocessable("limit must be 1 to 500") }
+            guard let n = Int(limit), (1...500).contains(n) else {
+                throw APIError.unprocessable("limit must be 1 to 500")
+            }
             query.limit = n
         }
         if let after = request.query("after") {
@@ -65,7 +68,9 @@ struct TradingController {
             query.until = t
         }
         if let direction = request.query("direction") {
-            guard ["asc", "desc"].contains(direction.lowercased()) else { throw APIError.unprocessable("direction must be asc or desc") }
+            guard ["asc", "desc"].contains(direction.lowercased()) else {
+                throw APIError.unprocessable("direction must be asc or desc")
+            }
             query.ascending = direction.lowercased() == "asc"
         }
         if let symbols = request.query("symbols") {
@@ -89,7 +94,9 @@ struct TradingController {
 
     @Sendable func orderByClientID(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        guard let clientID = request.query("client_order_id") else { throw APIError.unprocessable("client_order_id is required") }
+        guard let clientID = request.query("client_order_id") else {
+            throw APIError.unprocessable("client_order_id is required")
+        }
         let order = try await brokerage.order(clientOrderID: clientID, account: account)
         return try await encode(order, account: account).response()
     }
@@ -115,7 +122,10 @@ struct TradingController {
         let results = try await brokerage.cancelAll(account: account)
         let body: [JSONValue] = results.map { (id, result) -> JSONValue in
             switch result {
-            case .success(let order): return .object(["id": .string(id.description), "status": .int(200), "body": AlpacaEncoding.order(order)])
+            case .success(let order):
+                return .object([
+                    "id": .string(id.description), "status": .int(200), "body": AlpacaEncoding.order(order),
+                ])
             case .failure(let e):
                 let status: Int = e.status.code
                 let error: JSONValue = .object(["code": .int(e.alpacaCode), "message": .string(e.message)])
@@ -129,16 +139,22 @@ struct TradingController {
         let id = try context.account()
         let summary = try await brokerage.summary(id)
         let date = services.clock.now()
-        return JSONValue.array(summary.positions.map {
-            AlpacaEncoding.position($0, date: $0.instrument.calendar.tradingDate(at: date))
-        }).response()
+        return JSONValue.array(
+            summary.positions.map {
+                AlpacaEncoding.position($0, date: $0.instrument.calendar.tradingDate(at: date))
+            }
+        ).response()
     }
 
     @Sendable func position(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
         let symbol = try context.parameters.require("symbol").uppercased()
         let summary = try await brokerage.summary(id)
-        guard let p = summary.positions.first(where: { $0.position.symbol == symbol || AlpacaEncoding.assetID($0.position.symbol) == symbol.lowercased() }) else {
+        guard
+            let p = summary.positions.first(where: {
+                $0.position.symbol == symbol || AlpacaEncoding.assetID($0.position.symbol) == symbol.lowercased()
+            })
+        else {
             throw APIError.notFound("position does not exist")
         }
         return AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: services.clock.now())).response()
@@ -146,7 +162,9 @@ struct TradingController {
 
     @Sendable func asset(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol")
-        guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("asset not found for \(symbol)") }
+        guard let entry = services.directory.entry(symbol) else {
+            throw APIError.notFound("asset not found for \(symbol)")
+        }
         return AlpacaEncoding.asset(entry).response()
     }
 
@@ -156,7 +174,9 @@ struct TradingController {
         let alwaysOpen = services.clock.sessions == .alwaysOpen
         let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
         let session = calendar.currentOrNextSession(at: now)
-        let nextOpen = now < session.open ? session.open
+        let nextOpen =
+            now < session.open
+            ? session.open
             : (calendar.schedule(on: calendar.nextTradingDay(after: session.date))?.open ?? session.open)
         return JSONValue.object([
             "timestamp": .string(now.rfc3339(in: .newYork)), "is_open": .bool(phase.isRegularTrading),
@@ -170,7 +190,9 @@ struct TradingController {
         let today = TradingCalendar.xnys.zone.localTime(of: services.clock.now()).date
         func date(_ name: String, _ fallback: CivilDate) throws -> CivilDate {
             guard let text = request.query(name) else { return fallback }
-            guard let d = CivilDate(String(text.prefix(10))) else { throw APIError.unprocessable("invalid \(name) \(text); expected YYYY-MM-DD") }
+            guard let d = CivilDate(String(text.prefix(10))) else {
+                throw APIError.unprocessable("invalid \(name) \(text); expected YYYY-MM-DD")
+            }
             return d
         }
         let start = try date("start", today)
@@ -186,11 +208,15 @@ struct TradingController {
             return colon ? hh + ":" + mm : hh + mm
         }
         let days: [JSONValue] = calendar.tradingDays(from: start, through: end).compactMap { day in
-            guard let s = calendar.schedule(on: day), let first = s.periods.first, let last = s.periods.last else { return nil }
-            return .object(["date": .string(day.description), "open": .string(hhmm(s.open, colon: true)),
-                            "close": .string(hhmm(s.close, colon: true)), "session_open": .string(hhmm(first.start, colon: false)),
-                            "session_close": .string(hhmm(last.end, colon: false)),
-                            "settlement_date": .string(calendar.nextTradingDay(after: day).description)])
+            guard let s = calendar.schedule(on: day), let first = s.periods.first, let last = s.periods.last else {
+                return nil
+            }
+            return .object([
+                "date": .string(day.description), "open": .string(hhmm(s.open, colon: true)),
+                "close": .string(hhmm(s.close, colon: true)), "session_open": .string(hhmm(first.start, colon: false)),
+                "session_close": .string(hhmm(last.end, colon: false)),
+                "settlement_date": .string(calendar.nextTradingDay(after: day).description),
+            ])
         }
         return JSONValue.array(days).response()
     }
@@ -224,19 +250,24 @@ struct TradingController {
 /// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE, and RESET for account resets).
 enum ActivityEncoding {
     static func alpaca(_ e: LedgerEntry) -> JSONValue {
-        let id = JSONValue.string(String(e.time.nanoseconds) + "::" + e.accountID.description + ":" + String(e.sequence))
+        let id = JSONValue.string(
+            String(e.time.nanoseconds) + "::" + e.accountID.description + ":" + String(e.sequence))
         switch e.kind {
         case .fill(let f):
             return .object([
                 "id": id, "activity_type": .string("FILL"), "transaction_time": .string(e.time.description),
                 "type": .string(f.leavesQty.map { $0.isZero } ?? true ? "fill" : "partial_fill"),
-                "price": .decimal(f.price), "qty": .decimal(f.qty), "side": .string(f.side.rawValue), "symbol": .string(f.symbol),
+                "price": .decimal(f.price), "qty": .decimal(f.qty), "side": .string(f.side.rawValue),
+                "symbol": .string(f.symbol),
                 "leaves_qty": .decimal(f.leavesQty ?? .zero), "cum_qty": .decimal(f.cumulativeQty),
-                "order_id": .string(f.orderID.description), "order_status": .string(f.leavesQty.map { $0.isZero } ?? true ? "filled" : "partially_filled"),
+                "order_id": .string(f.orderID.description),
+                "order_status": .string(f.leavesQty.map { $0.isZero } ?? true ? "filled" : "partially_filled"),
             ])
         case .deposit(let method, let note), .withdrawal(let method, let note):
             let deposit = if case .deposit = e.kind { true } else { false }
-            return nonTrade(e, id: id, type: deposit ? "CSD" : "CSW", description: [method.rawValue, note].compactMap { $0 }.joined(separator: ": "), symbol: nil)
+            return nonTrade(
+                e, id: id, type: deposit ? "CSD" : "CSW",
+                description: [method.rawValue, note].compactMap { $0 }.joined(separator: ": "), symbol: nil)
         case .fee(let kind, _, let symbol):
             return nonTrade(e, id: id, type: "FEE", description: kind.rawValue, symbol: symbol)
         case .reset:
@@ -244,9 +275,12 @@ enum ActivityEncoding {
         }
     }
 
-    static func nonTrade(_ e: LedgerEntry, id: JSONValue, type: String, description: String, symbol: String?) -> JSONValue {
+    static func nonTrade(_ e: LedgerEntry, id: JSONValue, type: String, description: String, symbol: String?)
+        -> JSONValue
+    {
         .object([
-            "id": id, "activity_type": .string(type), "date": .string(TradingCalendar.xnys.zone.localTime(of: e.time).date.description),
+            "id": id, "activity_type": .string(type),
+            "date": .string(TradingCalendar.xnys.zone.localTime(of: e.time).date.description),
             "net_amount": .decimal(e.cashChange), "symbol": .text(symbol), "qty": .null, "per_share_amount": .null,
             "description": .string(description), "status": .string("executed"),
         ])

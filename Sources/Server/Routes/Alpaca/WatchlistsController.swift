@@ -23,9 +23,11 @@ struct WatchlistsController {
     }
 
     func encode(_ w: WatchlistRecord) -> JSONValue {
-        .object(["id": .string(w.id), "account_id": .string(w.accountID.description), "name": .string(w.name),
-                 "created_at": .string(w.createdAt.description), "updated_at": .string(w.updatedAt.description),
-                 "assets": .array(w.symbols.compactMap { services.directory.entry($0).map(AlpacaEncoding.asset) })])
+        .object([
+            "id": .string(w.id), "account_id": .string(w.accountID.description), "name": .string(w.name),
+            "created_at": .string(w.createdAt.description), "updated_at": .string(w.updatedAt.description),
+            "assets": .array(w.symbols.compactMap { services.directory.entry($0).map(AlpacaEncoding.asset) }),
+        ])
     }
 
     func find(_ context: AppContext, id: String? = nil, name: String? = nil) async throws -> WatchlistRecord {
@@ -68,20 +70,23 @@ struct WatchlistsController {
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let lists = try await services.brokerage.watchlists.all(account: try context.account())
-        return JSONValue.array(lists.map { w in
-            var o = encode(w).object ?? [:]
-            o["assets"] = nil // the list form omits assets, as Alpaca's does
-            return .object(o)
-        }).response()
+        return JSONValue.array(
+            lists.map { w in
+                var o = encode(w).object ?? [:]
+                o["assets"] = nil // the list form omits assets, as Alpaca's does
+                return .object(o)
+            }
+        ).response()
     }
 
     @Sendable func create(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
         let body = try await request.jsonBody(context: context)
         let now = services.clock.now()
-        let w = WatchlistRecord(id: UUID().uuidString.lowercased(), accountID: try context.account(),
-                                name: try validName(body["name"]?.string), symbols: try validSymbols(body["symbols"]),
-                                createdAt: now, updatedAt: now)
+        let w = WatchlistRecord(
+            id: UUID().uuidString.lowercased(), accountID: try context.account(),
+            name: try validName(body["name"]?.string), symbols: try validSymbols(body["symbols"]),
+            createdAt: now, updatedAt: now)
         return try await save(w)
     }
 
@@ -104,17 +109,21 @@ struct WatchlistsController {
     }
 
     @Sendable func update(_ request: Request, context: AppContext) async throws -> Response {
-        try await replaceContents(try await find(context, id: try context.parameters.require("id")), request: request, context: context)
+        try await replaceContents(
+            try await find(context, id: try context.parameters.require("id")), request: request, context: context)
     }
 
     @Sendable func updateByName(_ request: Request, context: AppContext) async throws -> Response {
-        try await replaceContents(try await find(context, name: request.query("name")), request: request, context: context)
+        try await replaceContents(
+            try await find(context, name: request.query("name")), request: request, context: context)
     }
 
     func append(_ w: WatchlistRecord, request: Request, context: AppContext) async throws -> Response {
         var request = request
         let body = try await request.jsonBody(context: context)
-        guard let symbol = body["symbol"]?.string?.uppercased() else { throw APIError.unprocessable("symbol is required") }
+        guard let symbol = body["symbol"]?.string?.uppercased() else {
+            throw APIError.unprocessable("symbol is required")
+        }
         guard services.directory.entry(symbol) != nil else { throw APIError.unprocessable("asset \(symbol) not found") }
         var w = w
         if !w.symbols.contains(symbol) { w.symbols.append(symbol) }
@@ -123,7 +132,8 @@ struct WatchlistsController {
     }
 
     @Sendable func add(_ request: Request, context: AppContext) async throws -> Response {
-        try await append(try await find(context, id: try context.parameters.require("id")), request: request, context: context)
+        try await append(
+            try await find(context, id: try context.parameters.require("id")), request: request, context: context)
     }
 
     @Sendable func addByName(_ request: Request, context: AppContext) async throws -> Response {

@@ -28,9 +28,13 @@ struct AccountsController {
 
     /// The account in the path, if it belongs to the logged-in user (or is the API key's own account).
     func owned(_ context: AppContext) async throws -> AccountRecord {
-        guard let id = AccountID(try context.parameters.require("id")) else { throw APIError.notFound("account not found") }
+        guard let id = AccountID(try context.parameters.require("id")) else {
+            throw APIError.notFound("account not found")
+        }
         if case .account(let keyAccount) = context.caller {
-            guard keyAccount == id, let record = await brokerage.accountRecord(id) else { throw APIError.notFound("account not found") }
+            guard keyAccount == id, let record = await brokerage.accountRecord(id) else {
+                throw APIError.notFound("account not found")
+            }
             return record
         }
         let user = try context.user()
@@ -43,12 +47,14 @@ struct AccountsController {
         let summary = try await brokerage.summary(record.id)
         var o = NativeEncoding.account(record, summary: summary).object ?? [:]
         let now = services.clock.now()
-        o["positions"] = .array(summary.positions.map { p in
-            var position = AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now)).object ?? [:]
-            position["name"] = .string(p.instrument.name)
-            position["realized_pl"] = .decimal(p.position.realizedPnL)
-            return .object(position)
-        })
+        o["positions"] = .array(
+            summary.positions.map { p in
+                var position =
+                    AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now)).object ?? [:]
+                position["name"] = .string(p.instrument.name)
+                position["realized_pl"] = .decimal(p.position.realizedPnL)
+                return .object(position)
+            })
         return .object(o)
     }
 
@@ -90,10 +96,13 @@ struct AccountsController {
         var request = request
         let body = try await request.jsonBody(context: context)
         guard let amount = body["amount"]?.decimal else { throw APIError.unprocessable("Please enter a valid amount") }
-        let method = try body["method"]?.string.map { text -> TransferMethod in
-            guard let m = TransferMethod(rawValue: text) else { throw APIError.unprocessable("method must be bank, card or transfer") }
-            return m
-        } ?? .bank
+        let method =
+            try body["method"]?.string.map { text -> TransferMethod in
+                guard let m = TransferMethod(rawValue: text) else {
+                    throw APIError.unprocessable("method must be bank, card or transfer")
+                }
+                return m
+            } ?? .bank
         let note = body["note"]?.string.map { String($0.prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 }
         let entry: LedgerEntry
         if deposit {
@@ -130,15 +139,17 @@ struct AccountsController {
         recent.limit = 500
         let orders = try await brokerage.orders(account: record.id, recent)
         let automatic = Set(orders.filter { $0.clientOrderID.hasPrefix("queue-") }.map(\.id))
-        return JSONValue.array(entries.map { entry in
-            var o = NativeEncoding.transaction(entry).object ?? [:]
-            switch entry.kind {
-            case .fill(let f) where automatic.contains(f.orderID): o["automatic"] = .bool(true)
-            case .fee(_, let order, _) where automatic.contains(order): o["automatic"] = .bool(true)
-            default: break
+        return JSONValue.array(
+            entries.map { entry in
+                var o = NativeEncoding.transaction(entry).object ?? [:]
+                switch entry.kind {
+                case .fill(let f) where automatic.contains(f.orderID): o["automatic"] = .bool(true)
+                case .fee(_, let order, _) where automatic.contains(order): o["automatic"] = .bool(true)
+                default: break
+                }
+                return .object(o)
             }
-            return .object(o)
-        }).response()
+        ).response()
     }
 
     @Sendable func orders(_ request: Request, context: AppContext) async throws -> Response {
@@ -160,7 +171,9 @@ struct AccountsController {
 
     @Sendable func cancelOrder(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await owned(context)
-        guard let id = OrderID(try context.parameters.require("order")) else { throw APIError.notFound("order not found") }
+        guard let id = OrderID(try context.parameters.require("order")) else {
+            throw APIError.notFound("order not found")
+        }
         let order = try await brokerage.cancel(id, account: record.id)
         return AlpacaEncoding.order(order).response()
     }
@@ -172,17 +185,25 @@ struct AccountsController {
         let record = try await owned(context)
         let symbol = (request.query("symbol") ?? "").uppercased()
         guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
-        guard let side = OrderSide(rawValue: request.query("side") ?? "buy") else { throw APIError.unprocessable("side must be buy or sell") }
-        guard let qty = request.query("qty").flatMap(FixedDecimal.init), qty.isPositive, qty <= FixedDecimal(1_000_000_000) else {
+        guard let side = OrderSide(rawValue: request.query("side") ?? "buy") else {
+            throw APIError.unprocessable("side must be buy or sell")
+        }
+        guard let qty = request.query("qty").flatMap(FixedDecimal.init), qty.isPositive,
+            qty <= FixedDecimal(1_000_000_000)
+        else {
             throw APIError.unprocessable("Please enter a valid amount")
         }
         let explicit = try request.query("price").map { text -> FixedDecimal in
-            guard let price = FixedDecimal(text), price.isPositive else { throw APIError.unprocessable("price must be a positive number") }
+            guard let price = FixedDecimal(text), price.isPositive else {
+                throw APIError.unprocessable("price must be a positive number")
+            }
             return price
         }
         let summary = try await brokerage.summary(record.id)
         let price: FixedDecimal
-        if let explicit { price = explicit } else {
+        if let explicit {
+            price = explicit
+        } else {
             let quote: MarketQuote
             do { quote = try await services.feed.quote(entry.symbol) } catch { throw APIError(feed: error) }
             price = (side == .buy ? quote.asks.best?.price : quote.bids.best?.price) ?? quote.last
@@ -192,10 +213,15 @@ struct AccountsController {
         let fees = account.fees.fees(side: side, filledQty: qty, filledValue: value, currency: account.currency)
         let feeTotal = fees.reduce(FixedDecimal.zero) { $0 + $1.amount }
         let date = entry.instrument.calendar.tradingDate(at: services.clock.now())
-        let sellable = summary.positions.first { $0.instrument.symbol == entry.symbol }?.position.availableToSell(on: date) ?? .zero
+        let sellable =
+            summary.positions.first { $0.instrument.symbol == entry.symbol }?.position.availableToSell(on: date)
+            ?? .zero
         return JSONValue.object([
-            "symbol": .string(entry.symbol), "side": .string(side.rawValue), "qty": .decimal(qty), "price": .decimal(price),
-            "value": .decimal(value), "fees": .array(fees.map { JSONValue.object(["kind": .string($0.kind.rawValue), "amount": .decimal($0.amount)]) }),
+            "symbol": .string(entry.symbol), "side": .string(side.rawValue), "qty": .decimal(qty),
+            "price": .decimal(price),
+            "value": .decimal(value),
+            "fees": .array(
+                fees.map { JSONValue.object(["kind": .string($0.kind.rawValue), "amount": .decimal($0.amount)]) }),
             "fee_total": .decimal(feeTotal), "total": .decimal(side == .buy ? value + feeTotal : value - feeTotal),
             "currency": .string(account.currency.rawValue), "buying_power": .decimal(account.buyingPower),
             "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot),
@@ -212,7 +238,9 @@ struct AccountsController {
         let now = services.clock.now()
         let to = min(try request.timeQuery("to", zone: zone) ?? now, now)
         let session = try? await services.feed.quote(entry.symbol)
-        let from = try request.timeQuery("from", zone: zone) ?? Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
+        let from =
+            try request.timeQuery("from", zone: zone)
+            ?? Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
         guard from < to, to.nanoseconds - from.nanoseconds <= Int64(3700) * Duration64.day else {
             throw APIError.unprocessable("from must be before to, within ten years")
         }
@@ -222,24 +250,32 @@ struct AccountsController {
         }
         return JSONValue.object([
             "symbol": .string(entry.symbol), "timeframe": .string(timeframe.description),
-            "bars": .array(list.map { b in
-                .object(["t": .string(b.time.description), "o": .decimal(b.open), "h": .decimal(b.high), "l": .decimal(b.low),
-                         "c": .decimal(b.close), "v": .decimal(b.volume)])
-            }),
+            "bars": .array(
+                list.map { b in
+                    .object([
+                        "t": .string(b.time.description), "o": .decimal(b.open), "h": .decimal(b.high),
+                        "l": .decimal(b.low),
+                        "c": .decimal(b.close), "v": .decimal(b.volume),
+                    ])
+                }),
         ]).response()
     }
 
     /// Open, closed or lunch break, in the exchange's time zone, with the next open and close.
     @Sendable func status(_ request: Request, context: AppContext) async throws -> Response {
-        guard let market = Market(rawValue: request.query("market") ?? "us") else { throw APIError.unprocessable("market must be us or cn") }
+        guard let market = Market(rawValue: request.query("market") ?? "us") else {
+            throw APIError.unprocessable("market must be us or cn")
+        }
         let calendar = market.calendar
         let now = services.clock.now()
         let alwaysOpen = services.clock.sessions == .alwaysOpen
         let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
         let session = calendar.currentOrNextSession(at: now)
         return JSONValue.object([
-            "market": .string(market.rawValue), "phase": .string(phase.rawValue), "is_open": .bool(phase.isRegularTrading),
-            "time_zone": .string(calendar.zone.identifier), "local_time": .string(now.rfc3339(in: calendar.zone, fractionalDigits: 0)),
+            "market": .string(market.rawValue), "phase": .string(phase.rawValue),
+            "is_open": .bool(phase.isRegularTrading),
+            "time_zone": .string(calendar.zone.identifier),
+            "local_time": .string(now.rfc3339(in: calendar.zone, fractionalDigits: 0)),
             "session_date": .string(session.date.description),
             "open": .string(session.open.rfc3339(in: calendar.zone, fractionalDigits: 0)),
             "close": .string(session.close.rfc3339(in: calendar.zone, fractionalDigits: 0)),
@@ -251,8 +287,10 @@ struct AccountsController {
 extension NativeEncoding {
     /// A ledger entry as the app's transaction history shows it: kind, signed amount, date, details.
     static func transaction(_ e: LedgerEntry) -> JSONValue {
-        var o: [String: JSONValue] = ["sequence": .int(Int(e.sequence)), "time": .string(e.time.description),
-                                      "amount": .decimal(e.cashChange), "kind": .string(e.kind.name)]
+        var o: [String: JSONValue] = [
+            "sequence": .int(Int(e.sequence)), "time": .string(e.time.description),
+            "amount": .decimal(e.cashChange), "kind": .string(e.kind.name),
+        ]
         switch e.kind {
         case .deposit(let method, let note), .withdrawal(let method, let note):
             o["method"] = .string(method.rawValue)

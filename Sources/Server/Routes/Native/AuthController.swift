@@ -19,7 +19,8 @@ struct AuthController {
     func credentials(_ request: inout Request, context: AppContext) async throws -> (String, String) {
         let body = try await request.jsonBody(context: context)
         guard let username = body["username"]?.string?.trimmingCharacters(in: .whitespaces), !username.isEmpty,
-              let password = body["password"]?.string, !password.isEmpty else {
+            let password = body["password"]?.string, !password.isEmpty
+        else {
             throw APIError.unprocessable("username and password are required")
         }
         return (username.lowercased(), password)
@@ -42,7 +43,8 @@ struct AuthController {
             throw APIError(.tooManyRequests, code: 42910000, "too many failed logins; try again in a few minutes")
         }
         guard let user = try await services.brokerage.users.user(username: username),
-              try await Credentials.verifyPassword(password, hash: user.passwordHash) else {
+            try await Credentials.verifyPassword(password, hash: user.passwordHash)
+        else {
             services.throttle.recordFailure(username, at: now)
             throw APIError(.unauthorized, code: 40110000, "wrong username or password")
         }
@@ -55,7 +57,8 @@ struct AuthController {
             try await services.brokerage.users.closeSession(tokenHash: Credentials.sha256(token))
         }
         var response = JSONValue.object(["ok": .bool(true)]).response()
-        response.setCookie(Cookie(name: SessionAuthenticator.cookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))
+        response.setCookie(
+            Cookie(name: SessionAuthenticator.cookie, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))
         return response
     }
 
@@ -77,11 +80,14 @@ struct AuthController {
 
     func sessionResponse(user: UserRecord, status: HTTPResponse.Status) async throws -> Response {
         let token = Credentials.token()
-        try await services.brokerage.users.openSession(tokenHash: Credentials.sha256(token), userID: user.id,
-                                                      lifetime: Self.sessionDays * 86_400)
+        try await services.brokerage.users.openSession(
+            tokenHash: Credentials.sha256(token), userID: user.id,
+            lifetime: Self.sessionDays * 86_400)
         var response = try await profile(user).response(status: status)
-        response.setCookie(Cookie(name: SessionAuthenticator.cookie, value: token, maxAge: Int(Self.sessionDays * 86_400),
-                                  path: "/", httpOnly: true, sameSite: .lax))
+        response.setCookie(
+            Cookie(
+                name: SessionAuthenticator.cookie, value: token, maxAge: Int(Self.sessionDays * 86_400),
+                path: "/", httpOnly: true, sameSite: .lax))
         return response
     }
 }
@@ -89,7 +95,8 @@ struct AuthController {
 enum NativeEncoding {
     static func account(_ record: AccountRecord, summary: AccountSummary) -> JSONValue {
         .object([
-            "id": .string(record.id.description), "name": .string(record.name), "market": .string(record.market.rawValue),
+            "id": .string(record.id.description), "name": .string(record.name),
+            "market": .string(record.market.rawValue),
             "currency": .string(summary.account.currency.rawValue), "account_number": .string(record.accountNumber),
             "cash": .decimal(summary.account.cash), "buying_power": .decimal(summary.account.buyingPower),
             "equity": .decimal(summary.equity), "market_value": .decimal(summary.marketValue),
@@ -99,15 +106,19 @@ enum NativeEncoding {
 
     static func quote(_ q: MarketQuote, entry: DirectoryEntry?) -> JSONValue {
         func levels(_ side: BookSide) -> JSONValue {
-            .array((0..<side.count).map { .object(["price": .decimal(side[$0].price), "size": .decimal(side[$0].size)]) })
+            .array(
+                (0..<side.count).map { .object(["price": .decimal(side[$0].price), "size": .decimal(side[$0].size)]) })
         }
         return .object([
-            "symbol": .string(q.symbol), "name": .text(entry?.name), "exchange": .text(entry?.instrument.exchange.rawValue),
+            "symbol": .string(q.symbol), "name": .text(entry?.name),
+            "exchange": .text(entry?.instrument.exchange.rawValue),
             "market": .text(entry?.instrument.market.rawValue), "currency": .text(entry?.instrument.currency.rawValue),
-            "time": .string(q.time.description), "last": .decimal(q.last), "open": .decimal(q.open), "high": .decimal(q.high),
+            "time": .string(q.time.description), "last": .decimal(q.last), "open": .decimal(q.open),
+            "high": .decimal(q.high),
             "low": .decimal(q.low), "previous_close": .decimal(q.previousClose), "change": .decimal(q.change),
             "change_percent": .decimal(q.changePercent), "volume": .decimal(q.volume), "turnover": .decimal(q.turnover),
-            "bids": levels(q.bids), "asks": levels(q.asks), "limit_up": .decimal(q.limitUp), "limit_down": .decimal(q.limitDown),
+            "bids": levels(q.bids), "asks": levels(q.asks), "limit_up": .decimal(q.limitUp),
+            "limit_down": .decimal(q.limitDown),
             "phase": .string(q.phase.rawValue), "trading_date": .string(q.tradingDate.description),
         ])
     }

@@ -30,12 +30,18 @@ struct FavoritesController {
         for symbol in w.symbols {
             let entry = services.directory.entry(symbol)
             let quote = try? await services.feed.quote(symbol)
-            items.append(.object(["symbol": .string(symbol), "name": .text(entry?.name), "market": .text(entry?.instrument.market.rawValue),
-                                  "price": .decimal(quote?.last), "change": .decimal(quote?.change),
-                                  "change_percent": .decimal(quote?.changePercent)]))
+            items.append(
+                .object([
+                    "symbol": .string(symbol), "name": .text(entry?.name),
+                    "market": .text(entry?.instrument.market.rawValue),
+                    "price": .decimal(quote?.last), "change": .decimal(quote?.change),
+                    "change_percent": .decimal(quote?.changePercent),
+                ]))
         }
-        return .object(["id": .string(w.id), "name": .string(w.name), "items": .array(items),
-                        "updated_at": .string(w.updatedAt.description)])
+        return .object([
+            "id": .string(w.id), "name": .string(w.name), "items": .array(items),
+            "updated_at": .string(w.updatedAt.description),
+        ])
     }
 
     func watchlist(_ context: AppContext) async throws -> WatchlistRecord {
@@ -80,19 +86,24 @@ struct FavoritesController {
         let account = try await accounts.owned(context)
         var request = request
         let body = try await request.jsonBody(context: context)
-        guard let name = body["name"]?.string?.trimmingCharacters(in: .whitespaces), !name.isEmpty, name.count <= 64 else {
+        guard let name = body["name"]?.string?.trimmingCharacters(in: .whitespaces), !name.isEmpty, name.count <= 64
+        else {
             throw APIError.unprocessable("name must be 1 to 64 characters")
         }
         let now = services.clock.now()
-        return try await save(WatchlistRecord(id: UUID().uuidString.lowercased(), accountID: account.id, name: name,
-                                              symbols: try symbols(body["symbols"]), createdAt: now, updatedAt: now), status: .created)
+        return try await save(
+            WatchlistRecord(
+                id: UUID().uuidString.lowercased(), accountID: account.id, name: name,
+                symbols: try symbols(body["symbols"]), createdAt: now, updatedAt: now), status: .created)
     }
 
     @Sendable func replace(_ request: Request, context: AppContext) async throws -> Response {
         var w = try await watchlist(context)
         var request = request
         let body = try await request.jsonBody(context: context)
-        if let name = body["name"]?.string?.trimmingCharacters(in: .whitespaces), !name.isEmpty { w.name = String(name.prefix(64)) }
+        if let name = body["name"]?.string?.trimmingCharacters(in: .whitespaces), !name.isEmpty {
+            w.name = String(name.prefix(64))
+        }
         if body["symbols"] != nil { w.symbols = try symbols(body["symbols"]) }
         w.updatedAt = services.clock.now()
         return try await save(w)

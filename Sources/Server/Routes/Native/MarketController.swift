@@ -20,10 +20,14 @@ struct MarketController {
             return m
         }
         let limit = min(max(Int(request.query("limit") ?? "") ?? 10, 1), 50)
-        return JSONValue.array(services.directory.search(q, market: market, limit: limit).map { r in
-            .object(["symbol": .string(r.symbol), "name": .string(r.name), "exchange": .string(r.exchange.rawValue),
-                     "market": .string(r.market.rawValue), "kind": .string(r.kind.rawValue)])
-        }).response()
+        return JSONValue.array(
+            services.directory.search(q, market: market, limit: limit).map { r in
+                .object([
+                    "symbol": .string(r.symbol), "name": .string(r.name), "exchange": .string(r.exchange.rawValue),
+                    "market": .string(r.market.rawValue), "kind": .string(r.kind.rawValue),
+                ])
+            }
+        ).response()
     }
 
     @Sendable func quote(_ request: Request, context: AppContext) async throws -> Response {
@@ -48,10 +52,15 @@ struct MarketController {
         let now = services.clock.now()
         return JSONValue.object([
             "source": .string(services.feed.name), "source_url": .text(services.feed.attributionURL),
-            "indices": .array(services.market.overview(at: now).map { i in
-                .object(["symbol": .string(i.index.rawValue), "name": .string(i.index.name), "market": .string(i.index.market.rawValue),
-                         "value": .decimal(i.value), "change": .decimal(i.change), "change_percent": .decimal(i.changePercent)])
-            }),
+            "indices": .array(
+                services.market.overview(at: now).map { i in
+                    .object([
+                        "symbol": .string(i.index.rawValue), "name": .string(i.index.name),
+                        "market": .string(i.index.market.rawValue),
+                        "value": .decimal(i.value), "change": .decimal(i.change),
+                        "change_percent": .decimal(i.changePercent),
+                    ])
+                }),
         ]).response()
     }
 
@@ -64,10 +73,15 @@ struct MarketController {
         }
         let limit = min(max(Int(request.query("limit") ?? "") ?? 20, 1), 50)
         let rows = services.market.movers(market, kind: kind, at: services.clock.now(), limit: limit)
-        return JSONValue.array(rows.map { m in
-            .object(["symbol": .string(m.symbol), "name": .string(m.name), "last": .decimal(m.last), "change": .decimal(m.change),
-                     "change_percent": .decimal(m.changePercent), "volume": .decimal(m.volume)])
-        }).response()
+        return JSONValue.array(
+            rows.map { m in
+                .object([
+                    "symbol": .string(m.symbol), "name": .string(m.name), "last": .decimal(m.last),
+                    "change": .decimal(m.change),
+                    "change_percent": .decimal(m.changePercent), "volume": .decimal(m.volume),
+                ])
+            }
+        ).response()
     }
 }
 

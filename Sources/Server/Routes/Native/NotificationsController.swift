@@ -1,6 +1,6 @@
+import Brokerage
 import Hummingbird
 import MarketData
-import Brokerage
 
 /// In-app notifications: list with the unread count, mark one or all read.
 struct NotificationsController {
@@ -13,9 +13,11 @@ struct NotificationsController {
     }
 
     static func encode(_ n: NotificationRecord) -> JSONValue {
-        .object(["id": .string(n.id), "kind": .string(n.kind), "title": .string(n.title), "body": .string(n.body),
-                 "account_id": .text(n.accountID?.description), "created_at": .string(n.createdAt.description),
-                 "read": .bool(n.readAt != nil)])
+        .object([
+            "id": .string(n.id), "kind": .string(n.kind), "title": .string(n.title), "body": .string(n.body),
+            "account_id": .text(n.accountID?.description), "created_at": .string(n.createdAt.description),
+            "read": .bool(n.readAt != nil),
+        ])
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {

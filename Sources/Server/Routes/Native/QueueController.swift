@@ -45,15 +45,18 @@ struct QueueController {
         var request = request
         let body = try await request.jsonBody(context: context)
         let parsed = try Self.parse(body)
-        let added = try await brokerage.addRule(account: record.id, symbol: parsed.symbol, condition: parsed.condition,
-                                                action: parsed.action, lifetime: parsed.lifetime)
+        let added = try await brokerage.addRule(
+            account: record.id, symbol: parsed.symbol, condition: parsed.condition,
+            action: parsed.action, lifetime: parsed.lifetime)
         let entry = await brokerage.entry(added)
         return Self.encode(entry, currency: record.market.currency).response(status: .created)
     }
 
     @Sendable func cancel(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await AccountsController(services: services).owned(context)
-        guard let id = QueueRuleID(try context.parameters.require("rule")) else { throw APIError.notFound("queued rule not found") }
+        guard let id = QueueRuleID(try context.parameters.require("rule")) else {
+            throw APIError.notFound("queued rule not found")
+        }
         let canceled = try await brokerage.cancelRule(id, account: record.id)
         let entry = await brokerage.entry(canceled)
         return Self.encode(entry, currency: record.market.currency).response()
@@ -76,12 +79,18 @@ struct QueueController {
 
     static func parse(_ body: JSONValue) throws -> Parsed {
         guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
-        let known: Set<String> = ["symbol", "side", "qty", "notional", "condition", "order_type", "limit_price", "lifetime"]
+        let known: Set<String> = [
+            "symbol", "side", "qty", "notional", "condition", "order_type", "limit_price", "lifetime",
+        ]
         if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
             throw APIError.unprocessable("unknown field \(unknown)")
         }
-        guard let symbol = o["symbol"]?.string?.uppercased(), !symbol.isEmpty else { throw APIError.unprocessable("symbol is required") }
-        guard let side = o["side"]?.string.flatMap(OrderSide.init(rawValue:)) else { throw APIError.unprocessable("side must be buy or sell") }
+        guard let symbol = o["symbol"]?.string?.uppercased(), !symbol.isEmpty else {
+            throw APIError.unprocessable("symbol is required")
+        }
+        guard let side = o["side"]?.string.flatMap(OrderSide.init(rawValue:)) else {
+            throw APIError.unprocessable("side must be buy or sell")
+        }
         let qty = try o["qty"].map { try decimal($0, "qty") }
         let notional = try o["notional"].map { try decimal($0, "notional") }
         guard case .object(let c)? = o["condition"], let type = c["type"]?.string else {
@@ -95,12 +104,18 @@ struct QueueController {
         case "change_percent_at_most": condition = .changePercentAtMost(try decimal(c["value"], "condition.value"))
         case "within_of_limit_up": condition = .withinOfLimitUp(try decimal(c["value"], "condition.value"))
         case "within_of_limit_down": condition = .withinOfLimitDown(try decimal(c["value"], "condition.value"))
-        case "within_percent_of_limit_up": condition = .withinPercentOfLimitUp(try decimal(c["value"], "condition.value"))
-        case "within_percent_of_limit_down": condition = .withinPercentOfLimitDown(try decimal(c["value"], "condition.value"))
+        case "within_percent_of_limit_up":
+            condition = .withinPercentOfLimitUp(try decimal(c["value"], "condition.value"))
+        case "within_percent_of_limit_down":
+            condition = .withinPercentOfLimitDown(try decimal(c["value"], "condition.value"))
         case "touches_limit_up": condition = .touchesLimitUp
         case "crosses_above_moving_average", "crosses_below_moving_average":
-            guard let n = c["value"]?.int else { throw APIError.unprocessable("condition.value must be a whole number of bars") }
-            condition = type == "crosses_above_moving_average" ? .crossesAboveMovingAverage(bars: n) : .crossesBelowMovingAverage(bars: n)
+            guard let n = c["value"]?.int else {
+                throw APIError.unprocessable("condition.value must be a whole number of bars")
+            }
+            condition =
+                type == "crosses_above_moving_average"
+                ? .crossesAboveMovingAverage(bars: n) : .crossesBelowMovingAverage(bars: n)
         default: throw APIError.unprocessable("unknown condition type \(type)")
         }
         let pricing: RuleAction.Pricing
@@ -112,7 +127,9 @@ struct QueueController {
         }
         var lifetime: RuleLifetime?
         if let l = o["lifetime"] {
-            guard case .object(let lo) = l, let kind = lo["type"]?.string else { throw APIError.unprocessable("lifetime must be an object with a type") }
+            guard case .object(let lo) = l, let kind = lo["type"]?.string else {
+                throw APIError.unprocessable("lifetime must be an object with a type")
+            }
             switch kind {
             case "until_triggered": lifetime = .untilTriggered
             case "until", "session":
@@ -123,8 +140,10 @@ struct QueueController {
             default: throw APIError.unprocessable("lifetime type must be until_triggered, until or session")
             }
         }
-        return Parsed(symbol: symbol, condition: condition, action: RuleAction(side: side, qty: qty, notional: notional, pricing: pricing),
-                      lifetime: lifetime)
+        return Parsed(
+            symbol: symbol, condition: condition,
+            action: RuleAction(side: side, qty: qty, notional: notional, pricing: pricing),
+            lifetime: lifetime)
     }
 
     // MARK: Encoding
@@ -135,15 +154,20 @@ struct QueueController {
         switch r.condition {
         case .priceAtLeast(let v): condition = ["type": .string("price_at_least"), "value": .decimal(v)]
         case .priceAtMost(let v): condition = ["type": .string("price_at_most"), "value": .decimal(v)]
-        case .changePercentAtLeast(let v): condition = ["type": .string("change_percent_at_least"), "value": .decimal(v)]
+        case .changePercentAtLeast(let v):
+            condition = ["type": .string("change_percent_at_least"), "value": .decimal(v)]
         case .changePercentAtMost(let v): condition = ["type": .string("change_percent_at_most"), "value": .decimal(v)]
         case .withinOfLimitUp(let v): condition = ["type": .string("within_of_limit_up"), "value": .decimal(v)]
         case .withinOfLimitDown(let v): condition = ["type": .string("within_of_limit_down"), "value": .decimal(v)]
-        case .withinPercentOfLimitUp(let v): condition = ["type": .string("within_percent_of_limit_up"), "value": .decimal(v)]
-        case .withinPercentOfLimitDown(let v): condition = ["type": .string("within_percent_of_limit_down"), "value": .decimal(v)]
+        case .withinPercentOfLimitUp(let v):
+            condition = ["type": .string("within_percent_of_limit_up"), "value": .decimal(v)]
+        case .withinPercentOfLimitDown(let v):
+            condition = ["type": .string("within_percent_of_limit_down"), "value": .decimal(v)]
         case .touchesLimitUp: condition = ["type": .string("touches_limit_up")]
-        case .crossesAboveMovingAverage(let n): condition = ["type": .string("crosses_above_moving_average"), "value": .int(n)]
-        case .crossesBelowMovingAverage(let n): condition = ["type": .string("crosses_below_moving_average"), "value": .int(n)]
+        case .crossesAboveMovingAverage(let n):
+            condition = ["type": .string("crosses_above_moving_average"), "value": .int(n)]
+        case .crossesBelowMovingAverage(let n):
+            condition = ["type": .string("crosses_below_moving_average"), "value": .int(n)]
         }
         var lifetime: [String: JSONValue]
         switch r.lifetime {
@@ -152,7 +176,8 @@ struct QueueController {
         case .session(let d): lifetime = ["type": .string("session"), "date": .string(d.description)]
         }
         var o: [String: JSONValue] = [
-            "id": .string(r.id.description), "account_id": .string(r.accountID.description), "symbol": .string(r.symbol),
+            "id": .string(r.id.description), "account_id": .string(r.accountID.description),
+            "symbol": .string(r.symbol),
             "name": .text(e.instrument?.name), "side": .string(r.action.side.rawValue),
             "qty": .decimal(r.action.qty), "notional": .decimal(r.action.notional),
             "condition": .object(condition), "lifetime": .object(lifetime),
@@ -164,7 +189,9 @@ struct QueueController {
         ]
         switch r.action.pricing {
         case .market: o["order_type"] = .string("market")
-        case .limit(let p): o["order_type"] = .string("limit"); o["limit_price"] = .decimal(p)
+        case .limit(let p):
+            o["order_type"] = .string("limit")
+            o["limit_price"] = .decimal(p)
         case .limitUp: o["order_type"] = .string("limit_up")
         }
         return .object(o)

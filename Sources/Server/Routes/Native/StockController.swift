@@ -25,9 +25,10 @@ struct StockController {
         let profile = await optional { () throws(FeedError) in try await feed.profile(entry.symbol) }
         let peers = await optional { () throws(FeedError) in try await feed.peers(entry.symbol) } ?? []
         let now = services.clock.now()
-        let year = await optional { () throws(FeedError) in
-            try await feed.bars(entry.symbol, timeframe: .day, from: now.adding(seconds: -365 * 86_400), to: now)
-        } ?? []
+        let year =
+            await optional { () throws(FeedError) in
+                try await feed.bars(entry.symbol, timeframe: .day, from: now.adding(seconds: -365 * 86_400), to: now)
+            } ?? []
         let today = instrument.calendar.zone.localTime(of: now).date
         let news = await optional { () throws(FeedError) in
             try await feed.news(entry.symbol, from: today.adding(days: -7), to: today)
@@ -46,21 +47,40 @@ struct StockController {
             "market_cap_millions": .decimal(profile?.marketCapitalizationMillions),
             "round_lot": .int(entry.roundLot), "time_zone": .string(instrument.calendar.zone.identifier),
             "week52_high": .decimal(year.map(\.high).max()), "week52_low": .decimal(year.map(\.low).min()),
-            "peers": .array(peers.compactMap { services.directory.entry($0) }.map { peer in
-                .object(["symbol": .string(peer.symbol), "name": .string(peer.name)])
-            }),
-            "news": news.map { items in .array(items.prefix(10).map { n in
-                .object(["time": .string(n.time.description), "headline": .string(n.headline), "summary": .string(n.summary),
-                         "source": .string(n.source), "url": .string(n.url), "image": .text(n.image)])
-            }) } ?? .null,
-            "recommendations": recommendations.map { list in .array(list.prefix(4).map { r in
-                .object(["period": .string(r.period.description), "strong_buy": .int(r.strongBuy), "buy": .int(r.buy),
-                         "hold": .int(r.hold), "sell": .int(r.sell), "strong_sell": .int(r.strongSell)])
-            }) } ?? .null,
-            "earnings": earnings.map { list in .array(list.prefix(4).map { e in
-                .object(["period": .string(e.period.description), "actual": .decimal(e.actual), "estimate": .decimal(e.estimate),
-                         "surprise": .decimal(e.surprise), "surprise_percent": .decimal(e.surprisePercent)])
-            }) } ?? .null,
+            "peers": .array(
+                peers.compactMap { services.directory.entry($0) }.map { peer in
+                    .object(["symbol": .string(peer.symbol), "name": .string(peer.name)])
+                }),
+            "news": news.map { items in
+                .array(
+                    items.prefix(10).map { n in
+                        .object([
+                            "time": .string(n.time.description), "headline": .string(n.headline),
+                            "summary": .string(n.summary),
+                            "source": .string(n.source), "url": .string(n.url), "image": .text(n.image),
+                        ])
+                    })
+            } ?? .null,
+            "recommendations": recommendations.map { list in
+                .array(
+                    list.prefix(4).map { r in
+                        .object([
+                            "period": .string(r.period.description), "strong_buy": .int(r.strongBuy),
+                            "buy": .int(r.buy),
+                            "hold": .int(r.hold), "sell": .int(r.sell), "strong_sell": .int(r.strongSell),
+                        ])
+                    })
+            } ?? .null,
+            "earnings": earnings.map { list in
+                .array(
+                    list.prefix(4).map { e in
+                        .object([
+                            "period": .string(e.period.description), "actual": .decimal(e.actual),
+                            "estimate": .decimal(e.estimate),
+                            "surprise": .decimal(e.surprise), "surprise_percent": .decimal(e.surprisePercent),
+                        ])
+                    })
+            } ?? .null,
             "data_source": .object(["name": .string(feed.name), "url": .text(feed.attributionURL)]),
         ])
         return body.response(headers: [.cacheControl: "private, max-age=60"])

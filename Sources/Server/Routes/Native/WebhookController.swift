@@ -1,7 +1,7 @@
+import Brokerage
 import Foundation
 import Hummingbird
 import MarketData
-import Brokerage
 import TradingCore
 
 /// The logged-in user's webhook: set the URL (a signing secret is made and shown once), rotate the secret, disable,
@@ -21,7 +21,8 @@ struct WebhookController {
         var o: [String: JSONValue] = [
             "url": .string(w.url), "enabled": .bool(w.enabled), "secret_hint": .string("…" + w.secret.suffix(4)),
             "created_at": .string(w.createdAt.description), "updated_at": .string(w.updatedAt.description),
-            "signature_header": .string("Papertrade-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>"),
+            "signature_header": .string(
+                "Papertrade-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>"),
         ]
         if revealSecret { o["secret"] = .string(w.secret) }
         return .object(o)
@@ -50,17 +51,21 @@ struct WebhookController {
         var request = request
         let body = try await request.jsonBody(context: context)
         guard let text = body["url"]?.string?.trimmingCharacters(in: .whitespaces), text.count <= 2000,
-              let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = url.host, !host.isEmpty else {
+            let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = url.host, !host.isEmpty
+        else {
             throw APIError.unprocessable("url must be an http or https URL")
         }
-        if let enabled = body["enabled"], enabled.bool == nil { throw APIError.unprocessable("enabled must be true or false") }
+        if let enabled = body["enabled"], enabled.bool == nil {
+            throw APIError.unprocessable("enabled must be true or false")
+        }
         let now = services.clock.now()
         let existing = try await services.brokerage.webhooks.webhook(user: user)
         let rotate = existing == nil || body["rotate_secret"]?.bool == true
-        let hook = WebhookRecord(userID: user, url: text, secret: rotate ? "whsec_" + Credentials.token(bytes: 24) : existing!.secret,
-                                 enabled: body["enabled"]?.bool ?? existing?.enabled ?? true,
-                                 createdAt: existing?.createdAt ?? now, updatedAt: now)
+        let hook = WebhookRecord(
+            userID: user, url: text, secret: rotate ? "whsec_" + Credentials.token(bytes: 24) : existing!.secret,
+            enabled: body["enabled"]?.bool ?? existing?.enabled ?? true,
+            createdAt: existing?.createdAt ?? now, updatedAt: now)
         try await services.brokerage.webhooks.save(hook)
         return Self.encode(hook, revealSecret: rotate).response(status: existing == nil ? .created : .ok)
     }
@@ -75,7 +80,9 @@ struct WebhookController {
 
     @Sendable func ping(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        guard try await services.brokerage.webhooks.webhook(user: user) != nil else { throw APIError.notFound("no webhook is set") }
+        guard try await services.brokerage.webhooks.webhook(user: user) != nil else {
+            throw APIError.notFound("no webhook is set")
+        }
         let id = "ping-" + UUID().uuidString.lowercased()
         try await services.brokerage.webhooks.ping(user: user, id: id)
         return JSONValue.object(["id": .string(id), "status": .string("pending")]).response(status: .accepted)
@@ -84,6 +91,8 @@ struct WebhookController {
     @Sendable func deliveries(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
-        return JSONValue.array(try await services.brokerage.webhooks.deliveries(user: user, limit: limit).map(Self.encode)).response()
+        return JSONValue.array(
+            try await services.brokerage.webhooks.deliveries(user: user, limit: limit).map(Self.encode)
+        ).response()
     }
 }
