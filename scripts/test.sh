@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole papertrade test suite. CI (.ci/run) calls exactly this.
-#   0. the layering check (scripts/check-layering.sh) and its own tests
+#   0. the layering check (scripts/check-layering.sh) and its own tests; swift-format lint (.swift-format)
 #   1. swift test: TradingCore, MarketData, Storage and Server (unit, specification, property-based, HTTP);
 #      the storage suite runs on SQLite and on a throwaway PostgreSQL server this script starts
 #   2. end-to-end (pytest): the built server driven by the real alpaca-py client, incl. a kill -9 crash test, and
@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 
 echo "== layering: modules import only what the design allows"
 bash tests/layering/run.sh
+
+echo "== formatting: the tree is as swift-format (.swift-format) leaves it"
+git ls-files -z '*.swift' | xargs -0 swift format lint --strict --parallel
 
 echo "== Chromium for the browser tests, the chart library for the web app"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then

@@ -16,7 +16,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
 {
     let router = Router(context: AppContext.self)
     router.add(middleware: RequestLogMiddleware())
-    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: RouteMetricsMiddleware())
     router.add(middleware: ErrorShapeMiddleware())
     router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
     router.get("metrics") { _, _ in PrometheusExport.response() }

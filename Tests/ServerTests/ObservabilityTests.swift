@@ -64,7 +64,13 @@ struct ObservabilityTests {
                             >= 1)
                     #expect(Self.sample(text, "papertrade_journal_commit_seconds_count") ?? 0 >= 1)
                     #expect(Self.sample(text, "papertrade_journal_group_size_count") ?? 0 >= 1)
-                    #expect(text.contains(#"http_route="/v2/orders""#), "request metrics are labelled by route")
+                    #expect(
+                        text.contains(#"http_requests_total{route="/v2/orders",method="POST",status="200"}"#),
+                        "requests are counted by route")
+                    #expect(
+                        text.contains(
+                            #"http_server_request_duration_seconds_bucket{route="/v2/orders",method="POST",status="403""#
+                        ))
                 }
             }
         }
