@@ -145,6 +145,27 @@ struct FeedTests {
         #expect(feed.name == "Simulated market")
     }
 
+    @Test(
+        "overview and movers come from the feed of each market: a provider without them says so, never simulated data")
+    func overviewAndMovers() async throws {
+        let directory = try SymbolDirectory.bundled()
+        let clock = MarketClock(.manual(start: Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .newYork)))
+        let simulated = SimulatedFeed(market: SimulatedMarket(directory: directory), clock: clock)
+        #expect(try await simulated.indices().count == MarketIndex.allCases.count)
+        #expect(try await simulated.movers(.us, kind: .gainers, limit: 5).count == 5)
+
+        let sina = SinaFeed(transport: RecordedTransport([]), directory: directory)
+        let routed = MarketRoutedFeed(us: simulated, cn: CachingFeed(sina, clock: clock), directory: directory)
+        let indices = try await routed.indices()
+        #expect(
+            !indices.isEmpty && indices.allSatisfy { $0.index.market == .us }, "the US indices, none invented for China"
+        )
+        #expect(try await routed.movers(.us, kind: .active, limit: 3).count == 3)
+        await #expect(throws: FeedError.unsupported(provider: sina.name, feature: "market movers")) {
+            try await routed.movers(.cn, kind: .gainers, limit: 3)
+        }
+    }
+
     @Test("the simulated feed answers quotes, bars, search, profile and peers offline")
     func simulatedFeed() async throws {
         let directory = try SymbolDirectory.bundled()

@@ -52,6 +52,12 @@ public final class CachingFeed: MarketDataFeed {
         try await inner.search(text, market: market, limit: limit)
     }
 
+    public func indices() async throws(FeedError) -> [IndexQuote] { try await inner.indices() }
+
+    public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
+        try await inner.movers(market, kind: kind, limit: limit)
+    }
+
     public func profile(_ symbol: String) async throws(FeedError) -> CompanyProfile {
         let now = clock.now()
         if let cached = profiles.withLock({ $0[symbol] }), now.nanoseconds - cached.fetchedAt.nanoseconds < profileTTL {

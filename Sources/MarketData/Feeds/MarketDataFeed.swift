@@ -15,6 +15,10 @@ public protocol MarketDataFeed: Sendable {
     func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend]
     func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise]
     func peers(_ symbol: String) async throws(FeedError) -> [String]
+    /// The market overview's indices (SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500) the feed covers.
+    func indices() async throws(FeedError) -> [IndexQuote]
+    /// A market's top gainers, losers or most active stocks.
+    func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover]
 }
 
 extension MarketDataFeed {
@@ -30,6 +34,12 @@ extension MarketDataFeed {
     }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] {
         throw .unsupported(provider: name, feature: "peers")
+    }
+    public func indices() async throws(FeedError) -> [IndexQuote] {
+        throw .unsupported(provider: name, feature: "index quotes")
+    }
+    public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
+        throw .unsupported(provider: name, feature: "market movers")
     }
 }
 
@@ -69,6 +79,12 @@ public struct SimulatedFeed: MarketDataFeed {
             country: i.market == .us ? "US" : "CN", currency: i.currency.rawValue,
             ipoDate: i.listingDate, website: nil, logo: nil,
             marketCapitalizationMillions: nil, sharesOutstandingMillions: nil)
+    }
+
+    public func indices() async throws(FeedError) -> [IndexQuote] { market.overview(at: clock.now()) }
+
+    public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
+        self.market.movers(market, kind: kind, at: clock.now(), limit: limit)
     }
 
     /// Companies of the same GICS sub-industry (known for S&P 500 members).
@@ -123,4 +139,21 @@ public struct MarketRoutedFeed: MarketDataFeed {
         try await feed(symbol).earnings(symbol)
     }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await feed(symbol).peers(symbol) }
+
+    /// Each market's indices from its own feed; one market's failure leaves the other's indices (both failing
+    /// throws the US feed's error).
+    public func indices() async throws(FeedError) -> [IndexQuote] {
+        guard us.name != cn.name else { return try await us.indices() }
+        var found: [IndexQuote] = []
+        var failure: FeedError?
+        for (feed, market) in [(cn, Market.cn), (us, Market.us)] {
+            do { found += try await feed.indices().filter { $0.index.market == market } } catch { failure = error }
+        }
+        if found.isEmpty, let failure { throw failure }
+        return found
+    }
+
+    public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
+        try await (market == .cn ? cn : us).movers(market, kind: kind, limit: limit)
+    }
 }

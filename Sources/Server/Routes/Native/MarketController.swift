@@ -49,11 +49,12 @@ struct MarketController {
     }
 
     @Sendable func overview(_ request: Request, context: AppContext) async throws -> Response {
-        let now = services.clock.now()
+        let indices: [IndexQuote]
+        do { indices = try await services.feed.indices() } catch { throw APIError(feed: error) }
         return JSONValue.object([
             "source": .string(services.feed.name), "source_url": .text(services.feed.attributionURL),
             "indices": .array(
-                services.market.overview(at: now).map { i in
+                indices.map { i in
                     .object([
                         "symbol": .string(i.index.rawValue), "name": .string(i.index.name),
                         "market": .string(i.index.market.rawValue),
@@ -72,7 +73,10 @@ struct MarketController {
             throw APIError.unprocessable("kind must be gainers, losers or active")
         }
         let limit = min(max(Int(request.query("limit") ?? "") ?? 20, 1), 50)
-        let rows = services.market.movers(market, kind: kind, at: services.clock.now(), limit: limit)
+        let rows: [Mover]
+        do { rows = try await services.feed.movers(market, kind: kind, limit: limit) } catch {
+            throw APIError(feed: error)
+        }
         return JSONValue.array(
             rows.map { m in
                 .object([
