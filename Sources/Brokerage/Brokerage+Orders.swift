@@ -163,7 +163,7 @@ extension Brokerage {
         return stored
     }
 
-    public func order(clientOrderID: String, account: AccountID) async throws(BrokerageError) -> Order {
+    public func order(clientOrderID: ClientOrderID, account: AccountID) async throws(BrokerageError) -> Order {
         if let order = engine.order(clientOrderID: clientOrderID, account: account) { return order }
         let stored: Order?
         do { stored = try await storage.order(clientOrderID: clientOrderID, account: account) } catch {

@@ -28,7 +28,7 @@ extension Brokerage {
     }
 
     /// Client order id of the order a rule places.
-    static func clientOrderID(for rule: QueueRuleID) -> String { "queue-\(rule)" }
+    static func clientOrderID(for rule: QueueRuleID) -> ClientOrderID { "queue-\(rule)" }
 
     /// Loads every queued rule into the rule book (at start and after a reload).
     func reloadRules() async throws {

@@ -171,13 +171,9 @@ public actor Brokerage {
         journal.orders = Self.lastStates(updates)
         journal.notifications = updates.compactMap(notification) + pendingNotifications
         pendingNotifications.removeAll()
-        // Without the client-order-id index: a journal waiting in the group-commit queue must not share that
-        // dictionary with the engine, or the next order would copy it whole.
-        journal.accounts = touched.sorted().compactMap { id in
-            guard var account = engine.account(id) else { return nil }
-            account.clientOrderIDs = [:]
-            return account
-        }
+        // (The client-order-id index lives in the engine, not in `Account`: a journal waiting in the group-commit
+        // queue shares no growing dictionary with it.)
+        journal.accounts = touched.sorted().compactMap { engine.account($0) }
         let step = StagedStep()
         let streams = streams
         let published = updates

@@ -9,7 +9,7 @@ extension Order {
     func storedJSON() -> String {
         var w = JSONObjectWriter(capacity: 640)
         w.string("id", id.description)
-        w.string("clientOrderID", clientOrderID)
+        w.string("clientOrderID", clientOrderID.text)
         w.string("accountID", accountID.description)
         w.integer("instrument", Int64(instrument.index))
         w.string("symbol", symbol)

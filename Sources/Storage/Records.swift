@@ -132,15 +132,6 @@ public struct NotificationRecord: Sendable, Hashable {
     }
 }
 
-extension Account {
-    /// The account as stored: without the client-order-id index (rebuilt from the orders table).
-    var stored: Account {
-        var copy = self
-        copy.clientOrderIDs = [:]
-        return copy
-    }
-}
-
 enum Coding {
     static func encode(_ value: some Encodable) throws -> String {
         try StreamingJSONEncoder.encode(value)

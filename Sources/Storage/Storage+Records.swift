@@ -75,7 +75,7 @@ extension Storage {
     // MARK: Accounts and keys
 
     public func createAccount(_ account: AccountRecord) async throws {
-        let state = try Coding.encode(account.snapshot.account.stored)
+        let state = try Coding.encode(account.snapshot.account)
         try await transaction { db in
             try await db.raw(
                 """
@@ -131,7 +131,7 @@ extension Storage {
                 "SELECT id, client_order_id FROM orders WHERE account_id = \(bind: record.id.description)"
             ).all() {
                 if let id = OrderID(try row.decode(column: "id", as: String.self)) {
-                    snapshot.account.clientOrderIDs[try row.decode(column: "client_order_id", as: String.self)] = id
+                    snapshot.clientOrderIDs[ClientOrderID(try row.decode(column: "client_order_id", as: String.self))] = id
                 }
             }
             return snapshot
@@ -307,10 +307,10 @@ extension Storage {
         }
     }
 
-    public func order(clientOrderID: String, account: AccountID) async throws -> Order? {
+    public func order(clientOrderID: ClientOrderID, account: AccountID) async throws -> Order? {
         try await read { db in
             try await db.raw(
-                "SELECT body FROM orders WHERE account_id = \(bind: account.description) AND client_order_id = \(bind: clientOrderID)"
+                "SELECT body FROM orders WHERE account_id = \(bind: account.description) AND client_order_id = \(bind: clientOrderID.text)"
             )
             .first().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
         }
@@ -411,7 +411,7 @@ struct EncodedJournal: Sendable {
             notifications += step.notifications
             randomState = step.randomState ?? randomState
         }
-        snapshots = try latestAccounts.map { ($0.id, try Coding.encode($0.stored)) }
+        snapshots = try latestAccounts.map { ($0.id, try Coding.encode($0)) }
         random = try randomState.map { try Coding.encode($0) }
     }
 
@@ -441,7 +441,7 @@ struct EncodedJournal: Sendable {
         func integer(_ value: Int64?) -> SQLiteData { value.map { .integer(Int($0)) } ?? .null }
         for (order, body) in orders {
             row(
-                "order", .text(order.id.description), .text(order.accountID.description), .text(order.clientOrderID),
+                "order", .text(order.id.description), .text(order.accountID.description), .text(order.clientOrderID.text),
                 .text(order.symbol), .text(order.status.rawValue), .integer(order.status.isOpen ? 1 : 0),
                 integer(order.submittedAt.nanoseconds), integer(order.updatedAt.nanoseconds), .text(body))
         }
@@ -487,7 +487,7 @@ struct EncodedJournal: Sendable {
                 sql.appendInterpolation(unsafeRaw: ", ")
                 sql.appendInterpolation(bind: order.accountID.description)
                 sql.appendInterpolation(unsafeRaw: ", ")
-                sql.appendInterpolation(bind: order.clientOrderID)
+                sql.appendInterpolation(bind: order.clientOrderID.text)
                 sql.appendInterpolation(unsafeRaw: ", ")
                 sql.appendInterpolation(bind: order.symbol)
                 sql.appendInterpolation(unsafeRaw: ", ")

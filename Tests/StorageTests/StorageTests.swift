@@ -112,8 +112,8 @@ struct StorageTests {
             // Restoring brings back the open order and every client order id used.
             let restored = try await storage.restorable(stored[0])
             #expect(restored.openOrders.map(\.id) == [resting.id])
-            #expect(restored.account.clientOrderIDs["c-1"] == resting.id)
-            #expect(restored.account.clientOrderIDs.count == 2)
+            #expect(restored.clientOrderIDs["c-1"] == resting.id)
+            #expect(restored.clientOrderIDs.count == 2)
             record = stored[0]
             _ = record
         }

@@ -67,7 +67,7 @@ enum AlpacaEncoding {
     }
 
     static let orderFields: [OrderField] = [
-        f("id", { .id($0.id.uuid) }), f("client_order_id", { .string($0.clientOrderID) }),
+        f("id", { .id($0.id.uuid) }), f("client_order_id", { .string($0.clientOrderID.text) }),
         f("created_at", { .time($0.createdAt) }), f("updated_at", { .time($0.updatedAt) }),
         f("submitted_at", { .time($0.submittedAt) }),
         f("filled_at", { .time($0.filledAt) }), f("expired_at", { .time($0.expiredAt) }),

@@ -90,7 +90,7 @@ enum AlpacaRequests {
             qty: try decimal(o, "qty"), notional: try decimal(o, "notional"),
             limitPrice: try decimal(o, "limit_price"), stopPrice: try decimal(o, "stop_price"),
             trailPrice: try decimal(o, "trail_price"), trailPercent: try decimal(o, "trail_percent"),
-            extendedHours: extendedHours, clientOrderID: try string(o, "client_order_id"),
+            extendedHours: extendedHours, clientOrderID: try string(o, "client_order_id").map { ClientOrderID($0) },
             orderClass: orderClass, takeProfit: takeProfit, stopLoss: stopLoss)
     }
 
@@ -104,7 +104,7 @@ enum AlpacaRequests {
         return ReplaceRequest(
             qty: try decimal(o, "qty"), timeInForce: try enumValue(o, "time_in_force", TimeInForce.self),
             limitPrice: try decimal(o, "limit_price"), stopPrice: try decimal(o, "stop_price"),
-            trail: try decimal(o, "trail"), clientOrderID: try string(o, "client_order_id"))
+            trail: try decimal(o, "trail"), clientOrderID: try string(o, "client_order_id").map { ClientOrderID($0) })
     }
 
     /// Booleans arrive capitalised from alpaca-py ("True"): parse case-insensitively.

@@ -17,7 +17,7 @@ extension TradingEngine {
         for leg in legs {
             var order = parent
             order.id = OrderID(newIdentifier(at: time))
-            order.clientOrderID = newIdentifier(at: time).description
+            order.clientOrderID = ClientOrderID(newIdentifier(at: time).description)
             order.side = .sell
             order.type = leg.type
             order.limitPrice = leg.limit

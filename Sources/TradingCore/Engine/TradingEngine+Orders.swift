@@ -13,7 +13,7 @@ extension TradingEngine {
         }
         let instrument = instruments[Int(instrumentID.index)]
         try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
-        let clientOrderID = request.clientOrderID ?? newIdentifier(at: time).description
+        let clientOrderID = request.clientOrderID ?? ClientOrderID(newIdentifier(at: time).description)
         let id = OrderID(newIdentifier(at: time))
         var order = Order(
             id: id, clientOrderID: clientOrderID, accountID: accountID, instrument: instrumentID,
@@ -132,8 +132,8 @@ extension TradingEngine {
 
     public func order(_ id: OrderID) -> Order? { orders[id] }
 
-    public func order(clientOrderID: String, account: AccountID) -> Order? {
-        accounts[account]?.clientOrderIDs[clientOrderID].flatMap { orders[$0] }
+    public func order(clientOrderID: ClientOrderID, account: AccountID) -> Order? {
+        clientOrderIDs[ClientOrderKey(account: account, id: clientOrderID)].flatMap { orders[$0] }
     }
 
     // MARK: - Lifecycle internals
@@ -142,7 +142,7 @@ extension TradingEngine {
     mutating func accept(_ order: Order, at time: Timestamp) {
         var order = order
         let id = order.id
-        accounts[order.accountID]?.clientOrderIDs[order.clientOrderID] = id
+        clientOrderIDs[ClientOrderKey(account: order.accountID, id: order.clientOrderID)] = id
         orders[id] = order
         openOrders.insert(id)
         if order.status != .held {

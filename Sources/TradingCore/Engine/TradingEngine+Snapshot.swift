@@ -4,17 +4,22 @@
 public struct AccountSnapshot: Sendable, Codable, Hashable {
     public var account: Account
     public var openOrders: [Order]
+    /// Every client order id the account has used, open orders or not (a new order may reuse none of them).
+    public var clientOrderIDs: [ClientOrderID: OrderID]
 
-    public init(account: Account, openOrders: [Order]) {
+    public init(account: Account, openOrders: [Order], clientOrderIDs: [ClientOrderID: OrderID] = [:]) {
         self.account = account
         self.openOrders = openOrders
+        self.clientOrderIDs = clientOrderIDs
     }
 }
 
 extension TradingEngine {
     public func snapshot(of id: AccountID) -> AccountSnapshot? {
         guard let account = accounts[id] else { return nil }
-        return AccountSnapshot(account: account, openOrders: openOrders(of: id))
+        let used = clientOrderIDs.entries.filter { $0.key.account == id }.map { ($0.key.id, $0.value) }
+        return AccountSnapshot(
+            account: account, openOrders: openOrders(of: id), clientOrderIDs: Dictionary(uniqueKeysWithValues: used))
     }
 
     /// Loads an account (replacing any account with the same id). Throws if an instrument it refers to is
@@ -37,6 +42,9 @@ extension TradingEngine {
         }
         account.positions = positions
         accounts[account.id] = account
+        for (clientOrderID, orderID) in snapshot.clientOrderIDs {
+            clientOrderIDs[ClientOrderKey(account: account.id, id: clientOrderID)] = orderID
+        }
         for var order in snapshot.openOrders {
             guard let id = symbols[order.symbol] else {
                 throw OrderRejection(.unknownSymbol, "asset \(order.symbol) not found")

@@ -18,6 +18,8 @@ public struct TradingEngine: Sendable {
     /// that a book of hundreds of thousands of orders never rehashes in one step).
     var bookPositions = ShardedDictionary<OrderID, Int>()
     var openOrders = ShardedSet<OrderID>()
+    /// Every client order id each account has used (an account may not reuse one), with its order.
+    var clientOrderIDs = ShardedDictionary<ClientOrderKey, OrderID>()
     /// Orders closed since the last `pruneClosedOrders()`.
     var closedOrders: [OrderID] = []
     var rng: SeededGenerator
@@ -288,4 +290,11 @@ struct SessionCache: Sendable {
         }
         return date
     }
+}
+
+/// A client order id within its account (the key of the engine's client-order-id index).
+struct ClientOrderKey: ShardedKey {
+    let account: AccountID
+    let id: ClientOrderID
+    var shard: Int { id.shard }
 }

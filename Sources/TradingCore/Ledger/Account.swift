@@ -11,8 +11,6 @@ public struct Account: Sendable, Codable, Hashable {
     public var positions: [InstrumentID: Position]
     /// Sequence number of the last ledger entry.
     public var lastSequence: Int64
-    /// Every client_order_id ever used in this account (they must be unique).
-    public var clientOrderIDs: ShardedDictionary<String, OrderID>
     /// Σ fees charged since the last reset.
     public var totalFees: FixedDecimal
 
@@ -26,7 +24,6 @@ public struct Account: Sendable, Codable, Hashable {
         self.fees = fees ?? .default(for: market)
         positions = [:]
         lastSequence = 0
-        clientOrderIDs = [:]
         totalFees = .zero
     }
 

@@ -1,7 +1,7 @@
 /// An order and everything that has happened to it, in the shape of Alpaca's Order object.
 public struct Order: Sendable, Codable, Hashable {
     public var id: OrderID
-    public var clientOrderID: String
+    public var clientOrderID: ClientOrderID
     public var accountID: AccountID
     public var instrument: InstrumentID
     public var symbol: String

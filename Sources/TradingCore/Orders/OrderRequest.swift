@@ -14,7 +14,7 @@ public struct OrderRequest: Sendable, Codable, Hashable {
     /// Percent, e.g. 1.5 for 1.5%.
     public var trailPercent: FixedDecimal?
     public var extendedHours: Bool
-    public var clientOrderID: String?
+    public var clientOrderID: ClientOrderID?
     public var orderClass: OrderClass
     public var takeProfit: TakeProfit?
     public var stopLoss: StopLoss?
@@ -37,7 +37,7 @@ public struct OrderRequest: Sendable, Codable, Hashable {
         symbol: String, side: OrderSide, type: OrderType = .market, timeInForce: TimeInForce = .day,
         qty: Quantity? = nil, notional: FixedDecimal? = nil, limitPrice: Price? = nil,
         stopPrice: Price? = nil, trailPrice: Price? = nil, trailPercent: FixedDecimal? = nil,
-        extendedHours: Bool = false, clientOrderID: String? = nil, orderClass: OrderClass = .simple,
+        extendedHours: Bool = false, clientOrderID: ClientOrderID? = nil, orderClass: OrderClass = .simple,
         takeProfit: TakeProfit? = nil, stopLoss: StopLoss? = nil
     ) {
         self.symbol = symbol
@@ -66,11 +66,11 @@ public struct ReplaceRequest: Sendable, Codable, Hashable {
     public var stopPrice: Price?
     /// New trail (price or percent, whichever the order uses).
     public var trail: FixedDecimal?
-    public var clientOrderID: String?
+    public var clientOrderID: ClientOrderID?
 
     public init(
         qty: Quantity? = nil, timeInForce: TimeInForce? = nil, limitPrice: Price? = nil,
-        stopPrice: Price? = nil, trail: FixedDecimal? = nil, clientOrderID: String? = nil
+        stopPrice: Price? = nil, trail: FixedDecimal? = nil, clientOrderID: ClientOrderID? = nil
     ) {
         self.qty = qty
         self.timeInForce = timeInForce

@@ -20,6 +20,8 @@ struct OrderValidator {
     let lastTrade: Price?
     /// What the request would reserve if it is a buy.
     let buyCost: FixedDecimal
+    /// Whether the account already used the request's client order id.
+    let clientOrderIDTaken: Bool
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
         guard instrument.currency == account.currency, instrument.kind != .index else {
@@ -305,10 +307,10 @@ struct OrderValidator {
 
     func validateClientOrderID(_ r: OrderRequest) throws(OrderRejection) {
         guard let id = r.clientOrderID else { return }
-        guard !id.isEmpty, id.utf8.count <= 128 else {
+        guard !id.text.isEmpty, id.text.utf8.count <= 128 else {
             throw OrderRejection(.invalidInput, "client_order_id must be 1 to 128 characters")
         }
-        guard account.clientOrderIDs[id] == nil else {
+        guard !clientOrderIDTaken else {
             throw OrderRejection(.duplicateClientOrderID, "client_order_id must be unique")
         }
     }
@@ -407,7 +409,9 @@ extension TradingEngine {
             isTradingDay: alwaysOpen || sessionCache.isTradingDay(instrument.calendar, local),
             tradingDate: tradingDate(instrument, at: time), band: band,
             bestBid: books[i].quote?.bids.best?.price, bestAsk: books[i].quote?.asks.best?.price,
-            lastTrade: books[i].lastTrade, buyCost: cost)
+            lastTrade: books[i].lastTrade, buyCost: cost,
+            clientOrderIDTaken: request.clientOrderID.map { clientOrderIDs[ClientOrderKey(account: account.id, id: $0)] != nil }
+                ?? false)
     }
 }
 

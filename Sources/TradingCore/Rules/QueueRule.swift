@@ -106,7 +106,7 @@ public struct RuleAction: Sendable, Codable, Hashable {
     }
 
     /// The order request the rule places, or nil (with the reason) if it cannot be priced now.
-    public func request(symbol: String, band: PriceBand?, clientOrderID: String) -> Result<OrderRequest, OrderRejection>
+    public func request(symbol: String, band: PriceBand?, clientOrderID: ClientOrderID) -> Result<OrderRequest, OrderRejection>
     {
         var request = OrderRequest(
             symbol: symbol, side: side, type: .market, timeInForce: .day, qty: qty, notional: notional,

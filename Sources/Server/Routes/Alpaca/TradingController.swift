@@ -97,7 +97,7 @@ struct TradingController {
         guard let clientID = request.query("client_order_id") else {
             throw APIError.unprocessable("client_order_id is required")
         }
-        let order = try await brokerage.order(clientOrderID: clientID, account: account)
+        let order = try await brokerage.order(clientOrderID: ClientOrderID(clientID), account: account)
         return try await encode(order, account: account).response()
     }
 

@@ -138,7 +138,7 @@ struct AccountsController {
         recent.status = .all
         recent.limit = 500
         let orders = try await brokerage.orders(account: record.id, recent)
-        let automatic = Set(orders.filter { $0.clientOrderID.hasPrefix("queue-") }.map(\.id))
+        let automatic = Set(orders.filter { $0.clientOrderID.text.hasPrefix("queue-") }.map(\.id))
         return JSONValue.array(
             entries.map { entry in
                 var o = NativeEncoding.transaction(entry).object ?? [:]
