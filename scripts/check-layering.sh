@@ -3,7 +3,8 @@
 #   TradingCore imports nothing but the standard library;
 #   MarketData and Storage never import each other;
 #   Server and the papertrade command never import Storage or SQL (they go through the Brokerage);
-#   nothing below Server imports Server, Hummingbird or the CLI's ArgumentParser.
+#   nothing below Server imports Server, Hummingbird or the CLI's ArgumentParser;
+#   in the web app, nothing imports the shell (js/main.js): shared state lives in js/store.js.
 # Usage: scripts/check-layering.sh [SOURCES_DIR]   (default: Sources next to this script)
 set -euo pipefail
 sources="${1:-$(dirname "$0")/../Sources}"
@@ -38,5 +39,12 @@ for module in "${!forbidden[@]}"; do
         fi
     done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*import[[:space:]]' --include='*.swift' "$dir" || true)
 done
-if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, MarketData, Storage, Brokerage, Server, papertrade)"; fi
+web="$sources/Server/Web/js"
+if [ -d "$web" ]; then
+    while IFS= read -r line; do
+        echo "layering: ${line%%:*}: the web app's modules must not import main.js (use store.js)"
+        status=1
+    done < <(grep -rlE "from ['\"](\./|\.\./)main\.js['\"]" --include='*.js' "$web" || true)
+fi
+if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, MarketData, Storage, Brokerage, Server, papertrade, web app)"; fi
 exit "$status"

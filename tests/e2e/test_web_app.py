@@ -341,6 +341,15 @@ def test_dark_mode_persists_across_reload(app):
     assert background() == "rgb(244, 246, 248)"
 
 
+def test_log_out_from_settings_ends_the_session(app):
+    app.go("settings")
+    app.button("Log out")
+    app.css("#username")  # the login screen
+    assert app.api("GET", "/me")["status"] == 401, "the session is over on the server too"
+    app.d.refresh()
+    app.css("#username")
+
+
 def test_red_up_price_colours_persist_and_recolour_changes(app):
     up_colour = lambda: app.d.execute_script("return getComputedStyle(document.documentElement).getPropertyValue('--up').trim()")
     assert up_colour() == "#0a7d45"

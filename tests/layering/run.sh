@@ -38,5 +38,12 @@ Storage|import MarketData
 Brokerage|import Hummingbird
 CASES
 
+# A web app view importing the shell (the cycle store.js exists to prevent).
+scratch=$(mktemp -d)
+cp -r Sources "$scratch/"
+printf "import { navigate } from '../main.js';\n" >> "$scratch/Sources/Server/Web/js/views/home.js"
+expect fail "a web view importing main.js" "$scratch/Sources"
+rm -rf "$scratch"
+
 echo "layering: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

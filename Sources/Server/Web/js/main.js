@@ -27,10 +27,7 @@ const TABS = [
 
 const root = document.getElementById('app');
 let cleanups = [];
-let unread = 0;
 let source = { name: 'Simulated market', url: null };
-/** Symbols the trade sheet just traded: their fill notifications are not toasted twice. */
-export const ownTrades = new Map();
 
 function runCleanups() {
   cleanups.forEach((fn) => { try { fn(); } catch { /* a view's teardown must not break navigation */ } });
@@ -42,7 +39,7 @@ function route() {
   return { name: decodeURIComponent(name), params: rest.map(decodeURIComponent) };
 }
 
-export function navigate(path) { location.hash = '#/' + path; }
+function navigate(path) { location.hash = '#/' + path; }
 
 // MARK: shell
 
@@ -72,13 +69,12 @@ function renderFooter() {
     h('span', ' · Charts by ', h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, 'TradingView')));
 }
 
-function setUnread(n) {
-  unread = n;
+function renderBadge() {
+  const n = store.state.unread;
   badge.hidden = n === 0;
   badge.textContent = n > 99 ? '99+' : String(n);
   bell.setAttribute('aria-label', n ? `Notifications, ${n} unread` : 'Notifications');
 }
-export const notificationsRead = (n = 0) => setUnread(n);
 
 function shell() {
   clear(root,
@@ -132,19 +128,21 @@ async function start() {
   shell();
   live.start();
   show();
-  api.get('/notifications?limit=1').then((n) => setUnread(n.unread)).catch(() => {});
+  api.get('/notifications?limit=1').then((n) => store.setUnread(n.unread)).catch(() => {});
   api.get('/market/overview').then((o) => { source = { name: o.source, url: o.source_url }; renderFooter(); }).catch(() => {});
 }
 
 live.on('notification', (n) => {
-  setUnread(unread + 1);
-  const own = n.kind === 'fill' && [...ownTrades.entries()].some(([symbol, time]) => Date.now() - time < 5000 && n.body?.includes(symbol));
+  store.setUnread(store.state.unread + 1);
+  const own = n.kind === 'fill' && store.isOwnTrade(n.body);
   if (!own) toast(n.body || n.title, n.kind === 'automatic_order_failed' ? 'error' : 'info', { timeout: 5000 });
 });
 
 store.onChange((what) => {
   if (what === 'balances') renderSwitcher();
   if (what === 'account') { renderSwitcher(); show(); }
+  if (what === 'unread') renderBadge();
+  if (what === 'logout') logout();
 });
 
 api.onUnauthorized(() => {
@@ -161,7 +159,7 @@ window.addEventListener('offline', () => { offline.hidden = false; });
 window.addEventListener('online', () => { offline.hidden = true; if (store.state.user) show(); });
 window.addEventListener('hashchange', show);
 
-export async function logout() {
+async function logout() {
   try { await api.post('/auth/logout'); } catch { /* logging out offline still forgets the session here */ }
   live.stop();
   store.setSession(null);

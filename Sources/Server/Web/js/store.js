@@ -1,4 +1,7 @@
-// What the app remembers: the logged-in user and accounts, the chosen account, theme and hidden amounts.
+// The app's shared state, in one place: the logged-in user and accounts, the chosen account, the unread
+// notification count, the trades this tab just placed, theme and hidden amounts. Views and the shell read it here
+// and subscribe with `onChange(fn)`; fn receives what changed ('session', 'account', 'balances', 'unread',
+// 'theme', 'hide', 'logout'). Nothing imports main.js: the shell subscribes like any view.
 import * as api from './api.js';
 
 const KEY_ACCOUNT = 'papertrade.account';
@@ -6,7 +9,7 @@ const KEY_THEME = 'papertrade.theme';
 const KEY_HIDE = 'papertrade.hideAmounts';
 
 const listeners = new Set();
-export const state = { user: null, accounts: [], accountId: localStorage.getItem(KEY_ACCOUNT) };
+export const state = { user: null, accounts: [], accountId: localStorage.getItem(KEY_ACCOUNT), unread: 0 };
 
 export function onChange(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 function changed(what) { listeners.forEach((fn) => fn(what)); }
@@ -33,6 +36,22 @@ export function updateAccount(a) {
   changed('balances');
 }
 
+export function setUnread(n) {
+  state.unread = Math.max(0, n);
+  changed('unread');
+}
+
+// Symbols the trade sheet just traded (symbol → when): their fill notifications are not toasted twice.
+const ownTrades = new Map();
+export const noteOwnTrade = (symbol) => ownTrades.set(symbol, Date.now());
+export const forgetOwnTrade = (symbol) => ownTrades.delete(symbol);
+/** Whether a notification body is about a symbol this tab traded in the last five seconds. */
+export const isOwnTrade = (text) =>
+  [...ownTrades.entries()].some(([symbol, time]) => Date.now() - time < 5000 && text?.includes(symbol));
+
+/** Asks the shell to log out (it ends the session on the server and shows the login screen). */
+export const requestLogout = () => changed('logout');
+
 export async function refreshAccounts() {
   state.accounts = await api.get('/accounts');
   if (!account()) state.accountId = state.accounts[0]?.id ?? null;
@@ -43,7 +62,7 @@ export async function refreshAccounts() {
 export const theme = () => localStorage.getItem(KEY_THEME) || 'system';
 export function setTheme(value) {
   localStorage.setItem(KEY_THEME, value);
-  window.papertradeApplyTheme?.();
+  applyTheme();
   changed('theme');
 }
 
@@ -51,9 +70,12 @@ export function setTheme(value) {
 export const colors = () => localStorage.getItem('papertrade.colors') || 'green-up';
 export function setColors(value) {
   localStorage.setItem('papertrade.colors', value);
-  window.papertradeApplyTheme?.();
+  applyTheme();
   changed('theme');
 }
+
+// theme.js (a classic script, run before the first paint) re-applies the theme on this event.
+const applyTheme = () => document.dispatchEvent(new Event('papertrade:theme'));
 
 export const amountsHidden = () => localStorage.getItem(KEY_HIDE) === '1';
 export function setAmountsHidden(hidden) {

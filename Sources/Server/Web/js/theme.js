@@ -12,5 +12,5 @@
   }
   apply();
   dark.addEventListener('change', apply);
-  window.papertradeApplyTheme = apply;
+  document.addEventListener('papertrade:theme', apply); // store.js dispatches it when the choice changes
 })();

@@ -2,7 +2,7 @@
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as live from '../live.js';
-import { notificationsRead } from '../main.js';
+import * as store from '../store.js';
 import { h, clear, failure, empty, toast } from '../ui.js';
 
 export async function render(view, params, scope) {
@@ -25,7 +25,7 @@ export async function render(view, params, scope) {
       draw();
       if (data.unread > 0) {
         const after = await api.post('/notifications/read-all');
-        notificationsRead(after.unread);
+        store.setUnread(after.unread);
       }
     } catch (error) { clear(list, failure(error, load)); }
   }
@@ -34,7 +34,7 @@ export async function render(view, params, scope) {
     try {
       const after = await api.post('/notifications/read-all');
       items = after.notifications;
-      notificationsRead(after.unread);
+      store.setUnread(after.unread);
       draw();
     } catch (error) { toast(error.message, 'error'); }
   }

@@ -2,7 +2,6 @@
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
-import { logout } from '../main.js';
 import { h, clear, toast, confirmAction, failure, loading } from '../ui.js';
 
 export async function render(view) {
@@ -44,7 +43,7 @@ export async function render(view) {
     webhookCard(),
     h('section.card', h('h2', 'Session'),
       h('p', `Logged in as ${store.state.user?.username ?? ''}`),
-      h('button.secondary', { type: 'button', onclick: logout }, 'Log out')),
+      h('button.secondary', { type: 'button', onclick: store.requestLogout }, 'Log out')),
     h('section.card.about-app', h('h2', 'About'),
       h('p', 'papertrade — paper trading with simulated money. Nothing here is real money or investment advice.'),
       h('p', h('a', { href: '/openapi.json' }, 'API (OpenAPI)'), ' · Charts by ',

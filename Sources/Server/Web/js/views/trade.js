@@ -5,7 +5,6 @@ import * as api from '../api.js';
 import * as D from '../decimal.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
-import { ownTrades } from '../main.js';
 import { h, clear, sheet, toast, debounce } from '../ui.js';
 
 const TYPES = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit'], ['trailing_stop', 'Trailing stop']];
@@ -146,7 +145,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
         confirm.disabled = true;
         back.disabled = true;
         try {
-          ownTrades.set(symbol, Date.now());
+          store.noteOwnTrade(symbol);
           const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
           const past = side === 'buy' ? 'bought' : 'sold';
           if (order.status === 'filled') {
@@ -157,7 +156,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
           close();
           onDone?.(order);
         } catch (error) {
-          ownTrades.delete(symbol);
+          store.forgetOwnTrade(symbol);
           toast(error.message, 'error', { timeout: 6000 });
           panel.remove();
           form.hidden = false;
