@@ -131,7 +131,8 @@ extension Storage {
                 "SELECT id, client_order_id FROM orders WHERE account_id = \(bind: record.id.description)"
             ).all() {
                 if let id = OrderID(try row.decode(column: "id", as: String.self)) {
-                    snapshot.clientOrderIDs[ClientOrderID(try row.decode(column: "client_order_id", as: String.self))] = id
+                    snapshot.clientOrderIDs[ClientOrderID(try row.decode(column: "client_order_id", as: String.self))] =
+                        id
                 }
             }
             return snapshot
@@ -441,7 +442,8 @@ struct EncodedJournal: Sendable {
         func integer(_ value: Int64?) -> SQLiteData { value.map { .integer(Int($0)) } ?? .null }
         for (order, body) in orders {
             row(
-                "order", .text(order.id.description), .text(order.accountID.description), .text(order.clientOrderID.text),
+                "order", .text(order.id.description), .text(order.accountID.description),
+                .text(order.clientOrderID.text),
                 .text(order.symbol), .text(order.status.rawValue), .integer(order.status.isOpen ? 1 : 0),
                 integer(order.submittedAt.nanoseconds), integer(order.updatedAt.nanoseconds), .text(body))
         }

@@ -410,7 +410,9 @@ extension TradingEngine {
             tradingDate: tradingDate(instrument, at: time), band: band,
             bestBid: books[i].quote?.bids.best?.price, bestAsk: books[i].quote?.asks.best?.price,
             lastTrade: books[i].lastTrade, buyCost: cost,
-            clientOrderIDTaken: request.clientOrderID.map { clientOrderIDs[ClientOrderKey(account: account.id, id: $0)] != nil }
+            clientOrderIDTaken: request.clientOrderID.map {
+                clientOrderIDs[ClientOrderKey(account: account.id, id: $0)] != nil
+            }
                 ?? false)
     }
 }

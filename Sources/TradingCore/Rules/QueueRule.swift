@@ -106,8 +106,9 @@ public struct RuleAction: Sendable, Codable, Hashable {
     }
 
     /// The order request the rule places, or nil (with the reason) if it cannot be priced now.
-    public func request(symbol: String, band: PriceBand?, clientOrderID: ClientOrderID) -> Result<OrderRequest, OrderRejection>
-    {
+    public func request(symbol: String, band: PriceBand?, clientOrderID: ClientOrderID) -> Result<
+        OrderRequest, OrderRejection
+    > {
         var request = OrderRequest(
             symbol: symbol, side: side, type: .market, timeInForce: .day, qty: qty, notional: notional,
             clientOrderID: clientOrderID)
