@@ -4,7 +4,7 @@ import TradingCore
 
 extension Brokerage {
     /// Creates a user (the password must already be hashed by the caller).
-    public func createUser(id: String, username: String, passwordHash: String) async throws(BrokerageError)
+    public func createUser(id: UserID, username: String, passwordHash: String) async throws(BrokerageError)
         -> UserRecord
     {
         let record = UserRecord(id: id, username: username, passwordHash: passwordHash, createdAt: clock.now())
@@ -13,7 +13,7 @@ extension Brokerage {
     }
 
     /// Opens a paper account for a user, durably.
-    public func openAccount(userID: String, market: Market, cash: FixedDecimal, name: String)
+    public func openAccount(userID: UserID, market: Market, cash: FixedDecimal, name: String)
         async throws(BrokerageError) -> AccountRecord
     {
         var generator = SystemRandomNumberGenerator()
@@ -37,7 +37,7 @@ extension Brokerage {
 
     public func accountRecord(_ id: AccountID) -> AccountRecord? { owners[id] }
 
-    public func accounts(of userID: String) -> [AccountRecord] {
+    public func accounts(of userID: UserID) -> [AccountRecord] {
         owners.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
     }
 
@@ -145,7 +145,7 @@ extension Brokerage {
     }
 
     /// The accounts of a user, including any created by another process.
-    public func loadAccounts(of userID: String) async throws(BrokerageError) -> [AccountRecord] {
+    public func loadAccounts(of userID: UserID) async throws(BrokerageError) -> [AccountRecord] {
         let records: [AccountRecord]
         do { records = try await storage.accounts(userID: userID) } catch { throw .storage(error) }
         for record in records where owners[record.id] == nil { try await loadAccountIfNeeded(record.id) }

@@ -9,6 +9,7 @@
 @_exported import struct Storage.NotificationRecord
 @_exported import struct Storage.OrderQuery
 @_exported import struct Storage.QueueRuleRecord
+@_exported import struct Storage.UserID
 @_exported import struct Storage.UserRecord
 @_exported import struct Storage.WatchlistRecord
 @_exported import struct Storage.WebhookDelivery

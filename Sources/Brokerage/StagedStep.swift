@@ -46,7 +46,7 @@ final class StagedStep: Sendable {
 final class UpdateStreams: Sendable {
     private struct Subscribers {
         var orders: [Int: (account: AccountID?, continuation: AsyncStream<OrderUpdate>.Continuation)] = [:]
-        var notifications: [Int: (user: String, continuation: AsyncStream<NotificationRecord>.Continuation)] = [:]
+        var notifications: [Int: (user: UserID, continuation: AsyncStream<NotificationRecord>.Continuation)] = [:]
         var next = 0
     }
 
@@ -65,7 +65,7 @@ final class UpdateStreams: Sendable {
         return stream
     }
 
-    func notifications(for user: String) -> AsyncStream<NotificationRecord> {
+    func notifications(for user: UserID) -> AsyncStream<NotificationRecord> {
         let (stream, continuation) = AsyncStream<NotificationRecord>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = subscribers.withLock { s in
             s.next += 1

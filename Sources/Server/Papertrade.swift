@@ -119,10 +119,10 @@ public final class Papertrade: Sendable {
         }
         let hash = try await Credentials.hashPassword(password)
         return try await brokerage.createUser(
-            id: UUID().uuidString.lowercased(), username: username, passwordHash: hash)
+            id: UserID(UUID().uuidString.lowercased()), username: username, passwordHash: hash)
     }
 
-    public func createAccount(userID: String, market: Market, cash: FixedDecimal?, name: String?) async throws
+    public func createAccount(userID: UserID, market: Market, cash: FixedDecimal?, name: String?) async throws
         -> AccountRecord
     {
         let starting = cash ?? (market == .us ? FixedDecimal(100_000) : FixedDecimal(1_000_000))

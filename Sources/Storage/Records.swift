@@ -1,13 +1,23 @@
 import Foundation
 import TradingCore
 
+/// A user (who logs in to the web app and owns accounts): a UUID string as stored. Deliberately not `Encodable`,
+/// so a SQL bind must name `.text` and a user id cannot be bound or compared where another id is meant.
+public struct UserID: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    public let text: String
+
+    public init(_ text: String) { self.text = text }
+    public init(stringLiteral text: String) { self.text = text }
+    public var description: String { text }
+}
+
 public struct UserRecord: Sendable, Hashable {
-    public var id: String
+    public var id: UserID
     public var username: String
     public var passwordHash: String
     public var createdAt: Timestamp
 
-    public init(id: String, username: String, passwordHash: String, createdAt: Timestamp) {
+    public init(id: UserID, username: String, passwordHash: String, createdAt: Timestamp) {
         self.id = id
         self.username = username
         self.passwordHash = passwordHash
@@ -19,7 +29,7 @@ public struct UserRecord: Sendable, Hashable {
 /// in `snapshot` as stored; `Storage.restorable(_:)` adds them from the orders table.
 public struct AccountRecord: Sendable, Hashable {
     public var id: AccountID
-    public var userID: String
+    public var userID: UserID
     public var name: String
     public var market: Market
     public var accountNumber: String
@@ -27,7 +37,7 @@ public struct AccountRecord: Sendable, Hashable {
     public var snapshot: AccountSnapshot
 
     public init(
-        id: AccountID, userID: String, name: String, market: Market, accountNumber: String,
+        id: AccountID, userID: UserID, name: String, market: Market, accountNumber: String,
         createdAt: Timestamp, snapshot: AccountSnapshot
     ) {
         self.id = id
@@ -108,7 +118,7 @@ public struct Journal: Sendable {
 /// An in-app notification: listed with an unread count, pushed over the web app's socket, shown as a toast.
 public struct NotificationRecord: Sendable, Hashable {
     public var id: String
-    public var userID: String
+    public var userID: UserID
     public var accountID: AccountID?
     /// fill, order_canceled, order_placed_automatically, automatic_order_failed, queue_empty, …
     public var kind: String
@@ -118,7 +128,7 @@ public struct NotificationRecord: Sendable, Hashable {
     public var readAt: Timestamp?
 
     public init(
-        id: String, userID: String, accountID: AccountID?, kind: String, title: String, body: String,
+        id: String, userID: UserID, accountID: AccountID?, kind: String, title: String, body: String,
         createdAt: Timestamp, readAt: Timestamp? = nil
     ) {
         self.id = id

@@ -13,7 +13,7 @@ extension Storage {
             try await db.raw(
                 """
                 INSERT INTO users (id, username, password_hash, created_at)
-                VALUES (\(bind: user.id), \(bind: user.username), \(bind: user.passwordHash), \(bind: user.createdAt.nanoseconds))
+                VALUES (\(bind: user.id.text), \(bind: user.username), \(bind: user.passwordHash), \(bind: user.createdAt.nanoseconds))
                 """
             ).run()
         }
@@ -25,8 +25,10 @@ extension Storage {
         }
     }
 
-    public func user(id: String) async throws -> UserRecord? {
-        try await read { db in try await db.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.user) }
+    public func user(id: UserID) async throws -> UserRecord? {
+        try await read { db in
+            try await db.raw("SELECT * FROM users WHERE id = \(bind: id.text)").first().map(Self.user)
+        }
     }
 
     public func userCount() async throws -> Int {
@@ -37,33 +39,33 @@ extension Storage {
 
     static func user(_ row: any SQLRow) throws -> UserRecord {
         UserRecord(
-            id: try row.decode(column: "id", as: String.self),
+            id: UserID(try row.decode(column: "id", as: String.self)),
             username: try row.decode(column: "username", as: String.self),
             passwordHash: try row.decode(column: "password_hash", as: String.self),
             createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)))
     }
 
-    public func createSession(tokenHash: String, userID: String, createdAt: Timestamp, expiresAt: Timestamp)
+    public func createSession(tokenHash: String, userID: UserID, createdAt: Timestamp, expiresAt: Timestamp)
         async throws
     {
         try await transaction { db in
             try await db.raw(
                 """
                 INSERT INTO web_sessions (token_hash, user_id, created_at, expires_at)
-                VALUES (\(bind: tokenHash), \(bind: userID), \(bind: createdAt.nanoseconds), \(bind: expiresAt.nanoseconds))
+                VALUES (\(bind: tokenHash), \(bind: userID.text), \(bind: createdAt.nanoseconds), \(bind: expiresAt.nanoseconds))
                 """
             ).run()
         }
     }
 
     /// The user of a live session, or nil if unknown or expired.
-    public func sessionUser(tokenHash: String, at now: Timestamp) async throws -> String? {
+    public func sessionUser(tokenHash: String, at now: Timestamp) async throws -> UserID? {
         try await read { db in
             try await db.raw(
                 "SELECT user_id FROM web_sessions WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: now.nanoseconds)"
             )
             .first()?.decode(column: "user_id", as: String.self)
-        }
+        }.map { UserID($0) }
     }
 
     public func deleteSession(tokenHash: String) async throws {
@@ -80,7 +82,7 @@ extension Storage {
             try await db.raw(
                 """
                 INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state)
-                VALUES (\(bind: account.id.description), \(bind: account.userID), \(bind: account.name),
+                VALUES (\(bind: account.id.description), \(bind: account.userID.text), \(bind: account.name),
                         \(bind: account.market.rawValue), \(bind: account.accountNumber), \(bind: account.createdAt.nanoseconds),
                         \(bind: state))
                 """
@@ -88,11 +90,12 @@ extension Storage {
         }
     }
 
-    public func accounts(userID: String? = nil) async throws -> [AccountRecord] {
+    public func accounts(userID: UserID? = nil) async throws -> [AccountRecord] {
         try await read { db in
             let rows =
                 if let userID {
-                    try await db.raw("SELECT * FROM accounts WHERE user_id = \(bind: userID) ORDER BY created_at").all()
+                    try await db.raw("SELECT * FROM accounts WHERE user_id = \(bind: userID.text) ORDER BY created_at")
+                        .all()
                 } else {
                     try await db.raw("SELECT * FROM accounts ORDER BY created_at").all()
                 }
@@ -107,7 +110,7 @@ extension Storage {
             throw StorageError.corrupt("account row")
         }
         return AccountRecord(
-            id: id, userID: try row.decode(column: "user_id", as: String.self),
+            id: id, userID: UserID(try row.decode(column: "user_id", as: String.self)),
             name: try row.decode(column: "name", as: String.self), market: market,
             accountNumber: try row.decode(column: "account_number", as: String.self),
             createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
@@ -456,7 +459,7 @@ struct EncodedJournal: Sendable {
         for (id, state) in snapshots { row("account", .text(id.description), .text(state)) }
         for n in notifications {
             row(
-                "notification", .text(n.id), .text(n.userID), text(n.accountID?.description), .text(n.kind),
+                "notification", .text(n.id), .text(n.userID.text), text(n.accountID?.description), .text(n.kind),
                 .text(n.title),
                 .text(n.body), integer(n.createdAt.nanoseconds), integer(n.readAt?.nanoseconds))
         }
@@ -541,7 +544,7 @@ struct EncodedJournal: Sendable {
             try await db.raw(
                 """
                 INSERT INTO notifications (id, user_id, account_id, kind, title, body, created_at, read_at)
-                VALUES (\(bind: n.id), \(bind: n.userID), \(bind: n.accountID?.description), \(bind: n.kind), \(bind: n.title),
+                VALUES (\(bind: n.id), \(bind: n.userID.text), \(bind: n.accountID?.description), \(bind: n.kind), \(bind: n.title),
                         \(bind: n.body), \(bind: n.createdAt.nanoseconds), \(bind: n.readAt?.nanoseconds))
                 """
             ).run()
@@ -569,12 +572,12 @@ struct EncodedJournal: Sendable {
 
 extension Storage {
     /// A user's notifications, newest first, and how many are unread.
-    public func notifications(user: String, limit: Int = 50) async throws -> (items: [NotificationRecord], unread: Int)
+    public func notifications(user: UserID, limit: Int = 50) async throws -> (items: [NotificationRecord], unread: Int)
     {
         try await read { db in
             let rows = try await db.raw(
                 """
-                SELECT * FROM notifications WHERE user_id = \(bind: user) ORDER BY created_at DESC, id DESC LIMIT \(bind: max(1, min(limit, 500)))
+                SELECT * FROM notifications WHERE user_id = \(bind: user.text) ORDER BY created_at DESC, id DESC LIMIT \(bind: max(1, min(limit, 500)))
                 """
             ).all()
             let items = try rows.map { row in
@@ -589,7 +592,7 @@ extension Storage {
             }
             let unread =
                 try await db.raw(
-                    "SELECT COUNT(*) AS n FROM notifications WHERE user_id = \(bind: user) AND read_at IS NULL"
+                    "SELECT COUNT(*) AS n FROM notifications WHERE user_id = \(bind: user.text) AND read_at IS NULL"
                 )
                 .first()?.decode(column: "n", as: Int.self) ?? 0
             return (items, unread)
@@ -597,15 +600,15 @@ extension Storage {
     }
 
     /// Marks one notification (or, with nil, all of a user's) read. Returns how many changed.
-    public func markNotificationsRead(user: String, id: String?, at time: Timestamp) async throws {
+    public func markNotificationsRead(user: UserID, id: String?, at time: Timestamp) async throws {
         try await transaction { db in
             if let id {
                 try await db.raw(
-                    "UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user) AND id = \(bind: id) AND read_at IS NULL"
+                    "UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user.text) AND id = \(bind: id) AND read_at IS NULL"
                 ).run()
             } else {
                 try await db.raw(
-                    "UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user) AND read_at IS NULL"
+                    "UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user.text) AND read_at IS NULL"
                 ).run()
             }
         }

@@ -4,7 +4,7 @@ import TradingCore
 
 /// A user's webhook: where their notifications are POSTed, signed with `secret`.
 public struct WebhookRecord: Sendable, Hashable {
-    public var userID: String
+    public var userID: UserID
     public var url: String
     public var secret: String
     public var enabled: Bool
@@ -12,7 +12,7 @@ public struct WebhookRecord: Sendable, Hashable {
     public var updatedAt: Timestamp
 
     public init(
-        userID: String, url: String, secret: String, enabled: Bool = true, createdAt: Timestamp, updatedAt: Timestamp
+        userID: UserID, url: String, secret: String, enabled: Bool = true, createdAt: Timestamp, updatedAt: Timestamp
     ) {
         self.userID = userID
         self.url = url
@@ -31,7 +31,7 @@ public struct WebhookDelivery: Sendable, Hashable {
     }
 
     public var id: String
-    public var userID: String
+    public var userID: UserID
     public var notificationID: String
     public var status: Status
     public var attempts: Int
@@ -53,9 +53,9 @@ public struct DueWebhookDelivery: Sendable {
 }
 
 extension Storage {
-    public func webhook(user: String) async throws -> WebhookRecord? {
+    public func webhook(user: UserID) async throws -> WebhookRecord? {
         try await read { db in
-            try await db.raw("SELECT * FROM webhooks WHERE user_id = \(bind: user)").first().map(Self.webhook)
+            try await db.raw("SELECT * FROM webhooks WHERE user_id = \(bind: user.text)").first().map(Self.webhook)
         }
     }
 
@@ -65,7 +65,7 @@ extension Storage {
             try await db.raw(
                 """
                 INSERT INTO webhooks (user_id, url, secret, enabled, created_at, updated_at)
-                VALUES (\(bind: w.userID), \(bind: w.url), \(bind: w.secret), \(bind: w.enabled ? 1 : 0), \(bind: w.createdAt.nanoseconds), \(bind: w.updatedAt.nanoseconds))
+                VALUES (\(bind: w.userID.text), \(bind: w.url), \(bind: w.secret), \(bind: w.enabled ? 1 : 0), \(bind: w.createdAt.nanoseconds), \(bind: w.updatedAt.nanoseconds))
                 ON CONFLICT (user_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, enabled = excluded.enabled,
                     updated_at = excluded.updated_at
                 """
@@ -74,27 +74,28 @@ extension Storage {
     }
 
     /// Removes the webhook; deliveries still pending are marked failed ("webhook removed").
-    public func deleteWebhook(user: String, at time: Timestamp) async throws -> Bool {
+    public func deleteWebhook(user: UserID, at time: Timestamp) async throws -> Bool {
         try await transaction { db in
-            let existed = try await db.raw("SELECT 1 AS x FROM webhooks WHERE user_id = \(bind: user)").first() != nil
+            let existed =
+                try await db.raw("SELECT 1 AS x FROM webhooks WHERE user_id = \(bind: user.text)").first() != nil
             try await db.raw(
                 """
                 UPDATE webhook_deliveries SET status = 'failed', last_error = 'webhook removed', updated_at = \(bind: time.nanoseconds)
-                WHERE user_id = \(bind: user) AND status = 'pending'
+                WHERE user_id = \(bind: user.text) AND status = 'pending'
                 """
             ).run()
-            try await db.raw("DELETE FROM webhooks WHERE user_id = \(bind: user)").run()
+            try await db.raw("DELETE FROM webhooks WHERE user_id = \(bind: user.text)").run()
             return existed
         }
     }
 
     /// Queues a ping (a delivery without a notification) to check the endpoint.
-    public func enqueueWebhookPing(user: String, id: String, at time: Timestamp) async throws {
+    public func enqueueWebhookPing(user: UserID, id: String, at time: Timestamp) async throws {
         try await transaction { db in
             try await db.raw(
                 """
                 INSERT INTO webhook_deliveries (id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
-                VALUES (\(bind: id), \(bind: user), \(bind: id), 'pending', 0, \(bind: time.nanoseconds), \(bind: time.nanoseconds), \(bind: time.nanoseconds))
+                VALUES (\(bind: id), \(bind: user.text), \(bind: id), 'pending', 0, \(bind: time.nanoseconds), \(bind: time.nanoseconds), \(bind: time.nanoseconds))
                 """
             ).run()
         }
@@ -140,14 +141,14 @@ extension Storage {
     }
 
     /// A user's most recent deliveries, newest first.
-    public func webhookDeliveries(user: String, limit: Int = 50) async throws -> [WebhookDelivery] {
+    public func webhookDeliveries(user: UserID, limit: Int = 50) async throws -> [WebhookDelivery] {
         try await read { db in
             try await db.raw(
                 """
                 SELECT d.*, n.id AS n_id, n.account_id AS n_account_id, n.kind AS n_kind, n.title AS n_title, n.body AS n_body,
                        n.created_at AS n_created_at
                 FROM webhook_deliveries d LEFT JOIN notifications n ON n.id = d.notification_id
-                WHERE d.user_id = \(bind: user) ORDER BY d.created_at DESC, d.id DESC LIMIT \(bind: max(1, min(limit, 500)))
+                WHERE d.user_id = \(bind: user.text) ORDER BY d.created_at DESC, d.id DESC LIMIT \(bind: max(1, min(limit, 500)))
                 """
             ).all().map(Self.delivery)
         }
@@ -155,7 +156,7 @@ extension Storage {
 
     static func webhook(_ row: any SQLRow) throws -> WebhookRecord {
         WebhookRecord(
-            userID: try row.decode(column: "user_id", as: String.self),
+            userID: UserID(try row.decode(column: "user_id", as: String.self)),
             url: try row.decode(column: "url", as: String.self),
             secret: try row.decode(column: "secret", as: String.self),
             enabled: try row.decode(column: "enabled", as: Int.self) != 0,
@@ -164,7 +165,7 @@ extension Storage {
     }
 
     static func delivery(_ row: any SQLRow) throws -> WebhookDelivery {
-        let user = try row.decode(column: "user_id", as: String.self)
+        let user = UserID(try row.decode(column: "user_id", as: String.self))
         var notification: NotificationRecord?
         if let id = try row.decode(column: "n_id", as: String?.self) {
             notification = NotificationRecord(

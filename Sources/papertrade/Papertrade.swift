@@ -155,7 +155,7 @@ struct CreateUser: AsyncParsableCommand {
         let user = try await Admin.with(database) { services in
             try await services.createUser(username: username.lowercased(), password: password)
         }
-        Admin.printJSON(.object(["user_id": .string(user.id), "username": .string(user.username)]))
+        Admin.printJSON(.object(["user_id": .string(user.id.text), "username": .string(user.username)]))
     }
 }
 

@@ -11,7 +11,7 @@ struct BrokerageFixture {
     let brokerage: Brokerage
     let path: String
     let clock: MarketClock
-    let userID: String
+    let userID: UserID
     let account: AccountID
 
     static let morning = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
@@ -27,7 +27,7 @@ struct BrokerageFixture {
         let brokerage = try await Brokerage.open(
             .sqlite(path: path), feed: SimulatedFeed(market: market, clock: clock),
             directory: symbols, clock: clock)
-        let user = try await brokerage.createUser(id: UUID().uuidString, username: "trader", passwordHash: "-")
+        let user = try await brokerage.createUser(id: UserID(UUID().uuidString), username: "trader", passwordHash: "-")
         let account = try await brokerage.openAccount(userID: user.id, market: .us, cash: cash, name: "test")
         return BrokerageFixture(brokerage: brokerage, path: path, clock: clock, userID: user.id, account: account.id)
     }

@@ -50,7 +50,7 @@ struct StorageTests {
         let id = AccountID(high: 7, low: UInt64.random(in: 1...UInt64.max))
         try engine.openAccount(id, market: .us, startingCash: 10_000)
         let record = AccountRecord(
-            id: id, userID: user, name: "Paper", market: .us, accountNumber: "PA\(id.low)",
+            id: id, userID: UserID(user), name: "Paper", market: .us, accountNumber: "PA\(id.low)",
             createdAt: Self.t0, snapshot: engine.snapshot(of: id)!)
         try await storage.createAccount(record)
         return (record, engine)
@@ -364,7 +364,7 @@ struct WebhookStorageTests {
 
     func notification(_ id: String, user: String, at time: Timestamp) -> NotificationRecord {
         NotificationRecord(
-            id: id, userID: user, accountID: nil, kind: "order_placed_automatically",
+            id: id, userID: UserID(user), accountID: nil, kind: "order_placed_automatically",
             title: "Order placed automatically",
             body: "Your queued order was placed.", createdAt: time, readAt: nil)
     }
@@ -375,7 +375,8 @@ struct WebhookStorageTests {
     func deliveriesFollowNotifications(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
             for (id, name) in [("u1", "alice"), ("u2", "bob")] {
-                try await storage.createUser(UserRecord(id: id, username: name, passwordHash: "h", createdAt: Self.t0))
+                try await storage.createUser(
+                    UserRecord(id: UserID(id), username: name, passwordHash: "h", createdAt: Self.t0))
             }
             try await storage.saveWebhook(
                 WebhookRecord(

@@ -14,7 +14,7 @@ public struct UserDirectory: Sendable {
         try await stored { try await storage.user(username: username) }
     }
 
-    public func user(id: String) async throws(BrokerageError) -> UserRecord? {
+    public func user(id: UserID) async throws(BrokerageError) -> UserRecord? {
         try await stored { try await storage.user(id: id) }
     }
 
@@ -26,7 +26,7 @@ public struct UserDirectory: Sendable {
     // MARK: Sessions
 
     /// Starts a web session for a user; it expires after `seconds`.
-    public func openSession(tokenHash: String, userID: String, lifetime seconds: Int64) async throws(BrokerageError) {
+    public func openSession(tokenHash: String, userID: UserID, lifetime seconds: Int64) async throws(BrokerageError) {
         let now = clock.now()
         try await stored {
             try await storage.createSession(
@@ -36,7 +36,7 @@ public struct UserDirectory: Sendable {
     }
 
     /// The user of a live session, or nil when the token is unknown or expired.
-    public func sessionUser(tokenHash: String) async throws(BrokerageError) -> String? {
+    public func sessionUser(tokenHash: String) async throws(BrokerageError) -> UserID? {
         let now = clock.now()
         return try await stored { try await storage.sessionUser(tokenHash: tokenHash, at: now) }
     }

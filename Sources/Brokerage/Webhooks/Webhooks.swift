@@ -8,7 +8,7 @@ public struct Webhooks: Sendable {
     let storage: Storage
     let clock: MarketClock
 
-    public func webhook(user: String) async throws(BrokerageError) -> WebhookRecord? {
+    public func webhook(user: UserID) async throws(BrokerageError) -> WebhookRecord? {
         try await stored { try await storage.webhook(user: user) }
     }
 
@@ -18,19 +18,19 @@ public struct Webhooks: Sendable {
     }
 
     /// Removes the user's webhook (pending deliveries fail); false when there was none.
-    public func delete(user: String) async throws(BrokerageError) -> Bool {
+    public func delete(user: UserID) async throws(BrokerageError) -> Bool {
         let now = clock.now()
         return try await stored { try await storage.deleteWebhook(user: user, at: now) }
     }
 
     /// Queues a test delivery with no notification.
-    public func ping(user: String, id: String) async throws(BrokerageError) {
+    public func ping(user: UserID, id: String) async throws(BrokerageError) {
         let now = clock.now()
         try await stored { try await storage.enqueueWebhookPing(user: user, id: id, at: now) }
     }
 
     /// The user's newest deliveries with their attempts and errors.
-    public func deliveries(user: String, limit: Int = 50) async throws(BrokerageError) -> [WebhookDelivery] {
+    public func deliveries(user: UserID, limit: Int = 50) async throws(BrokerageError) -> [WebhookDelivery] {
         try await stored { try await storage.webhookDeliveries(user: user, limit: limit) }
     }
 

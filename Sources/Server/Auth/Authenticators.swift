@@ -1,3 +1,4 @@
+import Brokerage
 import HTTPTypes
 import Hummingbird
 import TradingCore
@@ -56,7 +57,7 @@ extension AppContext {
     }
 
     /// The logged-in user, or 401.
-    func user() throws -> String {
+    func user() throws -> UserID {
         guard case .user(let id, _) = caller else { throw APIError.unauthorized }
         return id
     }

@@ -1,10 +1,11 @@
+import Brokerage
 import Hummingbird
 import TradingCore
 
 /// Who is calling: an API key's account (Alpaca surface) or a logged-in user (native surface).
 public enum Caller: Sendable {
     case account(AccountID)
-    case user(id: String, sessionToken: String)
+    case user(id: UserID, sessionToken: String)
 }
 
 /// The request context of every papertrade route.

@@ -14,7 +14,7 @@ import TradingCore
 ///     ← {"type": "hello", "user": "…"}   ← {"type": "quote", "data": {…}}   ← {"type": "order", "data": {"event", "order"}}
 ///     ← {"type": "notification", "data": {…}}
 enum AppSocket {
-    static func user(from headers: HTTPFields, services: Papertrade) async throws -> String? {
+    static func user(from headers: HTTPFields, services: Papertrade) async throws -> UserID? {
         guard let cookies = headers[.cookie] else { return nil }
         for part in cookies.split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
@@ -40,7 +40,7 @@ enum AppSocket {
             try await send("error", .object(["message": .string("not logged in")]))
             return
         }
-        try await send("hello", .object(["user": .string(user)]))
+        try await send("hello", .object(["user": .string(user.text)]))
         let accounts = Set(try await services.brokerage.loadAccounts(of: user).map(\.id))
         let orders = await services.brokerage.orderUpdates(account: nil)
         let notifications = services.brokerage.notifications.live(user: user)

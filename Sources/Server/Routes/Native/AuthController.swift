@@ -75,7 +75,7 @@ struct AuthController {
             let summary = try await services.brokerage.summary(record.id)
             list.append(NativeEncoding.account(record, summary: summary))
         }
-        return .object(["id": .string(user.id), "username": .string(user.username), "accounts": .array(list)])
+        return .object(["id": .string(user.id.text), "username": .string(user.username), "accounts": .array(list)])
     }
 
     func sessionResponse(user: UserRecord, status: HTTPResponse.Status) async throws -> Response {
