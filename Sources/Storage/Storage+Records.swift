@@ -320,6 +320,15 @@ extension Storage {
         }
     }
 
+    /// An account's whole ledger, oldest first (what balances are the fold of).
+    public func ledger(account: AccountID) async throws -> [LedgerEntry] {
+        try await read { db in
+            try await db.raw(
+                "SELECT body FROM activities WHERE account_id = \(bind: account.description) ORDER BY sequence ASC"
+            ).all().map { try Coding.decode(LedgerEntry.self, try $0.decode(column: "body", as: String.self)) }
+        }
+    }
+
     /// Ledger entries of an account, newest first by default.
     public func activities(account: AccountID, limit: Int = 100, ascending: Bool = false) async throws -> [LedgerEntry]
     {

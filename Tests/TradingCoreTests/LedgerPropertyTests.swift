@@ -114,15 +114,15 @@ struct LedgerPropertyTests {
                 if live.cash.isNegative { problems.append("cash \(live.cash) < 0") }
                 let replay = LedgerReplay(startingCash: live.startingCash, entries: f.ledger(account))
                 if replay.cash != live.cash { problems.append("replayed cash \(replay.cash) ≠ live \(live.cash)") }
-                for (id, holding) in replay.holdings where holding.qty.isPositive {
-                    let p = live.positions[id]
+                for (symbol, holding) in replay.holdings where holding.qty.isPositive {
+                    let p = live.positions.values.first { $0.symbol == symbol }
                     if p?.qty != holding.qty || p?.costBasis != holding.costBasis
                         || p?.realizedPnL != holding.realizedPnL
                     {
-                        problems.append("replayed position \(id) \(holding) ≠ live \(String(describing: p))")
+                        problems.append("replayed position \(symbol) \(holding) ≠ live \(String(describing: p))")
                     }
                 }
-                for (id, p) in live.positions where p.qty.isPositive && replay.holdings[id]?.qty != p.qty {
+                for (id, p) in live.positions where p.qty.isPositive && replay.holdings[p.symbol]?.qty != p.qty {
                     problems.append("live position \(id) not in the replay")
                 }
             }

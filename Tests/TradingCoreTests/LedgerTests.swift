@@ -124,9 +124,9 @@ struct LedgerTests {
         try f.engine.deposit(d("10"), to: f.us, method: .transfer, at: t)
         let replay = LedgerReplay(startingCash: d("100000"), entries: f.ledger(f.us))
         #expect(replay.cash == f.cash(f.us))
-        #expect(replay.holdings[f.aapl]?.qty == f.position(f.us, f.aapl)?.qty)
-        #expect(replay.holdings[f.aapl]?.costBasis == f.position(f.us, f.aapl)?.costBasis)
-        #expect(replay.holdings[f.aapl]?.realizedPnL == f.position(f.us, f.aapl)?.realizedPnL)
+        #expect(replay.holdings["AAPL"]?.qty == f.position(f.us, f.aapl)?.qty)
+        #expect(replay.holdings["AAPL"]?.costBasis == f.position(f.us, f.aapl)?.costBasis)
+        #expect(replay.holdings["AAPL"]?.realizedPnL == f.position(f.us, f.aapl)?.realizedPnL)
     }
 
     @Test("snapshot and restore carry balances, positions and working orders into a new engine")

@@ -1,4 +1,6 @@
-/// Recomputes balances from an activity log alone: what a ledger says, independent of the live state.
+/// Recomputes balances from an activity log alone: what a ledger says, independent of the live state. Holdings
+/// are keyed by symbol: instrument ids are dense indexes of one engine and differ between runs, so stored entries
+/// from several runs agree only on symbols.
 public struct LedgerReplay: Sendable, Hashable {
     public struct Holding: Sendable, Hashable {
         public var qty: Quantity = .zero
@@ -7,15 +9,16 @@ public struct LedgerReplay: Sendable, Hashable {
     }
 
     public private(set) var cash: FixedDecimal = .zero
-    public private(set) var holdings: [InstrumentID: Holding] = [:]
+    public private(set) var holdings: [String: Holding] = [:]
     public private(set) var totalFees: FixedDecimal = .zero
 
-    public init(startingCash: FixedDecimal, entries: some Sequence<LedgerEntry>) {
+    public init(startingCash: FixedDecimal, entries: some Sequence<LedgerEntry> = [LedgerEntry]()) {
         cash = startingCash
         for entry in entries { apply(entry) }
     }
 
-    mutating func apply(_ entry: LedgerEntry) {
+    /// Folds one more entry in (entries in sequence order).
+    public mutating func apply(_ entry: LedgerEntry) {
         switch entry.kind {
         case .reset(let startingCash):
             cash = startingCash
@@ -27,12 +30,12 @@ public struct LedgerReplay: Sendable, Hashable {
         case .fee(_, let orderID, _):
             totalFees -= entry.cashChange
             // Fees belong to the position of the fill they follow; the live ledger books them there too.
-            if let instrument = feeInstrument[orderID] {
-                holdings[instrument, default: Holding()].realizedPnL += entry.cashChange
+            if let symbol = feeSymbol[orderID] {
+                holdings[symbol, default: Holding()].realizedPnL += entry.cashChange
             }
         case .fill(let fill):
-            feeInstrument[fill.orderID] = fill.instrument
-            var holding = holdings[fill.instrument, default: Holding()]
+            feeSymbol[fill.orderID] = fill.symbol
+            var holding = holdings[fill.symbol, default: Holding()]
             // A position that went flat is closed; buying again opens a new one (as the live ledger does).
             if holding.qty.isZero { holding = Holding() }
             let exact = fill.price.multiplied(by: fill.qty)
@@ -45,12 +48,12 @@ public struct LedgerReplay: Sendable, Hashable {
                 holding.costBasis -= released
                 holding.realizedPnL += fill.value - released
             }
-            holdings[fill.instrument] = holding
+            holdings[fill.symbol] = holding
         }
         cash += entry.cashChange
     }
 
-    private var feeInstrument: [OrderID: InstrumentID] = [:]
+    private var feeSymbol: [OrderID: String] = [:]
 }
 
 /// Arithmetic shared by the live ledger and its replay, so both round identically.

@@ -98,7 +98,7 @@ struct PortfolioController {
         return JSONValue.object(config).response()
     }
 
-    /// Equity over a period, replayed from the activity log and valued at each point's closing prices.
+    /// Equity over a period (`Brokerage.equityHistory`), with profit and loss against its first point.
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         let period = request.query("period") ?? "1M"
@@ -118,57 +118,24 @@ struct PortfolioController {
         else {
             throw APIError.unprocessable("invalid timeframe \(tfText); expected 1Min, 5Min, 15Min, 1H or 1D")
         }
-        let summary = try await brokerage.summary(account)
         let now = services.clock.now()
-        let start = now.adding(seconds: -Int64(days) * 86_400)
-        let entries = try await brokerage.activities(account, limit: 1000, ascending: true)
-        // Closing prices of every symbol ever traded, at the chosen timeframe.
-        var symbols = Set<String>()
-        for e in entries { if case .fill(let f) = e.kind { symbols.insert(f.symbol) } }
-        var closes: [String: [(Timestamp, Price)]] = [:]
-        for symbol in symbols {
-            let bars =
-                (try? await services.feed.bars(
-                    symbol, timeframe: timeframe, from: start.adding(seconds: -10 * 86_400), to: now)) ?? []
-            closes[symbol] = bars.map { ($0.time, $0.close) }
-        }
-        // Points: the bar times of the most-traded reference symbol (or the account's first holding).
-        let reference = summary.account.market == .us ? "SPY" : "600519"
-        let points = ((try? await services.feed.bars(reference, timeframe: timeframe, from: start, to: now)) ?? []).map(
-            \.time)
-        var cash = summary.account.startingCash
-        var qty: [String: Quantity] = [:]
-        var next = 0
+        let points = try await brokerage.equityHistory(
+            account, timeframe: timeframe, from: now.adding(seconds: -Int64(days) * 86_400), to: now)
         var timestamps: [JSONValue] = [], equity: [JSONValue] = [], pl: [JSONValue] = [], plPct: [JSONValue] = []
-        var base: FixedDecimal?
-        for t in points {
-            while next < entries.count, entries[next].time <= t {
-                let e = entries[next]
-                cash += e.cashChange
-                switch e.kind {
-                case .fill(let f): qty[f.symbol, default: .zero] += f.side == .buy ? f.qty : -f.qty
-                case .reset: qty = [:]
-                default: break
-                }
-                next += 1
-            }
-            var value = cash
-            for (symbol, q) in qty where q.isPositive {
-                let series = closes[symbol] ?? []
-                if let price = series.last(where: { $0.0 <= t })?.1 {
-                    value += q.multiplied(by: price, places: 2, rule: .halfUp)
-                }
-            }
-            let b = base ?? value
-            base = b
-            timestamps.append(.int(Int(t.seconds)))
-            equity.append(.number(value))
-            pl.append(.number(value - b))
-            plPct.append(b.isPositive ? .number((value - b).divided(by: b, places: 6, rule: .halfEven)) : .null)
+        let base = points.first?.equity
+        for point in points {
+            let b = base ?? point.equity
+            timestamps.append(.int(Int(point.time.seconds)))
+            equity.append(.number(point.equity))
+            pl.append(.number(point.equity - b))
+            plPct.append(
+                b.isPositive ? .number((point.equity - b).divided(by: b, places: 6, rule: .halfEven)) : .null)
         }
+        let baseValue: FixedDecimal
+        if let base { baseValue = base } else { baseValue = try await brokerage.summary(account).equity }
         return JSONValue.object([
             "timestamp": .array(timestamps), "equity": .array(equity), "profit_loss": .array(pl),
-            "profit_loss_pct": .array(plPct), "base_value": .number(base ?? summary.equity),
+            "profit_loss_pct": .array(plPct), "base_value": .number(baseValue),
             "timeframe": .string(timeframe.description), "cashflow": .object([:]),
         ]).response()
     }
