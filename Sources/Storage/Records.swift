@@ -83,38 +83,6 @@ public struct WatchlistRecord: Sendable, Hashable {
     }
 }
 
-/// Everything one engine step changed, written in one transaction: orders as they now stand, new ledger
-/// entries, the touched accounts' balances and positions, and the engine's random state. Either all of it is
-/// durable or none. (Accounts are stored without their open orders and client-order-id index: those live in the
-/// orders table, so a step's write stays small however many orders an account has.)
-public struct Journal: Sendable {
-    public var orders: [Order] = []
-    public var entries: [LedgerEntry] = []
-    public var accounts: [Account] = []
-    /// Notifications the step causes (a fill, an order the system canceled), durable with it.
-    public var notifications: [NotificationRecord] = []
-    /// Queued rules the step added or changed — a rule that fired is written with the order it placed, so a
-    /// restart can never fire it twice.
-    public var rules: [QueueRuleRecord] = []
-    public var randomState: SeededGenerator?
-
-    public init(
-        orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [],
-        notifications: [NotificationRecord] = [], rules: [QueueRuleRecord] = [], randomState: SeededGenerator? = nil
-    ) {
-        self.orders = orders
-        self.entries = entries
-        self.accounts = accounts
-        self.notifications = notifications
-        self.rules = rules
-        self.randomState = randomState
-    }
-
-    public var isEmpty: Bool {
-        orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty && rules.isEmpty
-    }
-}
-
 /// An in-app notification: listed with an unread count, pushed over the web app's socket, shown as a toast.
 public struct NotificationRecord: Sendable, Hashable {
     public var id: String

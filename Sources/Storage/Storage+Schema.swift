@@ -180,6 +180,10 @@ extension Storage {
                     "CREATE TRIGGER notifications_webhook AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION papertrade_webhook_delivery()",
                 ])
         ),
+        // The journal inbox, generated from the table descriptions (`JournalTables`) instead of written by hand.
+        // (The random-state row now carries its key: c1 = 1, c2 = the state.) A change to a journal table needs a
+        // new migration like this one, so existing databases get the new triggers.
+        (7, sqliteOnly(JournalTables.dropSQLiteInbox + JournalTables.sqliteInbox)),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

@@ -25,7 +25,7 @@ public enum DatabaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// When SQLite's WAL is copied back into the database file (see the checkpointer in `Storage.open`).
+/// When SQLite's WAL is copied back into the database file (see `WALCheckpointer`).
 public struct CheckpointPolicy: Sendable {
     /// A checkpoint runs once the writer has been idle this long…
     public var whenIdleFor = Duration.milliseconds(200)
@@ -112,8 +112,8 @@ public final class Storage: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
             // Checkpoints (copying the WAL back into the database file) run on a second connection in the
-            // background: done inline, every thousandth page a commit stalled for the copy and set p99. See the
-            // checkpointer below for when they run and how the WAL stays bounded under sustained writes.
+            // background: done inline, every thousandth page a commit stalled for the copy and set p99. See
+            // `WALCheckpointer` for when they run and how the WAL stays bounded under sustained writes.
             for pragma in [
                 "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON",
                 "PRAGMA busy_timeout=5000", "PRAGMA wal_autocheckpoint=0",
@@ -150,57 +150,12 @@ public final class Storage: Sendable {
                 try await checkpointer.close()
                 try await connection.close()
             }
-            let checkpointDB = checkpointer.sql(queryLogLevel: nil)
-            try await checkpointDB.raw("PRAGMA busy_timeout=5000").run()
-            let written = storage.lastWrite
-            let writerLock = storage.lock
-            let pageSize =
-                try await checkpointDB.raw("PRAGMA page_size").first()?
-                .decode(column: "page_size", as: Int.self) ?? 4096
-            background.withLock {
-                // When the writer has been idle for a moment, and every 2 s under sustained load, a PASSIVE
-                // checkpoint copies what it can without blocking anyone. That alone cannot bound the WAL under
-                // sustained writes: SQLite starts the WAL over only when a writer finds every frame copied, and new
-                // commits keep arriving while a checkpoint runs — a minute of load left a 1 GB WAL and 100 ms stalls
-                // when each 10-second checkpoint copied hundreds of MB. So once the WAL holds more than
-                // `walSizeLimit`, passive rounds catch up to within a few MB, then one more runs under the writer's
-                // own lock (journals queue up meanwhile): it copies the rest, and the next commit finds everything
-                // copied and starts the WAL from its beginning (journal_size_limit trims the file). A RESTART
-                // checkpoint did the same but waited in SQLite's busy handler (sleeps of 1, 2, 5, 10… ms) for ~55 ms.
-                // Measured at 11–14k orders/s on this 2-core VM: the WAL stays at 256 MB, the locked round holds
-                // writers ~45–60 ms (its fsync of the database file: random writes) every ~8 s; p99 per 4 s of
-                // sustained orders 9–43 ms, and the checkpoints' fsyncs slowing the commits' own are the rest of it.
-                $0 = Task.detached(priority: .utility) {
-                    var lastCheckpoint = ContinuousClock.now
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .milliseconds(100))
-                        let now = ContinuousClock.now
-                        let lastWrite = written.withLock { $0 }
-                        guard lastWrite > lastCheckpoint,
-                            now - lastWrite >= checkpoints.whenIdleFor
-                                || now - lastCheckpoint >= checkpoints.atLeastEvery
-                        else { continue }
-                        lastCheckpoint = now
-                        // (frames in the WAL, frames not yet copied)
-                        func passive() async -> (Int, Int)? {
-                            guard let row = try? await checkpointDB.raw("PRAGMA wal_checkpoint(PASSIVE)").first(),
-                                let log = try? row.decode(column: "log", as: Int.self),
-                                let copied = try? row.decode(column: "checkpointed", as: Int.self)
-                            else { return nil }
-                            return (log, log - copied)
-                        }
-                        guard var (frames, behind) = await passive(), frames * pageSize > checkpoints.walSizeLimit
-                        else { continue }
-                        // Catch up to within a few MB first (a round copies what arrived during the one before, a
-                        // fraction of it), so the restart holds writers only for the last few frames and one fsync.
-                        for _ in 0..<4 where behind * pageSize > Self.restartBacklog {
-                            guard let next = await passive() else { break }
-                            (frames, behind) = next
-                        }
-                        _ = try? await writerLock.withLock { await passive() }
-                    }
-                }
-            }
+            let task = try await WALCheckpointer(
+                connection: checkpointer.sql(queryLogLevel: nil), writerLock: storage.lock,
+                lastWrite: storage.lastWrite,
+                policy: checkpoints
+            ).start()
+            background.withLock { $0 = task }
         case .postgres(let url):
             let configuration = try SQLPostgresConfiguration(url: url)
             let connection = try await PostgresConnection.connect(
@@ -272,9 +227,6 @@ public final class Storage: Sendable {
         }
     }
 
-    /// A WAL restart waits until no more than this is left to copy (see the checkpointer in `open`).
-    static let restartBacklog = 4 << 20
-
     /// How many read-only connections each database gets.
     static let readConnections = 2
 
@@ -315,10 +267,3 @@ extension Storage {
 
 /// Told once whether a queued journal step committed.
 typealias JournalCompletion = @Sendable (Result<Void, any Error>) -> Void
-
-/// The time of the last committed write, shared with the SQLite checkpointer.
-final class WriteClock: Sendable {
-    private let instant = Mutex(ContinuousClock.now)
-    func touch() { instant.withLock { $0 = ContinuousClock.now } }
-    func withLock<T: Sendable>(_ body: (ContinuousClock.Instant) -> T) -> T { instant.withLock { body($0) } }
-}

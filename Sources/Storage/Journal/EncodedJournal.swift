@@ -1,0 +1,169 @@
+import Foundation
+import SQLKit
+import SQLiteNIO
+import TradingCore
+
+/// One step's rows as JSON, encoded by the caller (in parallel with other callers, outside the writer's
+/// critical path). Account snapshots and the random state are left as values: a group commit keeps only the
+/// last of each, so they are encoded once per batch.
+struct EncodedStep: Sendable {
+    var orders: [(Order, String)]
+    var entries: [(LedgerEntry, String)]
+    var accounts: [Account]
+    var notifications: [NotificationRecord]
+    var rules: [(QueueRuleRecord, String)]
+    var randomState: SeededGenerator?
+
+    init(_ journal: Journal) throws {
+        orders = journal.orders.map { ($0, $0.storedJSON()) }
+        entries = try journal.entries.map { ($0, try Coding.encode($0)) }
+        accounts = journal.accounts
+        notifications = journal.notifications
+        rules = try journal.rules.map { ($0, try Coding.encode($0)) }
+        randomState = journal.randomState
+    }
+}
+
+/// Steps merged into what one transaction writes (a group commit): the last state of each order and account
+/// wins — in a batch of 30 orders on one account the account is encoded once, not 30 times — every activity
+/// and notification is kept, and the newest random state is written.
+struct EncodedJournal: Sendable {
+    var orders: [(Order, String)] = []
+    var entries: [(LedgerEntry, String)] = []
+    var snapshots: [(AccountID, String)] = []
+    var notifications: [NotificationRecord] = []
+    var rules: [(QueueRuleRecord, String)] = []
+    var random: String?
+
+    init(merging steps: [EncodedStep]) throws {
+        var ruleIndex: [QueueRuleID: Int] = [:]
+        var orderIndex: [OrderID: Int] = [:]
+        var latestAccounts: [Account] = []
+        var accountIndex: [AccountID: Int] = [:]
+        var randomState: SeededGenerator?
+        for step in steps {
+            for order in step.orders {
+                if let i = orderIndex[order.0.id] {
+                    orders[i] = order
+                } else {
+                    orderIndex[order.0.id] = orders.count
+                    orders.append(order)
+                }
+            }
+            for account in step.accounts {
+                if let i = accountIndex[account.id] {
+                    latestAccounts[i] = account
+                } else {
+                    accountIndex[account.id] = latestAccounts.count
+                    latestAccounts.append(account)
+                }
+            }
+            for rule in step.rules {
+                if let i = ruleIndex[rule.0.rule.id] {
+                    rules[i] = rule
+                } else {
+                    ruleIndex[rule.0.rule.id] = rules.count
+                    rules.append(rule)
+                }
+            }
+            entries += step.entries
+            notifications += step.notifications
+            randomState = step.randomState ?? randomState
+        }
+        snapshots = try latestAccounts.map { ($0.id, try Coding.encode($0)) }
+        random = try randomState.map { try Coding.encode($0) }
+    }
+
+    /// The journal's rows, table by table (`JournalTables`): each row a value per column of its table.
+    func rows() -> [(table: JournalTable, rows: [[JournalValue]])] {
+        [
+            (
+                JournalTables.order,
+                orders.map { order, body in
+                    [
+                        .text(order.id.description), .text(order.accountID.description),
+                        .text(order.clientOrderID.text),
+                        .text(order.symbol), .text(order.status.rawValue), .integer(order.status.isOpen ? 1 : 0),
+                        .integer(order.submittedAt.nanoseconds), .integer(order.updatedAt.nanoseconds), .text(body),
+                    ]
+                }
+            ),
+            (
+                JournalTables.activity,
+                entries.map { entry, body in
+                    [
+                        .text(entry.accountID.description), .integer(entry.sequence), .integer(entry.time.nanoseconds),
+                        .text(entry.kind.name), .text(entry.cashChange.description), .text(body),
+                    ]
+                }
+            ),
+            (JournalTables.account, snapshots.map { id, state in [.text(id.description), .text(state)] }),
+            (
+                JournalTables.notification,
+                notifications.map { n in
+                    [
+                        .text(n.id), .text(n.userID.text), .text(n.accountID?.description), .text(n.kind),
+                        .text(n.title), .text(n.body), .integer(n.createdAt.nanoseconds),
+                        .integer(n.readAt?.nanoseconds),
+                    ]
+                }
+            ),
+            (
+                JournalTables.rule,
+                rules.map { record, body in
+                    [
+                        .text(record.rule.id.description), .text(record.rule.accountID.description),
+                        .text(record.status.rawValue), .integer(record.rule.createdAt.nanoseconds),
+                        .integer(record.updatedAt.nanoseconds), .text(body),
+                    ]
+                }
+            ),
+            (JournalTables.random, random.map { [[.integer(1), .text($0)]] } ?? []),
+        ]
+    }
+
+    /// Rows one inbox statement may carry (`inboxWidth` + 1 parameters each, under SQLite's limit of 32,766).
+    static let inboxRowLimit = 3_000
+
+    /// The whole journal as one `INSERT INTO journal_inbox` (see `Storage.write(_:)`) with its parameters, or nil
+    /// when it has more rows than one statement may bind. Each row is its kind, then its table's columns, padded
+    /// with NULL to the inbox's width. Parameters are SQLite values already: the statement goes straight to
+    /// SQLiteNIO, without SQLKit's per-parameter `Encodable` conversion.
+    func inboxStatement() -> (sql: String, binds: [SQLiteData])? {
+        let tables = rows()
+        let count = tables.reduce(0) { $0 + $1.rows.count }
+        guard count > 0, count <= Self.inboxRowLimit else { return nil }
+        let width = JournalTables.inboxWidth
+        let rowText = "(?" + String(repeating: ", ?", count: width) + ")"
+        var sql =
+            "INSERT INTO journal_inbox (kind, " + (1...width).map { "c\($0)" }.joined(separator: ", ") + ") VALUES "
+        sql.reserveCapacity(sql.utf8.count + count * (rowText.utf8.count + 2))
+        var binds: [SQLiteData] = []
+        binds.reserveCapacity(count * (width + 1))
+        for (table, rows) in tables {
+            for row in rows {
+                if !binds.isEmpty { sql += ", " }
+                sql += rowText
+                binds.append(.text(table.kind))
+                for value in row { binds.append(value.sqlite) }
+                for _ in row.count..<width { binds.append(.null) }
+            }
+        }
+        return (sql, binds)
+    }
+
+    /// Rows per multi-row INSERT (9 parameters an order row: well under SQLite's parameter limit).
+    static let rowsPerStatement = 100
+
+    /// Writes the journal with one statement per table (and per `rowsPerStatement` rows), inside the caller's
+    /// transaction: PostgreSQL, and SQLite journals too large for one inbox statement.
+    func write(to db: any SQLDatabase) async throws {
+        for (table, rows) in rows() {
+            for start in stride(from: 0, to: rows.count, by: Self.rowsPerStatement) {
+                for statement in table.statements(rows: rows[start..<min(start + Self.rowsPerStatement, rows.count)]) {
+                    try await db.raw(statement).run()
+                }
+            }
+        }
+    }
+}
