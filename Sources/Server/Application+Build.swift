@@ -74,7 +74,8 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     if services.configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: services.brokerage))
     }
-    application.addServices(WebhookDispatcher(brokerage: services.brokerage))
+    application.addServices(
+        WebhookDispatcher(brokerage: services.brokerage, addresses: services.configuration.webhookAddresses))
     return application
 }
 

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var checkpoints = CheckpointPolicy()
     /// Whether the application runs the market pump service (tests that step the market themselves turn it off).
     public var runsMarketPump = true
+    /// Where webhooks may point (public addresses only unless the operator allows private ones).
+    public var webhookAddresses = OutboundAddressPolicy()
 
     public init() {}
 

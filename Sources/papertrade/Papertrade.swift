@@ -66,6 +66,12 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--rate-limit must be 0 (off) or a positive number")
         }
         configuration.webDirectory = env["PAPERTRADE_WEB_DIR"]
+        if let allow = env["PAPERTRADE_WEBHOOK_ALLOW_PRIVATE"] {
+            guard ["0", "1", "true", "false"].contains(allow.lowercased()) else {
+                throw ValidationError("PAPERTRADE_WEBHOOK_ALLOW_PRIVATE must be 1 or 0")
+            }
+            configuration.webhookAddresses.allowsPrivateAddresses = ["1", "true"].contains(allow.lowercased())
+        }
         configuration.webVendorDirectory = env["PAPERTRADE_WEB_VENDOR_DIR"]
         if let megabytes = env["PAPERTRADE_WAL_LIMIT_MB"] {
             guard let value = Int(megabytes), (1...16_384).contains(value) else {

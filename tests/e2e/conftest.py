@@ -22,8 +22,10 @@ def free_port():
 class Server:
     """One `papertrade serve` process; `restart()` keeps its data directory."""
 
-    def __init__(self, clock="always-open", rate_limit=0):
+    def __init__(self, clock="always-open", rate_limit=0, allow_private_webhooks=True):
         self.rate_limit = rate_limit
+        # The webhook tests' receivers listen on 127.0.0.1, which a real server refuses unless the operator allows it.
+        self.allow_private_webhooks = allow_private_webhooks
         self.data_dir = tempfile.mkdtemp(prefix="papertrade-e2e-")
         self.port = free_port()
         self.clock = clock
@@ -51,6 +53,7 @@ class Server:
             # (test_rate_limit.py runs a server with the limit on).
             [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock,
              "--rate-limit", str(self.rate_limit)],
+            env={**os.environ, "PAPERTRADE_WEBHOOK_ALLOW_PRIVATE": "1" if self.allow_private_webhooks else "0"},
             stdout=log, stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + 60
         while time.time() < deadline:

@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 
-from conftest import free_port
+from conftest import Server, free_port
 
 
 class Receiver:
@@ -142,3 +142,54 @@ def test_bad_webhook_input_is_a_clear_error(session):
         assert r.status_code == 422 and r.json()["message"] == "url must be an http or https URL"
     assert session.post(session.base + "/webhook/ping").status_code == 404
     assert requests.get(session.base + "/webhook").status_code == 401
+
+
+def test_a_server_refuses_webhooks_to_private_addresses_unless_allowed():
+    s = Server(allow_private_webhooks=False).start()
+    try:
+        session = requests.Session()
+        base = s.url + "/api/v1"
+        assert session.post(base + "/auth/login", json={"username": "demo", "password": s.password}).status_code == 200
+        for url in ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://169.254.169.254/latest/meta-data",
+                    "http://10.0.0.7/hook", "http://[::1]/hook"]:
+            r = session.put(base + "/webhook", json={"url": url})
+            assert r.status_code == 422, (url, r.text)
+            assert "private or reserved address" in r.json()["message"]
+            assert "PAPERTRADE_WEBHOOK_ALLOW_PRIVATE" in r.json()["message"]
+        assert session.get(base + "/webhook").json().get("webhook") is None, "nothing was saved"
+    finally:
+        s.stop()
+
+
+def test_a_redirect_is_not_followed(session):
+    target = Receiver()
+
+    class Redirecting(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(307)
+            self.send_header("Location", target.url)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    redirector = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    threading.Thread(target=redirector.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{redirector.server_address[1]}/hook"
+        assert session.put(session.base + "/webhook", json={"url": url}).status_code in (200, 201)
+        ping = session.post(session.base + "/webhook/ping").json()["id"]
+        deadline = time.time() + 20
+        delivery = None
+        while time.time() < deadline:
+            delivery = next(d for d in session.get(session.base + "/webhook/deliveries").json() if d["id"] == ping)
+            if delivery["attempts"] >= 1:
+                break
+            time.sleep(0.1)
+        assert delivery["attempts"] >= 1 and delivery["last_status"] == 307 and delivery["status"] == "pending"
+        assert target.requests == [], "the redirect's target was never called"
+    finally:
+        redirector.shutdown()
+        target.close()

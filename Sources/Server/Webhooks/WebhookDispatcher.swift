@@ -36,23 +36,30 @@ public struct WebhookDispatcher: Service {
 
     let webhooks: Webhooks
     let clock: MarketClock
+    let addresses: OutboundAddressPolicy
     let transport: Transport
     let logger: Logger
 
     public init(
-        brokerage: Brokerage, logger: Logger = Logger(label: "papertrade.webhooks"),
+        brokerage: Brokerage, addresses: OutboundAddressPolicy = OutboundAddressPolicy(),
+        logger: Logger = Logger(label: "papertrade.webhooks"),
         transport: @escaping Transport = WebhookDispatcher.urlSession
     ) {
         webhooks = brokerage.webhooks
         clock = brokerage.clock
+        self.addresses = addresses
         self.transport = transport
         self.logger = logger
     }
 
+    /// Sends with an ephemeral URLSession that never follows a redirect: a 3xx answer is the answer (a failed
+    /// attempt), so a public URL cannot bounce the request to a private address.
     public static let urlSession: Transport = { request in
-        let (_, response) = try await URLSession.shared.data(for: request)
+        let (_, response) = try await noRedirects.data(for: request)
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
+
+    static let noRedirects = URLSession(configuration: .ephemeral, delegate: RefuseRedirects(), delegateQueue: nil)
 
     /// Polls for due deliveries until graceful shutdown (or cancellation).
     public func run() async throws {
@@ -88,7 +95,9 @@ public struct WebhookDispatcher: Service {
         let body = Self.body(delivery)
         var httpStatus: Int?
         var failure: String?
-        if let url = URL(string: item.url) {
+        if let url = URL(string: item.url), let refusal = await addresses.refusal(for: url) {
+            failure = refusal
+        } else if let url = URL(string: item.url) {
             var request = URLRequest(url: url, timeoutInterval: 10)
             request.httpMethod = "POST"
             request.httpBody = Data(body)
@@ -147,5 +156,15 @@ public struct WebhookDispatcher: Service {
         message.append(contentsOf: body)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Array(secret.utf8)))
         return mac.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Answers every redirect with "do not follow" (stateless, so sharing it between threads is safe).
+final class RefuseRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }

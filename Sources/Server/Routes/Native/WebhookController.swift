@@ -56,6 +56,9 @@ struct WebhookController {
         else {
             throw APIError.unprocessable("url must be an http or https URL")
         }
+        if let refusal = await services.configuration.webhookAddresses.refusal(for: url) {
+            throw APIError.unprocessable(refusal)
+        }
         if let enabled = body["enabled"], enabled.bool == nil {
             throw APIError.unprocessable("enabled must be true or false")
         }
