@@ -30,9 +30,12 @@ let package = Package(
     ],
     targets: [
         .target(name: "TradingCore"),
+        // JSON's one home: the value type (parsed numbers stay exact text), the byte writers and the streaming
+        // encoder. It knows the core's value types (ids, times, decimals) and nothing else.
+        .target(name: "JSON", dependencies: ["TradingCore"]),
         .target(
             name: "MarketData",
-            dependencies: ["TradingCore"],
+            dependencies: ["TradingCore", "JSON"],
             resources: [.copy("Resources/symbols.tsv"), .copy("Resources/DATA-SOURCES.md")]
         ),
         .executableTarget(
@@ -43,7 +46,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: [
-                "TradingCore",
+                "TradingCore", "JSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -63,7 +66,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Brokerage", "MarketData", "TradingCore",
+                "Brokerage", "MarketData", "TradingCore", "JSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -81,16 +84,18 @@ let package = Package(
         .executableTarget(
             name: "papertrade",
             dependencies: [
-                "Server", "Brokerage", "MarketData", "TradingCore",
+                "Server", "Brokerage", "MarketData", "TradingCore", "JSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "MarketDataBench", dependencies: ["MarketData"], path: "benchmarks/MarketDataBench"),
+        .executableTarget(
+            name: "MarketDataBench", dependencies: ["MarketData", "JSON"], path: "benchmarks/MarketDataBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TradingCore"]),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TradingCore"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TradingCore", "JSON"]),
         .testTarget(
             name: "BrokerageTests",
             dependencies: [
@@ -100,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Brokerage", "MarketData", "TradingCore",
+                "Server", "Brokerage", "MarketData", "TradingCore", "JSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a module imports what the design (../shared/DESIGN.md, the module map) forbids:
-#   TradingCore imports nothing but the standard library;
+#   TradingCore imports nothing but the standard library and holds no unsafe-pointer code;
+#   JSON imports only TradingCore (its one home for JSON: value, byte writers, streaming encoder);
 #   MarketData and Storage never import each other;
 #   Server and the papertrade command never import Storage or SQL (they go through the Brokerage);
 #   nothing below Server imports Server, Hummingbird or the CLI's ArgumentParser;
@@ -12,14 +13,18 @@ sources="${1:-$(dirname "$0")/../Sources}"
 # module → imports it must not have (extended regular expressions matched against the imported module name)
 declare -A forbidden=(
     [TradingCore]='.*'
+    [JSON]='.*'
     [MarketData]='^(Storage|Brokerage|Server|SQLKit|SQLiteKit|PostgresKit|Hummingbird.*)$'
     [Storage]='^(MarketData|Brokerage|Server|Hummingbird.*)$'
     [Brokerage]='^(Server|Hummingbird.*|ArgumentParser)$'
     [Server]='^(Storage|SQLKit|SQLiteKit|PostgresKit|SQLiteNIO|PostgresNIO|ArgumentParser)$'
     [papertrade]='^(Storage|SQLKit|SQLiteKit|PostgresKit|SQLiteNIO|PostgresNIO)$'
 )
-# What TradingCore may still import: the standard library's own modules.
-allowed_in_core='^(Swift|_Concurrency|Synchronization)$'
+# What TradingCore and JSON may still import: the standard library's own modules (and, for JSON, the core).
+declare -A allowed=(
+    [TradingCore]='^(Swift|_Concurrency|Synchronization)$'
+    [JSON]='^(Swift|_Concurrency|Synchronization|TradingCore)$'
+)
 
 status=0
 for module in "${!forbidden[@]}"; do
@@ -32,13 +37,18 @@ for module in "${!forbidden[@]}"; do
         text="${rest#*:}"
         # `import X`, `@_exported import X`, `@testable import X`, `import struct X.Y`
         name=$(sed -E 's/^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*import[[:space:]]+((struct|class|enum|protocol|func|var|let|typealias|actor)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*).*/\4/' <<<"$text")
-        if [ "$module" = TradingCore ] && [[ "$name" =~ $allowed_in_core ]]; then continue; fi
+        if [ -n "${allowed[$module]:-}" ] && [[ "$name" =~ ${allowed[$module]} ]]; then continue; fi
         if [[ "$name" =~ ${forbidden[$module]} ]]; then
             echo "layering: $file:$lineno: $module must not import $name"
             status=1
         fi
     done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*import[[:space:]]' --include='*.swift' "$dir" || true)
 done
+# The core is plain safe Swift: byte-level writing with unsafe pointers belongs in JSON.
+while IFS= read -r line; do
+    echo "layering: ${line%%:*}:$(cut -d: -f2 <<<"$line"): TradingCore must not use unsafe pointers (write bytes in JSON)"
+    status=1
+done < <(grep -rnE '\b(Unsafe[A-Za-z]*Pointer|withUnsafe[A-Za-z]*|unsafeUninitializedCapacity|utf8Start)\b' --include='*.swift' "$sources/TradingCore" 2>/dev/null || true)
 web="$sources/Server/Web/js"
 if [ -d "$web" ]; then
     while IFS= read -r line; do
@@ -46,5 +56,5 @@ if [ -d "$web" ]; then
         status=1
     done < <(grep -rlE "from ['\"](\./|\.\./)main\.js['\"]" --include='*.js' "$web" || true)
 fi
-if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, MarketData, Storage, Brokerage, Server, papertrade, web app)"; fi
+if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, MarketData, Storage, Brokerage, Server, papertrade, web app)"; fi
 exit "$status"

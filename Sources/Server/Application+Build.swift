@@ -1,6 +1,7 @@
 import Brokerage
 import Hummingbird
 import HummingbirdWebSocket
+import JSON
 import Logging
 import MarketData
 

@@ -1,3 +1,4 @@
+import JSON
 import MarketData
 
 /// The native API (/api/v1) as an OpenAPI 3.1 document, served at /openapi.json.

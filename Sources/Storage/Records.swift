@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TradingCore
 
 /// A user (who logs in to the web app and owns accounts): a UUID string as stored. Deliberately not `Encodable`,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Brokerage
 import Foundation
 import Hummingbird
+import JSON
 import Logging
 import MarketData
 import Server

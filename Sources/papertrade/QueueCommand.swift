@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSON
 import MarketData
 
 #if canImport(FoundationNetworking)

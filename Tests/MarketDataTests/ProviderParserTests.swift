@@ -6,40 +6,6 @@ import TradingCore
 private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 private let gb18030 = String.Encoding(rawValue: 0x8000_0632)
 
-@Suite("Exact JSON")
-struct JSONValueTests {
-    @Test("numbers keep their text, so decimals are exact")
-    func exactNumbers() throws {
-        let json = try JSONValue(
-            parsing: #"{"p": 150.25, "q": 0.000000001, "n": [1, -2.5e3], "s": "x\u00e9\n", "b": true, "z": null}"#)
-        #expect(json["p"]?.decimal == FixedDecimal("150.25"))
-        #expect(json["q"]?.decimal == FixedDecimal("0.000000001"))
-        #expect(json["n"]?[1]?.decimal == FixedDecimal("-2500"))
-        #expect(json["s"]?.string == "xé\n")
-        #expect(json["b"]?.bool == true)
-        #expect(json["z"]?.isNull == true)
-    }
-
-    @Test("strings: plain, escapes at the start, middle and end, surrogate pairs, non-ASCII as is")
-    func strings() throws {
-        let json = try JSONValue(parsing: #"["plain", "\"quoted\"", "a\\b\/c", "tab\t", "\ud83d\ude00!", "中文 😀", ""]"#)
-        #expect(json.array?.compactMap(\.string) == ["plain", "\"quoted\"", "a\\b/c", "tab\t", "😀!", "中文 😀", ""])
-        let control = #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: "[\"a\u{01}b\"]") }
-        #expect(control?.offset == 4)
-        #expect(control?.reason == "control character in string")
-        #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: #"["a\"#) }
-    }
-
-    @Test("malformed, truncated and hostile documents are errors with a position")
-    func malformed() {
-        for text in [
-            "{", #"{"a": }"#, "[1, 2", #"{"a": 01x}"#, "tru", #""abc"#, "{} {}", String(repeating: "[", count: 300),
-        ] {
-            #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: text) }
-        }
-    }
-}
-
 @Suite("Provider adapters parse recorded payloads")
 struct ProviderParserTests {
     @Test("Finnhub quote, profile, search, news, recommendations, earnings, peers, candles")

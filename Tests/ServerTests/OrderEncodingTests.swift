@@ -1,3 +1,4 @@
+import JSON
 import MarketData
 import Testing
 import TradingCore

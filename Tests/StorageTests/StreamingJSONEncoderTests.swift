@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Testing
 import TradingCore
 
@@ -117,40 +118,6 @@ struct StreamingJSONEncoderTests {
             #expect(order.storedJSON() == (try StreamingJSONEncoder.encode(order)))
             #expect(try Coding.decode(Order.self, order.storedJSON()) == order)
         }
-    }
-
-    @Test("integers are written exactly, including the extremes")
-    func integers() {
-        for value: Int64 in [0, 7, -7, 10, 1_795_307_285_754_428_198, .max, .min] {
-            var out: [UInt8] = []
-            JSONText.appendInteger(value, to: &out)
-            #expect(String(decoding: out, as: UTF8.self) == String(value))
-        }
-    }
-
-    struct Mixed: Codable, Equatable {
-        var text = "quote \" backslash \\ newline \n control \u{01} 中文 😀"
-        var empty: [String] = []
-        var nested: [[Int]] = [[], [1, 2], [3]]
-        var map: [String: [String: Int]] = ["a": [:], "b": ["c": -1]]
-        var optional: Int? = nil
-        var present: Int? = 7
-        var flag = true
-        var big = UInt64.max
-    }
-
-    @Test("escapes, empty and nested containers, optionals")
-    func mixed() throws {
-        #expect(try sameTree(Mixed()))
-        #expect(try roundTrip(Mixed()) == Mixed())
-        #expect(try StreamingJSONEncoder.encode([String]()) == "[]")
-        #expect(try StreamingJSONEncoder.encode("a\u{1F}b") == #""a\u001fb""#)
-    }
-
-    @Test("a floating-point value is refused, not stored")
-    func floats() {
-        struct Money: Encodable { var amount = 0.1 }
-        #expect(throws: FloatingPointNotStored.self) { try StreamingJSONEncoder.encode(Money()) }
     }
 }
 

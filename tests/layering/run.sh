@@ -33,6 +33,9 @@ Server|@_exported import struct Storage.UserRecord
 Server|import SQLKit
 papertrade|import Storage
 TradingCore|import Foundation
+TradingCore|let bytes = "x".utf8.withContiguousStorageIfAvailable { UnsafeBufferPointer(rebasing: $0[...]) }
+JSON|import Foundation
+JSON|import MarketData
 MarketData|import Storage
 Storage|import MarketData
 Brokerage|import Hummingbird

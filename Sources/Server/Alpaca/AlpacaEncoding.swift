@@ -1,4 +1,5 @@
 import Brokerage
+import JSON
 import MarketData
 import TradingCore
 
@@ -31,99 +32,119 @@ enum AlpacaEncoding {
         }
     }
 
-    /// An order field's value: ids and times stay typed until written, so the byte writer that answers order
-    /// placements never makes strings for them.
-    enum OrderFieldValue {
-        case id(Identifier?), time(Timestamp?), decimal(FixedDecimal?), string(String?), bool(Bool)
+    /// An Alpaca order field: its name, and its value made from `Order.Field` (or derived from the order).
+    typealias OrderField = (key: JSONKey, value: @Sendable (Order) -> OrderFieldValue)
 
-        var json: JSONValue {
-            switch self {
-            case .id(let id): return .text(id?.description)
-            case .time(let t): return AlpacaEncoding.time(t)
-            case .decimal(let d): return .decimal(d)
-            case .string(let s): return .text(s)
-            case .bool(let b): return .bool(b)
-            }
-        }
-
-        /// The same bytes as `json.write(to:)`.
-        func write(to out: inout [UInt8]) {
-            switch self {
-            case .id(let id?): id.appendQuoted(to: &out)
-            case .time(let t?): t.appendQuotedRFC3339(to: &out)
-            case .decimal(let d?): JSONText.appendQuoted(d.description, to: &out)
-            case .string(let s?): JSONText.appendQuoted(s, to: &out)
-            case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
-            case .id(nil), .time(nil), .decimal(nil), .string(nil): out.append(contentsOf: "null".utf8)
-            }
-        }
-    }
-
-    /// An order's fields (all but `legs`), sorted by key: the one definition behind both the JSON value and the
-    /// byte writer that answers order placements without building a dictionary.
-    typealias OrderField = (key: String, value: @Sendable (Order) -> OrderFieldValue)
-    private static func f(_ key: String, _ value: @escaping @Sendable (Order) -> OrderFieldValue) -> OrderField {
-        (key, value)
-    }
-
-    static let orderFields: [OrderField] = [
-        f("id", { .id($0.id.uuid) }), f("client_order_id", { .string($0.clientOrderID.text) }),
-        f("created_at", { .time($0.createdAt) }), f("updated_at", { .time($0.updatedAt) }),
-        f("submitted_at", { .time($0.submittedAt) }),
-        f("filled_at", { .time($0.filledAt) }), f("expired_at", { .time($0.expiredAt) }),
-        f("canceled_at", { .time($0.canceledAt) }),
-        f("failed_at", { .time($0.failedAt) }), f("replaced_at", { .time($0.replacedAt) }),
-        f("expires_at", { .time($0.expiresAt) }),
-        f("replaced_by", { .id($0.replacedBy?.uuid) }), f("replaces", { .id($0.replaces?.uuid) }),
-        f("asset_id", { .id(assetIdentifier($0.symbol)) }), f("symbol", { .string($0.symbol) }),
-        f("asset_class", { _ in .string("us_equity") }),
-        f("notional", { .decimal($0.notional) }), f("qty", { .decimal($0.qty) }),
-        f("filled_qty", { .decimal($0.filledQty) }),
-        f("filled_avg_price", { .decimal($0.filledAvgPrice) }), f("order_class", { .string($0.orderClass.rawValue) }),
-        f("order_type", { .string($0.type.rawValue) }), f("type", { .string($0.type.rawValue) }),
-        f("side", { .string($0.side.rawValue) }),
-        f("time_in_force", { .string($0.timeInForce.rawValue) }), f("limit_price", { .decimal($0.limitPrice) }),
-        f("stop_price", { .decimal($0.stopPrice) }), f("status", { .string($0.status.rawValue) }),
-        f("extended_hours", { .bool($0.extendedHours) }), f("trail_percent", { .decimal($0.trailPercent) }),
-        f("trail_price", { .decimal($0.trailPrice) }), f("hwm", { .decimal($0.hwm) }),
-        f("position_intent", { _ in .string(nil) }),
-        f("source", { _ in .string(nil) }), f("subtag", { _ in .string(nil) }), f("ratio_qty", { _ in .string(nil) }),
+    /// The Alpaca names an order field is shown under (none: not shown). `legs` are written by `order(_:legs:)` as
+    /// nested orders.
+    static func alpacaNames(_ field: Order.Field) -> [String] {
+        switch field {
+        case .id: return ["id"]
+        case .clientOrderID: return ["client_order_id"]
+        case .symbol: return ["symbol"]
+        case .side: return ["side"]
+        case .type: return ["order_type", "type"]
+        case .timeInForce: return ["time_in_force"]
+        case .orderClass: return ["order_class"]
+        case .qty: return ["qty"]
+        case .notional: return ["notional"]
+        case .filledQty: return ["filled_qty"]
+        case .limitPrice: return ["limit_price"]
+        case .stopPrice: return ["stop_price"]
+        case .trailPrice: return ["trail_price"]
+        case .trailPercent: return ["trail_percent"]
+        case .hwm: return ["hwm"]
+        case .extendedHours: return ["extended_hours"]
+        case .status: return ["status"]
+        case .createdAt: return ["created_at"]
+        case .updatedAt: return ["updated_at"]
+        case .submittedAt: return ["submitted_at"]
+        case .filledAt: return ["filled_at"]
+        case .expiredAt: return ["expired_at"]
+        case .canceledAt: return ["canceled_at"]
+        case .failedAt: return ["failed_at"]
+        case .replacedAt: return ["replaced_at"]
+        case .expiresAt: return ["expires_at"]
+        case .replacedBy: return ["replaced_by"]
+        case .replaces: return ["replaces"]
         // papertrade extensions, ignored by Alpaca clients:
-        f("fees", { .decimal($0.fees) }), f("reject_reason", { .string($0.reason) }),
-    ].sorted { $0.key < $1.key }
+        case .fees: return ["fees"]
+        case .reason: return ["reject_reason"]
+        case .accountID, .instrument, .filledValue, .legs, .parentID, .triggered, .eligibleAt, .reservedCash,
+            .reservedShares:
+            return []
+        }
+    }
+
+    /// What Alpaca shows that the order does not store.
+    private static let derivedOrderFields: [OrderField] = [
+        (JSONKey("asset_id"), { .id(assetIdentifier($0.symbol)) }),
+        (JSONKey("asset_class"), { _ in .text("us_equity") }),
+        (JSONKey("filled_avg_price"), { .decimal($0.filledAvgPrice) }),
+        (JSONKey("position_intent"), { _ in .text(nil) }), (JSONKey("source"), { _ in .text(nil) }),
+        (JSONKey("subtag"), { _ in .text(nil) }), (JSONKey("ratio_qty"), { _ in .text(nil) }),
+    ]
+
+    /// An order's Alpaca fields (all but `legs`), sorted by name: the one list behind both the JSON value and the
+    /// byte writer that answers order placements without building a dictionary.
+    static let orderFields: [OrderField] =
+        (Order.Field.allCases.flatMap { field in
+            alpacaNames(field).map { name -> OrderField in (JSONKey(name), { field.value(of: $0) }) }
+        } + derivedOrderFields).sorted { $0.key.name < $1.key.name }
+
+    /// A field value as Alpaca writes it: times RFC 3339, decimals as strings, absent values null.
+    static func json(_ value: OrderFieldValue) -> JSONValue {
+        switch value {
+        case .id(let id): return .text(id?.description)
+        case .ids(let ids): return .array(ids.map { .string($0.description) })
+        case .time(let t): return time(t)
+        case .decimal(let d): return .decimal(d)
+        case .text(let s): return .text(s)
+        case .integer(let n): return .number(String(n))
+        case .flag(let b): return .bool(b)
+        }
+    }
+
+    /// The same bytes as `json(value).write(to:)`.
+    static func write(_ value: OrderFieldValue, to out: inout [UInt8]) {
+        switch value {
+        case .id(let id?): id.appendQuoted(to: &out)
+        case .time(let t?): t.appendQuotedRFC3339(to: &out)
+        case .decimal(let d?): d.appendQuoted(to: &out)
+        case .text(let s?): JSONText.appendQuoted(s, to: &out)
+        case .flag(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+        case .integer, .ids: json(value).write(to: &out)
+        case .id(nil), .time(nil), .decimal(nil), .text(nil): out.append(contentsOf: "null".utf8)
+        }
+    }
 
     static func order(_ o: Order, legs: [Order] = []) -> JSONValue {
         var object = [String: JSONValue](minimumCapacity: orderFields.count + 1)
-        for field in orderFields { object[field.key] = field.value(o).json }
+        for field in orderFields { object[field.key.name] = json(field.value(o)) }
         object["legs"] = o.legs.isEmpty ? .null : .array(legs.map { order($0) })
         return .object(object)
     }
 
-    /// Each field's `"key":`, as bytes, made once.
-    private static let orderFieldKeys: [[UInt8]] = orderFields.map { field in
-        var bytes: [UInt8] = []
-        JSONText.appendQuoted(field.key, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        return bytes
-    }
+    private static let legsKey = JSONKey("legs")
 
     /// The same JSON as `order(o).serializedBytes` for an order without legs, written field by field.
     static func orderBytes(_ o: Order) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        out.reserveCapacity(1024)
+        var w = JSONObjectWriter(capacity: 1024)
         var legsWritten = false
-        for (i, field) in orderFields.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            if !legsWritten, field.key > "legs" {
-                out.append(contentsOf: #""legs":null,"#.utf8)
+        for field in orderFields {
+            if !legsWritten, field.key.name > "legs" {
+                w.key(legsKey)
+                w.bytes.append(contentsOf: "null".utf8)
                 legsWritten = true
             }
-            out.append(contentsOf: orderFieldKeys[i])
-            field.value(o).write(to: &out)
+            w.key(field.key)
+            write(field.value(o), to: &w.bytes)
         }
-        if !legsWritten { out.append(contentsOf: #","legs":null"#.utf8) }
-        out.append(UInt8(ascii: "}"))
-        return out
+        if !legsWritten {
+            w.key(legsKey)
+            w.bytes.append(contentsOf: "null".utf8)
+        }
+        return w.finish()
     }
 
     static func account(_ s: AccountSummary) -> JSONValue {

@@ -1,3 +1,4 @@
+import JSON
 import MarketData
 import TradingCore
 

@@ -2,6 +2,7 @@ import Brokerage
 import Foundation
 import HTTPTypes
 import Hummingbird
+import JSON
 import MarketData
 import TradingCore
 

@@ -2,6 +2,7 @@ import Brokerage
 import Foundation
 import HTTPTypes
 import HummingbirdWebSocket
+import JSON
 import MarketData
 import NIOCore
 import Synchronization

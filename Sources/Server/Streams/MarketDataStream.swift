@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdWebSocket
+import JSON
 import MarketData
 import NIOCore
 import Synchronization

@@ -1,6 +1,7 @@
 import Brokerage
 import Foundation
 import HummingbirdWebSocket
+import JSON
 import MarketData
 import NIOCore
 import Synchronization

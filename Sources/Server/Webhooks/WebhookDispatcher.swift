@@ -1,6 +1,7 @@
 import Brokerage
 import Crypto
 import Foundation
+import JSON
 import Logging
 import MarketData
 import ServiceLifecycle

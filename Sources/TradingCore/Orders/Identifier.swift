@@ -72,45 +72,34 @@ public struct Identifier: Sendable, Hashable, Comparable, Codable, CustomStringC
         self.init(high: high, low: low)
     }
 
-    /// The canonical lowercase 8-4-4-4-12 form, written into one 36-byte string (ids are formatted for every
-    /// stored row and every API answer).
+    /// The canonical lowercase 8-4-4-4-12 form.
     public var description: String {
-        String(unsafeUninitializedCapacity: 36) { buffer in
-            write(into: buffer)
-            return 36
-        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.textLength)
+        appendText(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the canonical form as a JSON string (quoted), without making a `String` first.
-    public func appendQuoted(to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: 36))
-        out.withUnsafeMutableBufferPointer { write(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
-        out.append(UInt8(ascii: "\""))
-    }
+    /// The length of the canonical form.
+    public static let textLength = 36
 
-    private func write(into buffer: UnsafeMutableBufferPointer<UInt8>) {
-        let digits: StaticString = "0123456789abcdef"
-        var i = 0
+    /// Appends the canonical form's UTF-8 bytes to `out` (ids are written into every stored row and every API
+    /// answer; the writers append them in place instead of making a `String`).
+    public func appendText(to out: inout [UInt8]) {
         func put(_ value: UInt64, _ count: Int) {
             for k in stride(from: count - 1, through: 0, by: -1) {
-                buffer[i] = digits.utf8Start[Int(value >> UInt64(4 * k) & 0xF)]
-                i += 1
+                let nibble = UInt8(truncatingIfNeeded: value >> UInt64(4 * k) & 0xF)
+                out.append(nibble < 10 ? 48 + nibble : 87 + nibble)
             }
         }
         put(high >> 32, 8)
-        buffer[i] = UInt8(ascii: "-")
-        i += 1
+        out.append(UInt8(ascii: "-"))
         put(high >> 16 & 0xFFFF, 4)
-        buffer[i] = UInt8(ascii: "-")
-        i += 1
+        out.append(UInt8(ascii: "-"))
         put(high & 0xFFFF, 4)
-        buffer[i] = UInt8(ascii: "-")
-        i += 1
+        out.append(UInt8(ascii: "-"))
         put(low >> 48, 4)
-        buffer[i] = UInt8(ascii: "-")
-        i += 1
+        out.append(UInt8(ascii: "-"))
         put(low & 0xFFFF_FFFF_FFFF, 12)
     }
 
@@ -157,8 +146,8 @@ public struct TypedIdentifier<Kind: IdentifierKind>: Sendable, Hashable, Compara
     public var description: String { uuid.description }
     @inlinable public var shard: Int { uuid.shard }
 
-    /// Appends the canonical form as a JSON string (quoted).
-    public func appendQuoted(to out: inout [UInt8]) { uuid.appendQuoted(to: &out) }
+    /// Appends the canonical form's UTF-8 bytes.
+    public func appendText(to out: inout [UInt8]) { uuid.appendText(to: &out) }
 
     @inlinable public static func == (lhs: Self, rhs: Self) -> Bool { lhs.uuid == rhs.uuid }
     @inlinable public static func < (lhs: Self, rhs: Self) -> Bool { lhs.uuid < rhs.uuid }

@@ -73,3 +73,17 @@ public struct Order: Sendable, Codable, Hashable {
 
     var needsTrigger: Bool { (type == .stop || type == .stopLimit || type == .trailingStop) && !triggered }
 }
+
+extension Order {
+    /// The order's fields in declaration order: the one description its stored form and its API forms are made
+    /// from. They are the synthesized `Codable`'s keys, so a stored property added to `Order` without a case here
+    /// does not compile (the decoder could not fill it), and a case added here makes the compiler ask each writer
+    /// what to do with it (`value(of:)`; the Alpaca encoding's names).
+    public enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
+        case id, clientOrderID, accountID, instrument, symbol, side, type, timeInForce, orderClass, qty, notional
+        case filledQty, filledValue, limitPrice, stopPrice, trailPrice, trailPercent, hwm, extendedHours, status
+        case createdAt, updatedAt, submittedAt, filledAt, expiredAt, canceledAt, failedAt, replacedAt, expiresAt
+        case replacedBy, replaces, legs, parentID, triggered, fees, reason, eligibleAt, reservedCash, reservedShares
+    }
+    public typealias Field = CodingKeys
+}

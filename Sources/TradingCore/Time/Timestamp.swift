@@ -30,19 +30,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public func rfc3339(in zone: ExchangeTimeZone, fractionalDigits: Int = 9) -> String {
         let text = RFC3339Text(self, zone: zone, fractionalDigits: fractionalDigits)
         guard text.isFast else { return text.slow() }
-        // Every API answer carries several of these: written straight into one string, no intermediate strings.
-        return String(unsafeUninitializedCapacity: text.length) { text.write(into: $0) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.length)
+        text.append(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `description` (UTC, nanoseconds) as a JSON string, without making a `String` first.
-    public func appendQuotedRFC3339(to out: inout [UInt8]) {
-        let text = RFC3339Text(self, zone: .utc, fractionalDigits: 9)
-        guard text.isFast else { return JSONText.appendQuoted(text.slow(), to: &out) }
-        out.append(UInt8(ascii: "\""))
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: text.length))
-        out.withUnsafeMutableBufferPointer { _ = text.write(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
-        out.append(UInt8(ascii: "\""))
+    /// Appends `rfc3339(in:fractionalDigits:)`'s UTF-8 bytes to `out`: every API answer carries several times,
+    /// and its writers append them in place instead of making a `String` each.
+    public func appendRFC3339(in zone: ExchangeTimeZone = .utc, fractionalDigits: Int = 9, to out: inout [UInt8]) {
+        let text = RFC3339Text(self, zone: zone, fractionalDigits: fractionalDigits)
+        guard text.isFast else { return out.append(contentsOf: text.slow().utf8) }
+        text.append(to: &out)
     }
 }
 
@@ -60,7 +59,9 @@ struct RFC3339Text {
         let local = t.seconds + Int64(offset)
         date = CivilDate(daysSinceEpoch: Int(local.floorDivided(by: 86_400)))
         secondOfDay = Int(local - Int64(date.daysSinceEpoch) * 86_400)
-        nanos = Int(t.nanoseconds - t.seconds * 1_000_000_000)
+        // The remainder, not `nanoseconds - seconds * 10⁹`: that product overflows for `distantPast`.
+        let remainder = t.nanoseconds % 1_000_000_000
+        nanos = Int(remainder < 0 ? remainder + 1_000_000_000 : remainder)
         digits = min(max(fractionalDigits, 0), 9)
         utc = offset == 0 && zone == .utc
     }
@@ -69,21 +70,17 @@ struct RFC3339Text {
     var isFast: Bool { (0...9999).contains(date.year) }
     var length: Int { 19 + (digits > 0 ? 1 + digits : 0) + (utc ? 1 : 6) }
 
-    /// Writes `length` bytes; returns how many.
-    func write(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        var i = 0
+    /// Appends `length` bytes.
+    func append(to out: inout [UInt8]) {
         func put(_ value: Int, _ width: Int) {
-            var value = value
-            for k in stride(from: width - 1, through: 0, by: -1) {
-                out[i + k] = UInt8(truncatingIfNeeded: 48 + value % 10)
-                value /= 10
+            var scale = 1
+            for _ in 1..<width { scale *= 10 }
+            while scale > 0 {
+                out.append(UInt8(truncatingIfNeeded: 48 + value / scale % 10))
+                scale /= 10
             }
-            i += width
         }
-        func put(_ byte: Unicode.Scalar) {
-            out[i] = UInt8(ascii: byte)
-            i += 1
-        }
+        func put(_ byte: Unicode.Scalar) { out.append(UInt8(ascii: byte)) }
         put(date.year, 4)
         put("-")
         put(date.month, 2)
@@ -109,7 +106,6 @@ struct RFC3339Text {
             put(":")
             put(abs(offset) / 60 % 60, 2)
         }
-        return i
     }
 
     /// Years outside 0…9999.

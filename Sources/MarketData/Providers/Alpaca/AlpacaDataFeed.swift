@@ -1,3 +1,4 @@
+import JSON
 import TradingCore
 
 /// Alpaca Market Data v2 (stocks): bars and latest prices from data.alpaca.markets.

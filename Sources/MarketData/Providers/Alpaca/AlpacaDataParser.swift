@@ -1,3 +1,4 @@
+import JSON
 import TradingCore
 
 /// Reads Alpaca Market Data v2 (data.alpaca.markets) responses.

@@ -1,3 +1,4 @@
+import JSON
 import TradingCore
 
 /// Reads Finnhub's JSON (https://finnhub.io/api/v1) into papertrade's types. Pure functions of the response.

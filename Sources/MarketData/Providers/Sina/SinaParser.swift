@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TradingCore
 
 /// Reads Sina's quote strings (hq.sinajs.cn) and K-line JSON. Bodies are GB18030 (GBK) unless the

@@ -1,3 +1,4 @@
+import JSON
 import TradingCore
 
 /// Reads Yahoo Finance's chart and search JSON (query2.finance.yahoo.com, unofficial).

@@ -1,5 +1,6 @@
 import Brokerage
 import Hummingbird
+import JSON
 import MarketData
 
 /// In-app notifications: list with the unread count, mark one or all read.

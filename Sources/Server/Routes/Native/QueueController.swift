@@ -1,5 +1,6 @@
 import Brokerage
 import Hummingbird
+import JSON
 import MarketData
 import TradingCore
 

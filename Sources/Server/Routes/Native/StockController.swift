@@ -1,4 +1,5 @@
 import Hummingbird
+import JSON
 import MarketData
 import TradingCore
 

@@ -1,6 +1,7 @@
 import Brokerage
 import Foundation
 import Hummingbird
+import JSON
 import MarketData
 import TradingCore
 

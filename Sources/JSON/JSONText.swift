@@ -1,5 +1,6 @@
-/// JSON string literals as UTF-8 bytes, shared by the journal's encoder (Storage) and the API's JSON writer
-/// (MarketData's `JSONValue`).
+/// JSON's atoms as UTF-8 bytes appended to a buffer: the one place strings are escaped and integers written, for
+/// every writer in this module (`JSONValue`, `JSONObjectWriter`, `StreamingJSONEncoder`) and the typed writers
+/// beside it (ids, times).
 public enum JSONText {
     /// Appends `s` as a quoted JSON string: quote, backslash and control characters escaped; everything else
     /// (non-ASCII included) copied as UTF-8 in runs.
