@@ -95,7 +95,10 @@ let package = Package(
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TradingCore"]),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TradingCore", "JSON"]),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Storage", "TradingCore", "JSON", .product(name: "SQLKit", package: "sql-kit")]
+        ),
         .testTarget(
             name: "BrokerageTests",
             dependencies: [

@@ -81,6 +81,7 @@ struct Serve: AsyncParsableCommand {
             configuration.checkpoints.walSizeLimit = value << 20
         }
         configuration.checkpoints.preallocateWAL = true
+        configuration.checkpoints.freePageReserve = configuration.checkpoints.walSizeLimit / 2
         do {
             configuration.marketData = try MarketDataConfiguration.load(
                 environment: env, configFile: configuration.dataDirectory + "/papertrade.conf")

@@ -53,7 +53,9 @@ class Server:
             # (test_rate_limit.py runs a server with the limit on).
             [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock,
              "--rate-limit", str(self.rate_limit)],
-            env={**os.environ, "PAPERTRADE_WEBHOOK_ALLOW_PRIVATE": "1" if self.allow_private_webhooks else "0"},
+            # A 64 MB WAL (and 32 MB of free pages) instead of 256 MB: dozens of servers start in this suite.
+            env={**os.environ, "PAPERTRADE_WEBHOOK_ALLOW_PRIVATE": "1" if self.allow_private_webhooks else "0",
+                 "PAPERTRADE_WAL_LIMIT_MB": os.environ.get("PAPERTRADE_WAL_LIMIT_MB", "64")},
             stdout=log, stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + 60
         while time.time() < deadline:

@@ -18,7 +18,8 @@ import Synchronization
 /// November 2026 on the same kind of VM, at ~10–11k orders/s, the p99 of a 4-second window holding a restart is
 /// 120–200 ms (10 ms otherwise): instrumenting showed that the passive round right after another takes 130–190 ms
 /// even when it copies ~200 frames, locked or not, and that commits' own fsyncs stall behind it — the filesystem, not
-/// the lock (checkpointing every 250 ms instead of 2 s was worse). Open item: see issue 13's notes.
+/// the lock (checkpointing every 250 ms instead of 2 s was worse). It was the database file growing: see
+/// `FreePageReserve`, which this checkpointer tops up while the writer is idle.
 struct WALCheckpointer: Sendable {
     let connection: any SQLDatabase
     let writerLock: AsyncLock
@@ -38,14 +39,22 @@ struct WALCheckpointer: Sendable {
 
     private func run(pageSize: Int) async {
         var lastCheckpoint = ContinuousClock.now
+        // The free-page reserve is filled once the writer is first idle, and looked at again after each checkpoint
+        // (commits since then took pages from it).
+        var reserveDue = policy.freePageReserve > 0
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(100))
             let now = ContinuousClock.now
             let written = lastWrite.withLock { $0 }
-            guard written > lastCheckpoint,
-                now - written >= policy.whenIdleFor || now - lastCheckpoint >= policy.atLeastEvery
-            else { continue }
+            let idle = now - written >= policy.whenIdleFor
+            if reserveDue, idle, written <= lastCheckpoint {
+                reserveDue = false
+                await topUpReserve()
+                continue
+            }
+            guard written > lastCheckpoint, idle || now - lastCheckpoint >= policy.atLeastEvery else { continue }
             lastCheckpoint = now
+            reserveDue = policy.freePageReserve > 0
             guard var (frames, behind) = await passive(), frames * pageSize > policy.walSizeLimit else { continue }
             // Catch up to within a few MB first (a round copies what arrived during the one before, a fraction of
             // it), so the restart holds writers only for the last few frames and one fsync.
@@ -55,6 +64,18 @@ struct WALCheckpointer: Sendable {
             }
             _ = try? await writerLock.withLock { await passive() }
         }
+    }
+
+    /// Tops the free-page reserve up while no writes arrive (each chunk under the writer lock; it stops at the
+    /// first write and goes on at the next idle checkpoint), once it has fallen below three quarters.
+    private func topUpReserve() async {
+        let target = policy.freePageReserve
+        guard target > 0 else { return }
+        let lastWrite = self.lastWrite, idle = policy.whenIdleFor, lock = writerLock
+        _ = try? await FreePageReserve.topUp(
+            connection, target: target, slack: target / 4,
+            exclusive: { body in try await lock.withLock { try await body() } },
+            mayContinue: { lastWrite.withLock { ContinuousClock.now - $0 >= idle } })
     }
 
     /// One PASSIVE checkpoint: (frames in the WAL, frames not yet copied), or nil if it failed.

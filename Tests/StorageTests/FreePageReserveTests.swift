@@ -1,0 +1,67 @@
+import Foundation
+import SQLKit
+import Testing
+
+@testable import Storage
+
+@Suite("SQLite free-page reserve")
+struct FreePageReserveTests {
+    /// Waits (up to 20 s) until the checkpointer has filled the reserve; returns the free bytes.
+    func filled(_ storage: Storage, _ target: Int) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var free = try await FreePageReserve.freeBytes(storage.db)
+        while free < target, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            free = try await FreePageReserve.freeBytes(storage.db)
+        }
+        return free
+    }
+
+    @Test("the database file keeps free pages: filled after open, used by commits, topped up when the writer idles")
+    func reserve() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "papertrade-reserve-\(UUID())/db.sqlite"
+        )
+        .path
+        var policy = CheckpointPolicy()
+        policy.freePageReserve = 8 << 20
+        let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
+        #expect(try await filled(storage, 8 << 20) >= 8 << 20)
+        let fileSize = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        #expect(fileSize() >= 8 << 20, "the reserve is in the file itself, written out")
+
+        // 6 MB of new rows take their pages from the reserve.
+        try await storage.transaction { db in
+            try await db.raw("CREATE TABLE filler (b BLOB)").run()
+            try await db.raw("INSERT INTO filler VALUES (zeroblob(6291456))").run()
+        }
+        let afterWrite = try await FreePageReserve.freeBytes(storage.db)
+        #expect(afterWrite < 3 << 20, "\(afterWrite) bytes still free")
+
+        // Once the writer is idle (200 ms), the checkpointer tops the reserve up again.
+        #expect(try await filled(storage, 8 << 20) >= 8 << 20)
+        let rows = try await storage.db.raw("SELECT length(b) AS n FROM filler").first()?.decode(
+            column: "n", as: Int.self)
+        #expect(rows == 6_291_456, "the rows written meanwhile are intact")
+        await storage.shutdown()
+    }
+
+    @Test("a reserve is not written twice: reopening a database that has it adds nothing")
+    func reopen() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "papertrade-reserve-\(UUID())/db.sqlite"
+        )
+        .path
+        var policy = CheckpointPolicy()
+        policy.freePageReserve = 4 << 20
+        let first = try await Storage.open(.sqlite(path: path), checkpoints: policy)
+        #expect(try await filled(first, 4 << 20) >= 4 << 20)
+        await first.shutdown()
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
+        try await Task.sleep(for: .seconds(1)) // the checkpointer's first idle look at the reserve
+        #expect(try await FreePageReserve.topUp(storage.db, target: 4 << 20, slack: 1 << 20) == 0)
+        await storage.shutdown()
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == size)
+    }
+}
