@@ -77,6 +77,11 @@ extension Brokerage {
         }
     }
 
+    /// The account's ledger entries matching `query` (kinds, times, order, paging).
+    public func activities(_ id: AccountID, query: ActivityQuery) async throws(BrokerageError) -> [LedgerEntry] {
+        do { return try await storage.activities(account: id, query: query) } catch { throw .storage(error) }
+    }
+
     /// An account's balances and positions valued at current quotes.
     public func summary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary {
         guard let account = engine.account(id) else { throw .notFound("account not found") }

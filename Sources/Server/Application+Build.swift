@@ -24,16 +24,21 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     router.get("openapi.json") { _, _ in OpenAPIDocument.native.response() }
     services.web.addRoutes(to: router)
 
-    var alpaca = router.group("v2")
-    if services.configuration.rateLimitPerMinute > 0 {
-        alpaca = alpaca.add(
-            middleware: RateLimitMiddleware(limiter: RateLimiter(limit: services.configuration.rateLimitPerMinute)))
+    // Alpaca's API versions share one per-key rate limit and the key authenticator.
+    let rateLimiter =
+        services.configuration.rateLimitPerMinute > 0
+        ? RateLimiter(limit: services.configuration.rateLimitPerMinute) : nil
+    func alpacaGroup(_ prefix: RouterPath) -> RouterGroup<AppContext> {
+        var group = router.group(prefix)
+        if let rateLimiter { group = group.add(middleware: RateLimitMiddleware(limiter: rateLimiter)) }
+        return group.add(middleware: APIKeyAuthenticator(services: services))
     }
-    alpaca = alpaca.add(middleware: APIKeyAuthenticator(services: services))
+    let alpaca = alpacaGroup("v2")
     TradingController(services: services).addRoutes(to: alpaca)
     MarketDataController(services: services).addRoutes(to: alpaca)
     WatchlistsController(services: services).addRoutes(to: alpaca)
     PortfolioController(services: services).addRoutes(to: alpaca)
+    ScreenerController(services: services).addRoutes(to: alpacaGroup("v1beta1"))
 
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))
     AuthController(services: services).addRoutes(to: native)

@@ -11,3 +11,17 @@ public struct OrderQuery: Sendable {
     public var symbols: [String] = []
     public init() {}
 }
+
+/// Which of an account's ledger entries to list (Alpaca's GET /v2/account/activities parameters).
+public struct ActivityQuery: Sendable {
+    /// Stored kind names (`LedgerEntry.Kind.name`); empty = every kind.
+    public var kinds: Set<String> = []
+    /// Entries strictly after / before these instants.
+    public var after: Timestamp?
+    public var until: Timestamp?
+    public var ascending = false
+    public var limit = 100
+    /// Continue after the entry with this sequence number (the previous page's last entry), in `ascending` order.
+    public var afterSequence: Int64?
+    public init() {}
+}

@@ -237,14 +237,39 @@ extension Storage {
     /// Ledger entries of an account, newest first by default.
     public func activities(account: AccountID, limit: Int = 100, ascending: Bool = false) async throws -> [LedgerEntry]
     {
+        var query = ActivityQuery()
+        query.limit = limit
+        query.ascending = ascending
+        return try await activities(account: account, query: query)
+    }
+
+    /// Ledger entries of an account matching `query`, at most 1,000.
+    public func activities(account: AccountID, query: ActivityQuery) async throws -> [LedgerEntry] {
         try await read { db in
-            let order = SQLQueryString(ascending ? "ASC" : "DESC")
-            return try await db.raw(
-                """
-                SELECT body FROM activities WHERE account_id = \(bind: account.description)
-                ORDER BY sequence \(order) LIMIT \(bind: max(1, min(limit, 1000)))
-                """
-            ).all().map { try Coding.decode(LedgerEntry.self, try $0.decode(column: "body", as: String.self)) }
+            var sql = SQLQueryString("SELECT body FROM activities WHERE account_id = \(bind: account.description)")
+            if !query.kinds.isEmpty { sql.appendInterpolation(unsafeRaw: " AND kind IN (") }
+            for (i, kind) in query.kinds.sorted().enumerated() {
+                sql.appendInterpolation(unsafeRaw: i == 0 ? "" : ", ")
+                sql.appendInterpolation(bind: kind)
+            }
+            if !query.kinds.isEmpty { sql.appendInterpolation(unsafeRaw: ")") }
+            if let after = query.after {
+                sql.appendInterpolation(unsafeRaw: " AND time > ")
+                sql.appendInterpolation(bind: after.nanoseconds)
+            }
+            if let until = query.until {
+                sql.appendInterpolation(unsafeRaw: " AND time < ")
+                sql.appendInterpolation(bind: until.nanoseconds)
+            }
+            if let sequence = query.afterSequence {
+                sql.appendInterpolation(unsafeRaw: query.ascending ? " AND sequence > " : " AND sequence < ")
+                sql.appendInterpolation(bind: sequence)
+            }
+            sql.appendInterpolation(unsafeRaw: " ORDER BY sequence \(query.ascending ? "ASC" : "DESC") LIMIT ")
+            sql.appendInterpolation(bind: max(1, min(query.limit, 1000)))
+            return try await db.raw(sql).all().map {
+                try Coding.decode(LedgerEntry.self, try $0.decode(column: "body", as: String.self))
+            }
         }
     }
 }

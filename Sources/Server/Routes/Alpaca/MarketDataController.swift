@@ -5,7 +5,8 @@ import MarketData
 import TradingCore
 
 /// Alpaca Market Data v2 (stocks) over the configured feed: bars (multi and single symbol, paginated), latest
-/// bars/quotes/trades, snapshots. Market-data numbers are JSON numbers, as Alpaca sends them.
+/// bars/quotes/trades (multi and single symbol), snapshots, and the exchange and condition code tables.
+/// Market-data numbers are JSON numbers, as Alpaca sends them.
 struct MarketDataController {
     let services: Papertrade
 
@@ -17,6 +18,11 @@ struct MarketDataController {
         group.get("stocks/trades/latest", use: latestTrades)
         group.get("stocks/snapshots", use: snapshots)
         group.get("stocks/{symbol}/snapshot", use: snapshot)
+        group.get("stocks/{symbol}/bars/latest", use: latestBar)
+        group.get("stocks/{symbol}/quotes/latest", use: latestQuote)
+        group.get("stocks/{symbol}/trades/latest", use: latestTrade)
+        group.get("stocks/meta/exchanges", use: exchanges)
+        group.get("stocks/meta/conditions/{ticktype}", use: conditions)
     }
 
     // MARK: Encoding
@@ -137,16 +143,99 @@ struct MarketDataController {
         try await latest(request, Self.trade, key: "trades")
     }
 
+    /// The latest minute bar (looking back four days, over a weekend).
+    func latestBar(_ symbol: String) async -> PriceBar? {
+        let now = services.clock.now()
+        return
+            (try? await services.feed.bars(
+                symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now))?.last
+    }
+
     @Sendable func latestBars(_ request: Request, context: AppContext) async throws -> Response {
         var out: [String: JSONValue] = [:]
-        let now = services.clock.now()
         for symbol in try symbols(request) where services.directory.entry(symbol) != nil {
-            let bars =
-                (try? await services.feed.bars(
-                    symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now)) ?? []
-            if let last = bars.last { out[symbol] = Self.bar(last) }
+            if let last = await latestBar(symbol) { out[symbol] = Self.bar(last) }
         }
         return JSONValue.object(["bars": .object(out)]).response()
+    }
+
+    /// The single-symbol latest forms (what the older alpaca-trade-api SDK calls): `{"symbol", "<key>": …}`.
+    func single(_ context: AppContext, key: String, _ value: (String) async throws -> JSONValue?) async throws
+        -> Response
+    {
+        let symbol = try context.parameters.require("symbol").uppercased()
+        guard services.directory.entry(symbol) != nil, let found = try await value(symbol) else {
+            throw APIError.notFound("symbol \(symbol) not found")
+        }
+        return JSONValue.object(["symbol": .string(symbol), key: found]).response()
+    }
+
+    func feedQuote(_ symbol: String) async throws -> MarketQuote {
+        do throws(FeedError) { return try await services.feed.quote(symbol) } catch { throw APIError(feed: error) }
+    }
+
+    @Sendable func latestBar(_ request: Request, context: AppContext) async throws -> Response {
+        try await single(context, key: "bar") { await latestBar($0).map(Self.bar) }
+    }
+
+    @Sendable func latestQuote(_ request: Request, context: AppContext) async throws -> Response {
+        try await single(context, key: "quote") { symbol in
+            Self.quote(try await feedQuote(symbol))
+        }
+    }
+
+    @Sendable func latestTrade(_ request: Request, context: AppContext) async throws -> Response {
+        try await single(context, key: "trade") { symbol in
+            Self.trade(try await feedQuote(symbol))
+        }
+    }
+
+    /// Exchange codes as Alpaca names them (the codes on trades and quotes: `x`, `bx`, `ax`).
+    static let exchangeNames: [String: String] = [
+        "A": "NYSE American (AMEX)", "B": "NASDAQ OMX BX", "C": "National Stock Exchange", "D": "FINRA ADF",
+        "E": "Market Independent", "H": "MIAX", "I": "International Securities Exchange", "J": "Cboe EDGA",
+        "K": "Cboe EDGX", "L": "Long Term Stock Exchange", "M": "Chicago Stock Exchange",
+        "N": "New York Stock Exchange",
+        "P": "NYSE Arca", "Q": "NASDAQ OMX", "S": "NASDAQ Small Cap", "T": "NASDAQ Int", "U": "Members Exchange",
+        "V": "IEX", "W": "CBOE", "X": "NASDAQ OMX PSX", "Y": "Cboe BYX", "Z": "Cboe BZX",
+    ]
+
+    /// Trade and quote condition codes (CTS/UTDF and CQS/UQDF) for the ones papertrade's data carries and the
+    /// common others.
+    static let conditionNames: [String: [String: String]] = [
+        "trade": [
+            "@": "Regular Sale", "A": "Acquisition", "B": "Bunched Trade", "C": "Cash Sale", "D": "Distribution",
+            "E": "Placeholder", "F": "Intermarket Sweep", "G": "Bunched Sold Trade", "H": "Price Variation Trade",
+            "I": "Odd Lot Trade", "K": "Rule 155 Trade (AMEX)", "L": "Sold Last", "M": "Market Center Official Close",
+            "N": "Next Day", "O": "Opening Prints", "P": "Prior Reference Price", "Q": "Market Center Official Open",
+            "R": "Seller", "S": "Split Trade", "T": "Form T", "U": "Extended Trading Hours (Sold Out of Sequence)",
+            "V": "Contingent Trade", "W": "Average Price Trade", "X": "Cross/Periodic Auction Trade",
+            "Y": "Yellow Flag Regular Trade", "Z": "Sold (Out of Sequence)", "4": "Derivatively Priced",
+            "5": "Re-Opening Prints", "6": "Closing Prints", "7": "Qualified Contingent Trade (QCT)",
+            "8": "Placeholder for 611 Exempt", "9": "Corrected Consolidated Close (per listing market)",
+        ],
+        "quote": [
+            "A": "Manual Ask Automated Bid", "B": "Manual Bid Automated Ask", "F": "Fast Trading",
+            "H": "Manual Bid And Ask", "I": "Order Imbalance", "L": "Closed Quote", "N": "Non Firm Quote",
+            "O": "Opening Quote Automated", "R": "Regular Two Sided Open", "U": "Manual Bid And Ask Non Firm",
+            "Y": "No Offer No Bid One Sided Open", "X": "Order Influx", "Z": "No Open No Resume",
+            "4": "On Demand Intra Day Auction",
+        ],
+    ]
+
+    @Sendable func exchanges(_ request: Request, context: AppContext) async throws -> Response {
+        JSONValue.object(Self.exchangeNames.mapValues(JSONValue.string)).response()
+    }
+
+    @Sendable func conditions(_ request: Request, context: AppContext) async throws -> Response {
+        let tickType = try context.parameters.require("ticktype").lowercased()
+        guard let table = Self.conditionNames[tickType] else {
+            throw APIError.unprocessable("invalid ticktype \(tickType); expected trade or quote")
+        }
+        if let tape = request.query("tape"), !["A", "B", "C"].contains(tape.uppercased()) {
+            throw APIError.unprocessable("invalid tape \(tape); expected A, B or C")
+        }
+        return JSONValue.object(table.mapValues(JSONValue.string)).response()
     }
 
     func snapshotValue(_ symbol: String) async -> JSONValue? {

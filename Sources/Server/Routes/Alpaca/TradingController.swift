@@ -9,11 +9,18 @@ import TradingCore
 /// Alpaca Trading API v2: account, orders, positions, assets, clock, activities.
 struct TradingController {
     let services: Papertrade
+    let assetList: AlpacaAssets
     var brokerage: Brokerage { services.brokerage }
+
+    init(services: Papertrade) {
+        self.services = services
+        assetList = AlpacaAssets(directory: services.directory)
+    }
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("account", use: account)
         group.get("account/activities", use: activities)
+        group.get("account/activities/{activity_type}", use: activities)
         group.get("orders", use: listOrders)
         group.post("orders", use: createOrder)
         group.delete("orders", use: cancelAll)
@@ -23,6 +30,7 @@ struct TradingController {
         group.delete("orders/{id}", use: cancelOrder)
         group.get("positions", use: positions)
         group.get("positions/{symbol}", use: position)
+        group.get("assets", use: assets)
         group.get("assets/{symbol}", use: asset)
         group.get("clock", use: clock)
         group.get("calendar", use: calendar)
@@ -161,9 +169,30 @@ struct TradingController {
         return AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: services.clock.now())).response()
     }
 
+    /// Every asset, filtered as Alpaca filters (`AlpacaAssets.Filter`).
+    @Sendable func assets(_ request: Request, context: AppContext) async throws -> Response {
+        var filter = AlpacaAssets.Filter()
+        func value(_ name: String, in allowed: Set<String>, _ transform: (String) -> String) throws -> String? {
+            guard let text = request.query(name), !text.isEmpty else { return nil }
+            let value = transform(text)
+            guard allowed.contains(value) else {
+                throw APIError.unprocessable(
+                    "invalid \(name) \(text); expected one of \(allowed.sorted().joined(separator: ", "))")
+            }
+            return value
+        }
+        filter.status = try value("status", in: AlpacaAssets.statuses) { $0.lowercased() }
+        filter.assetClass = try value("asset_class", in: AlpacaAssets.assetClasses) { $0.lowercased() }
+        filter.exchange = try value("exchange", in: AlpacaAssets.exchanges) { $0.uppercased() }
+        if let attributes = request.query("attributes") {
+            filter.attributes = Set(attributes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        return JSONValue.array(assetList.list(filter)).response()
+    }
+
     @Sendable func asset(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol")
-        guard let entry = services.directory.entry(symbol) else {
+        guard let entry = assetList.entry(symbol) else {
             throw APIError.notFound("asset not found for \(symbol)")
         }
         return AlpacaEncoding.asset(entry).response()
@@ -186,7 +215,8 @@ struct TradingController {
         ]).response()
     }
 
-    /// Trading days with their hours (Alpaca formats: "09:30", "0400"); at most 5 years per request.
+    /// Trading days with their hours (Alpaca formats: "09:30", "0400"). Without `start` and `end`, the whole table,
+    /// as Alpaca answers it: 1970 to the end of next year.
     @Sendable func calendar(_ request: Request, context: AppContext) async throws -> Response {
         let today = TradingCalendar.xnys.zone.localTime(of: services.clock.now()).date
         func date(_ name: String, _ fallback: CivilDate) throws -> CivilDate {
@@ -196,11 +226,10 @@ struct TradingController {
             }
             return d
         }
-        let start = try date("start", today)
-        let end = try date("end", start.adding(days: 30))
-        guard start <= end, end.daysSinceEpoch - start.daysSinceEpoch <= 5 * 366 else {
-            throw APIError.unprocessable("start must not be after end, and the range at most five years")
-        }
+        let first = CivilDate(1970, 1, 1), last = CivilDate(today.year + 1, 12, 31)
+        let start = max(try date("start", first), first)
+        let end = min(try date("end", last), last)
+        guard start <= end else { throw APIError.unprocessable("start must not be after end") }
         let calendar = TradingCalendar.xnys
         func hhmm(_ t: Timestamp, colon: Bool) -> String {
             let s = calendar.zone.localTime(of: t).secondOfDay
@@ -222,11 +251,57 @@ struct TradingController {
         return JSONValue.array(days).response()
     }
 
+    /// Account activities, Alpaca's way: `activity_types` (or the path's one type), `category`, `date` or
+    /// `after`/`until`, `direction` (desc by default), `page_size` and `page_token` (the last id of the page before).
     @Sendable func activities(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
+        var query = ActivityQuery()
+        var types = Set<String>()
+        if let pathType = context.parameters.get("activity_type") {
+            types.insert(pathType.uppercased())
+        } else if let list = request.query("activity_types") {
+            types.formUnion(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() })
+        }
+        if let category = request.query("category") {
+            guard let kinds = ActivityEncoding.categories[category.lowercased()] else {
+                throw APIError.unprocessable(
+                    "invalid category \(category); expected trade_activity or non_trade_activity")
+            }
+            guard types.isEmpty else {
+                throw APIError.unprocessable("category and activity_types cannot both be given")
+            }
+            types = kinds
+        }
+        for type in types where !ActivityEncoding.alpacaTypes.contains(type) {
+            throw APIError.unprocessable("invalid activity type \(type)")
+        }
+        query.kinds = Set(types.compactMap { ActivityEncoding.storedKinds[$0] })
+        // Types Alpaca has that never happen here (DIV until corporate actions land, INT, …) list nothing.
+        if !types.isEmpty, query.kinds.isEmpty { return JSONValue.array([]).response() }
+        if let day = request.query("date") {
+            guard let date = CivilDate(String(day.prefix(10))) else {
+                throw APIError.unprocessable("invalid date \(day); expected YYYY-MM-DD")
+            }
+            query.after = Timestamp(date, in: .newYork).adding(nanoseconds: -1)
+            query.until = Timestamp(date.adding(days: 1), in: .newYork)
+        }
+        if let after = try request.timeQuery("after", zone: .newYork) { query.after = after }
+        if let until = try request.timeQuery("until", zone: .newYork) { query.until = until }
+        switch request.query("direction")?.lowercased() {
+        case nil, "desc": query.ascending = false
+        case "asc": query.ascending = true
+        case let other?: throw APIError.unprocessable("invalid direction \(other); expected asc or desc")
+        }
         let pageSize = Int(request.query("page_size") ?? "100") ?? 0
         guard (1...1000).contains(pageSize) else { throw APIError.unprocessable("page_size must be 1 to 1000") }
-        let entries = try await brokerage.activities(id, limit: pageSize)
+        query.limit = pageSize
+        if let token = request.query("page_token") {
+            guard let sequence = ActivityEncoding.sequence(ofID: token, account: id) else {
+                throw APIError.unprocessable("invalid page_token \(token)")
+            }
+            query.afterSequence = sequence
+        }
+        let entries = try await brokerage.activities(id, query: query)
         return JSONValue.array(entries.map(ActivityEncoding.alpaca)).response()
     }
 
@@ -250,6 +325,32 @@ struct TradingController {
 
 /// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE, and RESET for account resets).
 enum ActivityEncoding {
+    /// Alpaca's activity types that papertrade records, with their stored kinds.
+    static let storedKinds: [String: String] = [
+        "FILL": "fill", "CSD": "deposit", "CSW": "withdrawal", "FEE": "fee", "RESET": "reset",
+    ]
+
+    /// Every activity type Alpaca documents (and RESET, papertrade's own); others are refused.
+    static let alpacaTypes: Set<String> = Set(storedKinds.keys).union([
+        "TRANS", "MISC", "ACATC", "ACATS", "CFEE", "CIL", "DIV", "DIVCGL", "DIVCGS", "DIVFEE", "DIVFT", "DIVNRA",
+        "DIVROC", "DIVTW", "DIVTXEX", "INT", "INTNRA", "INTTW", "JNL", "JNLC", "JNLS", "MA", "NC", "OPASN", "OPCA",
+        "OPCSH", "OPEXC", "OPEXP", "OPTRD", "PTC", "PTR", "REORG", "SC", "SSO", "SSP", "SPLIT", "FXTRD", "VOF",
+    ])
+
+    /// `category`: trade activities are fills; everything else is non-trade.
+    static let categories: [String: Set<String>] = [
+        "trade_activity": ["FILL"], "non_trade_activity": alpacaTypes.subtracting(["FILL"]),
+    ]
+
+    /// An activity id's sequence number ("<nanoseconds>::<account id>:<sequence>"), if the id is this account's.
+    static func sequence(ofID id: String, account: AccountID) -> Int64? {
+        let parts = id.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, Int64(parts[0]) != nil, parts[1].isEmpty, parts[2] == account.description else {
+            return nil
+        }
+        return Int64(parts[3])
+    }
+
     static func alpaca(_ e: LedgerEntry) -> JSONValue {
         let id = JSONValue.string(
             String(e.time.nanoseconds) + "::" + e.accountID.description + ":" + String(e.sequence))
