@@ -1,3 +1,4 @@
+import Foundation
 import TradingCore
 
 /// Sina Finance for A-shares: real-time quotes with 5-level depth (GB18030, Referer required) and K-lines.
@@ -50,6 +51,27 @@ public struct SinaFeed: MarketDataFeed {
         }
         let text = try SinaParser.decode(response.body, contentType: response.headers["content-type"])
         return try SinaParser.kline(text, scaleMinutes: scale).filter { $0.time >= from && $0.time < to }
+    }
+
+    /// The SSE Composite and SZSE Component from Sina's short index quotes (`s_sh000001`), one request. The short
+    /// form carries no time, so the quotes are stamped with the time they were read.
+    public func indices() async throws(FeedError) -> [IndexQuote] {
+        let indices = MarketIndex.allCases.filter { $0.market == .cn }
+        let url = quoteURL + indices.map { "s_" + $0.rawValue }.joined(separator: ",")
+        let response = try await transport.get(HTTPRequest(url: url, headers: Self.headers), provider: name)
+        guard (200..<300).contains(response.status) else {
+            throw .http(provider: name, status: response.status, message: "index quotes refused")
+        }
+        let quotes = try SinaParser.quotes(
+            try SinaParser.decode(response.body, contentType: response.headers["content-type"]))
+        let now = Timestamp(nanoseconds: Int64(Date().timeIntervalSince1970 * 1_000) * 1_000_000)
+        var out: [IndexQuote] = []
+        for index in indices {
+            guard let result = quotes[String(index.rawValue.dropFirst(2))] else { continue }
+            let quote = try result.get()
+            out.append(IndexQuote(index: index, time: now, value: quote.last, previousClose: quote.previousClose))
+        }
+        return out
     }
 
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {

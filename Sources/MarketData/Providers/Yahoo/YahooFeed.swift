@@ -1,3 +1,4 @@
+import Foundation
 import TradingCore
 
 /// Yahoo Finance chart and search (unofficial; needs a browser User-Agent).
@@ -26,10 +27,23 @@ public struct YahooFeed: MarketDataFeed {
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {
+        // Index symbols start with ^, which a URL path must escape.
+        let path = symbol.replacingOccurrences(of: "^", with: "%5E")
         let chart = try YahooParser.chart(
-            try await get(baseURL + "/v8/finance/chart/\(symbol)?range=1d&interval=5m"), symbol: symbol)
+            try await get(baseURL + "/v8/finance/chart/\(path)?range=1d&interval=5m"), symbol: symbol)
         guard let quote = chart.quote else { throw .malformed(provider: name, detail: "chart without a price") }
         return quote
+    }
+
+    /// The S&P 500, Dow Jones and NASDAQ Composite, each from its chart (^GSPC, ^DJI, ^IXIC).
+    public func indices() async throws(FeedError) -> [IndexQuote] {
+        var out: [IndexQuote] = []
+        for index in MarketIndex.allCases where index.market == .us {
+            let quote = try await quote(index.rawValue)
+            out.append(
+                IndexQuote(index: index, time: quote.time, value: quote.last, previousClose: quote.previousClose))
+        }
+        return out
     }
 
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
@@ -45,7 +59,8 @@ public struct YahooFeed: MarketDataFeed {
         default: throw .unsupported(provider: name, feature: "\(timeframe) bars")
         }
         let url =
-            baseURL + "/v8/finance/chart/\(symbol)?period1=\(from.seconds)&period2=\(to.seconds)&interval=\(interval)"
+            baseURL
+            + "/v8/finance/chart/\(symbol.replacingOccurrences(of: "^", with: "%5E"))?period1=\(from.seconds)&period2=\(to.seconds)&interval=\(interval)"
         return try YahooParser.chart(try await get(url), symbol: symbol).bars
     }
 
