@@ -18,8 +18,9 @@ import Synchronization
 /// November 2026 on the same kind of VM, at ~10–11k orders/s, the p99 of a 4-second window holding a restart is
 /// 120–200 ms (10 ms otherwise): instrumenting showed that the passive round right after another takes 130–190 ms
 /// even when it copies ~200 frames, locked or not, and that commits' own fsyncs stall behind it — the filesystem, not
-/// the lock (checkpointing every 250 ms instead of 2 s was worse). It was the database file growing: see
-/// `FreePageReserve`, which this checkpointer tops up while the writer is idle.
+/// the lock (checkpointing every 250 ms instead of 2 s was worse). Mostly it was the database file growing: see
+/// `FreePageReserve`, which this checkpointer tops up while the writer is idle; with it, about half the benchmark
+/// runs still show one such round (issue 13's notes).
 struct WALCheckpointer: Sendable {
     let connection: any SQLDatabase
     let writerLock: AsyncLock
