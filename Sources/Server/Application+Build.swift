@@ -44,6 +44,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     AuthController(services: services).addRoutes(to: native)
     MarketController(services: services).addRoutes(to: native)
     AccountsController(services: services).addRoutes(to: native)
+    PerformanceController(services: services).addRoutes(to: native)
     NotificationsController(services: services).addRoutes(to: native)
     StockController(services: services).addRoutes(to: native)
     FavoritesController(services: services).addRoutes(to: native)

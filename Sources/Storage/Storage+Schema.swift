@@ -184,6 +184,20 @@ extension Storage {
         // (The random-state row now carries its key: c1 = 1, c2 = the state.) A change to a journal table needs a
         // new migration like this one, so existing databases get the new triggers.
         (7, sqliteOnly(JournalTables.dropSQLiteInbox + JournalTables.sqliteInbox)),
+        // Performance history: one row per account per trading day's close (Storage+EquityHistory.swift).
+        (
+            8,
+            [
+                """
+                CREATE TABLE equity_days (
+                    account_id TEXT NOT NULL REFERENCES accounts(id), day TEXT NOT NULL, equity TEXT NOT NULL,
+                    cash TEXT NOT NULL, positions_value TEXT NOT NULL, flow TEXT NOT NULL, dividends TEXT NOT NULL,
+                    fees TEXT NOT NULL, realized_pnl TEXT NOT NULL, last_sequence BIGINT NOT NULL, holdings TEXT NOT NULL,
+                    PRIMARY KEY (account_id, day)
+                )
+                """
+            ]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

@@ -214,29 +214,3 @@ extension Range where Bound == Int {
         }
     }
 }
-
-@Suite("Portfolio history")
-struct EquityHistoryTests {
-    @Test("equity history replays the whole ledger (more than a page of it) and values holdings at each day's close")
-    func replaysWholeLedger() async throws {
-        try await BrokerageFixture.with { f in
-            // 1,100 one-dollar deposits: more entries than one page of the activity log (1,000).
-            for _ in 0..<1_100 { _ = try await f.brokerage.deposit(1, to: f.account, method: .bank, note: nil) }
-            let bought = try await f.brokerage.submit(
-                OrderRequest(symbol: "KO", side: .buy, type: .market, timeInForce: .day, qty: 10), account: f.account)
-            #expect(bought.status == .filled)
-            let start = f.clock.now().adding(seconds: -3 * 86_400)
-            f.clock.advance(by: 3 * Duration64.day)
-            let points = try await f.brokerage.equityHistory(f.account, timeframe: .day, from: start, to: f.clock.now())
-            let last = try #require(points.last)
-            #expect(points.count >= 3)
-            #expect(points.first?.equity == 100_000, "three days earlier: the starting cash only")
-            let cash = try #require(await f.state()?.cash)
-            let bars = try await f.brokerage.feed.bars("KO", timeframe: .day, from: start, to: f.clock.now())
-            let close = try #require(bars.last { $0.time <= last.time }?.close)
-            #expect(
-                last.equity == cash + close.multiplied(by: 10),
-                "cash after 1,100 deposits and the purchase, plus 10 × the close")
-        }
-    }
-}

@@ -138,6 +138,11 @@ struct PerformanceMetricsTests {
         #expect(drawdown.peak == day0.adding(days: 1))
         #expect(drawdown.trough == day0.adding(days: 2))
         #expect(drawdown.recovery == day0.adding(days: 4))
+        // 110/120 − 1 = −0.0833…: daily returns are kept to nine places (+0.222222222 from 90 to 110), so the
+        // linked value ends …334.
+        #expect(
+            PerformanceMetrics.figures(points)?.drawdowns
+                == [0, 0, d("-0.25"), d("-0.083333334"), 0, d("-0.056")])
         // A withdrawal is not a drawdown.
         let withdrawn = [point(0, "100"), point(1, "50", flow: "-50"), point(2, "55")]
         #expect(PerformanceMetrics.figures(withdrawn)?.maxDrawdown == nil)

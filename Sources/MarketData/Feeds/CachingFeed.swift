@@ -54,6 +54,12 @@ public final class CachingFeed: MarketDataFeed {
 
     public func indices() async throws(FeedError) -> [IndexQuote] { try await inner.indices() }
 
+    public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
+        async throws(FeedError) -> [PriceBar]
+    {
+        try await inner.indexBars(index, timeframe: timeframe, from: from, to: to)
+    }
+
     public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
         try await inner.movers(market, kind: kind, limit: limit)
     }

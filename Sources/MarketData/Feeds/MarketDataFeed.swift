@@ -19,9 +19,18 @@ public protocol MarketDataFeed: Sendable {
     func indices() async throws(FeedError) -> [IndexQuote]
     /// A market's top gainers, losers or most active stocks.
     func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover]
+    /// An index's bars (performance benchmarks). Providers whose chart API takes the index's symbol need not
+    /// implement it: the default asks `bars` for `index.rawValue` (^GSPC, sh000001).
+    func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
+        async throws(FeedError) -> [PriceBar]
 }
 
 extension MarketDataFeed {
+    public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
+        async throws(FeedError) -> [PriceBar]
+    {
+        try await bars(index.rawValue, timeframe: timeframe, from: from, to: to)
+    }
     public var attributionURL: String? { nil }
     public func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem] {
         throw .unsupported(provider: name, feature: "news")
@@ -66,6 +75,11 @@ public struct SimulatedFeed: MarketDataFeed {
         return market.bars(symbol, timeframe: timeframe, from: from, to: min(to, clock.now()))
     }
 
+    public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
+        async throws(FeedError) -> [PriceBar]
+    {
+        market.indexBars(index, timeframe: timeframe, from: from, to: to)
+    }
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {
         self.market.directory.search(text, market: market, limit: limit)
     }
@@ -121,6 +135,11 @@ public struct MarketRoutedFeed: MarketDataFeed {
         -> [PriceBar]
     {
         try await feed(symbol).bars(symbol, timeframe: timeframe, from: from, to: to)
+    }
+    public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
+        async throws(FeedError) -> [PriceBar]
+    {
+        try await (index.market == .cn ? cn : us).indexBars(index, timeframe: timeframe, from: from, to: to)
     }
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {
         // The directory answers searches for both markets: it is local and ranks Chinese names too.

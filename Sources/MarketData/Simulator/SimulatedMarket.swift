@@ -239,6 +239,11 @@ public final class SimulatedMarket: Sendable {
     }
 
     /// The market overview: SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500.
+    /// An index's bars, from the same kind of path as its quotes.
+    public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) -> [PriceBar] {
+        bars(profile(index), timeframe: timeframe, from: from, to: to)
+    }
+
     public func overview(at time: Timestamp) -> [IndexQuote] {
         MarketIndex.allCases.compactMap { indexQuote($0, at: time) }
     }

@@ -61,13 +61,16 @@ public struct PerformanceFigures: Sendable, Hashable {
     public var mwr: FixedDecimal?
     /// The XIRR itself (annual), only for periods of a year or more.
     public var mwrAnnualized: FixedDecimal?
-    /// The daily returns the statistics use (one per point after the first).
+    /// The points' dates, and the daily returns the statistics use (one per point after the first).
+    public var dates: [CivilDate]
     public var dailyReturns: [FixedDecimal]
     /// Annualized standard deviation of daily returns (√252); nil below `PerformanceMetrics.minimumReturns`.
     public var volatility: FixedDecimal?
     public var sharpe: FixedDecimal?
     public var sortino: FixedDecimal?
     public var maxDrawdown: Drawdown?
+    /// Each point's fall from the running peak of the time-weighted value (0 at a peak, -0.1 when 10% below).
+    public var drawdowns: [FixedDecimal]
     public var monthly: [MonthlyReturn]
 }
 
@@ -121,9 +124,10 @@ public enum PerformanceMetrics {
         var figures = PerformanceFigures(
             start: first.date, end: last.date, startValue: first.value, endValue: last.value, netFlows: netFlows,
             totalReturn: total, priceReturn: total - dividends + fees, dividends: dividends, fees: fees,
-            twr: invested ? link(returns) : nil, mwr: nil, mwrAnnualized: nil, dailyReturns: returns,
+            twr: invested ? link(returns) : nil, mwr: nil, mwrAnnualized: nil, dates: points.map(\.date),
+            dailyReturns: returns,
             volatility: nil, sharpe: nil, sortino: nil, maxDrawdown: maxDrawdown(points, returns: returns),
-            monthly: monthlyReturns(points, returns: returns))
+            drawdowns: drawdownCurve(returns), monthly: monthlyReturns(points, returns: returns))
         if let rate = moneyWeightedRate(points) {
             let years = Wide(last.date.daysSinceEpoch - first.date.daysSinceEpoch).dividedBy(365)
             figures.mwr = Wide.exp(rate * years).map { ($0 - .one).rounded }
@@ -272,6 +276,19 @@ public enum PerformanceMetrics {
             }
         }
         return worst
+    }
+
+    static func drawdownCurve(_ returns: [FixedDecimal]) -> [FixedDecimal] {
+        var wealth = Wide.one
+        var peak = Wide.one
+        var curve: [FixedDecimal] = [.zero]
+        curve.reserveCapacity(returns.count + 1)
+        for r in returns {
+            wealth = wealth * (Wide.one + Wide(r))
+            peak = Swift.max(peak, wealth)
+            curve.append(wealth >= peak ? .zero : (wealth / peak - .one).rounded)
+        }
+        return curve
     }
 
     static func monthlyReturns(_ points: [ValuationPoint], returns: [FixedDecimal]) -> [MonthlyReturn] {

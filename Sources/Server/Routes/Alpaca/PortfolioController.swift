@@ -99,45 +99,113 @@ struct PortfolioController {
         return JSONValue.object(config).response()
     }
 
-    /// Equity over a period (`Brokerage.equityHistory`), with profit and loss against its first point.
+    /// Alpaca's portfolio history, read from the same history as the performance screen (`Brokerage.performance`):
+    /// `period` (1D, 1W, 1M, 3M, 6M, 1A, all, or n days/weeks/months/years such as 2W), `timeframe` (1Min, 5Min,
+    /// 15Min, 1H for periods up to a week; 1D), `start`/`end` or `date_end`, `pnl_reset` (per_day for intraday
+    /// charts by default, or no_reset). Profit and loss exclude deposits and withdrawals, which `cashflow` lists.
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        let period = request.query("period") ?? "1M"
-        let days: Int
-        switch period.uppercased() {
-        case "1D": days = 1
-        case "1W": days = 7
-        case "1M": days = 30
-        case "3M": days = 91
-        case "6M": days = 182
-        case "1A", "12M": days = 365
-        default: throw APIError.unprocessable("invalid period \(period); expected 1D, 1W, 1M, 3M, 6M or 1A")
+        let zone = (await brokerage.accountRecord(account))?.market.calendar.zone ?? .newYork
+        let periodText = request.query("period") ?? (request.query("start") == nil ? "1M" : nil)
+        let end = try request.query("end").map(Self.date) ?? request.query("date_end").map(Self.date)
+        var start = try request.query("start").map(Self.date)
+        var period: PerformancePeriod?
+        if let text = periodText?.uppercased() {
+            switch text {
+            case "1D": period = .day
+            case "1W", "7D": period = .week
+            case "1M": period = .month
+            case "3M": period = .threeMonths
+            case "6M": period = .sixMonths
+            case "1A", "12M", "1Y": period = .year
+            case "ALL": period = .all
+            default:
+                guard let unit = text.last, let n = Int(text.dropLast()), n > 0, n <= 100,
+                    let days = ["D": 1, "W": 7, "M": 30, "A": 365][String(unit)]
+                else {
+                    throw APIError.unprocessable("invalid period \(text); expected e.g. 1D, 1W, 1M, 3M, 6M, 1A or all")
+                }
+                start = (end ?? zone.localTime(of: services.clock.now()).date).adding(days: -n * days + 1)
+            }
         }
-        let tfText = request.query("timeframe") ?? (days <= 1 ? "15Min" : "1D")
-        guard let timeframe = BarTimeframe(tfText),
-            ["1Min", "5Min", "15Min", "1Hour", "1Day"].contains(timeframe.description)
-        else {
-            throw APIError.unprocessable("invalid timeframe \(tfText); expected 1Min, 5Min, 15Min, 1H or 1D")
+        let tfText = request.query("timeframe") ?? (period == .day || period == .week ? "15Min" : "1D")
+        let step: Int64?
+        switch tfText {
+        case "1Min": step = Duration64.minute
+        case "5Min": step = 5 * Duration64.minute
+        case "15Min": step = 15 * Duration64.minute
+        case "1H": step = Duration64.hour
+        case "1D": step = nil
+        default: throw APIError.unprocessable("invalid timeframe \(tfText); expected 1Min, 5Min, 15Min, 1H or 1D")
         }
-        let now = services.clock.now()
-        let points = try await brokerage.equityHistory(
-            account, timeframe: timeframe, from: now.adding(seconds: -Int64(days) * 86_400), to: now)
+        if step != nil, !(period == .day || period == .week) {
+            throw APIError.unprocessable("intraday timeframes need a period of at most a week (1D or 1W)")
+        }
+        let pnlReset = request.query("pnl_reset") ?? (step == nil ? "no_reset" : "per_day")
+        guard pnlReset == "per_day" || pnlReset == "no_reset" else {
+            throw APIError.unprocessable("invalid pnl_reset \(pnlReset); expected per_day or no_reset")
+        }
+        let report = try await brokerage.performance(
+            account, period: start == nil ? period : nil, start: start, end: end,
+            resolution: step.map { .every($0) } ?? .daily)
+        return Self.alpacaHistory(
+            report, timeframe: tfText, resetDaily: pnlReset == "per_day" && step != nil, zone: zone
+        )
+        .response()
+    }
+
+    static func date(_ text: String) throws -> CivilDate {
+        // Alpaca takes RFC 3339 times or dates; the history is daily, so the date part is what counts.
+        guard let date = CivilDate(String(text.prefix(10))) else {
+            throw APIError.unprocessable("invalid date \(text); expected YYYY-MM-DD or an RFC 3339 time")
+        }
+        return date
+    }
+
+    /// Alpaca's arrays: P&L against the base value (the first point, or each day's first point with per_day),
+    /// net of the flows since; the percentage is the time-weighted return since the base.
+    static func alpacaHistory(
+        _ report: PerformanceReport, timeframe: String, resetDaily: Bool, zone: ExchangeTimeZone
+    ) -> JSONValue {
         var timestamps: [JSONValue] = [], equity: [JSONValue] = [], pl: [JSONValue] = [], plPct: [JSONValue] = []
-        let base = points.first?.equity
-        for point in points {
-            let b = base ?? point.equity
+        var deposits: [JSONValue] = [], withdrawals: [JSONValue] = []
+        let first = report.series.first
+        var base = first?.value ?? .zero
+        var baseDay = first.map { zone.localTime(of: $0.time).date }
+        var flows = FixedDecimal.zero
+        var wealth = FixedDecimal.one
+        var previous = base
+        for point in report.series {
+            let day = zone.localTime(of: point.time).date
+            if resetDaily, day != baseDay {
+                base = previous
+                baseDay = day
+                flows = .zero
+                wealth = .one
+            }
+            let before = previous + point.flow
+            if point.time != first?.time, before.isPositive, let r = (point.value - before).divided(by: before) {
+                wealth = wealth.multiplied(by: .one + r)
+            }
+            flows += point.flow
+            previous = point.value
             timestamps.append(.int(Int(point.time.seconds)))
-            equity.append(.number(point.equity))
-            pl.append(.number(point.equity - b))
-            plPct.append(
-                b.isPositive ? .number((point.equity - b).divided(by: b, places: 6, rule: .halfEven)) : .null)
+            equity.append(.decimal(point.value))
+            pl.append(.decimal(point.value - base - flows))
+            plPct.append(.decimal((wealth - .one).rounded(places: 6, rule: .halfEven)))
+            deposits.append(.decimal(point.flow.isPositive ? point.flow : .zero))
+            withdrawals.append(.decimal(point.flow.isNegative ? -point.flow : .zero))
         }
-        let baseValue: FixedDecimal
-        if let base { baseValue = base } else { baseValue = try await brokerage.summary(account).equity }
-        return JSONValue.object([
+        var out: [String: JSONValue] = [
             "timestamp": .array(timestamps), "equity": .array(equity), "profit_loss": .array(pl),
-            "profit_loss_pct": .array(plPct), "base_value": .number(baseValue),
-            "timeframe": .string(timeframe.description), "cashflow": .object([:]),
-        ]).response()
+            "profit_loss_pct": .array(plPct), "base_value": .decimal(first?.value ?? report.figures.endValue),
+            "base_value_asof": .string(
+                (first.map { zone.localTime(of: $0.time).date } ?? report.figures.start).description),
+            "timeframe": .string(timeframe), "cashflow": .object([:]),
+        ]
+        if report.series.contains(where: { !$0.flow.isZero }) {
+            out["cashflow"] = .object(["CSD": .array(deposits), "CSW": .array(withdrawals)])
+        }
+        return .object(out)
     }
 }

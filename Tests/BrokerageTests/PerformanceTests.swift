@@ -1,0 +1,127 @@
+import Foundation
+import MarketData
+import SQLKit
+import Storage
+import Testing
+import TradingCore
+
+@testable import Brokerage
+
+@Suite("Account performance history")
+struct PerformanceTests {
+    static func buyKO(_ qty: Quantity) -> OrderRequest {
+        OrderRequest(symbol: "KO", side: .buy, type: .market, timeInForce: .day, qty: qty)
+    }
+
+    /// Friday 10:00 New York: buy 10 KO; Monday 10:00: deposit 5,000; Wednesday 10:00: look.
+    static func week(_ f: BrokerageFixture) async throws {
+        let bought = try await f.brokerage.submit(buyKO(10), account: f.account)
+        #expect(bought.status == .filled)
+        f.clock.advance(by: 3 * Duration64.day)
+        _ = try await f.brokerage.deposit(5_000, to: f.account, method: .bank, note: nil)
+        f.clock.advance(by: 2 * Duration64.day)
+    }
+
+    @Test("closes are kept per trading day at each day's closing prices; flows are the deposits and the opening cash")
+    func dailyCloses() async throws {
+        try await BrokerageFixture.with { f in
+            try await Self.week(f)
+            let report = try await f.brokerage.performance(f.account, period: .all)
+            let storage = try await f.independentStorage()
+            let days = try await storage.equityDays(account: f.account, withHoldings: true)
+            await storage.shutdown()
+            // Friday, Monday, Tuesday have closed; Wednesday is in progress.
+            #expect(days.map(\.date) == [CivilDate(2026, 11, 20), CivilDate(2026, 11, 23), CivilDate(2026, 11, 24)])
+            let bars = try await f.brokerage.feed.bars(
+                "KO", timeframe: .day, from: Timestamp(CivilDate(2026, 11, 20), in: .newYork), to: f.clock.now())
+            let closes = Dictionary(bars.map { (NewYork.date($0.time), $0.close) }) { a, _ in a }
+            for day in days {
+                #expect(day.holdings == ["KO": 10])
+                let close: FixedDecimal = closes[day.date] ?? .zero
+                #expect(day.equity == day.cash + close.times(10), "\(day.date) valued at its close")
+            }
+            #expect(days.map(\.flow) == [100_000, 5_000, 0])
+            // The live point is today's equity; the figures add up.
+            let summary = try await f.brokerage.summary(f.account)
+            #expect(report.series.last?.value == summary.equity)
+            #expect(report.figures.netFlows == 105_000)
+            #expect(report.figures.totalReturn == summary.equity - 105_000)
+            // TWR links the daily returns on the value after each day's flow: the deposit is not a gain.
+            let values: [FixedDecimal] = [.zero] + days.map(\.equity) + [summary.equity]
+            let flows: [FixedDecimal] = [.zero] + days.map(\.flow) + [.zero]
+            var wealth = FixedDecimal.one
+            for i in 1..<values.count where (values[i - 1] + flows[i]).isPositive {
+                let base = values[i - 1] + flows[i]
+                let r: FixedDecimal = (values[i] - base).divided(by: base) ?? .zero
+                wealth = wealth.multiplied(by: .one + r, places: 9)
+            }
+            let twr = try #require(report.figures.twr)
+            #expect((twr - (wealth - .one)).magnitude <= FixedDecimal(units: 1, exponent: 8))
+            #expect(twr.magnitude < FixedDecimal(units: 5, exponent: 2), "a 5,000 deposit is not a 5% gain")
+            #expect(report.benchmark?.index == .sp500)
+            #expect(report.benchmark?.periodReturn != nil)
+        }
+    }
+
+    @Test("a backfill from the ledger gives the same rows the history kept day by day")
+    func backfillMatchesKept() async throws {
+        try await BrokerageFixture.with { f in
+            let bought = try await f.brokerage.submit(Self.buyKO(10), account: f.account)
+            #expect(bought.status == .filled)
+            f.clock.advance(by: 3 * Duration64.day)
+            try await f.brokerage.catchUpEquityDays(f.account) // Monday: Friday's close
+            _ = try await f.brokerage.deposit(5_000, to: f.account, method: .bank, note: nil)
+            _ = try await f.brokerage.submit(Self.buyKO(3), account: f.account)
+            f.clock.advance(by: 2 * Duration64.day)
+            try await f.brokerage.catchUpEquityDays(f.account) // Wednesday: Monday's and Tuesday's
+            let storage = try await f.independentStorage()
+            let kept = try await storage.equityDays(account: f.account, withHoldings: true)
+            #expect(kept.count == 3)
+            try await storage.transaction { db in try await db.raw("DELETE FROM equity_days").run() }
+            await storage.shutdown()
+            try await f.brokerage.catchUpEquityDays(f.account)
+            let reopened = try await f.independentStorage()
+            let backfilled = try await reopened.equityDays(account: f.account, withHoldings: true)
+            await reopened.shutdown()
+            #expect(backfilled == kept)
+            #expect(kept.last?.holdings == ["KO": 13])
+        }
+    }
+
+    @Test("the 1D chart has a point every 5 minutes of today's session, from yesterday's close to the live value")
+    func intradayChart() async throws {
+        try await BrokerageFixture.with { f in
+            try await Self.week(f)
+            let report = try await f.brokerage.performance(f.account, period: .day)
+            let times = report.series.map(\.time)
+            let tuesdayClose = Timestamp(CivilDate(2026, 11, 24), hour: 16, in: .newYork)
+            #expect(times.first == tuesdayClose)
+            // 9:35, 9:40, … 10:00 on Wednesday, then now (10:00).
+            let session = (1...6).map {
+                Timestamp(CivilDate(2026, 11, 25), hour: 9, minute: 30 + 5 * $0, in: .newYork)
+            }
+            #expect(Array(times.dropFirst().prefix(6)) == session)
+            #expect(report.series.last?.value == (try await f.brokerage.summary(f.account)).equity)
+            #expect(report.figures.start == CivilDate(2026, 11, 24))
+            #expect(report.benchmark?.series.isEmpty == false)
+        }
+    }
+
+    @Test("a period before the account opened starts from nothing; a bad range is refused")
+    func ranges() async throws {
+        try await BrokerageFixture.with { f in
+            try await Self.week(f)
+            let year = try await f.brokerage.performance(f.account, period: .year)
+            #expect(year.figures.startValue == 0)
+            #expect(year.figures.netFlows == 105_000)
+            await #expect(throws: BrokerageError.self) {
+                try await f.brokerage.performance(
+                    f.account, period: nil, start: CivilDate(2026, 11, 30), end: CivilDate(2026, 11, 1))
+            }
+        }
+    }
+}
+
+enum NewYork {
+    static func date(_ time: Timestamp) -> CivilDate { ExchangeTimeZone.newYork.localTime(of: time).date }
+}
