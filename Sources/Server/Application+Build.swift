@@ -80,6 +80,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     application.addServices(JournalFlush(brokerage: services.brokerage))
     if services.configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: services.brokerage))
+        application.addServices(EquityHistoryRecorder(brokerage: services.brokerage))
     }
     application.addServices(
         WebhookDispatcher(brokerage: services.brokerage, addresses: services.configuration.webhookAddresses))
