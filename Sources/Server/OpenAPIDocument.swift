@@ -161,9 +161,10 @@ enum OpenAPIDocument {
                     "Performance over period=1D|1W|1M|3M|6M|YTD|1Y|ALL (default 1M) or start/end dates (YYYY-MM-DD, the market's time zone): the equity series [{t, value, flow}] (5-minute points for 1D, 30-minute for 1W, one per close otherwise, ending at the live value); twr, mwr, mwr_annualized, total_return, price_return, realized_pnl, unrealized_pnl, dividends, fees, volatility, sharpe, sortino (null under 20 daily returns), max_drawdown with max_drawdown_start/_end/_recovery, the drawdown curve, monthly returns, benchmark {symbol, name, return, series} (S&P 500 for US accounts, SSE Composite for A-shares), holdings [{symbol, qty, avg_cost, market_value, unrealized_pnl, unrealized_pnl_pct, realized_pnl, dividends, share, day_change}] and definitions {field: one sentence}. Decimals are strings",
                     auth: true,
                     parameters: [
-                        param("id", in: "path", "account id"), param("period", in: "query", required: false, "1D, 1W, 1M, 3M, 6M, YTD, 1Y or ALL"),
+                        param("id", in: "path", "account id"),
+                        param("period", in: "query", required: false, "1D, 1W, 1M, 3M, 6M, YTD, 1Y or ALL"),
                         param("start", in: "query", required: false, "first date (instead of period)"),
-                        param("end", in: "query", required: false, "last date"),,
+                        param("end", in: "query", required: false, "last date"),
                     ],
                     responses: ["200": "the report", "404": "not yours or unknown", "422": "invalid period or dates"])
             ]),
