@@ -107,6 +107,18 @@ struct PerformanceTests {
         }
     }
 
+    @Test("an account before its first close already has figures: its opening cash in, its value now")
+    func newAccount() async throws {
+        try await BrokerageFixture.with { f in
+            _ = try await f.brokerage.submit(Self.buyKO(10), account: f.account)
+            let report = try await f.brokerage.performance(f.account, period: .month)
+            let equity = try await f.brokerage.summary(f.account).equity
+            #expect(report.figures.netFlows == 100_000)
+            #expect(report.figures.totalReturn == equity - 100_000)
+            #expect(report.series.map(\.value) == [equity], "the chart starts with money in it, not at zero")
+        }
+    }
+
     @Test("a period before the account opened starts from nothing; a bad range is refused")
     func ranges() async throws {
         try await BrokerageFixture.with { f in

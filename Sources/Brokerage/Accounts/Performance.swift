@@ -123,25 +123,35 @@ extension Brokerage {
                 account: id, from: (anchor?.date ?? anchorDate)?.adding(days: 1), through: endDate)
         } catch { throw .storage(error) }
 
-        // The starting point: the close before the period, or nothing before the account's first day.
+        // The starting point: the close before the period, or nothing the day before the account opened.
         var points: [ValuationPoint] = []
         var series: [PerformancePoint] = []
         if let anchor {
             points.append(ValuationPoint(date: anchor.date, value: anchor.equity))
-        } else if let first = rows.first ?? latest {
-            points.append(ValuationPoint(date: first.date.adding(days: -1), value: .zero))
+        } else {
+            let opened = calendar.zone.localTime(of: record.createdAt).date
+            points.append(ValuationPoint(date: (rows.first?.date ?? opened).adding(days: -1), value: .zero))
         }
         for row in rows { points.append(row.valuation) }
 
-        // The session in progress (or money moved since the last close): a live point at the current value.
+        // The session in progress, money moved since the last close, or an account without a close yet: a live
+        // point at the current value.
         let summary = try await self.summary(id)
         var realized = rows.reduce(FixedDecimal.zero) { $0 + $1.realizedPnL }
-        if end.map({ $0 >= today }) ?? true, let last = latest {
-            var builder = EquityDayBuilder(continuing: last, currency: account.currency)
-            let since = try await ledgerEntries(id, after: last.lastSequence)
+        if end.map({ $0 >= today }) ?? true {
+            var builder: EquityDayBuilder
+            let since: [LedgerEntry]
+            if let latest {
+                builder = EquityDayBuilder(continuing: latest, currency: account.currency)
+                since = try await ledgerEntries(id, after: latest.lastSequence)
+            } else {
+                since = try await ledgerEntries(id, after: 0)
+                let opening = EquityDayBuilder.openingCash(ledger: since, startingCash: account.startingCash)
+                builder = EquityDayBuilder(accountID: id, currency: account.currency, openingCash: opening)
+            }
             for entry in since { builder.apply(entry) }
-            if !since.isEmpty || last.date < today {
-                let live = builder.close(date: Swift.max(today, last.date), closes: [:])
+            if latest == nil || !since.isEmpty || latest.map({ $0.date < today }) == true {
+                let live = builder.close(date: Swift.max(today, latest?.date ?? today), closes: [:])
                 points.append(
                     ValuationPoint(
                         date: live.date, value: summary.equity, flow: live.flow, dividends: live.dividends,
@@ -164,11 +174,13 @@ extension Brokerage {
                 id, from: anchor, through: now, step: step, calendar: calendar, currency: account.currency)
             series.append(PerformancePoint(time: now, value: summary.equity, flow: points.last?.flow ?? .zero))
         } else {
-            series = points.enumerated().map { i, point in
+            // The chart starts at the first point with money in it (the figures keep the empty start).
+            let drawn = points.first.map { $0.value.isZero } == true ? Array(points.dropFirst()) : points
+            series = drawn.enumerated().map { i, point in
                 let close =
                     calendar.schedule(on: point.date)?.close ?? Timestamp(point.date, hour: 16, in: calendar.zone)
                 return PerformancePoint(
-                    time: i == points.count - 1 && point.date >= today ? Swift.min(now, close) : close,
+                    time: i == drawn.count - 1 && point.date >= today ? Swift.min(now, close) : close,
                     value: point.value, flow: i == 0 ? .zero : point.flow)
             }
         }

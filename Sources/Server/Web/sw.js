@@ -1,13 +1,14 @@
 // Offline support: the app shell is cached on install and served when the network is down. API calls are never
 // cached (prices and balances must be live); the app shows an offline banner instead.
-const CACHE = 'papertrade-shell-v1';
+const CACHE = 'papertrade-shell-v2';
 const SHELL = [
   '/', '/manifest.webmanifest', '/app/css/app.css', '/app/js/theme.js', '/app/js/main.js', '/app/js/api.js',
   '/app/js/live.js', '/app/js/store.js', '/app/js/ui.js', '/app/js/format.js', '/app/js/decimal.js',
   '/app/js/favorites.js', '/app/js/chart.js', '/app/js/views/home.js', '/app/js/views/search.js',
   '/app/js/views/login.js', '/app/js/views/stock.js', '/app/js/views/trade.js', '/app/js/views/orders.js',
   '/app/js/views/account.js', '/app/js/views/explore.js', '/app/js/views/notifications.js',
-  '/app/js/views/settings.js', '/app/js/views/queue.js', '/app/icons/icon.svg',
+  '/app/js/views/settings.js', '/app/js/views/queue.js', '/app/js/performance.js',
+  '/app/js/views/performance.js', '/app/icons/icon.svg',
 ];
 
 self.addEventListener('install', (event) => {

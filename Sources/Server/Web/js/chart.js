@@ -6,7 +6,7 @@ import * as D from './decimal.js';
 import { h, clear, segmented, loading, failure, empty } from './ui.js';
 
 let library = null;
-function loadLibrary() {
+export function loadLibrary() {
   if (window.LightweightCharts) return Promise.resolve(window.LightweightCharts);
   library ??= new Promise((resolve, reject) => {
     const script = h('script', { src: '/vendor/lightweight-charts.js' });
@@ -33,7 +33,7 @@ const VIEWS = {
 };
 
 /** Seconds to add to UTC so the axis reads exchange-local time (the library has no time zones). */
-function zoneOffset(timeZone, date) {
+export function zoneOffset(timeZone, date) {
   const parts = Object.fromEntries(new Intl.DateTimeFormat('en-US', {
     timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
   }).formatToParts(date).map((p) => [p.type, p.value]));
@@ -41,7 +41,7 @@ function zoneOffset(timeZone, date) {
   return Math.round((local - date.getTime()) / 1000 / 60) * 60;
 }
 
-function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+export function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
 
 /** The chart card of a stock page; returns {element, update(quote), destroy()}. */
 export function stockChart(symbol, timeZone) {

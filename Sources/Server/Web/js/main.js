@@ -14,6 +14,7 @@ const views = {
   notifications: () => import('./views/notifications.js'),
   settings: () => import('./views/settings.js'),
   stock: () => import('./views/stock.js'),
+  performance: () => import('./views/performance.js'),
 };
 
 const TABS = [

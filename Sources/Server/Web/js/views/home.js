@@ -7,6 +7,7 @@ import * as live from '../live.js';
 import * as store from '../store.js';
 import * as favorites from '../favorites.js';
 import { h, clear, change, toast, failure, loading, empty, monogram, eyeToggle } from '../ui.js';
+import { performanceChart } from '../performance.js';
 
 export async function render(view, params, scope) {
   const account = store.account();
@@ -18,10 +19,13 @@ export async function render(view, params, scope) {
   const portfolio = h('section.card.portfolio', { 'aria-label': 'Portfolio' }, loading());
   const holdings = h('section.card', { 'aria-labelledby': 'holdings-title' }, loading());
   const favs = h('section.card', { 'aria-labelledby': 'favorites-title' }, loading());
+  const performance = performanceChart(account, { period: '1M' });
+  const leaders = h('section.card.leaders', { 'aria-label': 'Top positions and the day\'s gainers' });
   clear(view,
     h('header.page-head', h('p.today', F.longDate()), h('h1', account.name)),
+    performance.element,
     overview,
-    h('div.home-grid', h('div', portfolio, holdings), favs));
+    h('div.home-grid', h('div', portfolio, leaders, holdings), favs));
 
   // Market overview: indices, refreshed quietly.
   async function loadOverview() {
@@ -44,6 +48,7 @@ export async function render(view, params, scope) {
       detail = await api.get(`/accounts/${id}`);
       store.updateAccount(detail);
       renderPortfolio();
+      renderLeaders();
       renderHoldings();
     } catch (error) {
       if (!detail) { clear(portfolio, failure(error, loadAccount)); clear(holdings); }
@@ -62,6 +67,28 @@ export async function render(view, params, scope) {
         h('div', h('dt', 'Cash balance'), h('dd', { dataset: { testid: 'cash' } }, amount(detail.cash))),
         h('div', h('dt', 'Day change'), h('dd', hidden ? '••••' : change(detail.day_change, F.signedMoney(detail.day_change, currency)))),
         h('div', h('dt', 'Holdings value'), h('dd', amount(detail.market_value)))));
+  }
+
+  /** The three largest positions by value, and the holdings that gained most today (up to five). */
+  function renderLeaders() {
+    const positions = detail.positions ?? [];
+    if (!positions.length) { clear(leaders); leaders.hidden = true; return; }
+    leaders.hidden = false;
+    const hidden = store.amountsHidden();
+    const equity = D.parse(detail.equity);
+    const byValue = [...positions].sort((a, b) => D.cmp(D.parse(b.market_value), D.parse(a.market_value))).slice(0, 3);
+    const gainers = positions.filter((p) => D.sign(D.parse(p.change_today ?? '0')) > 0)
+      .sort((a, b) => D.cmp(D.parse(b.change_today), D.parse(a.change_today))).slice(0, 5);
+    const share = (p) => (D.sign(equity) ? D.format(D.div(D.parse(p.market_value), equity, 6), null, false) : '0');
+    clear(leaders,
+      h('div.leader-col', { dataset: { testid: 'top-positions' } }, h('h3', 'Top positions'),
+        h('ol', byValue.map((p) => h('li', h('a', { href: `#/stock/${api.enc(p.symbol)}` }, p.symbol),
+          h('span.sub', hidden ? '••••' : `${F.percent(share(p), { fraction: true }).replace('+', '')} of portfolio`))))),
+      h('div.leader-col', { dataset: { testid: 'day-gainers' } }, h('h3', 'Today\'s gainers'),
+        gainers.length
+          ? h('ol', gainers.map((p) => h('li', h('a', { href: `#/stock/${api.enc(p.symbol)}` }, p.symbol),
+            change(p.change_today, F.percent(p.change_today, { fraction: true })))))
+          : h('p.sub', 'None of your holdings is up today.')));
   }
 
   function renderHoldings() {
@@ -243,10 +270,10 @@ export async function render(view, params, scope) {
     });
   }
 
-  const offStore = store.onChange((what) => { if (what === 'hide' && detail) { renderPortfolio(); renderHoldings(); } });
+  const offStore = store.onChange((what) => { if (what === 'hide' && detail) { renderPortfolio(); renderLeaders(); renderHoldings(); } });
   const offOrders = live.on('order', (u) => { if (u.account_id === account.id) loadAccount(); });
   const timer = setInterval(() => { loadOverview(); loadAccount(); }, 10000);
-  scope.onCleanup(() => { offStore(); offOrders(); clearInterval(timer); stopHoldingQuotes(); stopFavQuotes(); });
+  scope.onCleanup(() => { offStore(); offOrders(); clearInterval(timer); stopHoldingQuotes(); stopFavQuotes(); performance.destroy(); });
 
   await Promise.all([loadOverview(), loadAccount(), loadFavorites()]);
 }

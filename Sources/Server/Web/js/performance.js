@@ -1,0 +1,148 @@
+// The account performance chart (home screen and Performance screen): an area line of the account's value over a
+// period (GET /accounts/{id}/performance), period tabs, a crosshair read-out of value and date, the benchmark
+// index overlaid on the same scale, and TWR next to MWR with their one-line definitions. Amounts obey the
+// hide-amounts eye. Charts use Lightweight Charts (./chart.js loads it).
+import * as api from './api.js';
+import * as D from './decimal.js';
+import * as F from './format.js';
+import * as store from './store.js';
+import { loadLibrary, zoneOffset, css } from './chart.js';
+import { h, clear, segmented, loading, failure, empty, change } from './ui.js';
+
+export const PERIODS = ['1D', '1W', '1M', '3M', 'YTD', '1Y', 'ALL'];
+
+export function timeZoneOf(account) { return account.market === 'cn' ? 'Asia/Shanghai' : 'America/New_York'; }
+
+export function fetchPerformance(accountId, period) {
+  return api.get(`/accounts/${api.enc(accountId)}/performance` + api.query({ period }));
+}
+
+/** {element, reload(), destroy()}; `onReport(report)` gets each loaded report (the Performance screen's figures). */
+export function performanceChart(account, { period = '1M', onReport } = {}) {
+  const currency = account.currency;
+  const timeZone = timeZoneOf(account);
+  const area = h('div.chart-area.performance-area', { role: 'img', 'aria-label': 'Account value chart' });
+  const readout = h('p.readout', { dataset: { testid: 'performance-readout' }, 'aria-live': 'polite' });
+  const returns = h('div.returns');
+  const benchmarkToggle = h('button.chip', { type: 'button', 'aria-pressed': 'false', dataset: { testid: 'benchmark-toggle' } }, 'Benchmark');
+  const tabs = segmented('Performance period', PERIODS.map((p) => [p, p]), period, (p) => { period = p; load(); });
+  tabs.classList.add('period-tabs');
+  const element = h('section.card.performance-card', { 'aria-labelledby': 'performance-title' },
+    h('div.card-head', h('h2#performance-title', 'Performance'), h('a.link', { href: '#/performance' }, 'Details')),
+    readout, area, h('div.chart-foot', tabs, benchmarkToggle), returns);
+
+  let chart = null;
+  let report = null;
+  let showBenchmark = false;
+  let requested = 0;
+
+  benchmarkToggle.addEventListener('click', () => {
+    showBenchmark = !showBenchmark;
+    benchmarkToggle.setAttribute('aria-pressed', String(showBenchmark));
+    draw();
+  });
+
+  function destroyChart() { chart?.remove(); chart = null; }
+
+  const hidden = () => store.amountsHidden();
+  const amount = (text) => (hidden() ? '••••••' : F.money(text, currency));
+
+  function dateLabel(iso) {
+    const intraday = period === '1D' || period === '1W';
+    return new Date(iso).toLocaleString(undefined, intraday
+      ? { timeZone, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }
+      : { timeZone, year: 'numeric', month: 'short', day: 'numeric' });
+  }
+
+  function showReadout(point) {
+    if (!report) return;
+    const last = point ?? report.equity[report.equity.length - 1];
+    if (!last) { clear(readout); return; }
+    const gain = D.sub(D.parse(last.value), D.parse(report.start_value));
+    clear(readout, h('span.readout-value', amount(last.value)), ' ',
+      hidden() ? null : change(D.format(gain, null, false), F.signedMoney(D.format(gain, null, false), currency)),
+      h('span.sub', ' ', dateLabel(last.t)));
+  }
+
+  function renderReturns() {
+    const d = report.definitions;
+    const figure = (label, key, testid) => h('div.figure', { dataset: { testid } },
+      h('dt', label), h('dd', hidden() ? '••••' : report[key] == null ? '—' : change(report[key], F.percent(report[key], { fraction: true }))),
+      h('p.definition', d[key]));
+    clear(returns, h('dl.return-pair', figure('Time-weighted (TWR)', 'twr', 'twr'), figure('Money-weighted (MWR)', 'mwr', 'mwr')),
+      report.benchmark?.return != null
+        ? h('p.sub', `${report.benchmark.name}: `, change(report.benchmark.return, F.percent(report.benchmark.return, { fraction: true })))
+        : null);
+  }
+
+  async function draw() {
+    destroyChart();
+    if (!report) return;
+    if (report.equity.length < 2) { clear(area, empty('Your chart starts after the first market close.')); showReadout(); return; }
+    let LWC;
+    try { LWC = await loadLibrary(); } catch (error) { clear(area, failure(error, draw)); return; }
+    clear(area);
+    const offset = zoneOffset(timeZone, new Date());
+    const time = (t) => Math.floor(Date.parse(t) / 1000) + offset;
+    const n = (text) => D.toNumber(D.parse(text));
+    const first = n(report.equity[0].value);
+    const last = n(report.equity[report.equity.length - 1].value);
+    const color = last >= first ? css('--up') : css('--down');
+    chart = LWC.createChart(area, {
+      autoSize: true,
+      layout: { background: { color: 'transparent' }, textColor: css('--muted'), attributionLogo: true },
+      grid: { vertLines: { visible: false }, horzLines: { color: css('--grid') } },
+      timeScale: { timeVisible: period === '1D' || period === '1W', secondsVisible: false, borderColor: css('--grid') },
+      rightPriceScale: { visible: !hidden(), borderColor: css('--grid') },
+      localization: { priceFormatter: (v) => (hidden() ? '••••' : v.toLocaleString(undefined, { maximumFractionDigits: 2 })) },
+      crosshair: { mode: 0, horzLine: { labelVisible: !hidden() } },
+      handleScroll: false, handleScale: false,
+    });
+    const byTime = new Map();
+    const line = chart.addSeries(LWC.AreaSeries, { lineColor: color, topColor: color + '55', bottomColor: color + '05', lineWidth: 2, priceLineVisible: false });
+    const data = [];
+    for (const p of report.equity) {
+      const t = time(p.t);
+      if (data.length && t <= data[data.length - 1].time) continue;  // the live point can share a close's minute
+      data.push({ time: t, value: n(p.value) });
+      byTime.set(t, p);
+    }
+    line.setData(data);
+    if (showBenchmark && report.benchmark?.series?.length) {
+      // The index scaled to the account's starting value: the two lines start together.
+      const base = n(report.benchmark.series[0].value);
+      const scale = base ? first / base : 0;
+      const points = [];
+      for (const b of report.benchmark.series) {
+        const t = time(b.t);
+        if (points.length && t <= points[points.length - 1].time) continue;
+        points.push({ time: t, value: n(b.value) * scale });
+      }
+      chart.addSeries(LWC.LineSeries, { color: css('--muted'), lineWidth: 1, lineStyle: 2, priceLineVisible: false, lastValueVisible: false, title: report.benchmark.name })
+        .setData(points);
+    }
+    chart.subscribeCrosshairMove((param) => showReadout(param.time ? byTime.get(param.time) : null));
+    chart.timeScale().fitContent();
+    showReadout();
+  }
+
+  async function load() {
+    const ticket = ++requested;
+    clear(area, loading('Loading performance…'));
+    try {
+      const r = await fetchPerformance(account.id, period);
+      if (ticket !== requested) return;
+      report = r;
+    } catch (error) {
+      if (ticket === requested) clear(area, failure(error, load));
+      return;
+    }
+    renderReturns();
+    onReport?.(report);
+    await draw();
+  }
+
+  const offStore = store.onChange((what) => { if (what === 'hide' && report) { renderReturns(); draw(); } });
+  load();
+  return { element, reload: load, destroy: () => { offStore(); destroyChart(); } };
+}

@@ -1,0 +1,125 @@
+// Performance: the account chart with its period tabs, every figure next to its definition, the monthly returns
+// table, the drawdown chart and each holding's performance. Figures come from the server, which computes them
+// exactly (GET /accounts/{id}/performance); the hide-amounts eye hides money and returns here too.
+import * as D from '../decimal.js';
+import * as F from '../format.js';
+import * as store from '../store.js';
+import { loadLibrary, css } from '../chart.js';
+import { performanceChart } from '../performance.js';
+import { h, clear, change, empty, eyeToggle } from '../ui.js';
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+export async function render(view, params, scope) {
+  const account = store.account();
+  if (!account) { clear(view, empty('You have no paper account yet.', h('a.button.primary', { href: '#/account' }, 'Open an account'))); return; }
+  const currency = account.currency;
+  const figures = h('section.card', { 'aria-labelledby': 'figures-title' });
+  const monthly = h('section.card', { 'aria-labelledby': 'monthly-title' });
+  const drawdown = h('section.card', { 'aria-labelledby': 'drawdown-title' });
+  const holdings = h('section.card', { 'aria-labelledby': 'holding-performance-title' });
+  let report = null;
+  let drawdownChart = null;
+
+  const chart = performanceChart(account, { period: '1Y', onReport: (r) => { report = r; renderAll(); } });
+  clear(view,
+    h('header.page-head', h('h1', 'Performance'),
+      eyeToggle(store.amountsHidden(), () => store.setAmountsHidden(!store.amountsHidden()))),
+    chart.element, figures, monthly, drawdown, holdings);
+
+  const hidden = () => store.amountsHidden();
+  const money = (text) => (hidden() ? '••••' : text == null ? '—' : change(text, F.signedMoney(text, currency)));
+  const pct = (text) => (hidden() ? '••••' : text == null ? '—' : change(text, F.percent(text, { fraction: true })));
+  const ratio = (text) => (text == null ? '—' : D.format(D.parse(text), 2));
+
+  function renderAll() {
+    if (!report) return;
+    renderFigures();
+    renderMonthly();
+    renderDrawdown();
+    renderHoldings();
+  }
+
+  function renderFigures() {
+    const d = report.definitions;
+    const dd = report.max_drawdown == null ? '—'
+      : [pct(report.max_drawdown), h('span.sub', ` ${report.max_drawdown_start} → ${report.max_drawdown_end}`,
+        report.max_drawdown_recovery ? `, recovered ${report.max_drawdown_recovery}` : ', not yet recovered')];
+    const rows = [
+      ['Time-weighted return', 'twr', pct(report.twr)],
+      ['Money-weighted return', 'mwr', pct(report.mwr)],
+      ['Money-weighted, per year', 'mwr_annualized', pct(report.mwr_annualized)],
+      ['Total return', 'total_return', money(report.total_return)],
+      ['Price return', 'price_return', money(report.price_return)],
+      ['Realized P&L', 'realized_pnl', money(report.realized_pnl)],
+      ['Unrealized P&L', 'unrealized_pnl', money(report.unrealized_pnl)],
+      ['Dividends', 'dividends', money(report.dividends)],
+      ['Fees paid', 'fees', hidden() ? '••••' : F.money(report.fees, currency)],
+      ['Volatility (annual)', 'volatility', pct(report.volatility)],
+      ['Sharpe ratio', 'sharpe', ratio(report.sharpe)],
+      ['Sortino ratio', 'sortino', ratio(report.sortino)],
+      ['Max drawdown', 'max_drawdown', dd],
+      [report.benchmark ? `${report.benchmark.name}` : 'Benchmark', 'benchmark', pct(report.benchmark?.return)],
+    ];
+    clear(figures, h('div.card-head', h('h2#figures-title', 'Figures'), h('span.sub', `${report.start} → ${report.end}`)),
+      h('dl.figure-list', rows.map(([label, key, value]) => h('div.figure-row', { dataset: { testid: `figure-${key}` } },
+        h('dt', label), h('dd', value), h('p.definition', d[key] ?? '')))));
+  }
+
+  function renderMonthly() {
+    const years = new Map();
+    for (const m of report.monthly) {
+      const [y, mo] = m.month.split('-');
+      if (!years.has(y)) years.set(y, new Array(12).fill(null));
+      years.get(y)[+mo - 1] = m.twr;
+    }
+    clear(monthly, h('div.card-head', h('h2#monthly-title', 'Monthly returns'), h('span.sub', 'time-weighted')),
+      years.size === 0 ? empty('No full trading day in this period yet.')
+        : h('div.table-scroll', h('table.monthly', { dataset: { testid: 'monthly-returns' } },
+          h('thead', h('tr', h('th', { scope: 'col' }, 'Year'), MONTHS.map((m) => h('th', { scope: 'col' }, m)))),
+          h('tbody', [...years].map(([y, months]) => h('tr', h('th', { scope: 'row' }, y),
+            months.map((v) => h('td', v == null ? '' : pct(v)))))))));
+  }
+
+  async function renderDrawdown() {
+    drawdownChart?.remove();
+    drawdownChart = null;
+    const area = h('div.chart-area.drawdown-area', { role: 'img', 'aria-label': 'Drawdown chart' });
+    clear(drawdown, h('div.card-head', h('h2#drawdown-title', 'Drawdown'), h('span.sub', 'fall from the previous high')), area);
+    if (report.drawdown.length < 2) { clear(area, empty('Not enough history yet.')); return; }
+    let LWC;
+    try { LWC = await loadLibrary(); } catch { clear(area, empty('The chart library is not installed on this server.')); return; }
+    drawdownChart = LWC.createChart(area, {
+      autoSize: true,
+      layout: { background: { color: 'transparent' }, textColor: css('--muted'), attributionLogo: true },
+      grid: { vertLines: { visible: false }, horzLines: { color: css('--grid') } },
+      rightPriceScale: { borderColor: css('--grid') },
+      timeScale: { borderColor: css('--grid') },
+      localization: { priceFormatter: (v) => `${v.toFixed(1)}%` },
+      handleScroll: false, handleScale: false,
+    });
+    const red = css('--down');
+    drawdownChart.addSeries(LWC.AreaSeries, { lineColor: red, topColor: red + '08', bottomColor: red + '55', lineWidth: 1, invertFilledArea: false })
+      .setData(report.drawdown.map((p) => ({ time: p.date, value: D.toNumber(D.shift(D.parse(p.value), 2)) })));
+    drawdownChart.timeScale().fitContent();
+  }
+
+  function renderHoldings() {
+    const rows = report.holdings;
+    clear(holdings, h('div.card-head', h('h2#holding-performance-title', 'Holdings')),
+      rows.length === 0 ? empty('No holdings.')
+        : h('div.table-scroll', h('table.holding-performance', { dataset: { testid: 'holding-performance' } },
+          h('thead', h('tr', ['Symbol', 'Shares', 'Avg cost', 'Value', 'Unrealized', 'Realized', 'Share', 'Today'].map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', rows.map((p) => h('tr',
+            h('th', { scope: 'row' }, h('a', { href: `#/stock/${encodeURIComponent(p.symbol)}` }, p.symbol)),
+            h('td', F.shares(p.qty)), h('td', F.price(p.avg_cost)),
+            h('td', hidden() ? '••••' : F.money(p.market_value, currency)),
+            h('td', money(p.unrealized_pnl), ' ', pct(p.unrealized_pnl_pct)),
+            h('td', money(p.realized_pnl)),
+            h('td', hidden() ? '••••' : F.percent(p.share, { fraction: true }).replace('+', '')),
+            h('td', money(p.day_change))))))));
+  }
+
+  const offStore = store.onChange((what) => { if (what === 'hide') renderAll(); });
+  scope.onCleanup(() => { offStore(); chart.destroy(); drawdownChart?.remove(); });
+}
