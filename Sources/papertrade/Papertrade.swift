@@ -45,6 +45,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "realtime, always-open, replay or manual (env PAPERTRADE_CLOCK).") var clock: String?
     @Option(help: "Seed of the simulated market (env PAPERTRADE_SEED).") var seed: UInt64?
     @Option(
+        name: .customLong("replay-from"),
+        help: "With --clock replay: the date (YYYY-MM-DD) whose New York open the market restarts from (env PAPERTRADE_REPLAY_FROM; default 30 days ago).")
+    var replayFrom: String?
+    @Option(
+        name: .customLong("replay-speed"),
+        help: "With --clock replay: market seconds per real second (env PAPERTRADE_REPLAY_SPEED; default 60).")
+    var replaySpeed: Int?
+    @Option(
         name: .customLong("rate-limit"),
         help:
             "Alpaca API requests per minute per key, 0 = no limit (env PAPERTRADE_RATE_LIMIT; default 200, as Alpaca).")
@@ -61,6 +69,14 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--clock must be one of realtime, always-open, replay, manual")
         }
         configuration.clock = clockSetting
+        if let text = replayFrom ?? env["PAPERTRADE_REPLAY_FROM"] {
+            guard let date = CivilDate(text) else { throw ValidationError("--replay-from must be a date (YYYY-MM-DD)") }
+            configuration.replayStart = date
+        }
+        if let speed = replaySpeed ?? env["PAPERTRADE_REPLAY_SPEED"].flatMap(Int.init) {
+            guard (1...1_000_000).contains(speed) else { throw ValidationError("--replay-speed must be 1 to 1000000") }
+            configuration.replaySpeed = speed
+        }
         configuration.seed = seed ?? env["PAPERTRADE_SEED"].flatMap(UInt64.init) ?? 1
         configuration.rateLimitPerMinute = rateLimit ?? env["PAPERTRADE_RATE_LIMIT"].flatMap(Int.init) ?? 200
         guard configuration.rateLimitPerMinute >= 0 else {

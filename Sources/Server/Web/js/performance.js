@@ -42,7 +42,9 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
     draw();
   });
 
-  function destroyChart() { chart?.remove(); chart = null; }
+  // A resized chart (a phone turned, a window widened) fits its points to the new width again.
+  let resize = null;
+  function destroyChart() { resize?.disconnect(); resize = null; chart?.remove(); chart = null; }
 
   const hidden = () => store.amountsHidden();
   const amount = (text) => (hidden() ? '••••••' : F.money(text, currency));
@@ -58,7 +60,8 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
     if (!report) return;
     const last = point ?? report.equity[report.equity.length - 1];
     if (!last) { clear(readout); return; }
-    const gain = D.sub(D.parse(last.value), D.parse(report.start_value));
+    // The change since the chart's first point (an account's first day starts from its opening cash, not zero).
+    const gain = D.sub(D.parse(last.value), D.parse(report.equity[0].value));
     clear(readout, h('span.readout-value', amount(last.value)), ' ',
       hidden() ? null : change(D.format(gain, null, false), F.signedMoney(D.format(gain, null, false), currency)),
       h('span.sub', ' ', dateLabel(last.t)));
@@ -109,32 +112,39 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
     }
     line.setData(data);
     if (showBenchmark && report.benchmark?.series?.length) {
-      // The index scaled to the account's starting value: the two lines start together.
-      const base = n(report.benchmark.series[0].value);
+      // The index scaled to the account's starting value, sampled at the account's own times (its last value at
+      // or before each), so the lines start together and the crosshair meets both at the same moments.
+      const bench = report.benchmark.series.map((b) => ({ t: Date.parse(b.t), v: n(b.value) }));
+      const base = bench[0].v;
       const scale = base ? first / base : 0;
       const points = [];
-      for (const b of report.benchmark.series) {
-        const t = time(b.t);
-        if (points.length && t <= points[points.length - 1].time) continue;
-        points.push({ time: t, value: n(b.value) * scale });
+      let j = 0;
+      for (const p of data) {
+        const at = (p.time - offset) * 1000;
+        while (j + 1 < bench.length && bench[j + 1].t <= at) j += 1;
+        if (bench[j].t <= at) points.push({ time: p.time, value: bench[j].v * scale });
       }
       chart.addSeries(LWC.LineSeries, { color: css('--muted'), lineWidth: 1, lineStyle: 2, priceLineVisible: false, lastValueVisible: false, title: report.benchmark.name })
         .setData(points);
     }
     chart.subscribeCrosshairMove((param) => showReadout(param.time ? byTime.get(param.time) : null));
     chart.timeScale().fitContent();
+    const drawn = chart;
+    resize = new ResizeObserver(() => requestAnimationFrame(() => { if (chart === drawn) chart.timeScale().fitContent(); }));
+    resize.observe(area);
     showReadout();
   }
 
-  async function load() {
+  /** Fetches the report and redraws; `quiet` keeps the current chart up while it loads (periodic refresh). */
+  async function load({ quiet = false } = {}) {
     const ticket = ++requested;
-    clear(area, loading('Loading performance…'));
+    if (!quiet || !chart) clear(area, loading('Loading performance…'));
     try {
       const r = await fetchPerformance(account.id, period);
       if (ticket !== requested) return;
       report = r;
     } catch (error) {
-      if (ticket === requested) clear(area, failure(error, load));
+      if (ticket === requested && !(quiet && chart)) clear(area, failure(error, () => load()));
       return;
     }
     renderReturns();

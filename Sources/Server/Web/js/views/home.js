@@ -271,9 +271,10 @@ export async function render(view, params, scope) {
   }
 
   const offStore = store.onChange((what) => { if (what === 'hide' && detail) { renderPortfolio(); renderLeaders(); renderHoldings(); } });
-  const offOrders = live.on('order', (u) => { if (u.account_id === account.id) loadAccount(); });
+  const offOrders = live.on('order', (u) => { if (u.account_id === account.id) { loadAccount(); performance.reload(); } });
   const timer = setInterval(() => { loadOverview(); loadAccount(); }, 10000);
-  scope.onCleanup(() => { offStore(); offOrders(); clearInterval(timer); stopHoldingQuotes(); stopFavQuotes(); performance.destroy(); });
+  const chartTimer = setInterval(() => performance.reload({ quiet: true }), 60000);
+  scope.onCleanup(() => { offStore(); offOrders(); clearInterval(timer); stopHoldingQuotes(); stopFavQuotes(); clearInterval(chartTimer); performance.destroy(); });
 
   await Promise.all([loadOverview(), loadAccount(), loadFavorites()]);
 }

@@ -102,6 +102,8 @@ export async function render(view, params, scope) {
     drawdownChart.addSeries(LWC.AreaSeries, { lineColor: red, topColor: red + '08', bottomColor: red + '55', lineWidth: 1, invertFilledArea: false })
       .setData(report.drawdown.map((p) => ({ time: p.date, value: D.toNumber(D.shift(D.parse(p.value), 2)) })));
     drawdownChart.timeScale().fitContent();
+    const drawn = drawdownChart;
+    new ResizeObserver(() => requestAnimationFrame(() => { if (drawdownChart === drawn) drawn.timeScale().fitContent(); })).observe(area);
   }
 
   function renderHoldings() {
