@@ -92,6 +92,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "MarketDataBench", dependencies: ["MarketData", "JSON"], path: "benchmarks/MarketDataBench"),
+        .executableTarget(
+            name: "PerformanceBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
+            path: "benchmarks/PerformanceBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TradingCore"]),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),

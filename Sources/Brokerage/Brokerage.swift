@@ -54,6 +54,8 @@ public actor Brokerage {
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
     let metrics = BrokerageMetrics()
+    /// Indices' settled daily bars (performance benchmarks; see `dailyIndexBars`).
+    var indexCloses: [MarketIndex: IndexCloses] = [:]
 
     init(
         storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,

@@ -42,8 +42,12 @@ extension Storage {
         account: AccountID, from start: CivilDate? = nil, through end: CivilDate? = nil, withHoldings: Bool = false
     ) async throws -> [EquityDay] {
         try await read { db in
+            // A series read leaves the holdings' JSON in the database (the widest column, and unused).
+            let columns =
+                withHoldings
+                ? "*" : "day, equity, cash, positions_value, flow, dividends, fees, realized_pnl, last_sequence"
             var sql = SQLQueryString(
-                "SELECT * FROM equity_days WHERE account_id = \(bind: account.description)")
+                "SELECT \(unsafeRaw: columns) FROM equity_days WHERE account_id = \(bind: account.description)")
             if let start {
                 sql.appendInterpolation(unsafeRaw: " AND day >= ")
                 sql.appendInterpolation(bind: start.description)

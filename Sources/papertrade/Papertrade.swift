@@ -46,7 +46,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seed of the simulated market (env PAPERTRADE_SEED).") var seed: UInt64?
     @Option(
         name: .customLong("replay-from"),
-        help: "With --clock replay: the date (YYYY-MM-DD) whose New York open the market restarts from (env PAPERTRADE_REPLAY_FROM; default 30 days ago).")
+        help:
+            "With --clock replay: the date (YYYY-MM-DD) whose New York open the market restarts from (env PAPERTRADE_REPLAY_FROM; default 30 days ago)."
+    )
     var replayFrom: String?
     @Option(
         name: .customLong("replay-speed"),
