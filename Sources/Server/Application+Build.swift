@@ -82,6 +82,9 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
         application.addServices(MarketPump(brokerage: services.brokerage))
         application.addServices(EquityHistoryRecorder(brokerage: services.brokerage))
     }
+    if services.configuration.ib.port != nil {
+        application.addServices(IBGatewayService(services: services, logger: logger))
+    }
     application.addServices(
         WebhookDispatcher(brokerage: services.brokerage, addresses: services.configuration.webhookAddresses))
     return application

@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     public var runsMarketPump = true
     /// Where webhooks may point (public addresses only unless the operator allows private ones).
     public var webhookAddresses = OutboundAddressPolicy()
+    /// The Interactive Brokers Client Portal listener (off unless a port is set).
+    public var ib = IBGatewayConfiguration()
 
     public init() {}
 

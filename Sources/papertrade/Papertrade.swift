@@ -59,6 +59,29 @@ struct Serve: AsyncParsableCommand {
         help:
             "Alpaca API requests per minute per key, 0 = no limit (env PAPERTRADE_RATE_LIMIT; default 200, as Alpaca).")
     var rateLimit: Int?
+    @Option(
+        name: .customLong("ib-port"),
+        help:
+            "Also serve the Interactive Brokers Client Portal API (HTTPS, /v1/api) on this port (env PAPERTRADE_IB_PORT; IB's gateway uses 5000)."
+    )
+    var ibPort: Int?
+    @Option(
+        name: .customLong("ib-host"),
+        help:
+            "Address of the IB listener (env PAPERTRADE_IB_HOST; default 127.0.0.1: whoever reaches it trades as the logged-in user)."
+    )
+    var ibHost: String?
+    @Option(
+        name: .customLong("ib-cert"),
+        help: "PEM certificate of the IB listener (default: self-signed, made in the data directory on first start).")
+    var ibCertificate: String?
+    @Option(name: .customLong("ib-key"), help: "PEM private key for --ib-cert.") var ibKey: String?
+    @Option(
+        name: .customLong("ib-user"),
+        help:
+            "Log the IB listener in as this papertrade user at start, for headless bots (env PAPERTRADE_IB_USER); otherwise log in on its page at /."
+    )
+    var ibUser: String?
 
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
@@ -84,6 +107,19 @@ struct Serve: AsyncParsableCommand {
         guard configuration.rateLimitPerMinute >= 0 else {
             throw ValidationError("--rate-limit must be 0 (off) or a positive number")
         }
+        if let port = ibPort ?? env["PAPERTRADE_IB_PORT"].flatMap(Int.init) {
+            guard (1...65_535).contains(port), port != configuration.port else {
+                throw ValidationError("--ib-port must be a port from 1 to 65535 other than --port")
+            }
+            configuration.ib.port = port
+        }
+        configuration.ib.host = ibHost ?? env["PAPERTRADE_IB_HOST"] ?? "127.0.0.1"
+        guard (ibCertificate == nil) == (ibKey == nil) else {
+            throw ValidationError("--ib-cert and --ib-key go together")
+        }
+        configuration.ib.certificatePath = ibCertificate
+        configuration.ib.keyPath = ibKey
+        configuration.ib.user = ibUser ?? env["PAPERTRADE_IB_USER"]
         configuration.webDirectory = env["PAPERTRADE_WEB_DIR"]
         if let allow = env["PAPERTRADE_WEBHOOK_ALLOW_PRIVATE"] {
             guard ["0", "1", "true", "false"].contains(allow.lowercased()) else {
@@ -126,6 +162,11 @@ struct Serve: AsyncParsableCommand {
         print(
             "papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.feed.name), clock: \(configuration.clock.rawValue)"
         )
+        if let ibPort = configuration.ib.port {
+            print(
+                "  Interactive Brokers Client Portal API on https://\(configuration.ib.host):\(ibPort)/v1/api/ — "
+                    + (configuration.ib.user.map { "logged in as \($0)" } ?? "log in at https://\(configuration.ib.host):\(ibPort)/"))
+        }
         if services.web.chartLibrary == nil {
             print("  web app without charts: run scripts/fetch-web-vendor.sh (or set PAPERTRADE_WEB_VENDOR_DIR)")
         }

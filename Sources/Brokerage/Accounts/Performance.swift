@@ -385,7 +385,7 @@ struct IndexCloses: Sendable {
 
 extension CivilDate {
     /// The same day `months` months away, clamped to the month's last day.
-    func addingMonths(_ months: Int) -> CivilDate {
+    public func addingMonths(_ months: Int) -> CivilDate {
         let index = year * 12 + (month - 1) + months
         let y = index / 12
         let m = index - y * 12 + 1

@@ -1,0 +1,396 @@
+import Brokerage
+import Foundation
+import JSON
+import MarketData
+import TradingCore
+
+/// Papertrade's records in the Client Portal's JSON shapes. Amounts are written as exact decimal numbers (IB sends
+/// JSON numbers for amounts and strings for prices in some places; each field follows IB).
+enum IBEncoding {
+    static func exact(_ value: FixedDecimal) -> JSONValue { .number(value.description) }
+    static func money(_ value: FixedDecimal) -> JSONValue { .number(value.rounded(places: 2, rule: .halfEven).description) }
+    static func millis(_ t: Timestamp) -> JSONValue { .int(Int(t.nanoseconds / 1_000_000)) }
+
+    /// "231121150004": IB's yyMMddHHmmss in UTC.
+    static func compactTime(_ t: Timestamp) -> String {
+        let date = Date(timeIntervalSince1970: TimeInterval(t.nanoseconds / 1_000_000_000))
+        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        func two(_ n: Int?) -> String { String(format: "%02d", (n ?? 0) % 100) }
+        return two(c.year) + two(c.month) + two(c.day) + two(c.hour) + two(c.minute) + two(c.second)
+    }
+
+    /// "20231211-18:00:49" in UTC.
+    static func tradeTime(_ t: Timestamp) -> String {
+        let date = Date(timeIntervalSince1970: TimeInterval(t.nanoseconds / 1_000_000_000))
+        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        return String(
+            format: "%04d%02d%02d-%02d:%02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0,
+            c.second ?? 0)
+    }
+
+    // MARK: Accounts
+
+    static func account(_ ib: String, _ record: AccountRecord) -> JSONValue {
+        .object([
+            "id": .string(ib), "accountId": .string(ib), "accountVan": .string(ib), "accountTitle": .string(record.name),
+            "displayName": .string(ib), "accountAlias": .string(record.name), "desc": .string(ib),
+            "accountStatus": millis(record.createdAt), "currency": .string(record.market.currency.rawValue),
+            "type": .string("DEMO"), "tradingType": .string("STKCASH"), "businessType": .string("IB_PROSERVE"),
+            "category": .string(""), "ibEntity": .string(record.market == .us ? "IBLLC-US" : "IB-HK"),
+            "faclient": .bool(false), "clearingStatus": .string("O"), "covestor": .bool(false),
+            "noClientTrading": .bool(false), "trackVirtualFXPortfolio": .bool(false), "acctCustType": .string("INDIVIDUAL"),
+            "brokerageAccess": .bool(true),
+            "parent": .object([
+                "mmc": .array([]), "accountId": .string(""), "isMParent": .bool(false), "isMChild": .bool(false),
+                "isMultiplex": .bool(false),
+            ]),
+        ])
+    }
+
+    struct Totals {
+        var cash: FixedDecimal
+        var settled: FixedDecimal
+        var buyingPower: FixedDecimal
+        var marketValue: FixedDecimal
+        var equity: FixedDecimal
+        var unrealized: FixedDecimal
+        var realized: FixedDecimal
+        var dayChange: FixedDecimal
+        var currency: String
+
+        init(_ summary: AccountSummary) {
+            cash = summary.account.cash
+            settled = summary.account.cash
+            buyingPower = summary.account.buyingPower
+            marketValue = summary.marketValue
+            equity = summary.equity
+            unrealized = summary.positions.reduce(.zero) { $0 + $1.valuation.unrealizedPnL }
+            realized = summary.positions.reduce(.zero) { $0 + $1.position.realizedPnL }
+            dayChange = summary.dayChange
+            currency = summary.account.currency.rawValue
+        }
+    }
+
+    /// `/portfolio/{acct}/summary`: every key lower-case, each `{amount, currency, isNull, timestamp, value, severity}`.
+    static func summary(_ ib: String, _ summary: AccountSummary, at now: Timestamp) -> JSONValue {
+        let t = Totals(summary)
+        let stamp = millis(now)
+        func amount(_ value: FixedDecimal) -> JSONValue {
+            .object([
+                "amount": money(value), "currency": .string(t.currency), "isNull": .bool(false), "timestamp": stamp,
+                "value": .null, "severity": .int(0),
+            ])
+        }
+        func text(_ value: String) -> JSONValue {
+            .object([
+                "amount": .number("0"), "currency": .null, "isNull": .bool(false), "timestamp": stamp,
+                "value": .string(value), "severity": .int(0),
+            ])
+        }
+        var object: [String: JSONValue] = [
+            "accountcode": text(ib), "accounttype": text("DEMO"), "accountready": text("true"),
+            "tradingtype-s": text("STKCASH"), "currency": text(t.currency),
+        ]
+        let amounts: [(String, FixedDecimal)] = [
+            ("netliquidation", t.equity), ("totalcashvalue", t.cash), ("settledcash", t.settled),
+            ("availablefunds", t.buyingPower), ("buyingpower", t.buyingPower), ("equitywithloanvalue", t.equity),
+            ("grosspositionvalue", t.marketValue), ("excessliquidity", t.buyingPower), ("initmarginreq", .zero),
+            ("maintmarginreq", .zero), ("fullavailablefunds", t.buyingPower), ("fullexcessliquidity", t.buyingPower),
+            ("fullinitmarginreq", .zero), ("fullmaintmarginreq", .zero), ("accruedcash", .zero),
+            ("stockmarketvalue", t.marketValue), ("unrealizedpnl", t.unrealized), ("realizedpnl", t.realized),
+            ("previousdayequitywithloanvalue", t.equity - t.dayChange), ("sma", .zero), ("regtmargin", .zero),
+            ("leverage-s", .zero), ("lookaheadavailablefunds", t.buyingPower), ("lookaheadexcessliquidity", t.buyingPower),
+            ("lookaheadinitmarginreq", .zero), ("lookaheadmaintmarginreq", .zero), ("daytradesremaining", FixedDecimal(-1)),
+        ]
+        for (key, value) in amounts { object[key] = amount(value) }
+        object["cushion"] = .object([
+            "amount": .number("1"), "currency": .null, "isNull": .bool(false), "timestamp": stamp, "value": .null,
+            "severity": .int(0),
+        ])
+        return .object(object)
+    }
+
+    /// `/iserver/account/{acct}/summary` (the newer summary ibind's `account_summary` reads).
+    static func iserverSummary(_ summary: AccountSummary) -> JSONValue {
+        let t = Totals(summary)
+        return .object([
+            "accountType": .string("DEMO"), "status": .string(""), "balance": money(t.cash), "SMA": .number("0"),
+            "buyingPower": money(t.buyingPower), "availableFunds": money(t.buyingPower),
+            "excessLiquidity": money(t.buyingPower), "netLiquidationValue": money(t.equity),
+            "equityWithLoanValue": money(t.equity), "regTLoan": .number("0"), "securitiesGVP": money(t.marketValue),
+            "totalCashValue": money(t.cash), "accruedInterest": .number("0"), "regTMargin": .number("0"),
+            "initialMargin": .number("0"), "maintenanceMargin": .number("0"),
+            "cashBalances": .array([
+                .object([
+                    "currency": .string(t.currency), "balance": money(t.cash), "settledCash": money(t.settled),
+                ])
+            ]),
+        ])
+    }
+
+    /// One currency's ledger (`/portfolio/{acct}/ledger`, also the WebSocket's `sld`).
+    static func ledgerEntry(_ ib: String, _ summary: AccountSummary, key: String, at now: Timestamp) -> JSONValue {
+        let t = Totals(summary)
+        var object: [String: JSONValue] = [
+            "acctcode": .string(ib), "currency": .string(key == "BASE" ? "BASE" : t.currency), "key": .string("LedgerList"),
+            "secondkey": .string(key), "exchangerate": .number("1"), "sessionid": .int(1), "severity": .int(0),
+            "timestamp": .int(Int(now.nanoseconds / 1_000_000_000)),
+        ]
+        let amounts: [(String, FixedDecimal)] = [
+            ("cashbalance", t.cash), ("settledcash", t.settled), ("netliquidationvalue", t.equity),
+            ("stockmarketvalue", t.marketValue), ("unrealizedpnl", t.unrealized), ("realizedpnl", t.realized),
+            ("dividends", .zero), ("interest", .zero), ("funds", .zero), ("moneyfunds", .zero),
+            ("commoditymarketvalue", .zero), ("futuremarketvalue", .zero), ("corporatebondsmarketvalue", .zero),
+            ("warrantsmarketvalue", .zero), ("issueroptionsmarketvalue", .zero), ("stockoptionmarketvalue", .zero),
+            ("futuresonlypnl", .zero), ("tbondsmarketvalue", .zero), ("futureoptionmarketvalue", .zero),
+            ("cashbalancefxsegment", .zero), ("tbillsmarketvalue", .zero), ("billable", .zero),
+        ]
+        for (name, value) in amounts { object[name] = money(value) }
+        return .object(object)
+    }
+
+    static func ledger(_ ib: String, _ summary: AccountSummary, at now: Timestamp) -> JSONValue {
+        .object([
+            summary.account.currency.rawValue: ledgerEntry(
+                ib, summary, key: summary.account.currency.rawValue, at: now),
+            "BASE": ledgerEntry(ib, summary, key: "BASE", at: now),
+        ])
+    }
+
+    static func position(_ ib: String, _ p: PositionSummary, entry: DirectoryEntry?) -> JSONValue {
+        let instrument = p.instrument
+        let conid = IBConid.conid(instrument)
+        let average = p.position.averageEntryPrice.rounded(places: 4, rule: .halfEven)
+        return .object([
+            "acctId": .string(ib), "conid": .int(conid), "contractDesc": .string(instrument.symbol),
+            "position": exact(p.position.qty), "mktPrice": exact(p.current), "mktValue": money(p.valuation.marketValue),
+            "currency": .string(instrument.currency.rawValue), "avgCost": exact(average), "avgPrice": exact(average),
+            "realizedPnl": money(p.position.realizedPnL), "unrealizedPnl": money(p.valuation.unrealizedPnL),
+            "exchs": .null, "expiry": .null, "putOrCall": .null, "multiplier": .null, "strike": .number("0"),
+            "exerciseStyle": .null, "conExchMap": .array([]), "assetClass": .string("STK"), "undConid": .int(0),
+            "model": .string(""), "ticker": .string(instrument.symbol), "name": .string(instrument.name),
+            "fullName": .string(instrument.symbol), "isUS": .bool(instrument.market == .us),
+            "listingExchange": .string(IBMarketFields.listingExchange(instrument)),
+            "sector": .text(entry.flatMap { $0.sector.isEmpty ? nil : $0.sector }),
+            "group": .text(entry.flatMap { $0.industry.isEmpty ? nil : $0.industry }),
+            "hasOptions": .bool(false), "pageSize": .int(100),
+        ])
+    }
+
+    // MARK: Contracts
+
+    static func contract(_ entry: DirectoryEntry) -> JSONValue {
+        let i = entry.instrument
+        return .object([
+            "conid": .int(IBConid.conid(i)), "exchange": .string(IBMarketFields.listingExchange(i)),
+            "isUS": .bool(i.market == .us),
+        ])
+    }
+
+    static func contractInfo(_ entry: DirectoryEntry) -> JSONValue {
+        let i = entry.instrument
+        return .object([
+            "con_id": .int(IBConid.conid(i)), "symbol": .string(i.symbol), "local_symbol": .string(i.symbol),
+            "company_name": .string(i.name), "instrument_type": .string("STK"), "currency": .string(i.currency.rawValue),
+            "exchange": .string(IBMarketFields.listingExchange(i)), "valid_exchanges": .string(IBMarketFields.listingExchange(i)),
+            "trading_class": .string(i.market == .us ? "NMS" : i.board.rawValue.uppercased()),
+            "industry": .string(entry.sector), "category": .string(entry.industry), "multiplier": .string(""),
+            "contract_clarification_type": .null, "allow_sell_long": .bool(false), "is_zero_commission_security": .bool(false),
+            "r_t_h": .bool(true), "maturity_date": .null, "text": .null, "underlying_con_id": .int(0),
+            "cusip": .null, "classifier": .null, "contract_month": .null, "underlying_issuer": .null,
+            "fullName": .string(i.symbol), "smart_available": .bool(true),
+        ])
+    }
+
+    /// Order rules: lot size, tick, price band for A-shares, allowed order types.
+    static func rules(_ entry: DirectoryEntry, quote: MarketQuote?) -> JSONValue {
+        let i = entry.instrument
+        let last = quote?.last ?? .zero
+        let tick = i.tick.tick(at: last.isPositive ? last : FixedDecimal.one)
+        let lot = FixedDecimal(i.lot.roundLot)
+        var rules: [String: JSONValue] = [
+            "algoEligible": .bool(false), "overnightEligible": .bool(false), "costReport": .bool(false),
+            "canTradeAcctIds": .array([]), "error": .null,
+            "orderTypes": .array(["limit", "market", "stop", "stop_limit", "trailing_stop"].map(JSONValue.string)),
+            "orderTypesOutside": .array([JSONValue.string("limit")]),
+            "defaultSize": exact(i.market == .us ? FixedDecimal(100) : lot), "cashSize": .number("0"),
+            "sizeIncrement": exact(i.market == .us ? .one : lot), "tifTypes": .array(
+                ["DAY/o,a", "GTC/o,a", "IOC/MARKET,LIMIT,o", "FOK/MARKET,LIMIT,o", "OPG/LIMIT,MARKET,a"].map(
+                    JSONValue.string)),
+            "tifDefault": .string("DAY"), "limitPrice": quote.map { exact($0.last) } ?? .null,
+            "stopprice": quote.map { exact($0.last) } ?? .null, "orderOrigination": .null, "preview": .bool(true),
+            "displaySize": .null, "fraqTypes": .array([]), "fraqInt": .int(0), "cqtTypes": .array([]),
+            "orderDefaults": .object(["LMT": .object(["LP": .string(last.formatted(minimumPlaces: 2))])]),
+            "cqtDefault": .number("0"), "increment": exact(tick), "incrementDigits": .int(tick.fractionalDigits),
+            "negativeCapable": .bool(false), "incrementType": .int(1), "hasSecondary": .bool(false),
+            "modTypes": .array([]), "increment_rules": .array([
+                .object(["lowerEdge": .number("0"), "increment": exact(tick)])
+            ]),
+            "lotSize": exact(lot), "roundLot": .int(i.lot.roundLot),
+            "sellableSameDay": .bool(i.sellableSameDay),
+        ]
+        if let up = quote?.limitUp, let down = quote?.limitDown {
+            rules["limitUp"] = exact(up)
+            rules["limitDown"] = exact(down)
+        }
+        if let max = i.maximumOrderQty { rules["maxSize"] = exact(max) }
+        return .object(rules)
+    }
+
+    // MARK: Orders
+
+    /// IB's order status: untriggered stops and orders waiting for the session are PreSubmitted.
+    static func status(_ order: Order, now: Timestamp) -> String {
+        switch order.status {
+        case .filled: return "Filled"
+        case .canceled, .expired, .doneForDay, .replaced: return "Cancelled"
+        case .rejected, .suspended: return "Inactive"
+        case .pendingCancel: return "PendingCancel"
+        case .held: return "PreSubmitted"
+        case .pendingNew: return "PendingSubmit"
+        default:
+            let waitingStop = [.stop, .stopLimit, .trailingStop].contains(order.type) && !order.triggered
+            return waitingStop || order.eligibleAt > now ? "PreSubmitted" : "Submitted"
+        }
+    }
+
+    static func orderTypeName(_ type: OrderType) -> String {
+        switch type {
+        case .market: return "Market"
+        case .limit: return "Limit"
+        case .stop: return "Stop"
+        case .stopLimit: return "Stop Limit"
+        case .trailingStop: return "Trailing Stop"
+        }
+    }
+
+    static func origOrderType(_ type: OrderType) -> String {
+        switch type {
+        case .market: return "MARKET"
+        case .limit: return "LIMIT"
+        case .stop: return "STOP"
+        case .stopLimit: return "STOP_LIMIT"
+        case .trailingStop: return "TRAILING STOP"
+        }
+    }
+
+    static func tif(_ tif: TimeInForce) -> String {
+        switch tif {
+        case .day: return "DAY"
+        case .gtc: return "GTC"
+        case .ioc: return "IOC"
+        case .fok: return "FOK"
+        case .opg: return "OPG"
+        case .cls: return "CLS"
+        }
+    }
+
+    static func description(_ order: Order) -> String {
+        let verb = order.side == .buy ? "Buy" : "Sell"
+        var text = "\(verb) \((order.qty ?? order.filledQty).formatted(minimumPlaces: 0)) \(orderTypeName(order.type))"
+        if let limit = order.limitPrice { text += " \(limit.formatted(minimumPlaces: 2))" }
+        if let stop = order.stopPrice, order.type != .trailingStop { text += " Stop \(stop.formatted(minimumPlaces: 2))" }
+        return text + ", " + (order.timeInForce == .gtc ? "GTC" : tif(order.timeInForce).capitalized)
+    }
+
+    /// One row of `/iserver/account/orders` (and of the WebSocket's `sor`).
+    static func liveOrder(_ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp) -> JSONValue {
+        let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
+        let total = order.qty ?? order.filledQty
+        let remaining = order.status.isOpen ? (order.leavesQty ?? .zero) : .zero
+        var object: [String: JSONValue] = [
+            "acct": .string(ib), "account": .string(ib), "conid": .int(conid), "conidex": .string(String(conid)),
+            "orderId": .int(number), "cashCcy": .string(entry?.instrument.currency.rawValue ?? ""),
+            "sizeAndFills": .string("\(order.filledQty.formatted(minimumPlaces: 0))/\(total.formatted(minimumPlaces: 0))"),
+            "orderDesc": .string(description(order)), "description1": .string(order.symbol),
+            "ticker": .string(order.symbol), "secType": .string("STK"),
+            "listingExchange": .string(entry.map { IBMarketFields.listingExchange($0.instrument) } ?? ""),
+            "remainingQuantity": exact(remaining), "filledQuantity": exact(order.filledQty),
+            "totalSize": exact(total), "companyName": .string(entry?.name ?? order.symbol),
+            "status": .string(status(order, now: now)), "order_ccp_status": .string(status(order, now: now)),
+            "origOrderType": .string(origOrderType(order.type)), "supportsTaxOpt": .string("1"),
+            "lastExecutionTime": .string(compactTime(order.updatedAt)), "lastExecutionTime_r": millis(order.updatedAt),
+            "orderType": .string(orderTypeName(order.type)), "bgColor": .string("#FFFFFF"), "fgColor": .string("#000000"),
+            "order_ref": .string(order.clientOrderID.text), "timeInForce": .string(tif(order.timeInForce)),
+            "side": .string(order.side == .buy ? "BUY" : "SELL"), "isEventTrading": .string("0"),
+            "outsideRTH": .bool(order.extendedHours),
+        ]
+        if let price = order.limitPrice { object["price"] = .string(price.description) }
+        if let stop = order.stopPrice { object[order.type == .stop ? "price" : "auxPrice"] = .string(stop.description) }
+        if let average = order.filledAvgPrice { object["avgPrice"] = .string(average.rounded(places: 4, rule: .halfEven).description) }
+        if let reason = order.reason, order.status == .rejected || order.status == .canceled {
+            object["text"] = .string(reason)
+        }
+        return .object(object)
+    }
+
+    /// `/iserver/account/order/status/{id}`.
+    static func orderStatus(_ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp) -> JSONValue {
+        let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
+        let total = order.qty ?? order.filledQty
+        let remaining = order.status.isOpen ? (order.leavesQty ?? .zero) : .zero
+        let state = status(order, now: now)
+        var object: [String: JSONValue] = [
+            "sub_type": .null, "request_id": .string("0"), "server_id": .string("0"), "order_id": .int(number),
+            "conidex": .string(String(conid)), "conid": .int(conid), "symbol": .string(order.symbol),
+            "side": .string(order.side == .buy ? "B" : "S"), "contract_description_1": .string(order.symbol),
+            "listing_exchange": .string(entry.map { IBMarketFields.listingExchange($0.instrument) } ?? ""),
+            "option_acct": .string("c"), "company_name": .string(entry?.name ?? order.symbol),
+            "size": .string(remaining.description), "total_size": .string(total.description),
+            "currency": .string(entry?.instrument.currency.rawValue ?? ""), "account": .string(ib),
+            "order_type": .string(origOrderType(order.type)), "cum_fill": .string(order.filledQty.description),
+            "order_status": .string(state), "order_ccp_status": .string(state),
+            "order_status_description": .string(statusDescription(state)), "tif": .string(tif(order.timeInForce)),
+            "fgColor": .string("#FFFFFF"), "bgColor": .string("#000000"),
+            "order_not_editable": .bool(!order.status.isOpen), "editable_fields": .string(""),
+            "cannot_cancel_order": .bool(!order.status.isOpen), "deactivate_order": .bool(false),
+            "sec_type": .string("STK"), "available_chart_periods": .string("#R|1"),
+            "order_description": .string(description(order)),
+            "order_description_with_contract": .string(order.symbol + " " + description(order)),
+            "alert_active": .int(1), "child_order_type": .string("0"), "order_clearing_account": .string(ib),
+            "size_and_fills": .string(order.filledQty.formatted(minimumPlaces: 0)),
+            "allowed_duplicate_opposite": .bool(true), "order_time": .string(compactTime(order.createdAt)),
+            "order_ref": .string(order.clientOrderID.text),
+        ]
+        if let price = order.limitPrice { object["limit_price"] = .string(price.description) }
+        if let stop = order.stopPrice { object["stop_price"] = .string(stop.description) }
+        if let average = order.filledAvgPrice { object["average_price"] = .string(average.rounded(places: 4, rule: .halfEven).description) }
+        if let reason = order.reason { object["text"] = .string(reason) }
+        return .object(object)
+    }
+
+    static func statusDescription(_ state: String) -> String {
+        switch state {
+        case "Filled": return "Order Filled"
+        case "Cancelled": return "Order Cancelled"
+        case "Inactive": return "Order Inactive"
+        case "PreSubmitted": return "Order Submitted, waiting for the trigger or the session"
+        default: return "Order Submitted"
+        }
+    }
+
+    /// One execution of `/iserver/account/trades` (and of the WebSocket's `str`).
+    static func trade(
+        _ fill: Fill, at time: Timestamp, commission: FixedDecimal, order: Order?, number: Int, ib: String,
+        entry: DirectoryEntry?
+    ) -> JSONValue {
+        let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
+        let verb = fill.side == .buy ? "Bought" : "Sold"
+        let venue = entry.map { IBMarketFields.listingExchange($0.instrument) } ?? ""
+        let net = fill.side == .buy ? fill.value + commission : fill.value - commission
+        return .object([
+            "execution_id": .string(IBOrderNumber.execution(fill.executionID)), "symbol": .string(fill.symbol),
+            "supports_tax_opt": .string("1"), "side": .string(fill.side == .buy ? "B" : "S"),
+            "order_description": .string("\(verb) \(fill.qty.formatted(minimumPlaces: 0)) @ \(fill.price.formatted(minimumPlaces: 2)) on \(venue)"),
+            "trade_time": .string(tradeTime(time)), "trade_time_r": millis(time), "size": exact(fill.qty),
+            "price": .string(fill.price.description), "order_ref": .string(order?.clientOrderID.text ?? ""),
+            "submitter": .string(ib), "exchange": .string(venue), "commission": .string(commission.formatted(places: 2)),
+            "net_amount": money(net), "account": .string(ib), "accountCode": .string(ib),
+            "account_allocation_name": .string(ib), "company_name": .string(entry?.name ?? fill.symbol),
+            "contract_description_1": .string(fill.symbol), "sec_type": .string("STK"), "listing_exchange": .string(venue),
+            "conid": .string(String(conid)), "conidEx": .string(String(conid)), "clearing_id": .string("IB"),
+            "clearing_name": .string("IB"), "liquidation_trade": .string("0"), "is_event_trading": .string("0"),
+            "order_id": .int(number),
+        ])
+    }
+}

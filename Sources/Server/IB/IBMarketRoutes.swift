@@ -1,0 +1,266 @@
+import Brokerage
+import Foundation
+import Hummingbird
+import JSON
+import MarketData
+import TradingCore
+
+/// Contracts (conid lookup, search, info and rules), market data (snapshot, history) and the scanner.
+struct IBMarketRoutes {
+    let gateway: IBGateway
+    var services: Papertrade { gateway.services }
+    var directory: SymbolDirectory { services.directory }
+
+    func addRoutes(to api: RouterGroup<AppContext>) {
+        api.get("trsrv/stocks", use: stocks)
+        api.get("trsrv/secdef", use: secdef)
+        api.get("iserver/secdef/search", use: search)
+        api.post("iserver/secdef/search", use: search)
+        api.get("iserver/secdef/info", use: secdefInfo)
+        api.get("iserver/contract/{conid}/info", use: info)
+        api.get("iserver/contract/{conid}/info-and-rules", use: infoAndRules)
+        api.post("iserver/contract/rules", use: contractRules)
+        api.get("iserver/marketdata/snapshot", use: snapshot)
+        api.get("md/snapshot", use: snapshot)
+        api.get("iserver/marketdata/history", use: history)
+        api.get("hmds/history", use: history)
+        api.get("iserver/marketdata/unsubscribeall", use: unsubscribeAll)
+        api.post("iserver/marketdata/unsubscribe", use: unsubscribe)
+        api.post("iserver/scanner/run", use: scanner)
+        api.post("hmds/scanner/run", use: scanner)
+        api.post("hmds/scanner", use: scanner)
+        api.get("iserver/scanner/params", use: scannerParams)
+    }
+
+    func entry(_ conid: String?) throws -> DirectoryEntry {
+        guard let conid, !conid.isEmpty else { throw IBError(.badRequest, "conid is required") }
+        guard let entry = IBConid.entry(conid, in: directory) else {
+            throw IBError(.badRequest, "invalid conid \(conid): no such contract")
+        }
+        return entry
+    }
+
+    // MARK: Contracts
+
+    static func instrumentJSON(_ entry: DirectoryEntry) -> JSONValue {
+        .object([
+            "name": .string(entry.name.uppercased()), "chineseName": .null, "assetClass": .string("STK"),
+            "contracts": .array([IBEncoding.contract(entry)]),
+        ])
+    }
+
+    @Sendable func stocks(_ request: Request, context: AppContext) async throws -> Response {
+        guard let symbols = request.query("symbols"), !symbols.isEmpty else {
+            throw IBError(.badRequest, "symbols is required")
+        }
+        var out: [String: JSONValue] = [:]
+        for symbol in symbols.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !symbol.isEmpty {
+            out[symbol] = .array(directory.entry(symbol).map { [Self.instrumentJSON($0)] } ?? [])
+        }
+        return JSONValue.object(out).response()
+    }
+
+    static func secdefJSON(_ entry: DirectoryEntry) -> JSONValue {
+        let i = entry.instrument
+        let venue = IBMarketFields.listingExchange(i)
+        let tick = i.tick.tick(at: FixedDecimal.one)
+        return .object([
+            "conid": .int(IBConid.conid(i)), "currency": .string(i.currency.rawValue), "time": .int(0),
+            "chineseName": .null, "allExchanges": .string(venue), "listingExchange": .string(venue),
+            "countryCode": .string(i.market == .us ? "US" : "CN"), "name": .string(i.name.uppercased()),
+            "assetClass": .string("STK"), "expiry": .null, "lastTradingDay": .null, "group": .text(entry.industry),
+            "putOrCall": .null, "sector": .text(entry.sector), "sectorGroup": .text(entry.industry), "strike": .string("0"),
+            "ticker": .string(i.symbol), "undConid": .int(0), "multiplier": .number("0"), "type": .string("COMMON"),
+            "hasOptions": .bool(false), "fullName": .string(i.symbol), "isUS": .bool(i.market == .us),
+            "incrementRules": .array([.object(["lowerEdge": .number("0"), "increment": IBEncoding.exact(tick)])]),
+            "displayRule": .object([
+                "magnification": .int(0),
+                "displayRuleStep": .array([
+                    .object([
+                        "decimalDigits": .int(tick.fractionalDigits), "lowerEdge": .number("0"),
+                        "wholeDigits": .int(4),
+                    ])
+                ]),
+            ]),
+        ])
+    }
+
+    @Sendable func secdef(_ request: Request, context: AppContext) async throws -> Response {
+        guard let conids = request.query("conids"), !conids.isEmpty else {
+            throw IBError(.badRequest, "conids is required")
+        }
+        let entries = try conids.split(separator: ",").map { try entry(String($0)) }
+        return JSONValue.object(["secdef": .array(entries.map(Self.secdefJSON))]).response()
+    }
+
+    /// Search by symbol (or by company name with `name=true`).
+    @Sendable func search(_ request: Request, context: AppContext) async throws -> Response {
+        var request = request
+        var symbol = request.query("symbol")
+        var byName = request.query("name").map { ["true", "1"].contains($0.lowercased()) } ?? false
+        var secType = request.query("secType")
+        if request.method == .post, let body = try await request.ibBody(context: context) {
+            symbol = body["symbol"]?.string ?? symbol
+            byName = body["name"]?.bool ?? byName
+            secType = body["secType"]?.string ?? secType
+        }
+        guard let text = symbol?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            throw IBError(.badRequest, "symbol is required")
+        }
+        if let secType, !["STK", ""].contains(secType.uppercased()) {
+            return JSONValue.array([]).response()
+        }
+        var entries: [DirectoryEntry] = []
+        if !byName, let exact = directory.entry(text) { entries.append(exact) }
+        for result in directory.search(text, limit: 10) where !entries.contains(where: { $0.symbol == result.symbol }) {
+            if let e = directory.entry(result.symbol) { entries.append(e) }
+        }
+        let out: [JSONValue] = entries.prefix(10).map { e in
+            let venue = IBMarketFields.listingExchange(e.instrument)
+            return .object([
+                "conid": .string(String(IBConid.conid(e.instrument))), "companyHeader": .string("\(e.name) - \(venue)"),
+                "companyName": .string(e.name), "symbol": .string(e.symbol), "description": .string(venue),
+                "restricted": .null, "fop": .null, "opt": .null, "war": .null,
+                "sections": .array([.object(["secType": .string("STK")])]),
+            ])
+        }
+        guard !out.isEmpty else { throw IBError(.badRequest, "No symbol found") }
+        return JSONValue.array(out).response()
+    }
+
+    @Sendable func secdefInfo(_ request: Request, context: AppContext) async throws -> Response {
+        let e = try entry(request.query("conid"))
+        return JSONValue.array([IBEncoding.contractInfo(e)]).response()
+    }
+
+    @Sendable func info(_ request: Request, context: AppContext) async throws -> Response {
+        IBEncoding.contractInfo(try entry(context.parameters.get("conid"))).response()
+    }
+
+    @Sendable func infoAndRules(_ request: Request, context: AppContext) async throws -> Response {
+        let e = try entry(context.parameters.get("conid"))
+        guard case .object(var object) = IBEncoding.contractInfo(e) else { throw IBError(.internalServerError, "") }
+        object["rules"] = IBEncoding.rules(e, quote: try? await services.feed.quote(e.symbol))
+        return JSONValue.object(object).response()
+    }
+
+    @Sendable func contractRules(_ request: Request, context: AppContext) async throws -> Response {
+        var request = request
+        let body = try await request.ibBody(context: context)
+        let conid = body?["conid"].flatMap { $0.int.map(String.init) ?? $0.string }
+        let e = try entry(conid)
+        return IBEncoding.rules(e, quote: try? await services.feed.quote(e.symbol)).response()
+    }
+
+    // MARK: Market data
+
+    /// Unlike IB's gateway, the first call already answers with data: there is no subscription to warm up. A
+    /// client that calls twice (as ibind does) gets data both times.
+    @Sendable func snapshot(_ request: Request, context: AppContext) async throws -> Response {
+        guard let conids = request.query("conids"), !conids.isEmpty else {
+            throw IBError(.badRequest, "conids is required")
+        }
+        let fields = (request.query("fields") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+        let list = conids.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard list.count <= 100 else { throw IBError(.badRequest, "at most 100 conids per snapshot") }
+        var out: [JSONValue] = []
+        for conid in list {
+            let e = try entry(conid)
+            out.append(try await gateway.snapshot(e, fields: fields))
+        }
+        return JSONValue.array(out).response()
+    }
+
+    @Sendable func unsubscribeAll(_ request: Request, context: AppContext) async throws -> Response {
+        JSONValue.object(["unsubscribed": .bool(true)]).response()
+    }
+
+    @Sendable func unsubscribe(_ request: Request, context: AppContext) async throws -> Response {
+        JSONValue.object(["success": .bool(true)]).response()
+    }
+
+    /// `bar` 1min…1m and `period` {n}min/h/d/w/m/y, as IB; `startTime` (yyyyMMdd-HH:mm:ss, UTC) ends the window.
+    @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
+        let e = try entry(request.query("conid"))
+        let barText = request.query("bar") ?? "1min"
+        guard let bar = IBHistory.bar(barText) else {
+            throw IBError(.badRequest, "bar \(barText) is not one of 1min, 2min, 3min, 5min, 10min, 15min, 30min, 1h, 2h, 3h, 4h, 8h, 1d, 1w, 1m")
+        }
+        let periodText = request.query("period") ?? "1w"
+        guard let period = IBHistory.period(periodText) else {
+            throw IBError(.badRequest, "period \(periodText) must be {1-30}min, {1-8}h, {1-1000}d, {1-792}w, {1-182}m or {1-15}y")
+        }
+        var end = services.clock.now()
+        if let start = request.query("startTime"), !start.isEmpty {
+            guard let t = IBHistory.time(start) else {
+                throw IBError(.badRequest, "startTime must be yyyyMMdd-HH:mm:ss")
+            }
+            end = min(t, end)
+        }
+        let outsideRTH = ["true", "1"].contains((request.query("outsideRth") ?? "").lowercased())
+        guard gateway.beginHistory() else { throw IBError(.tooManyRequests, "Too many requests") }
+        defer { gateway.endHistory() }
+        let answer = try await IBHistory.answer(
+            e, bar: bar, barText: barText, period: period, periodText: periodText, end: end, outsideRTH: outsideRTH,
+            feed: services.feed)
+        return answer.response()
+    }
+
+    // MARK: Scanner
+
+    @Sendable func scanner(_ request: Request, context: AppContext) async throws -> Response {
+        var request = request
+        let body = try await request.ibBody(context: context)
+        let type = (body?["type"]?.string ?? body?["scanCode"]?.string ?? "TOP_PERC_GAIN").uppercased()
+        let location = (body?["location"]?.string ?? "STK.US.MAJOR").uppercased()
+        let market: Market =
+            ["CN", "SSE", "SZSE", "SEHKNTL", "SEHKSZSE", "CHINA"].contains(where: { location.contains($0) }) ? .cn : .us
+        let kind: MoverKind
+        let column: String
+        switch type {
+        case "TOP_PERC_GAIN", "TOP_OPEN_PERC_GAIN", "HIGH_OPEN_GAP": (kind, column) = (.gainers, "Chg%")
+        case "TOP_PERC_LOSE", "TOP_OPEN_PERC_LOSE", "LOW_OPEN_GAP": (kind, column) = (.losers, "Chg%")
+        case "MOST_ACTIVE", "HOT_BY_VOLUME", "TOP_VOLUME_RATE": (kind, column) = (.active, "Volume")
+        default:
+            throw IBError(.badRequest, "scanner type \(type) is not supported; use TOP_PERC_GAIN, TOP_PERC_LOSE or MOST_ACTIVE")
+        }
+        let movers = try await services.feed.movers(market, kind: kind, limit: 50)
+        let contracts: [JSONValue] = movers.compactMap { m in
+            guard let e = directory.entry(m.symbol) else { return nil }
+            let conid = IBConid.conid(e.instrument)
+            let data =
+                kind == .active
+                ? IBMarketFields.formattedVolume(m.volume)
+                : IBMarketFields.signed(m.changePercent.formatted(places: 2)) + "%"
+            return .object([
+                "server_id": .string("0"), "column_name": .string(column), "symbol": .string(m.symbol),
+                "conidex": .string(String(conid)), "con_id": .int(conid), "conid": .int(conid),
+                "available_chart_periods": .string("#R|1"), "company_name": .string(m.name), "scan_data": .string(data),
+                "contract_description_1": .string(m.symbol),
+                "listing_exchange": .string(IBMarketFields.listingExchange(e.instrument)), "sec_type": .string("STK"),
+                "last": .string(m.last.formatted(minimumPlaces: 2)),
+            ])
+        }
+        return JSONValue.object(["contracts": .array(contracts), "scan_data_column_name": .string(column)]).response()
+    }
+
+    @Sendable func scannerParams(_ request: Request, context: AppContext) async throws -> Response {
+        func item(_ code: String, _ name: String) -> JSONValue {
+            .object(["code": .string(code), "display_name": .string(name), "instruments": .array([.string("STK")])])
+        }
+        return JSONValue.object([
+            "scan_type_list": .array([
+                item("TOP_PERC_GAIN", "Top % Gainers"), item("TOP_PERC_LOSE", "Top % Losers"),
+                item("MOST_ACTIVE", "Most Active"),
+            ]),
+            "instrument_list": .array([.object(["display_name": .string("US Stocks"), "type": .string("STK")])]),
+            "location_tree": .array([
+                .object(["display_name": .string("US Stocks"), "type": .string("STK.US.MAJOR")]),
+                .object(["display_name": .string("China A-shares"), "type": .string("STK.CN")]),
+            ]),
+            "filter_list": .array([]),
+        ]).response()
+    }
+}

@@ -1,0 +1,142 @@
+import JSON
+import MarketData
+import TradingCore
+
+/// One order of a Client Portal `POST /iserver/account/{acct}/orders` body, read exactly (numbers keep their text)
+/// and turned into the brokerage's `OrderRequest`.
+///
+/// IB's fields: `conid` (or `conidex` "265598@SMART"), `side` BUY/SELL, `quantity`, `orderType` MKT, LMT, STP,
+/// STOP_LIMIT (also "STP LMT"), TRAIL; `price` (the limit price; the stop price of a STP), `auxPrice` (the stop price
+/// of a STOP_LIMIT), `trailingAmt` + `trailingType` ("amt" or "%"), `tif` DAY/GTC/IOC/OPG/FOK, `cOID`,
+/// `outsideRTH`, `cashQty` (a buy for an amount of money).
+struct IBOrderTicket: Sendable, Equatable {
+    var entry: DirectoryEntry
+    var side: OrderSide
+    var type: OrderType
+    var quantity: Quantity
+    var cashQuantity: FixedDecimal?
+    var limitPrice: Price?
+    var stopPrice: Price?
+    var trailAmount: FixedDecimal?
+    var trailPercent: FixedDecimal?
+    var timeInForce: TimeInForce
+    var clientOrderID: String?
+    var outsideRTH: Bool
+
+    var currency: String { entry.instrument.currency.rawValue }
+
+    static let knownFields: Set<String> = [
+        "conid", "conidex", "side", "quantity", "orderType", "price", "auxPrice", "trailingAmt", "trailingType", "tif",
+        "cOID", "outsideRTH", "cashQty", "acctId", "ticker", "secType", "listingExchange", "isSingleGroup",
+        "manualIndicator", "referrer", "useAdaptive", "isCcyConv", "allocationMethod", "extOperator", "strategy",
+        "parentId", "isClose", "deactivated", "fxQty", "customerAccount", "isProCustomer", "manualOrderTime",
+    ]
+
+    /// "BUY 100 AAPL NASDAQ.NMS @ 189.50" — how IB names an order in its questions.
+    var description: String {
+        let venue = entry.instrument.market == .us ? "NASDAQ.NMS" : IBMarketFields.listingExchange(entry.instrument)
+        var text = "\(side == .buy ? "BUY" : "SELL") \(quantity.formatted(minimumPlaces: 0)) \(entry.symbol) \(venue)"
+        if let limitPrice { text += " @ \(limitPrice.formatted(minimumPlaces: 2))" }
+        if type == .stop || type == .stopLimit, let stopPrice { text += " STP \(stopPrice.formatted(minimumPlaces: 2))" }
+        return text
+    }
+
+    init(_ json: JSONValue, directory: SymbolDirectory) throws(IBError) {
+        guard let o = json.object else { throw IBError(.badRequest, "each order must be a JSON object") }
+        if let unknown = o.keys.filter({ !Self.knownFields.contains($0) }).sorted().first {
+            throw IBError(.badRequest, "unknown order field \(unknown)")
+        }
+        var conidText = o["conid"].flatMap { $0.int.map(String.init) ?? $0.string }
+        if conidText == nil, let conidex = o["conidex"]?.string {
+            conidText = String(conidex.split(separator: "@").first ?? "")
+        }
+        guard let conidText else { throw IBError(.badRequest, "conid is required") }
+        guard let entry = IBConid.entry(conidText, in: directory) else {
+            throw IBError(.badRequest, "invalid conid \(conidText): no such contract")
+        }
+        self.entry = entry
+        switch o["side"]?.string?.uppercased() {
+        case "BUY": side = .buy
+        case "SELL": side = .sell
+        default: throw IBError(.badRequest, "side must be BUY or SELL")
+        }
+        let orderType = (o["orderType"]?.string ?? "").uppercased()
+        switch orderType {
+        case "MKT": type = .market
+        case "LMT": type = .limit
+        case "STP": type = .stop
+        case "STOP_LIMIT", "STP LMT", "STP_LMT": type = .stopLimit
+        case "TRAIL": type = .trailingStop
+        case "": throw IBError(.badRequest, "orderType is required")
+        default:
+            throw IBError(
+                .badRequest, "orderType \(orderType) is not supported; use MKT, LMT, STP, STOP_LIMIT or TRAIL")
+        }
+        func decimal(_ key: String) throws(IBError) -> FixedDecimal? {
+            guard let value = o[key], !value.isNull else { return nil }
+            guard let number = value.decimal else { throw IBError(.badRequest, "\(key) must be a number") }
+            return number
+        }
+        cashQuantity = try decimal("cashQty")
+        if let cash = cashQuantity {
+            guard cash.isPositive, side == .buy, type == .market else {
+                throw IBError(.badRequest, "cashQty must be positive and is accepted on market buy orders only")
+            }
+            quantity = .zero
+        } else {
+            guard let q = try decimal("quantity"), q.isPositive else {
+                throw IBError(.badRequest, "quantity must be a positive number")
+            }
+            quantity = q
+        }
+        let price = try decimal("price")
+        let aux = try decimal("auxPrice")
+        switch type {
+        case .limit:
+            guard let price else { throw IBError(.badRequest, "price is required for LMT orders") }
+            limitPrice = price
+        case .stop:
+            guard let stop = aux ?? price else { throw IBError(.badRequest, "price is required for STP orders") }
+            stopPrice = stop
+        case .stopLimit:
+            guard let price, let aux else {
+                throw IBError(.badRequest, "STOP_LIMIT orders need price (the limit) and auxPrice (the stop)")
+            }
+            limitPrice = price
+            stopPrice = aux
+        case .trailingStop:
+            guard let amount = try decimal("trailingAmt"), amount.isPositive else {
+                throw IBError(.badRequest, "trailingAmt must be a positive number for TRAIL orders")
+            }
+            switch (o["trailingType"]?.string ?? "amt").lowercased() {
+            case "amt": trailAmount = amount
+            case "%": trailPercent = amount
+            default: throw IBError(.badRequest, "trailingType must be amt or %")
+            }
+        case .market: break
+        }
+        switch (o["tif"]?.string ?? "DAY").uppercased() {
+        case "DAY": timeInForce = .day
+        case "GTC": timeInForce = .gtc
+        case "IOC": timeInForce = .ioc
+        case "FOK": timeInForce = .fok
+        case "OPG": timeInForce = .opg
+        case let other: throw IBError(.badRequest, "tif \(other) is not supported; use DAY, GTC, IOC, FOK or OPG")
+        }
+        if let value = o["cOID"], !value.isNull {
+            guard let text = value.string, !text.isEmpty, text.count <= 128 else {
+                throw IBError(.badRequest, "cOID must be a string of 1 to 128 characters")
+            }
+            clientOrderID = text
+        }
+        outsideRTH = o["outsideRTH"]?.bool ?? false
+    }
+
+    var request: OrderRequest {
+        OrderRequest(
+            symbol: entry.symbol, side: side, type: type, timeInForce: timeInForce,
+            qty: cashQuantity == nil ? quantity : nil, notional: cashQuantity, limitPrice: limitPrice,
+            stopPrice: stopPrice, trailPrice: trailAmount, trailPercent: trailPercent, extendedHours: outsideRTH,
+            clientOrderID: clientOrderID.map { ClientOrderID($0) })
+    }
+}
