@@ -165,7 +165,8 @@ struct Serve: AsyncParsableCommand {
         if let ibPort = configuration.ib.port {
             print(
                 "  Interactive Brokers Client Portal API on https://\(configuration.ib.host):\(ibPort)/v1/api/ — "
-                    + (configuration.ib.user.map { "logged in as \($0)" } ?? "log in at https://\(configuration.ib.host):\(ibPort)/"))
+                    + (configuration.ib.user.map { "logged in as \($0)" }
+                        ?? "log in at https://\(configuration.ib.host):\(ibPort)/"))
         }
         if services.web.chartLibrary == nil {
             print("  web app without charts: run scripts/fetch-web-vendor.sh (or set PAPERTRADE_WEB_VENDOR_DIR)")

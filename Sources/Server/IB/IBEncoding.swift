@@ -8,7 +8,9 @@ import TradingCore
 /// JSON numbers for amounts and strings for prices in some places; each field follows IB).
 enum IBEncoding {
     static func exact(_ value: FixedDecimal) -> JSONValue { .number(value.description) }
-    static func money(_ value: FixedDecimal) -> JSONValue { .number(value.rounded(places: 2, rule: .halfEven).description) }
+    static func money(_ value: FixedDecimal) -> JSONValue {
+        .number(value.rounded(places: 2, rule: .halfEven).description)
+    }
     static func millis(_ t: Timestamp) -> JSONValue { .int(Int(t.nanoseconds / 1_000_000)) }
 
     /// "231121150004": IB's yyMMddHHmmss in UTC.
@@ -32,13 +34,15 @@ enum IBEncoding {
 
     static func account(_ ib: String, _ record: AccountRecord) -> JSONValue {
         .object([
-            "id": .string(ib), "accountId": .string(ib), "accountVan": .string(ib), "accountTitle": .string(record.name),
+            "id": .string(ib), "accountId": .string(ib), "accountVan": .string(ib),
+            "accountTitle": .string(record.name),
             "displayName": .string(ib), "accountAlias": .string(record.name), "desc": .string(ib),
             "accountStatus": millis(record.createdAt), "currency": .string(record.market.currency.rawValue),
             "type": .string("DEMO"), "tradingType": .string("STKCASH"), "businessType": .string("IB_PROSERVE"),
             "category": .string(""), "ibEntity": .string(record.market == .us ? "IBLLC-US" : "IB-HK"),
             "faclient": .bool(false), "clearingStatus": .string("O"), "covestor": .bool(false),
-            "noClientTrading": .bool(false), "trackVirtualFXPortfolio": .bool(false), "acctCustType": .string("INDIVIDUAL"),
+            "noClientTrading": .bool(false), "trackVirtualFXPortfolio": .bool(false),
+            "acctCustType": .string("INDIVIDUAL"),
             "brokerageAccess": .bool(true),
             "parent": .object([
                 "mmc": .array([]), "accountId": .string(""), "isMParent": .bool(false), "isMChild": .bool(false),
@@ -99,8 +103,10 @@ enum IBEncoding {
             ("fullinitmarginreq", .zero), ("fullmaintmarginreq", .zero), ("accruedcash", .zero),
             ("stockmarketvalue", t.marketValue), ("unrealizedpnl", t.unrealized), ("realizedpnl", t.realized),
             ("previousdayequitywithloanvalue", t.equity - t.dayChange), ("sma", .zero), ("regtmargin", .zero),
-            ("leverage-s", .zero), ("lookaheadavailablefunds", t.buyingPower), ("lookaheadexcessliquidity", t.buyingPower),
-            ("lookaheadinitmarginreq", .zero), ("lookaheadmaintmarginreq", .zero), ("daytradesremaining", FixedDecimal(-1)),
+            ("leverage-s", .zero), ("lookaheadavailablefunds", t.buyingPower),
+            ("lookaheadexcessliquidity", t.buyingPower),
+            ("lookaheadinitmarginreq", .zero), ("lookaheadmaintmarginreq", .zero),
+            ("daytradesremaining", FixedDecimal(-1)),
         ]
         for (key, value) in amounts { object[key] = amount(value) }
         object["cushion"] = .object([
@@ -132,7 +138,8 @@ enum IBEncoding {
     static func ledgerEntry(_ ib: String, _ summary: AccountSummary, key: String, at now: Timestamp) -> JSONValue {
         let t = Totals(summary)
         var object: [String: JSONValue] = [
-            "acctcode": .string(ib), "currency": .string(key == "BASE" ? "BASE" : t.currency), "key": .string("LedgerList"),
+            "acctcode": .string(ib), "currency": .string(key == "BASE" ? "BASE" : t.currency),
+            "key": .string("LedgerList"),
             "secondkey": .string(key), "exchangerate": .number("1"), "sessionid": .int(1), "severity": .int(0),
             "timestamp": .int(Int(now.nanoseconds / 1_000_000_000)),
         ]
@@ -191,11 +198,14 @@ enum IBEncoding {
         let i = entry.instrument
         return .object([
             "con_id": .int(IBConid.conid(i)), "symbol": .string(i.symbol), "local_symbol": .string(i.symbol),
-            "company_name": .string(i.name), "instrument_type": .string("STK"), "currency": .string(i.currency.rawValue),
-            "exchange": .string(IBMarketFields.listingExchange(i)), "valid_exchanges": .string(IBMarketFields.listingExchange(i)),
+            "company_name": .string(i.name), "instrument_type": .string("STK"),
+            "currency": .string(i.currency.rawValue),
+            "exchange": .string(IBMarketFields.listingExchange(i)),
+            "valid_exchanges": .string(IBMarketFields.listingExchange(i)),
             "trading_class": .string(i.market == .us ? "NMS" : i.board.rawValue.uppercased()),
             "industry": .string(entry.sector), "category": .string(entry.industry), "multiplier": .string(""),
-            "contract_clarification_type": .null, "allow_sell_long": .bool(false), "is_zero_commission_security": .bool(false),
+            "contract_clarification_type": .null, "allow_sell_long": .bool(false),
+            "is_zero_commission_security": .bool(false),
             "r_t_h": .bool(true), "maturity_date": .null, "text": .null, "underlying_con_id": .int(0),
             "cusip": .null, "classifier": .null, "contract_month": .null, "underlying_issuer": .null,
             "fullName": .string(i.symbol), "smart_available": .bool(true),
@@ -214,7 +224,8 @@ enum IBEncoding {
             "orderTypes": .array(["limit", "market", "stop", "stop_limit", "trailing_stop"].map(JSONValue.string)),
             "orderTypesOutside": .array([JSONValue.string("limit")]),
             "defaultSize": exact(i.market == .us ? FixedDecimal(100) : lot), "cashSize": .number("0"),
-            "sizeIncrement": exact(i.market == .us ? .one : lot), "tifTypes": .array(
+            "sizeIncrement": exact(i.market == .us ? .one : lot),
+            "tifTypes": .array(
                 ["DAY/o,a", "GTC/o,a", "IOC/MARKET,LIMIT,o", "FOK/MARKET,LIMIT,o", "OPG/LIMIT,MARKET,a"].map(
                     JSONValue.string)),
             "tifDefault": .string("DAY"), "limitPrice": quote.map { exact($0.last) } ?? .null,
@@ -223,7 +234,8 @@ enum IBEncoding {
             "orderDefaults": .object(["LMT": .object(["LP": .string(last.formatted(minimumPlaces: 2))])]),
             "cqtDefault": .number("0"), "increment": exact(tick), "incrementDigits": .int(tick.fractionalDigits),
             "negativeCapable": .bool(false), "incrementType": .int(1), "hasSecondary": .bool(false),
-            "modTypes": .array([]), "increment_rules": .array([
+            "modTypes": .array([]),
+            "increment_rules": .array([
                 .object(["lowerEdge": .number("0"), "increment": exact(tick)])
             ]),
             "lotSize": exact(lot), "roundLot": .int(i.lot.roundLot),
@@ -289,19 +301,23 @@ enum IBEncoding {
         let verb = order.side == .buy ? "Buy" : "Sell"
         var text = "\(verb) \((order.qty ?? order.filledQty).formatted(minimumPlaces: 0)) \(orderTypeName(order.type))"
         if let limit = order.limitPrice { text += " \(limit.formatted(minimumPlaces: 2))" }
-        if let stop = order.stopPrice, order.type != .trailingStop { text += " Stop \(stop.formatted(minimumPlaces: 2))" }
+        if let stop = order.stopPrice, order.type != .trailingStop {
+            text += " Stop \(stop.formatted(minimumPlaces: 2))"
+        }
         return text + ", " + (order.timeInForce == .gtc ? "GTC" : tif(order.timeInForce).capitalized)
     }
 
     /// One row of `/iserver/account/orders` (and of the WebSocket's `sor`).
-    static func liveOrder(_ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp) -> JSONValue {
+    static func liveOrder(_ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp) -> JSONValue
+    {
         let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
         let total = order.qty ?? order.filledQty
         let remaining = order.status.isOpen ? (order.leavesQty ?? .zero) : .zero
         var object: [String: JSONValue] = [
             "acct": .string(ib), "account": .string(ib), "conid": .int(conid), "conidex": .string(String(conid)),
             "orderId": .int(number), "cashCcy": .string(entry?.instrument.currency.rawValue ?? ""),
-            "sizeAndFills": .string("\(order.filledQty.formatted(minimumPlaces: 0))/\(total.formatted(minimumPlaces: 0))"),
+            "sizeAndFills": .string(
+                "\(order.filledQty.formatted(minimumPlaces: 0))/\(total.formatted(minimumPlaces: 0))"),
             "orderDesc": .string(description(order)), "description1": .string(order.symbol),
             "ticker": .string(order.symbol), "secType": .string("STK"),
             "listingExchange": .string(entry.map { IBMarketFields.listingExchange($0.instrument) } ?? ""),
@@ -310,14 +326,17 @@ enum IBEncoding {
             "status": .string(status(order, now: now)), "order_ccp_status": .string(status(order, now: now)),
             "origOrderType": .string(origOrderType(order.type)), "supportsTaxOpt": .string("1"),
             "lastExecutionTime": .string(compactTime(order.updatedAt)), "lastExecutionTime_r": millis(order.updatedAt),
-            "orderType": .string(orderTypeName(order.type)), "bgColor": .string("#FFFFFF"), "fgColor": .string("#000000"),
+            "orderType": .string(orderTypeName(order.type)), "bgColor": .string("#FFFFFF"),
+            "fgColor": .string("#000000"),
             "order_ref": .string(order.clientOrderID.text), "timeInForce": .string(tif(order.timeInForce)),
             "side": .string(order.side == .buy ? "BUY" : "SELL"), "isEventTrading": .string("0"),
             "outsideRTH": .bool(order.extendedHours),
         ]
         if let price = order.limitPrice { object["price"] = .string(price.description) }
         if let stop = order.stopPrice { object[order.type == .stop ? "price" : "auxPrice"] = .string(stop.description) }
-        if let average = order.filledAvgPrice { object["avgPrice"] = .string(average.rounded(places: 4, rule: .halfEven).description) }
+        if let average = order.filledAvgPrice {
+            object["avgPrice"] = .string(average.rounded(places: 4, rule: .halfEven).description)
+        }
         if let reason = order.reason, order.status == .rejected || order.status == .canceled {
             object["text"] = .string(reason)
         }
@@ -325,7 +344,9 @@ enum IBEncoding {
     }
 
     /// `/iserver/account/order/status/{id}`.
-    static func orderStatus(_ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp) -> JSONValue {
+    static func orderStatus(_ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp)
+        -> JSONValue
+    {
         let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
         let total = order.qty ?? order.filledQty
         let remaining = order.status.isOpen ? (order.leavesQty ?? .zero) : .zero
@@ -354,7 +375,9 @@ enum IBEncoding {
         ]
         if let price = order.limitPrice { object["limit_price"] = .string(price.description) }
         if let stop = order.stopPrice { object["stop_price"] = .string(stop.description) }
-        if let average = order.filledAvgPrice { object["average_price"] = .string(average.rounded(places: 4, rule: .halfEven).description) }
+        if let average = order.filledAvgPrice {
+            object["average_price"] = .string(average.rounded(places: 4, rule: .halfEven).description)
+        }
         if let reason = order.reason { object["text"] = .string(reason) }
         return .object(object)
     }
@@ -381,13 +404,17 @@ enum IBEncoding {
         return .object([
             "execution_id": .string(IBOrderNumber.execution(fill.executionID)), "symbol": .string(fill.symbol),
             "supports_tax_opt": .string("1"), "side": .string(fill.side == .buy ? "B" : "S"),
-            "order_description": .string("\(verb) \(fill.qty.formatted(minimumPlaces: 0)) @ \(fill.price.formatted(minimumPlaces: 2)) on \(venue)"),
+            "order_description": .string(
+                "\(verb) \(fill.qty.formatted(minimumPlaces: 0)) @ \(fill.price.formatted(minimumPlaces: 2)) on \(venue)"
+            ),
             "trade_time": .string(tradeTime(time)), "trade_time_r": millis(time), "size": exact(fill.qty),
             "price": .string(fill.price.description), "order_ref": .string(order?.clientOrderID.text ?? ""),
-            "submitter": .string(ib), "exchange": .string(venue), "commission": .string(commission.formatted(places: 2)),
+            "submitter": .string(ib), "exchange": .string(venue),
+            "commission": .string(commission.formatted(places: 2)),
             "net_amount": money(net), "account": .string(ib), "accountCode": .string(ib),
             "account_allocation_name": .string(ib), "company_name": .string(entry?.name ?? fill.symbol),
-            "contract_description_1": .string(fill.symbol), "sec_type": .string("STK"), "listing_exchange": .string(venue),
+            "contract_description_1": .string(fill.symbol), "sec_type": .string("STK"),
+            "listing_exchange": .string(venue),
             "conid": .string(String(conid)), "conidEx": .string(String(conid)), "clearing_id": .string("IB"),
             "clearing_name": .string("IB"), "liquidation_trade": .string("0"), "is_event_trading": .string("0"),
             "order_id": .int(number),

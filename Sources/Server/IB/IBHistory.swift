@@ -53,7 +53,9 @@ enum IBHistory {
             let start = digits.index(digits.startIndex, offsetBy: from)
             return Int(digits[start..<digits.index(start, offsetBy: length)])
         }
-        guard let y = part(0, 4), let mo = part(4, 2), let d = part(6, 2), let date = CivilDate(String(format: "%04d-%02d-%02d", y, mo, d)) else {
+        guard let y = part(0, 4), let mo = part(4, 2), let d = part(6, 2),
+            let date = CivilDate(String(format: "%04d-%02d-%02d", y, mo, d))
+        else {
             return nil
         }
         let h = digits.count == 14 ? part(8, 2) ?? 0 : 0
@@ -123,7 +125,8 @@ enum IBHistory {
             "serverId": .string(String(IBConid.conid(entry.instrument) % 100_000)), "symbol": .string(entry.symbol),
             "text": .string(entry.name), "priceFactor": .int(factor.integerPart ?? 100),
             "startTime": .string(IBEncoding.tradeTime(bars[0].time)),
-            "high": .string("\(scaled(high.high))/\(high.volume.rounded(places: 0, rule: .down))/\(minutesSince(high))"),
+            "high": .string(
+                "\(scaled(high.high))/\(high.volume.rounded(places: 0, rule: .down))/\(minutesSince(high))"),
             "low": .string("\(scaled(low.low))/\(low.volume.rounded(places: 0, rule: .down))/\(minutesSince(low))"),
             "timePeriod": .string(periodText), "barLength": .int(seconds(bar)), "mdAvailability": .string("S"),
             "mktDataDelay": .int(0), "outsideRth": .bool(outsideRTH), "volumeFactor": .int(1),
@@ -154,7 +157,11 @@ extension IBGateway {
             throw IBError(.serviceUnavailable, "market data unavailable for \(entry.symbol)")
         }
         var context = IBMarketFields.Context(entry: entry)
-        let wantsPosition = fields.isEmpty || fields.contains { ["73", "74", "75", "76", "77", "78", "79", "80", "7292", "7920", "7921"].contains($0) }
+        let wantsPosition =
+            fields.isEmpty
+            || fields.contains {
+                ["73", "74", "75", "76", "77", "78", "79", "80", "7292", "7920", "7921"].contains($0)
+            }
         if wantsPosition, let account = try? await selectedAccount(), account.market == entry.instrument.market {
             context.position = try await brokerage.summary(account.id).positions.first {
                 $0.instrument.symbol == entry.symbol

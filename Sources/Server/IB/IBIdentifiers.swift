@@ -62,16 +62,21 @@ enum IBAccountID {
     }
 }
 
-/// IB order ids are integers; papertrade's are UUIDs. An order's IB id is the top 30 bits of its (random) UUID —
-/// the same number whenever and wherever the order is shown. The gateway remembers the numbers it has handed out
+/// IB order ids are integers; papertrade's are UUIDs (time-ordered, so their leading bits are alike). An order's
+/// IB id is 30 bits of a mix of all 128 — the same number whenever and wherever the order is shown. The gateway remembers the numbers it has handed out
 /// and, for one it has not seen (after a restart), looks through the account's orders.
 enum IBOrderNumber {
-    static func make(_ id: OrderID) -> Int { Int(id.high >> 34) }
+    static func make(_ id: OrderID) -> Int {
+        var x = id.high ^ (id.low &* 0x9E37_79B9_7F4A_7C15)
+        x ^= x >> 31
+        x = x &* 0xBF58_476D_1CE4_E5B9
+        x ^= x >> 29
+        return Int(x >> 34) + 1
+    }
 
     /// Execution ids in IB's style ("0000e0d5.6575e0c1.01.01"), from the fill's id.
     static func execution(_ id: ExecutionID) -> String {
-        let high = id.high
-        return String(format8(high >> 32)) + "." + format8(high & 0xFFFF_FFFF) + ".01.01"
+        format8(id.high & 0xFFFF_FFFF) + "." + format8(id.low & 0xFFFF_FFFF) + ".01.01"
     }
 
     static func format8(_ value: UInt64) -> String {

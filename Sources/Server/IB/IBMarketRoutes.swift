@@ -54,7 +54,8 @@ struct IBMarketRoutes {
             throw IBError(.badRequest, "symbols is required")
         }
         var out: [String: JSONValue] = [:]
-        for symbol in symbols.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !symbol.isEmpty {
+        for symbol in symbols.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
+        where !symbol.isEmpty {
             out[symbol] = .array(directory.entry(symbol).map { [Self.instrumentJSON($0)] } ?? [])
         }
         return JSONValue.object(out).response()
@@ -69,7 +70,8 @@ struct IBMarketRoutes {
             "chineseName": .null, "allExchanges": .string(venue), "listingExchange": .string(venue),
             "countryCode": .string(i.market == .us ? "US" : "CN"), "name": .string(i.name.uppercased()),
             "assetClass": .string("STK"), "expiry": .null, "lastTradingDay": .null, "group": .text(entry.industry),
-            "putOrCall": .null, "sector": .text(entry.sector), "sectorGroup": .text(entry.industry), "strike": .string("0"),
+            "putOrCall": .null, "sector": .text(entry.sector), "sectorGroup": .text(entry.industry),
+            "strike": .string("0"),
             "ticker": .string(i.symbol), "undConid": .int(0), "multiplier": .number("0"), "type": .string("COMMON"),
             "hasOptions": .bool(false), "fullName": .string(i.symbol), "isUS": .bool(i.market == .us),
             "incrementRules": .array([.object(["lowerEdge": .number("0"), "increment": IBEncoding.exact(tick)])]),
@@ -186,11 +188,15 @@ struct IBMarketRoutes {
         let e = try entry(request.query("conid"))
         let barText = request.query("bar") ?? "1min"
         guard let bar = IBHistory.bar(barText) else {
-            throw IBError(.badRequest, "bar \(barText) is not one of 1min, 2min, 3min, 5min, 10min, 15min, 30min, 1h, 2h, 3h, 4h, 8h, 1d, 1w, 1m")
+            throw IBError(
+                .badRequest,
+                "bar \(barText) is not one of 1min, 2min, 3min, 5min, 10min, 15min, 30min, 1h, 2h, 3h, 4h, 8h, 1d, 1w, 1m"
+            )
         }
         let periodText = request.query("period") ?? "1w"
         guard let period = IBHistory.period(periodText) else {
-            throw IBError(.badRequest, "period \(periodText) must be {1-30}min, {1-8}h, {1-1000}d, {1-792}w, {1-182}m or {1-15}y")
+            throw IBError(
+                .badRequest, "period \(periodText) must be {1-30}min, {1-8}h, {1-1000}d, {1-792}w, {1-182}m or {1-15}y")
         }
         var end = services.clock.now()
         if let start = request.query("startTime"), !start.isEmpty {
@@ -224,7 +230,8 @@ struct IBMarketRoutes {
         case "TOP_PERC_LOSE", "TOP_OPEN_PERC_LOSE", "LOW_OPEN_GAP": (kind, column) = (.losers, "Chg%")
         case "MOST_ACTIVE", "HOT_BY_VOLUME", "TOP_VOLUME_RATE": (kind, column) = (.active, "Volume")
         default:
-            throw IBError(.badRequest, "scanner type \(type) is not supported; use TOP_PERC_GAIN, TOP_PERC_LOSE or MOST_ACTIVE")
+            throw IBError(
+                .badRequest, "scanner type \(type) is not supported; use TOP_PERC_GAIN, TOP_PERC_LOSE or MOST_ACTIVE")
         }
         let movers = try await services.feed.movers(market, kind: kind, limit: 50)
         let contracts: [JSONValue] = movers.compactMap { m in

@@ -22,7 +22,6 @@ struct IBOrderRoutes {
         api.get("iserver/account/orders", use: liveOrders)
         api.get("iserver/account/order/status/{id}", use: status)
         api.get("iserver/account/trades", use: trades)
-        api.get("iserver/account/trades/", use: trades)
         api.get("iserver/account/{acct}/precautions", use: precautions)
         api.post("iserver/account/{acct}/precautions", use: setPrecautions)
     }
@@ -46,7 +45,8 @@ struct IBOrderRoutes {
         guard ticket.entry.instrument.market == record.market else {
             let market = record.market == .us ? "US stocks" : "China A-shares"
             throw IBError(
-                .badRequest, "account \(IBAccountID.make(record.id)) trades \(market); \(ticket.entry.symbol) is not one")
+                .badRequest,
+                "account \(IBAccountID.make(record.id)) trades \(market); \(ticket.entry.symbol) is not one")
         }
     }
 
@@ -75,7 +75,8 @@ struct IBOrderRoutes {
         }
         var settings = try await settings(record.id)
         try settings.apply(changes)
-        var saved = (try await brokerage.configurations.saved(record.id)).flatMap { try? JSONValue(parsing: $0) }?.object ?? [:]
+        var saved =
+            (try await brokerage.configurations.saved(record.id)).flatMap { try? JSONValue(parsing: $0) }?.object ?? [:]
         saved["ib_precautions"] = settings.json
         try await brokerage.configurations.save(record.id, json: JSONValue.object(saved).serialized)
         return settings.json.response()
@@ -134,7 +135,8 @@ struct IBOrderRoutes {
         } catch {
             if case .rejected(let rejection) = error, rejection.reason == .duplicateClientOrderID {
                 throw IBError(
-                    .badRequest, "Order couldn't be submitted: Local order ID=\(ticket.clientOrderID ?? "") is already registered.")
+                    .badRequest,
+                    "Order couldn't be submitted: Local order ID=\(ticket.clientOrderID ?? "") is already registered.")
             }
             throw error
         }
@@ -175,14 +177,19 @@ struct IBOrderRoutes {
 
     @Sendable func modify(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await account(context)
-        guard let number = Int(try context.parameters.require("id")) else { throw IBError(.badRequest, "invalid order id") }
+        guard let number = Int(try context.parameters.require("id")) else {
+            throw IBError(.badRequest, "invalid order id")
+        }
         let order = try await gateway.order(number: number, account: record.id)
         var request = request
         guard let body = try await request.ibBody(context: context), body.object != nil else {
             throw IBError(.badRequest, "send the order's fields to change")
         }
         guard order.status.isOpen else {
-            throw IBError(.badRequest, "order \(number) is \(IBEncoding.status(order, now: services.clock.now())) and can no longer be modified")
+            throw IBError(
+                .badRequest,
+                "order \(number) is \(IBEncoding.status(order, now: services.clock.now())) and can no longer be modified"
+            )
         }
         guard order.filledQty.isZero else {
             throw IBError(
@@ -200,12 +207,14 @@ struct IBOrderRoutes {
         merged["tif"] = merged["tif"] ?? .string(IBEncoding.tif(order.timeInForce))
         switch order.type {
         case .limit: merged["price"] = merged["price"] ?? order.limitPrice.map { .number($0.description) }
-        case .stop: merged["price"] = merged["price"] ?? merged["auxPrice"] ?? order.stopPrice.map { .number($0.description) }
+        case .stop:
+            merged["price"] = merged["price"] ?? merged["auxPrice"] ?? order.stopPrice.map { .number($0.description) }
         case .stopLimit:
             merged["price"] = merged["price"] ?? order.limitPrice.map { .number($0.description) }
             merged["auxPrice"] = merged["auxPrice"] ?? order.stopPrice.map { .number($0.description) }
         case .trailingStop:
-            merged["trailingAmt"] = merged["trailingAmt"] ?? (order.trailPrice ?? order.trailPercent).map { .number($0.description) }
+            merged["trailingAmt"] =
+                merged["trailingAmt"] ?? (order.trailPrice ?? order.trailPercent).map { .number($0.description) }
             merged["trailingType"] = merged["trailingType"] ?? .string(order.trailPercent == nil ? "amt" : "%")
         case .market: break
         }
@@ -225,7 +234,9 @@ struct IBOrderRoutes {
             for: ticket, quote: quote, settings: settings, suppressed: gateway.suppressed)
         if let first = questions.first {
             let id = gateway.hold(
-                .init(account: record.id, action: .modify(order.id, number: number, change), questions: questions, created: Date()))
+                .init(
+                    account: record.id, action: .modify(order.id, number: number, change), questions: questions,
+                    created: Date()))
             return Self.question(id, first).response()
         }
         let replaced = try await brokerage.replace(order.id, account: record.id, with: change)
@@ -250,8 +261,10 @@ struct IBOrderRoutes {
         let idText = try context.parameters.require("id")
         if idText == "-1" {
             _ = try await brokerage.cancelAll(account: record.id)
-            return JSONValue.object(["msg": .string("Request was submitted"), "order_id": .int(-1), "account": .string(ib)])
-                .response()
+            return JSONValue.object([
+                "msg": .string("Request was submitted"), "order_id": .int(-1), "account": .string(ib),
+            ])
+            .response()
         }
         guard let number = Int(idText) else { throw IBError(.badRequest, "invalid order id \(idText)") }
         let order = try await gateway.order(number: number, account: record.id)
@@ -272,7 +285,9 @@ struct IBOrderRoutes {
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
         let summary = try await brokerage.summary(record.id)
         let quote = try? await services.feed.quote(ticket.entry.symbol)
-        let price = ticket.limitPrice ?? ticket.stopPrice ?? (ticket.side == .buy ? quote?.asks.best?.price : quote?.bids.best?.price) ?? quote?.last ?? .zero
+        let price =
+            ticket.limitPrice ?? ticket.stopPrice
+            ?? (ticket.side == .buy ? quote?.asks.best?.price : quote?.bids.best?.price) ?? quote?.last ?? .zero
         let qty = ticket.cashQuantity.flatMap { $0.divided(by: price, places: 0, rule: .down) } ?? ticket.quantity
         let value = qty.multiplied(by: price, places: 2, rule: .halfUp)
         let fees = summary.account.fees.total(
@@ -287,7 +302,8 @@ struct IBOrderRoutes {
         }
         var warn: String? = nil
         if ticket.side == .buy, -cashChange > summary.account.buyingPower {
-            warn = "Insufficient buying power: the order needs \(currency) \((-cashChange).formatted(places: 2)); \(summary.account.buyingPower.formatted(places: 2)) is available."
+            warn =
+                "Insufficient buying power: the order needs \(currency) \((-cashChange).formatted(places: 2)); \(summary.account.buyingPower.formatted(places: 2)) is available."
         }
         return JSONValue.object([
             "amount": .object([
@@ -328,8 +344,11 @@ struct IBOrderRoutes {
                 if !filters.isEmpty, !filters.contains(state.lowercased()) { continue }
                 let number = gateway.number(of: order)
                 rows.append(
-                    (order.updatedAt, IBEncoding.liveOrder(
-                        order, number: number, ib: ib, entry: services.directory.entry(order.symbol), now: now)))
+                    (
+                        order.updatedAt,
+                        IBEncoding.liveOrder(
+                            order, number: number, ib: ib, entry: services.directory.entry(order.symbol), now: now)
+                    ))
             }
         }
         rows.sort { $0.0 > $1.0 }
@@ -352,11 +371,14 @@ struct IBOrderRoutes {
     }
 
     @Sendable func status(_ request: Request, context: AppContext) async throws -> Response {
-        guard let number = Int(try context.parameters.require("id")) else { throw IBError(.badRequest, "invalid order id") }
+        guard let number = Int(try context.parameters.require("id")) else {
+            throw IBError(.badRequest, "invalid order id")
+        }
         for (ib, record) in try await gateway.accounts() {
             if let order = try? await gateway.order(number: number, account: record.id) {
                 return IBEncoding.orderStatus(
-                    order, number: number, ib: ib, entry: services.directory.entry(order.symbol), now: services.clock.now()
+                    order, number: number, ib: ib, entry: services.directory.entry(order.symbol),
+                    now: services.clock.now()
                 ).response()
             }
         }
@@ -416,9 +438,12 @@ extension IBGateway {
             let order = try? await brokerage.order(fill.orderID, account: record.id)
             let number = order.map { self.number(of: $0) } ?? IBOrderNumber.make(fill.orderID)
             out.append(
-                (time, IBEncoding.trade(
-                    fill, at: time, commission: commission, order: order, number: number, ib: ib,
-                    entry: services.directory.entry(fill.symbol))))
+                (
+                    time,
+                    IBEncoding.trade(
+                        fill, at: time, commission: commission, order: order, number: number, ib: ib,
+                        entry: services.directory.entry(fill.symbol))
+                ))
         }
         return out
     }

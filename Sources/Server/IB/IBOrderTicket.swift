@@ -37,7 +37,9 @@ struct IBOrderTicket: Sendable, Equatable {
         let venue = entry.instrument.market == .us ? "NASDAQ.NMS" : IBMarketFields.listingExchange(entry.instrument)
         var text = "\(side == .buy ? "BUY" : "SELL") \(quantity.formatted(minimumPlaces: 0)) \(entry.symbol) \(venue)"
         if let limitPrice { text += " @ \(limitPrice.formatted(minimumPlaces: 2))" }
-        if type == .stop || type == .stopLimit, let stopPrice { text += " STP \(stopPrice.formatted(minimumPlaces: 2))" }
+        if type == .stop || type == .stopLimit, let stopPrice {
+            text += " STP \(stopPrice.formatted(minimumPlaces: 2))"
+        }
         return text
     }
 

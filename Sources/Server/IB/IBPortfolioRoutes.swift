@@ -47,7 +47,8 @@ struct IBPortfolioRoutes {
         for (ib, record) in list {
             props[ib] = .object([
                 "hasChildAccounts": .bool(false), "supportsCashQty": .bool(true), "noFXConv": .bool(true),
-                "isProp": .bool(false), "supportsFractions": .bool(record.market == .us), "allowCustomerTime": .bool(false),
+                "isProp": .bool(false), "supportsFractions": .bool(record.market == .us),
+                "allowCustomerTime": .bool(false),
             ])
             aliases[ib] = .string(record.name)
         }
@@ -67,7 +68,9 @@ struct IBPortfolioRoutes {
                 "STK": .array(["*"].map(JSONValue.string))
             ]),
             "groups": .array([]), "profiles": .array([]), "selectedAccount": .string(selected),
-            "serverInfo": .object(["serverName": .string("papertrade"), "serverVersion": .string("papertrade Client Portal 1")]),
+            "serverInfo": .object([
+                "serverName": .string("papertrade"), "serverVersion": .string("papertrade Client Portal 1"),
+            ]),
             "sessionId": .string(session), "isFT": .bool(false), "isPaper": .bool(true),
         ])
     }
@@ -87,7 +90,9 @@ struct IBPortfolioRoutes {
         let record = try await gateway.account(ib)
         let already = gateway.state.withLock { $0.selected == record.id }
         gateway.select(record.id)
-        if already { return JSONValue.object(["set": .bool(true), "success": .string("Account already set")]).response() }
+        if already {
+            return JSONValue.object(["set": .bool(true), "success": .string("Account already set")]).response()
+        }
         return JSONValue.object(["set": .bool(true), "acctId": .string(IBAccountID.make(record.id))]).response()
     }
 
@@ -138,10 +143,13 @@ struct IBPortfolioRoutes {
     /// 100 positions a page, page 0 first.
     @Sendable func positions(_ request: Request, context: AppContext) async throws -> Response {
         let (ib, record) = try await account(context)
-        let page = try context.parameters.get("page").map { text -> Int in
-            guard let n = Int(text), n >= 0 else { throw IBError(.badRequest, "page must be a whole number from 0") }
-            return n
-        } ?? 0
+        let page =
+            try context.parameters.get("page").map { text -> Int in
+                guard let n = Int(text), n >= 0 else {
+                    throw IBError(.badRequest, "page must be a whole number from 0")
+                }
+                return n
+            } ?? 0
         let held = try await brokerage.summary(record.id).positions.filter { !$0.position.qty.isZero }
             .sorted { $0.instrument.symbol < $1.instrument.symbol }
         let slice = held.dropFirst(page * 100).prefix(100)
@@ -203,7 +211,8 @@ struct IBPortfolioRoutes {
         var dates: [String] = []
         for ib in ids {
             let record = try await gateway.account(ib)
-            let report = try await brokerage.performance(record.id, period: period == .day ? .week : period, resolution: .daily)
+            let report = try await brokerage.performance(
+                record.id, period: period == .day ? .week : period, resolution: .daily)
             let figures = report.figures
             dates = figures.dates.map { $0.compact }
             var cumulative: [JSONValue] = []

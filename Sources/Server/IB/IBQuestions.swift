@@ -26,7 +26,9 @@ enum IBQuestions {
         /// Ask (o403) when a stop order's trigger is already crossed, so it would fill at once.
         var immediateFillWarning = true
 
-        static let keys = ["price_percent", "size_limit", "value_limit", "market_order_warning", "immediate_fill_warning"]
+        static let keys = [
+            "price_percent", "size_limit", "value_limit", "market_order_warning", "immediate_fill_warning",
+        ]
 
         var json: JSONValue {
             .object([
@@ -59,7 +61,8 @@ enum IBQuestions {
                     guard let flag = value.bool else { throw IBError(.badRequest, "\(key) must be true or false") }
                     if key == "market_order_warning" { marketOrderWarning = flag } else { immediateFillWarning = flag }
                 default:
-                    throw IBError(.badRequest, "unknown setting \(key); expected one of \(Self.keys.joined(separator: ", "))")
+                    throw IBError(
+                        .badRequest, "unknown setting \(key); expected one of \(Self.keys.joined(separator: ", "))")
                 }
             }
         }
@@ -123,7 +126,8 @@ enum IBQuestions {
                 out.append(
                     Question(
                         messageID: "o403",
-                        text: "This order will most likely trigger and fill immediately.\nAre you sure you want to submit this order?"
+                        text:
+                            "This order will most likely trigger and fill immediately.\nAre you sure you want to submit this order?"
                     ))
             }
         }

@@ -115,7 +115,8 @@ struct IBSessionRoutes {
         let password = fields["password"] ?? ""
         let now = services.clock.now()
         guard !services.throttle.isBlocked(username, at: now) else {
-            return page(loginForm(error: "Too many failed logins; try again in a few minutes."), status: .tooManyRequests)
+            return page(
+                loginForm(error: "Too many failed logins; try again in a few minutes."), status: .tooManyRequests)
         }
         guard let user = try await services.brokerage.users.user(username: username),
             try await Credentials.verifyPassword(password, hash: user.passwordHash)
@@ -125,7 +126,8 @@ struct IBSessionRoutes {
         }
         services.throttle.reset(username)
         gateway.logIn(user)
-        return page("<p>Client login succeeds — this gateway trades as <b>\(escape(user.username))</b>.</p>" + logoutForm)
+        return page(
+            "<p>Client login succeeds — this gateway trades as <b>\(escape(user.username))</b>.</p>" + logoutForm)
     }
 
     func loginForm(error: String?) -> String {

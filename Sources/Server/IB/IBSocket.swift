@@ -50,7 +50,8 @@ enum IBSocket {
         let (user, session, username) = gateway.state.withLock { ($0.user, $0.session, $0.username) }
         guard let user, let presented = Self.session(from: headers), presented == session else {
             try await send(.object(["message": .string("waiting for session")]))
-            try await outbound.close(.policyViolation, reason: "not authenticated: send the session from /tickle in the api cookie")
+            try await outbound.close(
+                .policyViolation, reason: "not authenticated: send the session from /tickle in the api cookie")
             return
         }
         try await send(
@@ -61,7 +62,8 @@ enum IBSocket {
             .object([
                 "topic": .string("sts"),
                 "args": .object([
-                    "authenticated": .bool(true), "competing": .bool(false), "message": .string(""), "fail": .string(""),
+                    "authenticated": .bool(true), "competing": .bool(false), "message": .string(""),
+                    "fail": .string(""),
                     "serverName": .string("papertrade"), "serverVersion": .string("papertrade Client Portal 1"),
                     "username": .string(username),
                 ]),
@@ -71,7 +73,8 @@ enum IBSocket {
         try await send(
             .object([
                 "topic": .string("act"),
-                "args": IBPortfolioRoutes.accountsList(accounts, selected: IBAccountID.make(selected.id), session: session),
+                "args": IBPortfolioRoutes.accountsList(
+                    accounts, selected: IBAccountID.make(selected.id), session: session),
             ]))
         let mine = Dictionary(accounts.map { ($0.record.id, $0.ib) }, uniquingKeysWith: { a, _ in a })
         let box = Box()
@@ -83,7 +86,8 @@ enum IBSocket {
                     try await Task.sleep(for: .seconds(10))
                     try await send(.object(["topic": .string("system"), "hb": .int(millisNow())]))
                     guard gateway.state.withLock({ $0.user == user }) else {
-                        try await send(.object(["topic": .string("sts"), "args": .object(["authenticated": .bool(false)])]))
+                        try await send(
+                            .object(["topic": .string("sts"), "args": .object(["authenticated": .bool(false)])]))
                         return
                     }
                 }
@@ -138,7 +142,8 @@ enum IBSocket {
             while let message = try await messages.next() {
                 guard case .text(let text) = message else { continue }
                 try await handleFrame(
-                    text.trimmingCharacters(in: .whitespacesAndNewlines), box: box, accounts: accounts, gateway: gateway,
+                    text.trimmingCharacters(in: .whitespacesAndNewlines), box: box, accounts: accounts,
+                    gateway: gateway,
                     send: send)
             }
             group.cancelAll()
@@ -165,7 +170,8 @@ enum IBSocket {
             try await send(.object(["topic": .string("ech"), "hb": .int(millisNow())]))
         case "smd":
             guard let entry = IBConid.entry(argument, in: gateway.services.directory), let conid = Int(argument) else {
-                try await send(.object(["topic": .string("smd+" + argument), "error": .string("invalid conid \(argument)")]))
+                try await send(
+                    .object(["topic": .string("smd+" + argument), "error": .string("invalid conid \(argument)")]))
                 return
             }
             let fields = (payload?["fields"]?.array ?? []).compactMap { $0.string ?? $0.int.map(String.init) }
@@ -206,7 +212,9 @@ enum IBSocket {
             box.state.withLock { $0.pnl = false }
         case "ssd", "sld":
             guard let record = account(argument) else {
-                try await send(.object(["topic": .string(topic + "+" + argument), "error": .string("unknown account \(argument)")]))
+                try await send(
+                    .object(["topic": .string(topic + "+" + argument), "error": .string("unknown account \(argument)")])
+                )
                 return
             }
             if topic == "ssd" {
@@ -218,7 +226,9 @@ enum IBSocket {
             }
         case "usd", "uld":
             if let record = account(argument) {
-                _ = box.state.withLock { topic == "usd" ? $0.summaries.remove(record.id) : $0.ledgers.remove(record.id) }
+                _ = box.state.withLock {
+                    topic == "usd" ? $0.summaries.remove(record.id) : $0.ledgers.remove(record.id)
+                }
             }
             try await send(
                 .object(["result": .string(topic == "usd" ? "unsubscribed from summary" : "unsubscribed from ledger")]))
@@ -233,7 +243,8 @@ enum IBSocket {
     ) async throws {
         let subscribed = box.state.withLock { s in s.marketData.filter { only == nil || $0.key == only } }
         for (conid, subscription) in subscribed.sorted(by: { $0.key < $1.key }) {
-            guard case .object(let snapshot) = try await gateway.snapshot(subscription.entry, fields: subscription.fields)
+            guard
+                case .object(let snapshot) = try await gateway.snapshot(subscription.entry, fields: subscription.fields)
             else { continue }
             var changed: [String: JSONValue] = [:]
             var latest = subscription.last
