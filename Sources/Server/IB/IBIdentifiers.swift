@@ -7,16 +7,16 @@ import TradingCore
 /// symbol, so it is the same in every process, after restarts, and for symbols added to the directory later; and it
 /// reads back to the symbol without a table:
 ///
-///     conid = bijective base-38 value of the symbol (digits 1…38 for A–Z, 0–9, '.', '-') × 2 + market (0 US, 1 CN)
+///     conid = bijective base-43 value of the symbol (digits 1…43 for A–Z, 0–9, ". - $ / + ^ =") × 2 + market (0 US, 1 CN)
 ///
-/// Bijective numerals have no zero digit, so "A" and "AA" never share a value. Symbols run to 7 characters, so
-/// every conid stays below 2⁴⁰ — far inside JSON's exact integers.
+/// Bijective numerals have no zero digit, so "A" and "AA" never share a value. Symbols of up to 9 characters keep every
+/// conid below 2⁵³, inside the integers JSON (and JavaScript) carry exactly.
 enum IBConid {
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-".utf8)
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-$/+^=".utf8)
 
     static func conid(symbol: String, market: Market) -> Int? {
         let bytes = Array(symbol.utf8)
-        guard (1...10).contains(bytes.count) else { return nil }
+        guard (1...9).contains(bytes.count) else { return nil }
         var value = 0
         for byte in bytes {
             guard let digit = alphabet.firstIndex(of: byte) else { return nil }

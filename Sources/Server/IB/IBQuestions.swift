@@ -113,7 +113,7 @@ enum IBQuestions {
                     Question(
                         messageID: "o451",
                         text:
-                            "The following order \"\(description)\" value estimate of \(grouped(value)) \(order.currency) exceeds the Total Value Limit of \(grouped(limit)) \(order.currency).\nAre you sure you want to submit this order?"
+                            "The following order \"\(description)\" value estimate of \(grouped(value, places: 2)) \(order.currency) exceeds the Total Value Limit of \(grouped(limit)) \(order.currency).\nAre you sure you want to submit this order?"
                     ))
             }
         }
@@ -142,9 +142,11 @@ enum IBQuestions {
         return out.filter { !suppressed.contains($0.messageID) }
     }
 
-    /// 124995 → "124,995.00"; whole numbers without decimals ("100,000").
-    static func grouped(_ value: FixedDecimal) -> String {
-        let text = value.isInteger ? value.rounded(places: 0, rule: .halfUp).description : value.formatted(places: 2)
+    /// 124995 → "124,995.00" with two places; without, whole numbers as "100,000".
+    static func grouped(_ value: FixedDecimal, places: Int? = nil) -> String {
+        let text =
+            places.map { value.formatted(places: $0) }
+            ?? (value.isInteger ? value.rounded(places: 0, rule: .halfUp).description : value.formatted(places: 2))
         let negative = text.hasPrefix("-")
         let digits = negative ? String(text.dropFirst()) : text
         let parts = digits.split(separator: ".", maxSplits: 1)
