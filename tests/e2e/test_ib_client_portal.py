@@ -308,3 +308,46 @@ def test_login_page_and_logged_out_gateway():
     finally:
         server.stop()
         shutil.rmtree(server.data_dir, ignore_errors=True)
+
+
+def test_modify_a_partly_filled_order(client, gateway):
+    """IB's quantity is the order's total: a partly filled order can be modified and stays one order (ibind #114)."""
+    account = us_account(client)
+    base = f"https://127.0.0.1:{gateway.ib_port}/v1/api"
+    precautions = requests.post(f"{base}/iserver/account/{account}/precautions",
+                                json={"size_limit": None, "value_limit": None, "price_percent": None},
+                                verify=gateway.cacert)
+    assert precautions.json()["size_limit"] is None
+    try:
+        conid = client.stock_conid_by_symbol("KO").data["KO"]
+        snap = client.live_marketdata_snapshot(str(conid), ["86", "85"]).data[0]
+        ask, ask_lots = Decimal(snap["86"]), Decimal(snap["85"])
+        qty = int(ask_lots * 100) + 200  # more than the offer at the ask: part fills, the rest rests
+        order = OrderRequest(conid=conid, side="BUY", quantity=qty, order_type="LMT", price=float(ask),
+                             acct_id=account, tif="GTC")
+        order_id = client.place_order(order, answers={}, account_id=account).data["order_id"]
+        status = client.order_status(order_id).data
+        filled = Decimal(status["cum_fill"])
+        assert 0 < filled < qty and status["order_status"] == "Submitted"
+
+        lower = (ask * Decimal("0.97")).quantize(Decimal("0.01"))
+        new_total = int(filled) + 100
+        changed = OrderRequest(conid=conid, side="BUY", quantity=new_total, order_type="LMT", price=float(lower),
+                               acct_id=account, tif="GTC")
+        modified = client.modify_order(order_id, changed, answers={}, account_id=account).data
+        assert str(modified["order_id"]) == str(order_id)
+        status = client.order_status(order_id).data
+        assert Decimal(status["cum_fill"]) == filled and Decimal(status["total_size"]) == new_total
+        assert Decimal(status["size"]) == 100 and Decimal(status["limit_price"]) == lower
+        row = next(o for o in client.live_orders(account_id=account).data["orders"]
+                   if str(o["orderId"]) == str(order_id))
+        assert (Decimal(str(row["filledQuantity"])), Decimal(str(row["totalSize"]))) == (filled, new_total)
+
+        # Below what is already filled: refused, the order keeps working.
+        too_small = requests.post(f"{base}/iserver/account/{account}/order/{order_id}",
+                                  json={"quantity": int(filled)}, verify=gateway.cacert)
+        assert too_small.status_code == 400 and "filled" in too_small.json()["error"]
+        client.cancel_order(order_id, account_id=account)
+    finally:
+        requests.post(f"{base}/iserver/account/{account}/precautions",
+                      json={"size_limit": 500, "value_limit": 100000, "price_percent": 3}, verify=gateway.cacert)

@@ -308,20 +308,20 @@ enum IBEncoding {
     }
 
     /// One row of `/iserver/account/orders` (and of the WebSocket's `sor`).
-    static func liveOrder(_ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp) -> JSONValue
-    {
+    static func liveOrder(
+        _ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp,
+        carried: IBGateway.Fills = .init()
+    ) -> JSONValue {
         let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
-        let total = order.qty ?? order.filledQty
-        let remaining = order.status.isOpen ? (order.leavesQty ?? .zero) : .zero
+        let (total, filled, remaining, average) = sizes(order, carried: carried)
         var object: [String: JSONValue] = [
             "acct": .string(ib), "account": .string(ib), "conid": .int(conid), "conidex": .string(String(conid)),
             "orderId": .int(number), "cashCcy": .string(entry?.instrument.currency.rawValue ?? ""),
-            "sizeAndFills": .string(
-                "\(order.filledQty.formatted(minimumPlaces: 0))/\(total.formatted(minimumPlaces: 0))"),
+            "sizeAndFills": .string("\(filled.formatted(minimumPlaces: 0))/\(total.formatted(minimumPlaces: 0))"),
             "orderDesc": .string(description(order)), "description1": .string(order.symbol),
             "ticker": .string(order.symbol), "secType": .string("STK"),
             "listingExchange": .string(entry.map { IBMarketFields.listingExchange($0.instrument) } ?? ""),
-            "remainingQuantity": exact(remaining), "filledQuantity": exact(order.filledQty),
+            "remainingQuantity": exact(remaining), "filledQuantity": exact(filled),
             "totalSize": exact(total), "companyName": .string(entry?.name ?? order.symbol),
             "status": .string(status(order, now: now)), "order_ccp_status": .string(status(order, now: now)),
             "origOrderType": .string(origOrderType(order.type)), "supportsTaxOpt": .string("1"),
@@ -334,9 +334,7 @@ enum IBEncoding {
         ]
         if let price = order.limitPrice { object["price"] = .string(price.description) }
         if let stop = order.stopPrice { object[order.type == .stop ? "price" : "auxPrice"] = .string(stop.description) }
-        if let average = order.filledAvgPrice {
-            object["avgPrice"] = .string(average.rounded(places: 4, rule: .halfEven).description)
-        }
+        if let average { object["avgPrice"] = .string(average.rounded(places: 4, rule: .halfEven).description) }
         if let reason = order.reason, order.status == .rejected || order.status == .canceled {
             object["text"] = .string(reason)
         }
@@ -344,12 +342,12 @@ enum IBEncoding {
     }
 
     /// `/iserver/account/order/status/{id}`.
-    static func orderStatus(_ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp)
-        -> JSONValue
-    {
+    static func orderStatus(
+        _ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp,
+        carried: IBGateway.Fills = .init()
+    ) -> JSONValue {
         let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
-        let total = order.qty ?? order.filledQty
-        let remaining = order.status.isOpen ? (order.leavesQty ?? .zero) : .zero
+        let (total, filled, remaining, average) = sizes(order, carried: carried)
         let state = status(order, now: now)
         var object: [String: JSONValue] = [
             "sub_type": .null, "request_id": .string("0"), "server_id": .string("0"), "order_id": .int(number),
@@ -359,7 +357,7 @@ enum IBEncoding {
             "option_acct": .string("c"), "company_name": .string(entry?.name ?? order.symbol),
             "size": .string(remaining.description), "total_size": .string(total.description),
             "currency": .string(entry?.instrument.currency.rawValue ?? ""), "account": .string(ib),
-            "order_type": .string(origOrderType(order.type)), "cum_fill": .string(order.filledQty.description),
+            "order_type": .string(origOrderType(order.type)), "cum_fill": .string(filled.description),
             "order_status": .string(state), "order_ccp_status": .string(state),
             "order_status_description": .string(statusDescription(state)), "tif": .string(tif(order.timeInForce)),
             "fgColor": .string("#FFFFFF"), "bgColor": .string("#000000"),
@@ -369,17 +367,29 @@ enum IBEncoding {
             "order_description": .string(description(order)),
             "order_description_with_contract": .string(order.symbol + " " + description(order)),
             "alert_active": .int(1), "child_order_type": .string("0"), "order_clearing_account": .string(ib),
-            "size_and_fills": .string(order.filledQty.formatted(minimumPlaces: 0)),
+            "size_and_fills": .string(filled.formatted(minimumPlaces: 0)),
             "allowed_duplicate_opposite": .bool(true), "order_time": .string(compactTime(order.createdAt)),
             "order_ref": .string(order.clientOrderID.text),
         ]
         if let price = order.limitPrice { object["limit_price"] = .string(price.description) }
         if let stop = order.stopPrice { object["stop_price"] = .string(stop.description) }
-        if let average = order.filledAvgPrice {
+        if let average {
             object["average_price"] = .string(average.rounded(places: 4, rule: .halfEven).description)
         }
         if let reason = order.reason { object["text"] = .string(reason) }
         return .object(object)
+    }
+
+    /// An order's sizes as IB shows them: a modified order is one order, so fills of the orders it replaced count.
+    static func sizes(_ order: Order, carried: IBGateway.Fills) -> (
+        total: Quantity, filled: Quantity, remaining: Quantity, average: Price?
+    ) {
+        let filled = carried.qty + order.filledQty
+        let total = carried.qty + (order.qty ?? order.filledQty)
+        let remaining = order.status.isOpen ? (order.leavesQty ?? .zero) : .zero
+        let value = carried.value + order.filledValue
+        let average = filled.isPositive ? value.divided(by: filled, places: 9, rule: .halfEven) : nil
+        return (total, filled, remaining, average)
     }
 
     static func statusDescription(_ state: String) -> String {

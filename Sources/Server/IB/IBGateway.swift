@@ -66,7 +66,15 @@ final class IBGateway: Sendable {
         /// IB order number → the order it stands for now (a modified order keeps its number).
         var orders: [Int: OrderID] = [:]
         var numbers: [OrderID: Int] = [:]
+        /// Shares (and their value) filled by the earlier orders of a modified order's chain: IB shows one order.
+        var carried: [OrderID: Fills] = [:]
         var historyRequests = 0
+    }
+
+    /// Filled quantity and value carried over from the orders a modification replaced.
+    struct Fills: Sendable, Equatable {
+        var qty: Quantity = .zero
+        var value: FixedDecimal = .zero
     }
 
     let services: Papertrade
@@ -147,6 +155,30 @@ final class IBGateway: Sendable {
         let number = IBOrderNumber.make(root)
         remember(number, order)
         return number
+    }
+
+    /// What the earlier orders of `order`'s chain filled (zero for an order never modified after a fill).
+    func carried(_ order: Order, chain: [OrderID: Order] = [:]) -> Fills {
+        if let known = state.withLock({ $0.carried[order.id] }) { return known }
+        var fills = Fills()
+        var previous = order.replaces
+        var steps = 0
+        while let id = previous, let earlier = chain[id], steps < 100 {
+            fills.qty += earlier.filledQty
+            fills.value += earlier.filledValue
+            previous = earlier.replaces
+            steps += 1
+        }
+        if !fills.qty.isZero { state.withLock { $0.carried[order.id] = fills } }
+        return fills
+    }
+
+    /// Records the fills a replacement carries over from the order it replaced.
+    func carry(from old: Order, to new: Order) {
+        let before = carried(old)
+        let fills = Fills(qty: before.qty + old.filledQty, value: before.value + old.filledValue)
+        guard !fills.qty.isZero else { return }
+        state.withLock { $0.carried[new.id] = fills }
     }
 
     func remember(_ number: Int, _ order: Order) {

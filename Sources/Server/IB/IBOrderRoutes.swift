@@ -167,7 +167,9 @@ struct IBOrderRoutes {
         case .place(let ticket):
             return try await submit(ticket, pending.account).response()
         case .modify(let orderID, let number, let change):
+            let old = try await brokerage.order(orderID, account: pending.account)
             let order = try await brokerage.replace(orderID, account: pending.account, with: change)
+            gateway.carry(from: old, to: order)
             gateway.remember(number, order)
             return placed(order).response()
         }
@@ -191,19 +193,15 @@ struct IBOrderRoutes {
                 "order \(number) is \(IBEncoding.status(order, now: services.clock.now())) and can no longer be modified"
             )
         }
-        guard order.filledQty.isZero else {
-            throw IBError(
-                .badRequest,
-                "order \(number) is partly filled (\(order.filledQty.formatted(minimumPlaces: 0)) done); cancel the rest and place a new order"
-            )
-        }
+        // IB's quantity is the order's total: what the chain already filled counts toward it.
+        let carried = gateway.carried(order)
         // The body repeats the order; merge it over the order as it stands so fields left out keep their values.
         var merged = body.object ?? [:]
         let conid = IBConid.conid(symbol: order.symbol, market: record.market) ?? 0
         merged["conid"] = merged["conid"] ?? .int(conid)
         merged["side"] = merged["side"] ?? .string(order.side == .buy ? "BUY" : "SELL")
         merged["orderType"] = merged["orderType"] ?? .string(Self.ibType(order.type))
-        merged["quantity"] = merged["quantity"] ?? .number((order.qty ?? .zero).description)
+        merged["quantity"] = merged["quantity"] ?? .number((carried.qty + (order.qty ?? .zero)).description)
         merged["tif"] = merged["tif"] ?? .string(IBEncoding.tif(order.timeInForce))
         switch order.type {
         case .limit: merged["price"] = merged["price"] ?? order.limitPrice.map { .number($0.description) }
@@ -224,9 +222,15 @@ struct IBOrderRoutes {
         guard ticket.entry.symbol == order.symbol, ticket.side == order.side, ticket.type == order.type else {
             throw IBError(.badRequest, "a modification cannot change the contract, side or order type")
         }
+        guard ticket.quantity > carried.qty + order.filledQty else {
+            throw IBError(
+                .badRequest,
+                "order \(number) has \((carried.qty + order.filledQty).formatted(minimumPlaces: 0)) filled; the new quantity must be above that"
+            )
+        }
         let change = ReplaceRequest(
-            qty: ticket.quantity, timeInForce: ticket.timeInForce, limitPrice: ticket.limitPrice,
-            stopPrice: ticket.stopPrice, trail: ticket.trailAmount ?? ticket.trailPercent)
+            qty: ticket.quantity - carried.qty, timeInForce: ticket.timeInForce, limitPrice: ticket.limitPrice,
+            stopPrice: ticket.stopPrice, trail: ticket.trailAmount ?? ticket.trailPercent, qtyIncludesFills: true)
         let quote = try? await services.feed.quote(order.symbol)
         var settings = try await settings(record.id)
         settings.marketOrderWarning = false
@@ -240,6 +244,7 @@ struct IBOrderRoutes {
             return Self.question(id, first).response()
         }
         let replaced = try await brokerage.replace(order.id, account: record.id, with: change)
+        gateway.carry(from: order, to: replaced)
         gateway.remember(number, replaced)
         return placed(replaced).response()
     }
@@ -347,7 +352,8 @@ struct IBOrderRoutes {
                     (
                         order.updatedAt,
                         IBEncoding.liveOrder(
-                            order, number: number, ib: ib, entry: services.directory.entry(order.symbol), now: now)
+                            order, number: number, ib: ib, entry: services.directory.entry(order.symbol), now: now,
+                            carried: gateway.carried(order))
                     ))
             }
         }
@@ -366,7 +372,10 @@ struct IBOrderRoutes {
         closed.after = now.adding(seconds: -86_400)
         let orders = try await brokerage.orders(account: account, open) + brokerage.orders(account: account, closed)
         let chain = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        for order in orders { _ = gateway.number(of: order, chain: chain) }
+        for order in orders {
+            _ = gateway.number(of: order, chain: chain)
+            _ = gateway.carried(order, chain: chain)
+        }
         return orders
     }
 
@@ -378,7 +387,7 @@ struct IBOrderRoutes {
             if let order = try? await gateway.order(number: number, account: record.id) {
                 return IBEncoding.orderStatus(
                     order, number: number, ib: ib, entry: services.directory.entry(order.symbol),
-                    now: services.clock.now()
+                    now: services.clock.now(), carried: gateway.carried(order)
                 ).response()
             }
         }

@@ -101,7 +101,8 @@ enum IBSocket {
                         let number = gateway.number(of: update.order)
                         let row = IBEncoding.liveOrder(
                             update.order, number: number, ib: ib,
-                            entry: gateway.services.directory.entry(update.order.symbol), now: now)
+                            entry: gateway.services.directory.entry(update.order.symbol), now: now,
+                            carried: gateway.carried(update.order))
                         try await send(.object(["topic": .string("sor"), "args": .array([row])]))
                     }
                     if subscriptions.1, let fill = update.fill {
@@ -189,7 +190,8 @@ enum IBSocket {
                     rows.append(
                         IBEncoding.liveOrder(
                             order, number: gateway.number(of: order), ib: ib,
-                            entry: gateway.services.directory.entry(order.symbol), now: now))
+                            entry: gateway.services.directory.entry(order.symbol), now: now,
+                            carried: gateway.carried(order)))
                 }
             }
             try await send(.object(["topic": .string("sor"), "args": .array(rows)]))

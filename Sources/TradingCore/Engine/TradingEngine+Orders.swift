@@ -51,7 +51,8 @@ extension TradingEngine {
         guard old.notional == nil else {
             throw OrderRejection(.notReplaceable, "notional orders cannot be replaced")
         }
-        guard old.filledQty.isZero else {
+        let carriesFills = change.qtyIncludesFills == true
+        guard old.filledQty.isZero || carriesFills else {
             throw OrderRejection(
                 .notReplaceable, "order is partially filled; cancel it and place a new order for the rest")
         }
@@ -68,6 +69,15 @@ extension TradingEngine {
             trailPrice: old.trailPrice, trailPercent: old.trailPercent,
             extendedHours: old.extendedHours,
             clientOrderID: change.clientOrderID)
+        if carriesFills, !old.filledQty.isZero {
+            let total = change.qty ?? old.qty ?? old.filledQty
+            guard total > old.filledQty else {
+                throw OrderRejection(
+                    .invalidInput,
+                    "the new quantity \(total) must be above the \(old.filledQty) already filled")
+            }
+            request.qty = total - old.filledQty
+        }
         if let trail = change.trail {
             if old.trailPercent != nil { request.trailPercent = trail } else { request.trailPrice = trail }
         }

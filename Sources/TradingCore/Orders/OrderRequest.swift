@@ -67,11 +67,17 @@ public struct ReplaceRequest: Sendable, Codable, Hashable {
     /// New trail (price or percent, whichever the order uses).
     public var trail: FixedDecimal?
     public var clientOrderID: ClientOrderID?
+    /// IB's modify: `qty` is the order's new total, shares already filled included, and a partly filled order may
+    /// be changed — the replacement is for the rest (new total − filled). Off (nil) for Alpaca's replace, which
+    /// refuses partly filled orders.
+    public var qtyIncludesFills: Bool?
 
     public init(
         qty: Quantity? = nil, timeInForce: TimeInForce? = nil, limitPrice: Price? = nil,
-        stopPrice: Price? = nil, trail: FixedDecimal? = nil, clientOrderID: ClientOrderID? = nil
+        stopPrice: Price? = nil, trail: FixedDecimal? = nil, clientOrderID: ClientOrderID? = nil,
+        qtyIncludesFills: Bool? = nil
     ) {
+        self.qtyIncludesFills = qtyIncludesFills
         self.qty = qty
         self.timeInForce = timeInForce
         self.limitPrice = limitPrice
