@@ -192,14 +192,14 @@ def test_signup_search_buy_and_see_it_in_holdings_and_transactions(app):
     app.click('.suggestion[data-symbol="AAPL"]')
     assert app.text_in(".stock-title h1", "Apple Inc.")
     assert app.d.execute_script("return location.hash") == "#/stock/AAPL"
-    assert "You have 0 shares of AAPL. Start trading!" in app.css(".position").text
+    assert "You have 0 shares of AAPL. Start trading!" in app.text(".position")
 
     app.open_trade("AAPL", "buy")
     app.set_qty("3")
     total = app.text_in('dialog[open] [data-testid="estimate-total"]', "$")
     assert re.fullmatch(r"\$[\d,]+\.\d\d", total)
     app.button("Review order", within="dialog")
-    assert "Buy 3 shares of AAPL" in app.css("dialog[open] .confirm-step").text
+    assert "Buy 3 shares of AAPL" in app.text("dialog[open] .confirm-step")
     app.button("Confirm buy", within="dialog")
     assert app.toast("You have successfully bought 3 shares of AAPL")
 
@@ -292,7 +292,7 @@ def test_a_share_lot_size_rejection_is_shown_verbatim(app):
     # Depth and limits are shown for A-shares.
     app.d.find_element(By.CSS_SELECTOR, "dialog[open] .sheet-head button").click()
     assert len(app.all(".depth-table tbody tr")) == 10
-    stats = app.css(".stats").text
+    stats = app.text(".stats")
     assert "Limit up" in stats and "Limit down" in stats
 
 
@@ -317,7 +317,7 @@ def test_deposit_and_withdraw_show_in_balance_and_history(app):
     assert app.toast("Withdrew $0.25")
     app.text_in('[data-testid="account-cash"]', "$100,500.00")
     app.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".transactions li").get_attribute("data-kind") == "withdrawal")
-    assert "-$0.25" in app.css(".transactions li").text
+    assert "-$0.25" in app.text(".transactions li")
     assert app.accounts()[0]["cash"] == "100500"
 
     app.button("Withdraw")
@@ -390,7 +390,7 @@ def test_queue_screen_adds_shows_and_cancels_a_rule(app):
     app.button("Cancel rule", within="dialog")
     assert app.toast("Rule canceled")
     app.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".rule[data-status=canceled]"))
-    assert "Your queue is empty." in app.css(".queue-grid").text
+    assert "Your queue is empty." in app.text(".queue-grid")
 
     # A rule whose condition already holds fires at once: the automatic order is toasted live and listed.
     box = app.css(".queue-form .search-input")
@@ -506,7 +506,7 @@ def test_settings_webhook_add_show_secret_once_and_test_delivery(app):
         app.visible("#webhook-url").send_keys(receiver.url)
         app.button("Add webhook")
         assert app.toast("Webhook added")
-        secret = app.css(".secret code").text
+        secret = app.text(".secret code")
         assert secret.startswith("whsec_")
         app.button("Send test")
         headers, body = receiver.wait(1)[0]
