@@ -98,7 +98,13 @@ def test_automatic_order_is_posted_signed_and_a_failed_attempt_is_retried(sessio
         auto = next(json.loads(b) for _, b in requests_seen if json.loads(b)["type"] == "order_placed_automatically")
         assert "600519" in auto["data"]["body"] and auto["data"]["account_id"] == cn["id"]
 
-        deliveries = session.get(session.base + "/webhook/deliveries").json()
+        # The receiver has the request before papertrade has its answer: wait for the records to catch up.
+        deadline = time.time() + 10
+        while True:
+            deliveries = session.get(session.base + "/webhook/deliveries").json()
+            if all(d["status"] == "delivered" for d in deliveries) or time.time() > deadline:
+                break
+            time.sleep(0.1)
         by_id = {d["id"]: d for d in deliveries}
         twice = by_id[next(i for i in retried if retried.count(i) == 2)]
         assert twice["status"] == "delivered" and twice["attempts"] == 2 and twice["last_status"] == 200
