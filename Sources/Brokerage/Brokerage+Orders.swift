@@ -28,6 +28,7 @@ extension Brokerage {
         let now = clock.now()
         engine.apply(quote.event(for: id).at(now))
         evaluateRules(id, quote: quote, at: now)
+        evaluateAlerts(id, quote: quote, at: now)
     }
 
     /// Registers the instrument, fetches its quote and sets the session's reference when the trading date
@@ -186,10 +187,12 @@ extension Brokerage {
         await pumpGate.acquire()
         defer { pumpGate.release() }
         let instruments = Set(engine.instrumentsWithWorkingOrders).union(ruleBook.instruments)
+            .union(alertBook.instruments)
         let symbols = instruments.sorted().map { engine.instrument($0).symbol }
         await applyDueAuctions(symbols, at: clock.now())
         engine.advance(to: clock.now())
         expireRules(at: clock.now())
+        expireAlerts(at: clock.now())
         for symbol in symbols { try? await applyMarketUpdate(symbol) }
         try await commit()
     }

@@ -273,14 +273,18 @@ extension Brokerage {
     /// Daily closes for moving-average rules, once per instrument per run.
     func seedCloses(_ id: InstrumentID, symbol: String) async {
         guard !seededCloses.contains(id) else { return }
+        for close in await settledDailyCloses(symbol) { ruleBook.recordClose(id, close: close) }
+        seededCloses.insert(id)
+    }
+
+    /// The closes of the daily bars before today's (about 400 days), oldest first; empty if the feed fails.
+    func settledDailyCloses(_ symbol: String) async -> [Price] {
         let now = clock.now()
         guard
             let bars = try? await feed.bars(symbol, timeframe: .day, from: now.adding(seconds: -400 * 86_400), to: now)
-        else { return }
-        let today = directory.entry(symbol)?.instrument.calendar.tradingDate(at: now)
-        for bar in bars where directory.entry(symbol)?.instrument.calendar.tradingDate(at: bar.time) != today {
-            ruleBook.recordClose(id, close: bar.close)
-        }
-        seededCloses.insert(id)
+        else { return [] }
+        let calendar = directory.entry(symbol)?.instrument.calendar
+        let today = calendar?.tradingDate(at: now)
+        return bars.filter { calendar?.tradingDate(at: $0.time) != today }.map(\.close)
     }
 }

@@ -51,6 +51,17 @@ public actor Brokerage {
     /// The last state of rules that left the queue in this run (what `addRule` returns if its rule fired at once).
     var lastRuleOutcome: [QueueRuleID: QueueRuleRecord] = [:]
     var seededCloses: Set<InstrumentID> = []
+
+    // Price alerts (Brokerage+Alerts.swift).
+    var alertBook = AlertBook()
+    var activeAlerts: [AlertID: AlertRecord] = [:]
+    /// Alert changes and triggers waiting for the next commit (journaled with their notifications).
+    var pendingAlerts: [AlertRecord] = []
+    var pendingAlertTriggers: [AlertTriggerRecord] = []
+    /// The last state of alerts that stopped being active in this run (what `addAlert` returns if its alert
+    /// triggered at once).
+    var lastAlertOutcome: [AlertID: AlertRecord] = [:]
+    var seededAlertCloses: Set<InstrumentID> = []
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
     let metrics = BrokerageMetrics()
@@ -129,9 +140,12 @@ public actor Brokerage {
         lastRefresh = [:]
         pendingRules = []
         pendingNotifications = []
+        pendingAlerts = []
+        pendingAlertTriggers = []
         inFlight = []
         closedAwaitingGroups = []
         try await reloadRules()
+        try await reloadAlerts()
     }
 
     // MARK: Journal
@@ -151,11 +165,19 @@ public actor Brokerage {
         pruneDurableClosedOrders()
         let events = engine.outbox
         engine.outbox.removeAll(keepingCapacity: true)
-        guard !events.isEmpty || !pendingRules.isEmpty || !pendingNotifications.isEmpty else { return nil }
+        guard
+            !events.isEmpty || !pendingRules.isEmpty || !pendingNotifications.isEmpty || !pendingAlerts.isEmpty
+                || !pendingAlertTriggers.isEmpty
+        else { return nil }
         var journal = Journal(randomState: engine.randomState)
         journal.rules = pendingRules
         pendingRules.removeAll()
         for rule in journal.rules where rule.status != .queued { lastRuleOutcome[rule.rule.id] = rule }
+        journal.alerts = pendingAlerts
+        journal.alertTriggers = pendingAlertTriggers
+        pendingAlerts.removeAll()
+        pendingAlertTriggers.removeAll()
+        for alert in journal.alerts where alert.status != .active { lastAlertOutcome[alert.alert.id] = alert }
         var touched = Set<AccountID>()
         var updates: [OrderUpdate] = []
         updates.reserveCapacity(events.count)

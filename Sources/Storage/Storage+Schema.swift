@@ -198,6 +198,29 @@ extension Storage {
                 """
             ]
         ),
+        // Price alerts and their triggers, journaled with the notifications they send (Storage+Alerts.swift); the
+        // SQLite inbox gains their row kinds.
+        (
+            9,
+            [
+                """
+                CREATE TABLE alerts (
+                    id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), symbol TEXT NOT NULL,
+                    status TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, body TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX alerts_by_user ON alerts (user_id, status, updated_at)",
+                "CREATE INDEX alerts_by_status ON alerts (status)",
+                """
+                CREATE TABLE alert_triggers (
+                    id TEXT PRIMARY KEY, alert_id TEXT NOT NULL, user_id TEXT NOT NULL REFERENCES users(id),
+                    time BIGINT NOT NULL, body TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX alert_triggers_by_user ON alert_triggers (user_id, time)",
+                "CREATE INDEX alert_triggers_by_alert ON alert_triggers (alert_id, time)",
+            ] + sqliteOnly(JournalTables.dropSQLiteInbox + JournalTables.sqliteInbox)
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

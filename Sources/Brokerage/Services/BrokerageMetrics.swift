@@ -8,6 +8,8 @@ struct BrokerageMetrics: Sendable {
     let filled = Counter(label: "papertrade_orders_filled_total")
     let rulesEvaluated = Counter(label: "papertrade_queue_rules_evaluated_total")
     let rulesFired = Counter(label: "papertrade_queue_rules_fired_total")
+    let alertsEvaluated = Counter(label: "papertrade_alerts_evaluated_total")
+    let alertsTriggered = Counter(label: "papertrade_alerts_triggered_total")
 
     /// A refused order, by reason (a handful of values: the label stays small).
     func rejected(_ reason: OrderRejection.Reason) {

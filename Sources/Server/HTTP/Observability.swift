@@ -14,7 +14,8 @@ import Synchronization
 /// - `http_requests_total` and `http_server_request_duration_seconds` by route, method and status
 ///   (`RouteMetricsMiddleware`).
 /// - `papertrade_orders_placed_total`, `papertrade_orders_rejected_total{reason}`, `papertrade_orders_filled_total`,
-///   `papertrade_queue_rules_evaluated_total`, `papertrade_queue_rules_fired_total` (the brokerage).
+///   `papertrade_queue_rules_evaluated_total`, `papertrade_queue_rules_fired_total`,
+///   `papertrade_alerts_evaluated_total`, `papertrade_alerts_triggered_total` (the brokerage).
 /// - `papertrade_journal_commit_seconds` and `papertrade_journal_group_size` (the group-commit writer).
 /// - `papertrade_websocket_clients` (the WebSocket streams).
 public enum PrometheusExport {

@@ -12,6 +12,8 @@ struct EncodedStep: Sendable {
     var accounts: [Account]
     var notifications: [NotificationRecord]
     var rules: [(QueueRuleRecord, String)]
+    var alerts: [(AlertRecord, String)]
+    var alertTriggers: [(AlertTriggerRecord, String)]
     var randomState: SeededGenerator?
 
     init(_ journal: Journal) throws {
@@ -20,6 +22,8 @@ struct EncodedStep: Sendable {
         accounts = journal.accounts
         notifications = journal.notifications
         rules = try journal.rules.map { ($0, try Coding.encode($0)) }
+        alerts = try journal.alerts.map { ($0, try Coding.encode($0)) }
+        alertTriggers = try journal.alertTriggers.map { ($0, try Coding.encode($0)) }
         randomState = journal.randomState
     }
 }
@@ -33,10 +37,13 @@ struct EncodedJournal: Sendable {
     var snapshots: [(AccountID, String)] = []
     var notifications: [NotificationRecord] = []
     var rules: [(QueueRuleRecord, String)] = []
+    var alerts: [(AlertRecord, String)] = []
+    var alertTriggers: [(AlertTriggerRecord, String)] = []
     var random: String?
 
     init(merging steps: [EncodedStep]) throws {
         var ruleIndex: [QueueRuleID: Int] = [:]
+        var alertIndex: [AlertID: Int] = [:]
         var orderIndex: [OrderID: Int] = [:]
         var latestAccounts: [Account] = []
         var accountIndex: [AccountID: Int] = [:]
@@ -66,6 +73,15 @@ struct EncodedJournal: Sendable {
                     rules.append(rule)
                 }
             }
+            for alert in step.alerts {
+                if let i = alertIndex[alert.0.alert.id] {
+                    alerts[i] = alert
+                } else {
+                    alertIndex[alert.0.alert.id] = alerts.count
+                    alerts.append(alert)
+                }
+            }
+            alertTriggers += step.alertTriggers
             entries += step.entries
             notifications += step.notifications
             randomState = step.randomState ?? randomState
@@ -115,6 +131,25 @@ struct EncodedJournal: Sendable {
                         .text(record.rule.id.description), .text(record.rule.accountID.description),
                         .text(record.status.rawValue), .integer(record.rule.createdAt.nanoseconds),
                         .integer(record.updatedAt.nanoseconds), .text(body),
+                    ]
+                }
+            ),
+            (
+                JournalTables.alert,
+                alerts.map { record, body in
+                    [
+                        .text(record.alert.id.description), .text(record.userID), .text(record.alert.symbol),
+                        .text(record.status.rawValue), .integer(record.alert.createdAt.nanoseconds),
+                        .integer(record.updatedAt.nanoseconds), .text(body),
+                    ]
+                }
+            ),
+            (
+                JournalTables.alertTrigger,
+                alertTriggers.map { trigger, body in
+                    [
+                        .text(trigger.id), .text(trigger.alertID.description), .text(trigger.userID),
+                        .integer(trigger.time.nanoseconds), .text(body),
                     ]
                 }
             ),

@@ -40,6 +40,10 @@ public struct Journal: Sendable {
     /// Queued rules the step added or changed — a rule that fired is written with the order it placed, so a
     /// restart can never fire it twice.
     public var rules: [QueueRuleRecord] = []
+    /// Price alerts the step added or changed — a once-only alert that triggered is written with its notification
+    /// and trigger, so a restart can never trigger it twice.
+    public var alerts: [AlertRecord] = []
+    public var alertTriggers: [AlertTriggerRecord] = []
     public var randomState: SeededGenerator?
 
     public init(
@@ -56,6 +60,7 @@ public struct Journal: Sendable {
 
     public var isEmpty: Bool {
         orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty && rules.isEmpty
+            && alerts.isEmpty && alertTriggers.isEmpty
     }
 }
 

@@ -125,11 +125,18 @@ enum JournalTables {
         kind: "rule", table: "queue_rules",
         columns: ["id", "account_id", "status", "created_at", "updated_at", "body"],
         write: .upsert(key: "id", update: ["status", "updated_at", "body"]))
+    static let alert = JournalTable(
+        kind: "alert", table: "alerts",
+        columns: ["id", "user_id", "symbol", "status", "created_at", "updated_at", "body"],
+        write: .upsert(key: "id", update: ["status", "updated_at", "body"]))
+    static let alertTrigger = JournalTable(
+        kind: "alert_trigger", table: "alert_triggers", columns: ["id", "alert_id", "user_id", "time", "body"],
+        write: .insert)
     static let random = JournalTable(
         kind: "random", table: "engine_state", columns: ["id", "random_state"],
         write: .upsert(key: "id", update: ["random_state"]))
 
-    static let all = [order, activity, account, notification, rule, random]
+    static let all = [order, activity, account, notification, rule, alert, alertTrigger, random]
 
     /// Columns of the inbox (after `kind`): as many as the widest table.
     static let inboxWidth = all.map(\.columns.count).max() ?? 0

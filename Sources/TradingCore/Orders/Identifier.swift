@@ -161,6 +161,7 @@ public enum OrderIdentifierKind: IdentifierKind {}
 public enum AccountIdentifierKind: IdentifierKind {}
 public enum ExecutionIdentifierKind: IdentifierKind {}
 public enum QueueRuleIdentifierKind: IdentifierKind {}
+public enum AlertIdentifierKind: IdentifierKind {}
 
 /// An order (its Alpaca `id`).
 public typealias OrderID = TypedIdentifier<OrderIdentifierKind>
@@ -170,3 +171,5 @@ public typealias AccountID = TypedIdentifier<AccountIdentifierKind>
 public typealias ExecutionID = TypedIdentifier<ExecutionIdentifierKind>
 /// A queued rule (queue purchase).
 public typealias QueueRuleID = TypedIdentifier<QueueRuleIdentifierKind>
+/// A price alert.
+public typealias AlertID = TypedIdentifier<AlertIdentifierKind>
