@@ -49,6 +49,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     StockController(services: services).addRoutes(to: native)
     FavoritesController(services: services).addRoutes(to: native)
     QueueController(services: services).addRoutes(to: native)
+    AlertsController(services: services).addRoutes(to: native)
     WebhookController(services: services).addRoutes(to: native)
 
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.

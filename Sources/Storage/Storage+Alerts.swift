@@ -98,7 +98,10 @@ extension Storage {
     public func alertTriggers(user: UserID, alert: AlertID?, limit: Int = 100) async throws -> [AlertTriggerRecord] {
         try await read { db in
             var sql: SQLQueryString = "SELECT body FROM alert_triggers WHERE user_id = \(bind: user.text)"
-            if let alert { sql.appendInterpolation(unsafeRaw: " AND alert_id = "); sql.appendInterpolation(bind: alert.description) }
+            if let alert {
+                sql.appendInterpolation(unsafeRaw: " AND alert_id = ")
+                sql.appendInterpolation(bind: alert.description)
+            }
             sql.appendInterpolation(unsafeRaw: " ORDER BY time DESC, id DESC LIMIT ")
             sql.appendInterpolation(bind: max(1, min(limit, 500)))
             return try await db.raw(sql).all()

@@ -150,7 +150,8 @@ extension Brokerage {
         pendingNotifications.append(notification)
         pendingAlertTriggers.append(
             AlertTriggerRecord(
-                id: Self.notificationID(), alertID: trigger.alert.id, userID: record.owner, symbol: trigger.alert.symbol,
+                id: Self.notificationID(), alertID: trigger.alert.id, userID: record.owner,
+                symbol: trigger.alert.symbol,
                 time: now, price: trigger.price, level: trigger.level, notificationID: notification.id))
     }
 

@@ -57,7 +57,8 @@ public struct AlertBook: Sendable {
         var slot = Slot(alert: alert, instrument: i)
         if let lastTriggered {
             slot.lastTriggered = lastTriggered.time
-            slot.lastTriggeredBar = Self.bar(alert.timeframe, at: lastTriggered.time, tradingDate: lastTriggered.tradingDate)
+            slot.lastTriggeredBar = Self.bar(
+                alert.timeframe, at: lastTriggered.time, tradingDate: lastTriggered.tradingDate)
         }
         let index: Int
         if let reused = free.popLast() {
@@ -125,9 +126,11 @@ public struct AlertBook: Sendable {
         for index in byInstrument[i] {
             guard var slot = slots[index], only == nil || slot.alert.id == only else { continue }
             evaluations += 1
-            let (holds, level) = Self.holds(&slot, price: price, at: now, level: slot.alert.condition.operand.flatMap {
-                self.level($0, instrument: instrument)
-            })
+            let (holds, level) = Self.holds(
+                &slot, price: price, at: now,
+                level: slot.alert.condition.operand.flatMap {
+                    self.level($0, instrument: instrument)
+                })
             slot.previous = price
             let bar = Self.bar(slot.alert.timeframe, at: now, tradingDate: tradingDate)
             if holds, Self.mayTrigger(slot, at: now, bar: bar) {
@@ -186,7 +189,8 @@ public struct AlertBook: Sendable {
             if case .movingUp = slot.alert.condition { return (price - low >= amount, low) }
             return ((price - low).raw * 100 >= Self.scaled(low, amount), low)
         case .movingDown(let amount, let within), .movingDownPercent(let amount, let within):
-            let high = slide(&slot, price: price, at: now, span: within.nanoseconds(slot.alert.timeframe), keepLow: false)
+            let high = slide(
+                &slot, price: price, at: now, span: within.nanoseconds(slot.alert.timeframe), keepLow: false)
             if case .movingDown = slot.alert.condition { return (high - price >= amount, high) }
             return ((high - price).raw * 100 >= Self.scaled(high, amount), high)
         }
@@ -196,7 +200,8 @@ public struct AlertBook: Sendable {
     static func slide(_ slot: inout Slot, price: Price, at now: Timestamp, span: Int64, keepLow: Bool) -> Price {
         let t = now.nanoseconds
         while slot.window.count > slot.head,
-            keepLow ? slot.window[slot.window.count - 1].price >= price : slot.window[slot.window.count - 1].price <= price
+            keepLow
+                ? slot.window[slot.window.count - 1].price >= price : slot.window[slot.window.count - 1].price <= price
         {
             slot.window.removeLast()
         }
