@@ -3,9 +3,9 @@
 // only these types are re-exported, so a surface above the brokerage (Server, the CLI) can name a `UserRecord`
 // without importing Storage — and cannot reach the database itself (scripts/check-layering.sh checks the imports).
 @_exported import struct Storage.AccountRecord
+@_exported import struct Storage.ActivityQuery
 @_exported import struct Storage.AlertRecord
 @_exported import struct Storage.AlertTriggerRecord
-@_exported import struct Storage.ActivityQuery
 @_exported import struct Storage.CheckpointPolicy
 @_exported import enum Storage.DatabaseLocation
 @_exported import struct Storage.DueWebhookDelivery
