@@ -87,7 +87,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
         application.addServices(IBGatewayService(services: services, logger: logger))
     }
     application.addServices(
-        WebhookDispatcher(brokerage: services.brokerage, addresses: services.configuration.webhookAddresses))
+        WebhookDispatcher(brokerage: services.brokerage, addresses: services.configuration.outboundAddresses))
     return application
 }
 

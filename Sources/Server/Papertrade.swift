@@ -32,8 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var checkpoints = CheckpointPolicy()
     /// Whether the application runs the market pump service (tests that step the market themselves turn it off).
     public var runsMarketPump = true
-    /// Where webhooks may point (public addresses only unless the operator allows private ones).
-    public var webhookAddresses = OutboundAddressPolicy()
+    /// Where webhooks and push endpoints may point (public https only unless the operator allows local endpoints).
+    public var outboundAddresses = OutboundAddressPolicy()
     /// The Interactive Brokers Client Portal listener (off unless a port is set).
     public var ib = IBGatewayConfiguration()
 

@@ -82,6 +82,12 @@ struct Serve: AsyncParsableCommand {
             "Log the IB listener in as this papertrade user at start, for headless bots (env PAPERTRADE_IB_USER); otherwise log in on its page at /."
     )
     var ibUser: String?
+    @Flag(
+        name: .customLong("allow-local-endpoints"),
+        help:
+            "Let webhooks and Web Push endpoints use plain http and loopback or private addresses (env PAPERTRADE_ALLOW_LOCAL_ENDPOINTS=1); by default only public https URLs."
+    )
+    var allowLocalEndpoints = false
 
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
@@ -121,11 +127,12 @@ struct Serve: AsyncParsableCommand {
         configuration.ib.keyPath = ibKey
         configuration.ib.user = ibUser ?? env["PAPERTRADE_IB_USER"]
         configuration.webDirectory = env["PAPERTRADE_WEB_DIR"]
-        if let allow = env["PAPERTRADE_WEBHOOK_ALLOW_PRIVATE"] {
+        configuration.outboundAddresses.allowsLocalEndpoints = allowLocalEndpoints
+        if let allow = env["PAPERTRADE_ALLOW_LOCAL_ENDPOINTS"], !allowLocalEndpoints {
             guard ["0", "1", "true", "false"].contains(allow.lowercased()) else {
-                throw ValidationError("PAPERTRADE_WEBHOOK_ALLOW_PRIVATE must be 1 or 0")
+                throw ValidationError("PAPERTRADE_ALLOW_LOCAL_ENDPOINTS must be 1 or 0")
             }
-            configuration.webhookAddresses.allowsPrivateAddresses = ["1", "true"].contains(allow.lowercased())
+            configuration.outboundAddresses.allowsLocalEndpoints = ["1", "true"].contains(allow.lowercased())
         }
         configuration.webVendorDirectory = env["PAPERTRADE_WEB_VENDOR_DIR"]
         if let megabytes = env["PAPERTRADE_WAL_LIMIT_MB"] {

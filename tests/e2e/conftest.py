@@ -22,11 +22,12 @@ def free_port():
 class Server:
     """One `papertrade serve` process; `restart()` keeps its data directory."""
 
-    def __init__(self, clock="always-open", rate_limit=0, allow_private_webhooks=True, env=None):
+    def __init__(self, clock="always-open", rate_limit=0, allow_local_endpoints=True, env=None):
         self.rate_limit = rate_limit
         self.env = env or {}
-        # The webhook tests' receivers listen on 127.0.0.1, which a real server refuses unless the operator allows it.
-        self.allow_private_webhooks = allow_private_webhooks
+        # The webhook and push tests' receivers listen on http://127.0.0.1, which a real server refuses unless the
+        # operator allows local endpoints.
+        self.allow_local_endpoints = allow_local_endpoints
         self.data_dir = tempfile.mkdtemp(prefix="papertrade-e2e-")
         self.port = free_port()
         self.clock = clock
@@ -55,7 +56,7 @@ class Server:
             [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock,
              "--rate-limit", str(self.rate_limit)],
             # A 64 MB WAL (and 32 MB of free pages) instead of 256 MB: dozens of servers start in this suite.
-            env={**os.environ, "PAPERTRADE_WEBHOOK_ALLOW_PRIVATE": "1" if self.allow_private_webhooks else "0",
+            env={**os.environ, "PAPERTRADE_ALLOW_LOCAL_ENDPOINTS": "1" if self.allow_local_endpoints else "0",
                  "PAPERTRADE_WAL_LIMIT_MB": os.environ.get("PAPERTRADE_WAL_LIMIT_MB", "64"), **self.env},
             stdout=log, stderr=subprocess.STDOUT, text=True)
         deadline = time.time() + 60

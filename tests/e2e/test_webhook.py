@@ -150,18 +150,20 @@ def test_bad_webhook_input_is_a_clear_error(session):
     assert requests.get(session.base + "/webhook").status_code == 401
 
 
-def test_a_server_refuses_webhooks_to_private_addresses_unless_allowed():
-    s = Server(allow_private_webhooks=False).start()
+def test_a_server_refuses_webhooks_to_plain_http_and_private_addresses_unless_allowed():
+    s = Server(allow_local_endpoints=False).start()
     try:
         session = requests.Session()
         base = s.url + "/api/v1"
         assert session.post(base + "/auth/login", json={"username": "demo", "password": s.password}).status_code == 200
-        for url in ["http://127.0.0.1:8080/hook", "http://localhost/hook", "http://169.254.169.254/latest/meta-data",
-                    "http://10.0.0.7/hook", "http://[::1]/hook"]:
+        for url in ["https://127.0.0.1:8080/hook", "https://localhost/hook", "https://169.254.169.254/latest/meta-data",
+                    "https://10.0.0.7/hook", "https://[::1]/hook"]:
             r = session.put(base + "/webhook", json={"url": url})
             assert r.status_code == 422, (url, r.text)
             assert "private or reserved address" in r.json()["message"]
-            assert "PAPERTRADE_WEBHOOK_ALLOW_PRIVATE" in r.json()["message"]
+            assert "--allow-local-endpoints" in r.json()["message"]
+        r = session.put(base + "/webhook", json={"url": "http://8.8.8.8/hook"})
+        assert r.status_code == 422 and r.json()["message"].startswith("url must be an https URL")
         assert session.get(base + "/webhook").json().get("webhook") is None, "nothing was saved"
     finally:
         s.stop()

@@ -4,32 +4,40 @@ import Foundation
     import Glibc
 #endif
 
-/// Where URLs that users give (webhooks) may lead. By default only to public internet addresses: a host that is or
-/// resolves to a loopback, private, link-local (cloud metadata at 169.254.169.254 included), carrier-grade NAT,
-/// multicast, reserved or unique-local address is refused — when the URL is saved, and again before every delivery
-/// (DNS can change in between). Webhook requests never follow redirects, so a public URL cannot bounce a request
-/// to a private one. The operator may allow private addresses (`PAPERTRADE_WEBHOOK_ALLOW_PRIVATE=1`), e.g. for a
-/// receiver on the same machine.
+/// Where URLs that users give (webhooks, Web Push endpoints) may lead. By default only https URLs whose host is
+/// a public internet address: a host that is or resolves to a loopback, private, link-local (cloud metadata at
+/// 169.254.169.254 included), carrier-grade NAT, multicast, reserved or unique-local address is refused — when
+/// the URL is saved, and again before every delivery (DNS can change in between). Outbound requests never follow
+/// redirects, so a public URL cannot bounce a request to a private one. The operator may allow plain http and
+/// local addresses (`papertrade serve --allow-local-endpoints`, `PAPERTRADE_ALLOW_LOCAL_ENDPOINTS=1`), e.g. for a
+/// receiver on the same machine; the test suite does.
 ///
 /// Left open: a host whose DNS answer changes between this check and the connection (a very short window).
 public struct OutboundAddressPolicy: Sendable {
-    public var allowsPrivateAddresses: Bool
+    public var allowsLocalEndpoints: Bool
 
-    public init(allowsPrivateAddresses: Bool = false) { self.allowsPrivateAddresses = allowsPrivateAddresses }
+    public init(allowsLocalEndpoints: Bool = false) { self.allowsLocalEndpoints = allowsLocalEndpoints }
+
+    static let switchName = "--allow-local-endpoints (PAPERTRADE_ALLOW_LOCAL_ENDPOINTS=1)"
 
     /// Why the URL may not be requested, or nil when it may.
     public func refusal(for url: URL) async -> String? {
-        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
-            return "url must be an http or https URL"
+        guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            var host = url.host, !host.isEmpty
+        else {
+            return allowsLocalEndpoints ? "url must be an http or https URL" : "url must be an https URL"
         }
-        guard var host = url.host, !host.isEmpty else { return "url must be an http or https URL" }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !allowsPrivateAddresses else { return nil }
+        guard !allowsLocalEndpoints else { return nil }
+        guard scheme == "https" else {
+            return "url must be an https URL (plain http only when the operator starts papertrade with "
+                + "\(Self.switchName))"
+        }
         let addresses = await Self.resolve(host)
         guard !addresses.isEmpty else { return "the host \(host) could not be resolved" }
         if let blocked = addresses.first(where: { !Self.isPublic($0) }) {
-            return "the host \(host) is a private or reserved address (\(Self.text(blocked))); webhooks go to public "
-                + "addresses unless the operator sets PAPERTRADE_WEBHOOK_ALLOW_PRIVATE=1"
+            return "the host \(host) is a private or reserved address (\(Self.text(blocked))); papertrade calls only "
+                + "public addresses unless the operator starts it with \(Self.switchName)"
         }
         return nil
     }

@@ -51,13 +51,14 @@ struct WebhookController {
         let user = try context.user()
         var request = request
         let body = try await request.jsonBody(context: context)
+        let policy = services.configuration.outboundAddresses
         guard let text = body["url"]?.string?.trimmingCharacters(in: .whitespaces), text.count <= 2000,
-            let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let host = url.host, !host.isEmpty
+            let url = URL(string: text)
         else {
-            throw APIError.unprocessable("url must be an http or https URL")
+            throw APIError.unprocessable(
+                policy.allowsLocalEndpoints ? "url must be an http or https URL" : "url must be an https URL")
         }
-        if let refusal = await services.configuration.webhookAddresses.refusal(for: url) {
+        if let refusal = await policy.refusal(for: url) {
             throw APIError.unprocessable(refusal)
         }
         if let enabled = body["enabled"], enabled.bool == nil {
