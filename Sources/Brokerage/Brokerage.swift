@@ -9,7 +9,7 @@ import TradingCore
 /// answered; a failed write reloads the engine from storage, so memory never runs ahead of disk.
 ///
 /// It is the one way in for every surface (Alpaca, native, web socket, CLI): trading goes through the actor's
-/// methods; the aggregates that need no engine step — users and keys, watchlists, notifications, webhooks,
+/// methods; the aggregates that need no engine step — users and keys, watchlists, notifications, webhooks, push,
 /// account configurations — through the small services below, which read and write their own records. Nothing
 /// above the brokerage touches storage.
 public actor Brokerage {
@@ -23,6 +23,7 @@ public actor Brokerage {
     public nonisolated let watchlists: Watchlists
     public nonisolated let notifications: Notifications
     public nonisolated let webhooks: Webhooks
+    public nonisolated let push: PushSubscriptions
     public nonisolated let configurations: AccountConfigurations
     let configuration: EngineConfiguration
     var owners: [AccountID: AccountRecord] = [:]
@@ -82,6 +83,7 @@ public actor Brokerage {
         watchlists = Watchlists(storage: storage)
         notifications = Notifications(storage: storage, clock: clock, streams: streams)
         webhooks = Webhooks(storage: storage, clock: clock)
+        push = PushSubscriptions(storage: storage, clock: clock)
         configurations = AccountConfigurations(storage: storage)
     }
 

@@ -6,7 +6,7 @@ import Logging
 import MarketData
 
 /// Assembles the application: the HTTP and WebSocket surfaces over the brokerage, and its background services
-/// (market pump, webhook dispatcher, journal flush at shutdown). `papertrade serve` runs it; tests drive it with
+/// (market pump, webhook and push dispatchers, journal flush at shutdown). `papertrade serve` runs it; tests drive it with
 /// HummingbirdTesting and get the same services.
 ///
 /// Shutdown (SIGTERM/SIGINT under `runService`) goes in reverse order of start: the HTTP server stops accepting and
@@ -50,6 +50,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     FavoritesController(services: services).addRoutes(to: native)
     QueueController(services: services).addRoutes(to: native)
     AlertsController(services: services).addRoutes(to: native)
+    PushController(services: services).addRoutes(to: native)
     WebhookController(services: services).addRoutes(to: native)
 
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
@@ -88,6 +89,10 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     }
     application.addServices(
         WebhookDispatcher(brokerage: services.brokerage, addresses: services.configuration.outboundAddresses))
+    application.addServices(
+        PushDispatcher(
+            brokerage: services.brokerage, key: services.vapid, contact: services.configuration.pushContact,
+            addresses: services.configuration.outboundAddresses))
     return application
 }
 

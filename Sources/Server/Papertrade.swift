@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     public var runsMarketPump = true
     /// Where webhooks and push endpoints may point (public https only unless the operator allows local endpoints).
     public var outboundAddresses = OutboundAddressPolicy()
+    /// The contact a push service may reach the operator at (VAPID's `sub`: a mailto: or https: URL).
+    public var pushContact = "mailto:papertrade@localhost"
     /// The Interactive Brokers Client Portal listener (off unless a port is set).
     public var ib = IBGatewayConfiguration()
 
@@ -68,6 +70,8 @@ public final class Papertrade: Sendable {
     public let brokerage: Brokerage
     /// The web app's files, served at `/`.
     public let web: WebApp
+    /// The VAPID key pair Web Push messages are signed with (kept in the data directory).
+    public let vapid: VAPIDKey
     let throttle = LoginThrottle()
     /// Verified API keys whose accounts are loaded (key id → secret hash and account): a request with a known key
     /// touches neither storage nor the brokerage to authenticate.
@@ -75,7 +79,7 @@ public final class Papertrade: Sendable {
 
     init(
         configuration: ServerConfiguration, directory: SymbolDirectory, market: SimulatedMarket,
-        feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage, web: WebApp
+        feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage, web: WebApp, vapid: VAPIDKey
     ) {
         self.configuration = configuration
         self.directory = directory
@@ -84,6 +88,7 @@ public final class Papertrade: Sendable {
         self.clock = clock
         self.brokerage = brokerage
         self.web = web
+        self.vapid = vapid
     }
 
     public static func start(_ configuration: ServerConfiguration, clock: MarketClock? = nil) async throws -> Papertrade
@@ -97,6 +102,7 @@ public final class Papertrade: Sendable {
             configuration.marketData.us == .simulated && configuration.marketData.cn == .simulated
             ? SimulatedFeed(market: market, clock: clock)
             : configuration.marketData.makeFeed(directory: directory, clock: clock)
+        let vapid = try VAPIDKey.loadOrCreate(in: configuration.dataDirectory)
         let brokerage = try await Brokerage.open(
             configuration.database, checkpoints: configuration.checkpoints, feed: feed,
             directory: directory, clock: clock, seed: configuration.seed)
@@ -104,7 +110,8 @@ public final class Papertrade: Sendable {
             configuration: configuration, directory: directory, market: market,
             feed: feed, clock: clock, brokerage: brokerage,
             web: WebApp.load(
-                webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory))
+                webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory),
+            vapid: vapid)
     }
 
     /// Closes the database once everything queued for it is written.

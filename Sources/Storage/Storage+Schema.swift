@@ -221,6 +221,54 @@ extension Storage {
                 "CREATE INDEX alert_triggers_by_alert ON alert_triggers (alert_id, time)",
             ] + sqliteOnly(JournalTables.dropSQLiteInbox + JournalTables.sqliteInbox)
         ),
+        // Web Push: each notification gets a delivery row per subscription of its user, from a trigger, in the same
+        // transaction as the notification (as webhooks do, migration 6).
+        (
+            10,
+            [
+                """
+                CREATE TABLE push_subscriptions (
+                    id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id), endpoint TEXT NOT NULL UNIQUE,
+                    p256dh TEXT NOT NULL, auth TEXT NOT NULL, user_agent TEXT, created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX push_subscriptions_by_user ON push_subscriptions (user_id)",
+                """
+                CREATE TABLE push_deliveries (
+                    id TEXT PRIMARY KEY, subscription_id TEXT NOT NULL, user_id TEXT NOT NULL REFERENCES users(id),
+                    notification_id TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL,
+                    next_attempt_at BIGINT NOT NULL, last_status INTEGER, last_error TEXT, created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX push_deliveries_due ON push_deliveries (status, next_attempt_at)",
+                "CREATE INDEX push_deliveries_by_user ON push_deliveries (user_id, created_at)",
+            ]
+                + sqliteOnly([
+                    """
+                    CREATE TRIGGER notifications_push AFTER INSERT ON notifications BEGIN
+                        INSERT INTO push_deliveries (id, subscription_id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                        SELECT NEW.id || ':' || s.id, s.id, NEW.user_id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at
+                        FROM push_subscriptions s WHERE s.user_id = NEW.user_id
+                        ON CONFLICT (id) DO NOTHING;
+                    END
+                    """
+                ])
+                + postgresOnly([
+                    """
+                    CREATE FUNCTION papertrade_push_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        INSERT INTO push_deliveries (id, subscription_id, user_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                        SELECT NEW.id || ':' || s.id, s.id, NEW.user_id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at
+                        FROM push_subscriptions s WHERE s.user_id = NEW.user_id
+                        ON CONFLICT (id) DO NOTHING;
+                        RETURN NEW;
+                    END
+                    $$
+                    """,
+                    "CREATE TRIGGER notifications_push AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION papertrade_push_deliveries()",
+                ])
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

@@ -166,16 +166,7 @@ extension Storage {
 
     static func delivery(_ row: any SQLRow) throws -> WebhookDelivery {
         let user = UserID(try row.decode(column: "user_id", as: String.self))
-        var notification: NotificationRecord?
-        if let id = try row.decode(column: "n_id", as: String?.self) {
-            notification = NotificationRecord(
-                id: id, userID: user,
-                accountID: try row.decode(column: "n_account_id", as: String?.self).flatMap(AccountID.init),
-                kind: try row.decode(column: "n_kind", as: String.self),
-                title: try row.decode(column: "n_title", as: String.self),
-                body: try row.decode(column: "n_body", as: String.self),
-                createdAt: Timestamp(nanoseconds: try row.decode(column: "n_created_at", as: Int64.self)), readAt: nil)
-        }
+        let notification = try notificationColumns(row, user: user)
         return WebhookDelivery(
             id: try row.decode(column: "id", as: String.self), userID: user,
             notificationID: try row.decode(column: "notification_id", as: String.self),

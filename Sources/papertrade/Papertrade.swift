@@ -88,6 +88,12 @@ struct Serve: AsyncParsableCommand {
             "Let webhooks and Web Push endpoints use plain http and loopback or private addresses (env PAPERTRADE_ALLOW_LOCAL_ENDPOINTS=1); by default only public https URLs."
     )
     var allowLocalEndpoints = false
+    @Option(
+        name: .customLong("push-contact"),
+        help:
+            "How push services can reach the operator: a mailto: or https: URL sent with every Web Push message (env PAPERTRADE_PUSH_CONTACT)."
+    )
+    var pushContact: String?
 
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
@@ -127,6 +133,12 @@ struct Serve: AsyncParsableCommand {
         configuration.ib.keyPath = ibKey
         configuration.ib.user = ibUser ?? env["PAPERTRADE_IB_USER"]
         configuration.webDirectory = env["PAPERTRADE_WEB_DIR"]
+        if let contact = pushContact ?? env["PAPERTRADE_PUSH_CONTACT"] {
+            guard contact.hasPrefix("mailto:") || contact.hasPrefix("https://") else {
+                throw ValidationError("--push-contact must be a mailto: or https: URL")
+            }
+            configuration.pushContact = contact
+        }
         configuration.outboundAddresses.allowsLocalEndpoints = allowLocalEndpoints
         if let allow = env["PAPERTRADE_ALLOW_LOCAL_ENDPOINTS"], !allowLocalEndpoints {
             guard ["0", "1", "true", "false"].contains(allow.lowercased()) else {

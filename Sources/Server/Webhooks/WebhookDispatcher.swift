@@ -64,29 +64,14 @@ public struct WebhookDispatcher: Service {
 
     /// Polls for due deliveries until graceful shutdown (or cancellation).
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                let attempted = (try? await runOnce()) ?? 0
-                if attempted == 0 { try? await Task.sleep(for: .milliseconds(500)) }
-            }
-        }
+        await DeliveryLoop.run { try await runOnce() }
     }
 
     /// Attempts every due delivery once (up to 8 at a time); returns how many were attempted.
     @discardableResult
     public func runOnce() async throws -> Int {
         let due = try await webhooks.due(limit: 32)
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for item in due {
-                if running == 8 {
-                    await group.next()
-                    running -= 1
-                }
-                group.addTask { await attempt(item) }
-                running += 1
-            }
-        }
+        await DeliveryLoop.attempt(due) { await attempt($0) }
         return due.count
     }
 
