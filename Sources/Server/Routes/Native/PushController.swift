@@ -109,7 +109,9 @@ struct PushController {
 
     /// A subscription as Settings lists it: the push service's origin (not the whole capability URL) and device.
     static func encode(_ s: PushSubscriptionRecord) -> JSONValue {
-        let origin = URL(string: s.endpoint).flatMap { u in u.host.map { "\(u.scheme ?? "https")://\($0)" } }
+        let origin = URL(string: s.endpoint).flatMap { u in
+            u.host.map { "\(u.scheme ?? "https")://\($0)" + (u.port.map { ":\($0)" } ?? "") }
+        }
         return .object([
             "id": .string(s.id), "push_service": .text(origin), "user_agent": .text(s.userAgent),
             "created_at": .string(s.createdAt.description),
