@@ -1,6 +1,6 @@
 // Offline support: the app shell is cached on install and served when the network is down. API calls are never
 // cached (prices and balances must be live); the app shows an offline banner instead.
-const CACHE = 'papertrade-shell-v2';
+const CACHE = 'papertrade-shell-v3';
 const SHELL = [
   '/', '/manifest.webmanifest', '/app/css/app.css', '/app/js/theme.js', '/app/js/main.js', '/app/js/api.js',
   '/app/js/live.js', '/app/js/store.js', '/app/js/ui.js', '/app/js/format.js', '/app/js/decimal.js',
@@ -8,7 +8,8 @@ const SHELL = [
   '/app/js/views/login.js', '/app/js/views/stock.js', '/app/js/views/trade.js', '/app/js/views/orders.js',
   '/app/js/views/account.js', '/app/js/views/explore.js', '/app/js/views/notifications.js',
   '/app/js/views/settings.js', '/app/js/views/queue.js', '/app/js/performance.js',
-  '/app/js/views/performance.js', '/app/icons/icon.svg',
+  '/app/js/views/performance.js', '/app/js/alerts.js', '/app/js/views/alerts.js', '/app/js/push.js',
+  '/app/icons/icon.svg', '/app/icons/icon-192.png',
 ];
 
 self.addEventListener('install', (event) => {
@@ -33,4 +34,28 @@ self.addEventListener('fetch', (event) => {
     }
     return response;
   }).catch(() => caches.match(event.request).then((hit) => hit || caches.match('/'))));
+});
+
+// Web Push: show what the server sent (title, body, icon, tag) even when no page of the app is open; a tap opens
+// (or focuses) the app at the screen the message names.
+self.addEventListener('push', (event) => {
+  let message = {};
+  try { message = event.data ? event.data.json() : {}; } catch { message = { body: event.data?.text() }; }
+  event.waitUntil(self.registration.showNotification(message.title || 'papertrade', {
+    body: message.body || '',
+    icon: '/app/icons/icon-192.png',
+    badge: '/app/icons/icon-192.png',
+    tag: message.tag || message.id,
+    data: { url: '/' + (message.url || '#/notifications') },
+  }));
+});
+
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  const target = new URL(event.notification.data?.url || '/', self.location.origin).href;
+  event.waitUntil(self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+    const open = windows.find((w) => new URL(w.url).origin === self.location.origin);
+    if (open) return open.focus().then(() => open.navigate(target));
+    return self.clients.openWindow(target);
+  }));
 });

@@ -9,6 +9,7 @@ const views = {
   '': () => import('./views/home.js'),
   explore: () => import('./views/explore.js'),
   queue: () => import('./views/queue.js'),
+  alerts: () => import('./views/alerts.js'),
   orders: () => import('./views/orders.js'),
   account: () => import('./views/account.js'),
   notifications: () => import('./views/notifications.js'),

@@ -1,4 +1,5 @@
-// Notifications: fills, automatic orders (placed or failed), queue empty; opening the list marks them read.
+// Notifications: fills, automatic orders (placed or failed), queue empty, price alerts; opening the list marks them
+// read.
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as live from '../live.js';
@@ -8,11 +9,12 @@ import { h, clear, failure, empty, toast } from '../ui.js';
 export async function render(view, params, scope) {
   const list = h('section.card');
   clear(view, h('header.page-head', h('h1', 'Notifications'),
-    h('button.link', { type: 'button', onclick: readAll }, 'Mark all read')), list);
+    h('div.actions', h('a.link', { href: '#/alerts' }, 'Price alerts'),
+      h('button.link', { type: 'button', onclick: readAll }, 'Mark all read'))), list);
   let items = [];
 
   function draw() {
-    clear(list, items.length === 0 ? empty('No notifications yet. Fills and automatic orders show up here.')
+    clear(list, items.length === 0 ? empty('No notifications yet. Fills, automatic orders and price alerts show up here.')
       : h('ul.rows.notifications', items.map((n) => h(`li.row${n.read ? '' : '.unread'}`, { dataset: { kind: n.kind } },
         h('span.row-main', h('span.sym', n.title), h('span.sub.body', n.body)),
         h('span.row-end', h('span.sub', F.dateTime(n.created_at)), n.read ? null : h('span.dot.unread-dot', { 'aria-label': 'unread' }))))));

@@ -1,6 +1,8 @@
-// Settings: theme (system / light / dark, remembered on this device), reset the account, log out.
+// Settings: theme (system / light / dark, remembered on this device), push notifications on this device, reset the
+// account, webhook, log out.
 import * as api from '../api.js';
 import * as F from '../format.js';
+import * as push from '../push.js';
 import * as store from '../store.js';
 import { h, clear, toast, confirmAction, failure, loading } from '../ui.js';
 
@@ -40,6 +42,7 @@ export async function render(view) {
     h('section.card', h('h2', 'Account'),
       h('p', account ? `${account.name} (${account.currency})` : 'No account'),
       h('p.sub', 'Start over with the starting cash.'), reset),
+    pushCard(),
     webhookCard(),
     h('section.card', h('h2', 'Session'),
       h('p', `Logged in as ${store.state.user?.username ?? ''}`),
@@ -95,6 +98,46 @@ function webhookCard() {
   async function remove() {
     if (!await confirmAction('Remove webhook', 'Stop sending notifications to this URL? Deliveries still waiting are dropped.', 'Remove', { danger: true })) return;
     try { await api.del('/webhook'); toast('Webhook removed', 'success'); load(); } catch (error) { toast(error.message, 'error'); }
+  }
+  load();
+  return card;
+}
+
+/** "Notify me on this device": Web Push with the browser's permission flow, a test, the user's other devices. */
+function pushCard() {
+  const card = h('section.card.push', { 'aria-labelledby': 'push-title' }, loading());
+  async function load() {
+    let subscription = null;
+    let devices = [];
+    try {
+      [subscription, devices] = await Promise.all([push.current().catch(() => null), api.get('/push/subscriptions')]);
+    } catch (error) { clear(card, h('h2#push-title', 'Notifications'), failure(error, load)); return; }
+    const registered = subscription && devices.length > 0;
+    const toggle = h('input#push-toggle', { type: 'checkbox', role: 'switch', checked: Boolean(registered), disabled: !push.supported() });
+    toggle.addEventListener('change', async () => {
+      toggle.disabled = true;
+      try {
+        if (toggle.checked) { await push.enable(); toast('This device will get your notifications', 'success'); }
+        else { await push.disable(); toast('Notifications on this device are off', 'success'); }
+      } catch (error) { toast(error.message, 'error'); }
+      load();
+    });
+    const test = h('button.secondary', { type: 'button', disabled: devices.length === 0 }, 'Send a test notification');
+    test.addEventListener('click', async () => {
+      try {
+        const r = await api.post('/push/test');
+        toast(`Test sent to ${r.devices} device${r.devices === 1 ? '' : 's'}`, 'success');
+      } catch (error) { toast(error.message, 'error'); }
+    });
+    const state = !push.supported() ? 'This browser cannot receive push notifications (on iPhone, add papertrade to the Home Screen first).'
+      : Notification.permission === 'denied' ? 'Notifications are blocked for this site in the browser’s settings.'
+        : registered ? 'On: fills, automatic orders and alerts reach this device even when papertrade is closed.'
+          : 'Off on this device.';
+    clear(card, h('h2#push-title', 'Notifications'),
+      h('label.switch', toggle, h('span', 'Notify me on this device')),
+      h('p.sub', { role: 'status' }, state),
+      devices.length ? h('p.sub', `${devices.length} device${devices.length === 1 ? '' : 's'} subscribed: ${devices.map((d) => d.user_agent?.split(' ').slice(-1)[0] || d.push_service).join(', ')}`) : null,
+      h('div.actions', test));
   }
   load();
   return card;

@@ -7,7 +7,8 @@ import * as store from '../store.js';
 import * as favorites from '../favorites.js';
 import { stockChart } from '../chart.js';
 import { openTradeSheet } from './trade.js';
-import { h, clear, change, toast, failure, loading, monogram } from '../ui.js';
+import { openAlertSheet } from '../alerts.js';
+import { h, clear, change, toast, failure, loading, monogram, icon } from '../ui.js';
 
 const PHASES = {
   continuous: 'Market open', closed: 'Market closed', lunch_break: 'Lunch break', pre_market: 'Pre-market',
@@ -41,6 +42,10 @@ export async function render(view, [symbolParam], scope) {
   const insights = h('section.card', { 'aria-labelledby': 'news-title', hidden: true });
   const chart = stockChart(symbol, timeZone);
   const star = h('button.icon-button.star', { type: 'button' });
+  const alertBell = h('button.icon-button.alert-bell', {
+    type: 'button', 'aria-label': `Add a price alert for ${symbol}`, title: 'Price alert',
+    onclick: () => openAlertSheet(symbol, { currency, last: quote.last }),
+  }, icon('M6 8a6 6 0 1 1 12 0c0 7 3 8 3 8H3s3-1 3-8M10 20a2 2 0 0 0 4 0M19 3v4M17 5h4'));
   const actions = h('div.trade-bar',
     h('button.buy', { type: 'button', onclick: () => trade('buy') }, 'Buy'),
     h('button.sell', { type: 'button', onclick: () => trade('sell') }, 'Sell'));
@@ -53,7 +58,7 @@ export async function render(view, [symbolParam], scope) {
   const priceLine = h('div.stock-price');
   clear(head, monogram(symbol, profile?.logo),
     h('div.stock-title', h('h1', quote.name || symbol), h('p.sub', `${symbol} · ${quote.exchange ?? ''}`)),
-    star, priceLine);
+    alertBell, star, priceLine);
   /** Only the price line changes with each quote (the star keeps its focus). */
   function renderHead() {
     clear(priceLine,
