@@ -283,6 +283,76 @@ enum OpenAPIDocument {
                     auth: true, parameters: [param("limit", in: "query", required: false, "1–500, default 50")],
                     responses: ["200": "deliveries"])
             ]),
+            "/api/v1/alerts": .object([
+                "get": op(
+                    "The user's active price alerts, newest first, each with its current price and level", auth: true,
+                    responses: ["200": "alerts"]),
+                "post": op(
+                    "Add a price alert {symbol, condition, value? | moving_average?, lower?, upper?, within?, frequency?: once|once_per_bar|once_per_minute, timeframe?: 1Min|5Min|15Min|30Min|1Hour|1Day, expires_at?, message?}. Conditions: crossing, crossing_up, crossing_down, greater_than, less_than (value or moving_average = N daily closes); entering_channel, exiting_channel, inside_channel, outside_channel (lower < upper); moving_up, moving_down (value in price), moving_up_percent, moving_down_percent (value in percent), with within = a number of bars or a duration (\"90s\", \"15m\", \"2h\", \"1d\"). An alert notifies (in the app, by Web Push, to the webhook) and never places an order",
+                    auth: true,
+                    responses: [
+                        "201": "the alert (status active, or triggered when a once-only condition already held)",
+                        "404": "unknown symbol", "422": "unknown condition, missing or contradictory operands",
+                    ]),
+            ]),
+            "/api/v1/alerts/history": .object([
+                "get": op(
+                    "Triggered, canceled and expired alerts, newest first", auth: true,
+                    parameters: [param("limit", in: "query", required: false, "1–500, default 100")],
+                    responses: ["200": "alerts"])
+            ]),
+            "/api/v1/alerts/triggers": .object([
+                "get": op(
+                    "When the user's alerts triggered, newest first: alert_id, symbol, time, price, level, notification_id",
+                    auth: true, parameters: [param("limit", in: "query", required: false, "1–500, default 100")],
+                    responses: ["200": "triggers"])
+            ]),
+            "/api/v1/alerts/{id}": .object([
+                "get": op(
+                    "One alert", auth: true, parameters: [param("id", in: "path", "alert id")],
+                    responses: ["200": "the alert", "404": "not yours or unknown"]),
+                "delete": op(
+                    "Cancel an active alert", auth: true, parameters: [param("id", in: "path", "alert id")],
+                    responses: ["200": "the canceled alert", "404": "not active or unknown"]),
+            ]),
+            "/api/v1/alerts/{id}/triggers": .object([
+                "get": op(
+                    "When one alert triggered", auth: true, parameters: [param("id", in: "path", "alert id")],
+                    responses: ["200": "triggers", "404": "not yours or unknown"])
+            ]),
+            "/api/v1/push/vapid-public-key": .object([
+                "get": op(
+                    "The server's VAPID public key (base64url, uncompressed P-256): PushManager.subscribe's applicationServerKey",
+                    auth: true, responses: ["200": "{public_key}"])
+            ]),
+            "/api/v1/push/subscriptions": .object([
+                "get": op(
+                    "The user's subscribed devices: id, push_service (origin), user_agent, created_at", auth: true,
+                    responses: ["200": "subscriptions"]),
+                "post": op(
+                    "Subscribe this device: the browser's PushSubscription JSON {endpoint, keys: {p256dh, auth}}. Every notification is then pushed to it (RFC 8030/8291/8292), retried on 429/5xx; a 404/410 from the push service removes it",
+                    auth: true,
+                    responses: ["201": "the subscription", "422": "an endpoint that is not public https, or bad keys"]),
+                "delete": op(
+                    "Unsubscribe the device with {endpoint}", auth: true,
+                    responses: ["200": "removed", "404": "no such subscription"]),
+            ]),
+            "/api/v1/push/subscriptions/{id}": .object([
+                "delete": op(
+                    "Unsubscribe a device", auth: true, parameters: [param("id", in: "path", "subscription id")],
+                    responses: ["200": "removed", "404": "no such subscription"])
+            ]),
+            "/api/v1/push/test": .object([
+                "post": op(
+                    "Push a test notification to each subscribed device", auth: true,
+                    responses: ["202": "{id, devices}", "404": "no device subscribed"])
+            ]),
+            "/api/v1/push/deliveries": .object([
+                "get": op(
+                    "Recent push deliveries, newest first: type, status (pending|delivered|failed), attempts, last_status, last_error",
+                    auth: true, parameters: [param("limit", in: "query", required: false, "1–500, default 50")],
+                    responses: ["200": "deliveries"])
+            ]),
             "/api/v1/notifications": .object([
                 "get": op(
                     "Notifications, newest first, with the unread count", auth: true,

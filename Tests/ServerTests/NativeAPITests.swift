@@ -96,6 +96,8 @@ struct NativeAPITests {
                     let doc = f.json(response)
                     #expect(doc["openapi"] == .string("3.1.0"))
                     #expect(doc["paths"]?["/api/v1/search"] != nil)
+                    #expect(doc["paths"]?["/api/v1/alerts"]?["post"] != nil)
+                    #expect(doc["paths"]?["/api/v1/push/subscriptions"]?["post"] != nil)
                 }
             }
         }

@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -79,7 +79,14 @@ class App:
         return element
 
     def click(self, selector):
-        return self.press(self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, selector))))
+        # Live parts of the page re-render (quotes, balances): an element found a moment ago may be replaced by the
+        # time it is clicked; find it again, as a user's next tap would.
+        for attempt in range(3):
+            try:
+                return self.press(self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, selector))))
+            except StaleElementReferenceException:
+                if attempt == 2:
+                    raise
 
     def button(self, text, within="body"):
         xpath = f"//{'dialog[@open]' if within == 'dialog' else 'body'}//button[normalize-space()={json.dumps(text)}]"
@@ -579,3 +586,35 @@ def test_a_push_message_is_shown_by_the_service_worker(app):
         navigator.serviceWorker.ready.then(r => r.getNotifications()).then(ns => done(ns.map(n => [n.title, n.body, n.tag, n.data.url])));
     """) or None)
     assert shown[0] == ["AAPL alert", "AAPL crossed up through $150.00 and is at $150.20.", "n1", "/#/alerts"]
+
+
+def test_recently_viewed_stocks_on_home_and_search_and_swiping_between_them(app):
+    for symbol in ["AAPL", "MSFT", "KO"]:
+        app.go(f"stock/{symbol}")
+        app.text_in(".stock-title .sub", symbol)
+    app.go("")
+    app.wait.until(lambda d: app.d.execute_script(
+        "return [...document.querySelectorAll('.recent .chip')].map(c => c.textContent)") == ["KO", "MSFT", "AAPL"])
+    box = app.css(".topbar .search-input")
+    app.press(box)
+    app.wait.until(lambda d: app.d.execute_script(
+        "return [...document.querySelectorAll('.topbar .suggestion')].map(c => c.dataset.symbol)") == ["KO", "MSFT", "AAPL"])
+    assert app.d.execute_script("return document.querySelector('.topbar .suggestions-head').textContent") == "Recently viewed"
+    app.click('.topbar .suggestion[data-symbol="MSFT"]')
+    app.text_in(".stock-title .sub", "MSFT")
+
+    def swipe(dx):
+        app.d.execute_script("""
+            const head = document.querySelector('.stock-head');
+            const at = (x) => [new Touch({identifier: 1, target: head, clientX: x, clientY: 100})];
+            head.dispatchEvent(new TouchEvent('touchstart', {touches: at(200), changedTouches: at(200), bubbles: true}));
+            head.dispatchEvent(new TouchEvent('touchend', {touches: [], changedTouches: at(200 + arguments[0]), bubbles: true}));
+        """, dx)
+
+    # MSFT is now the newest; swiping left walks back through KO and AAPL in that order, right comes back.
+    swipe(-120)
+    app.text_in(".stock-title .sub", "KO")
+    swipe(-120)
+    app.text_in(".stock-title .sub", "AAPL")
+    swipe(120)
+    app.text_in(".stock-title .sub", "KO")

@@ -1,5 +1,5 @@
 // The app's shared state, in one place: the logged-in user and accounts, the chosen account, the unread
-// notification count, the trades this tab just placed, theme and hidden amounts. Views and the shell read it here
+// notification count, the trades this tab just placed, recently viewed stocks, theme and hidden amounts. Views and the shell read it here
 // and subscribe with `onChange(fn)`; fn receives what changed ('session', 'account', 'balances', 'unread',
 // 'theme', 'hide', 'logout'). Nothing imports main.js: the shell subscribes like any view.
 import * as api from './api.js';
@@ -81,4 +81,14 @@ export const amountsHidden = () => localStorage.getItem(KEY_HIDE) === '1';
 export function setAmountsHidden(hidden) {
   localStorage.setItem(KEY_HIDE, hidden ? '1' : '0');
   changed('hide');
+}
+
+// Recently viewed stocks, newest first, per user on this device (search, home, swiping on the stock page).
+const recentKey = () => `papertrade.recent.${state.user?.id ?? ''}`;
+export function recent() {
+  try { return JSON.parse(localStorage.getItem(recentKey())) ?? []; } catch { return []; }
+}
+export function noteViewed(symbol, name) {
+  const list = [{ symbol, name }, ...recent().filter((r) => r.symbol !== symbol)].slice(0, 12);
+  localStorage.setItem(recentKey(), JSON.stringify(list));
 }

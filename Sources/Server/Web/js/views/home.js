@@ -21,10 +21,14 @@ export async function render(view, params, scope) {
   const favs = h('section.card', { 'aria-labelledby': 'favorites-title' }, loading());
   const performance = performanceChart(account, { period: '1M' });
   const leaders = h('section.card.leaders', { 'aria-label': 'Top positions and the day\'s gainers' });
+  const viewed = store.recent();
+  const recent = viewed.length ? h('nav.recent', { 'aria-label': 'Recently viewed' }, h('h2.sr-label', 'Recently viewed'),
+    h('ul.chips', viewed.slice(0, 10).map((r) => h('li', h('a.chip', { href: `#/stock/${api.enc(r.symbol)}`, title: r.name }, r.symbol))))) : null;
   clear(view,
     h('header.page-head', h('p.today', F.longDate()), h('h1', account.name)),
     performance.element,
     overview,
+    recent,
     h('div.home-grid', h('div', portfolio, leaders, holdings), favs));
 
   // Market overview: indices, refreshed quietly.

@@ -1,6 +1,7 @@
 // Debounced symbol autocomplete (ticker or company name, Chinese names too). Choosing a suggestion — click, or
 // arrow keys then Enter — opens the stock; Enter with nothing chosen does not navigate.
 import * as api from '../api.js';
+import * as store from '../store.js';
 import { h, clear, debounce } from '../ui.js';
 
 let counter = 0;
@@ -31,10 +32,11 @@ export function searchBox(onPick, { placeholder = 'Search stocks', market, label
 
   function highlight(i) {
     active = i;
-    [...list.children].forEach((li, j) => li.setAttribute('aria-selected', String(j === i)));
+    const options = [...list.querySelectorAll('.suggestion')];
+    options.forEach((li, j) => li.setAttribute('aria-selected', String(j === i)));
     if (i >= 0) {
       input.setAttribute('aria-activedescendant', `${id}-opt-${i}`);
-      list.children[i]?.scrollIntoView({ block: 'nearest' });
+      options[i]?.scrollIntoView({ block: 'nearest' });
     } else input.removeAttribute('aria-activedescendant');
   }
 
@@ -47,14 +49,14 @@ export function searchBox(onPick, { placeholder = 'Search stocks', market, label
     onPick(r.symbol, r);
   }
 
-  function show(items, text) {
+  function show(items, text, heading) {
     results = items;
     active = -1;
-    clear(list, items.length
+    clear(list, heading ? h('li.suggestions-head', { role: 'presentation' }, heading) : null, items.length
       ? items.map((r, i) => h('li.suggestion', {
         id: `${id}-opt-${i}`, role: 'option', 'aria-selected': 'false', dataset: { symbol: r.symbol },
         onmousedown: (e) => e.preventDefault(), onclick: () => pick(i),
-      }, h('span.sym', r.symbol), h('span.name', r.name), h('span.exch', r.exchange)))
+      }, h('span.sym', r.symbol), h('span.name', r.name ?? ''), h('span.exch', r.exchange ?? '')))
       : [h('li.no-results', { role: 'option', 'aria-disabled': 'true' }, `No stocks match “${text}”`)]);
     list.hidden = false;
     input.setAttribute('aria-expanded', 'true');
@@ -83,7 +85,12 @@ export function searchBox(onPick, { placeholder = 'Search stocks', market, label
     else if (event.key === 'Escape') close();
   });
   input.addEventListener('blur', () => setTimeout(close, 150));
-  input.addEventListener('focus', () => { if (results.length && input.value.trim()) { list.hidden = false; input.setAttribute('aria-expanded', 'true'); } });
+  input.addEventListener('focus', () => {
+    if (results.length && input.value.trim()) { list.hidden = false; input.setAttribute('aria-expanded', 'true'); return; }
+    // An empty box offers the stocks viewed last (the market filter applies to them too).
+    const recent = store.recent().filter((r) => !market || (market === 'cn') === /^\d{6}$/.test(r.symbol));
+    if (!input.value.trim() && recent.length) show(recent.slice(0, 8), '', 'Recently viewed');
+  });
 
   return h('div.search', h('span.search-icon', { 'aria-hidden': 'true' }, '⌕'), input, list);
 }

@@ -15,6 +15,9 @@ const PHASES = {
   post_market: 'After hours', opening_auction: 'Opening auction', pre_open: 'Pre-open', closing_auction: 'Closing auction',
 };
 
+// The recently viewed list a swipe is moving through: kept while swiping so the order holds still.
+let swiping = null;
+
 export async function render(view, [symbolParam], scope) {
   const symbol = (symbolParam || '').toUpperCase();
   const account = store.account();
@@ -31,6 +34,9 @@ export async function render(view, [symbolParam], scope) {
     return;
   }
   const currency = quote.currency;
+  if (!swiping) store.noteViewed(symbol, quote.name);
+  const recentOrder = swiping ?? store.recent();
+  swiping = null;
   const timeZone = profile?.time_zone || (quote.market === 'cn' ? 'Asia/Shanghai' : 'America/New_York');
 
   const head = h('section.stock-head');
@@ -59,6 +65,21 @@ export async function render(view, [symbolParam], scope) {
   clear(head, monogram(symbol, profile?.logo),
     h('div.stock-title', h('h1', quote.name || symbol), h('p.sub', `${symbol} · ${quote.exchange ?? ''}`)),
     alertBell, star, priceLine);
+  // Swipe the header left or right to move through recently viewed stocks (as the tracker app did).
+  let touch = null;
+  head.addEventListener('touchstart', (e) => { touch = e.touches.length === 1 ? [e.touches[0].clientX, e.touches[0].clientY] : null; }, { passive: true });
+  head.addEventListener('touchend', (e) => {
+    if (!touch) return;
+    const dx = e.changedTouches[0].clientX - touch[0];
+    const dy = e.changedTouches[0].clientY - touch[1];
+    touch = null;
+    if (Math.abs(dx) < 60 || Math.abs(dy) > 40) return;
+    const i = recentOrder.findIndex((r) => r.symbol === symbol);
+    const next = recentOrder[dx < 0 ? i + 1 : i - 1];
+    if (i < 0 || !next) return;
+    swiping = recentOrder;
+    scope.navigate('stock/' + next.symbol);
+  });
   /** Only the price line changes with each quote (the star keeps its focus). */
   function renderHead() {
     clear(priceLine,
