@@ -193,7 +193,9 @@ extension Brokerage {
             symbol: rule.symbol, band: id.flatMap { engine.priceBand($0) },
             clientOrderID: Self.clientOrderID(for: rule.id))
         let currency = engine.account(rule.accountID)?.currency.symbol ?? ""
-        let what = describe(rule)
+        let text = text(for: rule.accountID)
+        let what = describe(rule, text)
+        let money = { (p: Price) in currency + p.formatted(minimumPlaces: 2) }
         switch result.flatMap({ request in
             Result { () throws(OrderRejection) in try engine.submit(request, account: rule.accountID, at: now) }
         }) {
@@ -204,39 +206,53 @@ extension Brokerage {
             let pricing: String
             switch order.limitPrice {
             case let limit? where rule.action.pricing == .limitUp:
-                pricing = " at limit-up \(currency)\(limit.formatted(minimumPlaces: 2))"
-            case let limit?: pricing = " with a limit of \(currency)\(limit.formatted(minimumPlaces: 2))"
-            case nil: pricing = " at market"
+                pricing = text("queue.pricing.limit_up", ["price": money(limit)])
+            case let limit?: pricing = text("queue.pricing.limit", ["price": money(limit)])
+            case nil: pricing = text("queue.pricing.market")
             }
             notify(
-                rule.accountID, kind: "order_placed_automatically", title: "Order placed automatically",
-                body:
-                    "Your queued order to \(what) was placed\(pricing) when the price reached \(currency)\(price.formatted(minimumPlaces: 2)).",
-                at: now)
+                rule.accountID, kind: "order_placed_automatically", title: text("queue.placed.title"),
+                body: text("queue.placed.body", ["what": what, "pricing": pricing, "price": money(price)]), at: now)
         case .failure(let rejection):
             record.status = .failed
             record.message = rejection.message
-            let reason = rejection.reason == .insufficientBuyingPower ? "not enough cash" : rejection.message
+            let cash = rejection.reason == .insufficientBuyingPower
             notify(
-                rule.accountID, kind: "automatic_order_failed", title: "Automatic order failed",
-                body: "Your queued order to \(what) could not be placed: \(reason).", at: now)
+                rule.accountID, kind: "automatic_order_failed",
+                title: text(cash ? "queue.failed.title.cash" : "queue.failed.title"),
+                body: text(
+                    "queue.failed.body", ["what": what, "reason": cash ? text("queue.failed.cash") : rejection.message]),
+                at: now)
         }
         pendingRules.append(record)
         notifyIfQueueEmpty(rule.accountID, at: now)
     }
 
-    func describe(_ rule: QueueRule) -> String {
-        let side = rule.action.side == .buy ? "buy" : "sell"
-        if let qty = rule.action.qty { return "\(side) \(qty) \(qty == .one ? "share" : "shares") of \(rule.symbol)" }
+    /// "buy 100 shares of 600519", "买入 600519 100 股".
+    func describe(_ rule: QueueRule, _ text: Catalogue) -> String {
+        let side = text(rule.action.side == .buy ? "side.buy" : "side.sell")
+        if let qty = rule.action.qty {
+            return text(
+                "queue.what.qty",
+                [
+                    "side": side, "qty": qty.description, "symbol": rule.symbol,
+                    "unit": text(qty == .one ? "shares.one" : "shares.other"),
+                ])
+        }
         let currency = engine.account(rule.accountID)?.currency.symbol ?? ""
-        return "\(side) \(currency)\((rule.action.notional ?? .zero).formatted(minimumPlaces: 2)) of \(rule.symbol)"
+        let amount = currency + (rule.action.notional ?? .zero).formatted(minimumPlaces: 2)
+        return text("queue.what.notional", ["side": side, "amount": amount, "symbol": rule.symbol])
+    }
+
+    /// The catalogue in the language of the account's owner.
+    func text(for account: AccountID) -> Catalogue {
+        Catalogue(owners[account].map { languages.language(of: $0.userID) } ?? .en)
     }
 
     func notifyIfQueueEmpty(_ account: AccountID, at now: Timestamp) {
         guard !queuedRules.values.contains(where: { $0.rule.accountID == account }) else { return }
-        notify(
-            account, kind: "queue_empty", title: "Queue is empty",
-            body: "Every queued order of this account has been handled; nothing is waiting any more.", at: now)
+        let text = text(for: account)
+        notify(account, kind: "queue_empty", title: text("queue.empty.title"), body: text("queue.empty.body"), at: now)
     }
 
     func notify(_ account: AccountID, kind: String, title: String, body: String, at now: Timestamp) {

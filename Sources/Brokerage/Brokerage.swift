@@ -25,6 +25,8 @@ public actor Brokerage {
     public nonisolated let webhooks: Webhooks
     public nonisolated let push: PushSubscriptions
     public nonisolated let configurations: AccountConfigurations
+    /// Users' chosen languages (notifications are written in them).
+    public nonisolated let languages = LanguagePreferences()
     let configuration: EngineConfiguration
     var owners: [AccountID: AccountRecord] = [:]
     /// The trading date each instrument's reference (previous close, price band) was last set for.
@@ -148,6 +150,7 @@ public actor Brokerage {
         closedAwaitingGroups = []
         try await reloadRules()
         try await reloadAlerts()
+        languages.replaceAll(try await storage.userLanguages().compactMapValues { Language(rawValue: $0) })
     }
 
     // MARK: Journal
@@ -267,21 +270,27 @@ public actor Brokerage {
         }
         guard let owner = owners[update.order.accountID] else { return nil }
         let o = update.order
+        let text = Catalogue(languages.language(of: owner.userID))
         let currency = engine.account(o.accountID)?.currency.symbol ?? ""
-        let shares = (o.filledQty == .one ? "share" : "shares")
         let title: String
         let body: String
         let kind: String
         switch update.event {
         case .fill where o.status == .filled:
             kind = "fill"
-            title = o.side == .buy ? "Bought \(o.symbol)" : "Sold \(o.symbol)"
-            body =
-                "You have successfully \(o.side == .buy ? "bought" : "sold") \(o.filledQty) \(shares) of \(o.symbol)"
-                + (o.filledAvgPrice.map { " at \(currency)\($0.formatted(minimumPlaces: 2))" } ?? "")
+            let side = o.side == .buy ? "buy" : "sell"
+            title = text("fill.title." + side, ["symbol": o.symbol])
+            body = text(
+                "fill.body." + side,
+                [
+                    "symbol": o.symbol, "qty": o.filledQty.description,
+                    "unit": text(o.filledQty == .one ? "shares.one" : "shares.other"),
+                    "at": o.filledAvgPrice.map { text("fill.at", ["price": currency + $0.formatted(minimumPlaces: 2)]) }
+                        ?? "",
+                ])
         case .canceled where o.reason != nil && o.reason != "account reset":
             kind = "order_canceled"
-            title = "Order for \(o.symbol) canceled"
+            title = text("canceled.title", ["symbol": o.symbol])
             body = o.reason ?? ""
         default:
             return nil

@@ -77,8 +77,11 @@ enum OpenAPIDocument {
             ),
             "/api/v1/me": .object([
                 "get": op(
-                    "The logged-in user and their accounts", auth: true,
-                    responses: ["200": "user", "401": "not logged in"])
+                    "The logged-in user (id, username, language: null | en | zh-Hans) and their accounts", auth: true,
+                    responses: ["200": "user", "401": "not logged in"]),
+                "put": op(
+                    "Set {language: en | zh-Hans | null}: the app's language and the one notifications, alerts and pushes are written in (null follows the browser)",
+                    auth: true, responses: ["200": "user", "422": "unknown language"]),
             ]),
             "/api/v1/search": .object([
                 "get": op(

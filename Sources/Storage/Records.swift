@@ -17,12 +17,16 @@ public struct UserRecord: Sendable, Hashable {
     public var username: String
     public var passwordHash: String
     public var createdAt: Timestamp
+    /// The language the user chose ("en", "zh-Hans"); nil follows the browser. Server-side texts (notifications,
+    /// pushes) are written in it.
+    public var language: String?
 
-    public init(id: UserID, username: String, passwordHash: String, createdAt: Timestamp) {
+    public init(id: UserID, username: String, passwordHash: String, createdAt: Timestamp, language: String? = nil) {
         self.id = id
         self.username = username
         self.passwordHash = passwordHash
         self.createdAt = createdAt
+        self.language = language
     }
 }
 

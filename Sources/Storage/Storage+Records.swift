@@ -42,7 +42,27 @@ extension Storage {
             id: UserID(try row.decode(column: "id", as: String.self)),
             username: try row.decode(column: "username", as: String.self),
             passwordHash: try row.decode(column: "password_hash", as: String.self),
-            createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)))
+            createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
+            language: try row.decode(column: "language", as: String?.self))
+    }
+
+    /// Sets (or, with nil, clears) a user's language.
+    public func setLanguage(_ language: String?, user: UserID) async throws {
+        try await transaction { db in
+            try await db.raw("UPDATE users SET language = \(bind: language) WHERE id = \(bind: user.text)").run()
+        }
+    }
+
+    /// Every user who chose a language (what the brokerage writes their notifications in).
+    public func userLanguages() async throws -> [UserID: String] {
+        try await read { db in
+            var languages: [UserID: String] = [:]
+            for row in try await db.raw("SELECT id, language FROM users WHERE language IS NOT NULL").all() {
+                languages[UserID(try row.decode(column: "id", as: String.self))] = try row.decode(
+                    column: "language", as: String.self)
+            }
+            return languages
+        }
     }
 
     public func createSession(tokenHash: String, userID: UserID, createdAt: Timestamp, expiresAt: Timestamp)

@@ -269,6 +269,8 @@ extension Storage {
                     "CREATE TRIGGER notifications_push AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION papertrade_push_deliveries()",
                 ])
         ),
+        // Each user's language (nil: follow the browser): notifications and pushes are written in it.
+        (11, ["ALTER TABLE users ADD COLUMN language TEXT"]),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

@@ -141,12 +141,13 @@ extension Brokerage {
             activeAlerts[trigger.alert.id] = record
         }
         pendingAlerts.append(record)
-        let currency = engine.instrument(instrument).market.currency
+        let wording = AlertWording(
+            text: Catalogue(languages.language(of: record.owner)),
+            currency: engine.instrument(instrument).market.currency)
         let notification = NotificationRecord(
             id: Self.notificationID(), userID: record.owner, accountID: nil, kind: "alert",
-            title: AlertWording.title(trigger.alert, price: trigger.price, currency: currency),
-            body: AlertWording.body(trigger.alert, price: trigger.price, level: trigger.level, currency: currency),
-            createdAt: now)
+            title: wording.title(trigger.alert),
+            body: wording.body(trigger.alert, price: trigger.price, level: trigger.level), createdAt: now)
         pendingNotifications.append(notification)
         pendingAlertTriggers.append(
             AlertTriggerRecord(

@@ -30,6 +30,7 @@ public struct PushDispatcher: Service {
     public static let timeToLive = 86_400
 
     let push: PushSubscriptions
+    let languages: LanguagePreferences
     let clock: MarketClock
     let key: VAPIDKey
     let contact: String
@@ -43,6 +44,7 @@ public struct PushDispatcher: Service {
         transport: @escaping WebhookDispatcher.Transport = WebhookDispatcher.urlSession
     ) {
         push = brokerage.push
+        languages = brokerage.languages
         clock = brokerage.clock
         self.key = key
         self.contact = contact
@@ -118,7 +120,9 @@ public struct PushDispatcher: Service {
         }
         let request: URLRequest
         do {
-            let message = try WebPushMessage(plaintext: Self.payload(item.delivery), p256dh: p256dh, auth: auth)
+            let text = Catalogue(languages.language(of: item.delivery.userID))
+            let message = try WebPushMessage(
+                plaintext: Self.payload(item.delivery, text: text), p256dh: p256dh, auth: auth)
             var r = URLRequest(url: url, timeoutInterval: 10)
             r.httpMethod = "POST"
             r.httpBody = Data(message.body)
@@ -144,12 +148,11 @@ public struct PushDispatcher: Service {
     }
 
     /// What the service worker receives (JSON): the notification, and where a tap on it leads.
-    static func payload(_ d: PushDelivery) -> [UInt8] {
+    static func payload(_ d: PushDelivery, text: Catalogue) -> [UInt8] {
         guard let n = d.notification else {
             return JSONValue.object([
-                "id": .string(d.id), "kind": .string("test"), "title": .string("papertrade"),
-                "body": .string("Notifications reach this device."), "tag": .string("test"),
-                "url": .string("#/settings"),
+                "id": .string(d.id), "kind": .string("test"), "title": .string(text("push.test.title")),
+                "body": .string(text("push.test.body")), "tag": .string("test"), "url": .string("#/settings"),
             ]).serializedBytes
         }
         var body = n.body

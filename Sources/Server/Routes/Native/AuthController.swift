@@ -5,7 +5,8 @@ import JSON
 import MarketData
 import TradingCore
 
-/// Sign up, log in, log out, me — sessions in HttpOnly, SameSite=Lax cookies; failed logins throttled.
+/// Sign up, log in, log out, me (and the user's language) — sessions in HttpOnly, SameSite=Lax cookies; failed
+/// logins throttled.
 struct AuthController {
     let services: Papertrade
     static let sessionDays: Int64 = 30
@@ -15,6 +16,7 @@ struct AuthController {
         group.post("auth/login", use: login)
         group.post("auth/logout", use: logout)
         group.get("me", use: me)
+        group.put("me", use: update)
     }
 
     func credentials(_ request: inout Request, context: AppContext) async throws -> (String, String) {
@@ -69,6 +71,29 @@ struct AuthController {
         return try await profile(user).response()
     }
 
+    /// `PUT /api/v1/me {"language": "zh-Hans" | "en" | null}`: the language the app and the user's notifications are
+    /// written in (null follows the browser; notifications are then English).
+    @Sendable func update(_ request: Request, context: AppContext) async throws -> Response {
+        let userID = try context.user()
+        var request = request
+        let body = try await request.jsonBody(context: context)
+        guard case .object(let fields) = body, fields.keys.allSatisfy({ $0 == "language" }),
+            let value = fields["language"]
+        else {
+            throw APIError.unprocessable("expected {\"language\": \"en\" | \"zh-Hans\" | null}")
+        }
+        var language: Language?
+        if value != .null {
+            guard let tag = value.string, let chosen = Language(rawValue: tag) else {
+                throw APIError.unprocessable("language must be en or zh-Hans (or null to follow the browser)")
+            }
+            language = chosen
+        }
+        try await services.brokerage.setLanguage(language, user: userID)
+        guard let user = try await services.brokerage.users.user(id: userID) else { throw APIError.unauthorized }
+        return try await profile(user).response()
+    }
+
     func profile(_ user: UserRecord) async throws -> JSONValue {
         let accounts = try await services.brokerage.loadAccounts(of: user.id)
         var list: [JSONValue] = []
@@ -76,7 +101,10 @@ struct AuthController {
             let summary = try await services.brokerage.summary(record.id)
             list.append(NativeEncoding.account(record, summary: summary))
         }
-        return .object(["id": .string(user.id.text), "username": .string(user.username), "accounts": .array(list)])
+        return .object([
+            "id": .string(user.id.text), "username": .string(user.username), "language": .text(user.language),
+            "accounts": .array(list),
+        ])
     }
 
     func sessionResponse(user: UserRecord, status: HTTPResponse.Status) async throws -> Response {

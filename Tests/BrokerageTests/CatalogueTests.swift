@@ -1,0 +1,109 @@
+import Foundation
+import MarketData
+import Storage
+import Testing
+import TradingCore
+
+@testable import Brokerage
+
+@Suite("Server texts in English and Chinese")
+struct CatalogueTests {
+    static func placeholders(_ template: String) -> Set<String> {
+        var names = Set<String>()
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.insert(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
+    @Test("every key is in both catalogues, with the same placeholders")
+    func sameKeys() {
+        let en = Catalogue.strings(.en)
+        let zh = Catalogue.strings(.zhHans)
+        #expect(Set(en.keys).subtracting(zh.keys).sorted() == [], "missing in zh-Hans")
+        #expect(Set(zh.keys).subtracting(en.keys).sorted() == [], "missing in en")
+        for (key, english) in en {
+            #expect(Self.placeholders(english) == Self.placeholders(zh[key] ?? ""), "\(key)")
+        }
+        let untranslated = zh.filter { key, text in text == en[key] && key != "push.test.title" }
+        #expect(untranslated.isEmpty, "\(untranslated.keys.sorted())")
+    }
+
+    @Test(
+        "a user who chose Chinese gets fills, automatic orders, the empty queue and alerts in Chinese, after a restart too"
+    )
+    func chineseNotifications() async throws {
+        let f = try await BrokerageFixture.make()
+        try await f.brokerage.setLanguage(.zhHans, user: f.userID)
+        await f.brokerage.shutdown()
+        let brokerage = try await AlertTests.reopen(f)
+        _ = try await brokerage.submit(
+            OrderRequest(symbol: "AAPL", side: .buy, type: .market, timeInForce: .day, qty: 2), account: f.account)
+        _ = try await brokerage.addRule(
+            account: f.account, symbol: "KO", condition: .priceAtLeast(FixedDecimal("0.01")!),
+            action: RuleAction(side: .buy, qty: 1), lifetime: nil)
+        _ = try await brokerage.addAlert(
+            user: f.userID, symbol: "AAPL", condition: .greaterThan(.value(FixedDecimal("0.01")!)), frequency: .once,
+            timeframe: .day, expiresAt: nil, message: nil)
+        try await brokerage.pumpMarket()
+        let items = try await brokerage.notifications.recent(user: f.userID).items
+        let byKind = Dictionary(items.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(byKind["fill"]?.title == "买入 KO" || byKind["fill"]?.title == "买入 AAPL")
+        let aapl = try #require(items.first { $0.kind == "fill" && $0.title == "买入 AAPL" })
+        #expect(aapl.body.hasPrefix("您已成功买入 AAPL 2 股，成交均价 $"))
+        #expect(byKind["order_placed_automatically"]?.title == "自动下单成功")
+        #expect(byKind["order_placed_automatically"]?.body.hasPrefix("您排队的订单（买入 KO 1 股）已在价格达到 $") == true)
+        #expect(byKind["queue_empty"]?.title == "队列已空")
+        #expect(byKind["alert"]?.title == "AAPL 价格提醒")
+        #expect(byKind["alert"]?.body.hasPrefix("AAPL 高于 $0.01，现价 $") == true)
+        await brokerage.shutdown()
+    }
+
+    @Test("alert wording fills every placeholder in both languages")
+    func alertWording() {
+        let conditions: [AlertCondition] = [
+            .crossing(.value(FixedDecimal(150))), .crossingUp(.movingAverage(bars: 20)),
+            .crossingDown(.value(FixedDecimal(150))), .greaterThan(.value(FixedDecimal(1))),
+            .lessThan(.movingAverage(bars: 5)), .enteringChannel(lower: FixedDecimal(1), upper: FixedDecimal(2)),
+            .exitingChannel(lower: FixedDecimal(1), upper: FixedDecimal(2)),
+            .insideChannel(lower: FixedDecimal(1), upper: FixedDecimal(2)),
+            .outsideChannel(lower: FixedDecimal(1), upper: FixedDecimal(2)),
+            .movingUp(FixedDecimal(2), within: .seconds(900)), .movingDown(FixedDecimal(2), within: .bars(3)),
+            .movingUpPercent(FixedDecimal(5), within: .bars(1)),
+            .movingDownPercent(FixedDecimal(5), within: .seconds(7)),
+        ]
+        for language in Language.allCases {
+            let wording = AlertWording(text: Catalogue(language), currency: .usd)
+            for condition in conditions {
+                let alert = PriceAlert(
+                    id: AlertID(high: 1, low: 1), symbol: "AAPL", condition: condition, timeframe: .fifteenMinutes,
+                    createdAt: Timestamp(seconds: 0))
+                let body = wording.body(alert, price: FixedDecimal(151), level: FixedDecimal(149))
+                #expect(!body.contains("{") && !body.contains("}"), "\(language) \(condition.name): \(body)")
+            }
+        }
+        let up = PriceAlert(
+            id: AlertID(high: 1, low: 1), symbol: "AAPL", condition: .movingUp(FixedDecimal(2), within: .bars(3)),
+            timeframe: .fifteenMinutes, createdAt: Timestamp(seconds: 0))
+        #expect(
+            AlertWording(text: Catalogue(.en), currency: .usd).body(
+                up, price: FixedDecimal(151), level: FixedDecimal(149))
+                == "AAPL rose $2.00 or more within 3 bars of 15 minutes (from a low of $149.00) and is at $151.00.")
+        #expect(
+            AlertWording(text: Catalogue(.zhHans), currency: .usd).body(
+                up, price: FixedDecimal(151), level: FixedDecimal(149))
+                == "AAPL 在 3 根 15 分钟 K 线 内上涨 $2.00 或以上（自低点 $149.00），现价 $151.00。")
+    }
+
+    @Test("browser language tags map to the languages papertrade has")
+    func tags() {
+        #expect(Language(tag: "zh-CN") == .zhHans)
+        #expect(Language(tag: "zh-Hans-SG") == .zhHans)
+        #expect(Language(tag: "zh") == .zhHans)
+        #expect(Language(tag: "en-GB") == .en)
+        #expect(Language(tag: "zh-TW") == nil)
+        #expect(Language(tag: "fr") == nil)
+    }
+}
