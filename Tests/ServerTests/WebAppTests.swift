@@ -156,4 +156,31 @@ struct WebAppTests {
             }
         }
     }
+
+    /// The keys and `{placeholders}` of a catalogue file (`'key': 'text',` lines).
+    static func catalogue(_ name: String) throws -> [String: Set<String>] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/Server/Web/js/i18n/\(name).js").standardized
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var entries: [String: Set<String>] = [:]
+        let entry = /^\s*'([^']+)':\s*'((?:[^'\\]|\\.)*)',?\s*$/
+        let placeholder = /\{(\w+)\}/
+        for line in text.split(separator: "\n") {
+            guard let match = try entry.wholeMatch(in: String(line)) else { continue }
+            entries[String(match.1)] = Set(String(match.2).matches(of: placeholder).map { String($0.1) })
+        }
+        return entries
+    }
+
+    @Test("the web app's catalogues have the same keys and placeholders in English and Chinese")
+    func catalogues() throws {
+        let en = try Self.catalogue("en")
+        let zh = try Self.catalogue("zh-Hans")
+        #expect(en.count > 30, "the English catalogue was read")
+        #expect(Set(en.keys).subtracting(zh.keys).sorted() == [], "missing in zh-Hans.js")
+        #expect(Set(zh.keys).subtracting(en.keys).sorted() == [], "missing in en.js")
+        for (key, names) in en where zh[key] != nil {
+            #expect(zh[key] == names, "placeholders of \(key)")
+        }
+    }
 }

@@ -1,6 +1,6 @@
 // Offline support: the app shell is cached on install and served when the network is down. API calls are never
 // cached (prices and balances must be live); the app shows an offline banner instead.
-const CACHE = 'papertrade-shell-v3';
+const CACHE = 'papertrade-shell-v4';
 const SHELL = [
   '/', '/manifest.webmanifest', '/app/css/app.css', '/app/js/theme.js', '/app/js/main.js', '/app/js/api.js',
   '/app/js/live.js', '/app/js/store.js', '/app/js/ui.js', '/app/js/format.js', '/app/js/decimal.js',
@@ -9,6 +9,7 @@ const SHELL = [
   '/app/js/views/account.js', '/app/js/views/explore.js', '/app/js/views/notifications.js',
   '/app/js/views/settings.js', '/app/js/views/queue.js', '/app/js/performance.js',
   '/app/js/views/performance.js', '/app/js/alerts.js', '/app/js/views/alerts.js', '/app/js/push.js',
+  '/app/js/i18n.js', '/app/js/i18n/en.js', '/app/js/i18n/zh-Hans.js',
   '/app/icons/icon.svg', '/app/icons/icon-192.png',
 ];
 

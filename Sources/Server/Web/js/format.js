@@ -1,5 +1,6 @@
 // How amounts, changes, quantities and dates look in the app. Inputs are the API's decimal strings.
 import * as D from './decimal.js';
+import { t, lang, locale } from './i18n.js';
 
 const SYMBOLS = { USD: '$', CNY: '¥' };
 
@@ -50,11 +51,11 @@ export function qty(text) {
   return v ? D.format(v, null) : '—';
 }
 
-/** "1.2M", "35.4K" for volumes and turnover (display only). */
+/** "1.2M", "35.4K" for volumes and turnover (display only); in Chinese "3.52万", "1.20亿". */
 export function compact(text) {
   const v = D.parse(text);
   if (!v) return '—';
-  const units = [[12, 'T'], [9, 'B'], [6, 'M'], [3, 'K']];
+  const units = lang() === 'zh-Hans' ? [[12, '万亿'], [8, '亿'], [4, '万']] : [[12, 'T'], [9, 'B'], [6, 'M'], [3, 'K']];
   const whole = D.abs(v);
   for (const [exp, unit] of units) {
     if (D.cmp(whole, { n: 10n ** BigInt(exp), s: 0 }) >= 0) {
@@ -74,9 +75,9 @@ export function direction(text) {
 
 export const ARROWS = { up: '▲', down: '▼', flat: '▶' };
 
-/** "Saturday, November 21, 2026" in the viewer's locale. */
+/** "Saturday, November 21, 2026" ("2026年11月21日星期六") in the app's language. */
 export function longDate(date = new Date()) {
-  return date.toLocaleDateString(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
+  return date.toLocaleDateString(locale(), { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
 }
 
 /** "Nov 21, 14:05" (today: "14:05"), optionally in an exchange's time zone. */
@@ -87,21 +88,20 @@ export function dateTime(iso, timeZone) {
   const options = sameDay ? { hour: '2-digit', minute: '2-digit' }
     : { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
   if (timeZone) options.timeZone = timeZone;
-  return d.toLocaleString(undefined, options);
+  return d.toLocaleString(locale(), options);
 }
 
 export function shortDate(iso) {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString(locale(), { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
-const FEES = { commission: 'Commission', stamp_duty: 'Stamp duty', transfer_fee: 'Transfer fee', sec_fee: 'SEC fee', finra_taf: 'FINRA TAF' };
-/** A fee's name as people know it ("Stamp duty"). */
-export const feeName = (kind) => FEES[kind] ?? kind;
+/** A fee's name as people know it ("Stamp duty", "印花税"). */
+export const feeName = (kind) => { const name = t(`fee.${kind}`); return name === `fee.${kind}` ? kind : name; };
 
 /** "1 share", "3 shares", "1.5 shares". */
 export function shares(text) {
   const v = D.parse(text);
   const one = v && D.cmp(v, { n: 1n, s: 0 }) === 0;
-  return `${qty(text)} ${one ? 'share' : 'shares'}`;
+  return t(one ? 'shares.one' : 'shares.other', { qty: qty(text) });
 }

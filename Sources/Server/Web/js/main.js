@@ -2,6 +2,7 @@
 import * as api from './api.js';
 import * as live from './live.js';
 import * as store from './store.js';
+import { t, choose } from './i18n.js';
 import { h, clear, toast, failure, loading, icon } from './ui.js';
 import { searchBox } from './views/search.js';
 
@@ -19,11 +20,11 @@ const views = {
 };
 
 const TABS = [
-  ['', 'Home', 'M3 11l9-8 9 8v10a1 1 0 0 1-1 1h-5v-7H9v7H4a1 1 0 0 1-1-1z'],
-  ['explore', 'Explore', 'M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm3.5 6.5l-2 5-5 2 2-5z'],
-  ['queue', 'Queue', 'M4 6h16M4 12h10M4 18h7M17 14l3 3-3 3'],
-  ['orders', 'Orders', 'M6 3h12v18l-3-2-3 2-3-2-3 2zM9 8h6M9 12h6'],
-  ['account', 'Account', 'M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm-8 9a8 8 0 0 1 16 0'],
+  ['', 'tab.home', 'M3 11l9-8 9 8v10a1 1 0 0 1-1 1h-5v-7H9v7H4a1 1 0 0 1-1-1z'],
+  ['explore', 'tab.explore', 'M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm3.5 6.5l-2 5-5 2 2-5z'],
+  ['queue', 'tab.queue', 'M4 6h16M4 12h10M4 18h7M17 14l3 3-3 3'],
+  ['orders', 'tab.orders', 'M6 3h12v18l-3-2-3 2-3-2-3 2zM9 8h6M9 12h6'],
+  ['account', 'tab.account', 'M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm-8 9a8 8 0 0 1 16 0'],
 ];
 
 
@@ -47,17 +48,17 @@ function navigate(path) { location.hash = '#/' + path; }
 
 const view = h('main#view', { tabindex: '-1' });
 const badge = h('span.badge', { hidden: true, 'aria-hidden': 'true' });
-const bell = h('a.icon-button.bell', { href: '#/notifications', 'aria-label': 'Notifications' },
+const bell = h('a.icon-button.bell', { href: '#/notifications', 'aria-label': t('shell.notifications') },
   icon('M6 8a6 6 0 1 1 12 0c0 7 3 8 3 8H3s3-1 3-8M10 20a2 2 0 0 0 4 0'), badge);
-const switcher = h('select.account-switcher', { 'aria-label': 'Account' });
-const offline = h('div.offline-banner', { role: 'status', hidden: true }, 'You are offline — showing the last data. Changes are not possible until you are back online.');
+const switcher = h('select.account-switcher', { 'aria-label': t('shell.account') });
+const offline = h('div.offline-banner', { role: 'status', hidden: true }, t('shell.offline'));
 const footer = h('footer.data-source');
 const nav = h('nav.tabs', { 'aria-label': 'Main' });
 
 function renderNav(active) {
   clear(nav, TABS.map(([path, label, d]) => h('a', {
     href: '#/' + path, 'aria-current': active === path ? 'page' : undefined,
-  }, icon(d), h('span', label))));
+  }, icon(d), h('span', t(label)))));
 }
 
 function renderSwitcher() {
@@ -67,26 +68,30 @@ function renderSwitcher() {
 
 function renderFooter() {
   clear(footer,
-    h('span', 'Data: ', source.url ? h('a', { href: source.url, target: '_blank', rel: 'noopener' }, source.name) : source.name),
-    h('span', ' · Charts by ', h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, 'TradingView')));
+    h('span', t('shell.data'), source.url ? h('a', { href: source.url, target: '_blank', rel: 'noopener' }, source.name) : source.name),
+    h('span', t('shell.charts_by'), h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, 'TradingView')));
 }
 
 function renderBadge() {
   const n = store.state.unread;
   badge.hidden = n === 0;
   badge.textContent = n > 99 ? '99+' : String(n);
-  bell.setAttribute('aria-label', n ? `Notifications, ${n} unread` : 'Notifications');
+  bell.setAttribute('aria-label', n ? t('shell.notifications_unread', { n }) : t('shell.notifications'));
 }
 
 function shell() {
+  // These live across renders; their words follow the language chosen at start.
+  offline.textContent = t('shell.offline');
+  switcher.setAttribute('aria-label', t('shell.account'));
+  renderBadge();
   clear(root,
-    h('a.skip', { href: '#view', onclick: (e) => { e.preventDefault(); view.focus(); } }, 'Skip to content'),
+    h('a.skip', { href: '#view', onclick: (e) => { e.preventDefault(); view.focus(); } }, t('shell.skip')),
     h('header.topbar',
-      h('a.brand', { href: '#/', 'aria-label': 'papertrade home' }, h('img', { src: '/app/icons/icon.svg', alt: '', width: 28, height: 28 }), h('span', 'papertrade')),
+      h('a.brand', { href: '#/', 'aria-label': t('shell.home') }, h('img', { src: '/app/icons/icon.svg', alt: '', width: 28, height: 28 }), h('span', 'papertrade')),
       switcher,
       searchBox((symbol) => navigate('stock/' + symbol)),
       bell,
-      h('a.icon-button', { href: '#/settings', 'aria-label': 'Settings' },
+      h('a.icon-button', { href: '#/settings', 'aria-label': t('shell.settings') },
         icon('M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM19 12l2-1-1-3-2 .3-1.5-1.5.3-2-3-1-1 2h-2l-1-2-3 1 .3 2L5 7.3 3 7 2 10l2 1v2l-2 1 1 3 2-.3 1.5 1.5-.3 2 3 1 1-2h2l1 2 3-1-.3-2 1.5-1.5 2 .3 1-3-2-1z'))),
     offline,
     nav,
@@ -127,6 +132,7 @@ async function renderLogin() {
 }
 
 async function start() {
+  choose(store.state.user?.language);
   shell();
   live.start();
   show();
@@ -170,7 +176,8 @@ async function logout() {
 }
 
 async function boot() {
-  clear(root, loading('Starting papertrade…'));
+  choose(null);
+  clear(root, loading(t('shell.starting')));
   try {
     const me = await api.get('/me', { quiet401: true });
     store.setSession(me);

@@ -15,7 +15,7 @@ export function onChange(fn) { listeners.add(fn); return () => listeners.delete(
 function changed(what) { listeners.forEach((fn) => fn(what)); }
 
 export function setSession(me) {
-  state.user = me ? { id: me.id, username: me.username } : null;
+  state.user = me ? { id: me.id, username: me.username, language: me.language ?? null } : null;
   state.accounts = me?.accounts ?? [];
   if (!state.accounts.some((a) => a.id === state.accountId)) state.accountId = state.accounts[0]?.id ?? null;
   changed('session');

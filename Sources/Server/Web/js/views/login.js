@@ -1,5 +1,6 @@
 // Log in / sign up. A new user gets a USD and a CNY paper account.
 import * as api from '../api.js';
+import { t } from '../i18n.js';
 import { h } from '../ui.js';
 
 export function renderLogin(onSession) {
@@ -7,16 +8,16 @@ export function renderLogin(onSession) {
   const error = h('p.form-error', { role: 'alert', id: 'login-error' });
   const username = h('input#username', { name: 'username', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: false, 'aria-describedby': 'login-error' });
   const password = h('input#password', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, minLength: 8, 'aria-describedby': 'login-error' });
-  const submit = h('button.primary.wide', { type: 'submit' }, 'Log in');
-  const title = h('h1', 'Log in');
-  const hint = h('p.hint', 'Practise trading US stocks and China A-shares with simulated money.');
-  const switchLink = h('button.link', { type: 'button' }, 'New here? Create an account');
+  const submit = h('button.primary.wide', { type: 'submit' }, t('login.submit'));
+  const title = h('h1', t('login.title'));
+  const hint = h('p.hint', t('login.hint'));
+  const switchLink = h('button.link', { type: 'button' }, t('login.to_signup'));
 
   function setMode(next) {
     mode = next;
-    title.textContent = mode === 'login' ? 'Log in' : 'Create your account';
-    submit.textContent = mode === 'login' ? 'Log in' : 'Sign up';
-    switchLink.textContent = mode === 'login' ? 'New here? Create an account' : 'Already have an account? Log in';
+    title.textContent = t(mode === 'login' ? 'login.title' : 'login.title_signup');
+    submit.textContent = t(mode === 'login' ? 'login.submit' : 'login.submit_signup');
+    switchLink.textContent = t(mode === 'login' ? 'login.to_signup' : 'login.to_login');
     password.autocomplete = mode === 'login' ? 'current-password' : 'new-password';
     error.textContent = '';
   }
@@ -25,15 +26,15 @@ export function renderLogin(onSession) {
   const form = h('form.card.login-card', { novalidate: true },
     h('img.login-logo', { src: '/app/icons/icon.svg', alt: '', width: 56, height: 56 }),
     title, hint,
-    h('label', { for: 'username' }, 'Username'), username,
-    h('label', { for: 'password' }, 'Password'), password,
-    h('p.field-help', 'At least 8 characters.'),
+    h('label', { for: 'username' }, t('login.username')), username,
+    h('label', { for: 'password' }, t('login.password')), password,
+    h('p.field-help', t('login.password_help')),
     error, submit, switchLink);
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!username.value.trim() || !password.value) {
-      error.textContent = 'Enter a username and a password.';
+      error.textContent = t('login.missing');
       return;
     }
     submit.disabled = true;
