@@ -2,29 +2,23 @@
 // bell). Alerts notify; they never place an order.
 import * as api from './api.js';
 import * as F from './format.js';
+import { t } from './i18n.js';
 import { h, sheet, toast } from './ui.js';
 
-/** [condition, label, operands]: 'level' (value or moving average), 'channel' (lower/upper), 'move' (value + within). */
+/** [condition, operands]: 'level' (value or moving average), 'channel' (lower/upper), 'move' (value + within). Labels
+ * are `alert.cond.<condition>` in the catalogues. */
 export const CONDITIONS = [
-  ['crossing', 'Crosses', 'level'],
-  ['crossing_up', 'Crosses up through', 'level'],
-  ['crossing_down', 'Crosses down through', 'level'],
-  ['greater_than', 'Is above', 'level'],
-  ['less_than', 'Is below', 'level'],
-  ['entering_channel', 'Enters the channel', 'channel'],
-  ['exiting_channel', 'Leaves the channel', 'channel'],
-  ['inside_channel', 'Is inside the channel', 'channel'],
-  ['outside_channel', 'Is outside the channel', 'channel'],
-  ['moving_up', 'Rises by (price)', 'move'],
-  ['moving_down', 'Falls by (price)', 'move'],
-  ['moving_up_percent', 'Rises by %', 'move'],
-  ['moving_down_percent', 'Falls by %', 'move'],
+  ['crossing', 'level'], ['crossing_up', 'level'], ['crossing_down', 'level'], ['greater_than', 'level'],
+  ['less_than', 'level'], ['entering_channel', 'channel'], ['exiting_channel', 'channel'], ['inside_channel', 'channel'],
+  ['outside_channel', 'channel'], ['moving_up', 'move'], ['moving_down', 'move'], ['moving_up_percent', 'move'],
+  ['moving_down_percent', 'move'],
 ];
-export const FREQUENCIES = [['once', 'Only once'], ['once_per_bar', 'Once per bar'], ['once_per_minute', 'Once per minute']];
-export const TIMEFRAMES = [['1Min', '1 minute'], ['5Min', '5 minutes'], ['15Min', '15 minutes'], ['30Min', '30 minutes'], ['1Hour', '1 hour'], ['1Day', '1 day']];
-export const STATUS = { active: 'Active', triggered: 'Triggered', canceled: 'Canceled', expired: 'Expired' };
+export const FREQUENCIES = ['once', 'once_per_bar', 'once_per_minute'];
+export const TIMEFRAMES = ['1Min', '5Min', '15Min', '30Min', '1Hour', '1Day'];
+/** An alert's status in words. */
+export const status = (s) => t(`alert.status.${s}`);
 
-const kindOf = (condition) => CONDITIONS.find(([c]) => c === condition)?.[2];
+const kindOf = (condition) => CONDITIONS.find(([c]) => c === condition)?.[1];
 
 function windowWords(within, timeframe) {
   if (within === undefined || within === null) return '';
@@ -32,60 +26,53 @@ function windowWords(within, timeframe) {
   const m = /^(\d+)s$/.exec(text);
   if (m) {
     const s = Number(m[1]);
-    for (const [unit, name] of [[86400, 'day'], [3600, 'hour'], [60, 'minute']]) {
-      if (s % unit === 0) return `${s / unit} ${name}${s / unit === 1 ? '' : 's'}`;
+    for (const [unit, name] of [[86400, 'days'], [3600, 'hours'], [60, 'minutes']]) {
+      if (s % unit === 0) return t.count(`window.${name}`, s / unit);
     }
-    return `${s} seconds`;
+    return t.count('window.seconds', s);
   }
   const bars = Number(text);
-  if (timeframe === '1Day') return `${bars} trading day${bars === 1 ? '' : 's'}`;
-  const length = TIMEFRAMES.find(([t]) => t === timeframe)?.[1] ?? timeframe;
-  return `${bars} bar${bars === 1 ? '' : 's'} of ${length}`;
+  if (timeframe === '1Day') return t.count('window.trading_days', bars);
+  return t.count('window.bars', bars, { length: t(`alert.timeframe.${timeframe}`) });
 }
 
-/** The alert's condition in words: "AAPL crosses up through $150.00 (once)". */
+/** The alert's condition in words: "AAPL crosses up through $150.00 (once)", "AAPL 向上突破 $150.00（仅一次）". */
 export function describe(a, currency = a.currency) {
   const money = (v) => F.currencySymbol(currency) + F.price(v);
-  const level = a.moving_average ? `its ${a.moving_average}-day moving average` : money(a.value);
-  const channel = `${money(a.lower)}–${money(a.upper)}`;
-  const within = windowWords(a.within, a.timeframe);
-  const phrases = {
-    crossing: `crosses ${level}`, crossing_up: `crosses up through ${level}`, crossing_down: `crosses down through ${level}`,
-    greater_than: `is above ${level}`, less_than: `is below ${level}`,
-    entering_channel: `enters the channel ${channel}`, exiting_channel: `leaves the channel ${channel}`,
-    inside_channel: `is inside the channel ${channel}`, outside_channel: `is outside the channel ${channel}`,
-    moving_up: `rises ${money(a.value)} or more within ${within}`, moving_down: `falls ${money(a.value)} or more within ${within}`,
-    moving_up_percent: `rises ${a.value}% or more within ${within}`, moving_down_percent: `falls ${a.value}% or more within ${within}`,
+  const values = {
+    level: a.moving_average ? t('alert.words.moving_average', { n: a.moving_average }) : money(a.value),
+    lower: money(a.lower), upper: money(a.upper), within: windowWords(a.within, a.timeframe),
+    amount: a.condition?.endsWith('_percent') ? a.value : money(a.value),
   };
-  const frequency = {
-    once: 'once', once_per_minute: 'at most once a minute',
-    once_per_bar: `at most once per ${(TIMEFRAMES.find(([t]) => t === a.timeframe)?.[1] ?? a.timeframe).replace(/^1 /, '')} bar`,
-  }[a.frequency] ?? a.frequency;
-  return `${a.symbol} ${phrases[a.condition] ?? a.condition} (${frequency})`;
+  const what = t(`alert.words.${a.condition}`, values);
+  const frequency = t(`alert.frequency_words.${a.frequency}`, { bar: t(`alert.bar.${a.timeframe}`) });
+  return t('alert.describe', { symbol: a.symbol, what, frequency });
 }
 
 /** The sheet that adds an alert for a stock, explaining the condition in words as it is filled in. */
 export function openAlertSheet(symbol, { currency, last } = {}) {
-  sheet(`Alert for ${symbol}`, (close) => {
-    const condition = h('select#alert-condition', CONDITIONS.map(([v, t]) => h('option', { value: v }, t)));
-    const operand = h('select#alert-operand', h('option', { value: 'value' }, 'a price'), h('option', { value: 'moving_average' }, 'a moving average'));
+  sheet(t('alert.sheet_title', { symbol }), (close) => {
+    const condition = h('select#alert-condition', CONDITIONS.map(([v]) => h('option', { value: v }, t(`alert.cond.${v}`))));
+    const operand = h('select#alert-operand', h('option', { value: 'value' }, t('alert.operand.value')),
+      h('option', { value: 'moving_average' }, t('alert.operand.moving_average')));
     const value = h('input#alert-value', { inputMode: 'decimal', autocomplete: 'off', value: last ? F.price(last).replace(/,/g, '') : '' });
     const average = h('input#alert-ma', { inputMode: 'numeric', autocomplete: 'off', value: '20' });
     const lower = h('input#alert-lower', { inputMode: 'decimal', autocomplete: 'off' });
     const upper = h('input#alert-upper', { inputMode: 'decimal', autocomplete: 'off' });
     const within = h('input#alert-within', { inputMode: 'numeric', autocomplete: 'off', value: '15' });
-    const withinUnit = h('select#alert-within-unit', [['m', 'minutes'], ['h', 'hours'], ['d', 'days'], ['bars', 'bars']].map(([v, t]) => h('option', { value: v }, t)));
-    const frequency = h('select#alert-frequency', FREQUENCIES.map(([v, t]) => h('option', { value: v }, t)));
-    const timeframe = h('select#alert-timeframe', TIMEFRAMES.map(([v, t]) => h('option', { value: v, selected: v === '1Day' }, t)));
+    const withinUnit = h('select#alert-within-unit', ['m', 'h', 'd', 'bars'].map((v) => h('option', { value: v }, t(`alert.unit.${v}`))));
+    const frequency = h('select#alert-frequency', FREQUENCIES.map((v) => h('option', { value: v }, t(`alert.frequency.${v}`))));
+    const timeframe = h('select#alert-timeframe', TIMEFRAMES.map((v) => h('option', { value: v, selected: v === '1Day' }, t(`alert.timeframe.${v}`))));
     const expires = h('input#alert-expires', { type: 'datetime-local' });
-    const message = h('input#alert-message', { maxLength: 500, autocomplete: 'off', placeholder: 'Optional note in the notification' });
+    const message = h('input#alert-message', { maxLength: 500, autocomplete: 'off', placeholder: t('alert.message_placeholder') });
     const words = h('p.alert-words', { 'aria-live': 'polite', dataset: { testid: 'alert-words' } });
     const field = (id, label, input) => h('div.field', h('label', { for: id }, label), input);
-    const levelFields = h('div', h('div.field-row', field('alert-operand', 'Compared with', operand), field('alert-value', 'Price', value)),
-      field('alert-ma', 'Days in the average', average));
-    const channelFields = h('div.field-row', field('alert-lower', 'Lower', lower), field('alert-upper', 'Upper', upper));
-    const moveFields = h('div.field-row', field('alert-value-move', 'By', value), h('div.field', h('label', { for: 'alert-within' }, 'Within'), h('div.inline', within, withinUnit)));
-    const timeframeField = field('alert-timeframe', 'Bar', timeframe);
+    const levelFields = h('div', h('div.field-row', field('alert-operand', t('alert.compared_with'), operand), field('alert-value', t('alert.price'), value)),
+      field('alert-ma', t('alert.ma_days'), average));
+    const channelFields = h('div.field-row', field('alert-lower', t('alert.lower'), lower), field('alert-upper', t('alert.upper'), upper));
+    const moveFields = h('div.field-row', field('alert-value-move', t('alert.by'), value),
+      h('div.field', h('label', { for: 'alert-within' }, t('alert.within')), h('div.inline', within, withinUnit)));
+    const timeframeField = field('alert-timeframe', t('alert.bar_label'), timeframe);
 
     function body() {
       const b = { symbol, condition: condition.value, frequency: frequency.value, timeframe: timeframe.value };
@@ -119,16 +106,16 @@ export function openAlertSheet(symbol, { currency, last } = {}) {
         const [, n, u] = /^(\d+)([mhd])$/.exec(b.within) ?? [];
         if (n) b.within = `${Number(n) * { m: 60, h: 3600, d: 86400 }[u]}s`;
       }
-      words.textContent = `Notify me when ${describe({ ...b, value: b.value || '0', lower: b.lower || '0', upper: b.upper || '0' }, currency)}.`;
+      words.textContent = t('alert.notify_me', { what: describe({ ...b, value: b.value || '0', lower: b.lower || '0', upper: b.upper || '0' }, currency) });
     }
     const form = h('form.alert-form', { novalidate: true },
-      field('alert-condition', 'When the price', condition), levelFields, channelFields, moveFields,
-      h('div.field-row', field('alert-frequency', 'Notify', frequency), timeframeField),
-      field('alert-expires', 'Expires (optional)', expires), field('alert-message', 'Message', message),
+      field('alert-condition', t('alert.when'), condition), levelFields, channelFields, moveFields,
+      h('div.field-row', field('alert-frequency', t('alert.notify'), frequency), timeframeField),
+      field('alert-expires', t('alert.expires'), expires), field('alert-message', t('alert.message'), message),
       words,
-      h('p.field-help', 'An alert only notifies you — in the app, on your devices and to your webhook. It never places an order.'),
-      h('div.actions', h('button.secondary', { type: 'button', onclick: close }, 'Cancel'),
-        h('button.primary', { type: 'submit' }, 'Create alert')));
+      h('p.field-help', t('alert.help')),
+      h('div.actions', h('button.secondary', { type: 'button', onclick: close }, t('alert.cancel')),
+        h('button.primary', { type: 'submit' }, t('alert.create'))));
     form.addEventListener('input', sync);
     form.addEventListener('change', sync);
     form.addEventListener('submit', async (event) => {
@@ -136,7 +123,7 @@ export function openAlertSheet(symbol, { currency, last } = {}) {
       try {
         const alert = await api.post('/alerts', body());
         close();
-        toast(alert.status === 'triggered' ? `It already holds: ${describe(alert)}` : `Alert set: ${describe(alert)}`, 'success');
+        toast(t(alert.status === 'triggered' ? 'alert.holds_already' : 'alert.set', { alert: describe(alert) }), 'success');
       } catch (error) { toast(error.message, 'error'); }
     });
     sync();

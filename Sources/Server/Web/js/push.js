@@ -1,6 +1,7 @@
 // Web Push on this device: subscribe with the server's VAPID key after the browser's permission prompt, send the
 // subscription to the server, unsubscribe. The service worker (sw.js) shows what arrives.
 import * as api from './api.js';
+import { t } from './i18n.js';
 
 export const supported = () => 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
 
@@ -18,12 +19,12 @@ export async function current() {
 
 /** Asks for permission (a user gesture must call this), subscribes and registers the device with the server. */
 export async function enable() {
-  if (!supported()) throw new Error('This browser cannot receive push notifications.');
+  if (!supported()) throw new Error(t('push.unsupported'));
   const permission = await Notification.requestPermission();
   if (permission !== 'granted') {
     throw new Error(permission === 'denied'
-      ? 'Notifications are blocked for this site. Allow them in the browser’s site settings, then try again.'
-      : 'Notifications were not allowed.');
+      ? t('push.blocked')
+      : t('push.not_allowed'));
   }
   const registration = await navigator.serviceWorker.ready;
   const { public_key: key } = await api.get('/push/vapid-public-key');
