@@ -1,5 +1,6 @@
 // Small DOM helpers and shared widgets: element builder, toasts, sheets, confirmation, screen states.
 import { ARROWS, direction } from './format.js';
+import { t } from './i18n.js';
 
 /**
  * h('button.primary', {onclick, 'aria-label': 'Buy'}, 'Buy') — tag with optional .classes and #id; props set
@@ -62,7 +63,7 @@ const EYE_OFF = 'M3 3l18 18M10.6 5.1A10 10 0 0 1 12 5c7 0 11 7 11 7a18 18 0 0 1-
 
 /** The eye toggle that hides and shows amounts (remembered on this device). */
 export function eyeToggle(hidden, onToggle) {
-  return h('button.icon-button.eye', { type: 'button', 'aria-pressed': String(hidden), 'aria-label': hidden ? 'Show amounts' : 'Hide amounts', onclick: onToggle },
+  return h('button.icon-button.eye', { type: 'button', 'aria-pressed': String(hidden), 'aria-label': t(hidden ? 'ui.show_amounts' : 'ui.hide_amounts'), onclick: onToggle },
     icon(hidden ? EYE_OFF : EYE));
 }
 
@@ -108,7 +109,7 @@ export function sheet(title, build, { className = '' } = {}) {
   const body = h('div.sheet-body');
   dialog.append(
     h('header.sheet-head', h('h2', title),
-      h('button.icon-button', { type: 'button', 'aria-label': 'Close', onclick: close }, '✕')),
+      h('button.icon-button', { type: 'button', 'aria-label': t('ui.close'), onclick: close }, '✕')),
     body);
   document.body.append(dialog);
   append(body, [build(close)]);
@@ -119,13 +120,13 @@ export function sheet(title, build, { className = '' } = {}) {
 }
 
 /** Asks before something irreversible; resolves true when confirmed. */
-export function confirmAction(title, message, confirmLabel = 'Confirm', { danger = false } = {}) {
+export function confirmAction(title, message, confirmLabel = t('ui.confirm'), { danger = false } = {}) {
   return new Promise((resolve) => {
     let answered = false;
     const { dialog } = sheet(title, (close) => h('div.confirm',
       h('p', message),
       h('div.actions',
-        h('button.secondary', { type: 'button', onclick: () => { answered = true; close(); resolve(false); } }, 'Cancel'),
+        h('button.secondary', { type: 'button', onclick: () => { answered = true; close(); resolve(false); } }, t('ui.cancel')),
         h(`button.${danger ? 'danger' : 'primary'}`, { type: 'button', autofocus: true,
           onclick: () => { answered = true; close(); resolve(true); } }, confirmLabel))));
     dialog.addEventListener('close', () => { if (!answered) resolve(false); });
@@ -134,7 +135,7 @@ export function confirmAction(title, message, confirmLabel = 'Confirm', { danger
 
 // MARK: screen states
 
-export const loading = (label = 'Loading…') =>
+export const loading = (label = t('ui.loading')) =>
   h('div.state.loading', { role: 'status' }, h('span.spinner', { 'aria-hidden': 'true' }), h('span', label));
 
 export const empty = (message, ...extra) => h('div.state.empty', h('p', message), ...extra);
@@ -143,9 +144,9 @@ export const empty = (message, ...extra) => h('div.state.empty', h('p', message)
 export function failure(error, retry) {
   const offline = error?.offline;
   return h('div.state.error', { role: 'alert' },
-    h('p.state-title', offline ? 'You are offline' : 'Something went wrong'),
-    h('p', offline ? 'Check your connection; this page will load when you are back online.' : (error?.message || String(error))),
-    retry ? h('button.secondary', { type: 'button', onclick: retry }, 'Retry') : null);
+    h('p.state-title', t(offline ? 'ui.offline_title' : 'ui.error_title')),
+    h('p', offline ? t('ui.offline_text') : (error?.message || String(error))),
+    retry ? h('button.secondary', { type: 'button', onclick: retry }, t('ui.retry')) : null);
 }
 
 /** A round badge with the ticker's first letters in a colour derived from it (when there is no logo). */

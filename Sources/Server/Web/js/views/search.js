@@ -2,6 +2,7 @@
 // arrow keys then Enter — opens the stock; Enter with nothing chosen does not navigate.
 import * as api from '../api.js';
 import * as store from '../store.js';
+import { t } from '../i18n.js';
 import { h, clear, debounce } from '../ui.js';
 
 let counter = 0;
@@ -10,7 +11,7 @@ let counter = 0;
  * A combobox. `onPick(symbol, result)` is called with the chosen suggestion. Options: placeholder, market
  * (limit to us/cn), label.
  */
-export function searchBox(onPick, { placeholder = 'Search stocks', market, label = 'Search stocks by ticker or name', inputId } = {}) {
+export function searchBox(onPick, { placeholder = t('search.placeholder'), market, label = t('search.label'), inputId } = {}) {
   const id = `search-${++counter}`;
   const input = h('input.search-input', {
     id: inputId,
@@ -57,7 +58,7 @@ export function searchBox(onPick, { placeholder = 'Search stocks', market, label
         id: `${id}-opt-${i}`, role: 'option', 'aria-selected': 'false', dataset: { symbol: r.symbol },
         onmousedown: (e) => e.preventDefault(), onclick: () => pick(i),
       }, h('span.sym', r.symbol), h('span.name', r.name ?? ''), h('span.exch', r.exchange ?? '')))
-      : [h('li.no-results', { role: 'option', 'aria-disabled': 'true' }, `No stocks match “${text}”`)]);
+      : [h('li.no-results', { role: 'option', 'aria-disabled': 'true' }, t('search.none', { text }))]);
     list.hidden = false;
     input.setAttribute('aria-expanded', 'true');
   }
@@ -89,7 +90,7 @@ export function searchBox(onPick, { placeholder = 'Search stocks', market, label
     if (results.length && input.value.trim()) { list.hidden = false; input.setAttribute('aria-expanded', 'true'); return; }
     // An empty box offers the stocks viewed last (the market filter applies to them too).
     const recent = store.recent().filter((r) => !market || (market === 'cn') === /^\d{6}$/.test(r.symbol));
-    if (!input.value.trim() && recent.length) show(recent.slice(0, 8), '', 'Recently viewed');
+    if (!input.value.trim() && recent.length) show(recent.slice(0, 8), '', t('search.recent'));
   });
 
   return h('div.search', h('span.search-icon', { 'aria-hidden': 'true' }, '⌕'), input, list);
