@@ -3,21 +3,24 @@ import * as api from '../api.js';
 import * as F from '../format.js';
 import * as live from '../live.js';
 import * as store from '../store.js';
+import { t } from '../i18n.js';
 import { h, clear, toast, failure, empty, segmented, confirmAction } from '../ui.js';
 
 const OPEN = new Set(['new', 'accepted', 'pending_new', 'partially_filled', 'held', 'pending_replace', 'accepted_for_bidding']);
-const STATUS = { new: 'Open', accepted: 'Open', partially_filled: 'Partly filled', filled: 'Filled', canceled: 'Canceled',
-  expired: 'Expired', rejected: 'Rejected', replaced: 'Replaced', pending_cancel: 'Canceling', held: 'Held' };
+const STATUSES = ['new', 'accepted', 'partially_filled', 'filled', 'canceled', 'expired', 'rejected', 'replaced', 'pending_cancel', 'held'];
+/** An order's status in words ("Partly filled", "部分成交"). */
+export const statusText = (status) => (STATUSES.includes(status) ? t(`order.status.${status}`) : status);
+const TYPES = ['market', 'limit', 'stop', 'stop_limit', 'trailing_stop'];
 
 export async function render(view, params, scope) {
   const account = store.account();
-  if (!account) { clear(view, empty('You have no paper account yet.')); return; }
+  if (!account) { clear(view, empty(t('common.no_account'))); return; }
   const currency = account.currency;
   let filter = 'all';
   let orders = null;
   const list = h('div.orders');
-  clear(view, h('header.page-head', h('h1', 'Orders')),
-    segmented('Show', [['all', 'All'], ['open', 'Open'], ['closed', 'Closed']], filter, (v) => { filter = v; load(); }),
+  clear(view, h('header.page-head', h('h1', t('orders.title'))),
+    segmented(t('orders.show'), ['all', 'open', 'closed'].map((k) => [k, t(`orders.filter.${k}`)]), filter, (v) => { filter = v; load(); }),
     list);
 
   async function load() {
@@ -32,34 +35,35 @@ export async function render(view, params, scope) {
   function row(o) {
     const open = OPEN.has(o.status);
     const auto = o.client_order_id?.startsWith('queue-');
-    const price = o.limit_price ? ` @ ${F.price(o.limit_price)}` : o.stop_price ? ` stop ${F.price(o.stop_price)}` : '';
+    const price = o.limit_price ? ` @ ${F.price(o.limit_price)}` : o.stop_price ? t('orders.stop_at', { price: F.price(o.stop_price) }) : '';
     return h('li.row.order', { dataset: { status: o.status, id: o.id } },
       h('span.row-main',
-        h('span.sym', h('a', { href: `#/stock/${api.enc(o.symbol)}` }, o.symbol), ' ', h(`span.side.${o.side}`, o.side === 'buy' ? 'Buy' : 'Sell'),
-          auto ? h('span.tag', { title: 'Placed automatically by a queued rule' }, 'Auto') : null),
-        h('span.sub', `${o.type.replace('_', ' ')}${price} · ${F.dateTime(o.submitted_at || o.created_at)}`)),
+        h('span.sym', h('a', { href: `#/stock/${api.enc(o.symbol)}` }, o.symbol), ' ', h(`span.side.${o.side}`, t(o.side === 'buy' ? 'orders.buy' : 'orders.sell')),
+          auto ? h('span.tag', { title: t('orders.auto_title') }, t('orders.auto')) : null),
+        h('span.sub', `${TYPES.includes(o.type) ? t(`orders.type.${o.type}`) : o.type}${price} · ${F.dateTime(o.submitted_at || o.created_at)}`)),
       h('span.row-end',
-        h(`span.status.${o.status}`, STATUS[o.status] ?? o.status),
-        h('span.sub', `${F.qty(o.filled_qty)}/${F.qty(o.qty ?? o.notional)} filled${o.filled_avg_price ? ` · avg ${F.money(o.filled_avg_price, currency)}` : ''}`),
+        h(`span.status.${o.status}`, statusText(o.status)),
+        h('span.sub', t('orders.filled', { filled: F.qty(o.filled_qty), total: F.qty(o.qty ?? o.notional) })
+          + (o.filled_avg_price ? t('orders.avg', { price: F.money(o.filled_avg_price, currency) }) : '')),
         o.reject_reason ? h('span.sub.error-text', o.reject_reason) : null,
-        open ? h('button.link.danger', { type: 'button', onclick: () => cancel(o) }, 'Cancel') : null));
+        open ? h('button.link.danger', { type: 'button', onclick: () => cancel(o) }, t('orders.cancel')) : null));
   }
 
   function draw() {
-    if (!orders.length) { clear(list, empty(filter === 'open' ? 'No open orders.' : 'No orders yet. Your trades will show up here.')); return; }
+    if (!orders.length) { clear(list, empty(t(filter === 'open' ? 'orders.none_open' : 'orders.none'))); return; }
     const today = new Date().toDateString();
     const todays = orders.filter((o) => new Date(o.submitted_at || o.created_at).toDateString() === today);
     const past = orders.filter((o) => !todays.includes(o));
     clear(list,
-      todays.length ? [h('h2', 'Today'), h('ul.rows.card', todays.map(row))] : null,
-      past.length ? [h('h2', 'Earlier'), h('ul.rows.card', past.map(row))] : null);
+      todays.length ? [h('h2', t('orders.today')), h('ul.rows.card', todays.map(row))] : null,
+      past.length ? [h('h2', t('orders.earlier')), h('ul.rows.card', past.map(row))] : null);
   }
 
   async function cancel(o) {
-    if (!await confirmAction('Cancel order', `Cancel your ${o.side} order for ${F.shares(o.qty)} of ${o.symbol}?`, 'Cancel order', { danger: true })) return;
+    if (!await confirmAction(t('orders.cancel_title'), t(o.side === 'buy' ? 'orders.cancel_confirm.buy' : 'orders.cancel_confirm.sell', { shares: F.shares(o.qty), symbol: o.symbol }), t('orders.cancel_title'), { danger: true })) return;
     try {
       await api.del(`/accounts/${api.enc(account.id)}/orders/${api.enc(o.id)}`);
-      toast('Order canceled', 'success');
+      toast(t('orders.canceled'), 'success');
       load();
     } catch (error) { toast(error.message, 'error'); }
   }
