@@ -5,24 +5,25 @@ import * as D from '../decimal.js';
 import * as F from '../format.js';
 import * as live from '../live.js';
 import * as store from '../store.js';
+import { t } from '../i18n.js';
 import * as favorites from '../favorites.js';
 import { h, clear, change, toast, failure, loading, empty, monogram, eyeToggle } from '../ui.js';
 import { performanceChart } from '../performance.js';
 
 export async function render(view, params, scope) {
   const account = store.account();
-  if (!account) { clear(view, empty('You have no paper account yet.', h('a.button.primary', { href: '#/account' }, 'Open an account'))); return; }
+  if (!account) { clear(view, empty(t('common.no_account'), h('a.button.primary', { href: '#/account' }, t('home.open_account')))); return; }
   const id = api.enc(account.id);
   const currency = account.currency;
 
-  const overview = h('section.overview', { 'aria-label': 'Market overview' }, loading('Loading markets…'));
-  const portfolio = h('section.card.portfolio', { 'aria-label': 'Portfolio' }, loading());
+  const overview = h('section.overview', { 'aria-label': t('home.market_overview') }, loading(t('home.loading_markets')));
+  const portfolio = h('section.card.portfolio', { 'aria-label': t('home.portfolio') }, loading());
   const holdings = h('section.card', { 'aria-labelledby': 'holdings-title' }, loading());
   const favs = h('section.card', { 'aria-labelledby': 'favorites-title' }, loading());
   const performance = performanceChart(account, { period: '1M' });
-  const leaders = h('section.card.leaders', { 'aria-label': 'Top positions and the day\'s gainers' });
+  const leaders = h('section.card.leaders', { 'aria-label': t('home.leaders') });
   const viewed = store.recent();
-  const recent = viewed.length ? h('nav.recent', { 'aria-label': 'Recently viewed' }, h('h2.sr-label', 'Recently viewed'),
+  const recent = viewed.length ? h('nav.recent', { 'aria-label': t('search.recent') }, h('h2.sr-label', t('search.recent')),
     h('ul.chips', viewed.slice(0, 10).map((r) => h('li', h('a.chip', { href: `#/stock/${api.enc(r.symbol)}`, title: r.name }, r.symbol))))) : null;
   clear(view,
     h('header.page-head', h('p.today', F.longDate()), h('h1', account.name)),
@@ -64,13 +65,13 @@ export async function render(view, params, scope) {
   function renderPortfolio() {
     const hidden = store.amountsHidden();
     clear(portfolio,
-      h('div.card-head', h('h2', 'Net worth'),
+      h('div.card-head', h('h2', t('home.net_worth')),
         eyeToggle(hidden, () => store.setAmountsHidden(!store.amountsHidden()))),
       h('p.net-worth', { dataset: { testid: 'net-worth' } }, amount(detail.equity)),
       h('dl.figures',
-        h('div', h('dt', 'Cash balance'), h('dd', { dataset: { testid: 'cash' } }, amount(detail.cash))),
-        h('div', h('dt', 'Day change'), h('dd', hidden ? '••••' : change(detail.day_change, F.signedMoney(detail.day_change, currency)))),
-        h('div', h('dt', 'Holdings value'), h('dd', amount(detail.market_value)))));
+        h('div', h('dt', t('home.cash')), h('dd', { dataset: { testid: 'cash' } }, amount(detail.cash))),
+        h('div', h('dt', t('home.day_change')), h('dd', hidden ? '••••' : change(detail.day_change, F.signedMoney(detail.day_change, currency)))),
+        h('div', h('dt', t('home.holdings_value')), h('dd', amount(detail.market_value)))));
   }
 
   /** The three largest positions by value, and the holdings that gained most today (up to five). */
@@ -85,23 +86,23 @@ export async function render(view, params, scope) {
       .sort((a, b) => D.cmp(D.parse(b.change_today), D.parse(a.change_today))).slice(0, 5);
     const share = (p) => (D.sign(equity) ? D.format(D.div(D.parse(p.market_value), equity, 6), null, false) : '0');
     clear(leaders,
-      h('div.leader-col', { dataset: { testid: 'top-positions' } }, h('h3', 'Top positions'),
+      h('div.leader-col', { dataset: { testid: 'top-positions' } }, h('h3', t('home.top_positions')),
         h('ol', byValue.map((p) => h('li', h('a', { href: `#/stock/${api.enc(p.symbol)}` }, p.symbol),
-          h('span.sub', hidden ? '••••' : `${F.percent(share(p), { fraction: true }).replace('+', '')} of portfolio`))))),
-      h('div.leader-col', { dataset: { testid: 'day-gainers' } }, h('h3', 'Today\'s gainers'),
+          h('span.sub', hidden ? '••••' : t('home.of_portfolio', { share: F.percent(share(p), { fraction: true }).replace('+', '') })))))),
+      h('div.leader-col', { dataset: { testid: 'day-gainers' } }, h('h3', t('home.gainers')),
         gainers.length
           ? h('ol', gainers.map((p) => h('li', h('a', { href: `#/stock/${api.enc(p.symbol)}` }, p.symbol),
             change(p.change_today, F.percent(p.change_today, { fraction: true })))))
-          : h('p.sub', 'None of your holdings is up today.')));
+          : h('p.sub', t('home.no_gainers'))));
   }
 
   function renderHoldings() {
     stopHoldingQuotes();
     const positions = detail.positions ?? [];
     const rows = new Map();
-    clear(holdings, h('div.card-head', h('h2#holdings-title', 'Holdings')),
+    clear(holdings, h('div.card-head', h('h2#holdings-title', t('home.holdings'))),
       positions.length === 0
-        ? empty('No holdings yet. Search for a stock to start trading.')
+        ? empty(t('home.no_holdings'))
         : h('ul.rows', positions.map((p) => {
           const row = holdingRow(p);
           rows.set(p.symbol, { row, p });
@@ -165,10 +166,10 @@ export async function render(view, params, scope) {
       ul.append(row);
     });
     clear(favs,
-      h('div.card-head', h('h2#favorites-title', 'Favorites'),
+      h('div.card-head', h('h2#favorites-title', t('home.favorites')),
         items.length ? h('button.link', { type: 'button', 'aria-pressed': String(editing), onclick: () => { editing = !editing; renderFavorites(); } },
-          editing ? 'Done' : 'Edit') : null),
-      items.length ? ul : empty('Tap ☆ on a stock to add it to your favorites.'));
+          t(editing ? 'home.done' : 'home.edit')) : null),
+      items.length ? ul : empty(t('home.no_favorites')));
     stopFavQuotes = live.watch(items.map((i) => i.symbol), (q) => {
       const row = rowFor.get(q.symbol);
       const item = items.find((i) => i.symbol === q.symbol);
@@ -188,12 +189,12 @@ export async function render(view, params, scope) {
       return fillFavorite(li, item);
     }
     return fillFavorite(h('li.row.editing', { dataset: { symbol: item.symbol } },
-      h('button.icon-button.delete', { type: 'button', 'aria-label': `Remove ${item.symbol} from favorites`, onclick: () => removeFavorite(item.symbol) }, '−'),
+      h('button.icon-button.delete', { type: 'button', 'aria-label': t('favorites.remove_label', { symbol: item.symbol }), onclick: () => removeFavorite(item.symbol) }, '−'),
       h('span.row-link', info),
       h('span.reorder',
-        h('button.icon-button', { type: 'button', 'aria-label': `Move ${item.symbol} up`, disabled: index === 0, onclick: () => moveFavorite(item.symbol, index - 1) }, '↑'),
-        h('button.icon-button', { type: 'button', 'aria-label': `Move ${item.symbol} down`, disabled: index === count - 1, onclick: () => moveFavorite(item.symbol, index + 1) }, '↓'),
-        h('span.drag-handle', { 'aria-hidden': 'true', title: 'Drag to reorder' }, '≡'))), item);
+        h('button.icon-button', { type: 'button', 'aria-label': t('home.move_up', { symbol: item.symbol }), disabled: index === 0, onclick: () => moveFavorite(item.symbol, index - 1) }, '↑'),
+        h('button.icon-button', { type: 'button', 'aria-label': t('home.move_down', { symbol: item.symbol }), disabled: index === count - 1, onclick: () => moveFavorite(item.symbol, index + 1) }, '↓'),
+        h('span.drag-handle', { 'aria-hidden': 'true', title: t('home.drag') }, '≡'))), item);
   }
 
   function fillFavorite(row, item) {
@@ -207,7 +208,7 @@ export async function render(view, params, scope) {
       list = await favorites.remove(account.id, list.id, symbol);
       if (!list.items.length) editing = false;
       renderFavorites();
-      toast(`Removed ${symbol} from favorites`, 'success');
+      toast(t('favorites.removed', { symbol }), 'success');
     } catch (error) { toast(error.message, 'error'); }
   }
 
@@ -264,7 +265,7 @@ export async function render(view, params, scope) {
       if (dx < -72) {
         link.style.transform = 'translateX(-96px)';
         if (!li.querySelector('.swipe-delete')) {
-          li.append(h('button.swipe-delete', { type: 'button', onclick: () => removeFavorite(symbol) }, 'Delete'));
+          li.append(h('button.swipe-delete', { type: 'button', onclick: () => removeFavorite(symbol) }, t('alerts.delete')));
         }
       } else {
         link.style.transform = '';
