@@ -215,13 +215,14 @@ extension Brokerage {
                 body: text("queue.placed.body", ["what": what, "pricing": pricing, "price": money(price)]), at: now)
         case .failure(let rejection):
             record.status = .failed
-            record.message = rejection.message
+            record.message = RejectionWording.message(rejection, in: text.language)
             let cash = rejection.reason == .insufficientBuyingPower
             notify(
                 rule.accountID, kind: "automatic_order_failed",
                 title: text(cash ? "queue.failed.title.cash" : "queue.failed.title"),
                 body: text(
-                    "queue.failed.body", ["what": what, "reason": cash ? text("queue.failed.cash") : rejection.message]),
+                    "queue.failed.body",
+                    ["what": what, "reason": cash ? text("queue.failed.cash") : record.message ?? ""]),
                 at: now)
         }
         pendingRules.append(record)

@@ -41,6 +41,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     ScreenerController(services: services).addRoutes(to: alpacaGroup("v1beta1"))
 
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))
+        .add(middleware: UserLanguageMiddleware(languages: services.brokerage.languages))
     AuthController(services: services).addRoutes(to: native)
     MarketController(services: services).addRoutes(to: native)
     AccountsController(services: services).addRoutes(to: native)

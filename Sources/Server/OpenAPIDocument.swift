@@ -52,6 +52,12 @@ enum OpenAPIDocument {
                     "properties": .object([
                         "username": .object(["type": .string("string")]),
                         "password": .object(["type": .string("string"), "minLength": .int(8)]),
+                        "language": .object([
+                            "type": .string("string"),
+                            "description": .string(
+                                "signup only: the user's language (a BCP 47 tag, e.g. zh-CN); names the new accounts and is kept as with PUT /api/v1/me"
+                            ),
+                        ]),
                     ]),
                 ])
             ]),
@@ -59,7 +65,7 @@ enum OpenAPIDocument {
         "paths": .object([
             "/api/v1/auth/signup": .object([
                 "post": op(
-                    "Create a user with a USD and a CNY paper account; starts a session",
+                    "Create a user with a USD and a CNY paper account (named in `language` if given); starts a session",
                     body: "Credentials",
                     responses: [
                         "201": "the user and accounts", "409": "username taken", "422": "invalid username or password",

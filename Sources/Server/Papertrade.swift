@@ -137,7 +137,8 @@ public final class Papertrade: Sendable {
         -> AccountRecord
     {
         let starting = cash ?? (market == .us ? FixedDecimal(100_000) : FixedDecimal(1_000_000))
-        let label = name ?? (market == .us ? "US paper account" : "A-share paper account")
+        let text = Catalogue(brokerage.languages.language(of: userID))
+        let label = name ?? text(market == .us ? "account.default_name.us" : "account.default_name.cn")
         return try await brokerage.openAccount(userID: userID, market: market, cash: starting, name: label)
     }
 

@@ -38,4 +38,94 @@ struct LanguageAPITests {
             }
         }
     }
+
+    @Test(
+        "a signed-in user who chose Chinese reads the native API's order and transfer refusals in Chinese, with the same status and figures; English otherwise"
+    )
+    func chineseRejections() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let auth = try await AlertsAPITests().session(client, f)
+                let accounts = try await client.execute(uri: "/api/v1/accounts", method: .get, headers: auth) { r in
+                    Dictionary(
+                        uniqueKeysWithValues: (f.json(r).array ?? []).map {
+                            ($0["market"]?.string ?? "", $0["id"]?.string ?? "")
+                        })
+                }
+                let (us, cn) = (accounts["us"] ?? "", accounts["cn"] ?? "")
+                let cases:
+                    [(path: String, body: String, status: HTTPResponse.Status, english: String, chinese: String)] = [
+                        (
+                            "\(cn)/orders",
+                            #"{"symbol":"600519","qty":"150","side":"buy","type":"limit","limit_price":"1500","time_in_force":"day"}"#,
+                            .unprocessableContent, "must be a multiple of the board lot of 100 shares",
+                            "600519 的委托数量 150 必须是每手 100 股的整数倍"
+                        ),
+                        (
+                            "\(us)/orders",
+                            #"{"symbol":"AAPL","qty":"1000000","side":"buy","type":"market","time_in_force":"day"}"#,
+                            .forbidden, "insufficient buying power (required: ", "可用资金不足（需要 "
+                        ),
+                        (
+                            "\(us)/orders",
+                            #"{"symbol":"AAPL","qty":"1","side":"sell","type":"market","time_in_force":"day"}"#,
+                            .forbidden, "no position in AAPL", "您没有 AAPL 的持仓，无法卖出（不支持卖空）"
+                        ),
+                        (
+                            "\(us)/orders",
+                            #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1.001","time_in_force":"day"}"#,
+                            .unprocessableContent, "sub-penny increment", "limit_price 1.001 无效：美股价格的最小变动单位为 0.01"
+                        ),
+                        (
+                            "\(us)/withdraw", #"{"amount":"99999999"}"#,
+                            .forbidden, "cannot withdraw 99999999.00 USD", "无法出金 99999999.00 USD：可用资金仅 "
+                        ),
+                        (
+                            "\(us)/orders", #"{"symbol":"AAPL","side":"buy","type":"market","time_in_force":"day"}"#,
+                            .unprocessableContent, "qty or notional is required", "委托无效：qty or notional is required"
+                        ),
+                    ]
+                for language in ["en", "zh-Hans"] {
+                    try await client.execute(
+                        uri: "/api/v1/me", method: .put, headers: auth, body: body(#"{"language":"\#(language)"}"#)
+                    ) { #expect($0.status == .ok) }
+                    for c in cases {
+                        try await client.execute(
+                            uri: "/api/v1/accounts/\(c.path)", method: .post, headers: auth, body: body(c.body)
+                        ) { r in
+                            #expect(r.status == c.status, "\(c.path) \(c.body)")
+                            let message = f.json(r)["message"]?.string ?? ""
+                            let expected = language == "en" ? c.english : c.chinese
+                            #expect(message.contains(expected), "\(language): \(message)")
+                            #expect(!message.contains("{"), "every placeholder is filled: \(message)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a signup in a Chinese browser keeps Chinese for the user and names the new accounts in it")
+    func chineseSignup() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let auth = try await client.execute(
+                    uri: "/api/v1/auth/signup", method: .post,
+                    body: body(#"{"username":"xiaoming","password":"hunter2hunter2","language":"zh-CN"}"#)
+                ) { r in
+                    #expect(r.status == .created)
+                    return HTTPFields([
+                        .init(
+                            name: .cookie,
+                            value: r.headers[.setCookie]?.split(separator: ";").first.map(String.init) ?? "")
+                    ])
+                }
+                try await client.execute(uri: "/api/v1/me", method: .get, headers: auth) { r in
+                    #expect(f.json(r)["language"] == .string("zh-Hans"))
+                    let names = Set((f.json(r)["accounts"]?.array ?? []).compactMap { $0["name"]?.string })
+                    #expect(names == ["美股模拟账户", "A 股模拟账户"])
+                }
+            }
+        }
+    }
 }

@@ -183,4 +183,25 @@ struct WebAppTests {
             #expect(zh[key] == names, "placeholders of \(key)")
         }
     }
+
+    @Test("every key the app's scripts name literally, t('…') or t.count('…'), is in the catalogue")
+    func keysInUse() throws {
+        let en = try Self.catalogue("en")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/Server/Web/js").standardized
+        let files = try FileManager.default.subpathsOfDirectory(atPath: root.path)
+            .filter { $0.hasSuffix(".js") && !$0.hasPrefix("i18n") } // i18n.js itself names example keys
+        #expect(files.count > 20, "the scripts were found")
+        var used = 0
+        for file in files {
+            let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: /\bt(\.count)?\('([a-z0-9_.\-]+)'/) {
+                let key = String(match.2)
+                let keys = match.1 == nil ? [key] : [key + ".one", key + ".other"]
+                for key in keys { #expect(en[key] != nil, "\(file) uses \(key), which en.js lacks") }
+                used += 1
+            }
+        }
+        #expect(used > 300, "the scripts' keys were read")
+    }
 }

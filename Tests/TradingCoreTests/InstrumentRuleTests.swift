@@ -62,14 +62,14 @@ struct InstrumentRuleTests {
         let main = LotRule.boardLot(100)
         #expect(main.violation(side: .buy, qty: d("200"), held: .zero, symbol: "600519") == nil)
         #expect(
-            main.violation(side: .buy, qty: d("150"), held: .zero, symbol: "600519")
+            main.violation(side: .buy, qty: d("150"), held: .zero, symbol: "600519")?.message
                 == "qty 150 for 600519 must be a multiple of the board lot of 100 shares")
         #expect(main.violation(side: .sell, qty: d("150"), held: d("150"), symbol: "600519") == nil)
         #expect(main.violation(side: .sell, qty: d("50"), held: d("150"), symbol: "600519") != nil)
         let star = LotRule.minimumThenIncrement(minimum: 200)
         #expect(star.violation(side: .buy, qty: d("201"), held: .zero, symbol: "688981") == nil)
         #expect(
-            star.violation(side: .buy, qty: d("199"), held: .zero, symbol: "688981")
+            star.violation(side: .buy, qty: d("199"), held: .zero, symbol: "688981")?.message
                 == "qty 199 for 688981 is below the minimum order of 200 shares")
         #expect(star.violation(side: .sell, qty: d("150"), held: d("150"), symbol: "688981") == nil)
         #expect(LotRule.anyWholeShares.violation(side: .buy, qty: d("1.5"), held: .zero, symbol: "AAPL") != nil)

@@ -1,187 +1,28 @@
-"""Browser tests of the web app: Selenium driving Debian's headless Chromium against a real `papertrade serve`.
+"""Browser tests of the web app in English: Selenium driving Debian's headless Chromium (browser.py) against a real
+`papertrade serve`.
 
 Each test signs up its own user. Screenshots of every main screen at phone (390×844) and desktop (1280×900) sizes
-are written to tests/e2e/screenshots/ (ignored by git) for a person to look at.
+are written to tests/e2e/screenshots/ for a person to look at.
 """
 import json
 import os
 import re
-import shutil
 import time
-import uuid
 
 import pytest
-from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-SCREENSHOTS = os.path.join(os.path.dirname(__file__), "screenshots")
-PHONE = (390, 844)
-DESKTOP = (1280, 900)
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+from browser import App, SCREENSHOTS, chromium
 
 
 @pytest.fixture(scope="module")
 def driver():
-    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-        pytest.fail("Chromium and chromedriver are required (scripts/test.sh installs them with apt-get)")
-    options = webdriver.ChromeOptions()
-    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en-US",
-                "--window-size=1280,900"]:
-        options.add_argument(arg)
-    options.binary_location = CHROMIUM
-    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    d.set_script_timeout(20)
-    os.makedirs(SCREENSHOTS, exist_ok=True)
+    d = chromium("en-US")
     yield d
     d.quit()
-
-
-class App:
-    """The web app in the browser, logged in as a fresh user."""
-
-    def __init__(self, driver, server):
-        self.d = driver
-        self.server = server
-        self.wait = WebDriverWait(driver, 15)
-        self.size(*PHONE)
-
-    def size(self, width, height):
-        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
-
-    def open(self, route=""):
-        self.d.get(f"{self.server.url}/#/{route}")
-
-    def go(self, route):
-        self.d.execute_script("location.hash = arguments[0]", "#/" + route)
-
-    def css(self, selector):
-        return self.wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, selector)))
-
-    def visible(self, selector):
-        return self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
-
-    def all(self, selector):
-        return self.d.find_elements(By.CSS_SELECTOR, selector)
-
-    def press(self, element):
-        """Clicks like a user: scrolled to the middle of the screen first (not under the fixed tab bar)."""
-        self.clear_toasts()
-        self.d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
-        return element
-
-    def click(self, selector):
-        # Live parts of the page re-render (quotes, balances): an element found a moment ago may be replaced by the
-        # time it is clicked; find it again, as a user's next tap would.
-        for attempt in range(3):
-            try:
-                return self.press(self.wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, selector))))
-            except StaleElementReferenceException:
-                if attempt == 2:
-                    raise
-
-    def button(self, text, within="body"):
-        xpath = f"//{'dialog[@open]' if within == 'dialog' else 'body'}//button[normalize-space()={json.dumps(text)}]"
-        return self.press(self.wait.until(EC.element_to_be_clickable((By.XPATH, xpath))))
-
-    def text_in(self, selector, text):
-        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
-        return self.d.find_element(By.CSS_SELECTOR, selector).text
-
-    def toasts(self):
-        return self.d.execute_script("return [...document.querySelectorAll('.toast')].map(t => t.textContent)")
-
-    def toast(self, text):
-        """Waits for a toast containing `text` and returns it."""
-        try:
-            return self.wait.until(lambda d: next((t for t in self.toasts() if text in t), None))
-        except TimeoutException:
-            raise AssertionError(f"no toast with {text!r}; toasts: {self.toasts()}")
-
-    def clear_toasts(self):
-        self.d.execute_script("document.querySelectorAll('.toast').forEach(t => t.remove())")
-
-    def api(self, method, path, body=None):
-        """Calls the native API from the page, with the browser's session cookie."""
-        return self.d.execute_async_script("""
-            const [method, path, body, done] = arguments;
-            fetch('/api/v1' + path, {method, headers: {'Content-Type': 'application/json'},
-                                     body: body === null ? undefined : JSON.stringify(body)})
-              .then(async r => done({status: r.status, body: await r.json().catch(() => null)}));
-        """, method, path, body)
-
-    def signup(self):
-        self.d.delete_all_cookies()
-        self.open()
-        self.d.execute_script("localStorage.clear()")
-        self.d.refresh()
-        self.username = "u" + uuid.uuid4().hex[:10]
-        self.click("button.link")  # "New here? Create an account"
-        self.css("#username").send_keys(self.username)
-        self.css("#password").send_keys("correct horse battery")
-        self.button("Sign up")
-        self.css(".net-worth")
-        return self
-
-    def accounts(self):
-        return self.api("GET", "/accounts")["body"]
-
-    def switch_account(self, market):
-        account = next(a for a in self.accounts() if a["market"] == market)
-        self.go("")
-        Select(self.css("select.account-switcher")).select_by_value(account["id"])
-        self.wait.until(lambda d: account["name"] in d.find_element(By.CSS_SELECTOR, "main h1").text)
-        return account
-
-    def open_trade(self, symbol, side):
-        self.go(f"stock/{symbol}")
-        self.css(".stock-title h1")
-        self.click(f".trade-bar .{side}")
-        return self.visible("dialog[open] #qty")
-
-    def set_qty(self, qty):
-        field = self.visible("dialog[open] #qty")
-        field.send_keys(Keys.CONTROL, "a")
-        field.send_keys(Keys.DELETE)
-        if qty:
-            field.send_keys(qty)
-
-    def trade(self, symbol, side, qty):
-        self.open_trade(symbol, side)
-        self.set_qty(qty)
-        self.button("Review order", within="dialog")
-        self.button(f"Confirm {side}", within="dialog")
-
-    def favorites_order(self):
-        return self.d.execute_script("return [...document.querySelectorAll('.favorites [data-symbol]')].map(r => r.dataset.symbol)")
-
-    def text(self, selector):
-        """The text of the first match once it exists (read in one step: live rows are re-rendered often)."""
-        self.css(selector)
-        return self.d.execute_script("return document.querySelector(arguments[0])?.innerText ?? ''", selector)
-
-    def shot(self, name):
-        for label, (w, h) in (("phone", PHONE), ("desktop", DESKTOP)):
-            self.size(w, h)
-            time.sleep(0.4)
-            self.d.save_screenshot(os.path.join(SCREENSHOTS, f"{name}-{label}.png"))
-        self.size(*PHONE)
-
-    def overflow(self, width=320):
-        """Widest horizontal overflow at `width` px (0 = nothing sticks out)."""
-        self.size(width, 700)
-        time.sleep(0.3)
-        extra = self.d.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-        self.size(*PHONE)
-        return extra
 
 
 @pytest.fixture

@@ -1,6 +1,12 @@
+import TradingCore
+
 extension Catalogue {
-    /// English (the fallback for every other language).
-    static let english: [String: String] = [
+    /// English (the fallback for every other language). The performance figures' definitions are TradingCore's own
+    /// (`PerformanceMetrics.definitions`), keyed here as `performance.<field>`.
+    static let english: [String: String] = texts.merging(
+        PerformanceMetrics.definitions.map { ("performance.\($0.key)", $0.value) }, uniquingKeysWith: { a, _ in a })
+
+    private static let texts: [String: String] = [
         // Fills and cancellations
         "fill.title.buy": "Bought {symbol}",
         "fill.title.sell": "Sold {symbol}",
@@ -61,5 +67,14 @@ extension Catalogue {
         // Web Push
         "push.test.title": "papertrade",
         "push.test.body": "Notifications reach this device.",
+        // Default account names
+        "account.default_name.us": "US paper account",
+        "account.default_name.cn": "A-share paper account",
+        // Benchmark indices
+        "index.sh000001": "SSE Composite",
+        "index.sz399001": "SZSE Component",
+        "index.^IXIC": "NASDAQ Composite",
+        "index.^DJI": "Dow Jones Industrial Average",
+        "index.^GSPC": "S&P 500",
     ]
 }

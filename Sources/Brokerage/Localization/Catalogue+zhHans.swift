@@ -61,5 +61,29 @@ extension Catalogue {
         // 网页推送
         "push.test.title": "papertrade",
         "push.test.body": "通知可以送达此设备。",
+        // 默认账户名称
+        "account.default_name.us": "美股模拟账户",
+        "account.default_name.cn": "A 股模拟账户",
+        // 业绩指标的定义
+        "performance.twr": "时间加权收益率：在每次入金、出金或重置处切分区间，每天的收益按当天资金变动后的市值计算，再按 (1 + r) 连乘后减 1；资金进出不影响它。",
+        "performance.mwr": "资金加权收益率：按日期的现金流（期初市值、入金、出金、期末市值）的内部收益率（XIRR，按实际天数 / 365），在区间内复利计算；投入资金越多的日子权重越大。",
+        "performance.mwr_annualized": "按年计算的资金加权收益率（XIRR）；仅在一年或更长的区间显示。",
+        "performance.total_return": "区间内的盈利金额：期末市值减期初市值再减净入金；包含分红，已扣除费用。",
+        "performance.price_return": "仅由价格变动带来的盈利：总收益减分红再加费用。",
+        "performance.realized_pnl": "区间内卖出股份相对其平均成本的盈亏，未扣费用。",
+        "performance.unrealized_pnl": "期末持有股份的市值减其平均成本。",
+        "performance.dividends": "区间内收到的现金分红。",
+        "performance.fees": "区间内支付的佣金和监管费用。",
+        "performance.volatility": "每日时间加权收益率的标准差（样本，n − 1），乘以 √252 年化；需要 20 个交易日的收益。",
+        "performance.sharpe": "日均收益减每日无风险利率，再除以日收益的标准差，乘以 √252 年化；未配置时无风险利率为 0。",
+        "performance.sortino": "与夏普比率相似，但分母为下行偏差：√(低于无风险利率的每日差额平方的平均值)，乘以 √252 年化。",
+        "performance.max_drawdown": "时间加权市值从高点到低点的最大跌幅（不计入金和出金），并给出高点、低点和恢复的日期。",
+        "performance.benchmark": "同一时期指数的价格收益：美股账户为标普500，A 股账户为上证指数。",
+        // 基准指数
+        "index.sh000001": "上证指数",
+        "index.sz399001": "深证成指",
+        "index.^IXIC": "纳斯达克综合指数",
+        "index.^DJI": "道琼斯工业平均指数",
+        "index.^GSPC": "标普500",
     ]
 }

@@ -9,7 +9,9 @@ extension TradingEngine {
     ) throws(OrderRejection) -> Order {
         let account = try existingAccount(accountID)
         guard let instrumentID = symbols[request.symbol] else {
-            throw OrderRejection(.unknownSymbol, "asset \(request.symbol) not found")
+            throw OrderRejection(
+                .unknownSymbol, "asset \(request.symbol) not found",
+                facts: .init("unknown_symbol", ["symbol": request.symbol]))
         }
         let instrument = instruments[Int(instrumentID.index)]
         try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)

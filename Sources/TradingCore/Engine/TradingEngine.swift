@@ -110,10 +110,13 @@ public struct TradingEngine: Sendable {
         let account = try existingAccount(id)
         try Self.validateTransferAmount(amount, currency: account.currency)
         guard amount <= account.buyingPower else {
+            let (wanted, available) = (amount.formatted(places: 2), account.buyingPower.formatted(places: 2))
             throw OrderRejection(
                 .insufficientBuyingPower,
-                "cannot withdraw \(amount.formatted(places: 2)) \(account.currency.rawValue): only \(account.buyingPower.formatted(places: 2)) is available"
-            )
+                "cannot withdraw \(wanted) \(account.currency.rawValue): only \(available) is available",
+                facts: .init(
+                    "insufficient_buying_power.withdraw",
+                    ["amount": wanted, "currency": account.currency.rawValue, "available": available]))
         }
         return record(.withdrawal(method: method, note: note), cashChange: -amount, account: id, at: time)
     }

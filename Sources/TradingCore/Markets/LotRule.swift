@@ -10,10 +10,14 @@ public enum LotRule: Sendable, Codable, Hashable {
     /// minimum only for the whole remaining position.
     case minimumThenIncrement(minimum: Int)
 
-    /// Why a quantity breaks the rule, or nil if it is fine. `held` is the position's total quantity.
-    public func violation(side: OrderSide, qty: Quantity, held: Quantity, symbol: String) -> String? {
+    /// Why a quantity breaks the rule (a `.lotSize` rejection with its facts), or nil if it is fine. `held` is the position's total quantity.
+    public func violation(side: OrderSide, qty: Quantity, held: Quantity, symbol: String) -> OrderRejection? {
+        var facts = ["qty": qty.description, "symbol": symbol, "held": held.description]
+        func rejection(_ sentence: String, _ message: String) -> OrderRejection {
+            OrderRejection(.lotSize, message, facts: .init(sentence, facts))
+        }
         guard qty.isInteger else {
-            return "qty \(qty) for \(symbol) must be a whole number of shares"
+            return rejection("lot_size.whole", "qty \(qty) for \(symbol) must be a whole number of shares")
         }
         switch self {
         case .anyWholeShares:
@@ -22,20 +26,28 @@ public enum LotRule: Sendable, Codable, Hashable {
             let lotSize = FixedDecimal(lot)
             if qty.isMultiple(of: lotSize) { return nil }
             if side == .sell && qty == held { return nil }
+            facts["lot"] = String(lot)
             if side == .sell {
-                return
+                return rejection(
+                    "lot_size.board_lot_sell",
                     "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares; an odd lot can only be sold together with the whole remaining position (\(held) shares)"
+                )
             }
-            return "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares"
+            return rejection(
+                "lot_size.board_lot", "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares")
         case .minimumThenIncrement(let minimum):
             let min = FixedDecimal(minimum)
             if qty >= min { return nil }
             if side == .sell && qty == held { return nil }
+            facts["minimum"] = String(minimum)
             if side == .sell {
-                return
+                return rejection(
+                    "lot_size.minimum_sell",
                     "qty \(qty) for \(symbol) is below the minimum of \(minimum) shares; fewer can only be sold as the whole remaining position (\(held) shares)"
+                )
             }
-            return "qty \(qty) for \(symbol) is below the minimum order of \(minimum) shares"
+            return rejection(
+                "lot_size.minimum", "qty \(qty) for \(symbol) is below the minimum order of \(minimum) shares")
         }
     }
 

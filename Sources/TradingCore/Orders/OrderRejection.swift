@@ -22,13 +22,38 @@ public struct OrderRejection: Error, Sendable, Hashable, Codable, CustomStringCo
         case unsupported
     }
 
+    /// The message's content as named values, for a surface that words it in the user's language: `sentence` names
+    /// what was said ("lot_size.board_lot"), `values` its figures ("qty": "150", "lot": "100", "symbol": "600519").
+    public struct Facts: Sendable, Hashable, Codable {
+        public var sentence: String
+        public var values: [String: String]
+
+        public init(_ sentence: String, _ values: [String: String]) {
+            self.sentence = sentence
+            self.values = values
+        }
+    }
+
     public var reason: Reason
     public var message: String
+    public var facts: Facts?
 
-    public init(_ reason: Reason, _ message: String) {
+    public init(_ reason: Reason, _ message: String, facts: Facts? = nil) {
         self.reason = reason
         self.message = message
+        self.facts = facts
     }
 
     public var description: String { message }
+
+    /// Two refusals are the same when they give the same reason and say the same thing (the facts are the message's
+    /// content in named form).
+    public static func == (a: OrderRejection, b: OrderRejection) -> Bool {
+        a.reason == b.reason && a.message == b.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(reason)
+        hasher.combine(message)
+    }
 }

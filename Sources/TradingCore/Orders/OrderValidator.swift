@@ -30,8 +30,13 @@ struct OrderValidator {
             }
             throw OrderRejection(
                 .currencyMismatch,
-                "\(instrument.symbol) trades in \(instrument.currency.rawValue); this account holds \(account.currency.rawValue)"
-            )
+                "\(instrument.symbol) trades in \(instrument.currency.rawValue); this account holds \(account.currency.rawValue)",
+                facts: .init(
+                    "currency_mismatch",
+                    [
+                        "symbol": instrument.symbol, "currency": instrument.currency.rawValue,
+                        "account_currency": account.currency.rawValue,
+                    ]))
         }
         try validateQuantity(r)
         try validatePrices(r)
@@ -57,12 +62,16 @@ struct OrderValidator {
             if let maximum = instrument.maximumOrderQty, qty > maximum {
                 throw OrderRejection(
                     .lotSize,
-                    "qty \(qty) exceeds the maximum single order of \(maximum) shares for \(instrument.symbol)")
+                    "qty \(qty) exceeds the maximum single order of \(maximum) shares for \(instrument.symbol)",
+                    facts: .init(
+                        "lot_size.maximum",
+                        ["qty": qty.description, "maximum": maximum.description, "symbol": instrument.symbol]))
             }
             if !qty.isInteger {
                 guard instrument.fractionable else {
                     throw OrderRejection(
-                        .lotSize, "fractional qty \(qty) is not allowed: \(instrument.symbol) trades in whole shares")
+                        .lotSize, "fractional qty \(qty) is not allowed: \(instrument.symbol) trades in whole shares",
+                        facts: .init("lot_size.whole", ["qty": qty.description, "symbol": instrument.symbol]))
                 }
                 guard r.type == .market, r.timeInForce == .day else {
                     throw OrderRejection(
@@ -161,12 +170,19 @@ struct OrderValidator {
         guard !instrument.tick.isValid(price) else { return }
         if case .usEquity = instrument.tick {
             throw OrderRejection(
-                .subPenny, "invalid \(name) \(price). sub-penny increment does not fulfill minimum pricing criteria")
+                .subPenny, "invalid \(name) \(price). sub-penny increment does not fulfill minimum pricing criteria",
+                facts: .init("sub_penny", ["name": name, "price": price.description]))
         }
+        let step = instrument.tick.tick(at: price)
         throw OrderRejection(
             .offTick,
-            "invalid \(name) \(price): \(instrument.exchange.rawValue) prices move in steps of \(instrument.tick.tick(at: price))"
-        )
+            "invalid \(name) \(price): \(instrument.exchange.rawValue) prices move in steps of \(step)",
+            facts: .init(
+                "off_tick",
+                [
+                    "name": name, "price": price.description, "exchange": instrument.exchange.rawValue,
+                    "step": step.description,
+                ]))
     }
 
     // MARK: Time in force and market hours
@@ -214,8 +230,10 @@ struct OrderValidator {
         if instrument.market == .cn, r.type == .market, !phase.isRegularTrading {
             throw OrderRejection(
                 .marketClosed,
-                "market orders for \(instrument.exchange.rawValue) are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is \(phase.rawValue.replacingUnderscores)"
-            )
+                "market orders for \(instrument.exchange.rawValue) are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is \(phase.rawValue.replacingUnderscores)",
+                facts: .init(
+                    "market_closed.cn_market_order",
+                    ["exchange": instrument.exchange.rawValue, "phase": phase.rawValue]))
         }
     }
 
@@ -326,8 +344,13 @@ struct OrderValidator {
             guard let price, !band.contains(price) else { continue }
             throw OrderRejection(
                 .outsidePriceLimits,
-                "\(name) \(price) is outside today's price limits for \(instrument.symbol): \(band.limitDown) – \(band.limitUp)"
-            )
+                "\(name) \(price) is outside today's price limits for \(instrument.symbol): \(band.limitDown) – \(band.limitUp)",
+                facts: .init(
+                    "outside_price_limits",
+                    [
+                        "name": name, "price": price.description, "symbol": instrument.symbol,
+                        "down": band.limitDown.description, "up": band.limitUp.description,
+                    ]))
         }
     }
 
@@ -337,7 +360,7 @@ struct OrderValidator {
         if !qty.isInteger && instrument.fractionable { return }
         let held = account.positions[instrumentID]?.qty ?? .zero
         if let problem = instrument.lot.violation(side: r.side, qty: qty, held: held, symbol: instrument.symbol) {
-            throw OrderRejection(.lotSize, problem)
+            throw problem
         }
     }
 
@@ -347,8 +370,8 @@ struct OrderValidator {
         guard held.isPositive else {
             throw OrderRejection(
                 .insufficientQty,
-                "insufficient qty available for order: no position in \(instrument.symbol) (short selling is not supported)"
-            )
+                "insufficient qty available for order: no position in \(instrument.symbol) (short selling is not supported)",
+                facts: .init("insufficient_qty.no_position", ["symbol": instrument.symbol]))
         }
         guard let qty = r.qty ?? sellQtyEstimate(r) else { return }
         let date = tradingDate
@@ -359,12 +382,18 @@ struct OrderValidator {
         if qty <= held - reserved, !instrument.sellableSameDay {
             throw OrderRejection(
                 .notSellableToday,
-                "T+1: \(held - sellable) of your \(held) shares of \(instrument.symbol) were bought today and can be sold from the next trading day; sellable now: \(available)"
-            )
+                "T+1: \(held - sellable) of your \(held) shares of \(instrument.symbol) were bought today and can be sold from the next trading day; sellable now: \(available)",
+                facts: .init(
+                    "not_sellable_today",
+                    [
+                        "bought": (held - sellable).description, "held": held.description,
+                        "symbol": instrument.symbol, "sellable": available.description,
+                    ]))
         }
         throw OrderRejection(
             .insufficientQty,
-            "insufficient qty available for order (requested: \(qty), available: \(available))")
+            "insufficient qty available for order (requested: \(qty), available: \(available))",
+            facts: .init("insufficient_qty", ["requested": qty.description, "available": available.description]))
     }
 
     func sellQtyEstimate(_ r: OrderRequest) -> Quantity? {
@@ -375,14 +404,17 @@ struct OrderValidator {
     func validateBuyingPower(_ r: OrderRequest) throws(OrderRejection) {
         let needsMarketPrice = r.notional == nil && (r.type == .market || r.type == .trailingStop)
         if needsMarketPrice, bestAsk == nil, lastTrade == nil, band == nil {
-            throw OrderRejection(.noQuote, "no market price for \(instrument.symbol) yet; place a limit order instead")
+            throw OrderRejection(
+                .noQuote, "no market price for \(instrument.symbol) yet; place a limit order instead",
+                facts: .init("no_quote", ["symbol": instrument.symbol]))
         }
         let cost = buyCost
         guard cost <= account.buyingPower else {
+            let (required, available) = (cost.formatted(places: 2), account.buyingPower.formatted(places: 2))
             throw OrderRejection(
                 .insufficientBuyingPower,
-                "insufficient buying power (required: \(cost.formatted(places: 2)), available: \(account.buyingPower.formatted(places: 2)))"
-            )
+                "insufficient buying power (required: \(required), available: \(available))",
+                facts: .init("insufficient_buying_power", ["required": required, "available": available]))
         }
     }
 }

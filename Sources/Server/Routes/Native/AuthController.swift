@@ -19,20 +19,23 @@ struct AuthController {
         group.put("me", use: update)
     }
 
-    func credentials(_ request: inout Request, context: AppContext) async throws -> (String, String) {
+    /// The username and password of a signup or login, and the language the signup asks for (the app sends the
+    /// browser's, so the new user's accounts and first notifications are named in it).
+    func credentials(_ request: inout Request, context: AppContext) async throws -> (String, String, Language?) {
         let body = try await request.jsonBody(context: context)
         guard let username = body["username"]?.string?.trimmingCharacters(in: .whitespaces), !username.isEmpty,
             let password = body["password"]?.string, !password.isEmpty
         else {
             throw APIError.unprocessable("username and password are required")
         }
-        return (username.lowercased(), password)
+        return (username.lowercased(), password, body["language"]?.string.flatMap(Language.init(tag:)))
     }
 
     @Sendable func signup(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
-        let (username, password) = try await credentials(&request, context: context)
+        let (username, password, language) = try await credentials(&request, context: context)
         let user = try await services.createUser(username: username, password: password)
+        if let language { try await services.brokerage.setLanguage(language, user: user.id) }
         _ = try await services.createAccount(userID: user.id, market: .us, cash: nil, name: nil)
         _ = try await services.createAccount(userID: user.id, market: .cn, cash: nil, name: nil)
         return try await sessionResponse(user: user, status: .created)
@@ -40,7 +43,7 @@ struct AuthController {
 
     @Sendable func login(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
-        let (username, password) = try await credentials(&request, context: context)
+        let (username, password, _) = try await credentials(&request, context: context)
         let now = services.clock.now()
         guard !services.throttle.isBlocked(username, at: now) else {
             throw APIError(.tooManyRequests, code: 42910000, "too many failed logins; try again in a few minutes")

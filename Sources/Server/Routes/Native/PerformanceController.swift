@@ -18,7 +18,8 @@ struct PerformanceController {
         let record = try await AccountsController(services: services).owned(context)
         let (period, start, end) = try Self.span(request)
         let report = try await brokerage.performance(record.id, period: period, start: start, end: end)
-        return Self.encode(report, zone: record.market.calendar.zone).response()
+        let catalogue = Catalogue(brokerage.languages.language(of: record.userID))
+        return Self.encode(report, zone: record.market.calendar.zone, catalogue: catalogue).response()
     }
 
     /// `period` (1D, 1W, 1M, 3M, 6M, YTD, 1Y, ALL; 1M by default) or `start`/`end` dates (YYYY-MM-DD).
@@ -43,7 +44,7 @@ struct PerformanceController {
         return (start == nil ? .month : nil, start, end)
     }
 
-    static func encode(_ report: PerformanceReport, zone: ExchangeTimeZone) -> JSONValue {
+    static func encode(_ report: PerformanceReport, zone: ExchangeTimeZone, catalogue: Catalogue) -> JSONValue {
         let f = report.figures
         func optional(_ value: FixedDecimal?) -> JSONValue { value.map { .decimal($0) } ?? .null }
         var out: [String: JSONValue] = [
@@ -79,7 +80,8 @@ struct PerformanceController {
             })
         if let benchmark = report.benchmark {
             out["benchmark"] = .object([
-                "symbol": .string(benchmark.index.rawValue), "name": .string(benchmark.index.name),
+                "symbol": .string(benchmark.index.rawValue),
+                "name": .string(catalogue("index.\(benchmark.index.rawValue)")),
                 "return": optional(benchmark.periodReturn),
                 "series": .array(
                     benchmark.series.map { .object(["t": .string($0.time.description), "value": .decimal($0.value)]) }),
@@ -88,7 +90,11 @@ struct PerformanceController {
             out["benchmark"] = .null
         }
         out["holdings"] = .array(report.holdings.map(holding))
-        out["definitions"] = .object(PerformanceMetrics.definitions.mapValues { .string($0) })
+        out["definitions"] = .object(
+            Dictionary(
+                uniqueKeysWithValues: PerformanceMetrics.definitions.keys.map {
+                    ($0, .string(catalogue("performance.\($0)")))
+                }))
         return .object(out)
     }
 

@@ -3,6 +3,7 @@
 // exchange's time zone.
 import * as api from './api.js';
 import * as D from './decimal.js';
+import { t } from './i18n.js';
 import { h, clear, segmented, loading, failure, empty } from './ui.js';
 
 let library = null;
@@ -11,7 +12,7 @@ export function loadLibrary() {
   library ??= new Promise((resolve, reject) => {
     const script = h('script', { src: '/vendor/lightweight-charts.js' });
     script.onload = () => resolve(window.LightweightCharts);
-    script.onerror = () => { library = null; reject(new Error('The chart library is not installed on this server (scripts/fetch-web-vendor.sh).')); };
+    script.onerror = () => { library = null; reject(new Error(t('chart.missing_library'))); };
     document.head.append(script);
   });
   return library;
@@ -45,7 +46,7 @@ export function css(name) { return getComputedStyle(document.documentElement).ge
 
 /** The chart card of a stock page; returns {element, update(quote), destroy()}. */
 export function stockChart(symbol, timeZone) {
-  const area = h('div.chart-area', { role: 'img', 'aria-label': `${symbol} price chart` });
+  const area = h('div.chart-area', { role: 'img', 'aria-label': t('chart.label', { symbol }) });
   let selected = '1D';
   let chart = null;
   let series = null;
@@ -54,10 +55,10 @@ export function stockChart(symbol, timeZone) {
   let kind = 'line';
   let resize = null;
 
-  const ranges = segmented('Chart range', ['1D', '1W', '1M', '6M', '1Y', '5Y'].map((r) => [r, r]), selected, (v) => { kline.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', 'false')); show(v); });
-  const kline = segmented('K-line', [['intraday', 'Intraday'], ['daily', 'Daily'], ['weekly', 'Weekly'], ['monthly', 'Monthly']], null, (v) => { ranges.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', 'false')); show(v); });
+  const ranges = segmented(t('chart.range'), ['1D', '1W', '1M', '6M', '1Y', '5Y'].map((r) => [r, r]), selected, (v) => { kline.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', 'false')); show(v); });
+  const kline = segmented(t('chart.kline'), ['intraday', 'daily', 'weekly', 'monthly'].map((k) => [k, t(`chart.${k}`)]), null, (v) => { ranges.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', 'false')); show(v); });
   kline.classList.add('kline');
-  const element = h('section.card.chart-card', { 'aria-label': 'Chart' }, ranges, area, h('div.kline-row', h('span.kline-label', 'K-line'), kline));
+  const element = h('section.card.chart-card', { 'aria-label': t('chart.title') }, ranges, area, h('div.kline-row', h('span.kline-label', t('chart.kline')), kline));
 
   function destroyChart() {
     resize?.disconnect();
@@ -69,7 +70,7 @@ export function stockChart(symbol, timeZone) {
     selected = name;
     const spec = VIEWS[name];
     destroyChart();
-    clear(area, loading('Loading chart…'));
+    clear(area, loading(t('chart.loading')));
     let LWC;
     let data;
     try {
@@ -80,10 +81,10 @@ export function stockChart(symbol, timeZone) {
       return;
     }
     if (selected !== name) return;
-    if (!data.bars.length) { clear(area, empty('No trades yet in this period.')); return; }
+    if (!data.bars.length) { clear(area, empty(t('chart.no_trades'))); return; }
     clear(area);
     const offset = zoneOffset(timeZone, new Date());
-    const time = (t) => Math.floor(Date.parse(t) / 1000) + offset;
+    const time = (iso) => Math.floor(Date.parse(iso) / 1000) + offset;
     const up = css('--up');
     const down = css('--down');
     chart = LWC.createChart(area, {
@@ -116,10 +117,10 @@ export function stockChart(symbol, timeZone) {
   /** Extends the 1D line with a live quote (other views refresh when reopened). */
   function update(quote) {
     if (!series || selected !== '1D' || kind !== 'line') return;
-    const t = Math.floor(Date.parse(quote.time) / 1000 / 60) * 60 + zoneOffset(timeZone, new Date());
-    if (lastBarTime !== null && t < lastBarTime) return;
-    lastBarTime = t;
-    try { series.update({ time: t, value: D.toNumber(D.parse(quote.last)) }); } catch { /* out-of-order tick */ }
+    const minute = Math.floor(Date.parse(quote.time) / 1000 / 60) * 60 + zoneOffset(timeZone, new Date());
+    if (lastBarTime !== null && minute < lastBarTime) return;
+    lastBarTime = minute;
+    try { series.update({ time: minute, value: D.toNumber(D.parse(quote.last)) }); } catch { /* out-of-order tick */ }
   }
 
   show(selected);

@@ -96,6 +96,9 @@ export function shortDate(iso) {
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString(locale(), { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
+/** An index's name as the app's language knows it ("上证指数"), else the server's. */
+export const indexName = (symbol, name) => { const known = t(`index.${symbol}`); return known === `index.${symbol}` ? name : known; };
+
 /** A fee's name as people know it ("Stamp duty", "印花税"). */
 export const feeName = (kind) => { const name = t(`fee.${kind}`); return name === `fee.${kind}` ? kind : name; };
 

@@ -6,8 +6,9 @@ import en from './i18n/en.js';
 import zhHans from './i18n/zh-Hans.js';
 
 const catalogues = { en, 'zh-Hans': zhHans };
-/** The languages the Settings switch offers: zh-Hans joins when every screen is in its catalogue (issue 18). */
-export const AVAILABLE = ['en'];
+/** The languages the Settings switch offers, each named in itself. */
+export const AVAILABLE = ['en', 'zh-Hans'];
+export const NAMES = { en: 'English', 'zh-Hans': '简体中文' };
 let current = 'en';
 
 /** The language for a BCP 47 tag ("zh-CN" → zh-Hans), or null. */
@@ -23,6 +24,9 @@ export function choose(userChoice) {
   const wanted = [userChoice, ...(navigator.languages || [navigator.language])].map(fromTag).filter(Boolean);
   current = wanted.find((l) => AVAILABLE.includes(l)) ?? 'en';
   document.documentElement.lang = current;
+  // theme.js reads it before the next first paint: Chinese defaults to red-up price colours.
+  localStorage.setItem('papertrade.language', current);
+  document.dispatchEvent(new Event('papertrade:theme'));
   return current;
 }
 

@@ -53,7 +53,7 @@ const bell = h('a.icon-button.bell', { href: '#/notifications', 'aria-label': t(
 const switcher = h('select.account-switcher', { 'aria-label': t('shell.account') });
 const offline = h('div.offline-banner', { role: 'status', hidden: true }, t('shell.offline'));
 const footer = h('footer.data-source');
-const nav = h('nav.tabs', { 'aria-label': 'Main' });
+const nav = h('nav.tabs', { 'aria-label': t('shell.main') });
 
 function renderNav(active) {
   clear(nav, TABS.map(([path, label, d]) => h('a', {
@@ -132,7 +132,9 @@ async function renderLogin() {
 }
 
 async function start() {
-  choose(store.state.user?.language);
+  const language = choose(store.state.user?.language);
+  // A user who never chose keeps the browser's language: remembered on the server for notifications and pushes.
+  if (!store.state.user?.language) store.setLanguage(language, { quiet: true }).catch(() => {});
   shell();
   live.start();
   show();
@@ -151,6 +153,7 @@ store.onChange((what) => {
   if (what === 'account') { renderSwitcher(); show(); }
   if (what === 'unread') renderBadge();
   if (what === 'logout') logout();
+  if (what === 'language') { choose(store.state.user?.language); shell(); show(); }
 });
 
 api.onUnauthorized(() => {

@@ -7,6 +7,7 @@ import * as D from './decimal.js';
 import * as F from './format.js';
 import * as store from './store.js';
 import { loadLibrary, zoneOffset, css } from './chart.js';
+import { t, locale } from './i18n.js';
 import { h, clear, segmented, loading, failure, empty, change } from './ui.js';
 
 export const PERIODS = ['1D', '1W', '1M', '3M', 'YTD', '1Y', 'ALL'];
@@ -21,14 +22,14 @@ export function fetchPerformance(accountId, period) {
 export function performanceChart(account, { period = '1M', onReport } = {}) {
   const currency = account.currency;
   const timeZone = timeZoneOf(account);
-  const area = h('div.chart-area.performance-area', { role: 'img', 'aria-label': 'Account value chart' });
+  const area = h('div.chart-area.performance-area', { role: 'img', 'aria-label': t('perf.chart_label') });
   const readout = h('p.readout', { dataset: { testid: 'performance-readout' }, 'aria-live': 'polite' });
   const returns = h('div.returns');
-  const benchmarkToggle = h('button.chip', { type: 'button', 'aria-pressed': 'false', dataset: { testid: 'benchmark-toggle' } }, 'Benchmark');
-  const tabs = segmented('Performance period', PERIODS.map((p) => [p, p]), period, (p) => { period = p; load(); });
+  const benchmarkToggle = h('button.chip', { type: 'button', 'aria-pressed': 'false', dataset: { testid: 'benchmark-toggle' } }, t('perf.benchmark'));
+  const tabs = segmented(t('perf.period'), PERIODS.map((p) => [p, t(`perf.period.${p}`)]), period, (p) => { period = p; load(); });
   tabs.classList.add('period-tabs');
   const element = h('section.card.performance-card', { 'aria-labelledby': 'performance-title' },
-    h('div.card-head', h('h2#performance-title', 'Performance'), h('a.link', { href: '#/performance' }, 'Details')),
+    h('div.card-head', h('h2#performance-title', t('perf.title')), h('a.link', { href: '#/performance' }, t('perf.details'))),
     readout, area, h('div.chart-foot', tabs, benchmarkToggle), returns);
 
   let chart = null;
@@ -51,7 +52,7 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
 
   function dateLabel(iso) {
     const intraday = period === '1D' || period === '1W';
-    return new Date(iso).toLocaleString(undefined, intraday
+    return new Date(iso).toLocaleString(locale(), intraday
       ? { timeZone, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }
       : { timeZone, year: 'numeric', month: 'short', day: 'numeric' });
   }
@@ -72,7 +73,7 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
     const figure = (label, key, testid) => h('div.figure', { dataset: { testid } },
       h('dt', label), h('dd', hidden() ? '••••' : report[key] == null ? '—' : change(report[key], F.percent(report[key], { fraction: true }))),
       h('p.definition', d[key]));
-    clear(returns, h('dl.return-pair', figure('Time-weighted (TWR)', 'twr', 'twr'), figure('Money-weighted (MWR)', 'mwr', 'mwr')),
+    clear(returns, h('dl.return-pair', figure(t('perf.twr_short'), 'twr', 'twr'), figure(t('perf.mwr_short'), 'mwr', 'mwr')),
       report.benchmark?.return != null
         ? h('p.sub', `${report.benchmark.name}: `, change(report.benchmark.return, F.percent(report.benchmark.return, { fraction: true })))
         : null);
@@ -81,12 +82,12 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
   async function draw() {
     destroyChart();
     if (!report) return;
-    if (report.equity.length < 2) { clear(area, empty('Your chart starts after the first market close.')); showReadout(); return; }
+    if (report.equity.length < 2) { clear(area, empty(t('perf.chart_starts'))); showReadout(); return; }
     let LWC;
     try { LWC = await loadLibrary(); } catch (error) { clear(area, failure(error, draw)); return; }
     clear(area);
     const offset = zoneOffset(timeZone, new Date());
-    const time = (t) => Math.floor(Date.parse(t) / 1000) + offset;
+    const time = (iso) => Math.floor(Date.parse(iso) / 1000) + offset;
     const n = (text) => D.toNumber(D.parse(text));
     const first = n(report.equity[0].value);
     const last = n(report.equity[report.equity.length - 1].value);
@@ -97,7 +98,7 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
       grid: { vertLines: { visible: false }, horzLines: { color: css('--grid') } },
       timeScale: { timeVisible: period === '1D' || period === '1W', secondsVisible: false, borderColor: css('--grid') },
       rightPriceScale: { visible: !hidden(), borderColor: css('--grid') },
-      localization: { priceFormatter: (v) => (hidden() ? '••••' : v.toLocaleString(undefined, { maximumFractionDigits: 2 })) },
+      localization: { priceFormatter: (v) => (hidden() ? '••••' : v.toLocaleString(locale(), { maximumFractionDigits: 2 })) },
       crosshair: { mode: 0, horzLine: { labelVisible: !hidden() } },
       handleScroll: false, handleScale: false,
     });
@@ -105,10 +106,10 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
     const line = chart.addSeries(LWC.AreaSeries, { lineColor: color, topColor: color + '55', bottomColor: color + '05', lineWidth: 2, priceLineVisible: false });
     const data = [];
     for (const p of report.equity) {
-      const t = time(p.t);
-      if (data.length && t <= data[data.length - 1].time) continue;  // the live point can share a close's minute
-      data.push({ time: t, value: n(p.value) });
-      byTime.set(t, p);
+      const at = time(p.t);
+      if (data.length && at <= data[data.length - 1].time) continue;  // the live point can share a close's minute
+      data.push({ time: at, value: n(p.value) });
+      byTime.set(at, p);
     }
     line.setData(data);
     if (showBenchmark && report.benchmark?.series?.length) {
@@ -138,7 +139,7 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
   /** Fetches the report and redraws; `quiet` keeps the current chart up while it loads (periodic refresh). */
   async function load({ quiet = false } = {}) {
     const ticket = ++requested;
-    if (!quiet || !chart) clear(area, loading('Loading performance…'));
+    if (!quiet || !chart) clear(area, loading(t('perf.loading')));
     try {
       const r = await fetchPerformance(account.id, period);
       if (ticket !== requested) return;

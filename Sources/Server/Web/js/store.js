@@ -21,6 +21,16 @@ export function setSession(me) {
   changed('session');
 }
 
+/**
+ * Keeps the user's language on the server, so notifications and pushes use it too; `quiet` when the app only
+ * records the browser's language it already shows.
+ */
+export async function setLanguage(language, { quiet = false } = {}) {
+  const me = await api.put('/me', { language });
+  state.user = { ...state.user, language: me.language ?? null };
+  if (!quiet) changed('language');
+}
+
 export function account() { return state.accounts.find((a) => a.id === state.accountId) ?? null; }
 
 export function selectAccount(id) {
@@ -66,8 +76,9 @@ export function setTheme(value) {
   changed('theme');
 }
 
-// Price colours: 'green-up' | 'red-up'.
-export const colors = () => localStorage.getItem('papertrade.colors') || 'green-up';
+// Price colours: 'green-up' | 'red-up' (the default in Chinese, as theme.js applies it).
+export const colors = () => localStorage.getItem('papertrade.colors')
+  || (localStorage.getItem('papertrade.language') === 'zh-Hans' ? 'red-up' : 'green-up');
 export function setColors(value) {
   localStorage.setItem('papertrade.colors', value);
   applyTheme();

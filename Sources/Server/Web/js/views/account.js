@@ -4,17 +4,19 @@ import * as api from '../api.js';
 import * as D from '../decimal.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
+import { t } from '../i18n.js';
 import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../ui.js';
 
-const KINDS = { deposit: 'Deposit', withdrawal: 'Withdrawal', buy: 'Buy', sell: 'Sell', fee: 'Fee', reset: 'Account reset' };
-const METHODS = { card: 'Card', bank: 'Bank', transfer: 'Transfer' };
+const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset'];
+const METHODS = ['card', 'bank', 'transfer'];
+const methodName = (m) => (METHODS.includes(m) ? t(`account.method.${m}`) : m);
 
 export async function render(view, params, scope) {
   const account = store.account();
-  const balance = h('section.card.balance', { 'aria-label': 'Cash balance' }, loading());
+  const balance = h('section.card.balance', { 'aria-label': t('account.cash_balance') }, loading());
   const history = h('section.card', { 'aria-labelledby': 'tx-title' }, loading());
-  clear(view, h('header.page-head', h('h1', 'Account'), h('button.secondary', { type: 'button', onclick: openAccountSheet }, 'New account')),
-    account ? [balance, history] : empty('You have no paper account yet.'));
+  clear(view, h('header.page-head', h('h1', t('account.title')), h('button.secondary', { type: 'button', onclick: openAccountSheet }, t('account.new'))),
+    account ? [balance, history] : empty(t('common.no_account')));
   if (!account) return;
   const currency = account.currency;
   const id = api.enc(account.id);
@@ -23,16 +25,16 @@ export async function render(view, params, scope) {
   function renderBalance() {
     const hidden = store.amountsHidden();
     clear(balance,
-      h('div.card-head', h('h2', 'Cash balance'),
+      h('div.card-head', h('h2', t('account.cash_balance')),
         eyeToggle(hidden, () => store.setAmountsHidden(!hidden))),
       h('p.net-worth', { dataset: { testid: 'account-cash' } }, hidden ? '••••••' : F.money(detail.cash, currency)),
       h('dl.figures',
-        h('div', h('dt', 'Buying power'), h('dd', hidden ? '••••' : F.money(detail.buying_power, currency))),
-        h('div', h('dt', 'Net worth'), h('dd', hidden ? '••••' : F.money(detail.equity, currency))),
-        h('div', h('dt', 'Account'), h('dd', `${detail.name} · ${detail.account_number}`))),
+        h('div', h('dt', t('account.buying_power')), h('dd', hidden ? '••••' : F.money(detail.buying_power, currency))),
+        h('div', h('dt', t('account.net_worth')), h('dd', hidden ? '••••' : F.money(detail.equity, currency))),
+        h('div', h('dt', t('account.account')), h('dd', `${detail.name} · ${detail.account_number}`))),
       h('div.actions',
-        h('button.primary', { type: 'button', onclick: () => transferSheet('deposit') }, 'Deposit'),
-        h('button.secondary', { type: 'button', onclick: () => transferSheet('withdraw') }, 'Withdraw')));
+        h('button.primary', { type: 'button', onclick: () => transferSheet('deposit') }, t('account.deposit')),
+        h('button.secondary', { type: 'button', onclick: () => transferSheet('withdraw') }, t('account.withdraw'))));
   }
 
   async function load() {
@@ -48,49 +50,49 @@ export async function render(view, params, scope) {
     }
   }
 
-  function describe(t) {
-    switch (t.kind) {
-      case 'deposit': case 'withdrawal': return [METHODS[t.method] ?? t.method, t.note].filter(Boolean).join(' · ');
-      case 'buy': case 'sell': return `${F.shares(t.qty)} of ${t.symbol} @ ${F.price(t.price)}`;
-      case 'fee': return `${F.feeName(t.fee)} · ${t.symbol}`;
-      case 'reset': return `Back to ${F.money(t.starting_cash, currency)}`;
+  function describe(tx) {
+    switch (tx.kind) {
+      case 'deposit': case 'withdrawal': return [methodName(tx.method), tx.note].filter(Boolean).join(' · ');
+      case 'buy': case 'sell': return t('account.trade', { shares: F.shares(tx.qty), symbol: tx.symbol, price: F.price(tx.price) });
+      case 'fee': return t('account.fee', { fee: F.feeName(tx.fee), symbol: tx.symbol });
+      case 'reset': return t('account.reset_to', { amount: F.money(tx.starting_cash, currency) });
       default: return '';
     }
   }
 
   function renderHistory(tx) {
-    clear(history, h('h2#tx-title', 'Transactions'),
-      tx.length === 0 ? empty('No transactions yet.')
-        : h('ul.rows.transactions', tx.map((t) => h('li.row', { dataset: { kind: t.kind } },
-          h('span.row-main', h('span.sym', KINDS[t.kind] ?? t.kind,
-            t.automatic ? h('span.tag', { title: 'Placed automatically by a queued rule' }, 'Auto') : null), h('span.sub', describe(t))),
+    clear(history, h('h2#tx-title', t('account.transactions')),
+      tx.length === 0 ? empty(t('account.no_transactions'))
+        : h('ul.rows.transactions', tx.map((x) => h('li.row', { dataset: { kind: x.kind } },
+          h('span.row-main', h('span.sym', KINDS.includes(x.kind) ? t(`account.kind.${x.kind}`) : x.kind,
+            x.automatic ? h('span.tag', { title: t('orders.auto_title') }, t('orders.auto')) : null), h('span.sub', describe(x))),
           h('span.row-end',
-            h(`span.amount.${F.direction(t.amount)}`, F.signedMoney(t.amount, currency)),
-            h('span.sub', F.dateTime(t.time)))))));
+            h(`span.amount.${F.direction(x.amount)}`, F.signedMoney(x.amount, currency)),
+            h('span.sub', F.dateTime(x.time)))))));
   }
 
   function transferSheet(kind) {
     const deposit = kind === 'deposit';
-    sheet(deposit ? 'Deposit' : 'Withdraw', (close) => {
-      const method = h('select#transfer-method', { name: 'method' }, Object.entries(METHODS).map(([v, t]) => h('option', { value: v, selected: v === 'bank' }, t)));
+    sheet(t(deposit ? 'account.deposit' : 'account.withdraw'), (close) => {
+      const method = h('select#transfer-method', { name: 'method' }, METHODS.map((v) => h('option', { value: v, selected: v === 'bank' }, methodName(v))));
       const amount = h('input#transfer-amount', { name: 'amount', inputMode: 'decimal', autocomplete: 'off', placeholder: '0.00', autofocus: true });
       const note = h('input#transfer-note', { name: 'note', maxLength: 200, autocomplete: 'off' });
-      const submit = h('button.primary.wide', { type: 'submit' }, deposit ? 'Deposit' : 'Withdraw');
+      const submit = h('button.primary.wide', { type: 'submit' }, t(deposit ? 'account.deposit' : 'account.withdraw'));
       const form = h('form.transfer-form', { novalidate: true },
-        h('div.field', h('label', { for: 'transfer-method' }, deposit ? 'Type' : 'To'), method),
-        h('div.field', h('label', { for: 'transfer-amount' }, `Amount (${currency})`), amount),
-        h('div.field', h('label', { for: 'transfer-note' }, 'Note (optional)'), note),
-        deposit ? null : h('p.field-help', `Available: ${F.money(detail.buying_power, currency)}`),
+        h('div.field', h('label', { for: 'transfer-method' }, t(deposit ? 'account.type' : 'account.to')), method),
+        h('div.field', h('label', { for: 'transfer-amount' }, t('account.amount', { currency })), amount),
+        h('div.field', h('label', { for: 'transfer-note' }, t('account.note')), note),
+        deposit ? null : h('p.field-help', t('account.available', { amount: F.money(detail.buying_power, currency) })),
         submit);
       form.addEventListener('submit', async (event) => {
         event.preventDefault();
         const value = D.parse(amount.value.trim());
-        if (!value || D.sign(value) <= 0 || value.s > 2) { toast('Please enter a valid amount', 'error'); amount.focus(); return; }
+        if (!value || D.sign(value) <= 0 || value.s > 2) { toast(t('trade.invalid_amount'), 'error'); amount.focus(); return; }
         submit.disabled = true;
         try {
           const result = await api.post(`/accounts/${id}/${deposit ? 'deposit' : 'withdraw'}`,
             { amount: amount.value.trim(), method: method.value, note: note.value.trim() || undefined });
-          toast(`${deposit ? 'Deposited' : 'Withdrew'} ${F.money(result.transaction.amount.replace('-', ''), currency)}`, 'success');
+          toast(t(deposit ? 'account.deposited' : 'account.withdrew', { amount: F.money(result.transaction.amount.replace('-', ''), currency) }), 'success');
           close();
           load();
         } catch (error) {
@@ -103,24 +105,24 @@ export async function render(view, params, scope) {
   }
 
   function openAccountSheet() {
-    sheet('New paper account', (close) => {
-      const market = h('select#new-market', h('option', { value: 'us' }, 'US stocks (USD)'), h('option', { value: 'cn' }, 'China A-shares (CNY)'));
+    sheet(t('account.new_title'), (close) => {
+      const market = h('select#new-market', h('option', { value: 'us' }, t('account.market.us')), h('option', { value: 'cn' }, t('account.market.cn')));
       const cash = h('input#new-cash', { inputMode: 'decimal', placeholder: '100000', autocomplete: 'off' });
       const name = h('input#new-name', { maxLength: 64, autocomplete: 'off' });
       const form = h('form', { novalidate: true },
-        h('div.field', h('label', { for: 'new-market' }, 'Market'), market),
-        h('div.field', h('label', { for: 'new-cash' }, 'Starting cash'), cash),
-        h('div.field', h('label', { for: 'new-name' }, 'Name (optional)'), name),
-        h('button.primary.wide', { type: 'submit' }, 'Open account'));
+        h('div.field', h('label', { for: 'new-market' }, t('account.market')), market),
+        h('div.field', h('label', { for: 'new-cash' }, t('account.starting_cash')), cash),
+        h('div.field', h('label', { for: 'new-name' }, t('account.name')), name),
+        h('button.primary.wide', { type: 'submit' }, t('account.open')));
       form.addEventListener('submit', async (event) => {
         event.preventDefault();
         const c = cash.value.trim();
-        if (c && (!D.parse(c) || D.sign(D.parse(c)) <= 0)) { toast('Please enter a valid amount', 'error'); return; }
+        if (c && (!D.parse(c) || D.sign(D.parse(c)) <= 0)) { toast(t('trade.invalid_amount'), 'error'); return; }
         try {
           const created = await api.post('/accounts', { market: market.value, cash: c || undefined, name: name.value.trim() || undefined });
           store.updateAccount(created);
           close();
-          toast(`Opened ${created.name}`, 'success');
+          toast(t('account.opened', { name: created.name }), 'success');
           store.selectAccount(created.id);
         } catch (error) { toast(error.message, 'error'); }
       });

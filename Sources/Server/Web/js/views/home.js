@@ -37,7 +37,7 @@ export async function render(view, params, scope) {
     try {
       const o = await api.get('/market/overview');
       clear(overview, h('ul.indices', o.indices.map((i) => h('li.index-card',
-        h('span.index-name', i.name),
+        h('span.index-name', F.indexName(i.symbol, i.name)),
         h('span.index-value', D.format(D.parse(i.value), 2)),
         change(i.change_percent, `${F.signedNumber(i.change)} (${F.percent(i.change_percent)})`)))));
     } catch (error) {

@@ -1,6 +1,6 @@
-// Log in / sign up. A new user gets a USD and a CNY paper account.
+// Log in / sign up. A new user gets a USD and a CNY paper account, named in the language the app is shown in.
 import * as api from '../api.js';
-import { t } from '../i18n.js';
+import { t, lang } from '../i18n.js';
 import { h } from '../ui.js';
 
 export function renderLogin(onSession) {
@@ -41,7 +41,7 @@ export function renderLogin(onSession) {
     error.textContent = '';
     try {
       const me = await api.post(mode === 'login' ? '/auth/login' : '/auth/signup',
-        { username: username.value.trim(), password: password.value }, { quiet401: true });
+        { username: username.value.trim(), password: password.value, language: mode === 'login' ? undefined : lang() }, { quiet401: true });
       await onSession(me);
     } catch (e) {
       error.textContent = e.message;

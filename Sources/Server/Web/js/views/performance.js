@@ -6,13 +6,14 @@ import * as F from '../format.js';
 import * as store from '../store.js';
 import { loadLibrary, css } from '../chart.js';
 import { performanceChart } from '../performance.js';
+import { t, locale } from '../i18n.js';
 import { h, clear, change, empty, eyeToggle } from '../ui.js';
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const FIGURES = ['twr', 'mwr', 'mwr_annualized', 'total_return', 'price_return', 'realized_pnl', 'unrealized_pnl', 'dividends', 'fees', 'volatility', 'sharpe', 'sortino', 'max_drawdown'];
 
 export async function render(view, params, scope) {
   const account = store.account();
-  if (!account) { clear(view, empty('You have no paper account yet.', h('a.button.primary', { href: '#/account' }, 'Open an account'))); return; }
+  if (!account) { clear(view, empty(t('common.no_account'), h('a.button.primary', { href: '#/account' }, t('home.open_account')))); return; }
   const currency = account.currency;
   const figures = h('section.card', { 'aria-labelledby': 'figures-title' });
   const monthly = h('section.card', { 'aria-labelledby': 'monthly-title' });
@@ -23,7 +24,7 @@ export async function render(view, params, scope) {
 
   const chart = performanceChart(account, { period: '1Y', onReport: (r) => { report = r; renderAll(); } });
   clear(view,
-    h('header.page-head', h('h1', 'Performance'),
+    h('header.page-head', h('h1', t('perf.title')),
       eyeToggle(store.amountsHidden(), () => store.setAmountsHidden(!store.amountsHidden()))),
     chart.element, figures, monthly, drawdown, holdings);
 
@@ -44,39 +45,35 @@ export async function render(view, params, scope) {
     const d = report.definitions;
     const dd = report.max_drawdown == null ? '—'
       : [pct(report.max_drawdown), h('span.sub', ` ${report.max_drawdown_start} → ${report.max_drawdown_end}`,
-        report.max_drawdown_recovery ? `, recovered ${report.max_drawdown_recovery}` : ', not yet recovered')];
+        report.max_drawdown_recovery ? t('perf.recovered', { date: report.max_drawdown_recovery }) : t('perf.not_recovered'))];
+    const value = {
+      twr: pct(report.twr), mwr: pct(report.mwr), mwr_annualized: pct(report.mwr_annualized),
+      total_return: money(report.total_return), price_return: money(report.price_return),
+      realized_pnl: money(report.realized_pnl), unrealized_pnl: money(report.unrealized_pnl), dividends: money(report.dividends),
+      fees: hidden() ? '••••' : F.money(report.fees, currency), volatility: pct(report.volatility),
+      sharpe: ratio(report.sharpe), sortino: ratio(report.sortino), max_drawdown: dd,
+    };
     const rows = [
-      ['Time-weighted return', 'twr', pct(report.twr)],
-      ['Money-weighted return', 'mwr', pct(report.mwr)],
-      ['Money-weighted, per year', 'mwr_annualized', pct(report.mwr_annualized)],
-      ['Total return', 'total_return', money(report.total_return)],
-      ['Price return', 'price_return', money(report.price_return)],
-      ['Realized P&L', 'realized_pnl', money(report.realized_pnl)],
-      ['Unrealized P&L', 'unrealized_pnl', money(report.unrealized_pnl)],
-      ['Dividends', 'dividends', money(report.dividends)],
-      ['Fees paid', 'fees', hidden() ? '••••' : F.money(report.fees, currency)],
-      ['Volatility (annual)', 'volatility', pct(report.volatility)],
-      ['Sharpe ratio', 'sharpe', ratio(report.sharpe)],
-      ['Sortino ratio', 'sortino', ratio(report.sortino)],
-      ['Max drawdown', 'max_drawdown', dd],
-      [report.benchmark ? `${report.benchmark.name}` : 'Benchmark', 'benchmark', pct(report.benchmark?.return)],
+      ...FIGURES.map((key) => [t(`perf.fig.${key}`), key, value[key]]),
+      [report.benchmark?.name ?? t('perf.benchmark'), 'benchmark', pct(report.benchmark?.return)],
     ];
-    clear(figures, h('div.card-head', h('h2#figures-title', 'Figures'), h('span.sub', `${report.start} → ${report.end}`)),
+    clear(figures, h('div.card-head', h('h2#figures-title', t('perf.figures')), h('span.sub', `${report.start} → ${report.end}`)),
       h('dl.figure-list', rows.map(([label, key, value]) => h('div.figure-row', { dataset: { testid: `figure-${key}` } },
         h('dt', label), h('dd', value), h('p.definition', d[key] ?? '')))));
   }
 
   function renderMonthly() {
+    const months = Array.from({ length: 12 }, (_, m) => new Date(2000, m, 1).toLocaleString(locale(), { month: 'short' }));
     const years = new Map();
     for (const m of report.monthly) {
       const [y, mo] = m.month.split('-');
       if (!years.has(y)) years.set(y, new Array(12).fill(null));
       years.get(y)[+mo - 1] = m.twr;
     }
-    clear(monthly, h('div.card-head', h('h2#monthly-title', 'Monthly returns'), h('span.sub', 'time-weighted')),
-      years.size === 0 ? empty('No full trading day in this period yet.')
+    clear(monthly, h('div.card-head', h('h2#monthly-title', t('perf.monthly')), h('span.sub', t('perf.time_weighted'))),
+      years.size === 0 ? empty(t('perf.no_full_day'))
         : h('div.table-scroll', h('table.monthly', { dataset: { testid: 'monthly-returns' } },
-          h('thead', h('tr', h('th', { scope: 'col' }, 'Year'), MONTHS.map((m) => h('th', { scope: 'col' }, m)))),
+          h('thead', h('tr', h('th', { scope: 'col' }, t('perf.year')), months.map((m) => h('th', { scope: 'col' }, m)))),
           h('tbody', [...years].map(([y, months]) => h('tr', h('th', { scope: 'row' }, y),
             months.map((v) => h('td', v == null ? '' : pct(v)))))))));
   }
@@ -84,11 +81,11 @@ export async function render(view, params, scope) {
   async function renderDrawdown() {
     drawdownChart?.remove();
     drawdownChart = null;
-    const area = h('div.chart-area.drawdown-area', { role: 'img', 'aria-label': 'Drawdown chart' });
-    clear(drawdown, h('div.card-head', h('h2#drawdown-title', 'Drawdown'), h('span.sub', 'fall from the previous high')), area);
-    if (report.drawdown.length < 2) { clear(area, empty('Not enough history yet.')); return; }
+    const area = h('div.chart-area.drawdown-area', { role: 'img', 'aria-label': t('perf.drawdown_label') });
+    clear(drawdown, h('div.card-head', h('h2#drawdown-title', t('perf.drawdown')), h('span.sub', t('perf.drawdown_sub'))), area);
+    if (report.drawdown.length < 2) { clear(area, empty(t('perf.no_history'))); return; }
     let LWC;
-    try { LWC = await loadLibrary(); } catch { clear(area, empty('The chart library is not installed on this server.')); return; }
+    try { LWC = await loadLibrary(); } catch (error) { clear(area, empty(error.message)); return; }
     drawdownChart = LWC.createChart(area, {
       autoSize: true,
       layout: { background: { color: 'transparent' }, textColor: css('--muted'), attributionLogo: true },
@@ -108,10 +105,10 @@ export async function render(view, params, scope) {
 
   function renderHoldings() {
     const rows = report.holdings;
-    clear(holdings, h('div.card-head', h('h2#holding-performance-title', 'Holdings')),
-      rows.length === 0 ? empty('No holdings.')
+    clear(holdings, h('div.card-head', h('h2#holding-performance-title', t('perf.holdings'))),
+      rows.length === 0 ? empty(t('perf.no_holdings'))
         : h('div.table-scroll', h('table.holding-performance', { dataset: { testid: 'holding-performance' } },
-          h('thead', h('tr', ['Symbol', 'Shares', 'Avg cost', 'Value', 'Unrealized', 'Realized', 'Share', 'Today'].map((c) => h('th', { scope: 'col' }, c)))),
+          h('thead', h('tr', ['symbol', 'shares', 'avg_cost', 'value', 'unrealized', 'realized', 'share', 'today'].map((c) => h('th', { scope: 'col' }, t(`perf.col.${c}`))))),
           h('tbody', rows.map((p) => h('tr',
             h('th', { scope: 'row' }, h('a', { href: `#/stock/${encodeURIComponent(p.symbol)}` }, p.symbol)),
             h('td', F.shares(p.qty)), h('td', F.price(p.avg_cost)),

@@ -6,77 +6,72 @@ import * as F from '../format.js';
 import * as live from '../live.js';
 import * as store from '../store.js';
 import { searchBox } from './search.js';
+import { t } from '../i18n.js';
 import { h, clear, toast, failure, empty, loading, confirmAction } from '../ui.js';
 
+/** [condition, placeholder, A-shares only]; the names are `queue.cond.<condition>`. */
 const CONDITIONS = [
-  ['within_percent_of_limit_up', 'Within % of limit-up', '1', true],
-  ['touches_limit_up', 'Touches limit-up', '', true],
-  ['price_at_least', 'Price ≥', ''],
-  ['price_at_most', 'Price ≤', ''],
-  ['change_percent_at_least', 'Change since prev. close ≥ %', '5'],
-  ['change_percent_at_most', 'Change since prev. close ≤ %', '-5'],
-  ['within_of_limit_up', 'Within (price) of limit-up', '0.10', true],
-  ['within_percent_of_limit_down', 'Within % of limit-down', '1', true],
-  ['within_of_limit_down', 'Within (price) of limit-down', '0.10', true],
-  ['crosses_above_moving_average', 'Crosses above N-day average', '20'],
-  ['crosses_below_moving_average', 'Crosses below N-day average', '20'],
+  ['within_percent_of_limit_up', '1', true],
+  ['touches_limit_up', '', true],
+  ['price_at_least', ''],
+  ['price_at_most', ''],
+  ['change_percent_at_least', '5'],
+  ['change_percent_at_most', '-5'],
+  ['within_of_limit_up', '0.10', true],
+  ['within_percent_of_limit_down', '1', true],
+  ['within_of_limit_down', '0.10', true],
+  ['crosses_above_moving_average', '20'],
+  ['crosses_below_moving_average', '20'],
 ];
-const STATUS = { queued: 'Queued', fired: 'Order placed', failed: 'Failed', canceled: 'Canceled', expired: 'Expired' };
+const STATUSES = ['queued', 'fired', 'failed', 'canceled', 'expired'];
+
+/** How each condition's value reads in its description. */
+const VALUE_FORMAT = {
+  price_at_least: F.price, price_at_most: F.price, within_of_limit_up: F.price, within_of_limit_down: F.price,
+  change_percent_at_least: F.percent, change_percent_at_most: F.percent,
+  within_percent_of_limit_up: F.qty, within_percent_of_limit_down: F.qty,
+  crosses_above_moving_average: String, crosses_below_moving_average: String,
+};
 
 function describeCondition(c) {
-  const v = c.value;
-  switch (c.type) {
-    case 'price_at_least': return `price ≥ ${F.price(v)}`;
-    case 'price_at_most': return `price ≤ ${F.price(v)}`;
-    case 'change_percent_at_least': return `change ≥ ${F.percent(v)}`;
-    case 'change_percent_at_most': return `change ≤ ${F.percent(v)}`;
-    case 'within_of_limit_up': return `within ${F.price(v)} of limit-up`;
-    case 'within_of_limit_down': return `within ${F.price(v)} of limit-down`;
-    case 'within_percent_of_limit_up': return `within ${F.qty(v)}% of limit-up`;
-    case 'within_percent_of_limit_down': return `within ${F.qty(v)}% of limit-down`;
-    case 'touches_limit_up': return 'touches limit-up';
-    case 'crosses_above_moving_average': return `crosses above ${v}-day average`;
-    case 'crosses_below_moving_average': return `crosses below ${v}-day average`;
-    default: return c.type;
-  }
+  if (c.type !== 'touches_limit_up' && !VALUE_FORMAT[c.type]) return c.type;
+  return t(`queue.describe.${c.type}`, { v: VALUE_FORMAT[c.type]?.(c.value) });
 }
 
 export async function render(view, params, scope) {
   const account = store.account();
-  if (!account) { clear(view, empty('You have no paper account yet.')); return; }
+  if (!account) { clear(view, empty(t('common.no_account'))); return; }
   const base = `/accounts/${api.enc(account.id)}/queue`;
   const currency = account.currency;
   const queued = h('section.card', { 'aria-labelledby': 'queued-title' }, loading());
   const history = h('section.card', { 'aria-labelledby': 'history-title' }, loading());
-  clear(view, h('header.page-head', h('h1', 'Queue purchase'),
-    h('p.sub', 'Queue a stock and a quantity: papertrade watches every price update and places the order when your condition is met.')),
+  clear(view, h('header.page-head', h('h1', t('queue.title')), h('p.sub', t('queue.intro'))),
   h('div.queue-grid', h('div', addForm(), queued), history));
 
   function addForm() {
     let picked = null;
-    const chosen = h('p.chosen', { 'aria-live': 'polite' }, 'No stock chosen yet.');
-    const side = h('select#q-side', h('option', { value: 'buy' }, 'Buy'), h('option', { value: 'sell' }, 'Sell'));
+    const chosen = h('p.chosen', { 'aria-live': 'polite' }, t('queue.no_stock'));
+    const side = h('select#q-side', h('option', { value: 'buy' }, t('queue.buy')), h('option', { value: 'sell' }, t('queue.sell')));
     const qty = h('input#q-qty', { inputMode: 'numeric', autocomplete: 'off', placeholder: account.market === 'cn' ? '100' : '1' });
     const condition = h('select#q-condition', CONDITIONS
-      .filter(([, , , cnOnly]) => !cnOnly || account.market === 'cn')
-      .map(([v, t]) => h('option', { value: v }, t)));
+      .filter(([, , cnOnly]) => !cnOnly || account.market === 'cn')
+      .map(([v]) => h('option', { value: v }, t(`queue.cond.${v}`))));
     const value = h('input#q-value', { inputMode: 'decimal', autocomplete: 'off' });
-    const valueField = h('div.field', h('label', { for: 'q-value' }, 'Value'), value);
+    const valueField = h('div.field', h('label', { for: 'q-value' }, t('queue.value')), value);
     const orderType = h('select#q-order-type',
-      account.market === 'cn' ? h('option', { value: 'limit_up' }, 'Limit at limit-up price') : null,
-      h('option', { value: 'market' }, 'Market'), h('option', { value: 'limit' }, 'Limit at price'));
+      account.market === 'cn' ? h('option', { value: 'limit_up' }, t('queue.order.limit_up')) : null,
+      h('option', { value: 'market' }, t('queue.order.market')), h('option', { value: 'limit' }, t('queue.order.limit')));
     const limit = h('input#q-limit', { inputMode: 'decimal', autocomplete: 'off' });
-    const limitField = h('div.field', h('label', { for: 'q-limit' }, 'Limit price'), limit);
-    const lifetime = h('select#q-lifetime', h('option', { value: 'until_triggered' }, 'Until triggered'),
-      h('option', { value: 'session' }, 'Today only'), h('option', { value: 'until' }, 'Until a date'));
+    const limitField = h('div.field', h('label', { for: 'q-limit' }, t('queue.limit_price')), limit);
+    const lifetime = h('select#q-lifetime', ['until_triggered', 'session', 'until'].map((k) => h('option', { value: k }, t(`queue.keep.${k}`))));
     const until = h('input#q-until', { type: 'date' });
-    const untilField = h('div.field', h('label', { for: 'q-until' }, 'Until'), until);
-    const submit = h('button.primary.wide', { type: 'submit' }, 'Add to queue');
+    const untilField = h('div.field', h('label', { for: 'q-until' }, t('queue.until')), until);
+    const submit = h('button.primary.wide', { type: 'submit' }, t('queue.add'));
 
     function sync() {
       const spec = CONDITIONS.find(([v]) => v === condition.value);
       valueField.hidden = condition.value === 'touches_limit_up';
-      value.placeholder = spec?.[2] ?? '';
+      value.placeholder = spec?.[1] ?? '';
       limitField.hidden = orderType.value !== 'limit';
       untilField.hidden = lifetime.value !== 'until';
     }
@@ -84,25 +79,25 @@ export async function render(view, params, scope) {
     sync();
 
     const form = h('form.card.queue-form', { novalidate: true, 'aria-labelledby': 'queue-add-title' },
-      h('h2#queue-add-title', 'Add to queue'),
-      h('div.field', h('label', { for: 'q-stock' }, 'Stock'), searchBox((symbol, r) => { picked = r; clear(chosen, h('strong', r.symbol), ` ${r.name}`); qty.focus(); },
-        { placeholder: 'Search a stock to queue', market: account.market, label: 'Stock to queue', inputId: 'q-stock' })),
+      h('h2#queue-add-title', t('queue.add')),
+      h('div.field', h('label', { for: 'q-stock' }, t('queue.stock')), searchBox((symbol, r) => { picked = r; clear(chosen, h('strong', r.symbol), ` ${r.name}`); qty.focus(); },
+        { placeholder: t('queue.search_placeholder'), market: account.market, label: t('queue.search_label'), inputId: 'q-stock' })),
       chosen,
-      h('div.field-row', h('div.field', h('label', { for: 'q-side' }, 'Side'), side), h('div.field', h('label', { for: 'q-qty' }, 'Shares'), qty)),
-      h('div.field', h('label', { for: 'q-condition' }, 'When'), condition), valueField,
-      h('div.field', h('label', { for: 'q-order-type' }, 'Order'), orderType), limitField,
-      h('div.field', h('label', { for: 'q-lifetime' }, 'Keep'), lifetime), untilField,
+      h('div.field-row', h('div.field', h('label', { for: 'q-side' }, t('queue.side')), side), h('div.field', h('label', { for: 'q-qty' }, t('queue.shares')), qty)),
+      h('div.field', h('label', { for: 'q-condition' }, t('queue.when')), condition), valueField,
+      h('div.field', h('label', { for: 'q-order-type' }, t('queue.order')), orderType), limitField,
+      h('div.field', h('label', { for: 'q-lifetime' }, t('queue.keep')), lifetime), untilField,
       submit);
 
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
-      if (!picked) { toast('Choose a stock first', 'error'); return; }
+      if (!picked) { toast(t('queue.choose_stock'), 'error'); return; }
       const q = D.parse(qty.value.trim());
-      if (!q) { toast('Please enter a valid amount', 'error'); qty.focus(); return; }
-      if (D.sign(q) <= 0) { toast(side.value === 'buy' ? 'Cannot buy non-positive shares' : 'Cannot sell non-positive shares', 'error'); qty.focus(); return; }
+      if (!q) { toast(t('trade.invalid_amount'), 'error'); qty.focus(); return; }
+      if (D.sign(q) <= 0) { toast(t(`trade.non_positive.${side.value}`), 'error'); qty.focus(); return; }
       const body = { symbol: picked.symbol, side: side.value, qty: qty.value.trim(), condition: { type: condition.value }, order_type: orderType.value };
       if (!valueField.hidden) {
-        if (!D.parse(value.value.trim())) { toast('Please enter a value for the condition', 'error'); value.focus(); return; }
+        if (!D.parse(value.value.trim())) { toast(t('queue.need_value'), 'error'); value.focus(); return; }
         body.condition.value = value.value.trim();
       }
       if (orderType.value === 'limit') body.limit_price = limit.value.trim();
@@ -112,7 +107,7 @@ export async function render(view, params, scope) {
       submit.disabled = true;
       try {
         const rule = await api.post(base, body);
-        toast(rule.status === 'fired' ? `The condition already holds: order placed for ${picked.symbol}` : `Queued ${F.shares(rule.qty)} of ${picked.symbol}`, 'success');
+        toast(rule.status === 'fired' ? t('queue.already_holds', { symbol: picked.symbol }) : t('queue.queued_toast', { shares: F.shares(rule.qty), symbol: picked.symbol }), 'success');
         qty.value = '';
         load();
       } catch (error) { toast(error.message, 'error'); }
@@ -126,20 +121,20 @@ export async function render(view, params, scope) {
   function ruleRow(r, { cancelable }) {
     return h('li.row.rule', { dataset: { id: r.id, status: r.status } },
       h('span.row-main',
-        h('span.sym', h('a', { href: `#/stock/${api.enc(r.symbol)}` }, r.symbol), ' ', h(`span.side.${r.side}`, r.side === 'buy' ? 'Buy' : 'Sell'), ` ${F.shares(r.qty ?? '0')}`),
-        h('span.sub', `${r.name ?? ''} · when ${describeCondition(r.condition)}`),
+        h('span.sym', h('a', { href: `#/stock/${api.enc(r.symbol)}` }, r.symbol), ' ', h(`span.side.${r.side}`, t(r.side === 'buy' ? 'queue.buy' : 'queue.sell')), ` ${F.shares(r.qty ?? '0')}`),
+        h('span.sub', t('queue.when_text', { name: r.name ?? '', condition: describeCondition(r.condition) })),
         r.message ? h('span.sub.error-text', r.message) : null),
       h('span.row-end',
         h('span.value', { dataset: { role: 'price' } }, r.price ? F.money(r.price, currency) : '—'),
-        h('span.sub', r.trigger_level ? `trigger ${F.price(r.trigger_level)}` : ''),
-        h(`span.status.${r.status}`, STATUS[r.status] ?? r.status),
-        r.fired_price ? h('span.sub', `at ${F.price(r.fired_price)}`) : null,
-        cancelable ? h('button.link.danger', { type: 'button', onclick: () => cancel(r) }, 'Cancel') : null));
+        h('span.sub', r.trigger_level ? t('queue.trigger', { price: F.price(r.trigger_level) }) : ''),
+        h(`span.status.${r.status}`, STATUSES.includes(r.status) ? t(`queue.status.${r.status}`) : r.status),
+        r.fired_price ? h('span.sub', t('queue.at', { price: F.price(r.fired_price) })) : null,
+        cancelable ? h('button.link.danger', { type: 'button', onclick: () => cancel(r) }, t('queue.cancel')) : null));
   }
 
   function drawQueued() {
-    clear(queued, h('h2#queued-title', 'Queued'), rules.length === 0
-      ? empty('Your queue is empty.')
+    clear(queued, h('h2#queued-title', t('queue.queued')), rules.length === 0
+      ? empty(t('queue.empty'))
       : h('ul.rows', rules.map((r) => ruleRow(r, { cancelable: true }))));
   }
 
@@ -148,7 +143,7 @@ export async function render(view, params, scope) {
       const [q, past] = await Promise.all([api.get(base), api.get(`${base}/history?limit=50`)]);
       rules = q;
       drawQueued();
-      clear(history, h('h2#history-title', 'History'), past.length === 0 ? empty('Fired, failed and canceled rules show up here.')
+      clear(history, h('h2#history-title', t('queue.history')), past.length === 0 ? empty(t('queue.history_empty'))
         : h('ul.rows', past.map((r) => ruleRow(r, { cancelable: false }))));
       stopQuotes();
       // Prices change in place: rows (and the Cancel button someone is about to press) stay put.
@@ -167,10 +162,10 @@ export async function render(view, params, scope) {
   }
 
   async function cancel(r) {
-    if (!await confirmAction('Cancel rule', `Stop watching ${r.symbol} (${describeCondition(r.condition)})?`, 'Cancel rule', { danger: true })) return;
+    if (!await confirmAction(t('queue.cancel_title'), t('queue.cancel_confirm', { symbol: r.symbol, condition: describeCondition(r.condition) }), t('queue.cancel_title'), { danger: true })) return;
     try {
       await api.del(`${base}/${api.enc(r.id)}`);
-      toast('Rule canceled', 'success');
+      toast(t('queue.canceled'), 'success');
       load();
     } catch (error) { toast(error.message, 'error'); }
   }

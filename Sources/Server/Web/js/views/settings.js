@@ -1,10 +1,10 @@
-// Settings: theme (system / light / dark, remembered on this device), push notifications on this device, reset the
-// account, webhook, log out.
+// Settings: language (kept on the server), theme and price colours (remembered on this device), push notifications
+// on this device, reset the account, webhook, log out.
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as push from '../push.js';
 import * as store from '../store.js';
-import { t } from '../i18n.js';
+import { t, lang, AVAILABLE, NAMES } from '../i18n.js';
 import { h, clear, toast, confirmAction, failure, loading } from '../ui.js';
 
 export async function render(view) {
@@ -24,6 +24,20 @@ export async function render(view) {
       h('input', { type: 'radio', name: 'colors', value, checked: value === currentColors, onchange: () => store.setColors(value) }),
       h('span', label))));
 
+  // The language (the browser's until chosen here), remembered for the user on the server: notifications and pushes
+  // use it too.
+  const languageGroup = h('fieldset.card.theme.language',
+    h('legend', t('settings.language')),
+    AVAILABLE.map((value) => h('label.radio',
+      h('input', {
+        type: 'radio', name: 'language', value, checked: value === lang(),
+        onchange: async () => {
+          try { await store.setLanguage(value); } catch (error) { toast(error.message, 'error'); }
+        },
+      }),
+      h('span', { lang: value }, NAMES[value]))),
+    h('p.sub', t('settings.language.help')));
+
   const reset = h('button.danger', { type: 'button', disabled: !account }, t('settings.reset'));
   reset.addEventListener('click', async () => {
     const ok = await confirmAction(t('settings.reset'),
@@ -38,6 +52,7 @@ export async function render(view) {
   });
 
   clear(view, h('div.narrow', h('header.page-head', h('h1', t('settings.title'))),
+    languageGroup,
     themeGroup,
     colorGroup,
     h('section.card', h('h2', t('settings.account')),

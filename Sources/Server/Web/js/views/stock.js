@@ -8,12 +8,11 @@ import * as favorites from '../favorites.js';
 import { stockChart } from '../chart.js';
 import { openTradeSheet } from './trade.js';
 import { openAlertSheet } from '../alerts.js';
+import { t, locale } from '../i18n.js';
 import { h, clear, change, toast, failure, loading, monogram, icon } from '../ui.js';
 
-const PHASES = {
-  continuous: 'Market open', closed: 'Market closed', lunch_break: 'Lunch break', pre_market: 'Pre-market',
-  post_market: 'After hours', opening_auction: 'Opening auction', pre_open: 'Pre-open', closing_auction: 'Closing auction',
-};
+const PHASES = ['continuous', 'closed', 'lunch_break', 'pre_market', 'post_market', 'opening_auction', 'pre_open', 'closing_auction'];
+const CITIES = ['America/New_York', 'Asia/Shanghai'];
 
 // The recently viewed list a swipe is moving through: kept while swiping so the order holds still.
 let swiping = null;
@@ -29,7 +28,7 @@ export async function render(view, [symbolParam], scope) {
       api.get(`/stocks/${api.enc(symbol)}/profile`).catch(() => null),
     ]);
   } catch (error) {
-    clear(view, failure(error.status === 404 ? new Error(`We don't know a stock called ${symbol}.`) : error,
+    clear(view, failure(error.status === 404 ? new Error(t('stock.unknown', { symbol })) : error,
       error.status === 404 ? null : () => render(view, [symbol], scope)));
     return;
   }
@@ -49,12 +48,12 @@ export async function render(view, [symbolParam], scope) {
   const chart = stockChart(symbol, timeZone);
   const star = h('button.icon-button.star', { type: 'button' });
   const alertBell = h('button.icon-button.alert-bell', {
-    type: 'button', 'aria-label': `Add a price alert for ${symbol}`, title: 'Price alert',
+    type: 'button', 'aria-label': t('stock.alert_label', { symbol }), title: t('stock.alert_title'),
     onclick: () => openAlertSheet(symbol, { currency, last: quote.last }),
   }, icon('M6 8a6 6 0 1 1 12 0c0 7 3 8 3 8H3s3-1 3-8M10 20a2 2 0 0 0 4 0M19 3v4M17 5h4'));
   const actions = h('div.trade-bar',
-    h('button.buy', { type: 'button', onclick: () => trade('buy') }, 'Buy'),
-    h('button.sell', { type: 'button', onclick: () => trade('sell') }, 'Sell'));
+    h('button.buy', { type: 'button', onclick: () => trade('buy') }, t('stock.buy')),
+    h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
 
   clear(view, h('div.stock', head, status, actions, h('div.stock-grid',
     h('div.stock-main', chart.element, stats, depth),
@@ -89,31 +88,31 @@ export async function render(view, [symbolParam], scope) {
 
   function renderStats() {
     const rows = [
-      ['Open', F.price(quote.open)], ['High', F.price(quote.high)], ['Low', F.price(quote.low)],
-      ['Prev close', F.price(quote.previous_close)], ['Volume', F.compact(quote.volume)], ['Turnover', F.compact(quote.turnover)],
-      ['52-wk high', F.price(profile?.week52_high)], ['52-wk low', F.price(profile?.week52_low)],
+      ['open', F.price(quote.open)], ['high', F.price(quote.high)], ['low', F.price(quote.low)],
+      ['prev_close', F.price(quote.previous_close)], ['volume', F.compact(quote.volume)], ['turnover', F.compact(quote.turnover)],
+      ['week52_high', F.price(profile?.week52_high)], ['week52_low', F.price(profile?.week52_low)],
     ];
-    if (quote.market === 'cn') rows.push(['Limit up', F.price(quote.limit_up)], ['Limit down', F.price(quote.limit_down)]);
-    clear(stats, h('h2#stats-title', 'Stats'), h('dl.stats', rows.map(([k, v]) => h('div', h('dt', k), h('dd', v)))));
+    if (quote.market === 'cn') rows.push(['limit_up', F.price(quote.limit_up)], ['limit_down', F.price(quote.limit_down)]);
+    clear(stats, h('h2#stats-title', t('stock.stats')), h('dl.stats', rows.map(([k, v]) => h('div', h('dt', t(`stock.stat.${k}`)), h('dd', v)))));
   }
 
   function renderDepth() {
     if (quote.market !== 'cn') return;
-    const level = (side, l, i) => h('tr', h('th', { scope: 'row' }, `${side} ${i + 1}`), h('td', F.price(l.price)), h('td', F.qty(l.size)));
-    const asks = [...(quote.asks ?? [])].slice(0, 5).map((l, i) => level('Ask', l, i)).reverse();
-    const bids = (quote.bids ?? []).slice(0, 5).map((l, i) => level('Bid', l, i));
-    clear(depth, h('h2#depth-title', 'Order book (5 levels)'),
-      h('table.depth-table', h('thead', h('tr', h('th', { scope: 'col' }, 'Level'), h('th', { scope: 'col' }, 'Price'), h('th', { scope: 'col' }, 'Shares'))),
+    const level = (side, l, i) => h('tr', h('th', { scope: 'row' }, t(`stock.depth.${side}`, { n: i + 1 })), h('td', F.price(l.price)), h('td', F.qty(l.size)));
+    const asks = [...(quote.asks ?? [])].slice(0, 5).map((l, i) => level('ask', l, i)).reverse();
+    const bids = (quote.bids ?? []).slice(0, 5).map((l, i) => level('bid', l, i));
+    clear(depth, h('h2#depth-title', t('stock.depth.title')),
+      h('table.depth-table', h('thead', h('tr', ['level', 'price', 'shares'].map((k) => h('th', { scope: 'col' }, t(`stock.depth.${k}`))))),
         h('tbody.asks', asks), h('tbody.bids', bids)));
   }
 
   async function renderStatus() {
     try {
       const s = await api.get('/market/status' + api.query({ market: quote.market }));
-      const local = new Date(s.local_time).toLocaleTimeString(undefined, { timeZone: s.time_zone, hour: '2-digit', minute: '2-digit' });
-      const city = s.time_zone.split('/').pop().replace('_', ' ');
-      clear(status, h(`span.dot.${s.is_open ? 'open' : 'closed'}`, { 'aria-hidden': 'true' }),
-        `${PHASES[s.phase] ?? s.phase} · ${city} time ${local}`);
+      const time = new Date(s.local_time).toLocaleTimeString(locale(), { timeZone: s.time_zone, hour: '2-digit', minute: '2-digit' });
+      const city = CITIES.includes(s.time_zone) ? t(`city.${s.time_zone}`) : s.time_zone.split('/').pop().replace('_', ' ');
+      const phase = PHASES.includes(s.phase) ? t(`stock.phase.${s.phase}`) : s.phase;
+      clear(status, h(`span.dot.${s.is_open ? 'open' : 'closed'}`, { 'aria-hidden': 'true' }), t('stock.status', { phase, city, time }));
     } catch { clear(status); }
   }
 
@@ -123,17 +122,17 @@ export async function render(view, [symbolParam], scope) {
     star.textContent = on ? '★' : '☆';
     star.classList.toggle('on', on);
     star.setAttribute('aria-pressed', String(on));
-    star.setAttribute('aria-label', on ? `Remove ${symbol} from favorites` : `Add ${symbol} to favorites`);
+    star.setAttribute('aria-label', t(on ? 'stock.favorite_remove' : 'stock.favorite_add', { symbol }));
   }
   star.addEventListener('click', async () => {
     if (!account) return;
     try {
       if (favorites.contains(favList, symbol)) {
         favList = await favorites.remove(account.id, favList.id, symbol);
-        toast(`Removed ${symbol} from favorites`, 'success');
+        toast(t('favorites.removed', { symbol }), 'success');
       } else {
         favList = await favorites.add(account.id, symbol);
-        toast(`Added ${symbol} to favorites`, 'success');
+        toast(t('favorites.added', { symbol }), 'success');
       }
       renderStar();
     } catch (error) { toast(error.message, 'error'); }
@@ -153,33 +152,33 @@ export async function render(view, [symbolParam], scope) {
   function renderPosition() {
     const otherMarket = account && account.market !== quote.market;
     if (!held) {
-      clear(position, h('h2#position-title', 'Your position'),
+      clear(position, h('h2#position-title', t('stock.position')),
         h('p.empty-position', otherMarket
-          ? `${symbol} trades in ${quote.currency}; switch to your ${quote.market === 'cn' ? 'A-share' : 'US'} account to trade it.`
-          : `You have 0 shares of ${symbol}. Start trading!`));
+          ? t(quote.market === 'cn' ? 'stock.other_market.cn' : 'stock.other_market.us', { symbol, currency: quote.currency })
+          : t('stock.no_shares', { symbol })));
       return;
     }
-    clear(position, h('h2#position-title', 'Your position'), h('dl.figures',
-      h('div', h('dt', 'Shares'), h('dd', F.qty(held.qty))),
-      h('div', h('dt', 'Avg cost/share'), h('dd', F.money(held.avg_entry_price, currency))),
-      h('div', h('dt', 'Total cost'), h('dd', F.money(held.cost_basis, currency))),
-      h('div', h('dt', 'Market value'), h('dd', F.money(held.market_value, currency))),
-      h('div', h('dt', 'Change'), h('dd', change(held.unrealized_pl, `${F.signedMoney(held.unrealized_pl, currency)} (${F.percent(held.unrealized_plpc, { fraction: true })})`))),
-      h('div', h('dt', 'Sellable today'), h('dd', F.qty(held.qty_available)))));
+    clear(position, h('h2#position-title', t('stock.position')), h('dl.figures',
+      h('div', h('dt', t('stock.shares')), h('dd', F.qty(held.qty))),
+      h('div', h('dt', t('stock.avg_cost')), h('dd', F.money(held.avg_entry_price, currency))),
+      h('div', h('dt', t('stock.total_cost')), h('dd', F.money(held.cost_basis, currency))),
+      h('div', h('dt', t('stock.market_value')), h('dd', F.money(held.market_value, currency))),
+      h('div', h('dt', t('stock.change')), h('dd', change(held.unrealized_pl, `${F.signedMoney(held.unrealized_pl, currency)} (${F.percent(held.unrealized_plpc, { fraction: true })})`))),
+      h('div', h('dt', t('stock.sellable')), h('dd', F.qty(held.qty_available)))));
   }
 
   function renderAbout() {
     const p = profile;
-    const rows = [['Exchange', `${quote.exchange ?? '—'}${p?.market === 'cn' ? ' (China A-share)' : ''}`]];
-    if (p?.sector) rows.push(['Sector', p.sector]);
-    if (p?.industry) rows.push(['Industry', p.industry]);
-    if (p?.listing_date) rows.push(['Listed', F.shortDate(p.listing_date)]);
-    if (p?.market === 'cn' && p.round_lot > 1) rows.push(['Board lot', `${p.round_lot} shares`]);
-    if (p?.market_cap_millions) rows.push(['Market cap', F.compact(p.market_cap_millions + '000000')]);
-    clear(about, h('h2#about-title', 'About'),
+    const rows = [[t('stock.exchange'), `${quote.exchange ?? '—'}${p?.market === 'cn' ? t('stock.cn_suffix') : ''}`]];
+    if (p?.sector) rows.push([t('stock.sector'), p.sector]);
+    if (p?.industry) rows.push([t('stock.industry'), p.industry]);
+    if (p?.listing_date) rows.push([t('stock.listed'), F.shortDate(p.listing_date)]);
+    if (p?.market === 'cn' && p.round_lot > 1) rows.push([t('stock.board_lot'), F.shares(p.round_lot)]);
+    if (p?.market_cap_millions) rows.push([t('stock.market_cap'), F.compact(p.market_cap_millions + '000000')]);
+    clear(about, h('h2#about-title', t('stock.about')),
       h('dl.about', rows.map(([k, v]) => h('div', h('dt', k), h('dd', v))),
-        p?.website ? h('div', h('dt', 'Website'), h('dd', h('a', { href: p.website, target: '_blank', rel: 'noopener' }, p.website.replace(/^https?:\/\//, '')))) : null),
-      p?.peers?.length ? h('div.peers', h('h3', 'Peers'), h('ul.chips', p.peers.map((peer) =>
+        p?.website ? h('div', h('dt', t('stock.website')), h('dd', h('a', { href: p.website, target: '_blank', rel: 'noopener' }, p.website.replace(/^https?:\/\//, '')))) : null),
+      p?.peers?.length ? h('div.peers', h('h3', t('stock.peers')), h('ul.chips', p.peers.map((peer) =>
         h('li', h('a.chip', { href: `#/stock/${api.enc(peer.symbol)}`, title: peer.name }, peer.symbol))))) : null);
   }
 
@@ -187,23 +186,23 @@ export async function render(view, [symbolParam], scope) {
     const p = profile;
     const parts = [];
     if (p?.news?.length) {
-      parts.push(h('h3', 'News'), h('ul.news', p.news.map((n) => h('li',
+      parts.push(h('h3', t('stock.news')), h('ul.news', p.news.map((n) => h('li',
         h('a', { href: n.url, target: '_blank', rel: 'noopener' }, n.headline),
-        h('p.sub', `${n.source} · ${F.dateTime(n.time)}`)))));
+        h('p.sub', t('stock.news_source', { source: n.source, time: F.dateTime(n.time) }))))));
     }
     if (p?.recommendations?.length) {
-      parts.push(h('h3', 'Analyst recommendations'), h('table.small',
-        h('thead', h('tr', ['Period', 'Strong buy', 'Buy', 'Hold', 'Sell', 'Strong sell'].map((t) => h('th', { scope: 'col' }, t)))),
+      parts.push(h('h3', t('stock.recommendations')), h('table.small',
+        h('thead', h('tr', ['period', 'strong_buy', 'buy', 'hold', 'sell', 'strong_sell'].map((k) => h('th', { scope: 'col' }, t(`stock.rec.${k}`))))),
         h('tbody', p.recommendations.map((r) => h('tr', h('td', r.period), h('td', r.strong_buy), h('td', r.buy), h('td', r.hold), h('td', r.sell), h('td', r.strong_sell))))));
     }
     if (p?.earnings?.length) {
-      parts.push(h('h3', 'Earnings surprises'), h('table.small',
-        h('thead', h('tr', ['Period', 'Actual', 'Estimate', 'Surprise'].map((t) => h('th', { scope: 'col' }, t)))),
+      parts.push(h('h3', t('stock.earnings')), h('table.small',
+        h('thead', h('tr', ['rec.period', 'earn.actual', 'earn.estimate', 'earn.surprise'].map((k) => h('th', { scope: 'col' }, t(`stock.${k}`))))),
         h('tbody', p.earnings.map((e) => h('tr', h('td', e.period), h('td', F.price(e.actual)), h('td', F.price(e.estimate)),
           h('td', change(e.surprise_percent, F.percent(e.surprise_percent))))))));
     }
     insights.hidden = parts.length === 0;
-    clear(insights, h('h2#news-title', 'News and insights'), parts);
+    clear(insights, h('h2#news-title', t('stock.insights')), parts);
   }
 
   function trade(side) {

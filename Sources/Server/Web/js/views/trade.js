@@ -5,67 +5,69 @@ import * as api from '../api.js';
 import * as D from '../decimal.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
+import { t } from '../i18n.js';
+import { statusText } from './orders.js';
 import { h, clear, sheet, toast, debounce } from '../ui.js';
 
-const TYPES = [['market', 'Market'], ['limit', 'Limit'], ['stop', 'Stop'], ['stop_limit', 'Stop limit'], ['trailing_stop', 'Trailing stop']];
+const TYPES = ['market', 'limit', 'stop', 'stop_limit', 'trailing_stop'];
 
 /** Client-side checks, in the order a user would hit them; null when the quantity is fine. */
 export function checkQuantity(text, side) {
   const qty = D.parse(text);
-  if (!qty) return 'Please enter a valid amount';
-  if (D.sign(qty) <= 0) return side === 'buy' ? 'Cannot buy non-positive shares' : 'Cannot sell non-positive shares';
+  if (!qty) return t('trade.invalid_amount');
+  if (D.sign(qty) <= 0) return t(`trade.non_positive.${side}`);
   return null;
 }
 
 export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone }) {
   const account = store.account();
-  if (!account) { toast('Open a paper account first.', 'error'); return; }
+  if (!account) { toast(t('trade.open_account_first'), 'error'); return; }
   if (account.market !== quote.market) {
-    toast(`${symbol} trades in ${quote.currency}. Switch to your ${quote.market === 'cn' ? 'A-share' : 'US'} account to trade it.`, 'error');
+    toast(t(quote.market === 'cn' ? 'trade.other_market.cn' : 'trade.other_market.us', { symbol, currency: quote.currency }), 'error');
     return;
   }
   let side = initialSide;
   let lastEstimate = null;
   const currency = account.currency;
 
-  sheet(`${initialSide === 'buy' ? 'Buy' : 'Sell'} ${symbol}`, (close) => {
-    const sideGroup = h('div.segmented.side', { role: 'group', 'aria-label': 'Side' },
+  sheet(t(`trade.title.${initialSide}`, { symbol }), (close) => {
+    const sideGroup = h('div.segmented.side', { role: 'group', 'aria-label': t('trade.side') },
       ['buy', 'sell'].map((s) => h(`button.${s}`, { type: 'button', 'aria-pressed': String(s === side), dataset: { side: s },
         onclick: () => { side = s; sideGroup.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.side === s))); refresh(); } },
-      s === 'buy' ? 'Buy' : 'Sell')));
-    const type = h('select#order-type', { name: 'type' }, TYPES.map(([v, t]) => h('option', { value: v }, t)));
+      t(`trade.${s}`))));
+    const type = h('select#order-type', { name: 'type' }, TYPES.map((v) => h('option', { value: v }, t(`trade.type.${v}`))));
     const qty = h('input#qty', { name: 'qty', inputMode: quote.market === 'cn' ? 'numeric' : 'decimal', autocomplete: 'off', placeholder: quote.market === 'cn' ? '100' : '1', autofocus: true });
     const limit = h('input#limit-price', { name: 'limit_price', inputMode: 'decimal', autocomplete: 'off', placeholder: F.price(quote.last) });
     const stop = h('input#stop-price', { name: 'stop_price', inputMode: 'decimal', autocomplete: 'off', placeholder: F.price(quote.last) });
     const trail = h('input#trail-percent', { name: 'trail_percent', inputMode: 'decimal', autocomplete: 'off', placeholder: '2' });
-    const tif = h('select#tif', { name: 'time_in_force' }, h('option', { value: 'day' }, 'Day'), h('option', { value: 'gtc' }, 'Good till canceled'));
+    const tif = h('select#tif', { name: 'time_in_force' }, h('option', { value: 'day' }, t('trade.tif.day')), h('option', { value: 'gtc' }, t('trade.tif.gtc')));
     const field = (id, label, input, extra) => h('div.field', { dataset: { field: id } }, h('label', { for: input.id }, label), input, extra);
-    const limitField = field('limit', 'Limit price', limit);
-    const stopField = field('stop', 'Stop price', stop);
-    const trailField = field('trail', 'Trail (%)', trail);
+    const limitField = field('limit', t('trade.limit_price'), limit);
+    const stopField = field('stop', t('trade.stop_price'), stop);
+    const trailField = field('trail', t('trade.trail_percent'), trail);
     const estimate = h('dl.estimate', { 'aria-live': 'polite' });
     const available = h('p.available');
-    const review = h('button.primary.wide', { type: 'submit' }, 'Review order');
+    const review = h('button.primary.wide', { type: 'submit' }, t('trade.review'));
     const form = h('form.trade-form', { novalidate: true },
       sideGroup,
-      h('p.sub', `${quote.name} · last ${F.currencySymbol(currency)}${F.price(quote.last)}`),
-      field('type', 'Order type', type),
-      field('qty', 'Shares', qty, quote.market === 'cn' ? h('p.field-help', 'A-shares trade in lots of 100 shares; shares bought today can be sold from the next trading day.') : null),
+      h('p.sub', t('trade.last', { name: quote.name, price: F.currencySymbol(currency) + F.price(quote.last) })),
+      field('type', t('trade.order_type'), type),
+      field('qty', t('trade.shares'), qty, quote.market === 'cn' ? h('p.field-help', t('trade.cn_help')) : null),
       limitField, stopField, trailField,
-      field('tif', 'Time in force', tif),
+      field('tif', t('trade.tif'), tif),
       estimate, available, review);
 
-    function priceFor(t) {
-      if (t === 'limit' || t === 'stop_limit') return limit.value.trim();
-      if (t === 'stop') return stop.value.trim();
+    function priceFor(kind) {
+      if (kind === 'limit' || kind === 'stop_limit') return limit.value.trim();
+      if (kind === 'stop') return stop.value.trim();
       return '';
     }
 
     function showFields() {
-      const t = type.value;
-      limitField.hidden = !(t === 'limit' || t === 'stop_limit');
-      stopField.hidden = !(t === 'stop' || t === 'stop_limit');
-      trailField.hidden = t !== 'trailing_stop';
+      const kind = type.value;
+      limitField.hidden = !(kind === 'limit' || kind === 'stop_limit');
+      stopField.hidden = !(kind === 'stop' || kind === 'stop_limit');
+      trailField.hidden = kind !== 'trailing_stop';
     }
 
     async function fetchEstimate() {
@@ -80,19 +82,19 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       showFields();
       const sellable = held?.qty_available ?? '0';
       clear(available, side === 'buy'
-        ? `Available cash: ${F.money(store.account()?.buying_power ?? account.buying_power, currency)}`
-        : `Sellable shares: ${F.qty(sellable)}`);
+        ? t('trade.available_cash', { amount: F.money(store.account()?.buying_power ?? account.buying_power, currency) })
+        : t('trade.sellable', { qty: F.qty(sellable) }));
       try {
         lastEstimate = await fetchEstimate();
       } catch { lastEstimate = null; }
-      if (!lastEstimate) { clear(estimate, h('div', h('dt', 'Estimated total'), h('dd', '—'))); return; }
+      if (!lastEstimate) { clear(estimate, h('div', h('dt', t('trade.estimated_total')), h('dd', '—'))); return; }
       const e = lastEstimate;
       clear(estimate,
         h('div', h('dt', `${F.qty(e.qty)} × ${F.price(e.price)}`), h('dd', F.money(e.value, currency))),
         e.fees.map((f) => h('div.fee', h('dt', F.feeName(f.kind)), h('dd', F.money(f.amount, currency)))),
-        h('div', h('dt', 'Fees'), h('dd', F.money(e.fee_total, currency))),
-        h('div.total', h('dt', side === 'buy' ? 'Estimated total' : 'Estimated proceeds'), h('dd', { dataset: { testid: 'estimate-total' } }, F.money(e.total, currency))));
-      clear(available, side === 'buy' ? `Available cash: ${F.money(e.buying_power, currency)}` : `Sellable shares: ${F.qty(e.sellable)}`);
+        h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
+        h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', { dataset: { testid: 'estimate-total' } }, F.money(e.total, currency))));
+      clear(available, side === 'buy' ? t('trade.available_cash', { amount: F.money(e.buying_power, currency) }) : t('trade.sellable', { qty: F.qty(e.sellable) }));
     }, 150);
 
     [qty, limit, stop, trail].forEach((i) => i.addEventListener('input', refresh));
@@ -103,39 +105,37 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       event.preventDefault();
       const problem = checkQuantity(qty.value.trim(), side);
       if (problem) { toast(problem, 'error'); qty.focus(); return; }
-      const t = type.value;
-      for (const [needed, input, label] of [[t === 'limit' || t === 'stop_limit', limit, 'limit price'], [t === 'stop' || t === 'stop_limit', stop, 'stop price'], [t === 'trailing_stop', trail, 'trail percent']]) {
+      const kind = type.value;
+      for (const [needed, input, name] of [[kind === 'limit' || kind === 'stop_limit', limit, 'limit_price'], [kind === 'stop' || kind === 'stop_limit', stop, 'stop_price'], [kind === 'trailing_stop', trail, 'trail_percent']]) {
         const v = D.parse(input.value.trim());
-        if (needed && (!v || D.sign(v) <= 0)) { toast(`Please enter a valid ${label}`, 'error'); input.focus(); return; }
+        if (needed && (!v || D.sign(v) <= 0)) { toast(t(`trade.need.${name}`), 'error'); input.focus(); return; }
       }
       review.disabled = true;
       let e;
       try { e = await fetchEstimate(); } catch (error) { toast(error.message, 'error'); review.disabled = false; return; }
       review.disabled = false;
-      if (side === 'buy' && D.cmp(D.parse(e.total), D.parse(e.buying_power)) > 0) { toast('Not enough money to buy', 'error'); return; }
-      if (side === 'sell' && D.cmp(D.parse(e.qty), D.parse(e.sellable)) > 0) { toast('Not enough shares to sell', 'error'); return; }
+      if (side === 'buy' && D.cmp(D.parse(e.total), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_money'), 'error'); return; }
+      if (side === 'sell' && D.cmp(D.parse(e.qty), D.parse(e.sellable)) > 0) { toast(t('trade.not_enough_shares'), 'error'); return; }
       confirmStep(e);
     });
 
     function confirmStep(e) {
-      const t = type.value;
-      const typeName = TYPES.find(([v]) => v === t)[1];
-      const verb = side === 'buy' ? 'Buy' : 'Sell';
-      const body = { symbol, qty: qty.value.trim(), side, type: t, time_in_force: tif.value, client_order_id: crypto.randomUUID() };
-      if (t === 'limit' || t === 'stop_limit') body.limit_price = limit.value.trim();
-      if (t === 'stop' || t === 'stop_limit') body.stop_price = stop.value.trim();
-      if (t === 'trailing_stop') body.trail_percent = trail.value.trim();
-      const confirm = h('button.primary.wide', { type: 'button', autofocus: true }, `Confirm ${verb.toLowerCase()}`);
-      const back = h('button.secondary.wide', { type: 'button' }, 'Back');
+      const kind = type.value;
+      const body = { symbol, qty: qty.value.trim(), side, type: kind, time_in_force: tif.value, client_order_id: crypto.randomUUID() };
+      if (kind === 'limit' || kind === 'stop_limit') body.limit_price = limit.value.trim();
+      if (kind === 'stop' || kind === 'stop_limit') body.stop_price = stop.value.trim();
+      if (kind === 'trailing_stop') body.trail_percent = trail.value.trim();
+      const confirm = h('button.primary.wide', { type: 'button', autofocus: true }, t(`trade.confirm.${side}`));
+      const back = h('button.secondary.wide', { type: 'button' }, t('trade.back'));
       const panel = h('div.confirm-step',
-        h('h3', `${verb} ${F.shares(body.qty)} of ${symbol}`),
+        h('h3', t(`trade.summary.${side}`, { shares: F.shares(body.qty), symbol })),
         h('dl.estimate',
-          h('div', h('dt', 'Order type'), h('dd', typeName)),
-          body.limit_price ? h('div', h('dt', 'Limit price'), h('dd', F.money(body.limit_price, currency, 2))) : null,
-          body.stop_price ? h('div', h('dt', 'Stop price'), h('dd', F.money(body.stop_price, currency, 2))) : null,
-          body.trail_percent ? h('div', h('dt', 'Trail'), h('dd', body.trail_percent + '%')) : null,
-          h('div', h('dt', 'Fees'), h('dd', F.money(e.fee_total, currency))),
-          h('div.total', h('dt', side === 'buy' ? 'Estimated total' : 'Estimated proceeds'), h('dd', F.money(e.total, currency)))),
+          h('div', h('dt', t('trade.order_type')), h('dd', t(`trade.type.${kind}`))),
+          body.limit_price ? h('div', h('dt', t('trade.limit_price')), h('dd', F.money(body.limit_price, currency, 2))) : null,
+          body.stop_price ? h('div', h('dt', t('trade.stop_price')), h('dd', F.money(body.stop_price, currency, 2))) : null,
+          body.trail_percent ? h('div', h('dt', t('trade.trail')), h('dd', body.trail_percent + '%')) : null,
+          h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
+          h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', F.money(e.total, currency)))),
         confirm, back);
       form.hidden = true;
       form.after(panel);
@@ -147,11 +147,10 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
         try {
           store.noteOwnTrade(symbol);
           const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
-          const past = side === 'buy' ? 'bought' : 'sold';
           if (order.status === 'filled') {
-            toast(`You have successfully ${past} ${F.shares(order.filled_qty)} of ${symbol}`, 'success', { timeout: 5000 });
+            toast(t(`trade.done.${side}`, { shares: F.shares(order.filled_qty), symbol }), 'success', { timeout: 5000 });
           } else {
-            toast(`Your order to ${side} ${F.shares(order.qty)} of ${symbol} was placed (${order.status.replace('_', ' ')}).`, 'success', { timeout: 5000 });
+            toast(t(`trade.placed.${side}`, { shares: F.shares(order.qty), symbol, status: statusText(order.status) }), 'success', { timeout: 5000 });
           }
           close();
           onDone?.(order);

@@ -1,0 +1,54 @@
+import TradingCore
+
+/// An order or transfer refusal in the user's language. English is TradingCore's own message (what the Alpaca and
+/// IB surfaces show verbatim); Chinese words the rejection's named facts (`OrderRejection.Facts`) with the templates
+/// below, and otherwise says the reason in Chinese followed by the English detail.
+public enum RejectionWording {
+    public static func message(_ rejection: OrderRejection, in language: Language) -> String {
+        guard language == .zhHans else { return rejection.message }
+        if let facts = rejection.facts, let template = chinese[facts.sentence] {
+            var text = template
+            for (name, value) in facts.values {
+                let shown = name == "phase" ? (phases[value] ?? value) : value
+                text = text.replacingOccurrences(of: "{\(name)}", with: shown)
+            }
+            return text
+        }
+        return "\(reasons[rejection.reason] ?? "委托被拒绝")：\(rejection.message)"
+    }
+
+    /// Templates by `Facts.sentence`; each names only values its sentence carries (`RejectionWordingTests`).
+    static let chinese: [String: String] = [
+        "lot_size.whole": "{symbol} 的委托数量 {qty} 必须是整数股",
+        "lot_size.board_lot": "{symbol} 的委托数量 {qty} 必须是每手 {lot} 股的整数倍",
+        "lot_size.board_lot_sell": "{symbol} 的委托数量 {qty} 必须是每手 {lot} 股的整数倍；不足一手的零股只能与剩余持仓（{held} 股）一次全部卖出",
+        "lot_size.minimum": "{symbol} 的委托数量 {qty} 低于单笔最低 {minimum} 股",
+        "lot_size.minimum_sell": "{symbol} 的委托数量 {qty} 低于最低 {minimum} 股；更少的股数只能作为剩余持仓（{held} 股）一次全部卖出",
+        "lot_size.maximum": "委托数量 {qty} 超过 {symbol} 单笔委托上限 {maximum} 股",
+        "outside_price_limits": "委托价 {price} 超出 {symbol} 今日的涨跌停价格范围：{down} – {up}",
+        "insufficient_buying_power": "可用资金不足（需要 {required}，可用 {available}）",
+        "insufficient_buying_power.withdraw": "无法出金 {amount} {currency}：可用资金仅 {available}",
+        "insufficient_qty": "可卖股数不足（委托 {requested}，可卖 {available}）",
+        "insufficient_qty.no_position": "您没有 {symbol} 的持仓，无法卖出（不支持卖空）",
+        "not_sellable_today": "T+1：您持有的 {held} 股 {symbol} 中有 {bought} 股为今日买入，下一个交易日才能卖出；当前可卖 {sellable} 股",
+        "market_closed.cn_market_order": "{exchange} 的市价委托只在连续竞价时段（9:30–11:30、13:00–14:57 北京时间）接受；当前为{phase}",
+        "sub_penny": "{name} {price} 无效：美股价格的最小变动单位为 0.01",
+        "off_tick": "{name} {price} 无效：{exchange} 的价格最小变动单位为 {step}",
+        "currency_mismatch": "{symbol} 以 {currency} 交易；此账户持有 {account_currency}",
+        "unknown_symbol": "找不到股票 {symbol}",
+        "no_quote": "{symbol} 暂无市场价格；请改用限价委托",
+    ]
+
+    static let phases: [String: String] = [
+        "closed": "休市", "pre_market": "盘前", "opening_auction": "开盘集合竞价", "pre_open": "开盘前",
+        "continuous": "连续竞价", "lunch_break": "午间休市", "closing_auction": "收盘集合竞价", "post_market": "盘后",
+    ]
+
+    static let reasons: [OrderRejection.Reason: String] = [
+        .invalidInput: "委托无效", .subPenny: "价格无效", .offTick: "价格无效", .lotSize: "委托数量无效",
+        .outsidePriceLimits: "超出涨跌停价格", .insufficientBuyingPower: "可用资金不足", .insufficientQty: "可卖股数不足",
+        .notSellableToday: "今日买入的股份不可卖出", .marketClosed: "当前不接受此委托", .duplicateClientOrderID: "委托编号重复",
+        .unknownSymbol: "找不到股票", .unknownAccount: "找不到账户", .orderNotFound: "找不到委托", .notCancelable: "委托无法撤销",
+        .notReplaceable: "委托无法修改", .currencyMismatch: "币种不符", .noQuote: "暂无市场价格", .unsupported: "不支持",
+    ]
+}

@@ -1,0 +1,136 @@
+"""The web app in Chinese: a browser whose language is zh-CN gets every main screen in Simplified Chinese, red-up
+price colours, 万/亿 volumes, Chinese refusals and Chinese notifications from the server; Settings switches the
+language (kept on the server) and back.
+
+Screenshots of every main screen in Chinese (zh-*-phone.png, zh-*-desktop.png) go to tests/e2e/screenshots/.
+"""
+import time
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from browser import App, chromium
+
+
+@pytest.fixture(scope="module")
+def driver():
+    d = chromium("zh-CN")
+    yield d
+    d.quit()
+
+
+@pytest.fixture
+def app(driver, server):
+    return App(driver, server).signup()
+
+
+def english_left(app, selector="main"):
+    """English catalogue texts that Chinese words differently, still on screen in `selector`: each English text's
+    longest literal run (placeholders cut out) of at least two letters-words, matched as whole words."""
+    return app.d.execute_async_script("""
+        const [selector, done] = arguments;
+        Promise.all([import('/app/js/i18n/en.js'), import('/app/js/i18n/zh-Hans.js')]).then(([en, zh]) => {
+          const text = document.querySelector(selector)?.innerText ?? '';
+          const found = [];
+          for (const [key, english] of Object.entries(en.default)) {
+            if (zh.default[key] === english) continue;
+            const run = english.split(/\\{\\w+\\}/).map((s) => s.trim()).sort((a, b) => b.length - a.length)[0] ?? '';
+            if (!/[A-Za-z]{2,}[^A-Za-z]+[A-Za-z]{2,}/.test(run) && !/^[A-Z][a-z]{3,}$/.test(run)) continue;
+            const escaped = run.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&');
+            if (new RegExp(`(^|[^A-Za-z])${escaped}($|[^A-Za-z])`).test(text)) found.push(`${key}: ${run}`);
+          }
+          done(found);
+        });
+    """, selector)
+
+
+def zh_trade(app, symbol, side, qty):
+    """Buys or sells through the trade sheet, pressing its buttons by their place (their words are Chinese)."""
+    app.open_trade(symbol, side)
+    app.set_qty(qty)
+    app.click("dialog[open] form.trade-form button[type=submit]")
+    app.click("dialog[open] .confirm-step button.primary")
+
+
+def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
+    assert app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    assert app.d.execute_script("return document.documentElement.dataset.colors") == "red-up"
+    tabs = [t.text for t in app.all("nav.tabs a")]
+    assert tabs[0] == "首页" and "排队" in "".join(tabs), tabs
+    # The browser's language is remembered for the user, so notifications and pushes are in Chinese too.
+    assert app.api("GET", "/me")["body"]["language"] == "zh-Hans"
+    assert {a["name"] for a in app.accounts()} == {"美股模拟账户", "A 股模拟账户"}
+
+    zh_trade(app, "AAPL", "buy", "3")
+    assert app.toast("您已成功买入 AAPL 3 股")
+    app.switch_account("cn")
+    zh_trade(app, "600519", "buy", "100")
+    assert app.toast("您已成功买入 600519 100 股")
+
+    screens = [("home", "", ".net-worth"), ("explore", "explore", ".rows"), ("orders", "orders", ".order"),
+               ("account", "account", ".transactions"), ("notifications", "notifications", ".notifications"),
+               ("settings", "settings", ".language"), ("queue", "queue", ".queue-form"),
+               ("alerts", "alerts", "#alerts-active-title"), ("performance", "performance", "[data-testid=figure-twr]"),
+               ("stock-a-share", "stock/600519", ".depth-table")]
+    for name, route, ready in screens:
+        app.go(route)
+        app.css(ready)
+        time.sleep(0.8)
+        assert english_left(app) == [], name
+        app.shot(f"zh-{name}")
+
+    stats = app.text(".stats")
+    assert "涨停价" in stats and "跌停价" in stats
+    assert any(unit in stats for unit in ("万", "亿")), stats
+    assert "卖1" in app.text(".depth-table") and "买1" in app.text(".depth-table")
+    assert "北京时间" in app.text(".market-status")
+
+    app.open_trade("600519", "buy")
+    app.set_qty("100")
+    app.text_in('dialog[open] [data-testid="estimate-total"]', "¥")
+    assert english_left(app, "dialog[open]") == []
+    assert "A 股以 100 股为一手交易" in app.text("dialog[open] .field-help")
+    app.shot("zh-trade-sheet")
+    app.d.find_element(By.CSS_SELECTOR, "dialog[open] .sheet-head button").click()
+
+    app.switch_account("us")
+    app.go("stock/AAPL")
+    app.css(".chart-area canvas")
+    time.sleep(0.8)
+    assert english_left(app) == []
+    app.shot("zh-stock")
+
+    # The notifications the server wrote for the fills are in Chinese.
+    app.go("notifications")
+    assert "买入 600519" in app.text_in(".notifications", "买入 600519")
+
+
+def test_a_refused_order_is_explained_in_chinese(app):
+    app.switch_account("cn")
+    zh_trade(app, "600519", "buy", "150")
+    assert app.toast("600519 的委托数量 150 必须是每手 100 股的整数倍")
+    assert app.all("dialog[open] #qty"), "the sheet stays open for a rejection"
+
+
+def first_tab(driver):
+    """The first tab's label, read in one step (the shell re-renders when the language changes)."""
+    return driver.execute_script("return document.querySelector('nav.tabs a')?.innerText.trim()")
+
+
+def test_settings_switches_the_language_and_back(app):
+    app.go("settings")
+    app.click(".language input[value=en]")
+    app.wait.until(lambda d: first_tab(d) == "Home")
+    assert app.d.execute_script("return document.documentElement.lang") == "en"
+    assert app.api("GET", "/me")["body"]["language"] == "en"
+    # Colours follow the language until chosen: English defaults to green-up.
+    assert app.d.execute_script("return document.documentElement.dataset.colors") == "green-up"
+    assert app.text("main h1") == "Settings"
+    app.d.refresh()
+    app.wait.until(lambda d: first_tab(d) == "Home")
+
+    app.go("settings")
+    app.click(".language input[value='zh-Hans']")
+    app.wait.until(lambda d: first_tab(d) == "首页")
+    assert app.api("GET", "/me")["body"]["language"] == "zh-Hans"
+    assert app.text("main h1") == "设置"
