@@ -107,6 +107,15 @@ def server():
     shutil.rmtree(s.data_dir, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def driver():
+    """Headless Chromium whose language is English (test_web_app_zh.py has its own, in Chinese)."""
+    from browser import chromium  # Selenium is needed only by the browser tests
+    d = chromium("en-US")
+    yield d
+    d.quit()
+
+
 @pytest.fixture
 def fresh_server():
     s = Server().start()

@@ -16,7 +16,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from conftest import Server
-from test_web_app import App, DESKTOP, PHONE, SCREENSHOTS, driver  # noqa: F401 (driver is a fixture)
+from browser import App, DESKTOP, PHONE, SCREENSHOTS
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def replay_server():
 
 
 @pytest.fixture(scope="module")
-def app(driver, replay_server):  # noqa: F811
+def app(driver, replay_server):
     app = App(driver, replay_server).signup()
     account = next(a for a in app.accounts() if a["market"] == "us")
     app.account_id = account["id"]

@@ -15,14 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from browser import App, SCREENSHOTS, chromium
-
-
-@pytest.fixture(scope="module")
-def driver():
-    d = chromium("en-US")
-    yield d
-    d.quit()
+from browser import App, SCREENSHOTS
 
 
 @pytest.fixture
