@@ -77,6 +77,7 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
         app.css(ready)
         time.sleep(0.8)
         assert english_left(app) == [], name
+        app.clear_toasts()
         app.shot(f"zh-{name}")
 
     stats = app.text(".stats")
