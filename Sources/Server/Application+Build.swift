@@ -38,6 +38,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     MarketDataController(services: services).addRoutes(to: alpaca)
     WatchlistsController(services: services).addRoutes(to: alpaca)
     PortfolioController(services: services).addRoutes(to: alpaca)
+    CalendarController(services: services).addRoutes(v2: alpaca, v3: alpacaGroup("v3"))
     ScreenerController(services: services).addRoutes(to: alpacaGroup("v1beta1"))
 
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))

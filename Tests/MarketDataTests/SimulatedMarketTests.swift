@@ -161,6 +161,26 @@ struct SimulatedMarketTests {
             let bar = try #require(minutes.last { $0.time <= tick.time })
             #expect(tick.price >= bar.low && tick.price <= bar.high)
         }
+        // Times are unique and ordered, so a page can continue after the last one; newest first reverses them.
+        #expect(zip(ticks, ticks.dropFirst()).allSatisfy { $0.time < $1.time })
+        let newest = market.trades("AAPL", from: from, to: from.adding(seconds: 600), limit: 5, descending: true)
+        #expect(newest == Array(ticks.suffix(5).reversed()))
+        let quotes = market.quotes("AAPL", from: from, to: from.adding(seconds: 600))
+        #expect(quotes.count == ticks.count)
+        #expect(quotes.allSatisfy { $0.bidPrice < $0.askPrice && $0.bidSize.isPositive })
+    }
+
+    @Test("auctions print the day's official open and close")
+    func auctions() throws {
+        let date = CivilDate(2026, 11, 20)
+        let days = market.auctions("600519", from: date.adding(days: -2), through: date, before: .distantFuture)
+        #expect(days.map(\.date) == [CivilDate(2026, 11, 18), CivilDate(2026, 11, 19), date]) // Wednesday to Friday
+        let minutes = try #require(market.minuteBars("600519", on: date))
+        let last = try #require(days.last)
+        #expect(last.opening?.price == minutes.first?.open && last.closing?.price == minutes.last?.close)
+        #expect(last.closing?.time == Timestamp(date, hour: 15, in: .shanghai))
+        let morning = Timestamp(date, hour: 10, in: .shanghai)
+        #expect(market.auctions("600519", from: date, through: date, before: morning).first?.closing == nil)
     }
 }
 

@@ -1,5 +1,6 @@
 """Alpaca endpoints beyond alpaca-py's common paths (issue 14): the asset list, activities by type with paging, the
-whole calendar, the single-symbol latest data the older SDK calls, the screener and the code tables — driven by
+whole calendar and the v3 clock and calendar, historical trades, quotes and auctions, the single-symbol latest data the
+older SDK calls, the screener and the code tables — driven by
 alpaca-py's own clients (its typed methods where it has them, its REST client's get() where it has none)."""
 import datetime
 
@@ -8,7 +9,9 @@ from alpaca.common.exceptions import APIError
 from alpaca.data.enums import MostActivesBy
 from alpaca.data.historical import StockHistoricalDataClient
 from alpaca.data.historical.screener import ScreenerClient
-from alpaca.data.requests import MarketMoversRequest, MostActivesRequest
+from alpaca.data.requests import (MarketMoversRequest, MostActivesRequest, StockBarsRequest, StockQuotesRequest,
+                                 StockTradesRequest)
+from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import AssetExchange, AssetStatus, OrderSide, TimeInForce
 from alpaca.trading.requests import GetAssetsRequest, GetCalendarRequest, MarketOrderRequest
@@ -122,3 +125,115 @@ def test_exchange_and_condition_codes(data):
     assert "R" in data.get("/stocks/meta/conditions/quote", {"tape": "C"})
     with pytest.raises(APIError):
         data.get("/stocks/meta/conditions/bars")
+
+
+def last_session(client):
+    """The date and opening time (UTC) of the last whole US session before today, from the server's calendar."""
+    today = datetime.date.today()
+    week = client.get("/calendar/NYSE", {"start": (today - datetime.timedelta(days=10)).isoformat(),
+                                         "end": today.isoformat(), "timezone": "UTC"}, api_version="v3")
+    day = [d for d in week["calendar"] if d["date"] < today.isoformat()][-1]
+    return datetime.date.fromisoformat(day["date"]), datetime.datetime.fromisoformat(day["core_start"])
+
+
+def test_historical_trades_and_quotes_page_through_a_session(client, data):
+    _, start = last_session(client)
+    end = start + datetime.timedelta(minutes=30)
+    trades = data.get_stock_trades(StockTradesRequest(symbol_or_symbols=["AAPL", "600519"], start=start, end=end))
+    aapl = trades.data["AAPL"]
+    assert 30 <= len(aapl) <= 30 * 6  # one to six prints a minute
+    times = [t.timestamp for t in aapl]
+    assert times == sorted(times) and len(set(times)) == len(times)
+    assert start <= times[0] and times[-1] < end
+    # Every print lies inside its minute's bar.
+    bars = data.get_stock_bars(StockBarsRequest(symbol_or_symbols="AAPL", timeframe=TimeFrame.Minute, start=start,
+                                                end=end)).data["AAPL"]
+    by_minute = {b.timestamp: b for b in bars}
+    for t in aapl:
+        bar = by_minute[t.timestamp.replace(second=0, microsecond=0)]
+        assert bar.low <= t.price <= bar.high and t.size > 0
+    # The same session pages by `limit` and `page_token` without losing or repeating a print, across symbols too.
+    params = {"symbols": "AAPL,600519", "start": start.isoformat(), "end": end.isoformat(), "limit": 7}
+    paged, token = {}, None
+    while True:
+        page = data.get("/stocks/trades", dict(params, **({"page_token": token} if token else {})))
+        assert sum(len(v) for v in page["trades"].values()) <= 7
+        for symbol, items in page["trades"].items():
+            paged.setdefault(symbol, []).extend(items)
+        token = page["next_page_token"]
+        if not token:
+            break
+    assert [t["i"] for t in paged["AAPL"]] == [t.id for t in aapl]
+    assert len(paged["600519"]) == len(trades.data["600519"])
+    newest = data.get("/stocks/AAPL/trades", dict(params, symbols=None, sort="desc", limit=3))
+    assert newest["symbol"] == "AAPL" and [t["i"] for t in newest["trades"]] == [t.id for t in aapl[-3:]][::-1]
+    # Quotes: a best bid below the best offer after each print, as deterministic as the prints.
+    quotes = data.get_stock_quotes(StockQuotesRequest(symbol_or_symbols="AAPL", start=start, end=end)).data["AAPL"]
+    assert len(quotes) == len(aapl)
+    assert all(0 < q.bid_price < q.ask_price and q.bid_size > 0 and q.ask_size > 0 for q in quotes)
+    again = data.get_stock_quotes(StockQuotesRequest(symbol_or_symbols="AAPL", start=start, end=end)).data["AAPL"]
+    assert again == quotes
+    for bad in [{"sort": "sideways"}, {"limit": 0}, {"feed": "nasdaq"}, {"page_token": "nonsense"},
+                {"start": "yesterday"}, {"start": end.isoformat(), "end": start.isoformat()}]:
+        with pytest.raises(APIError) as refused:
+            data.get("/stocks/quotes", dict(params, **bad))
+        assert refused.value.status_code == 422, bad
+    with pytest.raises(APIError) as missing:
+        data.get("/stocks/NOSUCH/trades")
+    assert missing.value.status_code == 404
+
+
+def test_auctions_are_the_sessions_official_open_and_close(client, data):
+    day, _ = last_session(client)
+    start = (day - datetime.timedelta(days=14)).isoformat()
+    end = (day + datetime.timedelta(days=1)).isoformat()
+    answer = data.get("/stocks/auctions", {"symbols": "AAPL,IBM", "start": start, "end": end})
+    aapl, ibm = answer["auctions"]["AAPL"], answer["auctions"]["IBM"]
+    assert aapl[-1]["d"] == day.isoformat() and 8 <= len(aapl) <= 11
+    assert aapl[-1]["o"][0]["x"] == "Q" and ibm[-1]["o"][0]["x"] == "N"  # the listing exchanges' crosses
+    daily = data.get_stock_bars(StockBarsRequest(symbol_or_symbols="AAPL", timeframe=TimeFrame.Day,
+                                                 start=datetime.datetime.fromisoformat(start))).data["AAPL"]
+    closes = {b.timestamp.date().isoformat(): (b.open, b.close) for b in daily}
+    for a in aapl:
+        assert (a["o"][0]["p"], a["c"][0]["p"]) == closes[a["d"]]
+    single = data.get("/stocks/AAPL/auctions", {"start": start, "end": end, "limit": 2, "sort": "desc"})
+    assert [a["d"] for a in single["auctions"]] == [a["d"] for a in aapl[-2:]][::-1] and single["next_page_token"]
+
+
+def test_v3_clock_and_calendar_cover_both_markets(client):
+    answer = client.get("/clock", {"markets": "NYSE,XSHG"}, api_version="v3")
+    nyse, shanghai = answer["clocks"]
+    assert nyse["market"]["mic"] == "XNYS" and nyse["market"]["timezone"] == "America/New_York"
+    assert shanghai["market"]["timezone"] == "Asia/Shanghai"
+    for c in (nyse, shanghai):
+        assert c["phase"] in {"closed", "pre", "open", "lunch", "post"}
+        at = datetime.datetime.fromisoformat(c["timestamp"])
+        assert at < datetime.datetime.fromisoformat(c["phase_until"])
+        assert at < datetime.datetime.fromisoformat(c["next_market_open"])
+    v2 = client.get_clock()
+    assert nyse["next_market_open"][:16] == v2.next_open.isoformat()[:16]
+    # A moment in a known session: 10:00 in Shanghai on a Monday is morning trading until the 11:30 break.
+    monday = client.get("/clock", {"markets": "SSE", "time": "2025-03-03T02:00:00Z"}, api_version="v3")["clocks"][0]
+    assert monday["phase"] == "open" and monday["phase_until"] == "2025-03-03T11:30:00+08:00"
+    assert monday["is_market_day"] and monday["next_market_close"] == "2025-03-03T15:00:00+08:00"
+    lunch = client.get("/clock", {"markets": "SSE", "time": "2025-03-03T04:00:00Z"}, api_version="v3")["clocks"][0]
+    assert lunch["phase"] == "lunch" and lunch["phase_until"] == "2025-03-03T13:00:00+08:00"
+    saturday = client.get("/clock", {"time": "2025-03-08T15:00:00Z"}, api_version="v3")["clocks"][0]
+    assert saturday["phase"] == "closed" and not saturday["is_market_day"]
+    assert saturday["next_market_open"] == "2025-03-10T09:30:00-04:00"  # daylight saving began that Sunday
+    week = client.get("/calendar/NYSE", {"start": "2025-07-01", "end": "2025-07-07"}, api_version="v3")
+    assert [d["date"] for d in week["calendar"]] == ["2025-07-01", "2025-07-02", "2025-07-03", "2025-07-07"]
+    assert week["calendar"][2]["core_end"] == "2025-07-03T13:00:00-04:00"
+    assert week["calendar"][0]["pre_start"] == "2025-07-01T04:00:00-04:00"
+    assert week["calendar"][0]["post_end"] == "2025-07-01T20:00:00-04:00"
+    utc = client.get("/calendar/XNYS", {"start": "2025-07-01", "end": "2025-07-01", "timezone": "UTC"},
+                     api_version="v3")
+    assert utc["calendar"][0]["core_start"] == "2025-07-01T13:30:00Z"
+    china = client.get("/calendar/XSHG", {"start": "2025-10-01", "end": "2025-10-10"}, api_version="v3")
+    assert [d["date"] for d in china["calendar"]] == ["2025-10-09", "2025-10-10"]  # the National Day holiday
+    assert china["calendar"][0]["lunch_start"] == "2025-10-09T11:30:00+08:00" and "post_start" not in china["calendar"][0]
+    for path, params in [("/clock", {"markets": "LSE"}), ("/clock", {"time": "noon"}),
+                         ("/calendar/NOWHERE", {}), ("/calendar/NYSE", {"timezone": "Europe/Paris"})]:
+        with pytest.raises(APIError) as bad:
+            client.get(path, params, api_version="v3")
+        assert bad.value.status_code == 422, (path, params)

@@ -84,4 +84,19 @@ public final class CachingFeed: MarketDataFeed {
         try await inner.earnings(symbol)
     }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await inner.peers(symbol) }
+    public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TradeTick]
+    {
+        try await inner.trades(symbol, from: from, to: to, limit: limit, descending: descending)
+    }
+    public func quotes(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TopOfBook]
+    {
+        try await inner.quotes(symbol, from: from, to: to, limit: limit, descending: descending)
+    }
+    public func auctions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [DailyAuctions]
+    {
+        try await inner.auctions(symbol, from: from, through: through)
+    }
 }

@@ -19,6 +19,15 @@ public protocol MarketDataFeed: Sendable {
     func indices() async throws(FeedError) -> [IndexQuote]
     /// A market's top gainers, losers or most active stocks.
     func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover]
+    /// Prints in [from, to), oldest first (newest first when `descending`), at most `limit`. Times are unique per
+    /// symbol, so a page can continue after the last one it gave.
+    func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TradeTick]
+    /// Best bid and offer updates in [from, to), ordered and limited as `trades`.
+    func quotes(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TopOfBook]
+    /// Opening and closing auctions of the trading days from `from` through `to`, oldest first.
+    func auctions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError) -> [DailyAuctions]
     /// An index's bars (performance benchmarks). Providers whose chart API takes the index's symbol need not
     /// implement it: the default asks `bars` for `index.rawValue` (^GSPC, sh000001).
     func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
@@ -49,6 +58,21 @@ extension MarketDataFeed {
     }
     public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
         throw .unsupported(provider: name, feature: "market movers")
+    }
+    public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TradeTick]
+    {
+        throw .unsupported(provider: name, feature: "historical trades")
+    }
+    public func quotes(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TopOfBook]
+    {
+        throw .unsupported(provider: name, feature: "historical quotes")
+    }
+    public func auctions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [DailyAuctions]
+    {
+        throw .unsupported(provider: name, feature: "auctions")
     }
 }
 
@@ -96,6 +120,27 @@ public struct SimulatedFeed: MarketDataFeed {
     }
 
     public func indices() async throws(FeedError) -> [IndexQuote] { market.overview(at: clock.now()) }
+
+    public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TradeTick]
+    {
+        guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
+        return market.trades(symbol, from: from, to: min(to, clock.now()), limit: limit, descending: descending)
+    }
+
+    public func quotes(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TopOfBook]
+    {
+        guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
+        return market.quotes(symbol, from: from, to: min(to, clock.now()), limit: limit, descending: descending)
+    }
+
+    public func auctions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [DailyAuctions]
+    {
+        guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
+        return market.auctions(symbol, from: from, through: through, before: clock.now())
+    }
 
     public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
         self.market.movers(market, kind: kind, at: clock.now(), limit: limit)
@@ -158,6 +203,21 @@ public struct MarketRoutedFeed: MarketDataFeed {
         try await feed(symbol).earnings(symbol)
     }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await feed(symbol).peers(symbol) }
+    public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TradeTick]
+    {
+        try await feed(symbol).trades(symbol, from: from, to: to, limit: limit, descending: descending)
+    }
+    public func quotes(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
+        async throws(FeedError) -> [TopOfBook]
+    {
+        try await feed(symbol).quotes(symbol, from: from, to: to, limit: limit, descending: descending)
+    }
+    public func auctions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [DailyAuctions]
+    {
+        try await feed(symbol).auctions(symbol, from: from, through: through)
+    }
 
     /// Each market's indices from its own feed; one market's failure leaves the other's indices (both failing
     /// throws the US feed's error).

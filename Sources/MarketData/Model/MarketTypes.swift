@@ -140,6 +140,28 @@ public struct TradeTick: Sendable, Hashable {
     public var size: Quantity
 }
 
+/// The best bid and offer at an instant (historical quotes).
+public struct TopOfBook: Sendable, Hashable {
+    public var symbol: String
+    public var time: Timestamp
+    public var bidPrice: Price
+    public var bidSize: Quantity
+    public var askPrice: Price
+    public var askSize: Quantity
+}
+
+/// A trading day's opening and closing auctions: the official open and close prints with the auction volume.
+public struct DailyAuctions: Sendable, Hashable {
+    public struct Print: Sendable, Hashable {
+        public var time: Timestamp
+        public var price: Price
+        public var size: Quantity
+    }
+    public var date: CivilDate
+    public var opening: Print?
+    public var closing: Print?
+}
+
 /// A market index for the home screen's overview.
 public struct IndexQuote: Sendable, Hashable {
     public var index: MarketIndex

@@ -178,22 +178,25 @@ struct SimulatedDay: Sendable {
         return dayReturn > 0 ? .up(by: by) : .down(by: by)
     }
 
-    /// Prints inside minute `k`: one to six, at seconds and prices drawn from the minute's range.
+    /// Prints inside minute `k`: one to six, at distinct nanosecond times and prices drawn from the minute's range.
     func trades(minute k: Int, profile: SimulatedProfile) -> [TradeTick] {
         let seed = CounterRandom.hash(profile.path.key, 0x7EAD, UInt64(bitPattern: Int64(dayIndex)), UInt64(k))
         let count = 1 + Int(CounterRandom.uniform(seed) * 6)
-        var seconds = (0..<count).map { Int(CounterRandom.uniform(CounterRandom.hash(seed, UInt64($0), 1)) * 60) }
-        seconds.sort()
+        var offsets = (0..<count).map {
+            Int64(CounterRandom.uniform(CounterRandom.hash(seed, UInt64($0), 1)) * 59_999_000_000)
+        }
+        offsets.sort()
+        for i in offsets.indices.dropFirst() where offsets[i] <= offsets[i - 1] { offsets[i] = offsets[i - 1] + 1 }
         let bar = bars[k]
         let span = high[k] - low[k]
-        return seconds.enumerated().map { i, second in
-            let t = Double(second) / 60
+        return offsets.enumerated().map { i, offset in
+            let t = Double(offset) / 60e9
             let base = open[k] + (close[k] - open[k]) * t
             let jitter = (CounterRandom.uniform(CounterRandom.hash(seed, UInt64(i), 2)) - 0.5) * span * 0.5
             let price = min(max(Quantize.price(base + jitter, tick: profile.tick), bar.low), bar.high)
             let lots = 1 + Int(CounterRandom.uniform(CounterRandom.hash(seed, UInt64(i), 3)) * 20)
             return TradeTick(
-                symbol: profile.symbol, time: minuteStarts[k].adding(seconds: Int64(second)),
+                symbol: profile.symbol, time: minuteStarts[k].adding(nanoseconds: offset),
                 price: price, size: FixedDecimal(lots * (profile.lot == 1 ? 100 : profile.lot)))
         }
     }

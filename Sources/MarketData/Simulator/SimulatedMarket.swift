@@ -210,23 +210,103 @@ public final class SimulatedMarket: Sendable {
         return timeframe.isIntraday ? out.filter { $0.time >= from && $0.time < to } : out.filter { $0.time < to }
     }
 
-    /// Trades of a symbol in [from, to), at most `limit`: several per minute, at prices on the minute's path.
-    public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int = 1000) -> [TradeTick] {
-        guard let entry = directory.entry(symbol) else { return [] }
-        let profile = profile(entry)
-        let grid = grid(profile.market)
-        var out: [TradeTick] = []
-        var date = grid.zone.localTime(of: from).date
-        let lastDate = grid.zone.localTime(of: to).date
-        while date <= lastDate && out.count < limit {
-            defer { date = date.adding(days: 1) }
+    /// The trading days from `from`'s date through `to`'s in order (newest first when `descending`), with their
+    /// minute indices in the same order, for walking ticks without building more days than a page needs.
+    func walk(
+        _ profile: SimulatedProfile, from: Timestamp, to: Timestamp, descending: Bool,
+        _ visit: (SimulatedDay, Int) -> Bool
+    ) {
+        guard from < to else { return }
+        let zone = grid(profile.market).zone
+        let first = zone.localTime(of: from).date, last = zone.localTime(of: to).date
+        guard last.daysSinceEpoch - first.daysSinceEpoch <= 366 * 40 else { return }
+        var date = descending ? last : first
+        while descending ? date >= first : date <= last {
+            defer { date = date.adding(days: descending ? -1 : 1) }
             guard let day = day(profile, on: date) else { continue }
-            for (k, start) in day.minuteStarts.enumerated() where start.adding(seconds: 60) > from && start < to {
-                for tick in day.trades(minute: k, profile: profile) where tick.time >= from && tick.time < to {
-                    out.append(tick)
-                    if out.count == limit { return out }
-                }
+            let minutes = day.minuteStarts.indices.filter {
+                day.minuteStarts[$0].adding(seconds: 60) > from && day.minuteStarts[$0] < to
             }
+            for k in descending ? minutes.reversed() : minutes where !visit(day, k) { return }
+        }
+    }
+
+    /// Trades of a symbol in [from, to), at most `limit`, oldest first (newest first when `descending`): one to
+    /// six per minute, at prices on the minute's path, each at its own nanosecond.
+    public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int = 1000, descending: Bool = false)
+        -> [TradeTick]
+    {
+        guard let entry = directory.entry(symbol), limit > 0 else { return [] }
+        let profile = profile(entry)
+        var out: [TradeTick] = []
+        walk(profile, from: from, to: to, descending: descending) { day, k in
+            let ticks = day.trades(minute: k, profile: profile)
+            for tick in descending ? ticks.reversed() : ticks where tick.time >= from && tick.time < to {
+                out.append(tick)
+                if out.count == limit { return false }
+            }
+            return true
+        }
+        return out
+    }
+
+    /// Best bid and offer updates in [from, to): one just after each print (137 µs later), the book re-centred on
+    /// the print's price; ordered and limited as `trades`.
+    public func quotes(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int = 1000, descending: Bool = false)
+        -> [TopOfBook]
+    {
+        guard let entry = directory.entry(symbol), limit > 0 else { return [] }
+        let profile = profile(entry)
+        let lag: Int64 = 137_000
+        var out: [TopOfBook] = []
+        walk(profile, from: from.adding(nanoseconds: -lag), to: to, descending: descending) { day, k in
+            let ticks = day.trades(minute: k, profile: profile)
+            for tick in descending ? ticks.reversed() : ticks {
+                let time = tick.time.adding(nanoseconds: lag)
+                guard time >= from && time < to else { continue }
+                let book = QuoteBook.make(profile: profile, last: tick.price, band: day.band, time: time, open: true)
+                let bid = book.bids.best, ask = book.asks.best
+                out.append(
+                    TopOfBook(
+                        symbol: profile.symbol, time: time, bidPrice: bid?.price ?? .zero, bidSize: bid?.size ?? .zero,
+                        askPrice: ask?.price ?? .zero, askSize: ask?.size ?? .zero))
+                if out.count == limit { return false }
+            }
+            return true
+        }
+        return out
+    }
+
+    /// Each trading day's opening and closing auction prints (the day's official open and close, with a share of
+    /// the day's volume crossing in each) from `from` through `through`, for sessions that have happened by
+    /// `before`.
+    public func auctions(_ symbol: String, from: CivilDate, through: CivilDate, before now: Timestamp)
+        -> [DailyAuctions]
+    {
+        guard let entry = directory.entry(symbol), from <= through,
+            through.daysSinceEpoch - from.daysSinceEpoch <= 366 * 40
+        else { return [] }
+        let profile = profile(entry)
+        let calendar = profile.market.calendar
+        var out: [DailyAuctions] = []
+        var date = from
+        while date <= through {
+            defer { date = date.adding(days: 1) }
+            guard let day = day(profile, on: date), let schedule = calendar.schedule(on: date),
+                let first = day.bars.first, let last = day.bars.last
+            else { continue }
+            func share(_ salt: UInt64, _ low: Double, _ high: Double) -> Quantity {
+                let u = CounterRandom.uniform(
+                    CounterRandom.hash(profile.path.key, salt, UInt64(bitPattern: Int64(day.dayIndex))))
+                let total = day.volume.reduce(0, +)
+                return Quantize.shares(total * (low + (high - low) * u), lot: profile.lot)
+            }
+            // The opening cross prints at the open; the closing cross at the close (A-shares: 15:00 after the
+            // 14:57 call auction).
+            let opening = DailyAuctions.Print(time: schedule.open, price: first.open, size: share(0xA0C1, 0.005, 0.02))
+            let closing = DailyAuctions.Print(time: schedule.close, price: last.close, size: share(0xA0C2, 0.02, 0.08))
+            guard opening.time <= now else { break }
+            out.append(DailyAuctions(date: date, opening: opening, closing: closing.time <= now ? closing : nil))
         }
         return out
     }

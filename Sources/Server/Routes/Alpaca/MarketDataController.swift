@@ -4,8 +4,9 @@ import JSON
 import MarketData
 import TradingCore
 
-/// Alpaca Market Data v2 (stocks) over the configured feed: bars (multi and single symbol, paginated), latest
-/// bars/quotes/trades (multi and single symbol), snapshots, and the exchange and condition code tables.
+/// Alpaca Market Data v2 (stocks) over the configured feed: historical bars, trades, quotes and auctions (multi and
+/// single symbol, paged with `limit`, `sort` and `page_token`), latest bars/quotes/trades (multi and single symbol),
+/// snapshots, and the exchange and condition code tables.
 /// Market-data numbers are JSON numbers, as Alpaca sends them.
 struct MarketDataController {
     let services: Papertrade
@@ -21,6 +22,12 @@ struct MarketDataController {
         group.get("stocks/{symbol}/bars/latest", use: latestBar)
         group.get("stocks/{symbol}/quotes/latest", use: latestQuote)
         group.get("stocks/{symbol}/trades/latest", use: latestTrade)
+        group.get("stocks/trades", use: multiTrades)
+        group.get("stocks/{symbol}/trades", use: singleTrades)
+        group.get("stocks/quotes", use: multiQuotes)
+        group.get("stocks/{symbol}/quotes", use: singleQuotes)
+        group.get("stocks/auctions", use: multiAuctions)
+        group.get("stocks/{symbol}/auctions", use: singleAuctions)
         group.get("stocks/meta/exchanges", use: exchanges)
         group.get("stocks/meta/conditions/{ticktype}", use: conditions)
     }
@@ -51,6 +58,60 @@ struct MarketDataController {
         ])
     }
 
+    /// The SIP tape a US listing reports to (A: NYSE, B: Arca, American and Cboe, C: Nasdaq); A-shares say "C".
+    func tape(_ symbol: String) -> String {
+        switch services.directory.entry(symbol)?.instrument.exchange {
+        case .nyse?: return "A"
+        case .arca?, .amex?, .bats?: return "B"
+        default: return "C"
+        }
+    }
+
+    /// The code of the exchange whose auctions set a listing's official open and close.
+    func listingExchangeCode(_ symbol: String) -> String {
+        switch services.directory.entry(symbol)?.instrument.exchange {
+        case .nyse?: return "N"
+        case .nasdaq?: return "Q"
+        case .arca?: return "P"
+        case .amex?: return "A"
+        case .bats?: return "Z"
+        case let other?: return other.rawValue
+        case nil: return "V"
+        }
+    }
+
+    func trade(_ t: TradeTick) -> JSONValue {
+        .object([
+            "t": .string(t.time.description), "p": .number(t.price), "s": .number(t.size), "x": .string("V"),
+            "i": .int(Int(t.time.nanoseconds)), "c": .array([.string("@")]), "z": .string(tape(t.symbol)),
+        ])
+    }
+
+    func quote(_ q: TopOfBook) -> JSONValue {
+        .object([
+            "t": .string(q.time.description), "bp": .number(q.bidPrice), "bs": .number(q.bidSize),
+            "ap": .number(q.askPrice), "as": .number(q.askSize), "bx": .string("V"), "ax": .string("V"),
+            "c": .array([.string("R")]), "z": .string(tape(q.symbol)),
+        ])
+    }
+
+    func auction(_ a: DailyAuctions, symbol: String) -> JSONValue {
+        let x = listingExchangeCode(symbol)
+        func print(_ p: DailyAuctions.Print?, condition: String) -> JSONValue {
+            guard let p else { return .array([]) }
+            return .array([
+                .object([
+                    "t": .string(p.time.description), "p": .number(p.price), "s": .number(p.size),
+                    "x": .string(x), "c": .string(condition),
+                ])
+            ])
+        }
+        return .object([
+            "d": .string(a.date.description), "o": print(a.opening, condition: "O"),
+            "c": print(a.closing, condition: "6"),
+        ])
+    }
+
     // MARK: Parameters
 
     func symbols(_ request: Request) throws -> [String] {
@@ -64,9 +125,9 @@ struct MarketDataController {
         return list
     }
 
-    func range(_ request: Request) throws -> (BarTimeframe, Timestamp, Timestamp, Int) {
-        guard let tfText = request.query("timeframe") else { throw APIError.unprocessable("timeframe is required") }
-        guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
+    /// `start` (today's midnight in New York by default), `end` (now; never later) and `limit` (1,000; 1 to 10,000),
+    /// and the feed, sort and currency parameters checked against Alpaca's values.
+    func range(_ request: Request) throws -> (start: Timestamp, end: Timestamp, limit: Int) {
         let now = services.clock.now()
         let start =
             try request.timeQuery("start", zone: .newYork)
@@ -75,13 +136,36 @@ struct MarketDataController {
         let limit = Int(request.query("limit") ?? "1000") ?? 0
         guard (1...10_000).contains(limit) else { throw APIError.unprocessable("limit must be 1 to 10000") }
         guard start <= end else { throw APIError.unprocessable("start must not be after end") }
-        return (timeframe, start, end, limit)
+        if let feed = request.query("feed"),
+            !["iex", "sip", "otc", "delayed_sip", "boats", "overnight"].contains(feed.lowercased())
+        {
+            throw APIError.unprocessable(
+                "invalid feed \(feed); expected iex, sip, otc, delayed_sip, boats or overnight")
+        }
+        if let currency = request.query("currency"), currency.uppercased() != "USD" {
+            throw APIError.unprocessable("invalid currency \(currency); papertrade answers in USD")
+        }
+        return (start, end, limit)
     }
 
-    /// Bars for symbols in symbol order, `limit` in all, continuing after `page_token` ("SYMBOL|nanoseconds").
-    func pagedBars(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
-        let (timeframe, start, end, limit) = try range(request)
-        var after: (String, Int64)?
+    func descending(_ request: Request) throws -> Bool {
+        switch request.query("sort")?.lowercased() {
+        case nil, "asc": return false
+        case "desc": return true
+        case let other?: throw APIError.unprocessable("invalid sort \(other); expected asc or desc")
+        }
+    }
+
+    /// Items for symbols in symbol order, `limit` in all. A page token ("SYMBOL|nanoseconds") names the last item
+    /// of the page before: the next page continues after it (before it, sorted descending).
+    func paged<Item>(
+        _ symbols: [String], request: Request,
+        fetch: (String, Timestamp, Timestamp, Int, Bool) async throws(FeedError) -> [Item],
+        time: (Item) -> Timestamp, encode: (Item) -> JSONValue
+    ) async throws -> ([String: [JSONValue]], String?) {
+        let (start, end, limit) = try range(request)
+        let descending = try descending(request)
+        var after: (symbol: String, time: Int64)?
         if let token = request.query("page_token") {
             let parts = token.split(separator: "|")
             guard parts.count == 2, let ns = Int64(parts[1]) else { throw APIError.unprocessable("invalid page_token") }
@@ -89,42 +173,137 @@ struct MarketDataController {
         }
         var out: [String: [JSONValue]] = [:]
         var count = 0
+        var last: (String, Timestamp)?
         for symbol in symbols.sorted() {
-            if let after, symbol < after.0 { continue }
+            if let after, symbol < after.symbol { continue }
             guard services.directory.entry(symbol) != nil else { continue }
-            let bars: [PriceBar]
-            do {
-                bars = try await services.feed.bars(
-                    symbol, timeframe: timeframe, from: start, to: end.adding(nanoseconds: 1))
-            } catch {
+            var from = start, to = end.adding(nanoseconds: 1)
+            if let after, symbol == after.symbol {
+                if descending {
+                    to = min(to, Timestamp(nanoseconds: after.time))
+                } else {
+                    from = max(from, Timestamp(nanoseconds: after.time + 1))
+                }
+            }
+            guard from < to else { continue }
+            let items: [Item]
+            do { items = try await fetch(symbol, from, to, limit - count + 1, descending) } catch {
                 throw APIError(feed: error)
             }
-            for bar in bars {
-                if let after, symbol == after.0, bar.time.nanoseconds <= after.1 { continue }
-                // Full: the next page starts at this bar.
-                if count == limit { return (out, "\(symbol)|\(bar.time.nanoseconds - 1)") }
-                out[symbol, default: []].append(Self.bar(bar))
+            for item in items {
+                // Full, and more to come: the next page starts after the last item given.
+                if count == limit, let last { return (out, "\(last.0)|\(last.1.nanoseconds)") }
+                out[symbol, default: []].append(encode(item))
+                last = (symbol, time(item))
                 count += 1
             }
         }
         return (out, nil)
     }
 
+    func pagedBars(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
+        guard let tfText = request.query("timeframe") else { throw APIError.unprocessable("timeframe is required") }
+        guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
+        if let adjustment = request.query("adjustment"),
+            !["raw", "split", "dividend", "all"].contains(adjustment.lowercased())
+        {
+            throw APIError.unprocessable("invalid adjustment \(adjustment); expected raw, split, dividend or all")
+        }
+        let feed = services.feed
+        return try await paged(
+            symbols, request: request,
+            fetch: { symbol, from, to, limit, descending throws(FeedError) in
+                let bars = try await feed.bars(symbol, timeframe: timeframe, from: from, to: to)
+                return Array((descending ? bars.reversed() : bars).prefix(limit))
+            }, time: \.time, encode: Self.bar)
+    }
+
+    func pagedTrades(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
+        let feed = services.feed
+        return try await paged(
+            symbols, request: request,
+            fetch: { symbol, from, to, limit, descending throws(FeedError) in
+                try await feed.trades(symbol, from: from, to: to, limit: limit, descending: descending)
+            }, time: \.time, encode: trade)
+    }
+
+    func pagedQuotes(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
+        let feed = services.feed
+        return try await paged(
+            symbols, request: request,
+            fetch: { symbol, from, to, limit, descending throws(FeedError) in
+                try await feed.quotes(symbol, from: from, to: to, limit: limit, descending: descending)
+            }, time: \.time, encode: quote)
+    }
+
+    /// Auctions page by trading day: a day is in [start, end) when its opening auction is.
+    func pagedAuctions(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
+        let feed = services.feed
+        func time(_ a: DailyAuctions) -> Timestamp { a.opening?.time ?? Timestamp(a.date, in: .utc) }
+        let (items, token) = try await paged(
+            symbols, request: request,
+            fetch: { symbol, from, to, limit, descending throws(FeedError) in
+                // A day either side: an A-share session opens on the evening before in New York.
+                let days = try await feed.auctions(
+                    symbol, from: ExchangeTimeZone.utc.localTime(of: from).date.adding(days: -1),
+                    through: ExchangeTimeZone.utc.localTime(of: to).date.adding(days: 1)
+                ).filter { time($0) >= from && time($0) < to }
+                return Array((descending ? days.reversed() : days).prefix(limit)).map { (symbol, $0) }
+            }, time: { time($0.1) }, encode: { auction($0.1, symbol: $0.0) })
+        return (items, token)
+    }
+
     // MARK: Routes
 
-    @Sendable func multiBars(_ request: Request, context: AppContext) async throws -> Response {
-        let (bars, token) = try await pagedBars(try symbols(request), request: request)
-        return JSONValue.object(["bars": .object(bars.mapValues { .array($0) }), "next_page_token": .text(token)])
+    typealias Pager = ([String], Request) async throws -> ([String: [JSONValue]], String?)
+
+    /// The multi-symbol form: `{"<key>": {"AAPL": [...]}, "next_page_token": ...}`.
+    func multi(_ request: Request, key: String, _ pager: Pager) async throws -> Response {
+        let (items, token) = try await pager(try symbols(request), request)
+        return JSONValue.object([key: .object(items.mapValues { .array($0) }), "next_page_token": .text(token)])
             .response()
     }
 
-    @Sendable func singleBars(_ request: Request, context: AppContext) async throws -> Response {
+    /// The single-symbol form: `{"<key>": [...], "symbol": "AAPL", "next_page_token": ...}`.
+    func single(_ request: Request, context: AppContext, key: String, _ pager: Pager) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
         guard services.directory.entry(symbol) != nil else { throw APIError.notFound("symbol \(symbol) not found") }
-        let (bars, token) = try await pagedBars([symbol], request: request)
+        let (items, token) = try await pager([symbol], request)
         return JSONValue.object([
-            "bars": .array(bars[symbol] ?? []), "symbol": .string(symbol), "next_page_token": .text(token),
+            key: .array(items[symbol] ?? []), "symbol": .string(symbol), "next_page_token": .text(token),
         ]).response()
+    }
+
+    @Sendable func multiBars(_ request: Request, context: AppContext) async throws -> Response {
+        try await multi(request, key: "bars", pagedBars)
+    }
+
+    @Sendable func singleBars(_ request: Request, context: AppContext) async throws -> Response {
+        try await single(request, context: context, key: "bars", pagedBars)
+    }
+
+    @Sendable func multiTrades(_ request: Request, context: AppContext) async throws -> Response {
+        try await multi(request, key: "trades", pagedTrades)
+    }
+
+    @Sendable func singleTrades(_ request: Request, context: AppContext) async throws -> Response {
+        try await single(request, context: context, key: "trades", pagedTrades)
+    }
+
+    @Sendable func multiQuotes(_ request: Request, context: AppContext) async throws -> Response {
+        try await multi(request, key: "quotes", pagedQuotes)
+    }
+
+    @Sendable func singleQuotes(_ request: Request, context: AppContext) async throws -> Response {
+        try await single(request, context: context, key: "quotes", pagedQuotes)
+    }
+
+    @Sendable func multiAuctions(_ request: Request, context: AppContext) async throws -> Response {
+        try await multi(request, key: "auctions", pagedAuctions)
+    }
+
+    @Sendable func singleAuctions(_ request: Request, context: AppContext) async throws -> Response {
+        try await single(request, context: context, key: "auctions", pagedAuctions)
     }
 
     func latest(_ request: Request, _ encode: (MarketQuote) -> JSONValue, key: String) async throws -> Response {

@@ -6,7 +6,7 @@ import JSON
 import MarketData
 import TradingCore
 
-/// Alpaca Trading API v2: account, orders, positions, assets, clock, activities.
+/// Alpaca Trading API v2: account, orders, positions, assets, activities.
 struct TradingController {
     let services: Papertrade
     let assetList: AlpacaAssets
@@ -32,8 +32,6 @@ struct TradingController {
         group.get("positions/{symbol}", use: position)
         group.get("assets", use: assets)
         group.get("assets/{symbol}", use: asset)
-        group.get("clock", use: clock)
-        group.get("calendar", use: calendar)
     }
 
     @Sendable func account(_ request: Request, context: AppContext) async throws -> Response {
@@ -196,59 +194,6 @@ struct TradingController {
             throw APIError.notFound("asset not found for \(symbol)")
         }
         return AlpacaEncoding.asset(entry).response()
-    }
-
-    @Sendable func clock(_ request: Request, context: AppContext) async throws -> Response {
-        let now = services.clock.now()
-        let calendar = TradingCalendar.xnys
-        let alwaysOpen = services.clock.sessions == .alwaysOpen
-        let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
-        let session = calendar.currentOrNextSession(at: now)
-        let nextOpen =
-            now < session.open
-            ? session.open
-            : (calendar.schedule(on: calendar.nextTradingDay(after: session.date))?.open ?? session.open)
-        return JSONValue.object([
-            "timestamp": .string(now.rfc3339(in: .newYork)), "is_open": .bool(phase.isRegularTrading),
-            "next_open": .string(nextOpen.rfc3339(in: .newYork, fractionalDigits: 0)),
-            "next_close": .string(session.close.rfc3339(in: .newYork, fractionalDigits: 0)),
-        ]).response()
-    }
-
-    /// Trading days with their hours (Alpaca formats: "09:30", "0400"). Without `start` and `end`, the whole table,
-    /// as Alpaca answers it: 1970 to the end of next year.
-    @Sendable func calendar(_ request: Request, context: AppContext) async throws -> Response {
-        let today = TradingCalendar.xnys.zone.localTime(of: services.clock.now()).date
-        func date(_ name: String, _ fallback: CivilDate) throws -> CivilDate {
-            guard let text = request.query(name) else { return fallback }
-            guard let d = CivilDate(String(text.prefix(10))) else {
-                throw APIError.unprocessable("invalid \(name) \(text); expected YYYY-MM-DD")
-            }
-            return d
-        }
-        let first = CivilDate(1970, 1, 1), last = CivilDate(today.year + 1, 12, 31)
-        let start = max(try date("start", first), first)
-        let end = min(try date("end", last), last)
-        guard start <= end else { throw APIError.unprocessable("start must not be after end") }
-        let calendar = TradingCalendar.xnys
-        func hhmm(_ t: Timestamp, colon: Bool) -> String {
-            let s = calendar.zone.localTime(of: t).secondOfDay
-            let h = s / 3600, m = s / 60 % 60
-            let hh = h < 10 ? "0\(h)" : "\(h)", mm = m < 10 ? "0\(m)" : "\(m)"
-            return colon ? hh + ":" + mm : hh + mm
-        }
-        let days: [JSONValue] = calendar.tradingDays(from: start, through: end).compactMap { day in
-            guard let s = calendar.schedule(on: day), let first = s.periods.first, let last = s.periods.last else {
-                return nil
-            }
-            return .object([
-                "date": .string(day.description), "open": .string(hhmm(s.open, colon: true)),
-                "close": .string(hhmm(s.close, colon: true)), "session_open": .string(hhmm(first.start, colon: false)),
-                "session_close": .string(hhmm(last.end, colon: false)),
-                "settlement_date": .string(calendar.nextTradingDay(after: day).description),
-            ])
-        }
-        return JSONValue.array(days).response()
     }
 
     /// Account activities, Alpaca's way: `activity_types` (or the path's one type), `category`, `date` or
