@@ -13,13 +13,15 @@ extension Brokerage {
     }
 
     /// Opens a paper account for a user, durably.
-    public func openAccount(userID: UserID, market: Market, cash: FixedDecimal, name: String)
-        async throws(BrokerageError) -> AccountRecord
-    {
+    public func openAccount(
+        userID: UserID, market: Market, cash: FixedDecimal, name: String, terms: MarginTerms = .cash
+    ) async throws(BrokerageError) -> AccountRecord {
         var generator = SystemRandomNumberGenerator()
         var id = AccountID(.random(using: &generator))
         while owners[id] != nil { id = AccountID(.random(using: &generator)) }
-        do { try engine.openAccount(id, market: market, startingCash: cash) } catch { throw .rejected(error) }
+        do { try engine.openAccount(id, market: market, startingCash: cash, terms: terms) } catch {
+            throw .rejected(error)
+        }
         guard let snapshot = engine.snapshot(of: id) else { throw .invalid("account could not be opened") }
         let number = "PA" + String(id.high % 10_000_000_000).leftPadded(10)
         let record = AccountRecord(
@@ -36,6 +38,9 @@ extension Brokerage {
     }
 
     public func accountRecord(_ id: AccountID) -> AccountRecord? { owners[id] }
+
+    /// An account's live balances and terms.
+    public func account(_ id: AccountID) -> Account? { engine.account(id) }
 
     public func accounts(of userID: UserID) -> [AccountRecord] {
         owners.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
@@ -61,6 +66,14 @@ extension Brokerage {
         }
         try await commit()
         return entry
+    }
+
+    /// Makes an account a cash or margin account, or changes its largest multiplier (Alpaca's
+    /// max_margin_multiplier), durably.
+    public func setMarginTerms(_ terms: MarginTerms, for id: AccountID) async throws(BrokerageError) {
+        do { try engine.setMarginTerms(terms, for: id) } catch { throw .rejected(error) }
+        pendingAccounts.insert(id)
+        try await commit()
     }
 
     public func reset(_ id: AccountID) async throws(BrokerageError) {
@@ -99,9 +112,10 @@ extension Brokerage {
                     position: position, instrument: engine.instrument(position.instrument),
                     current: mark, previousClose: quote?.previousClose, valuation: valuation))
         }
+        let marks = Dictionary(positions.map { ($0.position.instrument, $0.current) }) { a, _ in a }
         return AccountSummary(
             account: account, record: owners[id], positions: positions,
-            marketValue: marketValue, dayChange: dayChange)
+            marketValue: marketValue, dayChange: dayChange, margin: account.margin(marks: { marks[$0] }))
     }
 }
 
@@ -112,7 +126,11 @@ public struct AccountSummary: Sendable {
     public var positions: [PositionSummary]
     public var marketValue: FixedDecimal
     public var dayChange: FixedDecimal
+    /// Margin figures at the same marks (cash accounts: buying power is free cash).
+    public var margin: MarginState
     public var equity: FixedDecimal { account.cash + marketValue }
+    /// What new buy orders may spend.
+    public var buyingPower: FixedDecimal { margin.buyingPower }
 }
 
 public struct PositionSummary: Sendable {

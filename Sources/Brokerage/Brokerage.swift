@@ -60,6 +60,10 @@ public actor Brokerage {
     var activeAlerts: [AlertID: AlertRecord] = [:]
     /// Alert changes and triggers waiting for the next commit (journaled with their notifications).
     var pendingAlerts: [AlertRecord] = []
+    /// Accounts whose state changed without a ledger entry or order event (margin terms), to be journaled.
+    var pendingAccounts: Set<AccountID> = []
+    /// Margin interest and margin calls (`closeMarginDay`, `checkMarginThreshold`).
+    var marginPolicy = MarginPolicy()
     var pendingAlertTriggers: [AlertTriggerRecord] = []
     /// The last state of alerts that stopped being active in this run (what `addAlert` returns if its alert
     /// triggered at once).
@@ -172,7 +176,7 @@ public actor Brokerage {
         engine.outbox.removeAll(keepingCapacity: true)
         guard
             !events.isEmpty || !pendingRules.isEmpty || !pendingNotifications.isEmpty || !pendingAlerts.isEmpty
-                || !pendingAlertTriggers.isEmpty
+                || !pendingAlertTriggers.isEmpty || !pendingAccounts.isEmpty
         else { return nil }
         var journal = Journal(randomState: engine.randomState)
         journal.rules = pendingRules
@@ -183,7 +187,8 @@ public actor Brokerage {
         pendingAlerts.removeAll()
         pendingAlertTriggers.removeAll()
         for alert in journal.alerts where alert.status != .active { lastAlertOutcome[alert.alert.id] = alert }
-        var touched = Set<AccountID>()
+        var touched = pendingAccounts
+        pendingAccounts.removeAll()
         var updates: [OrderUpdate] = []
         updates.reserveCapacity(events.count)
         for event in events {

@@ -85,6 +85,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     if services.configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: services.brokerage))
         application.addServices(EquityHistoryRecorder(brokerage: services.brokerage))
+        application.addServices(MarginService(brokerage: services.brokerage))
     }
     if services.configuration.ib.port != nil {
         application.addServices(IBGatewayService(services: services, logger: logger))

@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var outboundAddresses = OutboundAddressPolicy()
     /// The contact a push service may reach the operator at (VAPID's `sub`: a mailto: or https: URL).
     public var pushContact = "mailto:papertrade@localhost"
+    /// Margin interest and margin calls.
+    public var margin = MarginPolicy()
     /// The Interactive Brokers Client Portal listener (off unless a port is set).
     public var ib = IBGatewayConfiguration()
 
@@ -106,6 +108,7 @@ public final class Papertrade: Sendable {
         let brokerage = try await Brokerage.open(
             configuration.database, checkpoints: configuration.checkpoints, feed: feed,
             directory: directory, clock: clock, seed: configuration.seed)
+        await brokerage.setMarginPolicy(configuration.margin)
         return Papertrade(
             configuration: configuration, directory: directory, market: market,
             feed: feed, clock: clock, brokerage: brokerage,
@@ -133,13 +136,21 @@ public final class Papertrade: Sendable {
             id: UserID(UUID().uuidString.lowercased()), username: username, passwordHash: hash)
     }
 
-    public func createAccount(userID: UserID, market: Market, cash: FixedDecimal?, name: String?) async throws
-        -> AccountRecord
-    {
+    /// Opens an account: US accounts are margin accounts unless `type` says cash (as Alpaca's paper accounts are);
+    /// A-share accounts are cash accounts.
+    public func createAccount(
+        userID: UserID, market: Market, cash: FixedDecimal?, name: String?, type: AccountType? = nil
+    ) async throws -> AccountRecord {
         let starting = cash ?? (market == .us ? FixedDecimal(100_000) : FixedDecimal(1_000_000))
         let text = Catalogue(brokerage.languages.language(of: userID))
         let label = name ?? text(market == .us ? "account.default_name.us" : "account.default_name.cn")
-        return try await brokerage.openAccount(userID: userID, market: market, cash: starting, name: label)
+        let accountType = type ?? (market == .us ? .margin : .cash)
+        guard market == .us || accountType == .cash else {
+            throw APIError.unprocessable("A-share accounts are cash accounts: margin trading is not offered")
+        }
+        return try await brokerage.openAccount(
+            userID: userID, market: market, cash: starting, name: label,
+            terms: accountType == .margin ? .margin : .cash)
     }
 
     /// A new API key for an account: the secret is shown once and stored only as a hash.

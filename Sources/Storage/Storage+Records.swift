@@ -303,6 +303,8 @@ extension LedgerEntry.Kind {
         case .fill: return "fill"
         case .fee: return "fee"
         case .reset: return "reset"
+        case .interest: return "interest"
+        case .marginCall: return "margin_call"
         }
     }
 }

@@ -94,6 +94,16 @@ struct Serve: AsyncParsableCommand {
             "How push services can reach the operator: a mailto: or https: URL sent with every Web Push message (env PAPERTRADE_PUSH_CONTACT)."
     )
     var pushContact: String?
+    @Option(
+        name: .customLong("margin-rate"),
+        help: "Annual interest on margin debt, charged nightly (env PAPERTRADE_MARGIN_RATE; default 0.07 = 7%).")
+    var marginRate: String?
+    @Option(
+        name: .customLong("margin-call-days"),
+        help:
+            "Trading days to meet a margin call before positions are sold (env PAPERTRADE_MARGIN_CALL_DAYS; default 2)."
+    )
+    var marginCallDays: Int?
 
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
@@ -145,6 +155,16 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("PAPERTRADE_ALLOW_LOCAL_ENDPOINTS must be 1 or 0")
             }
             configuration.outboundAddresses.allowsLocalEndpoints = ["1", "true"].contains(allow.lowercased())
+        }
+        if let text = marginRate ?? env["PAPERTRADE_MARGIN_RATE"] {
+            guard let rate = FixedDecimal(text), !rate.isNegative, rate < .one else {
+                throw ValidationError("--margin-rate must be a yearly rate from 0 to 1 (0.07 = 7%)")
+            }
+            configuration.margin.interestRate = rate
+        }
+        if let days = marginCallDays ?? env["PAPERTRADE_MARGIN_CALL_DAYS"].flatMap(Int.init) {
+            guard (0...30).contains(days) else { throw ValidationError("--margin-call-days must be 0 to 30") }
+            configuration.margin.callDays = days
         }
         configuration.webVendorDirectory = env["PAPERTRADE_WEB_VENDOR_DIR"]
         if let megabytes = env["PAPERTRADE_WAL_LIMIT_MB"] {
@@ -254,10 +274,20 @@ struct CreateAccount: AsyncParsableCommand {
     @Option(help: "us or cn") var market: String
     @Option(help: "Starting cash (default 100000 USD / 1000000 CNY).") var cash: String?
     @Option(help: "Account name.") var name: String?
+    @Option(help: "cash or margin (default: margin for us, cash for cn).") var type: String?
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
         guard let market = Market(rawValue: market) else { throw ValidationError("--market must be us or cn") }
+        let accountType = try type.map { text -> AccountType in
+            guard let value = AccountType(rawValue: text) else {
+                throw ValidationError("--type must be cash or margin")
+            }
+            guard market == .us || value == .cash else {
+                throw ValidationError("A-share accounts are cash accounts: --type margin is for us accounts")
+            }
+            return value
+        }
         let amount = try cash.map { text -> FixedDecimal in
             guard let value = FixedDecimal(text), value.isPositive else {
                 throw ValidationError("--cash must be a positive amount")
@@ -268,7 +298,8 @@ struct CreateAccount: AsyncParsableCommand {
             guard let user = try await services.brokerage.users.user(username: username.lowercased()) else {
                 throw ValidationError("no user \(username)")
             }
-            return try await services.createAccount(userID: user.id, market: market, cash: amount, name: name)
+            return try await services.createAccount(
+                userID: user.id, market: market, cash: amount, name: name, type: accountType)
         }
         Admin.printJSON(.object(["account_id": .string(account.id.description)]))
     }

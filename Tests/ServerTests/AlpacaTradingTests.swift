@@ -179,14 +179,18 @@ struct AlpacaTradingTests {
         }
     }
 
-    @Test("50 simultaneous buys that exceed buying power: exactly those that fit succeed, the rest get 403")
-    func concurrentBuys() async throws {
-        try await ServerFixture.with(cash: 10_000) { f in
+    @Test(
+        "50 simultaneous buys that exceed buying power: exactly those that fit succeed, the rest get 403",
+        arguments: [AccountType.cash, .margin])
+    func concurrentBuys(type: AccountType) async throws {
+        // $10,000 buys $10,000 on a cash account and $20,000 on a margin account (Reg T: twice the equity).
+        let budget = FixedDecimal(type == .cash ? 10_000 : 20_000)
+        try await ServerFixture.with(cash: 10_000, type: type) { f in
             let price = try #require(f.services.market.quote("KO", at: ServerFixture.morning)?.asks.best?.price)
             // Each order reserves 10 × its limit; limit orders below the market rest, so nothing fills.
             let limit = (price - 1).rounded(places: 2, rule: .down)
             let perOrder = limit.times(10)
-            let fit = Int((FixedDecimal(10_000).divided(by: perOrder, places: 0, rule: .down) ?? 0).integerPart ?? 0)
+            let fit = Int((budget.divided(by: perOrder, places: 0, rule: .down) ?? 0).integerPart ?? 0)
             let statuses = try await f.app.test(.router) { client in
                 try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                     for _ in 0..<50 {
@@ -205,7 +209,7 @@ struct AlpacaTradingTests {
             #expect(statuses.filter { $0 == .ok }.count == fit)
             #expect(statuses.filter { $0 == .forbidden }.count == 50 - fit)
             let summary = try await f.services.brokerage.summary(f.accountID)
-            #expect(summary.account.buyingPower >= 0)
+            #expect(summary.buyingPower >= 0 && summary.buyingPower < perOrder)
             #expect(summary.account.reservedCash == perOrder.times(fit))
         }
     }

@@ -8,8 +8,8 @@ import NIOCore
 import Server
 import TradingCore
 
-/// A real server on a fresh SQLite file, with a manual clock inside the US session, a user, a USD account and
-/// its API key.
+/// A real server on a fresh SQLite file, with a manual clock inside the US session, a user, a USD account (a margin
+/// account, as new US accounts are, unless `type` says cash) and its API key.
 struct ServerFixture {
     let services: Papertrade
     let directory: String
@@ -19,9 +19,9 @@ struct ServerFixture {
 
     static let morning = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
 
-    static func make(at time: Timestamp = morning, directory: String? = nil, cash: FixedDecimal? = nil) async throws
-        -> ServerFixture
-    {
+    static func make(
+        at time: Timestamp = morning, directory: String? = nil, cash: FixedDecimal? = nil, type: AccountType? = nil
+    ) async throws -> ServerFixture {
         let dir =
             directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-test-\(UUID())").path
         var configuration = ServerConfiguration()
@@ -29,7 +29,8 @@ struct ServerFixture {
         let services = try await Papertrade.start(configuration, clock: MarketClock(.manual(start: time)))
         let user = try await services.createUser(
             username: "alice\(UInt8.random(in: 0...255))", password: "correct horse")
-        let account = try await services.createAccount(userID: user.id, market: .us, cash: cash, name: nil)
+        let account = try await services.createAccount(
+            userID: user.id, market: .us, cash: cash, name: nil, type: type)
         let key = try await services.createKey(account: account.id)
         return ServerFixture(
             services: services, directory: dir, accountID: account.id, keyID: key.keyID, secret: key.secret)
@@ -37,10 +38,10 @@ struct ServerFixture {
 
     /// Runs a test against a fresh fixture and always closes its database (SQLite insists on it).
     static func with(
-        at time: Timestamp = morning, cash: FixedDecimal? = nil,
+        at time: Timestamp = morning, cash: FixedDecimal? = nil, type: AccountType? = nil,
         _ body: (ServerFixture) async throws -> Void
     ) async throws {
-        let f = try await make(at: time, cash: cash)
+        let f = try await make(at: time, cash: cash, type: type)
         do {
             try await body(f)
         } catch {

@@ -123,7 +123,7 @@ struct WebAppTests {
                     #expect(e["value"]?.decimal == FixedDecimal("300.02")) // 300.015 rounds half-up to the cent
                     #expect(e["fee_total"]?.decimal == .zero) // US buys pay no fees
                     #expect(e["total"]?.decimal == FixedDecimal("300.02"))
-                    #expect(e["buying_power"]?.decimal == FixedDecimal(100_000))
+                    #expect(e["buying_power"]?.decimal == FixedDecimal(200_000)) // a margin account: 2 × equity
                     #expect(e["sellable"]?.decimal == .zero)
                 }
                 try await client.execute(

@@ -32,6 +32,15 @@ extension Catalogue {
         "queue.failed.cash": "not enough cash",
         "queue.empty.title": "Queue is empty",
         "queue.empty.body": "Every queued order of this account has been handled; nothing is waiting any more.",
+        // Margin
+        "margin.call.title": "Margin call",
+        "margin.call.body":
+            "Your equity is {amount} USD below the maintenance margin your positions need. Deposit cash or sell by the close of {due}, or positions will be sold to cover it.",
+        "margin.met.title": "Margin call met",
+        "margin.met.body": "Your equity is back above maintenance margin.",
+        "margin.liquidation.title": "Positions sold for a margin call",
+        "margin.liquidation.body":
+            "Your equity stayed {amount} USD below maintenance margin, so papertrade is selling {sold} at market.",
         // Price alerts
         "alert.title": "{symbol} alert",
         "alert.body": "{symbol} {what} and is at {price}.",

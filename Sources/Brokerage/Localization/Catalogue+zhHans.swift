@@ -26,6 +26,13 @@ extension Catalogue {
         "queue.failed.cash": "可用资金不足",
         "queue.empty.title": "队列已空",
         "queue.empty.body": "该账户排队的订单都已处理完毕，已没有等待中的订单。",
+        // 保证金
+        "margin.call.title": "追加保证金通知",
+        "margin.call.body": "您的账户净值比持仓所需的维持保证金低 {amount} 美元。请在 {due} 收盘前入金或卖出，否则将强制平仓。",
+        "margin.met.title": "追加保证金已满足",
+        "margin.met.body": "账户净值已回到维持保证金之上。",
+        "margin.liquidation.title": "因追加保证金被强制平仓",
+        "margin.liquidation.body": "账户净值仍比维持保证金低 {amount} 美元，papertrade 正以市价卖出 {sold}。",
         // 价格提醒
         "alert.title": "{symbol} 价格提醒",
         "alert.body": "{symbol} {what}，现价 {price}。",

@@ -149,6 +149,7 @@ enum AlpacaEncoding {
 
     static func account(_ s: AccountSummary) -> JSONValue {
         let a = s.account
+        let m = s.margin
         let equity = s.equity
         let lastEquity = equity - s.dayChange
         let zero = JSONValue.string("0")
@@ -157,11 +158,16 @@ enum AlpacaEncoding {
             "status": .string("ACTIVE"),
             "crypto_status": .string("INACTIVE"), "currency": .string(a.currency.rawValue),
             "cash": .decimal(a.cash), "portfolio_value": .decimal(equity), "equity": .decimal(equity),
-            "last_equity": .decimal(lastEquity), "buying_power": .decimal(a.buyingPower),
-            "regt_buying_power": .decimal(a.buyingPower), "daytrading_buying_power": zero,
-            "effective_buying_power": .decimal(a.buyingPower), "non_marginable_buying_power": .decimal(a.buyingPower),
-            "long_market_value": .decimal(s.marketValue), "short_market_value": zero, "initial_margin": zero,
-            "maintenance_margin": zero, "last_maintenance_margin": zero, "sma": zero, "multiplier": .string("1"),
+            "last_equity": .decimal(lastEquity), "buying_power": .decimal(m.buyingPower),
+            "regt_buying_power": .decimal(m.regtBuyingPower),
+            "daytrading_buying_power": .decimal(m.daytradingBuyingPower),
+            "effective_buying_power": .decimal(m.buyingPower),
+            "non_marginable_buying_power": .decimal(m.nonMarginableBuyingPower),
+            "long_market_value": .decimal(s.marketValue), "short_market_value": zero,
+            "initial_margin": .decimal(m.initialMargin), "maintenance_margin": .decimal(m.maintenanceMargin),
+            "last_maintenance_margin": .decimal(m.maintenanceMargin),
+            "sma": .decimal(m.isMargin ? Swift.max(.zero, equity - m.initialMargin) : .zero),
+            "multiplier": .string(String(m.multiplier)),
             "shorting_enabled": .bool(false), "pattern_day_trader": .bool(false), "daytrade_count": .int(0),
             "trading_blocked": .bool(false), "transfers_blocked": .bool(false), "account_blocked": .bool(false),
             "trade_suspended_by_user": .bool(false), "created_at": time(s.record?.createdAt),

@@ -28,6 +28,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         APIError(.unprocessableContent, code: 42210000, message)
     }
     public static func notFound(_ message: String) -> APIError { APIError(.notFound, code: 40410000, message) }
+    public static func forbidden(_ message: String) -> APIError { APIError(.forbidden, code: 40310000, message) }
     public static let unauthorized = APIError(.unauthorized, code: 40110000, "request is not authorized")
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {

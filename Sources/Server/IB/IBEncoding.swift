@@ -65,7 +65,7 @@ enum IBEncoding {
         init(_ summary: AccountSummary) {
             cash = summary.account.cash
             settled = summary.account.cash
-            buyingPower = summary.account.buyingPower
+            buyingPower = summary.buyingPower
             marketValue = summary.marketValue
             equity = summary.equity
             unrealized = summary.positions.reduce(.zero) { $0 + $1.valuation.unrealizedPnL }

@@ -306,9 +306,9 @@ struct IBOrderRoutes {
             ])
         }
         var warn: String? = nil
-        if ticket.side == .buy, -cashChange > summary.account.buyingPower {
+        if ticket.side == .buy, -cashChange > summary.buyingPower {
             warn =
-                "Insufficient buying power: the order needs \(currency) \((-cashChange).formatted(places: 2)); \(summary.account.buyingPower.formatted(places: 2)) is available."
+                "Insufficient buying power: the order needs \(currency) \((-cashChange).formatted(places: 2)); \(summary.buyingPower.formatted(places: 2)) is available."
         }
         return JSONValue.object([
             "amount": .object([

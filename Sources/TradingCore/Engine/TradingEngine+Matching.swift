@@ -259,7 +259,7 @@ extension TradingEngine {
             return .zero
         }
         if order.side == .buy {
-            let spendable = account.buyingPower + order.reservedCash
+            let spendable = buyingPower(account, for: order.instrument, price: price) + order.reservedCash
             var affordable = qty
             while affordable.isPositive, cost(order, qty: affordable, price: price, account: account) > spendable {
                 let estimate =

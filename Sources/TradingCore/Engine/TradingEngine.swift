@@ -72,17 +72,81 @@ public struct TradingEngine: Sendable {
     /// Opens an account with its starting cash (as a first deposit-free balance; `reset` returns to it).
     public mutating func openAccount(
         _ id: AccountID, market: Market, startingCash: FixedDecimal,
-        fees: FeeSchedule? = nil
+        fees: FeeSchedule? = nil, terms: MarginTerms = .cash
     ) throws(OrderRejection) {
         guard accounts[id] == nil else { throw OrderRejection(.invalidInput, "account \(id) already exists") }
         guard !startingCash.isNegative, startingCash.isMultiple(of: market.currency.minorUnit) else {
             throw OrderRejection(
                 .invalidInput, "starting cash must be a non-negative amount in \(market.currency.rawValue) cents")
         }
-        accounts[id] = Account(id: id, market: market, startingCash: startingCash, fees: fees)
+        guard market == .us || terms.type == .cash else {
+            throw OrderRejection(.unsupported, "A-share accounts are cash accounts: margin trading is not offered")
+        }
+        accounts[id] = Account(id: id, market: market, startingCash: startingCash, fees: fees, terms: terms)
     }
 
     public func account(_ id: AccountID) -> Account? { accounts[id] }
+
+    /// The price the engine values a holding at: the last trade, else the best bid.
+    public func mark(_ id: InstrumentID) -> Price? {
+        let book = books[Int(id.index)]
+        return book.lastTrade ?? book.quote?.bids.best?.price
+    }
+
+    /// An account's margin figures at the engine's marks (holdings it has no price for count at cost).
+    public func margin(of id: AccountID) -> MarginState? {
+        accounts[id].map { account in account.margin(marks: mark) }
+    }
+
+    /// What a buy of `instrument` at about `price` may spend: free cash on cash accounts; on margin accounts Reg T
+    /// buying power, or the non-marginable figure for a stock under $2.50.
+    func buyingPower(_ account: Account, for instrument: InstrumentID, price: Price) -> FixedDecimal {
+        guard account.terms.type == .margin else { return account.buyingPower }
+        let state = account.margin(marks: mark)
+        guard state.isMargin else { return account.buyingPower }
+        return price < MarginTerms.marginablePrice ? state.nonMarginableBuyingPower : state.buyingPower
+    }
+
+    /// Charges the night after the US close of `date` (through the next trading day: three nights over a weekend)
+    /// of margin interest on the account's borrowed cash, once per close. Nil when nothing is owed or the close was
+    /// charged already.
+    @discardableResult
+    public mutating func chargeMarginInterest(
+        _ id: AccountID, close date: CivilDate, rate: FixedDecimal, at time: Timestamp
+    ) -> LedgerEntry? {
+        guard let account = accounts[id], account.terms.type == .margin,
+            account.interestChargedThrough.map({ $0 < date }) ?? true
+        else { return nil }
+        accounts[id]?.interestChargedThrough = date
+        let borrowed = -account.cash
+        let nights = TradingCalendar.xnys.nextTradingDay(after: date).daysSinceEpoch - date.daysSinceEpoch
+        let amount = MarginTerms.interest(on: borrowed, rate: rate, nights: nights)
+        guard amount.isPositive else { return nil }
+        return record(.interest(rate: rate, balance: borrowed), cashChange: -amount, account: id, at: time)
+    }
+
+    /// Records a margin call's step on the account (the call itself, or none once met or liquidated) and in its
+    /// ledger.
+    @discardableResult
+    public mutating func recordMarginCall(
+        _ id: AccountID, call: MarginCall?, deficit: FixedDecimal, event: MarginCallEvent, at time: Timestamp
+    ) throws(OrderRejection) -> LedgerEntry {
+        _ = try existingAccount(id)
+        accounts[id]?.marginCall = call
+        return record(.marginCall(deficit: deficit, event: event), cashChange: .zero, account: id, at: time)
+    }
+
+    /// Changes an account's margin terms (cash or margin, and the largest multiplier). A-share accounts stay cash.
+    public mutating func setMarginTerms(_ terms: MarginTerms, for id: AccountID) throws(OrderRejection) {
+        let account = try existingAccount(id)
+        guard MarginTerms.multipliers.contains(terms.maxMultiplier) else {
+            throw OrderRejection(.invalidInput, "max_margin_multiplier must be 1, 2 or 4")
+        }
+        guard account.market == .us || terms.type == .cash else {
+            throw OrderRejection(.unsupported, "A-share accounts are cash accounts: margin trading is not offered")
+        }
+        accounts[id]?.terms = terms
+    }
 
     /// Changes an account's fee schedule (applies to fills from now on).
     public mutating func setFees(_ fees: FeeSchedule, for id: AccountID) throws(OrderRejection) {

@@ -13,8 +13,16 @@ public struct Account: Sendable, Codable, Hashable {
     public var lastSequence: Int64
     /// Σ fees charged since the last reset.
     public var totalFees: FixedDecimal
+    /// Cash or margin account, and its leverage limit (accounts stored before margin existed are cash accounts).
+    public var terms: MarginTerms
+    /// The last US close whose night of margin interest has been charged.
+    public var interestChargedThrough: CivilDate?
+    /// An open margin call: equity fell below maintenance margin at a close.
+    public var marginCall: MarginCall?
 
-    public init(id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule? = nil) {
+    public init(
+        id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule? = nil, terms: MarginTerms = .cash
+    ) {
         self.id = id
         self.market = market
         currency = market.currency
@@ -25,9 +33,35 @@ public struct Account: Sendable, Codable, Hashable {
         positions = [:]
         lastSequence = 0
         totalFees = .zero
+        self.terms = market == .us ? terms : .cash
+        interestChargedThrough = nil
+        marginCall = nil
     }
 
-    /// Cash free for new buy orders: cash accounts never borrow.
+    enum CodingKeys: String, CodingKey {
+        case id, market, currency, startingCash, cash, reservedCash, fees, positions, lastSequence, totalFees, terms
+        case interestChargedThrough, marginCall
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(AccountID.self, forKey: .id)
+        market = try c.decode(Market.self, forKey: .market)
+        currency = try c.decode(Currency.self, forKey: .currency)
+        startingCash = try c.decode(FixedDecimal.self, forKey: .startingCash)
+        cash = try c.decode(FixedDecimal.self, forKey: .cash)
+        reservedCash = try c.decode(FixedDecimal.self, forKey: .reservedCash)
+        fees = try c.decode(FeeSchedule.self, forKey: .fees)
+        positions = try c.decode([InstrumentID: Position].self, forKey: .positions)
+        lastSequence = try c.decode(Int64.self, forKey: .lastSequence)
+        totalFees = try c.decode(FixedDecimal.self, forKey: .totalFees)
+        terms = try c.decodeIfPresent(MarginTerms.self, forKey: .terms) ?? .cash
+        interestChargedThrough = try c.decodeIfPresent(CivilDate.self, forKey: .interestChargedThrough)
+        marginCall = try c.decodeIfPresent(MarginCall.self, forKey: .marginCall)
+    }
+
+    /// Cash free for withdrawals (and, on cash accounts, for new buy orders): borrowed money cannot be taken out.
+    /// Orders on margin accounts spend `margin(marks:).buyingPower`.
     public var buyingPower: FixedDecimal { cash - reservedCash }
 
     /// Cash plus positions at the given marks (missing marks value at cost).

@@ -102,6 +102,9 @@ public struct EquityDayBuilder: Sendable {
             flow += entry.cashChange
         case .fee:
             fees -= entry.cashChange
+        case .interest, .marginCall:
+            // Interest is a cost of borrowing: it lowers equity like a loss, not a withdrawal.
+            break
         case .fill(let fill):
             let held = holdings[fill.symbol, default: .zero]
             holdings[fill.symbol] = fill.side == .buy ? held + fill.qty : held - fill.qty

@@ -24,7 +24,17 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
         case fee(kind: FeeKind, orderID: OrderID, symbol: String)
         /// Account reset: positions and orders cleared, cash set to the starting balance.
         case reset(startingCash: FixedDecimal)
+        /// Margin interest for one night on borrowed cash (`balance`, positive) at an annual `rate` (0.07 = 7%).
+        case interest(rate: FixedDecimal, balance: FixedDecimal)
+        /// A margin call's steps, moving no cash: issued (equity `deficit` short of maintenance), met, or positions
+        /// being sold to meet it (`liquidation`).
+        case marginCall(deficit: FixedDecimal, event: MarginCallEvent)
     }
+}
+
+/// What happened to a margin call.
+public enum MarginCallEvent: String, Sendable, Codable, Hashable {
+    case issued, met, liquidation
 }
 
 /// An execution of (part of) an order.

@@ -25,7 +25,7 @@ public struct LedgerReplay: Sendable, Hashable {
             holdings = [:]
             totalFees = .zero
             return
-        case .deposit, .withdrawal:
+        case .deposit, .withdrawal, .interest, .marginCall:
             break
         case .fee(_, let orderID, _):
             totalFees -= entry.cashChange

@@ -20,6 +20,9 @@ struct OrderValidator {
     let lastTrade: Price?
     /// What the request would reserve if it is a buy.
     let buyCost: FixedDecimal
+    /// What the account may spend on it: free cash on cash accounts, Reg T buying power on margin accounts
+    /// (the non-marginable figure for stocks under $2.50).
+    let buyingPower: FixedDecimal
     /// Whether the account already used the request's client order id.
     let clientOrderIDTaken: Bool
 
@@ -409,8 +412,8 @@ struct OrderValidator {
                 facts: .init("no_quote", ["symbol": instrument.symbol]))
         }
         let cost = buyCost
-        guard cost <= account.buyingPower else {
-            let (required, available) = (cost.formatted(places: 2), account.buyingPower.formatted(places: 2))
+        guard cost <= buyingPower else {
+            let (required, available) = (cost.formatted(places: 2), buyingPower.formatted(places: 2))
             throw OrderRejection(
                 .insufficientBuyingPower,
                 "insufficient buying power (required: \(required), available: \(available))",
@@ -442,6 +445,8 @@ extension TradingEngine {
             tradingDate: tradingDate(instrument, at: time), band: band,
             bestBid: books[i].quote?.bids.best?.price, bestAsk: books[i].quote?.asks.best?.price,
             lastTrade: books[i].lastTrade, buyCost: cost,
+            buyingPower: request.side == .buy
+                ? buyingPower(account, for: id, price: reservationPrice(probe, instrument: instrument)) : .zero,
             clientOrderIDTaken: request.clientOrderID.map {
                 clientOrderIDs[ClientOrderKey(account: account.id, id: $0)] != nil
             }

@@ -64,12 +64,17 @@ struct PortfolioController {
         "pdt_check": .string("entry"), "max_options_trading_level": .int(0), "ptp_no_exception_entry": .bool(false),
     ]
 
+    /// The stored configuration, with the settings the brokerage enforces read from the account itself:
+    /// max_margin_multiplier (the account's margin terms).
     func currentConfiguration(_ account: AccountID) async throws -> [String: JSONValue] {
         var config = Self.defaultConfiguration
         if let stored = try await services.brokerage.configurations.saved(account),
             let object = (try? JSONValue(parsing: stored))?.object
         {
             config.merge(object) { $1 }
+        }
+        if let terms = await services.brokerage.account(account)?.terms {
+            config["max_margin_multiplier"] = .string(String(terms.maxMultiplier))
         }
         return config
     }
@@ -93,6 +98,18 @@ struct PortfolioController {
             switch (current, value) {
             case (.bool, .bool), (.string, .string), (.number, .number): config[key] = value
             default: throw APIError.unprocessable("\(key) has the wrong type")
+            }
+        }
+        if let text = changes["max_margin_multiplier"]?.string {
+            guard let multiplier = Int(text), MarginTerms.multipliers.contains(multiplier) else {
+                throw APIError.unprocessable("max_margin_multiplier must be \"1\", \"2\" or \"4\"")
+            }
+            if var terms = await services.brokerage.account(account)?.terms, terms.maxMultiplier != multiplier {
+                guard terms.type == .margin || multiplier == 1 else {
+                    throw APIError.forbidden("this is a cash account: max_margin_multiplier stays \"1\"")
+                }
+                terms.maxMultiplier = multiplier
+                try await services.brokerage.setMarginTerms(terms, for: account)
             }
         }
         try await services.brokerage.configurations.save(account, json: JSONValue.object(config).serialized)

@@ -268,11 +268,12 @@ struct TradingController {
     }
 }
 
-/// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE, and RESET for account resets).
+/// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE, INT for margin interest, and RESET for account resets).
 enum ActivityEncoding {
     /// Alpaca's activity types that papertrade records, with their stored kinds.
     static let storedKinds: [String: String] = [
-        "FILL": "fill", "CSD": "deposit", "CSW": "withdrawal", "FEE": "fee", "RESET": "reset",
+        "FILL": "fill", "CSD": "deposit", "CSW": "withdrawal", "FEE": "fee", "RESET": "reset", "INT": "interest",
+        "MISC": "margin_call",
     ]
 
     /// Every activity type Alpaca documents (and RESET, papertrade's own); others are refused.
@@ -319,6 +320,20 @@ enum ActivityEncoding {
             return nonTrade(e, id: id, type: "FEE", description: kind.rawValue, symbol: symbol)
         case .reset:
             return nonTrade(e, id: id, type: "RESET", description: "account reset to its starting cash", symbol: nil)
+        case .interest(let rate, let balance):
+            return nonTrade(
+                e, id: id, type: "INT",
+                description: "margin interest at \(rate.times(100))% a year on \(balance.formatted(places: 2))",
+                symbol: nil)
+        case .marginCall(let deficit, let event):
+            let amount = deficit.formatted(places: 2)
+            let description =
+                switch event {
+                case .issued: "margin call: equity is \(amount) below maintenance margin"
+                case .met: "margin call met"
+                case .liquidation: "margin call not met: positions sold to cover \(amount)"
+                }
+            return nonTrade(e, id: id, type: "MISC", description: description, symbol: nil)
         }
     }
 

@@ -84,7 +84,14 @@ struct AccountsController {
             return amount
         }
         let name = body["name"]?.string.map { String($0.prefix(64)) }
-        let record = try await services.createAccount(userID: user, market: market, cash: cash, name: name)
+        let type = try body["type"].map { value -> AccountType in
+            guard let type = value.string.flatMap(AccountType.init(rawValue:)) else {
+                throw APIError.unprocessable("type must be cash or margin")
+            }
+            return type
+        }
+        let record = try await services.createAccount(
+            userID: user, market: market, cash: cash, name: name, type: type)
         return try await detail(record).response(status: .created)
     }
 
@@ -224,7 +231,7 @@ struct AccountsController {
             "fees": .array(
                 fees.map { JSONValue.object(["kind": .string($0.kind.rawValue), "amount": .decimal($0.amount)]) }),
             "fee_total": .decimal(feeTotal), "total": .decimal(side == .buy ? value + feeTotal : value - feeTotal),
-            "currency": .string(account.currency.rawValue), "buying_power": .decimal(account.buyingPower),
+            "currency": .string(account.currency.rawValue), "buying_power": .decimal(summary.buyingPower),
             "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot),
         ]).response(headers: [.cacheControl: "no-store"])
     }
@@ -308,6 +315,12 @@ extension NativeEncoding {
             o["order_id"] = .string(order.description)
         case .reset(let starting):
             o["starting_cash"] = .decimal(starting)
+        case .interest(let rate, let balance):
+            o["rate"] = .decimal(rate)
+            o["balance"] = .decimal(balance)
+        case .marginCall(let deficit, let event):
+            o["deficit"] = .decimal(deficit)
+            o["event"] = .string(event.rawValue)
         }
         return .object(o)
     }

@@ -130,9 +130,13 @@ enum NativeEncoding {
             "id": .string(record.id.description), "name": .string(record.name),
             "market": .string(record.market.rawValue),
             "currency": .string(summary.account.currency.rawValue), "account_number": .string(record.accountNumber),
-            "cash": .decimal(summary.account.cash), "buying_power": .decimal(summary.account.buyingPower),
+            "cash": .decimal(summary.account.cash), "buying_power": .decimal(summary.buyingPower),
             "equity": .decimal(summary.equity), "market_value": .decimal(summary.marketValue),
             "day_change": .decimal(summary.dayChange), "starting_cash": .decimal(summary.account.startingCash),
+            "type": .string(summary.account.terms.type.rawValue), "multiplier": .int(summary.margin.multiplier),
+            "max_margin_multiplier": .int(summary.account.terms.maxMultiplier),
+            "maintenance_margin": .decimal(summary.margin.maintenanceMargin),
+            "margin_deficit": .decimal(summary.margin.deficit),
         ])
     }
 

@@ -7,7 +7,7 @@ import * as store from '../store.js';
 import { t } from '../i18n.js';
 import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../ui.js';
 
-const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset'];
+const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset', 'interest', 'margin_call'];
 const METHODS = ['card', 'bank', 'transfer'];
 const methodName = (m) => (METHODS.includes(m) ? t(`account.method.${m}`) : m);
 
@@ -56,6 +56,8 @@ export async function render(view, params, scope) {
       case 'buy': case 'sell': return t('account.trade', { shares: F.shares(tx.qty), symbol: tx.symbol, price: F.price(tx.price) });
       case 'fee': return t('account.fee', { fee: F.feeName(tx.fee), symbol: tx.symbol });
       case 'reset': return t('account.reset_to', { amount: F.money(tx.starting_cash, currency) });
+      case 'margin_call': return t(`account.margin_call.${tx.event}`, { amount: F.money(tx.deficit, currency) });
+      case 'interest': return t('account.interest', { rate: F.percent(tx.rate, { fraction: true }).replace('+', ''), amount: F.money(tx.balance, currency) });
       default: return '';
     }
   }

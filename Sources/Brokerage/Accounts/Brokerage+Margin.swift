@@ -1,0 +1,114 @@
+import TradingCore
+
+/// What margin costs and how a margin call runs (the operator's settings; Alpaca's paper defaults).
+public struct MarginPolicy: Sendable, Hashable {
+    /// Annual interest on borrowed cash, charged nightly on a 360-day year (0.07 = 7%).
+    public var interestRate = FixedDecimal(units: 7, exponent: 2)
+    /// Trading days after the close that issued a margin call by whose close it must be met.
+    public var callDays = 2
+    /// Equity below this share of maintenance margin is liquidated at once, call or no call (0.5: half).
+    public var liquidationThreshold = FixedDecimal(units: 5, exponent: 1)
+
+    public init() {}
+}
+
+extension Brokerage {
+    public func setMarginPolicy(_ policy: MarginPolicy) { marginPolicy = policy }
+
+    /// The end of a US session for margin accounts: one night's interest (three over a weekend) on borrowed cash,
+    /// then the maintenance check: a new margin call when equity is short of maintenance margin, the call closed
+    /// when it is met, and positions sold when a call is still unmet on its due day.
+    public func closeMarginDay(_ date: CivilDate) async throws(BrokerageError) {
+        let now = clock.now()
+        for id in owners.keys.sorted() {
+            guard let account = engine.account(id), account.terms.type == .margin else { continue }
+            if account.interestChargedThrough.map({ $0 < date }) ?? true {
+                engine.chargeMarginInterest(id, close: date, rate: marginPolicy.interestRate, at: now)
+                pendingAccounts.insert(id)
+            }
+            try await checkMaintenance(id, close: date, at: now)
+        }
+        try await commit()
+    }
+
+    /// During the session: liquidates accounts whose equity fell below the liquidation threshold of their
+    /// maintenance margin (a margin call cannot wait for them).
+    public func checkMarginThreshold() async throws(BrokerageError) {
+        for id in owners.keys.sorted() {
+            guard let account = engine.account(id), account.terms.type == .margin, account.cash.isNegative else {
+                continue
+            }
+            let margin = try await summary(id).margin
+            guard margin.equity < margin.maintenanceMargin.multiplied(by: marginPolicy.liquidationThreshold) else {
+                continue
+            }
+            try await liquidate(id, deficit: margin.deficit, at: clock.now())
+        }
+        try await commit()
+    }
+
+    func checkMaintenance(_ id: AccountID, close date: CivilDate, at now: Timestamp) async throws(BrokerageError) {
+        guard let account = engine.account(id) else { return }
+        let margin = try await summary(id).margin
+        let text = text(for: id)
+        let amount = margin.deficit.formatted(places: 2)
+        switch (account.marginCall, margin.deficit.isPositive) {
+        case (nil, true):
+            var due = date
+            for _ in 0..<marginPolicy.callDays { due = TradingCalendar.xnys.nextTradingDay(after: due) }
+            let call = MarginCall(amount: margin.deficit, issuedAt: now, due: due)
+            try record(id, call: call, deficit: margin.deficit, event: .issued, at: now)
+            notify(
+                id, kind: "margin_call", title: text("margin.call.title"),
+                body: text("margin.call.body", ["amount": amount, "due": due.description]), at: now)
+        case (_?, false):
+            try record(id, call: nil, deficit: .zero, event: .met, at: now)
+            notify(id, kind: "margin_call_met", title: text("margin.met.title"), body: text("margin.met.body"), at: now)
+        case (let call?, true) where date >= call.due:
+            try await liquidate(id, deficit: margin.deficit, at: now)
+        default:
+            break
+        }
+    }
+
+    func record(_ id: AccountID, call: MarginCall?, deficit: FixedDecimal, event: MarginCallEvent, at now: Timestamp)
+        throws(BrokerageError)
+    {
+        do { try engine.recordMarginCall(id, call: call, deficit: deficit, event: event, at: now) } catch {
+            throw .rejected(error)
+        }
+    }
+
+    /// Cancels the account's open orders and sells positions, largest first, until what the sales release from
+    /// maintenance margin covers the deficit (each dollar sold releases its maintenance rate: 30%, or all of it
+    /// under $2.50). The sales are market orders: outside the session they fill at the next open.
+    func liquidate(_ id: AccountID, deficit: FixedDecimal, at now: Timestamp) async throws(BrokerageError) {
+        _ = try await cancelAll(account: id)
+        let summary = try await summary(id)
+        var remaining = deficit
+        var sold: [String] = []
+        for p in summary.positions.sorted(by: { $0.valuation.marketValue > $1.valuation.marketValue }) {
+            guard remaining.isPositive else { break }
+            let rate = p.current < MarginTerms.marginablePrice ? FixedDecimal.one : MarginTerms.maintenanceRate
+            let perShare = p.current.multiplied(by: rate)
+            guard perShare.isPositive else { continue }
+            var qty = remaining.divided(by: perShare, places: 0, rule: .up) ?? p.position.qty
+            qty = Swift.min(qty, p.position.qty)
+            do {
+                _ = try await closePosition(p.position.symbol, account: id, qty: qty, percentage: nil)
+                remaining -= qty.multiplied(by: perShare)
+                sold.append("\(qty) \(p.position.symbol)")
+            } catch {
+                continue
+            }
+        }
+        try record(id, call: nil, deficit: deficit, event: .liquidation, at: now)
+        let text = text(for: id)
+        notify(
+            id, kind: "margin_liquidation", title: text("margin.liquidation.title"),
+            body: text(
+                "margin.liquidation.body",
+                ["amount": deficit.formatted(places: 2), "sold": sold.joined(separator: ", ")]),
+            at: now)
+    }
+}

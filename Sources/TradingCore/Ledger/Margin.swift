@@ -1,0 +1,125 @@
+/// Whether an account may borrow. US accounts are cash or margin accounts (Regulation T, as Alpaca's paper accounts);
+/// A-share accounts are always cash accounts (no 融资融券).
+public enum AccountType: String, Sendable, Codable, Hashable, CaseIterable {
+    case cash
+    case margin
+}
+
+/// An account's margin terms: its type and the most leverage it accepts (Alpaca's `max_margin_multiplier`).
+public struct MarginTerms: Sendable, Codable, Hashable {
+    public var type: AccountType
+    /// 1 (trade as cash even on a margin account), 2 (Reg T overnight) or 4 (intraday, for $25,000 and above).
+    public var maxMultiplier: Int
+
+    public init(type: AccountType, maxMultiplier: Int = 4) {
+        self.type = type
+        self.maxMultiplier = type == .cash ? 1 : maxMultiplier
+    }
+
+    public static let cash = MarginTerms(type: .cash)
+    /// New US accounts: margin, up to 4× as Alpaca's paper accounts.
+    public static let margin = MarginTerms(type: .margin, maxMultiplier: 4)
+
+    public static let multipliers: Set<Int> = [1, 2, 4]
+
+    /// Margin needs at least this much equity (FINRA's minimum); below it the account trades as cash.
+    public static let minimumEquity = FixedDecimal(2_000)
+    /// Intraday (4×) leverage needs this much equity.
+    public static let dayTradingMinimumEquity = FixedDecimal(25_000)
+    /// Stocks below this price are not marginable: their purchases take cash in full.
+    public static let marginablePrice = FixedDecimal(units: 250, exponent: 2)
+    /// Reg T initial margin (50%) and the maintenance margin Alpaca requires of long positions (30%).
+    public static let initialRate = FixedDecimal(units: 5, exponent: 1)
+    public static let maintenanceRate = FixedDecimal(units: 3, exponent: 1)
+}
+
+/// A demand to bring equity back up to maintenance margin: deposit or sell by the close of `due`, or positions are
+/// sold for it.
+public struct MarginCall: Sendable, Codable, Hashable {
+    /// Equity short of maintenance margin when the call was made.
+    public var amount: FixedDecimal
+    public var issuedAt: Timestamp
+    /// The last trading day to meet it.
+    public var due: CivilDate
+
+    public init(amount: FixedDecimal, issuedAt: Timestamp, due: CivilDate) {
+        self.amount = amount
+        self.issuedAt = issuedAt
+        self.due = due
+    }
+}
+
+/// An account's margin figures at marks, in the terms of Alpaca's account object.
+public struct MarginState: Sendable, Hashable {
+    public var longMarketValue: FixedDecimal
+    public var equity: FixedDecimal
+    /// What the positions require at purchase (50% marginable, 100% not) and to be kept (30%, 100%).
+    public var initialMargin: FixedDecimal
+    public var maintenanceMargin: FixedDecimal
+    /// The leverage in effect: 1 for cash accounts, margin accounts set to 1 and accounts under $2,000.
+    public var multiplier: Int
+    /// Reg T buying power: twice the equity above initial margin (cash accounts: cash).
+    public var regtBuyingPower: FixedDecimal
+    /// Intraday buying power (4× the equity above maintenance margin) for 4× accounts of $25,000 and more; zero
+    /// otherwise. Shown, not yet spent by orders: an overnight Reg T call would be needed to police it.
+    public var daytradingBuyingPower: FixedDecimal
+    /// What new orders may spend: Reg T buying power (cash) less what open buy orders hold.
+    public var buyingPower: FixedDecimal
+    /// What a purchase of a non-marginable stock may spend (it takes cash in full).
+    public var nonMarginableBuyingPower: FixedDecimal
+    /// Equity short of maintenance margin (a margin call), zero when none.
+    public var deficit: FixedDecimal
+
+    /// Whether the account trades on margin at the moment.
+    public var isMargin: Bool { multiplier > 1 }
+}
+
+extension Account {
+    /// The account's margin figures with positions valued at `marks` (missing marks value at cost).
+    public func margin(marks: (InstrumentID) -> Price?) -> MarginState {
+        var longValue = FixedDecimal.zero, initial = FixedDecimal.zero, maintenance = FixedDecimal.zero
+        for position in positions.values where position.qty.isPositive {
+            let mark = marks(position.instrument) ?? position.averageEntryPrice
+            let value = position.qty.multiplied(by: mark)
+            longValue += value
+            if mark < MarginTerms.marginablePrice {
+                initial += value
+                maintenance += value
+            } else {
+                initial += value.multiplied(by: MarginTerms.initialRate)
+                maintenance += value.multiplied(by: MarginTerms.maintenanceRate)
+            }
+        }
+        let equity = cash + longValue
+        var multiplier = terms.type == .cash || market != .us ? 1 : terms.maxMultiplier
+        if equity < MarginTerms.minimumEquity {
+            multiplier = 1
+        } else if equity < MarginTerms.dayTradingMinimumEquity {
+            multiplier = Swift.min(multiplier, 2)
+        }
+        let cent = currency.minorUnitDigits
+        let excess = Swift.max(.zero, equity - initial).rounded(places: cent, rule: .down)
+        let regt = multiplier > 1 ? excess.times(2) : Swift.max(.zero, cash)
+        let dayTrading =
+            multiplier == 4 ? Swift.max(.zero, equity - maintenance).rounded(places: cent, rule: .down).times(4) : .zero
+        let spendable = Swift.max(.zero, regt - reservedCash)
+        let free = Swift.max(.zero, cash - reservedCash)
+        return MarginState(
+            longMarketValue: longValue, equity: equity, initialMargin: initial.rounded(places: cent, rule: .up),
+            maintenanceMargin: maintenance.rounded(places: cent, rule: .up), multiplier: multiplier,
+            regtBuyingPower: regt, daytradingBuyingPower: dayTrading,
+            buyingPower: multiplier > 1 ? spendable : free,
+            nonMarginableBuyingPower: multiplier > 1 ? Swift.max(.zero, excess - reservedCash) : free,
+            deficit: Swift.max(.zero, maintenance - equity).rounded(places: cent, rule: .up))
+    }
+}
+
+extension MarginTerms {
+    /// One night's interest on `borrowed` (positive) at an annual `rate` over `nights` calendar nights, on a 360-day
+    /// year as US brokers count it, half-up to the cent.
+    public static func interest(on borrowed: FixedDecimal, rate: FixedDecimal, nights: Int) -> FixedDecimal {
+        guard borrowed.isPositive, rate.isPositive, nights > 0 else { return .zero }
+        let yearly = borrowed.multiplied(by: rate).times(nights)
+        return yearly.divided(by: FixedDecimal(360), places: 2, rule: .halfUp) ?? .zero
+    }
+}
