@@ -115,7 +115,8 @@ extension Brokerage {
         let marks = Dictionary(positions.map { ($0.position.instrument, $0.current) }) { a, _ in a }
         return AccountSummary(
             account: account, record: owners[id], positions: positions,
-            marketValue: marketValue, dayChange: dayChange, margin: account.margin(marks: { marks[$0] }))
+            marketValue: marketValue, dayChange: dayChange,
+            margin: account.margin(marks: { marks[$0] }, rates: engine.configuration.margin))
     }
 }
 

@@ -27,7 +27,7 @@ public actor Brokerage {
     public nonisolated let configurations: AccountConfigurations
     /// Users' chosen languages (notifications are written in them).
     public nonisolated let languages = LanguagePreferences()
-    let configuration: EngineConfiguration
+    var configuration: EngineConfiguration
     var owners: [AccountID: AccountRecord] = [:]
     /// The trading date each instrument's reference (previous close, price band) was last set for.
     var referenceDates: [InstrumentID: CivilDate] = [:]

@@ -237,3 +237,25 @@ def test_v3_clock_and_calendar_cover_both_markets(client):
         with pytest.raises(APIError) as bad:
             client.get(path, params, api_version="v3")
         assert bad.value.status_code == 422, (path, params)
+
+
+def test_new_us_accounts_are_margin_accounts(client):
+    """alpaca-py reads the Reg T figures of a new account: 2× equity to spend, and they follow what it holds."""
+    account = client.get_account()
+    assert account.multiplier in ("2", "4") and float(account.equity) >= 25_000
+    assert float(account.regt_buying_power) == 2 * (float(account.equity) - float(account.initial_margin))
+    assert float(account.buying_power) <= float(account.regt_buying_power)
+    assert float(account.maintenance_margin) <= float(account.initial_margin)
+    config = client.get_account_configurations()
+    assert config.max_margin_multiplier == "4"
+    # Trading as cash and back, through the configurations alpaca-py PATCHes whole.
+    config.max_margin_multiplier = "1"
+    assert client.set_account_configurations(config).max_margin_multiplier == "1"
+    cash_like = client.get_account()
+    assert cash_like.multiplier == "1" and float(cash_like.buying_power) <= max(float(cash_like.cash), 0)
+    config.max_margin_multiplier = "4"
+    client.set_account_configurations(config)
+    assert client.get_account().multiplier in ("2", "4")
+    with pytest.raises(APIError) as bad:
+        client.patch("/account/configurations", {"max_margin_multiplier": "3"})
+    assert bad.value.status_code == 422

@@ -8,24 +8,31 @@ public struct MarginPolicy: Sendable, Hashable {
     public var callDays = 2
     /// Equity below this share of maintenance margin is liquidated at once, call or no call (0.5: half).
     public var liquidationThreshold = FixedDecimal(units: 5, exponent: 1)
+    /// The house's initial and maintenance requirements.
+    public var rates = MarginRates()
 
     public init() {}
 }
 
 extension Brokerage {
-    public func setMarginPolicy(_ policy: MarginPolicy) { marginPolicy = policy }
+    public func setMarginPolicy(_ policy: MarginPolicy) {
+        marginPolicy = policy
+        configuration.margin = policy.rates
+        engine.setMarginRates(policy.rates)
+    }
 
     /// The end of a US session for margin accounts: one night's interest (three over a weekend) on borrowed cash,
     /// then the maintenance check: a new margin call when equity is short of maintenance margin, the call closed
-    /// when it is met, and positions sold when a call is still unmet on its due day.
+    /// when it is met, and positions sold when a call is still unmet on its due day. Each close is settled once.
     public func closeMarginDay(_ date: CivilDate) async throws(BrokerageError) {
         let now = clock.now()
         for id in owners.keys.sorted() {
-            guard let account = engine.account(id), account.terms.type == .margin else { continue }
-            if account.interestChargedThrough.map({ $0 < date }) ?? true {
-                engine.chargeMarginInterest(id, close: date, rate: marginPolicy.interestRate, at: now)
-                pendingAccounts.insert(id)
-            }
+            // Once per close: a second run (a restart, the service and a caller both) changes nothing.
+            guard let account = engine.account(id), account.terms.type == .margin,
+                account.marginDayClosed.map({ $0 < date }) ?? true
+            else { continue }
+            engine.chargeMarginInterest(id, close: date, rate: marginPolicy.interestRate, at: now)
+            pendingAccounts.insert(id)
             try await checkMaintenance(id, close: date, at: now)
         }
         try await commit()
@@ -89,7 +96,7 @@ extension Brokerage {
         var sold: [String] = []
         for p in summary.positions.sorted(by: { $0.valuation.marketValue > $1.valuation.marketValue }) {
             guard remaining.isPositive else { break }
-            let rate = p.current < MarginTerms.marginablePrice ? FixedDecimal.one : MarginTerms.maintenanceRate
+            let rate = engine.configuration.margin.maintenance(at: p.current)
             let perShare = p.current.multiplied(by: rate)
             guard perShare.isPositive else { continue }
             var qty = remaining.divided(by: perShare, places: 0, rule: .up) ?? p.position.qty

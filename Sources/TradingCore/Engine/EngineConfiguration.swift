@@ -20,6 +20,8 @@ public struct EngineConfiguration: Sendable, Codable, Hashable {
     /// The largest quantity and price any order may name, whatever the instrument.
     public var maximumQty: Quantity
     public var maximumPrice: Price
+    /// Margin accounts' initial and maintenance requirements.
+    public var margin = MarginRates()
 
     public enum SessionPolicy: String, Sendable, Codable, Hashable {
         case exchangeCalendars = "exchange_calendars"

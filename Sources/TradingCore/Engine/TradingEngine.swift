@@ -95,16 +95,16 @@ public struct TradingEngine: Sendable {
 
     /// An account's margin figures at the engine's marks (holdings it has no price for count at cost).
     public func margin(of id: AccountID) -> MarginState? {
-        accounts[id].map { account in account.margin(marks: mark) }
+        accounts[id].map { account in account.margin(marks: mark, rates: configuration.margin) }
     }
 
     /// What a buy of `instrument` at about `price` may spend: free cash on cash accounts; on margin accounts Reg T
     /// buying power, or the non-marginable figure for a stock under $2.50.
     func buyingPower(_ account: Account, for instrument: InstrumentID, price: Price) -> FixedDecimal {
         guard account.terms.type == .margin else { return account.buyingPower }
-        let state = account.margin(marks: mark)
+        let state = account.margin(marks: mark, rates: configuration.margin)
         guard state.isMargin else { return account.buyingPower }
-        return price < MarginTerms.marginablePrice ? state.nonMarginableBuyingPower : state.buyingPower
+        return price < configuration.margin.marginablePrice ? state.nonMarginableBuyingPower : state.buyingPower
     }
 
     /// Charges the night after the US close of `date` (through the next trading day: three nights over a weekend)
@@ -115,9 +115,9 @@ public struct TradingEngine: Sendable {
         _ id: AccountID, close date: CivilDate, rate: FixedDecimal, at time: Timestamp
     ) -> LedgerEntry? {
         guard let account = accounts[id], account.terms.type == .margin,
-            account.interestChargedThrough.map({ $0 < date }) ?? true
+            account.marginDayClosed.map({ $0 < date }) ?? true
         else { return nil }
-        accounts[id]?.interestChargedThrough = date
+        accounts[id]?.marginDayClosed = date
         let borrowed = -account.cash
         let nights = TradingCalendar.xnys.nextTradingDay(after: date).daysSinceEpoch - date.daysSinceEpoch
         let amount = MarginTerms.interest(on: borrowed, rate: rate, nights: nights)
@@ -135,6 +135,9 @@ public struct TradingEngine: Sendable {
         accounts[id]?.marginCall = call
         return record(.marginCall(deficit: deficit, event: event), cashChange: .zero, account: id, at: time)
     }
+
+    /// Sets the house's margin requirements (applies to every margin account from now on).
+    public mutating func setMarginRates(_ rates: MarginRates) { configuration.margin = rates }
 
     /// Changes an account's margin terms (cash or margin, and the largest multiplier). A-share accounts stay cash.
     public mutating func setMarginTerms(_ terms: MarginTerms, for id: AccountID) throws(OrderRejection) {

@@ -15,8 +15,8 @@ public struct Account: Sendable, Codable, Hashable {
     public var totalFees: FixedDecimal
     /// Cash or margin account, and its leverage limit (accounts stored before margin existed are cash accounts).
     public var terms: MarginTerms
-    /// The last US close whose night of margin interest has been charged.
-    public var interestChargedThrough: CivilDate?
+    /// The last US close the account's margin day was closed for (interest charged, maintenance checked).
+    public var marginDayClosed: CivilDate?
     /// An open margin call: equity fell below maintenance margin at a close.
     public var marginCall: MarginCall?
 
@@ -34,13 +34,13 @@ public struct Account: Sendable, Codable, Hashable {
         lastSequence = 0
         totalFees = .zero
         self.terms = market == .us ? terms : .cash
-        interestChargedThrough = nil
+        marginDayClosed = nil
         marginCall = nil
     }
 
     enum CodingKeys: String, CodingKey {
         case id, market, currency, startingCash, cash, reservedCash, fees, positions, lastSequence, totalFees, terms
-        case interestChargedThrough, marginCall
+        case marginDayClosed, marginCall
     }
 
     public init(from decoder: any Decoder) throws {
@@ -56,7 +56,7 @@ public struct Account: Sendable, Codable, Hashable {
         lastSequence = try c.decode(Int64.self, forKey: .lastSequence)
         totalFees = try c.decode(FixedDecimal.self, forKey: .totalFees)
         terms = try c.decodeIfPresent(MarginTerms.self, forKey: .terms) ?? .cash
-        interestChargedThrough = try c.decodeIfPresent(CivilDate.self, forKey: .interestChargedThrough)
+        marginDayClosed = try c.decodeIfPresent(CivilDate.self, forKey: .marginDayClosed)
         marginCall = try c.decodeIfPresent(MarginCall.self, forKey: .marginCall)
     }
 

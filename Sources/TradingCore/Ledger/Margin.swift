@@ -26,11 +26,29 @@ public struct MarginTerms: Sendable, Codable, Hashable {
     public static let minimumEquity = FixedDecimal(2_000)
     /// Intraday (4×) leverage needs this much equity.
     public static let dayTradingMinimumEquity = FixedDecimal(25_000)
-    /// Stocks below this price are not marginable: their purchases take cash in full.
-    public static let marginablePrice = FixedDecimal(units: 250, exponent: 2)
-    /// Reg T initial margin (50%) and the maintenance margin Alpaca requires of long positions (30%).
-    public static let initialRate = FixedDecimal(units: 5, exponent: 1)
-    public static let maintenanceRate = FixedDecimal(units: 3, exponent: 1)
+}
+
+/// The house's margin requirements: Reg T's 50% initial margin and Alpaca's 30% maintenance margin for long
+/// positions; stocks under $2.50 are not marginable (100% of both). A stricter house (a class, a game) raises them.
+public struct MarginRates: Sendable, Codable, Hashable {
+    public var initial: FixedDecimal
+    public var maintenance: FixedDecimal
+    /// Stocks below this price are not marginable: their purchases take equity in full.
+    public var marginablePrice: Price
+
+    public init(
+        initial: FixedDecimal = FixedDecimal(units: 5, exponent: 1),
+        maintenance: FixedDecimal = FixedDecimal(units: 3, exponent: 1),
+        marginablePrice: Price = FixedDecimal(units: 250, exponent: 2)
+    ) {
+        self.initial = initial
+        self.maintenance = maintenance
+        self.marginablePrice = marginablePrice
+    }
+
+    /// What a holding at `price` must keep as equity per dollar of market value.
+    public func maintenance(at price: Price) -> FixedDecimal { price < marginablePrice ? .one : maintenance }
+    public func initial(at price: Price) -> FixedDecimal { price < marginablePrice ? .one : initial }
 }
 
 /// A demand to bring equity back up to maintenance margin: deposit or sell by the close of `due`, or positions are
@@ -76,19 +94,14 @@ public struct MarginState: Sendable, Hashable {
 
 extension Account {
     /// The account's margin figures with positions valued at `marks` (missing marks value at cost).
-    public func margin(marks: (InstrumentID) -> Price?) -> MarginState {
+    public func margin(marks: (InstrumentID) -> Price?, rates: MarginRates = MarginRates()) -> MarginState {
         var longValue = FixedDecimal.zero, initial = FixedDecimal.zero, maintenance = FixedDecimal.zero
         for position in positions.values where position.qty.isPositive {
             let mark = marks(position.instrument) ?? position.averageEntryPrice
             let value = position.qty.multiplied(by: mark)
             longValue += value
-            if mark < MarginTerms.marginablePrice {
-                initial += value
-                maintenance += value
-            } else {
-                initial += value.multiplied(by: MarginTerms.initialRate)
-                maintenance += value.multiplied(by: MarginTerms.maintenanceRate)
-            }
+            initial += value.multiplied(by: rates.initial(at: mark))
+            maintenance += value.multiplied(by: rates.maintenance(at: mark))
         }
         let equity = cash + longValue
         var multiplier = terms.type == .cash || market != .us ? 1 : terms.maxMultiplier

@@ -111,8 +111,13 @@ export async function render(view, params, scope) {
       const market = h('select#new-market', h('option', { value: 'us' }, t('account.market.us')), h('option', { value: 'cn' }, t('account.market.cn')));
       const cash = h('input#new-cash', { inputMode: 'decimal', placeholder: '100000', autocomplete: 'off' });
       const name = h('input#new-name', { maxLength: 64, autocomplete: 'off' });
+      // US accounts are margin accounts unless the learner wants a cash account; A-share accounts are cash only.
+      const type = h('select#new-type', h('option', { value: 'margin' }, t('account.type.margin')), h('option', { value: 'cash' }, t('account.type.cash')));
+      const typeField = h('div.field', h('label', { for: 'new-type' }, t('account.account_type')), type);
+      market.addEventListener('change', () => { typeField.hidden = market.value !== 'us'; });
       const form = h('form', { novalidate: true },
         h('div.field', h('label', { for: 'new-market' }, t('account.market')), market),
+        typeField,
         h('div.field', h('label', { for: 'new-cash' }, t('account.starting_cash')), cash),
         h('div.field', h('label', { for: 'new-name' }, t('account.name')), name),
         h('button.primary.wide', { type: 'submit' }, t('account.open')));
@@ -121,7 +126,10 @@ export async function render(view, params, scope) {
         const c = cash.value.trim();
         if (c && (!D.parse(c) || D.sign(D.parse(c)) <= 0)) { toast(t('trade.invalid_amount'), 'error'); return; }
         try {
-          const created = await api.post('/accounts', { market: market.value, cash: c || undefined, name: name.value.trim() || undefined });
+          const created = await api.post('/accounts', {
+            market: market.value, type: market.value === 'us' ? type.value : 'cash',
+            cash: c || undefined, name: name.value.trim() || undefined,
+          });
           store.updateAccount(created);
           close();
           toast(t('account.opened', { name: created.name }), 'success');
