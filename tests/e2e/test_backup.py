@@ -61,7 +61,9 @@ def test_backup_under_load_restores_every_order_acknowledged_before_it(fresh_ser
         assert set(before) <= orders, "every order acknowledged before the backup started is in it"
         assert orders <= set(before) | set(during)
         reserved = 20 * 1 + 2 * (copied - 20)
-        assert abs(float(copy.get_account().buying_power) - (100_000 - reserved)) < 0.005
+        account = copy.get_account()  # a margin account: open orders hold Reg T buying power (2 × equity)
+        assert abs(float(account.buying_power) - (float(account.regt_buying_power) - reserved)) < 0.005
+        assert float(account.regt_buying_power) == 200_000
     finally:
         restored.stop()
         shutil.rmtree(restored.data_dir, ignore_errors=True)

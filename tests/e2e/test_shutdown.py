@@ -69,4 +69,6 @@ def test_sigterm_under_load_answers_or_refuses_and_loses_nothing(fresh_server):
     assert set(open_orders) >= {order_id for order_id, _ in acknowledged}, "every acknowledged order is still open"
     account = client.get_account()
     reserved = sum(float(o.limit_price) for o in open_orders.values())
-    assert abs(float(account.buying_power) - (100_000 - reserved)) < 0.005, "buying power reserves every open order"
+    # A margin account: open orders hold Reg T buying power (twice the $100,000 equity).
+    assert float(account.regt_buying_power) == 200_000
+    assert abs(float(account.buying_power) - (200_000 - reserved)) < 0.005, "buying power reserves every open order"
