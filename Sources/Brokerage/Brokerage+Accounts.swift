@@ -101,7 +101,7 @@ extension Brokerage {
         var positions: [PositionSummary] = []
         var marketValue = FixedDecimal.zero
         var dayChange = FixedDecimal.zero
-        for position in account.positions.values.sorted(by: { $0.symbol < $1.symbol }) where position.qty.isPositive {
+        for position in account.positions.values.sorted(by: { $0.symbol < $1.symbol }) where !position.qty.isZero {
             let quote = try? await feed.quote(position.symbol)
             let mark = quote?.last ?? position.averageEntryPrice
             let valuation = position.valuation(at: mark, previousClose: quote?.previousClose)
@@ -113,10 +113,12 @@ extension Brokerage {
                     current: mark, previousClose: quote?.previousClose, valuation: valuation))
         }
         let marks = Dictionary(positions.map { ($0.position.instrument, $0.current) }) { a, _ in a }
+        let today = TradingCalendar.xnys.tradingDate(at: clock.now())
         return AccountSummary(
             account: account, record: owners[id], positions: positions,
             marketValue: marketValue, dayChange: dayChange,
-            margin: account.margin(marks: { marks[$0] }, rates: engine.configuration.margin))
+            margin: account.margin(marks: { marks[$0] }, rates: engine.configuration.margin),
+            dayTradeCount: account.dayTradeCount(on: today), patternDayTrader: account.isPatternDayTrader(on: today))
     }
 }
 
@@ -125,10 +127,16 @@ public struct AccountSummary: Sendable {
     public var account: Account
     public var record: AccountRecord?
     public var positions: [PositionSummary]
+    /// Positions at marks, longs less shorts.
     public var marketValue: FixedDecimal
     public var dayChange: FixedDecimal
     /// Margin figures at the same marks (cash accounts: buying power is free cash).
     public var margin: MarginState
+    /// Day trades in the last five trading days, and whether that makes a pattern day trader (four or more).
+    public var dayTradeCount: Int
+    public var patternDayTrader: Bool
+    /// Whether the account may sell short now (Alpaca's `shorting_enabled`).
+    public var shortingEnabled: Bool { account.shortingEnabled(margin) }
     public var equity: FixedDecimal { account.cash + marketValue }
     /// What new buy orders may spend.
     public var buyingPower: FixedDecimal { margin.buyingPower }

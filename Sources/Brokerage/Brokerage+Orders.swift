@@ -216,33 +216,36 @@ extension Brokerage {
         async throws(BrokerageError) -> Order
     {
         guard let instrumentID = engine.instrumentID(for: symbol),
-            let position = engine.account(account)?.positions[instrumentID], position.qty.isPositive
+            let position = engine.account(account)?.positions[instrumentID], !position.qty.isZero
         else {
             throw .notFound("position does not exist")
         }
         let instrument = engine.instrument(instrumentID)
-        var amount = position.qty
+        // A long is sold, a short bought back.
+        let held = position.qty.magnitude
+        var amount = held
         if let qty {
-            guard qty.isPositive, qty <= position.qty else {
-                throw .invalid("qty must be between 0 and the position's \(position.qty)")
+            guard qty.isPositive, qty <= held else {
+                throw .invalid("qty must be between 0 and the position's \(held)")
             }
             amount = qty
         } else if let percentage {
             guard percentage.isPositive, percentage <= FixedDecimal(100) else {
                 throw .invalid("percentage must be between 0 and 100")
             }
-            amount = position.qty.multiplied(by: percentage).divided(by: FixedDecimal(100), rule: .down) ?? .zero
-            if !instrument.fractionable { amount = amount.rounded(places: 0, rule: .down) }
+            amount = held.multiplied(by: percentage).divided(by: FixedDecimal(100), rule: .down) ?? .zero
+            if !instrument.fractionable || position.isShort { amount = amount.rounded(places: 0, rule: .down) }
             guard amount.isPositive else {
-                throw .invalid("\(percentage)% of \(position.qty) shares is less than one share")
+                throw .invalid("\(percentage)% of \(held) shares is less than one share")
             }
         }
+        let side: OrderSide = position.isShort ? .buy : .sell
         return try await submit(
-            OrderRequest(symbol: symbol, side: .sell, type: .market, timeInForce: .day, qty: amount), account: account)
+            OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: .day, qty: amount), account: account)
     }
 
-    /// Symbols the account holds.
+    /// Symbols the account holds, long or short.
     public func heldSymbols(_ account: AccountID) -> [String] {
-        (engine.account(account)?.positions.values.filter { $0.qty.isPositive }.map(\.symbol) ?? []).sorted()
+        (engine.account(account)?.positions.values.filter { !$0.qty.isZero }.map(\.symbol) ?? []).sorted()
     }
 }

@@ -96,7 +96,7 @@ extension Storage {
             let held = try Coding.decode(
                 [String: HeldAtClose].self, try row.decode(column: "holdings", as: String.self))
             for (symbol, line) in held {
-                if line.qty.isPositive { holdings[symbol] = line.qty }
+                if !line.qty.isZero { holdings[symbol] = line.qty }
                 if let mark = line.mark { marks[symbol] = mark }
             }
         }

@@ -305,6 +305,7 @@ extension LedgerEntry.Kind {
         case .reset: return "reset"
         case .interest: return "interest"
         case .marginCall: return "margin_call"
+        case .borrowFee: return "borrow_fee"
         }
     }
 }

@@ -3,6 +3,7 @@ whole calendar and the v3 clock and calendar, historical trades, quotes and auct
 older SDK calls, the screener and the code tables — driven by
 alpaca-py's own clients (its typed methods where it has them, its REST client's get() where it has none)."""
 import datetime
+from decimal import Decimal
 
 import pytest
 from alpaca.common.exceptions import APIError
@@ -242,17 +243,18 @@ def test_v3_clock_and_calendar_cover_both_markets(client):
 def test_new_us_accounts_are_margin_accounts(client):
     """alpaca-py reads the Reg T figures of a new account: 2× equity to spend, and they follow what it holds."""
     account = client.get_account()
-    assert account.multiplier in ("2", "4") and float(account.equity) >= 25_000
-    assert float(account.regt_buying_power) == 2 * (float(account.equity) - float(account.initial_margin))
-    assert float(account.buying_power) <= float(account.regt_buying_power)
-    assert float(account.maintenance_margin) <= float(account.initial_margin)
+    assert account.multiplier in ("2", "4") and Decimal(account.equity) >= 25_000
+    # Exact figures: the API's decimal strings, compared as decimals (never binary floats).
+    assert Decimal(account.regt_buying_power) == 2 * (Decimal(account.equity) - Decimal(account.initial_margin))
+    assert Decimal(account.buying_power) <= Decimal(account.regt_buying_power)
+    assert Decimal(account.maintenance_margin) <= Decimal(account.initial_margin)
     config = client.get_account_configurations()
     assert config.max_margin_multiplier == "4"
     # Trading as cash and back, through the configurations alpaca-py PATCHes whole.
     config.max_margin_multiplier = "1"
     assert client.set_account_configurations(config).max_margin_multiplier == "1"
     cash_like = client.get_account()
-    assert cash_like.multiplier == "1" and float(cash_like.buying_power) <= max(float(cash_like.cash), 0)
+    assert cash_like.multiplier == "1" and Decimal(cash_like.buying_power) <= max(Decimal(cash_like.cash), 0)
     config.max_margin_multiplier = "4"
     client.set_account_configurations(config)
     assert client.get_account().multiplier in ("2", "4")

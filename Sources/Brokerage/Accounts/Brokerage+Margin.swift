@@ -21,8 +21,9 @@ extension Brokerage {
         engine.setMarginRates(policy.rates)
     }
 
-    /// The end of a US session for margin accounts: one night's interest (three over a weekend) on borrowed cash,
-    /// then the maintenance check: a new margin call when equity is short of maintenance margin, the call closed
+    /// The end of a US session for margin accounts: one night's interest (three over a weekend) on borrowed cash
+    /// and the stock-loan fee of hard-to-borrow shorts (valued at the feed's closing prices), then the maintenance
+    /// check: a new margin call when equity is short of maintenance margin, the call closed
     /// when it is met, and positions sold when a call is still unmet on its due day. Each close is settled once.
     public func closeMarginDay(_ date: CivilDate) async throws(BrokerageError) {
         let now = clock.now()
@@ -31,6 +32,10 @@ extension Brokerage {
             guard let account = engine.account(id), account.terms.type == .margin,
                 account.marginDayClosed.map({ $0 < date }) ?? true
             else { continue }
+            let marks = try await summary(id).positions.reduce(into: [InstrumentID: Price]()) {
+                $0[$1.position.instrument] = $1.current
+            }
+            engine.chargeBorrowFees(id, close: date, marks: { marks[$0] }, at: now)
             engine.chargeMarginInterest(id, close: date, rate: marginPolicy.interestRate, at: now)
             pendingAccounts.insert(id)
             try await checkMaintenance(id, close: date, at: now)
@@ -86,21 +91,27 @@ extension Brokerage {
         }
     }
 
-    /// Cancels the account's open orders and sells positions, largest first, until what the sales release from
-    /// maintenance margin covers the deficit (each dollar sold releases its maintenance rate: 30%, or all of it
-    /// under $2.50). The sales are market orders: outside the session they fill at the next open.
+    /// Cancels the account's open orders and closes positions, largest first, until what the closing orders release
+    /// from maintenance margin covers the deficit (each dollar of a long sold releases its maintenance rate: 30%, or
+    /// all of it under $2.50; each share short bought back its short requirement). The orders are market orders:
+    /// outside the session they fill at the next open.
     func liquidate(_ id: AccountID, deficit: FixedDecimal, at now: Timestamp) async throws(BrokerageError) {
         _ = try await cancelAll(account: id)
         let summary = try await summary(id)
+        let rates = engine.configuration.margin
         var remaining = deficit
         var sold: [String] = []
-        for p in summary.positions.sorted(by: { $0.valuation.marketValue > $1.valuation.marketValue }) {
+        for p in summary.positions.sorted(by: { $0.valuation.marketValue.magnitude > $1.valuation.marketValue.magnitude })
+        {
             guard remaining.isPositive else { break }
-            let rate = engine.configuration.margin.maintenance(at: p.current)
-            let perShare = p.current.multiplied(by: rate)
+            let held = p.position.qty.magnitude
+            let perShare =
+                p.position.isShort
+                ? rates.shortMaintenance(shares: .one, at: p.current)
+                : p.current.multiplied(by: rates.maintenance(at: p.current))
             guard perShare.isPositive else { continue }
-            var qty = remaining.divided(by: perShare, places: 0, rule: .up) ?? p.position.qty
-            qty = Swift.min(qty, p.position.qty)
+            var qty = remaining.divided(by: perShare, places: 0, rule: .up) ?? held
+            qty = Swift.min(qty, held)
             do {
                 _ = try await closePosition(p.position.symbol, account: id, qty: qty, percentage: nil)
                 remaining -= qty.multiplied(by: perShare)

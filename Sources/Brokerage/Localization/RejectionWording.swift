@@ -29,7 +29,13 @@ public enum RejectionWording {
         "insufficient_buying_power": "可用资金不足（需要 {required}，可用 {available}）",
         "insufficient_buying_power.withdraw": "无法出金 {amount} {currency}：可用资金仅 {available}",
         "insufficient_qty": "可卖股数不足（委托 {requested}，可卖 {available}）",
-        "insufficient_qty.no_position": "您没有 {symbol} 的持仓，无法卖出（不支持卖空）",
+        "insufficient_qty.no_position": "您没有 {symbol} 的持仓，无法卖出（现金账户不能卖空）",
+        "shorting_not_allowed.no_shorting": "此账户设置了禁止卖空（no_shorting），不能卖空 {symbol}",
+        "shorting_not_allowed.equity": "账户净值低于 $2,000，不能卖空 {symbol}",
+        "shorting_not_allowed.fractional": "{symbol} 的卖空委托必须是整数股（不能使用碎股或金额委托）",
+        "not_shortable": "{symbol} 无券可借，不能卖空",
+        "pattern_day_trading": "日内交易保护（PDT）：近 5 个交易日已有 {count} 笔日内交易，且账户净值低于 $25,000，此委托被拒绝",
+        "cover_exceeds_short": "买入 {qty} 股会在回补 {short} 股 {symbol} 空头后转为多头；请先买入最多 {short} 股平仓",
         "not_sellable_today": "T+1：您持有的 {held} 股 {symbol} 中有 {bought} 股为今日买入，下一个交易日才能卖出；当前可卖 {sellable} 股",
         "market_closed.cn_market_order": "{exchange} 的市价委托只在连续竞价时段（9:30–11:30、13:00–14:57 北京时间）接受；当前为{phase}",
         "sub_penny": "{name} {price} 无效：美股价格的最小变动单位为 0.01",
@@ -50,5 +56,6 @@ public enum RejectionWording {
         .notSellableToday: "今日买入的股份不可卖出", .marketClosed: "当前不接受此委托", .duplicateClientOrderID: "委托编号重复",
         .unknownSymbol: "找不到股票", .unknownAccount: "找不到账户", .orderNotFound: "找不到委托", .notCancelable: "委托无法撤销",
         .notReplaceable: "委托无法修改", .currencyMismatch: "币种不符", .noQuote: "暂无市场价格", .unsupported: "不支持",
+        .shortingNotAllowed: "不能卖空", .notShortable: "无券可借", .patternDayTrading: "日内交易保护",
     ]
 }

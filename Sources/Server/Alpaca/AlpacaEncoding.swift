@@ -67,6 +67,7 @@ enum AlpacaEncoding {
         case .expiresAt: return ["expires_at"]
         case .replacedBy: return ["replaced_by"]
         case .replaces: return ["replaces"]
+        case .positionIntent: return ["position_intent"]
         // papertrade extensions, ignored by Alpaca clients:
         case .fees: return ["fees"]
         case .reason: return ["reject_reason"]
@@ -81,7 +82,7 @@ enum AlpacaEncoding {
         (JSONKey("asset_id"), { .id(assetIdentifier($0.symbol)) }),
         (JSONKey("asset_class"), { _ in .text("us_equity") }),
         (JSONKey("filled_avg_price"), { .decimal($0.filledAvgPrice) }),
-        (JSONKey("position_intent"), { _ in .text(nil) }), (JSONKey("source"), { _ in .text(nil) }),
+        (JSONKey("source"), { _ in .text(nil) }),
         (JSONKey("subtag"), { _ in .text(nil) }), (JSONKey("ratio_qty"), { _ in .text(nil) }),
     ]
 
@@ -163,12 +164,13 @@ enum AlpacaEncoding {
             "daytrading_buying_power": .decimal(m.daytradingBuyingPower),
             "effective_buying_power": .decimal(m.buyingPower),
             "non_marginable_buying_power": .decimal(m.nonMarginableBuyingPower),
-            "long_market_value": .decimal(s.marketValue), "short_market_value": zero,
+            "long_market_value": .decimal(m.longMarketValue), "short_market_value": .decimal(m.shortMarketValue),
             "initial_margin": .decimal(m.initialMargin), "maintenance_margin": .decimal(m.maintenanceMargin),
             "last_maintenance_margin": .decimal(m.maintenanceMargin),
             "sma": .decimal(m.isMargin ? Swift.max(.zero, equity - m.initialMargin) : .zero),
             "multiplier": .string(String(m.multiplier)),
-            "shorting_enabled": .bool(false), "pattern_day_trader": .bool(false), "daytrade_count": .int(0),
+            "shorting_enabled": .bool(s.shortingEnabled), "pattern_day_trader": .bool(s.patternDayTrader),
+            "daytrade_count": .int(s.dayTradeCount),
             "trading_blocked": .bool(false), "transfers_blocked": .bool(false), "account_blocked": .bool(false),
             "trade_suspended_by_user": .bool(false), "created_at": time(s.record?.createdAt),
             "accrued_fees": .decimal(a.totalFees), "pending_transfer_in": zero, "pending_transfer_out": zero,
@@ -180,16 +182,19 @@ enum AlpacaEncoding {
         let change = p.previousClose.flatMap { prev in
             prev.isPositive ? (p.current - prev).divided(by: prev, places: 6, rule: .halfEven) : nil
         }
-        let intradayBase = p.previousClose.map { p.position.qty.multiplied(by: $0) }
+        let intradayBase = p.previousClose.map { p.position.qty.multiplied(by: $0).magnitude }
         let intradayPercent = intradayBase.flatMap { base in
             base.isPositive ? p.valuation.dayChange.divided(by: base, places: 6, rule: .halfEven) : nil
         }
+        let marginable = p.instrument.market == .us && p.current >= MarginRates().marginablePrice
         return .object([
             "asset_id": .string(assetID(p.position.symbol)), "symbol": .string(p.position.symbol),
             "exchange": .string(exchange(p.instrument.exchange)), "asset_class": .string("us_equity"),
-            "asset_marginable": .bool(false), "avg_entry_price": .decimal(p.position.averageEntryPrice),
-            "qty": .decimal(p.position.qty), "qty_available": .decimal(p.position.availableToSell(on: date)),
-            "side": .string("long"), "market_value": .decimal(p.valuation.marketValue),
+            "asset_marginable": .bool(marginable), "avg_entry_price": .decimal(p.position.averageEntryPrice),
+            "qty": .decimal(p.position.qty),
+            // A short's shares are all available to buy back (Alpaca shows them negative, as the quantity).
+            "qty_available": .decimal(p.position.isShort ? p.position.qty : p.position.availableToSell(on: date)),
+            "side": .string(p.position.isShort ? "short" : "long"), "market_value": .decimal(p.valuation.marketValue),
             "cost_basis": .decimal(p.position.costBasis), "unrealized_pl": .decimal(p.valuation.unrealizedPnL),
             "unrealized_plpc": .decimal(p.valuation.unrealizedPnLPercent),
             "unrealized_intraday_pl": .decimal(p.valuation.dayChange),
@@ -204,12 +209,16 @@ enum AlpacaEncoding {
         var attributes: [JSONValue] = []
         if i.market == .cn { attributes.append(.string("exchange:\(i.exchange.rawValue)")) }
         if i.fractionable { attributes.append(.string("fractional_eh_enabled")) }
+        // US stocks and ETFs are marginable (a holding under $2.50 still takes equity in full, priced at order time).
+        let marginable = i.market == .us && (i.kind == .stock || i.kind == .etf)
+        let borrow = i.borrow
         return .object([
             "id": .string(assetID(i.symbol)), "class": .string("us_equity"), "exchange": .string(exchange(i.exchange)),
             "symbol": .string(i.symbol), "name": .string(i.name), "status": .string("active"),
             "tradable": .bool(i.kind != .index),
-            "marginable": .bool(false), "shortable": .bool(false), "easy_to_borrow": .bool(false),
-            "fractionable": .bool(i.fractionable), "maintenance_margin_requirement": .int(100),
+            "marginable": .bool(marginable), "shortable": .bool(borrow.shortable),
+            "easy_to_borrow": .bool(borrow.easyToBorrow), "fractionable": .bool(i.fractionable),
+            "maintenance_margin_requirement": .int(marginable ? 30 : 100),
             "min_order_size": .string(String(i.lot.roundLot == 100 && i.market == .cn ? 100 : 1)),
             "min_trade_increment": .string(i.market == .cn ? "100" : "1"),
             "price_increment": .string(i.tick.tick(at: .one).description), "attributes": .array(attributes),

@@ -36,9 +36,10 @@ extension OrderRejection {
     /// The HTTP status Alpaca answers with for this refusal.
     public var status: HTTPResponse.Status {
         switch reason {
-        case .insufficientBuyingPower, .insufficientQty, .notSellableToday: return .forbidden
+        case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed, .patternDayTrading:
+            return .forbidden
         case .unknownAccount, .orderNotFound: return .notFound
-        case .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits, .marketClosed,
+        case .notShortable, .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits, .marketClosed,
             .duplicateClientOrderID, .notCancelable, .notReplaceable, .currencyMismatch, .noQuote, .unsupported:
             return .unprocessableContent
         }
@@ -47,7 +48,8 @@ extension OrderRejection {
     /// Alpaca's 8-digit error code for this refusal.
     public var alpacaCode: Int {
         switch reason {
-        case .insufficientBuyingPower, .insufficientQty, .notSellableToday: return 40310000
+        case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed: return 40310000
+        case .patternDayTrading: return 40310100
         case .unknownAccount, .orderNotFound: return 40410000
         case .duplicateClientOrderID: return 40010001
         default: return 42210000

@@ -248,9 +248,14 @@ extension TradingEngine {
         }
         if !fractional { qty = qty.rounded(places: 0, rule: .down) }
         let date = tradingDate(instrument, at: time)
-        if order.side == .sell {
+        let held = account.positions[order.instrument]?.qty ?? .zero
+        if order.side == .sell, held.isPositive || order.intent != .sellToOpen {
+            // Selling shares held: no more than may be delivered (a short sale sells borrowed shares instead).
             qty = Swift.min(qty, sellCapacity(order, on: date))
             if !fractional { qty = qty.rounded(places: 0, rule: .down) }
+        } else if order.side == .buy, held.isNegative {
+            // A purchase covers the short first; one fill never turns it into a long.
+            qty = Swift.min(qty, held.magnitude)
         }
         guard qty.isPositive else {
             if order.notional != nil, order.filledQty.isPositive, order.side == .buy {
@@ -258,7 +263,7 @@ extension TradingEngine {
             }
             return .zero
         }
-        if order.side == .buy {
+        if order.side == .buy, !held.isNegative {
             let spendable = buyingPower(account, for: order.instrument, price: price) + order.reservedCash
             var affordable = qty
             while affordable.isPositive, cost(order, qty: affordable, price: price, account: account) > spendable {
@@ -319,25 +324,19 @@ extension TradingEngine {
         // Position.
         var position =
             account.positions[order.instrument] ?? Position(instrument: order.instrument, symbol: order.symbol)
-        var realized = FixedDecimal.zero
-        if order.side == .buy {
-            position.qty += qty
-            position.costBasis += exact
-            if !instrument.sellableSameDay {
-                if position.lockedDate == date {
-                    position.lockedQty += qty
-                } else {
-                    position.lockedDate = date
-                    position.lockedQty = qty
-                }
+        let heldBefore = position.qty
+        let realized = LedgerMath.apply(
+            order.side, qty: qty, price: price, value: value, to: &position.qty, costBasis: &position.costBasis)
+        position.realizedPnL += realized
+        if order.side == .buy, !instrument.sellableSameDay {
+            if position.lockedDate == date {
+                position.lockedQty += qty
+            } else {
+                position.lockedDate = date
+                position.lockedQty = qty
             }
-        } else {
-            let released = LedgerMath.costReleased(costBasis: position.costBasis, held: position.qty, sold: qty)
-            position.qty -= qty
-            position.costBasis -= released
-            realized = value - released
-            position.realizedPnL += realized
         }
+        countDayTrade(order, qty: qty, heldBefore: heldBefore, position: &position, account: &account, date: date)
 
         // Fees: the order's cumulative fees after this fill, minus what it paid already, per kind.
         let basisBefore = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
@@ -398,6 +397,26 @@ extension TradingEngine {
             reserve(orderID)
             publish(.partialFill, orderID, at: time, fill: fill)
         }
+    }
+
+    /// Keeps count of what a fill opens today, and records a day trade when it closes shares opened today (once
+    /// per closing order and day). Shares opened today close first.
+    func countDayTrade(
+        _ order: Order, qty: Quantity, heldBefore: Quantity, position: inout Position, account: inout Account,
+        date: CivilDate
+    ) {
+        guard account.market == .us else { return }
+        let opening = order.side == .buy ? !heldBefore.isNegative : !heldBefore.isPositive
+        if opening {
+            let already = position.openedToday?.date == date ? position.openedToday?.qty ?? .zero : .zero
+            position.openedToday = Position.OpenedToday(date: date, qty: already + qty)
+            return
+        }
+        guard let opened = position.openedToday, opened.date == date, opened.qty.isPositive else { return }
+        let today = Swift.min(opened.qty, heldBefore.magnitude)
+        let closed = Swift.min(qty, heldBefore.magnitude)
+        position.openedToday?.qty = today - Swift.min(today, closed)
+        account.recordDayTrade(DayTrade(date: date, orderID: order.id, symbol: order.symbol))
     }
 
     // MARK: Triggers

@@ -1,10 +1,12 @@
 /// Bracket, OCO and OTO orders: a parent and its exit legs.
 ///
-/// - bracket: a buy entry with a take-profit limit sell and a stop-loss sell, both `held` until the entry has
-///   filled completely, then working for the filled quantity; when one exit fills the other is canceled.
-/// - oto: a buy entry with one exit.
-/// - oco: the parent is the take-profit limit sell, its one leg the stop-loss; both work at once, the parent
-///   holds the shares for both, and whichever finishes first cancels the other.
+/// - bracket: an entry (a buy, or a short sale) with a take-profit limit and a stop-loss on the other side, both
+///   `held` until the entry has filled completely, then working for the filled quantity; when one exit fills the
+///   other is canceled.
+/// - oto: an entry with one exit.
+/// - oco: the parent is the take-profit limit exit (a sell for a long, a buy for a short), its one leg the
+///   stop-loss; both work at once, the parent holds the shares for both, and whichever finishes first cancels the
+///   other.
 /// A partial fill of one exit shrinks its twin to the same remaining quantity.
 extension TradingEngine {
     mutating func createLegs(for parentID: OrderID, request r: OrderRequest, at time: Timestamp) {
@@ -18,7 +20,9 @@ extension TradingEngine {
             var order = parent
             order.id = OrderID(newIdentifier(at: time))
             order.clientOrderID = ClientOrderID(newIdentifier(at: time).description)
-            order.side = .sell
+            // Exits close what the entry opens; an oco's leg exits alongside its parent.
+            order.side = r.orderClass == .oco ? parent.side : parent.side.opposite
+            order.positionIntent = order.side == .sell ? .sellToClose : .buyToClose
             order.type = leg.type
             order.limitPrice = leg.limit
             order.stopPrice = leg.stop
@@ -49,7 +53,7 @@ extension TradingEngine {
 
     /// Keeps an exit pair at the same remaining quantity after one of them fills partly.
     mutating func resizeTwin(of id: OrderID) {
-        guard let order = orders[id], order.side == .sell, let twinID = twin(of: order),
+        guard let order = orders[id], order.parentID != nil || order.orderClass == .oco, let twinID = twin(of: order),
             let twin = orders[twinID], twin.status.isOpen, twin.status != .held,
             let leaves = order.leavesQty
         else { return }

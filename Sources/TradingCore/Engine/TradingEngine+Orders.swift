@@ -28,7 +28,8 @@ extension TradingEngine {
             expiresAt: expiry(
                 request.timeInForce, extendedHours: request.extendedHours, instrument: instrument, at: time),
             replacedBy: nil, replaces: nil, legs: [], parentID: nil, triggered: false, fees: .zero, reason: nil,
-            eligibleAt: time.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero, reservedShares: .zero)
+            eligibleAt: time.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero, reservedShares: .zero,
+            positionIntent: PositionIntent(side: request.side, held: positionQty(accountID, instrumentID)))
         if order.type == .trailingStop { initializeTrail(&order, instrument: instrument) }
         accept(order, at: time)
         createLegs(for: id, request: request, at: time)
@@ -252,15 +253,20 @@ extension TradingEngine {
     // MARK: Reservations
 
     /// Holds back what an order needs: cash for a buy (cost of the remainder plus fees), shares and a fee
-    /// cushion for a sell.
+    /// cushion for a sale; buying power for a short sale (its value, as a buy would) and a fee cushion for a cover.
     mutating func reserve(_ id: OrderID) {
         guard let order = orders[id], let account = accounts[order.accountID] else { return }
         let instrument = instruments[Int(order.instrument.index)]
         var cash = FixedDecimal.zero
         var shares = FixedDecimal.zero
-        if order.side == .buy {
+        switch order.intent {
+        case .buyToOpen:
             cash = buyReservation(order, instrument: instrument, fees: account.fees, currency: account.currency)
-        } else {
+        case .buyToClose:
+            cash = account.fees.minimumChargeCushion(side: .buy, currency: account.currency)
+        case .sellToOpen:
+            cash = shortSaleReservation(order, fees: account.fees, currency: account.currency)
+        case .sellToClose:
             cash = account.fees.minimumChargeCushion(side: .sell, currency: account.currency)
             if !sharesReservedByTwin(order) { shares = (order.leavesQty ?? sellQtyForNotional(order)) }
         }
@@ -307,7 +313,16 @@ extension TradingEngine {
         return value + Swift.max(.zero, feesAfter - order.fees)
     }
 
-    /// The per-share price a buy reserves at: its limit, or the market (ask, else last trade, else stop) with
+    /// Buying power a short sale holds for what remains of it: the remainder's value at its limit (or the market
+    /// with the cushion), plus the fee cushion of a sale.
+    func shortSaleReservation(_ order: Order, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
+        let price = reservationPrice(order, instrument: instruments[Int(order.instrument.index)])
+        let value = price.multiplied(by: order.leavesQty ?? .zero, places: currency.minorUnitDigits, rule: .up)
+        guard value.isPositive else { return .zero }
+        return value + fees.minimumChargeCushion(side: .sell, currency: currency)
+    }
+
+    /// The per-share price a buy (or short sale) reserves at: its limit, or the market (ask, else last trade, else stop) with
     /// the cushion.
     func reservationPrice(_ order: Order, instrument: Instrument) -> Price {
         if let limit = order.limitPrice, order.type == .limit || order.type == .stopLimit { return limit }

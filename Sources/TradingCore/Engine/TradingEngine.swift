@@ -125,6 +125,32 @@ public struct TradingEngine: Sendable {
         return record(.interest(rate: rate, balance: borrowed), cashChange: -amount, account: id, at: time)
     }
 
+    /// Charges the stock-loan fee of the night after the US close of `date` (three nights over a weekend) for each
+    /// hard-to-borrow position held short: the value at `marks` (rounded up to the dollar, as brokers do) × the
+    /// name's annual rate ÷ 360 per night, half-up to the cent. Call it once per close, before
+    /// `chargeMarginInterest` marks the close as settled.
+    @discardableResult
+    public mutating func chargeBorrowFees(
+        _ id: AccountID, close date: CivilDate, marks: (InstrumentID) -> Price?, at time: Timestamp
+    ) -> [LedgerEntry] {
+        guard let account = accounts[id], account.marginDayClosed.map({ $0 < date }) ?? true else { return [] }
+        let nights = TradingCalendar.xnys.nextTradingDay(after: date).daysSinceEpoch - date.daysSinceEpoch
+        var entries: [LedgerEntry] = []
+        for position in account.positions.values.sorted(by: { $0.symbol < $1.symbol }) where position.isShort {
+            let borrow = instruments[Int(position.instrument.index)].borrow
+            guard !borrow.easyToBorrow, borrow.feeRate.isPositive else { continue }
+            let mark = marks(position.instrument) ?? position.averageEntryPrice
+            let value = position.qty.magnitude.multiplied(by: mark).rounded(places: 0, rule: .up)
+            let fee = MarginTerms.interest(on: value, rate: borrow.feeRate, nights: nights)
+            guard fee.isPositive else { continue }
+            entries.append(
+                record(
+                    .borrowFee(symbol: position.symbol, qty: position.qty.magnitude, rate: borrow.feeRate, value: value),
+                    cashChange: -fee, account: id, at: time))
+        }
+        return entries
+    }
+
     /// Records a margin call's step on the account (the call itself, or none once met or liquidated) and in its
     /// ledger.
     @discardableResult

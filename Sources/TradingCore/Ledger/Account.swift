@@ -19,6 +19,8 @@ public struct Account: Sendable, Codable, Hashable {
     public var marginDayClosed: CivilDate?
     /// An open margin call: equity fell below maintenance margin at a close.
     public var marginCall: MarginCall?
+    /// Day trades of the last few weeks, oldest first (the pattern day trader rule counts the last five trading days).
+    public var dayTrades: [DayTrade]
 
     public init(
         id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule? = nil, terms: MarginTerms = .cash
@@ -36,11 +38,12 @@ public struct Account: Sendable, Codable, Hashable {
         self.terms = market == .us ? terms : .cash
         marginDayClosed = nil
         marginCall = nil
+        dayTrades = []
     }
 
     enum CodingKeys: String, CodingKey {
         case id, market, currency, startingCash, cash, reservedCash, fees, positions, lastSequence, totalFees, terms
-        case marginDayClosed, marginCall
+        case marginDayClosed, marginCall, dayTrades
     }
 
     public init(from decoder: any Decoder) throws {
@@ -58,6 +61,7 @@ public struct Account: Sendable, Codable, Hashable {
         terms = try c.decodeIfPresent(MarginTerms.self, forKey: .terms) ?? .cash
         marginDayClosed = try c.decodeIfPresent(CivilDate.self, forKey: .marginDayClosed)
         marginCall = try c.decodeIfPresent(MarginCall.self, forKey: .marginCall)
+        dayTrades = try c.decodeIfPresent([DayTrade].self, forKey: .dayTrades) ?? []
     }
 
     /// Cash free for withdrawals (and, on cash accounts, for new buy orders): borrowed money cannot be taken out.

@@ -102,15 +102,16 @@ public struct EquityDayBuilder: Sendable {
             flow += entry.cashChange
         case .fee:
             fees -= entry.cashChange
-        case .interest, .marginCall:
-            // Interest is a cost of borrowing: it lowers equity like a loss, not a withdrawal.
+        case .interest, .marginCall, .borrowFee:
+            // Interest and borrow fees are costs of borrowing: they lower equity like a loss, not a withdrawal.
             break
         case .fill(let fill):
             let held = holdings[fill.symbol, default: .zero]
             holdings[fill.symbol] = fill.side == .buy ? held + fill.qty : held - fill.qty
-            if holdings[fill.symbol]?.isPositive != true { holdings[fill.symbol] = nil }
+            if holdings[fill.symbol]?.isZero != false { holdings[fill.symbol] = nil }
             marks[fill.symbol] = fill.price
-            if fill.side == .sell { realized += fill.realizedPnL }
+            // Sales close longs and purchases cover shorts: either may realize P&L (opening fills realize none).
+            realized += fill.realizedPnL
         case .reset(let start):
             // Everything held is replaced by the new starting cash: out goes the value before, in comes the cash.
             let before = start - entry.cashChange + positionsValue(at: marks)

@@ -29,6 +29,9 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
         /// A margin call's steps, moving no cash: issued (equity `deficit` short of maintenance), met, or positions
         /// being sold to meet it (`liquidation`).
         case marginCall(deficit: FixedDecimal, event: MarginCallEvent)
+        /// The stock-loan fee for hard-to-borrow shares held short overnight: `qty` shares (positive) of `symbol`
+        /// worth `value` at the close, at an annual `rate`, over the nights to the next trading day.
+        case borrowFee(symbol: String, qty: Quantity, rate: FixedDecimal, value: FixedDecimal)
     }
 }
 

@@ -25,7 +25,7 @@ public struct LedgerReplay: Sendable, Hashable {
             holdings = [:]
             totalFees = .zero
             return
-        case .deposit, .withdrawal, .interest, .marginCall:
+        case .deposit, .withdrawal, .interest, .marginCall, .borrowFee:
             break
         case .fee(_, let orderID, _):
             totalFees -= entry.cashChange
@@ -38,16 +38,8 @@ public struct LedgerReplay: Sendable, Hashable {
             var holding = holdings[fill.symbol, default: Holding()]
             // A position that went flat is closed; buying again opens a new one (as the live ledger does).
             if holding.qty.isZero { holding = Holding() }
-            let exact = fill.price.multiplied(by: fill.qty)
-            if fill.side == .buy {
-                holding.qty += fill.qty
-                holding.costBasis += exact
-            } else {
-                let released = LedgerMath.costReleased(costBasis: holding.costBasis, held: holding.qty, sold: fill.qty)
-                holding.qty -= fill.qty
-                holding.costBasis -= released
-                holding.realizedPnL += fill.value - released
-            }
+            holding.realizedPnL += LedgerMath.apply(
+                fill.side, qty: fill.qty, price: fill.price, value: fill.value, to: &holding.qty, costBasis: &holding.costBasis)
             holdings[fill.symbol] = holding
         }
         cash += entry.cashChange
@@ -64,6 +56,42 @@ enum LedgerMath {
         if sold >= held { return costBasis }
         let fraction = costBasis.multiplied(by: sold, places: FixedDecimal.scale, rule: .halfEven)
         return fraction.divided(by: held, rule: .halfEven) ?? costBasis
+    }
+
+    /// Books a fill into a holding of `qty` shares (negative: short) with `costBasis`, and returns the P&L it
+    /// realized (before fees). Buying adds to a long or covers a short; selling closes a long or opens a short. A
+    /// fill that crosses zero closes the holding first and opens the other side with the rest, its cash value
+    /// split at the same price. Shared by the live ledger and its replay, so both book identically.
+    static func apply(
+        _ side: OrderSide, qty: Quantity, price: Price, value: FixedDecimal, to held: inout Quantity,
+        costBasis: inout FixedDecimal
+    ) -> FixedDecimal {
+        let closing = side == .buy ? held.isNegative : held.isPositive
+        guard closing else {
+            held += side == .buy ? qty : -qty
+            costBasis += side == .buy ? price.multiplied(by: qty) : -price.multiplied(by: qty)
+            return .zero
+        }
+        let open = held.magnitude
+        let closed = Swift.min(qty, open)
+        // Every currency papertrade keeps has two minor digits (`Currency.minorUnitDigits`).
+        let closedValue = closed == qty ? value : tradeValue(price: price, qty: closed, currency: .usd)
+        let released = costReleased(costBasis: costBasis.magnitude, held: open, sold: closed)
+        var realized: FixedDecimal
+        if side == .sell {
+            held -= closed
+            costBasis -= released
+            realized = closedValue - released
+        } else {
+            held += closed
+            costBasis += released
+            realized = released - closedValue
+        }
+        if closed < qty {
+            realized += apply(
+                side, qty: qty - closed, price: price, value: value - closedValue, to: &held, costBasis: &costBasis)
+        }
+        return realized
     }
 
     /// Trade value moved in cash: half-up to the minor unit.

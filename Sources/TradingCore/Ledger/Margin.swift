@@ -10,10 +10,34 @@ public struct MarginTerms: Sendable, Codable, Hashable {
     public var type: AccountType
     /// 1 (trade as cash even on a margin account), 2 (Reg T overnight) or 4 (intraday, for $25,000 and above).
     public var maxMultiplier: Int
+    /// Alpaca's `no_shorting`: the account refuses short sales (margin accounts may sell short by default).
+    public var noShorting: Bool
+    /// Whether the pattern day trader rule stops orders (off by default: FINRA is retiring the rule; day trades are
+    /// counted either way), and which orders it stops (Alpaca's `pdt_check`, `entry` by default).
+    public var dayTradeProtection: Bool
+    public var dayTradeCheck: DayTradeCheck
 
-    public init(type: AccountType, maxMultiplier: Int = 4) {
+    public init(
+        type: AccountType, maxMultiplier: Int = 4, noShorting: Bool = false, dayTradeProtection: Bool = false,
+        dayTradeCheck: DayTradeCheck = .entry
+    ) {
         self.type = type
         self.maxMultiplier = type == .cash ? 1 : maxMultiplier
+        self.noShorting = noShorting
+        self.dayTradeProtection = dayTradeProtection
+        self.dayTradeCheck = dayTradeCheck
+    }
+
+    enum CodingKeys: String, CodingKey { case type, maxMultiplier, noShorting, dayTradeProtection, dayTradeCheck }
+
+    /// Terms stored before short selling and the day-trade check existed decode with their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        type = try c.decode(AccountType.self, forKey: .type)
+        maxMultiplier = try c.decode(Int.self, forKey: .maxMultiplier)
+        noShorting = try c.decodeIfPresent(Bool.self, forKey: .noShorting) ?? false
+        dayTradeProtection = try c.decodeIfPresent(Bool.self, forKey: .dayTradeProtection) ?? false
+        dayTradeCheck = try c.decodeIfPresent(DayTradeCheck.self, forKey: .dayTradeCheck) ?? .entry
     }
 
     public static let cash = MarginTerms(type: .cash)
@@ -49,6 +73,16 @@ public struct MarginRates: Sendable, Codable, Hashable {
     /// What a holding at `price` must keep as equity per dollar of market value.
     public func maintenance(at price: Price) -> FixedDecimal { price < marginablePrice ? .one : maintenance }
     public func initial(at price: Price) -> FixedDecimal { price < marginablePrice ? .one : initial }
+
+    /// Maintenance margin of `shares` held short at `price` (Alpaca's requirement): under $5.00 the greater of
+    /// $2.50 a share and 100% of the value; from $5.00 the greater of $5.00 a share and the maintenance rate.
+    public func shortMaintenance(shares: Quantity, at price: Price) -> FixedDecimal {
+        let value = shares.multiplied(by: price)
+        if price < FixedDecimal(5) {
+            return Swift.max(shares.multiplied(by: FixedDecimal(units: 250, exponent: 2)), value)
+        }
+        return Swift.max(shares.times(5), value.multiplied(by: maintenance))
+    }
 }
 
 /// A demand to bring equity back up to maintenance margin: deposit or sell by the close of `due`, or positions are
@@ -70,6 +104,8 @@ public struct MarginCall: Sendable, Codable, Hashable {
 /// An account's margin figures at marks, in the terms of Alpaca's account object.
 public struct MarginState: Sendable, Hashable {
     public var longMarketValue: FixedDecimal
+    /// Short positions at marks (negative, or zero).
+    public var shortMarketValue: FixedDecimal
     public var equity: FixedDecimal
     /// What the positions require at purchase (50% marginable, 100% not) and to be kept (30%, 100%).
     public var initialMargin: FixedDecimal
@@ -93,17 +129,33 @@ public struct MarginState: Sendable, Hashable {
 }
 
 extension Account {
+    /// Whether short sales are open to the account now: a US margin account that allows them (no `no_shorting`)
+    /// with margin in effect (at least $2,000 of equity and a multiplier above 1), as Alpaca's `shorting_enabled`.
+    public func shortingEnabled(_ state: MarginState) -> Bool {
+        market == .us && terms.type == .margin && !terms.noShorting && state.isMargin
+    }
+}
+
+extension Account {
     /// The account's margin figures with positions valued at `marks` (missing marks value at cost).
     public func margin(marks: (InstrumentID) -> Price?, rates: MarginRates = MarginRates()) -> MarginState {
-        var longValue = FixedDecimal.zero, initial = FixedDecimal.zero, maintenance = FixedDecimal.zero
-        for position in positions.values where position.qty.isPositive {
+        var longValue = FixedDecimal.zero, shortValue = FixedDecimal.zero
+        var initial = FixedDecimal.zero, maintenance = FixedDecimal.zero
+        for position in positions.values where !position.qty.isZero {
             let mark = marks(position.instrument) ?? position.averageEntryPrice
             let value = position.qty.multiplied(by: mark)
-            longValue += value
-            initial += value.multiplied(by: rates.initial(at: mark))
-            maintenance += value.multiplied(by: rates.maintenance(at: mark))
+            if position.qty.isPositive {
+                longValue += value
+                initial += value.multiplied(by: rates.initial(at: mark))
+                maintenance += value.multiplied(by: rates.maintenance(at: mark))
+            } else {
+                // Reg T: a short sale's proceeds stay in the account and 50% more is required on top of them.
+                shortValue += value
+                initial += value.magnitude.multiplied(by: rates.initial(at: mark))
+                maintenance += rates.shortMaintenance(shares: position.qty.magnitude, at: mark)
+            }
         }
-        let equity = cash + longValue
+        let equity = cash + longValue + shortValue
         var multiplier = terms.type == .cash || market != .us ? 1 : terms.maxMultiplier
         if equity < MarginTerms.minimumEquity {
             multiplier = 1
@@ -118,7 +170,7 @@ extension Account {
         let spendable = Swift.max(.zero, regt - reservedCash)
         let free = Swift.max(.zero, cash - reservedCash)
         return MarginState(
-            longMarketValue: longValue, equity: equity, initialMargin: initial.rounded(places: cent, rule: .up),
+            longMarketValue: longValue, shortMarketValue: shortValue, equity: equity, initialMargin: initial.rounded(places: cent, rule: .up),
             maintenanceMargin: maintenance.rounded(places: cent, rule: .up), multiplier: multiplier,
             regtBuyingPower: regt, daytradingBuyingPower: dayTrading,
             buyingPower: multiplier > 1 ? spendable : free,

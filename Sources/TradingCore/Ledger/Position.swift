@@ -1,9 +1,11 @@
-/// A long holding of one instrument in one account.
+/// A holding of one instrument in one account: long (positive quantity) or, on margin accounts, short (negative).
 public struct Position: Sendable, Codable, Hashable {
     public var instrument: InstrumentID
     public var symbol: String
+    /// Shares held; negative for a short position.
     public var qty: Quantity
-    /// Σ price × qty of the shares still held, exact: the average entry price derives from it.
+    /// Σ price × qty of the shares still held, exact, signed as the quantity (a short's is minus what it was sold
+    /// for): the average entry price derives from it.
     public var costBasis: FixedDecimal
     /// Gains and losses closed out by sells, net of every fee paid on this instrument.
     public var realizedPnL: FixedDecimal
@@ -12,6 +14,14 @@ public struct Position: Sendable, Codable, Hashable {
     public var lockedDate: CivilDate?
     /// Shares promised to open sell orders.
     public var reservedForSale: Quantity
+    /// Shares of this position opened on a trading day (bought for a long, sold short for a short): closing them the
+    /// same day is a day trade. Nil once a day has passed (positions stored before day trades were counted have none).
+    public var openedToday: OpenedToday?
+
+    public struct OpenedToday: Sendable, Codable, Hashable {
+        public var date: CivilDate
+        public var qty: Quantity
+    }
 
     public init(instrument: InstrumentID, symbol: String) {
         self.instrument = instrument
@@ -26,7 +36,15 @@ public struct Position: Sendable, Codable, Hashable {
 
     /// Average entry price, half-even to 9 places; zero when flat.
     public var averageEntryPrice: Price {
-        qty.isPositive ? costBasis.divided(by: qty, rule: .halfEven) ?? .zero : .zero
+        qty.isZero ? .zero : costBasis.divided(by: qty, rule: .halfEven) ?? .zero
+    }
+
+    public var isShort: Bool { qty.isNegative }
+
+    /// Shares opened on `date` that are still held: closing any of them that day is a day trade.
+    public func openedQty(on date: CivilDate) -> Quantity {
+        guard let openedToday, openedToday.date == date else { return .zero }
+        return Swift.min(openedToday.qty, qty.magnitude)
     }
 
     /// Shares that settlement allows selling on `tradingDate` (T+1 locks today's buys).
@@ -48,7 +66,7 @@ public struct Position: Sendable, Codable, Hashable {
         let unrealizedPercent =
             costBasis.isZero
             ? FixedDecimal.zero
-            : (unrealized.divided(by: costBasis, places: 6, rule: .halfEven) ?? .zero)
+            : (unrealized.divided(by: costBasis.magnitude, places: 6, rule: .halfEven) ?? .zero)
         return PositionValuation(
             marketValue: marketValue, unrealizedPnL: unrealized,
             unrealizedPnLPercent: unrealizedPercent, dayChange: dayChange)

@@ -138,3 +138,35 @@ public struct Instrument: Sendable, Codable, Hashable {
             listingDate: listingDate, maximumOrderQty: maximum)
     }
 }
+
+/// Whether shares of an instrument can be borrowed to sell short, and at what cost. papertrade's simulated
+/// stock-loan desk decides it from the symbol alone, so it is the same on every run and every server: most US names
+/// are easy to borrow; about one in eight is hard to borrow (a daily fee at an annual rate of 5% to 50%); about one in
+/// twenty-five cannot be borrowed. Indexes and A-shares (no 融券 here) are never shortable.
+public struct BorrowAvailability: Sendable, Hashable {
+    public var shortable: Bool
+    public var easyToBorrow: Bool
+    /// Annual fee rate on the value of hard-to-borrow shares held short (zero when easy to borrow).
+    public var feeRate: FixedDecimal
+
+    public static let unavailable = BorrowAvailability(shortable: false, easyToBorrow: false, feeRate: .zero)
+    public static let easy = BorrowAvailability(shortable: true, easyToBorrow: true, feeRate: .zero)
+}
+
+extension Instrument {
+    public var borrow: BorrowAvailability {
+        guard market == .us, kind == .stock || kind == .etf else { return .unavailable }
+        // FNV-1a over the symbol's bytes: stable across runs (Swift's Hasher is seeded per process).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in symbol.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let bucket = hash % 200
+        if bucket < 8 { return .unavailable }
+        guard bucket < 33 else { return .easy }
+        // 5%, 10%, … 50% a year.
+        let rate = FixedDecimal(units: 5 + 5 * Int((hash / 200) % 10), exponent: 2)
+        return BorrowAvailability(shortable: true, easyToBorrow: false, feeRate: rate)
+    }
+}

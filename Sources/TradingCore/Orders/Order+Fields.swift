@@ -61,6 +61,7 @@ extension Order.Field {
         case .eligibleAt: return .time(order.eligibleAt)
         case .reservedCash: return .decimal(order.reservedCash)
         case .reservedShares: return .decimal(order.reservedShares)
+        case .positionIntent: return .text(order.positionIntent?.rawValue)
         }
     }
 }

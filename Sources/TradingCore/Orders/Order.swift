@@ -51,6 +51,9 @@ public struct Order: Sendable, Codable, Hashable {
     public internal(set) var reservedCash: FixedDecimal
     /// Shares this sell order holds back (the legs of an exit pair share one reservation).
     public internal(set) var reservedShares: Quantity
+    /// Opens or closes a long or a short (set at placement; orders stored before short selling existed have none
+    /// and were all long-only: buys to open, sells to close).
+    public var positionIntent: PositionIntent? = nil
 
     /// The remaining quantity, for qty orders. Notional orders size at fill time.
     public var leavesQty: Quantity? { qty.map { $0 - filledQty } }
@@ -59,6 +62,9 @@ public struct Order: Sendable, Codable, Hashable {
     public var filledAvgPrice: Price? {
         filledQty.isPositive ? filledValue.divided(by: filledQty, places: FixedDecimal.scale, rule: .halfEven) : nil
     }
+
+    /// The order's intent, for orders stored before intents were recorded too (long-only then).
+    public var intent: PositionIntent { positionIntent ?? (side == .buy ? .buyToOpen : .sellToClose) }
 
     /// Whether the order is an exit leg still waiting for its entry to fill.
     public var isHeldLeg: Bool { status == .held }
@@ -84,6 +90,7 @@ extension Order {
         case filledQty, filledValue, limitPrice, stopPrice, trailPrice, trailPercent, hwm, extendedHours, status
         case createdAt, updatedAt, submittedAt, filledAt, expiredAt, canceledAt, failedAt, replacedAt, expiresAt
         case replacedBy, replaces, legs, parentID, triggered, fees, reason, eligibleAt, reservedCash, reservedShares
+        case positionIntent
     }
     public typealias Field = CodingKeys
 }

@@ -3,6 +3,28 @@ public enum OrderSide: String, Sendable, Codable, Hashable, CaseIterable {
     public var opposite: OrderSide { self == .buy ? .sell : .buy }
 }
 
+/// What an order does to the position (Alpaca's `position_intent`): a buy opens or adds to a long, or covers a
+/// short; a sell closes a long, or opens (adds to) a short. Set when the order is placed, from the position then.
+public enum PositionIntent: String, Sendable, Codable, Hashable, CaseIterable {
+    case buyToOpen = "buy_to_open"
+    case buyToClose = "buy_to_close"
+    case sellToOpen = "sell_to_open"
+    case sellToClose = "sell_to_close"
+
+    /// The intent of an order on `side` against a position of `held` shares (negative: short).
+    public init(side: OrderSide, held: Quantity) {
+        switch side {
+        case .buy: self = held.isNegative ? .buyToClose : .buyToOpen
+        case .sell: self = held.isPositive ? .sellToClose : .sellToOpen
+        }
+    }
+
+    /// A sale that opens or adds to a short position.
+    public var isShortSale: Bool { self == .sellToOpen }
+    /// A purchase that covers a short position.
+    public var isCover: Bool { self == .buyToClose }
+}
+
 public enum OrderType: String, Sendable, Codable, Hashable, CaseIterable {
     case market, limit, stop
     case stopLimit = "stop_limit"

@@ -19,6 +19,12 @@ public struct OrderRejection: Error, Sendable, Hashable, Codable, CustomStringCo
         case notReplaceable = "not_replaceable"
         case currencyMismatch = "currency_mismatch"
         case noQuote = "no_quote"
+        /// The account may not sell short (a cash account, `no_shorting`, or under $2,000 of equity).
+        case shortingNotAllowed = "shorting_not_allowed"
+        /// The asset cannot be borrowed to sell short.
+        case notShortable = "not_shortable"
+        /// The pattern day trader rule stops the order.
+        case patternDayTrading = "pattern_day_trading"
         case unsupported
     }
 

@@ -18,11 +18,15 @@ struct OrderValidator {
     let bestBid: Price?
     let bestAsk: Price?
     let lastTrade: Price?
-    /// What the request would reserve if it is a buy.
+    /// What the request would reserve if it is a buy to open or a short sale.
     let buyCost: FixedDecimal
     /// What the account may spend on it: free cash on cash accounts, Reg T buying power on margin accounts
     /// (the non-marginable figure for stocks under $2.50).
     let buyingPower: FixedDecimal
+    /// Whether the request opens or closes a long or a short, from the position now.
+    let intent: PositionIntent
+    /// The account's margin figures at the engine's marks (margin accounts only).
+    let margin: MarginState?
     /// Whether the account already used the request's client order id.
     let clientOrderIDTaken: Bool
 
@@ -48,7 +52,13 @@ struct OrderValidator {
         try validateClientOrderID(r)
         try validatePriceLimits(r)
         try validateLots(r)
-        if r.side == .sell { try validateSellable(r) } else { try validateBuyingPower(r) }
+        switch intent {
+        case .sellToClose: try validateSellable(r)
+        case .sellToOpen: try validateShortSale(r)
+        case .buyToClose: try validateCover(r)
+        case .buyToOpen: try validateBuyingPower(r)
+        }
+        try validateDayTrading()
     }
 
     // MARK: Quantity
@@ -278,16 +288,22 @@ struct OrderValidator {
             try checkEntryAndExits(r, takeProfit: r.takeProfit?.limitPrice, stopLoss: r.stopLoss?.stopPrice)
         case .oco:
             guard r.type == .limit else { throw OrderRejection(.invalidInput, "oco orders must be limit orders") }
-            guard r.side == .sell else {
+            guard intent == .sellToClose || intent == .buyToClose else {
                 throw OrderRejection(
-                    .unsupported, "oco orders exit a long position and must be sells (short selling is not supported)")
+                    .invalidInput,
+                    "oco orders exit a position: a sell for a long position, a buy for a short one; you have no \(r.side == .sell ? "long" : "short") position in \(instrument.symbol)"
+                )
             }
             guard let sl = r.stopLoss?.stopPrice else {
                 throw OrderRejection(.invalidInput, "oco orders need stop_loss.stop_price")
             }
             let tp = r.takeProfit?.limitPrice ?? r.limitPrice ?? .zero
-            guard tp > sl else {
+            if r.side == .sell, tp <= sl {
                 throw OrderRejection(.invalidInput, "take_profit.limit_price must be above stop_loss.stop_price")
+            }
+            if r.side == .buy, tp >= sl {
+                throw OrderRejection(
+                    .invalidInput, "take_profit.limit_price must be below stop_loss.stop_price to exit a short")
             }
             guard r.timeInForce == .day || r.timeInForce == .gtc else {
                 throw OrderRejection(.invalidInput, "oco orders must be day or gtc")
@@ -295,10 +311,14 @@ struct OrderValidator {
         }
     }
 
+    /// Entries open a position (a buy, or a short sale); the exits close it: above the entry to take profit on a
+    /// long and below it to stop the loss, mirrored for a short.
     func checkEntryAndExits(_ r: OrderRequest, takeProfit: Price?, stopLoss: Price?) throws(OrderRejection) {
-        guard r.side == .buy else {
+        guard intent == .buyToOpen || intent == .sellToOpen else {
             throw OrderRejection(
-                .unsupported, "\(r.orderClass.rawValue) orders must open with a buy (short selling is not supported)")
+                .invalidInput,
+                "\(r.orderClass.rawValue) orders open a position: this \(r.side.rawValue) would close your \(r.side == .buy ? "short" : "long") position in \(instrument.symbol)"
+            )
         }
         guard r.type == .market || r.type == .limit else {
             throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) entry orders must be market or limit orders")
@@ -309,17 +329,21 @@ struct OrderValidator {
         guard r.qty != nil else {
             throw OrderRejection(.invalidInput, "\(r.orderClass.rawValue) orders need qty, not notional")
         }
-        if let tp = takeProfit, let sl = stopLoss, tp <= sl {
-            throw OrderRejection(.invalidInput, "take_profit.limit_price must be above stop_loss.stop_price for a buy")
+        let long = r.side == .buy
+        let (above, below) = long ? ("above", "below") : ("below", "above")
+        if let tp = takeProfit, let sl = stopLoss, long ? tp <= sl : tp >= sl {
+            throw OrderRejection(
+                .invalidInput,
+                "take_profit.limit_price must be \(above) stop_loss.stop_price for a \(long ? "buy" : "short sale")")
         }
         if let limit = r.limitPrice {
-            if let tp = takeProfit, tp <= limit {
+            if let tp = takeProfit, long ? tp <= limit : tp >= limit {
                 throw OrderRejection(
-                    .invalidInput, "take_profit.limit_price \(tp) must be above the entry limit_price \(limit)")
+                    .invalidInput, "take_profit.limit_price \(tp) must be \(above) the entry limit_price \(limit)")
             }
-            if let sl = stopLoss, sl >= limit {
+            if let sl = stopLoss, long ? sl >= limit : sl <= limit {
                 throw OrderRejection(
-                    .invalidInput, "stop_loss.stop_price \(sl) must be below the entry limit_price \(limit)")
+                    .invalidInput, "stop_loss.stop_price \(sl) must be \(below) the entry limit_price \(limit)")
             }
         }
     }
@@ -370,12 +394,6 @@ struct OrderValidator {
     func validateSellable(_ r: OrderRequest) throws(OrderRejection) {
         let position = account.positions[instrumentID]
         let held = position?.qty ?? .zero
-        guard held.isPositive else {
-            throw OrderRejection(
-                .insufficientQty,
-                "insufficient qty available for order: no position in \(instrument.symbol) (short selling is not supported)",
-                facts: .init("insufficient_qty.no_position", ["symbol": instrument.symbol]))
-        }
         guard let qty = r.qty ?? sellQtyEstimate(r) else { return }
         let date = tradingDate
         let reserved = position?.reservedForSale ?? .zero
@@ -397,6 +415,72 @@ struct OrderValidator {
             .insufficientQty,
             "insufficient qty available for order (requested: \(qty), available: \(available))",
             facts: .init("insufficient_qty", ["requested": qty.description, "available": available.description]))
+    }
+
+    /// A sale with no long position: a short sale, open to margin accounts that allow it, in shortable names, in
+    /// whole shares, within buying power (Reg T: the sale's value at 50% initial margin, so a dollar of buying power
+    /// a dollar sold).
+    func validateShortSale(_ r: OrderRequest) throws(OrderRejection) {
+        let symbol = instrument.symbol
+        guard account.market == .us, account.terms.type == .margin else {
+            let why = account.market == .us ? "short selling needs a margin account" : "A-share accounts cannot sell short"
+            throw OrderRejection(
+                .insufficientQty, "insufficient qty available for order: no position in \(symbol) (\(why))",
+                facts: .init("insufficient_qty.no_position", ["symbol": symbol]))
+        }
+        guard !account.terms.noShorting else {
+            throw OrderRejection(
+                .shortingNotAllowed,
+                "account is not allowed to short: its configuration sets no_shorting (no position in \(symbol) to sell)",
+                facts: .init("shorting_not_allowed.no_shorting", ["symbol": symbol]))
+        }
+        guard let margin, margin.isMargin else {
+            throw OrderRejection(
+                .shortingNotAllowed,
+                "account is not allowed to short: short sales need margin (max_margin_multiplier above 1 and at least $2,000 of equity)",
+                facts: .init("shorting_not_allowed.equity", ["symbol": symbol]))
+        }
+        guard instrument.borrow.shortable else {
+            throw OrderRejection(
+                .notShortable, "asset \(symbol) is not shortable: no shares are available to borrow",
+                facts: .init("not_shortable", ["symbol": symbol]))
+        }
+        guard r.notional == nil, r.qty?.isInteger ?? false else {
+            throw OrderRejection(
+                .invalidInput, "fractional orders cannot be sold short",
+                facts: .init("shorting_not_allowed.fractional", ["symbol": symbol]))
+        }
+        try validateBuyingPower(r)
+    }
+
+    /// A buy with a short position covers it, and covers no more than it: a buy that would cover and then open a
+    /// long is refused (place the rest once the short is closed). Covering needs no buying power: it releases the
+    /// short's margin.
+    func validateCover(_ r: OrderRequest) throws(OrderRejection) {
+        let short = (account.positions[instrumentID]?.qty ?? .zero).magnitude
+        guard let qty = r.qty else {
+            throw OrderRejection(
+                .invalidInput, "notional orders cannot cover a short position: give qty (at most \(short))")
+        }
+        guard qty <= short else {
+            throw OrderRejection(
+                .insufficientQty,
+                "a buy of \(qty) would cover the \(short) shares short in \(instrument.symbol) and open a long position: buy at most \(short) to cover, then buy again",
+                facts: .init(
+                    "cover_exceeds_short",
+                    ["qty": qty.description, "short": short.description, "symbol": instrument.symbol]))
+        }
+    }
+
+    /// The pattern day trader rule, for margin accounts whose configuration checks it (`pdt_check`).
+    func validateDayTrading() throws(OrderRejection) {
+        guard let margin else { return }
+        let opensToday = account.positions[instrumentID].map { $0.openedQty(on: tradingDate).isPositive } ?? false
+        if let refusal = account.dayTradeRefusal(
+            intent: intent, opensToday: opensToday, equity: margin.equity, on: tradingDate)
+        {
+            throw refusal
+        }
     }
 
     func sellQtyEstimate(_ r: OrderRequest) -> Quantity? {
@@ -433,11 +517,17 @@ extension TradingEngine {
         let alwaysOpen = configuration.sessions == .alwaysOpen
         let local = instrument.calendar.zone.localTime(of: time).date
         let band = bandIsCurrent(id, at: time) ? books[i].band : nil
+        let intent = PositionIntent(side: request.side, held: account.positions[id]?.qty ?? .zero)
         // The cost the order would reserve, computed exactly as the engine will reserve it.
-        let probe = Order.probe(request, instrument: id, account: account.id)
-        let cost =
-            request.side == .buy
-            ? buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency) : .zero
+        var probe = Order.probe(request, instrument: id, account: account.id)
+        probe.positionIntent = intent
+        let cost: FixedDecimal =
+            switch intent {
+            case .buyToOpen: buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency)
+            case .sellToOpen: shortSaleReservation(probe, fees: account.fees, currency: account.currency)
+            case .buyToClose, .sellToClose: .zero
+            }
+        let spends = intent == .buyToOpen || intent == .sellToOpen
         return OrderValidator(
             configuration: configuration, account: account, instrumentID: id, instrument: instrument, time: time,
             phase: phase(of: instrument, at: time),
@@ -445,8 +535,10 @@ extension TradingEngine {
             tradingDate: tradingDate(instrument, at: time), band: band,
             bestBid: books[i].quote?.bids.best?.price, bestAsk: books[i].quote?.asks.best?.price,
             lastTrade: books[i].lastTrade, buyCost: cost,
-            buyingPower: request.side == .buy
+            buyingPower: spends
                 ? buyingPower(account, for: id, price: reservationPrice(probe, instrument: instrument)) : .zero,
+            intent: intent,
+            margin: account.terms.type == .margin ? account.margin(marks: mark, rates: configuration.margin) : nil,
             clientOrderIDTaken: request.clientOrderID.map {
                 clientOrderIDs[ClientOrderKey(account: account.id, id: $0)] != nil
             }

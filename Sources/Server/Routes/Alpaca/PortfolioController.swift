@@ -58,14 +58,17 @@ struct PortfolioController {
         return JSONValue.array(results).response(status: HTTPResponse.Status(code: 207, reasonPhrase: "Multi-Status"))
     }
 
+    /// Alpaca's settings, and papertrade's `pdt_protection` (whether `pdt_check` stops orders at all: the pattern
+    /// day trader rule is off unless an account turns it on).
     static let defaultConfiguration: [String: JSONValue] = [
         "dtbp_check": .string("entry"), "trade_confirm_email": .string("all"), "suspend_trade": .bool(false),
         "no_shorting": .bool(true), "fractional_trading": .bool(true), "max_margin_multiplier": .string("1"),
         "pdt_check": .string("entry"), "max_options_trading_level": .int(0), "ptp_no_exception_entry": .bool(false),
+        "pdt_protection": .bool(false),
     ]
 
-    /// The stored configuration, with the settings the brokerage enforces read from the account itself:
-    /// max_margin_multiplier (the account's margin terms).
+    /// The stored configuration, with the settings the brokerage enforces read from the account itself (its margin
+    /// terms): max_margin_multiplier, no_shorting (always true on cash accounts), pdt_check and pdt_protection.
     func currentConfiguration(_ account: AccountID) async throws -> [String: JSONValue] {
         var config = Self.defaultConfiguration
         if let stored = try await services.brokerage.configurations.saved(account),
@@ -75,6 +78,9 @@ struct PortfolioController {
         }
         if let terms = await services.brokerage.account(account)?.terms {
             config["max_margin_multiplier"] = .string(String(terms.maxMultiplier))
+            config["no_shorting"] = .bool(terms.type == .cash || terms.noShorting)
+            config["pdt_check"] = .string(terms.dayTradeCheck.rawValue)
+            config["pdt_protection"] = .bool(terms.dayTradeProtection)
         }
         return config
     }
@@ -100,17 +106,28 @@ struct PortfolioController {
             default: throw APIError.unprocessable("\(key) has the wrong type")
             }
         }
-        if let text = changes["max_margin_multiplier"]?.string {
-            guard let multiplier = Int(text), MarginTerms.multipliers.contains(multiplier) else {
-                throw APIError.unprocessable("max_margin_multiplier must be \"1\", \"2\" or \"4\"")
-            }
-            if var terms = await services.brokerage.account(account)?.terms, terms.maxMultiplier != multiplier {
+        if let current = await services.brokerage.account(account)?.terms {
+            var terms = current
+            if let text = changes["max_margin_multiplier"]?.string {
+                guard let multiplier = Int(text), MarginTerms.multipliers.contains(multiplier) else {
+                    throw APIError.unprocessable("max_margin_multiplier must be \"1\", \"2\" or \"4\"")
+                }
                 guard terms.type == .margin || multiplier == 1 else {
                     throw APIError.forbidden("this is a cash account: max_margin_multiplier stays \"1\"")
                 }
                 terms.maxMultiplier = multiplier
-                try await services.brokerage.setMarginTerms(terms, for: account)
             }
+            if let noShorting = changes["no_shorting"]?.bool, terms.type == .margin {
+                terms.noShorting = noShorting
+            }
+            if let text = changes["pdt_check"]?.string {
+                guard let check = DayTradeCheck(rawValue: text) else {
+                    throw APIError.unprocessable("pdt_check must be \"entry\", \"exit\" or \"both\"")
+                }
+                terms.dayTradeCheck = check
+            }
+            if let on = changes["pdt_protection"]?.bool { terms.dayTradeProtection = on }
+            if terms != current { try await services.brokerage.setMarginTerms(terms, for: account) }
         }
         try await services.brokerage.configurations.save(account, json: JSONValue.object(config).serialized)
         return JSONValue.object(config).response()

@@ -220,7 +220,7 @@ struct TradingController {
         for type in types where !ActivityEncoding.alpacaTypes.contains(type) {
             throw APIError.unprocessable("invalid activity type \(type)")
         }
-        query.kinds = Set(types.compactMap { ActivityEncoding.storedKinds[$0] })
+        query.kinds = Set(types.flatMap { ActivityEncoding.storedKinds[$0] ?? [] })
         // Types Alpaca has that never happen here (DIV until corporate actions land, INT, …) list nothing.
         if !types.isEmpty, query.kinds.isEmpty { return JSONValue.array([]).response() }
         if let day = request.query("date") {
@@ -271,9 +271,9 @@ struct TradingController {
 /// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE, INT for margin interest, and RESET for account resets).
 enum ActivityEncoding {
     /// Alpaca's activity types that papertrade records, with their stored kinds.
-    static let storedKinds: [String: String] = [
-        "FILL": "fill", "CSD": "deposit", "CSW": "withdrawal", "FEE": "fee", "RESET": "reset", "INT": "interest",
-        "MISC": "margin_call",
+    static let storedKinds: [String: [String]] = [
+        "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"], "RESET": ["reset"],
+        "INT": ["interest"], "MISC": ["margin_call"],
     ]
 
     /// Every activity type Alpaca documents (and RESET, papertrade's own); others are refused.
@@ -334,16 +334,23 @@ enum ActivityEncoding {
                 case .liquidation: "margin call not met: positions sold to cover \(amount)"
                 }
             return nonTrade(e, id: id, type: "MISC", description: description, symbol: nil)
+        case .borrowFee(let symbol, let qty, let rate, let value):
+            return nonTrade(
+                e, id: id, type: "FEE",
+                description:
+                    "HTB fee: \(qty) shares of \(symbol) held short, worth \(value.formatted(places: 2)), at \(rate.times(100))% a year",
+                symbol: symbol, qty: -qty)
         }
     }
 
-    static func nonTrade(_ e: LedgerEntry, id: JSONValue, type: String, description: String, symbol: String?)
-        -> JSONValue
-    {
+    static func nonTrade(
+        _ e: LedgerEntry, id: JSONValue, type: String, description: String, symbol: String?, qty: Quantity? = nil
+    ) -> JSONValue {
         .object([
             "id": id, "activity_type": .string(type),
             "date": .string(TradingCalendar.xnys.zone.localTime(of: e.time).date.description),
-            "net_amount": .decimal(e.cashChange), "symbol": .text(symbol), "qty": .null, "per_share_amount": .null,
+            "net_amount": .decimal(e.cashChange), "symbol": .text(symbol), "qty": qty.map(JSONValue.decimal) ?? .null,
+            "per_share_amount": .null,
             "description": .string(description), "status": .string("executed"),
         ])
     }

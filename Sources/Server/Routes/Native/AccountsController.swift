@@ -321,6 +321,11 @@ extension NativeEncoding {
         case .marginCall(let deficit, let event):
             o["deficit"] = .decimal(deficit)
             o["event"] = .string(event.rawValue)
+        case .borrowFee(let symbol, let qty, let rate, let value):
+            o["symbol"] = .string(symbol)
+            o["qty"] = .decimal(qty)
+            o["rate"] = .decimal(rate)
+            o["value"] = .decimal(value)
         }
         return .object(o)
     }
