@@ -67,9 +67,10 @@ struct LanguageAPITests {
                             .forbidden, "insufficient buying power (required: ", "可用资金不足（需要 "
                         ),
                         (
-                            "\(us)/orders",
-                            #"{"symbol":"AAPL","qty":"1","side":"sell","type":"market","time_in_force":"day"}"#,
-                            .forbidden, "no position in AAPL", "您没有 AAPL 的持仓，无法卖出（不支持卖空）"
+                            "\(cn)/orders",
+                            #"{"symbol":"600519","qty":"100","side":"sell","type":"limit","limit_price":"1500","time_in_force":"day"}"#,
+                            .forbidden, "no position in 600519 (A-share accounts cannot sell short)",
+                            "您没有 600519 的持仓，无法卖出（此账户不能卖空）"
                         ),
                         (
                             "\(us)/orders",

@@ -132,3 +132,139 @@ struct MarginAccountTests {
         }
     }
 }
+
+@Suite("Short selling and day trades over a real server and SQLite")
+struct ShortSellingAPITests {
+    @Test(
+        "a short sale through /v2/orders: a short position, short_market_value and buying power in /v2/account, a hard-to-borrow fee at the close (FEE), covered by DELETE /v2/positions"
+    )
+    func shortLifecycle() async throws {
+        try await ServerFixture.with(cash: 50_000) { f in
+            let brokerage = f.services.brokerage
+            let bid = try #require(f.services.market.quote("KO", at: ServerFixture.morning)?.bids.best?.price)
+            try await f.app.test(.router) { client in
+                try await client.execute(uri: "/v2/assets/KO", method: .get, headers: f.auth) { response in
+                    let asset = f.json(response)
+                    #expect(asset["shortable"]?.bool == true && asset["easy_to_borrow"]?.bool == false)
+                    #expect(asset["marginable"]?.bool == true)
+                }
+                try await client.execute(uri: "/v2/assets/PLTR", method: .get, headers: f.auth) {
+                    #expect(f.json($0)["shortable"]?.bool == false)
+                }
+                try await client.execute(
+                    uri: "/v2/orders", method: .post, headers: f.auth,
+                    body: body(#"{"symbol":"PLTR","qty":"10","side":"sell","type":"market","time_in_force":"day"}"#)
+                ) { response in
+                    #expect(response.status == .unprocessableContent)
+                    #expect(f.json(response)["message"]?.string?.hasPrefix("asset PLTR is not shortable") == true)
+                }
+                // Sold short at or under the bid: the displayed size may fill part of it at once.
+                try await client.execute(
+                    uri: "/v2/orders", method: .post, headers: f.auth,
+                    body: body(
+                        #"{"symbol":"KO","qty":"100","side":"sell","type":"limit","limit_price":"\#(bid)","time_in_force":"day"}"#
+                    )
+                ) { response in
+                    #expect(response.status == .ok)
+                    #expect(f.json(response)["position_intent"]?.string == "sell_to_open")
+                }
+            }
+            let summary = try await brokerage.summary(f.accountID)
+            let short = try #require(summary.positions.first)
+            #expect(short.position.qty.isNegative && short.position.symbol == "KO")
+            let shortQty = short.position.qty.magnitude
+            #expect(summary.account.cash == FixedDecimal(50_000) + shortQty.multiplied(by: bid) - summary.account.totalFees)
+            try await f.app.test(.router) { client in
+                try await client.execute(uri: "/v2/positions/KO", method: .get, headers: f.auth) { response in
+                    let p = f.json(response)
+                    #expect(p["side"]?.string == "short" && p["qty"]?.string == (-shortQty).description)
+                    #expect(p["market_value"]?.string == short.valuation.marketValue.description)
+                }
+                try await client.execute(uri: "/v2/account", method: .get, headers: f.auth) { response in
+                    let a = f.json(response)
+                    #expect(a["shorting_enabled"]?.bool == true)
+                    #expect(a["short_market_value"]?.string == summary.margin.shortMarketValue.description)
+                    #expect(a["long_market_value"]?.string == "0")
+                    #expect(a["initial_margin"]?.string == summary.margin.initialMargin.description)
+                    // Reg T buying power: twice the equity above initial margin (the short's 50%).
+                    let regt = (summary.margin.equity - summary.margin.initialMargin).rounded(places: 2, rule: .down)
+                        .times(2)
+                    #expect(a["regt_buying_power"]?.string == regt.description)
+                }
+            }
+
+            // Friday's close: three nights of KO's hard-to-borrow fee on the short's closing value.
+            let friday = CivilDate(2026, 11, 20)
+            f.services.clock.set(Timestamp(friday, hour: 16, minute: 1, in: .newYork))
+            let atClose = try await brokerage.summary(f.accountID)
+            let cashBefore = atClose.account.cash
+            try await brokerage.closeMarginDay(friday)
+            let mark = try #require(atClose.positions.first?.current)
+            let value = shortQty.multiplied(by: mark).rounded(places: 0, rule: .up)
+            let rate = Instrument.usEquity("KO", name: "").borrow.feeRate
+            let fee = value.multiplied(by: rate).times(3).divided(by: FixedDecimal(360), places: 2, rule: .halfUp)!
+            #expect(fee.isPositive)
+            #expect(try await brokerage.summary(f.accountID).account.cash == cashBefore - fee)
+            try await f.app.test(.router) { client in
+                try await client.execute(
+                    uri: "/v2/account/activities/FEE", method: .get, headers: f.auth
+                ) { response in
+                    let items = f.json(response).array ?? []
+                    let borrow = items.first { $0["description"]?.string?.hasPrefix("HTB fee") == true }
+                    #expect(borrow?["net_amount"]?.string == (-fee).description)
+                    #expect(borrow?["symbol"]?.string == "KO" && borrow?["qty"]?.string == (-shortQty).description)
+                }
+                // Monday morning: closing the position buys the short back.
+                f.services.clock.set(Timestamp(CivilDate(2026, 11, 23), hour: 10, in: .newYork))
+                try await client.execute(uri: "/v2/positions/KO", method: .delete, headers: f.auth) { response in
+                    let o = f.json(response)
+                    #expect(o["side"]?.string == "buy" && o["qty"]?.string == shortQty.description)
+                    #expect(o["position_intent"]?.string == "buy_to_close")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "day trades count in /v2/account; with pdt_protection on, an account under $25,000 is refused its fourth with Alpaca's 403"
+    )
+    func patternDayTrader() async throws {
+        try await ServerFixture.with(cash: 20_000) { f in
+            try await f.app.test(.router) { client in
+                try await client.execute(
+                    uri: "/v2/account/configurations", method: .patch, headers: f.auth,
+                    body: body(#"{"pdt_protection":true,"pdt_check":"both"}"#)
+                ) { response in
+                    #expect(f.json(response)["pdt_check"]?.string == "both")
+                    #expect(f.json(response)["pdt_protection"]?.bool == true)
+                }
+                func market(_ side: String) -> ByteBuffer {
+                    body(#"{"symbol":"AAPL","qty":"1","side":"\#(side)","type":"market","time_in_force":"day"}"#)
+                }
+                for _ in 0..<3 {
+                    for side in ["buy", "sell"] {
+                        try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: market(side)) {
+                            #expect($0.status == .ok)
+                        }
+                    }
+                }
+                try await client.execute(uri: "/v2/account", method: .get, headers: f.auth) { response in
+                    #expect(f.json(response)["daytrade_count"]?.int == 3)
+                    #expect(f.json(response)["pattern_day_trader"]?.bool == false)
+                }
+                try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: market("buy")) {
+                    response in
+                    #expect(response.status == .forbidden)
+                    #expect(f.json(response)["code"]?.int == 40310100)
+                    #expect(
+                        f.json(response)["message"]?.string?.hasPrefix(
+                            "trade denied due to pattern day trading protection") == true)
+                }
+                try await client.execute(
+                    uri: "/v2/account/configurations", method: .patch, headers: f.auth,
+                    body: body(#"{"pdt_check":"sometimes"}"#)
+                ) { #expect($0.status == .unprocessableContent) }
+            }
+        }
+    }
+}

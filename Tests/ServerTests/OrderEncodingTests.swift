@@ -38,6 +38,7 @@ struct OrderEncodingTests {
         full.replacedBy = OrderID(high: 3, low: 4)
         full.replaces = OrderID(high: .max, low: 0)
         full.reason = "insufficient\nfunds"
+        full.positionIntent = .sellToOpen
         orders.append(full)
         for order in orders {
             #expect(
@@ -46,7 +47,7 @@ struct OrderEncodingTests {
         }
         // Every field the JSON value has, the writer has, and they are all set in `full` except the always-null ones.
         let value = try #require(AlpacaEncoding.order(full).object)
-        let alwaysNull: Set = ["legs", "position_intent", "source", "subtag", "ratio_qty"]
+        let alwaysNull: Set = ["legs", "source", "subtag", "ratio_qty"]
         #expect(value.filter { $0.value == .null }.keys.sorted() == alwaysNull.sorted())
     }
 }

@@ -29,7 +29,7 @@ public enum RejectionWording {
         "insufficient_buying_power": "可用资金不足（需要 {required}，可用 {available}）",
         "insufficient_buying_power.withdraw": "无法出金 {amount} {currency}：可用资金仅 {available}",
         "insufficient_qty": "可卖股数不足（委托 {requested}，可卖 {available}）",
-        "insufficient_qty.no_position": "您没有 {symbol} 的持仓，无法卖出（现金账户不能卖空）",
+        "insufficient_qty.no_position": "您没有 {symbol} 的持仓，无法卖出（此账户不能卖空）",
         "shorting_not_allowed.no_shorting": "此账户设置了禁止卖空（no_shorting），不能卖空 {symbol}",
         "shorting_not_allowed.equity": "账户净值低于 $2,000，不能卖空 {symbol}",
         "shorting_not_allowed.fractional": "{symbol} 的卖空委托必须是整数股（不能使用碎股或金额委托）",
