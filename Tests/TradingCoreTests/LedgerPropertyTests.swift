@@ -17,12 +17,16 @@ struct LedgerPropertyTests {
         /// Each order's last published status, and how much of the outbox `check` has read.
         var statuses: [OrderID: OrderStatus] = [:]
         var checkedEvents = 0
+        /// The US account is a margin account: it borrows cash, sells short and covers.
+        let margin: Bool
 
-        init(alwaysOpen: Bool, cash: FixedDecimal) {
+        init(alwaysOpen: Bool, cash: FixedDecimal, margin: Bool = false) {
             f = Fixture(
                 configuration: EngineConfiguration(
                     seed: 7, volumeParticipation: d("0.5"), sessions: alwaysOpen ? .alwaysOpen : .exchangeCalendars),
                 usCash: cash, cnCash: cash.times(10))
+            self.margin = margin
+            if margin { try! f.engine.setMarginTerms(.margin, for: f.us) }
             // Start in Shanghai's morning session; New York opens later the same UTC day.
             now = Timestamp(CivilDate(2026, 11, 19), hour: 9, minute: 31, in: .shanghai)
             price = [f.aapl: d("100.00"), f.moutai: d("50.00"), f.star: d("20.00")]
@@ -73,8 +77,10 @@ struct LedgerPropertyTests {
                     MarketEvent(
                         instrument: id, time: now,
                         kind: .bar(Bar(open: base, high: hi, low: lo, close: base, volume: 2000))))
-            case 6, 7: // buy
-                let qty = FixedDecimal(id == f.aapl ? Int(r.next() % 50) + 1 : 100 * (Int(r.next() % 5) + 1))
+            case 6, 7: // buy (covering at most the short, if there is one)
+                var qty = FixedDecimal(id == f.aapl ? Int(r.next() % 50) + 1 : 100 * (Int(r.next() % 5) + 1))
+                let held = f.engine.account(account)?.positions[id]?.qty ?? .zero
+                if held.isNegative { qty = Swift.min(qty, held.magnitude) }
                 let type: OrderType = [.market, .limit, .limit, .stop][Int(r.next() % 4)]
                 let offset = FixedDecimal(Int(r.next() % 11) - 5).multiplied(by: tick)
                 var request = OrderRequest(
@@ -82,10 +88,14 @@ struct LedgerPropertyTests {
                 if type == .limit { request.limitPrice = base + offset }
                 if type == .stop { request.stopPrice = base + tick.times(3) }
                 _ = try? f.engine.submit(request, account: account, at: now)
-            case 8, 9: // sell part of the position
+            case 8, 9: // sell part of the position, or (margin accounts) sell short
                 let held = f.engine.account(account)?.positions[id]?.qty ?? .zero
-                guard held.isPositive else { return }
-                let qty = id == f.aapl ? Swift.max(held.rounded(toMultipleOf: 1, rule: .down), 1) : held
+                let shorts = margin && account == f.us && !held.isPositive
+                guard held.isPositive || shorts else { return }
+                let qty =
+                    shorts
+                    ? FixedDecimal(Int(r.next() % 50) + 1)
+                    : id == f.aapl ? Swift.max(held.rounded(toMultipleOf: 1, rule: .down), 1) : held
                 let type: OrderType = [.market, .limit, .trailingStop][Int(r.next() % 3)]
                 var request = OrderRequest(symbol: symbol, side: .sell, type: type, qty: qty)
                 if type == .limit {
@@ -111,10 +121,10 @@ struct LedgerPropertyTests {
         mutating func check() {
             for account in [f.us, f.cn] {
                 let live = f.engine.account(account)!
-                if live.cash.isNegative { problems.append("cash \(live.cash) < 0") }
+                if live.cash.isNegative, live.terms.type == .cash { problems.append("cash \(live.cash) < 0") }
                 let replay = LedgerReplay(startingCash: live.startingCash, entries: f.ledger(account))
                 if replay.cash != live.cash { problems.append("replayed cash \(replay.cash) ≠ live \(live.cash)") }
-                for (symbol, holding) in replay.holdings where holding.qty.isPositive {
+                for (symbol, holding) in replay.holdings where !holding.qty.isZero {
                     let p = live.positions.values.first { $0.symbol == symbol }
                     if p?.qty != holding.qty || p?.costBasis != holding.costBasis
                         || p?.realizedPnL != holding.realizedPnL
@@ -122,7 +132,7 @@ struct LedgerPropertyTests {
                         problems.append("replayed position \(symbol) \(holding) ≠ live \(String(describing: p))")
                     }
                 }
-                for (id, p) in live.positions where p.qty.isPositive && replay.holdings[p.symbol]?.qty != p.qty {
+                for (id, p) in live.positions where !p.qty.isZero && replay.holdings[p.symbol]?.qty != p.qty {
                     problems.append("live position \(id) not in the replay")
                 }
             }
@@ -162,17 +172,19 @@ struct LedgerPropertyTests {
 
     static let steps = Gen.int(in: 0...Int.max).array(of: 1...120)
 
-    /// Exchange calendars with room to trade, and an always-open market with little cash (rejections, partial
-    /// fills cut short by buying power).
-    static let worlds: [(alwaysOpen: Bool, cash: FixedDecimal)] = [(false, 20_000), (true, 3_000)]
+    /// Exchange calendars with room to trade, an always-open market with little cash (rejections, partial fills cut
+    /// short by buying power), and a margin account that borrows and sells short.
+    static let worlds: [(alwaysOpen: Bool, cash: FixedDecimal, margin: Bool)] = [
+        (false, 20_000, false), (true, 3_000, false), (false, 20_000, true),
+    ]
 
     @Test(
-        "ledger replay equals live balances; cash ≥ 0; filled ≤ qty; position = Σ fills; fills inside the prices seen; statuses follow the transition table",
+        "ledger replay equals live balances; cash ≥ 0 on cash accounts; filled ≤ qty; position = Σ fills; fills inside the prices seen; statuses follow the transition table",
         arguments: worlds.indices)
     func invariants(world: Int) async {
-        let (alwaysOpen, cash) = Self.worlds[world]
+        let (alwaysOpen, cash, margin) = Self.worlds[world]
         await propertyCheck(count: 300, input: Self.steps) { steps in
-            var sim = Simulation(alwaysOpen: alwaysOpen, cash: cash)
+            var sim = Simulation(alwaysOpen: alwaysOpen, cash: cash, margin: margin)
             for n in steps where sim.problems.isEmpty { sim.step(n) }
             #expect(sim.problems.isEmpty, "\(sim.problems.prefix(3))")
         }
