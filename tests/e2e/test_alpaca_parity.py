@@ -14,7 +14,8 @@ from alpaca.data.requests import (MarketMoversRequest, MostActivesRequest, Stock
                                  StockTradesRequest)
 from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
-from alpaca.trading.enums import AssetExchange, AssetStatus, OrderSide, TimeInForce
+from alpaca.trading.enums import (AssetExchange, AssetStatus, OrderSide, OrderStatus, PositionIntent, PositionSide,
+                                  TimeInForce)
 from alpaca.trading.requests import GetAssetsRequest, GetCalendarRequest, MarketOrderRequest
 
 
@@ -261,3 +262,36 @@ def test_new_us_accounts_are_margin_accounts(client):
     with pytest.raises(APIError) as bad:
         client.patch("/account/configurations", {"max_margin_multiplier": "3"})
     assert bad.value.status_code == 422
+
+
+def test_short_sale_and_cover(client):
+    """alpaca-py sells short on the (margin) account, reads the short position and the account's short figures, is
+    refused a name that cannot be borrowed and a buy larger than the short, and closes the short by buying it back."""
+    nvda, amzn, pltr = client.get_asset("NVDA"), client.get_asset("AMZN"), client.get_asset("PLTR")
+    assert nvda.shortable and nvda.easy_to_borrow and nvda.marginable
+    assert amzn.shortable and not amzn.easy_to_borrow  # hard to borrow: a nightly fee while short
+    assert not pltr.shortable
+    order = client.submit_order(MarketOrderRequest(symbol="NVDA", qty=10, side=OrderSide.SELL,
+                                                   time_in_force=TimeInForce.DAY))
+    assert order.position_intent == PositionIntent.SELL_TO_OPEN
+    assert client.get_order_by_id(order.id).status == OrderStatus.FILLED
+    position = client.get_open_position("NVDA")
+    assert position.side == PositionSide.SHORT and Decimal(position.qty) == -10
+    assert Decimal(position.market_value) < 0 and Decimal(position.cost_basis) < 0
+    account = client.get_account()
+    assert account.shorting_enabled
+    assert Decimal(account.short_market_value) == Decimal(position.market_value)
+    assert Decimal(account.equity) == Decimal(account.cash) + Decimal(account.long_market_value) \
+        + Decimal(account.short_market_value)
+    with pytest.raises(APIError) as refused:
+        client.submit_order(MarketOrderRequest(symbol="PLTR", qty=1, side=OrderSide.SELL,
+                                               time_in_force=TimeInForce.DAY))
+    assert refused.value.status_code == 422 and "not shortable" in str(refused.value)
+    with pytest.raises(APIError) as refused:
+        client.submit_order(MarketOrderRequest(symbol="NVDA", qty=15, side=OrderSide.BUY,
+                                               time_in_force=TimeInForce.DAY))
+    assert refused.value.status_code == 403 and "cover the 10 shares short" in str(refused.value)
+    cover = client.close_position("NVDA")
+    assert cover.side == OrderSide.BUY and Decimal(cover.qty) == 10
+    assert cover.position_intent == PositionIntent.BUY_TO_CLOSE
+    assert "NVDA" not in {p.symbol for p in client.get_all_positions()}
