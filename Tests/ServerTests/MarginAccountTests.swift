@@ -173,7 +173,8 @@ struct ShortSellingAPITests {
             let short = try #require(summary.positions.first)
             #expect(short.position.qty.isNegative && short.position.symbol == "KO")
             let shortQty = short.position.qty.magnitude
-            #expect(summary.account.cash == FixedDecimal(50_000) + shortQty.multiplied(by: bid) - summary.account.totalFees)
+            #expect(
+                summary.account.cash == FixedDecimal(50_000) + shortQty.multiplied(by: bid) - summary.account.totalFees)
             try await f.app.test(.router) { client in
                 try await client.execute(uri: "/v2/positions/KO", method: .get, headers: f.auth) { response in
                     let p = f.json(response)
@@ -243,7 +244,8 @@ struct ShortSellingAPITests {
                 }
                 for _ in 0..<3 {
                     for side in ["buy", "sell"] {
-                        try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: market(side)) {
+                        try await client.execute(uri: "/v2/orders", method: .post, headers: f.auth, body: market(side))
+                        {
                             #expect($0.status == .ok)
                         }
                     }

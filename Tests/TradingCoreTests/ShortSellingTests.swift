@@ -62,12 +62,16 @@ struct ShortSellingTests {
         #expect(replay.holdings["AAPL"]?.qty == .zero && replay.holdings["AAPL"]?.realizedPnL == d("999"))
     }
 
-    @Test("short sales are refused with the reason: cash and A-share accounts, no_shorting, under $2,000, not shortable, fractions, buying power")
+    @Test(
+        "short sales are refused with the reason: cash and A-share accounts, no_shorting, under $2,000, not shortable, fractions, buying power"
+    )
     mutating func refusals() throws {
         f.quote(f.aapl, bid: "199.99", ask: "200.00", at: t)
         f.quote(pltr, bid: "20.00", ask: "20.01", at: t)
         f.quote(f.moutai, bid: "1500.00", ask: "1500.01", at: Fixture.cnMorning)
-        #expect(f.place(sell("PLTR", "10"), at: t).message == "asset PLTR is not shortable: no shares are available to borrow")
+        #expect(
+            f.place(sell("PLTR", "10"), at: t).message
+                == "asset PLTR is not shortable: no shares are available to borrow")
         #expect(f.place(sell("PLTR", "10"), at: t).rejection?.reason == .notShortable)
         let fraction = f.place(sell("AAPL", "1.5"), at: t).rejection
         #expect(fraction?.message == "fractional orders cannot be sold short")
@@ -76,7 +80,9 @@ struct ShortSellingTests {
         #expect(big?.reason == .insufficientBuyingPower)
         #expect(big?.message == "insufficient buying power (required: 200200.00, available: 200000.00)")
         let cn = f.place(sell("600519", "100", .limit, limit: "1500.00"), account: f.cn, at: Fixture.cnMorning)
-        #expect(cn.message == "insufficient qty available for order: no position in 600519 (A-share accounts cannot sell short)")
+        #expect(
+            cn.message
+                == "insufficient qty available for order: no position in 600519 (A-share accounts cannot sell short)")
 
         try f.engine.setMarginTerms(MarginTerms(type: .margin, noShorting: true), for: f.us)
         let configured = f.place(sell("AAPL", "10"), at: t).rejection
@@ -112,7 +118,8 @@ struct ShortSellingTests {
         var wrong = request
         wrong.takeProfit = .init(limitPrice: d("220.00"))
         #expect(
-            f.place(wrong, at: t).message == "take_profit.limit_price must be below stop_loss.stop_price for a short sale")
+            f.place(wrong, at: t).message
+                == "take_profit.limit_price must be below stop_loss.stop_price for a short sale")
         let entry = try #require(f.place(request, at: t).order)
         #expect(f.position(f.us, f.aapl)?.qty == d("-100"))
         let legs = entry.legs.compactMap { f.engine.order($0) }

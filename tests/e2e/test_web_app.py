@@ -78,7 +78,8 @@ def test_trade_sheet_error_toasts_keep_the_sheet_open(app):
         assert app.toast(message)
         assert app.all("dialog[open] #qty"), f"the sheet closed after {message!r}"
     app.button("Sell", within="dialog")
-    for qty, message in [("-1", "Cannot sell non-positive shares"), ("5", "Not enough shares to sell")]:
+    # No AAPL held: on the (margin) account a sale is a short sale, limited by buying power rather than shares.
+    for qty, message in [("-1", "Cannot sell non-positive shares"), ("100000", "Not enough buying power to sell short")]:
         app.clear_toasts()
         app.set_qty(qty)
         app.button("Review order", within="dialog")
@@ -86,6 +87,24 @@ def test_trade_sheet_error_toasts_keep_the_sheet_open(app):
         assert app.all("dialog[open] #qty")
     orders = app.api("GET", f"/accounts/{app.accounts()[0]['id']}/orders?status=all")["body"]
     assert orders == [], "a rejected input must not reach the server"
+
+
+def test_selling_short_from_the_trade_sheet_and_covering_it(app):
+    app.go("stock/NVDA")
+    assert app.text_in(".stock-title h1", "NVIDIA")
+    app.open_trade("NVDA", "sell")
+    app.set_qty("2")
+    app.text_in("dialog[open] .available", "Sell short:")
+    app.button("Review order", within="dialog")
+    assert "Sell 2 shares of NVDA short" in app.text("dialog[open] .confirm-step")
+    app.button("Confirm sell", within="dialog")
+    assert app.toast("You have successfully sold 2 shares of NVDA")
+    app.wait.until(lambda d: "Short: Buy covers it" in d.find_element(By.CSS_SELECTOR, ".position").text)
+    assert "-2" in app.text(".position")
+    # Buying them back closes the short.
+    app.trade("NVDA", "buy", "2")
+    assert app.toast("You have successfully bought 2 shares of NVDA")
+    app.wait.until(lambda d: "You have 0 shares of NVDA" in d.find_element(By.CSS_SELECTOR, ".position").text)
 
 
 def test_favorites_star_reorder_and_delete(app):

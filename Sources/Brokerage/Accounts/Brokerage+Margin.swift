@@ -101,8 +101,9 @@ extension Brokerage {
         let rates = engine.configuration.margin
         var remaining = deficit
         var sold: [String] = []
-        for p in summary.positions.sorted(by: { $0.valuation.marketValue.magnitude > $1.valuation.marketValue.magnitude })
-        {
+        for p in summary.positions.sorted(by: {
+            $0.valuation.marketValue.magnitude > $1.valuation.marketValue.magnitude
+        }) {
             guard remaining.isPositive else { break }
             let held = p.position.qty.magnitude
             let perShare =

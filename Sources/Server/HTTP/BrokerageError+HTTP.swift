@@ -39,7 +39,8 @@ extension OrderRejection {
         case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed, .patternDayTrading:
             return .forbidden
         case .unknownAccount, .orderNotFound: return .notFound
-        case .notShortable, .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits, .marketClosed,
+        case .notShortable, .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits,
+            .marketClosed,
             .duplicateClientOrderID, .notCancelable, .notReplaceable, .currencyMismatch, .noQuote, .unsupported:
             return .unprocessableContent
         }

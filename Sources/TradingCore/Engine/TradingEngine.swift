@@ -145,7 +145,8 @@ public struct TradingEngine: Sendable {
             guard fee.isPositive else { continue }
             entries.append(
                 record(
-                    .borrowFee(symbol: position.symbol, qty: position.qty.magnitude, rate: borrow.feeRate, value: value),
+                    .borrowFee(
+                        symbol: position.symbol, qty: position.qty.magnitude, rate: borrow.feeRate, value: value),
                     cashChange: -fee, account: id, at: time))
         }
         return entries

@@ -39,7 +39,8 @@ public struct LedgerReplay: Sendable, Hashable {
             // A position that went flat is closed; buying again opens a new one (as the live ledger does).
             if holding.qty.isZero { holding = Holding() }
             holding.realizedPnL += LedgerMath.apply(
-                fill.side, qty: fill.qty, price: fill.price, value: fill.value, to: &holding.qty, costBasis: &holding.costBasis)
+                fill.side, qty: fill.qty, price: fill.price, value: fill.value, to: &holding.qty,
+                costBasis: &holding.costBasis)
             holdings[fill.symbol] = holding
         }
         cash += entry.cashChange

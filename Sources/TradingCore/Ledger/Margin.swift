@@ -170,7 +170,8 @@ extension Account {
         let spendable = Swift.max(.zero, regt - reservedCash)
         let free = Swift.max(.zero, cash - reservedCash)
         return MarginState(
-            longMarketValue: longValue, shortMarketValue: shortValue, equity: equity, initialMargin: initial.rounded(places: cent, rule: .up),
+            longMarketValue: longValue, shortMarketValue: shortValue, equity: equity,
+            initialMargin: initial.rounded(places: cent, rule: .up),
             maintenanceMargin: maintenance.rounded(places: cent, rule: .up), multiplier: multiplier,
             regtBuyingPower: regt, daytradingBuyingPower: dayTrading,
             buyingPower: multiplier > 1 ? spendable : free,

@@ -423,7 +423,8 @@ struct OrderValidator {
     func validateShortSale(_ r: OrderRequest) throws(OrderRejection) {
         let symbol = instrument.symbol
         guard account.market == .us, account.terms.type == .margin else {
-            let why = account.market == .us ? "short selling needs a margin account" : "A-share accounts cannot sell short"
+            let why =
+                account.market == .us ? "short selling needs a margin account" : "A-share accounts cannot sell short"
             throw OrderRejection(
                 .insufficientQty, "insufficient qty available for order: no position in \(symbol) (\(why))",
                 facts: .init("insufficient_qty.no_position", ["symbol": symbol]))
@@ -523,7 +524,8 @@ extension TradingEngine {
         probe.positionIntent = intent
         let cost: FixedDecimal =
             switch intent {
-            case .buyToOpen: buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency)
+            case .buyToOpen:
+                buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency)
             case .sellToOpen: shortSaleReservation(probe, fees: account.fees, currency: account.currency)
             case .buyToClose, .sellToClose: .zero
             }

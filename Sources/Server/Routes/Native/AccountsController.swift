@@ -221,9 +221,13 @@ struct AccountsController {
         let fees = account.fees.fees(side: side, filledQty: qty, filledValue: value, currency: account.currency)
         let feeTotal = fees.reduce(FixedDecimal.zero) { $0 + $1.amount }
         let date = entry.instrument.calendar.tradingDate(at: services.clock.now())
-        let sellable =
-            summary.positions.first { $0.instrument.symbol == entry.symbol }?.position.availableToSell(on: date)
-            ?? .zero
+        let position = summary.positions.first { $0.instrument.symbol == entry.symbol }?.position
+        let held = position?.qty ?? .zero
+        let sellable = held.isPositive ? position?.availableToSell(on: date) ?? .zero : .zero
+        // A sale with no long position is a short sale where the account and the name allow it (it spends buying
+        // power); a buy with a short position covers it.
+        let shortSale =
+            side == .sell && !held.isPositive && summary.shortingEnabled && entry.instrument.borrow.shortable
         return JSONValue.object([
             "symbol": .string(entry.symbol), "side": .string(side.rawValue), "qty": .decimal(qty),
             "price": .decimal(price),
@@ -232,7 +236,8 @@ struct AccountsController {
                 fees.map { JSONValue.object(["kind": .string($0.kind.rawValue), "amount": .decimal($0.amount)]) }),
             "fee_total": .decimal(feeTotal), "total": .decimal(side == .buy ? value + feeTotal : value - feeTotal),
             "currency": .string(account.currency.rawValue), "buying_power": .decimal(summary.buyingPower),
-            "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot),
+            "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot), "short_sale": .bool(shortSale),
+            "short_qty": .decimal(held.isNegative ? held.magnitude : .zero),
         ]).response(headers: [.cacheControl: "no-store"])
     }
 

@@ -164,7 +164,9 @@ export async function render(view, [symbolParam], scope) {
       h('div', h('dt', t('stock.total_cost')), h('dd', F.money(held.cost_basis, currency))),
       h('div', h('dt', t('stock.market_value')), h('dd', F.money(held.market_value, currency))),
       h('div', h('dt', t('stock.change')), h('dd', change(held.unrealized_pl, `${F.signedMoney(held.unrealized_pl, currency)} (${F.percent(held.unrealized_plpc, { fraction: true })})`))),
-      h('div', h('dt', t('stock.sellable')), h('dd', F.qty(held.qty_available)))));
+      held.side === 'short'
+        ? h('div', h('dt', t('stock.side')), h('dd', t('stock.short')))
+        : h('div', h('dt', t('stock.sellable')), h('dd', F.qty(held.qty_available)))));
   }
 
   function renderAbout() {

@@ -94,7 +94,9 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
         e.fees.map((f) => h('div.fee', h('dt', F.feeName(f.kind)), h('dd', F.money(f.amount, currency)))),
         h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
         h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', { dataset: { testid: 'estimate-total' } }, F.money(e.total, currency))));
-      clear(available, side === 'buy' ? t('trade.available_cash', { amount: F.money(e.buying_power, currency) }) : t('trade.sellable', { qty: F.qty(e.sellable) }));
+      clear(available, side === 'buy' || e.short_sale
+        ? t(e.short_sale ? 'trade.short_available' : 'trade.available_cash', { amount: F.money(e.buying_power, currency) })
+        : t('trade.sellable', { qty: F.qty(e.sellable) }));
     }, 150);
 
     [qty, limit, stop, trail].forEach((i) => i.addEventListener('input', refresh));
@@ -115,7 +117,9 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       try { e = await fetchEstimate(); } catch (error) { toast(error.message, 'error'); review.disabled = false; return; }
       review.disabled = false;
       if (side === 'buy' && D.cmp(D.parse(e.total), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_money'), 'error'); return; }
-      if (side === 'sell' && D.cmp(D.parse(e.qty), D.parse(e.sellable)) > 0) { toast(t('trade.not_enough_shares'), 'error'); return; }
+      // A sale with no long position on a margin account is a short sale: it spends buying power, not shares.
+      if (side === 'sell' && e.short_sale && D.cmp(D.parse(e.value), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_power_short'), 'error'); return; }
+      if (side === 'sell' && !e.short_sale && D.cmp(D.parse(e.qty), D.parse(e.sellable)) > 0) { toast(t('trade.not_enough_shares'), 'error'); return; }
       confirmStep(e);
     });
 
@@ -128,7 +132,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       const confirm = h('button.primary.wide', { type: 'button', autofocus: true }, t(`trade.confirm.${side}`));
       const back = h('button.secondary.wide', { type: 'button' }, t('trade.back'));
       const panel = h('div.confirm-step',
-        h('h3', t(`trade.summary.${side}`, { shares: F.shares(body.qty), symbol })),
+        h('h3', t(e.short_sale ? 'trade.summary.short' : `trade.summary.${side}`, { shares: F.shares(body.qty), symbol })),
         h('dl.estimate',
           h('div', h('dt', t('trade.order_type')), h('dd', t(`trade.type.${kind}`))),
           body.limit_price ? h('div', h('dt', t('trade.limit_price')), h('dd', F.money(body.limit_price, currency, 2))) : null,
