@@ -86,6 +86,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
         application.addServices(MarketPump(brokerage: services.brokerage))
         application.addServices(EquityHistoryRecorder(brokerage: services.brokerage))
         application.addServices(MarginService(brokerage: services.brokerage))
+        application.addServices(CorporateActionService(brokerage: services.brokerage))
     }
     if services.configuration.ib.port != nil {
         application.addServices(IBGatewayService(services: services, logger: logger))

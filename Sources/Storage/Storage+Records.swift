@@ -306,6 +306,7 @@ extension LedgerEntry.Kind {
         case .interest: return "interest"
         case .marginCall: return "margin_call"
         case .borrowFee: return "borrow_fee"
+        case .corporateAction(let booking): return booking.kind == .cashDividend ? "dividend" : booking.kind.rawValue
         }
     }
 }

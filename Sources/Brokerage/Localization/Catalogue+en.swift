@@ -41,6 +41,16 @@ extension Catalogue {
         "margin.liquidation.title": "Positions sold for a margin call",
         "margin.liquidation.body":
             "Your equity stayed {amount} USD below maintenance margin, so papertrade is selling {sold} at market.",
+        // Corporate actions
+        "action.dividend.title": "{symbol} dividend",
+        "action.dividend.body": "{symbol} paid {cash} a share on your {qty} shares: {amount} credited.",
+        "action.dividend.short.body":
+            "{symbol} paid {cash} a share; you are short {qty} shares, so {amount} was charged to your account.",
+        "action.split.title": "{symbol} {ratio} split",
+        "action.split.body": "Your {before} shares of {symbol} are now {after}; the cost basis is unchanged.{lieu}",
+        "action.bonus.title": "{symbol} bonus shares (10 for {ratio})",
+        "action.bonus.body": "Your {before} shares of {symbol} are now {after}; the cost basis is unchanged.{lieu}",
+        "action.lieu": " {fraction} of a share was paid in cash: {amount}.",
         // Price alerts
         "alert.title": "{symbol} alert",
         "alert.body": "{symbol} {what} and is at {price}.",

@@ -99,4 +99,9 @@ public final class CachingFeed: MarketDataFeed {
     {
         try await inner.auctions(symbol, from: from, through: through)
     }
+    public func corporateActions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [CorporateAction]
+    {
+        try await inner.corporateActions(symbol, from: from, through: through)
+    }
 }

@@ -32,6 +32,10 @@ public protocol MarketDataFeed: Sendable {
     /// implement it: the default asks `bars` for `index.rawValue` (^GSPC, sh000001).
     func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
         async throws(FeedError) -> [PriceBar]
+    /// Dividends, splits and stock dividends with ex-dates from `from` through `through`, by ex-date, as announced
+    /// by then. Providers without corporate actions have none.
+    func corporateActions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [CorporateAction]
 }
 
 extension MarketDataFeed {
@@ -73,6 +77,11 @@ extension MarketDataFeed {
         -> [DailyAuctions]
     {
         throw .unsupported(provider: name, feature: "auctions")
+    }
+    public func corporateActions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [CorporateAction]
+    {
+        []
     }
 }
 
@@ -140,6 +149,15 @@ public struct SimulatedFeed: MarketDataFeed {
     {
         guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
         return market.auctions(symbol, from: from, through: through, before: clock.now())
+    }
+
+    /// The simulated market's actions, each once it is declared (future ex-dates included once announced).
+    public func corporateActions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [CorporateAction]
+    {
+        guard let entry = market.directory.entry(symbol) else { throw .unknownSymbol(symbol) }
+        let today = entry.instrument.calendar.zone.localTime(of: clock.now()).date
+        return market.corporateActions(symbol, from: from, through: through).filter { $0.declarationDate <= today }
     }
 
     public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
@@ -212,6 +230,11 @@ public struct MarketRoutedFeed: MarketDataFeed {
         async throws(FeedError) -> [TopOfBook]
     {
         try await feed(symbol).quotes(symbol, from: from, to: to, limit: limit, descending: descending)
+    }
+    public func corporateActions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
+        -> [CorporateAction]
+    {
+        try await feed(symbol).corporateActions(symbol, from: from, through: through)
     }
     public func auctions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
         -> [DailyAuctions]

@@ -13,6 +13,8 @@ struct SimulatedDay: Sendable {
     let close: [Double]
     let volume: [Double]
     let previousClose: Double
+    /// The log of the raw-price factor on this day (corporate actions since the anchor day).
+    let logFactor: Double
     let band: PriceBand?
     let bars: [PriceBar]
     private let overnightShare: Double
@@ -25,19 +27,21 @@ struct SimulatedDay: Sendable {
         case down(by: Int)
     }
 
+    /// `previousClose` is the day's reference price: the last close, adjusted when this is an ex-date.
     init(
         profile: SimulatedProfile, date: CivilDate, grid: SessionGrid, configuration: SimulatorConfiguration,
-        previousClose: Double
+        previousClose: Double, logFactor: Double
     ) {
         self.date = date
         dayIndex = grid.dayIndex(date)
         minuteStarts = grid.minuteStarts(on: date)
         self.previousClose = previousClose
+        self.logFactor = logFactor
         overnightShare = configuration.overnightShare
         let n = minuteStarts.count
         let g = configuration.overnightShare
         let fractions = (0...n).map { g + (1 - g) * SessionGrid.intensityShare(Double($0) / Double(max(n, 1))) }
-        let latent = profile.path.logLevels(day: dayIndex, fractions: fractions)
+        let latent = profile.path.logLevels(day: dayIndex, fractions: fractions).map { $0 + logFactor }
         let band = Self.band(profile, previousClose: previousClose)
         let event = Self.limitEvent(
             profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
@@ -117,11 +121,11 @@ struct SimulatedDay: Sendable {
         return overnightShare + (1 - overnightShare) * SessionGrid.intensityShare((Double(k) + x) / n)
     }
 
-    /// A latent log-level made visible at minute `k`.
+    /// A latent log-level (of the adjusted path) made visible at minute `k`, in the day's raw prices.
     func visible(_ logLevel: Double, minute k: Int) -> Double {
         let bandRange = band.map { (Quantize.level($0.limitDown), Quantize.level($0.limitUp)) }
-        return Self.visible(
-            exp(logLevel), minute: k, event: limitEvent, open: open.first ?? exp(logLevel), band: bandRange)
+        let level = exp(logLevel + logFactor)
+        return Self.visible(level, minute: k, event: limitEvent, open: open.first ?? level, band: bandRange)
     }
 
     static func visible(_ level: Double, minute k: Int, event: LimitEvent, open: Double, band: (Double, Double)?)
@@ -146,10 +150,10 @@ struct SimulatedDay: Sendable {
     /// The visible close of a day without building its minutes (for chaining A-share limits).
     static func closingLevel(
         profile: SimulatedProfile, date: CivilDate, grid: SessionGrid,
-        configuration: SimulatorConfiguration, previousClose: Double
+        configuration: SimulatorConfiguration, previousClose: Double, logFactor: Double
     ) -> Double {
         let dayIndex = grid.dayIndex(date)
-        let latent = exp(profile.path.logLevel(day: dayIndex, fraction: 1))
+        let latent = exp(profile.path.logLevel(day: dayIndex, fraction: 1) + logFactor)
         guard let band = band(profile, previousClose: previousClose) else { return latent }
         let n = grid.minuteCount(on: date)
         let event = limitEvent(

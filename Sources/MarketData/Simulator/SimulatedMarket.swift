@@ -35,6 +35,7 @@ public final class SimulatedMarket: Sendable {
     public let directory: SymbolDirectory
     public let configuration: SimulatorConfiguration
     private let cache = Mutex(DayCache())
+    let actionCache = Mutex(ActionCache())
 
     public init(directory: SymbolDirectory, configuration: SimulatorConfiguration = SimulatorConfiguration()) {
         self.directory = directory
@@ -69,9 +70,12 @@ public final class SimulatedMarket: Sendable {
         if let hit = cache.withLock({ $0.get(key) }) { return hit }
         let grid = grid(profile.market)
         guard grid.isTradingDay(date) else { return nil }
+        // On an ex-date the reference price is the last close adjusted by the day's actions (除权除息参考价).
+        let factor = logPriceFactor(profile, on: date)
+        let before = logPriceFactor(profile, on: grid.previousTradingDay(before: date))
         let day = SimulatedDay(
             profile: profile, date: date, grid: grid, configuration: configuration,
-            previousClose: visibleClose(profile, before: date, grid: grid))
+            previousClose: visibleClose(profile, before: date, grid: grid) * exp(factor - before), logFactor: factor)
         cache.withLock { $0.put(key, day) }
         return day
     }
@@ -85,12 +89,16 @@ public final class SimulatedMarket: Sendable {
             dates.append(d)
             d = grid.previousTradingDay(before: d)
         }
-        // Oldest first: start from the latent close and apply each day's band and limit events.
-        var close = exp(profile.path.logLevel(day: grid.dayIndex(d), fraction: 1))
+        // Oldest first: start from the latent close and apply each day's band and limit events (each band from the
+        // reference price: the last close, adjusted on an ex-date).
+        var previousFactor = logPriceFactor(profile, on: d)
+        var close = exp(profile.path.logLevel(day: grid.dayIndex(d), fraction: 1) + previousFactor)
         for day in dates.reversed() {
+            let factor = logPriceFactor(profile, on: day)
             close = SimulatedDay.closingLevel(
                 profile: profile, date: day, grid: grid, configuration: configuration,
-                previousClose: close)
+                previousClose: close * exp(factor - previousFactor), logFactor: factor)
+            previousFactor = factor
         }
         return close
     }

@@ -9,6 +9,9 @@ struct SimulatedProfile: Sendable {
     let lot: Int
     let limit: PriceLimitRule?
     let isIndex: Bool
+    let kind: InstrumentKind
+    /// The price level on `anchorDate`.
+    let anchor: Double
     let path: PricePath
     /// Average daily volume in shares (index: in lots of the index's constituents, for display only).
     let baseVolume: Double
@@ -32,6 +35,7 @@ struct SimulatedProfile: Sendable {
         lot = instrument.market == .cn ? 100 : 1
         limit = instrument.priceLimit.fraction == nil ? nil : instrument.priceLimit
         isIndex = false
+        kind = instrument.kind
         let key = CounterRandom.hash(seed, CounterRandom.key(entry.symbol))
         func u(_ salt: UInt64) -> Double { CounterRandom.uniform(CounterRandom.hash(key, salt)) }
         func z(_ salt: UInt64) -> Double { CounterRandom.normal(CounterRandom.hash(key, salt)) }
@@ -50,6 +54,7 @@ struct SimulatedProfile: Sendable {
         case (.us, false): volatility = 0.011 + 0.014 * u(2) + (anchor < 5 ? 0.015 : 0)
         case (.cn, false): volatility = 0.02 + 0.012 * u(2)
         }
+        self.anchor = anchor
         path = PricePath(
             key: key, dailyVolatility: volatility, cascadeSpread: cascadeSpread, drift: 0.0002 * z(3),
             anchorLevel: anchor, anchorDay: PricePath.weekdayIndex(Self.anchorDate))
@@ -65,6 +70,7 @@ struct SimulatedProfile: Sendable {
         lot = 1
         limit = nil
         isIndex = true
+        kind = .index
         let anchor: Double
         switch index {
         case .sseComposite: anchor = 3969
@@ -73,6 +79,7 @@ struct SimulatedProfile: Sendable {
         case .dowJones: anchor = 48063
         case .sp500: anchor = 6845
         }
+        self.anchor = anchor
         let key = CounterRandom.hash(seed, CounterRandom.key(index.rawValue))
         path = PricePath(
             key: key, dailyVolatility: 0.009, cascadeSpread: cascadeSpread,

@@ -52,6 +52,14 @@ extension TradingEngine {
         books[i].quoteTime = time
     }
 
+    /// Records a price as the instrument's last trade without matching anything: a corporate action restated the
+    /// price (a split divides it), and holdings are valued at the restated one from now on.
+    public mutating func recordLastTrade(_ price: Price, instrument: InstrumentID) {
+        let i = Int(instrument.index)
+        guard i >= 0, i < books.count else { return }
+        books[i].lastTrade = price
+    }
+
     /// Whether the stored price band belongs to the trading day of `time`.
     mutating func bandIsCurrent(_ id: InstrumentID, at time: Timestamp) -> Bool {
         let book = books[Int(id.index)]

@@ -21,6 +21,8 @@ public struct Account: Sendable, Codable, Hashable {
     public var marginCall: MarginCall?
     /// Day trades of the last few weeks, oldest first (the pattern day trader rule counts the last five trading days).
     public var dayTrades: [DayTrade]
+    /// The last trading day whose corporate actions were applied to the account (nil: none tracked yet).
+    public var corporateActionsThrough: CivilDate?
 
     public init(
         id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule? = nil, terms: MarginTerms = .cash
@@ -39,11 +41,12 @@ public struct Account: Sendable, Codable, Hashable {
         marginDayClosed = nil
         marginCall = nil
         dayTrades = []
+        corporateActionsThrough = nil
     }
 
     enum CodingKeys: String, CodingKey {
         case id, market, currency, startingCash, cash, reservedCash, fees, positions, lastSequence, totalFees, terms
-        case marginDayClosed, marginCall, dayTrades
+        case marginDayClosed, marginCall, dayTrades, corporateActionsThrough
     }
 
     public init(from decoder: any Decoder) throws {
@@ -62,6 +65,7 @@ public struct Account: Sendable, Codable, Hashable {
         marginDayClosed = try c.decodeIfPresent(CivilDate.self, forKey: .marginDayClosed)
         marginCall = try c.decodeIfPresent(MarginCall.self, forKey: .marginCall)
         dayTrades = try c.decodeIfPresent([DayTrade].self, forKey: .dayTrades) ?? []
+        corporateActionsThrough = try c.decodeIfPresent(CivilDate.self, forKey: .corporateActionsThrough)
     }
 
     /// Cash free for withdrawals (and, on cash accounts, for new buy orders): borrowed money cannot be taken out.

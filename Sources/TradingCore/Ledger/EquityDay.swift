@@ -102,6 +102,18 @@ public struct EquityDayBuilder: Sendable {
             flow += entry.cashChange
         case .fee:
             fees -= entry.cashChange
+        case .corporateAction(let booking):
+            if booking.kind.changesShares {
+                holdings[booking.symbol] = booking.qtyAfter.isZero ? nil : booking.qtyAfter
+                // Prices after a split are the old ones ÷ the ratio: the last mark follows them.
+                if let mark = marks[booking.symbol] {
+                    marks[booking.symbol] =
+                        mark.multiplied(by: booking.oldRate).divided(by: booking.newRate, rule: .halfEven) ?? mark
+                }
+                realized += entry.cashChange - booking.releasedCost
+            } else {
+                dividends += entry.cashChange
+            }
         case .interest, .marginCall, .borrowFee:
             // Interest and borrow fees are costs of borrowing: they lower equity like a loss, not a withdrawal.
             break

@@ -32,6 +32,9 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
         /// The stock-loan fee for hard-to-borrow shares held short overnight: `qty` shares (positive) of `symbol`
         /// worth `value` at the close, at an annual `rate`, over the nights to the next trading day.
         case borrowFee(symbol: String, qty: Quantity, rate: FixedDecimal, value: FixedDecimal)
+        /// A dividend, split or stock dividend on the ex-date: the cash change is the dividend (paid by a short) or
+        /// the cash in lieu of a fraction of a share.
+        case corporateAction(CorporateActionBooking)
     }
 }
 

@@ -33,6 +33,11 @@ public struct LedgerReplay: Sendable, Hashable {
             if let symbol = feeSymbol[orderID] {
                 holdings[symbol, default: Holding()].realizedPnL += entry.cashChange
             }
+        case .corporateAction(let booking):
+            var holding = holdings[booking.symbol, default: Holding()]
+            holding.realizedPnL += LedgerMath.apply(
+                booking, cashChange: entry.cashChange, to: &holding.qty, costBasis: &holding.costBasis)
+            holdings[booking.symbol] = holding
         case .fill(let fill):
             feeSymbol[fill.orderID] = fill.symbol
             var holding = holdings[fill.symbol, default: Holding()]

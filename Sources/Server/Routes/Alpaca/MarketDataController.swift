@@ -204,16 +204,24 @@ struct MarketDataController {
     func pagedBars(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
         guard let tfText = request.query("timeframe") else { throw APIError.unprocessable("timeframe is required") }
         guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
-        if let adjustment = request.query("adjustment"),
-            !["raw", "split", "dividend", "all"].contains(adjustment.lowercased())
-        {
-            throw APIError.unprocessable("invalid adjustment \(adjustment); expected raw, split, dividend or all")
+        let adjustmentText = request.query("adjustment") ?? "raw"
+        guard let adjustment = BarAdjustment(rawValue: adjustmentText.lowercased()) else {
+            throw APIError.unprocessable("invalid adjustment \(adjustmentText); expected raw, split, dividend or all")
         }
         let feed = services.feed
+        let directory = services.directory
+        let now = services.clock.now()
         return try await paged(
             symbols, request: request,
             fetch: { symbol, from, to, limit, descending throws(FeedError) in
-                let bars = try await feed.bars(symbol, timeframe: timeframe, from: from, to: to)
+                var bars = try await feed.bars(symbol, timeframe: timeframe, from: from, to: to)
+                if adjustment != .raw, let zone = directory.entry(symbol)?.instrument.calendar.zone {
+                    // Restated as of the end of the request (or now): the same on every page.
+                    let through = zone.localTime(of: min(to, now)).date
+                    let actions = try await feed.corporateActions(
+                        symbol, from: zone.localTime(of: from).date, through: through)
+                    bars = adjustment.apply(to: bars, actions: actions, zone: zone, through: through)
+                }
                 return Array((descending ? bars.reversed() : bars).prefix(limit))
             }, time: \.time, encode: Self.bar)
     }

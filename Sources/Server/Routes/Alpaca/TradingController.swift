@@ -268,12 +268,16 @@ struct TradingController {
     }
 }
 
-/// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE, INT for margin interest, and RESET for account resets).
+/// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE (with hard-to-borrow fees), INT for margin interest, MISC for
+/// margin calls, DIV, FORWARD_SPLIT / REVERSE_SPLIT / SPLIT (A-share bonus shares; SPLIT also finds the other two), and
+/// RESET for account resets).
 enum ActivityEncoding {
     /// Alpaca's activity types that papertrade records, with their stored kinds.
     static let storedKinds: [String: [String]] = [
         "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"], "RESET": ["reset"],
-        "INT": ["interest"], "MISC": ["margin_call"],
+        "INT": ["interest"], "MISC": ["margin_call"], "DIV": ["dividend"],
+        "SPLIT": ["forward_split", "reverse_split", "stock_dividend"], "FORWARD_SPLIT": ["forward_split"],
+        "REVERSE_SPLIT": ["reverse_split"],
     ]
 
     /// Every activity type Alpaca documents (and RESET, papertrade's own); others are refused.
@@ -334,6 +338,30 @@ enum ActivityEncoding {
                 case .liquidation: "margin call not met: positions sold to cover \(amount)"
                 }
             return nonTrade(e, id: id, type: "MISC", description: description, symbol: nil)
+        case .corporateAction(let b):
+            switch b.kind {
+            case .cashDividend:
+                var o = nonTrade(
+                    e, id: id, type: "DIV",
+                    description: b.qtyBefore.isNegative
+                        ? "dividend of \(b.cashPerShare) a share paid on \(b.qtyBefore.magnitude) shares held short"
+                        : "cash dividend of \(b.cashPerShare) a share on \(b.qtyBefore) shares",
+                    symbol: b.symbol, qty: b.qtyBefore)
+                if case .object(var fields) = o {
+                    fields["per_share_amount"] = .decimal(b.cashPerShare)
+                    o = .object(fields)
+                }
+                return o
+            case .forwardSplit, .reverseSplit, .stockDividend:
+                let type = [.forwardSplit: "FORWARD_SPLIT", .reverseSplit: "REVERSE_SPLIT"][b.kind] ?? "SPLIT"
+                var description =
+                    "\(b.newRate)-for-\(b.oldRate) \(b.kind.rawValue.replacingOccurrences(of: "_", with: " ")): \(b.qtyBefore) shares became \(b.qtyAfter)"
+                if b.fractionPaid.isPositive {
+                    description += "; cash in lieu of \(b.fractionPaid) shares: \(e.cashChange.formatted(places: 2))"
+                }
+                return nonTrade(
+                    e, id: id, type: type, description: description, symbol: b.symbol, qty: b.qtyAfter - b.qtyBefore)
+            }
         case .borrowFee(let symbol, let qty, let rate, let value):
             return nonTrade(
                 e, id: id, type: "FEE",

@@ -326,6 +326,13 @@ extension NativeEncoding {
         case .marginCall(let deficit, let event):
             o["deficit"] = .decimal(deficit)
             o["event"] = .string(event.rawValue)
+        case .corporateAction(let b):
+            o["symbol"] = .string(b.symbol)
+            o["action"] = .string(b.kind.rawValue)
+            o["qty_before"] = .decimal(b.qtyBefore)
+            o["qty_after"] = .decimal(b.qtyAfter)
+            if b.kind == .cashDividend { o["per_share"] = .decimal(b.cashPerShare) }
+            if b.fractionPaid.isPositive { o["cash_in_lieu_qty"] = .decimal(b.fractionPaid) }
         case .borrowFee(let symbol, let qty, let rate, let value):
             o["symbol"] = .string(symbol)
             o["qty"] = .decimal(qty)

@@ -1,0 +1,92 @@
+import MarketData
+import TradingCore
+
+extension Brokerage {
+    /// Applies the corporate actions whose ex-dates have come to every account holding (or with open orders in) the
+    /// instrument, once per account and ex-date, and tells the owner. An ex-date has come when the feed's session for
+    /// the instrument is that day (the simulator switches to it at the session's first minute, so the positions
+    /// change together with the prices). Accounts seen for the first time start tracking from the current session;
+    /// an account whose last applied day is older (the server was down) is brought up to date.
+    public func applyCorporateActions() async throws(BrokerageError) {
+        let now = clock.now()
+        var sessions: [String: MarketQuote] = [:]
+        var restated: Set<String> = []
+        for id in owners.keys.sorted() {
+            guard let account = engine.account(id) else { continue }
+            let symbols = Set(
+                account.positions.values.filter { !$0.qty.isZero }.map(\.symbol)
+                    + engine.openOrders(of: id).map(\.symbol))
+            var session: CivilDate?
+            for symbol in symbols.sorted() {
+                if sessions[symbol] == nil, let quote = try? await feed.quote(symbol) { sessions[symbol] = quote }
+                if let date = sessions[symbol]?.tradingDate { session = Swift.max(session ?? date, date) }
+            }
+            let today = session ?? account.market.calendar.zone.localTime(of: now).date
+            guard let through = account.corporateActionsThrough else {
+                engine.markCorporateActions(through: today, for: id)
+                pendingAccounts.insert(id)
+                continue
+            }
+            guard through < today else { continue }
+            var actions: [CorporateAction] = []
+            for symbol in symbols.sorted() {
+                let latest = sessions[symbol]?.tradingDate ?? today
+                guard latest > through else { continue }
+                actions +=
+                    (try? await feed.corporateActions(symbol, from: through.adding(days: 1), through: latest)) ?? []
+            }
+            for action in actions.sorted(by: {
+                ($0.exDate, $0.symbol, $0.kind.rawValue) < ($1.exDate, $1.symbol, $1.kind.rawValue)
+            }) {
+                // The fraction of a share a split leaves is paid at the ex-date's reference price.
+                let quote = sessions[action.symbol]
+                let reference = quote?.tradingDate == action.exDate ? quote?.previousClose : nil
+                guard let entry = engine.applyCorporateAction(action, to: id, referencePrice: reference, at: now),
+                    case .corporateAction(let booking) = entry.kind
+                else { continue }
+                if action.kind.changesShares { restated.insert(action.symbol) }
+                notify(id, booking: booking, cash: entry.cashChange, at: now)
+            }
+            engine.markCorporateActions(through: today, for: id)
+            pendingAccounts.insert(id)
+        }
+        // Prices traded before a split are in the old shares: the engine's marks follow the feed's restated ones.
+        for symbol in restated.sorted() {
+            guard let quote = sessions[symbol], let instrument = engine.instrumentID(for: symbol) else { continue }
+            engine.recordLastTrade(quote.last, instrument: instrument)
+            engine.apply(
+                MarketEvent(instrument: instrument, time: now, kind: .reference(previousClose: quote.previousClose)))
+            referenceDates[instrument] = quote.tradingDate
+        }
+        try await commit()
+    }
+
+    func notify(_ id: AccountID, booking b: CorporateActionBooking, cash: FixedDecimal, at now: Timestamp) {
+        let text = text(for: id)
+        let currency = engine.account(id)?.currency ?? .usd
+        func money(_ amount: FixedDecimal) -> String { currency.symbol + amount.magnitude.formatted(places: 2) }
+        switch b.kind {
+        case .cashDividend:
+            let values = [
+                "symbol": b.symbol, "cash": currency.symbol + b.cashPerShare.description,
+                "qty": b.qtyBefore.magnitude.description, "amount": money(cash),
+            ]
+            notify(
+                id, kind: "dividend", title: text("action.dividend.title", values),
+                body: text(b.qtyBefore.isNegative ? "action.dividend.short.body" : "action.dividend.body", values),
+                at: now)
+        case .forwardSplit, .reverseSplit, .stockDividend:
+            let lieu =
+                b.fractionPaid.isPositive
+                ? text("action.lieu", ["fraction": b.fractionPaid.description, "amount": money(cash)]) : ""
+            let bonus = b.kind == .stockDividend
+            let values = [
+                "symbol": b.symbol, "before": b.qtyBefore.description, "after": b.qtyAfter.description, "lieu": lieu,
+                "ratio": bonus ? b.newRate.description : "\(b.newRate)-for-\(b.oldRate)",
+            ]
+            notify(
+                id, kind: "split", title: text(bonus ? "action.bonus.title" : "action.split.title", values),
+                body: text(bonus ? "action.bonus.body" : "action.split.body", values), at: now)
+        }
+    }
+}
