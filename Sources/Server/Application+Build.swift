@@ -40,6 +40,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     PortfolioController(services: services).addRoutes(to: alpaca)
     CalendarController(services: services).addRoutes(v2: alpaca, v3: alpacaGroup("v3"))
     ScreenerController(services: services).addRoutes(to: alpacaGroup("v1beta1"))
+    CorporateActionsController(services: services).addRoutes(v2: alpaca, v1: alpacaGroup("v1"))
 
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))
         .add(middleware: UserLanguageMiddleware(languages: services.brokerage.languages))

@@ -117,7 +117,8 @@ struct CorporateActionScheduleTests {
         let last = try #require(cnBars.last { ExchangeTimeZone.shanghai.localTime(of: $0.time).date < bonus.exDate })
         let exQuote = try #require(
             market.quote(bonus.symbol, at: Timestamp(bonus.exDate, hour: 9, minute: 31, in: .shanghai)))
-        let expected = Double(last.close.description)! * Double(bonus.oldRate.description)!
+        let expected =
+            Double(last.close.description)! * Double(bonus.oldRate.description)!
             / Double(bonus.newRate.description)!
         #expect(abs(Double(exQuote.previousClose.description)! / expected - 1) < 0.05)
         // The band is around the ex-rights reference: the ex-date does not look like a crash to limit-down.

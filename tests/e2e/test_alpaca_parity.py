@@ -7,16 +7,18 @@ from decimal import Decimal
 
 import pytest
 from alpaca.common.exceptions import APIError
-from alpaca.data.enums import MostActivesBy
+from alpaca.data.enums import Adjustment, MostActivesBy
+from alpaca.data.historical.corporate_actions import CorporateActionsClient
 from alpaca.data.historical import StockHistoricalDataClient
 from alpaca.data.historical.screener import ScreenerClient
-from alpaca.data.requests import (MarketMoversRequest, MostActivesRequest, StockBarsRequest, StockQuotesRequest,
-                                 StockTradesRequest)
+from alpaca.data.requests import (CorporateActionsRequest, MarketMoversRequest, MostActivesRequest, StockBarsRequest,
+                                 StockQuotesRequest, StockTradesRequest)
 from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
-from alpaca.trading.enums import (AssetExchange, AssetStatus, OrderSide, OrderStatus, PositionIntent, PositionSide,
-                                  TimeInForce)
-from alpaca.trading.requests import GetAssetsRequest, GetCalendarRequest, MarketOrderRequest
+from alpaca.trading.enums import (AssetExchange, AssetStatus, CorporateActionSubType, CorporateActionType, OrderSide,
+                                  OrderStatus, PositionIntent, PositionSide, TimeInForce)
+from alpaca.trading.requests import (GetAssetsRequest, GetCalendarRequest, GetCorporateAnnouncementsRequest,
+                                     MarketOrderRequest)
 
 
 @pytest.fixture(scope="module")
@@ -295,3 +297,49 @@ def test_short_sale_and_cover(client):
     assert cover.side == OrderSide.BUY and Decimal(cover.qty) == 10
     assert cover.position_intent == PositionIntent.BUY_TO_CLOSE
     assert "NVDA" not in {p.symbol for p in client.get_all_positions()}
+
+
+def test_corporate_actions_announced_served_and_in_adjusted_bars(server, client, data):
+    """alpaca-py reads the simulated market's dividends and splits through both APIs (the Trading API's announcements
+    and the Market Data API's corporate actions) and restates bars across a split with adjustment=split."""
+    today = datetime.date.today()
+    window = GetCorporateAnnouncementsRequest(ca_types=[CorporateActionType.DIVIDEND, CorporateActionType.SPLIT],
+                                              since=today - datetime.timedelta(days=85), until=today)
+    with pytest.warns(DeprecationWarning):
+        announcements = client.get_corporate_announcements(window)
+    assert {a.ca_type for a in announcements} == {CorporateActionType.DIVIDEND, CorporateActionType.SPLIT}
+    assert all(a.declaration_date <= today and window.since <= a.ex_date <= today for a in announcements)
+    assert [a.ex_date for a in announcements] == sorted(a.ex_date for a in announcements)
+    dividend = next(a for a in announcements if a.ca_sub_type == CorporateActionSubType.CASH)
+    assert dividend.cash > 0 and dividend.record_date >= dividend.ex_date > dividend.declaration_date
+    assert client.get_corporate_announcement_by_id(dividend.id).corporate_action_id == dividend.corporate_action_id
+    split = next(a for a in announcements if a.ca_sub_type == CorporateActionSubType.STOCK_SPLIT)
+    assert split.new_rate > split.old_rate
+
+    actions = CorporateActionsClient(server.key_id, server.secret, url_override=server.url).get_corporate_actions(
+        CorporateActionsRequest(symbols=[split.initiating_symbol], start=split.ex_date, end=split.ex_date))
+    forward = actions.data["forward_splits"]
+    assert [(f.symbol, f.ex_date, f.new_rate, f.old_rate) for f in forward] == \
+        [(split.initiating_symbol, split.ex_date, split.new_rate, split.old_rate)]
+
+    def closes(adjustment):
+        bars = data.get_stock_bars(StockBarsRequest(
+            symbol_or_symbols=split.initiating_symbol, timeframe=TimeFrame.Day, adjustment=adjustment,
+            start=datetime.datetime.combine(split.ex_date - datetime.timedelta(days=3), datetime.time()),
+            end=datetime.datetime.combine(split.ex_date + datetime.timedelta(days=2), datetime.time())))
+        return {b.timestamp.date(): Decimal(str(b.close)) for b in bars[split.initiating_symbol]}
+    raw, adjusted = closes(Adjustment.RAW), closes(Adjustment.SPLIT)
+    before = max(d for d in raw if d < split.ex_date)
+    factor = Decimal(str(split.old_rate)) / Decimal(str(split.new_rate))
+    assert abs(adjusted[before] - raw[before] * factor) <= Decimal("0.0001")
+    assert all(adjusted[d] == raw[d] for d in raw if d >= split.ex_date)
+
+    for params in [{"ca_types": "dividend", "since": str(today - datetime.timedelta(days=91)), "until": str(today)},
+                   {"ca_types": "bonus", "since": str(today), "until": str(today)},
+                   {"ca_types": "dividend", "since": "yesterday", "until": str(today)}]:
+        with pytest.raises(APIError) as bad:
+            client.get("/corporate_actions/announcements", params)
+        assert bad.value.status_code == 422, params
+    with pytest.raises(APIError) as missing:
+        client.get("/corporate_actions/announcements/00000000-0000-4000-8000-000000000000")
+    assert missing.value.status_code == 404

@@ -7,7 +7,8 @@ import * as store from '../store.js';
 import { t } from '../i18n.js';
 import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../ui.js';
 
-const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset', 'interest', 'margin_call'];
+const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset', 'interest', 'margin_call', 'borrow_fee', 'dividend',
+  'forward_split', 'reverse_split', 'stock_dividend'];
 const METHODS = ['card', 'bank', 'transfer'];
 const methodName = (m) => (METHODS.includes(m) ? t(`account.method.${m}`) : m);
 
@@ -58,6 +59,9 @@ export async function render(view, params, scope) {
       case 'reset': return t('account.reset_to', { amount: F.money(tx.starting_cash, currency) });
       case 'margin_call': return t(`account.margin_call.${tx.event}`, { amount: F.money(tx.deficit, currency) });
       case 'interest': return t('account.interest', { rate: F.percent(tx.rate, { fraction: true }).replace('+', ''), amount: F.money(tx.balance, currency) });
+      case 'borrow_fee': return t('account.borrow_fee', { shares: F.shares(tx.qty), symbol: tx.symbol, rate: F.percent(tx.rate, { fraction: true }).replace('+', '') });
+      case 'dividend': return t(D.sign(D.parse(tx.qty_before)) < 0 ? 'account.dividend_short' : 'account.dividend', { shares: F.shares(tx.qty_before.replace('-', '')), symbol: tx.symbol, amount: F.money(tx.per_share, currency) });
+      case 'forward_split': case 'reverse_split': case 'stock_dividend': return t('account.split', { symbol: tx.symbol, before: F.shares(tx.qty_before), after: F.shares(tx.qty_after) });
       default: return '';
     }
   }
