@@ -39,7 +39,9 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     WatchlistsController(services: services).addRoutes(to: alpaca)
     PortfolioController(services: services).addRoutes(to: alpaca)
     CalendarController(services: services).addRoutes(v2: alpaca, v3: alpacaGroup("v3"))
-    ScreenerController(services: services).addRoutes(to: alpacaGroup("v1beta1"))
+    let v1beta1 = alpacaGroup("v1beta1")
+    ScreenerController(services: services).addRoutes(to: v1beta1)
+    NewsController(services: services).addRoutes(to: v1beta1)
     CorporateActionsController(services: services).addRoutes(v2: alpaca, v1: alpacaGroup("v1"))
 
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))

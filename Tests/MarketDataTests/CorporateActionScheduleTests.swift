@@ -126,4 +126,19 @@ struct CorporateActionScheduleTests {
         #expect(exBar.low >= (exQuote.limitDown ?? .zero))
         #expect(Double(exBar.open.description)! / expected > 0.85)
     }
+
+    @Test("news: each action announced on its declaration day, A-shares as 权益分派实施公告")
+    func news() throws {
+        let dividend = try #require(first(.cashDividend, in: .us))
+        let items = market.news(dividend.symbol, from: dividend.declarationDate, through: dividend.declarationDate)
+        let item = try #require(items.first)
+        #expect(
+            item.headline.hasSuffix("declares quarterly dividend of $\(dividend.cash.formatted(places: 2)) per share"))
+        #expect(item.time == Timestamp(dividend.declarationDate, hour: 8, in: .newYork))
+        let bonus = try #require(first(.stockDividend, in: .cn))
+        let cn = market.news(bonus.symbol, from: bonus.declarationDate, through: bonus.declarationDate)
+        let bonusShares = (bonus.newRate - bonus.oldRate).formatted(places: 0)
+        #expect(cn.contains { $0.headline.contains("权益分派实施公告（每10股送转\(bonusShares)股）") })
+        #expect(cn.allSatisfy { $0.summary.contains("除权除息日 \(bonus.exDate)") })
+    }
 }

@@ -9,14 +9,15 @@ import pytest
 from alpaca.common.exceptions import APIError
 from alpaca.data.enums import Adjustment, MostActivesBy
 from alpaca.data.historical.corporate_actions import CorporateActionsClient
+from alpaca.data.historical.news import NewsClient
 from alpaca.data.historical import StockHistoricalDataClient
 from alpaca.data.historical.screener import ScreenerClient
-from alpaca.data.requests import (CorporateActionsRequest, MarketMoversRequest, MostActivesRequest, StockBarsRequest,
-                                 StockQuotesRequest, StockTradesRequest)
+from alpaca.data.requests import (CorporateActionsRequest, MarketMoversRequest, MostActivesRequest, NewsRequest,
+                                 StockBarsRequest, StockQuotesRequest, StockTradesRequest)
 from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
-from alpaca.trading.enums import (AssetExchange, AssetStatus, CorporateActionSubType, CorporateActionType, OrderSide,
-                                  OrderStatus, PositionIntent, PositionSide, TimeInForce)
+from alpaca.trading.enums import (AssetExchange, AssetStatus, CorporateActionDateType, CorporateActionSubType,
+                                  CorporateActionType, OrderSide, OrderStatus, PositionIntent, PositionSide, TimeInForce)
 from alpaca.trading.requests import (GetAssetsRequest, GetCalendarRequest, GetCorporateAnnouncementsRequest,
                                      MarketOrderRequest)
 
@@ -343,3 +344,24 @@ def test_corporate_actions_announced_served_and_in_adjusted_bars(server, client,
     with pytest.raises(APIError) as missing:
         client.get("/corporate_actions/announcements/00000000-0000-4000-8000-000000000000")
     assert missing.value.status_code == 404
+
+
+def test_news_of_the_simulated_market_announce_its_corporate_actions(server, client):
+    """alpaca-py's NewsClient reads the simulated market's news: each dividend is announced on its declaration day."""
+    today = datetime.date.today()
+    with pytest.warns(DeprecationWarning):
+        declared = client.get_corporate_announcements(GetCorporateAnnouncementsRequest(
+            ca_types=[CorporateActionType.DIVIDEND], since=today - datetime.timedelta(days=60), until=today,
+            date_type=CorporateActionDateType.DECLARATION_DATE))
+    dividend = next(a for a in declared if a.ca_sub_type == CorporateActionSubType.CASH
+                    and a.initiating_symbol.isalpha())
+    news = NewsClient(server.key_id, server.secret, url_override=server.url).get_news(NewsRequest(
+        symbols=dividend.initiating_symbol, include_content=True,
+        start=datetime.datetime.combine(today - datetime.timedelta(days=60), datetime.time())))
+    items = [n for n in news.data["news"] if n.created_at.date() == dividend.declaration_date]
+    assert len(items) == 1 and items[0].symbols == [dividend.initiating_symbol]
+    assert f"dividend of ${dividend.cash:.2f} per share" in items[0].headline
+    assert str(dividend.ex_date) in items[0].content
+    with pytest.raises(APIError) as bad:
+        client.get("/news", {"limit": "500"}, api_version="v1beta1")
+    assert bad.value.status_code == 422

@@ -151,6 +151,14 @@ public struct SimulatedFeed: MarketDataFeed {
         return market.auctions(symbol, from: from, through: through, before: clock.now())
     }
 
+    /// The simulated market's news: its corporate actions' announcements, once made.
+    public func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem] {
+        guard let entry = market.directory.entry(symbol) else { throw .unknownSymbol(symbol) }
+        let now = clock.now()
+        let today = entry.instrument.calendar.zone.localTime(of: now).date
+        return market.news(symbol, from: from, through: min(to, today)).filter { $0.time <= now }
+    }
+
     /// The simulated market's actions, each once it is declared (future ex-dates included once announced).
     public func corporateActions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
         -> [CorporateAction]

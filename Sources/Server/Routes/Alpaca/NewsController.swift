@@ -1,0 +1,92 @@
+import Foundation
+import Hummingbird
+import JSON
+import MarketData
+import TradingCore
+
+/// Alpaca's news (/v1beta1/news) from the feed: a provider's company news, or the simulated market's announcements
+/// of its corporate actions. Without `symbols`, the news of the feed's 100 most active US stocks.
+struct NewsController {
+    let services: Papertrade
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("news", use: news)
+    }
+
+    /// `symbols`, `start` and `end` (RFC 3339 or YYYY-MM-DD; the last 30 days by default), `limit` (1–50, 10),
+    /// `sort` (desc, the default, or asc), `include_content`, `exclude_contentless`, `page_token`.
+    @Sendable func news(_ request: Request, context: AppContext) async throws -> Response {
+        let now = services.clock.now()
+        let end = min(try request.timeQuery("end", zone: .newYork) ?? now, now)
+        let start = try request.timeQuery("start", zone: .newYork) ?? end.adding(seconds: -30 * 86_400)
+        guard start <= end else { throw APIError.unprocessable("start must not be after end") }
+        let limit =
+            try request.query("limit").map { text -> Int in
+                guard let n = Int(text), (1...50).contains(n) else {
+                    throw APIError.unprocessable("limit must be 1 to 50")
+                }
+                return n
+            } ?? 10
+        let ascending: Bool
+        switch request.query("sort")?.lowercased() {
+        case nil, "desc": ascending = false
+        case "asc": ascending = true
+        case let other?: throw APIError.unprocessable("invalid sort \(other); expected asc or desc")
+        }
+        let includeContent = try flag(request, "include_content")
+        let excludeContentless = try flag(request, "exclude_contentless")
+        var symbols =
+            request.query("symbols")?.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).uppercased()
+            }.filter { !$0.isEmpty } ?? []
+        if symbols.isEmpty {
+            symbols = ((try? await services.feed.movers(.us, kind: .active, limit: 100)) ?? []).map(\.symbol)
+        }
+        var items: [Int: (item: NewsItem, symbols: [String])] = [:]
+        for symbol in symbols {
+            guard let entry = services.directory.entry(symbol) else { continue }
+            let zone = entry.instrument.calendar.zone
+            let found =
+                (try? await services.feed.news(
+                    entry.symbol, from: zone.localTime(of: start).date, to: zone.localTime(of: end).date)) ?? []
+            for item in found where item.time >= start && item.time <= end {
+                items[item.id, default: (item, [])].symbols.append(entry.symbol)
+            }
+        }
+        var sorted = items.values.sorted { ($0.item.time, $0.item.id) > ($1.item.time, $1.item.id) }
+        if ascending { sorted.reverse() }
+        if excludeContentless { sorted = sorted.filter { !$0.item.summary.isEmpty } }
+        var offset = 0
+        if let token = request.query("page_token") {
+            guard let n = Int(token), n >= 0, n <= sorted.count else {
+                throw APIError.unprocessable("invalid page_token \(token)")
+            }
+            offset = n
+        }
+        let page = sorted[offset..<min(sorted.count, offset + limit)]
+        return JSONValue.object([
+            "news": .array(
+                page.map { entry in
+                    let n = entry.item
+                    return .object([
+                        "id": .int(n.id), "headline": .string(n.headline), "author": .string(n.source),
+                        "created_at": .string(n.time.description), "updated_at": .string(n.time.description),
+                        "summary": .string(n.summary), "content": .string(includeContent ? n.summary : ""),
+                        "url": n.url.isEmpty ? .null : .string(n.url),
+                        "images": .array(
+                            n.image.map { [.object(["size": .string("thumb"), "url": .string($0)])] } ?? []),
+                        "symbols": .array(entry.symbols.sorted().map(JSONValue.string)), "source": .string(n.source),
+                    ])
+                }),
+            "next_page_token": offset + limit < sorted.count ? .string(String(offset + limit)) : .null,
+        ]).response()
+    }
+
+    func flag(_ request: Request, _ name: String) throws -> Bool {
+        switch request.query(name)?.lowercased() {
+        case nil, "false": return false
+        case "true": return true
+        case let other?: throw APIError.unprocessable("invalid \(name) \(other); expected true or false")
+        }
+    }
+}
