@@ -226,6 +226,40 @@ struct ShortSellingAPITests {
         }
     }
 
+    @Test("a short far below maintenance is bought back during the session, as a loan of cash would be sold")
+    func shortLiquidation() async throws {
+        try await ServerFixture.with(cash: 10_000) { f in
+            let brokerage = f.services.brokerage
+            // A strict house: 100% maintenance on shorts and liquidation below 90% of it.
+            var policy = MarginPolicy()
+            policy.rates.maintenance = .one
+            policy.liquidationThreshold = FixedDecimal(units: 9, exponent: 1)
+            await brokerage.setMarginPolicy(policy)
+            let bid = try #require(f.services.market.quote("NVDA", at: ServerFixture.morning)?.bids.best?.price)
+            let qty = FixedDecimal(15_000).divided(by: bid, places: 0, rule: .down)!
+            let short = try await brokerage.submit(
+                OrderRequest(symbol: "NVDA", side: .sell, type: .market, timeInForce: .day, qty: qty),
+                account: f.accountID)
+            #expect(short.positionIntent == .sellToOpen)
+            let summary = try await brokerage.summary(f.accountID)
+            #expect(summary.account.cash.isPositive) // a short's proceeds: nothing borrowed in cash
+            let sold = try #require(summary.positions.first?.position.qty.magnitude)
+            #expect(
+                summary.margin.equity < summary.margin.maintenanceMargin.multiplied(by: policy.liquidationThreshold))
+            try await brokerage.checkMarginThreshold()
+            var all = OrderQuery()
+            all.status = .all
+            let covers = try await brokerage.orders(account: f.accountID, all).filter {
+                $0.side == .buy && $0.positionIntent == .buyToClose
+            }
+            let cover = try #require(covers.first)
+            #expect(cover.type == .market && cover.qty.map { $0 > .zero && $0 <= sold } == true)
+            let user = try #require(await brokerage.accountRecord(f.accountID)?.userID)
+            let kinds = try await brokerage.notifications.recent(user: user).items.map(\.kind)
+            #expect(kinds.contains("margin_liquidation"))
+        }
+    }
+
     @Test(
         "day trades count in /v2/account; with pdt_protection on, an account under $25,000 is refused its fourth with Alpaca's 403"
     )

@@ -47,7 +47,10 @@ extension Brokerage {
     /// maintenance margin (a margin call cannot wait for them).
     public func checkMarginThreshold() async throws(BrokerageError) {
         for id in owners.keys.sorted() {
-            guard let account = engine.account(id), account.terms.type == .margin, account.cash.isNegative else {
+            // Only accounts that borrow — cash or shares — can fall that far.
+            guard let account = engine.account(id), account.terms.type == .margin,
+                account.cash.isNegative || account.positions.values.contains(where: \.isShort)
+            else {
                 continue
             }
             let margin = try await summary(id).margin
