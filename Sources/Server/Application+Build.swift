@@ -21,7 +21,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     router.add(middleware: ErrorShapeMiddleware())
     router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
     router.get("metrics") { _, _ in PrometheusExport.response() }
-    router.get("openapi.json") { _, _ in OpenAPIDocument.native.response() }
+    router.get("openapi.json") { _, _ in OpenAPIDocument.document.response() }
     services.web.addRoutes(to: router)
 
     // Alpaca's API versions share one per-key rate limit and the key authenticator.
@@ -116,6 +116,17 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         } catch let error as BrokerageError {
             throw APIError(error)
         } catch let error as HTTPError {
+            // A path the API documents, asked with a method it does not declare: 405 with the methods it has.
+            if error.status == .notFound, let allowed = OpenAPIDocument.allowedMethods(for: request.uri.path),
+                !allowed.contains(request.method.rawValue)
+            {
+                var response = try APIError(
+                    .methodNotAllowed, code: 40_500_000,
+                    "method \(request.method.rawValue) is not allowed here; use \(allowed.joined(separator: ", "))"
+                ).response(from: request, context: context)
+                response.headers[.allow] = allowed.joined(separator: ", ")
+                return response
+            }
             throw APIError(
                 error.status, code: Int(error.status.code) * 100_000 + 10_000, error.body ?? error.status.reasonPhrase)
         } catch {

@@ -180,9 +180,17 @@ struct FeedTests {
         #expect(try await feed.search("appl", market: nil, limit: 3).first?.symbol == "AAPL")
         #expect(try await feed.profile("AAPL").industry == "Technology Hardware, Storage & Peripherals")
         #expect(try await feed.peers("ADBE").contains("CRM")) // both GICS Application Software
-        await #expect(throws: FeedError.unsupported(provider: "Simulated market", feature: "news")) {
-            try await feed.news("AAPL", from: CivilDate(2026, 11, 1), to: CivilDate(2026, 11, 20))
-        }
+        // The simulated market's news are its corporate actions' announcements, never later than the clock.
+        let payer = try #require(
+            ["AAPL", "MSFT", "KO", "JPM", "IBM", "SPY", "QQQ"].first { symbol in
+                feed.market.corporateActions(symbol, from: CivilDate(2026, 1, 1), through: CivilDate(2026, 11, 20))
+                    .contains { $0.kind == .cashDividend }
+            })
+        let name = try #require(directory.entry(payer)?.name)
+        let news = try await feed.news(payer, from: CivilDate(2026, 1, 1), to: CivilDate(2026, 11, 30))
+        #expect(!news.isEmpty)
+        #expect(news.allSatisfy { $0.source == "papertrade simulated market" && $0.headline.hasPrefix(name) })
+        #expect(news.allSatisfy { $0.time <= Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .newYork) })
     }
 }
 

@@ -1,3 +1,4 @@
+import Hummingbird
 import JSON
 import MarketData
 import TradingCore
@@ -106,6 +107,15 @@ enum AlpacaRequests {
             qty: try decimal(o, "qty"), timeInForce: try enumValue(o, "time_in_force", TimeInForce.self),
             limitPrice: try decimal(o, "limit_price"), stopPrice: try decimal(o, "stop_price"),
             trail: try decimal(o, "trail"), clientOrderID: try string(o, "client_order_id").map { ClientOrderID($0) })
+    }
+
+    /// A boolean query parameter: true/false (or 1/0); anything else is a 422 naming it.
+    static func bool(_ request: Request, _ name: String) throws -> Bool? {
+        guard let text = request.query(name) else { return nil }
+        guard let value = bool(text) else {
+            throw APIError.unprocessable("invalid \(name) \(text); expected true or false")
+        }
+        return value
     }
 
     /// Booleans arrive capitalised from alpaca-py ("True"): parse case-insensitively.

@@ -28,14 +28,19 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     }
 
     /// Parses "YYYY-MM-DD".
+    /// Parses "YYYY-MM-DD" for a year in `textYears`: a date any `Timestamp` can hold every instant of (they span
+    /// 1677–2262), so a date from a user can never overflow the time arithmetic built on it.
     public init?(_ description: String) {
         let parts = description.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
-            CivilDate.isValid(y, m, d)
+            CivilDate.textYears.contains(y), CivilDate.isValid(y, m, d)
         else { return nil }
         self.init(y, m, d)
     }
+
+    /// The years a date written as text may have.
+    public static let textYears = 1900...2200
 
     public static func isValid(_ y: Int, _ m: Int, _ d: Int) -> Bool {
         guard (1...12).contains(m), d >= 1 else { return false }

@@ -217,7 +217,12 @@ struct CorporateActionsController {
             let start = try date(request, "start") ?? today
             let end = try date(request, "end") ?? today
             guard start <= end else { throw APIError.unprocessable("start must not be after end") }
-            found = try await actions(list(request, "symbols"), from: start, through: end)
+            let symbols = list(request, "symbols")
+            // Every stock of the directory over a long span is a lot of history: name symbols for more than a year.
+            guard symbols != nil || end.daysSinceEpoch - start.daysSinceEpoch <= 366 else {
+                throw APIError.unprocessable("without symbols, start and end may be at most 366 days apart")
+            }
+            found = try await actions(symbols, from: start, through: end)
         }
         found = found.filter { kinds.contains($0.kind) }
             .sorted { ($0.exDate, $0.symbol, $0.kind.rawValue) < ($1.exDate, $1.symbol, $1.kind.rawValue) }

@@ -136,6 +136,16 @@ struct MarketDataController {
         let limit = Int(request.query("limit") ?? "1000") ?? 0
         guard (1...10_000).contains(limit) else { throw APIError.unprocessable("limit must be 1 to 10000") }
         guard start <= end else { throw APIError.unprocessable("start must not be after end") }
+        try Self.feedAndCurrency(request)
+        // Symbols are never renamed here, so `asof` changes nothing; it must still be a date.
+        if let asof = request.query("asof"), CivilDate(asof) == nil {
+            throw APIError.unprocessable("invalid asof \(asof); expected YYYY-MM-DD")
+        }
+        return (start, end, limit)
+    }
+
+    /// `feed` (every feed is served from the same one) and `currency` (USD only), checked by every data route.
+    static func feedAndCurrency(_ request: Request) throws {
         if let feed = request.query("feed"),
             !["iex", "sip", "otc", "delayed_sip", "boats", "overnight"].contains(feed.lowercased())
         {
@@ -145,7 +155,6 @@ struct MarketDataController {
         if let currency = request.query("currency"), currency.uppercased() != "USD" {
             throw APIError.unprocessable("invalid currency \(currency); papertrade answers in USD")
         }
-        return (start, end, limit)
     }
 
     func descending(_ request: Request) throws -> Bool {
@@ -315,6 +324,7 @@ struct MarketDataController {
     }
 
     func latest(_ request: Request, _ encode: (MarketQuote) -> JSONValue, key: String) async throws -> Response {
+        try Self.feedAndCurrency(request)
         var out: [String: JSONValue] = [:]
         for symbol in try symbols(request) where services.directory.entry(symbol) != nil {
             if let q = try? await services.feed.quote(symbol) { out[symbol] = encode(q) }
@@ -339,6 +349,7 @@ struct MarketDataController {
     }
 
     @Sendable func latestBars(_ request: Request, context: AppContext) async throws -> Response {
+        try Self.feedAndCurrency(request)
         var out: [String: JSONValue] = [:]
         for symbol in try symbols(request) where services.directory.entry(symbol) != nil {
             if let last = await latestBar(symbol) { out[symbol] = Self.bar(last) }
@@ -347,9 +358,10 @@ struct MarketDataController {
     }
 
     /// The single-symbol latest forms (what the older alpaca-trade-api SDK calls): `{"symbol", "<key>": …}`.
-    func single(_ context: AppContext, key: String, _ value: (String) async throws -> JSONValue?) async throws
-        -> Response
-    {
+    func single(
+        _ request: Request, _ context: AppContext, key: String, _ value: (String) async throws -> JSONValue?
+    ) async throws -> Response {
+        try Self.feedAndCurrency(request)
         let symbol = try context.parameters.require("symbol").uppercased()
         guard services.directory.entry(symbol) != nil, let found = try await value(symbol) else {
             throw APIError.notFound("symbol \(symbol) not found")
@@ -362,17 +374,17 @@ struct MarketDataController {
     }
 
     @Sendable func latestBar(_ request: Request, context: AppContext) async throws -> Response {
-        try await single(context, key: "bar") { await latestBar($0).map(Self.bar) }
+        try await single(request, context, key: "bar") { await latestBar($0).map(Self.bar) }
     }
 
     @Sendable func latestQuote(_ request: Request, context: AppContext) async throws -> Response {
-        try await single(context, key: "quote") { symbol in
+        try await single(request, context, key: "quote") { symbol in
             Self.quote(try await feedQuote(symbol))
         }
     }
 
     @Sendable func latestTrade(_ request: Request, context: AppContext) async throws -> Response {
-        try await single(context, key: "trade") { symbol in
+        try await single(request, context, key: "trade") { symbol in
             Self.trade(try await feedQuote(symbol))
         }
     }
@@ -443,12 +455,14 @@ struct MarketDataController {
     }
 
     @Sendable func snapshots(_ request: Request, context: AppContext) async throws -> Response {
+        try Self.feedAndCurrency(request)
         var out: [String: JSONValue] = [:]
         for symbol in try symbols(request) { if let s = await snapshotValue(symbol) { out[symbol] = s } }
         return JSONValue.object(out).response()
     }
 
     @Sendable func snapshot(_ request: Request, context: AppContext) async throws -> Response {
+        try Self.feedAndCurrency(request)
         let symbol = try context.parameters.require("symbol").uppercased()
         guard var s = await snapshotValue(symbol)?.object else { throw APIError.notFound("symbol \(symbol) not found") }
         s["symbol"] = .string(symbol)

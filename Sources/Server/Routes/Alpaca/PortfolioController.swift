@@ -37,7 +37,7 @@ struct PortfolioController {
 
     @Sendable func closeAll(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        if AlpacaRequests.bool(request.query("cancel_orders")) == true {
+        if try AlpacaRequests.bool(request, "cancel_orders") == true {
             _ = try await brokerage.cancelAll(account: account)
         }
         var results: [JSONValue] = []
@@ -65,6 +65,13 @@ struct PortfolioController {
         "no_shorting": .bool(true), "fractional_trading": .bool(true), "max_margin_multiplier": .string("1"),
         "pdt_check": .string("entry"), "max_options_trading_level": .int(0), "ptp_no_exception_entry": .bool(false),
         "pdt_protection": .bool(false),
+    ]
+
+    /// The values Alpaca defines for its enumerated settings.
+    static let allowedValues: [String: Set<String>] = [
+        "dtbp_check": ["both", "entry", "exit"], "pdt_check": ["both", "entry", "exit"],
+        "trade_confirm_email": ["all", "none"], "max_margin_multiplier": ["1", "2", "4"],
+        "max_options_trading_level": ["0", "1", "2", "3"],
     ]
 
     /// The stored configuration, with the settings the brokerage enforces read from the account itself (its margin
@@ -105,6 +112,13 @@ struct PortfolioController {
             case (.bool, .bool), (.string, .string), (.number, .number): config[key] = value
             default: throw APIError.unprocessable("\(key) has the wrong type")
             }
+            if let allowed = Self.allowedValues[key] {
+                let text = value.string ?? value.int.map(String.init)
+                guard let text, allowed.contains(text) else {
+                    throw APIError.unprocessable(
+                        "invalid \(key); expected one of \(allowed.sorted().joined(separator: ", "))")
+                }
+            }
         }
         if let current = await services.brokerage.account(account)?.terms {
             var terms = current
@@ -139,6 +153,7 @@ struct PortfolioController {
     /// charts by default, or no_reset). Profit and loss exclude deposits and withdrawals, which `cashflow` lists.
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
+        _ = try AlpacaRequests.bool(request, "extended_hours") // accepted and checked; sessions are what they are
         let zone = (await brokerage.accountRecord(account))?.market.calendar.zone ?? .newYork
         let periodText = request.query("period") ?? (request.query("start") == nil ? "1M" : nil)
         let end = try request.query("end").map(Self.date) ?? request.query("date_end").map(Self.date)

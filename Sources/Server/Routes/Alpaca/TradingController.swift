@@ -84,7 +84,7 @@ struct TradingController {
             query.symbols = symbols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
         }
         let orders = try await brokerage.orders(account: id, query)
-        let nested = AlpacaRequests.bool(request.query("nested")) ?? false
+        let nested = try AlpacaRequests.bool(request, "nested") ?? false
         var out: [JSONValue] = []
         for order in orders where !(nested && order.parentID != nil) {
             out.append(try await encode(order, account: id, nested: nested))

@@ -1,0 +1,400 @@
+import JSON
+
+/// The Alpaca-compatible surface (/v2, /v3, /v1beta1, /v1) in /openapi.json: every route papertrade serves, with
+/// its parameters (types, enums, ranges), its request bodies and the statuses it answers. Statuses every route
+/// shares (401, 404, 422, 429) are added by `OpenAPIDocument.normalized`.
+enum AlpacaOpenAPI {
+    typealias S = OpenAPISchema
+
+    static func query(_ name: String, _ description: String, _ schema: JSONValue = S.string, required: Bool = false)
+        -> JSONValue
+    {
+        OpenAPIDocument.parameter(name, in: "query", required: required, description, schema: schema)
+    }
+
+    static func path(_ name: String, _ description: String, _ schema: JSONValue = S.string) -> JSONValue {
+        OpenAPIDocument.parameter(name, in: "path", required: true, description, schema: schema)
+    }
+
+    static func op(
+        _ summary: String, _ parameters: [JSONValue], body: JSONValue? = nil, _ responses: [String: String]
+    ) -> JSONValue {
+        OpenAPIDocument.operation(summary, security: "alpaca", parameters: parameters, body: body, responses: responses)
+    }
+
+    static func op(_ summary: String, body: JSONValue? = nil, _ responses: [String: String]) -> JSONValue {
+        op(summary, [], body: body, responses)
+    }
+
+    // MARK: Shared parameters
+
+    static let symbol = path("symbol", "ticker or A-share code")
+    static let symbols = query("symbols", "comma-separated symbols", required: true)
+    static let start = query("start", "RFC 3339 time or YYYY-MM-DD (inclusive)", S.time)
+    static let end = query("end", "RFC 3339 time or YYYY-MM-DD (exclusive)", S.time)
+    static let limit = query("limit", "1–10000, default 1000", S.integer(1...10_000))
+    static let pageToken = query("page_token", "next_page_token of the previous page")
+    static let sort = query("sort", "asc (default) or desc", S.enumeration(["asc", "desc"]))
+    static let feed = query(
+        "feed", "iex, sip, otc or boats (all served from the same feed)",
+        S.enumeration(["iex", "sip", "otc", "boats", "delayed_sip"]))
+    static let currency = query("currency", "USD only", S.enumeration(["USD"]))
+    static let asof = query("asof", "YYYY-MM-DD (symbols are not renamed here)", S.date)
+    static let timeframe = query(
+        "timeframe", "1Min … 59Min, 1Hour … 23Hour, 1Day, 1Week, 1Month … 12Month", S.timeframe, required: true)
+    static let adjustment = query(
+        "adjustment", "raw (default), split, dividend or all", S.enumeration(["raw", "split", "dividend", "all"]))
+    static func history(_ extra: [JSONValue] = []) -> [JSONValue] {
+        [start, end, limit, feed, currency, pageToken, sort, asof] + extra
+    }
+
+    // MARK: Bodies
+
+    static let order = S.object(
+        required: ["symbol", "side", "type", "time_in_force"],
+        [
+            "symbol": S.string, "qty": S.decimal, "notional": S.decimal,
+            "side": S.enumeration(["buy", "sell"]),
+            "type": S.enumeration(["market", "limit", "stop", "stop_limit", "trailing_stop"]),
+            "time_in_force": S.enumeration(["day", "gtc", "opg", "cls", "ioc", "fok"]),
+            "limit_price": S.decimal, "stop_price": S.decimal, "trail_price": S.decimal, "trail_percent": S.decimal,
+            "extended_hours": S.boolean, "client_order_id": S.string,
+            "order_class": S.enumeration(["", "simple", "bracket", "oco", "oto"]),
+            "take_profit": S.object(required: ["limit_price"], ["limit_price": S.decimal]),
+            "stop_loss": S.object(required: ["stop_price"], ["stop_price": S.decimal, "limit_price": S.decimal]),
+            "position_intent": S.enumeration(["buy_to_open", "buy_to_close", "sell_to_open", "sell_to_close"]),
+        ])
+    static let replacement = S.object(
+        required: [],
+        [
+            "qty": S.decimal, "time_in_force": S.enumeration(["day", "gtc", "opg", "cls", "ioc", "fok"]),
+            "limit_price": S.decimal, "stop_price": S.decimal, "trail": S.decimal, "client_order_id": S.string,
+        ])
+    static let watchlist = S.object(
+        required: ["name"], ["name": S.string, "symbols": .object(["type": .string("array"), "items": S.string])])
+    static let watchlistUpdate = S.object(
+        required: [], ["name": S.string, "symbols": .object(["type": .string("array"), "items": S.string])])
+    static let watchlistSymbol = S.object(required: ["symbol"], ["symbol": S.string])
+    /// alpaca-py PATCHes the whole model, nulls for what it leaves alone: every property may be null.
+    static let configurations = S.object(
+        required: [],
+        [
+            "dtbp_check": S.enumeration(["both", "entry", "exit"]),
+            "trade_confirm_email": S.enumeration(["all", "none"]), "suspend_trade": S.boolean,
+            "no_shorting": S.boolean, "fractional_trading": S.boolean,
+            "max_margin_multiplier": S.enumeration(["1", "2", "4"]),
+            "pdt_check": S.enumeration(["both", "entry", "exit"]), "pdt_protection": S.boolean,
+            "max_options_trading_level": S.integer(0...3), "ptp_no_exception_entry": S.boolean,
+        ].mapValues(S.nullable))
+
+    // MARK: Paths
+
+    static var paths: [String: JSONValue] {
+        var p: [String: JSONValue] = [:]
+        let orderID = path("id", "order id", S.uuid)
+        p["/v2/account"] = .object([
+            "get": op("The account: cash, equity, buying power and margin figures", ["200": "account"])
+        ])
+        p["/v2/account/configurations"] = .object([
+            "get": op("Account configurations", ["200": "configurations"]),
+            "patch": op(
+                "Change configurations (nulls keep the current value)", body: configurations,
+                ["200": "configurations", "403": "margin settings of a cash account"]),
+        ])
+        let activityType = S.enumeration(Self.activityTypes)
+        let activityFilters = [
+            query("date", "YYYY-MM-DD", S.date), query("until", "RFC 3339 time or YYYY-MM-DD", S.time),
+            query("after", "RFC 3339 time or YYYY-MM-DD", S.time),
+            query("direction", "desc (default) or asc", S.enumeration(["asc", "desc"])),
+            query("page_size", "1–1000, default 100", S.integer(1...1000)), pageToken,
+            query(
+                "category", "trade_activity or non_trade_activity",
+                S.enumeration(["trade_activity", "non_trade_activity"])),
+        ]
+        p["/v2/account/activities"] = .object([
+            "get": op(
+                "Activities: fills, transfers, fees, interest, dividends, splits",
+                [query("activity_types", "comma-separated activity types", S.string)] + activityFilters,
+                ["200": "activities"])
+        ])
+        p["/v2/account/activities/{activity_type}"] = .object([
+            "get": op(
+                "Activities of one type", [path("activity_type", "activity type", activityType)] + activityFilters,
+                ["200": "activities"])
+        ])
+        p["/v2/account/portfolio/history"] = .object([
+            "get": op(
+                "Equity and profit and loss over a period",
+                [
+                    query(
+                        "period", "1D, 1W, 1M, 3M, 6M, 1A, all, or n days, weeks, months or years (2W)",
+                        S.pattern("^([1-9][0-9]?[DWMA]|all|ALL)$")),
+                    query(
+                        "timeframe", "1Min, 5Min, 15Min, 1H or 1D",
+                        S.enumeration(["1Min", "5Min", "15Min", "1H", "1D"])),
+                    query("start", "YYYY-MM-DD or RFC 3339", S.time), query("end", "YYYY-MM-DD or RFC 3339", S.time),
+                    query("date_end", "YYYY-MM-DD", S.date),
+                    query("pnl_reset", "per_day or no_reset", S.enumeration(["per_day", "no_reset"])),
+                    query("extended_hours", "ignored", S.boolean),
+                ],
+                ["200": "history"])
+        ])
+        p["/v2/orders"] = .object([
+            "get": op(
+                "Orders",
+                [
+                    query("status", "open (default), closed or all", S.enumeration(["open", "closed", "all"])),
+                    query("limit", "1–500, default 50", S.integer(1...500)),
+                    query("after", "RFC 3339 time or YYYY-MM-DD", S.time),
+                    query("until", "RFC 3339 time or YYYY-MM-DD", S.time),
+                    query("direction", "desc (default) or asc", S.enumeration(["asc", "desc"])),
+                    query("nested", "legs inside their parent", S.boolean),
+                    query("symbols", "comma-separated symbols"),
+                ],
+                ["200": "orders"]),
+            "post": op(
+                "Place an order", body: order,
+                ["200": "the order", "403": "insufficient buying power or shares; short sale or day trade refused"]),
+            "delete": op("Cancel every open order", ["207": "one result per order"]),
+        ])
+        p["/v2/orders:by_client_order_id"] = .object([
+            "get": op(
+                "An order by its client order id", [query("client_order_id", "client order id", required: true)],
+                ["200": "the order"])
+        ])
+        p["/v2/orders/{id}"] = .object([
+            "get": op("An order", [orderID, query("nested", "legs inside", S.boolean)], ["200": "the order"]),
+            "patch": op(
+                "Replace an open order", [orderID], body: replacement, ["200": "the new order", "403": "refused"]),
+            "delete": op("Cancel an order", [orderID], ["204": "canceled"]),
+        ])
+        p["/v2/positions"] = .object([
+            "get": op("Open positions, long and short", ["200": "positions"]),
+            "delete": op(
+                "Close every position", [query("cancel_orders", "cancel open orders first", S.boolean)],
+                ["207": "one result per position"]),
+        ])
+        p["/v2/positions/{symbol}"] = .object([
+            "get": op("One position", [symbol], ["200": "position"]),
+            "delete": op(
+                "Close (part of) a position at market",
+                [symbol, query("qty", "shares", S.decimal), query("percentage", "0–100", S.decimal)],
+                ["200": "the closing order", "403": "refused"]),
+        ])
+        p["/v2/assets"] = .object([
+            "get": op(
+                "Every asset",
+                [
+                    query("status", "active or inactive", S.enumeration(["active", "inactive"])),
+                    query("asset_class", "us_equity", S.enumeration(["us_equity", "crypto", "us_option"])),
+                    query(
+                        "exchange", "AMEX, ARCA, BATS, NYSE, NASDAQ, NYSEARCA or OTC",
+                        S.enumeration(["AMEX", "ARCA", "BATS", "NYSE", "NASDAQ", "NYSEARCA", "OTC"])),
+                    query("attributes", "comma-separated attributes"),
+                ],
+                ["200": "assets"])
+        ])
+        p["/v2/assets/{symbol}"] = .object(["get": op("One asset", [symbol], ["200": "asset"])])
+        p["/v2/watchlists"] = .object([
+            "get": op("Watchlists", ["200": "watchlists"]),
+            "post": op("Create a watchlist", body: watchlist, ["200": "the watchlist"]),
+        ])
+        let watchlistID = path("id", "watchlist id", S.uuid)
+        let name = query("name", "watchlist name", required: true)
+        p["/v2/watchlists/{id}"] = .object([
+            "get": op("A watchlist", [watchlistID], ["200": "the watchlist"]),
+            "put": op("Rename or replace its symbols", [watchlistID], body: watchlistUpdate, ["200": "the watchlist"]),
+            "post": op("Add a symbol", [watchlistID], body: watchlistSymbol, ["200": "the watchlist"]),
+            "delete": op("Delete a watchlist", [watchlistID], ["204": "deleted"]),
+        ])
+        p["/v2/watchlists/{id}/{symbol}"] = .object([
+            "delete": op("Remove a symbol", [watchlistID, symbol], ["200": "the watchlist"])
+        ])
+        p["/v2/watchlists:by_name"] = .object([
+            "get": op("A watchlist by name", [name], ["200": "the watchlist"]),
+            "put": op("Rename or replace its symbols", [name], body: watchlistUpdate, ["200": "the watchlist"]),
+            "post": op("Add a symbol", [name], body: watchlistSymbol, ["200": "the watchlist"]),
+            "delete": op("Delete a watchlist", [name], ["204": "deleted"]),
+        ])
+        p["/v2/clock"] = .object(["get": op("Market clock (US)", ["200": "clock"])])
+        p["/v2/calendar"] = .object([
+            "get": op(
+                "US trading days (the whole table without dates)",
+                [
+                    query("start", "YYYY-MM-DD", S.date), query("end", "YYYY-MM-DD", S.date),
+                    query("date_type", "TRADING or SETTLEMENT", S.enumeration(["TRADING", "SETTLEMENT"])),
+                ],
+                ["200": "calendar"])
+        ])
+        p["/v3/clock"] = .object([
+            "get": op(
+                "Clocks of NYSE and the Shanghai and Shenzhen exchanges",
+                [
+                    query("markets", "comma-separated: NYSE, NASDAQ, XNYS, XSHG, XSHE, SSE, SZSE"),
+                    query("time", "RFC 3339 time", S.time),
+                ],
+                ["200": "clocks"])
+        ])
+        p["/v3/calendar/{market}"] = .object([
+            "get": op(
+                "A market's trading days with core and extended sessions",
+                [
+                    path(
+                        "market", "NYSE, NASDAQ, XNYS, XSHG, XSHE, SSE or SZSE",
+                        S.enumeration(["NYSE", "NASDAQ", "XNYS", "XSHG", "XSHE", "SSE", "SZSE"])),
+                    query("start", "YYYY-MM-DD", S.date), query("end", "YYYY-MM-DD", S.date),
+                    query("timezone", "local (default) or UTC", S.enumeration(["local", "UTC", "utc"])),
+                ],
+                ["200": "calendar"])
+        ])
+        p["/v2/corporate_actions/announcements"] = .object([
+            "get": op(
+                "Dividends and splits announced, by a date window of at most 90 days",
+                [
+                    query("ca_types", "comma-separated: dividend, merger, spinoff, split", required: true),
+                    query("since", "YYYY-MM-DD", S.date, required: true),
+                    query("until", "YYYY-MM-DD", S.date, required: true),
+                    query("symbol", "symbol"), query("cusip", "CUSIP (none are known here)"),
+                    query(
+                        "date_type", "which date the window applies to",
+                        S.enumeration(["declaration_date", "ex_date", "record_date", "payable_date"])),
+                ],
+                ["200": "announcements"])
+        ])
+        p["/v2/corporate_actions/announcements/{id}"] = .object([
+            "get": op("One announcement", [path("id", "announcement id", S.uuid)], ["200": "announcement"])
+        ])
+        p["/v1/corporate-actions"] = .object([
+            "get": op(
+                "Corporate actions by ex-date (Market Data API)",
+                [
+                    query("symbols", "comma-separated symbols"), query("types", "comma-separated types"),
+                    query("start", "YYYY-MM-DD", S.date), query("end", "YYYY-MM-DD", S.date),
+                    query("ids", "comma-separated ids"), query("limit", "1–1000", S.integer(1...1000)), sort, pageToken,
+                ],
+                ["200": "corporate actions by type"])
+        ])
+        p["/v1beta1/news"] = .object([
+            "get": op(
+                "News: a provider's, or the simulated market's announcements",
+                [
+                    query("symbols", "comma-separated symbols"), start, end,
+                    query("limit", "1–50, default 10", S.integer(1...50)),
+                    query("sort", "desc (default) or asc", S.enumeration(["asc", "desc"])),
+                    query("include_content", "content too", S.boolean),
+                    query("exclude_contentless", "only items with content", S.boolean), pageToken,
+                ],
+                ["200": "news"])
+        ])
+        p["/v1beta1/screener/stocks/most-actives"] = .object([
+            "get": op(
+                "Most active US stocks",
+                [
+                    query("by", "volume (default) or trades", S.enumeration(["volume", "trades"])),
+                    query("top", "1–100, default 10", S.integer(1...100)),
+                ],
+                ["200": "most actives"])
+        ])
+        p["/v1beta1/screener/stocks/movers"] = .object([
+            "get": op(
+                "Top gainers and losers", [query("top", "1–50, default 10", S.integer(1...50))], ["200": "movers"])
+        ])
+        // Market data
+        p["/v2/stocks/bars"] = .object([
+            "get": op(
+                "Historical bars, several symbols", [symbols, timeframe, adjustment] + history(),
+                ["200": "bars by symbol"])
+        ])
+        p["/v2/stocks/{symbol}/bars"] = .object([
+            "get": op("Historical bars", [symbol, timeframe, adjustment] + history(), ["200": "bars"])
+        ])
+        for (kind, what) in [("trades", "trades"), ("quotes", "quotes")] {
+            p["/v2/stocks/\(kind)"] = .object([
+                "get": op("Historical \(what), several symbols", [symbols] + history(), ["200": "\(what) by symbol"])
+            ])
+            p["/v2/stocks/{symbol}/\(kind)"] = .object([
+                "get": op("Historical \(what)", [symbol] + history(), ["200": what])
+            ])
+        }
+        p["/v2/stocks/auctions"] = .object([
+            "get": op(
+                "Opening and closing auctions, several symbols", [symbols] + history(), ["200": "auctions by symbol"])
+        ])
+        p["/v2/stocks/{symbol}/auctions"] = .object([
+            "get": op("Opening and closing auctions", [symbol] + history(), ["200": "auctions"])
+        ])
+        for (kind, what) in [("bars", "bar"), ("quotes", "quote"), ("trades", "trade")] {
+            p["/v2/stocks/\(kind)/latest"] = .object([
+                "get": op(
+                    "The latest \(what) of several symbols", [symbols, feed, currency], ["200": "\(what)s by symbol"])
+            ])
+            p["/v2/stocks/{symbol}/\(kind)/latest"] = .object([
+                "get": op("The latest \(what)", [symbol, feed, currency], ["200": what])
+            ])
+        }
+        p["/v2/stocks/snapshots"] = .object([
+            "get": op("Snapshots of several symbols", [symbols, feed, currency], ["200": "snapshots by symbol"])
+        ])
+        p["/v2/stocks/{symbol}/snapshot"] = .object([
+            "get": op(
+                "A snapshot: latest trade, quote, minute, daily and previous daily bar", [symbol, feed, currency],
+                ["200": "snapshot"])
+        ])
+        p["/v2/stocks/meta/exchanges"] = .object(["get": op("Exchange codes", ["200": "codes"])])
+        p["/v2/stocks/meta/conditions/{ticktype}"] = .object([
+            "get": op(
+                "Trade or quote condition codes",
+                [
+                    path("ticktype", "trade or quote", S.enumeration(["trade", "quote"])),
+                    query("tape", "A, B or C", S.enumeration(["A", "B", "C"])),
+                ],
+                ["200": "codes"])
+        ])
+        return p
+    }
+
+    static let activityTypes = [
+        "FILL", "TRANS", "MISC", "ACATC", "ACATS", "CFEE", "CIL", "CSD", "CSW", "DIV", "DIVCGL", "DIVCGS", "DIVFEE",
+        "DIVFT", "DIVNRA", "DIVROC", "DIVTW", "DIVTXEX", "FEE", "INT", "INTNRA", "INTTW", "JNL", "JNLC", "JNLS", "MA",
+        "NC", "OPASN", "OPCA", "OPCSH", "OPEXC", "OPEXP", "OPTRD", "PTC", "PTR", "REORG", "SC", "SSO", "SSP", "SPLIT",
+        "FORWARD_SPLIT", "REVERSE_SPLIT", "FXTRD", "VOF", "RESET",
+    ]
+}
+
+/// JSON Schema pieces for the document.
+enum OpenAPISchema {
+    static let string: JSONValue = .object(["type": .string("string")])
+    static let boolean: JSONValue = .object(["type": .string("boolean")])
+    static let decimal: JSONValue = .object([
+        "type": .string("string"), "pattern": .string("^[0-9]{1,12}(\\.[0-9]{1,9})?$"),
+        "description": .string("a decimal number as a string"),
+    ])
+    static let uuid: JSONValue = .object(["type": .string("string"), "format": .string("uuid")])
+    static let date: JSONValue = .object(["type": .string("string"), "format": .string("date")])
+    static let time: JSONValue = .object([
+        "type": .string("string"),
+        "pattern": .string(
+            "^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2}))?$"),
+    ])
+    static let timeframe: JSONValue = pattern(
+        "^([1-9]|[1-5][0-9])(Min|T)$|^([1-9]|1[0-9]|2[0-3])(Hour|H)$|^1(Day|D|Week|W)$|^([1-9]|1[0-2])(Month|M)$")
+    static func pattern(_ regex: String) -> JSONValue {
+        .object(["type": .string("string"), "pattern": .string(regex)])
+    }
+    static func enumeration(_ values: [String]) -> JSONValue {
+        .object(["type": .string("string"), "enum": .array(values.map(JSONValue.string))])
+    }
+    static func integer(_ range: ClosedRange<Int>) -> JSONValue {
+        .object(["type": .string("integer"), "minimum": .int(range.lowerBound), "maximum": .int(range.upperBound)])
+    }
+    /// The schema, or null.
+    static func nullable(_ schema: JSONValue) -> JSONValue {
+        .object(["anyOf": .array([schema, .object(["type": .string("null")])])])
+    }
+
+    static func object(required: [String], _ properties: [String: JSONValue]) -> JSONValue {
+        var o: [String: JSONValue] = ["type": .string("object"), "properties": .object(properties)]
+        if !required.isEmpty { o["required"] = .array(required.map(JSONValue.string)) }
+        return .object(o)
+    }
+}
