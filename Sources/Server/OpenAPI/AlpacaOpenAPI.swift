@@ -28,17 +28,17 @@ enum AlpacaOpenAPI {
 
     // MARK: Shared parameters
 
-    static let symbol = path("symbol", "ticker or A-share code")
-    static let symbols = query("symbols", "comma-separated symbols", required: true)
+    static let symbol = path("symbol", "ticker or A-share code", S.example(S.string, "AAPL"))
+    static let symbols = query("symbols", "comma-separated symbols", S.example(S.string, "AAPL,600519"), required: true)
     static let start = query("start", "RFC 3339 time or YYYY-MM-DD (inclusive)", S.time)
     static let end = query("end", "RFC 3339 time or YYYY-MM-DD (exclusive)", S.time)
     static let limit = query("limit", "1–10000, default 1000", S.integer(1...10_000))
     static let pageToken = query("page_token", "next_page_token of the previous page")
-    static let sort = query("sort", "asc (default) or desc", S.enumeration(["asc", "desc"]))
+    static let sort = query("sort", "asc (default) or desc", S.caseless(["asc", "desc"]))
     static let feed = query(
-        "feed", "iex, sip, otc or boats (all served from the same feed)",
-        S.enumeration(["iex", "sip", "otc", "boats", "delayed_sip"]))
-    static let currency = query("currency", "USD only", S.enumeration(["USD"]))
+        "feed", "iex, sip, otc, delayed_sip, boats or overnight (all served from the same feed)",
+        S.caseless(["iex", "sip", "otc", "boats", "delayed_sip", "overnight"]))
+    static let currency = query("currency", "USD only", S.caseless(["USD"]))
     static let asof = query("asof", "YYYY-MM-DD (symbols are not renamed here)", S.date)
     static let timeframe = query(
         "timeframe", "1Min … 59Min, 1Hour … 23Hour, 1Day, 1Week, 1Month … 12Month", S.timeframe, required: true)
@@ -105,7 +105,7 @@ enum AlpacaOpenAPI {
         let activityFilters = [
             query("date", "YYYY-MM-DD", S.date), query("until", "RFC 3339 time or YYYY-MM-DD", S.time),
             query("after", "RFC 3339 time or YYYY-MM-DD", S.time),
-            query("direction", "desc (default) or asc", S.enumeration(["asc", "desc"])),
+            query("direction", "desc (default) or asc", S.caseless(["asc", "desc"])),
             query("page_size", "1–1000, default 100", S.integer(1...1000)), pageToken,
             query(
                 "category", "trade_activity or non_trade_activity",
@@ -143,11 +143,11 @@ enum AlpacaOpenAPI {
             "get": op(
                 "Orders",
                 [
-                    query("status", "open (default), closed or all", S.enumeration(["open", "closed", "all"])),
+                    query("status", "open (default), closed or all", S.caseless(["open", "closed", "all"])),
                     query("limit", "1–500, default 50", S.integer(1...500)),
                     query("after", "RFC 3339 time or YYYY-MM-DD", S.time),
                     query("until", "RFC 3339 time or YYYY-MM-DD", S.time),
-                    query("direction", "desc (default) or asc", S.enumeration(["asc", "desc"])),
+                    query("direction", "desc (default) or asc", S.caseless(["asc", "desc"])),
                     query("nested", "legs inside their parent", S.boolean),
                     query("symbols", "comma-separated symbols"),
                 ],
@@ -222,7 +222,7 @@ enum AlpacaOpenAPI {
                 "US trading days (the whole table without dates)",
                 [
                     query("start", "YYYY-MM-DD", S.date), query("end", "YYYY-MM-DD", S.date),
-                    query("date_type", "TRADING or SETTLEMENT", S.enumeration(["TRADING", "SETTLEMENT"])),
+                    query("date_type", "TRADING or SETTLEMENT", S.caseless(["TRADING", "SETTLEMENT"])),
                 ],
                 ["200": "calendar"])
         ])
@@ -243,7 +243,7 @@ enum AlpacaOpenAPI {
                         "market", "NYSE, NASDAQ, XNYS, XSHG, XSHE, SSE or SZSE",
                         S.enumeration(["NYSE", "NASDAQ", "XNYS", "XSHG", "XSHE", "SSE", "SZSE"])),
                     query("start", "YYYY-MM-DD", S.date), query("end", "YYYY-MM-DD", S.date),
-                    query("timezone", "local (default) or UTC", S.enumeration(["local", "UTC", "utc"])),
+                    query("timezone", "the exchange's (default) or UTC", S.caseless(["UTC"])),
                 ],
                 ["200": "calendar"])
         ])
@@ -280,7 +280,7 @@ enum AlpacaOpenAPI {
                 [
                     query("symbols", "comma-separated symbols"), start, end,
                     query("limit", "1–50, default 10", S.integer(1...50)),
-                    query("sort", "desc (default) or asc", S.enumeration(["asc", "desc"])),
+                    query("sort", "desc (default) or asc", S.caseless(["asc", "desc"])),
                     query("include_content", "content too", S.boolean),
                     query("exclude_contentless", "only items with content", S.boolean), pageToken,
                 ],
@@ -290,7 +290,7 @@ enum AlpacaOpenAPI {
             "get": op(
                 "Most active US stocks",
                 [
-                    query("by", "volume (default) or trades", S.enumeration(["volume", "trades"])),
+                    query("by", "volume (default) or trades", S.caseless(["volume", "trades"])),
                     query("top", "1–100, default 10", S.integer(1...100)),
                 ],
                 ["200": "most actives"])
@@ -346,7 +346,7 @@ enum AlpacaOpenAPI {
                 "Trade or quote condition codes",
                 [
                     path("ticktype", "trade or quote", S.enumeration(["trade", "quote"])),
-                    query("tape", "A, B or C", S.enumeration(["A", "B", "C"])),
+                    query("tape", "A, B or C", S.caseless(["A", "B", "C"])),
                 ],
                 ["200": "codes"])
         ])
@@ -381,12 +381,30 @@ enum OpenAPISchema {
     static func pattern(_ regex: String) -> JSONValue {
         .object(["type": .string("string"), "pattern": .string(regex)])
     }
+    /// One of `values` in any letter case (what the server accepts for these: "DESC" as well as "desc").
+    static func caseless(_ values: [String]) -> JSONValue {
+        let alternatives = values.map { value in
+            value.map { c -> String in
+                if c.isLetter { return "[\(c.lowercased())\(c.uppercased())]" }
+                return c.isNumber ? String(c) : "\\\(c)"
+            }.joined()
+        }
+        return pattern("^(" + alternatives.joined(separator: "|") + ")$")
+    }
+
     static func enumeration(_ values: [String]) -> JSONValue {
         .object(["type": .string("string"), "enum": .array(values.map(JSONValue.string))])
     }
     static func integer(_ range: ClosedRange<Int>) -> JSONValue {
         .object(["type": .string("integer"), "minimum": .int(range.lowerBound), "maximum": .int(range.upperBound)])
     }
+    /// The schema with an example value (schemathesis starts from examples: a real symbol reaches real data).
+    static func example(_ schema: JSONValue, _ value: String) -> JSONValue {
+        guard case .object(var o) = schema else { return schema }
+        o["examples"] = .array([.string(value)])
+        return .object(o)
+    }
+
     /// The schema, or null.
     static func nullable(_ schema: JSONValue) -> JSONValue {
         .object(["anyOf": .array([schema, .object(["type": .string("null")])])])

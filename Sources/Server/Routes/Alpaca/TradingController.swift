@@ -221,8 +221,6 @@ struct TradingController {
             throw APIError.unprocessable("invalid activity type \(type)")
         }
         query.kinds = Set(types.flatMap { ActivityEncoding.storedKinds[$0] ?? [] })
-        // Types Alpaca has that never happen here (DIV until corporate actions land, INT, …) list nothing.
-        if !types.isEmpty, query.kinds.isEmpty { return JSONValue.array([]).response() }
         if let day = request.query("date") {
             guard let date = CivilDate(String(day.prefix(10))) else {
                 throw APIError.unprocessable("invalid date \(day); expected YYYY-MM-DD")
@@ -246,6 +244,8 @@ struct TradingController {
             }
             query.afterSequence = sequence
         }
+        // Types Alpaca has that never happen here (ACATS, options, …) list nothing, once the rest is checked.
+        if !types.isEmpty, query.kinds.isEmpty { return JSONValue.array([]).response() }
         let entries = try await brokerage.activities(id, query: query)
         return JSONValue.array(entries.map(ActivityEncoding.alpaca)).response()
     }
