@@ -109,6 +109,36 @@ enum AlpacaRequests {
             trail: try decimal(o, "trail"), clientOrderID: try string(o, "client_order_id").map { ClientOrderID($0) })
     }
 
+    /// An integer query parameter within `range` (`value` when absent); anything else is a 422 naming it.
+    static func integer(_ request: Request, _ name: String, in range: ClosedRange<Int>, default value: Int) throws
+        -> Int
+    {
+        guard let text = request.query(name) else { return value }
+        guard let n = Int(text), range.contains(n) else {
+            throw APIError.unprocessable("\(name) must be \(range.lowerBound) to \(range.upperBound)")
+        }
+        return n
+    }
+
+    /// `sort`: asc or desc, in any letter case; `descending` when absent.
+    static func sortsDescending(_ request: Request, default descending: Bool) throws -> Bool {
+        switch request.query("sort")?.lowercased() {
+        case nil: return descending
+        case "asc": return false
+        case "desc": return true
+        case let other?: throw APIError.unprocessable("invalid sort \(other); expected asc or desc")
+        }
+    }
+
+    /// A page token that is an offset into a list of `count` items (0 when absent).
+    static func offset(_ request: Request, count: Int) throws -> Int {
+        guard let token = request.query("page_token") else { return 0 }
+        guard let n = Int(token), n >= 0, n <= count else {
+            throw APIError.unprocessable("invalid page_token \(token)")
+        }
+        return n
+    }
+
     /// A boolean query parameter: true/false (or 1/0); anything else is a 422 naming it.
     static func bool(_ request: Request, _ name: String) throws -> Bool? {
         guard let text = request.query(name) else { return nil }

@@ -190,19 +190,8 @@ struct CorporateActionsController {
                 }
             }
         }
-        let limit =
-            try request.query("limit").map { text -> Int in
-                guard let n = Int(text), (1...1000).contains(n) else {
-                    throw APIError.unprocessable("limit must be 1 to 1000")
-                }
-                return n
-            } ?? 1000
-        let descending: Bool
-        switch request.query("sort")?.lowercased() {
-        case nil, "asc": descending = false
-        case "desc": descending = true
-        case let other?: throw APIError.unprocessable("invalid sort \(other); expected asc or desc")
-        }
+        let limit = try AlpacaRequests.integer(request, "limit", in: 1...1000, default: 1000)
+        let descending = try AlpacaRequests.sortsDescending(request, default: false)
         var found: [CorporateAction]
         if let ids = list(request, "ids") {
             found = []
@@ -227,13 +216,7 @@ struct CorporateActionsController {
         found = found.filter { kinds.contains($0.kind) }
             .sorted { ($0.exDate, $0.symbol, $0.kind.rawValue) < ($1.exDate, $1.symbol, $1.kind.rawValue) }
         if descending { found.reverse() }
-        var offset = 0
-        if let token = request.query("page_token") {
-            guard let n = Int(token), n >= 0, n <= found.count else {
-                throw APIError.unprocessable("invalid page_token \(token)")
-            }
-            offset = n
-        }
+        let offset = try AlpacaRequests.offset(request, count: found.count)
         let page = found[offset..<min(found.count, offset + limit)]
         var groups: [String: [JSONValue]] = [:]
         for action in page { groups[action.kind.rawValue + "s", default: []].append(Self.dataItem(action)) }

@@ -158,11 +158,7 @@ struct MarketDataController {
     }
 
     func descending(_ request: Request) throws -> Bool {
-        switch request.query("sort")?.lowercased() {
-        case nil, "asc": return false
-        case "desc": return true
-        case let other?: throw APIError.unprocessable("invalid sort \(other); expected asc or desc")
-        }
+        try AlpacaRequests.sortsDescending(request, default: false)
     }
 
     /// Items for symbols in symbol order, `limit` in all. A page token ("SYMBOL|nanoseconds") names the last item

@@ -20,21 +20,10 @@ struct NewsController {
         let end = min(try request.timeQuery("end", zone: .newYork) ?? now, now)
         let start = try request.timeQuery("start", zone: .newYork) ?? end.adding(seconds: -30 * 86_400)
         guard start <= end else { throw APIError.unprocessable("start must not be after end") }
-        let limit =
-            try request.query("limit").map { text -> Int in
-                guard let n = Int(text), (1...50).contains(n) else {
-                    throw APIError.unprocessable("limit must be 1 to 50")
-                }
-                return n
-            } ?? 10
-        let ascending: Bool
-        switch request.query("sort")?.lowercased() {
-        case nil, "desc": ascending = false
-        case "asc": ascending = true
-        case let other?: throw APIError.unprocessable("invalid sort \(other); expected asc or desc")
-        }
-        let includeContent = try flag(request, "include_content")
-        let excludeContentless = try flag(request, "exclude_contentless")
+        let limit = try AlpacaRequests.integer(request, "limit", in: 1...50, default: 10)
+        let ascending = try !AlpacaRequests.sortsDescending(request, default: true)
+        let includeContent = try AlpacaRequests.bool(request, "include_content") ?? false
+        let excludeContentless = try AlpacaRequests.bool(request, "exclude_contentless") ?? false
         var symbols =
             request.query("symbols")?.split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces).uppercased()
@@ -56,13 +45,7 @@ struct NewsController {
         var sorted = items.values.sorted { ($0.item.time, $0.item.id) > ($1.item.time, $1.item.id) }
         if ascending { sorted.reverse() }
         if excludeContentless { sorted = sorted.filter { !$0.item.summary.isEmpty } }
-        var offset = 0
-        if let token = request.query("page_token") {
-            guard let n = Int(token), n >= 0, n <= sorted.count else {
-                throw APIError.unprocessable("invalid page_token \(token)")
-            }
-            offset = n
-        }
+        let offset = try AlpacaRequests.offset(request, count: sorted.count)
         let page = sorted[offset..<min(sorted.count, offset + limit)]
         return JSONValue.object([
             "news": .array(
@@ -80,13 +63,5 @@ struct NewsController {
                 }),
             "next_page_token": offset + limit < sorted.count ? .string(String(offset + limit)) : .null,
         ]).response()
-    }
-
-    func flag(_ request: Request, _ name: String) throws -> Bool {
-        switch request.query(name)?.lowercased() {
-        case nil, "false": return false
-        case "true": return true
-        case let other?: throw APIError.unprocessable("invalid \(name) \(other); expected true or false")
-        }
     }
 }
