@@ -13,6 +13,9 @@ extension Brokerage {
         var restated: Set<String> = []
         for id in owners.keys.sorted() {
             guard let account = engine.account(id) else { continue }
+            // Applied through today's date: no ex-date can have come since (the common case, once a minute).
+            let localToday = account.market.calendar.zone.localTime(of: now).date
+            if let through = account.corporateActionsThrough, through >= localToday { continue }
             let symbols = Set(
                 account.positions.values.filter { !$0.qty.isZero }.map(\.symbol)
                     + engine.openOrders(of: id).map(\.symbol))
