@@ -212,9 +212,9 @@ extension MarketEvent {
 extension Brokerage {
     /// Sells all or part of a position at market (Alpaca's DELETE /v2/positions/{symbol}).
     /// `qty` shares, or `percentage` (0–100) of the position; everything when both are nil.
-    public func closePosition(_ symbol: String, account: AccountID, qty: Quantity?, percentage: FixedDecimal?)
-        async throws(BrokerageError) -> Order
-    {
+    public func closePosition(
+        _ symbol: String, account: AccountID, qty: Quantity?, percentage: FixedDecimal?, liquidation: Bool = false
+    ) async throws(BrokerageError) -> Order {
         guard let instrumentID = engine.instrumentID(for: symbol),
             let position = engine.account(account)?.positions[instrumentID], !position.qty.isZero
         else {
@@ -239,9 +239,10 @@ extension Brokerage {
                 throw .invalid("\(percentage)% of \(held) shares is less than one share")
             }
         }
-        let side: OrderSide = position.isShort ? .buy : .sell
-        return try await submit(
-            OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: .day, qty: amount), account: account)
+        var request = OrderRequest(
+            symbol: symbol, side: position.isShort ? .buy : .sell, type: .market, timeInForce: .day, qty: amount)
+        request.isLiquidation = liquidation
+        return try await submit(request, account: account)
     }
 
     /// Symbols the account holds, long or short.

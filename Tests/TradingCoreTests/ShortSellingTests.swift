@@ -209,6 +209,10 @@ struct ShortSellingTests {
                 _ = try #require(entry.order)
                 let exit = small.place(sell("AAPL", "10"), at: t).rejection
                 #expect(exit?.reason == .patternDayTrading)
+                // The house's own sale for a margin call is not the customer's day trade to refuse.
+                var liquidation = sell("AAPL", "10")
+                liquidation.isLiquidation = true
+                #expect(small.place(liquidation, at: t).order?.status == .filled)
             } else {
                 #expect(entry.rejection?.reason == .patternDayTrading)
                 #expect(

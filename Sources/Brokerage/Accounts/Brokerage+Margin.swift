@@ -117,7 +117,8 @@ extension Brokerage {
             var qty = remaining.divided(by: perShare, places: 0, rule: .up) ?? held
             qty = Swift.min(qty, held)
             do {
-                _ = try await closePosition(p.position.symbol, account: id, qty: qty, percentage: nil)
+                _ = try await closePosition(
+                    p.position.symbol, account: id, qty: qty, percentage: nil, liquidation: true)
                 remaining -= qty.multiplied(by: perShare)
                 sold.append("\(qty) \(p.position.symbol)")
             } catch {

@@ -18,6 +18,15 @@ public struct OrderRequest: Sendable, Codable, Hashable {
     public var orderClass: OrderClass
     public var takeProfit: TakeProfit?
     public var stopLoss: StopLoss?
+    /// Placed by the house to meet a margin call: the pattern day trader rule does not stop it (a broker's own
+    /// liquidation is not the customer's day trade to refuse).
+    public var isLiquidation = false
+
+    /// Everything but `isLiquidation`, which no client sends: only the house sets it.
+    enum CodingKeys: String, CodingKey {
+        case symbol, side, type, timeInForce, qty, notional, limitPrice, stopPrice, trailPrice, trailPercent
+        case extendedHours, clientOrderID, orderClass, takeProfit, stopLoss
+    }
 
     public struct TakeProfit: Sendable, Codable, Hashable {
         public var limitPrice: Price

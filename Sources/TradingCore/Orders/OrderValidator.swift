@@ -58,7 +58,7 @@ struct OrderValidator {
         case .buyToClose: try validateCover(r)
         case .buyToOpen: try validateBuyingPower(r)
         }
-        try validateDayTrading()
+        if !r.isLiquidation { try validateDayTrading() }
     }
 
     // MARK: Quantity
