@@ -77,6 +77,8 @@ extension Brokerage {
     }
 
     public func reset(_ id: AccountID) async throws(BrokerageError) {
+        guard engine.account(id) != nil else { throw .notFound("account not found") }
+        try await consumeGameReset(id)
         do { try engine.reset(id, at: clock.now()) } catch { throw .rejected(error) }
         try await commit()
     }

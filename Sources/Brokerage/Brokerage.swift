@@ -72,6 +72,9 @@ public actor Brokerage {
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
     let metrics = BrokerageMetrics()
+    // Games (Games/Brokerage+Games.swift): every game, and every player by game account.
+    var games: [GameID: GameRecord] = [:]
+    var gamePlayers: [AccountID: GamePlayerRecord] = [:]
     /// Indices' settled daily bars (performance benchmarks; see `dailyIndexBars`).
     var indexCloses: [MarketIndex: IndexCloses] = [:]
 
@@ -154,6 +157,7 @@ public actor Brokerage {
         closedAwaitingGroups = []
         try await reloadRules()
         try await reloadAlerts()
+        try await reloadGames()
         languages.replaceAll(try await storage.userLanguages().compactMapValues { Language(rawValue: $0) })
     }
 

@@ -13,13 +13,15 @@ public enum BrokerageError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalid(String)
     /// It would duplicate something unique (a username, a watchlist name).
     case conflict(String)
+    /// The caller may see it but not do this (a game's owner tools, a closed game's registration).
+    case forbidden(String)
     /// Storage or market data could not be reached; nothing was changed.
     case unavailable(String)
 
     public var message: String {
         switch self {
         case .rejected(let r): return r.message
-        case .notFound(let m), .invalid(let m), .conflict(let m), .unavailable(let m): return m
+        case .notFound(let m), .invalid(let m), .conflict(let m), .forbidden(let m), .unavailable(let m): return m
         }
     }
 

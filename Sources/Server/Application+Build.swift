@@ -55,6 +55,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     FavoritesController(services: services).addRoutes(to: native)
     QueueController(services: services).addRoutes(to: native)
     AlertsController(services: services).addRoutes(to: native)
+    GamesController(services: services).addRoutes(to: native)
     PushController(services: services).addRoutes(to: native)
     WebhookController(services: services).addRoutes(to: native)
 
@@ -90,6 +91,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
         application.addServices(EquityHistoryRecorder(brokerage: services.brokerage))
         application.addServices(MarginService(brokerage: services.brokerage))
         application.addServices(CorporateActionService(brokerage: services.brokerage))
+        application.addServices(GameService(brokerage: services.brokerage))
     }
     if services.configuration.ib.port != nil {
         application.addServices(IBGatewayService(services: services, logger: logger))

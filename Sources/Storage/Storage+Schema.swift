@@ -271,6 +271,26 @@ extension Storage {
         ),
         // Each user's language (nil: follow the browser): notifications and pushes are written in it.
         (11, ["ALTER TABLE users ADD COLUMN language TEXT"]),
+        // Games and their players (Storage+Games.swift): a player's game account is an ordinary account row.
+        (
+            12,
+            [
+                """
+                CREATE TABLE games (
+                    id TEXT PRIMARY KEY, owner_id TEXT NOT NULL REFERENCES users(id), name TEXT NOT NULL,
+                    market TEXT NOT NULL, join_code TEXT NOT NULL UNIQUE, visibility TEXT NOT NULL, settings TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, ended_at BIGINT, final_standings TEXT
+                )
+                """,
+                """
+                CREATE TABLE game_players (
+                    account_id TEXT PRIMARY KEY REFERENCES accounts(id), game_id TEXT NOT NULL REFERENCES games(id),
+                    user_id TEXT NOT NULL REFERENCES users(id), name TEXT NOT NULL, joined_at BIGINT NOT NULL,
+                    removed_at BIGINT, resets_used INTEGER NOT NULL, UNIQUE (game_id, user_id)
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

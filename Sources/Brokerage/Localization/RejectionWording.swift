@@ -43,6 +43,17 @@ public enum RejectionWording {
         "currency_mismatch": "{symbol} 以 {currency} 交易；此账户持有 {account_currency}",
         "unknown_symbol": "找不到股票 {symbol}",
         "no_quote": "{symbol} 暂无市场价格；请改用限价委托",
+        "game.ended": "比赛已于 {end} UTC 结束：不能再下单，排名已定",
+        "game.orders_per_day": "本比赛每天最多下单 {most} 笔；您今天已达上限",
+        "game.minimum_buy_price": "本比赛只允许买入价格不低于 {minimum} 的股票；{symbol} 低于此价格",
+        "game.no_short_selling": "本比赛不允许卖空：您没有 {symbol} 的持仓可卖",
+        "game.minimum_short_price": "本比赛只允许卖空价格不低于 {minimum} 的股票；{symbol} 低于此价格",
+        "game.volume_share": "本比赛单笔委托不得超过 {symbol} 当日成交量的 {percent}%：目前最多 {most} 股",
+        "game.day_trading": "本比赛不允许日内交易：{symbol} 有 {qty} 股为今日开仓，下一个交易日才能平仓",
+        "game.quick_sell": "本比赛规定买入后 {minutes} 分钟内不得卖出：{symbol} 还需等待 {wait} 分钟",
+        "game.position_share": "本比赛单只股票最多占组合的 {percent}%；此委托会使 {symbol} 占到 {share}%",
+        "game.removed": "比赛组织者已将您移出本比赛：此账户不能再下单",
+        "game.transfer": "此账户参加比赛：不允许入金或出金（所有选手起始资金相同）",
     ]
 
     static let phases: [String: String] = [
@@ -57,5 +68,6 @@ public enum RejectionWording {
         .unknownSymbol: "找不到股票", .unknownAccount: "找不到账户", .orderNotFound: "找不到委托", .notCancelable: "委托无法撤销",
         .notReplaceable: "委托无法修改", .currencyMismatch: "币种不符", .noQuote: "暂无市场价格", .unsupported: "不支持",
         .shortingNotAllowed: "不能卖空", .notShortable: "无券可借", .patternDayTrading: "日内交易保护",
+        .gameRule: "比赛规则不允许",
     ]
 }

@@ -129,7 +129,7 @@ public struct MarketQuote: Sendable, Hashable {
     }
 
     /// The bid and ask levels as the engine's quote.
-    public var engineQuote: Quote { Quote(bids: bids, asks: asks) }
+    public var engineQuote: Quote { Quote(bids: bids, asks: asks, dayVolume: volume) }
 }
 
 /// A print.

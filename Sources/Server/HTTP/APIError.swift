@@ -51,12 +51,20 @@ extension JSONValue {
 extension Request {
     /// The body as exact JSON (numbers keep their text); 400 for malformed JSON, 413 for oversized bodies.
     mutating func jsonBody(context: AppContext) async throws -> JSONValue {
+        guard let body = try await optionalJSONBody(context: context) else {
+            throw APIError.badRequest("request body is empty; expected JSON")
+        }
+        return body
+    }
+
+    /// The body as exact JSON, or nil when there is none (for bodies that are optional).
+    mutating func optionalJSONBody(context: AppContext) async throws -> JSONValue? {
         let buffer: ByteBuffer
         do { buffer = try await collectBody(upTo: context.maxUploadSize) } catch {
             throw APIError(
                 .contentTooLarge, code: 41300000, "request body is larger than \(context.maxUploadSize) bytes")
         }
-        guard buffer.readableBytes > 0 else { throw APIError.badRequest("request body is empty; expected JSON") }
+        guard buffer.readableBytes > 0 else { return nil }
         do { return try JSONValue(parsing: Array(buffer.readableBytesView)) } catch {
             throw APIError.badRequest("malformed JSON: \(error.description)")
         }

@@ -12,6 +12,7 @@ extension BrokerageError: HTTPResponseError {
         case .notFound: return .notFound
         case .invalid: return .unprocessableContent
         case .conflict: return .conflict
+        case .forbidden: return .forbidden
         case .unavailable: return .serviceUnavailable
         }
     }
@@ -23,6 +24,7 @@ extension BrokerageError: HTTPResponseError {
         case .notFound: return 40410000
         case .invalid: return 42210000
         case .conflict: return 40900000
+        case .forbidden: return 40310000
         case .unavailable: return 50300000
         }
     }
@@ -36,7 +38,8 @@ extension OrderRejection {
     /// The HTTP status Alpaca answers with for this refusal.
     public var status: HTTPResponse.Status {
         switch reason {
-        case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed, .patternDayTrading:
+        case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed, .patternDayTrading,
+            .gameRule:
             return .forbidden
         case .unknownAccount, .orderNotFound: return .notFound
         case .notShortable, .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits,
@@ -49,7 +52,8 @@ extension OrderRejection {
     /// Alpaca's 8-digit error code for this refusal.
     public var alpacaCode: Int {
         switch reason {
-        case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed: return 40310000
+        case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed, .gameRule:
+            return 40310000
         case .patternDayTrading: return 40310100
         case .unknownAccount, .orderNotFound: return 40410000
         case .duplicateClientOrderID: return 40010001

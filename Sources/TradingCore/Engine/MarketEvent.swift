@@ -48,10 +48,13 @@ public enum AuctionKind: String, Sendable, Codable, Hashable {
 public struct Quote: Sendable, Hashable {
     public var bids: BookSide
     public var asks: BookSide
+    /// Shares traded so far in the session, when the source says (a game's volume-share rule reads it).
+    public var dayVolume: Quantity?
 
-    public init(bids: BookSide, asks: BookSide) {
+    public init(bids: BookSide, asks: BookSide, dayVolume: Quantity? = nil) {
         self.bids = bids
         self.asks = asks
+        self.dayVolume = dayVolume
     }
 }
 

@@ -345,6 +345,10 @@ extension TradingEngine {
             }
         }
         countDayTrade(order, qty: qty, heldBefore: heldBefore, position: &position, account: &account, date: date)
+        if account.gameRules != nil {
+            if order.side == .buy, !heldBefore.isNegative { position.lastBoughtAt = time }
+            if order.filledQty.isZero { account.gameActivity?.trades += 1 }
+        }
 
         // Fees: the order's cumulative fees after this fill, minus what it paid already, per kind.
         let basisBefore = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)

@@ -17,6 +17,13 @@ extension TradingEngine {
         try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
         let clientOrderID = request.clientOrderID ?? ClientOrderID(newIdentifier(at: time).description)
         let id = OrderID(newIdentifier(at: time))
+        // A game account's order placed before its game starts waits for the start, and is for the start's day.
+        var works = time
+        if let start = account.gameRules?.startsAt, start > time { works = start }
+        if account.gameRules != nil {
+            let date = tradingDate(instrument, at: time)
+            accounts[accountID]?.gameActivity?.recordOrder(on: date)
+        }
         var order = Order(
             id: id, clientOrderID: clientOrderID, accountID: accountID, instrument: instrumentID,
             symbol: instrument.symbol, side: request.side, type: request.type, timeInForce: request.timeInForce,
@@ -26,9 +33,10 @@ extension TradingEngine {
             extendedHours: request.extendedHours, status: .new, createdAt: time, updatedAt: time,
             submittedAt: time, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil, replacedAt: nil,
             expiresAt: expiry(
-                request.timeInForce, extendedHours: request.extendedHours, instrument: instrument, at: time),
+                request.timeInForce, extendedHours: request.extendedHours, instrument: instrument, at: works),
             replacedBy: nil, replaces: nil, legs: [], parentID: nil, triggered: false, fees: .zero, reason: nil,
-            eligibleAt: time.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero, reservedShares: .zero,
+            eligibleAt: works.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero,
+            reservedShares: .zero,
             positionIntent: PositionIntent(side: request.side, held: positionQty(accountID, instrumentID)))
         if order.type == .trailingStop { initializeTrail(&order, instrument: instrument) }
         accept(order, at: time)

@@ -72,7 +72,7 @@ public struct TradingEngine: Sendable {
     /// Opens an account with its starting cash (as a first deposit-free balance; `reset` returns to it).
     public mutating func openAccount(
         _ id: AccountID, market: Market, startingCash: FixedDecimal,
-        fees: FeeSchedule? = nil, terms: MarginTerms = .cash
+        fees: FeeSchedule? = nil, terms: MarginTerms = .cash, gameRules: GameRules? = nil
     ) throws(OrderRejection) {
         guard accounts[id] == nil else { throw OrderRejection(.invalidInput, "account \(id) already exists") }
         guard !startingCash.isNegative, startingCash.isMultiple(of: market.currency.minorUnit) else {
@@ -82,7 +82,16 @@ public struct TradingEngine: Sendable {
         guard market == .us || terms.type == .cash else {
             throw OrderRejection(.unsupported, "A-share accounts are cash accounts: margin trading is not offered")
         }
-        accounts[id] = Account(id: id, market: market, startingCash: startingCash, fees: fees, terms: terms)
+        accounts[id] = Account(
+            id: id, market: market, startingCash: startingCash, fees: fees, terms: terms, gameRules: gameRules)
+    }
+
+    /// Changes a game account's rules (a game's owner moved its dates); orders already placed keep their terms.
+    public mutating func setGameRules(_ rules: GameRules, for id: AccountID) throws(OrderRejection) {
+        guard accounts[id]?.gameRules != nil else {
+            throw OrderRejection(.invalidInput, "account \(id) does not play in a game")
+        }
+        accounts[id]?.gameRules = rules
     }
 
     public func account(_ id: AccountID) -> Account? { accounts[id] }
@@ -191,6 +200,7 @@ public struct TradingEngine: Sendable {
         at time: Timestamp
     ) throws(OrderRejection) -> LedgerEntry {
         let account = try existingAccount(id)
+        try Self.refuseGameTransfer(account)
         try Self.validateTransferAmount(amount, currency: account.currency)
         return record(.deposit(method: method, note: note), cashChange: amount, account: id, at: time)
     }
@@ -202,6 +212,7 @@ public struct TradingEngine: Sendable {
         note: String? = nil, at time: Timestamp
     ) throws(OrderRejection) -> LedgerEntry {
         let account = try existingAccount(id)
+        try Self.refuseGameTransfer(account)
         try Self.validateTransferAmount(amount, currency: account.currency)
         guard amount <= account.buyingPower else {
             let (wanted, available) = (amount.formatted(places: 2), account.buyingPower.formatted(places: 2))
@@ -239,6 +250,16 @@ public struct TradingEngine: Sendable {
         accounts[id]?.reservedCash = .zero
         accounts[id]?.totalFees = .zero
         return record(.reset(startingCash: start), cashChange: change, account: id, at: time)
+    }
+
+    /// Game accounts take no deposits or withdrawals: every player starts with the same cash, and a game's return
+    /// is then simply equity over starting cash.
+    static func refuseGameTransfer(_ account: Account) throws(OrderRejection) {
+        guard account.gameRules != nil else { return }
+        throw OrderRejection(
+            .gameRule,
+            "This account plays in a game: deposits and withdrawals are not allowed (every player starts with the same cash)",
+            facts: .init("game.transfer", [:]))
     }
 
     // MARK: Helpers shared by the command files

@@ -23,9 +23,13 @@ public struct Account: Sendable, Codable, Hashable {
     public var dayTrades: [DayTrade]
     /// The last trading day whose corporate actions were applied to the account (nil: none tracked yet).
     public var corporateActionsThrough: CivilDate?
+    /// The rules of the game the account plays in, and what they count (nil outside games).
+    public var gameRules: GameRules?
+    public var gameActivity: GameActivity?
 
     public init(
-        id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule? = nil, terms: MarginTerms = .cash
+        id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule? = nil, terms: MarginTerms = .cash,
+        gameRules: GameRules? = nil
     ) {
         self.id = id
         self.market = market
@@ -42,11 +46,13 @@ public struct Account: Sendable, Codable, Hashable {
         marginCall = nil
         dayTrades = []
         corporateActionsThrough = nil
+        self.gameRules = gameRules
+        gameActivity = gameRules == nil ? nil : GameActivity()
     }
 
     enum CodingKeys: String, CodingKey {
         case id, market, currency, startingCash, cash, reservedCash, fees, positions, lastSequence, totalFees, terms
-        case marginDayClosed, marginCall, dayTrades, corporateActionsThrough
+        case marginDayClosed, marginCall, dayTrades, corporateActionsThrough, gameRules, gameActivity
     }
 
     public init(from decoder: any Decoder) throws {
@@ -66,6 +72,8 @@ public struct Account: Sendable, Codable, Hashable {
         marginCall = try c.decodeIfPresent(MarginCall.self, forKey: .marginCall)
         dayTrades = try c.decodeIfPresent([DayTrade].self, forKey: .dayTrades) ?? []
         corporateActionsThrough = try c.decodeIfPresent(CivilDate.self, forKey: .corporateActionsThrough)
+        gameRules = try c.decodeIfPresent(GameRules.self, forKey: .gameRules)
+        gameActivity = try c.decodeIfPresent(GameActivity.self, forKey: .gameActivity)
     }
 
     /// Cash free for withdrawals (and, on cash accounts, for new buy orders): borrowed money cannot be taken out.

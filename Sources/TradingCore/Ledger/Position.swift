@@ -17,6 +17,8 @@ public struct Position: Sendable, Codable, Hashable {
     /// Shares of this position opened on a trading day (bought for a long, sold short for a short): closing them the
     /// same day is a day trade. Nil once a day has passed (positions stored before day trades were counted have none).
     public var openedToday: OpenedToday?
+    /// When shares were last bought, kept for game accounts (a game's quick-sell delay counts from it).
+    public var lastBoughtAt: Timestamp?
 
     public struct OpenedToday: Sendable, Codable, Hashable {
         public var date: CivilDate

@@ -162,6 +162,7 @@ public enum AccountIdentifierKind: IdentifierKind {}
 public enum ExecutionIdentifierKind: IdentifierKind {}
 public enum QueueRuleIdentifierKind: IdentifierKind {}
 public enum AlertIdentifierKind: IdentifierKind {}
+public enum GameIdentifierKind: IdentifierKind {}
 
 /// An order (its Alpaca `id`).
 public typealias OrderID = TypedIdentifier<OrderIdentifierKind>
@@ -173,3 +174,5 @@ public typealias ExecutionID = TypedIdentifier<ExecutionIdentifierKind>
 public typealias QueueRuleID = TypedIdentifier<QueueRuleIdentifierKind>
 /// A price alert.
 public typealias AlertID = TypedIdentifier<AlertIdentifierKind>
+/// A game (a competition whose players trade game accounts).
+public typealias GameID = TypedIdentifier<GameIdentifierKind>

@@ -25,6 +25,8 @@ public struct OrderRejection: Error, Sendable, Hashable, Codable, CustomStringCo
         case notShortable = "not_shortable"
         /// The pattern day trader rule stops the order.
         case patternDayTrading = "pattern_day_trading"
+        /// A rule of the game the account plays in stops the order (the message names the rule).
+        case gameRule = "game_rule"
         case unsupported
     }
 

@@ -29,6 +29,10 @@ struct OrderValidator {
     let margin: MarginState?
     /// Whether the account already used the request's client order id.
     let clientOrderIDTaken: Bool
+    /// Shares traded so far today, when the market view says (game rules only).
+    let dayVolume: Quantity?
+    /// The account's equity at the engine's marks, for a game's one-stock limit (nil when it has none).
+    let gameEquity: FixedDecimal?
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
         guard instrument.currency == account.currency, instrument.kind != .index else {
@@ -47,6 +51,7 @@ struct OrderValidator {
         }
         try validateQuantity(r)
         try validatePrices(r)
+        try validateGameRules(r)
         try validateTimeInForce(r)
         try validateOrderClass(r)
         try validateClientOrderID(r)
@@ -544,7 +549,9 @@ extension TradingEngine {
             clientOrderIDTaken: request.clientOrderID.map {
                 clientOrderIDs[ClientOrderKey(account: account.id, id: $0)] != nil
             }
-                ?? false)
+                ?? false,
+            dayVolume: books[i].quote?.dayVolume,
+            gameEquity: account.gameRules?.maximumPositionPercent == nil ? nil : account.equity(marks: mark))
     }
 }
 

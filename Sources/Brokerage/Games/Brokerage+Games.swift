@@ -1,0 +1,561 @@
+import MarketData
+import Storage
+import TradingCore
+
+/// Games: an owner sets one up with rules; players join it with a game account — an ordinary paper account bound
+/// to the rules (`GameRules`, its fee schedule and margin terms), which every surface trades like any other, so the
+/// engine's validator enforces the rules for the web app, Alpaca bots and IB clients alike; a leaderboard ranks the
+/// players at current prices, and freezes when the game ends (`GameService`).
+///
+/// Games and players are few next to orders: they live in memory on the actor, written through to storage.
+extension Brokerage {
+    /// Where a game stands at `now`.
+    public enum GameStatus: String, Sendable {
+        case upcoming, running, ended
+    }
+
+    /// A game as a user sees it: the record, how many play, and the user's own part in it.
+    public struct GameView: Sendable {
+        public var game: GameRecord
+        public var status: GameStatus
+        public var players: Int
+        public var isOwner: Bool
+        /// The user's game account, when they play.
+        public var account: AccountID?
+        /// When registration closes (nil: open until the game ends, or never if it does not).
+        public var registrationEndsAt: Timestamp?
+    }
+
+    /// A leaderboard: standings best first, as of a time; `final` once the game ended.
+    public struct GameBoard: Sendable {
+        public var game: GameRecord
+        public var standings: [Standing]
+        public var asOf: Timestamp
+        public var isFinal: Bool
+        /// The index's return since the start (excess return is measured against it).
+        public var benchmark: MarketIndex
+        public var benchmarkReturn: FixedDecimal?
+    }
+
+    /// What an owner may change after creation: names, dates that have not passed, registration, visibility of
+    /// the game and of portfolios, resets. Trading rules are fixed (changing them mid-game would be unfair).
+    public struct GameChange: Sendable {
+        public var name: String?
+        public var description: String?
+        public var visibility: GameVisibility?
+        public var startsAt: Timestamp?
+        public var endsAt: Timestamp?
+        public var registrationEndsAt: Timestamp?
+        public var lateEntry: Bool?
+        public var maxPlayers: Int??
+        public var resetsAllowed: Int??
+        public var portfoliosVisible: PortfolioVisibility?
+        public var ranking: GameRanking?
+
+        public init() {}
+    }
+
+    // MARK: Loading
+
+    func reloadGames() async throws {
+        games = Dictionary(uniqueKeysWithValues: try await storage.games().map { ($0.id, $0) })
+        gamePlayers = Dictionary(uniqueKeysWithValues: try await storage.gamePlayers().map { ($0.accountID, $0) })
+    }
+
+    // MARK: Creating and finding
+
+    /// Creates a game owned by `owner`. Throws `.invalid` with the first problem of the settings.
+    public func createGame(owner: UserID, name: String, market: Market, settings: GameSettings)
+        async throws(BrokerageError) -> GameRecord
+    {
+        let now = clock.now()
+        if let problem = Self.problem(name: name, market: market, settings: settings, now: now) {
+            throw .invalid(problem)
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5 {
+            let game = GameRecord(
+                id: GameID(.random(using: &generator)), ownerID: owner, name: name.trimmed, market: market,
+                joinCode: Self.joinCode(using: &generator), settings: settings, createdAt: now)
+            do {
+                try await storage.createGame(game)
+                games[game.id] = game
+                return game
+            } catch let error as StorageError {
+                if case .duplicate = error { continue } // a join code taken: draw another
+                throw .storage(error)
+            } catch {
+                if games.values.contains(where: { $0.joinCode == game.joinCode }) { continue }
+                throw .storage(error)
+            }
+        }
+        throw .unavailable("could not draw a free join code; try again")
+    }
+
+    /// Eight characters without look-alikes (no 0/O, 1/I/L): read aloud in a classroom, typed on a phone.
+    static func joinCode(using generator: inout some RandomNumberGenerator) -> String {
+        let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
+        return String((0..<8).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+
+    /// The first thing wrong with a game's settings, in words a teacher understands.
+    static func problem(name: String, market: Market, settings s: GameSettings, now: Timestamp) -> String? {
+        let trimmed = name.trimmed
+        if trimmed.isEmpty { return "name is required" }
+        if trimmed.count > 100 { return "name must be at most 100 characters" }
+        if s.description.count > 2000 { return "description must be at most 2000 characters" }
+        let cash = s.startingCash
+        if !cash.isPositive || !cash.isMultiple(of: market.currency.minorUnit) || cash > FixedDecimal(1_000_000_000) {
+            return "starting_cash must be a positive amount in \(market.currency.rawValue) cents, at most 1000000000"
+        }
+        let r = s.rules
+        if let start = r.startsAt, let end = r.endsAt, end <= start { return "ends_at must be after starts_at" }
+        if let end = r.endsAt, end <= now { return "ends_at must be in the future" }
+        if let close = s.registrationEndsAt, let end = r.endsAt, close > end {
+            return "registration_ends_at must not be after ends_at"
+        }
+        if market == .cn, s.margin || r.shortSelling {
+            return "A-share games cannot allow margin or short selling: A-share accounts are cash accounts"
+        }
+        if r.shortSelling, !s.margin {
+            return
+                "short_selling needs margin: a short sale borrows shares, which only a margin account may do; allow margin too, or turn short selling off"
+        }
+        if s.margin, s.marginMultiplier != 2, s.marginMultiplier != 4 {
+            return "margin_multiplier must be 2 (Reg T) or 4 (intraday, for $25,000 and more)"
+        }
+        for (field, value) in [
+            ("commission_per_trade", s.commissionPerTrade), ("commission_percent", s.commissionPercent),
+        ]
+        where value?.isNegative ?? false {
+            return "\(field) must not be negative"
+        }
+        if let percent = s.commissionPercent, percent > FixedDecimal(10) {
+            return "commission_percent must be at most 10"
+        }
+        for (field, value) in [("min_price_buy", r.minimumBuyPrice), ("min_price_short", r.minimumShortPrice)]
+        where value?.isNegative ?? false {
+            return "\(field) must not be negative"
+        }
+        for (field, value) in [
+            ("max_position_percent", r.maximumPositionPercent), ("max_volume_percent", r.maximumVolumePercent),
+        ] {
+            if let value, !value.isPositive || value > FixedDecimal(100) {
+                return "\(field) must be above 0 and at most 100"
+            }
+        }
+        if let minutes = r.quickSellMinutes, minutes < 0 || minutes > 7 * 24 * 60 {
+            return "quick_sell_minutes must be between 0 and 10080 (a week)"
+        }
+        if let most = r.maximumOrdersPerDay, most < 1 || most > 100_000 {
+            return "max_trades_per_day must be between 1 and 100000"
+        }
+        if let resets = s.resetsAllowed, resets < 0 { return "resets_allowed must not be negative" }
+        if let most = s.maxPlayers, most < 1 || most > 1_000_000 { return "max_players must be between 1 and 1000000" }
+        return nil
+    }
+
+    public func game(_ id: GameID) -> GameRecord? { games[id] }
+
+    /// The game a join code belongs to.
+    public func gameID(code: String) -> GameID? {
+        games.values.first { $0.matches(code) }?.id
+    }
+
+    /// The game an account plays in, and its player record.
+    public func gamePlayer(account: AccountID) -> (GameRecord, GamePlayerRecord)? {
+        guard let player = gamePlayers[account], let game = games[player.gameID] else { return nil }
+        return (game, player)
+    }
+
+    /// A game as `user` may see it: public games to everyone; private ones to their owner, their players, and
+    /// whoever has the join code. Anyone else gets "not found" (a private game's existence is not revealed).
+    public func gameView(_ id: GameID, user: UserID, code: String? = nil) throws(BrokerageError) -> GameView {
+        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
+        return view(game, user: user)
+    }
+
+    /// Games the user owns or plays in (`mine`), or every public game (newest first).
+    public func gameViews(user: UserID, mine: Bool) -> [GameView] {
+        let playing = Set(gamePlayers.values.filter { $0.userID == user && $0.removedAt == nil }.map(\.gameID))
+        return games.values
+            .filter { mine ? $0.ownerID == user || playing.contains($0.id) : $0.settings.visibility == .public }
+            .sorted { $0.createdAt > $1.createdAt }
+            .map { view($0, user: user) }
+    }
+
+    func mayView(_ game: GameRecord, user: UserID, code: String?) -> Bool {
+        game.settings.visibility == .public || game.ownerID == user || code.map(game.matches) == true
+            || gamePlayers.values.contains { $0.gameID == game.id && $0.userID == user }
+    }
+
+    func view(_ game: GameRecord, user: UserID) -> GameView {
+        let players = activePlayers(game.id)
+        return GameView(
+            game: game, status: status(game), players: players.count, isOwner: game.ownerID == user,
+            account: players.first { $0.userID == user }?.accountID, registrationEndsAt: registrationEnd(game))
+    }
+
+    func status(_ game: GameRecord) -> GameStatus {
+        let now = clock.now()
+        if game.endedAt != nil || game.endsAt.map({ $0 <= now }) == true { return .ended }
+        return game.startsAt > now ? .upcoming : .running
+    }
+
+    func registrationEnd(_ game: GameRecord) -> Timestamp? {
+        if let close = game.settings.registrationEndsAt { return close }
+        return game.settings.lateEntry ? game.endsAt : game.startsAt
+    }
+
+    func activePlayers(_ id: GameID) -> [GamePlayerRecord] {
+        gamePlayers.values.filter { $0.gameID == id && $0.removedAt == nil }.sorted { $0.joinedAt < $1.joinedAt }
+    }
+
+    // MARK: Joining
+
+    /// Joins `user` to a game: opens their game account (starting cash, the game's fees, margin terms and rules)
+    /// and records them as a player, in one transaction. A private game needs its join code (its owner does not).
+    public func joinGame(_ id: GameID, user: UserID, name: String, code: String?) async throws(BrokerageError)
+        -> GamePlayerRecord
+    {
+        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
+        if game.settings.visibility == .private, game.ownerID != user, code.map(game.matches) != true {
+            throw .forbidden("this game is private: joining needs its join code or invite link")
+        }
+        if let existing = gamePlayers.values.first(where: { $0.gameID == id && $0.userID == user }) {
+            if existing.removedAt != nil { throw .forbidden("the owner removed you from this game") }
+            throw .conflict("you already play in this game (account \(existing.accountID))")
+        }
+        let now = clock.now()
+        guard status(game) != .ended else { throw .forbidden("this game has ended") }
+        if let close = registrationEnd(game), now >= close {
+            throw .forbidden(
+                game.settings.lateEntry || game.settings.registrationEndsAt != nil
+                    ? "registration for this game closed at \(close.minuteText) UTC"
+                    : "this game started at \(game.startsAt.minuteText) UTC and does not allow late entry")
+        }
+        if let most = game.settings.maxPlayers, activePlayers(id).count >= most {
+            throw .forbidden("this game is full: at most \(most) players")
+        }
+        let s = game.settings
+        var generator = SystemRandomNumberGenerator()
+        var accountID = AccountID(.random(using: &generator))
+        while owners[accountID] != nil { accountID = AccountID(.random(using: &generator)) }
+        let terms =
+            s.margin
+            ? MarginTerms(type: .margin, maxMultiplier: s.marginMultiplier, noShorting: !s.rules.shortSelling) : .cash
+        do {
+            try engine.openAccount(
+                accountID, market: game.market, startingCash: s.startingCash,
+                fees: GameRules.commissionSchedule(flat: s.commissionPerTrade, percent: s.commissionPercent),
+                terms: terms, gameRules: s.rules)
+        } catch {
+            throw .rejected(error)
+        }
+        guard let snapshot = engine.snapshot(of: accountID) else { throw .invalid("account could not be opened") }
+        let record = AccountRecord(
+            id: accountID, userID: user, name: "Game: \(game.name)", market: game.market,
+            accountNumber: "PA" + String(accountID.high % 10_000_000_000).leftPadded(10), createdAt: now,
+            snapshot: snapshot)
+        let player = GamePlayerRecord(gameID: id, accountID: accountID, userID: user, name: name, joinedAt: now)
+        do {
+            try await storage.joinGame(player, account: record)
+        } catch {
+            try? await reload()
+            throw .storage(error)
+        }
+        owners[accountID] = record
+        gamePlayers[accountID] = player
+        return player
+    }
+
+    // MARK: Owner tools
+
+    func ownedGame(_ id: GameID, by user: UserID) throws(BrokerageError) -> GameRecord {
+        guard let game = games[id], mayView(game, user: user, code: nil) else { throw .notFound("game not found") }
+        guard game.ownerID == user else { throw .forbidden("only the game's owner may do this") }
+        return game
+    }
+
+    /// Changes what may change. Dates that moved are written into every player's account rules.
+    public func updateGame(_ id: GameID, by user: UserID, _ change: GameChange) async throws(BrokerageError)
+        -> GameRecord
+    {
+        var game = try ownedGame(id, by: user)
+        guard status(game) != .ended else { throw .forbidden("this game has ended: its settings are final") }
+        let now = clock.now()
+        let started = status(game) == .running
+        if let name = change.name { game.name = name.trimmed }
+        if let description = change.description { game.settings.description = description }
+        if let visibility = change.visibility { game.settings.visibility = visibility }
+        if let start = change.startsAt {
+            guard !started else { throw .invalid("starts_at cannot change: the game has started") }
+            guard start > now else { throw .invalid("starts_at must be in the future") }
+            game.settings.rules.startsAt = start
+        }
+        if let end = change.endsAt { game.settings.rules.endsAt = end }
+        if let close = change.registrationEndsAt { game.settings.registrationEndsAt = close }
+        if let late = change.lateEntry { game.settings.lateEntry = late }
+        if let most = change.maxPlayers { game.settings.maxPlayers = most }
+        if let resets = change.resetsAllowed { game.settings.resetsAllowed = resets }
+        if let visible = change.portfoliosVisible { game.settings.portfoliosVisible = visible }
+        if let ranking = change.ranking {
+            guard !started || ranking == game.settings.ranking else {
+                throw .invalid("ranking cannot change once the game has started")
+            }
+            game.settings.ranking = ranking
+        }
+        if let problem = Self.problem(name: game.name, market: game.market, settings: game.settings, now: now) {
+            throw .invalid(problem)
+        }
+        let players = activePlayers(id)
+        if change.startsAt != nil || change.endsAt != nil {
+            for player in players {
+                guard var rules = engine.account(player.accountID)?.gameRules else { continue }
+                rules.startsAt = game.settings.rules.startsAt
+                rules.endsAt = game.settings.rules.endsAt
+                do { try engine.setGameRules(rules, for: player.accountID) } catch { throw .rejected(error) }
+                pendingAccounts.insert(player.accountID)
+            }
+            try await commit()
+        }
+        do { try await storage.saveGame(game) } catch { throw .storage(error) }
+        games[id] = game
+        return game
+    }
+
+    /// Removes a player: their open orders are canceled, their account stops trading, they leave the board.
+    public func removePlayer(_ account: AccountID, from id: GameID, by user: UserID) async throws(BrokerageError) {
+        let game = try ownedGame(id, by: user)
+        guard var player = gamePlayers[account], player.gameID == id, player.removedAt == nil else {
+            throw .notFound("player not found in this game")
+        }
+        guard game.endedAt == nil else { throw .forbidden("this game has ended: its standings are final") }
+        player.removedAt = clock.now()
+        if var rules = engine.account(account)?.gameRules {
+            rules.removed = true
+            do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
+            pendingAccounts.insert(account)
+        }
+        _ = try? engine.cancelAll(account: account, at: clock.now())
+        try await commit()
+        do { try await storage.savePlayer(player) } catch { throw .storage(error) }
+        gamePlayers[account] = player
+    }
+
+    /// Ends a game now (its owner, early) — see `finishGame`.
+    public func endGame(_ id: GameID, by user: UserID) async throws(BrokerageError) -> GameRecord {
+        let game = try ownedGame(id, by: user)
+        guard game.endedAt == nil else { throw .forbidden("this game has already ended") }
+        return try await finishGame(id)
+    }
+
+    /// Ends a game: players' open orders are canceled, their accounts stop taking orders, and the standings at
+    /// this moment (after the close: at the closing prices) are stored as final.
+    @discardableResult
+    func finishGame(_ id: GameID) async throws(BrokerageError) -> GameRecord {
+        guard var game = games[id], game.endedAt == nil else { throw .notFound("game not found") }
+        let now = clock.now()
+        let end = min(now, game.endsAt ?? now)
+        for player in activePlayers(id) {
+            if var rules = engine.account(player.accountID)?.gameRules, rules.endsAt.map({ $0 > end }) ?? true {
+                rules.endsAt = end
+                do { try engine.setGameRules(rules, for: player.accountID) } catch { throw .rejected(error) }
+                pendingAccounts.insert(player.accountID)
+            }
+            _ = try? engine.cancelAll(account: player.accountID, at: now)
+        }
+        try await commit()
+        let board = try await liveStandings(game)
+        game.endedAt = now
+        game.settings.rules.endsAt = end
+        game.final = board.standings
+        do { try await storage.saveGame(game) } catch { throw .storage(error) }
+        games[id] = game
+        return game
+    }
+
+    /// Ends every game whose end time has passed (the game service calls it; so may a test).
+    public func endDueGames() async {
+        let now = clock.now()
+        for game in games.values where game.endedAt == nil && game.endsAt.map({ $0 <= now }) == true {
+            _ = try? await finishGame(game.id)
+        }
+    }
+
+    /// The earliest end of a game still running (what the game service sleeps until).
+    public func nextGameEnd() -> Timestamp? {
+        games.values.compactMap { $0.endedAt == nil ? $0.endsAt : nil }.min()
+    }
+
+    // MARK: Resets
+
+    /// Checks a game account's reset against its game's allowance and counts it (before the reset, so a failure
+    /// afterwards never grants an extra one).
+    func consumeGameReset(_ account: AccountID) async throws(BrokerageError) {
+        guard var player = gamePlayers[account], let game = games[player.gameID] else { return }
+        guard player.removedAt == nil else { throw .forbidden("the owner removed you from this game") }
+        guard status(game) != .ended else { throw .forbidden("this game has ended: its accounts are final") }
+        if let allowed = game.settings.resetsAllowed {
+            guard allowed > 0 else { throw .forbidden("this game does not allow resets") }
+            guard player.resetsUsed < allowed else {
+                throw .forbidden(
+                    "this game allows \(allowed) \(allowed == 1 ? "reset" : "resets"); you have used \(player.resetsUsed)"
+                )
+            }
+        }
+        player.resetsUsed += 1
+        do { try await storage.savePlayer(player) } catch { throw .storage(error) }
+        gamePlayers[account] = player
+    }
+
+    // MARK: Leaderboard
+
+    /// The game's standings: final once it ended, else live at current prices.
+    public func leaderboard(_ id: GameID, user: UserID, code: String? = nil) async throws(BrokerageError) -> GameBoard {
+        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
+        if let final = game.final, let ended = game.endedAt {
+            return GameBoard(
+                game: game, standings: final, asOf: ended, isFinal: true, benchmark: Self.benchmark(game),
+                benchmarkReturn: nil)
+        }
+        return try await liveStandings(game)
+    }
+
+    static func benchmark(_ game: GameRecord) -> MarketIndex { game.market == .us ? .sp500 : .sseComposite }
+
+    func liveStandings(_ game: GameRecord) async throws(BrokerageError) -> GameBoard {
+        let players = activePlayers(game.id)
+        var held: Set<InstrumentID> = []
+        for player in players {
+            for position in engine.account(player.accountID)?.positions.values ?? [:].values
+            where !position.qty.isZero {
+                held.insert(position.instrument)
+            }
+        }
+        var marks: [InstrumentID: Leaderboard.Mark] = [:]
+        for instrument in held {
+            let symbol = engine.instrument(instrument).symbol
+            if let quote = try? await feed.quote(symbol) {
+                marks[instrument] = Leaderboard.Mark(last: quote.last, previousClose: quote.previousClose)
+            } else if let mark = engine.mark(instrument) {
+                marks[instrument] = Leaderboard.Mark(last: mark, previousClose: nil)
+            }
+        }
+        let index = Self.benchmark(game)
+        let benchmarkReturn = await indexReturn(index, since: game.startsAt)
+        var entries: [Leaderboard.Player] = []
+        entries.reserveCapacity(players.count)
+        for player in players {
+            guard let account = engine.account(player.accountID) else { continue }
+            var sharpe: FixedDecimal?
+            if game.settings.ranking == .sharpe {
+                sharpe = try await gameSharpe(player.accountID, since: game.startsAt)
+            }
+            entries.append(
+                Leaderboard.Player(accountID: player.accountID, name: player.name, account: account, sharpe: sharpe))
+        }
+        let standings = Leaderboard.standings(
+            entries, marks: marks, ranking: game.settings.ranking, benchmarkReturn: benchmarkReturn)
+        return GameBoard(
+            game: game, standings: standings, asOf: clock.now(), isFinal: false, benchmark: index,
+            benchmarkReturn: benchmarkReturn)
+    }
+
+    /// The index's return from the last close before `start` to now; nil when the feed has no bars for it.
+    func indexReturn(_ index: MarketIndex, since start: Timestamp) async -> FixedDecimal? {
+        let now = clock.now()
+        let bars = await dailyIndexBars(index, from: start.adding(nanoseconds: -10 * Duration64.day), to: now)
+        let startDate = index.market.calendar.zone.localTime(of: start).date
+        let zone = index.market.calendar.zone
+        guard let base = bars.last(where: { zone.localTime(of: $0.time).date < startDate }) ?? bars.first,
+            base.close.isPositive
+        else { return nil }
+        let live = (try? await feed.indices())?.first { $0.index == index }?.value
+        guard let current = live ?? bars.last?.close else { return nil }
+        return (current - base.close).divided(by: base.close, places: 6, rule: .halfEven)
+    }
+
+    /// A player's Sharpe ratio over the closes since the game started (nil below 20 daily returns).
+    func gameSharpe(_ account: AccountID, since start: Timestamp) async throws(BrokerageError) -> FixedDecimal? {
+        _ = try? await catchUpEquityDays(account)
+        let zone = engine.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
+        let days: [EquityDay]
+        do { days = try await storage.equityDays(account: account, from: zone.localTime(of: start).date) } catch {
+            throw .storage(error)
+        }
+        let points = days.map { ValuationPoint(date: $0.date, value: $0.equity, flow: $0.flow) }
+        return PerformanceMetrics.figures(points)?.sharpe
+    }
+
+    /// Each close's ranks since the game started (for a rank history chart): per trading day, every player's
+    /// return at that close and rank by it.
+    public func gameHistory(_ id: GameID, user: UserID, code: String? = nil) async throws(BrokerageError)
+        -> [(
+            date: CivilDate, standings: [(accountID: AccountID, player: String, rank: Int, totalReturn: FixedDecimal)]
+        )]
+    {
+        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
+        let zone = game.market.calendar.zone
+        let from = zone.localTime(of: game.startsAt).date
+        let through = game.endedAt.map { zone.localTime(of: $0).date }
+        var byDate: [CivilDate: [(AccountID, String, FixedDecimal)]] = [:]
+        for player in activePlayers(id) {
+            _ = try? await catchUpEquityDays(player.accountID)
+            let days: [EquityDay]
+            do { days = try await storage.equityDays(account: player.accountID, from: from, through: through) } catch {
+                throw .storage(error)
+            }
+            let start = game.settings.startingCash
+            for day in days {
+                let r = (day.equity - start).divided(by: start, places: 6, rule: .halfEven) ?? .zero
+                byDate[day.date, default: []].append((player.accountID, player.name, r))
+            }
+        }
+        return byDate.keys.sorted().map { date in
+            let sorted = byDate[date]!.sorted { $0.2 != $1.2 ? $0.2 > $1.2 : $0.1 < $1.1 }
+            var ranked: [(accountID: AccountID, player: String, rank: Int, totalReturn: FixedDecimal)] = []
+            for (i, line) in sorted.enumerated() {
+                let rank = i > 0 && sorted[i - 1].2 == line.2 ? ranked[i - 1].rank : i + 1
+                ranked.append((line.0, line.1, rank, line.2))
+            }
+            return (date, ranked)
+        }
+    }
+
+    /// A player's portfolio, if `user` may see it: the owner and the player always; others as the game says
+    /// (never, after the end, always).
+    public func gamePortfolio(_ id: GameID, account: AccountID, user: UserID, code: String? = nil)
+        async throws(BrokerageError) -> AccountSummary
+    {
+        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
+        guard let player = gamePlayers[account], player.gameID == id else {
+            throw .notFound("player not found in this game")
+        }
+        let allowed =
+            switch game.settings.portfoliosVisible {
+            case .always: true
+            case .afterEnd: status(game) == .ended
+            case .never: false
+            }
+        guard allowed || game.ownerID == user || player.userID == user else {
+            throw .forbidden(
+                game.settings.portfoliosVisible == .never
+                    ? "this game keeps portfolios private" : "portfolios are shown when the game ends")
+        }
+        return try await summary(account)
+    }
+}
+
+extension String {
+    var trimmed: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
+
+extension GameRecord {
+    /// Whether a typed code is the game's join code (case and spaces do not matter).
+    func matches(_ code: String) -> Bool {
+        code.uppercased().filter { !$0.isWhitespace } == joinCode
+    }
+}

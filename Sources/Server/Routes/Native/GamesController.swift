@@ -1,0 +1,438 @@
+import Brokerage
+import Hummingbird
+import JSON
+import MarketData
+import TradingCore
+
+/// Games: create one with rules, join it (by id, code or invite link) with a game account, follow its
+/// leaderboard; owner tools to edit, remove a player, end early and export results. The rules themselves are
+/// enforced by the engine on every order of a game account, whichever surface places it (`GameRules`).
+///
+/// `POST /api/v1/games` body (every rule optional: omitted means no limit; omitted dates: starts now, never ends):
+/// ```
+/// {"name": "Econ 101", "description": "…", "market": "us", "starting_cash": "50000", "visibility": "private",
+///  "starts_at": "2026-12-01T14:30:00Z", "ends_at": "2027-01-29T21:00:00Z", "registration_ends_at": null,
+///  "late_entry": true, "max_players": 40,
+///  "rules": {"commission_per_trade": "4.95", "commission_percent": "0", "margin": false, "margin_multiplier": 2,
+///            "short_selling": false, "min_price_buy": "1", "min_price_short": "5", "max_position_percent": "20",
+///            "max_volume_percent": "10", "quick_sell_minutes": 15, "max_trades_per_day": 10, "day_trading": true,
+///            "resets_allowed": 1, "portfolios_visible": "after_end", "ranking": "return"}}
+/// ```
+struct GamesController {
+    let services: Papertrade
+    var brokerage: Brokerage { services.brokerage }
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("games", use: list)
+        group.post("games", use: create)
+        group.post("games/join", use: joinByCode)
+        group.get("games/{id}", use: show)
+        group.patch("games/{id}", use: update)
+        group.post("games/{id}/join", use: join)
+        group.get("games/{id}/leaderboard", use: leaderboard)
+        group.get("games/{id}/history", use: history)
+        group.get("games/{id}/export", use: export)
+        group.get("games/{id}/players/{player}/portfolio", use: portfolio)
+        group.post("games/{id}/players/{player}/remove", use: remove)
+        group.post("games/{id}/end", use: end)
+    }
+
+    // MARK: Routes
+
+    @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let scope = request.query("scope") ?? "public"
+        guard scope == "mine" || scope == "public" else { throw APIError.unprocessable("scope must be mine or public") }
+        let views = await brokerage.gameViews(user: user, mine: scope == "mine")
+        return JSONValue.array(views.map { encode($0, request: request) }).response()
+    }
+
+    @Sendable func create(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        var request = request
+        let body = try await request.jsonBody(context: context)
+        let (name, market, settings) = try Self.parseCreation(body, now: services.clock.now())
+        let game = try await brokerage.createGame(owner: user, name: name, market: market, settings: settings)
+        return encode(try await brokerage.gameView(game.id, user: user), request: request).response(status: .created)
+    }
+
+    @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let view = try await brokerage.gameView(try Self.id(context), user: user, code: request.query("code"))
+        return encode(view, request: request).response()
+    }
+
+    @Sendable func update(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let id = try Self.id(context)
+        var request = request
+        let change = try Self.parseChange(try await request.jsonBody(context: context))
+        _ = try await brokerage.updateGame(id, by: user, change)
+        return encode(try await brokerage.gameView(id, user: user), request: request).response()
+    }
+
+    @Sendable func join(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        var request = request
+        let code = try await Self.code(&request, context: context)
+        return try await joined(try Self.id(context), code: code, user: user)
+    }
+
+    /// Joins the game a code belongs to (the web app's "enter a code" and invite links).
+    @Sendable func joinByCode(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        var request = request
+        guard let code = try await Self.code(&request, context: context), !code.isEmpty else {
+            throw APIError.unprocessable("code is required")
+        }
+        guard let id = await brokerage.gameID(code: code) else { throw APIError.notFound("no game has this code") }
+        return try await joined(id, code: code, user: user)
+    }
+
+    func joined(_ id: GameID, code: String?, user: UserID) async throws -> Response {
+        let name = try await brokerage.users.user(id: user)?.username ?? user.text
+        let player = try await brokerage.joinGame(id, user: user, name: name, code: code)
+        return JSONValue.object([
+            "account_id": .string(player.accountID.description), "game_id": .string(id.description),
+            "player": .string(player.name), "joined_at": .string(player.joinedAt.description),
+        ]).response(status: .created)
+    }
+
+    @Sendable func leaderboard(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let board = try await brokerage.leaderboard(try Self.id(context), user: user, code: request.query("code"))
+        let me = try? await brokerage.gameView(board.game.id, user: user, code: request.query("code"))
+        return JSONValue.object([
+            "game_id": .string(board.game.id.description), "as_of": .string(board.asOf.description),
+            "final": .bool(board.isFinal), "ranking": .string(board.game.settings.ranking.rawValue),
+            "benchmark": .object([
+                "index": .string(board.benchmark.rawValue), "return": .decimal(board.benchmarkReturn),
+            ]),
+            "my_account_id": .text(me?.account?.description),
+            "entries": .array(
+                board.standings.map { s in
+                    .object([
+                        "rank": .int(s.rank), "player": .string(s.player),
+                        "account_id": .string(s.accountID.description),
+                        "return": .decimal(s.totalReturn), "equity": .decimal(s.equity),
+                        "day_change": .decimal(s.dayChange), "trades": .int(s.trades), "sharpe": .decimal(s.sharpe),
+                        "excess_return": .decimal(s.excessReturn),
+                    ])
+                }),
+        ]).response()
+    }
+
+    @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let days = try await brokerage.gameHistory(try Self.id(context), user: user, code: request.query("code"))
+        return JSONValue.object([
+            "days": .array(
+                days.map { day in
+                    .object([
+                        "date": .string(day.date.description),
+                        "standings": .array(
+                            day.standings.map {
+                                .object([
+                                    "account_id": .string($0.accountID.description), "player": .string($0.player),
+                                    "rank": .int($0.rank), "return": .decimal($0.totalReturn),
+                                ])
+                            }),
+                    ])
+                })
+        ]).response()
+    }
+
+    /// The standings as CSV (the owner's export): rank, player, return, equity, day change, trades.
+    @Sendable func export(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let id = try Self.id(context)
+        let view = try await brokerage.gameView(id, user: user)
+        guard view.isOwner else { throw BrokerageError.forbidden("only the game's owner may export its results") }
+        let board = try await brokerage.leaderboard(id, user: user)
+        var csv = "rank,player,account_id,return,equity,day_change,trades,sharpe,excess_return\r\n"
+        for s in board.standings {
+            let fields = [
+                String(s.rank), s.player, s.accountID.description, s.totalReturn.description, s.equity.description,
+                s.dayChange.description, String(s.trades), s.sharpe?.description ?? "",
+                s.excessReturn?.description ?? "",
+            ]
+            csv += fields.map(Self.csvField).joined(separator: ",") + "\r\n"
+        }
+        let file = "game-" + String(id.description.prefix(8)) + (board.isFinal ? "-final" : "") + ".csv"
+        var headers = HTTPFields()
+        headers[.contentType] = "text/csv; charset=utf-8"
+        headers[.contentDisposition] = "attachment; filename=\"\(file)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: csv)))
+    }
+
+    /// A CSV field, quoted when it holds a comma, quote or line break; a leading =, +, - or @ is prefixed with an
+    /// apostrophe so a spreadsheet does not run a player's name as a formula.
+    static func csvField(_ text: String) -> String {
+        var value = text
+        if let first = value.first, "=+-@".contains(first), Int(value) == nil,
+            (try? FixedDecimal(parsing: value)) == nil
+        {
+            value = "'" + value
+        }
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    @Sendable func portfolio(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let summary = try await brokerage.gamePortfolio(
+            try Self.id(context), account: try Self.player(context), user: user, code: request.query("code"))
+        let now = services.clock.now()
+        return JSONValue.object([
+            "account_id": .string(summary.account.id.description), "cash": .decimal(summary.account.cash),
+            "equity": .decimal(summary.equity), "market_value": .decimal(summary.marketValue),
+            "day_change": .decimal(summary.dayChange),
+            "positions": .array(
+                summary.positions.map { p in
+                    var position =
+                        AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now)).object ?? [:]
+                    position["name"] = .string(p.instrument.name)
+                    return .object(position)
+                }),
+        ]).response()
+    }
+
+    @Sendable func remove(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let id = try Self.id(context)
+        try await brokerage.removePlayer(try Self.player(context), from: id, by: user)
+        return encode(try await brokerage.gameView(id, user: user), request: request).response()
+    }
+
+    @Sendable func end(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        let id = try Self.id(context)
+        _ = try await brokerage.endGame(id, by: user)
+        return encode(try await brokerage.gameView(id, user: user), request: request).response()
+    }
+
+    // MARK: Encoding
+
+    func encode(_ view: Brokerage.GameView, request: Request) -> JSONValue {
+        let game = view.game
+        let s = game.settings
+        let r = s.rules
+        // The join code (and so the invite link) is for those already in: the owner and the players, or anyone
+        // for a public game.
+        let mayInvite = s.visibility == .public || view.isOwner || view.account != nil
+        return .object([
+            "id": .string(game.id.description), "name": .string(game.name), "description": .string(s.description),
+            "market": .string(game.market.rawValue), "currency": .string(game.market.currency.rawValue),
+            "visibility": .string(s.visibility.rawValue), "status": .string(view.status.rawValue),
+            "is_owner": .bool(view.isOwner), "my_account_id": .text(view.account?.description),
+            "players": .int(view.players), "max_players": s.maxPlayers.map { .int($0) } ?? .null,
+            "join_code": mayInvite ? .string(game.joinCode) : .null,
+            "invite_url": mayInvite ? .string(Self.inviteURL(game, request: request)) : .null,
+            "starting_cash": .decimal(s.startingCash), "starts_at": .string(game.startsAt.description),
+            "ends_at": AlpacaEncoding.time(game.endsAt), "ended_at": AlpacaEncoding.time(game.endedAt),
+            "registration_ends_at": AlpacaEncoding.time(view.registrationEndsAt), "late_entry": .bool(s.lateEntry),
+            "created_at": .string(game.createdAt.description),
+            "rules": .object([
+                "commission_per_trade": .decimal(s.commissionPerTrade),
+                "commission_percent": .decimal(s.commissionPercent), "margin": .bool(s.margin),
+                "margin_multiplier": s.margin ? .int(s.marginMultiplier) : .null,
+                "short_selling": .bool(r.shortSelling),
+                "min_price_buy": .decimal(r.minimumBuyPrice), "min_price_short": .decimal(r.minimumShortPrice),
+                "max_position_percent": .decimal(r.maximumPositionPercent),
+                "max_volume_percent": .decimal(r.maximumVolumePercent),
+                "quick_sell_minutes": r.quickSellMinutes.map { .int($0) } ?? .null,
+                "max_trades_per_day": r.maximumOrdersPerDay.map { .int($0) } ?? .null,
+                "day_trading": .bool(r.dayTrading), "resets_allowed": s.resetsAllowed.map { .int($0) } ?? .null,
+                "portfolios_visible": .string(s.portfoliosVisible.rawValue), "ranking": .string(s.ranking.rawValue),
+            ]),
+        ])
+    }
+
+    /// The link a player shares: the web app's join screen for the game's code, on the host the request came to.
+    static func inviteURL(_ game: GameRecord, request: Request) -> String {
+        let host = request.head.authority ?? "localhost"
+        let scheme = request.headers[.init("X-Forwarded-Proto")!] == "https" ? "https" : "http"
+        return "\(scheme)://\(host)/#/join/\(game.joinCode)"
+    }
+
+    // MARK: Parsing
+
+    static func id(_ context: AppContext) throws -> GameID {
+        guard let id = GameID(try context.parameters.require("id")) else { throw APIError.notFound("game not found") }
+        return id
+    }
+
+    static func player(_ context: AppContext) throws -> AccountID {
+        guard let id = AccountID(try context.parameters.require("player")) else {
+            throw APIError.notFound("player not found in this game")
+        }
+        return id
+    }
+
+    /// The join code from an optional body `{"code": "…"}`.
+    static func code(_ request: inout Request, context: AppContext) async throws -> String? {
+        guard let body = try await request.optionalJSONBody(context: context) else { return request.query("code") }
+        guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
+        if let unknown = o.keys.sorted().first(where: { $0 != "code" }) {
+            throw APIError.unprocessable("unknown field \(unknown)")
+        }
+        guard let value = o["code"], value != .null else { return nil }
+        guard let code = value.string else { throw APIError.unprocessable("code must be a string") }
+        return code
+    }
+
+    static let topFields: Set<String> = [
+        "name", "description", "market", "starting_cash", "visibility", "starts_at", "ends_at", "registration_ends_at",
+        "late_entry", "max_players", "rules",
+    ]
+    static let ruleFields: Set<String> = [
+        "commission_per_trade", "commission_percent", "margin", "margin_multiplier", "short_selling", "min_price_buy",
+        "min_price_short", "max_position_percent", "max_volume_percent", "quick_sell_minutes", "max_trades_per_day",
+        "day_trading", "resets_allowed", "portfolios_visible", "ranking",
+    ]
+
+    static func parseCreation(_ body: JSONValue, now: Timestamp) throws -> (String, Market, GameSettings) {
+        guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
+        if let unknown = o.keys.sorted().first(where: { !topFields.contains($0) }) {
+            throw APIError.unprocessable("unknown field \(unknown)")
+        }
+        guard let name = o["name"]?.string else { throw APIError.unprocessable("name is required") }
+        let market =
+            try o["market"].map { value -> Market in
+                guard let m = value.string.flatMap(Market.init(rawValue:)) else {
+                    throw APIError.unprocessable("market must be us or cn")
+                }
+                return m
+            } ?? .us
+        guard let cash = o["starting_cash"] else { throw APIError.unprocessable("starting_cash is required") }
+        var settings = GameSettings(startingCash: try decimal(cash, "starting_cash"), resetsAllowed: nil)
+        settings.description = try string(o["description"], "description") ?? ""
+        if let v = o["visibility"], v != .null {
+            guard let visibility = v.string.flatMap(GameVisibility.init(rawValue:)) else {
+                throw APIError.unprocessable("visibility must be public or private")
+            }
+            settings.visibility = visibility
+        }
+        settings.rules.startsAt = try time(o["starts_at"], "starts_at")
+        settings.rules.endsAt = try time(o["ends_at"], "ends_at")
+        settings.registrationEndsAt = try time(o["registration_ends_at"], "registration_ends_at")
+        settings.lateEntry = try bool(o["late_entry"], "late_entry") ?? true
+        settings.maxPlayers = try int(o["max_players"], "max_players")
+        guard let rules = o["rules"], rules != .null else {
+            settings.rules.shortSelling = false
+            return (name, market, settings)
+        }
+        guard case .object(let r) = rules else { throw APIError.unprocessable("rules must be an object") }
+        if let unknown = r.keys.sorted().first(where: { !ruleFields.contains($0) }) {
+            throw APIError.unprocessable("unknown rule \(unknown)")
+        }
+        settings.commissionPerTrade = try optionalDecimal(r["commission_per_trade"], "commission_per_trade")
+        settings.commissionPercent = try optionalDecimal(r["commission_percent"], "commission_percent")
+        settings.margin = try bool(r["margin"], "margin") ?? false
+        settings.marginMultiplier = try int(r["margin_multiplier"], "margin_multiplier") ?? 2
+        settings.rules.shortSelling = try bool(r["short_selling"], "short_selling") ?? false
+        settings.rules.minimumBuyPrice = try optionalDecimal(r["min_price_buy"], "min_price_buy")
+        settings.rules.minimumShortPrice = try optionalDecimal(r["min_price_short"], "min_price_short")
+        settings.rules.maximumPositionPercent = try optionalDecimal(r["max_position_percent"], "max_position_percent")
+        settings.rules.maximumVolumePercent = try optionalDecimal(r["max_volume_percent"], "max_volume_percent")
+        settings.rules.quickSellMinutes = try int(r["quick_sell_minutes"], "quick_sell_minutes")
+        settings.rules.maximumOrdersPerDay = try int(r["max_trades_per_day"], "max_trades_per_day")
+        settings.rules.dayTrading = try bool(r["day_trading"], "day_trading") ?? true
+        settings.resetsAllowed = try int(r["resets_allowed"], "resets_allowed")
+        if let v = r["portfolios_visible"], v != .null {
+            guard let p = v.string.flatMap(PortfolioVisibility.init(rawValue:)) else {
+                throw APIError.unprocessable("portfolios_visible must be never, after_end or always")
+            }
+            settings.portfoliosVisible = p
+        }
+        if let v = r["ranking"], v != .null { settings.ranking = try ranking(v) }
+        return (name, market, settings)
+    }
+
+    static let editableFields: Set<String> = [
+        "name", "description", "visibility", "starts_at", "ends_at", "registration_ends_at", "late_entry",
+        "max_players", "resets_allowed", "portfolios_visible", "ranking",
+    ]
+
+    static func parseChange(_ body: JSONValue) throws -> Brokerage.GameChange {
+        guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
+        if let fixed = o.keys.sorted().first(where: { !editableFields.contains($0) }) {
+            if topFields.contains(fixed) || ruleFields.contains(fixed) {
+                throw APIError.unprocessable(
+                    "\(fixed) cannot change after creation: a game's market, cash and trading rules are fixed so the game stays fair"
+                )
+            }
+            throw APIError.unprocessable("unknown field \(fixed)")
+        }
+        var change = Brokerage.GameChange()
+        change.name = try string(o["name"], "name")
+        change.description = try string(o["description"], "description")
+        if let v = o["visibility"], v != .null {
+            guard let visibility = v.string.flatMap(GameVisibility.init(rawValue:)) else {
+                throw APIError.unprocessable("visibility must be public or private")
+            }
+            change.visibility = visibility
+        }
+        change.startsAt = try time(o["starts_at"], "starts_at")
+        change.endsAt = try time(o["ends_at"], "ends_at")
+        change.registrationEndsAt = try time(o["registration_ends_at"], "registration_ends_at")
+        change.lateEntry = try bool(o["late_entry"], "late_entry")
+        if o.keys.contains("max_players") { change.maxPlayers = .some(try int(o["max_players"], "max_players")) }
+        if o.keys.contains("resets_allowed") {
+            change.resetsAllowed = .some(try int(o["resets_allowed"], "resets_allowed"))
+        }
+        if let v = o["portfolios_visible"], v != .null {
+            guard let p = v.string.flatMap(PortfolioVisibility.init(rawValue:)) else {
+                throw APIError.unprocessable("portfolios_visible must be never, after_end or always")
+            }
+            change.portfoliosVisible = p
+        }
+        if let v = o["ranking"], v != .null { change.ranking = try ranking(v) }
+        return change
+    }
+
+    static func ranking(_ value: JSONValue) throws -> GameRanking {
+        guard let ranking = value.string.flatMap(GameRanking.init(rawValue:)) else {
+            throw APIError.unprocessable("ranking must be return, sharpe or excess_return")
+        }
+        return ranking
+    }
+
+    static func decimal(_ value: JSONValue, _ field: String) throws -> FixedDecimal {
+        guard let d = value.decimal else { throw APIError.unprocessable("\(field) must be a decimal number") }
+        return d
+    }
+
+    static func optionalDecimal(_ value: JSONValue?, _ field: String) throws -> FixedDecimal? {
+        guard let value, value != .null else { return nil }
+        return try decimal(value, field)
+    }
+
+    static func string(_ value: JSONValue?, _ field: String) throws -> String? {
+        guard let value, value != .null else { return nil }
+        guard let s = value.string else { throw APIError.unprocessable("\(field) must be a string") }
+        return s
+    }
+
+    static func bool(_ value: JSONValue?, _ field: String) throws -> Bool? {
+        guard let value, value != .null else { return nil }
+        guard let b = value.bool else { throw APIError.unprocessable("\(field) must be true or false") }
+        return b
+    }
+
+    static func int(_ value: JSONValue?, _ field: String) throws -> Int? {
+        guard let value, value != .null else { return nil }
+        guard case .number = value, let n = value.int else {
+            throw APIError.unprocessable("\(field) must be a whole number")
+        }
+        return n
+    }
+
+    static func time(_ value: JSONValue?, _ field: String) throws -> Timestamp? {
+        guard let value, value != .null else { return nil }
+        guard let text = value.string, let t = RFC3339.parse(text) else {
+            throw APIError.unprocessable("\(field) must be an RFC 3339 time such as 2026-12-01T14:30:00Z")
+        }
+        return t
+    }
+}

@@ -1,0 +1,236 @@
+import SQLKit
+import TradingCore
+
+/// Who may find a game: anyone (it is listed), or only those given its join code or invite link.
+public enum GameVisibility: String, Sendable, Codable, Hashable, CaseIterable {
+    case `public`, `private`
+}
+
+/// Whom a game shows its players' portfolios to (the owner always sees them).
+public enum PortfolioVisibility: String, Sendable, Codable, Hashable, CaseIterable {
+    case never
+    case afterEnd = "after_end"
+    case always
+}
+
+/// A game's settings: everything but its name, owner and market. The trading rules every player's account is
+/// bound to are `rules`; commission and margin become the accounts' fee schedule and margin terms at joining.
+public struct GameSettings: Sendable, Codable, Hashable {
+    public var description: String
+    public var visibility: GameVisibility
+    public var startingCash: FixedDecimal
+    /// Joining closes at this time (nil: at the start without late entry, else at the end).
+    public var registrationEndsAt: Timestamp?
+    public var lateEntry: Bool
+    public var maxPlayers: Int?
+    /// A flat amount per order and/or a percentage of the traded value; neither: the market's real fees.
+    public var commissionPerTrade: FixedDecimal?
+    public var commissionPercent: FixedDecimal?
+    public var margin: Bool
+    public var marginMultiplier: Int
+    public var rules: GameRules
+    /// Resets each player may make (nil: any number).
+    public var resetsAllowed: Int?
+    public var portfoliosVisible: PortfolioVisibility
+    public var ranking: GameRanking
+
+    public init(
+        description: String = "", visibility: GameVisibility = .public, startingCash: FixedDecimal,
+        registrationEndsAt: Timestamp? = nil, lateEntry: Bool = true, maxPlayers: Int? = nil,
+        commissionPerTrade: FixedDecimal? = nil, commissionPercent: FixedDecimal? = nil, margin: Bool = false,
+        marginMultiplier: Int = 2, rules: GameRules = GameRules(), resetsAllowed: Int? = 0,
+        portfoliosVisible: PortfolioVisibility = .afterEnd, ranking: GameRanking = .totalReturn
+    ) {
+        self.description = description
+        self.visibility = visibility
+        self.startingCash = startingCash
+        self.registrationEndsAt = registrationEndsAt
+        self.lateEntry = lateEntry
+        self.maxPlayers = maxPlayers
+        self.commissionPerTrade = commissionPerTrade
+        self.commissionPercent = commissionPercent
+        self.margin = margin
+        self.marginMultiplier = marginMultiplier
+        self.rules = rules
+        self.resetsAllowed = resetsAllowed
+        self.portfoliosVisible = portfoliosVisible
+        self.ranking = ranking
+    }
+}
+
+/// A game: a competition whose players each trade a game account under its rules.
+public struct GameRecord: Sendable, Hashable {
+    public var id: GameID
+    public var ownerID: UserID
+    public var name: String
+    public var market: Market
+    /// What a private game's players type (or carry in the invite link) to join.
+    public var joinCode: String
+    public var settings: GameSettings
+    public var createdAt: Timestamp
+    /// When the game ended (at its end time, or early by its owner); its standings are then `final`.
+    public var endedAt: Timestamp?
+    public var final: [Standing]?
+
+    public init(
+        id: GameID, ownerID: UserID, name: String, market: Market, joinCode: String, settings: GameSettings,
+        createdAt: Timestamp, endedAt: Timestamp? = nil, final: [Standing]? = nil
+    ) {
+        self.id = id
+        self.ownerID = ownerID
+        self.name = name
+        self.market = market
+        self.joinCode = joinCode
+        self.settings = settings
+        self.createdAt = createdAt
+        self.endedAt = endedAt
+        self.final = final
+    }
+
+    /// When trading starts: the start date, else when the game was created.
+    public var startsAt: Timestamp { settings.rules.startsAt ?? createdAt }
+    public var endsAt: Timestamp? { settings.rules.endsAt }
+}
+
+/// A player of a game: the game account they trade, and what the game counts for them.
+public struct GamePlayerRecord: Sendable, Hashable {
+    public var gameID: GameID
+    public var accountID: AccountID
+    public var userID: UserID
+    /// The name shown on the leaderboard (the username at joining).
+    public var name: String
+    public var joinedAt: Timestamp
+    /// Set when the owner removed the player: they leave the board and the account stops trading.
+    public var removedAt: Timestamp?
+    public var resetsUsed: Int
+
+    public init(
+        gameID: GameID, accountID: AccountID, userID: UserID, name: String, joinedAt: Timestamp,
+        removedAt: Timestamp? = nil, resetsUsed: Int = 0
+    ) {
+        self.gameID = gameID
+        self.accountID = accountID
+        self.userID = userID
+        self.name = name
+        self.joinedAt = joinedAt
+        self.removedAt = removedAt
+        self.resetsUsed = resetsUsed
+    }
+}
+
+extension Storage {
+    public func createGame(_ game: GameRecord) async throws {
+        let settings = try Coding.encode(game.settings)
+        try await transaction { db in
+            try await db.raw(
+                """
+                INSERT INTO games (id, owner_id, name, market, join_code, visibility, settings, created_at)
+                VALUES (\(bind: game.id.description), \(bind: game.ownerID.text), \(bind: game.name),
+                        \(bind: game.market.rawValue), \(bind: game.joinCode), \(bind: game.settings.visibility.rawValue),
+                        \(bind: settings), \(bind: game.createdAt.nanoseconds))
+                """
+            ).run()
+        }
+    }
+
+    /// Writes a game's name, settings, end and final standings.
+    public func saveGame(_ game: GameRecord) async throws {
+        let settings = try Coding.encode(game.settings)
+        let final = try game.final.map { try Coding.encode($0) }
+        try await transaction { db in
+            try await db.raw(
+                """
+                UPDATE games SET name = \(bind: game.name), visibility = \(bind: game.settings.visibility.rawValue),
+                    settings = \(bind: settings), ended_at = \(bind: game.endedAt?.nanoseconds),
+                    final_standings = \(bind: final)
+                WHERE id = \(bind: game.id.description)
+                """
+            ).run()
+        }
+    }
+
+    public func games() async throws -> [GameRecord] {
+        try await read { db in
+            try await db.raw("SELECT * FROM games ORDER BY created_at").all().map(Self.game)
+        }
+    }
+
+    static func game(_ row: any SQLRow) throws -> GameRecord {
+        guard let id = GameID(try row.decode(column: "id", as: String.self)),
+            let market = Market(rawValue: try row.decode(column: "market", as: String.self))
+        else { throw StorageError.corrupt("game row") }
+        return GameRecord(
+            id: id, ownerID: UserID(try row.decode(column: "owner_id", as: String.self)),
+            name: try row.decode(column: "name", as: String.self), market: market,
+            joinCode: try row.decode(column: "join_code", as: String.self),
+            settings: try Coding.decode(GameSettings.self, try row.decode(column: "settings", as: String.self)),
+            createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
+            endedAt: try row.decode(column: "ended_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)),
+            final: try row.decode(column: "final_standings", as: String?.self).map {
+                try Coding.decode([Standing].self, $0)
+            })
+    }
+
+    /// Opens a player's game account and records them as a player, in one transaction.
+    public func joinGame(_ player: GamePlayerRecord, account: AccountRecord) async throws {
+        let state = try Coding.encode(account.snapshot.account)
+        try await transaction { db in
+            let taken = try await db.raw(
+                """
+                SELECT account_id FROM game_players WHERE game_id = \(bind: player.gameID.description)
+                    AND user_id = \(bind: player.userID.text)
+                """
+            ).first()
+            guard taken == nil else { throw StorageError.duplicate("player of game \(player.gameID)") }
+            try await db.raw(
+                """
+                INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state)
+                VALUES (\(bind: account.id.description), \(bind: account.userID.text), \(bind: account.name),
+                        \(bind: account.market.rawValue), \(bind: account.accountNumber),
+                        \(bind: account.createdAt.nanoseconds), \(bind: state))
+                """
+            ).run()
+            try await Self.insertPlayer(player, into: db)
+        }
+    }
+
+    static func insertPlayer(_ p: GamePlayerRecord, into db: any SQLDatabase) async throws {
+        try await db.raw(
+            """
+            INSERT INTO game_players (account_id, game_id, user_id, name, joined_at, removed_at, resets_used)
+            VALUES (\(bind: p.accountID.description), \(bind: p.gameID.description), \(bind: p.userID.text),
+                    \(bind: p.name), \(bind: p.joinedAt.nanoseconds), \(bind: p.removedAt?.nanoseconds),
+                    \(bind: p.resetsUsed))
+            """
+        ).run()
+    }
+
+    /// Writes a player's removal and resets used.
+    public func savePlayer(_ p: GamePlayerRecord) async throws {
+        try await transaction { db in
+            try await db.raw(
+                """
+                UPDATE game_players SET removed_at = \(bind: p.removedAt?.nanoseconds), resets_used = \(bind: p.resetsUsed)
+                WHERE account_id = \(bind: p.accountID.description)
+                """
+            ).run()
+        }
+    }
+
+    public func gamePlayers() async throws -> [GamePlayerRecord] {
+        try await read { db in
+            try await db.raw("SELECT * FROM game_players ORDER BY joined_at").all().map { row in
+                guard let game = GameID(try row.decode(column: "game_id", as: String.self)),
+                    let account = AccountID(try row.decode(column: "account_id", as: String.self))
+                else { throw StorageError.corrupt("game player row") }
+                return GamePlayerRecord(
+                    gameID: game, accountID: account,
+                    userID: UserID(try row.decode(column: "user_id", as: String.self)),
+                    name: try row.decode(column: "name", as: String.self),
+                    joinedAt: Timestamp(nanoseconds: try row.decode(column: "joined_at", as: Int64.self)),
+                    removedAt: try row.decode(column: "removed_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)),
+                    resetsUsed: try row.decode(column: "resets_used", as: Int.self))
+            }
+        }
+    }
+}
