@@ -199,9 +199,12 @@ extension OrderValidator {
         guard let percent = rules.maximumPositionPercent, let equity = gameEquity, equity.isPositive else { return }
         guard let value = r.notional ?? price.flatMap({ p in r.qty.map { $0.multiplied(by: p) } }) else { return }
         let cost = (account.positions[instrumentID]?.costBasis.magnitude ?? .zero) + value
-        let share = cost.times(100).divided(by: equity, places: 1, rule: .up) ?? .zero
+        let share = cost.times(100).divided(by: equity, rule: .up) ?? .zero
         guard share > percent else { return }
-        let shown = share.formatted(minimumPlaces: 0)
+        // One decimal is enough unless it would round the share down to the limit itself.
+        var rounded = share.rounded(places: 1, rule: .halfUp)
+        if rounded <= percent { rounded = share.rounded(places: 2, rule: .up) }
+        let shown = rounded.formatted(minimumPlaces: 0)
         throw OrderRejection(
             .gameRule,
             "This game allows at most \(percent.formatted(minimumPlaces: 0))% of your portfolio in one stock; this order would make \(instrument.symbol) \(shown)%",

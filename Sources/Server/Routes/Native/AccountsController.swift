@@ -18,6 +18,7 @@ struct AccountsController {
         group.post("accounts/{id}/deposit", use: deposit)
         group.post("accounts/{id}/withdraw", use: withdraw)
         group.post("accounts/{id}/reset", use: reset)
+        group.post("accounts/{id}/keys", use: createKey)
         group.get("accounts/{id}/transactions", use: transactions)
         group.get("accounts/{id}/orders", use: orders)
         group.post("accounts/{id}/orders", use: placeOrder)
@@ -135,6 +136,17 @@ struct AccountsController {
         let record = try await owned(context)
         try await brokerage.reset(record.id)
         return try await detail(record).response()
+    }
+
+    /// A new Alpaca API key pair for the account (a bot trades it, a game account included): the secret is shown
+    /// this once and stored only as a hash.
+    @Sendable func createKey(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await owned(context)
+        _ = try context.user() // an API key does not mint more keys
+        let key = try await services.createKey(account: record.id)
+        return JSONValue.object([
+            "account_id": .string(record.id.description), "key_id": .string(key.keyID), "secret": .string(key.secret),
+        ]).response(status: .created)
     }
 
     @Sendable func transactions(_ request: Request, context: AppContext) async throws -> Response {

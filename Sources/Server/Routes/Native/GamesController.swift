@@ -74,28 +74,35 @@ struct GamesController {
     @Sendable func join(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         var request = request
-        let code = try await Self.code(&request, context: context)
-        return try await joined(try Self.id(context), code: code, user: user)
+        let body = try await Self.joinBody(&request, context: context)
+        return try await joined(try Self.id(context), body: body, user: user)
     }
 
     /// Joins the game a code belongs to (the web app's "enter a code" and invite links).
     @Sendable func joinByCode(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         var request = request
-        guard let code = try await Self.code(&request, context: context), !code.isEmpty else {
-            throw APIError.unprocessable("code is required")
-        }
+        let body = try await Self.joinBody(&request, context: context)
+        guard let code = body.code, !code.isEmpty else { throw APIError.unprocessable("code is required") }
         guard let id = await brokerage.gameID(code: code) else { throw APIError.notFound("no game has this code") }
-        return try await joined(id, code: code, user: user)
+        return try await joined(id, body: body, user: user)
     }
 
-    func joined(_ id: GameID, code: String?, user: UserID) async throws -> Response {
+    /// Joins and answers with the game account (and, with `api_key: true`, an Alpaca API key for it: the secret is
+    /// shown once).
+    func joined(_ id: GameID, body: (code: String?, apiKey: Bool), user: UserID) async throws -> Response {
         let name = try await brokerage.users.user(id: user)?.username ?? user.text
-        let player = try await brokerage.joinGame(id, user: user, name: name, code: code)
-        return JSONValue.object([
+        let player = try await brokerage.joinGame(id, user: user, name: name, code: body.code)
+        var o: [String: JSONValue] = [
             "account_id": .string(player.accountID.description), "game_id": .string(id.description),
             "player": .string(player.name), "joined_at": .string(player.joinedAt.description),
-        ]).response(status: .created)
+        ]
+        if body.apiKey {
+            let key = try await services.createKey(account: player.accountID)
+            o["key_id"] = .string(key.keyID)
+            o["secret"] = .string(key.secret)
+        }
+        return JSONValue.object(o).response(status: .created)
     }
 
     @Sendable func leaderboard(_ request: Request, context: AppContext) async throws -> Response {
@@ -269,16 +276,16 @@ struct GamesController {
         return id
     }
 
-    /// The join code from an optional body `{"code": "…"}`.
-    static func code(_ request: inout Request, context: AppContext) async throws -> String? {
-        guard let body = try await request.optionalJSONBody(context: context) else { return request.query("code") }
+    /// A join's optional body `{"code": "…", "api_key": true}` (the code may come as a query parameter instead).
+    static func joinBody(_ request: inout Request, context: AppContext) async throws -> (code: String?, apiKey: Bool) {
+        guard let body = try await request.optionalJSONBody(context: context) else {
+            return (request.query("code"), false)
+        }
         guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
-        if let unknown = o.keys.sorted().first(where: { $0 != "code" }) {
+        if let unknown = o.keys.sorted().first(where: { $0 != "code" && $0 != "api_key" }) {
             throw APIError.unprocessable("unknown field \(unknown)")
         }
-        guard let value = o["code"], value != .null else { return nil }
-        guard let code = value.string else { throw APIError.unprocessable("code must be a string") }
-        return code
+        return (try string(o["code"], "code") ?? request.query("code"), try bool(o["api_key"], "api_key") ?? false)
     }
 
     static let topFields: Set<String> = [
