@@ -376,6 +376,9 @@ enum OpenAPISchema {
         "pattern": .string(
             "^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2}))?$"),
     ])
+    /// An RFC 3339 date and time (no bare date).
+    static let dateTime: JSONValue = pattern(
+        "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$")
     static let timeframe: JSONValue = pattern(
         "^([1-9]|[1-5][0-9])(Min|T)$|^([1-9]|1[0-9]|2[0-3])(Hour|H)$|^1(Day|D|Week|W)$|^([1-9]|1[0-2])(Month|M)$")
     static func pattern(_ regex: String) -> JSONValue {

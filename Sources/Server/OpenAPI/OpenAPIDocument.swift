@@ -161,7 +161,83 @@ enum OpenAPIDocument {
                             ),
                         ]),
                     ]),
-                ])
+                ]),
+                "GameCreate": .object([
+                    "type": .string("object"), "required": .array([.string("name"), .string("starting_cash")]),
+                    "properties": .object([
+                        "name": .object(["type": .string("string"), "maxLength": .int(100)]),
+                        "description": .object(["type": .string("string")]),
+                        "market": .object(["type": .string("string"), "enum": .array([.string("us"), .string("cn")])]),
+                        "starting_cash": OpenAPISchema.decimal,
+                        "visibility": .object([
+                            "type": .string("string"), "enum": .array([.string("public"), .string("private")]),
+                        ]),
+                        "starts_at": OpenAPISchema.dateTime, "ends_at": OpenAPISchema.dateTime,
+                        "registration_ends_at": OpenAPISchema.dateTime,
+                        "late_entry": .object(["type": .string("boolean")]),
+                        "max_players": .object(["type": .string("integer"), "minimum": .int(1)]),
+                        "rules": .object([
+                            "type": .string("object"),
+                            "properties": .object([
+                                "commission_per_trade": OpenAPISchema.decimal,
+                                "commission_percent": OpenAPISchema.decimal,
+                                "margin": .object(["type": .string("boolean")]),
+                                "margin_multiplier": .object([
+                                    "type": .string("integer"), "enum": .array([.int(2), .int(4)]),
+                                ]),
+                                "short_selling": .object([
+                                    "type": .string("boolean"), "description": .string("needs margin"),
+                                ]),
+                                "min_price_buy": OpenAPISchema.decimal,
+                                "min_price_short": OpenAPISchema.decimal,
+                                "max_position_percent": OpenAPISchema.decimal,
+                                "max_volume_percent": OpenAPISchema.decimal,
+                                "quick_sell_minutes": .object(["type": .string("integer"), "minimum": .int(0)]),
+                                "max_trades_per_day": .object(["type": .string("integer"), "minimum": .int(1)]),
+                                "day_trading": .object(["type": .string("boolean")]),
+                                "resets_allowed": .object(["type": .string("integer"), "minimum": .int(0)]),
+                                "portfolios_visible": .object([
+                                    "type": .string("string"),
+                                    "enum": .array([.string("never"), .string("after_end"), .string("always")]),
+                                ]),
+                                "ranking": .object([
+                                    "type": .string("string"),
+                                    "enum": .array([.string("return"), .string("sharpe"), .string("excess_return")]),
+                                ]),
+                            ]),
+                        ]),
+                    ]),
+                ]),
+                "GameChange": .object([
+                    "type": .string("object"),
+                    "properties": .object([
+                        "name": .object(["type": .string("string")]),
+                        "description": .object(["type": .string("string")]),
+                        "visibility": .object([
+                            "type": .string("string"), "enum": .array([.string("public"), .string("private")]),
+                        ]),
+                        "starts_at": OpenAPISchema.dateTime, "ends_at": OpenAPISchema.dateTime,
+                        "registration_ends_at": OpenAPISchema.dateTime,
+                        "late_entry": .object(["type": .string("boolean")]),
+                        "max_players": .object(["type": .array([.string("integer"), .string("null")])]),
+                        "resets_allowed": .object(["type": .array([.string("integer"), .string("null")])]),
+                        "portfolios_visible": .object([
+                            "type": .string("string"),
+                            "enum": .array([.string("never"), .string("after_end"), .string("always")]),
+                        ]),
+                        "ranking": .object([
+                            "type": .string("string"),
+                            "enum": .array([.string("return"), .string("sharpe"), .string("excess_return")]),
+                        ]),
+                    ]),
+                ]),
+                "GameJoin": .object([
+                    "type": .string("object"),
+                    "properties": .object([
+                        "code": .object(["type": .string("string")]),
+                        "api_key": .object(["type": .string("boolean")]),
+                    ]),
+                ]),
             ]),
         ]),
         "paths": .object([
@@ -431,6 +507,98 @@ enum OpenAPIDocument {
                 "get": op(
                     "When one alert triggered", auth: true, parameters: [param("id", in: "path", "alert id")],
                     responses: ["200": "triggers", "404": "not yours or unknown"])
+            ]),
+            "/api/v1/accounts/{id}/keys": .object([
+                "post": op(
+                    "A new Alpaca API key pair for the account (bots trade it; game accounts too): {account_id, key_id, secret}; the secret is shown once",
+                    auth: true, parameters: [param("id", in: "path", "account id")],
+                    responses: ["201": "the key pair"])
+            ]),
+            "/api/v1/games": .object([
+                "get": op(
+                    "Games: scope=public lists every public game, scope=mine those the user owns or plays in; newest first",
+                    auth: true, parameters: [param("scope", in: "query", required: false, "public (default) or mine")],
+                    responses: ["200": "games"]),
+                "post": op(
+                    "Create a game (the caller owns it). Omitted rules mean no limit; omitted dates: starts now, never ends. Answers with id, join_code and invite_url",
+                    auth: true, body: "GameCreate",
+                    responses: ["201": "the game", "422": "a setting is invalid (the message names it)"]),
+            ]),
+            "/api/v1/games/join": .object([
+                "post": op(
+                    "Join the game a join code belongs to (invite links carry it): {code, api_key?}", auth: true,
+                    body: "GameJoin",
+                    responses: [
+                        "201": "{account_id, game_id, player, joined_at} (+ key_id, secret with api_key)",
+                        "403": "registration closed, game full or ended, or removed", "409": "already a player",
+                    ])
+            ]),
+            "/api/v1/games/{id}": .object([
+                "get": op(
+                    "One game: settings, rules, status (upcoming, running, ended), players, the user's game account; a private game needs to be yours, yours to play, or its code",
+                    auth: true,
+                    parameters: [
+                        param("id", in: "path", "game id"), param("code", in: "query", required: false, "join code"),
+                    ], responses: ["200": "the game"]),
+                "patch": op(
+                    "Change a game (its owner): name, description, visibility, starts_at (before the start), ends_at, registration_ends_at, late_entry, max_players, resets_allowed, portfolios_visible, ranking (before the start). Trading rules are fixed",
+                    auth: true, parameters: [param("id", in: "path", "game id")], body: "GameChange",
+                    responses: ["200": "the game", "403": "not the owner, or the game ended"]),
+            ]),
+            "/api/v1/games/{id}/join": .object([
+                "post": op(
+                    "Join a game: opens the player's game account (the game's cash, fees, margin and rules); a private game needs {code}; {api_key: true} adds an Alpaca key for it",
+                    auth: true, parameters: [param("id", in: "path", "game id")], body: "GameJoin",
+                    responses: [
+                        "201": "{account_id, game_id, player, joined_at} (+ key_id, secret with api_key)",
+                        "403": "private without the code, registration closed, full, ended, or removed",
+                        "409": "already a player",
+                    ])
+            ]),
+            "/api/v1/games/{id}/leaderboard": .object([
+                "get": op(
+                    "Standings, best first: {entries: [{rank, player, account_id, return, equity, day_change, trades, sharpe, excess_return}], as_of, final, ranking, benchmark}; live at current prices until the game ends, then final",
+                    auth: true,
+                    parameters: [
+                        param("id", in: "path", "game id"), param("code", in: "query", required: false, "join code"),
+                    ], responses: ["200": "the leaderboard"])
+            ]),
+            "/api/v1/games/{id}/history": .object([
+                "get": op(
+                    "Each close since the start: every player's return and rank (the rank history chart)", auth: true,
+                    parameters: [
+                        param("id", in: "path", "game id"), param("code", in: "query", required: false, "join code"),
+                    ], responses: ["200": "{days: [{date, standings: [{account_id, player, rank, return}]}]}"])
+            ]),
+            "/api/v1/games/{id}/export": .object([
+                "get": op(
+                    "The standings as CSV (the owner's export)", auth: true,
+                    parameters: [param("id", in: "path", "game id")],
+                    responses: ["200": "text/csv", "403": "not the owner"])
+            ]),
+            "/api/v1/games/{id}/players/{player}/portfolio": .object([
+                "get": op(
+                    "A player's positions and equity: to the owner and the player always, to others as the game's portfolios_visible says",
+                    auth: true,
+                    parameters: [
+                        param("id", in: "path", "game id"), param("player", in: "path", "the player's account id"),
+                        param("code", in: "query", required: false, "join code"),
+                    ], responses: ["200": "the portfolio", "403": "not shown (yet)"])
+            ]),
+            "/api/v1/games/{id}/players/{player}/remove": .object([
+                "post": op(
+                    "Remove a player (the owner): their orders are canceled, their account stops trading, they leave the board",
+                    auth: true,
+                    parameters: [
+                        param("id", in: "path", "game id"), param("player", in: "path", "the player's account id"),
+                    ], responses: ["200": "the game", "403": "not the owner, or the game ended"])
+            ]),
+            "/api/v1/games/{id}/end": .object([
+                "post": op(
+                    "End a game now (the owner): open orders are canceled and the standings frozen as final",
+                    auth: true,
+                    parameters: [param("id", in: "path", "game id")],
+                    responses: ["200": "the game", "403": "not the owner, or already ended"])
             ]),
             "/api/v1/push/vapid-public-key": .object([
                 "get": op(
