@@ -517,7 +517,11 @@ enum OpenAPIDocument {
             "/api/v1/games": .object([
                 "get": op(
                     "Games: scope=public lists every public game, scope=mine those the user owns or plays in; newest first",
-                    auth: true, parameters: [param("scope", in: "query", required: false, "public (default) or mine")],
+                    auth: true,
+                    parameters: [
+                        param("scope", in: "query", required: false, "public (default) or mine"),
+                        param("code", in: "query", required: false, "a join code: the one game it belongs to, if any"),
+                    ],
                     responses: ["200": "games"]),
                 "post": op(
                     "Create a game (the caller owns it). Omitted rules mean no limit; omitted dates: starts now, never ends. Answers with id, join_code and invite_url",

@@ -41,6 +41,12 @@ struct GamesController {
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
+        // ?code= finds the game a join code belongs to (the invite link's screen shows it before joining).
+        if let code = request.query("code") {
+            guard let id = await brokerage.gameID(code: code) else { return JSONValue.array([]).response() }
+            return JSONValue.array([encode(try await brokerage.gameView(id, user: user, code: code), request: request)])
+                .response()
+        }
         let scope = request.query("scope") ?? "public"
         guard scope == "mine" || scope == "public" else { throw APIError.unprocessable("scope must be mine or public") }
         let views = await brokerage.gameViews(user: user, mine: scope == "mine")

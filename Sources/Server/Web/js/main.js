@@ -17,6 +17,8 @@ const views = {
   settings: () => import('./views/settings.js'),
   stock: () => import('./views/stock.js'),
   performance: () => import('./views/performance.js'),
+  games: () => import('./views/games.js'),
+  join: () => import('./views/join.js'),
 };
 
 const TABS = [
@@ -24,6 +26,7 @@ const TABS = [
   ['explore', 'tab.explore', 'M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm3.5 6.5l-2 5-5 2 2-5z'],
   ['queue', 'tab.queue', 'M4 6h16M4 12h10M4 18h7M17 14l3 3-3 3'],
   ['orders', 'tab.orders', 'M6 3h12v18l-3-2-3 2-3-2-3 2zM9 8h6M9 12h6'],
+  ['games', 'tab.games', 'M8 21h8M12 17v4M7 4h10v5a5 5 0 0 1-10 0zM7 6H4v1a3 3 0 0 0 3 3M17 6h3v1a3 3 0 0 1-3 3'],
   ['account', 'tab.account', 'M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zm-8 9a8 8 0 0 1 16 0'],
 ];
 
@@ -108,7 +111,7 @@ async function show() {
   const { name, params } = route();
   if (!store.state.user) return;
   const load = views[name] ?? views[''];
-  renderNav(TABS.some(([p]) => p === name) ? name : null);
+  renderNav(TABS.some(([p]) => p === name) ? name : name === 'join' ? 'games' : null);
   clear(view, loading());
   try {
     const module = await load();

@@ -1,0 +1,138 @@
+"""Games end to end against a real `papertrade serve`: a teacher creates a game in the browser and a second user
+joins through the invite link, trades, and sees the leaderboard move; a bot plays the same game through alpaca-py
+with the game account's own key, and meets the game's rules in Alpaca's error shape."""
+import uuid
+from decimal import Decimal
+
+import pytest
+import requests
+from alpaca.common.exceptions import APIError
+from alpaca.trading.client import TradingClient
+from alpaca.trading.enums import OrderSide, OrderStatus, TimeInForce
+from alpaca.trading.requests import LimitOrderRequest, MarketOrderRequest
+from selenium.webdriver.common.by import By
+
+from browser import App
+
+
+def signup(server):
+    """A new user's session (requests keeps the cookie)."""
+    s = requests.Session()
+    r = s.post(f"{server.url}/api/v1/auth/signup", json={"username": "p" + uuid.uuid4().hex[:10], "password": "correct horse"})
+    assert r.status_code in (200, 201), r.text
+    return s
+
+
+def test_a_bot_plays_a_game_through_alpaca_py_and_meets_its_rules(server):
+    teacher, bot = signup(server), signup(server)
+    game = teacher.post(f"{server.url}/api/v1/games", json={
+        "name": "Bots only", "market": "us", "starting_cash": "50000", "visibility": "private",
+        "rules": {"commission_per_trade": "1", "min_price_buy": "1", "max_position_percent": "20",
+                  "max_trades_per_day": 3, "quick_sell_minutes": 15}}).json()
+    joined = bot.post(f"{server.url}/api/v1/games/{game['id']}/join",
+                      json={"code": game["join_code"], "api_key": True})
+    assert joined.status_code == 201, joined.text
+    key = joined.json()
+    client = TradingClient(key["key_id"], key["secret"], paper=True, url_override=server.url)
+
+    account = client.get_account()
+    assert Decimal(account.cash) == Decimal("50000")
+    order = client.submit_order(MarketOrderRequest(symbol="AAPL", qty=10, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+    assert order.status == OrderStatus.FILLED
+    price = Decimal(order.filled_avg_price)
+    # The $1 commission is charged once on the order.
+    assert Decimal(client.get_account().cash) == Decimal("50000") - price * 10 - 1
+
+    # 20% of the portfolio in one stock: a purchase taking AAPL past it is refused, with the rule in the message.
+    too_big = int(Decimal("12000") / price) + 1
+    with pytest.raises(APIError) as refused:
+        client.submit_order(MarketOrderRequest(symbol="AAPL", qty=too_big, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+    assert refused.value.status_code == 403
+    assert refused.value.code == 40310000
+    assert "This game allows at most 20% of your portfolio in one stock; this order would make AAPL" in str(refused.value)
+
+    # Quick sell: the shares were bought a moment ago.
+    with pytest.raises(APIError) as quick:
+        client.submit_order(MarketOrderRequest(symbol="AAPL", qty=1, side=OrderSide.SELL, time_in_force=TimeInForce.DAY))
+    assert "no sale within 15 minutes of a purchase" in str(quick.value)
+
+    # Three orders a day: two were placed (the refused ones do not count); a resting limit is the third.
+    limit = client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY,
+                                                  limit_price=1))
+    client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY, limit_price=1))
+    with pytest.raises(APIError) as fourth:
+        client.submit_order(LimitOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY,
+                                              limit_price=1))
+    assert "This game allows at most 3 orders a day; you have placed 3 today" in str(fourth.value)
+    client.cancel_order_by_id(limit.id)
+
+    # The leaderboard shows the bot with its trade, as the teacher sees it.
+    board = teacher.get(f"{server.url}/api/v1/games/{game['id']}/leaderboard").json()
+    assert [e["account_id"] for e in board["entries"]] == [key["account_id"]]
+    assert board["entries"][0]["trades"] == 1 and board["final"] is False
+
+    # Ended by the teacher: the standings freeze and the bot can no longer trade.
+    assert teacher.post(f"{server.url}/api/v1/games/{game['id']}/end").json()["status"] == "ended"
+    with pytest.raises(APIError) as ended:
+        client.submit_order(MarketOrderRequest(symbol="AAPL", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+    assert "This game ended at" in str(ended.value)
+    final = teacher.get(f"{server.url}/api/v1/games/{game['id']}/leaderboard").json()
+    assert final["final"] is True and final["entries"] == teacher.get(
+        f"{server.url}/api/v1/games/{game['id']}/leaderboard").json()["entries"]
+
+
+@pytest.fixture
+def app(driver, server):
+    return App(driver, server)
+
+
+def test_create_a_game_join_by_invite_link_trade_and_see_the_leaderboard(app):
+    # The teacher creates a private game through the form.
+    app.signup()
+    teacher = app.username
+    app.go("games")
+    app.click('a[href="#/games/new"]')
+    app.css("#g-name").send_keys("Econ 101")
+    cash = app.css("#g-cash")
+    cash.clear()
+    cash.send_keys("50000")
+    app.css("#g-max_position_percent").send_keys("50")
+    app.css("#g-quick_sell_minutes").send_keys("15")
+    assert "at most this % of the portfolio in one stock" in app.text("#g-max_position_percent-help")
+    app.shot("game-create")
+    app.click(".game-form button[type=submit]")
+    assert app.toast("Created Econ 101")
+    invite = app.css(".invite input").get_attribute("value")
+    assert "/#/join/" in invite
+    assert "At most 50% of the portfolio in one stock." in app.text(".game-rules")
+    assert "No sale within 15 minutes of a purchase." in app.text(".game-rules")
+    app.text_in("main", "No players yet")
+
+    # A student opens the link, signs up, and joins.
+    app.signup()
+    student = app.username
+    app.d.get(invite)
+    app.text_in("main h1", "Econ 101")
+    assert "You are invited to this game." in app.text("main")
+    app.button("Join this game")
+    assert app.toast("You joined Econ 101")
+    app.text_in(".my-standing", "You are #1 of 1")
+    app.shot("game-page")
+
+    # Trading in the game: the game account is the one selected; a purchase shows on the board.
+    app.button("Trade in this game")
+    app.wait.until(lambda d: "Game: Econ 101" in d.find_element(By.CSS_SELECTOR, "select.account-switcher").text)
+    app.trade("AAPL", "buy", "10")
+    assert app.toast("You have successfully bought 10 shares of AAPL")
+    # The rule holds in the app too: selling right away is refused with the game's reason.
+    app.trade("AAPL", "sell", "1")
+    assert app.toast("This game allows no sale within 15 minutes of a purchase")
+    app.click('dialog[open] .sheet-head button')  # the sheet stays open on a refusal; the student closes it
+
+    app.go("games")
+    app.click(".game .row-link")
+    row = app.css(f'table.leaderboard tr.me')
+    app.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "table.leaderboard tr.me td:nth-last-child(1)").text == "1")
+    assert student in row.text
+    assert teacher not in app.text("table.leaderboard")
+    assert app.overflow() == 0, "the game page fits a 320 px phone"
