@@ -1,6 +1,8 @@
 """Games end to end against a real `papertrade serve`: a teacher creates a game in the browser and a second user
 joins through the invite link, trades, and sees the leaderboard move; a bot plays the same game through alpaca-py
 with the game account's own key, and meets the game's rules in Alpaca's error shape."""
+import os
+import subprocess
 import uuid
 from decimal import Decimal
 
@@ -13,14 +15,49 @@ from alpaca.trading.requests import LimitOrderRequest, MarketOrderRequest
 from selenium.webdriver.common.by import By
 
 from browser import App
+from conftest import BINARY
 
 
-def signup(server):
+def signup(server, username=None):
     """A new user's session (requests keeps the cookie)."""
     s = requests.Session()
-    r = s.post(f"{server.url}/api/v1/auth/signup", json={"username": "p" + uuid.uuid4().hex[:10], "password": "correct horse"})
+    r = s.post(f"{server.url}/api/v1/auth/signup",
+               json={"username": username or "p" + uuid.uuid4().hex[:10], "password": "correct horse"})
     assert r.status_code in (200, 201), r.text
     return s
+
+
+def game_cli(server, username, *args):
+    env = dict(os.environ, PAPERTRADE_URL=server.url, PAPERTRADE_USERNAME=username, PAPERTRADE_PASSWORD="correct horse")
+    return subprocess.run([BINARY, "game", *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_the_game_cli_creates_lists_joins_and_shows_the_leaderboard(server):
+    owner, player = "o" + uuid.uuid4().hex[:8], "q" + uuid.uuid4().hex[:8]
+    signup(server, owner)
+    signup(server, player)
+    created = game_cli(server, owner, "create", "CLI Cup", "--cash", "25000", "--private",
+                       "--rule", "max_position_percent=25", "--rule", "day_trading=false")
+    assert created.returncode == 0, created.stderr
+    game_id = created.stdout.split("id ")[1].split()[0]
+    code = created.stdout.split("Join code: ")[1].split()[0]
+    assert "/#/join/" + code in created.stdout
+
+    listed = game_cli(server, owner, "list", "--mine")
+    assert game_id in listed.stdout and "CLI Cup" in listed.stdout and "owner" in listed.stdout
+
+    refused = game_cli(server, player, "join", game_id)
+    assert refused.returncode != 0 and "404" in refused.stderr  # private: the code is needed
+    joined = game_cli(server, player, "join", code.lower(), "--api-key")
+    assert joined.returncode == 0, joined.stderr
+    assert "Joined: game account" in joined.stdout and "APCA_API_SECRET_KEY=" in joined.stdout
+
+    board = game_cli(server, player, "leaderboard", game_id)
+    assert board.returncode == 0, board.stderr
+    lines = board.stdout.strip().splitlines()
+    assert lines[0].startswith("Standings as of") and player in lines[2] and "25000" in lines[2]
+    bad = game_cli(server, owner, "create", "Bad", "--rule", "short_selling=true")
+    assert bad.returncode != 0 and "short_selling needs margin" in bad.stderr
 
 
 def test_a_bot_plays_a_game_through_alpaca_py_and_meets_its_rules(server):
