@@ -269,6 +269,15 @@ struct GamesAPITests {
                     #"{"symbol":"AAPL","qty":"10","side":"sell","type":"market","time_in_force":"day"}"#)
                 #expect(after == .forbidden)
                 #expect(ended["message"]?.string?.hasPrefix("This game ended at ") == true)
+                // Each player is told where they finished.
+                try await client.execute(uri: "/api/v1/notifications", method: .get, headers: sessions["amy"]!) { r in
+                    let items = f.json(r)["notifications"]?.array ?? []
+                    let ended = items.first { $0["kind"] == .string("game_ended") }
+                    #expect(ended?["title"] == .string("Club has ended"))
+                    #expect(
+                        ended?["body"]?.string?.hasPrefix("You finished #2 of 2 with a return of -") == true,
+                        "\(ended?["body"] ?? .null)")
+                }
                 // Ended: portfolios are visible to every player now.
                 try await client.execute(
                     uri: "/api/v1/games/\(game.id)/players/\(accounts["amy"]!)/portfolio", method: .get,
@@ -289,6 +298,104 @@ struct GamesAPITests {
                 }
             }
         }
+    }
+
+    @Test("at its end time the game service's pass ends a game, valuing holdings at the day's close, not after hours")
+    func endsOnTimeAtTheClose() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let owner = try await session(client, "owner")
+                // Ends at 17:00 New York, after the 16:00 close.
+                let end = Timestamp(CivilDate(2026, 11, 20), hour: 17, in: .newYork)
+                let game = try await create(
+                    client, f, owner, #"{"name":"Timed","starting_cash":"10000","ends_at":"\#(end)"}"#)
+                let player = try await session(client, "player")
+                let account = try #require(try await join(client, f, player, game: game.id)["account_id"]?.string)
+                let (_, bought) = try await order(
+                    client, f, player, account: account,
+                    #"{"symbol":"AAPL","qty":"10","side":"buy","type":"market","time_in_force":"day"}"#)
+                let cost = try #require(bought["filled_avg_price"]?.decimal).times(10)
+                await f.services.brokerage.endDueGames()
+                try await client.execute(uri: "/api/v1/games/\(game.id)", method: .get, headers: owner) { r in
+                    #expect(f.json(r)["status"] == .string("running"))
+                }
+                f.services.clock.set(Timestamp(CivilDate(2026, 11, 20), hour: 18, in: .newYork))
+                await f.services.brokerage.endDueGames()
+                let board = try await client.execute(
+                    uri: "/api/v1/games/\(game.id)/leaderboard", method: .get, headers: owner
+                ) { r in f.json(r) }
+                #expect(board["final"] == .bool(true))
+                let zone = ExchangeTimeZone.newYork
+                let day = try await f.services.brokerage.feed.bars(
+                    "AAPL", timeframe: .day, from: Timestamp(CivilDate(2026, 11, 20), in: zone),
+                    to: Timestamp(CivilDate(2026, 11, 21), in: zone))
+                let close = try #require(day.last?.close)
+                let equity = FixedDecimal(10_000) - cost + close.times(10)
+                #expect(board["entries"]?[0]?["equity"]?.decimal == equity)
+                #expect(board["as_of"]?.string?.hasPrefix("2026-11-20T23:00:00") == true)
+            }
+        }
+    }
+
+    @Test("a game, its players, their rules and its final standings survive a restart")
+    func durable() async throws {
+        let f = try await ServerFixture.make()
+        let game: (id: String, code: String)
+        let account: String
+        let teacher: HTTPFields
+        let student: HTTPFields
+        do {
+            (game, account, teacher, student) = try await f.app.test(.router) { client in
+                let teacher = try await session(client, "teacher")
+                let student = try await session(client, "student")
+                let game = try await create(client, f, teacher, Self.econ101)
+                let joined = try await join(client, f, student, game: game.id, body: #"{"code":"\#(game.code)"}"#)
+                return (game, joined["account_id"]?.string ?? "", teacher, student)
+            }
+        } catch {
+            await f.services.shutdown()
+            throw error
+        }
+        await f.services.shutdown()
+
+        let again = try await ServerFixture.make(directory: f.directory)
+        do {
+            try await again.app.test(.router) { client in
+                try await client.execute(uri: "/api/v1/games/\(game.id)", method: .get, headers: student) { r in
+                    #expect(r.status == .ok)
+                    #expect(again.json(r)["my_account_id"] == .string(account) && again.json(r)["players"] == .int(1))
+                }
+                // The rules live in the account itself: still enforced after the restart.
+                let (status, refused) = try await order(
+                    client, again, student, account: account,
+                    #"{"symbol":"MSFT","qty":"1","side":"sell","type":"market","time_in_force":"day"}"#)
+                #expect(status == .forbidden)
+                #expect(
+                    refused["message"] == .string("This game does not allow short selling: you hold no MSFT to sell"))
+                try await client.execute(uri: "/api/v1/games/\(game.id)/end", method: .post, headers: teacher) { r in
+                    #expect(r.status == .ok)
+                }
+            }
+        } catch {
+            await again.services.shutdown()
+            throw error
+        }
+        await again.services.shutdown()
+
+        let third = try await ServerFixture.make(directory: f.directory)
+        do {
+            try await third.app.test(.router) { client in
+                try await client.execute(uri: "/api/v1/games/\(game.id)/leaderboard", method: .get, headers: teacher) {
+                    r in
+                    #expect(third.json(r)["final"] == .bool(true))
+                    #expect(third.json(r)["entries"]?[0]?["account_id"] == .string(account))
+                }
+            }
+        } catch {
+            await third.services.shutdown()
+            throw error
+        }
+        await third.services.shutdown()
     }
 
     @Test("orders placed before the start fill after it; without late entry, joining closes at the start")

@@ -366,12 +366,33 @@ extension Brokerage {
             _ = try? engine.cancelAll(account: player.accountID, at: now)
         }
         try await commit()
-        let board = try await liveStandings(game)
+        let board = try await liveStandings(game, final: true)
         game.endedAt = now
         game.settings.rules.endsAt = end
         game.final = board.standings
         do { try await storage.saveGame(game) } catch { throw .storage(error) }
         games[id] = game
+        // Each player hears where they finished (in the app, by Web Push, to their webhook).
+        for standing in board.standings {
+            guard let player = gamePlayers[standing.accountID] else { continue }
+            let text = Catalogue(languages.language(of: player.userID))
+            // Two places, or as many as it takes (up to 4) for a small loss or gain not to read as 0.00%.
+            let exact = standing.totalReturn.times(100)
+            var places = 2
+            while places < 4, exact.rounded(places: places, rule: .halfEven).isZero, !exact.isZero { places += 1 }
+            let percent = exact.rounded(places: places, rule: .halfEven)
+            pendingNotifications.append(
+                NotificationRecord(
+                    id: Self.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
+                    title: text("game.ended.title", ["game": game.name]),
+                    body: text(
+                        "game.ended.body",
+                        [
+                            "rank": String(standing.rank), "players": String(board.standings.count),
+                            "return": (percent.isPositive ? "+" : "") + percent.formatted(minimumPlaces: places) + "%",
+                        ]), createdAt: now))
+        }
+        try await commit()
         return game
     }
 
@@ -424,7 +445,10 @@ extension Brokerage {
 
     static func benchmark(_ game: GameRecord) -> MarketIndex { game.market == .us ? .sp500 : .sseComposite }
 
-    func liveStandings(_ game: GameRecord) async throws(BrokerageError) -> GameBoard {
+    /// The standings at current prices. `final`: outside regular trading a holding is valued at its market's
+    /// close (the day's closing price, or the previous close before the open), not at an extended-hours print —
+    /// a game's values freeze at the last close.
+    func liveStandings(_ game: GameRecord, final: Bool = false) async throws(BrokerageError) -> GameBoard {
         let players = activePlayers(game.id)
         var held: Set<InstrumentID> = []
         for player in players {
@@ -437,7 +461,8 @@ extension Brokerage {
         for instrument in held {
             let symbol = engine.instrument(instrument).symbol
             if let quote = try? await feed.quote(symbol) {
-                marks[instrument] = Leaderboard.Mark(last: quote.last, previousClose: quote.previousClose)
+                let last = final ? await closingPrice(quote) : quote.last
+                marks[instrument] = Leaderboard.Mark(last: last, previousClose: quote.previousClose)
             } else if let mark = engine.mark(instrument) {
                 marks[instrument] = Leaderboard.Mark(last: mark, previousClose: nil)
             }
@@ -460,6 +485,22 @@ extension Brokerage {
         return GameBoard(
             game: game, standings: standings, asOf: clock.now(), isFinal: false, benchmark: index,
             benchmarkReturn: benchmarkReturn)
+    }
+
+    /// What a holding is worth once trading stopped: during the session its last price; before the open the
+    /// previous close; after the close (or on a closed day) the day's official close.
+    func closingPrice(_ quote: MarketQuote) async -> Price {
+        switch quote.phase {
+        case .preMarket: return quote.previousClose
+        case .postMarket, .closed:
+            guard let entry = directory.entry(quote.symbol) else { return quote.last }
+            let zone = entry.instrument.calendar.zone
+            let day = try? await feed.bars(
+                quote.symbol, timeframe: .day, from: Timestamp(quote.tradingDate, in: zone),
+                to: Timestamp(quote.tradingDate.adding(days: 1), in: zone))
+            return day?.last?.close ?? quote.last
+        default: return quote.last
+        }
     }
 
     /// The index's return from the last close before `start` to now; nil when the feed has no bars for it.

@@ -95,5 +95,8 @@ extension Catalogue {
         "index.^IXIC": "NASDAQ Composite",
         "index.^DJI": "Dow Jones Industrial Average",
         "index.^GSPC": "S&P 500",
+        // Games
+        "game.ended.title": "{game} has ended",
+        "game.ended.body": "You finished #{rank} of {players} with a return of {return}.",
     ]
 }

@@ -100,5 +100,8 @@ extension Catalogue {
         "index.^IXIC": "纳斯达克综合指数",
         "index.^DJI": "道琼斯工业平均指数",
         "index.^GSPC": "标普500",
+        // 比赛
+        "game.ended.title": "{game} 已结束",
+        "game.ended.body": "您最终排名第 {rank}（共 {players} 人），收益率 {return}。",
     ]
 }
