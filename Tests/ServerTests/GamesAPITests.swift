@@ -194,6 +194,59 @@ struct GamesAPITests {
         }
     }
 
+    @Test("the other rules over the API: lowest prices, day volume share, no day trading, margin and short selling")
+    func otherRules() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let owner = try await session(client, "owner")
+                let player = try await session(client, "player")
+                let strict = try await create(
+                    client, f, owner,
+                    #"{"name":"Strict","starting_cash":"10000","rules":{"min_price_buy":"100000","max_volume_percent":"0.0001","day_trading":false}}"#
+                )
+                let account = try #require(try await join(client, f, player, game: strict.id)["account_id"]?.string)
+                let buy = { (qty: Int) in
+                    #"{"symbol":"AAPL","qty":"\#(qty)","side":"buy","type":"market","time_in_force":"day"}"#
+                }
+                let (_, cheap) = try await order(client, f, player, account: account, buy(1))
+                #expect(
+                    cheap["message"]?.string?.hasPrefix(
+                        "This game allows buying only stocks priced at least $100000.00; AAPL is at $") == true,
+                    "\(cheap)")
+
+                let margin = try await create(
+                    client, f, owner,
+                    #"{"name":"Margin","starting_cash":"10000","rules":{"margin":true,"margin_multiplier":2,"short_selling":true,"min_price_short":"100000","max_volume_percent":"0.1","day_trading":false}}"#
+                )
+                let trader = try #require(try await join(client, f, player, game: margin.id)["account_id"]?.string)
+                try await client.execute(uri: "/api/v1/accounts/\(trader)", method: .get, headers: player) { r in
+                    #expect(f.json(r)["type"] == .string("margin") && f.json(r)["buying_power"] == .string("20000"))
+                }
+                let (_, short) = try await order(
+                    client, f, player, account: trader,
+                    #"{"symbol":"AAPL","qty":"1","side":"sell","type":"market","time_in_force":"day"}"#)
+                #expect(
+                    short["message"]?.string?.hasPrefix(
+                        "This game allows short selling only stocks priced at least $100000.00; AAPL is at $") == true)
+                // 0.1% of the shares traded so far today is a few dozen: a larger order is refused, saying how many.
+                let (_, large) = try await order(client, f, player, account: trader, buy(10_000))
+                let message = try #require(large["message"]?.string)
+                #expect(
+                    message.hasPrefix("This game allows orders of at most 0.1% of the day's volume: "), "\(message)")
+                let most = try #require(Int(message.split(separator: " ").last ?? ""))
+                #expect(most >= 1)
+                let (status, bought) = try await order(client, f, player, account: trader, buy(most))
+                #expect((status == .ok || status == .created) && bought["status"] == .string("filled"), "\(bought)")
+                // Bought today: not sellable today.
+                let (_, sale) = try await order(
+                    client, f, player, account: trader,
+                    #"{"symbol":"AAPL","qty":"1","side":"sell","type":"market","time_in_force":"day"}"#)
+                #expect(
+                    sale["message"]?.string?.hasPrefix("This game does not allow day trading: ") == true, "\(sale)")
+            }
+        }
+    }
+
     @Test("the leaderboard ranks by return, ties share a rank; ending freezes it and stops orders; CSV export")
     func leaderboardAndEnd() async throws {
         try await ServerFixture.with { f in
