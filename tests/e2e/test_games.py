@@ -144,15 +144,23 @@ def test_create_a_game_join_by_invite_link_trade_and_see_the_leaderboard(app):
     assert "At most 50% of the portfolio in one stock." in app.text(".game-rules")
     assert "No sale within 15 minutes of a purchase." in app.text(".game-rules")
     app.text_in("main", "No players yet")
+    # The owner may rename it later; its rules stay fixed.
+    app.button("Edit the game")
+    name = app.visible("dialog[open] #e-name")
+    name.clear()
+    name.send_keys("Econ 101 (fall)")
+    app.button("Save", within="dialog")
+    assert app.toast("Saved.")
+    app.text_in("main h1", "Econ 101 (fall)")
 
     # A student opens the link, signs up, and joins.
     app.signup()
     student = app.username
     app.d.get(invite)
-    app.text_in("main h1", "Econ 101")
+    app.text_in("main h1", "Econ 101 (fall)")
     assert "You are invited to this game." in app.text("main")
     app.button("Join this game")
-    assert app.toast("You joined Econ 101")
+    assert app.toast("You joined Econ 101 (fall)")
     app.text_in(".my-standing", "You are #1 of 1")
     app.shot("game-page")
 

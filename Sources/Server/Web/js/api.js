@@ -54,6 +54,7 @@ export async function request(method, path, body, { signal, quiet401 = false } =
 export const get = (path, options) => request('GET', path, undefined, options);
 export const post = (path, body = {}, options) => request('POST', path, body, options);
 export const put = (path, body = {}, options) => request('PUT', path, body, options);
+export const patch = (path, body = {}, options) => request('PATCH', path, body, options);
 export const del = (path, options) => request('DELETE', path, undefined, options);
 
 /** Query string from an object, skipping empty values. */

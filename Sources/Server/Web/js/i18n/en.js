@@ -753,4 +753,8 @@ export default {
   'games.rank_chart_label': 'Your rank went from #{first} to #{last}',
   'games.history_soon': 'Your rank history appears after two closes.',
   'games.history_players': 'Players see their rank history here.',
+  'games.edit': 'Edit the game',
+  'games.edit_help': 'The market, the cash and the trading rules are fixed once the game is created, so it stays fair.',
+  'games.save': 'Save',
+  'games.saved': 'Saved.',
 };

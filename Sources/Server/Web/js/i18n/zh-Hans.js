@@ -753,4 +753,8 @@ export default {
   'games.rank_chart_label': '您的排名从第 {first} 名变为第 {last} 名',
   'games.history_soon': '两次收盘后显示您的排名走势。',
   'games.history_players': '选手可在此查看自己的排名走势。',
+  'games.edit': '编辑比赛',
+  'games.edit_help': '为保证公平，市场、起始资金和交易规则在创建后不能更改。',
+  'games.save': '保存',
+  'games.saved': '已保存。',
 };

@@ -237,6 +237,7 @@ async function renderGame(view, id, scope) {
         h('button', { type: 'button', onclick: () => copy(game.invite_url) }, t('games.copy_link')))) : null;
     clear(about, h('h2#rules-title', t('games.rules')), gameFacts(game), rulesList(game), invite);
     const owner = game.is_owner ? [
+      game.status !== 'ended' ? h('button', { type: 'button', onclick: edit }, t('games.edit')) : null,
       h('a.button', { href: `/api/v1${path}/export`, download: '' }, t('games.export')),
       game.status !== 'ended' ? h('button.danger', { type: 'button', onclick: endGame }, t('games.end')) : null,
     ] : [];
@@ -256,6 +257,36 @@ async function renderGame(view, id, scope) {
 
   async function copy(text) {
     try { await navigator.clipboard.writeText(text); toast(t('games.copied'), 'success'); } catch { toast(text); }
+  }
+
+  /** The owner's edit sheet: what may change once players have joined (the trading rules may not). */
+  function edit() {
+    const local = (iso) => { if (!iso) return ''; const d = new Date(iso); d.setMinutes(d.getMinutes() - d.getTimezoneOffset()); return d.toISOString().slice(0, 16); };
+    sheet(t('games.edit'), (close) => {
+      const name = h('input#e-name', { value: game.name, maxLength: 100 });
+      const description = h('textarea#e-description', { rows: 2 }, game.description);
+      const ends = h('input#e-ends', { type: 'datetime-local', value: local(game.ends_at) });
+      const late = h('input#e-late', { type: 'checkbox', checked: game.late_entry });
+      const most = h('input#e-max', { inputMode: 'numeric', value: game.max_players ?? '' });
+      const visible = h('select#e-visible', ['after_end', 'always', 'never'].map((v) => h('option', { value: v, selected: v === game.rules.portfolios_visible }, t(`games.visible.${v}`))));
+      const form = h('form.game-form', { novalidate: true },
+        h('div.field', h('label', { for: 'e-name' }, t('games.name')), name),
+        h('div.field', h('label', { for: 'e-description' }, t('games.description')), description),
+        h('div.field', h('label', { for: 'e-ends' }, t('games.ends_at')), ends),
+        h('div.field', h('label.switch', { for: 'e-late' }, late, t('games.late_entry'))),
+        h('div.field', h('label', { for: 'e-max' }, t('games.max_players')), most),
+        h('div.field', h('label', { for: 'e-visible' }, t('games.rule.portfolios_visible')), visible),
+        h('p.field-help', t('games.edit_help')),
+        h('button.primary.wide', { type: 'submit' }, t('games.save')));
+      form.addEventListener('submit', async (event) => {
+        event.preventDefault();
+        const body = { name: name.value.trim(), description: description.value.trim(), late_entry: late.checked,
+          portfolios_visible: visible.value, max_players: most.value.trim() ? Number(most.value.trim()) : null };
+        if (ends.value && ends.value !== local(game.ends_at)) body.ends_at = new Date(ends.value).toISOString();
+        try { game = await api.patch(path, body); toast(t('games.saved'), 'success'); close(); drawHead(); } catch (error) { toast(error.message, 'error'); }
+      });
+      return form;
+    });
   }
 
   async function endGame() {
