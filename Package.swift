@@ -9,6 +9,8 @@ let package = Package(
     products: [
         .library(name: "TradingCore", targets: ["TradingCore"]),
         .library(name: "MarketData", targets: ["MarketData"]),
+        // Strategies over history through the real engine: users depend on it from their own package.
+        .library(name: "Backtest", targets: ["Backtest"]),
         .executable(name: "papertrade", targets: ["papertrade"]),
     ],
     dependencies: [
@@ -41,6 +43,8 @@ let package = Package(
             dependencies: ["TradingCore", "JSON"],
             resources: [.copy("Resources/symbols.tsv"), .copy("Resources/DATA-SOURCES.md")]
         ),
+        // Backtests: the engine replayed over bars, strategies, the report (figures from TradingCore's metrics).
+        .target(name: "Backtest", dependencies: ["TradingCore", "JSON"]),
         .executableTarget(
             name: "TradingCoreBench",
             dependencies: ["TradingCore"],
@@ -91,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "papertrade",
             dependencies: [
-                "Server", "Brokerage", "MarketData", "TradingCore", "JSON",
+                "Server", "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -104,6 +108,7 @@ let package = Package(
             path: "benchmarks/PerformanceBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TradingCore"]),
+        .testTarget(name: "BacktestTests", dependencies: ["Backtest", "TradingCore", "JSON"]),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
         .testTarget(
             name: "StorageTests",

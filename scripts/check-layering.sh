@@ -2,6 +2,7 @@
 # Fails when a module imports what the design (../shared/DESIGN.md, the module map) forbids:
 #   TradingCore imports nothing but the standard library and holds no unsafe-pointer code;
 #   JSON imports only TradingCore (its one home for JSON: value, byte writers, streaming encoder);
+#   Backtest (a library users depend on) imports only TradingCore and JSON;
 #   MarketData and Storage never import each other;
 #   Server and the papertrade command never import Storage or SQL (they go through the Brokerage);
 #   nothing below Server imports Server, Hummingbird or the CLI's ArgumentParser;
@@ -14,6 +15,7 @@ sources="${1:-$(dirname "$0")/../Sources}"
 declare -A forbidden=(
     [TradingCore]='.*'
     [JSON]='.*'
+    [Backtest]='.*'
     [MarketData]='^(Storage|Brokerage|Server|SQLKit|SQLiteKit|PostgresKit|Hummingbird.*)$'
     [Storage]='^(MarketData|Brokerage|Server|Hummingbird.*)$'
     [Brokerage]='^(Server|Hummingbird.*|ArgumentParser)$'
@@ -24,6 +26,7 @@ declare -A forbidden=(
 declare -A allowed=(
     [TradingCore]='^(Swift|_Concurrency|Synchronization)$'
     [JSON]='^(Swift|_Concurrency|Synchronization|TradingCore)$'
+    [Backtest]='^(Swift|_Concurrency|Synchronization|TradingCore|JSON)$'
 )
 
 status=0

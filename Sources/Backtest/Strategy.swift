@@ -1,0 +1,141 @@
+import TradingCore
+
+/// A trading strategy for the backtester. After each bar closes, `onBar` sees the history up to and including that
+/// bar — never a later one (the context holds nothing else) — and may place orders; they reach the engine then and
+/// fill from the next market event on (by default the next bar's open), under the same rules as live orders:
+/// lots, ticks, fees, T+1, price limits, volume participation.
+///
+/// A value type: the backtester owns it, so a run is deterministic and two runs never share state.
+public protocol Strategy: Sendable {
+    mutating func onBar(_ bar: BarContext, orders: inout OrderBook)
+}
+
+/// What a strategy sees at a bar's close.
+public struct BarContext: Sendable {
+    /// The symbol whose bar closed.
+    public let symbol: String
+    public let bar: HistoricalBar
+    /// This symbol's closes so far, oldest first (the last one is `bar.close`).
+    public let closes: ArraySlice<Price>
+    /// Shares held now (negative when short), cash and equity at the last closes.
+    public let position: Quantity
+    public let cash: FixedDecimal
+    public let equity: FixedDecimal
+
+    /// The mean of the last `n` closes (exact), or nil before there are `n`.
+    public func average(_ n: Int) -> FixedDecimal? {
+        guard n > 0, closes.count >= n else { return nil }
+        let sum = closes.suffix(n).reduce(FixedDecimal.zero, +)
+        return sum.divided(by: FixedDecimal(n), places: 9, rule: .halfEven)
+    }
+
+    /// The sum of the last `n` closes, or nil before there are `n` (comparing sums scaled by the other window's
+    /// length compares two averages without rounding).
+    public func sum(_ n: Int, ending offset: Int = 0) -> FixedDecimal? {
+        guard n > 0, offset >= 0, closes.count >= n + offset else { return nil }
+        return closes.dropLast(offset).suffix(n).reduce(FixedDecimal.zero, +)
+    }
+}
+
+/// The orders a strategy places at one bar.
+public struct OrderBook: Sendable {
+    public internal(set) var requests: [OrderRequest] = []
+
+    public init() {}
+
+    /// A market order (good till canceled: it waits for the next bar, whenever that comes).
+    public mutating func market(_ symbol: String, _ side: OrderSide, qty: Quantity) {
+        requests.append(OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: .gtc, qty: qty))
+    }
+
+    /// A limit order, good till canceled.
+    public mutating func limit(_ symbol: String, _ side: OrderSide, qty: Quantity, price: Price) {
+        requests.append(
+            OrderRequest(symbol: symbol, side: side, type: .limit, timeInForce: .gtc, qty: qty, limitPrice: price))
+    }
+
+    /// Any order the engine takes (stops, trailing stops, brackets…).
+    public mutating func place(_ request: OrderRequest) { requests.append(request) }
+}
+
+// MARK: Built-in strategies
+
+/// Buys `qty` shares of every symbol at the first bar (filled at the next open) and holds them.
+public struct BuyAndHold: Strategy {
+    public var qty: Quantity
+    var bought: Set<String> = []
+
+    public init(qty: Quantity) { self.qty = qty }
+
+    public mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
+        guard !bought.contains(bar.symbol) else { return }
+        bought.insert(bar.symbol)
+        orders.market(bar.symbol, .buy, qty: qty)
+    }
+}
+
+/// The moving-average crossover: buy `qty` when the fast simple moving average of closes crosses above the slow
+/// one, sell the whole position when it crosses below (long only). A cross is the sign of (fast − slow) changing
+/// from the last bar on which the two differed — backtrader's CrossOver — compared exactly (sums scaled by the other
+/// window's length, no rounding).
+public struct SMACross: Strategy {
+    public var fast: Int
+    public var slow: Int
+    public var qty: Quantity
+    /// The sign of fast − slow at the last bar where they differed, per symbol.
+    var lastSign: [String: Int] = [:]
+
+    public init(fast: Int = 10, slow: Int = 30, qty: Quantity = .one) {
+        self.fast = fast
+        self.slow = slow
+        self.qty = qty
+    }
+
+    public mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
+        guard let f = bar.sum(fast), let s = bar.sum(slow) else { return }
+        let difference = f.times(slow) - s.times(fast)
+        let sign = difference.isPositive ? 1 : difference.isNegative ? -1 : 0
+        guard sign != 0 else { return }
+        defer { lastSign[bar.symbol] = sign }
+        guard let previous = lastSign[bar.symbol], previous != sign else { return }
+        if sign > 0, bar.position.isZero {
+            orders.market(bar.symbol, .buy, qty: qty)
+        } else if sign < 0, bar.position.isPositive {
+            orders.market(bar.symbol, .sell, qty: bar.position)
+        }
+    }
+}
+
+/// Built-in strategies by name, with `--param k=v` parameters.
+public enum BuiltInStrategy {
+    public static let names = ["buy-and-hold", "sma-cross"]
+
+    public static func make(_ name: String, parameters: [String: String], qty: Quantity) throws(StrategyProblem)
+        -> any Strategy
+    {
+        func integer(_ key: String, _ fallback: Int) throws(StrategyProblem) -> Int {
+            guard let text = parameters[key] else { return fallback }
+            guard let n = Int(text), n > 0 else { throw StrategyProblem("\(key) must be a positive whole number") }
+            return n
+        }
+        switch name {
+        case "buy-and-hold", "buy_and_hold":
+            return BuyAndHold(qty: qty)
+        case "sma-cross", "sma_cross":
+            let known: Set<String> = ["fast", "slow"]
+            if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) }) {
+                throw StrategyProblem("sma-cross takes fast and slow, not \(unknown)")
+            }
+            let fast = try integer("fast", 10), slow = try integer("slow", 30)
+            guard fast < slow else { throw StrategyProblem("fast (\(fast)) must be shorter than slow (\(slow))") }
+            return SMACross(fast: fast, slow: slow, qty: qty)
+        default:
+            throw StrategyProblem("unknown strategy \(name); built in: \(names.joined(separator: ", "))")
+        }
+    }
+}
+
+public struct StrategyProblem: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,212 @@
+import ArgumentParser
+import Backtest
+import Foundation
+import JSON
+import MarketData
+import TradingCore
+
+/// `papertrade backtest`: a strategy over history through the real engine, from a CSV file or the simulated market,
+/// reported as text or JSON. Runs offline, in this process (no server needed).
+struct BacktestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backtest",
+        abstract: "Test a strategy on history: the real engine's fills, fees, lots, T+1 and price limits.",
+        discussion: """
+            Data: --data FILE.csv (a header with date/datetime/timestamp, open, high, low, close[, volume] — the layout \
+            pandas, yfinance and backtrader write; a symbol/ticker/code column for several symbols), or --symbols with \
+            --from/--to for the simulated market's daily bars.
+            Strategies: buy-and-hold; sma-cross (--param fast=10 --param slow=30).
+            Orders fill at the next bar's open (--fill next-open); --fill close fills at the signal bar's close, which \
+            a real trader could not do (the report warns).
+            Example: papertrade backtest --symbols AAPL,MSFT --from 2021-01-01 --to 2025-12-31 --strategy sma-cross \
+            --param fast=10 --param slow=30 --qty 10 --report json
+            """)
+
+    @Option(help: "A CSV file of bars.") var data: String?
+    @Option(help: "Symbols (comma-separated): from the simulated market, or which of the CSV's to test.")
+    var symbols: String?
+    @Option(help: "First day (YYYY-MM-DD).") var from: String?
+    @Option(help: "Last day (YYYY-MM-DD).") var to: String?
+    @Option(help: "buy-and-hold or sma-cross.") var strategy = "sma-cross"
+    @Option(name: .customLong("param"), help: "A strategy parameter, k=v (repeatable).") var parameters: [String] = []
+    @Option(help: "Starting cash.") var cash = "100000"
+    @Option(help: "Shares per order.") var qty = "1"
+    @Option(help: "next-open (default) or close.") var fill = "next-open"
+    @Option(help: "real (the market's fees, default), none, a flat amount per order (4.95) or a percentage (0.1%).")
+    var commission = "real"
+    @Option(name: .customLong("slippage-ticks"), help: "Adverse slippage in ticks on quote fills.") var slippageTicks =
+        0
+    @Option(
+        name: .customLong("volume-cap"),
+        help: "Most of a bar's volume the orders may take, as a fraction (default 1 = all of it).")
+    var volumeCap = "1"
+    @Option(help: "CSV times without an offset are in: America/New_York, Asia/Shanghai or UTC (default: by symbol).")
+    var timezone: String?
+    @Option(help: "text (default) or json.") var report = "text"
+    @Option(help: "Write the report to this file instead of printing it.") var out: String?
+    @Option(help: "The simulated market's seed.") var seed: UInt64 = 1
+
+    func run() async throws {
+        guard let timing = FillTiming(rawValue: fill) else {
+            throw ValidationError("--fill must be next-open or close")
+        }
+        guard report == "text" || report == "json" else { throw ValidationError("--report must be text or json") }
+        guard let quantity = try? FixedDecimal(parsing: qty), quantity.isPositive else {
+            throw ValidationError("--qty must be a positive number")
+        }
+        guard let startingCash = try? FixedDecimal(parsing: cash), startingCash.isPositive else {
+            throw ValidationError("--cash must be a positive amount")
+        }
+        guard let cap = try? FixedDecimal(parsing: volumeCap), cap.isPositive, cap <= .one else {
+            throw ValidationError("--volume-cap must be above 0 and at most 1")
+        }
+        var params: [String: String] = [:]
+        for item in parameters {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw ValidationError("--param takes k=v: \(item)") }
+            params[parts[0]] = parts[1]
+        }
+        let chosen: any Strategy
+        do { chosen = try BuiltInStrategy.make(strategy, parameters: params, qty: quantity) } catch {
+            throw ValidationError(error.description)
+        }
+        let directory = try SymbolDirectory.bundled()
+        let wanted = symbols.map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+        }
+        var series: [BarSeries]
+        if let data {
+            series = try loadCSV(data, wanted: wanted)
+        } else {
+            guard let wanted, !wanted.isEmpty else { throw ValidationError("give --data FILE.csv or --symbols") }
+            series = try simulated(wanted, directory: directory)
+        }
+        let (start, end) = try range()
+        if start != nil || end != nil {
+            series = series.map { s in
+                BarSeries(
+                    symbol: s.symbol,
+                    bars: s.bars.filter { bar in
+                        let day = Self.zone(for: s.symbol).localTime(of: bar.time).date
+                        return (start.map { day >= $0 } ?? true) && (end.map { day <= $0 } ?? true)
+                    })
+            }.filter { !$0.bars.isEmpty }
+        }
+        var instruments: [String: Instrument] = [:]
+        for s in series {
+            if let entry = directory.entry(s.symbol) {
+                instruments[s.symbol] = entry.instrument
+            } else if let share = Instrument.aShare(s.symbol, name: s.symbol) {
+                instruments[s.symbol] = share
+            } else {
+                instruments[s.symbol] = .usEquity(s.symbol, name: s.symbol)
+            }
+        }
+        let market: Market = instruments.values.first?.currency == .cny ? .cn : .us
+        let settings = BacktestSettings(
+            cash: startingCash, fill: timing, fees: try fees(market), slippageTicks: slippageTicks,
+            volumeParticipation: cap)
+        let total = series.reduce(0) { $0 + $1.bars.count }
+        let showProgress = total >= 200_000 && isatty(STDERR_FILENO) != 0
+        let result: BacktestResult
+        do {
+            result = try Backtester(settings: settings).run(
+                series, instruments: instruments, strategy: chosen,
+                progress: showProgress ? { Self.progressBar($0) } : nil)
+        } catch {
+            throw CLIError(error.description)
+        }
+        if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+        let text = report == "json" ? String(decoding: result.json.serializedBytes, as: UTF8.self) : result.text
+        if let out {
+            try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: out))
+        } else {
+            print(text)
+        }
+    }
+
+    static func progressBar(_ done: Double) {
+        let width = 40
+        let filled = Int(done * Double(width))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(Int(done * 100))%".utf8))
+    }
+
+    func range() throws -> (CivilDate?, CivilDate?) {
+        func date(_ text: String?, _ name: String) throws -> CivilDate? {
+            guard let text else { return nil }
+            guard let d = CivilDate(text) else { throw ValidationError("--\(name) must be a date YYYY-MM-DD") }
+            return d
+        }
+        return (try date(from, "from"), try date(to, "to"))
+    }
+
+    func fees(_ market: Market) throws -> FeeSchedule? {
+        switch commission.lowercased() {
+        case "real": return nil
+        case "none", "0": return .free
+        default:
+            let percent = commission.hasSuffix("%")
+            guard let amount = try? FixedDecimal(parsing: percent ? String(commission.dropLast()) : commission),
+                !amount.isNegative
+            else { throw ValidationError("--commission must be real, none, an amount or a percentage") }
+            // The games' commission rule: flat per order, or a share of each trade's value.
+            return GameRules.commissionSchedule(flat: percent ? nil : amount, percent: percent ? amount : nil) ?? .free
+        }
+    }
+
+    static func zone(for symbol: String) -> ExchangeTimeZone {
+        symbol.count == 6 && symbol.allSatisfy(\.isNumber) ? .shanghai : .newYork
+    }
+
+    func loadCSV(_ path: String, wanted: [String]?) throws -> [BarSeries] {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw CLIError("cannot read \(path): \(error.localizedDescription)")
+        }
+        let fallback =
+            wanted?.first ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent.uppercased()
+        let zone: ExchangeTimeZone
+        if let timezone {
+            guard let z = ExchangeTimeZone(rawValue: timezone) else {
+                throw ValidationError("--timezone must be America/New_York, Asia/Shanghai or UTC")
+            }
+            zone = z
+        } else {
+            zone = Self.zone(for: fallback)
+        }
+        var series: [BarSeries]
+        do {
+            series = try CSVBars.parse(text, symbol: fallback, zone: zone, closeHour: zone == .shanghai ? 15 : 16)
+        } catch {
+            throw CLIError("\(path): \(error.description)")
+        }
+        if let wanted, series.count > 1 {
+            series = series.filter { wanted.contains($0.symbol) }
+            guard !series.isEmpty else { throw CLIError("\(path) has none of \(wanted.joined(separator: ", "))") }
+        }
+        return series
+    }
+
+    func simulated(_ wanted: [String], directory: SymbolDirectory) throws -> [BarSeries] {
+        let market = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: seed))
+        let (start, end) = try range()
+        let today = TradingCalendar.xnys.zone.localTime(of: Timestamp(seconds: Int64(Date().timeIntervalSince1970)))
+            .date
+        let last = end ?? today.adding(days: -1)
+        let first = start ?? last.adding(days: -365)
+        return try wanted.map { symbol in
+            guard let entry = directory.entry(symbol) else { throw CLIError("unknown symbol \(symbol)") }
+            let zone = entry.instrument.calendar.zone
+            let close = entry.instrument.market == .cn ? 15 : 16
+            let bars = market.bars(
+                symbol, timeframe: .day, from: Timestamp(first, in: zone), to: Timestamp(last.adding(days: 1), in: zone)
+            ).map { bar in
+                HistoricalBar(
+                    time: Timestamp(zone.localTime(of: bar.time).date, hour: close, in: zone), open: bar.open,
+                    high: bar.high, low: bar.low, close: bar.close, volume: bar.volume)
+            }
+            return BarSeries(symbol: entry.symbol, bars: bars)
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import Backtest
+import JSON
+import Testing
+import TradingCore
+
+func d(_ text: String) -> FixedDecimal { FixedDecimal(text)! }
+
+/// Daily bars from (open, close) pairs, one per weekday from Tuesday 2024-01-02, stamped at the New York close;
+/// high and low 0.50 beyond them, volume 1,000.
+func dailyBars(_ pairs: [(String, String)], zone: ExchangeTimeZone = .newYork, closeHour: Int = 16) -> [HistoricalBar] {
+    var date = CivilDate(2024, 1, 2)
+    var bars: [HistoricalBar] = []
+    for (open, close) in pairs {
+        let (o, c) = (d(open), d(close))
+        bars.append(
+            HistoricalBar(
+                time: Timestamp(date, hour: closeHour, in: zone), open: o, high: max(o, c) + d("0.5"),
+                low: min(o, c) - d("0.5"), close: c, volume: 1000))
+        date = date.adding(days: date.weekday == .friday ? 3 : 1)
+    }
+    return bars
+}
+
+let aapl = Instrument.usEquity("AAPL", name: "Apple Inc.")
+
+/// Buys 10 shares at the first bar's close.
+struct BuyAtFirstBar: Strategy {
+    var done = false
+
+    mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
+        guard !done else { return }
+        done = true
+        orders.market(bar.symbol, .buy, qty: 10)
+    }
+}
+
+/// Buys at the first bar, then sells whatever it holds at every bar.
+struct BuyThenSell: Strategy {
+    var qty: Quantity
+    var bought = false
+
+    mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
+        if !bought {
+            bought = true
+            orders.market(bar.symbol, .buy, qty: qty)
+        } else if bar.position.isPositive {
+            orders.market(bar.symbol, .sell, qty: bar.position)
+        }
+    }
+}
+
+@Suite("Backtests through the engine")
+struct BacktestTests {
+    let series = BarSeries(
+        symbol: "AAPL",
+        bars: dailyBars([
+            ("12.00", "12"), ("11.75", "11"), ("10.75", "10"), ("9.75", "9"), ("9.25", "10"), ("10.25", "11"),
+            ("11.25", "12"), ("12.25", "11"), ("10.75", "10"), ("9.75", "9"),
+        ]))
+
+    @Test("no look-ahead: each bar shows only the closes so far, and an order fills at the next bar's open")
+    func noLookAhead() throws {
+        let result = try Backtester(settings: BacktestSettings(cash: 10_000, fees: .free)).run(
+            [series], instruments: ["AAPL": aapl], strategy: BuyAtFirstBar())
+        let trade = try #require(result.openTrades.first)
+        #expect(trade.entryPrice == d("11.75")) // bar 1's open, not bar 0's close (12)
+        #expect(trade.entryTime == series.bars[1].time)
+        #expect(result.warnings.isEmpty)
+    }
+
+    @Test("the strategy never sees a bar before it closed")
+    func contextGrowsByOne() throws {
+        // A strategy is a value: run it, then look at what the run's copy saw through a class box.
+        final class Box: @unchecked Sendable { var seen: [(Int, Price, Price)] = [] }
+        struct Spy: Strategy {
+            let box: Box
+            mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
+                box.seen.append((bar.closes.count, bar.closes.last ?? .zero, bar.bar.close))
+            }
+        }
+        let box = Box()
+        _ = try Backtester().run([series], instruments: ["AAPL": aapl], strategy: Spy(box: box))
+        #expect(box.seen.map(\.0) == Array(1...10))
+        #expect(box.seen.allSatisfy { $0.1 == $0.2 })
+    }
+
+    @Test("a hand-checked SMA(2)/SMA(3) crossover: one round trip, bought at 11.25 and sold at 9.75")
+    func handChecked() throws {
+        // Closes 12 11 10 9 10 11 12 11 10 9. 2×SMA3 vs 3×SMA2 (sums scaled): below from bar 2; above at bar 5
+        // (21×3 = 63 > 30×2 = 60) → buy, filled at bar 6's open 11.25; below again at bar 8 (63 < 66) → sell, filled
+        // at bar 9's open 9.75. 10 shares: (9.75 − 11.25) × 10 = −15.00, no fees.
+        let result = try Backtester(settings: BacktestSettings(cash: 10_000, fees: .free)).run(
+            [series], instruments: ["AAPL": aapl], strategy: SMACross(fast: 2, slow: 3, qty: 10))
+        #expect(result.trades.count == 1 && result.openTrades.isEmpty)
+        let trade = try #require(result.trades.first)
+        #expect(trade.entryPrice == d("11.25") && trade.exitPrice == d("9.75"))
+        #expect(trade.entryTime == series.bars[6].time && trade.exitTime == series.bars[9].time)
+        #expect(trade.pnl == d("-15"))
+        #expect(result.finalEquity == d("9985"))
+        #expect(result.totalReturn == d("-0.0015"))
+        #expect(result.winRate == .zero)
+        #expect(result.bars == 10)
+        // Exposure: held at the close of bars 6, 7 and 8.
+        #expect(result.exposure == d("0.3"))
+    }
+
+    @Test("fees come from the account's schedule, as live")
+    func fees() throws {
+        let schedule = FeeSchedule(components: [
+            FeeComponent(kind: .commission, sides: .both, basis: .value(rate: .zero), minimum: 1, rounding: .up)
+        ])
+        let result = try Backtester(settings: BacktestSettings(cash: 10_000, fees: schedule)).run(
+            [series], instruments: ["AAPL": aapl], strategy: SMACross(fast: 2, slow: 3, qty: 10))
+        #expect(result.fees == d("2") && result.trades.first?.pnl == d("-17") && result.finalEquity == d("9983"))
+    }
+
+    @Test("close fills are available, with a look-ahead warning in the report")
+    func closeFills() throws {
+        let result = try Backtester(settings: BacktestSettings(cash: 10_000, fill: .close, fees: .free)).run(
+            [series], instruments: ["AAPL": aapl], strategy: BuyAtFirstBar())
+        #expect(result.openTrades.first?.entryPrice == d("12"))
+        #expect(result.warnings.first?.contains("look-ahead") == true)
+    }
+
+    @Test("A-shares: a buy is not filled at limit-up from bars, and shares bought today are sold tomorrow (T+1)")
+    func aShares() throws {
+        let moutai = try #require(Instrument.aShare("600519", name: "贵州茅台"))
+        // Day 1 opens and stays at limit-up (100 → 110): the buy from day 0 cannot fill there; day 2 opens at 108.
+        var bars = dailyBars(
+            [("100", "100"), ("110", "110"), ("108", "111"), ("111.5", "112")], zone: .shanghai, closeHour: 15)
+        bars[1].high = d("110")
+        bars[1].low = d("110")
+        let daily = try Backtester(settings: BacktestSettings(cash: 1_000_000)).run(
+            [BarSeries(symbol: "600519", bars: bars)], instruments: ["600519": moutai],
+            strategy: BuyThenSell(qty: 100))
+        let trade = try #require(daily.trades.first)
+        #expect(trade.entryPrice == d("108") && trade.entryTime == bars[2].time)
+        #expect(trade.exitPrice == d("111.5") && trade.exitTime == bars[3].time)
+
+        // Five-minute bars: the sale decided the minute after the purchase is refused by T+1, and goes through the
+        // next morning.
+        let day = CivilDate(2024, 1, 2)
+        let minutes =
+            [10, 15, 20].map { Timestamp(day, hour: 10, minute: $0, in: .shanghai) } + [
+                Timestamp(day.adding(days: 1), hour: 9, minute: 35, in: .shanghai)
+            ]
+        let intraday = minutes.map {
+            HistoricalBar(time: $0, open: d("100"), high: d("101"), low: d("99"), close: d("100.5"), volume: 10_000)
+        }
+        let result = try Backtester(settings: BacktestSettings(cash: 1_000_000)).run(
+            [BarSeries(symbol: "600519", bars: intraday)], instruments: ["600519": moutai],
+            strategy: BuyThenSell(qty: 100))
+        #expect(result.rejections.keys.contains { $0.contains("T+1") })
+        #expect(result.trades.first?.exitTime == minutes[3])
+    }
+
+    @Test("several symbols are merged in time order; one currency per run")
+    func universe() throws {
+        let msft = Instrument.usEquity("MSFT", name: "Microsoft")
+        let other = BarSeries(symbol: "MSFT", bars: dailyBars([("300", "301"), ("302", "303"), ("304", "305")]))
+        let result = try Backtester(settings: BacktestSettings(cash: 100_000, fees: .free)).run(
+            [series, other], instruments: ["AAPL": aapl, "MSFT": msft], strategy: BuyAndHold(qty: 10))
+        #expect(Set(result.openTrades.map(\.symbol)) == ["AAPL", "MSFT"])
+        #expect(result.openTrades.first { $0.symbol == "MSFT" }?.entryPrice == d("302"))
+        let moutai = try #require(Instrument.aShare("600519", name: "贵州茅台"))
+        #expect(throws: Backtester.Problem.self) {
+            try Backtester().run(
+                [series, BarSeries(symbol: "600519", bars: dailyBars([("10", "10")]))],
+                instruments: ["AAPL": aapl, "600519": moutai], strategy: BuyAndHold(qty: 100))
+        }
+    }
+
+    @Test("the JSON report has the figures a tool reads")
+    func jsonReport() throws {
+        let result = try Backtester(settings: BacktestSettings(cash: 10_000, fees: .free)).run(
+            [series], instruments: ["AAPL": aapl], strategy: SMACross(fast: 2, slow: 3, qty: 10))
+        let json = result.json
+        #expect(json["bars"] == .int(10) && json["trades"] == .int(1))
+        #expect(json["final_equity"] == .string("9985") && json["return"] == .string("-0.0015"))
+        #expect(json["max_drawdown"]?.decimal?.isNegative == true)
+        #expect(json["trade_list"]?[0]?["pnl"] == .string("-15"))
+        #expect(json["sharpe"] == .null) // 10 daily returns are too few to annualize
+        #expect(result.text.contains("1 round trips") || result.text.contains("Trades            1"))
+    }
+}
+
+@Suite("CSV bars")
+struct CSVBarsTests {
+    @Test("yfinance/pandas layout: Date, Open, High, Low, Close, Adj Close, Volume; dates stamped at the close")
+    func yfinance() throws {
+        let text = """
+            Date,Open,High,Low,Close,Adj Close,Volume
+            2024-01-02,187.15,188.44,183.89,185.64,184.29,82488700
+            2024-01-03,184.22,185.88,183.43,184.25,182.91,58414500
+            """
+        let series = try CSVBars.parse(text, symbol: "AAPL", zone: .newYork)
+        #expect(series.count == 1 && series[0].bars.count == 2)
+        #expect(series[0].bars[0].time == Timestamp(CivilDate(2024, 1, 2), hour: 16, in: .newYork))
+        #expect(series[0].bars[1].close == d("184.25") && series[0].bars[1].volume == d("58414500"))
+        #expect(series[0].frequency == .daily)
+    }
+
+    @Test("several symbols in one file, date-times local to the zone, RFC 3339 and Unix times")
+    func formats() throws {
+        let text = """
+            code,name,timestamp,open,high,low,close,volume,turnover
+            000001,平安银行,2005-01-04 09:35:00,1.49,1.49,1.46,1.48,7674030.0,11465603.0
+            000001,平安银行,2005-01-04 09:40:00,1.48,1.48,1.44,1.46,14042696.0,20718559.0
+            600519,贵州茅台,2005-01-04 09:35:00,50,51,49,50.5,1000,50500
+            """
+        let series = try CSVBars.parse(text, symbol: "X", zone: .shanghai)
+        #expect(series.map(\.symbol) == ["000001", "600519"])
+        #expect(series[0].bars[0].time == Timestamp(CivilDate(2005, 1, 4), hour: 9, minute: 35, in: .shanghai))
+        #expect(series[0].frequency == .intraday(seconds: 300))
+        #expect(series[0].frequency.description == "5Min")
+
+        let zoned = try CSVBars.parse(
+            "datetime,open,high,low,close\n2024-01-02T14:30:00Z,1,1,1,1\n2024-01-02T09:31:00-05:00,1,1,1,1\n",
+            symbol: "S", zone: .shanghai)
+        #expect(zoned[0].bars[1].time == Timestamp(CivilDate(2024, 1, 2), hour: 14, minute: 31, in: .utc))
+        let unix = try CSVBars.parse("timestamp,open,high,low,close\n1704205800,1,1,1,1\n", symbol: "S", zone: .utc)
+        #expect(unix[0].bars[0].time == Timestamp(seconds: 1_704_205_800))
+    }
+
+    @Test("bad files are refused with the line and the reason")
+    func problems() {
+        func message(_ text: String) -> String? {
+            do {
+                _ = try CSVBars.parse(text, symbol: "S", zone: .utc)
+                return nil
+            } catch { return error.description }
+        }
+        #expect(
+            message("open,high,low,close\n1,1,1,1")
+                == "the header needs a date, datetime, timestamp or time column: open,high,low,close")
+        #expect(message("date,open,high,low\n2024-01-02,1,1,1")?.contains("close") == true)
+        #expect(
+            message("date,open,high,low,close\n2024-01-02,1,1,abc,1") == "line 2: \"abc\" is not a positive price (low)"
+        )
+        #expect(
+            message("date,open,high,low,close\n2024-01-03,1,1,1,1\n2024-01-02,1,1,1,1")?.contains("not in time order")
+                == true)
+        #expect(message("date,open,high,low,close\n") == "the CSV file has a header and no bars")
+    }
+}

@@ -1,0 +1,60 @@
+"""`papertrade backtest` end to end: a CSV file in pandas' layout through the real engine, the JSON report a tool
+reads, and clear errors for bad input."""
+import json
+import subprocess
+from decimal import Decimal
+
+from conftest import BINARY
+
+# Closes 12 11 10 9 10 11 12 11 10 9 with opens a step away: SMA(2) crosses above SMA(3) at the 6th close and below
+# at the 9th, so one round trip is bought at the 7th open (11.25) and sold at the 10th (9.75).
+ROWS = [("2024-01-02", "12.00", "12"), ("2024-01-03", "11.75", "11"), ("2024-01-04", "10.75", "10"),
+        ("2024-01-05", "9.75", "9"), ("2024-01-08", "9.25", "10"), ("2024-01-09", "10.25", "11"),
+        ("2024-01-10", "11.25", "12"), ("2024-01-11", "12.25", "11"), ("2024-01-12", "10.75", "10"),
+        ("2024-01-16", "9.75", "9")]
+
+
+def backtest(*args):
+    return subprocess.run([BINARY, "backtest", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_a_csv_backtest_reports_json(tmp_path):
+    csv = tmp_path / "spy.csv"
+    lines = ["Date,Open,High,Low,Close,Adj Close,Volume"]
+    for date, open_, close in ROWS:
+        high, low = max(Decimal(open_), Decimal(close)) + Decimal("0.5"), min(Decimal(open_), Decimal(close)) - Decimal("0.5")
+        lines.append(f"{date},{open_},{high},{low},{close},{close},1000")
+    csv.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "report.json"
+    run = backtest("--data", str(csv), "--strategy", "sma-cross", "--param", "fast=2", "--param", "slow=3",
+                   "--qty", "10", "--cash", "10000", "--commission", "none", "--report", "json", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    report = json.loads(out.read_text())
+    assert report["symbols"] == ["SPY"] and report["bars"] == 10 and report["trades"] == 1
+    assert Decimal(report["final_equity"]) == Decimal("9985") and Decimal(report["return"]) == Decimal("-0.0015")
+    assert Decimal(report["max_drawdown"]) < 0
+    assert "sharpe" in report and report["fill"] == "next-open" and report["warnings"] == []
+    trade = report["trade_list"][0]
+    assert (Decimal(trade["entry_price"]), Decimal(trade["exit_price"]), Decimal(trade["pnl"])) == (
+        Decimal("11.25"), Decimal("9.75"), Decimal("-15"))
+    assert trade["entry_time"].startswith("2024-01-10") and trade["exit_time"].startswith("2024-01-16")
+
+    # Filling at the signal bar's close is possible, and flagged.
+    close = backtest("--data", str(csv), "--strategy", "sma-cross", "--param", "fast=2", "--param", "slow=3",
+                     "--qty", "10", "--fill", "close", "--report", "json")
+    assert close.returncode == 0, close.stderr
+    assert "look-ahead" in json.loads(close.stdout)["warnings"][0]
+
+    text = backtest("--data", str(csv), "--strategy", "buy-and-hold", "--qty", "10")
+    assert text.returncode == 0 and "Backtest of SPY" in text.stdout and "Final equity" in text.stdout
+
+
+def test_bad_input_is_refused_clearly(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Date,Open,High,Low,Close\n2024-01-02,1,1,oops,1\n")
+    run = backtest("--data", str(bad))
+    assert run.returncode != 0 and 'line 2: "oops" is not a positive price (low)' in run.stderr
+    unknown = backtest("--symbols", "AAPL", "--strategy", "moon-shot")
+    assert unknown.returncode != 0 and "unknown strategy moon-shot" in unknown.stderr
+    params = backtest("--symbols", "AAPL", "--param", "fast=30", "--param", "slow=10")
+    assert params.returncode != 0 and "fast (30) must be shorter than slow (10)" in params.stderr
