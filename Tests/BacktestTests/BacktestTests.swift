@@ -104,6 +104,16 @@ struct BacktestTests {
         #expect(result.exposure == d("0.3"))
     }
 
+    @Test("averages compared exactly: equal is no cross; the cross is the bar they part")
+    func exactTies() throws {
+        // SMA(1) vs SMA(2) is the close against the previous one: down (10 → 9), equal (9 → 9), up (9 → 10).
+        let bars = dailyBars([("10", "10"), ("9.5", "9"), ("9.25", "9"), ("9.5", "10"), ("10.5", "11")])
+        let result = try Backtester(settings: BacktestSettings(cash: 10_000, fees: .free)).run(
+            [BarSeries(symbol: "AAPL", bars: bars)], instruments: ["AAPL": aapl],
+            strategy: SMACross(fast: 1, slow: 2, qty: 1))
+        #expect(result.openTrades.first?.entryPrice == d("10.5")) // signalled at bar 3, filled at bar 4's open
+    }
+
     @Test("fees come from the account's schedule, as live")
     func fees() throws {
         let schedule = FeeSchedule(components: [
