@@ -102,6 +102,8 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "BacktestBench", dependencies: ["Backtest", "TradingCore"], path: "benchmarks/BacktestBench"),
+        .executableTarget(
             name: "MarketDataBench", dependencies: ["MarketData", "JSON"], path: "benchmarks/MarketDataBench"),
         .executableTarget(
             name: "PerformanceBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],

@@ -59,5 +59,5 @@ if [ -d "$web" ]; then
         status=1
     done < <(grep -rlE "from ['\"](\./|\.\./)main\.js['\"]" --include='*.js' "$web" || true)
 fi
-if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, MarketData, Storage, Brokerage, Server, papertrade, web app)"; fi
+if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, Backtest, MarketData, Storage, Brokerage, Server, papertrade, web app)"; fi
 exit "$status"

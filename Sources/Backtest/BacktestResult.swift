@@ -15,8 +15,8 @@ public struct BacktestResult: Sendable {
     public var finalEquity: FixedDecimal
     /// Equity at each trading day's last bar.
     public var points: [ValuationPoint]
-    /// Equity after every bar (one point per bar time).
-    public var equityCurve: [(time: Timestamp, equity: FixedDecimal)]
+    /// The highest equity at any bar's close.
+    public var peakEquity: FixedDecimal
     public var trades: [BacktestTrade]
     public var openTrades: [BacktestTrade]
     public var fees: FixedDecimal
@@ -40,8 +40,6 @@ public struct BacktestResult: Sendable {
     public var totalReturn: FixedDecimal {
         (finalEquity - startingCash).divided(by: startingCash, places: 6, rule: .halfEven) ?? .zero
     }
-
-    public var peakEquity: FixedDecimal { equityCurve.map(\.equity).max() ?? finalEquity }
 
     /// Calendar days from the first bar to the last.
     public var days: Int {

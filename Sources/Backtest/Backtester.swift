@@ -80,32 +80,52 @@ public struct Backtester: Sendable {
         }
         let zone = market.calendar.zone
 
-        // Every bar of every symbol, in time order (ties by the order the symbols were given).
-        var events: [(time: Timestamp, series: Int, index: Int)] = []
-        events.reserveCapacity(series.reduce(0) { $0 + $1.bars.count })
-        for (s, one) in series.enumerated() {
-            for i in one.bars.indices { events.append((one.bars[i].time, s, i)) }
+        let total = series.reduce(0) { $0 + $1.bars.count }
+        // Several symbols: every bar in time order (ties by the order the symbols were given). One symbol: as it is.
+        var merged: [(series: Int32, index: Int32)] = []
+        if series.count > 1 {
+            merged.reserveCapacity(total)
+            for (s, one) in series.enumerated() {
+                for i in one.bars.indices { merged.append((Int32(s), Int32(i))) }
+            }
+            merged.sort {
+                let (a, b) = (
+                    series[Int($0.series)].bars[Int($0.index)].time, series[Int($1.series)].bars[Int($1.index)].time
+                )
+                return a != b ? a < b : $0.series < $1.series
+            }
         }
-        events.sort { $0.time != $1.time ? $0.time < $1.time : $0.series < $1.series }
 
+        // What the loop keeps per symbol, in arrays indexed like `series` (no hashing per bar).
         var closes: [[Price]] = series.map { _ in [] }
         for s in series.indices { closes[s].reserveCapacity(series[s].bars.count) }
-        var marks: [Price?] = series.map { _ in nil }
+        var marks = [Price](repeating: .zero, count: series.count)
+        var held = [Quantity](repeating: .zero, count: series.count)
+        let limited = ids.map { engine.instrument($0).priceLimit != .none }
+        var nextReference = [Timestamp](repeating: .distantPast, count: series.count)
+        var cash = settings.cash
         var recorder = TradeRecorder(symbols: series.map(\.symbol))
         var points: [ValuationPoint] = []
-        var equityCurve: [(time: Timestamp, equity: FixedDecimal)] = []
-        var currentDate: CivilDate?
+        var day = CivilDate(1970, 1, 1)
+        var nextDay = Timestamp.distantPast
         var barsInMarket = 0
         var rejections: [String: Int] = [:]
-        var lastProgress = -1
+        var peak = settings.cash
+        let step = max(1, total / 100)
+        var nextProgress = progress == nil ? Int.max : 0
 
         func equity() -> FixedDecimal {
-            guard let a = engine.account(account) else { return .zero }
-            var total = a.cash
-            for (s, id) in ids.enumerated() {
-                if let qty = a.positions[id]?.qty, !qty.isZero { total += qty.multiplied(by: marks[s] ?? .zero) }
-            }
-            return total
+            var value = cash
+            for s in held.indices where !held[s].isZero { value += held[s].multiplied(by: marks[s]) }
+            return value
+        }
+        /// Books the engine's new events (fills) and reads the account again, only when there were any.
+        func settle(bar n: Int, at time: Timestamp) {
+            guard !engine.outbox.isEmpty else { return }
+            recorder.drain(&engine, at: time, bars: n)
+            guard let a = engine.accounts[account] else { return }
+            cash = a.cash
+            for (s, id) in ids.enumerated() { held[s] = a.positions[id]?.qty ?? .zero }
         }
 
         // Orders decided at a bar's close reach the engine at the next moment of the market (the next event
@@ -121,60 +141,64 @@ public struct Backtester: Sendable {
             pending.removeAll(keepingCapacity: true)
         }
 
-        for (n, event) in events.enumerated() {
-            let bar = series[event.series].bars[event.index]
-            let id = ids[event.series]
-            let date = zone.localTime(of: bar.time).date
-            if let day = currentDate, date != day {
-                points.append(ValuationPoint(date: day, value: equity()))
+        for n in 0..<total {
+            let (s, i) = merged.isEmpty ? (0, n) : (Int(merged[n].series), Int(merged[n].index))
+            let bar = series[s].bars[i]
+            let id = ids[s]
+            if bar.time >= nextDay {
+                if n > 0 { points.append(ValuationPoint(date: day, value: equity())) }
+                day = zone.localTime(of: bar.time).date
+                nextDay = Timestamp(day.adding(days: 1), in: zone)
             }
-            currentDate = date
-            // The day's reference (A-share price limits) from the previous close.
-            if event.index > 0 {
-                let previous = series[event.series].bars[event.index - 1]
-                if zone.localTime(of: previous.time).date != date {
+            // A new day's reference (A-share price limits) is the previous close.
+            if limited[s], bar.time >= nextReference[s] {
+                if i > 0 {
                     engine.apply(
-                        MarketEvent(instrument: id, time: bar.time, kind: .reference(previousClose: previous.close)))
+                        MarketEvent(
+                            instrument: id, time: bar.time, kind: .reference(previousClose: series[s].bars[i - 1].close)
+                        ))
                 }
+                nextReference[s] = Timestamp(zone.localTime(of: bar.time).date.adding(days: 1), in: zone)
             }
-            if !pending.isEmpty, bar.time > decidedAt { submitPending(at: bar.time) }
+            if !pending.isEmpty, bar.time > decidedAt {
+                submitPending(at: bar.time)
+                settle(bar: n, at: bar.time)
+            }
             engine.apply(MarketEvent(instrument: id, time: bar.time, kind: .bar(bar.engineBar)))
-            marks[event.series] = bar.close
-            closes[event.series].append(bar.close)
-            recorder.drain(&engine, at: bar.time, bars: n)
+            marks[s] = bar.close
+            closes[s].append(bar.close)
+            settle(bar: n, at: bar.time)
 
-            let held = engine.account(account)?.positions[id]?.qty ?? .zero
-            if !held.isZero { barsInMarket += 1 }
+            if !held[s].isZero { barsInMarket += 1 }
             var orders = OrderBook()
-            let cash = engine.account(account)?.cash ?? .zero
+            let value = equity()
+            if value > peak { peak = value }
             strategy.onBar(
                 BarContext(
-                    symbol: series[event.series].symbol, bar: bar, closes: closes[event.series][...], position: held,
-                    cash: cash, equity: equity()),
+                    symbol: series[s].symbol, series: s, bar: bar, closes: closes[s][...], position: held[s],
+                    cash: cash, equity: value),
                 orders: &orders)
-            if settings.fill == .close, !orders.requests.isEmpty {
-                // At the signal bar's own close (the look-ahead the report warns about).
-                pending = orders.requests
-                submitPending(at: bar.time)
-                engine.apply(
-                    MarketEvent(
-                        instrument: id, time: bar.time, kind: .trade(price: bar.close, size: max(bar.volume, .one))))
-            } else if !orders.requests.isEmpty {
-                pending += orders.requests
-                decidedAt = bar.time
-            }
-            recorder.drain(&engine, at: bar.time, bars: n)
-            if equityCurve.last?.time == bar.time { equityCurve.removeLast() }
-            equityCurve.append((bar.time, equity()))
-            if let progress, events.count >= 100 {
-                let percent = n * 100 / events.count
-                if percent != lastProgress {
-                    lastProgress = percent
-                    progress(Double(n) / Double(events.count))
+            if !orders.requests.isEmpty {
+                if settings.fill == .close {
+                    // At the signal bar's own close (the look-ahead the report warns about).
+                    pending = orders.requests
+                    submitPending(at: bar.time)
+                    engine.apply(
+                        MarketEvent(
+                            instrument: id, time: bar.time, kind: .trade(price: bar.close, size: max(bar.volume, .one)))
+                    )
+                    settle(bar: n, at: bar.time)
+                } else {
+                    pending += orders.requests
+                    decidedAt = bar.time
                 }
             }
+            if n >= nextProgress {
+                progress?(Double(n) / Double(total))
+                nextProgress = n + step
+            }
         }
-        if let day = currentDate { points.append(ValuationPoint(date: day, value: equity())) }
+        points.append(ValuationPoint(date: day, value: equity()))
         progress?(1)
 
         let first = series.compactMap { $0.bars.first?.time }.min()!
@@ -189,9 +213,9 @@ public struct Backtester: Sendable {
             : holdReturns.reduce(.zero, +).divided(by: FixedDecimal(holdReturns.count), places: 6, rule: .halfEven)
         return BacktestResult(
             symbols: series.map(\.symbol), currency: currency ?? .usd, frequency: series[0].frequency,
-            start: first, end: last, bars: events.count, startingCash: settings.cash, finalEquity: equity(),
-            points: points, equityCurve: equityCurve, trades: recorder.closed, openTrades: recorder.open,
-            fees: engine.account(account)?.totalFees ?? .zero, exposureBars: barsInMarket, rejections: rejections,
+            start: first, end: last, bars: total, startingCash: settings.cash, finalEquity: equity(),
+            points: points, peakEquity: max(peak, equity()), trades: recorder.closed, openTrades: recorder.open,
+            fees: engine.accounts[account]?.totalFees ?? .zero, exposureBars: barsInMarket, rejections: rejections,
             buyAndHoldReturn: buyAndHold, fill: settings.fill)
     }
 }

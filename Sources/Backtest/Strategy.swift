@@ -12,8 +12,10 @@ public protocol Strategy: Sendable {
 
 /// What a strategy sees at a bar's close.
 public struct BarContext: Sendable {
-    /// The symbol whose bar closed.
+    /// The symbol whose bar closed, and its place in the run's list of symbols (0, 1, …: an index for a
+    /// strategy's own per-symbol arrays).
     public let symbol: String
+    public let series: Int
     public let bar: HistoricalBar
     /// This symbol's closes so far, oldest first (the last one is `bar.close`).
     public let closes: ArraySlice<Price>
@@ -82,8 +84,8 @@ public struct SMACross: Strategy {
     public var fast: Int
     public var slow: Int
     public var qty: Quantity
-    /// The sign of fast − slow at the last bar where they differed, per symbol.
-    var lastSign: [String: Int] = [:]
+    /// The sign of fast − slow at the last bar where they differed, per symbol (0: none yet).
+    var lastSign: [Int8] = []
 
     public init(fast: Int = 10, slow: Int = 30, qty: Quantity = .one) {
         self.fast = fast
@@ -92,12 +94,25 @@ public struct SMACross: Strategy {
     }
 
     public mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
-        guard let f = bar.sum(fast), let s = bar.sum(slow) else { return }
+        let closes = bar.closes
+        guard closes.count >= slow else { return }
+        // The windows' sums: fast ⊂ slow, so one pass over the slow window gives both.
+        var f = FixedDecimal.zero
+        var s = FixedDecimal.zero
+        var k = closes.endIndex - 1
+        for j in 0..<slow {
+            let c = closes[k]
+            if j < fast { f += c }
+            s += c
+            k -= 1
+        }
         let difference = f.times(slow) - s.times(fast)
-        let sign = difference.isPositive ? 1 : difference.isNegative ? -1 : 0
+        let sign: Int8 = difference.isPositive ? 1 : difference.isNegative ? -1 : 0
         guard sign != 0 else { return }
-        defer { lastSign[bar.symbol] = sign }
-        guard let previous = lastSign[bar.symbol], previous != sign else { return }
+        if bar.series >= lastSign.count { lastSign += Array(repeating: 0, count: bar.series + 1 - lastSign.count) }
+        let previous = lastSign[bar.series]
+        lastSign[bar.series] = sign
+        guard previous != 0, previous != sign else { return }
         if sign > 0, bar.position.isZero {
             orders.market(bar.symbol, .buy, qty: qty)
         } else if sign < 0, bar.position.isPositive {

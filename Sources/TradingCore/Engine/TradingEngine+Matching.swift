@@ -325,8 +325,10 @@ extension TradingEngine {
         let exact = price.multiplied(by: qty)
         let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
         releaseReservations(orderID)
-        // Re-read both: releasing changed their reservation fields.
-        account = accounts[order.accountID] ?? account
+        // Re-read both: releasing changed their reservation fields. The account is taken out of the table while it
+        // changes (and put back below), so this copy is the only one: appending a day trade or updating a position
+        // then mutates in place instead of copying the account's arrays and dictionaries on every fill.
+        account = accounts.removeValue(forKey: order.accountID) ?? account
         order = orders[orderID] ?? order
 
         // Position.

@@ -48,11 +48,18 @@ extension Account {
         dayTradeCount(on: date) >= PatternDayTrading.patternCount
     }
 
-    /// Records a day trade by a closing order (once per order and day) and forgets old ones.
+    /// Records a day trade by a closing order (once per order and day) and forgets old ones. The list is in date
+    /// order, so both look only at its ends: today's entries for the duplicate, the oldest for what to forget (a
+    /// minute-bar backtest makes thousands of day trades a fortnight; scanning them all per fill was quadratic).
     mutating func recordDayTrade(_ trade: DayTrade) {
-        guard !dayTrades.contains(where: { $0.orderID == trade.orderID && $0.date == trade.date }) else { return }
+        for recorded in dayTrades.reversed() {
+            if recorded.date != trade.date { break }
+            if recorded.orderID == trade.orderID { return }
+        }
         let oldest = trade.date.adding(days: -PatternDayTrading.keptDays)
-        dayTrades.removeAll { $0.date < oldest }
+        if let first = dayTrades.first, first.date < oldest {
+            dayTrades.removeFirst(dayTrades.firstIndex { $0.date >= oldest } ?? dayTrades.count)
+        }
         dayTrades.append(trade)
     }
 
