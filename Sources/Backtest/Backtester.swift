@@ -103,6 +103,11 @@ public struct Backtester: Sendable {
         var held = [Quantity](repeating: .zero, count: series.count)
         let limited = ids.map { engine.instrument($0).priceLimit != .none }
         var nextReference = [Timestamp](repeating: .distantPast, count: series.count)
+        // Per symbol: its trading date, the close before it, and that day's price limits.
+        var barDate = [CivilDate](repeating: CivilDate(1970, 1, 1), count: series.count)
+        var previousClose = [Price?](repeating: nil, count: series.count)
+        var bands = [PriceBand?](repeating: nil, count: series.count)
+        let instrumentsOfSeries = ids.map { engine.instrument($0) }
         var cash = settings.cash
         var recorder = TradeRecorder(symbols: series.map(\.symbol))
         var points: [ValuationPoint] = []
@@ -150,15 +155,20 @@ public struct Backtester: Sendable {
                 day = zone.localTime(of: bar.time).date
                 nextDay = Timestamp(day.adding(days: 1), in: zone)
             }
-            // A new day's reference (A-share price limits) is the previous close.
-            if limited[s], bar.time >= nextReference[s] {
+            // A symbol's new day: the previous close is its reference (A-share price limits come from it).
+            if bar.time >= nextReference[s] {
+                barDate[s] = zone.localTime(of: bar.time).date
                 if i > 0 {
-                    engine.apply(
-                        MarketEvent(
-                            instrument: id, time: bar.time, kind: .reference(previousClose: series[s].bars[i - 1].close)
-                        ))
+                    let reference = series[s].bars[i - 1].close
+                    previousClose[s] = reference
+                    if limited[s] {
+                        let instrument = instrumentsOfSeries[s]
+                        bands[s] = instrument.priceLimit.band(previousClose: reference, tick: instrument.tick)
+                        engine.apply(
+                            MarketEvent(instrument: id, time: bar.time, kind: .reference(previousClose: reference)))
+                    }
                 }
-                nextReference[s] = Timestamp(zone.localTime(of: bar.time).date.adding(days: 1), in: zone)
+                nextReference[s] = Timestamp(barDate[s].adding(days: 1), in: zone)
             }
             if !pending.isEmpty, bar.time > decidedAt {
                 submitPending(at: bar.time)
@@ -176,7 +186,7 @@ public struct Backtester: Sendable {
             strategy.onBar(
                 BarContext(
                     symbol: series[s].symbol, series: s, bar: bar, closes: closes[s][...], position: held[s],
-                    cash: cash, equity: value),
+                    cash: cash, equity: value, date: barDate[s], previousClose: previousClose[s], band: bands[s]),
                 orders: &orders)
             if !orders.requests.isEmpty {
                 if settings.fill == .close {

@@ -124,6 +124,10 @@ public enum CSVBars {
         var lastSymbol = defaultSymbol
         var current: [HistoricalBar] = []
         var dayCache = DayCache()
+        // Daily data written with a time of day ("2005-01-04 00:00:00", as pandas writes a daily index) is stamped at
+        // the close like plain dates, once every row turns out to be at midnight.
+        var midnightOnly = true
+        let midnight = Array("00:00:00".utf8)
         while nextLine(&fields) {
             lineNumber += 1
             guard fields.count == names.count else {
@@ -131,6 +135,12 @@ public enum CSVBars {
                     description: "line \(lineNumber) has \(fields.count) fields; the header has \(names.count)")
             }
             let timeRange = fields[timeColumn]
+            if midnightOnly,
+                timeRange.count != 19
+                    || !bytes[(timeRange.upperBound - 8)..<timeRange.upperBound].elementsEqual(midnight)
+            {
+                midnightOnly = false
+            }
             guard
                 let time = dayCache.time(bytes[timeRange], zone: zone, closeHour: closeHour, closeMinute: closeMinute)
                     ?? parseTime(string(timeRange), zone: zone, closeHour: closeHour, closeMinute: closeMinute)
@@ -188,7 +198,12 @@ public enum CSVBars {
         }
         if !current.isEmpty { series[lastSymbol, default: []] += current }
         guard !order.isEmpty else { throw Problem(description: "the CSV file has a header and no bars") }
-        return order.map { BarSeries(symbol: $0, bars: series[$0] ?? []) }
+        let shift = midnightOnly ? Int64(closeHour * 3600 + closeMinute * 60) : 0
+        return order.map { symbol in
+            var bars = series[symbol] ?? []
+            if shift != 0 { for i in bars.indices { bars[i].time = bars[i].time.adding(seconds: shift) } }
+            return BarSeries(symbol: symbol, bars: bars)
+        }
     }
 
     /// A plain decimal ("123", "-4.5", "7674030.0") read from bytes; nil for anything else (exponents, more than nine

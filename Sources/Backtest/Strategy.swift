@@ -23,6 +23,11 @@ public struct BarContext: Sendable {
     public let position: Quantity
     public let cash: FixedDecimal
     public let equity: FixedDecimal
+    /// The bar's trading date (in its market's time zone), the previous day's last close, and the day's price
+    /// limits when the market has them (A-shares).
+    public let date: CivilDate
+    public let previousClose: Price?
+    public let band: PriceBand?
 
     /// The mean of the last `n` closes (exact), or nil before there are `n`.
     public func average(_ n: Int) -> FixedDecimal? {
@@ -123,7 +128,7 @@ public struct SMACross: Strategy {
 
 /// Built-in strategies by name, with `--param k=v` parameters.
 public enum BuiltInStrategy {
-    public static let names = ["buy-and-hold", "sma-cross"]
+    public static let names = ["buy-and-hold", "sma-cross", "queue-rules"]
 
     public static func make(_ name: String, parameters: [String: String], qty: Quantity) throws(StrategyProblem)
         -> any Strategy

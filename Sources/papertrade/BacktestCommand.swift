@@ -15,7 +15,10 @@ struct BacktestCommand: AsyncParsableCommand {
             Data: --data FILE.csv (a header with date/datetime/timestamp, open, high, low, close[, volume] — the layout \
             pandas, yfinance and backtrader write; a symbol/ticker/code column for several symbols), or --symbols with \
             --from/--to for the simulated market's daily bars.
-            Strategies: buy-and-hold; sma-cross (--param fast=10 --param slow=30).
+            Strategies: buy-and-hold; sma-cross (--param fast=10 --param slow=30); queue-rules (--rules FILE.json: \
+            queue purchase rules, each re-armed every day: e.g. [{"side": "buy", "qty": "100", "condition": \
+            {"type": "within_percent_of_limit_up", "value": "1"}, "order_type": "limit_up"}, {"side": "sell", \
+            "qty": "100", "condition": {"type": "change_percent_at_most", "value": "-3"}}]).
             Orders fill at the next bar's open (--fill next-open); --fill close fills at the signal bar's close, which \
             a real trader could not do (the report warns).
             Example: papertrade backtest --symbols AAPL,MSFT --from 2021-01-01 --to 2025-12-31 --strategy sma-cross \
@@ -27,7 +30,11 @@ struct BacktestCommand: AsyncParsableCommand {
     var symbols: String?
     @Option(help: "First day (YYYY-MM-DD).") var from: String?
     @Option(help: "Last day (YYYY-MM-DD).") var to: String?
-    @Option(help: "buy-and-hold or sma-cross.") var strategy = "sma-cross"
+    @Option(help: "buy-and-hold, sma-cross or queue-rules (with --rules).") var strategy = "sma-cross"
+    @Option(
+        name: .customLong("rules"),
+        help: "queue-rules: a JSON array of queue rules, as POST /api/v1/accounts/{id}/queue takes them.")
+    var rulesFile: String?
     @Option(name: .customLong("param"), help: "A strategy parameter, k=v (repeatable).") var parameters: [String] = []
     @Option(help: "Starting cash.") var cash = "100000"
     @Option(help: "Shares per order.") var qty = "1"
@@ -67,8 +74,23 @@ struct BacktestCommand: AsyncParsableCommand {
             params[parts[0]] = parts[1]
         }
         let chosen: any Strategy
-        do { chosen = try BuiltInStrategy.make(strategy, parameters: params, qty: quantity) } catch {
-            throw ValidationError(error.description)
+        if strategy == "queue-rules" {
+            guard let rulesFile else { throw ValidationError("--strategy queue-rules needs --rules FILE.json") }
+            let bytes: [UInt8]
+            do { bytes = Array(try Data(contentsOf: URL(fileURLWithPath: rulesFile))) } catch {
+                throw CLIError("cannot read \(rulesFile): \(error.localizedDescription)")
+            }
+            do {
+                chosen = QueueRuleStrategy(rules: try QueueRuleStrategy.rules(try JSONValue(parsing: bytes)))
+            } catch let error as QueueRuleJSON.Problem {
+                throw CLIError("\(rulesFile): \(error.description)")
+            } catch {
+                throw CLIError("\(rulesFile): \(error)")
+            }
+        } else {
+            do { chosen = try BuiltInStrategy.make(strategy, parameters: params, qty: quantity) } catch {
+                throw ValidationError(error.description)
+            }
         }
         let directory = try SymbolDirectory.bundled()
         let wanted = symbols.map {

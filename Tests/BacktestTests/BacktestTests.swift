@@ -164,6 +164,34 @@ struct BacktestTests {
         #expect(result.trades.first?.exitTime == minutes[3])
     }
 
+    @Test("queue rules replayed: buy near limit-up at the next day's limit-up price, sell on a rise; re-armed daily")
+    func queueRules() throws {
+        let moutai = try #require(Instrument.aShare("600519", name: "贵州茅台"))
+        // Day 1 closes at 109.5, within 1% of its limit-up 110 (100 + 10%): the buy is a limit at day 2's limit-up
+        // (109.5 + 10% = 120.45), filled at day 2's open of 110. Day 3 closes at 116 ≥ 115: the sell fills at day 4's
+        // open of 117. Day 4 closes near limit-up again (128.5 vs 127.6 × 1.1 = 128.7 after rounding): a second buy
+        // fills at day 5's open.
+        let bars = dailyBars(
+            [("100", "100"), ("101", "109.5"), ("110", "112"), ("113", "116"), ("117", "128.5"), ("127", "126")],
+            zone: .shanghai, closeHour: 15)
+        let rules = """
+            [{"side": "buy", "qty": "100", "condition": {"type": "within_percent_of_limit_up", "value": "1"},
+              "order_type": "limit_up"},
+             {"symbol": "600519", "side": "sell", "qty": "100", "condition": {"type": "price_at_least", "value": "115"}}]
+            """
+        let strategy = QueueRuleStrategy(rules: try QueueRuleStrategy.rules(try JSONValue(parsing: Array(rules.utf8))))
+        let result = try Backtester(settings: BacktestSettings(cash: 1_000_000, fees: .free)).run(
+            [BarSeries(symbol: "600519", bars: bars)], instruments: ["600519": moutai], strategy: strategy)
+        let first = try #require(result.trades.first)
+        #expect(first.entryPrice == d("110") && first.exitPrice == d("117") && first.pnl == d("700"))
+        #expect(first.entryTime == bars[2].time && first.exitTime == bars[4].time)
+        #expect(result.openTrades.first?.entryPrice == d("127"))
+        let bad = #"[{"side": "buy", "qty": "1", "condition": {"type": "soon"}}]"#
+        #expect(throws: QueueRuleJSON.Problem.self) {
+            try QueueRuleStrategy.rules(try JSONValue(parsing: Array(bad.utf8)))
+        }
+    }
+
     @Test("several symbols are merged in time order; one currency per run")
     func universe() throws {
         let msft = Instrument.usEquity("MSFT", name: "Microsoft")
@@ -230,6 +258,14 @@ struct CSVBarsTests {
         #expect(zoned[0].bars[1].time == Timestamp(CivilDate(2024, 1, 2), hour: 14, minute: 31, in: .utc))
         let unix = try CSVBars.parse("timestamp,open,high,low,close\n1704205800,1,1,1,1\n", symbol: "S", zone: .utc)
         #expect(unix[0].bars[0].time == Timestamp(seconds: 1_704_205_800))
+    }
+
+    @Test("a daily index written with midnight times is stamped at the close, like plain dates")
+    func midnight() throws {
+        let text = "timestamp,open,high,low,close\n2005-01-04 00:00:00,1,1,1,1\n2005-01-05 00:00:00,1,1,1,1\n"
+        let series = try CSVBars.parse(text, symbol: "000001", zone: .shanghai, closeHour: 15)
+        #expect(series[0].bars[0].time == Timestamp(CivilDate(2005, 1, 4), hour: 15, in: .shanghai))
+        #expect(series[0].frequency == .daily)
     }
 
     @Test("bad files are refused with the line and the reason")

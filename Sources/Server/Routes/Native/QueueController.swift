@@ -73,9 +73,7 @@ struct QueueController {
     }
 
     static func decimal(_ value: JSONValue?, _ field: String) throws -> FixedDecimal {
-        guard let value else { throw APIError.unprocessable("\(field) is required") }
-        guard let d = value.decimal else { throw APIError.unprocessable("\(field) must be a decimal number") }
-        return d
+        do { return try QueueRuleJSON.decimal(value, field) } catch { throw APIError.unprocessable(error.description) }
     }
 
     static func parse(_ body: JSONValue) throws -> Parsed {
@@ -89,42 +87,13 @@ struct QueueController {
         guard let symbol = o["symbol"]?.string?.uppercased(), !symbol.isEmpty else {
             throw APIError.unprocessable("symbol is required")
         }
-        guard let side = o["side"]?.string.flatMap(OrderSide.init(rawValue:)) else {
-            throw APIError.unprocessable("side must be buy or sell")
-        }
-        let qty = try o["qty"].map { try decimal($0, "qty") }
-        let notional = try o["notional"].map { try decimal($0, "notional") }
-        guard case .object(let c)? = o["condition"], let type = c["type"]?.string else {
-            throw APIError.unprocessable("condition must be an object with a type")
-        }
         let condition: RuleCondition
-        switch type {
-        case "price_at_least": condition = .priceAtLeast(try decimal(c["value"], "condition.value"))
-        case "price_at_most": condition = .priceAtMost(try decimal(c["value"], "condition.value"))
-        case "change_percent_at_least": condition = .changePercentAtLeast(try decimal(c["value"], "condition.value"))
-        case "change_percent_at_most": condition = .changePercentAtMost(try decimal(c["value"], "condition.value"))
-        case "within_of_limit_up": condition = .withinOfLimitUp(try decimal(c["value"], "condition.value"))
-        case "within_of_limit_down": condition = .withinOfLimitDown(try decimal(c["value"], "condition.value"))
-        case "within_percent_of_limit_up":
-            condition = .withinPercentOfLimitUp(try decimal(c["value"], "condition.value"))
-        case "within_percent_of_limit_down":
-            condition = .withinPercentOfLimitDown(try decimal(c["value"], "condition.value"))
-        case "touches_limit_up": condition = .touchesLimitUp
-        case "crosses_above_moving_average", "crosses_below_moving_average":
-            guard let n = c["value"]?.int else {
-                throw APIError.unprocessable("condition.value must be a whole number of bars")
-            }
-            condition =
-                type == "crosses_above_moving_average"
-                ? .crossesAboveMovingAverage(bars: n) : .crossesBelowMovingAverage(bars: n)
-        default: throw APIError.unprocessable("unknown condition type \(type)")
-        }
-        let pricing: RuleAction.Pricing
-        switch o["order_type"]?.string ?? "market" {
-        case "market": pricing = .market
-        case "limit": pricing = .limit(try decimal(o["limit_price"], "limit_price"))
-        case "limit_up": pricing = .limitUp
-        case let other: throw APIError.unprocessable("order_type must be market, limit or limit_up, not \(other)")
+        let action: RuleAction
+        do {
+            action = try QueueRuleJSON.action(o)
+            condition = try QueueRuleJSON.condition(o["condition"])
+        } catch {
+            throw APIError.unprocessable(error.description)
         }
         var lifetime: RuleLifetime?
         if let l = o["lifetime"] {
@@ -141,35 +110,13 @@ struct QueueController {
             default: throw APIError.unprocessable("lifetime type must be until_triggered, until or session")
             }
         }
-        return Parsed(
-            symbol: symbol, condition: condition,
-            action: RuleAction(side: side, qty: qty, notional: notional, pricing: pricing),
-            lifetime: lifetime)
+        return Parsed(symbol: symbol, condition: condition, action: action, lifetime: lifetime)
     }
 
     // MARK: Encoding
 
     static func encode(_ e: Brokerage.QueueEntry, currency: Currency) -> JSONValue {
         let r = e.record.rule
-        var condition: [String: JSONValue] = [:]
-        switch r.condition {
-        case .priceAtLeast(let v): condition = ["type": .string("price_at_least"), "value": .decimal(v)]
-        case .priceAtMost(let v): condition = ["type": .string("price_at_most"), "value": .decimal(v)]
-        case .changePercentAtLeast(let v):
-            condition = ["type": .string("change_percent_at_least"), "value": .decimal(v)]
-        case .changePercentAtMost(let v): condition = ["type": .string("change_percent_at_most"), "value": .decimal(v)]
-        case .withinOfLimitUp(let v): condition = ["type": .string("within_of_limit_up"), "value": .decimal(v)]
-        case .withinOfLimitDown(let v): condition = ["type": .string("within_of_limit_down"), "value": .decimal(v)]
-        case .withinPercentOfLimitUp(let v):
-            condition = ["type": .string("within_percent_of_limit_up"), "value": .decimal(v)]
-        case .withinPercentOfLimitDown(let v):
-            condition = ["type": .string("within_percent_of_limit_down"), "value": .decimal(v)]
-        case .touchesLimitUp: condition = ["type": .string("touches_limit_up")]
-        case .crossesAboveMovingAverage(let n):
-            condition = ["type": .string("crosses_above_moving_average"), "value": .int(n)]
-        case .crossesBelowMovingAverage(let n):
-            condition = ["type": .string("crosses_below_moving_average"), "value": .int(n)]
-        }
         var lifetime: [String: JSONValue]
         switch r.lifetime {
         case .untilTriggered: lifetime = ["type": .string("until_triggered")]
@@ -181,7 +128,7 @@ struct QueueController {
             "symbol": .string(r.symbol),
             "name": .text(e.instrument?.name), "side": .string(r.action.side.rawValue),
             "qty": .decimal(r.action.qty), "notional": .decimal(r.action.notional),
-            "condition": .object(condition), "lifetime": .object(lifetime),
+            "condition": QueueRuleJSON.encode(r.condition), "lifetime": .object(lifetime),
             "status": .string(e.record.status.rawValue), "created_at": .string(r.createdAt.description),
             "updated_at": .string(e.record.updatedAt.description), "currency": .string(currency.rawValue),
             "price": .decimal(e.price), "trigger_level": .decimal(e.triggerLevel),
