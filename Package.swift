@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "Brokerage",
             dependencies: [
-                "TradingCore", "MarketData", "Storage",
+                "TradingCore", "MarketData", "Storage", "Backtest",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Brokerage", "MarketData", "TradingCore", "JSON",
+                "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

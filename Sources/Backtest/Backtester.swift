@@ -31,6 +31,22 @@ public struct BacktestSettings: Sendable {
     }
 }
 
+extension BacktestSettings {
+    /// A commission as text: "real" (nil: the market's own fees), "none", a flat amount per order ("4.95"), or a
+    /// percentage of each trade's value ("0.1%") — the games' commission rule.
+    public static func fees(commission text: String) throws(StrategyProblem) -> FeeSchedule? {
+        switch text.lowercased() {
+        case "real", "": return nil
+        case "none", "0": return .free
+        default:
+            let percent = text.hasSuffix("%")
+            guard let amount = try? FixedDecimal(parsing: percent ? String(text.dropLast()) : text), !amount.isNegative
+            else { throw StrategyProblem("commission must be real, none, an amount (4.95) or a percentage (0.1%)") }
+            return GameRules.commissionSchedule(flat: percent ? nil : amount, percent: percent ? amount : nil) ?? .free
+        }
+    }
+}
+
 /// Runs a strategy over history through the real `TradingEngine`: the same validation (lots, ticks, buying power,
 /// T+1, price limits), the same fill rules for bars (market orders at the open; limits when the bar's range goes
 /// through them; stops by the high/low; at most `volumeParticipation` of the bar's volume), the same fees and

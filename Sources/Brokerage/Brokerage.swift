@@ -25,6 +25,8 @@ public actor Brokerage {
     public nonisolated let webhooks: Webhooks
     public nonisolated let push: PushSubscriptions
     public nonisolated let configurations: AccountConfigurations
+    /// Backtests the native API runs as jobs.
+    public nonisolated let backtests: BacktestJobs
     /// Users' chosen languages (notifications are written in them).
     public nonisolated let languages = LanguagePreferences()
     var configuration: EngineConfiguration
@@ -94,6 +96,7 @@ public actor Brokerage {
         webhooks = Webhooks(storage: storage, clock: clock)
         push = PushSubscriptions(storage: storage, clock: clock)
         configurations = AccountConfigurations(storage: storage)
+        backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
     }
 
     /// Opens the database (creating or migrating it) and starts a brokerage on it.

@@ -56,6 +56,7 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     QueueController(services: services).addRoutes(to: native)
     AlertsController(services: services).addRoutes(to: native)
     GamesController(services: services).addRoutes(to: native)
+    BacktestsController(services: services).addRoutes(to: native)
     PushController(services: services).addRoutes(to: native)
     WebhookController(services: services).addRoutes(to: native)
 

@@ -164,16 +164,8 @@ struct BacktestCommand: AsyncParsableCommand {
     }
 
     func fees(_ market: Market) throws -> FeeSchedule? {
-        switch commission.lowercased() {
-        case "real": return nil
-        case "none", "0": return .free
-        default:
-            let percent = commission.hasSuffix("%")
-            guard let amount = try? FixedDecimal(parsing: percent ? String(commission.dropLast()) : commission),
-                !amount.isNegative
-            else { throw ValidationError("--commission must be real, none, an amount or a percentage") }
-            // The games' commission rule: flat per order, or a share of each trade's value.
-            return GameRules.commissionSchedule(flat: percent ? nil : amount, percent: percent ? amount : nil) ?? .free
+        do { return try BacktestSettings.fees(commission: commission) } catch {
+            throw ValidationError("--\(error.description)")
         }
     }
 

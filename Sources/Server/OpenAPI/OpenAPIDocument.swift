@@ -162,6 +162,25 @@ enum OpenAPIDocument {
                         ]),
                     ]),
                 ]),
+                "BacktestRequest": .object([
+                    "type": .string("object"),
+                    "properties": .object([
+                        "symbols": .object(["type": .string("array"), "items": .object(["type": .string("string")])]),
+                        "from": OpenAPISchema.date, "to": OpenAPISchema.date,
+                        "strategy": .object([
+                            "type": .string("string"),
+                            "enum": .array([.string("buy-and-hold"), .string("sma-cross"), .string("queue-rules")]),
+                        ]),
+                        "params": .object(["type": .string("object")]),
+                        "qty": OpenAPISchema.decimal, "cash": OpenAPISchema.decimal,
+                        "fill": .object([
+                            "type": .string("string"), "enum": .array([.string("next-open"), .string("close")]),
+                        ]),
+                        "commission": .object(["type": .string("string")]),
+                        "rules": .object(["type": .string("array"), "items": .object(["type": .string("object")])]),
+                        "account_id": OpenAPISchema.uuid,
+                    ]),
+                ]),
                 "GameCreate": .object([
                     "type": .string("object"), "required": .array([.string("name"), .string("starting_cash")]),
                     "properties": .object([
@@ -513,6 +532,24 @@ enum OpenAPIDocument {
                     "A new Alpaca API key pair for the account (bots trade it; game accounts too): {account_id, key_id, secret}; the secret is shown once",
                     auth: true, parameters: [param("id", in: "path", "account id")],
                     responses: ["201": "the key pair"])
+            ]),
+            "/api/v1/backtests": .object([
+                "get": op(
+                    "The user's backtests, newest first (without their reports): id, status, progress, request",
+                    auth: true, responses: ["200": "backtests"]),
+                "post": op(
+                    "Start a backtest of daily bars from the market-data feed, through the real engine: {symbols, from?, to?, strategy?: buy-and-hold|sma-cross|queue-rules, params?, qty?, cash?, fill?: next-open|close, commission?: real|none|4.95|0.1%, rules? (queue rule bodies), account_id? (replay its queued rules)}. Answers at once; GET /api/v1/backtests/{id} follows it",
+                    auth: true, body: "BacktestRequest",
+                    responses: [
+                        "202": "the job (status running, progress in percent)",
+                        "409": "two of the user's backtests are still running",
+                    ]),
+            ]),
+            "/api/v1/backtests/{id}": .object([
+                "get": op(
+                    "A backtest: status (running, done, failed), progress in percent, error, and when done the report (the CLI's JSON: bars, trades, final_equity, return, max_drawdown, sharpe, trade_list, monthly_returns, equity)",
+                    auth: true, parameters: [param("id", in: "path", "backtest id")],
+                    responses: ["200": "the backtest"])
             ]),
             "/api/v1/games": .object([
                 "get": op(

@@ -1,0 +1,229 @@
+import Backtest
+import MarketData
+import Synchronization
+import TradingCore
+
+/// Backtests run as jobs for the native API and the web app: a request names symbols, dates, a strategy (built in,
+/// or queue rules — given, or an account's queued ones) and the realism settings; the job fetches the daily bars
+/// from the market-data feed (the simulated market, or the configured provider), runs `Backtester` off the
+/// brokerage actor, and keeps its progress and report. Jobs are computations, not account state: they live in
+/// memory (the last 20 per user) and a restart forgets them.
+public actor BacktestJobs {
+    public enum Status: String, Sendable { case running, done, failed }
+
+    /// What to test.
+    public struct Request: Sendable {
+        public var symbols: [String]
+        public var from: CivilDate
+        public var to: CivilDate
+        public var strategy: String
+        public var parameters: [String: String]
+        public var qty: Quantity
+        public var cash: FixedDecimal
+        public var fill: FillTiming
+        /// nil: the market's real fees.
+        public var fees: FeeSchedule?
+        /// For `queue-rules`: the rules to replay.
+        public var rules: [QueueRuleStrategy.Rule]
+
+        public init(
+            symbols: [String], from: CivilDate, to: CivilDate, strategy: String, parameters: [String: String] = [:],
+            qty: Quantity = .one, cash: FixedDecimal = 100_000, fill: FillTiming = .nextOpen, fees: FeeSchedule? = nil,
+            rules: [QueueRuleStrategy.Rule] = []
+        ) {
+            self.symbols = symbols
+            self.from = from
+            self.to = to
+            self.strategy = strategy
+            self.parameters = parameters
+            self.qty = qty
+            self.cash = cash
+            self.fill = fill
+            self.fees = fees
+            self.rules = rules
+        }
+    }
+
+    public struct Job: Sendable {
+        public var id: String
+        public var userID: UserID
+        public var request: Request
+        public var status: Status
+        public var createdAt: Timestamp
+        public var finishedAt: Timestamp?
+        public var error: String?
+        public var result: BacktestResult?
+        let progress: ProgressBox
+
+        /// The share of bars done, 0…1.
+        public var done: Double { status == .running ? progress.value.withLock { $0 } : 1 }
+    }
+
+    final class ProgressBox: Sendable {
+        let value = Mutex<Double>(0)
+    }
+
+    let feed: any MarketDataFeed
+    let directory: SymbolDirectory
+    let clock: MarketClock
+    var jobs: [String: Job] = [:]
+    static let keptPerUser = 20
+    static let runningPerUser = 2
+
+    init(feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock) {
+        self.feed = feed
+        self.directory = directory
+        self.clock = clock
+    }
+
+    public func job(_ id: String, user: UserID) -> Job? {
+        guard let job = jobs[id], job.userID == user else { return nil }
+        return job
+    }
+
+    /// The user's jobs, newest first.
+    public func jobs(user: UserID) -> [Job] {
+        jobs.values.filter { $0.userID == user }.sorted { $0.createdAt > $1.createdAt }
+    }
+
+    /// Checks a request and starts its job; the answer comes at once, the work continues in the background.
+    public func start(_ request: Request, user: UserID) throws(BrokerageError) -> Job {
+        let strategy = try Self.strategy(request)
+        guard !request.symbols.isEmpty, request.symbols.count <= 50 else {
+            throw .invalid("give between 1 and 50 symbols")
+        }
+        guard request.from <= request.to else { throw .invalid("from must not be after to") }
+        guard request.to.daysSinceEpoch - request.from.daysSinceEpoch <= 366 * 20 else {
+            throw .invalid("a backtest covers at most 20 years")
+        }
+        var instruments: [String: Instrument] = [:]
+        var symbols: [String] = []
+        for text in request.symbols {
+            guard let entry = directory.entry(text) else { throw .notFound("asset not found for \(text)") }
+            instruments[entry.symbol] = entry.instrument
+            symbols.append(entry.symbol)
+        }
+        guard Set(instruments.values.map(\.currency)).count == 1 else {
+            throw .invalid("one backtest trades one currency: give US stocks or A-shares, not both")
+        }
+        guard jobs.values.filter({ $0.userID == user && $0.status == .running }).count < Self.runningPerUser else {
+            throw .conflict("\(Self.runningPerUser) of your backtests are still running; wait for one to finish")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let id = Identifier.random(using: &generator).description
+        var request = request
+        request.symbols = symbols
+        let job = Job(
+            id: id, userID: user, request: request, status: .running, createdAt: clock.now(), finishedAt: nil,
+            error: nil, result: nil, progress: ProgressBox())
+        jobs[id] = job
+        forgetOldJobs(of: user)
+        let feed = feed
+        let progress = job.progress
+        Task.detached(priority: .utility) { [weak self] in
+            let outcome: Result<BacktestResult, BrokerageError>
+            do {
+                let series = try await Self.dailyBars(symbols, instruments: instruments, request: request, feed: feed)
+                outcome = .success(
+                    try Backtester(
+                        settings: BacktestSettings(cash: request.cash, fill: request.fill, fees: request.fees)
+                    )
+                    .run(series, instruments: instruments, strategy: strategy) { done in
+                        progress.value.withLock { $0 = done }
+                    })
+            } catch let error as BrokerageError {
+                outcome = .failure(error)
+            } catch let error as Backtester.Problem {
+                outcome = .failure(.invalid(error.description))
+            } catch {
+                outcome = .failure(.unavailable("\(error)"))
+            }
+            await self?.finish(id, outcome)
+        }
+        return job
+    }
+
+    func finish(_ id: String, _ outcome: Result<BacktestResult, BrokerageError>) {
+        guard var job = jobs[id] else { return }
+        job.finishedAt = clock.now()
+        switch outcome {
+        case .success(let result):
+            job.status = .done
+            job.result = result
+        case .failure(let error):
+            job.status = .failed
+            job.error = error.message
+        }
+        jobs[id] = job
+    }
+
+    func forgetOldJobs(of user: UserID) {
+        let mine = jobs.values.filter { $0.userID == user && $0.status != .running }.sorted {
+            $0.createdAt > $1.createdAt
+        }
+        for job in mine.dropFirst(Self.keptPerUser) { jobs[job.id] = nil }
+    }
+
+    static func strategy(_ request: Request) throws(BrokerageError) -> any Strategy {
+        if request.strategy == "queue-rules" {
+            guard !request.rules.isEmpty else {
+                throw .invalid("queue-rules needs rules: give them, or an account_id whose queued rules to replay")
+            }
+            return QueueRuleStrategy(rules: request.rules)
+        }
+        do { return try BuiltInStrategy.make(request.strategy, parameters: request.parameters, qty: request.qty) } catch
+        {
+            throw .invalid(error.description)
+        }
+    }
+
+    /// Each symbol's daily bars from the feed, stamped at its market's close.
+    static func dailyBars(
+        _ symbols: [String], instruments: [String: Instrument], request: Request, feed: any MarketDataFeed
+    ) async throws(BrokerageError) -> [BarSeries] {
+        var out: [BarSeries] = []
+        for symbol in symbols {
+            guard let instrument = instruments[symbol] else { continue }
+            let zone = instrument.calendar.zone
+            let close = instrument.market == .cn ? 15 : 16
+            let bars: [PriceBar]
+            do {
+                bars = try await feed.bars(
+                    symbol, timeframe: .day, from: Timestamp(request.from, in: zone),
+                    to: Timestamp(request.to.adding(days: 1), in: zone))
+            } catch {
+                throw .feed(error)
+            }
+            guard !bars.isEmpty else {
+                throw .notFound("no daily bars for \(symbol) between \(request.from) and \(request.to)")
+            }
+            out.append(
+                BarSeries(
+                    symbol: symbol,
+                    bars: bars.map {
+                        HistoricalBar(
+                            time: Timestamp(zone.localTime(of: $0.time).date, hour: close, in: zone), open: $0.open,
+                            high: $0.high, low: $0.low, close: $0.close, volume: $0.volume)
+                    }))
+        }
+        return out
+    }
+}
+
+extension Brokerage {
+    /// Starts a backtest for a user; with `rulesOf`, replays that account's queued rules (the user's own account).
+    public func startBacktest(_ request: BacktestJobs.Request, user: UserID, rulesOf account: AccountID? = nil)
+        async throws(BrokerageError) -> BacktestJobs.Job
+    {
+        var request = request
+        if let account {
+            guard owners[account]?.userID == user else { throw .notFound("account not found") }
+            request.rules = queuedRules.values.filter { $0.rule.accountID == account }.map {
+                QueueRuleStrategy.Rule(symbol: $0.rule.symbol, condition: $0.rule.condition, action: $0.rule.action)
+            }
+            if request.symbols.isEmpty { request.symbols = Array(Set(request.rules.compactMap(\.symbol))).sorted() }
+            guard !request.rules.isEmpty else { throw .invalid("the account has no queued rules to replay") }
+        }
+        return try await backtests.start(request, user: user)
+    }
+}

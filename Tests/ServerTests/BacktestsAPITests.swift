@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import JSON
+import Server
+import Testing
+import TradingCore
+
+@Suite("Backtests API")
+struct BacktestsAPITests {
+    func session(_ client: some TestClientProtocol) async throws -> HTTPFields {
+        try await client.execute(
+            uri: "/api/v1/auth/signup", method: .post, body: body(#"{"username":"quant","password":"hunter2hunter2"}"#)
+        ) { r in [.cookie: r.headers[.setCookie]?.split(separator: ";").first.map(String.init) ?? ""] }
+    }
+
+    /// Polls a job until it is no longer running (at most ~20 s).
+    func finished(_ client: some TestClientProtocol, _ f: ServerFixture, _ auth: HTTPFields, _ id: String)
+        async throws -> JSONValue
+    {
+        for _ in 0..<200 {
+            let job = try await client.execute(uri: "/api/v1/backtests/\(id)", method: .get, headers: auth) { r in
+                f.json(r)
+            }
+            if job["status"] != .string("running") { return job }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return .null
+    }
+
+    @Test("a backtest runs as a job over the simulated market's daily bars and reports the CLI's figures")
+    func job() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let auth = try await session(client)
+                let id = try await client.execute(
+                    uri: "/api/v1/backtests", method: .post, headers: auth,
+                    body: body(
+                        #"{"symbols":["aapl"],"from":"2024-01-01","to":"2025-06-30","strategy":"sma-cross","params":{"fast":5,"slow":20},"qty":"10","commission":"none"}"#
+                    )
+                ) { r in
+                    #expect(r.status == .accepted)
+                    #expect(f.json(r)["request"]?["symbols"] == .array([.string("AAPL")]))
+                    return f.json(r)["id"]?.string ?? ""
+                }
+                let job = try await finished(client, f, auth, id)
+                #expect(job["status"] == .string("done"), "\(job)")
+                #expect(job["progress"] == .number("100"))
+                let report = try #require(job["result"])
+                #expect(report["bars"]?.int ?? 0 > 300)
+                #expect(report["trades"]?.int ?? 0 > 0)
+                #expect(report["final_equity"]?.decimal != nil && report["max_drawdown"] != nil)
+                #expect(report["fill"] == .string("next-open") && report["fees"] == .string("0"))
+                try await client.execute(uri: "/api/v1/backtests", method: .get, headers: auth) { r in
+                    #expect(f.json(r).array?.first?["id"] == .string(id))
+                    #expect(f.json(r).array?.first?["result"] == nil)
+                }
+            }
+        }
+    }
+
+    @Test("an account's queued rules are replayed; bad requests are refused with the reason")
+    func queueRulesAndErrors() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let auth = try await session(client)
+                let accounts = try await client.execute(uri: "/api/v1/accounts", method: .get, headers: auth) { r in
+                    f.json(r).array ?? []
+                }
+                let us = try #require(accounts.first { $0["market"] == .string("us") }?["id"]?.string)
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(us)/queue", method: .post, headers: auth,
+                    body: body(
+                        #"{"symbol":"MSFT","side":"buy","qty":"1","condition":{"type":"change_percent_at_most","value":"-1"}}"#
+                    )
+                ) { r in #expect(r.status == .created || r.status == .ok, "\(String(buffer: r.body))") }
+                let id = try await client.execute(
+                    uri: "/api/v1/backtests", method: .post, headers: auth,
+                    body: body(#"{"account_id":"\#(us)","from":"2025-01-01","to":"2025-06-30"}"#)
+                ) { r in
+                    #expect(r.status == .accepted, "\(String(buffer: r.body))")
+                    #expect(f.json(r)["request"]?["strategy"] == .string("queue-rules"))
+                    #expect(f.json(r)["request"]?["symbols"] == .array([.string("MSFT")]))
+                    return f.json(r)["id"]?.string ?? ""
+                }
+                let job = try await finished(client, f, auth, id)
+                #expect(job["status"] == .string("done"), "\(job)")
+                #expect(job["result"]?["open_trades"]?.int == 1 || (job["result"]?["trades"]?.int ?? 0) > 0)
+
+                for (json, status, message) in [
+                    (#"{"symbols":["NOPE"]}"#, HTTPResponse.Status.notFound, "asset not found for NOPE"),
+                    (#"{"symbols":["AAPL"],"strategy":"moon"}"#, .unprocessableContent, "unknown strategy moon"),
+                    (#"{"symbols":["AAPL","600519"]}"#, .unprocessableContent, "one backtest trades one currency"),
+                    (
+                        #"{"symbols":["AAPL"],"from":"2025-02-01","to":"2025-01-01"}"#, .unprocessableContent,
+                        "from must not be after to"
+                    ),
+                    (#"{"symbols":["AAPL"],"commission":"lots"}"#, .unprocessableContent, "commission must be"),
+                ] {
+                    try await client.execute(uri: "/api/v1/backtests", method: .post, headers: auth, body: body(json)) {
+                        r in
+                        #expect(r.status == status, "\(json)")
+                        #expect(f.json(r)["message"]?.string?.contains(message) == true, "\(String(buffer: r.body))")
+                    }
+                }
+            }
+        }
+    }
+}
