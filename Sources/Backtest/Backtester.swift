@@ -226,6 +226,12 @@ public struct Backtester: Sendable {
         }
         points.append(ValuationPoint(date: day, value: equity()))
         progress?(1)
+        // Open trades are valued at the last close.
+        for k in recorder.open.indices {
+            if let s = series.firstIndex(where: { $0.symbol == recorder.open[k].symbol }) {
+                recorder.open[k].openValue = held[s].magnitude.multiplied(by: marks[s])
+            }
+        }
 
         let first = series.compactMap { $0.bars.first?.time }.min()!
         let last = series.compactMap { $0.bars.last?.time }.max()!
@@ -287,7 +293,7 @@ struct TradeRecorder {
                 BacktestTrade(
                     symbol: symbol, side: side == .buy ? .long : .short, entryTime: time, entryBar: bar, exitTime: nil,
                     exitBar: nil, qty: .zero, entryValue: .zero, entryQty: .zero, exitValue: .zero, exitQty: .zero,
-                    fees: .zero))
+                    fees: .zero, openValue: nil))
             index = open.count - 1
         }
         guard let i = index else { return }
@@ -326,14 +332,17 @@ public struct BacktestTrade: Sendable, Hashable {
     public var exitValue: FixedDecimal
     public var exitQty: Quantity
     public var fees: FixedDecimal
+    /// An open trade's shares still held, valued at the last close (nil once closed).
+    public var openValue: FixedDecimal?
 
     public var entryPrice: Price { entryValue.divided(by: entryQty, places: 4, rule: .halfEven) ?? .zero }
     public var exitPrice: Price? {
         exitQty.isZero ? nil : exitValue.divided(by: exitQty, places: 4, rule: .halfEven)
     }
-    /// Profit after fees (a closed trade's).
+    /// Profit after fees; an open trade's counts its shares still held at the last close.
     public var pnl: FixedDecimal {
-        (side == .long ? exitValue - entryValue : entryValue - exitValue) - fees
+        let out = exitValue + (openValue ?? .zero)
+        return (side == .long ? out - entryValue : entryValue - out) - fees
     }
     /// P&L as a fraction of what was put in.
     public var returnFraction: FixedDecimal {

@@ -65,6 +65,7 @@ struct BacktestTests {
         let trade = try #require(result.openTrades.first)
         #expect(trade.entryPrice == d("11.75")) // bar 1's open, not bar 0's close (12)
         #expect(trade.entryTime == series.bars[1].time)
+        #expect(trade.pnl == d("-27.5")) // still open: 10 shares at the last close of 9 against 117.50 paid
         #expect(result.warnings.isEmpty)
     }
 

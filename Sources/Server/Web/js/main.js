@@ -19,6 +19,7 @@ const views = {
   performance: () => import('./views/performance.js'),
   games: () => import('./views/games.js'),
   join: () => import('./views/join.js'),
+  backtest: () => import('./views/backtest.js'),
 };
 
 const TABS = [

@@ -9,7 +9,8 @@ export async function render(view, params, scope) {
   const market = store.account()?.market ?? 'us';
   let kind = 'gainers';
   const list = h('section.card', { 'aria-live': 'polite' }, loading());
-  clear(view, h('header.page-head', h('h1', t('explore.title')), h('p.sub', t(market === 'cn' ? 'explore.cn' : 'explore.us'))),
+  clear(view, h('header.page-head', h('h1', t('explore.title')), h('a.button', { href: '#/backtest' }, t('backtest.title')),
+    h('p.sub', t(market === 'cn' ? 'explore.cn' : 'explore.us'))),
     segmented(t('explore.movers'), ['gainers', 'losers', 'active'].map((k) => [k, t(`explore.${k}`)]), kind, (v) => { kind = v; load(true); }),
     list);
 

@@ -45,7 +45,8 @@ export async function render(view, params, scope) {
   const currency = account.currency;
   const queued = h('section.card', { 'aria-labelledby': 'queued-title' }, loading());
   const history = h('section.card', { 'aria-labelledby': 'history-title' }, loading());
-  clear(view, h('header.page-head', h('h1', t('queue.title')), h('p.sub', t('queue.intro'))),
+  clear(view, h('header.page-head', h('h1', t('queue.title')), h('a.button', { href: '#/backtest' }, t('queue.try_on_history')),
+    h('p.sub', t('queue.intro'))),
   h('div.queue-grid', h('div', addForm(), queued), history));
 
   function addForm() {
