@@ -49,7 +49,7 @@ struct BacktestCommand: AsyncParsableCommand {
     var volumeCap = "1"
     @Option(help: "CSV times without an offset are in: America/New_York, Asia/Shanghai or UTC (default: by symbol).")
     var timezone: String?
-    @Option(help: "text (default) or json.") var report = "text"
+    @Option(help: "text (default), json, or html (one self-contained page with charts; use --out).") var report = "text"
     @Option(help: "Write the report to this file instead of printing it.") var out: String?
     @Option(help: "The simulated market's seed.") var seed: UInt64 = 1
 
@@ -57,7 +57,9 @@ struct BacktestCommand: AsyncParsableCommand {
         guard let timing = FillTiming(rawValue: fill) else {
             throw ValidationError("--fill must be next-open or close")
         }
-        guard report == "text" || report == "json" else { throw ValidationError("--report must be text or json") }
+        guard ["text", "json", "html"].contains(report) else {
+            throw ValidationError("--report must be text, json or html")
+        }
         guard let quantity = try? FixedDecimal(parsing: qty), quantity.isPositive else {
             throw ValidationError("--qty must be a positive number")
         }
@@ -139,7 +141,12 @@ struct BacktestCommand: AsyncParsableCommand {
             throw CLIError(error.description)
         }
         if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
-        let text = report == "json" ? String(decoding: result.json.serializedBytes, as: UTF8.self) : result.text
+        let text =
+            switch report {
+            case "json": String(decoding: result.json.serializedBytes, as: UTF8.self)
+            case "html": result.html
+            default: result.text
+            }
         if let out {
             try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: out))
         } else {

@@ -45,6 +45,14 @@ def test_a_csv_backtest_reports_json(tmp_path):
     assert close.returncode == 0, close.stderr
     assert "look-ahead" in json.loads(close.stdout)["warnings"][0]
 
+    page = tmp_path / "report.html"
+    html = backtest("--data", str(csv), "--strategy", "sma-cross", "--param", "fast=2", "--param", "slow=3",
+                    "--qty", "10", "--commission", "none", "--report", "html", "--out", str(page))
+    assert html.returncode == 0, html.stderr
+    document = page.read_text()
+    assert document.startswith("<!doctype html>") and document.count("<svg") == 2 and "<script" not in document
+    assert "Backtest of SPY" in document and "Monthly returns" in document and "-$15.00" in document
+
     text = backtest("--data", str(csv), "--strategy", "buy-and-hold", "--qty", "10")
     assert text.returncode == 0 and "Backtest of SPY" in text.stdout and "Final equity" in text.stdout
 

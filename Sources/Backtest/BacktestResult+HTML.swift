@@ -1,0 +1,132 @@
+import TradingCore
+
+extension BacktestResult {
+    /// The report as one self-contained HTML page (`papertrade backtest --report html`): the figures, equity and
+    /// drawdown charts as inline SVG, monthly returns and the trade list. No scripts, no external files; chart
+    /// coordinates are computed in decimals like every figure.
+    public var html: String {
+        let f = figures
+        let title = "Backtest of \(symbols.joined(separator: ", "))"
+        func percent(_ v: FixedDecimal?, signed: Bool = true) -> String {
+            guard let v else { return "—" }
+            let p = v.times(100).rounded(places: 2, rule: .halfEven)
+            return (signed && p.isPositive ? "+" : "") + p.formatted(minimumPlaces: 2) + "%"
+        }
+        func money(_ v: FixedDecimal) -> String {
+            (v.isNegative ? "-" : "") + currency.symbol
+                + v.magnitude.rounded(places: 2, rule: .halfEven).formatted(minimumPlaces: 2)
+        }
+        func number(_ v: FixedDecimal?) -> String {
+            v.map { $0.rounded(places: 2, rule: .halfEven).formatted(minimumPlaces: 2) } ?? "—"
+        }
+        func tone(_ v: FixedDecimal?) -> String { v.map { $0.isNegative ? "down" : $0.isPositive ? "up" : "" } ?? "" }
+
+        let rows: [(String, String, String)] = [
+            ("Final equity", money(finalEquity), ""), ("Return", percent(totalReturn), tone(totalReturn)),
+            ("Buy and hold", percent(buyAndHoldReturn), tone(buyAndHoldReturn)), ("CAGR", percent(cagr), tone(cagr)),
+            ("Sharpe", number(f?.sharpe), ""), ("Sortino", number(f?.sortino), ""), ("Calmar", number(calmar), ""),
+            ("Volatility", percent(f?.volatility, signed: false), ""),
+            ("Max drawdown", percent(f?.maxDrawdown?.depth), "down"), ("Round trips", String(trades.count), ""),
+            ("Win rate", percent(winRate, signed: false), ""), ("Profit factor", number(profitFactor), ""),
+            ("Expectancy", expectancy.map(money) ?? "—", tone(expectancy)), ("SQN", number(sqn), ""),
+            ("Exposure", percent(exposure, signed: false), ""), ("Fees", money(fees), ""),
+            ("Bars", String(bars), ""), ("Peak equity", money(peakEquity), ""),
+        ]
+        var page = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(Self.escape(title))</title>
+            <style>
+            body{font:15px/1.45 system-ui,sans-serif;margin:0;padding:1rem;color:#111;background:#f6f7f9}
+            main{max-width:64rem;margin:0 auto}section{background:#fff;border:1px solid #e3e5e8;border-radius:10px;padding:1rem;margin:0 0 1rem}
+            h1{font-size:1.4rem;margin:.2rem 0}h2{font-size:1.05rem;margin:0 0 .6rem}.sub{color:#666}
+            dl{display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.6rem 1rem;margin:0}
+            dt{color:#666;font-size:.8rem}dd{margin:0;font-weight:700;font-variant-numeric:tabular-nums}
+            .up{color:#0a7f4f}.down{color:#c0392b}.warn{color:#8a5a00}
+            svg{width:100%;height:auto;display:block}polyline{fill:none;stroke-width:1.5}
+            table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums;font-size:.85rem}
+            th,td{padding:.25rem .4rem;text-align:right;border-bottom:1px solid #eee;white-space:nowrap}th:first-child,td:first-child{text-align:left}
+            .scroll{overflow-x:auto}
+            @media (prefers-color-scheme:dark){body{background:#0f1115;color:#e8e8e8}section{background:#171a21;border-color:#2a2f3a}th,td{border-color:#2a2f3a}}
+            </style></head><body><main>
+            <h1>\(Self.escape(title))</h1>
+            <p class="sub">\(frequency) bars · \(start.minuteText) → \(end.minuteText) UTC · \(days) days · orders fill \(fill == .nextOpen ? "at the next bar's open" : "at the signal bar's close") · starting cash \(money(startingCash))</p>
+
+            """
+        for warning in warnings { page += "<p class=\"warn\">Warning: \(Self.escape(warning))</p>\n" }
+        page += "<section><h2>Figures</h2><dl>"
+        for (name, value, style) in rows {
+            page += "<div><dt>\(name)</dt><dd class=\"\(style)\">\(Self.escape(value))</dd></div>"
+        }
+        page += "</dl></section>\n"
+        let values = pointsWithStart.map(\.value)
+        page += "<section><h2>Equity</h2>\(Self.chart(values, color: "#2962ff"))</section>\n"
+        if let drawdowns = f?.drawdowns {
+            page += "<section><h2>Drawdown</h2>\(Self.chart(drawdowns, color: "#c0392b"))</section>\n"
+        }
+        if let monthly = f?.monthly, !monthly.isEmpty {
+            page += "<section><h2>Monthly returns</h2><div class=\"scroll\"><table><thead><tr><th></th>"
+            for m in 1...12 { page += "<th>\(m)</th>" }
+            page += "</tr></thead><tbody>"
+            for year in Set(monthly.map(\.year)).sorted() {
+                page += "<tr><th>\(year)</th>"
+                for m in 1...12 {
+                    let r = monthly.first { $0.year == year && $0.month == m }?.twr
+                    page += "<td class=\"\(tone(r))\">\(r.map { percent($0) } ?? "")</td>"
+                }
+                page += "</tr>"
+            }
+            page += "</tbody></table></div></section>\n"
+        }
+        page +=
+            "<section><h2>Trades</h2><div class=\"scroll\"><table><thead><tr><th>Symbol</th><th>Side</th><th>Entry</th><th>Price</th><th>Exit</th><th>Price</th><th>Shares</th><th>P&amp;L</th><th>Return</th><th>Fees</th></tr></thead><tbody>"
+        for t in trades + openTrades {
+            page +=
+                "<tr><td>\(Self.escape(t.symbol))</td><td>\(t.side.rawValue)</td><td>\(t.entryTime.minuteText)</td><td>\(number(t.entryPrice))</td>"
+            page +=
+                "<td>\(t.exitTime?.minuteText ?? "open")</td><td>\(number(t.exitPrice))</td><td>\(t.qty.formatted(minimumPlaces: 0))</td>"
+            page +=
+                "<td class=\"\(tone(t.pnl))\">\(money(t.pnl))</td><td class=\"\(tone(t.pnl))\">\(percent(t.returnFraction))</td><td>\(money(t.fees))</td></tr>"
+        }
+        page += "</tbody></table></div></section>\n</main></body></html>\n"
+        return page
+    }
+
+    /// A polyline through `values` in a 1000 × 240 box (at most 2,000 points: longer series are sampled evenly).
+    static func chart(_ values: [FixedDecimal], color: String) -> String {
+        guard values.count >= 2, let low = values.min(), let high = values.max() else {
+            return "<svg viewBox=\"0 0 1000 240\"></svg>"
+        }
+        let step = max(1, values.count / 2000)
+        let picked = stride(from: 0, to: values.count, by: step).map { values[$0] } + [values[values.count - 1]]
+        let span = high - low
+        var points: [String] = []
+        points.reserveCapacity(picked.count)
+        for (i, v) in picked.enumerated() {
+            let x =
+                FixedDecimal(10 + i * 980).divided(by: FixedDecimal(picked.count - 1), places: 1, rule: .halfEven)
+                ?? .zero
+            let y =
+                span.isZero
+                ? FixedDecimal(120)
+                : FixedDecimal(10) + ((high - v).times(220).divided(by: span, places: 1, rule: .halfEven) ?? .zero)
+            points.append("\(x.formatted(minimumPlaces: 0)),\(y.formatted(minimumPlaces: 0))")
+        }
+        return
+            "<svg viewBox=\"0 0 1000 240\" role=\"img\"><polyline stroke=\"\(color)\" points=\"\(points.joined(separator: " "))\"/></svg>"
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}
