@@ -67,9 +67,13 @@ public struct Backtester: Sendable {
 
     /// Runs `strategy` over `series`, with each symbol traded as `instruments[symbol]`. `progress` is called with the
     /// share of bars done (0…1) every 1% or so.
+    ///
+    /// `actions` are the symbols' corporate actions (where the data has them, as the simulated market does: its bars
+    /// are raw prices, so a split is a price jump that the position must follow). On each ex-date, at the symbol's
+    /// first bar, a dividend is credited and a split or bonus issue multiplies the shares, as live accounts get them.
     public func run(
         _ series: [BarSeries], instruments: [String: Instrument], strategy: some Strategy,
-        progress: ((Double) -> Void)? = nil
+        actions: [String: [CorporateAction]] = [:], progress: ((Double) -> Void)? = nil
     ) throws(Problem) -> BacktestResult {
         var strategy = strategy
         guard !series.isEmpty, series.contains(where: { !$0.bars.isEmpty }) else { throw Problem("no bars to test") }
@@ -124,6 +128,8 @@ public struct Backtester: Sendable {
         var previousClose = [Price?](repeating: nil, count: series.count)
         var bands = [PriceBand?](repeating: nil, count: series.count)
         let instrumentsOfSeries = ids.map { engine.instrument($0) }
+        let actionsOfSeries = series.map { (actions[$0.symbol] ?? []).sorted { $0.exDate < $1.exDate } }
+        var nextAction = [Int](repeating: 0, count: series.count)
         var cash = settings.cash
         var recorder = TradeRecorder(symbols: series.map(\.symbol))
         var points: [ValuationPoint] = []
@@ -174,8 +180,30 @@ public struct Backtester: Sendable {
             // A symbol's new day: the previous close is its reference (A-share price limits come from it).
             if bar.time >= nextReference[s] {
                 barDate[s] = zone.localTime(of: bar.time).date
+                // Ex-dates up to today: book them, and restate the reference as the market does (the last close
+                // divided by a split's ratio, less a dividend).
+                var restate: (ratio: FixedDecimal, cash: FixedDecimal) = (.one, .zero)
+                while nextAction[s] < actionsOfSeries[s].count, actionsOfSeries[s][nextAction[s]].exDate <= barDate[s] {
+                    let action = actionsOfSeries[s][nextAction[s]]
+                    nextAction[s] += 1
+                    guard i > 0 else { continue } // before the data starts: nothing held, prices already after it
+                    engine.applyCorporateAction(action, to: account, referencePrice: nil, at: bar.time)
+                    if action.kind.changesShares {
+                        restate.ratio = restate.ratio.multiplied(by: action.ratio)
+                        recorder.restate(symbol: action.symbol, ratio: action.ratio)
+                    } else {
+                        restate.cash += action.cash
+                    }
+                    settle(bar: n, at: bar.time)
+                }
                 if i > 0 {
-                    let reference = series[s].bars[i - 1].close
+                    var reference = series[s].bars[i - 1].close
+                    if restate.ratio != .one || restate.cash.isPositive {
+                        let places = instrumentsOfSeries[s].tick.places(at: reference)
+                        reference =
+                            (reference - restate.cash).divided(by: restate.ratio, places: places, rule: .halfUp)
+                            ?? reference
+                    }
                     previousClose[s] = reference
                     if limited[s] {
                         let instrument = instrumentsOfSeries[s]
@@ -262,6 +290,18 @@ struct TradeRecorder {
     var feesSeen: [OrderID: FixedDecimal] = [:]
 
     init(symbols: [String]) { self.symbols = symbols }
+
+    /// A split or bonus issue: the position and the open trade's shares follow it (the money put in does not
+    /// change, so the entry price falls by the ratio).
+    mutating func restate(symbol: String, ratio: FixedDecimal) {
+        guard let held = positions[symbol], !held.isZero else { return }
+        positions[symbol] = held.multiplied(by: ratio).rounded(places: 0, rule: .down)
+        if let i = open.firstIndex(where: { $0.symbol == symbol }) {
+            open[i].entryQty = open[i].entryQty.multiplied(by: ratio).rounded(places: 0, rule: .down)
+            open[i].exitQty = open[i].exitQty.multiplied(by: ratio).rounded(places: 0, rule: .down)
+            open[i].qty = open[i].qty.multiplied(by: ratio).rounded(places: 0, rule: .down)
+        }
+    }
 
     /// Takes the engine's new events (so its outbox never grows) and books their fills.
     mutating func drain(_ engine: inout TradingEngine, at time: Timestamp, bars: Int) {

@@ -99,11 +99,14 @@ struct BacktestCommand: AsyncParsableCommand {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
         }
         var series: [BarSeries]
+        // The simulated market's bars are raw prices: its splits and dividends come with them. CSV files carry none
+        // (they are usually adjusted already).
+        var actions: [String: [CorporateAction]] = [:]
         if let data {
             series = try loadCSV(data, wanted: wanted)
         } else {
             guard let wanted, !wanted.isEmpty else { throw ValidationError("give --data FILE.csv or --symbols") }
-            series = try simulated(wanted, directory: directory)
+            (series, actions) = try simulated(wanted, directory: directory)
         }
         let (start, end) = try range()
         if start != nil || end != nil {
@@ -135,7 +138,7 @@ struct BacktestCommand: AsyncParsableCommand {
         let result: BacktestResult
         do {
             result = try Backtester(settings: settings).run(
-                series, instruments: instruments, strategy: chosen,
+                series, instruments: instruments, strategy: chosen, actions: actions,
                 progress: showProgress ? { Self.progressBar($0) } : nil)
         } catch {
             throw CLIError(error.description)
@@ -209,15 +212,19 @@ struct BacktestCommand: AsyncParsableCommand {
         return series
     }
 
-    func simulated(_ wanted: [String], directory: SymbolDirectory) throws -> [BarSeries] {
+    func simulated(_ wanted: [String], directory: SymbolDirectory) throws -> (
+        [BarSeries], [String: [CorporateAction]]
+    ) {
         let market = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: seed))
         let (start, end) = try range()
         let today = TradingCalendar.xnys.zone.localTime(of: Timestamp(seconds: Int64(Date().timeIntervalSince1970)))
             .date
         let last = end ?? today.adding(days: -1)
         let first = start ?? last.adding(days: -365)
-        return try wanted.map { symbol in
+        var actions: [String: [CorporateAction]] = [:]
+        let series = try wanted.map { symbol in
             guard let entry = directory.entry(symbol) else { throw CLIError("unknown symbol \(symbol)") }
+            actions[entry.symbol] = market.corporateActions(entry.symbol, from: first, through: last)
             let zone = entry.instrument.calendar.zone
             let close = entry.instrument.market == .cn ? 15 : 16
             let bars = market.bars(
@@ -229,5 +236,6 @@ struct BacktestCommand: AsyncParsableCommand {
             }
             return BarSeries(symbol: entry.symbol, bars: bars)
         }
+        return (series, actions)
     }
 }

@@ -193,6 +193,26 @@ struct BacktestTests {
         }
     }
 
+    @Test(
+        "corporate actions: a 2:1 split doubles the shares on the ex-date, so equity does not fall with the raw price")
+    func split() throws {
+        let bars = dailyBars([("100", "100"), ("101", "102"), ("103", "104"), ("52", "53"), ("53.5", "54")])
+        let exDate = CivilDate(2024, 1, 5)
+        let split = CorporateAction(
+            symbol: "AAPL", kind: .forwardSplit, declarationDate: CivilDate(2023, 12, 1), exDate: exDate,
+            recordDate: exDate, payableDate: exDate, newRate: 2, oldRate: 1)
+        let tester = Backtester(settings: BacktestSettings(cash: 100_000, fees: .free))
+        let series = BarSeries(symbol: "AAPL", bars: bars)
+        let adjusted = try tester.run(
+            [series], instruments: ["AAPL": aapl], strategy: BuyAndHold(qty: 10), actions: ["AAPL": [split]])
+        // 10 bought at 101; 20 held after the split, worth 54 each at the end.
+        #expect(adjusted.finalEquity == d("100070"))
+        #expect(adjusted.openTrades.first?.qty == 20 && adjusted.openTrades.first?.pnl == d("70"))
+        // Without the action the same prices read as a halving.
+        let raw = try tester.run([series], instruments: ["AAPL": aapl], strategy: BuyAndHold(qty: 10))
+        #expect(raw.finalEquity == d("99530"))
+    }
+
     @Test("several symbols are merged in time order; one currency per run")
     func universe() throws {
         let msft = Instrument.usEquity("MSFT", name: "Microsoft")

@@ -124,11 +124,17 @@ public actor BacktestJobs {
             let outcome: Result<BacktestResult, BrokerageError>
             do {
                 let series = try await Self.dailyBars(symbols, instruments: instruments, request: request, feed: feed)
+                // The feed's daily bars are raw prices: their splits and dividends come with them.
+                var actions: [String: [CorporateAction]] = [:]
+                for symbol in symbols {
+                    actions[symbol] =
+                        (try? await feed.corporateActions(symbol, from: request.from, through: request.to)) ?? []
+                }
                 outcome = .success(
                     try Backtester(
                         settings: BacktestSettings(cash: request.cash, fill: request.fill, fees: request.fees)
                     )
-                    .run(series, instruments: instruments, strategy: strategy) { done in
+                    .run(series, instruments: instruments, strategy: strategy, actions: actions) { done in
                         progress.value.withLock { $0 = done }
                     })
             } catch let error as BrokerageError {
