@@ -23,7 +23,8 @@ extension BacktestResult {
 
         let rows: [(String, String, String)] = [
             ("Final equity", money(finalEquity), ""), ("Return", percent(totalReturn), tone(totalReturn)),
-            ("Buy and hold", percent(buyAndHoldReturn), tone(buyAndHoldReturn)), ("CAGR", percent(cagr), tone(cagr)),
+            ("Buy and hold", percent(buyAndHoldReturn), tone(buyAndHoldReturn)),
+            (index?.name ?? "Index", percent(index?.return), tone(index?.return)), ("CAGR", percent(cagr), tone(cagr)),
             ("Sharpe", number(f?.sharpe), ""), ("Sortino", number(f?.sortino), ""), ("Calmar", number(calmar), ""),
             ("Volatility", percent(f?.volatility, signed: false), ""),
             ("Max drawdown", percent(f?.maxDrawdown?.depth), "down"), ("Round trips", String(trades.count), ""),

@@ -26,6 +26,8 @@ public struct BacktestResult: Sendable {
     public var rejections: [String: Int]
     /// The average of each symbol's first-to-last close return.
     public var buyAndHoldReturn: FixedDecimal?
+    /// The market index over the same dates (its name and return), when the data source has it.
+    public var index: (name: String, return: FixedDecimal)?
     public var fill: FillTiming
 
     public var figures: PerformanceFigures? {
@@ -35,6 +37,12 @@ public struct BacktestResult: Sendable {
             series.insert(ValuationPoint(date: first.date.adding(days: -1), value: startingCash), at: 0)
         }
         return PerformanceMetrics.figures(series)
+    }
+
+    /// An index's return from its first close to its last over the run's dates.
+    public static func indexReturn(closes: [Price]) -> FixedDecimal? {
+        guard let first = closes.first, let last = closes.last, first.isPositive else { return nil }
+        return (last - first).divided(by: first, places: 6, rule: .halfEven)
     }
 
     public var totalReturn: FixedDecimal {
@@ -135,6 +143,7 @@ public struct BacktestResult: Sendable {
         o["peak_equity"] = .decimal(peakEquity)
         o["return"] = .decimal(totalReturn)
         o["buy_and_hold_return"] = .decimal(buyAndHoldReturn)
+        o["index"] = index.map { .object(["name": .string($0.name), "return": .decimal($0.return)]) } ?? .null
         o["cagr"] = .decimal(cagr)
         o["volatility"] = .decimal(f?.volatility)
         o["sharpe"] = .decimal(f?.sharpe)
@@ -218,6 +227,7 @@ public struct BacktestResult: Sendable {
             "Starting cash     \(money(startingCash))",
             "Final equity      \(money(finalEquity))   peak \(money(peakEquity))",
             "Return            \(percent(totalReturn))   buy & hold \(percent(buyAndHoldReturn))   CAGR \(percent(cagr))",
+            "Index             \(index.map { "\($0.name) \(percent($0.return))" } ?? "—")",
             "Volatility        \(share(f?.volatility))   Sharpe \(number(f?.sharpe))   Sortino \(number(f?.sortino))   Calmar \(number(calmar))",
             "Max drawdown      \(percent(f?.maxDrawdown?.depth))\(f?.maxDrawdown.map { " (\($0.peak) → \($0.trough))" } ?? "")",
             "Exposure          \(share(exposure)) of bars with a position",

@@ -276,7 +276,7 @@ public struct Backtester: Sendable {
             start: first, end: last, bars: total, startingCash: settings.cash, finalEquity: equity(),
             points: points, peakEquity: max(peak, equity()), trades: recorder.closed, openTrades: recorder.open,
             fees: engine.accounts[account]?.totalFees ?? .zero, exposureBars: barsInMarket, rejections: rejections,
-            buyAndHoldReturn: buyAndHold, fill: settings.fill)
+            buyAndHoldReturn: buyAndHold, index: nil, fill: settings.fill)
     }
 }
 

@@ -135,7 +135,7 @@ struct BacktestCommand: AsyncParsableCommand {
             volumeParticipation: cap)
         let total = series.reduce(0) { $0 + $1.bars.count }
         let showProgress = total >= 200_000 && isatty(STDERR_FILENO) != 0
-        let result: BacktestResult
+        var result: BacktestResult
         do {
             result = try Backtester(settings: settings).run(
                 series, instruments: instruments, strategy: chosen, actions: actions,
@@ -144,6 +144,14 @@ struct BacktestCommand: AsyncParsableCommand {
             throw CLIError(error.description)
         }
         if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+        if data == nil {
+            // The simulated market's index of the same market over the same dates.
+            let index: MarketIndex = market == .cn ? .sseComposite : .sp500
+            let closes = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: seed))
+                .indexBars(index, timeframe: .day, from: result.start.adding(seconds: -86_400), to: result.end)
+                .map(\.close)
+            result.index = BacktestResult.indexReturn(closes: closes).map { (index.name, $0) }
+        }
         let text =
             switch report {
             case "json": String(decoding: result.json.serializedBytes, as: UTF8.self)

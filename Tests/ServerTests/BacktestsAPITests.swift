@@ -52,6 +52,7 @@ struct BacktestsAPITests {
                 #expect(report["trades"]?.int ?? 0 > 0)
                 #expect(report["final_equity"]?.decimal != nil && report["max_drawdown"] != nil)
                 #expect(report["fill"] == .string("next-open") && report["fees"] == .string("0"))
+                #expect(report["index"]?["name"] == .string("S&P 500") && report["index"]?["return"]?.decimal != nil)
                 try await client.execute(uri: "/api/v1/backtests", method: .get, headers: auth) { r in
                     #expect(f.json(r).array?.first?["id"] == .string(id))
                     #expect(f.json(r).array?.first?["result"] == nil)

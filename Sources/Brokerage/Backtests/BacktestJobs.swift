@@ -121,7 +121,7 @@ public actor BacktestJobs {
         let feed = feed
         let progress = job.progress
         Task.detached(priority: .utility) { [weak self] in
-            let outcome: Result<BacktestResult, BrokerageError>
+            var outcome: Result<BacktestResult, BrokerageError>
             do {
                 let series = try await Self.dailyBars(symbols, instruments: instruments, request: request, feed: feed)
                 // The feed's daily bars are raw prices: their splits and dividends come with them.
@@ -137,6 +137,15 @@ public actor BacktestJobs {
                     .run(series, instruments: instruments, strategy: strategy, actions: actions) { done in
                         progress.value.withLock { $0 = done }
                     })
+                if case .success(var result) = outcome {
+                    let index: MarketIndex = result.currency == .cny ? .sseComposite : .sp500
+                    let closes =
+                        (try? await feed.indexBars(
+                            index, timeframe: .day, from: result.start.adding(seconds: -86_400), to: result.end))?.map(
+                            \.close)
+                    result.index = closes.flatMap { BacktestResult.indexReturn(closes: $0) }.map { (index.name, $0) }
+                    outcome = .success(result)
+                }
             } catch let error as BrokerageError {
                 outcome = .failure(error)
             } catch let error as Backtester.Problem {
