@@ -15,18 +15,21 @@ public struct BacktestSettings: Sendable {
     public var fill: FillTiming
     /// The account's fees (nil: the market's real schedule, as live accounts pay).
     public var fees: FeeSchedule?
-    /// Adverse slippage in ticks on fills from quotes; share of a bar's volume orders may take together.
+    /// Adverse slippage in ticks and in basis points on every fill (stops included; at most to the bar's high or
+    /// low); the share of a bar's volume orders may take together.
     public var slippageTicks: Int
+    public var slippageBasisPoints: Int
     public var volumeParticipation: FixedDecimal
 
     public init(
         cash: FixedDecimal = 100_000, fill: FillTiming = .nextOpen, fees: FeeSchedule? = nil, slippageTicks: Int = 0,
-        volumeParticipation: FixedDecimal = .one
+        slippageBasisPoints: Int = 0, volumeParticipation: FixedDecimal = .one
     ) {
         self.cash = cash
         self.fill = fill
         self.fees = fees
         self.slippageTicks = slippageTicks
+        self.slippageBasisPoints = slippageBasisPoints
         self.volumeParticipation = volumeParticipation
     }
 }
@@ -77,10 +80,11 @@ public struct Backtester: Sendable {
     ) throws(Problem) -> BacktestResult {
         var strategy = strategy
         guard !series.isEmpty, series.contains(where: { !$0.bars.isEmpty }) else { throw Problem("no bars to test") }
-        var engine = TradingEngine(
-            configuration: EngineConfiguration(
-                seed: 1, volumeParticipation: settings.volumeParticipation, slippageTicks: settings.slippageTicks,
-                sessions: .alwaysOpen, gtcLifetimeDays: 365 * 200))
+        var configuration = EngineConfiguration(
+            seed: 1, volumeParticipation: settings.volumeParticipation, slippageTicks: settings.slippageTicks,
+            sessions: .alwaysOpen, gtcLifetimeDays: 365 * 200)
+        configuration.slippageBasisPoints = settings.slippageBasisPoints
+        var engine = TradingEngine(configuration: configuration)
         var ids: [InstrumentID] = []
         var currency: Currency?
         for s in series {

@@ -41,7 +41,10 @@ struct BacktestCommand: AsyncParsableCommand {
     @Option(help: "next-open (default) or close.") var fill = "next-open"
     @Option(help: "real (the market's fees, default), none, a flat amount per order (4.95) or a percentage (0.1%).")
     var commission = "real"
-    @Option(name: .customLong("slippage-ticks"), help: "Adverse slippage in ticks on quote fills.") var slippageTicks =
+    @Option(name: .customLong("slippage-bps"), help: "Adverse slippage in basis points on every fill, stops included.")
+    var slippageBasisPoints = 0
+    @Option(name: .customLong("slippage-ticks"), help: "Adverse slippage in ticks on every fill, stops included.")
+    var slippageTicks =
         0
     @Option(
         name: .customLong("volume-cap"),
@@ -65,6 +68,9 @@ struct BacktestCommand: AsyncParsableCommand {
         }
         guard let startingCash = try? FixedDecimal(parsing: cash), startingCash.isPositive else {
             throw ValidationError("--cash must be a positive amount")
+        }
+        guard slippageTicks >= 0, slippageBasisPoints >= 0 else {
+            throw ValidationError("--slippage-ticks and --slippage-bps must not be negative")
         }
         guard let cap = try? FixedDecimal(parsing: volumeCap), cap.isPositive, cap <= .one else {
             throw ValidationError("--volume-cap must be above 0 and at most 1")
@@ -132,7 +138,7 @@ struct BacktestCommand: AsyncParsableCommand {
         let market: Market = instruments.values.first?.currency == .cny ? .cn : .us
         let settings = BacktestSettings(
             cash: startingCash, fill: timing, fees: try fees(market), slippageTicks: slippageTicks,
-            volumeParticipation: cap)
+            slippageBasisPoints: slippageBasisPoints, volumeParticipation: cap)
         let total = series.reduce(0) { $0 + $1.bars.count }
         let showProgress = total >= 200_000 && isatty(STDERR_FILENO) != 0
         var result: BacktestResult

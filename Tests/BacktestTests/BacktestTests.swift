@@ -115,6 +115,33 @@ struct BacktestTests {
         #expect(result.openTrades.first?.entryPrice == d("10.5")) // signalled at bar 3, filled at bar 4's open
     }
 
+    @Test("slippage moves fills against the order, stops included, never past the bar's range")
+    func slippage() throws {
+        func entry(_ settings: BacktestSettings, _ strategy: some Strategy) throws -> Price? {
+            try Backtester(settings: settings).run([series], instruments: ["AAPL": aapl], strategy: strategy)
+                .openTrades.first?.entryPrice
+        }
+        // The next open is 11.75: two ticks make 11.77; 100 bps (11.75 × 1% = 0.1175, up to the cent) 11.87.
+        #expect(try entry(BacktestSettings(cash: 10_000, fees: .free, slippageTicks: 2), BuyAtFirstBar()) == d("11.77"))
+        #expect(
+            try entry(BacktestSettings(cash: 10_000, fees: .free, slippageBasisPoints: 100), BuyAtFirstBar())
+                == d("11.87"))
+        // A buy stop at 12.40 triggers on bar 6 (opened at 11.25, high 12.50): it fills at the stop, and slipped by
+        // 50 ticks no higher than the bar's high.
+        struct StopAt: Strategy {
+            var placed = false
+            mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
+                guard !placed else { return }
+                placed = true
+                orders.place(
+                    OrderRequest(
+                        symbol: bar.symbol, side: .buy, type: .stop, timeInForce: .gtc, qty: 1, stopPrice: d("12.40")))
+            }
+        }
+        #expect(try entry(BacktestSettings(cash: 10_000, fees: .free), StopAt()) == d("12.4"))
+        #expect(try entry(BacktestSettings(cash: 10_000, fees: .free, slippageTicks: 50), StopAt()) == d("12.5"))
+    }
+
     @Test("fees come from the account's schedule, as live")
     func fees() throws {
         let schedule = FeeSchedule(components: [

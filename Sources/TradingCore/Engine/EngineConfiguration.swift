@@ -9,6 +9,10 @@ public struct EngineConfiguration: Sendable, Codable, Hashable {
     /// Adverse slippage in ticks, never beyond the worst price quoted in the event (so a fill is always at a
     /// price that was quoted or traded).
     public var slippageTicks: Int
+    /// Further adverse slippage in basis points of the price (rounded up to the tick), on quote and bar fills; bar
+    /// fills (stops included) slip at most to the bar's high (buys) or low (sells), so a fill still lies in the range
+    /// that traded.
+    public var slippageBasisPoints: Int = 0
     /// Nanoseconds after submission before an order can fill (0 = against the current quote at once).
     public var fillLatency: Int64
     /// Extra buying power a market buy holds back above the current ask (0.03 = 3%), as Alpaca does.

@@ -193,10 +193,8 @@ extension TradingEngine {
                 if let limit, buy ? level.price > limit : level.price < limit { break }
                 guard level.size.isPositive else { continue }
                 var price = level.price
-                if configuration.slippageTicks > 0 {
-                    let slip = instrument.tick.tick(at: price).times(configuration.slippageTicks)
-                    price = buy ? Swift.min(price + slip, worst) : Swift.max(price - slip, worst)
-                    if let limit { price = buy ? Swift.min(price, limit) : Swift.max(price, limit) }
+                if configuration.slippageTicks > 0 || configuration.slippageBasisPoints > 0 {
+                    price = slipped(price, buy: buy, worst: worst, limit: limit, instrument: instrument)
                 }
                 let taken = execute(orderID, available: level.size, price: price, instrument: instrument, at: time)
                 if buy { liquidity.asks.consume(taken, at: j) } else { liquidity.bids.consume(taken, at: j) }
@@ -221,6 +219,9 @@ extension TradingEngine {
                 }
             }
             price = Swift.min(Swift.max(price, bar.low), bar.high)
+            if configuration.slippageTicks > 0 || configuration.slippageBasisPoints > 0 {
+                price = slipped(price, buy: buy, worst: buy ? bar.high : bar.low, limit: limit, instrument: instrument)
+            }
             if price == blockedPrice { return }
             let taken = execute(
                 orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
@@ -231,6 +232,22 @@ extension TradingEngine {
                 orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
             liquidity.spend(taken, buy: buy)
         }
+    }
+
+    /// A fill price moved against the order by the configured slippage (ticks, then basis points rounded up to the
+    /// tick), never past `worst` (the far end of what the event quoted or traded) nor through the order's limit.
+    func slipped(_ price: Price, buy: Bool, worst: Price, limit: Price?, instrument: Instrument) -> Price {
+        let tick = instrument.tick.tick(at: price)
+        var slip = tick.times(configuration.slippageTicks)
+        if configuration.slippageBasisPoints > 0 {
+            let bps =
+                price.multiplied(by: FixedDecimal(configuration.slippageBasisPoints)).divided(
+                    by: FixedDecimal(10_000), rule: .up) ?? .zero
+            slip += bps.rounded(toMultipleOf: tick, rule: .up)
+        }
+        var moved = buy ? Swift.min(price + slip, worst) : Swift.max(price - slip, worst)
+        if let limit { moved = buy ? Swift.min(moved, limit) : Swift.max(moved, limit) }
+        return moved
     }
 
     /// Executes up to `available` shares of an order at `price`, bounded by what the order still wants, what
