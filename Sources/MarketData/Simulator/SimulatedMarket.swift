@@ -35,6 +35,9 @@ public final class SimulatedMarket: Sendable {
     public let directory: SymbolDirectory
     public let configuration: SimulatorConfiguration
     private let cache = Mutex(DayCache())
+    /// Daily bars already aggregated (a day's bar is a pure function of the seed, the symbol and the date, so it
+    /// never goes stale): years of daily history for a universe are built once (backtests, charts).
+    private let dailyCache = Mutex(DailyBarCache())
     let actionCache = Mutex(ActionCache())
 
     public init(directory: SymbolDirectory, configuration: SimulatorConfiguration = SimulatorConfiguration()) {
@@ -184,22 +187,8 @@ public final class SimulatedMarket: Sendable {
         var date = first
         while date <= last {
             defer { date = date.adding(days: 1) }
-            guard let day = day(profile, on: date) else { continue }
-            if timeframe.isIntraday {
-                let size = timeframe.minutes
-                for (k, bar) in day.bars.enumerated() {
-                    // Buckets count from the session's first minute (09:30 → 09:30, 10:00 … for 30Min).
-                    let bucket = k / size
-                    let key = date.daysSinceEpoch * 10_000 + bucket
-                    if key != pendingKey {
-                        flush()
-                        pendingKey = key
-                    }
-                    pending.append(bar)
-                }
-                flush()
-            } else {
-                let dayBar = BarAggregation.daily(day.bars, date: date, zone: zone)
+            if !timeframe.isIntraday {
+                guard let dayBar = dailyBar(profile, on: date, zone: zone) else { continue }
                 let key: Int
                 switch timeframe {
                 case .week: key = (date.daysSinceEpoch + 3) / 7 // weeks start on Monday
@@ -210,12 +199,37 @@ public final class SimulatedMarket: Sendable {
                     flush()
                     pendingKey = key
                 }
-                if let dayBar { pending.append(dayBar) }
+                pending.append(dayBar)
+                continue
             }
+            guard let day = day(profile, on: date) else { continue }
+            let size = timeframe.minutes
+            for (k, bar) in day.bars.enumerated() {
+                // Buckets count from the session's first minute (09:30 → 09:30, 10:00 … for 30Min).
+                let bucket = k / size
+                let key = date.daysSinceEpoch * 10_000 + bucket
+                if key != pendingKey {
+                    flush()
+                    pendingKey = key
+                }
+                pending.append(bar)
+            }
+            flush()
         }
         flush()
         // Intraday bars start inside [from, to); day, week and month bars cover the dates of that range.
         return timeframe.isIntraday ? out.filter { $0.time >= from && $0.time < to } : out.filter { $0.time < to }
+    }
+
+    /// A trading day's bar, from the daily cache or aggregated from its minutes (nil on a day without trading).
+    func dailyBar(_ profile: SimulatedProfile, on date: CivilDate, zone: ExchangeTimeZone) -> PriceBar? {
+        let key = date.daysSinceEpoch
+        if let hit = dailyCache.withLock({ $0.get(profile.symbol, day: key) }) { return hit }
+        guard let day = day(profile, on: date), let bar = BarAggregation.daily(day.bars, date: date, zone: zone) else {
+            return nil
+        }
+        dailyCache.withLock { $0.put(profile.symbol, day: key, bar) }
+        return bar
     }
 
     /// The trading days from `from`'s date through `to`'s in order (newest first when `descending`), with their
@@ -390,6 +404,29 @@ extension DirectoryEntry {
 }
 
 /// A bounded cache of computed days (the oldest half is dropped when full).
+/// Daily bars by symbol and day, up to `capacity` bars (500 symbols × 5 years fit; ~100 MB); past it the symbols
+/// cached first are dropped.
+struct DailyBarCache: Sendable {
+    private var bars: [String: [Int: PriceBar]] = [:]
+    private var symbols: [String] = []
+    private var count = 0
+    static let capacity = 700_000
+
+    func get(_ symbol: String, day: Int) -> PriceBar? { bars[symbol]?[day] }
+
+    mutating func put(_ symbol: String, day: Int, _ bar: PriceBar) {
+        if bars[symbol] == nil {
+            symbols.append(symbol)
+            bars[symbol] = [:]
+        }
+        if bars[symbol]?.updateValue(bar, forKey: day) == nil { count += 1 }
+        while count > Self.capacity, symbols.count > 1 {
+            let oldest = symbols.removeFirst()
+            count -= bars.removeValue(forKey: oldest)?.count ?? 0
+        }
+    }
+}
+
 struct DayCache: Sendable {
     struct Key: Hashable, Sendable {
         var symbol: String
