@@ -41,7 +41,10 @@ let package = Package(
         .target(
             name: "MarketData",
             dependencies: ["TradingCore", "JSON"],
-            resources: [.copy("Resources/symbols.tsv"), .copy("Resources/DATA-SOURCES.md")]
+            resources: [
+                .copy("Resources/symbols.tsv"), .copy("Resources/history-daily.csv"),
+                .copy("Resources/DATA-SOURCES.md"),
+            ]
         ),
         // Backtests: the engine replayed over bars, strategies, the report (figures from TradingCore's metrics).
         .target(name: "Backtest", dependencies: ["TradingCore", "JSON"]),

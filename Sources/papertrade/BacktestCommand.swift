@@ -14,7 +14,8 @@ struct BacktestCommand: AsyncParsableCommand {
         discussion: """
             Data: --data FILE.csv (a header with date/datetime/timestamp, open, high, low, close[, volume] — the layout \
             pandas, yfinance and backtrader write; a symbol/ticker/code column for several symbols), or --symbols with \
-            --from/--to for the simulated market's daily bars.
+            --from/--to for the simulated market's daily bars, or --symbols with --source real for the bundled real \
+            daily history (AAPL, IBM, MSFT, GOOG, FB 2000–2013 adjusted; eight A-shares 2005–2020 forward-adjusted).
             Strategies: buy-and-hold; sma-cross (--param fast=10 --param slow=30); queue-rules (--rules FILE.json: \
             queue purchase rules, each re-armed every day: e.g. [{"side": "buy", "qty": "100", "condition": \
             {"type": "within_percent_of_limit_up", "value": "1"}, "order_type": "limit_up"}, {"side": "sell", \
@@ -55,6 +56,9 @@ struct BacktestCommand: AsyncParsableCommand {
     @Option(help: "text (default), json, or html (one self-contained page with charts; use --out).") var report = "text"
     @Option(help: "Write the report to this file instead of printing it.") var out: String?
     @Option(help: "The simulated market's seed.") var seed: UInt64 = 1
+    @Option(
+        help: "With --symbols: simulated (the simulated market, default) or real (the bundled real daily history).")
+    var source = "simulated"
 
     func run() async throws {
         guard let timing = FillTiming(rawValue: fill) else {
@@ -108,7 +112,13 @@ struct BacktestCommand: AsyncParsableCommand {
         // The simulated market's bars are raw prices: its splits and dividends come with them. CSV files carry none
         // (they are usually adjusted already).
         var actions: [String: [CorporateAction]] = [:]
-        if let data {
+        if source == "real" {
+            guard let wanted, !wanted.isEmpty else {
+                throw ValidationError(
+                    "--source real needs --symbols, of: \(BundledHistory.symbols.sorted().joined(separator: ", "))")
+            }
+            series = try bundled(wanted)
+        } else if let data {
             series = try loadCSV(data, wanted: wanted)
         } else {
             guard let wanted, !wanted.isEmpty else { throw ValidationError("give --data FILE.csv or --symbols") }
@@ -150,8 +160,8 @@ struct BacktestCommand: AsyncParsableCommand {
             throw CLIError(error.description)
         }
         if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
-        if data == nil {
-            // The simulated market's index of the same market over the same dates.
+        if data == nil, source != "real" {
+            // The simulated market's index of the same market over the same dates (real data has none bundled).
             let index: MarketIndex = market == .cn ? .sseComposite : .sp500
             let closes = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: seed))
                 .indexBars(index, timeframe: .day, from: result.start.adding(seconds: -86_400), to: result.end)
@@ -224,6 +234,27 @@ struct BacktestCommand: AsyncParsableCommand {
             guard !series.isEmpty else { throw CLIError("\(path) has none of \(wanted.joined(separator: ", "))") }
         }
         return series
+    }
+
+    /// The bundled real daily history of the wanted symbols (US dates stamped at the New York close, A-shares at
+    /// Shanghai's).
+    func bundled(_ wanted: [String]) throws -> [BarSeries] {
+        let unknown = wanted.filter { !BundledHistory.symbols.contains($0) }
+        guard unknown.isEmpty else {
+            throw ValidationError(
+                "no bundled history for \(unknown.joined(separator: ", ")); it has \(BundledHistory.symbols.sorted().joined(separator: ", "))"
+            )
+        }
+        let text = try BundledHistory.dailyCSV()
+        var out: [BarSeries] = []
+        for (zone, close) in [(ExchangeTimeZone.newYork, 16), (.shanghai, 15)] {
+            let parsed: [BarSeries]
+            do { parsed = try CSVBars.parse(text, symbol: "", zone: zone, closeHour: close) } catch {
+                throw CLIError("bundled history: \(error.description)")
+            }
+            out += parsed.filter { wanted.contains($0.symbol) && Self.zone(for: $0.symbol) == zone }
+        }
+        return wanted.compactMap { symbol in out.first { $0.symbol == symbol } }
     }
 
     func simulated(_ wanted: [String], directory: SymbolDirectory) throws -> (

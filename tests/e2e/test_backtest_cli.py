@@ -66,3 +66,25 @@ def test_bad_input_is_refused_clearly(tmp_path):
     assert unknown.returncode != 0 and "unknown strategy moon-shot" in unknown.stderr
     params = backtest("--symbols", "AAPL", "--param", "fast=30", "--param", "slow=10")
     assert params.returncode != 0 and "fast (30) must be shorter than slow (10)" in params.stderr
+
+
+def test_the_bundled_real_history_replays_the_limit_up_rules(tmp_path):
+    """Real A-share prices (000338, 2007–2020, bundled) and the A-share app's own strategy as queue rules: buy at the
+    next day's limit-up price when a close is within 1% of limit-up, sell when a day falls 3%."""
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps([
+        {"side": "buy", "qty": "100", "condition": {"type": "within_percent_of_limit_up", "value": "1"},
+         "order_type": "limit_up"},
+        {"side": "sell", "qty": "100", "condition": {"type": "change_percent_at_most", "value": "-3"}}]))
+    run = backtest("--source", "real", "--symbols", "000338", "--strategy", "queue-rules", "--rules", str(rules),
+                   "--cash", "1000000", "--report", "json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["symbols"] == ["000338"] and report["bars"] == 3133 and report["currency"] == "CNY"
+    assert report["start"].startswith("2007-04-30") and report["end"].startswith("2020-06-16")
+    assert report["trades"] > 5 and Decimal(report["fees"]) > 0  # A-share commission and stamp duty
+    assert report["index"] is None  # no index is bundled with the real series
+    for trade in report["trade_list"]:
+        assert Decimal(trade["qty"]) % 100 == 0  # board lots
+    missing = backtest("--source", "real", "--symbols", "TSLA")
+    assert missing.returncode != 0 and "no bundled history for TSLA" in missing.stderr
