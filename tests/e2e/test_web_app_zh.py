@@ -71,7 +71,8 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
                ("account", "account", ".transactions"), ("notifications", "notifications", ".notifications"),
                ("settings", "settings", ".language"), ("queue", "queue", ".queue-form"),
                ("alerts", "alerts", "#alerts-active-title"), ("performance", "performance", "[data-testid=figure-twr]"),
-               ("stock-a-share", "stock/600519", ".depth-table")]
+               ("games", "games", "#games-mine-title"), ("game-new", "games/new", ".game-form"),
+               ("backtest", "backtest", ".backtest-form"), ("stock-a-share", "stock/600519", ".depth-table")]
     for name, route, ready in screens:
         app.go(route)
         app.css(ready)
@@ -135,3 +136,28 @@ def test_settings_switches_the_language_and_back(app):
     app.wait.until(lambda d: first_tab(d) == "首页")
     assert app.api("GET", "/me")["body"]["language"] == "zh-Hans"
     assert app.text("main h1") == "设置"
+
+
+def test_a_game_in_chinese_and_its_rule_refusal(app):
+    game = app.api("POST", "/games", {"name": "经济学 101", "starting_cash": "50000",
+                                      "rules": {"quick_sell_minutes": 15}})["body"]
+    joined = app.api("POST", f"/games/{game['id']}/join", {})["body"]
+    assert any(a["name"] == "比赛：经济学 101" for a in app.accounts())  # named in the player's language
+    app.d.refresh()  # the game account joins the account switcher
+    app.css(".net-worth")
+    app.go(f"games/{game['id']}")
+    app.text_in(".my-standing", "您排名第 1")
+    time.sleep(0.8)
+    assert english_left(app) == []
+    assert "买入后 15 分钟内不得卖出" in app.text(".game-rules")
+    app.shot("zh-game")
+    # Trading in the game account: the game's rule answers in Chinese.
+    app.d.execute_script("""
+        const select = document.querySelector('select.account-switcher');
+        select.value = arguments[0];
+        select.dispatchEvent(new Event('change'));
+    """, joined["account_id"])
+    zh_trade(app, "AAPL", "buy", "1")
+    assert app.toast("您已成功买入 AAPL 1 股")
+    zh_trade(app, "AAPL", "sell", "1")
+    assert app.toast("本比赛规定买入后 15 分钟内不得卖出：AAPL 还需等待")

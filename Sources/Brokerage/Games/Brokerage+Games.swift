@@ -254,7 +254,8 @@ extension Brokerage {
         }
         guard let snapshot = engine.snapshot(of: accountID) else { throw .invalid("account could not be opened") }
         let record = AccountRecord(
-            id: accountID, userID: user, name: "Game: \(game.name)", market: game.market,
+            id: accountID, userID: user,
+            name: Catalogue(languages.language(of: user))("game.account", ["game": game.name]), market: game.market,
             accountNumber: "PA" + String(accountID.high % 10_000_000_000).leftPadded(10), createdAt: now,
             snapshot: snapshot)
         let player = GamePlayerRecord(gameID: id, accountID: accountID, userID: user, name: name, joinedAt: now)

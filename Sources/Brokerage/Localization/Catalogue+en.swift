@@ -98,5 +98,6 @@ extension Catalogue {
         // Games
         "game.ended.title": "{game} has ended",
         "game.ended.body": "You finished #{rank} of {players} with a return of {return}.",
+        "game.account": "Game: {game}",
     ]
 }

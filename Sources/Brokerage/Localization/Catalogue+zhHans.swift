@@ -103,5 +103,6 @@ extension Catalogue {
         // 比赛
         "game.ended.title": "{game} 已结束",
         "game.ended.body": "您最终排名第 {rank}（共 {players} 人），收益率 {return}。",
+        "game.account": "比赛：{game}",
     ]
 }
