@@ -2,10 +2,6 @@ import ArgumentParser
 import Foundation
 import JSON
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// `papertrade game create|list|join|leaderboard`: games on a running server, as a user (games belong to users,
 /// not to an API key's account): each command logs in with the username and password first.
 struct Game: AsyncParsableCommand {
@@ -48,29 +44,9 @@ struct Game: AsyncParsableCommand {
         func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> (
             JSONValue, [String: String]
         ) {
-            guard let url = URL(string: base + path) else { throw ValidationError("bad server URL \(base)") }
-            var request = URLRequest(url: url, timeoutInterval: 15)
-            request.httpMethod = method
-            if let cookie { request.setValue(cookie, forHTTPHeaderField: "Cookie") }
-            if let body {
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                request.httpBody = Data(body.serializedBytes)
-            }
-            let (data, response): (Data, URLResponse)
-            do { (data, response) = try await URLSession.shared.data(for: request) } catch {
-                throw CLIError("cannot reach \(base): \(error.localizedDescription)")
-            }
-            let http = response as? HTTPURLResponse
-            let status = http?.statusCode ?? 0
-            let json = (try? JSONValue(parsing: Array(data))) ?? .null
-            guard (200..<300).contains(status) else {
-                throw CLIError("\(status): \(json["message"]?.string ?? String(decoding: data, as: UTF8.self))")
-            }
-            var headers: [String: String] = [:]
-            for (name, value) in http?.allHeaderFields ?? [:] {
-                if let name = name as? String, let value = value as? String { headers[name] = value }
-            }
-            return (json, headers)
+            let answer = try await ServerClient.send(
+                base: base, method, path, headers: cookie.map { ["Cookie": $0] } ?? [:], body: body)
+            return (answer.json, answer.headers)
         }
 
         func json(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> JSONValue {

@@ -3,10 +3,6 @@ import Foundation
 import JSON
 import MarketData
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// `papertrade queue add|list|cancel`: queue purchase against a running server, with an account's API key
 /// (the same key an Alpaca client uses).
 struct Queue: AsyncParsableCommand {
@@ -26,25 +22,9 @@ struct Queue: AsyncParsableCommand {
             guard let key = keyID ?? env["APCA_API_KEY_ID"], let secret = secretKey ?? env["APCA_API_SECRET_KEY"] else {
                 throw ValidationError("give --key-id and --secret-key (or APCA_API_KEY_ID and APCA_API_SECRET_KEY)")
             }
-            guard let url = URL(string: base + path) else { throw ValidationError("bad server URL \(base)") }
-            var request = URLRequest(url: url, timeoutInterval: 15)
-            request.httpMethod = method
-            request.setValue(key, forHTTPHeaderField: "APCA-API-KEY-ID")
-            request.setValue(secret, forHTTPHeaderField: "APCA-API-SECRET-KEY")
-            if let body {
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                request.httpBody = Data(body.serializedBytes)
-            }
-            let (data, response): (Data, URLResponse)
-            do { (data, response) = try await URLSession.shared.data(for: request) } catch {
-                throw CLIError("cannot reach \(base): \(error.localizedDescription)")
-            }
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            let json = (try? JSONValue(parsing: Array(data))) ?? .null
-            guard (200..<300).contains(status) else {
-                throw CLIError("\(status): \(json["message"]?.string ?? String(decoding: data, as: UTF8.self))")
-            }
-            return json
+            return try await ServerClient.send(
+                base: base, method, path, headers: ["APCA-API-KEY-ID": key, "APCA-API-SECRET-KEY": secret], body: body
+            ).json
         }
 
         /// The key's account id.

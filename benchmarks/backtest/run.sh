@@ -17,28 +17,11 @@ if [ ! -x "$venv/bin/python" ]; then
     "$venv/bin/pip" install --quiet --require-hashes -r tests/e2e/requirements.txt
 fi
 "$venv/bin/python" - "$csv" "$bars" <<'PY'
-import sys, time
-import backtrader as bt
+import sys
+sys.path.insert(0, "tests/e2e")  # the reference test's strategy and runner: the same backtrader code
+from test_backtest_reference import run_backtrader
 
-class SmaCross(bt.Strategy):
-    def __init__(self):
-        self.crossover = bt.ind.CrossOver(bt.ind.SMA(period=10), bt.ind.SMA(period=30))
-    def next(self):
-        if not self.position:
-            if self.crossover > 0:
-                self.buy(size=1)
-        elif self.crossover < 0:
-            self.close()
-
-cerebro = bt.Cerebro(stdstats=False)
-cerebro.broker.setcash(1_000_000)
-cerebro.adddata(bt.feeds.GenericCSVData(dataname=sys.argv[1], dtformat="%Y-%m-%d %H:%M:%S",
-    timeframe=bt.TimeFrame.Minutes, compression=1, datetime=0, open=1, high=2, low=3, close=4, volume=5,
-    openinterest=-1))
-cerebro.addstrategy(SmaCross)
-started = time.perf_counter()
-cerebro.run()
-seconds = time.perf_counter() - started
 bars = int(sys.argv[2])
+_, _, seconds = run_backtrader(sys.argv[1])
 print(f"backtrader 1.9.78.123: the same strategy over the same {bars} bars (CSV read included): {int(bars / seconds)} bars/s ({seconds:.1f} s)")
 PY

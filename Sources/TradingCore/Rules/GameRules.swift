@@ -114,16 +114,10 @@ extension OrderValidator {
                 facts: .init("game.orders_per_day", ["most": String(most)]))
         }
         let price = estimatedPrice(r)
-        let currency = account.currency.symbol
         switch intent {
         case .buyToOpen:
             if let minimum = rules.minimumBuyPrice, let price, price < minimum {
-                throw OrderRejection(
-                    .gameRule,
-                    "This game allows buying only stocks priced at least \(currency)\(minimum.formatted(minimumPlaces: 2)); \(symbol) is at \(currency)\(price.formatted(minimumPlaces: 2))",
-                    facts: .init(
-                        "game.minimum_buy_price",
-                        ["minimum": currency + minimum.formatted(minimumPlaces: 2), "symbol": symbol]))
+                throw minimumPriceRefusal("buying", minimum: minimum, price: price, sentence: "game.minimum_buy_price")
             }
         case .sellToOpen:
             guard rules.shortSelling else {
@@ -132,12 +126,8 @@ extension OrderValidator {
                     facts: .init("game.no_short_selling", ["symbol": symbol]))
             }
             if let minimum = rules.minimumShortPrice, let price, price < minimum {
-                throw OrderRejection(
-                    .gameRule,
-                    "This game allows short selling only stocks priced at least \(currency)\(minimum.formatted(minimumPlaces: 2)); \(symbol) is at \(currency)\(price.formatted(minimumPlaces: 2))",
-                    facts: .init(
-                        "game.minimum_short_price",
-                        ["minimum": currency + minimum.formatted(minimumPlaces: 2), "symbol": symbol]))
+                throw minimumPriceRefusal(
+                    "short selling", minimum: minimum, price: price, sentence: "game.minimum_short_price")
             }
         case .sellToClose, .buyToClose:
             try validateGameClosing(r, rules: rules)
@@ -161,6 +151,18 @@ extension OrderValidator {
                         ]))
             }
         }
+    }
+
+    /// "This game allows buying only stocks priced at least $1.00; PNNY is at $0.85".
+    func minimumPriceRefusal(_ what: String, minimum: Price, price: Price, sentence: String) -> OrderRejection {
+        let currency = account.currency.symbol
+        let (least, now) = (
+            currency + minimum.formatted(minimumPlaces: 2), currency + price.formatted(minimumPlaces: 2)
+        )
+        return OrderRejection(
+            .gameRule,
+            "This game allows \(what) only stocks priced at least \(least); \(instrument.symbol) is at \(now)",
+            facts: .init(sentence, ["minimum": least, "symbol": instrument.symbol]))
     }
 
     /// Day trading and the quick-sell delay: what stops an order that closes shares.
