@@ -51,6 +51,13 @@ enum OpenAPIDocument {
         parameter(name, in: location, required: required, description)
     }
 
+    /// The games' enumerated settings, shared by their creation and change bodies.
+    static let gameEnums = (
+        portfolios: OpenAPISchema.enumeration(["never", "after_end", "always"]),
+        ranking: OpenAPISchema.enumeration(["return", "sharpe", "excess_return"]),
+        visibility: OpenAPISchema.enumeration(["public", "private"])
+    )
+
     /// The whole document: native and Alpaca paths, with the statuses they share.
     static let document: JSONValue = {
         guard case .object(var root) = native, case .object(var components) = root["components"] ?? .null,
@@ -188,9 +195,7 @@ enum OpenAPIDocument {
                         "description": .object(["type": .string("string")]),
                         "market": .object(["type": .string("string"), "enum": .array([.string("us"), .string("cn")])]),
                         "starting_cash": OpenAPISchema.decimal,
-                        "visibility": .object([
-                            "type": .string("string"), "enum": .array([.string("public"), .string("private")]),
-                        ]),
+                        "visibility": gameEnums.visibility,
                         "starts_at": OpenAPISchema.dateTime, "ends_at": OpenAPISchema.dateTime,
                         "registration_ends_at": OpenAPISchema.dateTime,
                         "late_entry": .object(["type": .string("boolean")]),
@@ -215,14 +220,8 @@ enum OpenAPIDocument {
                                 "max_trades_per_day": .object(["type": .string("integer"), "minimum": .int(1)]),
                                 "day_trading": .object(["type": .string("boolean")]),
                                 "resets_allowed": .object(["type": .string("integer"), "minimum": .int(0)]),
-                                "portfolios_visible": .object([
-                                    "type": .string("string"),
-                                    "enum": .array([.string("never"), .string("after_end"), .string("always")]),
-                                ]),
-                                "ranking": .object([
-                                    "type": .string("string"),
-                                    "enum": .array([.string("return"), .string("sharpe"), .string("excess_return")]),
-                                ]),
+                                "portfolios_visible": gameEnums.portfolios,
+                                "ranking": gameEnums.ranking,
                             ]),
                         ]),
                     ]),
@@ -232,22 +231,14 @@ enum OpenAPIDocument {
                     "properties": .object([
                         "name": .object(["type": .string("string")]),
                         "description": .object(["type": .string("string")]),
-                        "visibility": .object([
-                            "type": .string("string"), "enum": .array([.string("public"), .string("private")]),
-                        ]),
+                        "visibility": gameEnums.visibility,
                         "starts_at": OpenAPISchema.dateTime, "ends_at": OpenAPISchema.dateTime,
                         "registration_ends_at": OpenAPISchema.dateTime,
                         "late_entry": .object(["type": .string("boolean")]),
                         "max_players": .object(["type": .array([.string("integer"), .string("null")])]),
                         "resets_allowed": .object(["type": .array([.string("integer"), .string("null")])]),
-                        "portfolios_visible": .object([
-                            "type": .string("string"),
-                            "enum": .array([.string("never"), .string("after_end"), .string("always")]),
-                        ]),
-                        "ranking": .object([
-                            "type": .string("string"),
-                            "enum": .array([.string("return"), .string("sharpe"), .string("excess_return")]),
-                        ]),
+                        "portfolios_visible": gameEnums.portfolios,
+                        "ranking": gameEnums.ranking,
                     ]),
                 ]),
                 "GameJoin": .object([
