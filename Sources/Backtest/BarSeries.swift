@@ -206,6 +206,19 @@ public enum CSVBars {
         }
     }
 
+    /// A file mixing US symbols and A-shares (six-digit codes), each read in its market's zone and stamped at its
+    /// close (16:00 New York, 15:00 Shanghai); only the `wanted` symbols, in that order.
+    public static func parseByMarket(_ text: String, wanted: [String]) throws(Problem) -> [BarSeries] {
+        var out: [BarSeries] = []
+        for (zone, close) in [(ExchangeTimeZone.newYork, 16), (.shanghai, 15)] {
+            let isAShare = zone == .shanghai
+            out += try parse(text, symbol: "", zone: zone, closeHour: close).filter {
+                wanted.contains($0.symbol) && ($0.symbol.count == 6 && $0.symbol.allSatisfy(\.isNumber)) == isAShare
+            }
+        }
+        return wanted.compactMap { symbol in out.first { $0.symbol == symbol } }
+    }
+
     /// A plain decimal ("123", "-4.5", "7674030.0") read from bytes; nil for anything else (exponents, more than nine
     /// fractional digits, junk), which the careful parser then reads or refuses.
     static func decimal(_ bytes: ArraySlice<UInt8>) -> FixedDecimal? {

@@ -245,16 +245,11 @@ struct BacktestCommand: AsyncParsableCommand {
                 "no bundled history for \(unknown.joined(separator: ", ")); it has \(BundledHistory.symbols.sorted().joined(separator: ", "))"
             )
         }
-        let text = try BundledHistory.dailyCSV()
-        var out: [BarSeries] = []
-        for (zone, close) in [(ExchangeTimeZone.newYork, 16), (.shanghai, 15)] {
-            let parsed: [BarSeries]
-            do { parsed = try CSVBars.parse(text, symbol: "", zone: zone, closeHour: close) } catch {
-                throw CLIError("bundled history: \(error.description)")
-            }
-            out += parsed.filter { wanted.contains($0.symbol) && Self.zone(for: $0.symbol) == zone }
+        do { return try CSVBars.parseByMarket(try BundledHistory.dailyCSV(), wanted: wanted) } catch let error
+            as CSVBars.Problem
+        {
+            throw CLIError("bundled history: \(error.description)")
         }
-        return wanted.compactMap { symbol in out.first { $0.symbol == symbol } }
     }
 
     func simulated(_ wanted: [String], directory: SymbolDirectory) throws -> (

@@ -89,7 +89,29 @@ struct BacktestsAPITests {
                 #expect(job["status"] == .string("done"), "\(job)")
                 #expect(job["result"]?["open_trades"]?.int == 1 || (job["result"]?["trades"]?.int ?? 0) > 0)
 
+                // The bundled real history: real AAPL prices of 2010–2012, split-adjusted, no index bundled.
+                let real = try await client.execute(
+                    uri: "/api/v1/backtests", method: .post, headers: auth,
+                    body: body(
+                        #"{"symbols":["AAPL"],"from":"2010-01-01","to":"2012-12-31","strategy":"buy-and-hold","qty":"100","source":"real"}"#
+                    )
+                ) { r in
+                    #expect(r.status == .accepted, "\(String(buffer: r.body))")
+                    #expect(f.json(r)["request"]?["source"] == .string("real"))
+                    return f.json(r)["id"]?.string ?? ""
+                }
+                let realJob = try await finished(client, f, auth, real)
+                #expect(realJob["status"] == .string("done"), "\(realJob)")
+                #expect(realJob["result"]?["bars"] == .int(754))
+                #expect(realJob["result"]?["start"]?.string?.hasPrefix("2010-01-04") == true)
+                #expect(realJob["result"]?["index"] == .null)
+
                 for (json, status, message) in [
+                    (
+                        #"{"symbols":["TSLA"],"source":"real"}"#, HTTPResponse.Status.unprocessableContent,
+                        "no bundled real history for TSLA"
+                    ),
+                    (#"{"symbols":["AAPL"],"source":"moon"}"#, .unprocessableContent, "source must be feed"),
                     (#"{"symbols":["NOPE"]}"#, HTTPResponse.Status.notFound, "asset not found for NOPE"),
                     (#"{"symbols":["AAPL"],"strategy":"moon"}"#, .unprocessableContent, "unknown strategy moon"),
                     (#"{"symbols":["AAPL","600519"]}"#, .unprocessableContent, "one backtest trades one currency"),

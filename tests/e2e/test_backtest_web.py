@@ -32,3 +32,17 @@ def test_run_a_backtest_and_read_the_report(driver, server):
     assert job["result"]["trades"] == int(trades)
     app.shot("backtest")
     assert app.overflow() == 0, "the report fits a 320 px phone"
+
+
+def test_a_backtest_on_the_bundled_real_history(driver, server):
+    app = App(driver, server).signup()
+    app.go("backtest")
+    symbols = app.css("#bt-symbols")
+    symbols.clear()
+    symbols.send_keys("MSFT")
+    Select(app.css("#bt-source")).select_by_value("real")
+    app.d.execute_script("document.querySelector('#bt-from').value = '2005-01-01'; document.querySelector('#bt-to').value = '2012-12-31'")
+    Select(app.css("#bt-strategy")).select_by_value("buy-and-hold")
+    app.button("Run backtest")
+    app.text_in(".backtest-report h2", "Report: MSFT")
+    assert app.text('[data-figure="bars"]') == "2,013"  # MSFT's trading days 2005–2012 in the bundled file

@@ -25,6 +25,8 @@ public actor BacktestJobs {
         public var fees: FeeSchedule?
         /// For `queue-rules`: the rules to replay.
         public var rules: [QueueRuleStrategy.Rule]
+        /// Test on the bundled real daily history (`BundledHistory`) instead of the feed's bars.
+        public var realHistory = false
 
         public init(
             symbols: [String], from: CivilDate, to: CivilDate, strategy: String, parameters: [String: String] = [:],
@@ -99,6 +101,19 @@ public actor BacktestJobs {
         var instruments: [String: Instrument] = [:]
         var symbols: [String] = []
         for text in request.symbols {
+            if request.realHistory {
+                let symbol = text.uppercased()
+                guard BundledHistory.symbols.contains(symbol) else {
+                    throw .invalid(
+                        "no bundled real history for \(symbol); it has \(BundledHistory.symbols.sorted().joined(separator: ", "))"
+                    )
+                }
+                instruments[symbol] =
+                    directory.entry(symbol)?.instrument ?? Instrument.aShare(symbol, name: symbol)
+                    ?? .usEquity(symbol, name: symbol)
+                symbols.append(symbol)
+                continue
+            }
             guard let entry = directory.entry(text) else { throw .notFound("asset not found for \(text)") }
             instruments[entry.symbol] = entry.instrument
             symbols.append(entry.symbol)
@@ -123,6 +138,18 @@ public actor BacktestJobs {
         Task.detached(priority: .utility) { [weak self] in
             var outcome: Result<BacktestResult, BrokerageError>
             do {
+                if request.realHistory {
+                    outcome = .success(
+                        try Backtester(
+                            settings: BacktestSettings(cash: request.cash, fill: request.fill, fees: request.fees)
+                        )
+                        .run(
+                            try Self.bundledBars(symbols, request: request), instruments: instruments,
+                            strategy: strategy
+                        ) { done in progress.value.withLock { $0 = done } })
+                    await self?.finish(id, outcome)
+                    return
+                }
                 let series = try await Self.dailyBars(symbols, instruments: instruments, request: request, feed: feed)
                 // The feed's daily bars are raw prices: their splits and dividends come with them.
                 var actions: [String: [CorporateAction]] = [:]
@@ -190,6 +217,28 @@ public actor BacktestJobs {
         {
             throw .invalid(error.description)
         }
+    }
+
+    /// The bundled real history of the symbols between the request's dates (already adjusted: no actions).
+    static func bundledBars(_ symbols: [String], request: Request) throws(BrokerageError) -> [BarSeries] {
+        let text: String
+        do { text = try BundledHistory.dailyCSV() } catch { throw .unavailable("the bundled history cannot be read") }
+        let all: [BarSeries]
+        do { all = try CSVBars.parseByMarket(text, wanted: symbols) } catch { throw .unavailable(error.description) }
+        let series = all.map { s in
+            let zone: ExchangeTimeZone = s.symbol.count == 6 ? .shanghai : .newYork
+            return BarSeries(
+                symbol: s.symbol,
+                bars: s.bars.filter {
+                    let day = zone.localTime(of: $0.time).date
+                    return day >= request.from && day <= request.to
+                })
+        }.filter { !$0.bars.isEmpty }
+        guard !series.isEmpty else {
+            throw .notFound(
+                "the bundled history has no bars of these symbols between \(request.from) and \(request.to)")
+        }
+        return series
     }
 
     /// Each symbol's daily bars from the feed, stamped at its market's close.

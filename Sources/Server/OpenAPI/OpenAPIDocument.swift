@@ -186,6 +186,7 @@ enum OpenAPIDocument {
                         "commission": .object(["type": .string("string")]),
                         "rules": .object(["type": .string("array"), "items": .object(["type": .string("object")])]),
                         "account_id": OpenAPISchema.uuid,
+                        "source": OpenAPISchema.enumeration(["feed", "real"]),
                     ]),
                 ]),
                 "GameCreate": .object([
@@ -529,7 +530,7 @@ enum OpenAPIDocument {
                     "The user's backtests, newest first (without their reports): id, status, progress, request",
                     auth: true, responses: ["200": "backtests"]),
                 "post": op(
-                    "Start a backtest of daily bars from the market-data feed, through the real engine: {symbols, from?, to?, strategy?: buy-and-hold|sma-cross|queue-rules, params?, qty?, cash?, fill?: next-open|close, commission?: real|none|4.95|0.1%, rules? (queue rule bodies), account_id? (replay its queued rules)}. Answers at once; GET /api/v1/backtests/{id} follows it",
+                    "Start a backtest of daily bars from the market-data feed, through the real engine: {symbols, from?, to?, strategy?: buy-and-hold|sma-cross|queue-rules, params?, qty?, cash?, fill?: next-open|close, commission?: real|none|4.95|0.1%, rules? (queue rule bodies), account_id? (replay its queued rules), source?: feed|real (the bundled real daily history)}. Answers at once; GET /api/v1/backtests/{id} follows it",
                     auth: true, body: "BacktestRequest",
                     responses: [
                         "202": "the job (status running, progress in percent)",

@@ -49,6 +49,7 @@ struct BacktestsController {
 
     static let fields: Set<String> = [
         "symbols", "from", "to", "strategy", "params", "qty", "cash", "fill", "commission", "rules", "account_id",
+        "source",
     ]
 
     static func parse(_ body: JSONValue, today now: Timestamp) throws -> (BacktestJobs.Request, AccountID?) {
@@ -117,13 +118,15 @@ struct BacktestsController {
         }
         let strategy = o["strategy"]?.string ?? (rules.isEmpty && account == nil ? "sma-cross" : "queue-rules")
         if symbols.isEmpty, account == nil { throw APIError.unprocessable("symbols is required") }
-        return (
-            BacktestJobs.Request(
-                symbols: symbols, from: from, to: to, strategy: strategy, parameters: parameters,
-                qty: try positive("qty", .one), cash: try positive("cash", 100_000), fill: fill, fees: fees,
-                rules: rules),
-            account
-        )
+        let source = o["source"]?.string ?? "feed"
+        guard source == "feed" || source == "real" else {
+            throw APIError.unprocessable("source must be feed (the market data) or real (the bundled real history)")
+        }
+        var request = BacktestJobs.Request(
+            symbols: symbols, from: from, to: to, strategy: strategy, parameters: parameters,
+            qty: try positive("qty", .one), cash: try positive("cash", 100_000), fill: fill, fees: fees, rules: rules)
+        request.realHistory = source == "real"
+        return (request, account)
     }
 
     static func encode(_ job: BacktestJobs.Job, withResult: Bool) -> JSONValue {
@@ -137,6 +140,7 @@ struct BacktestsController {
                 "to": .string(r.to.description), "strategy": .string(r.strategy),
                 "params": .object(r.parameters.mapValues(JSONValue.string)), "qty": .decimal(r.qty),
                 "cash": .decimal(r.cash), "fill": .string(r.fill.rawValue), "rules": .int(r.rules.count),
+                "source": .string(r.realHistory ? "real" : "feed"),
             ]),
         ]
         if withResult, let result = job.result { o["result"] = result.json }

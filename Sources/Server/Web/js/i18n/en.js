@@ -816,4 +816,8 @@ export default {
   'backtest.status.done': 'done',
   'backtest.status.failed': 'failed',
   'backtest.shares': 'Shares',
+  'backtest.source': 'Prices',
+  'backtest.source.feed': 'The market data (simulated or your provider)',
+  'backtest.source.real': 'Real history (bundled)',
+  'backtest.source_help': 'Real history: AAPL, IBM, MSFT, GOOG, FB 2000–2013 and eight A-shares (000001, 000338, 000778, 000783, 002572, 300027, 601318, 603220) 2005–2020.',
 };

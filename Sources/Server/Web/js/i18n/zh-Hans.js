@@ -816,4 +816,8 @@ export default {
   'backtest.status.done': '完成',
   'backtest.status.failed': '失败',
   'backtest.shares': '股数',
+  'backtest.source': '行情数据',
+  'backtest.source.feed': '行情源（模拟市场或您配置的数据商）',
+  'backtest.source.real': '真实历史（内置）',
+  'backtest.source_help': '真实历史：AAPL、IBM、MSFT、GOOG、FB（2000–2013）及八只 A 股（000001、000338、000778、000783、002572、300027、601318、603220，2005–2020）。',
 };

@@ -20,6 +20,7 @@ export async function render(view, params, scope) {
     value: params[0] ?? (account?.market === 'cn' ? '600519' : 'AAPL') });
   const from = h('input#bt-from', { type: 'date', value: day(yearAgo) });
   const to = h('input#bt-to', { type: 'date', value: day(new Date(today.getTime() - 86400000)) });
+  const source = h('select#bt-source', ['feed', 'real'].map((v) => h('option', { value: v }, t(`backtest.source.${v}`))));
   const strategy = h('select#bt-strategy', STRATEGIES.map((s) => h('option', { value: s }, t(`backtest.strategy.${s}`))));
   const fast = h('input#bt-fast', { inputMode: 'numeric', value: '10' });
   const slow = h('input#bt-slow', { inputMode: 'numeric', value: '30' });
@@ -44,6 +45,7 @@ export async function render(view, params, scope) {
   const form = h('form.card.backtest-form', { novalidate: true, 'aria-labelledby': 'bt-title' },
     h('h2#bt-title', t('backtest.setup')),
     field('bt-symbols', t('backtest.symbols'), symbols, t('backtest.symbols_help')),
+    field('bt-source', t('backtest.source'), source, t('backtest.source_help')),
     h('div.field-row', field('bt-from', t('backtest.from'), from), field('bt-to', t('backtest.to'), to)),
     field('bt-strategy', t('backtest.strategy'), strategy), smaFields, rulesNote,
     h('div.field-row', field('bt-qty', t('backtest.qty'), qty), field('bt-cash', t('backtest.cash'), cash)),
@@ -59,7 +61,7 @@ export async function render(view, params, scope) {
     const body = {
       symbols: symbols.value.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
       from: from.value, to: to.value, strategy: strategy.value, qty: qty.value.trim(), cash: cash.value.trim(),
-      fill: fill.value, commission: commission.value.trim() || 'real',
+      fill: fill.value, commission: commission.value.trim() || 'real', source: source.value,
     };
     if (strategy.value === 'sma-cross') body.params = { fast: fast.value.trim(), slow: slow.value.trim() };
     if (strategy.value === 'queue-rules') {
