@@ -32,6 +32,74 @@ struct SimulatedMarketTests {
                 == market.minuteBars("MSFT", on: CivilDate(2026, 11, 20)))
     }
 
+    @Test("each daily bar agrees with its minutes: open, close, high, low, volume and prints, limit days included")
+    func dailyBarsAgreeWithMinutes() throws {
+        // Five months of a US stock and A-shares (main board and ChiNext, so limit-up and limit-down days with
+        // pinned minutes are among them).
+        var limitDays = 0
+        for symbol in ["AAPL", "600000", "600036", "000002", "000858", "600900", "002415", "000651", "300750"] {
+            let zone = Self.directory.entry(symbol)!.instrument.market.calendar.zone
+            let from = Timestamp(CivilDate(2026, 6, 1), in: zone), to = Timestamp(CivilDate(2026, 11, 1), in: zone)
+            let days = market.bars(symbol, timeframe: .day, from: from, to: to)
+            #expect(days.count > 95, "\(symbol)")
+            for day in days {
+                let date = zone.localTime(of: day.time).date
+                let minutes = try #require(market.minuteBars(symbol, on: date), "\(symbol) \(date)")
+                #expect(day.open == minutes.first?.open, "\(symbol) \(date)")
+                #expect(day.close == minutes.last?.close, "\(symbol) \(date)")
+                #expect(day.high == minutes.map(\.high).max(), "\(symbol) \(date)")
+                #expect(day.low == minutes.map(\.low).min(), "\(symbol) \(date)")
+                #expect(day.volume == minutes.reduce(FixedDecimal.zero) { $0 + $1.volume }, "\(symbol) \(date)")
+                #expect(day.tradeCount == minutes.reduce(0) { $0 + $1.tradeCount }, "\(symbol) \(date)")
+                #expect(minutes.allSatisfy { $0.low <= min($0.open, $0.close) && $0.high >= max($0.open, $0.close) })
+                if let q = market.quote(symbol, at: Timestamp(date, hour: 23, in: zone)),
+                    q.last == q.limitUp || q.last == q.limitDown
+                {
+                    limitDays += 1
+                    #expect(q.high == day.high && q.low == day.low && q.volume == day.volume, "\(symbol) \(date)")
+                }
+            }
+        }
+        #expect(limitDays > 0)
+    }
+
+    @Test("years of daily bars in one request are the same as each day asked for alone")
+    func dailyHistoryInBulk() {
+        // A fresh market per check, so nothing is cached: the one-pass chain of closes (and of corporate-action
+        // factors) must give exactly what a lone day computes by walking back.
+        // A-shares pulled to their limits on any day moving 2% of the limit or more: long runs of pinned closes, so
+        // the carried close often differs from the latent path.
+        let limitHeavy = SimulatorConfiguration(seed: 42, limitPullThreshold: 0.2)
+        var exDates = 0
+        for (symbol, configuration) in [
+            ("IBM", SimulatorConfiguration(seed: 42)), ("KO", SimulatorConfiguration(seed: 42)),
+            ("600000", SimulatorConfiguration(seed: 42)), ("000858", limitHeavy), ("300750", limitHeavy),
+            ("601398", limitHeavy),
+        ] {
+            let zone = Self.directory.entry(symbol)!.instrument.market.calendar.zone
+            let bulk = SimulatedMarket(directory: Self.directory, configuration: configuration)
+            let history = bulk.bars(
+                symbol, timeframe: .day, from: Timestamp(CivilDate(2022, 1, 1), in: zone),
+                to: Timestamp(CivilDate(2026, 11, 21), in: zone))
+            #expect(history.count > 1150, "\(symbol)")
+            // Every 23rd day alone, and the days around the history's corporate actions.
+            let actions = Set(
+                bulk.corporateActions(symbol, from: CivilDate(2022, 1, 1), through: CivilDate(2026, 11, 21)).map(
+                    \.exDate))
+            exDates += actions.count
+            for (i, bar) in history.enumerated() {
+                let date = zone.localTime(of: bar.time).date
+                guard i % 23 == 0 || actions.contains(date) else { continue }
+                let alone = SimulatedMarket(directory: Self.directory, configuration: configuration)
+                let one = alone.bars(
+                    symbol, timeframe: .day, from: Timestamp(date, in: zone),
+                    to: Timestamp(date.adding(days: 1), in: zone))
+                #expect(one == [bar], "\(symbol) \(date)")
+            }
+        }
+        #expect(exDates > 0)
+    }
+
     @Test("US sessions: 390 one-minute bars from 09:30 ET, none on weekends or holidays, 210 on an early close")
     func usSessions() throws {
         let bars = try #require(market.minuteBars("AAPL", on: CivilDate(2026, 11, 20)))

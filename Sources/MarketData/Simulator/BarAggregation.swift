@@ -1,6 +1,7 @@
 import TradingCore
 
-/// Builds larger bars from smaller ones: every timeframe comes from the same minute bars, so they agree.
+/// Builds larger bars from smaller ones: intraday timeframes from the minute bars, weeks and months from the days
+/// (whose bars their minutes agree with), so every timeframe agrees.
 enum BarAggregation {
     static func combine(_ bars: [PriceBar]) -> PriceBar? {
         guard let first = bars.first, let last = bars.last else { return nil }
@@ -19,12 +20,5 @@ enum BarAggregation {
         return PriceBar(
             time: first.time, open: first.open, high: high, low: low, close: last.close, volume: volume,
             tradeCount: count, vwap: min(max(vwap, low), high), turnover: turnover)
-    }
-
-    /// A day's bar, labelled at local midnight (Alpaca labels daily bars at midnight ET).
-    static func daily(_ bars: [PriceBar], date: CivilDate, zone: ExchangeTimeZone) -> PriceBar? {
-        guard var bar = combine(bars) else { return nil }
-        bar.time = Timestamp(date, in: zone)
-        return bar
     }
 }

@@ -157,6 +157,15 @@ extension SimulatedMarket {
         return planned
     }
 
+    /// The ex-dates of the schedule's actions after `after` through `through`, in order: the days on which
+    /// `logPriceFactor` changes.
+    func actionDates(_ profile: SimulatedProfile, after: CivilDate, through: CivilDate) -> [CivilDate] {
+        guard !profile.isIndex, after < through else { return [] }
+        let years = Swift.max(after.year, CorporateActionSchedule.firstYear)...Swift.max(through.year, after.year)
+        return years.flatMap { plannedActions(profile, year: $0) }.map(\.exDate).filter { $0 > after && $0 <= through }
+            .sorted()
+    }
+
     /// The log of the factor between the latent (fully adjusted) path and raw prices on `date`: the price factors of
     /// the actions between the anchor day and `date` (ex-dates up to and including `date` have happened).
     func logPriceFactor(_ profile: SimulatedProfile, on date: CivilDate) -> Double {

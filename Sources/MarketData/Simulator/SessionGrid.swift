@@ -42,9 +42,16 @@ struct SessionGrid: Sendable {
         return starts
     }
 
+    /// How many trading minutes a date has (`minuteStarts(on:).count`, without making them).
     func minuteCount(on date: CivilDate) -> Int {
         if policy == .alwaysOpen { return 1440 }
-        return minuteStarts(on: date).count
+        guard let day = calendar.schedule(on: date) else { return 0 }
+        var count = 0
+        for period in day.periods where period.phase == .continuous || period.phase == .closingAuction {
+            let nanoseconds = period.end.nanoseconds - period.start.nanoseconds
+            count += Int((nanoseconds + 59_999_999_999) / 60_000_000_000)
+        }
+        return count
     }
 
     func phase(at time: Timestamp) -> MarketPhase {

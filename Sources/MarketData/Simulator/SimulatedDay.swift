@@ -1,7 +1,10 @@
 import TradingCore
 
-/// One instrument's trading day, minute by minute: the path's values at the minute boundaries, made visible
-/// (A-share limit events and bands applied), with highs, lows and volumes drawn per minute.
+/// One instrument's trading day, minute by minute, drawn to agree with the day's outline (its daily bar): the
+/// path's values at the minute boundaries, made visible (A-share limit events and bands applied), with highs, lows
+/// and volumes per minute. The path's excursions beyond the open and close are stretched (in log terms) so the
+/// highest minute high is the outline's high and the lowest low its low; the outline's volume is shared out by
+/// the minutes' intensity.
 struct SimulatedDay: Sendable {
     let date: CivilDate
     let dayIndex: Int
@@ -11,68 +14,49 @@ struct SimulatedDay: Sendable {
     let high: [Double]
     let low: [Double]
     let close: [Double]
+    /// Shares per minute (whole lots, as Doubles for the quote's running sums).
     let volume: [Double]
     let previousClose: Double
     /// The log of the raw-price factor on this day (corporate actions since the anchor day).
     let logFactor: Double
     let band: PriceBand?
     let bars: [PriceBar]
+    let outline: DayOutline
     private let overnightShare: Double
-    private let limitEvent: LimitEvent
+    private let stretch: Stretch
 
-    enum LimitEvent: Sendable {
-        case none
-        /// The price is pulled to the limit by minute `by` and pinned there.
-        case up(by: Int)
-        case down(by: Int)
-    }
+    typealias LimitEvent = DayOutline.LimitEvent
 
-    /// `previousClose` is the day's reference price: the last close, adjusted when this is an ex-date.
-    init(
-        profile: SimulatedProfile, date: CivilDate, grid: SessionGrid, configuration: SimulatorConfiguration,
-        previousClose: Double, logFactor: Double
-    ) {
-        self.date = date
-        dayIndex = grid.dayIndex(date)
-        minuteStarts = grid.minuteStarts(on: date)
-        self.previousClose = previousClose
-        self.logFactor = logFactor
+    init(profile: SimulatedProfile, outline: DayOutline, grid: SessionGrid, configuration: SimulatorConfiguration) {
+        self.outline = outline
+        date = outline.date
+        dayIndex = outline.dayIndex
+        minuteStarts = grid.minuteStarts(on: outline.date)
+        previousClose = outline.previousClose
+        logFactor = outline.logFactor
+        band = outline.band(profile)
         overnightShare = configuration.overnightShare
         let n = minuteStarts.count
         let g = configuration.overnightShare
         let fractions = (0...n).map { g + (1 - g) * SessionGrid.intensityShare(Double($0) / Double(max(n, 1))) }
-        let latent = profile.path.logLevels(day: dayIndex, fractions: fractions).map { $0 + logFactor }
-        let band = Self.band(profile, previousClose: previousClose)
-        let event = Self.limitEvent(
-            profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
-            dayReturn: exp(latent[n]) / previousClose - 1)
-        self.band = band
-        limitEvent = event
-        let key = profile.path.key
-        let bandRange = band.map { (Quantize.level($0.limitDown), Quantize.level($0.limitUp)) }
-        let openLevel = exp(latent[0])
-        func visible(_ level: Double, _ k: Int) -> Double {
-            Self.visible(level, minute: k, event: event, open: openLevel, band: bandRange)
+        let latent = profile.path.logLevels(day: dayIndex, fractions: fractions).map { $0 + outline.logFactor }
+        let event = outline.limitEvent
+        let bandRange = band.map { (down: Quantize.level($0.limitDown), up: Quantize.level($0.limitUp)) }
+        let openLevel = outline.latentOpen
+        var boundary = latent.enumerated().map {
+            DayOutline.visible(exp($0.element), minute: $0.offset, event: event, open: openLevel, band: bandRange)
         }
-        var boundary = latent.enumerated().map { visible(exp($0.element), $0.offset) }
-        if boundary.isEmpty { boundary = [previousClose] }
+        boundary[0] = outline.open
+        boundary[n] = outline.close
         // Per-minute log variance, for the high/low of a Brownian bridge between the minute's endpoints.
-        let day = grid.dayIndex(date)
-        let sigma2 = profile.path.dailyVolatility * profile.path.dailyVolatility * profile.path.activity(day: day)
-        let dailyVolume =
-            profile.baseVolume * profile.path.activity(day: day).squareRoot()
-            * exp(0.25 * CounterRandom.normal(CounterRandom.hash(key, 0x701, UInt64(bitPattern: Int64(day)))))
-        var o: [Double] = [], h: [Double] = [], l: [Double] = [], c: [Double] = [], v: [Double] = []
-        o.reserveCapacity(n)
-        h.reserveCapacity(n)
-        l.reserveCapacity(n)
-        c.reserveCapacity(n)
-        v.reserveCapacity(n)
+        let key = profile.path.key
+        let sigma2 = profile.path.dailyVolatility * profile.path.dailyVolatility * profile.path.activity(day: dayIndex)
+        var o = [Double](repeating: 0, count: n), h = o, l = o, c = o
+        var weights = o
         for k in 0..<n {
             let a = boundary[k], b = boundary[k + 1]
-            let share = fractions[k + 1] - fractions[k]
-            let variance = sigma2 * share
-            let seed = CounterRandom.hash(key, 0x3141, UInt64(bitPattern: Int64(day)), UInt64(k))
+            let variance = sigma2 * (fractions[k + 1] - fractions[k])
+            let seed = CounterRandom.hash(key, 0x3141, UInt64(bitPattern: Int64(dayIndex)), UInt64(k))
             let la = log(a), lb = log(b)
             let u1 = CounterRandom.uniform(seed), u2 = CounterRandom.uniform(seed ^ 0xFFFF)
             var hi = exp((la + lb + ((lb - la) * (lb - la) - 2 * variance * log(u1)).squareRoot()) / 2)
@@ -81,35 +65,36 @@ struct SimulatedDay: Sendable {
                 hi = min(hi, up)
                 lo = max(lo, down)
             }
-            hi = max(hi, a, b)
-            lo = min(lo, a, b)
-            let pinned = bandRange.map { a == b && (a == $0.1 || a == $0.0) } ?? false
-            let weight = (1 + 3 * pow(2 * (Double(k) + 0.5) / Double(n) - 1, 2)) / 2 / Double(n)
+            o[k] = a
+            c[k] = b
+            h[k] = max(hi, a, b)
+            l[k] = min(lo, a, b)
+            let pinned = bandRange.map { a == b && (a == $0.up || a == $0.down) } ?? false
+            let intensity = 1 + 3 * pow(2 * (Double(k) + 0.5) / Double(n) - 1, 2)
             let noise = 0.6 + 0.8 * CounterRandom.uniform(seed ^ 0xABCD)
-            o.append(a)
-            c.append(b)
-            h.append(hi)
-            l.append(lo)
-            v.append(dailyVolume * weight * noise * (pinned ? 0.15 : 1))
+            weights[k] = intensity * noise * (pinned ? 0.15 : 1)
         }
+        stretch = Stretch(outline: outline, highs: h, lows: l)
+        stretch.apply(open: &o, high: &h, low: &l, close: &c)
         open = o
         high = h
         low = l
         close = c
-        volume = v
+        let lots = DayOutline.apportion(outline.volumeLots, weights: weights)
+        let prints = DayOutline.apportion(outline.tradeCount, weights: weights)
+        volume = lots.map { Double($0 * profile.lot) }
         let tick = profile.tick
         var bars: [PriceBar] = []
         bars.reserveCapacity(n)
         for k in 0..<n {
             let op = Quantize.price(o[k], tick: tick), cl = Quantize.price(c[k], tick: tick)
             let hp = Quantize.price(h[k], tick: tick), lp = Quantize.price(l[k], tick: tick)
-            let vol = Quantize.shares(v[k], lot: profile.lot)
+            let vol = FixedDecimal(lots[k] * profile.lot)
             let typical = (h[k] + l[k] + c[k]) / 3
             let vw = min(max(Quantize.price(typical, tick: .fixed(FixedDecimal(units: 1, exponent: 4))), lp), hp)
             bars.append(
                 PriceBar(
-                    time: minuteStarts[k], open: op, high: hp, low: lp, close: cl, volume: vol,
-                    tradeCount: max(1, Int(v[k] / Double(profile.lot * 4))),
+                    time: minuteStarts[k], open: op, high: hp, low: lp, close: cl, volume: vol, tradeCount: prints[k],
                     vwap: vw, turnover: vol.multiplied(by: vw, places: 2, rule: .halfUp)))
         }
         self.bars = bars
@@ -121,65 +106,66 @@ struct SimulatedDay: Sendable {
         return overnightShare + (1 - overnightShare) * SessionGrid.intensityShare((Double(k) + x) / n)
     }
 
-    /// A latent log-level (of the adjusted path) made visible at minute `k`, in the day's raw prices.
+    /// A latent log-level (of the adjusted path) made visible at minute `k`, in the day's raw prices, on the same
+    /// stretched scale as the minute bars.
     func visible(_ logLevel: Double, minute k: Int) -> Double {
-        let bandRange = band.map { (Quantize.level($0.limitDown), Quantize.level($0.limitUp)) }
-        let level = exp(logLevel + logFactor)
-        return Self.visible(level, minute: k, event: limitEvent, open: open.first ?? level, band: bandRange)
+        let bandRange = band.map { (down: Quantize.level($0.limitDown), up: Quantize.level($0.limitUp)) }
+        let level = DayOutline.visible(
+            exp(logLevel + logFactor), minute: k, event: outline.limitEvent, open: outline.latentOpen,
+            band: bandRange)
+        return stretch.map(level)
     }
 
-    static func visible(_ level: Double, minute k: Int, event: LimitEvent, open: Double, band: (Double, Double)?)
-        -> Double
-    {
-        var x = level
-        if let (down, up) = band {
-            switch event {
-            case .none: break
-            case .up(let by):
-                let ramp = open * pow(up / open, min(1, Double(k) / Double(max(by, 1))))
-                x = max(x, ramp)
-            case .down(let by):
-                let ramp = open * pow(down / open, min(1, Double(k) / Double(max(by, 1))))
-                x = min(x, ramp)
-            }
-            x = min(max(x, down), up)
+    /// Maps the minute path's levels so its extremes become the outline's: levels above the higher of the day's
+    /// open and close are scaled (in log terms) so the path's highest high lands on the day's high, levels below the
+    /// lower one so its lowest low lands on the day's low; levels between stay put (so do the open and close).
+    struct Stretch: Sendable {
+        var top: Double, bottom: Double
+        var high: Double, low: Double
+        var up: Double = 1, down: Double = 1
+        /// Minutes whose high (low) is set to the day's exactly.
+        var highest: Int, lowest: Int
+
+        init(outline: DayOutline, highs: [Double], lows: [Double]) {
+            top = max(outline.open, outline.close)
+            bottom = min(outline.open, outline.close)
+            high = outline.high
+            low = outline.low
+            highest = highs.indices.max { highs[$0] < highs[$1] } ?? 0
+            lowest = lows.indices.min { lows[$0] < lows[$1] } ?? 0
+            let rawHigh = highs.isEmpty ? top : highs[highest]
+            let rawLow = lows.isEmpty ? bottom : lows[lowest]
+            if rawHigh > top { up = log(high / top) / log(rawHigh / top) }
+            if rawLow < bottom { down = log(low / bottom) / log(rawLow / bottom) }
+            // A path that never left the open–close range (pinned all day): the extreme minute is the one at the end.
+            if rawHigh <= top { highest = outline.open >= outline.close ? 0 : max(highs.count - 1, 0) }
+            if rawLow >= bottom { lowest = outline.open <= outline.close ? 0 : max(lows.count - 1, 0) }
         }
-        return x
-    }
 
-    /// The visible close of a day without building its minutes (for chaining A-share limits).
-    static func closingLevel(
-        profile: SimulatedProfile, date: CivilDate, grid: SessionGrid,
-        configuration: SimulatorConfiguration, previousClose: Double, logFactor: Double
-    ) -> Double {
-        let dayIndex = grid.dayIndex(date)
-        let latent = exp(profile.path.logLevel(day: dayIndex, fraction: 1) + logFactor)
-        guard let band = band(profile, previousClose: previousClose) else { return latent }
-        let n = grid.minuteCount(on: date)
-        let event = limitEvent(
-            profile, dayIndex: dayIndex, minutes: n, configuration: configuration,
-            dayReturn: latent / previousClose - 1)
-        return visible(
-            latent, minute: n, event: event, open: latent,
-            band: (Quantize.level(band.limitDown), Quantize.level(band.limitUp)))
-    }
+        func map(_ x: Double) -> Double {
+            let y: Double
+            if x > top {
+                y = top * exp(log(x / top) * up)
+            } else if x < bottom {
+                y = bottom * exp(log(x / bottom) * down)
+            } else {
+                return x
+            }
+            return min(max(y, low), high)
+        }
 
-    static func band(_ profile: SimulatedProfile, previousClose: Double) -> PriceBand? {
-        guard let limit = profile.limit else { return nil }
-        return limit.band(previousClose: Quantize.price(previousClose, tick: profile.tick), tick: profile.tick)
-    }
-
-    /// Strong days run to the limit: the pull starts at the open and reaches the limit at a random minute.
-    static func limitEvent(
-        _ profile: SimulatedProfile, dayIndex: Int, minutes: Int,
-        configuration: SimulatorConfiguration, dayReturn: Double
-    ) -> LimitEvent {
-        guard let fraction = profile.limit?.fraction, minutes > 0,
-            abs(dayReturn) >= configuration.limitPullThreshold * Quantize.level(fraction)
-        else { return .none }
-        let h = CounterRandom.hash(profile.path.key, 0x11A1, UInt64(bitPattern: Int64(dayIndex)))
-        let by = Int(Double(minutes) * (0.05 + 0.85 * CounterRandom.uniform(h)))
-        return dayReturn > 0 ? .up(by: by) : .down(by: by)
+        func apply(open: inout [Double], high highs: inout [Double], low lows: inout [Double], close: inout [Double]) {
+            for k in open.indices {
+                open[k] = map(open[k])
+                close[k] = map(close[k])
+                highs[k] = map(highs[k])
+                lows[k] = map(lows[k])
+            }
+            if !highs.isEmpty {
+                highs[highest] = high
+                lows[lowest] = low
+            }
+        }
     }
 
     /// Prints inside minute `k`: one to six, at distinct nanosecond times and prices drawn from the minute's range.

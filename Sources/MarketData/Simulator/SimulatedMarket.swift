@@ -71,24 +71,42 @@ public final class SimulatedMarket: Sendable {
     func day(_ profile: SimulatedProfile, on date: CivilDate) -> SimulatedDay? {
         let key = DayCache.Key(symbol: profile.symbol, day: date.daysSinceEpoch)
         if let hit = cache.withLock({ $0.get(key) }) { return hit }
+        guard let outline = outline(profile, on: date) else { return nil }
+        let day = SimulatedDay(
+            profile: profile, outline: outline, grid: grid(profile.market), configuration: configuration)
+        cache.withLock { $0.put(key, day) }
+        return day
+    }
+
+    /// A trading day's outline (its daily bar and what its minutes are drawn to agree with), from the daily cache
+    /// or computed on its own; nil on a day without trading.
+    func outline(_ profile: SimulatedProfile, on date: CivilDate) -> DayOutline? {
+        if let hit = dailyCache.withLock({ $0.get(profile.symbol, day: date.daysSinceEpoch) }) { return hit }
         let grid = grid(profile.market)
         guard grid.isTradingDay(date) else { return nil }
         // On an ex-date the reference price is the last close adjusted by the day's actions (除权除息参考价).
         let factor = logPriceFactor(profile, on: date)
         let before = logPriceFactor(profile, on: grid.previousTradingDay(before: date))
-        let day = SimulatedDay(
-            profile: profile, date: date, grid: grid, configuration: configuration,
-            previousClose: visibleClose(profile, before: date, grid: grid) * exp(factor - before), logFactor: factor)
-        cache.withLock { $0.put(key, day) }
-        return day
+        guard
+            let outline = DayOutline(
+                profile: profile, date: date, grid: grid, configuration: configuration,
+                previousClose: visibleClose(profile, before: date, grid: grid) * exp(factor - before), logFactor: factor
+            )
+        else { return nil }
+        dailyCache.withLock { $0.put(profile.symbol, day: date.daysSinceEpoch, outline) }
+        return outline
     }
+
+    /// How many trading days back `visibleClose` starts from the latent path (A-share limits chain; US closes are
+    /// the path's own).
+    static func closeWalk(_ profile: SimulatedProfile) -> Int { profile.limit == nil ? 1 : 20 }
 
     /// The close the market showed on the trading day before `date`, limits applied. A-share limits chain:
     /// a pinned close sets the next band, so this walks back until the latent path was inside its band.
     func visibleClose(_ profile: SimulatedProfile, before date: CivilDate, grid: SessionGrid) -> Double {
         var dates: [CivilDate] = []
         var d = grid.previousTradingDay(before: date)
-        for _ in 0..<(profile.limit == nil ? 1 : 20) {
+        for _ in 0..<Self.closeWalk(profile) {
             dates.append(d)
             d = grid.previousTradingDay(before: d)
         }
@@ -98,12 +116,75 @@ public final class SimulatedMarket: Sendable {
         var close = exp(profile.path.logLevel(day: grid.dayIndex(d), fraction: 1) + previousFactor)
         for day in dates.reversed() {
             let factor = logPriceFactor(profile, on: day)
-            close = SimulatedDay.closingLevel(
-                profile: profile, date: day, grid: grid, configuration: configuration,
-                previousClose: close * exp(factor - previousFactor), logFactor: factor)
+            close =
+                DayOutline.ends(
+                    profile, day: grid.dayIndex(day), minutes: grid.minuteCount(on: day), configuration: configuration,
+                    previousClose: close * exp(factor - previousFactor), logFactor: factor
+                ).close
             previousFactor = factor
         }
         return close
+    }
+
+    /// The outlines of the trading days from `first` through `last`, oldest first, in one pass. Each day's reference
+    /// price comes from a chain of closes carried forward (instead of `visibleClose` walking back from every day),
+    /// and the factor of corporate actions is worked out again only across an ex-date; the result is exactly what
+    /// `outline(_:on:)` computes day by day. The chain starts where the walk back from `first` starts (the latent
+    /// close `closeWalk` + 1 trading days earlier); the walk back from a later day starts at the latent close of its
+    /// own starting day, so the two are the same computation whenever the chain's close on that starting day was the
+    /// latent one (always for US stocks; for an A-share unless that day's close was held at a limit, when the day
+    /// walks back on its own).
+    func outlines(_ profile: SimulatedProfile, from first: CivilDate, through last: CivilDate) -> [DayOutline] {
+        guard first <= last else { return [] }
+        let grid = grid(profile.market)
+        let walk = Self.closeWalk(profile)
+        var start = first
+        for _ in 0...walk { start = grid.previousTradingDay(before: start) }
+        let exDates = actionDates(profile, after: start, through: last)
+        var nextEx = 0
+        var factor = logPriceFactor(profile, on: start)
+        var chain: [(close: Double, latent: Bool)] = [
+            (exp(profile.path.logLevel(day: grid.dayIndex(start), fraction: 1) + factor), true)
+        ]
+        var out: [DayOutline] = []
+        var fresh: [(day: Int, outline: DayOutline)] = []
+        var date = start.adding(days: 1)
+        while date <= last {
+            defer { date = date.adding(days: 1) }
+            guard grid.isTradingDay(date) else { continue }
+            var crossed = false
+            while nextEx < exDates.count, exDates[nextEx] <= date {
+                nextEx += 1
+                crossed = true
+            }
+            let before = factor
+            factor = crossed ? logPriceFactor(profile, on: date) : before
+            let chained = chain[chain.count - 1].close * exp(factor - before)
+            var outline: DayOutline?
+            if date >= first {
+                outline = dailyCache.withLock { $0.get(profile.symbol, day: date.daysSinceEpoch) }
+                if outline == nil {
+                    let exact = chain.count > walk && chain[chain.count - 1 - walk].latent
+                    let previousClose =
+                        exact ? chained : visibleClose(profile, before: date, grid: grid) * exp(factor - before)
+                    outline = DayOutline(
+                        profile: profile, date: date, grid: grid, configuration: configuration,
+                        previousClose: previousClose, logFactor: factor)
+                    if let outline { fresh.append((date.daysSinceEpoch, outline)) }
+                }
+            }
+            if let outline, outline.previousClose == chained {
+                chain.append((outline.close, outline.closeIsLatent))
+            } else {
+                let ends = DayOutline.ends(
+                    profile, day: grid.dayIndex(date), minutes: grid.minuteCount(on: date),
+                    configuration: configuration, previousClose: chained, logFactor: factor)
+                chain.append((ends.close, ends.close == ends.latentClose))
+            }
+            if let outline { out.append(outline) }
+        }
+        if !fresh.isEmpty { dailyCache.withLock { $0.put(profile.symbol, fresh) } }
+        return out
     }
 
     // MARK: Quotes
@@ -184,11 +265,9 @@ public final class SimulatedMarket: Sendable {
             if let bar = BarAggregation.combine(pending) { out.append(bar) }
             pending.removeAll(keepingCapacity: true)
         }
-        var date = first
-        while date <= last {
-            defer { date = date.adding(days: 1) }
-            if !timeframe.isIntraday {
-                guard let dayBar = dailyBar(profile, on: date, zone: zone) else { continue }
+        if !timeframe.isIntraday {
+            for outline in outlines(profile, from: first, through: last) {
+                let date = outline.date
                 let key: Int
                 switch timeframe {
                 case .week: key = (date.daysSinceEpoch + 3) / 7 // weeks start on Monday
@@ -199,9 +278,14 @@ public final class SimulatedMarket: Sendable {
                     flush()
                     pendingKey = key
                 }
-                pending.append(dayBar)
-                continue
+                pending.append(outline.bar(profile))
             }
+            flush()
+            return out.filter { $0.time < to }
+        }
+        var date = first
+        while date <= last {
+            defer { date = date.adding(days: 1) }
             guard let day = day(profile, on: date) else { continue }
             let size = timeframe.minutes
             for (k, bar) in day.bars.enumerated() {
@@ -218,18 +302,7 @@ public final class SimulatedMarket: Sendable {
         }
         flush()
         // Intraday bars start inside [from, to); day, week and month bars cover the dates of that range.
-        return timeframe.isIntraday ? out.filter { $0.time >= from && $0.time < to } : out.filter { $0.time < to }
-    }
-
-    /// A trading day's bar, from the daily cache or aggregated from its minutes (nil on a day without trading).
-    func dailyBar(_ profile: SimulatedProfile, on date: CivilDate, zone: ExchangeTimeZone) -> PriceBar? {
-        let key = date.daysSinceEpoch
-        if let hit = dailyCache.withLock({ $0.get(profile.symbol, day: key) }) { return hit }
-        guard let day = day(profile, on: date), let bar = BarAggregation.daily(day.bars, date: date, zone: zone) else {
-            return nil
-        }
-        dailyCache.withLock { $0.put(profile.symbol, day: key, bar) }
-        return bar
+        return out.filter { $0.time >= from && $0.time < to }
     }
 
     /// The trading days from `from`'s date through `to`'s in order (newest first when `descending`), with their
@@ -403,30 +476,34 @@ extension DirectoryEntry {
     }
 }
 
-/// A bounded cache of computed days (the oldest half is dropped when full).
-/// Daily bars by symbol and day, up to `capacity` bars (500 symbols × 5 years fit; ~100 MB); past it the symbols
-/// cached first are dropped.
+/// Day outlines (daily bars) by symbol and day, up to `capacity` days (500 symbols × 5 years fit); past it the
+/// symbols cached first are dropped.
 struct DailyBarCache: Sendable {
-    private var bars: [String: [Int: PriceBar]] = [:]
+    private var days: [String: [Int: DayOutline]] = [:]
     private var symbols: [String] = []
     private var count = 0
     static let capacity = 700_000
 
-    func get(_ symbol: String, day: Int) -> PriceBar? { bars[symbol]?[day] }
+    func get(_ symbol: String, day: Int) -> DayOutline? { days[symbol]?[day] }
 
-    mutating func put(_ symbol: String, day: Int, _ bar: PriceBar) {
-        if bars[symbol] == nil {
+    mutating func put(_ symbol: String, day: Int, _ outline: DayOutline) {
+        put(symbol, [(day, outline)])
+    }
+
+    mutating func put(_ symbol: String, _ outlines: [(day: Int, outline: DayOutline)]) {
+        if days[symbol] == nil {
             symbols.append(symbol)
-            bars[symbol] = [:]
+            days[symbol] = [:]
         }
-        if bars[symbol]?.updateValue(bar, forKey: day) == nil { count += 1 }
+        for (day, outline) in outlines where days[symbol]?.updateValue(outline, forKey: day) == nil { count += 1 }
         while count > Self.capacity, symbols.count > 1 {
             let oldest = symbols.removeFirst()
-            count -= bars.removeValue(forKey: oldest)?.count ?? 0
+            count -= days.removeValue(forKey: oldest)?.count ?? 0
         }
     }
 }
 
+/// A bounded cache of computed days (the oldest half is dropped when full).
 struct DayCache: Sendable {
     struct Key: Hashable, Sendable {
         var symbol: String
