@@ -154,6 +154,7 @@ public struct Backtester: Sendable {
         func settle(bar n: Int, at time: Timestamp) {
             guard !engine.outbox.isEmpty else { return }
             recorder.drain(&engine, at: time, bars: n)
+            engine.pruneClosedOrders()
             guard let a = engine.accounts[account] else { return }
             cash = a.cash
             for (s, id) in ids.enumerated() { held[s] = a.positions[id]?.qty ?? .zero }

@@ -70,13 +70,15 @@ public struct OrderBook: Sendable {
 /// Buys `qty` shares of every symbol at the first bar (filled at the next open) and holds them.
 public struct BuyAndHold: Strategy {
     public var qty: Quantity
-    var bought: Set<String> = []
+    /// Per symbol (by its place in the run's list): bought already.
+    var bought: [Bool] = []
 
     public init(qty: Quantity) { self.qty = qty }
 
     public mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
-        guard !bought.contains(bar.symbol) else { return }
-        bought.insert(bar.symbol)
+        if bar.series >= bought.count { bought += Array(repeating: false, count: bar.series + 1 - bought.count) }
+        guard !bought[bar.series] else { return }
+        bought[bar.series] = true
         orders.market(bar.symbol, .buy, qty: qty)
     }
 }
@@ -89,8 +91,16 @@ public struct SMACross: Strategy {
     public var fast: Int
     public var slow: Int
     public var qty: Quantity
-    /// The sign of fast − slow at the last bar where they differed, per symbol (0: none yet).
+    /// Per symbol: the sign of fast − slow at the last bar where they differed (0: none yet), and the two windows'
+    /// running sums over the closes seen so far.
     var lastSign: [Int8] = []
+    var windows: [Windows] = []
+
+    struct Windows {
+        var seen = 0
+        var fast = FixedDecimal.zero
+        var slow = FixedDecimal.zero
+    }
 
     public init(fast: Int = 10, slow: Int = 30, qty: Quantity = .one) {
         self.fast = fast
@@ -100,21 +110,30 @@ public struct SMACross: Strategy {
 
     public mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
         let closes = bar.closes
-        guard closes.count >= slow else { return }
-        // The windows' sums: fast ⊂ slow, so one pass over the slow window gives both.
-        var f = FixedDecimal.zero
-        var s = FixedDecimal.zero
-        var k = closes.endIndex - 1
-        for j in 0..<slow {
-            let c = closes[k]
-            if j < fast { f += c }
-            s += c
-            k -= 1
+        if bar.series >= windows.count {
+            windows += Array(repeating: Windows(), count: bar.series + 1 - windows.count)
+            lastSign += Array(repeating: 0, count: bar.series + 1 - lastSign.count)
         }
-        let difference = f.times(slow) - s.times(fast)
+        // The sums move by one close each bar (exact, so the same as summing the windows again); anything else
+        // (closes not grown by one) sums them afresh.
+        var w = windows[bar.series]
+        let count = closes.count
+        if w.seen == count - 1, count > 0 {
+            let newest = closes[closes.endIndex - 1]
+            w.fast += newest
+            w.slow += newest
+            if count > fast { w.fast -= closes[closes.endIndex - 1 - fast] }
+            if count > slow { w.slow -= closes[closes.endIndex - 1 - slow] }
+        } else {
+            w.fast = closes.suffix(fast).reduce(.zero, +)
+            w.slow = closes.suffix(slow).reduce(.zero, +)
+        }
+        w.seen = count
+        windows[bar.series] = w
+        guard count >= slow else { return }
+        let difference = w.fast.times(slow) - w.slow.times(fast)
         let sign: Int8 = difference.isPositive ? 1 : difference.isNegative ? -1 : 0
         guard sign != 0 else { return }
-        if bar.series >= lastSign.count { lastSign += Array(repeating: 0, count: bar.series + 1 - lastSign.count) }
         let previous = lastSign[bar.series]
         lastSign[bar.series] = sign
         guard previous != 0, previous != sign else { return }

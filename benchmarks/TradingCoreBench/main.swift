@@ -5,6 +5,7 @@
 // 1. Order commands/s through validation + engine (submit resting limit orders, then cancel them).
 // 2. Market events/s with 10,000 resting orders across 1,000 symbols (quotes and trades that do not cross).
 // 3. Market events/s when 1 event in 100 crosses a resting order and fills it (fills, ledger entries, fees).
+// 3b. Market orders filled on bars, one at a time (a backtest's order path).
 // 4. Queue rules evaluated per price update; 5. a 10,000-player game leaderboard ranked after a price update.
 import TradingCore
 
@@ -231,6 +232,34 @@ for (title, crossing) in [
     let elapsed = clock.now - t0
     report(title, count: events.count, elapsed: elapsed)
     print("  (resting orders at start: \(resting), open at end: \(engine.openOrders(of: account).count))")
+}
+
+// MARK: 3b. Market-order round trips on bars (a backtest's order path)
+
+do {
+    // One symbol, bars only (as a backtest feeds the engine): buy 1 at market, the next bar fills it at its open;
+    // sell 1, the next bar fills that. Each round trip is two submissions, two fills, their events and ledger entries.
+    var engine = TradingEngine(
+        configuration: EngineConfiguration(seed: 1, sessions: .alwaysOpen, gtcLifetimeDays: 365 * 200))
+    let id = engine.register(.usEquity("WALK", name: "Random walk"))
+    let trader = AccountID(high: 9, low: 9)
+    try? engine.openAccount(trader, market: .us, startingCash: 1_000_000, fees: .free)
+    let n = 100_000
+    var time = start
+    let bar = Bar(open: 100, high: 101, low: 99, close: 100, volume: 1000)
+    var filled = 0
+    let t0 = clock.now
+    for k in 0..<(2 * n) {
+        _ = try? engine.submit(
+            OrderRequest(symbol: "WALK", side: k % 2 == 0 ? .buy : .sell, qty: 1), account: trader, at: time)
+        time = time.adding(seconds: 60)
+        engine.apply(MarketEvent(instrument: id, time: time, kind: .bar(bar)))
+        for case .order(let update) in engine.outbox where update.event == .fill { filled += 1 }
+        engine.outbox.removeAll(keepingCapacity: true)
+        engine.pruneClosedOrders()
+    }
+    report("market orders on bars: submit + fill at the next bar", count: 2 * n, elapsed: clock.now - t0)
+    if filled != 2 * n { print("  (\(filled) of \(2 * n) filled)") }
 }
 
 // MARK: 4. Queue rules

@@ -5,9 +5,9 @@
 /// account's client_order_id index (string keys) took 50–90 ms to double, which set the server's p99 under
 /// sustained load. Split 64 ways, each growth step is a 64th of that.
 public struct ShardedDictionary<Key: ShardedKey, Value> {
-    static var shardCount: Int { 64 }
+    @usableFromInline static var shardCount: Int { 64 }
     /// Empty until the first entry (an empty one is made for every journaled account snapshot).
-    private var shards: [[Key: Value]] = []
+    @usableFromInline var shards: [[Key: Value]] = []
 
     public init() {}
 
@@ -18,6 +18,13 @@ public struct ShardedDictionary<Key: ShardedKey, Value> {
             if shards.isEmpty { shards = Array(repeating: [:], count: Self.shardCount) }
             yield &shards[key.shard & (Self.shardCount - 1)][key]
         }
+    }
+
+    /// Runs `body` on the key's slot, in place and with one lookup (nil: no entry; set nil to remove it).
+    @inlinable
+    public mutating func update<Result>(_ key: Key, _ body: (inout Value?) throws -> Result) rethrows -> Result {
+        if shards.isEmpty { shards = Array(repeating: [:], count: Self.shardCount) }
+        return try body(&shards[key.shard & (Self.shardCount - 1)][key])
     }
 
     public var count: Int { shards.reduce(0) { $0 + $1.count } }

@@ -225,7 +225,7 @@ extension TradingEngine {
             case .gtc: return time.adding(nanoseconds: Int64(configuration.gtcLifetimeDays) * Duration64.day)
             case .ioc, .fok: return nil
             default:
-                let today = calendar.zone.localTime(of: time).date
+                let today = sessionCache.localDate(calendar, at: time)
                 return Timestamp(today.adding(days: 1), in: calendar.zone)
             }
         case .exchangeCalendars:
@@ -278,26 +278,36 @@ extension TradingEngine {
             cash = account.fees.minimumChargeCushion(side: .sell, currency: account.currency)
             if !sharesReservedByTwin(order) { shares = (order.leavesQty ?? sellQtyForNotional(order)) }
         }
-        orders[id]?.reservedCash = cash
-        orders[id]?.reservedShares = shares
-        accounts[order.accountID]?.reservedCash += cash
+        orders.update(id) { order in
+            order.reservedCash = cash
+            order.reservedShares = shares
+        }
+        if !cash.isZero { accounts[order.accountID]?.reservedCash += cash }
         if shares.isPositive {
             accounts[order.accountID]?.positions[order.instrument]?.reservedForSale += shares
         }
     }
 
     mutating func releaseReservations(_ id: OrderID) {
-        guard let order = orders[id] else { return }
-        accounts[order.accountID]?.reservedCash -= order.reservedCash
-        if order.reservedShares.isPositive {
-            accounts[order.accountID]?.positions[order.instrument]?.reservedForSale -= order.reservedShares
+        guard
+            let (accountID, instrument, cash, shares) = orders.update(
+                id,
+                { order in
+                    defer {
+                        order.reservedCash = .zero
+                        order.reservedShares = .zero
+                    }
+                    return (order.accountID, order.instrument, order.reservedCash, order.reservedShares)
+                })
+        else { return }
+        if !cash.isZero { accounts[accountID]?.reservedCash -= cash }
+        if shares.isPositive {
+            accounts[accountID]?.positions[instrument]?.reservedForSale -= shares
             // A position sold out while an exit twin still held its shares goes once the hold is gone.
-            if let p = accounts[order.accountID]?.positions[order.instrument], p.qty.isZero, p.reservedForSale.isZero {
-                accounts[order.accountID]?.positions[order.instrument] = nil
+            if let p = accounts[accountID]?.positions[instrument], p.qty.isZero, p.reservedForSale.isZero {
+                accounts[accountID]?.positions[instrument] = nil
             }
         }
-        orders[id]?.reservedCash = .zero
-        orders[id]?.reservedShares = .zero
     }
 
     /// Cash a buy must hold for what remains of it: the remainder at its limit (or the market with the
@@ -360,14 +370,13 @@ extension TradingEngine {
     // MARK: Book membership
 
     mutating func addToBook(_ id: OrderID) {
-        guard let order = orders[id] else { return }
-        let i = Int(order.instrument.index)
+        guard let (i, entry) = orders.read(id, { (Int($0.instrument.index), RestingOrder($0)) }) else { return }
         bookPositions[id] = books[i].resting.count
-        books[i].append(RestingOrder(order))
+        books[i].append(entry)
     }
 
     mutating func removeFromBook(_ id: OrderID) {
-        guard let instrument = orders[id]?.instrument, let position = bookPositions[id] else { return }
+        guard let instrument = orders.read(id, { $0.instrument }), let position = bookPositions[id] else { return }
         bookPositions[id] = nil
         if let moved = books[Int(instrument.index)].remove(at: position) { bookPositions[moved] = position }
     }

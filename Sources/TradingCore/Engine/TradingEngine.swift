@@ -309,7 +309,7 @@ public struct TradingEngine: Sendable {
     /// The trading date that settlement rules use for an instrument at a time.
     mutating func tradingDate(_ instrument: Instrument, at time: Timestamp) -> CivilDate {
         switch configuration.sessions {
-        case .alwaysOpen: return instrument.calendar.zone.localTime(of: time).date
+        case .alwaysOpen: return sessionCache.localDate(instrument.calendar, at: time)
         case .exchangeCalendars: return sessionCache.tradingDate(instrument.calendar, at: time)
         }
     }
@@ -342,6 +342,17 @@ struct SessionCache: Sendable {
 
     private var windows: [TradingCalendar.Identifier: Window] = [:]
     private var days: [DayKey: DaySchedule?] = [:]
+    private var localDays: [TradingCalendar.Identifier: (start: Timestamp, end: Timestamp, date: CivilDate)] = [:]
+
+    /// The date of `time` in the calendar's time zone (remembered for the rest of that local day: working out the
+    /// zone's offset, daylight saving included, is the costly part of every per-order date question).
+    mutating func localDate(_ calendar: TradingCalendar, at time: Timestamp) -> CivilDate {
+        if let day = localDays[calendar.identifier], time >= day.start, time < day.end { return day.date }
+        let zone = calendar.zone
+        let date = zone.localTime(of: time).date
+        localDays[calendar.identifier] = (Timestamp(date, in: zone), Timestamp(date.adding(days: 1), in: zone), date)
+        return date
+    }
 
     mutating func schedule(_ calendar: TradingCalendar, on date: CivilDate) -> DaySchedule? {
         let key = DayKey(calendar: calendar.identifier, day: date.daysSinceEpoch)
@@ -359,7 +370,7 @@ struct SessionCache: Sendable {
     /// The maximal interval around `time` with one phase (closed gaps included).
     mutating func window(_ calendar: TradingCalendar, at time: Timestamp) -> Window {
         if let w = windows[calendar.identifier], time >= w.start, time < w.end { return w }
-        let date = calendar.zone.localTime(of: time).date
+        let date = localDate(calendar, at: time)
         // Periods of yesterday, today and tomorrow bound any gap around `time`.
         var periods: [DaySchedule.Period] = []
         for d in [date.adding(days: -1), date, date.adding(days: 1)] {
@@ -389,7 +400,7 @@ struct SessionCache: Sendable {
 
     /// The session open at `time` or the next one.
     mutating func currentOrNextSession(_ calendar: TradingCalendar, at time: Timestamp) -> DaySchedule {
-        var date = calendar.zone.localTime(of: time).date
+        var date = localDate(calendar, at: time)
         if let day = schedule(calendar, on: date), time < day.close { return day }
         for _ in 0..<30 {
             date = date.adding(days: 1)
@@ -400,7 +411,7 @@ struct SessionCache: Sendable {
 
     /// The trading day a time belongs to: the local date while its sessions last, else the next trading day.
     mutating func tradingDate(_ calendar: TradingCalendar, at time: Timestamp) -> CivilDate {
-        var date = calendar.zone.localTime(of: time).date
+        var date = localDate(calendar, at: time)
         if let day = schedule(calendar, on: date), time < day.end { return date }
         for _ in 0..<30 {
             date = date.adding(days: 1)

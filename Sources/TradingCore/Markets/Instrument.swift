@@ -3,6 +3,15 @@ public struct InstrumentID: Sendable, Hashable, Comparable {
     public let index: Int32
     public init(_ index: Int32) { self.index = index }
     public static func < (lhs: InstrumentID, rhs: InstrumentID) -> Bool { lhs.index < rhs.index }
+    public func hash(into hasher: inout Hasher) { hasher.combine(index) }
+    /// Dense small integers, mixed with the table's seed (see `Identifier._rawHashValue`): positions are looked up by
+    /// instrument on every fill.
+    public func _rawHashValue(seed: Int) -> Int {
+        var x = UInt64(UInt32(bitPattern: index)) ^ UInt64(bitPattern: Int64(seed))
+        x = (x ^ (x >> 31)) &* 0xBF58_476D_1CE4_E5B9
+        x = (x ^ (x >> 29)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: x ^ (x >> 32))
+    }
 }
 
 /// Stored as a bare integer. Rows written before that (`{"index": n}`) still decode.

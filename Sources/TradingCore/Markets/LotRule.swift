@@ -12,9 +12,12 @@ public enum LotRule: Sendable, Codable, Hashable {
 
     /// Why a quantity breaks the rule (a `.lotSize` rejection with its facts), or nil if it is fine. `held` is the position's total quantity.
     public func violation(side: OrderSide, qty: Quantity, held: Quantity, symbol: String) -> OrderRejection? {
-        var facts = ["qty": qty.description, "symbol": symbol, "held": held.description]
+        // Facts are written only for a refusal: this runs for every order.
+        var extra: (key: String, value: String)?
         func rejection(_ sentence: String, _ message: String) -> OrderRejection {
-            OrderRejection(.lotSize, message, facts: .init(sentence, facts))
+            var facts = ["qty": qty.description, "symbol": symbol, "held": held.description]
+            if let extra { facts[extra.key] = extra.value }
+            return OrderRejection(.lotSize, message, facts: .init(sentence, facts))
         }
         guard qty.isInteger else {
             return rejection("lot_size.whole", "qty \(qty) for \(symbol) must be a whole number of shares")
@@ -26,7 +29,7 @@ public enum LotRule: Sendable, Codable, Hashable {
             let lotSize = FixedDecimal(lot)
             if qty.isMultiple(of: lotSize) { return nil }
             if side == .sell && qty == held { return nil }
-            facts["lot"] = String(lot)
+            extra = ("lot", String(lot))
             if side == .sell {
                 return rejection(
                     "lot_size.board_lot_sell",
@@ -39,7 +42,7 @@ public enum LotRule: Sendable, Codable, Hashable {
             let min = FixedDecimal(minimum)
             if qty >= min { return nil }
             if side == .sell && qty == held { return nil }
-            facts["minimum"] = String(minimum)
+            extra = ("minimum", String(minimum))
             if side == .sell {
                 return rejection(
                     "lot_size.minimum_sell",
