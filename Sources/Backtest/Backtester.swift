@@ -293,6 +293,7 @@ struct TradeRecorder {
     var closed: [BacktestTrade] = []
     var positions: [String: Quantity] = [:]
     var feesSeen: [OrderID: FixedDecimal] = [:]
+    var events: [EngineEvent] = []
 
     init(symbols: [String]) { self.symbols = symbols }
 
@@ -311,8 +312,9 @@ struct TradeRecorder {
     /// Takes the engine's new events (so its outbox never grows) and books their fills.
     mutating func drain(_ engine: inout TradingEngine, at time: Timestamp, bars: Int) {
         guard !engine.outbox.isEmpty else { return }
-        let events = engine.outbox
-        engine.outbox.removeAll(keepingCapacity: true)
+        // The outbox and this spare buffer trade places, so neither is reallocated per drain.
+        swap(&events, &engine.outbox)
+        defer { events.removeAll(keepingCapacity: true) }
         for case .order(let update) in events {
             let order = update.order
             let fee = order.fees - (feesSeen[order.id] ?? .zero)

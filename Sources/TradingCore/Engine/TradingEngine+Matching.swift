@@ -142,7 +142,17 @@ extension TradingEngine {
         let list = candidates
         for entry in list {
             let orderID = entry.id
-            guard var order = orders[orderID], order.status.isOpen, order.status != .held else { continue }
+            // What matching decides on, read without copying the order (only a stop waiting for its trigger is).
+            guard
+                let order = orders.read(
+                    orderID,
+                    { o in
+                        (
+                            working: o.status.isOpen && o.status != .held, timeInForce: o.timeInForce,
+                            needsTrigger: o.needsTrigger, eligibleAt: o.eligibleAt, mayTrade: o.mayTrade(in: phase)
+                        )
+                    }), order.working
+            else { continue }
             // Auctions fill only auction orders; auction orders fill only in auctions.
             let isAuctionOrder = order.timeInForce == .opg || order.timeInForce == .cls
             if case .auction(let kind, _, _) = event.kind {
@@ -150,7 +160,7 @@ extension TradingEngine {
             } else if isAuctionOrder {
                 continue
             }
-            if order.needsTrigger {
+            if order.needsTrigger, var order = orders[orderID] {
                 guard phase.isRegularTrading || configuration.sessions == .alwaysOpen else { continue }
                 if order.type == .trailingStop { updateTrail(&order, event: event, instrument: instrument) }
                 guard Self.triggers(order, event: event) else {
@@ -163,7 +173,7 @@ extension TradingEngine {
                 if let k = bookIndex(of: orderID, in: i) { books[i].replace(at: k, with: RestingOrder(order)) }
                 thresholdsStale = true
             }
-            guard order.eligibleAt <= event.time, order.mayTrade(in: phase) || isAuctionOrder else { continue }
+            guard order.eligibleAt <= event.time, order.mayTrade || isAuctionOrder else { continue }
             fill(orderID, liquidity: &liquidity, band: band, instrument: instrument, at: event.time)
             if isAuctionOrder, orders[orderID]?.status.isOpen == true {
                 finish(orderID, .expired, reason: "not filled in the auction", at: event.time)
@@ -178,7 +188,13 @@ extension TradingEngine {
         _ orderID: OrderID, liquidity: inout Liquidity, band: PriceBand?, instrument: Instrument,
         at time: Timestamp
     ) {
-        guard let order = orders[orderID] else { return }
+        guard
+            let order = orders.read(
+                orderID,
+                { o in
+                    (side: o.side, workingLimit: o.workingLimit, type: o.type, stopPrice: o.stopPrice)
+                })
+        else { return }
         let buy = order.side == .buy
         let limit = order.workingLimit
         // Price-limit rule: no fills at limit-up for buys / limit-down for sells except from displayed quotes.
@@ -337,16 +353,16 @@ extension TradingEngine {
         _ orderID: OrderID, qty: Quantity, price: Price, instrument: Instrument, date: CivilDate,
         at time: Timestamp
     ) {
-        guard var order = orders[orderID], var account = accounts[order.accountID] else { return }
+        guard let accountID = orders.read(orderID, { $0.accountID }), accounts[accountID] != nil else { return }
+        // Reservations go first (the fill and the reservation of what remains replace them). Then the account is
+        // taken out of the table while it changes (and put back below), so this copy is the only one: appending a day
+        // trade or updating a position then mutates in place instead of copying the account's arrays and dictionaries
+        // on every fill.
+        releaseReservations(orderID)
+        guard var order = orders[orderID], var account = accounts.removeValue(forKey: accountID) else { return }
         let currency = account.currency
         let exact = price.multiplied(by: qty)
         let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
-        releaseReservations(orderID)
-        // Re-read both: releasing changed their reservation fields. The account is taken out of the table while it
-        // changes (and put back below), so this copy is the only one: appending a day trade or updating a position
-        // then mutates in place instead of copying the account's arrays and dictionaries on every fill.
-        account = accounts.removeValue(forKey: order.accountID) ?? account
-        order = orders[orderID] ?? order
 
         // Position.
         var position =

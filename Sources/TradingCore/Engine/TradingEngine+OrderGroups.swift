@@ -53,7 +53,9 @@ extension TradingEngine {
 
     /// Keeps an exit pair at the same remaining quantity after one of them fills partly.
     mutating func resizeTwin(of id: OrderID) {
-        guard let order = orders[id], order.parentID != nil || order.orderClass == .oco, let twinID = twin(of: order),
+        // Simple orders (most) have no twin: decided without copying the order.
+        guard orders.read(id, { $0.parentID != nil || $0.orderClass == .oco }) == true else { return }
+        guard let order = orders[id], let twinID = twin(of: order),
             let twin = orders[twinID], twin.status.isOpen, twin.status != .held,
             let leaves = order.leavesQty
         else { return }
@@ -67,7 +69,9 @@ extension TradingEngine {
     /// After an order ends: activate exits of a filled entry, cancel the exits of a failed one, cancel the twin
     /// of a finished exit.
     mutating func resolveGroup(after id: OrderID, at time: Timestamp) {
-        guard let order = orders[id] else { return }
+        guard orders.read(id, { $0.parentID != nil || !$0.legs.isEmpty || $0.orderClass == .oco }) == true,
+            let order = orders[id]
+        else { return }
         let isEntry = order.parentID == nil && !order.legs.isEmpty && order.orderClass != .oco
         if isEntry {
             for leg in order.legs {

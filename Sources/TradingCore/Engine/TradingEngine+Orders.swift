@@ -161,18 +161,17 @@ extension TradingEngine {
 
     /// Records a validated order, reserves what it needs, and makes it work (or hold, for exit legs).
     mutating func accept(_ order: Order, at time: Timestamp) {
-        var order = order
         let id = order.id
+        let held = order.status == .held
         clientOrderIDs[ClientOrderKey(account: order.accountID, id: order.clientOrderID)] = id
+        if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
         orders[id] = order
         openOrders.insert(id)
-        if order.status != .held {
+        if !held {
             reserve(id)
-            order = orders[id] ?? order
             addToBook(id)
         }
-        if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
-        publish(order.status == .held ? .held : .new, id, at: time)
+        publish(held ? .held : .new, id, at: time)
     }
 
     /// Ends an order on `event` (fill, canceled, expired, replaced, rejected): releases what it reserved, takes it
@@ -182,25 +181,25 @@ extension TradingEngine {
         _ id: OrderID, _ event: OrderUpdate.Event, reason: String?, at time: Timestamp,
         fill: Fill? = nil
     ) {
-        guard var order = orders[id], let status = order.status.after(event) else { return }
+        guard let status = orders.read(id, { $0.status.after(event) }) ?? nil else { return }
         assert(status.isTerminal, "finish(\(event)) must end the order")
         releaseReservations(id)
         removeFromBook(id)
         openOrders.remove(id)
         closedOrders.append(id)
-        order = orders[id] ?? order
-        order.status = status
-        order.updatedAt = time
-        order.reason = reason ?? order.reason
-        switch status {
-        case .filled: order.filledAt = time
-        case .canceled: order.canceledAt = time
-        case .expired: order.expiredAt = time
-        case .replaced: order.replacedAt = time
-        case .rejected: order.failedAt = time
-        default: break
+        orders.update(id) { order in
+            order.status = status
+            order.updatedAt = time
+            if let reason { order.reason = reason }
+            switch status {
+            case .filled: order.filledAt = time
+            case .canceled: order.canceledAt = time
+            case .expired: order.expiredAt = time
+            case .replaced: order.replacedAt = time
+            case .rejected: order.failedAt = time
+            default: break
+            }
         }
-        orders[id] = order
         publish(event, id, at: time, fill: fill)
         resolveGroup(after: id, at: time)
     }
@@ -263,29 +262,41 @@ extension TradingEngine {
     /// Holds back what an order needs: cash for a buy (cost of the remainder plus fees), shares and a fee
     /// cushion for a sale; buying power for a short sale (its value, as a buy would) and a fee cushion for a cover.
     mutating func reserve(_ id: OrderID) {
-        guard let order = orders[id], let account = accounts[order.accountID] else { return }
+        guard
+            let (accountID, instrumentID, cash, shares) = orders.read(
+                id,
+                { order in
+                    reservation(order)
+                }) ?? nil
+        else { return }
+        orders.update(id) { order in
+            order.reservedCash = cash
+            order.reservedShares = shares
+        }
+        if !cash.isZero { accounts[accountID]?.reservedCash += cash }
+        if shares.isPositive {
+            accounts[accountID]?.positions[instrumentID]?.reservedForSale += shares
+        }
+    }
+
+    /// What `reserve` holds back for an order: cash and shares (nil without its account).
+    func reservation(_ order: borrowing Order) -> (AccountID, InstrumentID, cash: FixedDecimal, shares: Quantity)? {
+        guard let (fees, currency) = accounts[order.accountID].map({ ($0.fees, $0.currency) }) else { return nil }
         let instrument = instruments[Int(order.instrument.index)]
         var cash = FixedDecimal.zero
         var shares = FixedDecimal.zero
         switch order.intent {
         case .buyToOpen:
-            cash = buyReservation(order, instrument: instrument, fees: account.fees, currency: account.currency)
+            cash = buyReservation(order, instrument: instrument, fees: fees, currency: currency)
         case .buyToClose:
-            cash = account.fees.minimumChargeCushion(side: .buy, currency: account.currency)
+            cash = fees.minimumChargeCushion(side: .buy, currency: currency)
         case .sellToOpen:
-            cash = shortSaleReservation(order, fees: account.fees, currency: account.currency)
+            cash = shortSaleReservation(order, fees: fees, currency: currency)
         case .sellToClose:
-            cash = account.fees.minimumChargeCushion(side: .sell, currency: account.currency)
+            cash = fees.minimumChargeCushion(side: .sell, currency: currency)
             if !sharesReservedByTwin(order) { shares = (order.leavesQty ?? sellQtyForNotional(order)) }
         }
-        orders.update(id) { order in
-            order.reservedCash = cash
-            order.reservedShares = shares
-        }
-        if !cash.isZero { accounts[order.accountID]?.reservedCash += cash }
-        if shares.isPositive {
-            accounts[order.accountID]?.positions[order.instrument]?.reservedForSale += shares
-        }
+        return (order.accountID, order.instrument, cash, shares)
     }
 
     mutating func releaseReservations(_ id: OrderID) {
