@@ -61,6 +61,55 @@ struct BacktestsAPITests {
         }
     }
 
+    @Test("intraday backtests over the feed's 5-minute bars; the finished report as one HTML page")
+    func intradayAndHTMLReport() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let auth = try await session(client)
+                // Two weeks of 5-minute bars: 78 a regular US session (Thanksgiving week has an early close).
+                let id = try await client.execute(
+                    uri: "/api/v1/backtests", method: .post, headers: auth,
+                    body: body(
+                        #"{"symbols":["MSFT"],"from":"2025-03-03","to":"2025-03-14","strategy":"sma-cross","params":{"fast":6,"slow":24},"timeframe":"5Min"}"#
+                    )
+                ) { r in
+                    #expect(r.status == .accepted, "\(String(buffer: r.body))")
+                    #expect(f.json(r)["request"]?["timeframe"] == .string("5Min"))
+                    return f.json(r)["id"]?.string ?? ""
+                }
+                let job = try await finished(client, f, auth, id)
+                #expect(job["status"] == .string("done"), "\(job)")
+                #expect(job["result"]?["bars"] == .int(10 * 78))
+                #expect(job["result"]?["frequency"] == .string("5Min"))
+                #expect((job["result"]?["trades"]?.int ?? 0) > 3)
+                try await client.execute(uri: "/api/v1/backtests/\(id)/report.html", method: .get, headers: auth) { r in
+                    #expect(r.status == .ok)
+                    #expect(r.headers[.contentType]?.hasPrefix("text/html") == true)
+                    let page = String(buffer: r.body)
+                    #expect(page.hasPrefix("<!doctype html>") && page.contains("MSFT") && page.contains("<svg"))
+                }
+                try await client.execute(uri: "/api/v1/backtests/nope/report.html", method: .get, headers: auth) { r in
+                    #expect(r.status == .notFound)
+                }
+                for (json, message) in [
+                    (#"{"symbols":["MSFT"],"timeframe":"1Week"}"#, "timeframe must be 1Day or intraday"),
+                    (#"{"symbols":["MSFT"],"timeframe":"soon"}"#, "timeframe must be 1Day or intraday"),
+                    (#"{"symbols":["AAPL"],"timeframe":"1Min","source":"real"}"#, "the bundled real history is daily"),
+                    (
+                        #"{"symbols":["MSFT"],"timeframe":"1Min","from":"2023-01-01","to":"2025-01-01"}"#,
+                        "at most a year"
+                    ),
+                ] {
+                    try await client.execute(uri: "/api/v1/backtests", method: .post, headers: auth, body: body(json)) {
+                        r in
+                        #expect(r.status == .unprocessableContent, "\(json)")
+                        #expect(f.json(r)["message"]?.string?.contains(message) == true, "\(String(buffer: r.body))")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("an account's queued rules are replayed; bad requests are refused with the reason")
     func queueRulesAndErrors() async throws {
         try await ServerFixture.with { f in

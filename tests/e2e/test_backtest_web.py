@@ -46,3 +46,30 @@ def test_a_backtest_on_the_bundled_real_history(driver, server):
     app.button("Run backtest")
     app.text_in(".backtest-report h2", "Report: MSFT")
     assert app.text('[data-figure="bars"]') == "2,013"  # MSFT's trading days 2005–2012 in the bundled file
+    # The bundled history is daily: intraday bars are offered only for the market data.
+    assert not app.css("#bt-timeframe").is_enabled()
+
+
+def test_an_intraday_backtest_and_its_html_report(driver, server):
+    app = App(driver, server).signup()
+    app.go("backtest")
+    symbols = app.css("#bt-symbols")
+    symbols.clear()
+    symbols.send_keys("MSFT")
+    app.d.execute_script("document.querySelector('#bt-from').value = '2025-03-03'; document.querySelector('#bt-to').value = '2025-03-14'")
+    Select(app.css("#bt-timeframe")).select_by_value("5Min")
+    Select(app.css("#bt-strategy")).select_by_value("sma-cross")
+    app.button("Run backtest")
+    app.text_in(".backtest-report h2", "Report: MSFT")
+    # Five-minute bars of two weeks (78 a US session; the e2e server's market never closes: 288 a day).
+    bars = int(app.text('[data-figure="bars"]').replace(",", ""))
+    job = app.api("GET", f"/backtests/{app.api('GET', '/backtests')['body'][0]['id']}")["body"]
+    assert job["request"]["timeframe"] == "5Min" and job["result"]["bars"] == bars and bars >= 10 * 78
+    assert "5 minutes" in app.text(".backtest-report .card-head .sub")
+    # The report link serves the same report as one self-contained page (fetched with the session's cookie).
+    link = app.css("a.download-report")
+    page = app.d.execute_async_script(
+        "const done = arguments[1]; fetch(arguments[0]).then(async (r) => done([r.status, r.headers.get('content-type'), await r.text()]))",
+        link.get_attribute("href"))
+    assert page[0] == 200 and page[1].startswith("text/html")
+    assert page[2].startswith("<!doctype html>") and "MSFT" in page[2] and "5Min" in page[2]

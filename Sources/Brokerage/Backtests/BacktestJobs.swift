@@ -4,8 +4,8 @@ import Synchronization
 import TradingCore
 
 /// Backtests run as jobs for the native API and the web app: a request names symbols, dates, a strategy (built in,
-/// or queue rules — given, or an account's queued ones) and the realism settings; the job fetches the daily bars
-/// from the market-data feed (the simulated market, or the configured provider), runs `Backtester` off the
+/// or queue rules — given, or an account's queued ones), the bars' timeframe (daily, or intraday down to one minute) and
+/// the realism settings; the job fetches the bars from the market-data feed (the simulated market, or the configured provider), runs `Backtester` off the
 /// brokerage actor, and keeps its progress and report. Jobs are computations, not account state: they live in
 /// memory (the last 20 per user) and a restart forgets them.
 public actor BacktestJobs {
@@ -27,6 +27,8 @@ public actor BacktestJobs {
         public var rules: [QueueRuleStrategy.Rule]
         /// Test on the bundled real daily history (`BundledHistory`) instead of the feed's bars.
         public var realHistory = false
+        /// The bars the strategy sees: `.day`, or an intraday timeframe (minutes or hours; a year at most).
+        public var timeframe: BarTimeframe = .day
 
         public init(
             symbols: [String], from: CivilDate, to: CivilDate, strategy: String, parameters: [String: String] = [:],
@@ -150,8 +152,8 @@ public actor BacktestJobs {
                     await self?.finish(id, outcome)
                     return
                 }
-                let series = try await Self.dailyBars(symbols, instruments: instruments, request: request, feed: feed)
-                // The feed's daily bars are raw prices: their splits and dividends come with them.
+                let series = try await Self.bars(symbols, instruments: instruments, request: request, feed: feed)
+                // The feed's bars are raw prices: their splits and dividends come with them.
                 var actions: [String: [CorporateAction]] = [:]
                 for symbol in symbols {
                     actions[symbol] =
@@ -241,8 +243,9 @@ public actor BacktestJobs {
         return series
     }
 
-    /// Each symbol's daily bars from the feed, stamped at its market's close.
-    static func dailyBars(
+    /// Each symbol's bars from the feed, stamped when they end (daily bars at the market's close), which is when the
+    /// strategy sees them.
+    static func bars(
         _ symbols: [String], instruments: [String: Instrument], request: Request, feed: any MarketDataFeed
     ) async throws(BrokerageError) -> [BarSeries] {
         var out: [BarSeries] = []
@@ -250,24 +253,28 @@ public actor BacktestJobs {
             guard let instrument = instruments[symbol] else { continue }
             let zone = instrument.calendar.zone
             let close = instrument.market == .cn ? 15 : 16
+            let timeframe = request.timeframe
             let bars: [PriceBar]
             do {
                 bars = try await feed.bars(
-                    symbol, timeframe: .day, from: Timestamp(request.from, in: zone),
+                    symbol, timeframe: timeframe, from: Timestamp(request.from, in: zone),
                     to: Timestamp(request.to.adding(days: 1), in: zone))
             } catch {
                 throw .feed(error)
             }
             guard !bars.isEmpty else {
-                throw .notFound("no daily bars for \(symbol) between \(request.from) and \(request.to)")
+                throw .notFound("no \(timeframe) bars for \(symbol) between \(request.from) and \(request.to)")
             }
             out.append(
                 BarSeries(
                     symbol: symbol,
                     bars: bars.map {
-                        HistoricalBar(
-                            time: Timestamp(zone.localTime(of: $0.time).date, hour: close, in: zone), open: $0.open,
-                            high: $0.high, low: $0.low, close: $0.close, volume: $0.volume)
+                        let end =
+                            timeframe.isIntraday
+                            ? $0.time.adding(seconds: Int64(timeframe.minutes) * 60)
+                            : Timestamp(zone.localTime(of: $0.time).date, hour: close, in: zone)
+                        return HistoricalBar(
+                            time: end, open: $0.open, high: $0.high, low: $0.low, close: $0.close, volume: $0.volume)
                     }))
         }
         return out

@@ -76,7 +76,7 @@ public enum BarTimeframe: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    var isIntraday: Bool {
+    public var isIntraday: Bool {
         switch self {
         case .minutes, .hours: return true
         default: return false
@@ -84,7 +84,7 @@ public enum BarTimeframe: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Minutes per intraday bar.
-    var minutes: Int {
+    public var minutes: Int {
         switch self {
         case .minutes(let n): return n
         case .hours(let n): return 60 * n

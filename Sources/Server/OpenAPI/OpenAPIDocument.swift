@@ -187,6 +187,10 @@ enum OpenAPIDocument {
                         "rules": .object(["type": .string("array"), "items": .object(["type": .string("object")])]),
                         "account_id": OpenAPISchema.uuid,
                         "source": OpenAPISchema.enumeration(["feed", "real"]),
+                        "timeframe": .object([
+                            "type": .string("string"),
+                            "pattern": .string("^([1-9]|[1-5][0-9])Min$|^([1-9]|1[0-9]|2[0-3])Hour$|^1Day$"),
+                        ]),
                     ]),
                 ]),
                 "GameCreate": .object([
@@ -530,7 +534,7 @@ enum OpenAPIDocument {
                     "The user's backtests, newest first (without their reports): id, status, progress, request",
                     auth: true, responses: ["200": "backtests"]),
                 "post": op(
-                    "Start a backtest of daily bars from the market-data feed, through the real engine: {symbols, from?, to?, strategy?: buy-and-hold|sma-cross|queue-rules, params?, qty?, cash?, fill?: next-open|close, commission?: real|none|4.95|0.1%, rules? (queue rule bodies), account_id? (replay its queued rules), source?: feed|real (the bundled real daily history)}. Answers at once; GET /api/v1/backtests/{id} follows it",
+                    "Start a backtest of daily bars from the market-data feed, through the real engine: {symbols, from?, to?, strategy?: buy-and-hold|sma-cross|queue-rules, params?, qty?, cash?, fill?: next-open|close, commission?: real|none|4.95|0.1%, rules? (queue rule bodies), account_id? (replay its queued rules), source?: feed|real (the bundled real daily history), timeframe?: 1Day (default) or intraday 1Min…59Min, 1Hour…23Hour over at most a year}. Answers at once; GET /api/v1/backtests/{id} follows it",
                     auth: true, body: "BacktestRequest",
                     responses: [
                         "202": "the job (status running, progress in percent)",
@@ -542,6 +546,12 @@ enum OpenAPIDocument {
                     "A backtest: status (running, done, failed), progress in percent, error, and when done the report (the CLI's JSON: bars, trades, final_equity, return, max_drawdown, sharpe, trade_list, monthly_returns, equity)",
                     auth: true, parameters: [param("id", in: "path", "backtest id")],
                     responses: ["200": "the backtest"])
+            ]),
+            "/api/v1/backtests/{id}/report.html": .object([
+                "get": op(
+                    "The finished backtest's report as one self-contained HTML page with its charts (as `papertrade backtest --report html` writes)",
+                    auth: true, parameters: [param("id", in: "path", "backtest id")],
+                    responses: ["200": "the report page (text/html)", "409": "the backtest is still running or failed"])
             ]),
             "/api/v1/games": .object([
                 "get": op(

@@ -10,8 +10,10 @@ import TradingCore
 /// `POST /api/v1/backtests` body (all but `symbols` optional):
 /// ```
 /// {"symbols": ["AAPL", "MSFT"], "from": "2021-01-01", "to": "2025-12-31", "strategy": "sma-cross",
-///  "params": {"fast": 10, "slow": 30}, "qty": "10", "cash": "100000", "fill": "next-open", "commission": "real"}
+///  "params": {"fast": 10, "slow": 30}, "qty": "10", "cash": "100000", "fill": "next-open", "commission": "real",
+///  "timeframe": "1Day"}
 /// ```
+/// `timeframe` is 1Day (the default) or intraday (1Min … 59Min, 1Hour …) over at most a year.
 /// `strategy` is buy-and-hold, sma-cross or queue-rules: with `rules` (queue rule bodies, as the queue routes take
 /// them) or `account_id` (replay that account's queued rules; `symbols` then defaults to theirs).
 struct BacktestsController {
@@ -22,6 +24,7 @@ struct BacktestsController {
         group.get("backtests", use: list)
         group.post("backtests", use: start)
         group.get("backtests/{id}", use: show)
+        group.get("backtests/{id}/report.html", use: report)
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
@@ -38,6 +41,23 @@ struct BacktestsController {
         return Self.encode(job, withResult: true).response()
     }
 
+    /// The finished report as the CLI's `--report html` page: one self-contained file with its charts.
+    @Sendable func report(_ request: Request, context: AppContext) async throws -> Response {
+        let user = try context.user()
+        guard let job = await brokerage.backtests.job(try context.parameters.require("id"), user: user) else {
+            throw APIError.notFound("backtest not found")
+        }
+        guard let result = job.result else {
+            throw APIError(
+                .conflict, code: 40900000,
+                job.status == .failed ? "the backtest failed: \(job.error ?? "")" : "the backtest is still running")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentDisposition] = "inline; filename=\"backtest-\(job.id).html\""
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: result.html)))
+    }
+
     @Sendable func start(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         var request = request
@@ -49,7 +69,7 @@ struct BacktestsController {
 
     static let fields: Set<String> = [
         "symbols", "from", "to", "strategy", "params", "qty", "cash", "fill", "commission", "rules", "account_id",
-        "source",
+        "source", "timeframe",
     ]
 
     static func parse(_ body: JSONValue, today now: Timestamp) throws -> (BacktestJobs.Request, AccountID?) {
@@ -122,10 +142,26 @@ struct BacktestsController {
         guard source == "feed" || source == "real" else {
             throw APIError.unprocessable("source must be feed (the market data) or real (the bundled real history)")
         }
+        var timeframe = BarTimeframe.day
+        if let value = o["timeframe"], value != .null {
+            guard let text = value.string, let parsed = BarTimeframe(text), parsed == .day || parsed.isIntraday else {
+                throw APIError.unprocessable("timeframe must be 1Day or intraday: 1Min to 59Min, 1Hour to 23Hour")
+            }
+            timeframe = parsed
+        }
+        if timeframe.isIntraday {
+            guard source == "feed" else {
+                throw APIError.unprocessable("the bundled real history is daily: use timeframe 1Day with source real")
+            }
+            guard to.daysSinceEpoch - from.daysSinceEpoch <= 366 else {
+                throw APIError.unprocessable("an intraday backtest covers at most a year (from … to)")
+            }
+        }
         var request = BacktestJobs.Request(
             symbols: symbols, from: from, to: to, strategy: strategy, parameters: parameters,
             qty: try positive("qty", .one), cash: try positive("cash", 100_000), fill: fill, fees: fees, rules: rules)
         request.realHistory = source == "real"
+        request.timeframe = timeframe
         return (request, account)
     }
 
@@ -140,7 +176,7 @@ struct BacktestsController {
                 "to": .string(r.to.description), "strategy": .string(r.strategy),
                 "params": .object(r.parameters.mapValues(JSONValue.string)), "qty": .decimal(r.qty),
                 "cash": .decimal(r.cash), "fill": .string(r.fill.rawValue), "rules": .int(r.rules.count),
-                "source": .string(r.realHistory ? "real" : "feed"),
+                "source": .string(r.realHistory ? "real" : "feed"), "timeframe": .string(r.timeframe.description),
             ]),
         ]
         if withResult, let result = job.result { o["result"] = result.json }

@@ -7,6 +7,7 @@ import { t } from '../i18n.js';
 import { h, clear, toast, failure, empty, loading } from '../ui.js';
 
 const STRATEGIES = ['sma-cross', 'buy-and-hold', 'queue-rules'];
+const TIMEFRAMES = ['1Day', '1Hour', '30Min', '15Min', '5Min', '1Min'];
 
 export async function render(view, params, scope) {
   const account = store.account();
@@ -21,6 +22,7 @@ export async function render(view, params, scope) {
   const from = h('input#bt-from', { type: 'date', value: day(yearAgo) });
   const to = h('input#bt-to', { type: 'date', value: day(new Date(today.getTime() - 86400000)) });
   const source = h('select#bt-source', ['feed', 'real'].map((v) => h('option', { value: v }, t(`backtest.source.${v}`))));
+  const timeframe = h('select#bt-timeframe', TIMEFRAMES.map((v) => h('option', { value: v }, t(`backtest.timeframe.${v}`))));
   const strategy = h('select#bt-strategy', STRATEGIES.map((s) => h('option', { value: s }, t(`backtest.strategy.${s}`))));
   const fast = h('input#bt-fast', { inputMode: 'numeric', value: '10' });
   const slow = h('input#bt-slow', { inputMode: 'numeric', value: '30' });
@@ -38,8 +40,12 @@ export async function render(view, params, scope) {
     smaFields.hidden = strategy.value !== 'sma-cross';
     rulesNote.hidden = strategy.value !== 'queue-rules';
     qty.disabled = strategy.value === 'queue-rules';
+    // The bundled real history is daily.
+    if (source.value === 'real') timeframe.value = '1Day';
+    timeframe.disabled = source.value === 'real';
   }
   strategy.addEventListener('change', sync);
+  source.addEventListener('change', sync);
   sync();
 
   const form = h('form.card.backtest-form', { novalidate: true, 'aria-labelledby': 'bt-title' },
@@ -47,6 +53,7 @@ export async function render(view, params, scope) {
     field('bt-symbols', t('backtest.symbols'), symbols, t('backtest.symbols_help')),
     field('bt-source', t('backtest.source'), source, t('backtest.source_help')),
     h('div.field-row', field('bt-from', t('backtest.from'), from), field('bt-to', t('backtest.to'), to)),
+    field('bt-timeframe', t('backtest.timeframe'), timeframe, t('backtest.timeframe_help')),
     field('bt-strategy', t('backtest.strategy'), strategy), smaFields, rulesNote,
     h('div.field-row', field('bt-qty', t('backtest.qty'), qty), field('bt-cash', t('backtest.cash'), cash)),
     field('bt-fill', t('backtest.fill'), fill, t('backtest.fill_help')),
@@ -61,7 +68,7 @@ export async function render(view, params, scope) {
     const body = {
       symbols: symbols.value.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
       from: from.value, to: to.value, strategy: strategy.value, qty: qty.value.trim(), cash: cash.value.trim(),
-      fill: fill.value, commission: commission.value.trim() || 'real', source: source.value,
+      fill: fill.value, commission: commission.value.trim() || 'real', source: source.value, timeframe: timeframe.value,
     };
     if (strategy.value === 'sma-cross') body.params = { fast: fast.value.trim(), slow: slow.value.trim() };
     if (strategy.value === 'queue-rules') {
@@ -108,7 +115,9 @@ export async function render(view, params, scope) {
     const months = monthlyTable(r.monthly_returns);
     clear(report,
       h('div.card-head', h('h2', t('backtest.report', { symbols: r.symbols.join(', ') })),
-        h('span.sub', `${F.shortDate(r.start)} – ${F.shortDate(r.end)}`)),
+        h('span.sub', `${F.shortDate(r.start)} – ${F.shortDate(r.end)} · ${t(`backtest.timeframe.${job.request.timeframe}`)}`)),
+      h('p', h('a.button.download-report', { href: `/api/v1/backtests/${api.enc(job.id)}/report.html`, target: '_blank', rel: 'noopener',
+        download: `backtest-${job.id}.html` }, t('backtest.download'))),
       r.warnings.length ? h('ul.warnings', r.warnings.map((w) => h('li', w))) : null,
       h('dl.figures.backtest-figures', figures.map(([k, v]) => [h('dt', t(k)), h('dd', { dataset: { figure: k.split('.')[1] } }, v)])),
       h('h3', t('backtest.equity')), lineChart(r.equity.map((p) => Number(p.equity)), 'equity'),
@@ -131,7 +140,7 @@ export async function render(view, params, scope) {
       clear(recent, h('h2#bt-recent-title', t('backtest.recent')), jobs.length ? h('ul.rows', jobs.map((j) => h('li.row',
         h('button.link.row-main', { type: 'button', onclick: () => follow(j.id) },
           h('span.sym', `${j.request.symbols.join(', ')} · ${t(`backtest.strategy.${j.request.strategy}`)}`),
-          h('span.sub', `${j.request.from} – ${j.request.to}`)),
+          h('span.sub', `${j.request.from} – ${j.request.to}${j.request.timeframe === '1Day' ? '' : ` · ${t(`backtest.timeframe.${j.request.timeframe}`)}`}`)),
         h(`span.status.${j.status === 'done' ? 'filled' : j.status === 'failed' ? 'failed' : 'pending'}`, t(`backtest.status.${j.status}`))))) : empty(t('backtest.none')));
     } catch (error) { clear(recent, failure(error, loadRecent)); }
   }
