@@ -166,6 +166,11 @@ class App:
         self.css(selector)
         return self.d.execute_script("return document.querySelector(arguments[0])?.innerText ?? ''", selector)
 
+    def value(self, selector):
+        """The value of the first matching input once it exists (read in one step, as `text`)."""
+        self.css(selector)
+        return self.d.execute_script("return document.querySelector(arguments[0])?.value ?? ''", selector)
+
     def shot(self, name):
         for label, (w, h) in (("phone", PHONE), ("desktop", DESKTOP)):
             self.size(w, h)

@@ -139,7 +139,7 @@ def test_create_a_game_join_by_invite_link_trade_and_see_the_leaderboard(app):
     app.shot("game-create")
     app.click(".game-form button[type=submit]")
     assert app.toast("Created Econ 101")
-    invite = app.css(".invite input").get_attribute("value")
+    invite = app.value(".invite input")
     assert "/#/join/" in invite
     assert "At most 50% of the portfolio in one stock." in app.text(".game-rules")
     assert "No sale within 15 minutes of a purchase." in app.text(".game-rules")
