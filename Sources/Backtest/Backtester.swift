@@ -223,7 +223,7 @@ public struct Backtester: Sendable {
                 submitPending(at: bar.time)
                 settle(bar: n, at: bar.time)
             }
-            engine.apply(MarketEvent(instrument: id, time: bar.time, kind: .bar(bar.engineBar)))
+            engine.apply(bar: bar.engineBar, instrument: id, at: bar.time)
             marks[s] = bar.close
             closes[s].append(bar.close)
             settle(bar: n, at: bar.time)

@@ -64,6 +64,25 @@ struct FixedDecimalTests {
         #expect(d("1000000000000").multiplied(by: d("1000000")) == d("1000000000000000000"))
     }
 
+    @Test("whole numbers times decimals (shares × prices) are exact either way round, signs and sizes included")
+    func wholeTimesDecimal() {
+        var generator = SeededGenerator(seed: 5)
+        for _ in 0..<2_000 {
+            let shares = Int(generator.next() % 2_000_001) - 1_000_000
+            let price = FixedDecimal(raw: Int128(Int64(bitPattern: generator.next()) % 1_000_000_000_000_000))
+            let whole = FixedDecimal(shares)
+            #expect(whole.multiplied(by: price) == price.times(shares))
+            #expect(price.multiplied(by: whole) == price.times(shares))
+        }
+        // Beyond 64-bit raw values (over ~9.2 billion) the general path gives the same exact products.
+        let big = d("20000000000")
+        #expect(big.multiplied(by: d("1.5")) == d("30000000000"))
+        #expect(d("1.5").multiplied(by: big) == d("30000000000"))
+        // Neither whole: rounded once at the 9th place, half to even.
+        #expect(d("0.000000005").multiplied(by: d("0.5")) == d("0.000000002"))
+        #expect(d("-0.000000015").multiplied(by: d("0.1")) == d("-0.000000002"))
+    }
+
     @Test("formats with a fixed number of places for cash")
     func fixedPlaces() {
         #expect(d("100000").formatted(places: 2) == "100000.00")

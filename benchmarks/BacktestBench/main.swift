@@ -78,3 +78,16 @@ struct SplitMix {
         range.lowerBound + Int(next() % UInt64(range.count))
     }
 }
+
+// The bar path alone: buy-and-hold places one order, so this is what every bar costs without orders.
+var floor = Duration.seconds(1_000)
+for _ in 0..<3 {
+    let started = clock.now
+    _ = try tester.run(
+        [BarSeries(symbol: "WALK", bars: bars)], instruments: ["WALK": instrument], strategy: BuyAndHold(qty: 1))
+    floor = min(floor, clock.now - started)
+}
+let floorSeconds = Double(floor.components.seconds) + Double(floor.components.attoseconds) / 1e18
+print(
+    "papertrade: buy-and-hold (one order) over the same bars: \(Int(Double(count) / floorSeconds)) bars/s (\(Int(floorSeconds * 1000)) ms: the bar path without orders)"
+)

@@ -42,6 +42,21 @@ extension TradingEngine {
         match(event.instrument, event: event, only: nil)
     }
 
+    /// One bar of one instrument (what a backtest feeds, bar after bar): the same as applying a `.bar` event, but the
+    /// event (~400 bytes, sized for a quote's book) is built only when an order may act on the bar — most bars just
+    /// become the last price.
+    public mutating func apply(bar: Bar, instrument: InstrumentID, at time: Timestamp) {
+        let i = Int(instrument.index)
+        guard i >= 0, i < books.count else { return }
+        guard time < nextDeadline,
+            books[i].resting.isEmpty || !(books[i].tradeMayAct(bar.low) || books[i].tradeMayAct(bar.high))
+        else {
+            apply(MarketEvent(instrument: instrument, time: time, kind: .bar(bar)))
+            return
+        }
+        books[i].lastTrade = bar.close
+    }
+
     /// Records a quote as the instrument's market view — what validation, reservations and a new order's
     /// immediate fill use — without matching the orders resting on it: a placement's fresh quote serves that
     /// placement only. Resting orders (and queue rules) see market updates through `apply` alone.

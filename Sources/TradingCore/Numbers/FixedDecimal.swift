@@ -83,6 +83,12 @@ extension FixedDecimal {
         by other: FixedDecimal, places: Int = FixedDecimal.scale,
         rule: RoundingRule = .halfEven
     ) -> FixedDecimal {
+        // A whole number times anything (shares × a price, the common case) is exact at 9 places: no 128-bit
+        // division needed.
+        if places == Self.scale, let a = Int64(exactly: raw), let b = Int64(exactly: other.raw) {
+            if a % 1_000_000_000 == 0 { return FixedDecimal(raw: Int128(a / 1_000_000_000) * Int128(b)) }
+            if b % 1_000_000_000 == 0 { return FixedDecimal(raw: Int128(a) * Int128(b / 1_000_000_000)) }
+        }
         // raw(a) × raw(b) is the product × 10^18; divide by 10^(18 - places) then rescale.
         let divisor = Self.powerOfTen(2 * Self.scale - places)
         let (high, low) = raw.multipliedFullWidth(by: other.raw)
