@@ -355,10 +355,10 @@ extension TradingEngine {
     /// the cushion.
     func reservationPrice(_ order: Order, instrument: Instrument) -> Price {
         if let limit = order.limitPrice, order.type == .limit || order.type == .stopLimit { return limit }
-        let book = books[Int(order.instrument.index)]
-        var market = book.quote?.asks.best?.price ?? book.lastTrade ?? .zero
+        let i = Int(order.instrument.index)
+        var market = books[i].quote?.asks.best?.price ?? books[i].lastTrade ?? .zero
         if let stop = order.stopPrice, stop > market { market = stop }
-        if let band = book.band, instrument.priceLimit.fraction != nil { return band.limitUp }
+        if let band = books[i].band, instrument.priceLimit.fraction != nil { return band.limitUp }
         return market.multiplied(by: .one + configuration.marketBuyCushion, places: 4, rule: .up)
     }
 

@@ -207,8 +207,8 @@ struct OrderValidator {
 
     func validateTimeInForce(_ r: OrderRequest) throws(OrderRejection) {
         let alwaysOpen = configuration.sessions == .alwaysOpen
-        let local = instrument.calendar.zone.localTime(of: time)
-        let minute = local.secondOfDay / 60
+        // The local minute matters only to auction orders' windows (working it out takes the zone's offset).
+        var minute: Int { instrument.calendar.zone.localTime(of: time).secondOfDay / 60 }
         if r.extendedHours {
             guard instrument.market == .us else {
                 throw OrderRejection(
@@ -521,7 +521,7 @@ extension TradingEngine {
         let i = Int(id.index)
         let instrument = instruments[i]
         let alwaysOpen = configuration.sessions == .alwaysOpen
-        let local = instrument.calendar.zone.localTime(of: time).date
+        let local = sessionCache.localDate(instrument.calendar, at: time)
         let band = bandIsCurrent(id, at: time) ? books[i].band : nil
         let intent = PositionIntent(side: request.side, held: account.positions[id]?.qty ?? .zero)
         // The cost the order would reserve, computed exactly as the engine will reserve it.
