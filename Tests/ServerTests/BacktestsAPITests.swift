@@ -15,6 +15,20 @@ struct BacktestsAPITests {
         ) { r in [.cookie: r.headers[.setCookie]?.split(separator: ";").first.map(String.init) ?? ""] }
     }
 
+    /// Starts a backtest from a JSON body; returns the job's id (checks the 202 and hands its body to `check`).
+    func start(
+        _ client: some TestClientProtocol, _ f: ServerFixture, _ auth: HTTPFields, _ json: String,
+        check: (JSONValue) -> Void = { _ in }
+    ) async throws -> String {
+        let answer = try await client.execute(uri: "/api/v1/backtests", method: .post, headers: auth, body: body(json))
+        { r in
+            #expect(r.status == .accepted, "\(String(buffer: r.body))")
+            return f.json(r)
+        }
+        check(answer)
+        return answer["id"]?.string ?? ""
+    }
+
     /// Polls a job until it is no longer running (at most ~20 s).
     func finished(_ client: some TestClientProtocol, _ f: ServerFixture, _ auth: HTTPFields, _ id: String)
         async throws -> JSONValue
@@ -34,16 +48,10 @@ struct BacktestsAPITests {
         try await ServerFixture.with { f in
             try await f.app.test(.router) { client in
                 let auth = try await session(client)
-                let id = try await client.execute(
-                    uri: "/api/v1/backtests", method: .post, headers: auth,
-                    body: body(
-                        #"{"symbols":["aapl"],"from":"2024-01-01","to":"2025-06-30","strategy":"sma-cross","params":{"fast":5,"slow":20},"qty":"10","commission":"none"}"#
-                    )
-                ) { r in
-                    #expect(r.status == .accepted)
-                    #expect(f.json(r)["request"]?["symbols"] == .array([.string("AAPL")]))
-                    return f.json(r)["id"]?.string ?? ""
-                }
+                let id = try await start(
+                    client, f, auth,
+                    #"{"symbols":["aapl"],"from":"2024-01-01","to":"2025-06-30","strategy":"sma-cross","params":{"fast":5,"slow":20},"qty":"10","commission":"none"}"#
+                ) { #expect($0["request"]?["symbols"] == .array([.string("AAPL")])) }
                 let job = try await finished(client, f, auth, id)
                 #expect(job["status"] == .string("done"), "\(job)")
                 #expect(job["progress"] == .number("100"))
@@ -66,17 +74,11 @@ struct BacktestsAPITests {
         try await ServerFixture.with { f in
             try await f.app.test(.router) { client in
                 let auth = try await session(client)
-                // Two weeks of 5-minute bars: 78 a regular US session (Thanksgiving week has an early close).
-                let id = try await client.execute(
-                    uri: "/api/v1/backtests", method: .post, headers: auth,
-                    body: body(
-                        #"{"symbols":["MSFT"],"from":"2025-03-03","to":"2025-03-14","strategy":"sma-cross","params":{"fast":6,"slow":24},"timeframe":"5Min"}"#
-                    )
-                ) { r in
-                    #expect(r.status == .accepted, "\(String(buffer: r.body))")
-                    #expect(f.json(r)["request"]?["timeframe"] == .string("5Min"))
-                    return f.json(r)["id"]?.string ?? ""
-                }
+                // Two weeks of 5-minute bars: 78 a regular US session.
+                let id = try await start(
+                    client, f, auth,
+                    #"{"symbols":["MSFT"],"from":"2025-03-03","to":"2025-03-14","strategy":"sma-cross","params":{"fast":6,"slow":24},"timeframe":"5Min"}"#
+                ) { #expect($0["request"]?["timeframe"] == .string("5Min")) }
                 let job = try await finished(client, f, auth, id)
                 #expect(job["status"] == .string("done"), "\(job)")
                 #expect(job["result"]?["bars"] == .int(10 * 78))

@@ -6,6 +6,17 @@ from selenium.webdriver.support.ui import Select
 from browser import App
 
 
+def set_up(app, symbols, first, last):
+    """The Backtest screen with its symbols and dates filled in."""
+    app.go("backtest")
+    box = app.css("#bt-symbols")
+    box.clear()
+    box.send_keys(symbols)
+    app.d.execute_script(
+        "document.querySelector('#bt-from').value = arguments[0]; document.querySelector('#bt-to').value = arguments[1]",
+        first, last)
+
+
 def test_run_a_backtest_and_read_the_report(driver, server):
     app = App(driver, server).signup()
     app.go("queue")
@@ -36,12 +47,8 @@ def test_run_a_backtest_and_read_the_report(driver, server):
 
 def test_a_backtest_on_the_bundled_real_history(driver, server):
     app = App(driver, server).signup()
-    app.go("backtest")
-    symbols = app.css("#bt-symbols")
-    symbols.clear()
-    symbols.send_keys("MSFT")
+    set_up(app, "MSFT", "2005-01-01", "2012-12-31")
     Select(app.css("#bt-source")).select_by_value("real")
-    app.d.execute_script("document.querySelector('#bt-from').value = '2005-01-01'; document.querySelector('#bt-to').value = '2012-12-31'")
     Select(app.css("#bt-strategy")).select_by_value("buy-and-hold")
     app.button("Run backtest")
     app.text_in(".backtest-report h2", "Report: MSFT")
@@ -52,11 +59,7 @@ def test_a_backtest_on_the_bundled_real_history(driver, server):
 
 def test_an_intraday_backtest_and_its_html_report(driver, server):
     app = App(driver, server).signup()
-    app.go("backtest")
-    symbols = app.css("#bt-symbols")
-    symbols.clear()
-    symbols.send_keys("MSFT")
-    app.d.execute_script("document.querySelector('#bt-from').value = '2025-03-03'; document.querySelector('#bt-to').value = '2025-03-14'")
+    set_up(app, "MSFT", "2025-03-03", "2025-03-14")
     Select(app.css("#bt-timeframe")).select_by_value("5Min")
     Select(app.css("#bt-strategy")).select_by_value("sma-cross")
     app.button("Run backtest")
