@@ -46,6 +46,29 @@ struct FreePageReserveTests {
         await storage.shutdown()
     }
 
+    @Test("freed pages are not rewritten with zeros: dropping 4 MB of rows writes a few pages, not 4 MB")
+    func freeingIsCheap() async throws {
+        // sqlite-nio builds SQLite with SECURE_DELETE, which zero-fills every page it frees: dropping the reserve's
+        // scratch table wrote its whole size through the WAL a second time, and those bursts (128 MB after each idle
+        // spell) set the load benchmark's p99 (issue 13). The writer runs with secure_delete=FAST instead (deleted
+        // content is still zeroed inside pages that are written anyway).
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "papertrade-reserve-\(UUID())/db.sqlite"
+        )
+        .path
+        let storage = try await Storage.open(.sqlite(path: path))
+        try await storage.transaction { db in
+            try await db.raw("CREATE TABLE scratch (b BLOB)").run()
+            try await db.raw("INSERT INTO scratch VALUES (zeroblob(4194304))").run()
+        }
+        _ = try await storage.db.raw("PRAGMA wal_checkpoint(TRUNCATE)").run()
+        try await storage.transaction { db in try await db.raw("DROP TABLE scratch").run() }
+        let frames = try await storage.db.raw("PRAGMA wal_checkpoint(PASSIVE)").first()?.decode(
+            column: "log", as: Int.self)
+        #expect((frames ?? .max) < 64, "the drop wrote \(frames ?? -1) pages to the WAL (4 MB is 1,024)")
+        await storage.shutdown()
+    }
+
     @Test("a reserve is not written twice: reopening a database that has it adds nothing")
     func reopen() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
