@@ -140,6 +140,9 @@ public struct Backtester: Sendable {
         var day = CivilDate(1970, 1, 1)
         var nextDay = Timestamp.distantPast
         var barsInMarket = 0
+        // The first series' smallest gap between bars, for the report's frequency (`BarSeries.frequency`, measured
+        // on the way instead of in a second pass over the bars).
+        var smallestGap = Int64.max
         var rejections: [String: Int] = [:]
         var peak = settings.cash
         let step = max(1, total / 100)
@@ -224,6 +227,9 @@ public struct Backtester: Sendable {
                 settle(bar: n, at: bar.time)
             }
             engine.apply(bar: bar.engineBar, instrument: id, at: bar.time)
+            if s == 0, i > 0 {
+                smallestGap = min(smallestGap, bar.time.nanoseconds - series[0].bars[i - 1].time.nanoseconds)
+            }
             marks[s] = bar.close
             closes[s].append(bar.close)
             settle(bar: n, at: bar.time)
@@ -277,7 +283,8 @@ public struct Backtester: Sendable {
             ? nil
             : holdReturns.reduce(.zero, +).divided(by: FixedDecimal(holdReturns.count), places: 6, rule: .halfEven)
         return BacktestResult(
-            symbols: series.map(\.symbol), currency: currency ?? .usd, frequency: series[0].frequency,
+            symbols: series.map(\.symbol), currency: currency ?? .usd,
+            frequency: BarFrequency(smallestGap: smallestGap),
             start: first, end: last, bars: total, startingCash: settings.cash, finalEquity: equity(),
             points: points, peakEquity: max(peak, equity()), trades: recorder.closed, openTrades: recorder.open,
             fees: engine.accounts[account]?.totalFees ?? .zero, exposureBars: barsInMarket, rejections: rejections,

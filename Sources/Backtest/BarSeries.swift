@@ -37,14 +37,20 @@ public struct BarSeries: Sendable, Hashable {
         for i in bars.indices.dropFirst() {
             smallest = min(smallest, bars[i].time.nanoseconds - bars[i - 1].time.nanoseconds)
         }
-        if smallest == .max || smallest >= 20 * Duration64.hour { return .daily }
-        return .intraday(seconds: smallest / 1_000_000_000)
+        return BarFrequency(smallestGap: smallest)
     }
 }
 
 public enum BarFrequency: Sendable, Hashable, CustomStringConvertible {
     case daily
     case intraday(seconds: Int64)
+
+    /// From the smallest gap between consecutive bars in nanoseconds (`Int64.max`: fewer than two bars).
+    init(smallestGap: Int64) {
+        self =
+            smallestGap == .max || smallestGap >= 20 * Duration64.hour
+            ? .daily : .intraday(seconds: smallestGap / 1_000_000_000)
+    }
 
     public var description: String {
         switch self {
