@@ -121,8 +121,10 @@ public struct Backtester: Sendable {
         }
 
         // What the loop keeps per symbol, in arrays indexed like `series` (no hashing per bar).
-        var closes: [[Price]] = series.map { _ in [] }
-        for s in series.indices { closes[s].reserveCapacity(series[s].bars.count) }
+        // One strategy context per symbol, moved on in place; the one of the symbol being worked on is held apart
+        // (passing an array element would copy it per bar).
+        var contexts = series.indices.map { BarContext(symbol: series[$0].symbol, series: $0, bars: series[$0].bars) }
+        var context = contexts[0]
         var marks = [Price](repeating: .zero, count: series.count)
         var held = [Quantity](repeating: .zero, count: series.count)
         let limited = ids.map { engine.instrument($0).priceLimit != .none }
@@ -231,18 +233,20 @@ public struct Backtester: Sendable {
                 smallestGap = min(smallestGap, bar.time.nanoseconds - series[0].bars[i - 1].time.nanoseconds)
             }
             marks[s] = bar.close
-            closes[s].append(bar.close)
             settle(bar: n, at: bar.time)
 
             if !held[s].isZero { barsInMarket += 1 }
             var orders = OrderBook()
             let value = equity()
             if value > peak { peak = value }
-            strategy.onBar(
-                BarContext(
-                    symbol: series[s].symbol, series: s, bar: bar, closes: closes[s][...], position: held[s],
-                    cash: cash, equity: value, date: barDate[s], previousClose: previousClose[s], band: bands[s]),
-                orders: &orders)
+            if context.series != s {
+                contexts[context.series] = context
+                context = contexts[s]
+            }
+            context.move(
+                to: i, position: held[s], cash: cash, equity: value, date: barDate[s], previousClose: previousClose[s],
+                band: bands[s])
+            strategy.onBar(context, orders: &orders)
             if !orders.requests.isEmpty {
                 if settings.fill == .close {
                     // At the signal bar's own close (the look-ahead the report warns about).

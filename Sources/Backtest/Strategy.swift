@@ -11,23 +11,55 @@ public protocol Strategy: Sendable {
 }
 
 /// What a strategy sees at a bar's close.
+///
+/// The backtester keeps one context per symbol and moves it on in place bar after bar (a strategy gets it borrowed):
+/// nothing here is copied or reference-counted per bar.
 public struct BarContext: Sendable {
     /// The symbol whose bar closed, and its place in the run's list of symbols (0, 1, …: an index for a
     /// strategy's own per-symbol arrays).
     public let symbol: String
     public let series: Int
-    public let bar: HistoricalBar
+    public internal(set) var bar: HistoricalBar
     /// This symbol's closes so far, oldest first (the last one is `bar.close`).
-    public let closes: ArraySlice<Price>
+    public internal(set) var closes: Closes
     /// Shares held now (negative when short), cash and equity at the last closes.
-    public let position: Quantity
-    public let cash: FixedDecimal
-    public let equity: FixedDecimal
+    public internal(set) var position: Quantity
+    public internal(set) var cash: FixedDecimal
+    public internal(set) var equity: FixedDecimal
     /// The bar's trading date (in its market's time zone), the previous day's last close, and the day's price
     /// limits when the market has them (A-shares).
-    public let date: CivilDate
-    public let previousClose: Price?
-    public let band: PriceBand?
+    public internal(set) var date: CivilDate
+    public internal(set) var previousClose: Price?
+    public internal(set) var band: PriceBand?
+
+    /// A context before the symbol's first bar (`move(to:)` brings it to one).
+    init(symbol: String, series: Int, bars: [HistoricalBar]) {
+        self.symbol = symbol
+        self.series = series
+        bar =
+            bars.first
+            ?? HistoricalBar(time: .distantPast, open: .zero, high: .zero, low: .zero, close: .zero, volume: .zero)
+        closes = Closes(bars: bars)
+        position = .zero
+        cash = .zero
+        equity = .zero
+        date = CivilDate(1970, 1, 1)
+    }
+
+    /// The context at the close of bar `index` of the symbol's series.
+    mutating func move(
+        to index: Int, position: Quantity, cash: FixedDecimal, equity: FixedDecimal, date: CivilDate,
+        previousClose: Price?, band: PriceBand?
+    ) {
+        closes.endIndex = index + 1
+        bar = closes.bars[index]
+        self.position = position
+        self.cash = cash
+        self.equity = equity
+        self.date = date
+        self.previousClose = previousClose
+        self.band = band
+    }
 
     /// The mean of the last `n` closes (exact), or nil before there are `n`.
     public func average(_ n: Int) -> FixedDecimal? {
@@ -41,6 +73,24 @@ public struct BarContext: Sendable {
     public func sum(_ n: Int, ending offset: Int = 0) -> FixedDecimal? {
         guard n > 0, offset >= 0, closes.count >= n + offset else { return nil }
         return closes.dropLast(offset).suffix(n).reduce(FixedDecimal.zero, +)
+    }
+}
+
+/// A symbol's closes up to the bar that just closed, oldest first: a window on the series' bars that grows by one
+/// each bar (nothing is appended or copied). Positions past the window — later bars — cannot be read.
+public struct Closes: RandomAccessCollection, Sendable {
+    let bars: [HistoricalBar]
+    public var startIndex: Int { 0 }
+    public internal(set) var endIndex: Int
+
+    init(bars: [HistoricalBar]) {
+        self.bars = bars
+        endIndex = 0
+    }
+
+    public subscript(position: Int) -> Price {
+        precondition(position >= 0 && position < endIndex, "close \(position) is not in the \(endIndex) seen so far")
+        return bars[position].close
     }
 }
 

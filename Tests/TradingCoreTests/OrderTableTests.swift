@@ -24,6 +24,26 @@ struct OrderTableTests {
         #expect(f.engine.orders[order.id]?.status == .filled)
     }
 
+    @Test("an order is a value: an event's copy keeps the order as it was when published")
+    func orderValueSemantics() throws {
+        var f = Fixture()
+        let t = Fixture.usMorning
+        let placed = try f.engine.submit(
+            OrderRequest(symbol: "AAPL", side: .buy, type: .limit, timeInForce: .day, qty: 10, limitPrice: 150),
+            account: f.us, at: t)
+        f.quote(f.aapl, bid: "149.90", ask: "149.95", at: t.adding(seconds: 1))
+        let updates = f.engine.outbox.compactMap { if case .order(let u) = $0 { u } else { nil } }
+        #expect(updates.map(\.event) == [.new, .fill])
+        #expect(updates[0].order.status == .new && updates[0].order.filledQty == .zero)
+        #expect(updates[1].order.status == .filled && updates[1].order.filledQty == 10)
+        #expect(placed.status == .new, "the order submit returned is not changed by the later fill")
+
+        var copy = updates[1].order
+        copy.reason = "changed in the copy"
+        #expect(f.engine.orders[placed.id]?.reason == nil && updates[1].order.reason == nil)
+        #expect(copy != updates[1].order && updates[1].order == f.engine.orders[placed.id])
+    }
+
     @Test("thousands of orders: every one is found with its own fields")
     func many() throws {
         var f = Fixture(usCash: 10_000_000)

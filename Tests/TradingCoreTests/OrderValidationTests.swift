@@ -96,6 +96,31 @@ struct OrderValidationTests {
         #expect(f.engine.order(clientOrderID: "my-1", account: f.us) != nil)
     }
 
+    @Test(
+        "a client_order_id the engine made (a UUID) is taken too: reusing its text is refused; another case is another id"
+    )
+    mutating func generatedClientOrderIDs() throws {
+        let made = try #require(f.place(buy("AAPL", "1", .limit, limit: "100.00"), at: t).order)
+        let text = made.clientOrderID.text
+        #expect(text.count == 36 && text == text.lowercased() && Identifier(text) != nil)
+        #expect(f.engine.order(clientOrderID: ClientOrderID(text), account: f.us)?.id == made.id)
+
+        var reuse = buy("AAPL", "1", .limit, limit: "100.00")
+        reuse.clientOrderID = ClientOrderID(text)
+        #expect(f.place(reuse, at: t).rejection?.reason == .duplicateClientOrderID)
+        // Upper case is other text, so another id; it stays as given.
+        reuse.clientOrderID = ClientOrderID(text.uppercased())
+        #expect(f.place(reuse, at: t).order?.clientOrderID.text == text.uppercased())
+        #expect(f.place(reuse, at: t).rejection?.reason == .duplicateClientOrderID)
+        // A caller's own UUID is unique like any text.
+        reuse.clientOrderID = "0192f3a4-5b6c-7d8e-9fa0-b1c2d3e4f506"
+        #expect(f.place(reuse, at: t).order?.clientOrderID.text == "0192f3a4-5b6c-7d8e-9fa0-b1c2d3e4f506")
+        #expect(f.place(reuse, at: t).rejection?.reason == .duplicateClientOrderID)
+        #expect(
+            ClientOrderID(text) == made.clientOrderID && ClientOrderID(text).hashValue == made.clientOrderID.hashValue)
+        #expect(ClientOrderID(text.uppercased()) != made.clientOrderID)
+    }
+
     @Test("opg orders are refused between 09:28 and 19:00 ET, cls between 15:50 and 19:00")
     mutating func auctionWindows() {
         let r = f.place(

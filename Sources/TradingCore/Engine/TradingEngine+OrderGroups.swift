@@ -19,7 +19,7 @@ extension TradingEngine {
         for leg in legs {
             var order = parent
             order.id = OrderID(newIdentifier(at: time))
-            order.clientOrderID = ClientOrderID(newIdentifier(at: time).description)
+            order.clientOrderID = ClientOrderID(newIdentifier(at: time))
             // Exits close what the entry opens; an oco's leg exits alongside its parent.
             order.side = r.orderClass == .oco ? parent.side : parent.side.opposite
             order.positionIntent = order.side == .sell ? .sellToClose : .buyToClose

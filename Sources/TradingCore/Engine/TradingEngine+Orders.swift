@@ -15,7 +15,7 @@ extension TradingEngine {
         }
         let instrument = instruments[Int(instrumentID.index)]
         try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
-        let clientOrderID = request.clientOrderID ?? ClientOrderID(newIdentifier(at: time).description)
+        let clientOrderID = request.clientOrderID ?? ClientOrderID(newIdentifier(at: time))
         let id = OrderID(newIdentifier(at: time))
         // A game account's order placed before its game starts waits for the start, and is for the start's day.
         var works = time
@@ -25,19 +25,20 @@ extension TradingEngine {
             accounts[accountID]?.gameActivity?.recordOrder(on: date)
         }
         var order = Order(
-            id: id, clientOrderID: clientOrderID, accountID: accountID, instrument: instrumentID,
-            symbol: instrument.symbol, side: request.side, type: request.type, timeInForce: request.timeInForce,
-            orderClass: request.orderClass, qty: request.qty, notional: request.notional, filledQty: .zero,
-            filledValue: .zero, limitPrice: request.limitPrice, stopPrice: request.stopPrice,
-            trailPrice: request.trailPrice, trailPercent: request.trailPercent, hwm: nil,
-            extendedHours: request.extendedHours, status: .new, createdAt: time, updatedAt: time,
-            submittedAt: time, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil, replacedAt: nil,
-            expiresAt: expiry(
-                request.timeInForce, extendedHours: request.extendedHours, instrument: instrument, at: works),
-            replacedBy: nil, replaces: nil, legs: [], parentID: nil, triggered: false, fees: .zero, reason: nil,
-            eligibleAt: works.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero,
-            reservedShares: .zero,
-            positionIntent: PositionIntent(side: request.side, held: positionQty(accountID, instrumentID)))
+            Order.Fields(
+                id: id, clientOrderID: clientOrderID, accountID: accountID, instrument: instrumentID,
+                symbol: instrument.symbol, side: request.side, type: request.type, timeInForce: request.timeInForce,
+                orderClass: request.orderClass, qty: request.qty, notional: request.notional, filledQty: .zero,
+                filledValue: .zero, limitPrice: request.limitPrice, stopPrice: request.stopPrice,
+                trailPrice: request.trailPrice, trailPercent: request.trailPercent, hwm: nil,
+                extendedHours: request.extendedHours, status: .new, createdAt: time, updatedAt: time,
+                submittedAt: time, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil, replacedAt: nil,
+                expiresAt: expiry(
+                    request.timeInForce, extendedHours: request.extendedHours, instrument: instrument, at: works),
+                replacedBy: nil, replaces: nil, legs: [], parentID: nil, triggered: false, fees: .zero, reason: nil,
+                eligibleAt: works.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero,
+                reservedShares: .zero,
+                positionIntent: PositionIntent(side: request.side, held: positionQty(accountID, instrumentID))))
         if order.type == .trailingStop { initializeTrail(&order, instrument: instrument) }
         accept(order, at: time)
         createLegs(for: id, request: request, at: time)

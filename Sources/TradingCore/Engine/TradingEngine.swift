@@ -426,4 +426,6 @@ struct ClientOrderKey: ShardedKey {
     let account: AccountID
     let id: ClientOrderID
     var shard: Int { id.shard }
+    /// The two ids' own fast hashes chained (see `Identifier._rawHashValue(seed:)`), not a SipHash of both.
+    func _rawHashValue(seed: Int) -> Int { id._rawHashValue(seed: account._rawHashValue(seed: seed)) }
 }

@@ -1,59 +1,263 @@
 /// An order and everything that has happened to it, in the shape of Alpaca's Order object.
-public struct Order: Sendable, Codable, Hashable {
-    public var id: OrderID
-    public var clientOrderID: ClientOrderID
-    public var accountID: AccountID
-    public var instrument: InstrumentID
-    public var symbol: String
-    public var side: OrderSide
-    public var type: OrderType
-    public var timeInForce: TimeInForce
-    public var orderClass: OrderClass
-    public var qty: Quantity?
-    public var notional: FixedDecimal?
-    public var filledQty: Quantity
+///
+/// A value with copy-on-write storage: its fields sit in one heap block that copies share until one of them changes.
+/// Orders are copied far more often than changed — into every order event, into the engine's reads, into API
+/// answers — and a copy of the ~650 bytes of fields (with their reference-counted text and arrays) cost more than
+/// the work around it; now a copy is one reference. Changing a field of an order held only once (the engine's table
+/// changes its orders in place) copies nothing either.
+// Sendable: `Fields` is (checked); the block holding them is changed only while uniquely referenced.
+public struct Order: @unchecked Sendable, Codable, Hashable, CustomReflectable {
+    /// The stored fields, documented on the accessors below. The synthesized `Codable` writes them under
+    /// `Order.CodingKeys`, so a field added here without a key does not compile.
+    struct Fields: Sendable, Codable, Hashable {
+        typealias CodingKeys = Order.CodingKeys
+        var id: OrderID
+        var clientOrderID: ClientOrderID
+        var accountID: AccountID
+        var instrument: InstrumentID
+        var symbol: String
+        var side: OrderSide
+        var type: OrderType
+        var timeInForce: TimeInForce
+        var orderClass: OrderClass
+        var qty: Quantity?
+        var notional: FixedDecimal?
+        var filledQty: Quantity
+        var filledValue: FixedDecimal
+        var limitPrice: Price?
+        var stopPrice: Price?
+        var trailPrice: Price?
+        var trailPercent: FixedDecimal?
+        var hwm: Price?
+        var extendedHours: Bool
+        var status: OrderStatus
+        var createdAt: Timestamp
+        var updatedAt: Timestamp
+        var submittedAt: Timestamp
+        var filledAt: Timestamp?
+        var expiredAt: Timestamp?
+        var canceledAt: Timestamp?
+        var failedAt: Timestamp?
+        var replacedAt: Timestamp?
+        var expiresAt: Timestamp?
+        var replacedBy: OrderID?
+        var replaces: OrderID?
+        var legs: [OrderID]
+        var parentID: OrderID?
+        var triggered: Bool
+        var fees: FixedDecimal
+        var reason: String?
+        var eligibleAt: Timestamp
+        var reservedCash: FixedDecimal
+        var reservedShares: Quantity
+        var positionIntent: PositionIntent? = nil
+    }
+
+    /// The block (its header addressed in place: no exclusivity check per access, unlike a class property).
+    final class Storage: ManagedBuffer<Fields, Void> {
+        static func make(_ fields: Fields) -> Storage {
+            unsafeDowncast(Storage.create(minimumCapacity: 0) { _ in fields }, to: Storage.self)
+        }
+    }
+
+    private var storage: Storage
+
+    init(_ fields: Fields) { storage = Storage.make(fields) }
+
+    /// The fields, for changing: the block is copied first if another order shares it.
+    private var unique: Fields {
+        get { storage.header }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage.make(storage.header) }
+            yield &storage.header
+        }
+    }
+
+    public var id: OrderID {
+        get { storage.header.id }
+        _modify { yield &unique.id }
+    }
+    public var clientOrderID: ClientOrderID {
+        get { storage.header.clientOrderID }
+        _modify { yield &unique.clientOrderID }
+    }
+    public var accountID: AccountID {
+        get { storage.header.accountID }
+        _modify { yield &unique.accountID }
+    }
+    public var instrument: InstrumentID {
+        get { storage.header.instrument }
+        _modify { yield &unique.instrument }
+    }
+    public var symbol: String {
+        get { storage.header.symbol }
+        _modify { yield &unique.symbol }
+    }
+    public var side: OrderSide {
+        get { storage.header.side }
+        _modify { yield &unique.side }
+    }
+    public var type: OrderType {
+        get { storage.header.type }
+        _modify { yield &unique.type }
+    }
+    public var timeInForce: TimeInForce {
+        get { storage.header.timeInForce }
+        _modify { yield &unique.timeInForce }
+    }
+    public var orderClass: OrderClass {
+        get { storage.header.orderClass }
+        _modify { yield &unique.orderClass }
+    }
+    public var qty: Quantity? {
+        get { storage.header.qty }
+        _modify { yield &unique.qty }
+    }
+    public var notional: FixedDecimal? {
+        get { storage.header.notional }
+        _modify { yield &unique.notional }
+    }
+    public var filledQty: Quantity {
+        get { storage.header.filledQty }
+        _modify { yield &unique.filledQty }
+    }
     /// Σ price × qty of the fills, exact (9 places): the average price derives from it.
-    public var filledValue: FixedDecimal
-    public var limitPrice: Price?
+    public var filledValue: FixedDecimal {
+        get { storage.header.filledValue }
+        _modify { yield &unique.filledValue }
+    }
+    public var limitPrice: Price? {
+        get { storage.header.limitPrice }
+        _modify { yield &unique.limitPrice }
+    }
     /// The stop price; for a trailing stop it moves with the high-water mark.
-    public var stopPrice: Price?
-    public var trailPrice: Price?
-    public var trailPercent: FixedDecimal?
+    public var stopPrice: Price? {
+        get { storage.header.stopPrice }
+        _modify { yield &unique.stopPrice }
+    }
+    public var trailPrice: Price? {
+        get { storage.header.trailPrice }
+        _modify { yield &unique.trailPrice }
+    }
+    public var trailPercent: FixedDecimal? {
+        get { storage.header.trailPercent }
+        _modify { yield &unique.trailPercent }
+    }
     /// High-water mark of a trailing sell stop (low-water mark of a trailing buy stop).
-    public var hwm: Price?
-    public var extendedHours: Bool
-    public var status: OrderStatus
-    public var createdAt: Timestamp
-    public var updatedAt: Timestamp
-    public var submittedAt: Timestamp
-    public var filledAt: Timestamp?
-    public var expiredAt: Timestamp?
-    public var canceledAt: Timestamp?
-    public var failedAt: Timestamp?
-    public var replacedAt: Timestamp?
+    public var hwm: Price? {
+        get { storage.header.hwm }
+        _modify { yield &unique.hwm }
+    }
+    public var extendedHours: Bool {
+        get { storage.header.extendedHours }
+        _modify { yield &unique.extendedHours }
+    }
+    public var status: OrderStatus {
+        get { storage.header.status }
+        _modify { yield &unique.status }
+    }
+    public var createdAt: Timestamp {
+        get { storage.header.createdAt }
+        _modify { yield &unique.createdAt }
+    }
+    public var updatedAt: Timestamp {
+        get { storage.header.updatedAt }
+        _modify { yield &unique.updatedAt }
+    }
+    public var submittedAt: Timestamp {
+        get { storage.header.submittedAt }
+        _modify { yield &unique.submittedAt }
+    }
+    public var filledAt: Timestamp? {
+        get { storage.header.filledAt }
+        _modify { yield &unique.filledAt }
+    }
+    public var expiredAt: Timestamp? {
+        get { storage.header.expiredAt }
+        _modify { yield &unique.expiredAt }
+    }
+    public var canceledAt: Timestamp? {
+        get { storage.header.canceledAt }
+        _modify { yield &unique.canceledAt }
+    }
+    public var failedAt: Timestamp? {
+        get { storage.header.failedAt }
+        _modify { yield &unique.failedAt }
+    }
+    public var replacedAt: Timestamp? {
+        get { storage.header.replacedAt }
+        _modify { yield &unique.replacedAt }
+    }
     /// When a day/gtc order expires if still open.
-    public var expiresAt: Timestamp?
-    public var replacedBy: OrderID?
-    public var replaces: OrderID?
+    public var expiresAt: Timestamp? {
+        get { storage.header.expiresAt }
+        _modify { yield &unique.expiresAt }
+    }
+    public var replacedBy: OrderID? {
+        get { storage.header.replacedBy }
+        _modify { yield &unique.replacedBy }
+    }
+    public var replaces: OrderID? {
+        get { storage.header.replaces }
+        _modify { yield &unique.replaces }
+    }
     /// Exit legs of a bracket/oco/oto parent.
-    public var legs: [OrderID]
-    public var parentID: OrderID?
+    public var legs: [OrderID] {
+        get { storage.header.legs }
+        _modify { yield &unique.legs }
+    }
+    public var parentID: OrderID? {
+        get { storage.header.parentID }
+        _modify { yield &unique.parentID }
+    }
     /// A stop (or stop-limit, trailing stop) whose trigger has fired: it now works as market (or limit).
-    public var triggered: Bool
+    public var triggered: Bool {
+        get { storage.header.triggered }
+        _modify { yield &unique.triggered }
+    }
     /// Fees charged so far.
-    public var fees: FixedDecimal
+    public var fees: FixedDecimal {
+        get { storage.header.fees }
+        _modify { yield &unique.fees }
+    }
     /// Why the order was rejected or canceled by the system (insufficient funds at fill, …).
-    public var reason: String?
+    public var reason: String? {
+        get { storage.header.reason }
+        _modify { yield &unique.reason }
+    }
     /// The order may not fill before this time (configured fill latency).
-    public var eligibleAt: Timestamp
+    public var eligibleAt: Timestamp {
+        get { storage.header.eligibleAt }
+        _modify { yield &unique.eligibleAt }
+    }
     /// Cash this order holds back from buying power (buys: cost and fees of what remains; sells: the fee
     /// cushion).
-    public internal(set) var reservedCash: FixedDecimal
+    public internal(set) var reservedCash: FixedDecimal {
+        get { storage.header.reservedCash }
+        _modify { yield &unique.reservedCash }
+    }
     /// Shares this sell order holds back (the legs of an exit pair share one reservation).
-    public internal(set) var reservedShares: Quantity
+    public internal(set) var reservedShares: Quantity {
+        get { storage.header.reservedShares }
+        _modify { yield &unique.reservedShares }
+    }
     /// Opens or closes a long or a short (set at placement; orders stored before short selling existed have none
     /// and were all long-only: buys to open, sells to close).
-    public var positionIntent: PositionIntent? = nil
+    public var positionIntent: PositionIntent? {
+        get { storage.header.positionIntent }
+        _modify { yield &unique.positionIntent }
+    }
+
+    public static func == (lhs: Order, rhs: Order) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.header == rhs.storage.header
+    }
+    public func hash(into hasher: inout Hasher) { storage.header.hash(into: &hasher) }
+    public init(from decoder: any Decoder) throws { self.init(try Fields(from: decoder)) }
+    public func encode(to encoder: any Encoder) throws { try storage.header.encode(to: encoder) }
+    /// Prints (in test failures, the debugger) as its fields.
+    public var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: storage.header).children, displayStyle: .struct)
+    }
 
     /// The remaining quantity, for qty orders. Notional orders size at fill time.
     public var leavesQty: Quantity? { qty.map { $0 - filledQty } }

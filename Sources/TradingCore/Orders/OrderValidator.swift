@@ -357,7 +357,7 @@ struct OrderValidator {
 
     func validateClientOrderID(_ r: OrderRequest) throws(OrderRejection) {
         guard let id = r.clientOrderID else { return }
-        guard !id.text.isEmpty, id.text.utf8.count <= 128 else {
+        guard (1...128).contains(id.utf8Count) else {
             throw OrderRejection(.invalidInput, "client_order_id must be 1 to 128 characters")
         }
         guard !clientOrderIDTaken else {
@@ -563,14 +563,15 @@ extension Order {
     /// An unplaced order with a request's terms, for pricing its reservation before it exists.
     static func probe(_ r: OrderRequest, instrument: InstrumentID, account: AccountID) -> Order {
         Order(
-            id: OrderID(high: 0, low: 0), clientOrderID: "", accountID: account, instrument: instrument,
-            symbol: r.symbol, side: r.side, type: r.type, timeInForce: r.timeInForce, orderClass: r.orderClass,
-            qty: r.qty, notional: r.notional, filledQty: .zero, filledValue: .zero, limitPrice: r.limitPrice,
-            stopPrice: r.stopPrice, trailPrice: r.trailPrice, trailPercent: r.trailPercent, hwm: nil,
-            extendedHours: r.extendedHours, status: .new, createdAt: .distantPast, updatedAt: .distantPast,
-            submittedAt: .distantPast, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil,
-            replacedAt: nil, expiresAt: nil, replacedBy: nil, replaces: nil, legs: [], parentID: nil,
-            triggered: false, fees: .zero, reason: nil, eligibleAt: .distantPast, reservedCash: .zero,
-            reservedShares: .zero)
+            Fields(
+                id: OrderID(high: 0, low: 0), clientOrderID: "", accountID: account, instrument: instrument,
+                symbol: r.symbol, side: r.side, type: r.type, timeInForce: r.timeInForce, orderClass: r.orderClass,
+                qty: r.qty, notional: r.notional, filledQty: .zero, filledValue: .zero, limitPrice: r.limitPrice,
+                stopPrice: r.stopPrice, trailPrice: r.trailPrice, trailPercent: r.trailPercent, hwm: nil,
+                extendedHours: r.extendedHours, status: .new, createdAt: .distantPast, updatedAt: .distantPast,
+                submittedAt: .distantPast, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil,
+                replacedAt: nil, expiresAt: nil, replacedBy: nil, replaces: nil, legs: [], parentID: nil,
+                triggered: false, fees: .zero, reason: nil, eligibleAt: .distantPast, reservedCash: .zero,
+                reservedShares: .zero))
     }
 }
