@@ -77,8 +77,7 @@ extension TradingEngine {
 
     /// Whether the stored price band belongs to the trading day of `time`.
     mutating func bandIsCurrent(_ id: InstrumentID, at time: Timestamp) -> Bool {
-        let book = books[Int(id.index)]
-        guard let date = book.bandDate else { return false }
+        guard let date = books[Int(id.index)].bandDate else { return false }
         return date == tradingDate(instruments[Int(id.index)], at: time)
     }
 
@@ -99,7 +98,12 @@ extension TradingEngine {
 
     /// Tries the current quote against a new order at once (no latency configured), then applies ioc/fok.
     mutating func fillImmediately(_ id: OrderID, at time: Timestamp) {
-        guard let order = orders[id], order.status.isOpen, order.status != .held else { return }
+        guard
+            let order = orders.read(
+                id,
+                { o in (working: o.status.isOpen && o.status != .held, instrument: o.instrument, tif: o.timeInForce) }),
+            order.working
+        else { return }
         let i = Int(order.instrument.index)
         let instrument = instruments[i]
         let phase = self.phase(of: instrument, at: time)
@@ -110,8 +114,8 @@ extension TradingEngine {
             let window = sessionCache.window(instrument.calendar, at: time)
             fresh = books[i].quote != nil && books[i].quoteTime >= window.start && phase != .closed
         }
-        if fresh, order.eligibleAt <= time, let quote = books[i].quote {
-            if order.timeInForce == .fok, !canFillCompletely(order, quote: quote, phase: phase) {
+        if fresh, let quote = books[i].quote, orders.read(id, { $0.eligibleAt <= time }) == true {
+            if order.tif == .fok, let o = orders[id], !canFillCompletely(o, quote: quote, phase: phase) {
                 finish(id, .canceled, reason: "fok order could not be filled completely", at: time)
                 return
             }
@@ -119,9 +123,8 @@ extension TradingEngine {
                 order.instrument, event: MarketEvent(instrument: order.instrument, time: time, kind: .quote(quote)),
                 only: id)
         }
-        if order.timeInForce == .ioc || order.timeInForce == .fok, orders[id]?.status.isOpen == true {
-            let reason =
-                order.timeInForce == .fok ? "fok order could not be filled completely" : "ioc remainder canceled"
+        if order.tif == .ioc || order.tif == .fok, orders[id]?.status.isOpen == true {
+            let reason = order.tif == .fok ? "fok order could not be filled completely" : "ioc remainder canceled"
             finish(id, .canceled, reason: reason, at: time)
         }
     }
@@ -288,9 +291,45 @@ extension TradingEngine {
         _ orderID: OrderID, available: Quantity, price: Price, instrument: Instrument,
         at time: Timestamp
     ) -> Quantity {
-        guard let order = orders[orderID], let account = accounts[order.accountID], available.isPositive,
-            price.isPositive
-        else { return .zero }
+        guard available.isPositive, price.isPositive else { return .zero }
+        let date = tradingDate(instrument, at: time)
+        // Decided on copies of the order and its account that end before anything changes: a copy still alive when
+        // the fill changes the account would make it copy its positions (and the order its fields).
+        let step: ExecutionStep
+        do {
+            guard let order = orders[orderID], let account = accounts[order.accountID] else { return .zero }
+            step = executionStep(order, account: account, available: available, price: price, date: date)
+        }
+        switch step {
+        case .none:
+            return .zero
+        case .complete:
+            finish(orderID, .fill, reason: nil, at: time)
+            return .zero
+        case .book(let qty):
+            book(orderID, qty: qty, price: price, instrument: instrument, date: date, at: time)
+            return qty
+        case .bookAffordable(let qty):
+            if qty.isPositive { book(orderID, qty: qty, price: price, instrument: instrument, date: date, at: time) }
+            finish(orderID, .canceled, reason: "insufficient buying power to fill the rest at \(price)", at: time)
+            return Swift.max(qty, .zero)
+        }
+    }
+
+    /// What one execution of an order does.
+    enum ExecutionStep {
+        /// Nothing can trade.
+        case none
+        /// A notional buy has bought all it can: it is filled.
+        case complete
+        case book(Quantity)
+        /// Only this much is affordable: book it (if any) and cancel the rest.
+        case bookAffordable(Quantity)
+    }
+
+    func executionStep(
+        _ order: borrowing Order, account: borrowing Account, available: Quantity, price: Price, date: CivilDate
+    ) -> ExecutionStep {
         let currency = account.currency
         let fractional = order.notional != nil || !(order.qty?.isInteger ?? true)
         var qty: Quantity
@@ -303,21 +342,17 @@ extension TradingEngine {
             qty = Swift.min(remaining.divided(by: price, rule: .down) ?? .zero, available)
         }
         if !fractional { qty = qty.rounded(places: 0, rule: .down) }
-        let date = tradingDate(instrument, at: time)
         let held = account.positions[order.instrument]?.qty ?? .zero
         if order.side == .sell, held.isPositive || order.intent != .sellToOpen {
             // Selling shares held: no more than may be delivered (a short sale sells borrowed shares instead).
-            qty = Swift.min(qty, sellCapacity(order, on: date))
+            qty = Swift.min(qty, sellCapacity(order, account: account, on: date))
             if !fractional { qty = qty.rounded(places: 0, rule: .down) }
         } else if order.side == .buy, held.isNegative {
             // A purchase covers the short first; one fill never turns it into a long.
             qty = Swift.min(qty, held.magnitude)
         }
         guard qty.isPositive else {
-            if order.notional != nil, order.filledQty.isPositive, order.side == .buy {
-                finish(orderID, .fill, reason: nil, at: time)
-            }
-            return .zero
+            return order.notional != nil && order.filledQty.isPositive && order.side == .buy ? .complete : .none
         }
         if order.side == .buy, !held.isNegative {
             let spendable = buyingPower(account, for: order.instrument, price: price) + order.reservedCash
@@ -329,24 +364,15 @@ extension TradingEngine {
                 let next = Swift.min(affordable - (fractional ? FixedDecimal(raw: 1) : .one), estimate)
                 affordable = fractional ? next : next.rounded(places: 0, rule: .down)
             }
-            if affordable < qty {
-                if affordable.isPositive {
-                    book(orderID, qty: affordable, price: price, instrument: instrument, date: date, at: time)
-                }
-                finish(
-                    orderID, .canceled,
-                    reason: "insufficient buying power to fill the rest at \(price)", at: time)
-                return Swift.max(affordable, .zero)
-            }
+            if affordable < qty { return .bookAffordable(affordable) }
         }
-        book(orderID, qty: qty, price: price, instrument: instrument, date: date, at: time)
-        return qty
+        return .book(qty)
     }
 
     /// Shares an order may still deliver now: sellable today, minus what other orders hold (its exit twin's
     /// hold is its own).
-    func sellCapacity(_ order: Order, on date: CivilDate) -> Quantity {
-        guard let position = accounts[order.accountID]?.positions[order.instrument] else { return .zero }
+    func sellCapacity(_ order: borrowing Order, account: borrowing Account, on date: CivilDate) -> Quantity {
+        guard let position = account.positions[order.instrument] else { return .zero }
         var ownHold = order.reservedShares
         if let twin = twin(of: order) { ownHold += orders[twin]?.reservedShares ?? .zero }
         return position.sellableQty(on: date) - (position.reservedForSale - ownHold)
@@ -368,13 +394,23 @@ extension TradingEngine {
         _ orderID: OrderID, qty: Quantity, price: Price, instrument: Instrument, date: CivilDate,
         at time: Timestamp
     ) {
-        guard let accountID = orders.read(orderID, { $0.accountID }), accounts[accountID] != nil else { return }
+        // What the fill needs of the order, read without keeping a copy of it (the order changes in place below).
+        guard
+            let order = orders.read(
+                orderID,
+                { o in
+                    (
+                        accountID: o.accountID, instrument: o.instrument, symbol: o.symbol, side: o.side,
+                        filledQty: o.filledQty, filledValue: o.filledValue
+                    )
+                }), accounts.index(forKey: order.accountID) != nil
+        else { return }
         // Reservations go first (the fill and the reservation of what remains replace them). Then the account is
         // taken out of the table while it changes (and put back below), so this copy is the only one: appending a day
         // trade or updating a position then mutates in place instead of copying the account's arrays and dictionaries
         // on every fill.
         releaseReservations(orderID)
-        guard var order = orders[orderID], var account = accounts.removeValue(forKey: accountID) else { return }
+        guard var account = accounts.removeValue(forKey: order.accountID) else { return }
         let currency = account.currency
         let exact = price.multiplied(by: qty)
         let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
@@ -394,7 +430,9 @@ extension TradingEngine {
                 position.lockedQty = qty
             }
         }
-        countDayTrade(order, qty: qty, heldBefore: heldBefore, position: &position, account: &account, date: date)
+        countDayTrade(
+            orderID, side: order.side, symbol: order.symbol, qty: qty, heldBefore: heldBefore, position: &position,
+            account: &account, date: date)
         if account.gameRules != nil {
             if order.side == .buy, !heldBefore.isNegative { position.lastBoughtAt = time }
             if order.filledQty.isZero { account.gameActivity?.trades += 1 }
@@ -415,6 +453,7 @@ extension TradingEngine {
         let feeTotal = feeCharges.reduce(FixedDecimal.zero) { $0 + $1.amount }
         position.realizedPnL -= feeTotal
         account.totalFees += feeTotal
+        let soldOut = position.qty.isZero
         if position.qty.isZero && position.reservedForSale.isZero {
             account.positions[order.instrument] = nil
         } else {
@@ -423,29 +462,32 @@ extension TradingEngine {
         accounts[order.accountID] = account
 
         // Order.
-        order.filledQty += qty
-        order.filledValue += exact
-        order.fees += feeTotal
-        order.updatedAt = time
-        let complete: Bool
-        if let total = order.qty {
-            complete = order.filledQty >= total
-        } else {
-            let spent = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
-            complete =
-                (order.notional ?? .zero) - spent < currency.minorUnit
-                || (order.side == .sell
-                    && (accounts[order.accountID]?.positions[order.instrument]?.qty ?? .zero).isZero)
-        }
-        // `finish` marks a complete order filled (and takes it off the book).
-        order.status = order.status.after(.partialFill) ?? order.status
-        orders[orderID] = order
+        guard
+            let (cumulativeQty, leavesQty, complete) = orders.update(
+                orderID,
+                { order in
+                    order.filledQty += qty
+                    order.filledValue += exact
+                    order.fees += feeTotal
+                    order.updatedAt = time
+                    let complete: Bool
+                    if let total = order.qty {
+                        complete = order.filledQty >= total
+                    } else {
+                        let spent = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+                        complete =
+                            (order.notional ?? .zero) - spent < currency.minorUnit || (order.side == .sell && soldOut)
+                    }
+                    // `finish` marks a complete order filled (and takes it off the book).
+                    order.status = order.status.after(.partialFill) ?? order.status
+                    return (order.filledQty, order.leavesQty, complete)
+                })
+        else { return }
 
         let fill = Fill(
             executionID: ExecutionID(newIdentifier(at: time)), orderID: orderID, instrument: order.instrument,
             symbol: order.symbol, side: order.side, qty: qty, price: price, value: value,
-            cumulativeQty: order.filledQty, leavesQty: order.leavesQty, tradingDate: date,
-            realizedPnL: realized)
+            cumulativeQty: cumulativeQty, leavesQty: leavesQty, tradingDate: date, realizedPnL: realized)
         record(.fill(fill), cashChange: order.side == .buy ? -value : value, account: order.accountID, at: time)
         for charge in feeCharges {
             record(
@@ -464,11 +506,11 @@ extension TradingEngine {
     /// Keeps count of what a fill opens today, and records a day trade when it closes shares opened today (once
     /// per closing order and day). Shares opened today close first.
     func countDayTrade(
-        _ order: Order, qty: Quantity, heldBefore: Quantity, position: inout Position, account: inout Account,
-        date: CivilDate
+        _ orderID: OrderID, side: OrderSide, symbol: String, qty: Quantity, heldBefore: Quantity,
+        position: inout Position, account: inout Account, date: CivilDate
     ) {
         guard account.market == .us else { return }
-        let opening = order.side == .buy ? !heldBefore.isNegative : !heldBefore.isPositive
+        let opening = side == .buy ? !heldBefore.isNegative : !heldBefore.isPositive
         if opening {
             let already = position.openedToday?.date == date ? position.openedToday?.qty ?? .zero : .zero
             position.openedToday = Position.OpenedToday(date: date, qty: already + qty)
@@ -478,7 +520,7 @@ extension TradingEngine {
         let today = Swift.min(opened.qty, heldBefore.magnitude)
         let closed = Swift.min(qty, heldBefore.magnitude)
         position.openedToday?.qty = today - Swift.min(today, closed)
-        account.recordDayTrade(DayTrade(date: date, orderID: order.id, symbol: order.symbol))
+        account.recordDayTrade(DayTrade(date: date, orderID: orderID, symbol: symbol))
     }
 
     // MARK: Triggers

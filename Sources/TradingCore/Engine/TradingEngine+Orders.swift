@@ -7,20 +7,27 @@ extension TradingEngine {
         _ request: OrderRequest, account accountID: AccountID,
         at time: Timestamp
     ) throws(OrderRejection) -> Order {
-        let account = try existingAccount(accountID)
         guard let instrumentID = symbols[request.symbol] else {
+            _ = try existingAccount(accountID)
             throw OrderRejection(
                 .unknownSymbol, "asset \(request.symbol) not found",
                 facts: .init("unknown_symbol", ["symbol": request.symbol]))
         }
         let instrument = instruments[Int(instrumentID.index)]
-        try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
-        let clientOrderID = request.clientOrderID ?? ClientOrderID(newIdentifier(at: time))
-        let id = OrderID(newIdentifier(at: time))
         // A game account's order placed before its game starts waits for the start, and is for the start's day.
         var works = time
-        if let start = account.gameRules?.startsAt, start > time { works = start }
-        if account.gameRules != nil {
+        let inGame: Bool
+        do {
+            // This copy of the account ends here: alive while the order reserves, it would make the account copy
+            // its positions.
+            let account = try existingAccount(accountID)
+            try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
+            if let start = account.gameRules?.startsAt, start > time { works = start }
+            inGame = account.gameRules != nil
+        }
+        let clientOrderID = request.clientOrderID ?? ClientOrderID(newIdentifier(at: time))
+        let id = OrderID(newIdentifier(at: time))
+        if inGame {
             let date = tradingDate(instrument, at: time)
             accounts[accountID]?.gameActivity?.recordOrder(on: date)
         }
@@ -40,10 +47,10 @@ extension TradingEngine {
                 reservedShares: .zero,
                 positionIntent: PositionIntent(side: request.side, held: positionQty(accountID, instrumentID))))
         if order.type == .trailingStop { initializeTrail(&order, instrument: instrument) }
-        accept(order, at: time)
+        accept(consume order, at: time)
         createLegs(for: id, request: request, at: time)
         fillImmediately(id, at: time)
-        return orders[id] ?? order
+        return orders[id] ?? Order.probe(request, instrument: instrumentID, account: accountID) // (accept stored it)
     }
 
     /// Replaces an open order with a new one carrying the changed fields (Alpaca's PATCH): the new order gets
@@ -161,12 +168,13 @@ extension TradingEngine {
     // MARK: - Lifecycle internals
 
     /// Records a validated order, reserves what it needs, and makes it work (or hold, for exit legs).
-    mutating func accept(_ order: Order, at time: Timestamp) {
+    mutating func accept(_ order: consuming Order, at time: Timestamp) {
         let id = order.id
         let held = order.status == .held
         clientOrderIDs[ClientOrderKey(account: order.accountID, id: order.clientOrderID)] = id
         if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
-        orders[id] = order
+        // Moved in: the table's is the only reference, so reserving changes it in place.
+        orders[id] = consume order
         openOrders.insert(id)
         if !held {
             reserve(id)
@@ -263,26 +271,31 @@ extension TradingEngine {
     /// Holds back what an order needs: cash for a buy (cost of the remainder plus fees), shares and a fee
     /// cushion for a sale; buying power for a short sale (its value, as a buy would) and a fee cushion for a cover.
     mutating func reserve(_ id: OrderID) {
-        guard
-            let (accountID, instrumentID, cash, shares) = orders.read(
-                id,
-                { order in
-                    reservation(order)
-                }) ?? nil
-        else { return }
+        // (Worked out on a copy of the order that ends before the order changes; a closure over the engine inside
+        // `orders.read` would copy the whole engine.)
+        let accountID: AccountID
+        let (instrumentID, cash, shares): (InstrumentID, FixedDecimal, Quantity)
+        do {
+            guard let order = orders[id],
+                let (fees, currency) = withAccount(order.accountID, { ($0.fees, $0.currency) })
+            else { return }
+            accountID = order.accountID
+            (instrumentID, cash, shares) = reservation(order, fees: fees, currency: currency)
+        }
         orders.update(id) { order in
             order.reservedCash = cash
             order.reservedShares = shares
         }
-        if !cash.isZero { accounts[accountID]?.reservedCash += cash }
-        if shares.isPositive {
-            accounts[accountID]?.positions[instrumentID]?.reservedForSale += shares
+        withAccount(accountID) { account in
+            if !cash.isZero { account.reservedCash += cash }
+            if shares.isPositive { account.positions[instrumentID]?.reservedForSale += shares }
         }
     }
 
-    /// What `reserve` holds back for an order: cash and shares (nil without its account).
-    func reservation(_ order: borrowing Order) -> (AccountID, InstrumentID, cash: FixedDecimal, shares: Quantity)? {
-        guard let (fees, currency) = accounts[order.accountID].map({ ($0.fees, $0.currency) }) else { return nil }
+    /// What `reserve` holds back for an order of an account with these fees: cash and shares.
+    func reservation(_ order: borrowing Order, fees: FeeSchedule, currency: Currency) -> (
+        InstrumentID, cash: FixedDecimal, shares: Quantity
+    ) {
         let instrument = instruments[Int(order.instrument.index)]
         var cash = FixedDecimal.zero
         var shares = FixedDecimal.zero
@@ -297,7 +310,7 @@ extension TradingEngine {
             cash = fees.minimumChargeCushion(side: .sell, currency: currency)
             if !sharesReservedByTwin(order) { shares = (order.leavesQty ?? sellQtyForNotional(order)) }
         }
-        return (order.accountID, order.instrument, cash, shares)
+        return (order.instrument, cash, shares)
     }
 
     mutating func releaseReservations(_ id: OrderID) {
@@ -312,12 +325,15 @@ extension TradingEngine {
                     return (order.accountID, order.instrument, order.reservedCash, order.reservedShares)
                 })
         else { return }
-        if !cash.isZero { accounts[accountID]?.reservedCash -= cash }
-        if shares.isPositive {
-            accounts[accountID]?.positions[instrument]?.reservedForSale -= shares
-            // A position sold out while an exit twin still held its shares goes once the hold is gone.
-            if let p = accounts[accountID]?.positions[instrument], p.qty.isZero, p.reservedForSale.isZero {
-                accounts[accountID]?.positions[instrument] = nil
+        guard !cash.isZero || shares.isPositive else { return }
+        withAccount(accountID) { account in
+            if !cash.isZero { account.reservedCash -= cash }
+            if shares.isPositive {
+                account.positions[instrument]?.reservedForSale -= shares
+                // A position sold out while an exit twin still held its shares goes once the hold is gone.
+                if let p = account.positions[instrument], p.qty.isZero, p.reservedForSale.isZero {
+                    account.positions[instrument] = nil
+                }
             }
         }
     }

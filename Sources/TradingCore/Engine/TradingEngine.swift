@@ -96,10 +96,24 @@ public struct TradingEngine: Sendable {
 
     public func account(_ id: AccountID) -> Account? { accounts[id] }
 
+    /// What `body` reads from an account, without copying it (nil when there is no such account). A read through
+    /// the dictionary (`accounts[id]?.cash`) copies the whole account — its positions, fee schedule and arrays
+    /// retained and released — which the order path used to do several times per order.
+    public mutating func readAccount<R>(_ id: AccountID, _ body: (borrowing Account) -> R) -> R? {
+        withAccount(id) { body($0) }
+    }
+
+    /// Works on an account in place (nil when there is no such account).
+    @discardableResult
+    mutating func withAccount<R>(_ id: AccountID, _ body: (inout Account) -> R) -> R? {
+        guard let index = accounts.index(forKey: id) else { return nil }
+        return body(&accounts.values[index])
+    }
+
     /// The price the engine values a holding at: the last trade, else the best bid.
     public func mark(_ id: InstrumentID) -> Price? {
-        let book = books[Int(id.index)]
-        return book.lastTrade ?? book.quote?.bids.best?.price
+        let i = Int(id.index)
+        return books[i].lastTrade ?? books[i].quote?.bids.best?.price
     }
 
     /// An account's margin figures at the engine's marks (holdings it has no price for count at cost).
@@ -290,9 +304,12 @@ public struct TradingEngine: Sendable {
         _ kind: LedgerEntry.Kind, cashChange: FixedDecimal, account id: AccountID,
         at time: Timestamp
     ) -> LedgerEntry {
-        let sequence = (accounts[id]?.lastSequence ?? 0) + 1
-        accounts[id]?.lastSequence = sequence
-        accounts[id]?.cash += cashChange
+        let sequence =
+            withAccount(id) { account in
+                account.lastSequence += 1
+                account.cash += cashChange
+                return account.lastSequence
+            } ?? Int64(1)
         let entry = LedgerEntry(sequence: sequence, accountID: id, time: time, kind: kind, cashChange: cashChange)
         outbox.append(.ledger(entry))
         return entry
@@ -321,8 +338,8 @@ public struct TradingEngine: Sendable {
     }
 
     /// Current position quantity of an account in an instrument.
-    func positionQty(_ account: AccountID, _ instrument: InstrumentID) -> Quantity {
-        accounts[account]?.positions[instrument]?.qty ?? .zero
+    mutating func positionQty(_ account: AccountID, _ instrument: InstrumentID) -> Quantity {
+        withAccount(account) { $0.positions[instrument]?.qty ?? .zero } ?? .zero
     }
 }
 
@@ -340,9 +357,30 @@ struct SessionCache: Sendable {
         var day: Int
     }
 
-    private var windows: [TradingCalendar.Identifier: Window] = [:]
+    /// One slot per calendar (there are two): asked several times per order, a dictionary's hashing showed.
+    struct PerCalendar<Value: Sendable>: Sendable {
+        var xnys: Value?
+        var xshg: Value?
+
+        subscript(id: TradingCalendar.Identifier) -> Value? {
+            get {
+                switch id {
+                case .xnys: return xnys
+                case .xshg: return xshg
+                }
+            }
+            set {
+                switch id {
+                case .xnys: xnys = newValue
+                case .xshg: xshg = newValue
+                }
+            }
+        }
+    }
+
+    private var windows = PerCalendar<Window>()
     private var days: [DayKey: DaySchedule?] = [:]
-    private var localDays: [TradingCalendar.Identifier: (start: Timestamp, end: Timestamp, date: CivilDate)] = [:]
+    private var localDays = PerCalendar<(start: Timestamp, end: Timestamp, date: CivilDate)>()
 
     /// The date of `time` in the calendar's time zone (remembered for the rest of that local day: working out the
     /// zone's offset, daylight saving included, is the costly part of every per-order date question).

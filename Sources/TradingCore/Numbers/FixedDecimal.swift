@@ -79,16 +79,23 @@ extension FixedDecimal {
     /// The product, rounded once to `places` fractional digits by `rule`.
     ///
     /// `price.multiplied(by: qty, places: 2, rule: .halfUp)` is a trade value in cents with no double rounding.
+    @inlinable
     public func multiplied(
         by other: FixedDecimal, places: Int = FixedDecimal.scale,
         rule: RoundingRule = .halfEven
     ) -> FixedDecimal {
         // A whole number times anything (shares × a price, the common case) is exact at 9 places: no 128-bit
-        // division needed.
+        // division needed, and no overflow (two factors under 2⁶³ make a product under 2¹²⁶). Inlined into callers
+        // (a backtest values its holdings on every bar).
         if places == Self.scale, let a = Int64(exactly: raw), let b = Int64(exactly: other.raw) {
-            if a % 1_000_000_000 == 0 { return FixedDecimal(raw: Int128(a / 1_000_000_000) * Int128(b)) }
-            if b % 1_000_000_000 == 0 { return FixedDecimal(raw: Int128(a) * Int128(b / 1_000_000_000)) }
+            if a % 1_000_000_000 == 0 { return FixedDecimal(raw: Int128(a / 1_000_000_000) &* Int128(b)) }
+            if b % 1_000_000_000 == 0 { return FixedDecimal(raw: Int128(a) &* Int128(b / 1_000_000_000)) }
         }
+        return multipliedRounding(by: other, places: places, rule: rule)
+    }
+
+    @usableFromInline
+    func multipliedRounding(by other: FixedDecimal, places: Int, rule: RoundingRule) -> FixedDecimal {
         // raw(a) × raw(b) is the product × 10^18; divide by 10^(18 - places) then rescale.
         let divisor = Self.powerOfTen(2 * Self.scale - places)
         let (high, low) = raw.multipliedFullWidth(by: other.raw)
@@ -128,7 +135,12 @@ extension FixedDecimal {
     }
 
     /// Multiplication by an integer count (exact).
-    @inlinable public func times(_ n: Int) -> FixedDecimal { FixedDecimal(raw: raw * Int128(n)) }
+    @inlinable public func times(_ n: Int) -> FixedDecimal {
+        // Factors under 2⁶² and 2³² cannot overflow: multiplied without the overflow check (a library call for
+        // 128 bits, the slow part of a moving-average strategy's comparison on every bar).
+        if raw.magnitude < 1 << 62, n.magnitude < 1 << 32 { return FixedDecimal(raw: raw &* Int128(n)) }
+        return FixedDecimal(raw: raw * Int128(n))
+    }
 
     /// This number rounded to `places` fractional digits (0...9) by `rule`.
     public func rounded(places: Int, rule: RoundingRule) -> FixedDecimal {
