@@ -137,7 +137,7 @@ public struct Backtester: Sendable {
         let actionsOfSeries = series.map { (actions[$0.symbol] ?? []).sorted { $0.exDate < $1.exDate } }
         var nextAction = [Int](repeating: 0, count: series.count)
         var cash = settings.cash
-        var recorder = TradeRecorder(symbols: series.map(\.symbol))
+        var recorder = TradeRecorder(symbols: series.map(\.symbol), instruments: ids)
         var points: [ValuationPoint] = []
         var day = CivilDate(1970, 1, 1)
         var nextDay = Timestamp.distantPast
@@ -274,10 +274,8 @@ public struct Backtester: Sendable {
         points.append(ValuationPoint(date: day, value: equity()))
         progress?(1)
         // Open trades are valued at the last close.
-        for k in recorder.open.indices {
-            if let s = series.firstIndex(where: { $0.symbol == recorder.open[k].symbol }) {
-                recorder.open[k].openValue = held[s].magnitude.multiplied(by: marks[s])
-            }
+        for (k, s) in recorder.openSeries.enumerated() {
+            recorder.open[k].openValue = held[s].magnitude.multiplied(by: marks[s])
         }
 
         let first = series.compactMap { $0.bars.first?.time }.min()!
@@ -307,66 +305,89 @@ private func deliver(_ context: inout BarContext, to strategy: inout some Strate
 }
 
 /// Round trips from the engine's fills: a trade opens when a symbol's position leaves zero and closes when it
-/// returns to it (entry and exit prices are the averages of the fills each way).
+/// returns to it (entry and exit prices are the averages of the fills each way). Read from the ledger entries the
+/// engine publishes (a fill, then its fees), with symbols by their place in the run (no text hashed per fill).
 struct TradeRecorder {
     var symbols: [String]
+    /// Open trades in the order they opened, and the series of each.
     var open: [BacktestTrade] = []
+    var openSeries: [Int] = []
     var closed: [BacktestTrade] = []
-    var positions: [String: Quantity] = [:]
-    var feesSeen: [OrderID: FixedDecimal] = [:]
+    /// Per series: the position the fills add up to, and its last closed trade (a closing fill's fees follow it).
+    var positions: [Quantity]
+    var lastClosed: [Int?]
+    /// The series of each engine instrument (by its index).
+    var seriesOfInstrument: [Int] = []
     var events: [EngineEvent] = []
 
-    init(symbols: [String]) { self.symbols = symbols }
+    init(symbols: [String], instruments: [InstrumentID]) {
+        self.symbols = symbols
+        positions = Array(repeating: .zero, count: symbols.count)
+        lastClosed = Array(repeating: nil, count: symbols.count)
+        for (s, id) in instruments.enumerated() {
+            let index = Int(id.index)
+            if index >= seriesOfInstrument.count {
+                seriesOfInstrument += Array(repeating: -1, count: index + 1 - seriesOfInstrument.count)
+            }
+            seriesOfInstrument[index] = s
+        }
+    }
 
     /// A split or bonus issue: the position and the open trade's shares follow it (the money put in does not
     /// change, so the entry price falls by the ratio).
     mutating func restate(symbol: String, ratio: FixedDecimal) {
-        guard let held = positions[symbol], !held.isZero else { return }
-        positions[symbol] = held.multiplied(by: ratio).rounded(places: 0, rule: .down)
-        if let i = open.firstIndex(where: { $0.symbol == symbol }) {
+        guard let s = symbols.firstIndex(of: symbol), !positions[s].isZero else { return }
+        positions[s] = positions[s].multiplied(by: ratio).rounded(places: 0, rule: .down)
+        if let i = openSeries.firstIndex(of: s) {
             open[i].entryQty = open[i].entryQty.multiplied(by: ratio).rounded(places: 0, rule: .down)
             open[i].exitQty = open[i].exitQty.multiplied(by: ratio).rounded(places: 0, rule: .down)
             open[i].qty = open[i].qty.multiplied(by: ratio).rounded(places: 0, rule: .down)
         }
     }
 
-    /// Takes the engine's new events (so its outbox never grows) and books their fills.
+    /// Takes the engine's new events (so its outbox never grows) and books their fills and fees.
     mutating func drain(_ engine: inout TradingEngine, at time: Timestamp, bars: Int) {
         guard !engine.outbox.isEmpty else { return }
         // The outbox and this spare buffer trade places, so neither is reallocated per drain.
         swap(&events, &engine.outbox)
         defer { events.removeAll(keepingCapacity: true) }
-        for case .order(let update) in events {
-            let order = update.order
-            let fee = order.fees - (feesSeen[order.id] ?? .zero)
-            if order.status.isOpen { feesSeen[order.id] = order.fees } else { feesSeen[order.id] = nil }
-            guard let fill = update.fill else { continue }
-            book(
-                symbol: order.symbol, side: order.side, qty: fill.qty, price: fill.price, value: fill.value, fee: fee,
-                at: time, bar: bars)
+        for k in events.indices {
+            guard case .ledger(let entry) = events[k] else { continue }
+            switch entry.kind {
+            case .fill(let fill):
+                guard let s = series(of: fill.instrument) else { continue }
+                book(series: s, side: fill.side, qty: fill.qty, value: fill.value, at: time, bar: bars)
+            case .fee(_, _, let symbol):
+                guard let s = symbols.firstIndex(of: symbol) else { continue }
+                charge(-entry.cashChange, series: s)
+            default:
+                continue
+            }
         }
     }
 
-    mutating func book(
-        symbol: String, side: OrderSide, qty: Quantity, price: Price, value: FixedDecimal, fee: FixedDecimal,
-        at time: Timestamp, bar: Int
-    ) {
-        let before = positions[symbol] ?? .zero
-        let signed = side == .buy ? qty : .zero - qty
-        let after = before + signed
-        positions[symbol] = after
-        var index = open.firstIndex { $0.symbol == symbol }
+    func series(of instrument: InstrumentID) -> Int? {
+        let index = Int(instrument.index)
+        guard index >= 0, index < seriesOfInstrument.count, seriesOfInstrument[index] >= 0 else { return nil }
+        return seriesOfInstrument[index]
+    }
+
+    mutating func book(series s: Int, side: OrderSide, qty: Quantity, value: FixedDecimal, at time: Timestamp, bar: Int)
+    {
+        let after = positions[s] + (side == .buy ? qty : .zero - qty)
+        positions[s] = after
+        var index = openSeries.firstIndex(of: s)
         if index == nil {
             open.append(
                 BacktestTrade(
-                    symbol: symbol, side: side == .buy ? .long : .short, entryTime: time, entryBar: bar, exitTime: nil,
-                    exitBar: nil, qty: .zero, entryValue: .zero, entryQty: .zero, exitValue: .zero, exitQty: .zero,
-                    fees: .zero, openValue: nil))
+                    symbol: symbols[s], side: side == .buy ? .long : .short, entryTime: time, entryBar: bar,
+                    exitTime: nil, exitBar: nil, qty: .zero, entryValue: .zero, entryQty: .zero, exitValue: .zero,
+                    exitQty: .zero, fees: .zero, openValue: nil))
+            openSeries.append(s)
             index = open.count - 1
         }
         guard let i = index else { return }
-        let opening = (open[i].side == .long) == (side == .buy)
-        if opening {
+        if (open[i].side == .long) == (side == .buy) {
             open[i].entryQty += qty
             open[i].entryValue += value
             open[i].qty = max(open[i].qty, after.magnitude)
@@ -374,12 +395,22 @@ struct TradeRecorder {
             open[i].exitQty += qty
             open[i].exitValue += value
         }
-        open[i].fees += fee
         if after.isZero {
             var trade = open.remove(at: i)
+            openSeries.remove(at: i)
             trade.exitTime = time
             trade.exitBar = bar
             closed.append(trade)
+            lastClosed[s] = closed.count - 1
+        }
+    }
+
+    /// A fill's fee: its symbol's open trade pays it, or the trade that fill just closed.
+    mutating func charge(_ fee: FixedDecimal, series s: Int) {
+        if let i = openSeries.firstIndex(of: s) {
+            open[i].fees += fee
+        } else if let k = lastClosed[s] {
+            closed[k].fees += fee
         }
     }
 }

@@ -405,61 +405,18 @@ extension TradingEngine {
                     )
                 }), accounts.index(forKey: order.accountID) != nil
         else { return }
-        // Reservations go first (the fill and the reservation of what remains replace them). Then the account is
-        // taken out of the table while it changes (and put back below), so this copy is the only one: appending a day
-        // trade or updating a position then mutates in place instead of copying the account's arrays and dictionaries
-        // on every fill.
+        // Reservations go first (the fill and the reservation of what remains replace them); then the account
+        // changes in place.
         releaseReservations(orderID)
-        guard var account = accounts.removeValue(forKey: order.accountID) else { return }
-        let currency = account.currency
-        let exact = price.multiplied(by: qty)
-        let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
-
-        // Position.
-        var position =
-            account.positions[order.instrument] ?? Position(instrument: order.instrument, symbol: order.symbol)
-        let heldBefore = position.qty
-        let realized = LedgerMath.apply(
-            order.side, qty: qty, price: price, value: value, to: &position.qty, costBasis: &position.costBasis)
-        position.realizedPnL += realized
-        if order.side == .buy, !instrument.sellableSameDay {
-            if position.lockedDate == date {
-                position.lockedQty += qty
-            } else {
-                position.lockedDate = date
-                position.lockedQty = qty
-            }
-        }
-        countDayTrade(
-            orderID, side: order.side, symbol: order.symbol, qty: qty, heldBefore: heldBefore, position: &position,
-            account: &account, date: date)
-        if account.gameRules != nil {
-            if order.side == .buy, !heldBefore.isNegative { position.lastBoughtAt = time }
-            if order.filledQty.isZero { account.gameActivity?.trades += 1 }
-        }
-
-        // Fees: the order's cumulative fees after this fill, minus what it paid already, per kind.
-        let basisBefore = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
-        let basisAfter = (order.filledValue + exact).rounded(places: currency.minorUnitDigits, rule: .halfUp)
-        let before = account.fees.fees(
-            side: order.side, filledQty: order.filledQty, filledValue: basisBefore, currency: currency)
-        let after = account.fees.fees(
-            side: order.side, filledQty: order.filledQty + qty, filledValue: basisAfter, currency: currency)
-        var feeCharges: [FeeCharge] = []
-        for charge in after {
-            let paid = before.first { $0.kind == charge.kind }?.amount ?? .zero
-            if charge.amount > paid { feeCharges.append(FeeCharge(kind: charge.kind, amount: charge.amount - paid)) }
-        }
-        let feeTotal = feeCharges.reduce(FixedDecimal.zero) { $0 + $1.amount }
-        position.realizedPnL -= feeTotal
-        account.totalFees += feeTotal
-        let soldOut = position.qty.isZero
-        if position.qty.isZero && position.reservedForSale.isZero {
-            account.positions[order.instrument] = nil
-        } else {
-            account.positions[order.instrument] = position
-        }
-        accounts[order.accountID] = account
+        guard
+            let (currency, value, exact, realized, feeCharges, feeTotal, soldOut) = withAccount(
+                order.accountID,
+                { account in
+                    Self.book(
+                        qty: qty, price: price, of: order, orderID: orderID, instrument: instrument, date: date,
+                        at: time, to: &account)
+                })
+        else { return }
 
         // Order.
         guard
@@ -503,9 +460,69 @@ extension TradingEngine {
         }
     }
 
+    /// Books one execution into its account (position, day trades, fees): the account's part of `book`, on the
+    /// account in place. Returns what the ledger and the order need.
+    static func book(
+        qty: Quantity, price: Price,
+        of order: (
+            accountID: AccountID, instrument: InstrumentID, symbol: String, side: OrderSide, filledQty: Quantity,
+            filledValue: FixedDecimal
+        ), orderID: OrderID, instrument: Instrument, date: CivilDate, at time: Timestamp, to account: inout Account
+    ) -> (
+        currency: Currency, value: FixedDecimal, exact: FixedDecimal, realized: FixedDecimal, fees: [FeeCharge],
+        feeTotal: FixedDecimal, soldOut: Bool
+    ) {
+        let currency = account.currency
+        let exact = price.multiplied(by: qty)
+        let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
+
+        // Position.
+        var position =
+            account.positions.removeValue(forKey: order.instrument)
+            ?? Position(instrument: order.instrument, symbol: order.symbol)
+        let heldBefore = position.qty
+        let realized = LedgerMath.apply(
+            order.side, qty: qty, price: price, value: value, to: &position.qty, costBasis: &position.costBasis)
+        position.realizedPnL += realized
+        if order.side == .buy, !instrument.sellableSameDay {
+            if position.lockedDate == date {
+                position.lockedQty += qty
+            } else {
+                position.lockedDate = date
+                position.lockedQty = qty
+            }
+        }
+        countDayTrade(
+            orderID, side: order.side, symbol: order.symbol, qty: qty, heldBefore: heldBefore, position: &position,
+            account: &account, date: date)
+        if account.gameRules != nil {
+            if order.side == .buy, !heldBefore.isNegative { position.lastBoughtAt = time }
+            if order.filledQty.isZero { account.gameActivity?.trades += 1 }
+        }
+
+        // Fees: the order's cumulative fees after this fill, minus what it paid already, per kind.
+        let basisBefore = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        let basisAfter = (order.filledValue + exact).rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        let before = account.fees.fees(
+            side: order.side, filledQty: order.filledQty, filledValue: basisBefore, currency: currency)
+        let after = account.fees.fees(
+            side: order.side, filledQty: order.filledQty + qty, filledValue: basisAfter, currency: currency)
+        var feeCharges: [FeeCharge] = []
+        for charge in after {
+            let paid = before.first { $0.kind == charge.kind }?.amount ?? .zero
+            if charge.amount > paid { feeCharges.append(FeeCharge(kind: charge.kind, amount: charge.amount - paid)) }
+        }
+        let feeTotal = feeCharges.reduce(FixedDecimal.zero) { $0 + $1.amount }
+        position.realizedPnL -= feeTotal
+        account.totalFees += feeTotal
+        let soldOut = position.qty.isZero
+        if !(position.qty.isZero && position.reservedForSale.isZero) { account.positions[order.instrument] = position }
+        return (currency, value, exact, realized, feeCharges, feeTotal, soldOut)
+    }
+
     /// Keeps count of what a fill opens today, and records a day trade when it closes shares opened today (once
     /// per closing order and day). Shares opened today close first.
-    func countDayTrade(
+    static func countDayTrade(
         _ orderID: OrderID, side: OrderSide, symbol: String, qty: Quantity, heldBefore: Quantity,
         position: inout Position, account: inout Account, date: CivilDate
     ) {

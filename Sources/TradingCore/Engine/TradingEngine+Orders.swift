@@ -21,7 +21,7 @@ extension TradingEngine {
             // This copy of the account ends here: alive while the order reserves, it would make the account copy
             // its positions.
             let account = try existingAccount(accountID)
-            try validator(account: account, instrument: instrumentID, request: request, at: time).validate(request)
+            try validate(request, account: account, instrument: instrumentID, at: time)
             if let start = account.gameRules?.startsAt, start > time { works = start }
             inGame = account.gameRules != nil
         }
@@ -106,7 +106,7 @@ extension TradingEngine {
         releaseReservations(orderID)
         do {
             let account = try existingAccount(accountID)
-            try validator(account: account, instrument: old.instrument, request: request, at: time).validate(request)
+            try validate(request, account: account, instrument: old.instrument, at: time)
         } catch {
             reserve(orderID)
             throw error

@@ -513,6 +513,14 @@ struct OrderValidator {
 }
 
 extension TradingEngine {
+    /// Checks a request for an account (see `OrderValidator`).
+    mutating func validate(
+        _ request: OrderRequest, account: Account, instrument id: InstrumentID, at time: Timestamp
+    ) throws(OrderRejection) {
+        let validator = validator(account: account, instrument: id, request: request, at: time)
+        try validator.validate(request)
+    }
+
     /// A validator for a request, with the market state it needs taken from the engine's caches.
     mutating func validator(
         account: Account, instrument id: InstrumentID, request: OrderRequest,
