@@ -121,6 +121,32 @@ struct OrderValidationTests {
         #expect(ClientOrderID(text.uppercased()) != made.clientOrderID)
     }
 
+    @Test(
+        "engine-made client_order_ids are per account and survive a snapshot: another account may use one; restored, it is still taken"
+    )
+    mutating func madeClientOrderIDsAcrossAccounts() throws {
+        let first = try #require(f.place(buy("AAPL", "1", .limit, limit: "100.00"), at: t).order)
+        let second = try #require(f.place(buy("AAPL", "1", .limit, limit: "100.00"), at: t).order)
+        #expect(first.clientOrderID < second.clientOrderID)
+        // The CNY account may use the USD account's id as its own.
+        var mine = OrderRequest(
+            symbol: "600519", side: .buy, type: .limit, timeInForce: .day, qty: 100, limitPrice: d("1700.00"))
+        mine.clientOrderID = first.clientOrderID
+        let theirs = try #require(f.place(mine, at: Fixture.cnMorning).order)
+        #expect(f.engine.order(clientOrderID: first.clientOrderID, account: f.cn)?.id == theirs.id)
+        #expect(f.engine.order(clientOrderID: first.clientOrderID, account: f.us)?.id == first.id)
+
+        let snapshot = try #require(f.engine.snapshot(of: f.us))
+        #expect(snapshot.clientOrderIDs[first.clientOrderID] == first.id)
+        #expect(snapshot.clientOrderIDs[second.clientOrderID] == second.id)
+        var restored = Fixture()
+        try restored.engine.restore(snapshot)
+        var reuse = buy("AAPL", "1", .limit, limit: "100.00")
+        reuse.clientOrderID = second.clientOrderID
+        #expect(restored.place(reuse, at: t).rejection?.reason == .duplicateClientOrderID)
+        #expect(restored.engine.order(clientOrderID: second.clientOrderID, account: f.us)?.id == second.id)
+    }
+
     @Test("opg orders are refused between 09:28 and 19:00 ET, cls between 15:50 and 19:00")
     mutating func auctionWindows() {
         let r = f.place(

@@ -47,7 +47,7 @@ extension TradingEngine {
                 reservedShares: .zero,
                 positionIntent: PositionIntent(side: request.side, held: positionQty(accountID, instrumentID))))
         if order.type == .trailingStop { initializeTrail(&order, instrument: instrument) }
-        accept(consume order, at: time)
+        accept(consume order, clientIDMadeByEngine: request.clientOrderID == nil, at: time)
         createLegs(for: id, request: request, at: time)
         fillImmediately(id, at: time)
         return orders[id] ?? Order.probe(request, instrument: instrumentID, account: accountID) // (accept stored it)
@@ -162,16 +162,17 @@ extension TradingEngine {
     public func order(_ id: OrderID) -> Order? { orders[id] }
 
     public func order(clientOrderID: ClientOrderID, account: AccountID) -> Order? {
-        clientOrderIDs[ClientOrderKey(account: account, id: clientOrderID)].flatMap { orders[$0] }
+        clientOrderIDs[account, clientOrderID].flatMap { orders[$0] }
     }
 
     // MARK: - Lifecycle internals
 
     /// Records a validated order, reserves what it needs, and makes it work (or hold, for exit legs).
-    mutating func accept(_ order: consuming Order, at time: Timestamp) {
+    mutating func accept(_ order: consuming Order, clientIDMadeByEngine: Bool, at time: Timestamp) {
         let id = order.id
         let held = order.status == .held
-        clientOrderIDs[ClientOrderKey(account: order.accountID, id: order.clientOrderID)] = id
+        clientOrderIDs.insert(
+            order.clientOrderID, account: order.accountID, order: id, madeByEngine: clientIDMadeByEngine)
         if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
         // Moved in: the table's is the only reference, so reserving changes it in place.
         orders[id] = consume order

@@ -17,7 +17,7 @@ public struct AccountSnapshot: Sendable, Codable, Hashable {
 extension TradingEngine {
     public func snapshot(of id: AccountID) -> AccountSnapshot? {
         guard let account = accounts[id] else { return nil }
-        let used = clientOrderIDs.entries.filter { $0.key.account == id }.map { ($0.key.id, $0.value) }
+        let used = clientOrderIDs.entries(of: id)
         return AccountSnapshot(
             account: account, openOrders: openOrders(of: id), clientOrderIDs: Dictionary(uniqueKeysWithValues: used))
     }
@@ -43,7 +43,7 @@ extension TradingEngine {
         account.positions = positions
         accounts[account.id] = account
         for (clientOrderID, orderID) in snapshot.clientOrderIDs {
-            clientOrderIDs[ClientOrderKey(account: account.id, id: clientOrderID)] = orderID
+            clientOrderIDs.insert(clientOrderID, account: account.id, order: orderID, madeByEngine: false)
         }
         for var order in snapshot.openOrders {
             guard let id = symbols[order.symbol] else {

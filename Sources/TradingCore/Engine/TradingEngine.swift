@@ -19,7 +19,7 @@ public struct TradingEngine: Sendable {
     var bookPositions = ShardedDictionary<OrderID, Int>()
     var openOrders = ShardedSet<OrderID>()
     /// Every client order id each account has used (an account may not reuse one), with its order.
-    var clientOrderIDs = ShardedDictionary<ClientOrderKey, OrderID>()
+    var clientOrderIDs = ClientOrderIndex()
     /// Orders closed since the last `pruneClosedOrders()`.
     var closedOrders: [OrderID] = []
     var rng: SeededGenerator
@@ -457,13 +457,4 @@ struct SessionCache: Sendable {
         }
         return date
     }
-}
-
-/// A client order id within its account (the key of the engine's client-order-id index).
-struct ClientOrderKey: ShardedKey {
-    let account: AccountID
-    let id: ClientOrderID
-    var shard: Int { id.shard }
-    /// The two ids' own fast hashes chained (see `Identifier._rawHashValue(seed:)`), not a SipHash of both.
-    func _rawHashValue(seed: Int) -> Int { id._rawHashValue(seed: account._rawHashValue(seed: seed)) }
 }

@@ -73,29 +73,24 @@ public struct ClientOrderID: Sendable, Hashable, Comparable, Codable, CustomStri
 extension Identifier {
     /// Parses exactly the canonical form `description` prints (lowercase hex), nil for anything else.
     init?(canonical text: String) {
-        var text = text
-        let parsed: Identifier?? = text.withUTF8 { bytes in
-            guard bytes.count == Self.textLength else { return nil }
-            var high: UInt64 = 0
-            var low: UInt64 = 0
-            var digits = 0
-            for (i, c) in bytes.enumerated() {
-                if i == 8 || i == 13 || i == 18 || i == 23 {
-                    guard c == UInt8(ascii: "-") else { return .some(nil) }
-                    continue
-                }
-                let v: UInt64
-                switch c {
-                case 48...57: v = UInt64(c - 48)
-                case 97...102: v = UInt64(c - 87)
-                default: return .some(nil)
-                }
-                if digits < 16 { high = high << 4 | v } else { low = low << 4 | v }
-                digits += 1
+        guard text.utf8.count == Self.textLength else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for (i, c) in text.utf8.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard c == UInt8(ascii: "-") else { return nil }
+                continue
             }
-            return Identifier(high: high, low: low)
+            let v: UInt64
+            switch c {
+            case 48...57: v = UInt64(c - 48)
+            case 97...102: v = UInt64(c - 87)
+            default: return nil
+            }
+            if digits < 16 { high = high << 4 | v } else { low = low << 4 | v }
+            digits += 1
         }
-        guard let id = parsed ?? nil else { return nil }
-        self = id
+        self.init(high: high, low: low)
     }
 }

@@ -555,7 +555,7 @@ extension TradingEngine {
             intent: intent,
             margin: account.terms.type == .margin ? account.margin(marks: mark, rates: configuration.margin) : nil,
             clientOrderIDTaken: request.clientOrderID.map {
-                clientOrderIDs[ClientOrderKey(account: account.id, id: $0)] != nil
+                clientOrderIDs[account.id, $0] != nil
             }
                 ?? false,
             dayVolume: books[i].quote?.dayVolume,
