@@ -172,6 +172,8 @@ public struct Backtester: Sendable {
         // Orders decided at a bar's close reach the engine at the next moment of the market (the next event
         // later than that bar): validated then (an A-share bought today may be sold tomorrow), filled from then on.
         var pending: [OrderRequest] = []
+        // What the strategy places at a bar (one buffer for the run, emptied once its orders are taken).
+        var orders = OrderBook()
         var decidedAt = Timestamp.distantPast
         func submitPending(at time: Timestamp) {
             for request in pending {
@@ -186,6 +188,10 @@ public struct Backtester: Sendable {
             let (s, i) = merged.isEmpty ? (0, n) : (Int(merged[n].series), Int(merged[n].index))
             let bar = series[s].bars[i]
             let id = ids[s]
+            if context.series != s {
+                contexts[context.series] = context
+                context = contexts[s]
+            }
             if bar.time >= nextDay {
                 if n > 0 { points.append(ValuationPoint(date: day, value: equity())) }
                 day = zone.localTime(of: bar.time).date
@@ -227,6 +233,7 @@ public struct Backtester: Sendable {
                     }
                 }
                 nextReference[s] = Timestamp(barDate[s].adding(days: 1), in: zone)
+                context.startDay(barDate[s], previousClose: previousClose[s], band: bands[s])
             }
             if !pending.isEmpty, bar.time > decidedAt {
                 submitPending(at: bar.time)
@@ -240,16 +247,9 @@ public struct Backtester: Sendable {
             settle(bar: n, at: bar.time)
 
             if !held[s].isZero { barsInMarket += 1 }
-            var orders = OrderBook()
             let value = equity()
             if value > peak { peak = value }
-            if context.series != s {
-                contexts[context.series] = context
-                context = contexts[s]
-            }
-            context.move(
-                to: i, position: held[s], cash: cash, equity: value, date: barDate[s], previousClose: previousClose[s],
-                band: bands[s])
+            context.move(to: i, position: held[s], cash: cash, equity: value)
             deliver(&context, to: &strategy, orders: &orders)
             if !orders.requests.isEmpty {
                 if settings.fill == .close {
@@ -265,6 +265,7 @@ public struct Backtester: Sendable {
                     pending += orders.requests
                     decidedAt = bar.time
                 }
+                orders.requests.removeAll(keepingCapacity: true)
             }
             if n >= nextProgress {
                 progress?(Double(n) / Double(total))

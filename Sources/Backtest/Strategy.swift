@@ -19,7 +19,8 @@ public struct BarContext: Sendable {
     /// strategy's own per-symbol arrays).
     public let symbol: String
     public let series: Int
-    public internal(set) var bar: HistoricalBar
+    /// The bar that just closed.
+    public var bar: HistoricalBar { closes.bars[closes.endIndex - 1] }
     /// This symbol's closes so far, oldest first (the last one is `bar.close`).
     public internal(set) var closes: Closes
     /// Shares held now (negative when short), cash and equity at the last closes.
@@ -32,13 +33,10 @@ public struct BarContext: Sendable {
     public internal(set) var previousClose: Price?
     public internal(set) var band: PriceBand?
 
-    /// A context before the symbol's first bar (`move(to:)` brings it to one).
+    /// A context before the symbol's first bar (`startDay` and `move(to:)` bring it to one).
     init(symbol: String, series: Int, bars: [HistoricalBar]) {
         self.symbol = symbol
         self.series = series
-        bar =
-            bars.first
-            ?? HistoricalBar(time: .distantPast, open: .zero, high: .zero, low: .zero, close: .zero, volume: .zero)
         closes = Closes(bars: bars)
         position = .zero
         cash = .zero
@@ -46,19 +44,20 @@ public struct BarContext: Sendable {
         date = CivilDate(1970, 1, 1)
     }
 
-    /// The context at the close of bar `index` of the symbol's series.
-    mutating func move(
-        to index: Int, position: Quantity, cash: FixedDecimal, equity: FixedDecimal, date: CivilDate,
-        previousClose: Price?, band: PriceBand?
-    ) {
-        closes.endIndex = index + 1
-        bar = closes.bars[index]
-        self.position = position
-        self.cash = cash
-        self.equity = equity
+    /// A new trading day of the symbol: its date, previous close and price limits.
+    mutating func startDay(_ date: CivilDate, previousClose: Price?, band: PriceBand?) {
         self.date = date
         self.previousClose = previousClose
         self.band = band
+    }
+
+    /// The context at the close of bar `index` of the symbol's series (one bar later, most of the time: only the
+    /// window and the account's figures change).
+    mutating func move(to index: Int, position: Quantity, cash: FixedDecimal, equity: FixedDecimal) {
+        closes.endIndex = index + 1
+        self.position = position
+        self.cash = cash
+        self.equity = equity
     }
 
     /// The mean of the last `n` closes (exact), or nil before there are `n`.

@@ -158,6 +158,8 @@ extension TradingEngine {
         let band = bandIsCurrent(id, at: event.time) ? books[i].band : nil
         var thresholdsStale = false
         let list = candidates
+        // (Asked once: matching the event's kind per order copied the whole event, ~400 bytes, each time.)
+        let auction: AuctionKind? = if case .auction(let kind, _, _) = event.kind { kind } else { nil }
         for entry in list {
             let orderID = entry.id
             // What matching decides on, read without copying the order (only a stop waiting for its trigger is).
@@ -173,7 +175,7 @@ extension TradingEngine {
             else { continue }
             // Auctions fill only auction orders; auction orders fill only in auctions.
             let isAuctionOrder = order.timeInForce == .opg || order.timeInForce == .cls
-            if case .auction(let kind, _, _) = event.kind {
+            if let kind = auction {
                 guard isAuctionOrder, (kind == .open) == (order.timeInForce == .opg) else { continue }
             } else if isAuctionOrder {
                 continue

@@ -125,8 +125,12 @@ struct OrderValidator {
     func validatePrices(_ r: OrderRequest) throws(OrderRejection) {
         switch r.type {
         case .market:
-            for (name, price) in [("limit_price", r.limitPrice), ("stop_price", r.stopPrice)] where price != nil {
-                throw OrderRejection(.invalidInput, "\(name) must not be given for market orders")
+            // (Field by field rather than a loop over a list of them: the list was an allocation per order.)
+            if r.limitPrice != nil {
+                throw OrderRejection(.invalidInput, "limit_price must not be given for market orders")
+            }
+            if r.stopPrice != nil {
+                throw OrderRejection(.invalidInput, "stop_price must not be given for market orders")
             }
         case .limit:
             guard r.limitPrice != nil else {
@@ -168,20 +172,21 @@ struct OrderValidator {
                     "trailing_stop orders take trail_price or trail_percent, not limit_price or stop_price")
             }
         }
-        for (name, price) in [
-            ("limit_price", r.limitPrice), ("stop_price", r.stopPrice),
-            ("take_profit.limit_price", r.takeProfit?.limitPrice),
-            ("stop_loss.stop_price", r.stopLoss?.stopPrice),
-            ("stop_loss.limit_price", r.stopLoss?.limitPrice),
-        ] {
-            guard let price else { continue }
-            guard price.isPositive else { throw OrderRejection(.invalidInput, "\(name) must be > 0") }
-            guard price <= configuration.maximumPrice else {
-                throw OrderRejection(
-                    .invalidInput, "\(name) \(price) exceeds the maximum of \(configuration.maximumPrice)")
-            }
-            try checkTick(name, price)
+        try checkPrice("limit_price", r.limitPrice)
+        try checkPrice("stop_price", r.stopPrice)
+        try checkPrice("take_profit.limit_price", r.takeProfit?.limitPrice)
+        try checkPrice("stop_loss.stop_price", r.stopLoss?.stopPrice)
+        try checkPrice("stop_loss.limit_price", r.stopLoss?.limitPrice)
+    }
+
+    /// A price the request gives: positive, within the maximum, on the tick grid.
+    func checkPrice(_ name: String, _ price: Price?) throws(OrderRejection) {
+        guard let price else { return }
+        guard price.isPositive else { throw OrderRejection(.invalidInput, "\(name) must be > 0") }
+        guard price <= configuration.maximumPrice else {
+            throw OrderRejection(.invalidInput, "\(name) \(price) exceeds the maximum of \(configuration.maximumPrice)")
         }
+        try checkTick(name, price)
     }
 
     func checkTick(_ name: String, _ price: Price) throws(OrderRejection) {
