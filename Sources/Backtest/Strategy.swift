@@ -158,33 +158,32 @@ public struct SMACross: Strategy {
     }
 
     public mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
-        let closes = bar.closes
-        if bar.series >= windows.count {
-            windows += Array(repeating: Windows(), count: bar.series + 1 - windows.count)
-            lastSign += Array(repeating: 0, count: bar.series + 1 - lastSign.count)
+        let s = bar.series
+        if s >= windows.count {
+            windows += Array(repeating: Windows(), count: s + 1 - windows.count)
+            lastSign += Array(repeating: 0, count: s + 1 - lastSign.count)
         }
         // The sums move by one close each bar (exact, so the same as summing the windows again); anything else
-        // (closes not grown by one) sums them afresh.
-        var w = windows[bar.series]
-        let count = closes.count
-        if w.seen == count - 1, count > 0 {
-            let newest = closes[closes.endIndex - 1]
-            w.fast += newest
-            w.slow += newest
-            if count > fast { w.fast -= closes[closes.endIndex - 1 - fast] }
-            if count > slow { w.slow -= closes[closes.endIndex - 1 - slow] }
+        // (closes not grown by one) sums them afresh. (The closes are read through `bar`, not bound to a local: a
+        // local copy of the window retains and releases the bars on every bar.)
+        let count = bar.closes.count
+        if windows[s].seen == count - 1, count > 0 {
+            let newest = bar.closes[count - 1]
+            windows[s].fast += newest
+            windows[s].slow += newest
+            if count > fast { windows[s].fast -= bar.closes[count - 1 - fast] }
+            if count > slow { windows[s].slow -= bar.closes[count - 1 - slow] }
         } else {
-            w.fast = closes.suffix(fast).reduce(.zero, +)
-            w.slow = closes.suffix(slow).reduce(.zero, +)
+            windows[s].fast = bar.closes.suffix(fast).reduce(.zero, +)
+            windows[s].slow = bar.closes.suffix(slow).reduce(.zero, +)
         }
-        w.seen = count
-        windows[bar.series] = w
+        windows[s].seen = count
         guard count >= slow else { return }
-        let difference = w.fast.times(slow) - w.slow.times(fast)
+        let difference = windows[s].fast.times(slow) - windows[s].slow.times(fast)
         let sign: Int8 = difference.isPositive ? 1 : difference.isNegative ? -1 : 0
         guard sign != 0 else { return }
-        let previous = lastSign[bar.series]
-        lastSign[bar.series] = sign
+        let previous = lastSign[s]
+        lastSign[s] = sign
         guard previous != 0, previous != sign else { return }
         if sign > 0, bar.position.isZero {
             orders.market(bar.symbol, .buy, qty: qty)

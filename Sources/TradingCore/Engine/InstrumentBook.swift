@@ -1,7 +1,18 @@
 /// The engine's view of one instrument: last market state and the orders working on it, with thresholds that
 /// let a market event that cannot touch any order return after a few comparisons.
 struct InstrumentBook: Sendable {
-    var quote: Quote?
+    var quote: Quote? {
+        didSet {
+            bidPrice = quote?.bids.best?.price
+            askPrice = quote?.asks.best?.price
+            quoteDayVolume = quote?.dayVolume
+        }
+    }
+    /// The quote's best prices and day volume, kept beside it: orders read them, and reading them through `quote`
+    /// (an optional chain into the array's element) copied the whole book each time — five times per placement.
+    private(set) var bidPrice: Price?
+    private(set) var askPrice: Price?
+    private(set) var quoteDayVolume: Quantity?
     var quoteTime: Timestamp = .distantPast
     var lastTrade: Price?
     var previousClose: Price?

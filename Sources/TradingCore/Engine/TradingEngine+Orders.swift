@@ -374,7 +374,7 @@ extension TradingEngine {
     func reservationPrice(_ order: Order, instrument: Instrument) -> Price {
         if let limit = order.limitPrice, order.type == .limit || order.type == .stopLimit { return limit }
         let i = Int(order.instrument.index)
-        var market = books[i].quote?.asks.best?.price ?? books[i].lastTrade ?? .zero
+        var market = books[i].askPrice ?? books[i].lastTrade ?? .zero
         if let stop = order.stopPrice, stop > market { market = stop }
         if let band = books[i].band, instrument.priceLimit.fraction != nil { return band.limitUp }
         return market.multiplied(by: .one + configuration.marketBuyCushion, places: 4, rule: .up)
@@ -383,7 +383,7 @@ extension TradingEngine {
     func sellQtyForNotional(_ order: Order) -> Quantity {
         guard let notional = order.notional else { return .zero }
         let book = books[Int(order.instrument.index)]
-        guard let bid = book.quote?.bids.best?.price ?? book.lastTrade, bid.isPositive else { return .zero }
+        guard let bid = book.bidPrice ?? book.lastTrade, bid.isPositive else { return .zero }
         let held = accounts[order.accountID]?.positions[order.instrument]?.qty ?? .zero
         return Swift.min(held, (notional.divided(by: bid, rule: .up) ?? .zero))
     }

@@ -113,7 +113,7 @@ public struct TradingEngine: Sendable {
     /// The price the engine values a holding at: the last trade, else the best bid.
     public func mark(_ id: InstrumentID) -> Price? {
         let i = Int(id.index)
-        return books[i].lastTrade ?? books[i].quote?.bids.best?.price
+        return books[i].lastTrade ?? books[i].bidPrice
     }
 
     /// An account's margin figures at the engine's marks (holdings it has no price for count at cost).

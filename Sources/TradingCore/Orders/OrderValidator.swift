@@ -553,7 +553,7 @@ extension TradingEngine {
             phase: phase(of: instrument, at: time),
             isTradingDay: alwaysOpen || sessionCache.isTradingDay(instrument.calendar, local),
             tradingDate: tradingDate(instrument, at: time), band: band,
-            bestBid: books[i].quote?.bids.best?.price, bestAsk: books[i].quote?.asks.best?.price,
+            bestBid: books[i].bidPrice, bestAsk: books[i].askPrice,
             lastTrade: books[i].lastTrade, buyCost: cost,
             buyingPower: spends
                 ? buyingPower(account, for: id, price: reservationPrice(probe, instrument: instrument)) : .zero,
@@ -563,7 +563,7 @@ extension TradingEngine {
                 clientOrderIDs[account.id, $0] != nil
             }
                 ?? false,
-            dayVolume: books[i].quote?.dayVolume,
+            dayVolume: books[i].quoteDayVolume,
             gameEquity: account.gameRules?.maximumPositionPercent == nil ? nil : account.equity(marks: mark))
     }
 }
