@@ -83,6 +83,11 @@ struct OrderValidationTests {
         // 660 × 150.05 = 99,033 fits, but with the 3% cushion (150.05 × 1.03 = 154.5515) it needs 102,003.99.
         let r = f.place(buy("AAPL", "660"), at: Timestamp(CivilDate(2026, 11, 20), hour: 8, in: .newYork))
         #expect(r.message == "insufficient buying power (required: 102003.99, available: 100000.00)")
+        // What fits is held back at exactly the price validation asked for: 600 × 154.5515 = 92,730.90.
+        let placed = f.place(buy("AAPL", "600"), at: Timestamp(CivilDate(2026, 11, 20), hour: 8, in: .newYork))
+        #expect(placed.order?.reservedCash == d("92730.90"))
+        #expect(f.engine.account(f.us)?.reservedCash == d("92730.90"))
+        #expect(f.engine.account(f.us)?.buyingPower == d("7269.10"))
     }
 
     @Test("client_order_id must be unique per account")

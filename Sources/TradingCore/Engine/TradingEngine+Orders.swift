@@ -17,11 +17,12 @@ extension TradingEngine {
         // A game account's order placed before its game starts waits for the start, and is for the start's day.
         var works = time
         let inGame: Bool
+        let checked: (intent: PositionIntent, opening: FixedDecimal?)
         do {
             // This copy of the account ends here: alive while the order reserves, it would make the account copy
             // its positions.
             let account = try existingAccount(accountID)
-            try validate(request, account: account, instrument: instrumentID, at: time)
+            checked = try validate(request, account: account, instrument: instrumentID, at: time)
             if let start = account.gameRules?.startsAt, start > time { works = start }
             inGame = account.gameRules != nil
         }
@@ -45,9 +46,15 @@ extension TradingEngine {
                 replacedBy: nil, replaces: nil, legs: [], parentID: nil, triggered: false, fees: .zero, reason: nil,
                 eligibleAt: works.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero,
                 reservedShares: .zero,
-                positionIntent: PositionIntent(side: request.side, held: positionQty(accountID, instrumentID))))
-        if order.type == .trailingStop { initializeTrail(&order, instrument: instrument) }
-        accept(consume order, clientIDMadeByEngine: request.clientOrderID == nil, at: time)
+                positionIntent: checked.intent))
+        // What an opening order reserves was priced by validation, from the same state; a trailing stop's is not
+        // (its stop is set just below).
+        var reservation = checked.opening
+        if order.type == .trailingStop {
+            initializeTrail(&order, instrument: instrument)
+            reservation = nil
+        }
+        accept(consume order, clientIDMadeByEngine: request.clientOrderID == nil, reservation: reservation, at: time)
         createLegs(for: id, request: request, at: time)
         fillImmediately(id, at: time)
         return orders[id] ?? Order.probe(request, instrument: instrumentID, account: accountID) // (accept stored it)
@@ -168,7 +175,10 @@ extension TradingEngine {
     // MARK: - Lifecycle internals
 
     /// Records a validated order, reserves what it needs, and makes it work (or hold, for exit legs).
-    mutating func accept(_ order: consuming Order, clientIDMadeByEngine: Bool, at time: Timestamp) {
+    /// `reservation`: the cash an opening order holds back, when the caller priced it already.
+    mutating func accept(
+        _ order: consuming Order, clientIDMadeByEngine: Bool, reservation: FixedDecimal? = nil, at time: Timestamp
+    ) {
         let id = order.id
         let held = order.status == .held
         clientOrderIDs.insert(
@@ -178,7 +188,7 @@ extension TradingEngine {
         orders[id] = consume order
         openOrders.insert(id)
         if !held {
-            reserve(id)
+            reserve(id, opening: reservation)
             addToBook(id)
         }
         publish(held ? .held : .new, id, at: time)
@@ -271,17 +281,23 @@ extension TradingEngine {
 
     /// Holds back what an order needs: cash for a buy (cost of the remainder plus fees), shares and a fee
     /// cushion for a sale; buying power for a short sale (its value, as a buy would) and a fee cushion for a cover.
-    mutating func reserve(_ id: OrderID) {
+    ///
+    /// `opening`: what an order that opens a position holds back, when validation priced it already (such orders
+    /// hold no shares).
+    mutating func reserve(_ id: OrderID, opening: FixedDecimal? = nil) {
         // (Worked out on a copy of the order that ends before the order changes; a closure over the engine inside
         // `orders.read` would copy the whole engine.)
         let accountID: AccountID
         let (instrumentID, cash, shares): (InstrumentID, FixedDecimal, Quantity)
         do {
-            guard let order = orders[id],
-                let (fees, currency) = withAccount(order.accountID, { ($0.fees, $0.currency) })
-            else { return }
+            guard let order = orders[id] else { return }
             accountID = order.accountID
-            (instrumentID, cash, shares) = reservation(order, fees: fees, currency: currency)
+            if let opening {
+                (instrumentID, cash, shares) = (order.instrument, opening, .zero)
+            } else {
+                guard let (fees, currency) = withAccount(order.accountID, { ($0.fees, $0.currency) }) else { return }
+                (instrumentID, cash, shares) = reservation(order, fees: fees, currency: currency)
+            }
         }
         orders.update(id) { order in
             order.reservedCash = cash

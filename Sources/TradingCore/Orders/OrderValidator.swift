@@ -519,11 +519,16 @@ struct OrderValidator {
 
 extension TradingEngine {
     /// Checks a request for an account (see `OrderValidator`).
+    /// Returns what it worked out that placing the order needs again: whether it opens or closes, and for an order
+    /// that opens, the cash it reserves.
+    @discardableResult
     mutating func validate(
         _ request: OrderRequest, account: Account, instrument id: InstrumentID, at time: Timestamp
-    ) throws(OrderRejection) {
+    ) throws(OrderRejection) -> (intent: PositionIntent, opening: FixedDecimal?) {
         let validator = validator(account: account, instrument: id, request: request, at: time)
         try validator.validate(request)
+        let opens = validator.intent == .buyToOpen || validator.intent == .sellToOpen
+        return (validator.intent, opens ? validator.buyCost : nil)
     }
 
     /// A validator for a request, with the market state it needs taken from the engine's caches.
