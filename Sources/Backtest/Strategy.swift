@@ -167,19 +167,21 @@ public struct SMACross: Strategy {
         // (closes not grown by one) sums them afresh. (The closes are read through `bar`, not bound to a local: a
         // local copy of the window retains and releases the bars on every bar.)
         let count = bar.closes.count
-        if windows[s].seen == count - 1, count > 0 {
+        var w = windows[s]
+        if w.seen == count - 1, count > 0 {
             let newest = bar.closes[count - 1]
-            windows[s].fast += newest
-            windows[s].slow += newest
-            if count > fast { windows[s].fast -= bar.closes[count - 1 - fast] }
-            if count > slow { windows[s].slow -= bar.closes[count - 1 - slow] }
+            w.fast += newest
+            w.slow += newest
+            if count > fast { w.fast -= bar.closes[count - 1 - fast] }
+            if count > slow { w.slow -= bar.closes[count - 1 - slow] }
         } else {
-            windows[s].fast = bar.closes.suffix(fast).reduce(.zero, +)
-            windows[s].slow = bar.closes.suffix(slow).reduce(.zero, +)
+            w.fast = bar.closes.suffix(fast).reduce(.zero, +)
+            w.slow = bar.closes.suffix(slow).reduce(.zero, +)
         }
-        windows[s].seen = count
+        w.seen = count
+        windows[s] = w
         guard count >= slow else { return }
-        let difference = windows[s].fast.times(slow) - windows[s].slow.times(fast)
+        let difference = w.fast.times(slow) - w.slow.times(fast)
         let sign: Int8 = difference.isPositive ? 1 : difference.isNegative ? -1 : 0
         guard sign != 0 else { return }
         let previous = lastSign[s]
