@@ -120,11 +120,11 @@ public struct Backtester: Sendable {
             }
         }
 
-        // What the loop keeps per symbol, in arrays indexed like `series` (no hashing per bar).
         // One strategy context per symbol, moved on in place; the one of the symbol being worked on is held apart
-        // (passing an array element would copy it per bar).
+        // (reading it from the array would copy it, its bars retained and released, on every bar).
         var contexts = series.indices.map { BarContext(symbol: series[$0].symbol, series: $0, bars: series[$0].bars) }
         var context = contexts[0]
+        // What the loop keeps per symbol, in arrays indexed like `series` (no hashing per bar).
         var marks = [Price](repeating: .zero, count: series.count)
         var held = [Quantity](repeating: .zero, count: series.count)
         let limited = ids.map { engine.instrument($0).priceLimit != .none }
@@ -250,7 +250,7 @@ public struct Backtester: Sendable {
             let value = equity()
             if value > peak { peak = value }
             context.move(to: i, position: held[s], cash: cash, equity: value)
-            deliver(&context, to: &strategy, orders: &orders)
+            strategy.onBar(context, orders: &orders)
             if !orders.requests.isEmpty {
                 if settings.fill == .close {
                     // At the signal bar's own close (the look-ahead the report warns about).
@@ -297,12 +297,6 @@ public struct Backtester: Sendable {
             fees: engine.accounts[account]?.totalFees ?? .zero, exposureBars: barsInMarket, rejections: rejections,
             buyAndHoldReturn: buyAndHold, index: nil, fill: settings.fill)
     }
-}
-
-/// Hands the context to the strategy. The context is passed on from an `inout` parameter: handed over straight from
-/// the loop's variable, it was copied for every call (its bars retained and released, ~300 bytes moved).
-private func deliver(_ context: inout BarContext, to strategy: inout some Strategy, orders: inout OrderBook) {
-    strategy.onBar(context, orders: &orders)
 }
 
 /// Round trips from the engine's fills: a trade opens when a symbol's position leaves zero and closes when it
