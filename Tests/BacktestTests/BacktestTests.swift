@@ -85,6 +85,32 @@ struct BacktestTests {
         #expect(box.seen.allSatisfy { $0.1 == $0.2 })
     }
 
+    @Test("a context the strategy keeps is the bar it was given: the run moving on does not change it")
+    func keptContextStays() throws {
+        final class Box: @unchecked Sendable { var kept: [(count: Int, close: Price, equity: FixedDecimal)] = [] }
+        struct Keeper: Strategy {
+            let box: Box
+            var previous: BarContext?
+            mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
+                if let previous {
+                    box.kept.append((previous.closes.count, previous.bar.close, previous.equity))
+                }
+                previous = bar
+                if bar.closes.count == 2 { orders.market(bar.symbol, .buy, qty: 10) }
+            }
+        }
+        let box = Box()
+        _ = try Backtester(settings: BacktestSettings(cash: 10_000, fees: .free)).run(
+            [series], instruments: ["AAPL": aapl], strategy: Keeper(box: box))
+        // At bar k the context kept from bar k − 1 still shows k − 1 closes, that bar's close and its equity
+        // (the 10 shares bought at bar 2's open move the equity from bar 2 on).
+        #expect(box.kept.map(\.count) == Array(1...9))
+        #expect(box.kept.map(\.close) == series.bars.prefix(9).map(\.close))
+        #expect(box.kept[0].equity == 10_000 && box.kept[1].equity == 10_000)
+        let bought = series.bars[2].open
+        #expect(box.kept[2].equity == 10_000 + (series.bars[2].close - bought).times(10))
+    }
+
     @Test("a hand-checked SMA(2)/SMA(3) crossover: one round trip, bought at 11.25 and sold at 9.75")
     func handChecked() throws {
         // Closes 12 11 10 9 10 11 12 11 10 9. 2×SMA3 vs 3×SMA2 (sums scaled): below from bar 2; above at bar 5
