@@ -84,6 +84,7 @@ public struct Backtester: Sendable {
             seed: 1, volumeParticipation: settings.volumeParticipation, slippageTicks: settings.slippageTicks,
             sessions: .alwaysOpen, gtcLifetimeDays: 365 * 200)
         configuration.slippageBasisPoints = settings.slippageBasisPoints
+        configuration.publishesOrderUpdates = false // (the trades are read from the ledger)
         var engine = TradingEngine(configuration: configuration)
         var ids: [InstrumentID] = []
         var currency: Currency?

@@ -71,6 +71,32 @@ struct FillEngineTests {
         #expect(f.cash(f.us) == d("100000") - d("1500.50") + d("600.00") - d("0.01")) // TAF 4 × 0.000166 → 0.01
     }
 
+    @Test(
+        "without order updates (a backtest's engine) the ledger still gets every fill and fee, and nothing else changes"
+    )
+    func ledgerOnlyOutbox() throws {
+        var configuration = EngineConfiguration()
+        configuration.publishesOrderUpdates = false
+        func trade(_ fx: inout Fixture) throws {
+            fx.quote(fx.aapl, bid: "150.00", ask: "150.05", at: t)
+            _ = try #require(fx.place(buy("AAPL", "10"), at: t).order)
+            _ = try #require(fx.place(sell("AAPL", "4", .limit, limit: "151", tif: .gtc), at: t).order)
+            fx.trade(fx.aapl, "151.50", at: t.adding(seconds: 1))
+        }
+        var quiet = Fixture(configuration: configuration)
+        var loud = Fixture()
+        try trade(&quiet)
+        try trade(&loud)
+        let ledgerOnly = quiet.engine.outbox.compactMap { if case .ledger(let e) = $0 { e } else { nil } }
+        #expect(ledgerOnly.count == quiet.engine.outbox.count, "no order updates")
+        #expect(ledgerOnly.filter { if case .fill = $0.kind { true } else { false } }.count == 2)
+        #expect(ledgerOnly.contains { if case .fee = $0.kind { true } else { false } }) // the sale's TAF
+        #expect(quiet.ledger(quiet.us) == loud.ledger(loud.us))
+        #expect(loud.engine.outbox.contains { if case .order = $0 { true } else { false } }) // (published by default)
+        #expect(quiet.cash(quiet.us) == loud.cash(loud.us))
+        #expect(quiet.position(quiet.us, quiet.aapl)?.qty == 6)
+    }
+
     @Test("limit orders fill only when the quote crosses them, at the better (quoted) price")
     mutating func limitCrossing() throws {
         f.quote(f.aapl, bid: "150.00", ask: "150.05", at: t)

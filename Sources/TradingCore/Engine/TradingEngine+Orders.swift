@@ -225,7 +225,7 @@ extension TradingEngine {
     }
 
     mutating func publish(_ event: OrderUpdate.Event, _ id: OrderID, at time: Timestamp, fill: Fill? = nil) {
-        guard let order = orders[id] else { return }
+        guard configuration.publishesOrderUpdates, let order = orders[id] else { return }
         outbox.append(
             .order(
                 OrderUpdate(
