@@ -169,15 +169,16 @@ public struct SMACross: Strategy {
     public var fast: Int
     public var slow: Int
     public var qty: Quantity
-    /// Per symbol: the sign of fast − slow at the last bar where they differed (0: none yet), and the two windows'
-    /// running sums over the closes seen so far.
-    var lastSign: [Int8] = []
+    /// Per symbol: the two windows' running sums over the closes seen so far, and the sign of fast − slow at the last
+    /// bar where they differed.
     var windows: [Windows] = []
 
     struct Windows {
         var seen = 0
         var fast = FixedDecimal.zero
         var slow = FixedDecimal.zero
+        /// 1 or -1; 0 before the averages first differ.
+        var lastSign: Int8 = 0
     }
 
     public init(fast: Int = 10, slow: Int = 30, qty: Quantity = .one) {
@@ -188,15 +189,14 @@ public struct SMACross: Strategy {
 
     public mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {
         let s = bar.series
-        if s >= windows.count {
-            windows += Array(repeating: Windows(), count: s + 1 - windows.count)
-            lastSign += Array(repeating: 0, count: s + 1 - lastSign.count)
-        }
+        if s >= windows.count { windows += Array(repeating: Windows(), count: s + 1 - windows.count) }
         // The sums move by one close each bar (exact, so the same as summing the windows again); anything else
         // (closes not grown by one) sums them afresh. (The closes are read through `bar`, not bound to a local: a
-        // local copy of the window retains and releases the bars on every bar.)
+        // local copy of the window retains and releases the bars on every bar.) The symbol's state is worked on as
+        // a local and written back once.
         let count = bar.closes.count
         var w = windows[s]
+        defer { windows[s] = w }
         if w.seen == count - 1, count > 0 {
             let newest = bar.closes[count - 1]
             w.fast += newest
@@ -208,13 +208,13 @@ public struct SMACross: Strategy {
             w.slow = bar.closes.suffix(slow).reduce(.zero, +)
         }
         w.seen = count
-        windows[s] = w
         guard count >= slow else { return }
-        let difference = w.fast.times(slow) - w.slow.times(fast)
-        let sign: Int8 = difference.isPositive ? 1 : difference.isNegative ? -1 : 0
+        // fast/slow against slow/fast, both scaled by slow × fast: whole numbers compared, nothing rounded.
+        let (scaledFast, scaledSlow) = (w.fast.times(slow), w.slow.times(fast))
+        let sign: Int8 = scaledFast > scaledSlow ? 1 : scaledFast < scaledSlow ? -1 : 0
         guard sign != 0 else { return }
-        let previous = lastSign[s]
-        lastSign[s] = sign
+        let previous = w.lastSign
+        w.lastSign = sign
         guard previous != 0, previous != sign else { return }
         if sign > 0, bar.position.isZero {
             orders.market(bar.symbol, .buy, qty: qty)
