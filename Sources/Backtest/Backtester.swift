@@ -396,6 +396,10 @@ struct TradeRecorder {
             openSeries.remove(at: i)
             trade.exitTime = time
             trade.exitBar = bar
+            // Grown four-fold rather than doubled: at tens of thousands of trades (~200 bytes each) every growth is a
+            // fresh block whose pages fault in as the trades are moved over (~5% of a minute-bar backtest's time
+            // when doubling); the untouched end of a larger block costs nothing.
+            if closed.count == closed.capacity { closed.reserveCapacity(Swift.max(64, closed.capacity * 4)) }
             closed.append(trade)
             lastClosed[s] = closed.count - 1
         }

@@ -126,6 +126,29 @@ struct OrderValidationTests {
         #expect(ClientOrderID(text.uppercased()) != made.clientOrderID)
     }
 
+    @Test("thousands of engine-made client_order_ids: each is found and taken, the first and the last alike")
+    mutating func manyGeneratedClientOrderIDs() throws {
+        // Over 4,096 (one block of the index): orders placed and canceled, so the account's cash never runs out.
+        var made: [Order] = []
+        for k in 0..<4_500 {
+            let order = try #require(
+                f.place(buy("AAPL", "1", .limit, limit: "100.00"), at: t.adding(seconds: Int64(k))).order)
+            made.append(try f.engine.cancel(order.id, account: f.us, at: t.adding(seconds: Int64(k))))
+        }
+        for k in [0, 1, 2_047, 4_095, 4_096, 4_097, 4_499] {
+            #expect(f.engine.order(clientOrderID: made[k].clientOrderID, account: f.us)?.id == made[k].id)
+            var reuse = buy("AAPL", "1", .limit, limit: "100.00")
+            reuse.clientOrderID = made[k].clientOrderID
+            #expect(f.place(reuse, at: t.adding(seconds: 5_000)).rejection?.reason == .duplicateClientOrderID)
+        }
+        // An id between two made ones, and one after the last, are free.
+        var fresh = buy("AAPL", "1", .limit, limit: "100.00")
+        let last = Identifier(made[4_499].clientOrderID.text)!
+        fresh.clientOrderID = ClientOrderID(Identifier(high: last.high, low: last.low &+ 1).description)
+        #expect(f.place(fresh, at: t.adding(seconds: 5_001)).order != nil)
+        #expect(f.engine.snapshot(of: f.us)?.clientOrderIDs.count == 4_501)
+    }
+
     @Test(
         "engine-made client_order_ids are per account and survive a snapshot: another account may use one; restored, it is still taken"
     )

@@ -105,6 +105,8 @@ extension TradingEngine {
             order.working
         else { return }
         let i = Int(order.instrument.index)
+        // No quote (a backtest's engine sees bars): nothing to fill against now, and only ioc/fok orders end here.
+        guard books[i].hasQuote || order.tif == .ioc || order.tif == .fok else { return }
         let instrument = instruments[i]
         let phase = self.phase(of: instrument, at: time)
         let fresh: Bool
