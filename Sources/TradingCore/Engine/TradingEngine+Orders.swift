@@ -305,7 +305,10 @@ extension TradingEngine {
         }
         withAccount(accountID) { account in
             if !cash.isZero { account.reservedCash += cash }
-            if shares.isPositive { account.positions[instrumentID]?.reservedForSale += shares }
+            if shares.isPositive, let p = account.positions.index(forKey: instrumentID) {
+                // (In place: through `positions[id]?` the position is moved out of the table and back.)
+                account.positions.values[p].reservedForSale += shares
+            }
         }
     }
 
@@ -345,11 +348,11 @@ extension TradingEngine {
         guard !cash.isZero || shares.isPositive else { return }
         withAccount(accountID) { account in
             if !cash.isZero { account.reservedCash -= cash }
-            if shares.isPositive {
-                account.positions[instrument]?.reservedForSale -= shares
+            if shares.isPositive, let p = account.positions.index(forKey: instrument) {
+                account.positions.values[p].reservedForSale -= shares
                 // A position sold out while an exit twin still held its shares goes once the hold is gone.
-                if let p = account.positions[instrument], p.qty.isZero, p.reservedForSale.isZero {
-                    account.positions[instrument] = nil
+                if account.positions.values[p].qty.isZero, account.positions.values[p].reservedForSale.isZero {
+                    account.positions.remove(at: p)
                 }
             }
         }

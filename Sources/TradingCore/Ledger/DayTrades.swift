@@ -52,9 +52,12 @@ extension Account {
     /// order, so both look only at its ends: today's entries for the duplicate, the oldest for what to forget (a
     /// minute-bar backtest makes thousands of day trades a fortnight; scanning them all per fill was quadratic).
     mutating func recordDayTrade(_ trade: DayTrade) {
-        for recorded in dayTrades.reversed() {
-            if recorded.date != trade.date { break }
-            if recorded.orderID == trade.orderID { return }
+        // (By index, field by field: iterating the entries copied each one, its symbol retained and released.)
+        var k = dayTrades.endIndex
+        while k > dayTrades.startIndex {
+            k -= 1
+            if dayTrades[k].date != trade.date { break }
+            if dayTrades[k].orderID == trade.orderID { return }
         }
         let oldest = trade.date.adding(days: -PatternDayTrading.keptDays)
         if let first = dayTrades.first, first.date < oldest {
