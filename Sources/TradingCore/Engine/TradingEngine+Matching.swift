@@ -398,17 +398,15 @@ extension TradingEngine {
         _ orderID: OrderID, qty: Quantity, price: Price, instrument: Instrument, date: CivilDate,
         at time: Timestamp
     ) {
-        // What the fill needs of the order, read without keeping a copy of it (the order changes in place below).
-        guard
-            let order = orders.read(
-                orderID,
-                { o in
-                    (
-                        accountID: o.accountID, instrument: o.instrument, symbol: o.symbol, side: o.side,
-                        filledQty: o.filledQty, filledValue: o.filledValue
-                    )
-                }), accounts.index(forKey: order.accountID) != nil
-        else { return }
+        // What the fill needs of the order, read from a copy that ends here (the order changes in place below).
+        let order: FillingOrder
+        do {
+            guard let o = orders[orderID] else { return }
+            order = FillingOrder(
+                accountID: o.accountID, instrument: o.instrument, symbol: o.symbol, side: o.side,
+                filledQty: o.filledQty, filledValue: o.filledValue)
+        }
+        guard accounts.index(forKey: order.accountID) != nil else { return }
         // Reservations go first (the fill and the reservation of what remains replace them); then the account
         // changes in place.
         releaseReservations(orderID)
@@ -464,14 +462,23 @@ extension TradingEngine {
         }
     }
 
+    /// What booking a fill needs of its order, as it was before the fill. (A struct: as a tuple holding a string, the
+    /// closure that books into the account had the runtime copy it field by field, ~1% of a backtest.)
+    struct FillingOrder {
+        var accountID: AccountID
+        var instrument: InstrumentID
+        var symbol: String
+        var side: OrderSide
+        var filledQty: Quantity
+        var filledValue: FixedDecimal
+    }
+
     /// Books one execution into its account (position, day trades, fees): the account's part of `book`, on the
     /// account in place. Returns what the ledger and the order need.
     static func book(
         qty: Quantity, price: Price,
-        of order: (
-            accountID: AccountID, instrument: InstrumentID, symbol: String, side: OrderSide, filledQty: Quantity,
-            filledValue: FixedDecimal
-        ), orderID: OrderID, instrument: Instrument, date: CivilDate, at time: Timestamp, to account: inout Account
+        of order: FillingOrder, orderID: OrderID, instrument: Instrument, date: CivilDate, at time: Timestamp,
+        to account: inout Account
     ) -> (
         currency: Currency, value: FixedDecimal, exact: FixedDecimal, realized: FixedDecimal, fees: [FeeCharge],
         feeTotal: FixedDecimal, soldOut: Bool
@@ -499,7 +506,7 @@ extension TradingEngine {
         countDayTrade(
             orderID, side: order.side, symbol: order.symbol, qty: qty, heldBefore: heldBefore, position: &position,
             account: &account, date: date)
-        if account.gameRules != nil {
+        if account.inGame {
             if order.side == .buy, !heldBefore.isNegative { position.lastBoughtAt = time }
             if order.filledQty.isZero { account.gameActivity?.trades += 1 }
         }

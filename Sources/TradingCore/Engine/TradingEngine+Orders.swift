@@ -23,8 +23,8 @@ extension TradingEngine {
             // its positions.
             let account = try existingAccount(accountID)
             checked = try validate(request, account: account, instrument: instrumentID, at: time)
-            if let start = account.gameRules?.startsAt, start > time { works = start }
-            inGame = account.gameRules != nil
+            inGame = account.inGame
+            if inGame, let start = account.gameRules?.startsAt, start > time { works = start }
         }
         let clientOrderID = request.clientOrderID ?? ClientOrderID(newIdentifier(at: time))
         let id = OrderID(newIdentifier(at: time))

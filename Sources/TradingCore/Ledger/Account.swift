@@ -27,6 +27,10 @@ public struct Account: Sendable, Codable, Hashable {
     public var gameRules: GameRules?
     public var gameActivity: GameActivity?
 
+    /// Whether the account plays in a game. (Asked on every order and fill: `gameRules != nil` copied the ~200-byte
+    /// rules to compare them with nil.)
+    public var inGame: Bool { if case .none = gameRules { false } else { true } }
+
     public init(
         id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule? = nil, terms: MarginTerms = .cash,
         gameRules: GameRules? = nil

@@ -569,7 +569,8 @@ extension TradingEngine {
             }
                 ?? false,
             dayVolume: books[i].quoteDayVolume,
-            gameEquity: account.gameRules?.maximumPositionPercent == nil ? nil : account.equity(marks: mark))
+            gameEquity: !account.inGame || account.gameRules?.maximumPositionPercent == nil
+                ? nil : account.equity(marks: mark))
     }
 }
 

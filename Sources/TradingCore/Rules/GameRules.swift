@@ -94,7 +94,7 @@ public struct GameActivity: Sendable, Codable, Hashable {
 extension OrderValidator {
     /// A game account's rules, before every other check but the currency's.
     func validateGameRules(_ r: OrderRequest) throws(OrderRejection) {
-        guard let rules = account.gameRules else { return }
+        guard account.inGame, let rules = account.gameRules else { return }
         let symbol = instrument.symbol
         if rules.removed {
             throw OrderRejection(
