@@ -321,11 +321,11 @@ extension TradingEngine {
         var shares = FixedDecimal.zero
         switch order.intent {
         case .buyToOpen:
-            cash = buyReservation(order, instrument: instrument, fees: fees, currency: currency)
+            cash = buyReservation(ReservationTerms(order), instrument: instrument, fees: fees, currency: currency)
         case .buyToClose:
             cash = fees.minimumChargeCushion(side: .buy, currency: currency)
         case .sellToOpen:
-            cash = shortSaleReservation(order, fees: fees, currency: currency)
+            cash = shortSaleReservation(ReservationTerms(order), fees: fees, currency: currency)
         case .sellToClose:
             cash = fees.minimumChargeCushion(side: .sell, currency: currency)
             if !sharesReservedByTwin(order) { shares = (order.leavesQty ?? sellQtyForNotional(order)) }
@@ -358,9 +358,49 @@ extension TradingEngine {
         }
     }
 
+    /// What a reservation is priced from: an order's terms and what it has filled. Made from a placed order, or from
+    /// a request that is not one yet (validation prices the reservation first: an order made for that was a heap
+    /// block allocated and freed per placement, ~3% of a backtest).
+    struct ReservationTerms {
+        var instrument: InstrumentID
+        var type: OrderType
+        var qty: Quantity?
+        var notional: FixedDecimal?
+        var limitPrice: Price?
+        var stopPrice: Price?
+        var filledQty = FixedDecimal.zero
+        var filledValue = FixedDecimal.zero
+        var fees = FixedDecimal.zero
+
+        var leavesQty: Quantity? { qty.map { $0 - filledQty } }
+
+        init(_ order: borrowing Order) {
+            instrument = order.instrument
+            type = order.type
+            qty = order.qty
+            notional = order.notional
+            limitPrice = order.limitPrice
+            stopPrice = order.stopPrice
+            filledQty = order.filledQty
+            filledValue = order.filledValue
+            fees = order.fees
+        }
+
+        init(_ request: OrderRequest, instrument: InstrumentID) {
+            self.instrument = instrument
+            type = request.type
+            qty = request.qty
+            notional = request.notional
+            limitPrice = request.limitPrice
+            stopPrice = request.stopPrice
+        }
+    }
+
     /// Cash a buy must hold for what remains of it: the remainder at its limit (or the market with the
     /// cushion), plus the fees that remainder would add.
-    func buyReservation(_ order: Order, instrument: Instrument, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
+    func buyReservation(_ order: ReservationTerms, instrument: Instrument, fees: FeeSchedule, currency: Currency)
+        -> FixedDecimal
+    {
         let price = reservationPrice(order, instrument: instrument)
         let value: FixedDecimal
         let remainingQty: Quantity
@@ -381,7 +421,7 @@ extension TradingEngine {
 
     /// Buying power a short sale holds for what remains of it: the remainder's value at its limit (or the market
     /// with the cushion), plus the fee cushion of a sale.
-    func shortSaleReservation(_ order: Order, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
+    func shortSaleReservation(_ order: ReservationTerms, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
         let price = reservationPrice(order, instrument: instruments[Int(order.instrument.index)])
         let value = price.multiplied(by: order.leavesQty ?? .zero, places: currency.minorUnitDigits, rule: .up)
         guard value.isPositive else { return .zero }
@@ -390,7 +430,7 @@ extension TradingEngine {
 
     /// The per-share price a buy (or short sale) reserves at: its limit, or the market (ask, else last trade, else stop) with
     /// the cushion.
-    func reservationPrice(_ order: Order, instrument: Instrument) -> Price {
+    func reservationPrice(_ order: ReservationTerms, instrument: Instrument) -> Price {
         if let limit = order.limitPrice, order.type == .limit || order.type == .stopLimit { return limit }
         let i = Int(order.instrument.index)
         var market = books[i].askPrice ?? books[i].lastTrade ?? .zero

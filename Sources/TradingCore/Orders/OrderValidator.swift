@@ -543,13 +543,12 @@ extension TradingEngine {
         let band = bandIsCurrent(id, at: time) ? books[i].band : nil
         let intent = PositionIntent(side: request.side, held: account.positions[id]?.qty ?? .zero)
         // The cost the order would reserve, computed exactly as the engine will reserve it.
-        var probe = Order.probe(request, instrument: id, account: account.id)
-        probe.positionIntent = intent
+        let terms = ReservationTerms(request, instrument: id)
         let cost: FixedDecimal =
             switch intent {
             case .buyToOpen:
-                buyReservation(probe, instrument: instrument, fees: account.fees, currency: account.currency)
-            case .sellToOpen: shortSaleReservation(probe, fees: account.fees, currency: account.currency)
+                buyReservation(terms, instrument: instrument, fees: account.fees, currency: account.currency)
+            case .sellToOpen: shortSaleReservation(terms, fees: account.fees, currency: account.currency)
             case .buyToClose, .sellToClose: .zero
             }
         let spends = intent == .buyToOpen || intent == .sellToOpen
@@ -561,7 +560,7 @@ extension TradingEngine {
             bestBid: books[i].bidPrice, bestAsk: books[i].askPrice,
             lastTrade: books[i].lastTrade, buyCost: cost,
             buyingPower: spends
-                ? buyingPower(account, for: id, price: reservationPrice(probe, instrument: instrument)) : .zero,
+                ? buyingPower(account, for: id, price: reservationPrice(terms, instrument: instrument)) : .zero,
             intent: intent,
             margin: account.terms.type == .margin ? account.margin(marks: mark, rates: configuration.margin) : nil,
             clientOrderIDTaken: request.clientOrderID.map {
