@@ -3,7 +3,6 @@
 struct InstrumentBook: Sendable {
     var quote: Quote? {
         didSet {
-            hasQuote = quote != nil
             bidPrice = quote?.bids.best?.price
             askPrice = quote?.asks.best?.price
             quoteDayVolume = quote?.dayVolume
@@ -14,7 +13,6 @@ struct InstrumentBook: Sendable {
     private(set) var bidPrice: Price?
     private(set) var askPrice: Price?
     private(set) var quoteDayVolume: Quantity?
-    private(set) var hasQuote = false
     var quoteTime: Timestamp = .distantPast
     var lastTrade: Price?
     var previousClose: Price?

@@ -131,7 +131,8 @@ extension TradingEngine {
         _ orderID: OrderID, account accountID: AccountID,
         at time: Timestamp
     ) throws(OrderRejection) -> Order {
-        guard accounts[accountID] != nil else { throw Self.unknownAccount(accountID) }
+        // (Asked of the table: `accounts[id] != nil` copies the whole account to compare it with nil.)
+        guard accounts.index(forKey: accountID) != nil else { throw Self.unknownAccount(accountID) }
         guard let order = orders[orderID], order.accountID == accountID else {
             throw OrderRejection(.orderNotFound, "order not found")
         }

@@ -203,7 +203,7 @@ public struct TradingEngine: Sendable {
 
     /// Changes an account's fee schedule (applies to fills from now on).
     public mutating func setFees(_ fees: FeeSchedule, for id: AccountID) throws(OrderRejection) {
-        guard accounts[id] != nil else { throw Self.unknownAccount(id) }
+        guard accounts.index(forKey: id) != nil else { throw Self.unknownAccount(id) }
         accounts[id]?.fees = fees
     }
 
