@@ -325,6 +325,18 @@ struct CSVBarsTests {
         #expect(series[0].bars[0].time == Timestamp(CivilDate(2005, 1, 4), hour: 9, minute: 35, in: .shanghai))
         #expect(series[0].frequency == .intraday(seconds: 300))
         #expect(series[0].frequency.description == "5Min")
+        // A symbol's rows in two runs (sorted by time, not by symbol) make one series, in order; prices with up to
+        // nine decimals and negative-free volumes read exactly.
+        let runs = try CSVBars.parse(
+            """
+            symbol,date,open,high,low,close,volume
+            AAA,2024-01-02,1.5,2,1,1.75,100
+            BBB,2024-01-02,10,11,9,10.123456789,7
+            AAA,2024-01-03,1.75,2,1.5,1.25,0
+            """, symbol: "X", zone: .newYork)
+        #expect(runs.map(\.symbol) == ["AAA", "BBB"])
+        #expect(runs[0].bars.map(\.close) == [d("1.75"), d("1.25")])
+        #expect(runs[1].bars.map(\.close) == [d("10.123456789")] && runs[1].bars[0].volume == 7)
 
         let zoned = try CSVBars.parse(
             "datetime,open,high,low,close\n2024-01-02T14:30:00Z,1,1,1,1\n2024-01-02T09:31:00-05:00,1,1,1,1\n",
