@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TradingCore
 
@@ -42,6 +43,30 @@ struct OrderTableTests {
         copy.reason = "changed in the copy"
         #expect(f.engine.orders[placed.id]?.reason == nil && updates[1].order.reason == nil)
         #expect(copy != updates[1].order && updates[1].order == f.engine.orders[placed.id])
+    }
+
+    @Test(
+        "an account is a value too: a copy taken before a fill keeps its balances; changing a copy changes nothing else"
+    )
+    func accountValueSemantics() throws {
+        var f = Fixture()
+        let t = Fixture.usMorning
+        let before = try #require(f.engine.account(f.us))
+        f.quote(f.aapl, bid: "149.90", ask: "149.95", at: t)
+        _ = try f.engine.submit(
+            OrderRequest(symbol: "AAPL", side: .buy, type: .market, timeInForce: .day, qty: 10), account: f.us, at: t)
+        let after = try #require(f.engine.account(f.us))
+        #expect(before.cash == 100_000 && before.positions.isEmpty)
+        #expect(after.cash == d("98500.50") && after.positions[f.aapl]?.qty == 10)
+
+        var copy = after
+        copy.cash = 1
+        copy.positions[f.aapl]?.qty = 99
+        #expect(f.engine.account(f.us) == after && f.engine.account(f.us)?.cash == d("98500.50"))
+        #expect(f.engine.account(f.us)?.positions[f.aapl]?.qty == 10 && copy != after)
+        // The stored form is the fields, as before the accounts were copy-on-write.
+        let decoded = try JSONDecoder().decode(Account.self, from: JSONEncoder().encode(after))
+        #expect(decoded == after && decoded.hashValue == after.hashValue)
     }
 
     @Test("thousands of orders: every one is found with its own fields")
