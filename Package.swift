@@ -43,6 +43,7 @@ let package = Package(
             dependencies: ["TradingCore", "JSON"],
             resources: [
                 .copy("Resources/symbols.tsv"), .copy("Resources/history-daily.csv"),
+                .copy("Resources/history-000338-5min.csv"),
                 .copy("Resources/DATA-SOURCES.md"),
             ]
         ),

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Builds Sources/MarketData/Resources/history-daily.csv from the real daily series in ../shared/data (see its
-README; provenance in Sources/MarketData/Resources/DATA-SOURCES.md): the backtester's bundled real history.
+README; provenance in Sources/MarketData/Resources/DATA-SOURCES.md): the backtester's bundled real history; and
+history-000338-5min.csv from the real 5-minute series of 000338 (cn-5min-2007-2020.csv.gz: forward-adjusted like the
+daily series; columns datetime,open,high,low,close,volume, each bar stamped at its end in Shanghai time, seconds,
+name and turnover dropped, volume to whole shares).
 
 One file, columns symbol,date,open,high,low,close,volume, symbols in order, dates ascending:
 - US (us-daily-2000-2013.csv.gz: AAPL, IBM, MSFT, GOOG, FB; unadjusted, with Adj Close): adjusted for splits and
@@ -44,3 +47,23 @@ for r in rows:
 with open(out_path, "w") as f:
     f.write(buffer.getvalue())
 print(f"{len(rows)} bars of {len(order)} symbols → {os.path.relpath(out_path, root)}")
+
+five_path = root + "/Sources/MarketData/Resources/history-000338-5min.csv"
+five = io.StringIO()
+five.write("datetime,open,high,low,close,volume\n")
+count = 0
+dropped = []
+with gzip.open(data + "/cn-5min-2007-2020.csv.gz", "rt") as f:
+    for r in csv.DictReader(f):
+        assert r["code"] == "000338", r["code"]
+        # Off the 5-minute grid (2019-11-04 14:11 and 14:24, a stray partial bar and a copy of 14:25): dropped, so
+        # the series is 5-minute bars only.
+        if int(r["timestamp"][14:16]) % 5 != 0:
+            dropped.append(r["timestamp"][:16])
+            continue
+        volume = Decimal(r["volume"]).quantize(Decimal("1"), ROUND_HALF_UP)
+        five.write(f"{r['timestamp'][:16]},{r['open']},{r['high']},{r['low']},{r['close']},{volume}\n")
+        count += 1
+with open(five_path, "w") as f:
+    f.write(five.getvalue())
+print(f"{count} five-minute bars of 000338 → {os.path.relpath(five_path, root)} (off the grid, dropped: {dropped})")

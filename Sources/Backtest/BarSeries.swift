@@ -134,6 +134,7 @@ public enum CSVBars {
         // the close like plain dates, once every row turns out to be at midnight.
         var midnightOnly = true
         let midnight = Array("00:00:00".utf8)
+        let midnightShort = Array("00:00".utf8)
         while nextLine(&fields) {
             lineNumber += 1
             guard fields.count == names.count else {
@@ -141,11 +142,13 @@ public enum CSVBars {
                     description: "line \(lineNumber) has \(fields.count) fields; the header has \(names.count)")
             }
             let timeRange = fields[timeColumn]
-            if midnightOnly,
-                timeRange.count != 19
-                    || !bytes[(timeRange.upperBound - 8)..<timeRange.upperBound].elementsEqual(midnight)
-            {
-                midnightOnly = false
+            if midnightOnly {
+                let clock = timeRange.count == 19 ? midnight : timeRange.count == 16 ? midnightShort : []
+                if clock.isEmpty
+                    || !bytes[(timeRange.upperBound - clock.count)..<timeRange.upperBound].elementsEqual(clock)
+                {
+                    midnightOnly = false
+                }
             }
             guard
                 let time = dayCache.time(bytes[timeRange], zone: zone, closeHour: closeHour, closeMinute: closeMinute)
@@ -274,15 +277,15 @@ public enum CSVBars {
 
     static let powersOfTen: [Int64] = (0...FixedDecimal.scale).map { n in (0..<n).reduce(1) { r, _ in r * 10 } }
 
-    /// Reads "YYYY-MM-DD" and "YYYY-MM-DD HH:MM:SS" (or with "T", or "/" in the date) from bytes, remembering the last
-    /// day's date; nil for every other form (the careful path reads those).
+    /// Reads "YYYY-MM-DD", "YYYY-MM-DD HH:MM" and "YYYY-MM-DD HH:MM:SS" (or with "T", or "/" in the date) from bytes,
+    /// remembering the last day's date; nil for every other form (the careful path reads those).
     struct DayCache {
         var lastDate: (bytes: (UInt64, UInt16), date: CivilDate)?
 
         mutating func time(_ b: ArraySlice<UInt8>, zone: ExchangeTimeZone, closeHour: Int, closeMinute: Int)
             -> Timestamp?
         {
-            guard b.count == 10 || b.count == 19 else { return nil }
+            guard b.count == 10 || b.count == 16 || b.count == 19 else { return nil }
             let s = b.startIndex
             func digit(_ i: Int) -> Int? {
                 let c = b[s + i]
@@ -311,8 +314,9 @@ public enum CSVBars {
                 lastDate = ((key, tail), date)
             }
             if b.count == 10 { return Timestamp(date, hour: closeHour, minute: closeMinute, in: zone) }
-            guard b[s + 10] == 32 || b[s + 10] == 84, b[s + 13] == 58, b[s + 16] == 58,
-                let h = number(11..<13), let mi = number(14..<16), let se = number(17..<19), h < 24, mi < 60, se < 61
+            guard b[s + 10] == 32 || b[s + 10] == 84, b[s + 13] == 58, b.count == 16 || b[s + 16] == 58,
+                let h = number(11..<13), let mi = number(14..<16), let se = b.count == 16 ? 0 : number(17..<19),
+                h < 24, mi < 60, se < 61
             else { return nil }
             return Timestamp(date, hour: h, minute: mi, second: se, in: zone)
         }

@@ -15,7 +15,8 @@ struct BacktestCommand: AsyncParsableCommand {
             Data: --data FILE.csv (a header with date/datetime/timestamp, open, high, low, close[, volume] — the layout \
             pandas, yfinance and backtrader write; a symbol/ticker/code column for several symbols), or --symbols with \
             --from/--to for the simulated market's daily bars, or --symbols with --source real for the bundled real \
-            daily history (AAPL, IBM, MSFT, GOOG, FB 2000–2013 adjusted; eight A-shares 2005–2020 forward-adjusted).
+            daily history (AAPL, IBM, MSFT, GOOG, FB 2000–2013 adjusted; eight A-shares 2005–2020 forward-adjusted), \
+            and --timeframe 5Min for 000338's real 5-minute bars (2007–2020).
             Strategies: buy-and-hold; sma-cross (--param fast=10 --param slow=30); queue-rules (--rules FILE.json: \
             queue purchase rules, each re-armed every day: e.g. [{"side": "buy", "qty": "100", "condition": \
             {"type": "within_percent_of_limit_up", "value": "1"}, "order_type": "limit_up"}, {"side": "sell", \
@@ -59,6 +60,8 @@ struct BacktestCommand: AsyncParsableCommand {
     @Option(
         help: "With --symbols: simulated (the simulated market, default) or real (the bundled real daily history).")
     var source = "simulated"
+    @Option(help: "With --source real: 1Day (default) or 5Min (000338's real 5-minute bars, 2007–2020).")
+    var timeframe = "1Day"
 
     func run() async throws {
         guard let timing = FillTiming(rawValue: fill) else {
@@ -118,6 +121,10 @@ struct BacktestCommand: AsyncParsableCommand {
                     "--source real needs --symbols, of: \(BundledHistory.symbols.sorted().joined(separator: ", "))")
             }
             series = try bundled(wanted)
+        } else if timeframe != "1Day" {
+            throw ValidationError(
+                "--timeframe is for --source real; a CSV file's bars are as the file has them, the simulated market's daily"
+            )
         } else if let data {
             series = try loadCSV(data, wanted: wanted)
         } else {
@@ -245,9 +252,21 @@ struct BacktestCommand: AsyncParsableCommand {
                 "no bundled history for \(unknown.joined(separator: ", ")); it has \(BundledHistory.symbols.sorted().joined(separator: ", "))"
             )
         }
-        do { return try CSVBars.parseByMarket(try BundledHistory.dailyCSV(), wanted: wanted) } catch let error
-            as CSVBars.Problem
-        {
+        do {
+            switch timeframe {
+            case "1Day": return try CSVBars.parseByMarket(try BundledHistory.dailyCSV(), wanted: wanted)
+            case "5Min":
+                return try wanted.flatMap { symbol in
+                    guard let text = try BundledHistory.fiveMinuteCSV(symbol) else {
+                        throw ValidationError(
+                            "no bundled 5-minute history for \(symbol); it has \(BundledHistory.fiveMinuteSymbols.sorted().joined(separator: ", "))"
+                        )
+                    }
+                    return try CSVBars.parse(text, symbol: symbol, zone: .shanghai, closeHour: 15)
+                }
+            default: throw ValidationError("--timeframe must be 1Day or 5Min")
+            }
+        } catch let error as CSVBars.Problem {
             throw CLIError("bundled history: \(error.description)")
         }
     }

@@ -352,6 +352,16 @@ struct CSVBarsTests {
         let series = try CSVBars.parse(text, symbol: "000001", zone: .shanghai, closeHour: 15)
         #expect(series[0].bars[0].time == Timestamp(CivilDate(2005, 1, 4), hour: 15, in: .shanghai))
         #expect(series[0].frequency == .daily)
+        // Minutes without seconds: the same, and intraday times are read as written.
+        let short = try CSVBars.parse(
+            "datetime,open,high,low,close\n2005-01-04 00:00,1,1,1,1\n2005-01-05 00:00,1,1,1,1\n", symbol: "000001",
+            zone: .shanghai, closeHour: 15)
+        #expect(short[0].bars.map(\.time) == series[0].bars.map(\.time))
+        let minutes = try CSVBars.parse(
+            "datetime,open,high,low,close\n2007-04-30 09:35,3.6,3.6,3.35,3.4\n2007-04-30 09:40,3.4,3.45,3.4,3.43\n",
+            symbol: "000338", zone: .shanghai, closeHour: 15)
+        #expect(minutes[0].bars[1].time == Timestamp(CivilDate(2007, 4, 30), hour: 9, minute: 40, in: .shanghai))
+        #expect(minutes[0].frequency == .intraday(seconds: 300))
     }
 
     @Test("bad files are refused with the line and the reason")

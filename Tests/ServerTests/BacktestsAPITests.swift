@@ -96,7 +96,14 @@ struct BacktestsAPITests {
                 for (json, message) in [
                     (#"{"symbols":["MSFT"],"timeframe":"1Week"}"#, "timeframe must be 1Day or intraday"),
                     (#"{"symbols":["MSFT"],"timeframe":"soon"}"#, "timeframe must be 1Day or intraday"),
-                    (#"{"symbols":["AAPL"],"timeframe":"1Min","source":"real"}"#, "the bundled real history is daily"),
+                    (
+                        #"{"symbols":["AAPL"],"timeframe":"5Min","source":"real"}"#,
+                        "5-minute (timeframe 5Min) for 000338"
+                    ),
+                    (
+                        #"{"symbols":["000338"],"timeframe":"1Hour","source":"real"}"#,
+                        "the bundled real history is daily"
+                    ),
                     (
                         #"{"symbols":["MSFT"],"timeframe":"1Min","from":"2023-01-01","to":"2025-01-01"}"#,
                         "at most a year"
@@ -156,6 +163,23 @@ struct BacktestsAPITests {
                 #expect(realJob["result"]?["bars"] == .int(754))
                 #expect(realJob["result"]?["start"]?.string?.hasPrefix("2010-01-04") == true)
                 #expect(realJob["result"]?["index"] == .null)
+
+                // 000338's real 5-minute bars: 2019 is 244 trading days of 48 bars, stamped at each bar's end.
+                let fiveMinute = try await client.execute(
+                    uri: "/api/v1/backtests", method: .post, headers: auth,
+                    body: body(
+                        #"{"symbols":["000338"],"from":"2019-01-01","to":"2019-12-31","strategy":"sma-cross","qty":"100","source":"real","timeframe":"5Min"}"#
+                    )
+                ) { r in
+                    #expect(r.status == .accepted, "\(String(buffer: r.body))")
+                    return f.json(r)["id"]?.string ?? ""
+                }
+                let fiveMinuteJob = try await finished(client, f, auth, fiveMinute)
+                #expect(fiveMinuteJob["status"] == .string("done"), "\(fiveMinuteJob)")
+                #expect(fiveMinuteJob["result"]?["bars"] == .int(244 * 48))
+                #expect(fiveMinuteJob["result"]?["frequency"] == .string("5Min"))
+                #expect(fiveMinuteJob["result"]?["start"]?.string?.hasPrefix("2019-01-02T01:35:00") == true)
+                #expect((fiveMinuteJob["result"]?["trades"]?.int ?? 0) > 50)
 
                 for (json, status, message) in [
                     (

@@ -88,3 +88,23 @@ def test_the_bundled_real_history_replays_the_limit_up_rules(tmp_path):
         assert Decimal(trade["qty"]) % 100 == 0  # board lots
     missing = backtest("--source", "real", "--symbols", "TSLA")
     assert missing.returncode != 0 and "no bundled history for TSLA" in missing.stderr
+
+
+def test_the_bundled_real_five_minute_bars():
+    """000338's real 5-minute bars (bundled): the same rules intraday — T+1 holds, board lots, each bar stamped at its
+    end in Shanghai time."""
+    run = backtest("--source", "real", "--symbols", "000338", "--timeframe", "5Min", "--strategy", "sma-cross",
+                   "--qty", "100", "--from", "2020-01-01", "--to", "2020-06-30", "--report", "json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["frequency"] == "5Min" and report["bars"] == 48 * 110  # the 110 trading days to 17 June 2020
+    assert report["start"] == "2020-01-02T01:35:00.000000000Z"  # 09:35 Shanghai: the first bar's end
+    assert report["trades"] > 10
+    for trade in report["trade_list"]:
+        assert Decimal(trade["qty"]) % 100 == 0
+        # Bought shares are sold on a later day at the earliest (T+1), whatever the crossings say.
+        assert trade["exit_time"] is None or trade["exit_time"][:10] > trade["entry_time"][:10]
+    daily_only = backtest("--source", "real", "--symbols", "000001", "--timeframe", "5Min")
+    assert daily_only.returncode != 0 and "no bundled 5-minute history for 000001; it has 000338" in daily_only.stderr
+    csv_too = backtest("--symbols", "AAPL", "--timeframe", "5Min")
+    assert csv_too.returncode != 0 and "--timeframe is for --source real" in csv_too.stderr

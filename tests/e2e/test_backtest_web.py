@@ -53,8 +53,23 @@ def test_a_backtest_on_the_bundled_real_history(driver, server):
     app.button("Run backtest")
     app.text_in(".backtest-report h2", "Report: MSFT")
     assert app.text('[data-figure="bars"]') == "2,013"  # MSFT's trading days 2005–2012 in the bundled file
-    # The bundled history is daily: intraday bars are offered only for the market data.
+    # The bundled history is daily: intraday bars are offered only for the market data...
     assert not app.css("#bt-timeframe").is_enabled()
+    # ...but for 000338, whose real 5-minute bars are bundled too.
+    set_up(app, "000338", "2019-01-01", "2019-12-31")
+    Select(app.css("#bt-source")).select_by_value("real")
+    assert app.css("#bt-timeframe").is_enabled()
+    offered = [o.get_attribute("value") for o in Select(app.css("#bt-timeframe")).options if o.is_enabled()]
+    assert offered == ["1Day", "5Min"]
+    Select(app.css("#bt-timeframe")).select_by_value("5Min")
+    Select(app.css("#bt-strategy")).select_by_value("sma-cross")
+    qty = app.css("#bt-qty")
+    qty.clear()
+    qty.send_keys("100")  # a board lot
+    app.button("Run backtest")
+    app.text_in(".backtest-report h2", "Report: 000338")
+    assert app.text('[data-figure="bars"]') == "11,712"  # 244 trading days of 2019, 48 five-minute bars each
+    assert "5 minutes" in app.text(".backtest-report .card-head .sub")
 
 
 def test_an_intraday_backtest_and_its_html_report(driver, server):

@@ -25,7 +25,8 @@ public actor BacktestJobs {
         public var fees: FeeSchedule?
         /// For `queue-rules`: the rules to replay.
         public var rules: [QueueRuleStrategy.Rule]
-        /// Test on the bundled real daily history (`BundledHistory`) instead of the feed's bars.
+        /// Test on the bundled real history (`BundledHistory`: daily; 5-minute for `fiveMinuteSymbols`) instead of the
+        /// feed's bars.
         public var realHistory = false
         /// The bars the strategy sees: `.day`, or an intraday timeframe (minutes or hours; a year at most).
         public var timeframe: BarTimeframe = .day
@@ -108,6 +109,11 @@ public actor BacktestJobs {
                 guard BundledHistory.symbols.contains(symbol) else {
                     throw .invalid(
                         "no bundled real history for \(symbol); it has \(BundledHistory.symbols.sorted().joined(separator: ", "))"
+                    )
+                }
+                guard request.timeframe == .day || BundledHistory.fiveMinuteSymbols.contains(symbol) else {
+                    throw .invalid(
+                        "no bundled 5-minute history for \(symbol); it has \(BundledHistory.fiveMinuteSymbols.sorted().joined(separator: ", "))"
                     )
                 }
                 instruments[symbol] =
@@ -221,12 +227,28 @@ public actor BacktestJobs {
         }
     }
 
-    /// The bundled real history of the symbols between the request's dates (already adjusted: no actions).
+    /// The bundled real history of the symbols between the request's dates (already adjusted: no actions): daily, or
+    /// 5-minute bars (`BundledHistory.fiveMinuteSymbols`).
     static func bundledBars(_ symbols: [String], request: Request) throws(BrokerageError) -> [BarSeries] {
-        let text: String
-        do { text = try BundledHistory.dailyCSV() } catch { throw .unavailable("the bundled history cannot be read") }
-        let all: [BarSeries]
-        do { all = try CSVBars.parseByMarket(text, wanted: symbols) } catch { throw .unavailable(error.description) }
+        var all: [BarSeries] = []
+        do {
+            if request.timeframe == .day {
+                all = try CSVBars.parseByMarket(try BundledHistory.dailyCSV(), wanted: symbols)
+            } else {
+                for symbol in symbols {
+                    guard let text = try BundledHistory.fiveMinuteCSV(symbol) else {
+                        throw BrokerageError.invalid("no bundled 5-minute history for \(symbol)")
+                    }
+                    all += try CSVBars.parse(text, symbol: symbol, zone: .shanghai, closeHour: 15)
+                }
+            }
+        } catch let error as BrokerageError {
+            throw error
+        } catch let error as CSVBars.Problem {
+            throw .unavailable(error.description)
+        } catch {
+            throw .unavailable("the bundled history cannot be read")
+        }
         let series = all.map { s in
             let zone: ExchangeTimeZone = s.symbol.count == 6 ? .shanghai : .newYork
             return BarSeries(

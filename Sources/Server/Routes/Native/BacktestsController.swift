@@ -13,7 +13,8 @@ import TradingCore
 ///  "params": {"fast": 10, "slow": 30}, "qty": "10", "cash": "100000", "fill": "next-open", "commission": "real",
 ///  "timeframe": "1Day"}
 /// ```
-/// `timeframe` is 1Day (the default) or intraday (1Min … 59Min, 1Hour …) over at most a year.
+/// `timeframe` is 1Day (the default) or intraday (1Min … 59Min, 1Hour …) over at most a year. `"source": "real"` tests
+/// on the bundled real history instead of the market data: daily, and 5Min for 000338 (2007–2020, any span).
 /// `strategy` is buy-and-hold, sma-cross or queue-rules: with `rules` (queue rule bodies, as the queue routes take
 /// them) or `account_id` (replay that account's queued rules; `symbols` then defaults to theirs).
 struct BacktestsController {
@@ -149,10 +150,16 @@ struct BacktestsController {
             }
             timeframe = parsed
         }
-        if timeframe.isIntraday {
-            guard source == "feed" else {
-                throw APIError.unprocessable("the bundled real history is daily: use timeframe 1Day with source real")
+        if timeframe.isIntraday, source == "real" {
+            // The bundled real intraday history: 5-minute bars of a few symbols, over all their years.
+            let fiveMinute = BundledHistory.fiveMinuteSymbols.sorted().joined(separator: ", ")
+            guard timeframe == .minutes(5),
+                symbols.allSatisfy({ BundledHistory.fiveMinuteSymbols.contains($0.uppercased()) })
+            else {
+                throw APIError.unprocessable(
+                    "the bundled real history is daily, and 5-minute (timeframe 5Min) for \(fiveMinute) only")
             }
+        } else if timeframe.isIntraday {
             guard to.daysSinceEpoch - from.daysSinceEpoch <= 366 else {
                 throw APIError.unprocessable("an intraday backtest covers at most a year (from … to)")
             }

@@ -823,7 +823,7 @@ export default {
   'backtest.timeframe.15Min': '15 minutes',
   'backtest.timeframe.5Min': '5 minutes',
   'backtest.timeframe.1Min': '1 minute',
-  'backtest.timeframe_help': 'Intraday bars come from the market data (the real history is daily) and cover a year at most.',
+  'backtest.timeframe_help': 'Intraday bars come from the market data and cover a year at most; the real history is daily, and 5-minute for 000338 (2007–2020).',
   'backtest.download': 'Download the report (HTML)',
   'backtest.source': 'Prices',
   'backtest.source.feed': 'The market data (simulated or your provider)',

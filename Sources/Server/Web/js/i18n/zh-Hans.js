@@ -823,7 +823,7 @@ export default {
   'backtest.timeframe.15Min': '15 分钟',
   'backtest.timeframe.5Min': '5 分钟',
   'backtest.timeframe.1Min': '1 分钟',
-  'backtest.timeframe_help': '分钟线来自行情源（内置真实历史只有日线），最长一年。',
+  'backtest.timeframe_help': '分钟线来自行情源，最长一年；内置真实历史为日线，000338 另有 5 分钟线（2007–2020）。',
   'backtest.download': '下载报告（HTML）',
   'backtest.source': '行情数据',
   'backtest.source.feed': '行情源（模拟市场或您配置的数据商）',

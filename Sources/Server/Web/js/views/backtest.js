@@ -8,6 +8,8 @@ import { h, clear, toast, failure, empty, loading } from '../ui.js';
 
 const STRATEGIES = ['sma-cross', 'buy-and-hold', 'queue-rules'];
 const TIMEFRAMES = ['1Day', '1Hour', '30Min', '15Min', '5Min', '1Min'];
+// The bundled real history is daily, and 5-minute for these symbols (BundledHistory.fiveMinuteSymbols).
+const REAL_FIVE_MINUTE = ['000338'];
 
 export async function render(view, params, scope) {
   const account = store.account();
@@ -40,12 +42,20 @@ export async function render(view, params, scope) {
     smaFields.hidden = strategy.value !== 'sma-cross';
     rulesNote.hidden = strategy.value !== 'queue-rules';
     qty.disabled = strategy.value === 'queue-rules';
-    // The bundled real history is daily.
-    if (source.value === 'real') timeframe.value = '1Day';
-    timeframe.disabled = source.value === 'real';
+    // The bundled real history is daily, and 5-minute for a few symbols: the other bar sizes are offered for the
+    // market data only.
+    const real = source.value === 'real';
+    const named = symbols.value.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+    const fiveMinute = named.length > 0 && named.every((s) => REAL_FIVE_MINUTE.includes(s));
+    for (const option of timeframe.options) {
+      option.disabled = real && option.value !== '1Day' && !(option.value === '5Min' && fiveMinute);
+    }
+    if (timeframe.selectedOptions[0]?.disabled) timeframe.value = '1Day';
+    timeframe.disabled = real && !fiveMinute;
   }
   strategy.addEventListener('change', sync);
   source.addEventListener('change', sync);
+  symbols.addEventListener('input', sync);
   sync();
 
   const form = h('form.card.backtest-form', { novalidate: true, 'aria-labelledby': 'bt-title' },
