@@ -28,23 +28,7 @@ public struct BarContext: Sendable {
         var band: PriceBand?
     }
 
-    /// The block the fields live in. Changed only while uniquely referenced (`unique`), so sharing it between copies
-    /// is safe; not checked for exclusive access at run time (the backtester changes it on every bar).
-    final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var storage: Storage
-
-    /// The fields, for changing: the block is copied first if a strategy kept a copy of this context.
-    private var unique: Fields {
-        get { storage.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            yield &storage.fields
-        }
-    }
+    private var storage: CopyOnWrite<Fields>
 
     /// The symbol whose bar closed, and its place in the run's list of symbols (0, 1, …: an index for a
     /// strategy's own per-symbol arrays).
@@ -66,7 +50,7 @@ public struct BarContext: Sendable {
 
     /// A context before the symbol's first bar (`startDay` and `move(to:)` bring it to one).
     init(symbol: String, series: Int, bars: [HistoricalBar]) {
-        storage = Storage(
+        storage = CopyOnWrite(
             Fields(
                 symbol: symbol, series: series, closes: Closes(bars: bars), position: .zero, cash: .zero,
                 equity: .zero, date: CivilDate(1970, 1, 1), previousClose: nil, band: nil))
@@ -74,19 +58,22 @@ public struct BarContext: Sendable {
 
     /// A new trading day of the symbol: its date, previous close and price limits.
     mutating func startDay(_ date: CivilDate, previousClose: Price?, band: PriceBand?) {
-        unique.date = date
-        unique.previousClose = previousClose
-        unique.band = band
+        storage.update { fields in
+            fields.date = date
+            fields.previousClose = previousClose
+            fields.band = band
+        }
     }
 
     /// The context at the close of bar `index` of the symbol's series (one bar later, most of the time: only the
     /// window and the account's figures change).
     mutating func move(to index: Int, position: Quantity, cash: FixedDecimal, equity: FixedDecimal) {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-        storage.fields.closes.endIndex = index + 1
-        storage.fields.position = position
-        storage.fields.cash = cash
-        storage.fields.equity = equity
+        storage.update { fields in
+            fields.closes.endIndex = index + 1
+            fields.position = position
+            fields.cash = cash
+            fields.equity = equity
+        }
     }
 
     /// The mean of the last `n` closes (exact), or nil before there are `n`.

@@ -71,100 +71,84 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         }
     }
 
-    /// The block the fields live in. Changed only while uniquely referenced (`unique`), so sharing it between copies
-    /// is safe; not checked for exclusive access at run time (every change of an account goes through here).
-    final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
-    private var storage: Storage
-
-    /// The fields, for changing: the block is copied first if another account value shares it.
-    private var unique: Fields {
-        get { storage.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            yield &storage.fields
-        }
-    }
+    private var storage: CopyOnWrite<Fields>
 
     public var id: AccountID {
         get { storage.fields.id }
-        _modify { yield &unique.id }
+        _modify { yield &storage.fields.id }
     }
     public var market: Market {
         get { storage.fields.market }
-        _modify { yield &unique.market }
+        _modify { yield &storage.fields.market }
     }
     public var currency: Currency {
         get { storage.fields.currency }
-        _modify { yield &unique.currency }
+        _modify { yield &storage.fields.currency }
     }
     public var startingCash: FixedDecimal {
         get { storage.fields.startingCash }
-        _modify { yield &unique.startingCash }
+        _modify { yield &storage.fields.startingCash }
     }
     public var cash: FixedDecimal {
         get { storage.fields.cash }
-        _modify { yield &unique.cash }
+        _modify { yield &storage.fields.cash }
     }
     /// Cash promised to open buy orders (and the fee cushion of open sells).
     public var reservedCash: FixedDecimal {
         get { storage.fields.reservedCash }
-        _modify { yield &unique.reservedCash }
+        _modify { yield &storage.fields.reservedCash }
     }
     public var fees: FeeSchedule {
         get { storage.fields.fees }
-        _modify { yield &unique.fees }
+        _modify { yield &storage.fields.fees }
     }
     public var positions: [InstrumentID: Position] {
         get { storage.fields.positions }
-        _modify { yield &unique.positions }
+        _modify { yield &storage.fields.positions }
     }
     /// Sequence number of the last ledger entry.
     public var lastSequence: Int64 {
         get { storage.fields.lastSequence }
-        _modify { yield &unique.lastSequence }
+        _modify { yield &storage.fields.lastSequence }
     }
     /// Σ fees charged since the last reset.
     public var totalFees: FixedDecimal {
         get { storage.fields.totalFees }
-        _modify { yield &unique.totalFees }
+        _modify { yield &storage.fields.totalFees }
     }
     /// Cash or margin account, and its leverage limit (accounts stored before margin existed are cash accounts).
     public var terms: MarginTerms {
         get { storage.fields.terms }
-        _modify { yield &unique.terms }
+        _modify { yield &storage.fields.terms }
     }
     /// The last US close the account's margin day was closed for (interest charged, maintenance checked).
     public var marginDayClosed: CivilDate? {
         get { storage.fields.marginDayClosed }
-        _modify { yield &unique.marginDayClosed }
+        _modify { yield &storage.fields.marginDayClosed }
     }
     /// An open margin call: equity fell below maintenance margin at a close.
     public var marginCall: MarginCall? {
         get { storage.fields.marginCall }
-        _modify { yield &unique.marginCall }
+        _modify { yield &storage.fields.marginCall }
     }
     /// Day trades of the last few weeks, oldest first (the pattern day trader rule counts the last five trading days).
     public var dayTrades: [DayTrade] {
         get { storage.fields.dayTrades }
-        _modify { yield &unique.dayTrades }
+        _modify { yield &storage.fields.dayTrades }
     }
     /// The last trading day whose corporate actions were applied to the account (nil: none tracked yet).
     public var corporateActionsThrough: CivilDate? {
         get { storage.fields.corporateActionsThrough }
-        _modify { yield &unique.corporateActionsThrough }
+        _modify { yield &storage.fields.corporateActionsThrough }
     }
     /// The rules of the game the account plays in, and what they count (nil outside games).
     public var gameRules: GameRules? {
         get { storage.fields.gameRules }
-        _modify { yield &unique.gameRules }
+        _modify { yield &storage.fields.gameRules }
     }
     public var gameActivity: GameActivity? {
         get { storage.fields.gameActivity }
-        _modify { yield &unique.gameActivity }
+        _modify { yield &storage.fields.gameActivity }
     }
 
     /// Whether the account plays in a game. (Asked on every order and fill: `gameRules != nil` copied the ~200-byte
@@ -175,7 +159,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule? = nil, terms: MarginTerms = .cash,
         gameRules: GameRules? = nil
     ) {
-        storage = Storage(
+        storage = CopyOnWrite(
             Fields(
                 id: id, market: market, startingCash: startingCash, fees: fees ?? .default(for: market),
                 terms: market == .us ? terms : .cash, gameRules: gameRules))
@@ -186,10 +170,10 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         case marginDayClosed, marginCall, dayTrades, corporateActionsThrough, gameRules, gameActivity
     }
 
-    public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+    public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
     public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
     public static func == (lhs: Account, rhs: Account) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+        lhs.storage.shares(rhs.storage) || lhs.storage.fields == rhs.storage.fields
     }
     public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
     /// Prints (in test failures, the debugger) as its fields.

@@ -52,205 +52,187 @@ public struct Order: Sendable, Codable, Hashable, CustomReflectable {
         var positionIntent: PositionIntent? = nil
     }
 
-    /// The block the fields live in.
-    final class Storage: @unchecked Sendable {
-        // Changed only while uniquely referenced (`Order.unique`), so sharing it between copies is safe. Not checked
-        // for exclusive access at run time: every read and change of an order goes through here, and the checks of a
-        // class's stored property were ~4% of a backtest's time.
-        @exclusivity(unchecked) var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
+    private var storage: CopyOnWrite<Fields>
 
-    private var storage: Storage
-
-    init(_ fields: Fields) { storage = Storage(fields) }
-
-    /// The fields, for changing: the block is copied first if another order shares it.
-    private var unique: Fields {
-        get { storage.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-            yield &storage.fields
-        }
-    }
+    init(_ fields: Fields) { storage = CopyOnWrite(fields) }
 
     public var id: OrderID {
         get { storage.fields.id }
-        _modify { yield &unique.id }
+        _modify { yield &storage.fields.id }
     }
     public var clientOrderID: ClientOrderID {
         get { storage.fields.clientOrderID }
-        _modify { yield &unique.clientOrderID }
+        _modify { yield &storage.fields.clientOrderID }
     }
     public var accountID: AccountID {
         get { storage.fields.accountID }
-        _modify { yield &unique.accountID }
+        _modify { yield &storage.fields.accountID }
     }
     public var instrument: InstrumentID {
         get { storage.fields.instrument }
-        _modify { yield &unique.instrument }
+        _modify { yield &storage.fields.instrument }
     }
     public var symbol: String {
         get { storage.fields.symbol }
-        _modify { yield &unique.symbol }
+        _modify { yield &storage.fields.symbol }
     }
     public var side: OrderSide {
         get { storage.fields.side }
-        _modify { yield &unique.side }
+        _modify { yield &storage.fields.side }
     }
     public var type: OrderType {
         get { storage.fields.type }
-        _modify { yield &unique.type }
+        _modify { yield &storage.fields.type }
     }
     public var timeInForce: TimeInForce {
         get { storage.fields.timeInForce }
-        _modify { yield &unique.timeInForce }
+        _modify { yield &storage.fields.timeInForce }
     }
     public var orderClass: OrderClass {
         get { storage.fields.orderClass }
-        _modify { yield &unique.orderClass }
+        _modify { yield &storage.fields.orderClass }
     }
     public var qty: Quantity? {
         get { storage.fields.qty }
-        _modify { yield &unique.qty }
+        _modify { yield &storage.fields.qty }
     }
     public var notional: FixedDecimal? {
         get { storage.fields.notional }
-        _modify { yield &unique.notional }
+        _modify { yield &storage.fields.notional }
     }
     public var filledQty: Quantity {
         get { storage.fields.filledQty }
-        _modify { yield &unique.filledQty }
+        _modify { yield &storage.fields.filledQty }
     }
     /// Σ price × qty of the fills, exact (9 places): the average price derives from it.
     public var filledValue: FixedDecimal {
         get { storage.fields.filledValue }
-        _modify { yield &unique.filledValue }
+        _modify { yield &storage.fields.filledValue }
     }
     public var limitPrice: Price? {
         get { storage.fields.limitPrice }
-        _modify { yield &unique.limitPrice }
+        _modify { yield &storage.fields.limitPrice }
     }
     /// The stop price; for a trailing stop it moves with the high-water mark.
     public var stopPrice: Price? {
         get { storage.fields.stopPrice }
-        _modify { yield &unique.stopPrice }
+        _modify { yield &storage.fields.stopPrice }
     }
     public var trailPrice: Price? {
         get { storage.fields.trailPrice }
-        _modify { yield &unique.trailPrice }
+        _modify { yield &storage.fields.trailPrice }
     }
     public var trailPercent: FixedDecimal? {
         get { storage.fields.trailPercent }
-        _modify { yield &unique.trailPercent }
+        _modify { yield &storage.fields.trailPercent }
     }
     /// High-water mark of a trailing sell stop (low-water mark of a trailing buy stop).
     public var hwm: Price? {
         get { storage.fields.hwm }
-        _modify { yield &unique.hwm }
+        _modify { yield &storage.fields.hwm }
     }
     public var extendedHours: Bool {
         get { storage.fields.extendedHours }
-        _modify { yield &unique.extendedHours }
+        _modify { yield &storage.fields.extendedHours }
     }
     public var status: OrderStatus {
         get { storage.fields.status }
-        _modify { yield &unique.status }
+        _modify { yield &storage.fields.status }
     }
     public var createdAt: Timestamp {
         get { storage.fields.createdAt }
-        _modify { yield &unique.createdAt }
+        _modify { yield &storage.fields.createdAt }
     }
     public var updatedAt: Timestamp {
         get { storage.fields.updatedAt }
-        _modify { yield &unique.updatedAt }
+        _modify { yield &storage.fields.updatedAt }
     }
     public var submittedAt: Timestamp {
         get { storage.fields.submittedAt }
-        _modify { yield &unique.submittedAt }
+        _modify { yield &storage.fields.submittedAt }
     }
     public var filledAt: Timestamp? {
         get { storage.fields.filledAt }
-        _modify { yield &unique.filledAt }
+        _modify { yield &storage.fields.filledAt }
     }
     public var expiredAt: Timestamp? {
         get { storage.fields.expiredAt }
-        _modify { yield &unique.expiredAt }
+        _modify { yield &storage.fields.expiredAt }
     }
     public var canceledAt: Timestamp? {
         get { storage.fields.canceledAt }
-        _modify { yield &unique.canceledAt }
+        _modify { yield &storage.fields.canceledAt }
     }
     public var failedAt: Timestamp? {
         get { storage.fields.failedAt }
-        _modify { yield &unique.failedAt }
+        _modify { yield &storage.fields.failedAt }
     }
     public var replacedAt: Timestamp? {
         get { storage.fields.replacedAt }
-        _modify { yield &unique.replacedAt }
+        _modify { yield &storage.fields.replacedAt }
     }
     /// When a day/gtc order expires if still open.
     public var expiresAt: Timestamp? {
         get { storage.fields.expiresAt }
-        _modify { yield &unique.expiresAt }
+        _modify { yield &storage.fields.expiresAt }
     }
     public var replacedBy: OrderID? {
         get { storage.fields.replacedBy }
-        _modify { yield &unique.replacedBy }
+        _modify { yield &storage.fields.replacedBy }
     }
     public var replaces: OrderID? {
         get { storage.fields.replaces }
-        _modify { yield &unique.replaces }
+        _modify { yield &storage.fields.replaces }
     }
     /// Exit legs of a bracket/oco/oto parent.
     public var legs: [OrderID] {
         get { storage.fields.legs }
-        _modify { yield &unique.legs }
+        _modify { yield &storage.fields.legs }
     }
     public var parentID: OrderID? {
         get { storage.fields.parentID }
-        _modify { yield &unique.parentID }
+        _modify { yield &storage.fields.parentID }
     }
     /// A stop (or stop-limit, trailing stop) whose trigger has fired: it now works as market (or limit).
     public var triggered: Bool {
         get { storage.fields.triggered }
-        _modify { yield &unique.triggered }
+        _modify { yield &storage.fields.triggered }
     }
     /// Fees charged so far.
     public var fees: FixedDecimal {
         get { storage.fields.fees }
-        _modify { yield &unique.fees }
+        _modify { yield &storage.fields.fees }
     }
     /// Why the order was rejected or canceled by the system (insufficient funds at fill, …).
     public var reason: String? {
         get { storage.fields.reason }
-        _modify { yield &unique.reason }
+        _modify { yield &storage.fields.reason }
     }
     /// The order may not fill before this time (configured fill latency).
     public var eligibleAt: Timestamp {
         get { storage.fields.eligibleAt }
-        _modify { yield &unique.eligibleAt }
+        _modify { yield &storage.fields.eligibleAt }
     }
     /// Cash this order holds back from buying power (buys: cost and fees of what remains; sells: the fee
     /// cushion).
     public internal(set) var reservedCash: FixedDecimal {
         get { storage.fields.reservedCash }
-        _modify { yield &unique.reservedCash }
+        _modify { yield &storage.fields.reservedCash }
     }
     /// Shares this sell order holds back (the legs of an exit pair share one reservation).
     public internal(set) var reservedShares: Quantity {
         get { storage.fields.reservedShares }
-        _modify { yield &unique.reservedShares }
+        _modify { yield &storage.fields.reservedShares }
     }
     /// Opens or closes a long or a short (set at placement; orders stored before short selling existed have none
     /// and were all long-only: buys to open, sells to close).
     public var positionIntent: PositionIntent? {
         get { storage.fields.positionIntent }
-        _modify { yield &unique.positionIntent }
+        _modify { yield &storage.fields.positionIntent }
     }
 
     public static func == (lhs: Order, rhs: Order) -> Bool {
-        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+        lhs.storage.shares(rhs.storage) || lhs.storage.fields == rhs.storage.fields
     }
     public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
     public init(from decoder: any Decoder) throws { self.init(try Fields(from: decoder)) }
