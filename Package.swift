@@ -113,6 +113,10 @@ let package = Package(
             name: "PerformanceBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
             path: "benchmarks/PerformanceBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
+        // The parsers' fuzz target (scripts/fuzz.sh): libFuzzer with -sanitize=fuzzer, or a replay of fuzz/corpus.
+        .executableTarget(
+            name: "ParserFuzz", dependencies: ["Backtest", "JSON", "MarketData", "TradingCore"],
+            path: "fuzz/ParserFuzz"),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TradingCore"]),
         .testTarget(name: "BacktestTests", dependencies: ["Backtest", "TradingCore", "JSON"]),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),

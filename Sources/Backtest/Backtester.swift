@@ -280,8 +280,9 @@ public struct Backtester: Sendable {
             recorder.open[k].openValue = held[s].magnitude.multiplied(by: marks[s])
         }
 
-        let first = series.compactMap { $0.bars.first?.time }.min()!
-        let last = series.compactMap { $0.bars.last?.time }.max()!
+        // (Some series has bars: checked before the run.)
+        let first = series.compactMap { $0.bars.first?.time }.min() ?? .distantPast
+        let last = series.compactMap { $0.bars.last?.time }.max() ?? .distantPast
         let holdReturns = series.compactMap { s -> FixedDecimal? in
             guard let open = s.bars.first?.close, let close = s.bars.last?.close else { return nil }
             return (close - open).divided(by: open, places: 6, rule: .halfEven)

@@ -324,7 +324,10 @@ public enum CSVBars {
 
     static func parseTime(_ text: String, zone: ExchangeTimeZone, closeHour: Int, closeMinute: Int) -> Timestamp? {
         if !text.isEmpty, text.allSatisfy(\.isNumber), let n = Int64(text) {
-            return text.count >= 13 ? Timestamp(nanoseconds: n * 1_000_000) : Timestamp(seconds: n)
+            // Milliseconds past what a Timestamp holds (year 2262) are not a bar's time: nil, the row is refused.
+            guard text.count >= 13 else { return Timestamp(seconds: n) }
+            let (nanoseconds, overflow) = n.multipliedReportingOverflow(by: 1_000_000)
+            return overflow ? nil : Timestamp(nanoseconds: nanoseconds)
         }
         let normalized = text.replacingSlashes
         guard normalized.count >= 10, let date = CivilDate(String(normalized.prefix(10))) else { return nil }
@@ -351,8 +354,10 @@ enum RFC3339Time {
         if clock.hasSuffix("Z") { return utc }
         guard let sign = clock.lastIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
         let offset = clock[clock.index(after: sign)...].split(separator: ":")
-        guard let oh = offset.first.flatMap({ Int($0) }) else { return nil }
+        // Offsets are hours 0–23 and minutes 0–59 (an offset of a billion hours overflowed the arithmetic below).
+        guard let oh = offset.first.flatMap({ Int($0) }), (0..<24).contains(oh) else { return nil }
         let om = offset.count > 1 ? Int(offset[1]) ?? 0 : 0
+        guard (0..<60).contains(om) else { return nil }
         let seconds = Int64((oh * 3600 + om * 60) * (clock[sign] == "-" ? -1 : 1))
         return utc.adding(seconds: -seconds)
     }

@@ -239,12 +239,20 @@ public enum JSONValue: Sendable, Hashable {
                     case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
-                        if (0xD800...0xDBFF).contains(scalar), index + 1 < bytes.count,
+                        // A high surrogate joins the low surrogate escaped right after it. Anything else after it (a
+                        // second high surrogate, "\u0000") leaves it alone — written as U+FFFD — and is read as its
+                        // own escape: subtracting 0xDC00 from a non-surrogate underflowed and trapped the process.
+                        if (0xD800...0xDBFF).contains(scalar), index + 5 < bytes.count,
                             bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
                         {
+                            let mark = index
                             index += 2
                             let low = try hex4()
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                            if (0xDC00...0xDFFF).contains(low) {
+                                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                            } else {
+                                index = mark
+                            }
                         }
                         out.append(contentsOf: String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8)
                     default: throw fail("invalid escape")

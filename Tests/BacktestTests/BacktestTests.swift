@@ -346,6 +346,23 @@ struct CSVBarsTests {
         #expect(unix[0].bars[0].time == Timestamp(seconds: 1_704_205_800))
     }
 
+    @Test("times past what a timestamp holds, and offsets of absurd size, are unreadable rows, never a trap")
+    func timesOutOfRange() {
+        for row in [
+            "9223372036854775807000,1,1,1,1", "0399080148293957131,1,1,1,1",
+            "2024-01-02T09:30:00+99999999999999:00,1,1,1,1",
+            "2024-01-02T09:30:00-24:00,1,1,1,1", "2024-01-02T09:30:00+05:75,1,1,1,1",
+        ] {
+            #expect(throws: CSVBars.Problem.self, "\(row)") {
+                try CSVBars.parse("timestamp,open,high,low,close\n" + row + "\n", symbol: "S", zone: .utc)
+            }
+        }
+        // Milliseconds within range still read.
+        let millis = try? CSVBars.parse(
+            "timestamp,open,high,low,close\n1704205800000,1,1,1,1\n", symbol: "S", zone: .utc)
+        #expect(millis?.first?.bars.first?.time == Timestamp(seconds: 1_704_205_800))
+    }
+
     @Test("a daily index written with midnight times is stamped at the close, like plain dates")
     func midnight() throws {
         let text = "timestamp,open,high,low,close\n2005-01-04 00:00:00,1,1,1,1\n2005-01-05 00:00:00,1,1,1,1\n"

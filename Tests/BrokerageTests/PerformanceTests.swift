@@ -22,6 +22,15 @@ struct PerformanceTests {
         f.clock.advance(by: 2 * Duration64.day)
     }
 
+    @Test("months are added with the day clamped to the month's end, in either direction, before year 0 too")
+    func addingMonths() {
+        #expect(CivilDate(2026, 3, 31).addingMonths(-1) == CivilDate(2026, 2, 28))
+        #expect(CivilDate(2024, 1, 31).addingMonths(1) == CivilDate(2024, 2, 29))
+        #expect(CivilDate(2026, 11, 25).addingMonths(-120) == CivilDate(2016, 11, 25))
+        #expect(CivilDate(1, 1, 15).addingMonths(-1) == CivilDate(0, 12, 15))
+        #expect(CivilDate(1, 1, 15).addingMonths(-13) == CivilDate(-1, 12, 15))
+    }
+
     @Test("closes are kept per trading day at each day's closing prices; flows are the deposits and the opening cash")
     func dailyCloses() async throws {
         try await BrokerageFixture.with { f in

@@ -129,4 +129,15 @@ struct TypedWriterTests {
         #expect(text == #"{"a\"b":-3,"c":"d"}"#)
         #expect(try JSONValue(parsing: text)["a\"b"] == .number("-3"))
     }
+
+    @Test("a lone high surrogate is U+FFFD and the escape after it is read as its own (it once trapped the server)")
+    func loneSurrogates() throws {
+        let json = try JSONValue(
+            parsing: #"["\ud800\u0041", "\ud83d\ud83d\ude00", "\u0009\ud83d\udA00", "\udc00x", "\ud800"]"#)
+        #expect(
+            json.array?.compactMap(\.string) == [
+                "\u{FFFD}A", "\u{FFFD}😀", "\t\u{FFFD}\u{FFFD}", "\u{FFFD}x", "\u{FFFD}",
+            ])
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: #"["\ud800\u12"]"#) }
+    }
 }

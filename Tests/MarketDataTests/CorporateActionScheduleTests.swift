@@ -141,4 +141,24 @@ struct CorporateActionScheduleTests {
         #expect(cn.contains { $0.headline.contains("权益分派实施公告（每10股送转\(bonusShares)股）") })
         #expect(cn.allSatisfy { $0.summary.contains("除权除息日 \(bonus.exDate)") })
     }
+
+    @Test("dates outside the schedule's years, at the calendar's ends or reversed give no actions (one once trapped)")
+    func datesOutsideTheSchedule() {
+        for symbol in stocks(.us, count: 5) + stocks(.cn, count: 5) {
+            for (from, through) in [
+                (CivilDate(1970, 1, 2), CivilDate(1970, 1, 7)), (CivilDate(1900, 1, 1), CivilDate(1999, 12, 31)),
+                (CivilDate(2041, 1, 1), CivilDate(2200, 12, 31)), (CivilDate(2026, 1, 7), CivilDate(2026, 1, 2)),
+            ] {
+                #expect(market.corporateActions(symbol, from: from, through: through).isEmpty, "\(symbol) \(from)")
+            }
+        }
+        // Spanning the whole calendar still finds the schedule's actions.
+        let symbol = stocks(.us, count: 200).first {
+            !market.corporateActions($0, from: years.0, through: years.1).isEmpty
+        }
+        #expect(
+            symbol.map {
+                !market.corporateActions($0, from: CivilDate(1900, 1, 1), through: CivilDate(2200, 12, 31)).isEmpty
+            } == true)
+    }
 }

@@ -135,4 +135,17 @@ struct CalendarTests {
         #expect(CivilDate("2026-1-01") == nil)
         #expect(CivilDate(2026, 11, 21).weekday == .saturday)
     }
+
+    @Test("time arithmetic past the years a timestamp holds saturates at its ends instead of trapping")
+    func saturatingTime() {
+        #expect(Timestamp(seconds: .max) == .distantFuture)
+        #expect(Timestamp(seconds: .min) == .distantPast)
+        #expect(Timestamp.distantFuture.adding(seconds: 1) == .distantFuture)
+        #expect(Timestamp.distantPast.adding(nanoseconds: -1) == .distantPast)
+        #expect(Timestamp(seconds: 0).adding(seconds: .max) == .distantFuture)
+        #expect(Timestamp(seconds: 0).adding(seconds: -9_300_000_000) == .distantPast)
+        let t = Timestamp(CivilDate(2026, 11, 25), hour: 20, minute: 28, in: .utc)
+        #expect(t.adding(seconds: 60).adding(seconds: -60) == t)
+        #expect(Timestamp(CivilDate(2200, 12, 31), hour: 23, in: .shanghai) < .distantFuture)
+    }
 }

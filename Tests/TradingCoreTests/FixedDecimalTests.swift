@@ -99,4 +99,23 @@ struct FixedDecimalTests {
         #expect(try JSONDecoder().decode(Box.self, from: Data(#"{"v":100}"#.utf8)).v == d("100"))
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Box.self, from: Data(#"{"v":"1.2.3"}"#.utf8)) }
     }
+
+    @Test("products and quotients that do not fit 128 bits are reported, not trapped; those that fit agree exactly")
+    func overflowReported() {
+        let huge = d("99999999999999999999") // the largest text accepts, about 10^20
+        #expect(huge.multipliedReportingOverflow(by: huge) == nil)
+        #expect(huge.multipliedReportingOverflow(by: d("99999999999999"), places: 2, rule: .up) == nil)
+        #expect(huge.multipliedReportingOverflow(by: d("1000000000")) == huge.times(1_000_000_000))
+        for (a, b) in [("150.25", "3"), ("-0.000000015", "0.1"), ("20000000000", "1.5"), ("1000000000", "1000000000")] {
+            #expect(
+                d(a).multipliedReportingOverflow(by: d(b), places: 2, rule: .halfUp)
+                    == d(a).multiplied(by: d(b), places: 2, rule: .halfUp))
+        }
+        // A huge number over a tiny one: nil, like a division by zero.
+        #expect(FixedDecimal(raw: Int128.max / 2).divided(by: d("0.1")) == nil)
+        #expect(FixedDecimal(raw: Int128.min / 2).divided(by: d("0.000000001"), places: 0) == nil)
+        #expect(huge.divided(by: d("0.000000001")) == huge.times(1_000_000_000))
+        #expect(d("1").divided(by: d("3"), places: 4, rule: .halfUp) == d("0.3333"))
+        #expect(FixedDecimal(raw: Int128.max).addingReportingOverflow(FixedDecimal(raw: 1)) == nil)
+    }
 }

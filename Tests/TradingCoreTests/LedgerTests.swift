@@ -101,6 +101,21 @@ struct LedgerTests {
         }
     }
 
+    @Test("deposits cannot build a balance past the maximum, one large deposit at a time")
+    mutating func maximumBalance() throws {
+        // (Deposits are at most 10^12 each; a thousand of them would pass 10^15.)
+        for _ in 0..<999 { try f.engine.deposit(d("1000000000000"), to: f.cn, method: .bank, at: c) }
+        #expect(f.cash(f.cn) == d("999000001000000"))
+        #expect(
+            throws: OrderRejection(
+                .invalidInput, "this deposit would take the cash balance above the maximum of 1000000000000000")
+        ) {
+            try f.engine.deposit(d("1000000000000"), to: f.cn, method: .bank, at: c)
+        }
+        try f.engine.deposit(d("999999000000"), to: f.cn, method: .bank, at: c)
+        #expect(f.cash(f.cn) == TradingEngine.maximumBalance)
+    }
+
     @Test("reset cancels open orders, clears positions and restores the starting balance")
     mutating func reset() throws {
         f.quote(f.aapl, bid: "150.00", ask: "150.05", at: t)

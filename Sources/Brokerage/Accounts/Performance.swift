@@ -387,7 +387,8 @@ extension CivilDate {
     /// The same day `months` months away, clamped to the month's last day.
     public func addingMonths(_ months: Int) -> CivilDate {
         let index = year * 12 + (month - 1) + months
-        let y = index / 12
+        // Floor division, so a month before year 0 is still a month (1...12), never an invalid date.
+        let y = index >= 0 ? index / 12 : (index - 11) / 12
         let m = index - y * 12 + 1
         return CivilDate(y, m, Swift.min(day, CivilDate.daysIn(month: m, year: y)))
     }

@@ -554,8 +554,8 @@ extension Brokerage {
                 byDate[day.date, default: []].append((player.accountID, player.name, r))
             }
         }
-        return byDate.keys.sorted().map { date in
-            let sorted = byDate[date]!.sorted { $0.2 != $1.2 ? $0.2 > $1.2 : $0.1 < $1.1 }
+        return byDate.sorted { $0.key < $1.key }.map { date, lines in
+            let sorted = lines.sorted { $0.2 != $1.2 ? $0.2 > $1.2 : $0.1 < $1.1 }
             var ranked: [(accountID: AccountID, player: String, rank: Int, totalReturn: FixedDecimal)] = []
             for (i, line) in sorted.enumerated() {
                 let rank = i > 0 && sorted[i - 1].2 == line.2 ? ranked[i - 1].rank : i + 1

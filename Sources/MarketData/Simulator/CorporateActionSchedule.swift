@@ -161,7 +161,9 @@ extension SimulatedMarket {
     /// `logPriceFactor` changes.
     func actionDates(_ profile: SimulatedProfile, after: CivilDate, through: CivilDate) -> [CivilDate] {
         guard !profile.isIndex, after < through else { return [] }
-        let years = Swift.max(after.year, CorporateActionSchedule.firstYear)...Swift.max(through.year, after.year)
+        let years = stride(
+            from: Swift.max(after.year, CorporateActionSchedule.firstYear),
+            through: Swift.min(through.year, CorporateActionSchedule.lastYear), by: 1)
         return years.flatMap { plannedActions(profile, year: $0) }.map(\.exDate).filter { $0 > after && $0 <= through }
             .sorted()
     }
@@ -173,9 +175,10 @@ extension SimulatedMarket {
         let anchor = SimulatedProfile.anchorDate
         let (from, to) = date >= anchor ? (anchor, date) : (date, anchor)
         var total = 0.0
-        for year in Swift.max(
-            from.year, CorporateActionSchedule.firstYear)...Swift.max(to.year, CorporateActionSchedule.firstYear)
-        {
+        let years = stride(
+            from: Swift.max(from.year, CorporateActionSchedule.firstYear),
+            through: Swift.min(to.year, CorporateActionSchedule.lastYear), by: 1)
+        for year in years {
             for action in plannedActions(profile, year: year) where action.exDate > from && action.exDate <= to {
                 total += log(action.priceFactor)
             }
@@ -188,9 +191,12 @@ extension SimulatedMarket {
         guard let entry = directory.entry(symbol), from <= through else { return [] }
         let profile = profile(entry)
         var out: [CorporateAction] = []
-        for year in Swift.max(
-            from.year, CorporateActionSchedule.firstYear)...Swift.min(through.year, CorporateActionSchedule.lastYear)
-        {
+        // A stride, not a range: dates wholly before or after the schedule's years make an empty span (a range built
+        // backwards traps, and the dates come from requests).
+        let years = stride(
+            from: Swift.max(from.year, CorporateActionSchedule.firstYear),
+            through: Swift.min(through.year, CorporateActionSchedule.lastYear), by: 1)
+        for year in years {
             for planned in plannedActions(profile, year: year) where planned.exDate >= from && planned.exDate <= through
             {
                 out.append(action(planned, profile: profile))

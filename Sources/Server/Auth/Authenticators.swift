@@ -81,6 +81,6 @@ extension HTTPFields {
 
 extension HTTPField.Name {
     /// Alpaca's auth headers (made once: a name is validated and lowercased when it is made).
-    static let alpacaKeyID = HTTPField.Name("APCA-API-KEY-ID")!
-    static let alpacaSecretKey = HTTPField.Name("APCA-API-SECRET-KEY")!
+    static let alpacaKeyID = HTTPField.Name.literal("APCA-API-KEY-ID")
+    static let alpacaSecretKey = HTTPField.Name.literal("APCA-API-SECRET-KEY")
 }

@@ -30,9 +30,9 @@ final class RateLimiter: Sendable {
         }
     }
 
-    static let limitHeader = HTTPField.Name("X-Ratelimit-Limit")!
-    static let remainingHeader = HTTPField.Name("X-Ratelimit-Remaining")!
-    static let resetHeader = HTTPField.Name("X-Ratelimit-Reset")!
+    static let limitHeader = HTTPField.Name.literal("X-Ratelimit-Limit")
+    static let remainingHeader = HTTPField.Name.literal("X-Ratelimit-Remaining")
+    static let resetHeader = HTTPField.Name.literal("X-Ratelimit-Reset")
 }
 
 /// Applies the limiter to requests that carry an API key id; answers keep the headers even when they are errors.

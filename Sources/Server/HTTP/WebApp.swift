@@ -104,7 +104,7 @@ public struct WebApp: Sendable {
         guard let asset = assets[path] else { return nil }
         var headers: HTTPFields = [
             .contentType: asset.contentType, .eTag: asset.etag, .cacheControl: "no-cache",
-            .init("X-Content-Type-Options")!: "nosniff", .init("Referrer-Policy")!: "same-origin",
+            .literal("X-Content-Type-Options"): "nosniff", .literal("Referrer-Policy"): "same-origin",
         ]
         if asset.contentType.hasPrefix("text/html") {
             headers[.contentSecurityPolicy] = Self.contentSecurityPolicy

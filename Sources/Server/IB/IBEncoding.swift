@@ -15,19 +15,18 @@ enum IBEncoding {
 
     /// "231121150004": IB's yyMMddHHmmss in UTC.
     static func compactTime(_ t: Timestamp) -> String {
-        let date = Date(timeIntervalSince1970: TimeInterval(t.nanoseconds / 1_000_000_000))
-        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
-        func two(_ n: Int?) -> String { String(format: "%02d", (n ?? 0) % 100) }
-        return two(c.year) + two(c.month) + two(c.day) + two(c.hour) + two(c.minute) + two(c.second)
+        let (date, second) = ExchangeTimeZone.utc.localTime(of: t)
+        func two(_ n: Int) -> String { String(format: "%02d", n % 100) }
+        return two(date.year) + two(date.month) + two(date.day) + two(second / 3600) + two(second / 60 % 60)
+            + two(second % 60)
     }
 
     /// "20231211-18:00:49" in UTC.
     static func tradeTime(_ t: Timestamp) -> String {
-        let date = Date(timeIntervalSince1970: TimeInterval(t.nanoseconds / 1_000_000_000))
-        let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        let (date, second) = ExchangeTimeZone.utc.localTime(of: t)
         return String(
-            format: "%04d%02d%02d-%02d:%02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0,
-            c.second ?? 0)
+            format: "%04d%02d%02d-%02d:%02d:%02d", date.year, date.month, date.day, second / 3600, second / 60 % 60,
+            second % 60)
     }
 
     // MARK: Accounts

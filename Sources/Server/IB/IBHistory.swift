@@ -105,13 +105,13 @@ enum IBHistory {
         do { bars = try await feed.bars(entry.symbol, timeframe: bar, from: from, to: end) } catch {
             throw IBError(.serviceUnavailable, "market data unavailable: \(error)")
         }
-        guard !bars.isEmpty else { throw IBError(.badRequest, "No data.") }
-        let places = max(2, entry.instrument.tick.places(at: bars[bars.count - 1].close))
+        guard let lastBar = bars.last,
+            let high = bars.max(by: { $0.high < $1.high }), let low = bars.min(by: { $0.low < $1.low })
+        else { throw IBError(.badRequest, "No data.") }
+        let places = max(2, entry.instrument.tick.places(at: lastBar.close))
         var scale = 1
         for _ in 0..<places { scale *= 10 }
         let factor = FixedDecimal(scale)
-        let high = bars.max { $0.high < $1.high }!
-        let low = bars.min { $0.low < $1.low }!
         func scaled(_ p: Price) -> String { p.multiplied(by: factor, places: 0, rule: .halfEven).description }
         func minutesSince(_ b: PriceBar) -> Int { Int((end.nanoseconds - b.time.nanoseconds) / 60_000_000_000) }
         let data: [JSONValue] = bars.map { b in

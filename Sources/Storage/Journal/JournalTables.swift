@@ -51,6 +51,8 @@ struct JournalTable: Sendable {
         let body: String
         switch write {
         case .update(let key):
+            // swift-format-ignore: NeverForceUnwrap
+            // (The key is one of the kind's own columns: the tables are fixed at compile time and every kind is tested.)
             let keyValue = values[columns.firstIndex(of: key)!]
             let sets = zip(columns, values).filter { $0.0 != key }.map { "\($0.0) = \($0.1)" }
             body = "UPDATE \(table) SET \(sets.joined(separator: ", ")) WHERE \(key) = \(keyValue);"
@@ -86,6 +88,8 @@ struct JournalTable: Sendable {
                     first = false
                 }
                 sql.appendInterpolation(unsafeRaw: " WHERE \(key) = ")
+                // swift-format-ignore: NeverForceUnwrap
+                // (The key is one of the kind's own columns: the tables are fixed at compile time and every kind is tested.)
                 row[columns.firstIndex(of: key)!].bind(into: &sql)
                 return sql
             }

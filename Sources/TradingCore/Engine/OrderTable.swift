@@ -21,7 +21,11 @@ public struct OrderTable: Sendable {
     /// Runs `body` on the order in place (nil when there is no such order), with one lookup.
     @discardableResult
     mutating func update<Result>(_ id: OrderID, _ body: (inout Order) -> Result) -> Result? {
-        entries.update(id) { slot in slot == nil ? nil : body(&slot!) }
+        entries.update(id) { slot in
+            guard var order = slot.take() else { return nil }
+            defer { slot = order }
+            return body(&order)
+        }
     }
 
     /// What `body` reads from an order (nil when there is no such order).

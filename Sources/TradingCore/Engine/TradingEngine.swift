@@ -216,6 +216,13 @@ public struct TradingEngine: Sendable {
         let account = try existingAccount(id)
         try Self.refuseGameTransfer(account)
         try Self.validateTransferAmount(amount, currency: account.currency)
+        // Deposits are capped one by one; a balance built from many of them is capped too, so that what is later
+        // multiplied by it (margin, interest, a game's percentages) and stored stays far inside 128 bits.
+        guard account.cash + amount <= Self.maximumBalance else {
+            throw OrderRejection(
+                .invalidInput,
+                "this deposit would take the cash balance above the maximum of \(Self.maximumBalance)")
+        }
         return record(.deposit(method: method, note: note), cashChange: amount, account: id, at: time)
     }
 
@@ -286,6 +293,9 @@ public struct TradingEngine: Sendable {
     static func unknownAccount(_ id: AccountID) -> OrderRejection {
         OrderRejection(.unknownAccount, "account \(id) not found")
     }
+
+    /// The largest cash balance deposits may build: a thousand times the largest deposit.
+    public static let maximumBalance = FixedDecimal(1_000_000_000_000_000)
 
     static func validateTransferAmount(_ amount: FixedDecimal, currency: Currency) throws(OrderRejection) {
         guard amount.isPositive else { throw OrderRejection(.invalidInput, "amount must be greater than 0") }

@@ -16,8 +16,12 @@ public enum DecimalParseError: Error, Equatable, Sendable, CustomStringConvertib
 }
 
 extension FixedDecimal: LosslessStringConvertible, CustomStringConvertible, ExpressibleByIntegerLiteral {
-    /// The largest magnitude accepted from text: inputs stay far from the 128-bit limit, so products of two
-    /// accepted inputs never overflow.
+    /// The largest magnitude accepted from text (10^20), far inside the 128-bit limit (about 1.7 × 10^29).
+    ///
+    /// It does not make every product safe — two numbers at this limit multiply to 10^40 — so each input is bounded
+    /// again where it is used (an order's quantity and prices by `OrderValidator.checkMagnitudes`, a transfer's amount,
+    /// a game's cash), and what multiplies two inputs uses `multipliedReportingOverflow`. It stays this wide because
+    /// stored balances and volumes are read back through it.
     public static let maximumParsedMagnitude = FixedDecimal(raw: Int128(1_000_000_000_000_000_000) * 100 * unit)
 
     public init(integerLiteral value: Int) { self.init(value) }

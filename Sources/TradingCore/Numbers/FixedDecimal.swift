@@ -133,12 +133,45 @@ extension FixedDecimal {
         return FixedDecimal(raw: rounded * Self.powerOfTen(Self.scale - places))
     }
 
-    /// The quotient, rounded once to `places` fractional digits by `rule`; nil when dividing by zero.
+    /// The product as `multiplied(by:places:rule:)` rounds it, or nil when it does not fit 128 bits (that one traps).
+    ///
+    /// For a product of two numbers that come from a request or a file, where a trap would stop the process: the
+    /// caller turns nil into a refusal that says the numbers are too large.
+    public func multipliedReportingOverflow(
+        by other: FixedDecimal, places: Int = FixedDecimal.scale, rule: RoundingRule = .halfEven
+    ) -> FixedDecimal? {
+        guard (0...Self.scale).contains(places) else { return nil }
+        let divisor = UInt128(Self.powerOfTen(2 * Self.scale - places))
+        let product = raw.magnitude.multipliedFullWidth(by: other.raw.magnitude)
+        guard product.high < divisor else { return nil } // the quotient itself would not fit 128 bits
+        let quotient = divisor.dividingFullWidth(product).quotient
+        // Room for the rescale to 9 places and one more unit from rounding away from zero.
+        guard quotient < UInt128(Int128.max) / UInt128(Self.powerOfTen(Self.scale - places)) - 1 else { return nil }
+        return multipliedRounding(by: other, places: places, rule: rule)
+    }
+
+    /// The sum, or nil when it does not fit 128 bits.
+    public func addingReportingOverflow(_ other: FixedDecimal) -> FixedDecimal? {
+        let (sum, overflow) = raw.addingReportingOverflow(other.raw)
+        return overflow ? nil : FixedDecimal(raw: sum)
+    }
+
+    /// The quotient, rounded once to `places` fractional digits by `rule`; nil when dividing by zero or when the
+    /// quotient does not fit 128 bits (a huge number over a tiny one).
     public func divided(
         by other: FixedDecimal, places: Int = FixedDecimal.scale,
         rule: RoundingRule = .halfEven
     ) -> FixedDecimal? {
-        guard other.raw != 0 else { return nil }
+        guard other.raw != 0, (0...Self.scale).contains(places) else { return nil }
+        // A dividend under 2⁶⁴ (about 1.8 × 10^10) gives a quotient under 2⁹⁴ whatever the divisor: no check needed.
+        if raw.magnitude >> 64 != 0 {
+            let magnitude = raw.magnitude.multipliedFullWidth(by: UInt128(Self.powerOfTen(places)))
+            let d = other.raw.magnitude
+            guard magnitude.high < d,
+                d.dividingFullWidth(magnitude).quotient
+                    < UInt128(Int128.max) / UInt128(Self.powerOfTen(Self.scale - places)) - 1
+            else { return nil }
+        }
         // (a × 10^places) / b gives the quotient in units of 10^-places.
         let numerator = raw.multipliedFullWidth(by: Self.powerOfTen(places))
         var divisor = other.raw

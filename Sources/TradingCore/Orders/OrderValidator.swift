@@ -66,6 +66,36 @@ struct OrderValidator {
         if !r.isLiquidation { try validateDayTrading() }
     }
 
+    // MARK: Magnitudes
+
+    /// The largest notional any order may name.
+    static let maximumNotional = FixedDecimal(1_000_000_000_000)
+
+    /// Refuses a quantity, notional or price beyond the configured maximums, before anything is computed from them.
+    ///
+    /// Runs first, ahead of the reservation the validator is built with: that multiplies quantity by price, and two
+    /// numbers each refused alone (qty 10^20 × limit 10^14) overflowed the product and trapped the process. Within
+    /// these bounds every product the engine forms (value, fees, margin) fits with room to spare.
+    static func checkMagnitudes(_ r: OrderRequest, configuration: EngineConfiguration) throws(OrderRejection) {
+        if let qty = r.qty, qty > configuration.maximumQty {
+            throw OrderRejection(.invalidInput, "qty \(qty) exceeds the maximum of \(configuration.maximumQty)")
+        }
+        if let notional = r.notional, notional > maximumNotional {
+            throw OrderRejection(.invalidInput, "notional \(notional) exceeds the maximum of \(maximumNotional)")
+        }
+        // (Field by field: a list of them was an allocation per order.)
+        func check(_ name: String, _ price: Price?) throws(OrderRejection) {
+            guard let price, price > configuration.maximumPrice else { return }
+            throw OrderRejection(.invalidInput, "\(name) \(price) exceeds the maximum of \(configuration.maximumPrice)")
+        }
+        try check("limit_price", r.limitPrice)
+        try check("stop_price", r.stopPrice)
+        try check("trail_price", r.trailPrice)
+        try check("take_profit.limit_price", r.takeProfit?.limitPrice)
+        try check("stop_loss.stop_price", r.stopLoss?.stopPrice)
+        try check("stop_loss.limit_price", r.stopLoss?.limitPrice)
+    }
+
     // MARK: Quantity
 
     func validateQuantity(_ r: OrderRequest) throws(OrderRejection) {
@@ -74,9 +104,6 @@ struct OrderValidator {
         case (.some, .some): throw OrderRejection(.invalidInput, "only one of qty or notional may be given")
         case (let qty?, nil):
             guard qty.isPositive else { throw OrderRejection(.invalidInput, "qty must be > 0") }
-            guard qty <= configuration.maximumQty else {
-                throw OrderRejection(.invalidInput, "qty \(qty) exceeds the maximum of \(configuration.maximumQty)")
-            }
             if let maximum = instrument.maximumOrderQty, qty > maximum {
                 throw OrderRejection(
                     .lotSize,
@@ -102,9 +129,6 @@ struct OrderValidator {
                 throw OrderRejection(
                     .invalidInput,
                     "notional \(notional) has more than \(account.currency.minorUnitDigits) decimal places")
-            }
-            guard notional <= FixedDecimal(1_000_000_000_000) else {
-                throw OrderRejection(.invalidInput, "notional \(notional) exceeds the maximum of 1000000000000")
             }
             guard instrument.fractionable else {
                 throw OrderRejection(
@@ -183,9 +207,6 @@ struct OrderValidator {
     func checkPrice(_ name: String, _ price: Price?) throws(OrderRejection) {
         guard let price else { return }
         guard price.isPositive else { throw OrderRejection(.invalidInput, "\(name) must be > 0") }
-        guard price <= configuration.maximumPrice else {
-            throw OrderRejection(.invalidInput, "\(name) \(price) exceeds the maximum of \(configuration.maximumPrice)")
-        }
         try checkTick(name, price)
     }
 
@@ -525,6 +546,7 @@ extension TradingEngine {
     mutating func validate(
         _ request: OrderRequest, account: Account, instrument id: InstrumentID, at time: Timestamp
     ) throws(OrderRejection) -> (intent: PositionIntent, opening: FixedDecimal?) {
+        try OrderValidator.checkMagnitudes(request, configuration: configuration)
         let validator = validator(account: account, instrument: id, request: request, at: time)
         try validator.validate(request)
         let opens = validator.intent == .buyToOpen || validator.intent == .sellToOpen

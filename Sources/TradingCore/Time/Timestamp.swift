@@ -3,7 +3,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public var nanoseconds: Int64
 
     @inlinable public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
-    public init(seconds: Int64) { nanoseconds = seconds * 1_000_000_000 }
+    /// Seconds since the epoch; beyond what 64-bit nanoseconds hold (years 1677–2262) it saturates at
+    /// `distantPast`/`distantFuture` rather than trapping.
+    public init(seconds: Int64) {
+        let (n, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        nanoseconds = overflow ? (seconds < 0 ? .min : .max) : n
+    }
 
     /// The instant a wall-clock time happens in `zone`.
     public init(_ date: CivilDate, hour: Int = 0, minute: Int = 0, second: Int = 0, in zone: ExchangeTimeZone) {
@@ -18,9 +23,16 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public var seconds: Int64 { nanoseconds.floorDivided(by: 1_000_000_000) }
 
-    @inlinable public func adding(nanoseconds delta: Int64) -> Timestamp { Timestamp(nanoseconds: nanoseconds + delta) }
+    /// This instant moved by `delta`. Time arithmetic is total: past the ends of what a Timestamp holds it saturates at
+    /// `distantPast`/`distantFuture` (a duration or date from a request can never trap the process; the check costs
+    /// what the trapping `+` did).
+    @inlinable public func adding(nanoseconds delta: Int64) -> Timestamp {
+        let (sum, overflow) = nanoseconds.addingReportingOverflow(delta)
+        return Timestamp(nanoseconds: overflow ? (delta < 0 ? .min : .max) : sum)
+    }
     public func adding(seconds delta: Int64) -> Timestamp {
-        Timestamp(nanoseconds: nanoseconds + delta * 1_000_000_000)
+        let (n, overflow) = delta.multipliedReportingOverflow(by: 1_000_000_000)
+        return adding(nanoseconds: overflow ? (delta < 0 ? .min : .max) : n)
     }
 
     /// RFC 3339 in UTC with nanoseconds, e.g. "2026-11-20T14:30:00.000000001Z".

@@ -58,8 +58,9 @@ struct AlertsController {
         let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
         var alert: AlertID?
         if context.parameters.get("id") != nil {
-            alert = try Self.id(context)
-            _ = try await brokerage.alert(alert!, user: user) // 404 for someone else's alert
+            let id = try Self.id(context)
+            _ = try await brokerage.alert(id, user: user) // 404 for someone else's alert
+            alert = id
         }
         let items = try await brokerage.alertTriggers(user: user, alert: alert, limit: limit)
         return JSONValue.array(

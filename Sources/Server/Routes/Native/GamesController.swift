@@ -264,7 +264,7 @@ struct GamesController {
     /// The link a player shares: the web app's join screen for the game's code, on the host the request came to.
     static func inviteURL(_ game: GameRecord, request: Request) -> String {
         let host = request.head.authority ?? "localhost"
-        let scheme = request.headers[.init("X-Forwarded-Proto")!] == "https" ? "https" : "http"
+        let scheme = request.headers[.literal("X-Forwarded-Proto")] == "https" ? "https" : "http"
         return "\(scheme)://\(host)/#/join/\(game.joinCode)"
     }
 

@@ -66,9 +66,10 @@ struct WebhookController {
         }
         let now = services.clock.now()
         let existing = try await services.brokerage.webhooks.webhook(user: user)
-        let rotate = existing == nil || body["rotate_secret"]?.bool == true
+        let kept = body["rotate_secret"]?.bool == true ? nil : existing?.secret
+        let rotate = kept == nil
         let hook = WebhookRecord(
-            userID: user, url: text, secret: rotate ? "whsec_" + Credentials.token(bytes: 24) : existing!.secret,
+            userID: user, url: text, secret: kept ?? "whsec_" + Credentials.token(bytes: 24),
             enabled: body["enabled"]?.bool ?? existing?.enabled ?? true,
             createdAt: existing?.createdAt ?? now, updatedAt: now)
         try await services.brokerage.webhooks.save(hook)
