@@ -3,8 +3,10 @@
 #   0. the layering check (scripts/check-layering.sh) and its own tests; swift-format lint (.swift-format)
 #   1. swift test: TradingCore, MarketData, Storage and Server (unit, specification, property-based, HTTP);
 #      the storage suite runs on SQLite and on a throwaway PostgreSQL server this script starts
-#   2. end-to-end (pytest): the built server driven by the real alpaca-py client, incl. a kill -9 crash test, and
-#      the web app driven by Selenium in Debian's headless Chromium (screenshots in tests/e2e/screenshots/)
+#   2. libFuzzer over the parsers (scripts/fuzz.sh): decimals, arithmetic, dates, times, JSON, CSV bars
+#   3. end-to-end (pytest): the built server driven by the real alpaca-py client, incl. a kill -9 crash test, the
+#      fuzz wall (schemathesis, several seeds, stateful), and the web app driven by Selenium in Debian's headless
+#      Chromium (screenshots in tests/e2e/screenshots/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +39,9 @@ swift build --build-tests
 sync
 swift test --skip-build --skip CheckpointTests
 swift test --skip-build --filter CheckpointTests
+
+echo "== libFuzzer: the parsers of request and file text, 10 s each from the committed corpus"
+bash scripts/fuzz.sh 10
 
 echo "== end-to-end (alpaca-py against the built server)"
 venv=.build/e2e-venv

@@ -22,8 +22,10 @@ def free_port():
 class Server:
     """One `papertrade serve` process; `restart()` keeps its data directory."""
 
-    def __init__(self, clock="always-open", rate_limit=0, allow_local_endpoints=True, env=None):
+    def __init__(self, clock="always-open", rate_limit=0, allow_local_endpoints=True, env=None, wrapper=()):
         self.rate_limit = rate_limit
+        # A command the server runs under (e.g. scripts/supervise.sh); `process` is then the wrapper's.
+        self.wrapper = list(wrapper)
         self.env = env or {}
         # The webhook and push tests' receivers listen on http://127.0.0.1, which a real server refuses unless the
         # operator allows local endpoints.
@@ -53,7 +55,7 @@ class Server:
         self.process = subprocess.Popen(
             # No request limit: the crash test and the streams drive far more than Alpaca's 200 requests a minute
             # (test_rate_limit.py runs a server with the limit on).
-            [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock,
+            self.wrapper + [BINARY, "serve", "--port", str(self.port), "--data-dir", self.data_dir, "--clock", self.clock,
              "--rate-limit", str(self.rate_limit)],
             # A 64 MB WAL (and 32 MB of free pages) instead of 256 MB: dozens of servers start in this suite.
             env={**os.environ, "PAPERTRADE_ALLOW_LOCAL_ENDPOINTS": "1" if self.allow_local_endpoints else "0",

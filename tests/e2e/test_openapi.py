@@ -1,20 +1,45 @@
-"""/openapi.json is true: schemathesis (PyPI, pinned) generates requests for every operation of the Alpaca-compatible
-and the native API from the document alone — examples, boundary values, schema-violating input and random fuzzing —
-and checks each answer against it: no 5xx, only documented statuses and content types, undeclared methods answered
-405 with Allow, bad input refused, credentials required where declared.
+"""The fuzz wall: no request may fail the server or stop it.
+
+schemathesis (PyPI, pinned) generates requests for every operation of the Alpaca-compatible and the native API from
+/openapi.json alone — examples, boundary values, schema-violating input, random fuzzing and, in the stateful phase,
+sequences that feed one answer's ids into the next request — and checks each answer against the document: no 5xx, only
+documented statuses and content types, undeclared methods answered 405 with Allow, bad input refused, credentials
+required where declared. It runs once per seed against one server that keeps its state across the seeds, and after
+each run the server must still be running and its log must hold no runtime failure (a trap is "*** Signal 4" and
+"Swift runtime failure" in the log; the failing request is in schemathesis' report as a curl command).
+
+In CI: three seeds, 15 examples per operation (about 2,500 test cases a seed). For a release, run it longer:
+`bash benchmarks/fuzz/run.sh` (ten seeds, 100 examples) or set PAPERTRADE_FUZZ_SEEDS and PAPERTRADE_FUZZ_EXAMPLES.
 
 One check is left out: `positive_data_acceptance` (a schema-valid request must succeed). A request can be valid for
 the schema and still rightly refused — an unknown symbol, a date the calendar does not have, an order beyond buying
 power — and no schema can say which."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
+import pytest
 import requests
 
+SEEDS = [int(s) for s in os.environ.get("PAPERTRADE_FUZZ_SEEDS", "20261124,20261125,3301").split(",")]
+EXAMPLES = int(os.environ.get("PAPERTRADE_FUZZ_EXAMPLES", "15"))
+PHASES = "examples,coverage,fuzzing,stateful"
+# What the Swift runtime writes when the process traps or crashes.
+RUNTIME_FAILURE = re.compile(r"\*\*\* Signal \d+|Swift runtime failure|Fatal error:|Program crashed")
 
-def test_schemathesis_finds_the_document_true(server):
+
+def runtime_failure(server):
+    """The first lines of a runtime failure in the server's log, or None."""
+    log = server.log()
+    found = RUNTIME_FAILURE.search(log)
+    if not found:
+        return None
+    return log[max(0, found.start() - 200):found.start() + 3000]
+
+
+def schemathesis(server, seed, examples):
     login = requests.post(f"{server.url}/api/v1/auth/login", json={"username": "demo", "password": server.password})
     assert login.status_code == 200
     session = login.cookies["papertrade_session"]
@@ -28,15 +53,26 @@ api_key = "{server.secret}"
 api_key = "{session}"
 """)
     st = os.path.join(os.path.dirname(sys.executable), "st")
-    run = subprocess.run(
-        [st, "--config-file", config.name, "run", f"{server.url}/openapi.json",
-         "--exclude-checks", "positive_data_acceptance", "--phases", "examples,coverage,fuzzing",
-         "--max-examples", "20", "--seed", "20261124", "--request-timeout", "30"],
-        capture_output=True, text=True, timeout=900,
-        cwd=tempfile.mkdtemp(prefix="papertrade-schemathesis-"))  # its cache stays out of the checkout
-    os.unlink(config.name)
+    try:
+        return subprocess.run(
+            [st, "--config-file", config.name, "run", f"{server.url}/openapi.json",
+             "--exclude-checks", "positive_data_acceptance", "--phases", PHASES,
+             "--max-examples", str(examples), "--seed", str(seed), "--request-timeout", "30"],
+            capture_output=True, text=True, timeout=1800,
+            cwd=tempfile.mkdtemp(prefix="papertrade-schemathesis-"))  # its cache stays out of the checkout
+    finally:
+        os.unlink(config.name)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_no_request_fails_or_stops_the_server(server, seed):
+    run = schemathesis(server, seed, EXAMPLES)
     summary = "\n".join(run.stdout.splitlines()[-25:])
-    print(summary)
+    cases = re.search(r"(\d+) generated", summary)
+    print(f"schemathesis seed {seed}: {cases.group(1) if cases else '?'} test cases, {EXAMPLES} examples per "
+          f"operation, phases {PHASES}\n{summary}")
+    failure = runtime_failure(server)
+    assert failure is None, f"the server hit a runtime failure (seed {seed}):\n{failure}\n\n{run.stdout[-20000:]}"
+    assert server.process.poll() is None, f"the server stopped (seed {seed}):\n{run.stdout[-20000:]}"
     assert run.returncode == 0, run.stdout[-20000:]
     assert " passed" in summary and "failures" not in summary
-    assert server.process.poll() is None, "the server is still up"

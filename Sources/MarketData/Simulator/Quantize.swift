@@ -24,8 +24,10 @@ enum Quantize {
 
     /// Shares rounded down to whole lots (at least one lot).
     static func shares(_ amount: Double, lot: Int) -> Quantity {
-        let lots = amount.isFinite ? max(1, Int(amount / Double(lot))) : 1
-        return FixedDecimal(lots * lot)
+        // Clamped like prices: a model value past Int's range (or NaN) must not trap on its way to a quantity.
+        let wanted = amount / Double(max(lot, 1))
+        let lots = wanted.isFinite ? Int(min(max(wanted, 1), 1e12)) : 1
+        return FixedDecimal(lots * max(lot, 1))
     }
 
     /// A cash amount to cents.
