@@ -211,11 +211,8 @@ public final class SimulatedMarket: Sendable {
             turnover += day.volume[k] * (day.high[k] + day.low[k] + day.close[k]) / 3
         }
         if complete < day.bars.count, elapsed.fraction > 0 {
-            // Inside minute `complete`: a point of the same path, kept within that minute's range.
             let k = complete
-            let f = day.fraction(minute: k, within: elapsed.fraction)
-            let latent = profile.path.logLevel(day: day.dayIndex, fraction: f)
-            last = min(max(day.visible(latent, minute: k), day.low[k]), day.high[k])
+            last = price(profile, day, minute: k, within: elapsed.fraction)
             high = max(high, last)
             low = min(low, last)
             let v = day.volume[k] * elapsed.fraction
@@ -243,9 +240,45 @@ public final class SimulatedMarket: Sendable {
             phase: phase, tradingDate: date)
     }
 
+    /// Inside minute `k` of a day, `within` (0–1) of the way through it: a point of the same path, kept within that
+    /// minute's range.
+    func price(_ profile: SimulatedProfile, _ day: SimulatedDay, minute k: Int, within: Double) -> Double {
+        let f = day.fraction(minute: k, within: within)
+        let latent = profile.path.logLevel(day: day.dayIndex, fraction: f)
+        return min(max(day.visible(latent, minute: k), day.low[k]), day.high[k])
+    }
+
+    /// A day's minute bars as known at `time`: the minutes completed, and the minute under way as it stands (its open,
+    /// the price now as its close, the range between them, its volume so far). Empty before the first minute starts.
+    func minuteBars(_ profile: SimulatedProfile, _ day: SimulatedDay, at time: Timestamp) -> ArraySlice<PriceBar> {
+        let grid = grid(profile.market)
+        let (date, elapsed) = grid.session(at: time)
+        guard date >= day.date else { return [] }
+        guard date == day.date, elapsed.minutes < day.bars.count else { return day.bars[...] }
+        var bars = Array(day.bars.prefix(elapsed.minutes))
+        if elapsed.fraction > 0 {
+            let k = elapsed.minutes
+            let minute = day.bars[k]
+            let close = Quantize.price(price(profile, day, minute: k, within: elapsed.fraction), tick: profile.tick)
+            let (high, low) = (max(minute.open, close), min(minute.open, close))
+            let volume = Quantize.shares(day.volume[k] * elapsed.fraction, lot: profile.lot)
+            let vwap = min(max(minute.open, low), high)
+            bars.append(
+                PriceBar(
+                    time: minute.time, open: minute.open, high: high, low: low, close: close, volume: volume,
+                    tradeCount: max(1, Int(Double(minute.tradeCount) * elapsed.fraction)), vwap: vwap,
+                    turnover: volume.multiplied(by: vwap, places: 2, rule: .halfUp)))
+        }
+        return bars[...]
+    }
+
     // MARK: Bars
 
-    /// Bars of a timeframe whose interval starts in [from, to), oldest first.
+    /// Bars of a timeframe whose interval starts in [from, to), oldest first, as they stood at `to`: nothing comes from
+    /// later than `to`. A bar whose interval `to` falls in is the partial bar so far (its close the price at `to`, its
+    /// range and volume those traded by then) — the current day's, week's or month's bar during a session too — and a
+    /// session that has not opened by `to` has no bar. Reads bounded by the clock (`SimulatedFeed`) pass the clock's
+    /// now as `to`, so the market never serves a price from the future; history ending before now is unchanged.
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) -> [PriceBar] {
         guard let entry = directory.entry(symbol) else { return [] }
         return bars(profile(entry), timeframe: timeframe, from: from, to: to)
@@ -256,7 +289,9 @@ public final class SimulatedMarket: Sendable {
         let grid = grid(profile.market)
         let zone = grid.zone
         let first = zone.localTime(of: from).date
-        let last = zone.localTime(of: to).date
+        // The latest session that has opened by `to`: later dates have no bars yet.
+        let (session, elapsed) = grid.session(at: to)
+        let last = min(zone.localTime(of: to).date, session)
         guard last.daysSinceEpoch - first.daysSinceEpoch <= 366 * 40 else { return [] }
         var out: [PriceBar] = []
         var pending: [PriceBar] = []
@@ -278,7 +313,14 @@ public final class SimulatedMarket: Sendable {
                     flush()
                     pendingKey = key
                 }
-                pending.append(outline.bar(profile))
+                if date == session, let day = day(profile, on: date), elapsed.minutes < day.bars.count {
+                    // The session under way at `to`: its bar so far, from its minutes so far.
+                    var partial = BarAggregation.combine(Array(minuteBars(profile, day, at: to)))
+                    partial?.time = outline.bar(profile).time
+                    if let partial { pending.append(partial) }
+                } else {
+                    pending.append(outline.bar(profile))
+                }
             }
             flush()
             return out.filter { $0.time < to }
@@ -288,7 +330,7 @@ public final class SimulatedMarket: Sendable {
             defer { date = date.adding(days: 1) }
             guard let day = day(profile, on: date) else { continue }
             let size = timeframe.minutes
-            for (k, bar) in day.bars.enumerated() {
+            for (k, bar) in minuteBars(profile, day, at: to).enumerated() {
                 // Buckets count from the session's first minute (09:30 → 09:30, 10:00 … for 30Min).
                 let bucket = k / size
                 let key = date.daysSinceEpoch * 10_000 + bucket
