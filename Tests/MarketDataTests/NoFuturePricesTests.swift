@@ -10,7 +10,7 @@ struct NoFuturePricesTests {
     static let directory = try! SymbolDirectory.bundled()
     static let symbols = ["AAPL", "MSFT", "NVDA", "IBM", "SPY", "600519", "000001", "300750", "601318"]
 
-    @Test("at 04:28 in Beijing (20:28 UTC) there is no bar for that day's A-share session: the last is yesterday's whole")
+    @Test("at 04:28 in Beijing (20:28 UTC) there is no bar for the coming session: the last is the whole of yesterday")
     func aShareNight() throws {
         let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 1))
         let now = Timestamp(CivilDate(2026, 11, 25), hour: 20, minute: 28, in: .utc)
