@@ -46,6 +46,27 @@ struct NoFuturePricesTests {
         #expect(differ >= 3, "closes at 15:30 are the prices then, not the day's close")
     }
 
+    @Test("the latest trade of a closed market is stamped with when it traded: the close, the morning's end, now")
+    func lastTradeTime() throws {
+        let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 1))
+        func lastTrade(_ symbol: String, _ date: CivilDate, _ hour: Int, _ minute: Int, _ zone: ExchangeTimeZone)
+            -> Timestamp?
+        {
+            market.quote(symbol, at: Timestamp(date, hour: hour, minute: minute, in: zone))?.lastTradeTime
+        }
+        let wednesday = CivilDate(2026, 11, 25), thanksgiving = CivilDate(2026, 11, 26)
+        #expect(lastTrade("AAPL", wednesday, 18, 0, .newYork) == Timestamp(wednesday, hour: 16, in: .newYork))
+        #expect(lastTrade("AAPL", thanksgiving, 12, 0, .newYork) == Timestamp(wednesday, hour: 16, in: .newYork))
+        #expect(
+            lastTrade("AAPL", wednesday, 8, 0, .newYork) == Timestamp(CivilDate(2026, 11, 24), hour: 16, in: .newYork))
+        #expect(lastTrade("600519", thanksgiving, 4, 28, .shanghai) == Timestamp(wednesday, hour: 15, in: .shanghai))
+        #expect(
+            lastTrade("600519", wednesday, 11, 45, .shanghai)
+                == Timestamp(wednesday, hour: 11, minute: 30, in: .shanghai))
+        let during = Timestamp(wednesday, hour: 10, minute: 15, second: 30, in: .shanghai)
+        #expect(market.quote("600519", at: during)?.lastTradeTime == during)
+    }
+
     /// Instants across a week of both markets — before, during and after sessions, the lunch break, a weekend and
     /// Thanksgiving (2026-11-26, US closed) — at odd seconds, in both session policies.
     static func instants() -> [Timestamp] {

@@ -114,6 +114,9 @@ public struct MarketQuote: Sendable, Hashable {
     public var phase: MarketPhase
     /// The trading day the values belong to.
     public var tradingDate: CivilDate
+    /// When `last` traded, where the source knows: the close's time after a session ends, not the moment asked
+    /// (nil: `time`).
+    public var lastTradeTime: Timestamp? = nil
 
     public var change: FixedDecimal { last - previousClose }
 

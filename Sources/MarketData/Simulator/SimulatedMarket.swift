@@ -201,6 +201,9 @@ public final class SimulatedMarket: Sendable {
         guard let day = day(profile, on: date) else { return nil }
         let phase = grid.phase(at: time)
         var last: Double
+        // When `last` traded: now inside a minute; else the end of the last minute traded (the close's time after the
+        // session, the morning's end in the lunch break); before the first minute, the previous session's end.
+        var lastTime = time
         var high = -Double.infinity, low = Double.infinity
         var volume = 0.0, turnover = 0.0
         let complete = min(elapsed.minutes, day.bars.count)
@@ -220,8 +223,11 @@ public final class SimulatedMarket: Sendable {
             turnover += v * last
         } else if complete > 0 {
             last = day.close[complete - 1]
+            lastTime = min(day.minuteStarts[complete - 1].adding(seconds: 60), time)
         } else {
             last = day.previousClose
+            let previous = grid.minuteStarts(on: grid.previousTradingDay(before: date)).last
+            lastTime = previous.map { min($0.adding(seconds: 60), time) } ?? time
         }
         let tick = profile.tick
         let lastPrice = Quantize.price(last, tick: tick)
@@ -237,7 +243,7 @@ public final class SimulatedMarket: Sendable {
             volume: Quantize.shares(volume, lot: profile.lot),
             turnover: Quantize.amount(turnover),
             bids: book.bids, asks: book.asks, limitUp: band?.limitUp, limitDown: band?.limitDown,
-            phase: phase, tradingDate: date)
+            phase: phase, tradingDate: date, lastTradeTime: lastTime)
     }
 
     /// Inside minute `k` of a day, `within` (0–1) of the way through it: a point of the same path, kept within that

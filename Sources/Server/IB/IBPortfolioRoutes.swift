@@ -152,7 +152,8 @@ struct IBPortfolioRoutes {
             } ?? 0
         let held = try await brokerage.summary(record.id).positions.filter { !$0.position.qty.isZero }
             .sorted { $0.instrument.symbol < $1.instrument.symbol }
-        let slice = held.dropFirst(page * 100).prefix(100)
+        // (A page past the end is empty, however large: `page * 100` overflowed for a page near Int.max.)
+        let slice = held.dropFirst(page < held.count ? page * 100 : held.count).prefix(100)
         return JSONValue.array(
             slice.map { IBEncoding.position(ib, $0, entry: services.directory.entry($0.instrument.symbol)) }
         ).response()

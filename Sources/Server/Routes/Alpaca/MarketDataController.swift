@@ -51,10 +51,12 @@ struct MarketDataController {
         ])
     }
 
+    /// The latest trade, stamped with when it traded (a closed market's last trade is the close, not now).
     static func trade(_ q: MarketQuote) -> JSONValue {
-        .object([
-            "t": .string(q.time.description), "p": .number(q.last), "s": .int(100), "x": .string("V"),
-            "i": .int(Int(q.time.nanoseconds % 1_000_000_000)), "c": .array([.string("@")]), "z": .string("C"),
+        let time = q.lastTradeTime ?? q.time
+        return .object([
+            "t": .string(time.description), "p": .number(q.last), "s": .int(100), "x": .string("V"),
+            "i": .int(Int(time.nanoseconds % 1_000_000_000)), "c": .array([.string("@")]), "z": .string("C"),
         ])
     }
 
