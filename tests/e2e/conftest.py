@@ -101,6 +101,19 @@ class Server:
         return self.start()
 
 
+# What the Swift runtime writes when the process traps or crashes.
+RUNTIME_FAILURE = re.compile(r"\*\*\* Signal \d+|Swift runtime failure|Fatal error:|Program crashed")
+
+
+def runtime_failure(server):
+    """The first lines of a runtime failure in the server's log, or None."""
+    log = server.log()
+    found = RUNTIME_FAILURE.search(log)
+    if not found:
+        return None
+    return log[max(0, found.start() - 200):found.start() + 3000]
+
+
 @pytest.fixture(scope="module")
 def server():
     s = Server().start()

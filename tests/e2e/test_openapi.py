@@ -23,24 +23,13 @@ import tempfile
 import pytest
 import requests
 
+from conftest import runtime_failure
+
 SEEDS = [int(s) for s in os.environ.get("PAPERTRADE_FUZZ_SEEDS", "20261124,20261125,3301").split(",")]
 EXAMPLES = int(os.environ.get("PAPERTRADE_FUZZ_EXAMPLES", "15"))
 # The first seed runs every phase; the examples and coverage phases barely depend on the seed (they are the document's
 # examples and boundary values), so the other seeds run the random ones.
 PHASES = ["examples,coverage,fuzzing,stateful"] + ["fuzzing,stateful"] * (len(SEEDS) - 1)
-# What the Swift runtime writes when the process traps or crashes.
-RUNTIME_FAILURE = re.compile(r"\*\*\* Signal \d+|Swift runtime failure|Fatal error:|Program crashed")
-
-
-def runtime_failure(server):
-    """The first lines of a runtime failure in the server's log, or None."""
-    log = server.log()
-    found = RUNTIME_FAILURE.search(log)
-    if not found:
-        return None
-    return log[max(0, found.start() - 200):found.start() + 3000]
-
-
 @pytest.fixture(scope="module")
 def sessions(server):
     """A session cookie per seed, made before any fuzzing: a run may log its session out, and the fuzzer's failed
