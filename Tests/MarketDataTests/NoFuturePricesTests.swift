@@ -46,25 +46,33 @@ struct NoFuturePricesTests {
         #expect(differ >= 3, "closes at 15:30 are the prices then, not the day's close")
     }
 
-    @Test("the latest trade of a closed market is stamped with when it traded: the close, the morning's end, now")
+    @Test("the latest trade of a closed market is stamped with when it traded: the close's print, not the moment asked")
     func lastTradeTime() throws {
         let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 1))
-        func lastTrade(_ symbol: String, _ date: CivilDate, _ hour: Int, _ minute: Int, _ zone: ExchangeTimeZone)
-            -> Timestamp?
-        {
-            market.quote(symbol, at: Timestamp(date, hour: hour, minute: minute, in: zone))?.lastTradeTime
-        }
         let wednesday = CivilDate(2026, 11, 25), thanksgiving = CivilDate(2026, 11, 26)
-        #expect(lastTrade("AAPL", wednesday, 18, 0, .newYork) == Timestamp(wednesday, hour: 16, in: .newYork))
-        #expect(lastTrade("AAPL", thanksgiving, 12, 0, .newYork) == Timestamp(wednesday, hour: 16, in: .newYork))
-        #expect(
-            lastTrade("AAPL", wednesday, 8, 0, .newYork) == Timestamp(CivilDate(2026, 11, 24), hour: 16, in: .newYork))
-        #expect(lastTrade("600519", thanksgiving, 4, 28, .shanghai) == Timestamp(wednesday, hour: 15, in: .shanghai))
-        #expect(
-            lastTrade("600519", wednesday, 11, 45, .shanghai)
-                == Timestamp(wednesday, hour: 11, minute: 30, in: .shanghai))
+        for (symbol, asked, closed) in [
+            ("AAPL", Timestamp(wednesday, hour: 18, in: .newYork), Timestamp(wednesday, hour: 16, in: .newYork)),
+            ("AAPL", Timestamp(thanksgiving, hour: 12, in: .newYork), Timestamp(wednesday, hour: 16, in: .newYork)),
+            (
+                "600519", Timestamp(thanksgiving, hour: 4, minute: 28, in: .shanghai),
+                Timestamp(wednesday, hour: 15, in: .shanghai)
+            ),
+            (
+                "600519", Timestamp(wednesday, hour: 11, minute: 45, in: .shanghai),
+                Timestamp(wednesday, hour: 11, minute: 30, in: .shanghai)
+            ),
+        ] {
+            let quote = try #require(market.quote(symbol, at: asked))
+            let time = try #require(quote.lastTradeTime)
+            // In the session's (or the morning's) last minute, and the last print of the trades read then.
+            #expect(time < closed && time >= closed.adding(seconds: -60), "\(symbol) at \(asked): \(time)")
+            let prints = market.trades(symbol, from: closed.adding(seconds: -3_600), to: asked, limit: 10_000)
+            #expect(prints.last?.time == time && prints.last?.price == quote.last)
+        }
+        // Inside a minute, the latest print before the moment asked.
         let during = Timestamp(wednesday, hour: 10, minute: 15, second: 30, in: .shanghai)
-        #expect(market.quote("600519", at: during)?.lastTradeTime == during)
+        let time = try #require(market.quote("600519", at: during)?.lastTradeTime)
+        #expect(time < during && time >= Timestamp(wednesday, hour: 10, minute: 15, in: .shanghai))
     }
 
     /// Instants across a week of both markets — before, during and after sessions, the lunch break, a weekend and
@@ -114,6 +122,13 @@ struct NoFuturePricesTests {
                 #expect(session.allSatisfy { $0.high <= day.high && $0.low >= day.low }, "\(context)")
                 #expect(session.reduce(Quantity.zero) { $0 + $1.volume } == day.volume, "\(context)")
                 #expect(session.first?.open == day.open, "\(context)")
+                // And the prints so far: the day's bar is made of them, the last is the latest trade.
+                let prints = market.trades(symbol, from: day.time, to: now, limit: 100_000)
+                #expect(prints.reduce(Quantity.zero) { $0 + $1.size } == day.volume, "\(context): volume")
+                #expect(prints.allSatisfy { $0.price <= day.high && $0.price >= day.low }, "\(context): range")
+                #expect(prints.last?.price == quote.last, "\(context): last print")
+                #expect(prints.last?.time == quote.lastTradeTime, "\(context): last print's time")
+                #expect(prints.first?.price == day.open, "\(context): first print")
             }
         }
     }

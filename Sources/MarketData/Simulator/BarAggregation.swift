@@ -21,4 +21,21 @@ enum BarAggregation {
             time: first.time, open: first.open, high: high, low: low, close: last.close, volume: volume,
             tradeCount: count, vwap: min(max(vwap, low), high), turnover: turnover)
     }
+
+    /// A bar made of prints (the minute under way, read part-way through): nil without any.
+    static func combine(prints: [TradeTick], at time: Timestamp) -> PriceBar? {
+        guard let first = prints.first, let last = prints.last else { return nil }
+        var high = first.price, low = first.price
+        var volume = FixedDecimal.zero, turnover = FixedDecimal.zero
+        for print in prints {
+            high = max(high, print.price)
+            low = min(low, print.price)
+            volume += print.size
+            turnover += print.size.multiplied(by: print.price, places: 2, rule: .halfUp)
+        }
+        let vwap = turnover.divided(by: volume, places: 4, rule: .halfUp) ?? first.price
+        return PriceBar(
+            time: time, open: first.price, high: high, low: low, close: last.price, volume: volume,
+            tradeCount: prints.count, vwap: min(max(vwap, low), high), turnover: turnover)
+    }
 }

@@ -168,26 +168,51 @@ struct SimulatedDay: Sendable {
         }
     }
 
-    /// Prints inside minute `k`: one to six, at distinct nanosecond times and prices drawn from the minute's range.
+    /// The price `within` (0–1) of the way through minute `k`: a point of the day's path, kept within that minute's
+    /// range.
+    func level(_ profile: SimulatedProfile, minute k: Int, within: Double) -> Double {
+        let latent = profile.path.logLevel(day: dayIndex, fraction: fraction(minute: k, within: within))
+        return min(max(visible(latent, minute: k), low[k]), high[k])
+    }
+
+    /// The prints of minute `k`: its volume split into one to six trades at distinct nanosecond times, the first at
+    /// the minute's start at its open, the last at its close, its high and its low among them when it has four or
+    /// more, the others on the path. So the minute bar is exactly its prints — open, close, high and low among their
+    /// prices, volume their sum — and a bar, a quote or the latest trade read part-way through a minute is the prints
+    /// so far.
     func trades(minute k: Int, profile: SimulatedProfile) -> [TradeTick] {
+        let bar = bars[k]
+        let lotSize = max(profile.lot, 1)
+        let lots = Int(volume[k]) / lotSize
+        guard lots > 0 else { return [] }
         let seed = CounterRandom.hash(profile.path.key, 0x7EAD, UInt64(bitPattern: Int64(dayIndex)), UInt64(k))
-        let count = 1 + Int(CounterRandom.uniform(seed) * 6)
-        var offsets = (0..<count).map {
-            Int64(CounterRandom.uniform(CounterRandom.hash(seed, UInt64($0), 1)) * 59_999_000_000)
+        let n = min(4 + Int(CounterRandom.uniform(seed) * 3), lots)
+        var offsets = (0..<n).map {
+            $0 == 0 ? 0 : Int64(CounterRandom.uniform(CounterRandom.hash(seed, UInt64($0), 1)) * 59_999_000_000)
         }
         offsets.sort()
         for i in offsets.indices.dropFirst() where offsets[i] <= offsets[i - 1] { offsets[i] = offsets[i - 1] + 1 }
-        let bar = bars[k]
-        let span = high[k] - low[k]
-        return offsets.enumerated().map { i, offset in
-            let t = Double(offset) / 60e9
-            let base = open[k] + (close[k] - open[k]) * t
-            let jitter = (CounterRandom.uniform(CounterRandom.hash(seed, UInt64(i), 2)) - 0.5) * span * 0.5
-            let price = min(max(Quantize.price(base + jitter, tick: profile.tick), bar.low), bar.high)
-            let lots = 1 + Int(CounterRandom.uniform(CounterRandom.hash(seed, UInt64(i), 3)) * 20)
-            return TradeTick(
-                symbol: profile.symbol, time: minuteStarts[k].adding(nanoseconds: offset),
-                price: price, size: FixedDecimal(lots * (profile.lot == 1 ? 100 : profile.lot)))
+        var prices = offsets.map { offset in
+            min(
+                max(
+                    Quantize.price(level(profile, minute: k, within: Double(offset) / 60e9), tick: profile.tick),
+                    bar.low), bar.high)
+        }
+        prices[0] = bar.open
+        prices[n - 1] = bar.close
+        if n >= 4 {
+            // The high and the low at two of the middle prints, in an order of the minute's own.
+            let first = 1 + Int(CounterRandom.uniform(CounterRandom.hash(seed, 4)) * Double(n - 2))
+            let second = first == n - 2 ? 1 : first + 1
+            prices[first] = bar.high
+            prices[second] = bar.low
+        }
+        let weights = (0..<n).map { 0.2 + CounterRandom.uniform(CounterRandom.hash(seed, UInt64($0), 3)) }
+        let sizes = DayOutline.apportion(lots, weights: weights)
+        return (0..<n).map { i in
+            TradeTick(
+                symbol: profile.symbol, time: minuteStarts[k].adding(nanoseconds: offsets[i]), price: prices[i],
+                size: FixedDecimal(sizes[i] * lotSize))
         }
     }
 }

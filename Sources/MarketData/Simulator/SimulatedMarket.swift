@@ -197,85 +197,67 @@ public final class SimulatedMarket: Sendable {
 
     func quote(_ profile: SimulatedProfile, at time: Timestamp) -> MarketQuote? {
         let grid = grid(profile.market)
-        let (date, elapsed) = grid.session(at: time)
-        guard let day = day(profile, on: date) else { return nil }
+        let date = grid.session(at: time).date
+        guard let session = day(profile, on: date) else { return nil }
         let phase = grid.phase(at: time)
-        var last: Double
-        // When `last` traded: now inside a minute; else the end of the last minute traded (the close's time after the
-        // session, the morning's end in the lunch break); before the first minute, the previous session's end.
-        var lastTime = time
-        var high = -Double.infinity, low = Double.infinity
-        var volume = 0.0, turnover = 0.0
-        let complete = min(elapsed.minutes, day.bars.count)
-        for k in 0..<complete {
-            high = max(high, day.high[k])
-            low = min(low, day.low[k])
-            volume += day.volume[k]
-            turnover += day.volume[k] * (day.high[k] + day.low[k] + day.close[k]) / 3
-        }
-        if complete < day.bars.count, elapsed.fraction > 0 {
-            let k = complete
-            last = price(profile, day, minute: k, within: elapsed.fraction)
-            high = max(high, last)
-            low = min(low, last)
-            let v = day.volume[k] * elapsed.fraction
-            volume += v
-            turnover += v * last
-        } else if complete > 0 {
-            last = day.close[complete - 1]
-            lastTime = min(day.minuteStarts[complete - 1].adding(seconds: 60), time)
-        } else {
-            last = day.previousClose
-            let previous = grid.minuteStarts(on: grid.previousTradingDay(before: date)).last
-            lastTime = previous.map { min($0.adding(seconds: 60), time) } ?? time
-        }
         let tick = profile.tick
-        let lastPrice = Quantize.price(last, tick: tick)
-        let started = complete > 0 || elapsed.fraction > 0
-        let band = day.band
-        let book = QuoteBook.make(profile: profile, last: lastPrice, band: band, time: time, open: phase != .closed)
-        return MarketQuote(
-            symbol: profile.symbol, time: time, last: lastPrice,
-            open: started ? Quantize.price(day.open[0], tick: tick) : nil,
-            high: started ? Quantize.price(high, tick: tick) : nil,
-            low: started ? Quantize.price(low, tick: tick) : nil,
-            previousClose: Quantize.price(day.previousClose, tick: tick),
-            volume: Quantize.shares(volume, lot: profile.lot),
-            turnover: Quantize.amount(turnover),
-            bids: book.bids, asks: book.asks, limitUp: band?.limitUp, limitDown: band?.limitDown,
-            phase: phase, tradingDate: date, lastTradeTime: lastTime)
-    }
-
-    /// Inside minute `k` of a day, `within` (0–1) of the way through it: a point of the same path, kept within that
-    /// minute's range.
-    func price(_ profile: SimulatedProfile, _ day: SimulatedDay, minute k: Int, within: Double) -> Double {
-        let f = day.fraction(minute: k, within: within)
-        let latent = profile.path.logLevel(day: day.dayIndex, fraction: f)
-        return min(max(day.visible(latent, minute: k), day.low[k]), day.high[k])
-    }
-
-    /// A day's minute bars as known at `time`: the minutes completed, and the minute under way as it stands (its open,
-    /// the price now as its close, the range between them, its volume so far). Empty before the first minute starts.
-    func minuteBars(_ profile: SimulatedProfile, _ day: SimulatedDay, at time: Timestamp) -> ArraySlice<PriceBar> {
-        let grid = grid(profile.market)
-        let (date, elapsed) = grid.session(at: time)
-        guard date >= day.date else { return [] }
-        guard date == day.date, elapsed.minutes < day.bars.count else { return day.bars[...] }
-        var bars = Array(day.bars.prefix(elapsed.minutes))
-        if elapsed.fraction > 0 {
-            let k = elapsed.minutes
-            let minute = day.bars[k]
-            let close = Quantize.price(price(profile, day, minute: k, within: elapsed.fraction), tick: profile.tick)
-            let (high, low) = (max(minute.open, close), min(minute.open, close))
-            let volume = Quantize.shares(day.volume[k] * elapsed.fraction, lot: profile.lot)
-            let vwap = min(max(minute.open, low), high)
-            bars.append(
-                PriceBar(
-                    time: minute.time, open: minute.open, high: high, low: low, close: close, volume: volume,
-                    tradeCount: max(1, Int(Double(minute.tradeCount) * elapsed.fraction)), vwap: vwap,
-                    turnover: volume.multiplied(by: vwap, places: 2, rule: .halfUp)))
+        // The session so far is its prints so far: the quote, the bars and the trades read at `time` agree.
+        // (Summed over the completed minutes in place and the one under way apart: the quote runs every second for
+        // every watched symbol, and a copy of the day's bars with the partial one appended was ~40 KB each time.)
+        let (completed, partial, lastPrint) = traded(profile, session, at: time)
+        let first = completed.first ?? partial
+        var high = first?.high, low = first?.low
+        var volume = Quantity.zero, turnover = FixedDecimal.zero
+        func add(_ bar: PriceBar) {
+            high = max(high ?? bar.high, bar.high)
+            low = min(low ?? bar.low, bar.low)
+            volume += bar.volume
+            turnover += bar.turnover
         }
-        return bars[...]
+        for bar in completed { add(bar) }
+        if let partial { add(partial) }
+        let previousClose = Quantize.price(session.previousClose, tick: tick)
+        let last = (partial ?? completed.last)?.close ?? previousClose
+        // When the last price traded: before the session's first print, at the previous session's last one.
+        var lastTime = lastPrint?.time
+        if lastTime == nil, let previous = day(profile, on: grid.previousTradingDay(before: date)),
+            let k = previous.bars.indices.last
+        {
+            lastTime = previous.trades(minute: k, profile: profile).last?.time
+        }
+        let band = session.band
+        let book = QuoteBook.make(profile: profile, last: last, band: band, time: time, open: phase != .closed)
+        return MarketQuote(
+            symbol: profile.symbol, time: time, last: last, open: first?.open, high: high, low: low,
+            previousClose: previousClose, volume: volume, turnover: turnover,
+            bids: book.bids, asks: book.asks, limitUp: band?.limitUp, limitDown: band?.limitDown,
+            phase: phase, tradingDate: date, lastTradeTime: lastTime.map { min($0, time) })
+    }
+
+    /// What a day has traded by `time`: the minutes completed, the minute under way made of its prints before `time`
+    /// (nil when none is under way), and the last print. Every minute of a day before `time`'s session; nothing of a
+    /// day after it.
+    func traded(_ profile: SimulatedProfile, _ day: SimulatedDay, at time: Timestamp) -> (
+        completed: ArraySlice<PriceBar>, partial: PriceBar?, last: TradeTick?
+    ) {
+        let (date, elapsed) = grid(profile.market).session(at: time)
+        guard date >= day.date else { return ([], nil, nil) }
+        let n = day.bars.count
+        let complete = date == day.date ? min(elapsed.minutes, n) : n
+        if complete < n, elapsed.fraction > 0 {
+            let prints = day.trades(minute: complete, profile: profile).filter { $0.time < time }
+            if let bar = BarAggregation.combine(prints: prints, at: day.minuteStarts[complete]) {
+                return (day.bars[..<complete], bar, prints.last)
+            }
+        }
+        let last = complete > 0 ? day.trades(minute: complete - 1, profile: profile).last : nil
+        return (day.bars[..<complete], nil, last)
+    }
+
+    /// A day's minute bars as known at `time` (see `traded`).
+    func minuteBars(_ profile: SimulatedProfile, _ day: SimulatedDay, at time: Timestamp) -> [PriceBar] {
+        let (completed, partial, _) = traded(profile, day, at: time)
+        return partial.map { Array(completed) + [$0] } ?? Array(completed)
     }
 
     // MARK: Bars
@@ -321,7 +303,7 @@ public final class SimulatedMarket: Sendable {
                 }
                 if date == session, let day = day(profile, on: date), elapsed.minutes < day.bars.count {
                     // The session under way at `to`: its bar so far, from its minutes so far.
-                    var partial = BarAggregation.combine(Array(minuteBars(profile, day, at: to)))
+                    var partial = BarAggregation.combine(minuteBars(profile, day, at: to))
                     partial?.time = outline.bar(profile).time
                     if let partial { pending.append(partial) }
                 } else {
