@@ -79,7 +79,7 @@ struct NoFuturePricesTests {
     /// Thanksgiving (2026-11-26, US closed) — at odd seconds, in both session policies.
     static func instants() -> [Timestamp] {
         var out: [Timestamp] = []
-        var generator = SplitMix(seed: 20_261_125)
+        var generator = SeededGenerator(seed: 20_261_125)
         let start = Timestamp(CivilDate(2026, 11, 23), in: .utc).nanoseconds
         let week: Int64 = 7 * 86_400 * 1_000_000_000
         for _ in 0..<40 { out.append(Timestamp(nanoseconds: start + Int64(generator.next() % UInt64(week)))) }
@@ -131,18 +131,5 @@ struct NoFuturePricesTests {
                 #expect(prints.first?.price == day.open, "\(context): first print")
             }
         }
-    }
-}
-
-/// A small deterministic generator for the instants (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -13,7 +13,7 @@ import TradingCore
 let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 1_000_000 : 1_000_000
 let path = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : nil
 
-var generator = SplitMix(seed: 20_261_124)
+var generator = SeededGenerator(seed: 20_261_124)
 var close = 10_000
 var time = Timestamp(CivilDate(2024, 1, 1), in: .utc)
 var bars: [HistoricalBar] = []
@@ -63,31 +63,9 @@ print(
     "papertrade: sma-cross 10/30 over \(count) one-minute bars through the engine: \(Int(Double(count) / seconds)) bars/s (\(Int(seconds * 1000)) ms, best of 5; \(trades) round trips; goal 10,000,000 bars/s)"
 )
 
-/// A small deterministic generator (SplitMix64), so every run benchmarks the same bars.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The core's seeded generator (SplitMix64), so every run benchmarks the same bars.
+extension SeededGenerator {
     mutating func next(in range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.count))
     }
 }
-
-// The bar path alone: buy-and-hold places one order, so this is what every bar costs without orders.
-var floor = Duration.seconds(1_000)
-for _ in 0..<5 {
-    let started = clock.now
-    _ = try tester.run(
-        [BarSeries(symbol: "WALK", bars: bars)], instruments: ["WALK": instrument], strategy: BuyAndHold(qty: 1))
-    floor = min(floor, clock.now - started)
-}
-let floorSeconds = Double(floor.components.seconds) + Double(floor.components.attoseconds) / 1e18
-print(
-    "papertrade: buy-and-hold (one order) over the same bars: \(Int(Double(count) / floorSeconds)) bars/s (\(Int(floorSeconds * 1000)) ms: the bar path without orders)"
-)
