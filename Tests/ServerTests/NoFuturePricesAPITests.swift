@@ -53,9 +53,7 @@ struct NoFuturePricesAPITests {
         }
     }
 
-    @Test(
-        "a bot reading daily bars at night to buy what will close higher tomorrow finds no signal: the bars end tonight"
-    )
+    @Test("a game bot that buys at night what the bars say closes higher tomorrow finds no signal and earns nothing")
     func nightBot() async throws {
         let night = Timestamp(CivilDate(2026, 11, 25), hour: 20, minute: 28, in: .utc)
         let symbols = ["600519", "000001", "601318", "600036", "000858", "300750", "601012", "600900"]
@@ -69,23 +67,51 @@ struct NoFuturePricesAPITests {
                 })
             let tonight = Dictionary(uniqueKeysWithValues: symbols.map { ($0, market.quote($0, at: night)?.last) })
             try await f.app.test(.router) { client in
-                var signals = 0, leaks = 0
+                func signUp(_ name: String) async throws -> HTTPFields {
+                    try await client.execute(
+                        uri: "/api/v1/auth/signup", method: .post,
+                        body: body(#"{"username":"\#(name)","password":"hunter2hunter2"}"#)
+                    ) { r in [.cookie: r.headers[.setCookie]?.split(separator: ";").first.map(String.init) ?? ""] }
+                }
+                let owner = try await signUp("teacher")
+                let player = try await signUp("nightbot")
+                let game = try await client.execute(
+                    uri: "/api/v1/games", method: .post, headers: owner,
+                    body: body(#"{"name":"A-shares","market":"cn","starting_cash":"1000000","visibility":"public"}"#)
+                ) { f.json($0)["id"]?.string ?? "" }
+                let joined = try await client.execute(
+                    uri: "/api/v1/games/\(game)/join", method: .post, headers: player, body: body(#"{"api_key":true}"#)
+                ) { f.json($0) }
+                let bot: HTTPFields = [
+                    HTTPField.Name("APCA-API-KEY-ID")!: joined["key_id"]?.string ?? "",
+                    HTTPField.Name("APCA-API-SECRET-KEY")!: joined["secret"]?.string ?? "",
+                ]
+                var signals = 0
                 for symbol in symbols {
-                    var latestBar: FixedDecimal?, latestTrade: FixedDecimal?
+                    var latestBar: FixedDecimal?
+                    var latestTrade: FixedDecimal?
                     let uri = "/v2/stocks/\(symbol)/bars?timeframe=1Day&limit=1&sort=desc&start=2026-11-18"
-                    try await client.execute(uri: uri, method: .get, headers: f.auth) {
+                    try await client.execute(uri: uri, method: .get, headers: bot) {
                         latestBar = f.json($0)["bars"]?[0]?["c"]?.decimal
                     }
-                    try await client.execute(uri: "/v2/stocks/\(symbol)/trades/latest", method: .get, headers: f.auth) {
+                    try await client.execute(uri: "/v2/stocks/\(symbol)/trades/latest", method: .get, headers: bot) {
                         latestTrade = f.json($0)["trade"]?["p"]?.decimal
                     }
-                    if let bar = latestBar, let trade = latestTrade, bar > trade { signals += 1 }
-                    if latestBar != nil, latestBar == tomorrow[symbol] ?? nil, latestBar != tonight[symbol] ?? nil {
-                        leaks += 1
-                    }
                     #expect(latestBar != nil && latestBar == latestTrade, "\(symbol)")
+                    guard let bar = latestBar, let trade = latestTrade, bar > trade else { continue }
+                    signals += 1
+                    let order =
+                        #"{"symbol":"\#(symbol)","qty":"100","side":"buy","type":"limit","limit_price":"\#(trade)","time_in_force":"day"}"#
+                    try await client.execute(uri: "/v2/orders", method: .post, headers: bot, body: body(order)) { _ in }
                 }
-                #expect(signals == 0 && leaks == 0)
+                #expect(signals == 0)
+                // After the session the bot could not see: it made no trade and its return is nothing.
+                f.services.clock.advance(by: after.nanoseconds - night.nanoseconds)
+                let board = try await client.execute(
+                    uri: "/api/v1/games/\(game)/leaderboard", method: .get, headers: player
+                ) { f.json($0) }
+                let entry = board["entries"]?.array?.first { $0["player"] == .string("nightbot") }
+                #expect(entry?["trades"] == .int(0) && entry?["return"] == .string("0"), "\(board.serialized)")
             }
             // The test can tell: the coming session closes elsewhere than tonight's price for most of them.
             #expect(symbols.filter { tomorrow[$0] ?? nil != nil && tomorrow[$0] != tonight[$0] }.count >= 6)
