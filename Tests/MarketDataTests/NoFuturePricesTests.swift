@@ -8,7 +8,7 @@ import TradingCore
 @Suite("Nothing from the future: bars as they stood at the moment asked")
 struct NoFuturePricesTests {
     static let directory = try! SymbolDirectory.bundled()
-    static let symbols = ["AAPL", "MSFT", "NVDA", "IBM", "SPY", "600519", "000001", "300750", "601318"]
+    static let symbols = ["AAPL", "NVDA", "SPY", "600519", "000001", "300750"]
 
     @Test("at 04:28 in Beijing (20:28 UTC) there is no bar for the coming session: the last is the whole of yesterday")
     func aShareNight() throws {
@@ -82,7 +82,7 @@ struct NoFuturePricesTests {
         var generator = SeededGenerator(seed: 20_261_125)
         let start = Timestamp(CivilDate(2026, 11, 23), in: .utc).nanoseconds
         let week: Int64 = 7 * 86_400 * 1_000_000_000
-        for _ in 0..<40 { out.append(Timestamp(nanoseconds: start + Int64(generator.next() % UInt64(week)))) }
+        for _ in 0..<32 { out.append(Timestamp(nanoseconds: start + Int64(generator.next() % UInt64(week)))) }
         // And the edges: a session's first and last minute, the lunch break.
         out += [
             Timestamp(CivilDate(2026, 11, 24), hour: 9, minute: 30, in: .newYork),
