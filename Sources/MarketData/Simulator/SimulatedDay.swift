@@ -175,8 +175,8 @@ struct SimulatedDay: Sendable {
         return min(max(visible(latent, minute: k), low[k]), high[k])
     }
 
-    /// The prints of minute `k`: its volume split into one to six trades at distinct nanosecond times, the first at
-    /// the minute's start at its open, the last at its close, its high and its low among them when it has four or
+    /// The prints of minute `k`: its volume split into one to six trades at distinct nanosecond times, the first in
+    /// the minute's first second at its open, the last at its close, its high and its low among them when it has four or
     /// more, the others on the path. So the minute bar is exactly its prints — open, close, high and low among their
     /// prices, volume their sum — and a bar, a quote or the latest trade read part-way through a minute is the prints
     /// so far.
@@ -187,8 +187,11 @@ struct SimulatedDay: Sendable {
         guard lots > 0 else { return [] }
         let seed = CounterRandom.hash(profile.path.key, 0x7EAD, UInt64(bitPattern: Int64(dayIndex)), UInt64(k))
         let n = min(4 + Int(CounterRandom.uniform(seed) * 3), lots)
+        // The opening print within the minute's first second (never on the boundary itself, which a range's
+        // inclusive end would then share with the next minute), the others anywhere after it.
         var offsets = (0..<n).map {
-            $0 == 0 ? 0 : Int64(CounterRandom.uniform(CounterRandom.hash(seed, UInt64($0), 1)) * 59_999_000_000)
+            let u = CounterRandom.uniform(CounterRandom.hash(seed, UInt64($0), 1))
+            return $0 == 0 ? 1_000 + Int64(u * 998_000_000) : 1_000_000_000 + Int64(u * 58_999_000_000)
         }
         offsets.sort()
         for i in offsets.indices.dropFirst() where offsets[i] <= offsets[i - 1] { offsets[i] = offsets[i - 1] + 1 }
