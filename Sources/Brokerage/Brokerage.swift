@@ -2,94 +2,51 @@ import MarketData
 import Storage
 import TradingCore
 
-/// Accounts, order routing and market-data pumping around one `TradingEngine`.
+/// The one way in for every surface (Alpaca, native, IB, web socket, CLI): a front that routes each call by
+/// account to the shard that holds it, and does the work that spans shards — listings, the market pump, margin
+/// days, corporate actions, games — by scatter/gather through its `ShardRouter`.
 ///
-/// The brokerage is the single writer (an actor): engine steps never interleave, so two requests can never
-/// overdraw an account. Every step's changes are written to storage in one transaction *before* the caller is
-/// answered; a failed write reloads the engine from storage, so memory never runs ahead of disk.
-///
-/// It is the one way in for every surface (Alpaca, native, web socket, CLI): trading goes through the actor's
-/// methods; the aggregates that need no engine step — users and keys, watchlists, notifications, webhooks, push,
-/// account configurations — through the small services below, which read and write their own records. Nothing
-/// above the brokerage touches storage.
-public actor Brokerage {
-    var engine: TradingEngine
+/// Trading state is partitioned: a database has a fixed number of virtual shards (64 by default, set when it is
+/// created), every account lives in one, and each shard (`Shard`) is an actor with its own engine, rules, alerts and
+/// journal stream. Shards run on `ShardOwners` (one serial executor per core by default), so orders on accounts of
+/// different shards are placed in parallel, and the same requests give the same ledger however many owners run.
+/// What is per instrument and shared by every shard lives in `SharedMarket`. The aggregates that need no engine
+/// step — users and keys, watchlists, notifications, webhooks, push, account configurations — are the small
+/// services below, which read and write their own records. Nothing above the brokerage touches storage.
+public final class Brokerage: Sendable {
     let storage: Storage
-    public nonisolated let feed: any MarketDataFeed
-    public nonisolated let directory: SymbolDirectory
-    public nonisolated let clock: MarketClock
+    let router: ShardRouter
+    let market: SharedMarket
+    public let feed: any MarketDataFeed
+    public let directory: SymbolDirectory
+    public let clock: MarketClock
     /// Users, web sessions, API keys.
-    public nonisolated let users: UserDirectory
-    public nonisolated let watchlists: Watchlists
-    public nonisolated let notifications: Notifications
-    public nonisolated let webhooks: Webhooks
-    public nonisolated let push: PushSubscriptions
-    public nonisolated let configurations: AccountConfigurations
+    public let users: UserDirectory
+    public let watchlists: Watchlists
+    public let notifications: Notifications
+    public let webhooks: Webhooks
+    public let push: PushSubscriptions
+    public let configurations: AccountConfigurations
     /// Backtests the native API runs as jobs.
-    public nonisolated let backtests: BacktestJobs
+    public let backtests: BacktestJobs
     /// Users' chosen languages (notifications are written in them).
-    public nonisolated let languages = LanguagePreferences()
-    var configuration: EngineConfiguration
-    var owners: [AccountID: AccountRecord] = [:]
-    /// The trading date each instrument's reference (previous close, price band) was last set for.
-    var referenceDates: [InstrumentID: CivilDate] = [:]
-    /// When each instrument's quote was last fetched (see `currentQuote`).
-    var lastRefresh: [InstrumentID: Timestamp] = [:]
-    /// How long a fetched quote serves further orders: 5 ms.
-    static let refreshReuse: Int64 = 5_000_000
-    /// The dates whose opening and closing auctions were applied, per instrument.
-    var auctionsApplied: [InstrumentID: (open: CivilDate?, close: CivilDate?)] = [:]
-    /// Subscribers to order updates and notifications (published from the journal writer as steps become durable).
-    let streams = UpdateStreams()
-    /// Steps queued for storage and not yet seen durable, with the orders each closed (pruned once it is).
-    var inFlight: [(step: StagedStep, closed: [OrderID])] = []
-    /// Closed orders whose steps are durable but whose bracket/OCO group still has an open member.
-    var closedAwaitingGroups: [OrderID] = []
-
-    // Queue purchase (Brokerage+Queue.swift).
-    var ruleBook = RuleBook()
-    /// Rules still queued, by id.
-    var queuedRules: [QueueRuleID: QueueRuleRecord] = [:]
-    /// Rule changes and notifications waiting for the next commit (journaled with the engine's events).
-    var pendingRules: [QueueRuleRecord] = []
-    var pendingNotifications: [NotificationRecord] = []
-    /// The last state of rules that left the queue in this run (what `addRule` returns if its rule fired at once).
-    var lastRuleOutcome: [QueueRuleID: QueueRuleRecord] = [:]
-    var seededCloses: Set<InstrumentID> = []
-
-    // Price alerts (Brokerage+Alerts.swift).
-    var alertBook = AlertBook()
-    var activeAlerts: [AlertID: AlertRecord] = [:]
-    /// Alert changes and triggers waiting for the next commit (journaled with their notifications).
-    var pendingAlerts: [AlertRecord] = []
-    /// Accounts whose state changed without a ledger entry or order event (margin terms), to be journaled.
-    var pendingAccounts: Set<AccountID> = []
-    /// Margin interest and margin calls (`closeMarginDay`, `checkMarginThreshold`).
-    var marginPolicy = MarginPolicy()
-    var pendingAlertTriggers: [AlertTriggerRecord] = []
-    /// The last state of alerts that stopped being active in this run (what `addAlert` returns if its alert
-    /// triggered at once).
-    var lastAlertOutcome: [AlertID: AlertRecord] = [:]
-    var seededAlertCloses: Set<InstrumentID> = []
+    public let languages: LanguagePreferences
+    /// Subscribers to order updates and notifications (published as each shard's steps become durable).
+    let streams: UpdateStreams
+    /// Games and their players (Games/GameRegistry.swift); their accounts' rules live in the accounts' shards.
+    let gameBook = GameBook()
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
-    let metrics = BrokerageMetrics()
-    // Games (Games/Brokerage+Games.swift): every game, and every player by game account.
-    var games: [GameID: GameRecord] = [:]
-    var gamePlayers: [AccountID: GamePlayerRecord] = [:]
-    /// Indices' settled daily bars (performance benchmarks; see `dailyIndexBars`).
-    var indexCloses: [MarketIndex: IndexCloses] = [:]
 
-    init(
-        storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
-        configuration: EngineConfiguration
-    ) {
+    init(storage: Storage, router: ShardRouter, context: ShardContext) {
         self.storage = storage
-        self.feed = feed
-        self.directory = directory
-        self.clock = clock
-        self.configuration = configuration
-        engine = TradingEngine(configuration: configuration)
+        self.router = router
+        market = context.market
+        feed = context.feed
+        directory = context.directory
+        clock = context.clock
+        languages = context.languages
+        streams = context.streams
         users = UserDirectory(storage: storage, clock: clock)
         watchlists = Watchlists(storage: storage)
         notifications = Notifications(storage: storage, clock: clock, streams: streams)
@@ -99,223 +56,98 @@ public actor Brokerage {
         backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
     }
 
-    /// Opens the database (creating or migrating it) and starts a brokerage on it.
+    /// Opens the database (creating or migrating it) and starts a brokerage on it. `shards` fixes the number of
+    /// virtual shards of a database being created (default 64; an existing database keeps its own, and asking
+    /// for another number is an error); `shardOwners` is how many serial executors run them (default: one per
+    /// core).
     public static func open(
         _ database: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
         feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
-        seed: UInt64 = 1
+        seed: UInt64 = 1, shards: Int? = nil, shardOwners: Int? = nil
     ) async throws -> Brokerage {
         let storage = try await Storage.open(database, checkpoints: checkpoints)
         do {
-            return try await start(storage: storage, feed: feed, directory: directory, clock: clock, seed: seed)
+            return try await start(
+                storage: storage, feed: feed, directory: directory, clock: clock, seed: seed, shards: shards,
+                shardOwners: shardOwners)
         } catch {
             await storage.shutdown()
             throw error
         }
     }
 
-    /// Closes the database once everything queued for it is written. Call once, after the last request.
-    public func shutdown() async {
-        await storage.shutdown()
-    }
-
-    /// Loads every account and open order from storage into a fresh engine.
+    /// Loads every shard from storage.
     static func start(
         storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory,
-        clock: MarketClock, seed: UInt64 = 1
+        clock: MarketClock, seed: UInt64 = 1, shards requested: Int? = nil, shardOwners: Int? = nil
     ) async throws -> Brokerage {
-        let configuration = EngineConfiguration(seed: seed, sessions: clock.sessions)
-        let brokerage = Brokerage(
+        let count = try await storage.ensureShardMap(requested: requested)
+        let context = ShardContext(
             storage: storage, feed: feed, directory: directory, clock: clock,
-            configuration: configuration)
-        try await brokerage.reload()
+            market: SharedMarket(feed: feed, directory: directory, clock: clock), languages: LanguagePreferences(),
+            streams: UpdateStreams(), metrics: BrokerageMetrics(), seed: seed)
+        let owners = ShardOwners(count: shardOwners ?? ShardOwners.defaultCount)
+        let shards = (0..<count).map { Shard(id: ShardID($0), executor: owners.executor(for: ShardID($0)), context: context) }
+        let router = ShardRouter(
+            shards: shards, owners: owners, accounts: try await storage.accountShards(), storage: storage)
+        let brokerage = Brokerage(storage: storage, router: router, context: context)
+        do {
+            try await brokerage.reload()
+        } catch {
+            await owners.shutdown()
+            throw error
+        }
         return brokerage
     }
 
-    /// Rebuilds the engine from storage (at start, and after a failed write).
+    /// Reloads every shard, the games and the users' languages from storage.
     func reload() async throws {
-        var fresh = TradingEngine(configuration: configuration)
-        var owners: [AccountID: AccountRecord] = [:]
-        for record in try await storage.accounts() {
-            let snapshot = try await storage.restorable(record)
-            for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
-                if let entry = directory.entry(symbol) { fresh.register(entry.instrument) }
+        let count = router.count
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for shard in router.shards {
+                let index = shard.id.index
+                group.addTask {
+                    try await shard.reload(alertsOf: { ShardRouter.shardIndex(ofUser: $0, count: count) == index })
+                }
             }
-            do { try fresh.restore(snapshot) } catch {
-                throw StorageError.corrupt("account \(record.id): \(error.message)")
-            }
-            owners[record.id] = record
+            try await group.waitForAll()
         }
-        if let random = try await storage.randomState() { fresh.randomState = random }
-        engine = fresh
-        self.owners = owners
-        referenceDates = [:]
-        auctionsApplied = [:]
-        lastRefresh = [:]
-        pendingRules = []
-        pendingNotifications = []
-        pendingAlerts = []
-        pendingAlertTriggers = []
-        inFlight = []
-        closedAwaitingGroups = []
-        try await reloadRules()
-        try await reloadAlerts()
         try await reloadGames()
         languages.replaceAll(try await storage.userLanguages().compactMapValues { Language(rawValue: $0) })
     }
 
-    // MARK: Journal
-
-    /// Writes what the engine produced since the last step and returns once it is durable; subscribers see it then.
-    /// Throws (after reloading the engine from storage) if the write fails.
-    func commit() async throws(BrokerageError) {
-        guard let step = try stage() else { return }
-        try await Self.settle(step, of: self)
+    /// Waits until every step staged so far is durable (or failed): graceful shutdown calls it before the
+    /// database is closed.
+    public func flush() async {
+        _ = await router.scatter { await $0.flush() }
     }
 
-    /// Queues what the engine produced since the last step for the group-commit writer, without waiting for it
-    /// (`settle` waits). Steps are queued here, on the actor, so they reach storage in the order the engine made
-    /// them; their order updates and notifications are published from the writer as each becomes durable, in that
-    /// same order. Nil when the engine produced nothing.
-    func stage() throws(BrokerageError) -> StagedStep? {
-        pruneDurableClosedOrders()
-        let events = engine.outbox
-        engine.outbox.removeAll(keepingCapacity: true)
-        guard
-            !events.isEmpty || !pendingRules.isEmpty || !pendingNotifications.isEmpty || !pendingAlerts.isEmpty
-                || !pendingAlertTriggers.isEmpty || !pendingAccounts.isEmpty
-        else { return nil }
-        var journal = Journal(randomState: engine.randomState)
-        journal.rules = pendingRules
-        pendingRules.removeAll()
-        for rule in journal.rules where rule.status != .queued { lastRuleOutcome[rule.rule.id] = rule }
-        journal.alerts = pendingAlerts
-        journal.alertTriggers = pendingAlertTriggers
-        pendingAlerts.removeAll()
-        pendingAlertTriggers.removeAll()
-        for alert in journal.alerts where alert.status != .active { lastAlertOutcome[alert.alert.id] = alert }
-        var touched = pendingAccounts
-        pendingAccounts.removeAll()
-        var updates: [OrderUpdate] = []
-        updates.reserveCapacity(events.count)
-        for event in events {
-            switch event {
-            case .order(let update):
-                touched.insert(update.order.accountID)
-                updates.append(update)
-                if update.event == .fill { metrics.filled.increment() }
-            case .ledger(let entry):
-                journal.entries.append(entry)
-                touched.insert(entry.accountID)
-            }
-        }
-        journal.orders = Self.lastStates(updates)
-        journal.notifications = updates.compactMap(notification) + pendingNotifications
-        pendingNotifications.removeAll()
-        // (The client-order-id index lives in the engine, not in `Account`: a journal waiting in the group-commit
-        // queue shares no growing dictionary with it.)
-        journal.accounts = touched.sorted().compactMap { engine.account($0) }
-        let step = StagedStep()
-        let streams = streams
-        let published = updates
-        let notifications = journal.notifications
-        do {
-            try storage.enqueue(journal) { result in
-                if case .success = result {
-                    for update in published { streams.publish(update) }
-                    for n in notifications { streams.publish(n) }
-                }
-                step.complete(result)
-            }
-        } catch {
-            step.complete(.failure(error))
-        }
-        inFlight.append((step, engine.takeClosedOrders()))
-        return step
+    /// Closes the database once everything queued for it is written, and stops the shard owners. Call once, after
+    /// the last request.
+    public func shutdown() async {
+        await flush()
+        await storage.shutdown()
+        await router.owners.shutdown()
     }
 
-    /// Waits until a staged step is durable. After a failed write the engine is rebuilt from storage (memory must
-    /// not run ahead of disk) and the failure is thrown. Runs on the caller's executor: an order placement waits
-    /// here off the actor, so its answer does not queue behind other requests' work on the actor.
-    static func settle(_ step: StagedStep, of brokerage: Brokerage, isolation: isolated (any Actor)? = #isolation)
-        async throws(BrokerageError)
-    {
-        do {
-            try await step.durable()
-        } catch {
-            try? await brokerage.reload()
-            throw .storage(error)
-        }
+    // MARK: Routing
+
+    /// The shard that holds `account`, or "account not found".
+    func shard(_ account: AccountID) async throws(BrokerageError) -> Shard {
+        guard let shard = await router.shard(of: account) else { throw .notFound("account not found") }
+        return shard
     }
 
-    /// Drops closed orders from the engine once the steps that closed them are durable (reads of them then go to
-    /// storage); orders a bracket or OCO group still needs stay until the group is done.
-    func pruneDurableClosedOrders() {
-        var durable = 0
-        while durable < inFlight.count, inFlight[durable].step.isDurable { durable += 1 }
-        guard durable > 0 else { return }
-        var closed = closedAwaitingGroups
-        for i in 0..<durable { closed += inFlight[i].closed }
-        inFlight.removeFirst(durable)
-        closedAwaitingGroups = closed.isEmpty ? [] : engine.prune(closed)
-    }
+    /// The shards' layout: how many virtual shards, how many owners run them, and each shard's accounts
+    /// (`papertrade admin shards`).
+    public func shardLayout() async -> ShardLayout {
+        let accounts = await router.scatter { shard in await (shard.id, shard.owners.count, shard.openOrderCount()) }
 
-    /// The last state of each order the updates touch, in the order they were first touched (one order placed
-    /// is the common step: no dictionary for it).
-    static func lastStates(_ updates: [OrderUpdate]) -> [Order] {
-        if updates.count == 1 { return [updates[0].order] }
-        var latest: [OrderID: Order] = [:]
-        var sequence: [OrderID] = []
-        for update in updates {
-            if latest.updateValue(update.order, forKey: update.order.id) == nil { sequence.append(update.order.id) }
-        }
-        return sequence.compactMap { latest[$0] }
-    }
-
-    /// The notification an order event deserves: a complete fill, or an order the system (not the user) ended.
-    func notification(_ update: OrderUpdate) -> NotificationRecord? {
-        // Most updates (new, accepted, partial fills) deserve none: decide that before touching the owner record.
-        switch update.event {
-        case .fill where update.order.status == .filled: break
-        case .canceled where update.order.reason != nil && update.order.reason != "account reset": break
-        default: return nil
-        }
-        guard let owner = owners[update.order.accountID] else { return nil }
-        let o = update.order
-        let text = Catalogue(languages.language(of: owner.userID))
-        let currency = engine.account(o.accountID)?.currency.symbol ?? ""
-        let title: String
-        let body: String
-        let kind: String
-        switch update.event {
-        case .fill where o.status == .filled:
-            kind = "fill"
-            let side = o.side == .buy ? "buy" : "sell"
-            title = text("fill.title." + side, ["symbol": o.symbol])
-            body = text(
-                "fill.body." + side,
-                [
-                    "symbol": o.symbol, "qty": o.filledQty.description,
-                    "unit": text(o.filledQty == .one ? "shares.one" : "shares.other"),
-                    "at": o.filledAvgPrice.map { text("fill.at", ["price": currency + $0.formatted(minimumPlaces: 2)]) }
-                        ?? "",
-                ])
-        case .canceled where o.reason != nil && o.reason != "account reset":
-            kind = "order_canceled"
-            title = text("canceled.title", ["symbol": o.symbol])
-            body = o.reason ?? ""
-        default:
-            return nil
-        }
-        return NotificationRecord(
-            id: Self.notificationID(), userID: owner.userID, accountID: o.accountID, kind: kind,
-            title: title, body: body, createdAt: update.time)
-    }
-
-    /// A fresh random (version-4) id for a notification.
-    static func notificationID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Identifier.random(using: &generator).description
+        return ShardLayout(
+            owners: router.owners.count,
+            shards: accounts.map { id, accounts, orders in
+                ShardLayout.Shard(id: id.index, owner: router.owners.owner(of: id), accounts: accounts, openOrders: orders)
+            })
     }
 
     // MARK: Order update streams
@@ -324,4 +156,18 @@ public actor Brokerage {
     public func orderUpdates(account: AccountID?) -> AsyncStream<OrderUpdate> {
         streams.orderUpdates(account: account)
     }
+}
+
+/// How the brokerage's shards are laid out (`Brokerage.shardLayout`).
+public struct ShardLayout: Sendable {
+    public struct Shard: Sendable {
+        public var id: Int
+        /// The owner (serial executor) that runs it.
+        public var owner: Int
+        public var accounts: Int
+        public var openOrders: Int
+    }
+
+    public var owners: Int
+    public var shards: [Shard]
 }

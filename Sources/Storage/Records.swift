@@ -30,6 +30,16 @@ public struct UserRecord: Sendable, Hashable {
     }
 }
 
+/// One of the database's virtual shards (0 ..< the shard count fixed when the database was created). Every account
+/// lives in exactly one; one owner at a time holds a shard's accounts in memory and writes their journal.
+public struct ShardID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let index: Int
+
+    public init(_ index: Int) { self.index = index }
+    public var description: String { String(index) }
+    public static func < (a: ShardID, b: ShardID) -> Bool { a.index < b.index }
+}
+
 /// A paper account: who owns it, and its balances and positions. Open orders and used client order ids are not
 /// in `snapshot` as stored; `Storage.restorable(_:)` adds them from the orders table.
 public struct AccountRecord: Sendable, Hashable {
@@ -40,11 +50,14 @@ public struct AccountRecord: Sendable, Hashable {
     public var accountNumber: String
     public var createdAt: Timestamp
     public var snapshot: AccountSnapshot
+    /// The virtual shard the account lives in, chosen when it was opened and never changed.
+    public var shard: ShardID
 
     public init(
         id: AccountID, userID: UserID, name: String, market: Market, accountNumber: String,
-        createdAt: Timestamp, snapshot: AccountSnapshot
+        createdAt: Timestamp, snapshot: AccountSnapshot, shard: ShardID = ShardID(0)
     ) {
+        self.shard = shard
         self.id = id
         self.userID = userID
         self.name = name

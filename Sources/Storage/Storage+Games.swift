@@ -184,10 +184,10 @@ extension Storage {
             guard taken == nil else { throw StorageError.duplicate("player of game \(player.gameID)") }
             try await db.raw(
                 """
-                INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state)
+                INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state, shard)
                 VALUES (\(bind: account.id.description), \(bind: account.userID.text), \(bind: account.name),
                         \(bind: account.market.rawValue), \(bind: account.accountNumber),
-                        \(bind: account.createdAt.nanoseconds), \(bind: state))
+                        \(bind: account.createdAt.nanoseconds), \(bind: state), \(bind: account.shard.index))
                 """
             ).run()
             try await Self.insertPlayer(player, into: db)

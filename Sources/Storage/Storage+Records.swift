@@ -101,12 +101,27 @@ extension Storage {
         try await transaction { db in
             try await db.raw(
                 """
-                INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state)
+                INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state, shard)
                 VALUES (\(bind: account.id.description), \(bind: account.userID.text), \(bind: account.name),
                         \(bind: account.market.rawValue), \(bind: account.accountNumber), \(bind: account.createdAt.nanoseconds),
-                        \(bind: state))
+                        \(bind: state), \(bind: account.shard.index))
                 """
             ).run()
+        }
+    }
+
+    /// The accounts of one virtual shard, oldest first.
+    public func accounts(shard: ShardID) async throws -> [AccountRecord] {
+        try await read { db in
+            try await db.raw("SELECT * FROM accounts WHERE shard = \(bind: shard.index) ORDER BY created_at, id").all()
+                .map(Self.account)
+        }
+    }
+
+    /// One account's record, nil when there is none.
+    public func account(_ id: AccountID) async throws -> AccountRecord? {
+        try await read { db in
+            try await db.raw("SELECT * FROM accounts WHERE id = \(bind: id.description)").first().map(Self.account)
         }
     }
 
@@ -136,7 +151,8 @@ extension Storage {
             createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
             snapshot: AccountSnapshot(
                 account: try Coding.decode(Account.self, try row.decode(column: "state", as: String.self)),
-                openOrders: []))
+                openOrders: []),
+            shard: ShardID(try row.decode(column: "shard", as: Int.self)))
     }
 
     /// The full engine state of an account: stored balances and positions, plus its open orders and every
@@ -183,10 +199,12 @@ extension Storage {
         }
     }
 
-    public func randomState() async throws -> SeededGenerator? {
+    /// A shard's engine random state as last journaled (nil for a shard that never wrote one).
+    public func randomState(shard: ShardID) async throws -> SeededGenerator? {
         try await read { db in
             guard
-                let text = try await db.raw("SELECT random_state FROM engine_state WHERE id = 1").first()?
+                let text = try await db.raw("SELECT random_state FROM engine_state WHERE id = \(bind: shard.index)")
+                    .first()?
                     .decode(column: "random_state", as: String.self)
             else { return nil }
             return try Coding.decode(SeededGenerator.self, text)

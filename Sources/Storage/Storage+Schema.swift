@@ -291,6 +291,17 @@ extension Storage {
                 """,
             ]
         ),
+        // Shards (Storage+Shards.swift): each account's virtual shard, and the one row that fixes how many shards
+        // the database has (written by `ensureShardMap` when the database is created or first opened after this).
+        // `engine_state` rows are now keyed by shard.
+        (
+            13,
+            [
+                "ALTER TABLE accounts ADD COLUMN shard INTEGER NOT NULL DEFAULT 0",
+                "CREATE INDEX accounts_by_shard ON accounts (shard)",
+                "CREATE TABLE shard_map (id INTEGER PRIMARY KEY, shard_count INTEGER NOT NULL)",
+            ]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

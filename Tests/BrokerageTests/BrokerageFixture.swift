@@ -50,5 +50,5 @@ struct BrokerageFixture {
     }
 
     /// The account as the engine holds it.
-    func state() async -> Account? { await brokerage.engine.account(account) }
+    func state() async -> Account? { await brokerage.account(account) }
 }

@@ -108,7 +108,7 @@ struct StorageTests {
             #expect(try await storage.order(clientOrderID: "c-1", account: record.id)?.id == resting.id)
             let activities = try await storage.activities(account: record.id, ascending: true)
             #expect(activities.map(\.sequence) == [1])
-            #expect(try await storage.randomState() == engine.randomState)
+            #expect(try await storage.randomState(shard: ShardID(0)) == engine.randomState)
             // Restoring brings back the open order and every client order id used.
             let restored = try await storage.restorable(stored[0])
             #expect(restored.openOrders.map(\.id) == [resting.id])

@@ -195,7 +195,7 @@ struct LeaderboardTests {
             Self.player(3, "bob", cash: "10000"),
             Self.player(4, "dave", cash: "9000"),
         ]
-        let marks = [InstrumentID(0): Leaderboard.Mark(last: d("110"), previousClose: d("108"))]
+        let marks = ["AAPL": Leaderboard.Mark(last: d("110"), previousClose: d("108"))]
         let board = Leaderboard.standings(players, marks: marks, ranking: .totalReturn, benchmarkReturn: d("0.02"))
         #expect(board.map(\.player) == ["alice", "bob", "carol", "dave"])
         #expect(board.map(\.rank) == [1, 2, 2, 4])

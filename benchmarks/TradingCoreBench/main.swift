@@ -347,22 +347,23 @@ do {
             id: AccountID(high: 7, low: UInt64(p)), market: .us, startingCash: 100_000, gameRules: GameRules())
         account.cash = FixedDecimal(50_000 + p % 997)
         for k in 0..<10 {
-            var position = Position(instrument: InstrumentID(Int32((p * 7 + k * 31) % symbols)), symbol: "S\(k)")
+            let held = (p * 7 + k * 31) % symbols
+            var position = Position(instrument: InstrumentID(Int32(held)), symbol: "S\(held)")
             position.qty = FixedDecimal(10 + (p + k) % 90)
             position.costBasis = position.qty.multiplied(by: FixedDecimal(100))
             account.positions[position.instrument] = position
         }
         players.append(Leaderboard.Player(accountID: account.id, name: "player\(p)", account: account))
     }
-    var marks: [InstrumentID: Leaderboard.Mark] = [:]
+    var marks: [String: Leaderboard.Mark] = [:]
     for s in 0..<symbols {
-        marks[InstrumentID(Int32(s))] = Leaderboard.Mark(
+        marks["S\(s)"] = Leaderboard.Mark(
             last: FixedDecimal(90 + s % 20), previousClose: FixedDecimal(95 + s % 10))
     }
     var best = Duration.seconds(1_000)
     var leader = ""
     for round in 0..<5 {
-        marks[InstrumentID(Int32(round))]?.last = FixedDecimal(120 + round) // a price update
+        marks["S\(round)"]?.last = FixedDecimal(120 + round) // a price update
         let t0 = clock.now
         let board = Leaderboard.standings(players, marks: marks, ranking: .totalReturn, benchmarkReturn: .zero)
         best = min(best, clock.now - t0)

@@ -302,21 +302,3 @@ public actor BacktestJobs {
         return out
     }
 }
-
-extension Brokerage {
-    /// Starts a backtest for a user; with `rulesOf`, replays that account's queued rules (the user's own account).
-    public func startBacktest(_ request: BacktestJobs.Request, user: UserID, rulesOf account: AccountID? = nil)
-        async throws(BrokerageError) -> BacktestJobs.Job
-    {
-        var request = request
-        if let account {
-            guard owners[account]?.userID == user else { throw .notFound("account not found") }
-            request.rules = queuedRules.values.filter { $0.rule.accountID == account }.map {
-                QueueRuleStrategy.Rule(symbol: $0.rule.symbol, condition: $0.rule.condition, action: $0.rule.action)
-            }
-            if request.symbols.isEmpty { request.symbols = Array(Set(request.rules.compactMap(\.symbol))).sorted() }
-            guard !request.rules.isEmpty else { throw .invalid("the account has no queued rules to replay") }
-        }
-        return try await backtests.start(request, user: user)
-    }
-}

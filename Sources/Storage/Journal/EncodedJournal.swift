@@ -14,9 +14,11 @@ struct EncodedStep: Sendable {
     var rules: [(QueueRuleRecord, String)]
     var alerts: [(AlertRecord, String)]
     var alertTriggers: [(AlertTriggerRecord, String)]
+    var shard: ShardID
     var randomState: SeededGenerator?
 
     init(_ journal: Journal) throws {
+        shard = journal.shard
         orders = journal.orders.map { ($0, $0.storedJSON()) }
         entries = try journal.entries.map { ($0, try Coding.encode($0)) }
         accounts = journal.accounts
@@ -30,7 +32,7 @@ struct EncodedStep: Sendable {
 
 /// Steps merged into what one transaction writes (a group commit): the last state of each order and account
 /// wins — in a batch of 30 orders on one account the account is encoded once, not 30 times — every activity
-/// and notification is kept, and the newest random state is written.
+/// and notification is kept, and the newest random state of each shard is written.
 struct EncodedJournal: Sendable {
     var orders: [(Order, String)] = []
     var entries: [(LedgerEntry, String)] = []
@@ -39,7 +41,8 @@ struct EncodedJournal: Sendable {
     var rules: [(QueueRuleRecord, String)] = []
     var alerts: [(AlertRecord, String)] = []
     var alertTriggers: [(AlertTriggerRecord, String)] = []
-    var random: String?
+    /// Each shard's newest random state (shard, encoded state).
+    var randoms: [(Int, String)] = []
 
     init(merging steps: [EncodedStep]) throws {
         var ruleIndex: [QueueRuleID: Int] = [:]
@@ -47,7 +50,7 @@ struct EncodedJournal: Sendable {
         var orderIndex: [OrderID: Int] = [:]
         var latestAccounts: [Account] = []
         var accountIndex: [AccountID: Int] = [:]
-        var randomState: SeededGenerator?
+        var randomStates: [ShardID: SeededGenerator] = [:]
         for step in steps {
             for order in step.orders {
                 if let i = orderIndex[order.0.id] {
@@ -84,10 +87,10 @@ struct EncodedJournal: Sendable {
             alertTriggers += step.alertTriggers
             entries += step.entries
             notifications += step.notifications
-            randomState = step.randomState ?? randomState
+            if let state = step.randomState { randomStates[step.shard] = state }
         }
         snapshots = try latestAccounts.map { ($0.id, try Coding.encode($0)) }
-        random = try randomState.map { try Coding.encode($0) }
+        randoms = try randomStates.sorted { $0.key < $1.key }.map { ($0.key.index, try Coding.encode($0.value)) }
     }
 
     /// The journal's rows, table by table (`JournalTables`): each row a value per column of its table.
@@ -153,7 +156,7 @@ struct EncodedJournal: Sendable {
                     ]
                 }
             ),
-            (JournalTables.random, random.map { [[.integer(1), .text($0)]] } ?? []),
+            (JournalTables.random, randoms.map { shard, state in [.integer(Int64(shard)), .text(state)] }),
         ]
     }
 

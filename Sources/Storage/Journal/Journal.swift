@@ -28,7 +28,7 @@ import TradingCore
 // JournalTables.swift; the WAL is checkpointed by WALCheckpointer.swift.
 
 /// Everything one engine step changed, written in one transaction: orders as they now stand, new ledger
-/// entries, the touched accounts' balances and positions, and the engine's random state. Either all of it is
+/// entries, the touched accounts' balances and positions, and the shard engine's random state. Either all of it is
 /// durable or none. (Accounts are stored without their open orders: those live in the orders table, so a step's
 /// write stays small however many orders an account has.)
 public struct Journal: Sendable {
@@ -44,6 +44,8 @@ public struct Journal: Sendable {
     /// and trigger, so a restart can never trigger it twice.
     public var alerts: [AlertRecord] = []
     public var alertTriggers: [AlertTriggerRecord] = []
+    /// The shard whose engine made the step, and that engine's random state after it (keyed by shard).
+    public var shard = ShardID(0)
     public var randomState: SeededGenerator?
 
     public init(

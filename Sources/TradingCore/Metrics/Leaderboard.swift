@@ -73,9 +73,9 @@ public enum Leaderboard {
     }
 
     /// The players ranked by `ranking`, best first; players with equal figures share a rank and are listed by name.
-    /// Holdings without a mark count at cost. `benchmarkReturn` is the index's return since the game started.
+    /// Marks are by symbol (every shard's engine numbers instruments its own way); holdings without a mark count at cost. `benchmarkReturn` is the index's return since the game started.
     public static func standings(
-        _ players: [Player], marks: [InstrumentID: Mark], ranking: GameRanking, benchmarkReturn: FixedDecimal?
+        _ players: [Player], marks: [String: Mark], ranking: GameRanking, benchmarkReturn: FixedDecimal?
     ) -> [Standing] {
         var lines: [Standing] = []
         lines.reserveCapacity(players.count)
@@ -84,7 +84,7 @@ public enum Leaderboard {
             var equity = account.cash
             var dayChange = FixedDecimal.zero
             for position in account.positions.values where !position.qty.isZero {
-                guard let mark = marks[position.instrument] else {
+                guard let mark = marks[position.symbol] else {
                     equity += position.costBasis
                     continue
                 }

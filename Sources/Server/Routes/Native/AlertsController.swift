@@ -247,7 +247,7 @@ struct AlertsController {
             "created_at": .string(a.createdAt.description), "updated_at": .string(record.updatedAt.description),
             "last_triggered_at": .text(record.lastTriggeredAt?.description),
             "last_triggered_price": .decimal(record.lastTriggeredPrice), "trigger_count": .int(record.triggerCount),
-            "price": .decimal(price), "level": .decimal(await brokerage.alertLevel(a)),
+            "price": .decimal(price), "level": .decimal(await brokerage.alertLevel(record)),
             "currency": .text(brokerage.directory.entry(a.symbol)?.instrument.market.currency.rawValue),
         ]
         switch a.condition.operand {

@@ -18,23 +18,22 @@ import TradingCore
 /// marked failed with the rejection message, leaves the queue and is not retried; the user is notified
 /// ("automatic_order_failed") and may queue it again. When an account's last rule fires, fails or expires,
 /// the user is told the queue is empty ("queue_empty").
-extension Brokerage {
-    /// A queue entry as the apps show it: the rule, its status, the current price and the trigger level.
-    public struct QueueEntry: Sendable {
-        public var record: QueueRuleRecord
-        public var price: Price?
-        public var triggerLevel: Price?
-        public var instrument: Instrument?
+extension Shard {
+    /// An account's queued rules, oldest first (what a backtest of the account's rules replays).
+    func queuedRules(of account: AccountID) -> [QueueRule] {
+        queuedRules.values.filter { $0.rule.accountID == account }.map(\.rule).sorted {
+            ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
+        }
     }
 
     /// Client order id of the order a rule places.
     static func clientOrderID(for rule: QueueRuleID) -> ClientOrderID { "queue-\(rule)" }
 
-    /// Loads every queued rule into the rule book (at start and after a reload).
+    /// Loads the queued rules of this shard's accounts into the rule book (at start and after a reload).
     func reloadRules() async throws {
         var book = RuleBook()
         var records: [QueueRuleID: QueueRuleRecord] = [:]
-        for record in try await storage.queuedRules() {
+        for record in try await storage.queuedRules() where owners[record.rule.accountID] != nil {
             guard let entry = directory.entry(record.rule.symbol) else { continue }
             book.add(record.rule, instrument: engine.register(entry.instrument))
             records[record.rule.id] = record
@@ -46,7 +45,7 @@ extension Brokerage {
 
     /// Queues a rule for an account. The rule is evaluated at once against the current price (and may fire in
     /// this call: the returned record says so).
-    public func addRule(
+    func addRule(
         account: AccountID, symbol: String, condition: RuleCondition, action: RuleAction,
         lifetime: RuleLifetime?
     ) async throws(BrokerageError) -> QueueRuleRecord {
@@ -118,7 +117,7 @@ extension Brokerage {
     }
 
     /// Cancels a queued rule.
-    public func cancelRule(_ id: QueueRuleID, account: AccountID) async throws(BrokerageError) -> QueueRuleRecord {
+    func cancelRule(_ id: QueueRuleID, account: AccountID) async throws(BrokerageError) -> QueueRuleRecord {
         guard var record = queuedRules[id], record.rule.accountID == account else {
             throw .notFound("queued rule not found (it may have fired, failed or been canceled already)")
         }
@@ -132,27 +131,27 @@ extension Brokerage {
     }
 
     /// An account's queue with current prices and trigger levels.
-    public func queue(account: AccountID) async -> [QueueEntry] {
+    func queue(account: AccountID) async -> [Brokerage.QueueEntry] {
         let records = queuedRules.values.filter { $0.rule.accountID == account }
             .sorted { ($0.rule.createdAt, $0.rule.id) < ($1.rule.createdAt, $1.rule.id) }
-        var entries: [QueueEntry] = []
+        var entries: [Brokerage.QueueEntry] = []
         for record in records { entries.append(await self.entry(record)) }
         return entries
     }
 
     /// Fired, failed, canceled and expired rules, newest first.
-    public func queueHistory(account: AccountID, limit: Int = 100) async throws(BrokerageError) -> [QueueEntry] {
+    func queueHistory(account: AccountID, limit: Int = 100) async throws(BrokerageError) -> [Brokerage.QueueEntry] {
         let records: [QueueRuleRecord]
         do { records = try await storage.queueRules(account: account, queued: false, limit: limit) } catch {
             throw .storage(error)
         }
-        var entries: [QueueEntry] = []
+        var entries: [Brokerage.QueueEntry] = []
         for record in records { entries.append(await self.entry(record)) }
         return entries
     }
 
     /// A rule with its current price and trigger level.
-    public func entry(_ record: QueueRuleRecord) async -> QueueEntry {
+    func entry(_ record: QueueRuleRecord) async -> Brokerage.QueueEntry {
         let instrument = directory.entry(record.rule.symbol)?.instrument
         let quote = try? await feed.quote(record.rule.symbol)
         let id = engine.instrumentID(for: record.rule.symbol)
@@ -161,7 +160,7 @@ extension Brokerage {
             ?? quote.flatMap { q in
                 q.limitUp.flatMap { up in q.limitDown.map { PriceBand(limitDown: $0, limitUp: up) } }
             }
-        return QueueEntry(
+        return Brokerage.QueueEntry(
             record: record, price: quote?.last,
             triggerLevel: record.rule.condition.triggerLevel(previousClose: quote?.previousClose, band: band),
             instrument: instrument)

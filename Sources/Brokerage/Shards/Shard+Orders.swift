@@ -2,7 +2,7 @@ import MarketData
 import Storage
 import TradingCore
 
-extension Brokerage {
+extension Shard {
     // MARK: Market state
     //
     // Market data reaches resting orders and queue rules through one path: `applyMarketUpdate`, called by the
@@ -20,49 +20,55 @@ extension Brokerage {
         return id
     }
 
-    /// One market update for one instrument: its current quote is matched against the orders resting on it and
-    /// evaluated against its queued rules (which may place orders).
-    func applyMarketUpdate(_ symbol: String) async throws(BrokerageError) {
-        let (id, quote) = try await currentQuote(symbol, reuse: false)
-        guard let quote else { return }
+    /// One market update for one instrument (its quote fetched once by the pump for every shard): matched against
+    /// the orders resting on it and evaluated against its queued rules (which may place orders) and alerts.
+    func applyMarketUpdate(_ quote: MarketQuote, instrument: Instrument) {
+        let id = receive(quote, for: instrument)
+        guard let quote = usable(quote) else { return }
         let now = clock.now()
         engine.apply(quote.event(for: id).at(now))
         evaluateRules(id, quote: quote, at: now)
         evaluateAlerts(id, quote: quote, at: now)
     }
 
-    /// Registers the instrument, fetches its quote and sets the session's reference when the trading date
-    /// changed. The quote is nil when it may not serve orders — the feed failed (an order can still be validated;
-    /// it fills on a later update), or a provider quote is more than five minutes old during trading — and, with
-    /// `reuse`, when the engine's view is younger than `refreshReuse` (orders in a burst share one quote).
+    /// Registers the instrument, fetches its quote (through the `SharedMarket`) and sets the session's reference
+    /// when the trading date changed. The quote is nil when it may not serve orders — the feed failed (an order can
+    /// still be validated; it fills on a later update), or a provider quote is more than five minutes old during
+    /// trading. With `reuse`, a quote fetched by any shard less than `SharedMarket.refreshReuse` ago serves again (orders in
+    /// a burst share one quote).
     func currentQuote(_ symbol: String, reuse: Bool) async throws(BrokerageError) -> (InstrumentID, MarketQuote?) {
         guard let entry = directory.entry(symbol) else { throw .notFound("asset not found for \(symbol)") }
-        let id = engine.register(entry.instrument)
-        let started = clock.now()
-        if reuse, let last = lastRefresh[id], started.nanoseconds - last.nanoseconds < Self.refreshReuse,
-            last <= started
-        {
-            return (id, nil)
-        }
-        lastRefresh[id] = started
         let quote: MarketQuote
-        do { quote = try await feed.quote(entry.symbol) } catch {
+        do { quote = try await market.quote(entry.symbol, reuse: reuse) } catch {
             if case .unknownSymbol = error { throw .feed(error) }
-            return (id, nil)
+            return (engine.register(entry.instrument), nil)
         }
-        let now = clock.now()
+        return (receive(quote, for: entry.instrument), usable(quote))
+    }
+
+    /// Registers the instrument with this shard's engine and sets its reference (previous close → price band) when
+    /// the quote is of a new trading date.
+    func receive(_ quote: MarketQuote, for instrument: Instrument) -> InstrumentID {
+        let id = engine.register(instrument)
         if referenceDates[id] != quote.tradingDate {
-            engine.apply(MarketEvent(instrument: id, time: now, kind: .reference(previousClose: quote.previousClose)))
+            engine.apply(
+                MarketEvent(instrument: id, time: clock.now(), kind: .reference(previousClose: quote.previousClose)))
             referenceDates[id] = quote.tradingDate
         }
-        let age = now.nanoseconds - quote.time.nanoseconds
-        return (id, age < 5 * Duration64.minute || quote.phase == .closed ? quote : nil)
+        return id
+    }
+
+    /// The quote, unless it is a provider's quote more than five minutes old during trading.
+    func usable(_ quote: MarketQuote) -> MarketQuote? {
+        let age = clock.now().nanoseconds - quote.time.nanoseconds
+        return age < 5 * Duration64.minute || quote.phase == .closed ? quote : nil
     }
 
     /// The day's auctions, once each, stamped at the time they happen: the opening auction at the session's open
     /// price (fills `opg` orders), the closing auction at the day's close (fills `cls` orders). The pump applies them
     /// before moving the engine's clock, since auction orders expire a minute after their auction. Volume (which
-    /// bounds what an auction fills) is the day's volume. With an always-open clock there are no auctions.
+    /// bounds what an auction fills) is the day's volume. The prices come from the `SharedMarket` (computed once
+    /// for every shard). With an always-open clock there are no auctions.
     func applyDueAuctions(_ symbols: [String], at now: Timestamp) async {
         guard clock.sessions != .alwaysOpen else { return }
         for symbol in symbols {
@@ -72,29 +78,16 @@ extension Brokerage {
             guard let schedule = calendar.schedule(on: today) else { continue }
             var marks = auctionsApplied[id] ?? (open: nil, close: nil)
             if marks.open != today, now >= schedule.open,
-                let quote = try? await feed.quote(entry.symbol), quote.tradingDate == today, let open = quote.open
+                let auction = await market.openingAuction(entry.symbol, on: today, at: schedule.open)
             {
-                engine.apply(
-                    MarketEvent(
-                        instrument: id, time: schedule.open, kind: .auction(.open, price: open, volume: quote.volume)))
+                engine.apply(MarketEvent(instrument: id, time: schedule.open, kind: auction))
                 marks.open = today
             }
-            if marks.close != today, now >= schedule.close {
-                let day = try? await feed.bars(
-                    entry.symbol, timeframe: .day, from: Timestamp(today, in: calendar.zone), to: now)
-                if let bar = day?.last {
-                    engine.apply(
-                        MarketEvent(
-                            instrument: id, time: schedule.close,
-                            kind: .auction(.close, price: bar.close, volume: bar.volume)))
-                    marks.close = today
-                } else if let quote = try? await feed.quote(entry.symbol) {
-                    engine.apply(
-                        MarketEvent(
-                            instrument: id, time: schedule.close,
-                            kind: .auction(.close, price: quote.last, volume: quote.volume)))
-                    marks.close = today
-                }
+            if marks.close != today, now >= schedule.close,
+                let auction = await market.closingAuction(entry.symbol, on: today, zone: calendar.zone, at: now)
+            {
+                engine.apply(MarketEvent(instrument: id, time: schedule.close, kind: auction))
+                marks.close = today
             }
             auctionsApplied[id] = marks
         }
@@ -103,7 +96,7 @@ extension Brokerage {
     /// Places an order and returns it (as it stands after the step: a marketable order may already be filled)
     /// once the step is durable. The wait for the disk happens off the actor (`Brokerage.settle`): the actor is free for the
     /// next request meanwhile, and the answer does not queue behind other requests' work on the actor.
-    public nonisolated func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
+    nonisolated func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
         let (order, step) = try await place(request, account: account)
         if let step { try await Self.settle(step, of: self) }
         return order
@@ -122,7 +115,7 @@ extension Brokerage {
         return (engine.order(order.id) ?? order, step)
     }
 
-    public func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
+    func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
         let order: Order
         do { order = try engine.cancel(id, account: account, at: clock.now()) } catch {
             if error.reason == .orderNotFound, let stored = try? await storage.order(id), stored.accountID == account {
@@ -135,7 +128,7 @@ extension Brokerage {
         return order
     }
 
-    public func cancelAll(account: AccountID) async throws(BrokerageError) -> [(OrderID, Result<Order, BrokerageError>)]
+    func cancelAll(account: AccountID) async throws(BrokerageError) -> [(OrderID, Result<Order, BrokerageError>)]
     {
         let results: [(OrderID, Result<Order, OrderRejection>)]
         do { results = try engine.cancelAll(account: account, at: clock.now()) } catch { throw .rejected(error) }
@@ -143,7 +136,7 @@ extension Brokerage {
         return results.map { ($0.0, $0.1.mapError(BrokerageError.rejected)) }
     }
 
-    public func replace(_ id: OrderID, account: AccountID, with change: ReplaceRequest) async throws(BrokerageError)
+    func replace(_ id: OrderID, account: AccountID, with change: ReplaceRequest) async throws(BrokerageError)
         -> Order
     {
         if let order = engine.order(id) { _ = try await prepareMarket(for: order.symbol) }
@@ -156,7 +149,7 @@ extension Brokerage {
     }
 
     /// An order by id: from the engine while it is open (or recently closed), else from storage.
-    public func order(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
+    func order(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
         if let order = engine.order(id), order.accountID == account { return order }
         let stored: Order?
         do { stored = try await storage.order(id) } catch { throw .storage(error) }
@@ -164,7 +157,7 @@ extension Brokerage {
         return stored
     }
 
-    public func order(clientOrderID: ClientOrderID, account: AccountID) async throws(BrokerageError) -> Order {
+    func order(clientOrderID: ClientOrderID, account: AccountID) async throws(BrokerageError) -> Order {
         if let order = engine.order(clientOrderID: clientOrderID, account: account) { return order }
         let stored: Order?
         do { stored = try await storage.order(clientOrderID: clientOrderID, account: account) } catch {
@@ -174,32 +167,41 @@ extension Brokerage {
         return stored
     }
 
-    public func orders(account: AccountID, _ query: OrderQuery) async throws(BrokerageError) -> [Order] {
-        do { return try await storage.orders(account: account, query) } catch { throw .storage(error) }
-    }
-
     // MARK: Market pump
 
-    /// Feeds current quotes of every instrument with working orders into the engine, and commits fills.
-    /// Pumps run one after another (the pump service and a test may both call it): a pump returns only when
-    /// what it did is durable, never while an earlier pump is still committing.
-    public func pumpMarket() async throws(BrokerageError) {
-        await pumpGate.acquire()
-        defer { pumpGate.release() }
+    /// The symbols this shard holds something for: working orders, queued rules, active alerts (what the pump
+    /// fetches quotes for and hands to it).
+    func interests() -> [String] {
         let instruments = Set(engine.instrumentsWithWorkingOrders).union(ruleBook.instruments)
             .union(alertBook.instruments)
-        let symbols = instruments.sorted().map { engine.instrument($0).symbol }
-        await applyDueAuctions(symbols, at: clock.now())
-        engine.advance(to: clock.now())
-        expireRules(at: clock.now())
-        expireAlerts(at: clock.now())
-        for symbol in symbols { try? await applyMarketUpdate(symbol) }
-        try await commit()
+        return instruments.map { engine.instrument($0).symbol }.sorted()
+    }
+
+    /// One pump tick for this shard: the day's due auctions, day-order expiry, rule and alert lifetimes, then each
+    /// update (quotes of the symbols it asked for, in symbol order), committed as one step. Returns the staged step
+    /// (nil when nothing changed) for the pump to wait on off the shard.
+    func pump(_ symbols: [String], quotes: [String: MarketQuote], at now: Timestamp) async throws(BrokerageError)
+        -> StagedStep?
+    {
+        await applyDueAuctions(symbols, at: now)
+        engine.advance(to: now)
+        expireRules(at: now)
+        expireAlerts(at: now)
+        for symbol in symbols {
+            guard let quote = quotes[symbol], let entry = directory.entry(symbol) else { continue }
+            applyMarketUpdate(quote, instrument: entry.instrument)
+        }
+        return try stage()
+    }
+
+    /// How many orders are open in this shard (`papertrade admin shards`).
+    func openOrderCount() -> Int {
+        owners.keys.reduce(0) { $0 + engine.openOrders(of: $1).count }
     }
 
     /// Waits until every step staged so far is durable (or failed): graceful shutdown calls it before the
     /// database is closed.
-    public func flush() async {
+    func flush() async {
         for entry in inFlight { try? await entry.step.durable() }
     }
 }
@@ -209,10 +211,10 @@ extension MarketEvent {
     func at(_ time: Timestamp) -> MarketEvent { MarketEvent(instrument: instrument, time: time, kind: kind) }
 }
 
-extension Brokerage {
+extension Shard {
     /// Sells all or part of a position at market (Alpaca's DELETE /v2/positions/{symbol}).
     /// `qty` shares, or `percentage` (0–100) of the position; everything when both are nil.
-    public func closePosition(
+    func closePosition(
         _ symbol: String, account: AccountID, qty: Quantity?, percentage: FixedDecimal?, liquidation: Bool = false
     ) async throws(BrokerageError) -> Order {
         guard let instrumentID = engine.instrumentID(for: symbol),
@@ -246,7 +248,7 @@ extension Brokerage {
     }
 
     /// Symbols the account holds, long or short.
-    public func heldSymbols(_ account: AccountID) -> [String] {
+    func heldSymbols(_ account: AccountID) -> [String] {
         (engine.account(account)?.positions.values.filter { !$0.qty.isZero }.map(\.symbol) ?? []).sorted()
     }
 }

@@ -14,8 +14,8 @@ public struct MarginPolicy: Sendable, Hashable {
     public init() {}
 }
 
-extension Brokerage {
-    public func setMarginPolicy(_ policy: MarginPolicy) {
+extension Shard {
+    func setMarginPolicy(_ policy: MarginPolicy) {
         marginPolicy = policy
         configuration.margin = policy.rates
         engine.setMarginRates(policy.rates)
@@ -25,7 +25,7 @@ extension Brokerage {
     /// and the stock-loan fee of hard-to-borrow shorts (valued at the feed's closing prices), then the maintenance
     /// check: a new margin call when equity is short of maintenance margin, the call closed
     /// when it is met, and positions sold when a call is still unmet on its due day. Each close is settled once.
-    public func closeMarginDay(_ date: CivilDate) async throws(BrokerageError) {
+    func closeMarginDay(_ date: CivilDate) async throws(BrokerageError) {
         let now = clock.now()
         for id in owners.keys.sorted() {
             // Once per close: a second run (a restart, the service and a caller both) changes nothing.
@@ -45,7 +45,7 @@ extension Brokerage {
 
     /// During the session: liquidates accounts whose equity fell below the liquidation threshold of their
     /// maintenance margin (a margin call cannot wait for them).
-    public func checkMarginThreshold() async throws(BrokerageError) {
+    func checkMarginThreshold() async throws(BrokerageError) {
         for id in owners.keys.sorted() {
             // Only accounts that borrow — cash or shares — can fall that far.
             guard let account = engine.account(id), account.terms.type == .margin,

@@ -87,13 +87,13 @@ public struct PerformanceReport: Sendable {
     public var holdings: [HoldingPerformance]
 }
 
-extension Brokerage {
+extension Shard {
     /// An account's performance over `period`, or from `start` through `end` (dates in the market's time zone).
     ///
     /// Reads the daily closes (`EquityDay`, brought up to the last completed session first) instead of replaying
     /// the ledger, adds a live point for the session in progress, and computes every figure with
     /// `PerformanceMetrics`.
-    public func performance(
+    func performance(
         _ id: AccountID, period: PerformancePeriod?, start: CivilDate? = nil, end: CivilDate? = nil,
         resolution: ChartResolution = .periodDefault
     ) async throws(BrokerageError) -> PerformanceReport {
@@ -205,7 +205,7 @@ extension Brokerage {
     /// first time — from its opening, replaying the ledger (a backfill gives the rows the recorder would have).
     /// Returns the latest close (nil before the account's first session has closed).
     @discardableResult
-    public func catchUpEquityDays(_ id: AccountID) async throws(BrokerageError) -> EquityDay? {
+    func catchUpEquityDays(_ id: AccountID) async throws(BrokerageError) -> EquityDay? {
         guard let record = owners[id], let account = engine.account(id) else { throw .notFound("account not found") }
         let calendar = record.market.calendar
         let now = clock.now()
@@ -336,7 +336,7 @@ extension Brokerage {
         let from = start.adding(seconds: -7 * 86_400)
         let bars: [PriceBar]
         if timeframe == .day {
-            bars = await dailyIndexBars(index, from: from, to: end)
+            bars = await market.dailyIndexBars(index, from: from, to: end)
         } else {
             bars = (try? await feed.indexBars(index, timeframe: timeframe, from: from, to: end)) ?? []
         }
@@ -350,37 +350,6 @@ extension Brokerage {
         }
         return BenchmarkPerformance(index: index, periodReturn: periodReturn, series: series)
     }
-}
-
-extension Brokerage {
-    /// An index's daily bars, the settled ones (before today) kept in memory: five years of S&P 500 closes cost the
-    /// simulator about 5 ms a request, more than the rest of a performance report. A request reaching before the
-    /// cached range fetches it whole again; today's bar is always fetched.
-    func dailyIndexBars(_ index: MarketIndex, from: Timestamp, to end: Timestamp) async -> [PriceBar] {
-        let zone = index.market.calendar.zone
-        let settled = Timestamp(zone.localTime(of: clock.now()).date, in: zone)
-        if let cached = indexCloses[index], cached.from <= from, cached.through >= Swift.min(settled, end) {
-            var bars = cached.bars.filter { $0.time >= from && $0.time <= end }
-            if end > settled {
-                bars += ((try? await feed.indexBars(index, timeframe: .day, from: settled, to: end)) ?? [])
-                    .filter { $0.time >= settled }
-            }
-            return bars
-        }
-        let bars = (try? await feed.indexBars(index, timeframe: .day, from: from, to: end)) ?? []
-        if !bars.isEmpty {
-            indexCloses[index] = IndexCloses(
-                from: from, through: Swift.min(settled, end), bars: bars.filter { $0.time < settled })
-        }
-        return bars
-    }
-}
-
-/// Settled daily bars of an index from `from` through `through` (`Brokerage.dailyIndexBars`).
-struct IndexCloses: Sendable {
-    var from: Timestamp
-    var through: Timestamp
-    var bars: [PriceBar]
 }
 
 extension CivilDate {

@@ -2,23 +2,11 @@ import MarketData
 import Storage
 import TradingCore
 
-extension Brokerage {
-    /// Creates a user (the password must already be hashed by the caller).
-    public func createUser(id: UserID, username: String, passwordHash: String) async throws(BrokerageError)
-        -> UserRecord
-    {
-        let record = UserRecord(id: id, username: username, passwordHash: passwordHash, createdAt: clock.now())
-        do { try await storage.createUser(record) } catch { throw .storage(error) }
-        return record
-    }
-
+extension Shard {
     /// Opens a paper account for a user, durably.
-    public func openAccount(
-        userID: UserID, market: Market, cash: FixedDecimal, name: String, terms: MarginTerms = .cash
+    func openAccount(
+        _ id: AccountID, userID: UserID, market: Market, cash: FixedDecimal, name: String, terms: MarginTerms = .cash
     ) async throws(BrokerageError) -> AccountRecord {
-        var generator = SystemRandomNumberGenerator()
-        var id = AccountID(.random(using: &generator))
-        while owners[id] != nil { id = AccountID(.random(using: &generator)) }
         do { try engine.openAccount(id, market: market, startingCash: cash, terms: terms) } catch {
             throw .rejected(error)
         }
@@ -26,7 +14,7 @@ extension Brokerage {
         let number = "PA" + String(id.high % 10_000_000_000).leftPadded(10)
         let record = AccountRecord(
             id: id, userID: userID, name: name, market: market, accountNumber: number,
-            createdAt: clock.now(), snapshot: snapshot)
+            createdAt: clock.now(), snapshot: snapshot, shard: self.id)
         do {
             try await storage.createAccount(record)
         } catch {
@@ -37,16 +25,16 @@ extension Brokerage {
         return record
     }
 
-    public func accountRecord(_ id: AccountID) -> AccountRecord? { owners[id] }
+    func accountRecord(_ id: AccountID) -> AccountRecord? { owners[id] }
 
     /// An account's live balances and terms.
-    public func account(_ id: AccountID) -> Account? { engine.account(id) }
+    func account(_ id: AccountID) -> Account? { engine.account(id) }
 
-    public func accounts(of userID: UserID) -> [AccountRecord] {
+    func accounts(of userID: UserID) -> [AccountRecord] {
         owners.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
     }
 
-    public func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?)
+    func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?)
         async throws(BrokerageError) -> LedgerEntry
     {
         let entry: LedgerEntry
@@ -57,7 +45,7 @@ extension Brokerage {
         return entry
     }
 
-    public func withdraw(_ amount: FixedDecimal, from id: AccountID, method: TransferMethod, note: String?)
+    func withdraw(_ amount: FixedDecimal, from id: AccountID, method: TransferMethod, note: String?)
         async throws(BrokerageError) -> LedgerEntry
     {
         let entry: LedgerEntry
@@ -70,35 +58,20 @@ extension Brokerage {
 
     /// Makes an account a cash or margin account, or changes its largest multiplier (Alpaca's
     /// max_margin_multiplier), durably.
-    public func setMarginTerms(_ terms: MarginTerms, for id: AccountID) async throws(BrokerageError) {
+    func setMarginTerms(_ terms: MarginTerms, for id: AccountID) async throws(BrokerageError) {
         do { try engine.setMarginTerms(terms, for: id) } catch { throw .rejected(error) }
         pendingAccounts.insert(id)
         try await commit()
     }
 
-    public func reset(_ id: AccountID) async throws(BrokerageError) {
+    func reset(_ id: AccountID) async throws(BrokerageError) {
         guard engine.account(id) != nil else { throw .notFound("account not found") }
-        try await consumeGameReset(id)
         do { try engine.reset(id, at: clock.now()) } catch { throw .rejected(error) }
         try await commit()
     }
 
-    /// The account's ledger entries, newest first (or oldest first with `ascending`), at most `limit`.
-    public func activities(_ id: AccountID, limit: Int = 100, ascending: Bool = false) async throws(BrokerageError)
-        -> [LedgerEntry]
-    {
-        do { return try await storage.activities(account: id, limit: limit, ascending: ascending) } catch {
-            throw .storage(error)
-        }
-    }
-
-    /// The account's ledger entries matching `query` (kinds, times, order, paging).
-    public func activities(_ id: AccountID, query: ActivityQuery) async throws(BrokerageError) -> [LedgerEntry] {
-        do { return try await storage.activities(account: id, query: query) } catch { throw .storage(error) }
-    }
-
     /// An account's balances and positions valued at current quotes.
-    public func summary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary {
+    func summary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary {
         guard let account = engine.account(id) else { throw .notFound("account not found") }
         var positions: [PositionSummary] = []
         var marketValue = FixedDecimal.zero
@@ -156,13 +129,13 @@ extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
-extension Brokerage {
+extension Shard {
     /// Loads an account created by another process (e.g. `papertrade admin create-account` while serving).
-    public func loadAccountIfNeeded(_ id: AccountID) async throws(BrokerageError) {
+    func loadAccountIfNeeded(_ id: AccountID) async throws(BrokerageError) {
         guard owners[id] == nil else { return }
-        let records: [AccountRecord]
-        do { records = try await storage.accounts() } catch { throw .storage(error) }
-        guard let record = records.first(where: { $0.id == id }) else { throw .notFound("account not found") }
+        let stored: AccountRecord?
+        do { stored = try await storage.account(id) } catch { throw .storage(error) }
+        guard let record = stored, record.shard == self.id else { throw .notFound("account not found") }
         let snapshot: AccountSnapshot
         do { snapshot = try await storage.restorable(record) } catch { throw .storage(error) }
         guard owners[id] == nil else { return } // loaded by a concurrent call meanwhile
@@ -171,18 +144,5 @@ extension Brokerage {
         }
         do { try engine.restore(snapshot) } catch { throw .rejected(error) }
         owners[id] = record
-    }
-
-    /// Every account in the database, including any created by another process (the admin commands list them).
-    public func allAccounts() async throws(BrokerageError) -> [AccountRecord] {
-        do { return try await storage.accounts() } catch { throw .storage(error) }
-    }
-
-    /// The accounts of a user, including any created by another process.
-    public func loadAccounts(of userID: UserID) async throws(BrokerageError) -> [AccountRecord] {
-        let records: [AccountRecord]
-        do { records = try await storage.accounts(userID: userID) } catch { throw .storage(error) }
-        for record in records where owners[record.id] == nil { try await loadAccountIfNeeded(record.id) }
-        return records.compactMap { owners[$0.id] }
     }
 }

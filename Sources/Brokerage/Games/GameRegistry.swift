@@ -7,7 +7,9 @@ import TradingCore
 /// engine's validator enforces the rules for the web app, Alpaca bots and IB clients alike; a leaderboard ranks the
 /// players at current prices, and freezes when the game ends (`GameService`).
 ///
-/// Games and players are few next to orders: they live in memory on the actor, written through to storage.
+/// Games and players are few next to orders: they live in memory (`GameBook`), written through to storage. A game's
+/// players' accounts may live in any shard: what the game does to them (rules, cancels, notifications) goes to each
+/// account's shard, and a leaderboard gathers the accounts from theirs.
 extension Brokerage {
     /// Where a game stands at `now`.
     public enum GameStatus: String, Sendable {
@@ -58,9 +60,13 @@ extension Brokerage {
     // MARK: Loading
 
     func reloadGames() async throws {
-        games = Dictionary(uniqueKeysWithValues: try await storage.games().map { ($0.id, $0) })
-        gamePlayers = Dictionary(uniqueKeysWithValues: try await storage.gamePlayers().map { ($0.accountID, $0) })
+        gameBook.replace(games: try await storage.games(), players: try await storage.gamePlayers())
     }
+
+    /// Every game, by id (a snapshot of the book).
+    var games: [GameID: GameRecord] { gameBook.games }
+    /// Every player, by game account.
+    var gamePlayers: [AccountID: GamePlayerRecord] { gameBook.players }
 
     // MARK: Creating and finding
 
@@ -79,7 +85,7 @@ extension Brokerage {
                 joinCode: Self.joinCode(using: &generator), settings: settings, createdAt: now)
             do {
                 try await storage.createGame(game)
-                games[game.id] = game
+                gameBook.set(game)
                 return game
             } catch let error as StorageError {
                 if case .duplicate = error { continue } // a join code taken: draw another
@@ -162,12 +168,6 @@ extension Brokerage {
         games.values.first { $0.matches(code) }?.id
     }
 
-    /// The game an account plays in, and its player record.
-    public func gamePlayer(account: AccountID) -> (GameRecord, GamePlayerRecord)? {
-        guard let player = gamePlayers[account], let game = games[player.gameID] else { return nil }
-        return (game, player)
-    }
-
     /// A game as `user` may see it: public games to everyone; private ones to their owner, their players, and
     /// whoever has the join code. Anyone else gets "not found" (a private game's existence is not revealed).
     public func gameView(_ id: GameID, user: UserID, code: String? = nil) throws(BrokerageError) -> GameView {
@@ -238,35 +238,20 @@ extension Brokerage {
             throw .forbidden("this game is full: at most \(most) players")
         }
         let s = game.settings
-        var generator = SystemRandomNumberGenerator()
-        var accountID = AccountID(.random(using: &generator))
-        while owners[accountID] != nil { accountID = AccountID(.random(using: &generator)) }
         let terms =
             s.margin
             ? MarginTerms(type: .margin, maxMultiplier: s.marginMultiplier, noShorting: !s.rules.shortSelling) : .cash
+        let placement = router.placeNewAccount()
+        let player: GamePlayerRecord
         do {
-            try engine.openAccount(
-                accountID, market: game.market, startingCash: s.startingCash,
-                fees: GameRules.commissionSchedule(flat: s.commissionPerTrade, percent: s.commissionPercent),
-                terms: terms, gameRules: s.rules)
+            player = try await router.shards[placement.index].openGameAccount(
+                Self.newAccountID(), game: game, user: user, playerName: name, terms: terms, at: now)
         } catch {
-            throw .rejected(error)
+            router.unplaced(placement)
+            throw error
         }
-        guard let snapshot = engine.snapshot(of: accountID) else { throw .invalid("account could not be opened") }
-        let record = AccountRecord(
-            id: accountID, userID: user,
-            name: Catalogue(languages.language(of: user))("game.account", ["game": game.name]), market: game.market,
-            accountNumber: "PA" + String(accountID.high % 10_000_000_000).leftPadded(10), createdAt: now,
-            snapshot: snapshot)
-        let player = GamePlayerRecord(gameID: id, accountID: accountID, userID: user, name: name, joinedAt: now)
-        do {
-            try await storage.joinGame(player, account: record)
-        } catch {
-            try? await reload()
-            throw .storage(error)
-        }
-        owners[accountID] = record
-        gamePlayers[accountID] = player
+        router.opened(player.accountID, in: placement)
+        gameBook.set(player)
         return player
     }
 
@@ -309,19 +294,14 @@ extension Brokerage {
         if let problem = Self.problem(name: game.name, market: game.market, settings: game.settings, now: now) {
             throw .invalid(problem)
         }
-        let players = activePlayers(id)
         if change.startsAt != nil || change.endsAt != nil {
-            for player in players {
-                guard var rules = engine.account(player.accountID)?.gameRules else { continue }
-                rules.startsAt = game.settings.rules.startsAt
-                rules.endsAt = game.settings.rules.endsAt
-                do { try engine.setGameRules(rules, for: player.accountID) } catch { throw .rejected(error) }
-                pendingAccounts.insert(player.accountID)
+            for player in activePlayers(id) {
+                try await shard(player.accountID).setGameDates(
+                    player.accountID, startsAt: game.settings.rules.startsAt, endsAt: game.settings.rules.endsAt)
             }
-            try await commit()
         }
         do { try await storage.saveGame(game) } catch { throw .storage(error) }
-        games[id] = game
+        gameBook.set(game)
         return game
     }
 
@@ -333,15 +313,9 @@ extension Brokerage {
         }
         guard game.endedAt == nil else { throw .forbidden("this game has ended: its standings are final") }
         player.removedAt = clock.now()
-        if var rules = engine.account(account)?.gameRules {
-            rules.removed = true
-            do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
-            pendingAccounts.insert(account)
-        }
-        _ = try? engine.cancelAll(account: account, at: clock.now())
-        try await commit()
+        try await shard(account).removeFromGame(account)
         do { try await storage.savePlayer(player) } catch { throw .storage(error) }
-        gamePlayers[account] = player
+        gameBook.set(player)
     }
 
     /// Ends a game now (its owner, early) — see `finishGame`.
@@ -359,21 +333,17 @@ extension Brokerage {
         let now = clock.now()
         let end = min(now, game.endsAt ?? now)
         for player in activePlayers(id) {
-            if var rules = engine.account(player.accountID)?.gameRules, rules.endsAt.map({ $0 > end }) ?? true {
-                rules.endsAt = end
-                do { try engine.setGameRules(rules, for: player.accountID) } catch { throw .rejected(error) }
-                pendingAccounts.insert(player.accountID)
-            }
-            _ = try? engine.cancelAll(account: player.accountID, at: now)
+            try await shard(player.accountID).endGame(for: player.accountID, at: end)
         }
-        try await commit()
         let board = try await liveStandings(game, final: true)
         game.endedAt = now
         game.settings.rules.endsAt = end
         game.final = board.standings
         do { try await storage.saveGame(game) } catch { throw .storage(error) }
-        games[id] = game
-        // Each player hears where they finished (in the app, by Web Push, to their webhook).
+        gameBook.set(game)
+        // Each player hears where they finished (in the app, by Web Push, to their webhook), journaled by the shard
+        // of their game account.
+        var notices: [AccountID: NotificationRecord] = [:]
         for standing in board.standings {
             guard let player = gamePlayers[standing.accountID] else { continue }
             let text = Catalogue(languages.language(of: player.userID))
@@ -382,9 +352,9 @@ extension Brokerage {
             var places = 2
             while places < 4, exact.rounded(places: places, rule: .halfEven).isZero, !exact.isZero { places += 1 }
             let percent = exact.rounded(places: places, rule: .halfEven)
-            pendingNotifications.append(
+            notices[player.accountID] = (
                 NotificationRecord(
-                    id: Self.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
+                    id: Shard.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
                     title: text("game.ended.title", ["game": game.name]),
                     body: text(
                         "game.ended.body",
@@ -393,7 +363,9 @@ extension Brokerage {
                             "return": (percent.isPositive ? "+" : "") + percent.formatted(minimumPlaces: places) + "%",
                         ]), createdAt: now))
         }
-        try await commit()
+        for (account, notice) in notices.sorted(by: { $0.key < $1.key }) {
+            try await shard(account).notify([notice])
+        }
         return game
     }
 
@@ -428,7 +400,7 @@ extension Brokerage {
         }
         player.resetsUsed += 1
         do { try await storage.savePlayer(player) } catch { throw .storage(error) }
-        gamePlayers[account] = player
+        gameBook.set(player)
     }
 
     // MARK: Leaderboard
@@ -451,21 +423,24 @@ extension Brokerage {
     /// a game's values freeze at the last close.
     func liveStandings(_ game: GameRecord, final: Bool = false) async throws(BrokerageError) -> GameBoard {
         let players = activePlayers(game.id)
-        var held: Set<InstrumentID> = []
+        var accounts: [AccountID: Account] = [:]
         for player in players {
-            for position in engine.account(player.accountID)?.positions.values ?? [:].values
-            where !position.qty.isZero {
-                held.insert(position.instrument)
+            if let account = await router.shard(of: player.accountID)?.account(player.accountID) {
+                accounts[player.accountID] = account
             }
         }
-        var marks: [InstrumentID: Leaderboard.Mark] = [:]
-        for instrument in held {
-            let symbol = engine.instrument(instrument).symbol
+        // Each held symbol, and one account holding it (whose shard knows a last trade if the feed fails).
+        var held: [String: AccountID] = [:]
+        for (id, account) in accounts {
+            for position in account.positions.values where !position.qty.isZero { held[position.symbol] = id }
+        }
+        var marks: [String: Leaderboard.Mark] = [:]
+        for (symbol, holder) in held.sorted(by: { $0.key < $1.key }) {
             if let quote = try? await feed.quote(symbol) {
                 let last = final ? await closingPrice(quote) : quote.last
-                marks[instrument] = Leaderboard.Mark(last: last, previousClose: quote.previousClose)
-            } else if let mark = engine.mark(instrument) {
-                marks[instrument] = Leaderboard.Mark(last: mark, previousClose: nil)
+                marks[symbol] = Leaderboard.Mark(last: last, previousClose: quote.previousClose)
+            } else if let mark = await router.shard(of: holder)?.mark(symbol) {
+                marks[symbol] = Leaderboard.Mark(last: mark, previousClose: nil)
             }
         }
         let index = Self.benchmark(game)
@@ -473,7 +448,7 @@ extension Brokerage {
         var entries: [Leaderboard.Player] = []
         entries.reserveCapacity(players.count)
         for player in players {
-            guard let account = engine.account(player.accountID) else { continue }
+            guard let account = accounts[player.accountID] else { continue }
             var sharpe: FixedDecimal?
             if game.settings.ranking == .sharpe {
                 sharpe = try await gameSharpe(player.accountID, since: game.startsAt)
@@ -507,7 +482,7 @@ extension Brokerage {
     /// The index's return from the last close before `start` to now; nil when the feed has no bars for it.
     func indexReturn(_ index: MarketIndex, since start: Timestamp) async -> FixedDecimal? {
         let now = clock.now()
-        let bars = await dailyIndexBars(index, from: start.adding(nanoseconds: -10 * Duration64.day), to: now)
+        let bars = await market.dailyIndexBars(index, from: start.adding(nanoseconds: -10 * Duration64.day), to: now)
         let startDate = index.market.calendar.zone.localTime(of: start).date
         let zone = index.market.calendar.zone
         guard let base = bars.last(where: { zone.localTime(of: $0.time).date < startDate }) ?? bars.first,
@@ -521,7 +496,7 @@ extension Brokerage {
     /// A player's Sharpe ratio over the closes since the game started (nil below 20 daily returns).
     func gameSharpe(_ account: AccountID, since start: Timestamp) async throws(BrokerageError) -> FixedDecimal? {
         _ = try? await catchUpEquityDays(account)
-        let zone = engine.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
+        let zone = await self.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
         let days: [EquityDay]
         do { days = try await storage.equityDays(account: account, from: zone.localTime(of: start).date) } catch {
             throw .storage(error)

@@ -9,10 +9,10 @@ import TradingCore
 /// leaves the book in the actor step it triggers in, and its new state (triggered) is journaled in the same
 /// transaction as its notification and trigger record; a repeating alert journals the time of its last trigger
 /// the same way, so neither triggers twice for one event across a restart.
-extension Brokerage {
+extension Shard {
     /// Adds an alert for a user. It is evaluated at once against the current price (and may trigger in this call:
     /// the returned record says so).
-    public func addAlert(
+    func addAlert(
         user: UserID, symbol: String, condition: AlertCondition, frequency: AlertFrequency,
         timeframe: AlertTimeframe, expiresAt: Timestamp?, message: String?
     ) async throws(BrokerageError) -> AlertRecord {
@@ -48,7 +48,7 @@ extension Brokerage {
     static let alertLimit = 200
 
     /// Cancels an active alert of the user's.
-    public func cancelAlert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
+    func cancelAlert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
         guard var record = activeAlerts[id], record.userID == user.text else {
             throw .notFound("alert not found (it may have triggered, expired or been canceled already)")
         }
@@ -62,14 +62,14 @@ extension Brokerage {
     }
 
     /// A user's active alerts, newest first.
-    public func alerts(user: UserID) -> [AlertRecord] {
+    func alerts(user: UserID) -> [AlertRecord] {
         activeAlerts.values.filter { $0.userID == user.text }.sorted {
             ($0.alert.createdAt, $0.alert.id) > ($1.alert.createdAt, $1.alert.id)
         }
     }
 
     /// A user's alert, active or not.
-    public func alert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
+    func alert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
         if let record = activeAlerts[id], record.userID == user.text { return record }
         let stored: AlertRecord?
         do { stored = try await storage.alert(id, user: user) } catch { throw .storage(error) }
@@ -77,22 +77,8 @@ extension Brokerage {
         return stored
     }
 
-    /// A user's triggered, canceled and expired alerts, newest first.
-    public func alertHistory(user: UserID, limit: Int = 100) async throws(BrokerageError) -> [AlertRecord] {
-        do { return try await storage.alerts(user: user, active: false, limit: limit) } catch { throw .storage(error) }
-    }
-
-    /// When a user's alerts triggered (one alert's, with `alert`), newest first.
-    public func alertTriggers(user: UserID, alert: AlertID? = nil, limit: Int = 100) async throws(BrokerageError)
-        -> [AlertTriggerRecord]
-    {
-        do { return try await storage.alertTriggers(user: user, alert: alert, limit: limit) } catch {
-            throw .storage(error)
-        }
-    }
-
     /// The level an alert's operand stands for now (its value, or the moving average's current value).
-    public func alertLevel(_ alert: PriceAlert) -> Price? {
+    func alertLevel(_ alert: PriceAlert) -> Price? {
         guard let operand = alert.condition.operand else { return nil }
         if case .value(let v) = operand { return v }
         return engine.instrumentID(for: alert.symbol).flatMap { alertBook.level(operand, instrument: $0) }
@@ -100,11 +86,12 @@ extension Brokerage {
 
     // MARK: Evaluation
 
-    /// Loads every active alert into the book (at start and after a reload).
-    func reloadAlerts() async throws {
+    /// Loads the active alerts of the users this shard keeps alerts for into the book (at start and after a
+    /// reload).
+    func reloadAlerts(of users: @Sendable (UserID) -> Bool) async throws {
         var book = AlertBook()
         var records: [AlertID: AlertRecord] = [:]
-        for record in try await storage.activeAlerts() {
+        for record in try await storage.activeAlerts() where users(UserID(record.userID)) {
             guard let entry = directory.entry(record.alert.symbol) else { continue }
             let last = record.lastTriggeredAt.map { ($0, entry.instrument.calendar.tradingDate(at: $0)) }
             book.add(record.alert, instrument: engine.register(entry.instrument), lastTriggered: last)

@@ -1,13 +1,13 @@
 import MarketData
 import TradingCore
 
-extension Brokerage {
+extension Shard {
     /// Applies the corporate actions whose ex-dates have come to every account holding (or with open orders in) the
     /// instrument, once per account and ex-date, and tells the owner. An ex-date has come when the feed's session for
     /// the instrument is that day (the simulator switches to it at the session's first minute, so the positions
     /// change together with the prices). Accounts seen for the first time start tracking from the current session;
     /// an account whose last applied day is older (the server was down) is brought up to date.
-    public func applyCorporateActions() async throws(BrokerageError) {
+    func applyCorporateActions() async throws(BrokerageError) {
         let now = clock.now()
         var sessions: [String: MarketQuote] = [:]
         var restated: Set<String> = []

@@ -1,0 +1,268 @@
+import MarketData
+import Storage
+import TradingCore
+
+// The front's account-scoped calls: each finds the account's shard and runs there. (Work that spans shards is in
+// Brokerage+Scatter.swift; games in Games/GameRegistry.swift.)
+
+extension Brokerage {
+    /// A queue entry as the apps show it: the rule, its status, the current price and the trigger level.
+    public struct QueueEntry: Sendable {
+        public var record: QueueRuleRecord
+        public var price: Price?
+        public var triggerLevel: Price?
+        public var instrument: Instrument?
+    }
+
+    // MARK: Users and accounts
+
+    /// Creates a user (the password must already be hashed by the caller).
+    public func createUser(id: UserID, username: String, passwordHash: String) async throws(BrokerageError)
+        -> UserRecord
+    {
+        let record = UserRecord(id: id, username: username, passwordHash: passwordHash, createdAt: clock.now())
+        try await stored { try await storage.createUser(record) }
+        return record
+    }
+
+    /// Opens a paper account for a user, durably, in the shard with the fewest accounts.
+    public func openAccount(
+        userID: UserID, market: Market, cash: FixedDecimal, name: String, terms: MarginTerms = .cash
+    ) async throws(BrokerageError) -> AccountRecord {
+        let placement = router.placeNewAccount()
+        let shard = router.shards[placement.index]
+        do {
+            let record = try await shard.openAccount(
+                Self.newAccountID(), userID: userID, market: market, cash: cash, name: name, terms: terms)
+            router.opened(record.id, in: placement)
+            return record
+        } catch {
+            router.unplaced(placement)
+            throw error
+        }
+    }
+
+    /// A fresh random account id (version 4: 122 random bits, so two shards never draw the same one).
+    static func newAccountID() -> AccountID {
+        var generator = SystemRandomNumberGenerator()
+        return AccountID(.random(using: &generator))
+    }
+
+    public func accountRecord(_ id: AccountID) async -> AccountRecord? {
+        await router.shard(of: id)?.accountRecord(id)
+    }
+
+    /// An account's live balances and terms.
+    public func account(_ id: AccountID) async -> Account? { await router.shard(of: id)?.account(id) }
+
+    /// A user's accounts, oldest first (every shard asked).
+    public func accounts(of userID: UserID) async -> [AccountRecord] {
+        await router.scatter { await $0.accounts(of: userID) }.flatMap { $0 }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// Loads an account created by another process (e.g. `papertrade admin create-account` while serving).
+    public func loadAccountIfNeeded(_ id: AccountID) async throws(BrokerageError) {
+        try await shard(id).loadAccountIfNeeded(id)
+    }
+
+    /// Every account in the database, including any created by another process (the admin commands list them).
+    public func allAccounts() async throws(BrokerageError) -> [AccountRecord] {
+        try await stored { try await storage.accounts() }
+    }
+
+    /// The accounts of a user, including any created by another process.
+    public func loadAccounts(of userID: UserID) async throws(BrokerageError) -> [AccountRecord] {
+        let records = try await stored { try await storage.accounts(userID: userID) }
+        var loaded: [AccountRecord] = []
+        for record in records {
+            let shard = try await shard(record.id)
+            try await shard.loadAccountIfNeeded(record.id)
+            if let live = await shard.accountRecord(record.id) { loaded.append(live) }
+        }
+        return loaded
+    }
+
+    public func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?)
+        async throws(BrokerageError) -> LedgerEntry
+    {
+        try await shard(id).deposit(amount, to: id, method: method, note: note)
+    }
+
+    public func withdraw(_ amount: FixedDecimal, from id: AccountID, method: TransferMethod, note: String?)
+        async throws(BrokerageError) -> LedgerEntry
+    {
+        try await shard(id).withdraw(amount, from: id, method: method, note: note)
+    }
+
+    /// Makes an account a cash or margin account, or changes its largest multiplier (Alpaca's
+    /// max_margin_multiplier), durably.
+    public func setMarginTerms(_ terms: MarginTerms, for id: AccountID) async throws(BrokerageError) {
+        try await shard(id).setMarginTerms(terms, for: id)
+    }
+
+    /// Resets an account to its starting cash (a game account only as often as its game allows).
+    public func reset(_ id: AccountID) async throws(BrokerageError) {
+        let shard = try await shard(id)
+        guard await shard.account(id) != nil else { throw .notFound("account not found") }
+        try await consumeGameReset(id)
+        try await shard.reset(id)
+    }
+
+    /// The account's ledger entries, newest first (or oldest first with `ascending`), at most `limit`.
+    public func activities(_ id: AccountID, limit: Int = 100, ascending: Bool = false) async throws(BrokerageError)
+        -> [LedgerEntry]
+    {
+        try await stored { try await storage.activities(account: id, limit: limit, ascending: ascending) }
+    }
+
+    /// The account's ledger entries matching `query` (kinds, times, order, paging).
+    public func activities(_ id: AccountID, query: ActivityQuery) async throws(BrokerageError) -> [LedgerEntry] {
+        try await stored { try await storage.activities(account: id, query: query) }
+    }
+
+    /// An account's balances and positions valued at current quotes.
+    public func summary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary {
+        try await shard(id).summary(id)
+    }
+
+    /// An account's performance over a period (see `PerformanceReport`).
+    public func performance(
+        _ id: AccountID, period: PerformancePeriod?, start: CivilDate? = nil, end: CivilDate? = nil,
+        resolution: ChartResolution = .periodDefault
+    ) async throws(BrokerageError) -> PerformanceReport {
+        try await shard(id).performance(id, period: period, start: start, end: end, resolution: resolution)
+    }
+
+    /// Records the account's closes not yet recorded (see `EquityHistoryRecorder`); the latest, if any.
+    @discardableResult
+    public func catchUpEquityDays(_ id: AccountID) async throws(BrokerageError) -> EquityDay? {
+        try await shard(id).catchUpEquityDays(id)
+    }
+
+    // MARK: Orders
+
+    /// Places an order and returns it (as it stands after the step: a marketable order may already be filled)
+    /// once the step is durable. The wait for the disk happens off the shard: the shard is free for the next
+    /// request meanwhile.
+    public func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
+        try await shard(account).submit(request, account: account)
+    }
+
+    public func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
+        try await shard(account).cancel(id, account: account)
+    }
+
+    public func cancelAll(account: AccountID) async throws(BrokerageError) -> [(OrderID, Result<Order, BrokerageError>)]
+    {
+        try await shard(account).cancelAll(account: account)
+    }
+
+    public func replace(_ id: OrderID, account: AccountID, with change: ReplaceRequest) async throws(BrokerageError)
+        -> Order
+    {
+        try await shard(account).replace(id, account: account, with: change)
+    }
+
+    /// An order by id: from the shard's engine while it is open (or recently closed), else from storage.
+    public func order(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
+        try await shard(account).order(id, account: account)
+    }
+
+    public func order(clientOrderID: ClientOrderID, account: AccountID) async throws(BrokerageError) -> Order {
+        try await shard(account).order(clientOrderID: clientOrderID, account: account)
+    }
+
+    public func orders(account: AccountID, _ query: OrderQuery) async throws(BrokerageError) -> [Order] {
+        try await stored { try await storage.orders(account: account, query) }
+    }
+
+    /// Sells all or part of a position at market (Alpaca's DELETE /v2/positions/{symbol}).
+    /// `qty` shares, or `percentage` (0–100) of the position; everything when both are nil.
+    public func closePosition(
+        _ symbol: String, account: AccountID, qty: Quantity?, percentage: FixedDecimal?, liquidation: Bool = false
+    ) async throws(BrokerageError) -> Order {
+        try await shard(account).closePosition(
+            symbol, account: account, qty: qty, percentage: percentage, liquidation: liquidation)
+    }
+
+    /// Symbols the account holds, long or short.
+    public func heldSymbols(_ account: AccountID) async -> [String] {
+        await router.shard(of: account)?.heldSymbols(account) ?? []
+    }
+
+    // MARK: Queue purchase
+
+    /// Queues a rule for an account. The rule is evaluated at once against the current price (and may fire in
+    /// this call: the returned record says so).
+    public func addRule(
+        account: AccountID, symbol: String, condition: RuleCondition, action: RuleAction, lifetime: RuleLifetime?
+    ) async throws(BrokerageError) -> QueueRuleRecord {
+        try await shard(account).addRule(
+            account: account, symbol: symbol, condition: condition, action: action, lifetime: lifetime)
+    }
+
+    public func cancelRule(_ id: QueueRuleID, account: AccountID) async throws(BrokerageError) -> QueueRuleRecord {
+        try await shard(account).cancelRule(id, account: account)
+    }
+
+    /// The account's queued rules with current prices.
+    public func queue(account: AccountID) async -> [QueueEntry] {
+        await router.shard(of: account)?.queue(account: account) ?? []
+    }
+
+    /// The account's rules that left the queue (fired, failed, expired, canceled), newest first.
+    public func queueHistory(account: AccountID, limit: Int = 100) async throws(BrokerageError) -> [QueueEntry] {
+        try await shard(account).queueHistory(account: account, limit: limit)
+    }
+
+    /// A rule with its current price and trigger level.
+    public func entry(_ record: QueueRuleRecord) async -> QueueEntry {
+        guard let shard = await router.shard(of: record.rule.accountID) else {
+            return QueueEntry(
+                record: record, price: nil, triggerLevel: nil,
+                instrument: directory.entry(record.rule.symbol)?.instrument)
+        }
+        return await shard.entry(record)
+    }
+
+    // MARK: Price alerts (kept by the shard a user's id hashes to)
+
+    public func addAlert(
+        user: UserID, symbol: String, condition: AlertCondition, frequency: AlertFrequency,
+        timeframe: AlertTimeframe, expiresAt: Timestamp?, message: String?
+    ) async throws(BrokerageError) -> AlertRecord {
+        try await router.shard(ofUser: user).addAlert(
+            user: user, symbol: symbol, condition: condition, frequency: frequency, timeframe: timeframe,
+            expiresAt: expiresAt, message: message)
+    }
+
+    public func cancelAlert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
+        try await router.shard(ofUser: user).cancelAlert(id, user: user)
+    }
+
+    /// A user's active alerts, newest first.
+    public func alerts(user: UserID) async -> [AlertRecord] { await router.shard(ofUser: user).alerts(user: user) }
+
+    /// A user's alert, active or not.
+    public func alert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
+        try await router.shard(ofUser: user).alert(id, user: user)
+    }
+
+    /// A user's triggered, canceled and expired alerts, newest first.
+    public func alertHistory(user: UserID, limit: Int = 100) async throws(BrokerageError) -> [AlertRecord] {
+        try await stored { try await storage.alerts(user: user, active: false, limit: limit) }
+    }
+
+    /// When a user's alerts triggered (one alert's, with `alert`), newest first.
+    public func alertTriggers(user: UserID, alert: AlertID? = nil, limit: Int = 100) async throws(BrokerageError)
+        -> [AlertTriggerRecord]
+    {
+        try await stored { try await storage.alertTriggers(user: user, alert: alert, limit: limit) }
+    }
+
+    /// The level an alert's operand stands for now (its value, or the moving average's current value).
+    public func alertLevel(_ record: AlertRecord) async -> Price? {
+        await router.shard(ofUser: UserID(record.userID)).alertLevel(record.alert)
+    }
+}

@@ -1,0 +1,80 @@
+import Storage
+import TradingCore
+
+// What games do to the game accounts a shard holds (the games themselves: Games/GameRegistry.swift).
+extension Shard {
+    /// Opens a player's game account (the game's starting cash, fees, margin terms and rules) and records the player,
+    /// in one transaction.
+    func openGameAccount(
+        _ accountID: AccountID, game: GameRecord, user: UserID, playerName: String, terms: MarginTerms,
+        at now: Timestamp
+    ) async throws(BrokerageError) -> GamePlayerRecord {
+        let s = game.settings
+        do {
+            try engine.openAccount(
+                accountID, market: game.market, startingCash: s.startingCash,
+                fees: GameRules.commissionSchedule(flat: s.commissionPerTrade, percent: s.commissionPercent),
+                terms: terms, gameRules: s.rules)
+        } catch {
+            throw .rejected(error)
+        }
+        guard let snapshot = engine.snapshot(of: accountID) else { throw .invalid("account could not be opened") }
+        let record = AccountRecord(
+            id: accountID, userID: user,
+            name: Catalogue(languages.language(of: user))("game.account", ["game": game.name]), market: game.market,
+            accountNumber: "PA" + String(accountID.high % 10_000_000_000).leftPadded(10), createdAt: now,
+            snapshot: snapshot, shard: id)
+        let player = GamePlayerRecord(gameID: game.id, accountID: accountID, userID: user, name: playerName, joinedAt: now)
+        do {
+            try await storage.joinGame(player, account: record)
+        } catch {
+            try? await reload()
+            throw .storage(error)
+        }
+        owners[accountID] = record
+        return player
+    }
+
+    /// Moves a game account's start and end (its game's dates changed), durably.
+    func setGameDates(_ account: AccountID, startsAt: Timestamp?, endsAt: Timestamp?) async throws(BrokerageError) {
+        guard var rules = engine.account(account)?.gameRules else { return }
+        rules.startsAt = startsAt
+        rules.endsAt = endsAt
+        do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
+        pendingAccounts.insert(account)
+        try await commit()
+    }
+
+    /// A player removed from their game: their open orders are canceled and the account stops trading.
+    func removeFromGame(_ account: AccountID) async throws(BrokerageError) {
+        if var rules = engine.account(account)?.gameRules {
+            rules.removed = true
+            do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
+            pendingAccounts.insert(account)
+        }
+        _ = try? engine.cancelAll(account: account, at: clock.now())
+        try await commit()
+    }
+
+    /// The game ended at `end`: the account's open orders are canceled and it takes no more orders.
+    func endGame(for account: AccountID, at end: Timestamp) async throws(BrokerageError) {
+        if var rules = engine.account(account)?.gameRules, rules.endsAt.map({ $0 > end }) ?? true {
+            rules.endsAt = end
+            do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
+            pendingAccounts.insert(account)
+        }
+        _ = try? engine.cancelAll(account: account, at: clock.now())
+        try await commit()
+    }
+
+    /// Journals notifications about this shard's accounts (a game's end) and publishes them once durable.
+    func notify(_ notices: [NotificationRecord]) async throws(BrokerageError) {
+        pendingNotifications += notices
+        try await commit()
+    }
+
+    /// The last trade this shard's engine saw for a symbol (a mark when the feed cannot answer).
+    func mark(_ symbol: String) -> Price? {
+        engine.instrumentID(for: symbol).flatMap { engine.mark($0) }
+    }
+}
