@@ -141,8 +141,7 @@ public final class Brokerage: Sendable {
     /// The shards' layout: how many virtual shards, how many owners run them, and each shard's accounts
     /// (`papertrade admin shards`).
     public func shardLayout() async -> ShardLayout {
-        let accounts = await router.scatter { shard in await (shard.id, shard.owners.count, shard.openOrderCount()) }
-
+        let accounts = await router.scatter { shard in await (shard.id, shard.accountCount(), shard.openOrderCount()) }
         return ShardLayout(
             owners: router.owners.count,
             shards: accounts.map { id, accounts, orders in

@@ -40,6 +40,10 @@ public struct ServerConfiguration: Sendable {
     public var margin = MarginPolicy()
     /// The Interactive Brokers Client Portal listener (off unless a port is set).
     public var ib = IBGatewayConfiguration()
+    /// Virtual shards of a database being created (default 64; an existing database keeps its own).
+    public var shards: Int?
+    /// Serial executors the shards run on (default: one per core).
+    public var shardActors: Int?
 
     public init() {}
 
@@ -107,7 +111,8 @@ public final class Papertrade: Sendable {
         let vapid = try VAPIDKey.loadOrCreate(in: configuration.dataDirectory)
         let brokerage = try await Brokerage.open(
             configuration.database, checkpoints: configuration.checkpoints, feed: feed,
-            directory: directory, clock: clock, seed: configuration.seed)
+            directory: directory, clock: clock, seed: configuration.seed, shards: configuration.shards,
+            shardOwners: configuration.shardActors)
         await brokerage.setMarginPolicy(configuration.margin)
         return Papertrade(
             configuration: configuration, directory: directory, market: market,

@@ -104,11 +104,30 @@ struct Serve: AsyncParsableCommand {
             "Trading days to meet a margin call before positions are sold (env PAPERTRADE_MARGIN_CALL_DAYS; default 2)."
     )
     var marginCallDays: Int?
+    @Option(
+        name: .customLong("shard-actors"),
+        help:
+            "Threads the brokerage's shards run on, each owning several virtual shards (env PAPERTRADE_SHARD_ACTORS; default: one per core)."
+    )
+    var shardActors: Int?
+    @Option(
+        help:
+            "Virtual shards of a database being created, fixed for its life (env PAPERTRADE_SHARDS; default 64; an existing database keeps its own)."
+    )
+    var shards: Int?
 
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         var configuration = ServerConfiguration()
         database.apply(to: &configuration)
+        if let actors = shardActors ?? env["PAPERTRADE_SHARD_ACTORS"].flatMap(Int.init) {
+            guard (1...256).contains(actors) else { throw ValidationError("--shard-actors must be 1 to 256") }
+            configuration.shardActors = actors
+        }
+        if let count = shards ?? env["PAPERTRADE_SHARDS"].flatMap(Int.init) {
+            guard (1...4096).contains(count) else { throw ValidationError("--shards must be 1 to 4096") }
+            configuration.shards = count
+        }
         configuration.host = host ?? env["PAPERTRADE_HOST"] ?? "127.0.0.1"
         configuration.port = port ?? env["PAPERTRADE_PORT"].flatMap(Int.init) ?? 8080
         let clockText = clock ?? env["PAPERTRADE_CLOCK"] ?? "realtime"
@@ -224,7 +243,7 @@ struct Serve: AsyncParsableCommand {
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage users, accounts and API keys (works while a server runs on the same database).",
-        subcommands: [CreateUser.self, CreateAccount.self, CreateKey.self])
+        subcommands: [CreateUser.self, CreateAccount.self, CreateKey.self, Shards.self])
 
     /// Runs `body` on the database and closes it afterwards, whether `body` succeeded or not (SQLite must be
     /// closed before the process exits, or the next open replays the WAL).
@@ -243,6 +262,48 @@ struct Admin: AsyncParsableCommand {
     }
 
     static func printJSON(_ value: JSONValue) { print(value.serialized) }
+}
+
+struct Shards: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the database's virtual shards: the owner (thread) that runs each, its accounts and open orders.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Flag(help: "Print JSON instead of a table.") var json = false
+    @Flag(help: "Also list every shard without accounts.") var all = false
+
+    func run() async throws {
+        let layout = try await Admin.with(database) { await $0.brokerage.shardLayout() }
+        let listed = layout.shards.filter { all || $0.accounts > 0 }
+        if json {
+            Admin.printJSON(
+                .object([
+                    "shards": .int(layout.shards.count), "owners": .int(layout.owners),
+                    "accounts": .int(layout.shards.reduce(0) { $0 + $1.accounts }),
+                    "layout": .array(
+                        listed.map {
+                            .object([
+                                "shard": .int($0.id), "owner": .int($0.owner), "accounts": .int($0.accounts),
+                                "open_orders": .int($0.openOrders),
+                            ])
+                        }),
+                ]))
+            return
+        }
+        let accounts = layout.shards.reduce(0) { $0 + $1.accounts }
+        print("\(layout.shards.count) shards on \(layout.owners) owners, \(accounts) accounts")
+        print("shard  owner  accounts  open orders")
+        for shard in listed {
+            print(
+                String(shard.id).leftPadded(5) + "  " + String(shard.owner).leftPadded(5) + "  "
+                    + String(shard.accounts).leftPadded(8) + "  " + String(shard.openOrders).leftPadded(11))
+        }
+    }
+}
+
+extension String {
+    /// Right-aligned in `width` columns.
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: Swift.max(0, width - count)) + self }
 }
 
 struct CreateUser: AsyncParsableCommand {

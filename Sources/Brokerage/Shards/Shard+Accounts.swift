@@ -21,17 +21,17 @@ extension Shard {
             try? await reload()
             throw .storage(error)
         }
-        owners[id] = record
+        records[id] = record
         return record
     }
 
-    func accountRecord(_ id: AccountID) -> AccountRecord? { owners[id] }
+    func accountRecord(_ id: AccountID) -> AccountRecord? { records[id] }
 
     /// An account's live balances and terms.
     func account(_ id: AccountID) -> Account? { engine.account(id) }
 
     func accounts(of userID: UserID) -> [AccountRecord] {
-        owners.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
+        records.values.filter { $0.userID == userID }.sorted { $0.createdAt < $1.createdAt }
     }
 
     func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?)
@@ -90,7 +90,7 @@ extension Shard {
         let marks = Dictionary(positions.map { ($0.position.instrument, $0.current) }) { a, _ in a }
         let today = TradingCalendar.xnys.tradingDate(at: clock.now())
         return AccountSummary(
-            account: account, record: owners[id], positions: positions,
+            account: account, record: records[id], positions: positions,
             marketValue: marketValue, dayChange: dayChange,
             margin: account.margin(marks: { marks[$0] }, rates: engine.configuration.margin),
             dayTradeCount: account.dayTradeCount(on: today), patternDayTrader: account.isPatternDayTrader(on: today))
@@ -132,17 +132,17 @@ extension String {
 extension Shard {
     /// Loads an account created by another process (e.g. `papertrade admin create-account` while serving).
     func loadAccountIfNeeded(_ id: AccountID) async throws(BrokerageError) {
-        guard owners[id] == nil else { return }
+        guard records[id] == nil else { return }
         let stored: AccountRecord?
         do { stored = try await storage.account(id) } catch { throw .storage(error) }
         guard let record = stored, record.shard == self.id else { throw .notFound("account not found") }
         let snapshot: AccountSnapshot
         do { snapshot = try await storage.restorable(record) } catch { throw .storage(error) }
-        guard owners[id] == nil else { return } // loaded by a concurrent call meanwhile
+        guard records[id] == nil else { return } // loaded by a concurrent call meanwhile
         for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
             if let entry = directory.entry(symbol) { engine.register(entry.instrument) }
         }
         do { try engine.restore(snapshot) } catch { throw .rejected(error) }
-        owners[id] = record
+        records[id] = record
     }
 }

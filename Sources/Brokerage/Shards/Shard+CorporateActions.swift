@@ -11,7 +11,7 @@ extension Shard {
         let now = clock.now()
         var sessions: [String: MarketQuote] = [:]
         var restated: Set<String> = []
-        for id in owners.keys.sorted() {
+        for id in records.keys.sorted() {
             guard let account = engine.account(id) else { continue }
             // Applied through today's date: no ex-date can have come since (the common case, once a minute).
             let localToday = account.market.calendar.zone.localTime(of: now).date

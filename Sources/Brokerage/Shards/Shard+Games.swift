@@ -31,7 +31,7 @@ extension Shard {
             try? await reload()
             throw .storage(error)
         }
-        owners[accountID] = record
+        records[accountID] = record
         return player
     }
 

@@ -27,7 +27,7 @@ extension Shard {
     /// when it is met, and positions sold when a call is still unmet on its due day. Each close is settled once.
     func closeMarginDay(_ date: CivilDate) async throws(BrokerageError) {
         let now = clock.now()
-        for id in owners.keys.sorted() {
+        for id in records.keys.sorted() {
             // Once per close: a second run (a restart, the service and a caller both) changes nothing.
             guard let account = engine.account(id), account.terms.type == .margin,
                 account.marginDayClosed.map({ $0 < date }) ?? true
@@ -46,7 +46,7 @@ extension Shard {
     /// During the session: liquidates accounts whose equity fell below the liquidation threshold of their
     /// maintenance margin (a margin call cannot wait for them).
     func checkMarginThreshold() async throws(BrokerageError) {
-        for id in owners.keys.sorted() {
+        for id in records.keys.sorted() {
             // Only accounts that borrow — cash or shares — can fall that far.
             guard let account = engine.account(id), account.terms.type == .margin,
                 account.cash.isNegative || account.positions.values.contains(where: \.isShort)

@@ -103,7 +103,7 @@ extension Shard {
     }
 
     func place(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> (Order, StagedStep?) {
-        guard owners.index(forKey: account) != nil else { throw .notFound("account not found") }
+        guard records.index(forKey: account) != nil else { throw .notFound("account not found") }
         _ = try await prepareMarket(for: request.symbol)
         let order: Order
         do { order = try engine.submit(request, account: account, at: clock.now()) } catch {
@@ -194,9 +194,12 @@ extension Shard {
         return try stage()
     }
 
+    /// How many accounts this shard holds.
+    func accountCount() -> Int { records.count }
+
     /// How many orders are open in this shard (`papertrade admin shards`).
     func openOrderCount() -> Int {
-        owners.keys.reduce(0) { $0 + engine.openOrders(of: $1).count }
+        records.keys.reduce(0) { $0 + engine.openOrders(of: $1).count }
     }
 
     /// Waits until every step staged so far is durable (or failed): graceful shutdown calls it before the

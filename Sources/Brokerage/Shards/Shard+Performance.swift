@@ -97,7 +97,7 @@ extension Shard {
         _ id: AccountID, period: PerformancePeriod?, start: CivilDate? = nil, end: CivilDate? = nil,
         resolution: ChartResolution = .periodDefault
     ) async throws(BrokerageError) -> PerformanceReport {
-        guard let record = owners[id], let account = engine.account(id) else { throw .notFound("account not found") }
+        guard let record = records[id], let account = engine.account(id) else { throw .notFound("account not found") }
         let calendar = record.market.calendar
         let now = clock.now()
         let today = calendar.zone.localTime(of: now).date
@@ -206,7 +206,7 @@ extension Shard {
     /// Returns the latest close (nil before the account's first session has closed).
     @discardableResult
     func catchUpEquityDays(_ id: AccountID) async throws(BrokerageError) -> EquityDay? {
-        guard let record = owners[id], let account = engine.account(id) else { throw .notFound("account not found") }
+        guard let record = records[id], let account = engine.account(id) else { throw .notFound("account not found") }
         let calendar = record.market.calendar
         let now = clock.now()
         var lastClosed = calendar.zone.localTime(of: now).date

@@ -32,14 +32,14 @@ extension Shard {
     /// Loads the queued rules of this shard's accounts into the rule book (at start and after a reload).
     func reloadRules() async throws {
         var book = RuleBook()
-        var records: [QueueRuleID: QueueRuleRecord] = [:]
-        for record in try await storage.queuedRules() where owners[record.rule.accountID] != nil {
+        var rules: [QueueRuleID: QueueRuleRecord] = [:]
+        for record in try await storage.queuedRules() where self.records[record.rule.accountID] != nil {
             guard let entry = directory.entry(record.rule.symbol) else { continue }
             book.add(record.rule, instrument: engine.register(entry.instrument))
-            records[record.rule.id] = record
+            rules[record.rule.id] = record
         }
         ruleBook = book
-        queuedRules = records
+        queuedRules = rules
         seededCloses = []
     }
 
@@ -49,7 +49,7 @@ extension Shard {
         account: AccountID, symbol: String, condition: RuleCondition, action: RuleAction,
         lifetime: RuleLifetime?
     ) async throws(BrokerageError) -> QueueRuleRecord {
-        guard owners[account] != nil, let accountState = engine.account(account) else {
+        guard records[account] != nil, let accountState = engine.account(account) else {
             throw .notFound("account not found")
         }
         guard let entry = directory.entry(symbol) else { throw .notFound("asset not found for \(symbol)") }
@@ -246,7 +246,7 @@ extension Shard {
 
     /// The catalogue in the language of the account's owner.
     func text(for account: AccountID) -> Catalogue {
-        Catalogue(owners[account].map { languages.language(of: $0.userID) } ?? .en)
+        Catalogue(records[account].map { languages.language(of: $0.userID) } ?? .en)
     }
 
     func notifyIfQueueEmpty(_ account: AccountID, at now: Timestamp) {
@@ -256,7 +256,7 @@ extension Shard {
     }
 
     func notify(_ account: AccountID, kind: String, title: String, body: String, at now: Timestamp) {
-        guard let owner = owners[account] else { return }
+        guard let owner = records[account] else { return }
         pendingNotifications.append(
             NotificationRecord(
                 id: Self.notificationID(), userID: owner.userID, accountID: account,

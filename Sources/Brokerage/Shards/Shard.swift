@@ -13,7 +13,7 @@ import TradingCore
 /// Shards run on the executors of their `ShardOwners` (several virtual shards to one serial executor, one executor
 /// per core by default); the `Brokerage` front reaches them only through its `ShardRouter`.
 actor Shard {
-    let id: ShardID
+    nonisolated let id: ShardID
     private nonisolated let executor: any SerialExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     var engine: TradingEngine
@@ -26,7 +26,8 @@ actor Shard {
     /// Users' chosen languages (notifications are written in them).
     let languages: LanguagePreferences
     var configuration: EngineConfiguration
-    var owners: [AccountID: AccountRecord] = [:]
+    /// The shard's accounts (who owns each).
+    var records: [AccountID: AccountRecord] = [:]
     /// The trading date each instrument's reference (previous close, price band) was last set for in this engine.
     var referenceDates: [InstrumentID: CivilDate] = [:]
     /// The dates whose opening and closing auctions were applied to this engine, per instrument.
@@ -84,7 +85,7 @@ actor Shard {
     /// queued rules, its users' active alerts. `alertUsers` says which users' alerts it keeps.
     func reload(alertsOf alertUsers: @escaping @Sendable (UserID) -> Bool) async throws {
         var fresh = TradingEngine(configuration: configuration)
-        var owners: [AccountID: AccountRecord] = [:]
+        var records: [AccountID: AccountRecord] = [:]
         for record in try await storage.accounts(shard: id) {
             let snapshot = try await storage.restorable(record)
             for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
@@ -93,11 +94,11 @@ actor Shard {
             do { try fresh.restore(snapshot) } catch {
                 throw StorageError.corrupt("account \(record.id): \(error.message)")
             }
-            owners[record.id] = record
+            records[record.id] = record
         }
         if let random = try await storage.randomState(shard: id) { fresh.randomState = random }
         engine = fresh
-        self.owners = owners
+        self.records = records
         referenceDates = [:]
         auctionsApplied = [:]
         pendingRules = []
@@ -234,7 +235,7 @@ actor Shard {
         case .canceled where update.order.reason != nil && update.order.reason != "account reset": break
         default: return nil
         }
-        guard let owner = owners[update.order.accountID] else { return nil }
+        guard let owner = records[update.order.accountID] else { return nil }
         let o = update.order
         let text = Catalogue(languages.language(of: owner.userID))
         let currency = engine.account(o.accountID)?.currency.symbol ?? ""
