@@ -91,12 +91,7 @@ public final class Brokerage: Sendable {
         let router = ShardRouter(
             shards: shards, owners: owners, accounts: try await storage.accountShards(), storage: storage)
         let brokerage = Brokerage(storage: storage, router: router, context: context)
-        do {
-            try await brokerage.reload()
-        } catch {
-            await owners.shutdown()
-            throw error
-        }
+        try await brokerage.reload()
         return brokerage
     }
 
@@ -122,12 +117,10 @@ public final class Brokerage: Sendable {
         _ = await router.scatter { await $0.flush() }
     }
 
-    /// Closes the database once everything queued for it is written, and stops the shard owners. Call once, after
-    /// the last request.
+    /// Closes the database once everything queued for it is written. Call once, after the last request.
     public func shutdown() async {
         await flush()
         await storage.shutdown()
-        await router.owners.shutdown()
     }
 
     // MARK: Routing

@@ -28,30 +28,40 @@ struct ShardContext: Sendable {
 /// The threads shards run on: `count` serial executors (one per core by default), virtual shard i on executor
 /// i mod count. An executor runs one step at a time, so each is one "shard actor" owning several virtual shards;
 /// steps of shards on different executors run in parallel.
+///
+/// The threads live as long as the process (like NIO's singleton event loops) and are shared by every brokerage
+/// opened with the same count: a shard's job enqueued on a stopped thread would never run, so they are never
+/// stopped — a brokerage shut down twice, or a call that races its shutdown, cannot hang on them.
 final class ShardOwners: Sendable {
     let count: Int
-    private let group: MultiThreadedEventLoopGroup
+    private let loops: [any EventLoop]
 
     init(count: Int) {
         self.count = Swift.max(1, count)
-        group = MultiThreadedEventLoopGroup(numberOfThreads: self.count)
+        loops = Array(Self.group(threads: self.count).makeIterator())
     }
 
     /// The executor of the owner that runs virtual shard `shard`.
     func executor(for shard: ShardID) -> any SerialExecutor {
-        let loops = Array(group.makeIterator())
-        return loops[shard.index % loops.count].executor
+        loops[shard.index % loops.count].executor
     }
 
     /// Which owner (0 ..< count) runs `shard`.
     func owner(of shard: ShardID) -> Int { shard.index % count }
 
-    func shutdown() async {
-        try? await group.shutdownGracefully()
-    }
-
     /// One owner per core.
     static var defaultCount: Int { System.coreCount }
+
+    private static let groups = Mutex<[Int: MultiThreadedEventLoopGroup]>([:])
+
+    private static func group(threads: Int) -> MultiThreadedEventLoopGroup {
+        groups.withLock { groups in
+            if let group = groups[threads] { return group }
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+            groups[threads] = group
+            return group
+        }
+    }
 }
 
 /// The one way from the brokerage front to a shard: which shard an account (or a user's alerts) lives in, the
