@@ -56,8 +56,6 @@ public struct TradingEngine: Sendable {
 
     /// The last quote seen for an instrument.
     public func lastQuote(_ id: InstrumentID) -> Quote? { books[Int(id.index)].quote }
-    /// The last trade price seen.
-    public func lastTradePrice(_ id: InstrumentID) -> Price? { books[Int(id.index)].lastTrade }
     /// Today's price band (A-shares), once a reference event has set it.
     public func priceBand(_ id: InstrumentID) -> PriceBand? { books[Int(id.index)].band }
     public func previousClose(_ id: InstrumentID) -> Price? { books[Int(id.index)].previousClose }
@@ -199,12 +197,6 @@ public struct TradingEngine: Sendable {
             throw OrderRejection(.unsupported, "A-share accounts are cash accounts: margin trading is not offered")
         }
         accounts[id]?.terms = terms
-    }
-
-    /// Changes an account's fee schedule (applies to fills from now on).
-    public mutating func setFees(_ fees: FeeSchedule, for id: AccountID) throws(OrderRejection) {
-        guard accounts.index(forKey: id) != nil else { throw Self.unknownAccount(id) }
-        accounts[id]?.fees = fees
     }
 
     /// Adds cash. Amounts must be positive and in whole minor units (cents, fen).
