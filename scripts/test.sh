@@ -9,14 +9,23 @@
 #      Chromium (screenshots in tests/e2e/screenshots/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's wall time, printed as the next starts and at the end (the whole run is meant to stay under 30 min).
+stage_started=$SECONDS
+stage_name=""
+stage() {
+    [ -n "$stage_name" ] && echo "   ($stage_name: $((SECONDS - stage_started)) s)"
+    stage_name=$1
+    stage_started=$SECONDS
+    echo "== $1"
+}
 
-echo "== layering: modules import only what the design allows"
+stage "layering: modules import only what the design allows"
 bash tests/layering/run.sh
 
-echo "== formatting: the tree is as swift-format (.swift-format) leaves it"
+stage "formatting: the tree is as swift-format (.swift-format) leaves it"
 git ls-files -z '*.swift' | xargs -0 swift format lint --strict --parallel
 
-echo "== Chromium for the browser tests, the chart library for the web app"
+stage "Chromium for the browser tests, the chart library for the web app"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
@@ -25,13 +34,13 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
 fi
 bash scripts/fetch-web-vendor.sh
 
-echo "== PostgreSQL for the storage tests"
+stage "PostgreSQL for the storage tests"
 pgdir=$(mktemp -d)/pg
 trap 'bash scripts/postgres.sh stop "$pgdir" 2>/dev/null || true' EXIT
 PAPERTRADE_TEST_POSTGRES_URL=$(bash scripts/postgres.sh start "$pgdir" | tail -1)
 export PAPERTRADE_TEST_POSTGRES_URL
 
-echo "== swift test"
+stage "swift test"
 swift build --build-tests
 # The WAL-bound test (CheckpointTests) measures whether the checkpointer keeps up with back-to-back commits: it
 # runs alone, after the rest, so the other suites' CPU work (two cores here) and the build's dirty pages being written
@@ -40,10 +49,10 @@ sync
 swift test --skip-build --skip CheckpointTests
 swift test --skip-build --filter CheckpointTests
 
-echo "== libFuzzer: the parsers of request and file text, 10 s each from the committed corpus"
+stage "libFuzzer: the parsers of request and file text, 10 s each from the committed corpus"
 bash scripts/fuzz.sh 10
 
-echo "== end-to-end (alpaca-py against the built server)"
+stage "end-to-end (alpaca-py against the built server)"
 venv=.build/e2e-venv
 stamp="$venv/requirements.sha256"
 if [ ! -x "$venv/bin/pytest" ] || ! sha256sum --check --status "$stamp" 2>/dev/null; then
@@ -51,4 +60,5 @@ if [ ! -x "$venv/bin/pytest" ] || ! sha256sum --check --status "$stamp" 2>/dev/n
     "$venv/bin/pip" install --quiet --require-hashes -r tests/e2e/requirements.txt
     sha256sum tests/e2e/requirements.txt > "$stamp"
 fi
-PAPERTRADE_BINARY="$PWD/.build/debug/papertrade" "$venv/bin/pytest" -q tests/e2e
+PAPERTRADE_BINARY="$PWD/.build/debug/papertrade" "$venv/bin/pytest" -q --durations=15 tests/e2e
+stage "done in $SECONDS s"

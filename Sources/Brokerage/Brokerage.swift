@@ -87,7 +87,9 @@ public final class Brokerage: Sendable {
             market: SharedMarket(feed: feed, directory: directory, clock: clock), languages: LanguagePreferences(),
             streams: UpdateStreams(), metrics: BrokerageMetrics(), seed: seed)
         let owners = ShardOwners(count: shardOwners ?? ShardOwners.defaultCount)
-        let shards = (0..<count).map { Shard(id: ShardID($0), executor: owners.executor(for: ShardID($0)), context: context) }
+        let shards = (0..<count).map {
+            Shard(id: ShardID($0), executor: owners.executor(for: ShardID($0)), context: context)
+        }
         let router = ShardRouter(
             shards: shards, owners: owners, accounts: try await storage.accountShards(), storage: storage)
         let brokerage = Brokerage(storage: storage, router: router, context: context)
@@ -138,7 +140,8 @@ public final class Brokerage: Sendable {
         return ShardLayout(
             owners: router.owners.count,
             shards: accounts.map { id, accounts, orders in
-                ShardLayout.Shard(id: id.index, owner: router.owners.owner(of: id), accounts: accounts, openOrders: orders)
+                ShardLayout.Shard(
+                    id: id.index, owner: router.owners.owner(of: id), accounts: accounts, openOrders: orders)
             })
     }
 

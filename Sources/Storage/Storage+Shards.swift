@@ -15,7 +15,8 @@ extension Storage {
     /// are decided once, because every account's shard is stored with it.
     public func ensureShardMap(requested: Int? = nil) async throws -> Int {
         if let requested, !(1...Self.maximumShardCount).contains(requested) {
-            throw StorageError.corrupt("a shard count must be between 1 and \(Self.maximumShardCount), not \(requested)")
+            throw StorageError.corrupt(
+                "a shard count must be between 1 and \(Self.maximumShardCount), not \(requested)")
         }
         return try await transaction { db in
             if let row = try await db.raw("SELECT shard_count FROM shard_map WHERE id = 1").first() {
@@ -40,17 +41,6 @@ extension Storage {
                 """
             ).run()
             return count
-        }
-    }
-
-    /// How many accounts each shard holds (shards without accounts are absent).
-    public func accountsPerShard() async throws -> [ShardID: Int] {
-        try await read { db in
-            var counts: [ShardID: Int] = [:]
-            for row in try await db.raw("SELECT shard, count(*) AS n FROM accounts GROUP BY shard").all() {
-                counts[ShardID(try row.decode(column: "shard", as: Int.self))] = try row.decode(column: "n", as: Int.self)
-            }
-            return counts
         }
     }
 

@@ -266,7 +266,8 @@ struct Admin: AsyncParsableCommand {
 
 struct Shards: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the database's virtual shards: the owner (thread) that runs each, its accounts and open orders.")
+        abstract: "List the database's virtual shards: the owner (thread) that runs each, its accounts and open orders."
+    )
 
     @OptionGroup var database: DatabaseOptions
     @Flag(help: "Print JSON instead of a table.") var json = false

@@ -134,7 +134,8 @@ struct ShardTests {
     /// The text without ids (random per run, or drawn by the engine) and engine-local instrument numbers.
     static func anonymous(_ text: String) -> String {
         text.replacingOccurrences(
-            of: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", with: "<id>", options: .regularExpression
+            of: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", with: "<id>",
+            options: .regularExpression
         ).replacingOccurrences(of: #"InstrumentID\(index: [0-9]+\)"#, with: "<instrument>", options: .regularExpression)
     }
 

@@ -27,7 +27,8 @@ for owners in [1, 2, 4] {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let clock = MarketClock(.alwaysOpen)
-    let market = SimulatedMarket(directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: clock.sessions))
+    let market = SimulatedMarket(
+        directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: clock.sessions))
     var checkpoints = CheckpointPolicy()
     checkpoints.preallocateWAL = true
     let brokerage = try await Brokerage.open(
@@ -68,7 +69,9 @@ for owners in [1, 2, 4] {
     }
     let elapsed = milliseconds(wall.now - started) / 1000
     await brokerage.shutdown()
-    let p = { (q: Double) in latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))] }
+    let p = { (q: Double) in
+        latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * q))]
+    }
     print(
         "  \(owners) owner\(owners == 1 ? " " : "s"): \(String(format: "%8.0f", Double(latencies.count) / elapsed)) commands/s"
             + "   p50 \(String(format: "%6.2f", p(0.5))) ms   p99 \(String(format: "%6.2f", p(0.99))) ms")

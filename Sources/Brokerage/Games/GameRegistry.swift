@@ -352,8 +352,8 @@ extension Brokerage {
             var places = 2
             while places < 4, exact.rounded(places: places, rule: .halfEven).isZero, !exact.isZero { places += 1 }
             let percent = exact.rounded(places: places, rule: .halfEven)
-            notices[player.accountID] = (
-                NotificationRecord(
+            notices[player.accountID] =
+                (NotificationRecord(
                     id: Shard.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
                     title: text("game.ended.title", ["game": game.name]),
                     body: text(

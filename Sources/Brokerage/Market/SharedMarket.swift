@@ -96,7 +96,9 @@ final class SharedMarket: Sendable {
     func dailyIndexBars(_ index: MarketIndex, from: Timestamp, to end: Timestamp) async -> [PriceBar] {
         let zone = index.market.calendar.zone
         let settled = Timestamp(zone.localTime(of: clock.now()).date, in: zone)
-        if let cached = indexCloses.withLock({ $0[index] }), cached.from <= from, cached.through >= Swift.min(settled, end) {
+        if let cached = indexCloses.withLock({ $0[index] }), cached.from <= from,
+            cached.through >= Swift.min(settled, end)
+        {
             var bars = cached.bars.filter { $0.time >= from && $0.time <= end }
             if end > settled {
                 bars += ((try? await feed.indexBars(index, timeframe: .day, from: settled, to: end)) ?? [])

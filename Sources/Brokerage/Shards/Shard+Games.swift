@@ -24,7 +24,8 @@ extension Shard {
             name: Catalogue(languages.language(of: user))("game.account", ["game": game.name]), market: game.market,
             accountNumber: "PA" + String(accountID.high % 10_000_000_000).leftPadded(10), createdAt: now,
             snapshot: snapshot, shard: id)
-        let player = GamePlayerRecord(gameID: game.id, accountID: accountID, userID: user, name: playerName, joinedAt: now)
+        let player = GamePlayerRecord(
+            gameID: game.id, accountID: accountID, userID: user, name: playerName, joinedAt: now)
         do {
             try await storage.joinGame(player, account: record)
         } catch {

@@ -128,8 +128,7 @@ extension Shard {
         return order
     }
 
-    func cancelAll(account: AccountID) async throws(BrokerageError) -> [(OrderID, Result<Order, BrokerageError>)]
-    {
+    func cancelAll(account: AccountID) async throws(BrokerageError) -> [(OrderID, Result<Order, BrokerageError>)] {
         let results: [(OrderID, Result<Order, OrderRejection>)]
         do { results = try engine.cancelAll(account: account, at: clock.now()) } catch { throw .rejected(error) }
         try await commit()
