@@ -127,35 +127,20 @@ public final class Papertrade: Sendable {
 
     // MARK: Users, accounts, keys (shared by the API and the admin commands)
 
+    /// Creates a user: the brokerage checks the username; the password is checked and hashed here, the one place
+    /// that sees it.
     public func createUser(username: String, password: String) async throws -> UserRecord {
-        guard (3...32).contains(username.count),
-            username.allSatisfy({ $0.isLetter || $0.isNumber || "_.-".contains($0) })
-        else {
-            throw APIError.unprocessable("username must be 3–32 letters, digits, '_', '.' or '-'")
-        }
-        guard password.count >= 8, password.count <= 72 else {
-            throw APIError.unprocessable("password must be 8 to 72 characters")
-        }
+        if let problem = AccountRules.usernameProblem(username) { throw APIError.unprocessable(problem) }
+        if let problem = AccountRules.passwordProblem(password) { throw APIError.unprocessable(problem) }
         let hash = try await Credentials.hashPassword(password)
-        return try await brokerage.createUser(
-            id: UserID(UUID().uuidString.lowercased()), username: username, passwordHash: hash)
+        return try await brokerage.createUser(username: username, passwordHash: hash)
     }
 
-    /// Opens an account: US accounts are margin accounts unless `type` says cash (as Alpaca's paper accounts are);
-    /// A-share accounts are cash accounts.
+    /// Opens an account with the market's defaults for what is not given (`AccountRules`).
     public func createAccount(
         userID: UserID, market: Market, cash: FixedDecimal?, name: String?, type: AccountType? = nil
     ) async throws -> AccountRecord {
-        let starting = cash ?? (market == .us ? FixedDecimal(100_000) : FixedDecimal(1_000_000))
-        let text = Catalogue(brokerage.languages.language(of: userID))
-        let label = name ?? text(market == .us ? "account.default_name.us" : "account.default_name.cn")
-        let accountType = type ?? (market == .us ? .margin : .cash)
-        guard market == .us || accountType == .cash else {
-            throw APIError.unprocessable("A-share accounts are cash accounts: margin trading is not offered")
-        }
-        return try await brokerage.openAccount(
-            userID: userID, market: market, cash: starting, name: label,
-            terms: accountType == .margin ? .margin : .cash)
+        try await brokerage.openAccount(userID: userID, market: market, cash: cash, name: name, type: type)
     }
 
     /// A new API key for an account: the secret is shown once and stored only as a hash.

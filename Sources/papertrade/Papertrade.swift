@@ -250,6 +250,11 @@ struct Admin: AsyncParsableCommand {
     static func with<T>(_ options: DatabaseOptions, _ body: (Papertrade) async throws -> T) async throws -> T {
         var configuration = ServerConfiguration()
         options.apply(to: &configuration)
+        return try await with(configuration, body)
+    }
+
+    static func with<T>(_ configuration: ServerConfiguration, _ body: (Papertrade) async throws -> T) async throws -> T
+    {
         let services = try await Papertrade.start(configuration)
         do {
             let result = try await body(services)
@@ -272,9 +277,19 @@ struct Shards: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Flag(help: "Also list every shard without accounts.") var all = false
+    @Option(
+        name: .customLong("shard-actors"),
+        help: "The owner column as `serve --shard-actors N` runs the shards (default: one per core, as serve's).")
+    var shardActors: Int?
 
     func run() async throws {
-        let layout = try await Admin.with(database) { await $0.brokerage.shardLayout() }
+        if let shardActors, !(1...256).contains(shardActors) {
+            throw ValidationError("--shard-actors must be 1 to 256")
+        }
+        var configuration = ServerConfiguration()
+        database.apply(to: &configuration)
+        configuration.shardActors = shardActors
+        let layout = try await Admin.with(configuration) { await $0.brokerage.shardLayout() }
         let listed = layout.shards.filter { all || $0.accounts > 0 }
         if json {
             Admin.printJSON(

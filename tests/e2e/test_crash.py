@@ -131,6 +131,18 @@ def test_kill9_with_eight_shard_actors_loses_nothing_on_any_account():
             for f in fills:
                 held[f["symbol"]] = held.get(f["symbol"], 0) + float(f["qty"])
             assert {p.symbol: float(p.qty) for p in client.get_all_positions()} == held
+        # The operator's view, from a second process while the server runs: the demo user's two accounts and the three
+        # made here, one to a shard (new accounts go to the emptiest), on eight owners.
+        import subprocess
+        from conftest import BINARY
+        listing = subprocess.run([BINARY, "admin", "shards", "--json", "--shard-actors", "8", "--data-dir", s.data_dir],
+                                 capture_output=True, text=True, timeout=60)
+        assert listing.returncode == 0, listing.stderr
+        layout = json.loads(listing.stdout)
+        assert layout["shards"] == 64 and layout["accounts"] == 5
+        assert [line["accounts"] for line in layout["layout"]] == [1] * 5
+        assert [line["shard"] for line in layout["layout"]] == [0, 1, 2, 3, 4]
+        assert layout["owners"] == 8 and [line["owner"] for line in layout["layout"]] == [0, 1, 2, 3, 4]
     finally:
         s.stop()
         shutil.rmtree(s.data_dir, ignore_errors=True)
