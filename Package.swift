@@ -72,9 +72,6 @@ let package = Package(
                 "TradingCore", "MarketData", "Storage", "Backtest",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                // Shard owners are serial executors on event-loop threads (Shards/ShardRouter.swift).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(

@@ -8,7 +8,7 @@ import TradingCore
 ///
 /// Trading state is partitioned: a database has a fixed number of virtual shards (64 by default, set when it is
 /// created), every account lives in one, and each shard (`Shard`) is an actor with its own engine, rules, alerts and
-/// journal stream. Shards run on `ShardOwners` (one serial executor per core by default), so orders on accounts of
+/// journal stream. Shards run on `ShardOwners` (one owner actor per core by default), so orders on accounts of
 /// different shards are placed in parallel, and the same requests give the same ledger however many owners run.
 /// What is per instrument and shared by every shard lives in `SharedMarket`. The aggregates that need no engine
 /// step — users and keys, watchlists, notifications, webhooks, push, account configurations — are the small
@@ -58,8 +58,7 @@ public final class Brokerage: Sendable {
 
     /// Opens the database (creating or migrating it) and starts a brokerage on it. `shards` fixes the number of
     /// virtual shards of a database being created (default 64; an existing database keeps its own, and asking
-    /// for another number is an error); `shardOwners` is how many serial executors run them (default: one per
-    /// core).
+    /// for another number is an error); `shardOwners` is how many owner actors run them (default: one per core).
     public static func open(
         _ database: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
         feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
@@ -88,7 +87,7 @@ public final class Brokerage: Sendable {
             streams: UpdateStreams(), metrics: BrokerageMetrics(), seed: seed)
         let owners = ShardOwners(count: shardOwners ?? ShardOwners.defaultCount)
         let shards = (0..<count).map {
-            Shard(id: ShardID($0), executor: owners.executor(for: ShardID($0)), context: context)
+            Shard(id: ShardID($0), owner: owners.owner(for: ShardID($0)), context: context)
         }
         let router = ShardRouter(
             shards: shards, owners: owners, accounts: try await storage.accountShards(), storage: storage)

@@ -10,12 +10,13 @@ import TradingCore
 /// never overdraw an account. Every step's changes are written to storage in one transaction *before* the caller is
 /// answered; a failed write reloads the shard from storage, so memory never runs ahead of disk. Shards share
 /// nothing mutable: a step touches one shard, and results do not depend on how shards are spread over threads.
-/// Shards run on the executors of their `ShardOwners` (several virtual shards to one serial executor, one executor
-/// per core by default); the `Brokerage` front reaches them only through its `ShardRouter`.
+/// Shards run on the executors of their `ShardOwners` (several virtual shards to one owner, one owner per core by
+/// default); the `Brokerage` front reaches them only through its `ShardRouter`.
 actor Shard {
     nonisolated let id: ShardID
-    private nonisolated let executor: any SerialExecutor
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// The owner whose executor this shard shares with the owner's other shards (`ShardOwners`).
+    private nonisolated let owner: ShardOwners.Owner
+    nonisolated var unownedExecutor: UnownedSerialExecutor { owner.unownedExecutor }
     var engine: TradingEngine
     let storage: Storage
     nonisolated let feed: any MarketDataFeed
@@ -66,9 +67,9 @@ actor Shard {
     var seededAlertCloses: Set<InstrumentID> = []
     let metrics: BrokerageMetrics
 
-    init(id: ShardID, executor: any SerialExecutor, context: ShardContext) {
+    init(id: ShardID, owner: ShardOwners.Owner, context: ShardContext) {
         self.id = id
-        self.executor = executor
+        self.owner = owner
         storage = context.storage
         feed = context.feed
         directory = context.directory
