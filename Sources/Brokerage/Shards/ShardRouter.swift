@@ -1,5 +1,5 @@
-import MarketData
 import Foundation
+import MarketData
 import Storage
 import Synchronization
 import TradingCore
