@@ -129,6 +129,16 @@ struct NoFuturePricesTests {
                 #expect(prints.last?.price == quote.last, "\(context): last print")
                 #expect(prints.last?.time == quote.lastTradeTime, "\(context): last print's time")
                 #expect(prints.first?.price == day.open, "\(context): first print")
+                // Auctions: a closing cross is shown only once it has happened, and it is the day's close.
+                let localDay = symbol.allSatisfy(\.isNumber) ? ExchangeTimeZone.shanghai : .newYork
+                let today = localDay.localTime(of: now).date
+                for auction in market.auctions(symbol, from: today.adding(days: -6), through: today, before: now) {
+                    #expect((auction.opening?.time ?? now) <= now, "\(context): opening cross of \(auction.date)")
+                    guard let closing = auction.closing else { continue }
+                    #expect(closing.time <= now, "\(context): closing cross of \(auction.date) at \(closing.time)")
+                    let bar = days.first { localDay.localTime(of: $0.time).date == auction.date }
+                    #expect(bar?.close == closing.price, "\(context): closing cross of \(auction.date) vs its bar")
+                }
             }
         }
     }

@@ -427,9 +427,12 @@ public final class SimulatedMarket: Sendable {
                 return Quantize.shares(total * (low + (high - low) * u), lot: profile.lot)
             }
             // The opening cross prints at the open; the closing cross at the close (A-shares: 15:00 after the
-            // 14:57 call auction).
+            // 14:57 call auction) — or, when the simulated day trades past the exchange's close (an always-open
+            // clock), once its last minute is over: its price is that minute's close, which is not known before.
             let opening = DailyAuctions.Print(time: schedule.open, price: first.open, size: share(0xA0C1, 0.005, 0.02))
-            let closing = DailyAuctions.Print(time: schedule.close, price: last.close, size: share(0xA0C2, 0.02, 0.08))
+            let closing = DailyAuctions.Print(
+                time: max(schedule.close, last.time.adding(seconds: 60)), price: last.close,
+                size: share(0xA0C2, 0.02, 0.08))
             guard opening.time <= now else { break }
             out.append(DailyAuctions(date: date, opening: opening, closing: closing.time <= now ? closing : nil))
         }
