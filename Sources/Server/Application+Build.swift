@@ -12,9 +12,12 @@ import MarketData
 /// Shutdown (SIGTERM/SIGINT under `runService`) goes in reverse order of start: the HTTP server stops accepting and
 /// answers the requests it has, then the dispatcher and the pump stop, then `JournalFlush` waits until every step
 /// is durable; the caller closes the database after that (`Papertrade.shutdown`).
-public func buildApplication(_ services: Papertrade, logger: Logger = Logger(label: "papertrade"))
+public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label: "papertrade"))
     -> some ApplicationProtocol
 {
+    let configuration = parts.configuration
+    let brokerage = parts.brokerage
+    let access = parts.access
     let router = Router(context: AppContext.self)
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: RouteMetricsMiddleware())
@@ -22,87 +25,85 @@ public func buildApplication(_ services: Papertrade, logger: Logger = Logger(lab
     router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
     router.get("metrics") { _, _ in PrometheusExport.response() }
     router.get("openapi.json") { _, _ in OpenAPIDocument.document.response() }
-    services.web.addRoutes(to: router)
+    parts.web.addRoutes(to: router)
 
     // Alpaca's API versions share one per-key rate limit and the key authenticator.
-    let rateLimiter =
-        services.configuration.rateLimitPerMinute > 0
-        ? RateLimiter(limit: services.configuration.rateLimitPerMinute) : nil
+    let rateLimiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(limit: configuration.rateLimitPerMinute) : nil
     func alpacaGroup(_ prefix: RouterPath) -> RouterGroup<AppContext> {
         var group = router.group(prefix)
         if let rateLimiter { group = group.add(middleware: RateLimitMiddleware(limiter: rateLimiter)) }
-        return group.add(middleware: APIKeyAuthenticator(services: services))
+        return group.add(middleware: APIKeyAuthenticator(access: access))
     }
     let alpaca = alpacaGroup("v2")
-    TradingController(services: services).addRoutes(to: alpaca)
-    MarketDataController(services: services).addRoutes(to: alpaca)
-    WatchlistsController(services: services).addRoutes(to: alpaca)
-    PortfolioController(services: services).addRoutes(to: alpaca)
-    CalendarController(services: services).addRoutes(v2: alpaca, v3: alpacaGroup("v3"))
+    TradingController(brokerage: brokerage).addRoutes(to: alpaca)
+    MarketDataController(brokerage: brokerage).addRoutes(to: alpaca)
+    WatchlistsController(brokerage: brokerage).addRoutes(to: alpaca)
+    PortfolioController(brokerage: brokerage).addRoutes(to: alpaca)
+    CalendarController(brokerage: brokerage).addRoutes(v2: alpaca, v3: alpacaGroup("v3"))
     let v1beta1 = alpacaGroup("v1beta1")
-    ScreenerController(services: services).addRoutes(to: v1beta1)
-    NewsController(services: services).addRoutes(to: v1beta1)
-    CorporateActionsController(services: services).addRoutes(v2: alpaca, v1: alpacaGroup("v1"))
+    ScreenerController(brokerage: brokerage).addRoutes(to: v1beta1)
+    NewsController(brokerage: brokerage).addRoutes(to: v1beta1)
+    CorporateActionsController(brokerage: brokerage).addRoutes(v2: alpaca, v1: alpacaGroup("v1"))
 
-    let native = router.group("api/v1").add(middleware: SessionAuthenticator(services: services))
-        .add(middleware: UserLanguageMiddleware(languages: services.brokerage.languages))
-    AuthController(services: services).addRoutes(to: native)
-    MarketController(services: services).addRoutes(to: native)
-    AccountsController(services: services).addRoutes(to: native)
-    PerformanceController(services: services).addRoutes(to: native)
-    NotificationsController(services: services).addRoutes(to: native)
-    StockController(services: services).addRoutes(to: native)
-    FavoritesController(services: services).addRoutes(to: native)
-    QueueController(services: services).addRoutes(to: native)
-    AlertsController(services: services).addRoutes(to: native)
-    GamesController(services: services).addRoutes(to: native)
-    BacktestsController(services: services).addRoutes(to: native)
-    PushController(services: services).addRoutes(to: native)
-    WebhookController(services: services).addRoutes(to: native)
+    let native = router.group("api/v1").add(middleware: SessionAuthenticator(access: access))
+        .add(middleware: UserLanguageMiddleware(languages: brokerage.languages))
+    AuthController(brokerage: brokerage, access: access).addRoutes(to: native)
+    MarketController(brokerage: brokerage).addRoutes(to: native)
+    AccountsController(brokerage: brokerage, access: access).addRoutes(to: native)
+    PerformanceController(brokerage: brokerage).addRoutes(to: native)
+    NotificationsController(brokerage: brokerage).addRoutes(to: native)
+    StockController(brokerage: brokerage).addRoutes(to: native)
+    FavoritesController(brokerage: brokerage).addRoutes(to: native)
+    QueueController(brokerage: brokerage).addRoutes(to: native)
+    AlertsController(brokerage: brokerage).addRoutes(to: native)
+    GamesController(brokerage: brokerage, access: access).addRoutes(to: native)
+    BacktestsController(brokerage: brokerage).addRoutes(to: native)
+    PushController(brokerage: brokerage, vapid: parts.vapid, outbound: configuration.outboundAddresses)
+        .addRoutes(to: native)
+    WebhookController(brokerage: brokerage, outbound: configuration.outboundAddresses).addRoutes(to: native)
 
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
     let sockets = Router(context: BasicWebSocketRequestContext.self)
     sockets.ws("stream") { inbound, outbound, _ in
         try await WebSocketClients.counting("trade_updates") {
-            try await TradeUpdatesStream.handle(inbound, outbound, services: services)
+            try await TradeUpdatesStream.handle(inbound, outbound, brokerage: brokerage, access: access)
         }
     }
     sockets.ws("api/v1/ws") { inbound, outbound, context in
         try await WebSocketClients.counting("app") {
-            try await AppSocket.handle(inbound, outbound, headers: context.request.headers, services: services)
+            try await AppSocket.handle(inbound, outbound, headers: context.request.headers, brokerage: brokerage)
         }
     }
     for feed in ["v2/iex", "v2/sip"] {
         sockets.ws(RouterPath(feed)) { inbound, outbound, _ in
             try await WebSocketClients.counting("market_data") {
-                try await MarketDataStream.handle(inbound, outbound, services: services)
+                try await MarketDataStream.handle(inbound, outbound, brokerage: brokerage, access: access)
             }
         }
     }
 
-    let configuration = ApplicationConfiguration(
-        address: .hostname(services.configuration.host, port: services.configuration.port),
-        serverName: "papertrade")
     var application = Application(
         router: router, server: .http1WebSocketUpgrade(webSocketRouter: sockets),
-        configuration: configuration, logger: logger)
-    application.addServices(JournalFlush(brokerage: services.brokerage))
-    if services.configuration.runsMarketPump {
-        application.addServices(MarketPump(brokerage: services.brokerage))
-        application.addServices(EquityHistoryRecorder(brokerage: services.brokerage))
-        application.addServices(MarginService(brokerage: services.brokerage))
-        application.addServices(CorporateActionService(brokerage: services.brokerage))
-        application.addServices(GameService(brokerage: services.brokerage))
+        configuration: ApplicationConfiguration(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "papertrade"),
+        logger: logger)
+    application.addServices(JournalFlush(brokerage: brokerage))
+    if configuration.runsMarketPump {
+        application.addServices(MarketPump(brokerage: brokerage))
+        application.addServices(EquityHistoryRecorder(brokerage: brokerage))
+        application.addServices(MarginService(brokerage: brokerage))
+        application.addServices(CorporateActionService(brokerage: brokerage))
+        application.addServices(GameService(brokerage: brokerage))
     }
-    if services.configuration.ib.port != nil {
-        application.addServices(IBGatewayService(services: services, logger: logger))
+    if configuration.ib.port != nil {
+        application.addServices(
+            IBGatewayService(configuration: configuration, brokerage: brokerage, access: access, logger: logger))
     }
-    application.addServices(
-        WebhookDispatcher(brokerage: services.brokerage, addresses: services.configuration.outboundAddresses))
+    application.addServices(WebhookDispatcher(brokerage: brokerage, addresses: configuration.outboundAddresses))
     application.addServices(
         PushDispatcher(
-            brokerage: services.brokerage, key: services.vapid, contact: services.configuration.pushContact,
-            addresses: services.configuration.outboundAddresses))
+            brokerage: brokerage, key: parts.vapid, contact: configuration.pushContact,
+            addresses: configuration.outboundAddresses))
     return application
 }
 

@@ -66,37 +66,33 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// What the HTTP surfaces run on: the brokerage (the one way in), the market data it uses, the web app's files.
+/// A running papertrade's parts, made once by `start` and wired by `buildApplication`: the brokerage (the one way
+/// in), who may come in (`UserAccess`), the web app's files and the Web Push key. This is the composition root, not
+/// a service locator: `buildApplication` hands each controller, stream and service the parts it needs, and nothing
+/// below it sees this type. The simulated market is kept for the operator's commands and the tests that read the
+/// model directly; the surfaces read market data only through the brokerage.
 public final class Papertrade: Sendable {
     public let configuration: ServerConfiguration
-    public let directory: SymbolDirectory
     public let market: SimulatedMarket
-    public let feed: any MarketDataFeed
-    public let clock: MarketClock
     public let brokerage: Brokerage
+    public let access: UserAccess
     /// The web app's files, served at `/`.
     public let web: WebApp
     /// The VAPID key pair Web Push messages are signed with (kept in the data directory).
     public let vapid: VAPIDKey
-    let throttle = LoginThrottle()
-    /// Verified API keys whose accounts are loaded (key id → secret hash and account): a request with a known key
-    /// touches neither storage nor the brokerage to authenticate.
-    let keys = Mutex<[String: APIKeyRecord]>([:])
 
     init(
-        configuration: ServerConfiguration, directory: SymbolDirectory, market: SimulatedMarket,
-        feed: any MarketDataFeed, clock: MarketClock, brokerage: Brokerage, web: WebApp, vapid: VAPIDKey
+        configuration: ServerConfiguration, market: SimulatedMarket, brokerage: Brokerage, web: WebApp, vapid: VAPIDKey
     ) {
         self.configuration = configuration
-        self.directory = directory
         self.market = market
-        self.feed = feed
-        self.clock = clock
         self.brokerage = brokerage
+        access = UserAccess(brokerage: brokerage)
         self.web = web
         self.vapid = vapid
     }
 
+    /// Opens the database (creating or migrating it) and starts the brokerage on the configured market data.
     public static func start(_ configuration: ServerConfiguration, clock: MarketClock? = nil) async throws -> Papertrade
     {
         let clock = clock ?? configuration.makeClock()
@@ -115,8 +111,7 @@ public final class Papertrade: Sendable {
             shardOwners: configuration.shardActors)
         await brokerage.setMarginPolicy(configuration.margin)
         return Papertrade(
-            configuration: configuration, directory: directory, market: market,
-            feed: feed, clock: clock, brokerage: brokerage,
+            configuration: configuration, market: market, brokerage: brokerage,
             web: WebApp.load(
                 webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory),
             vapid: vapid)
@@ -124,59 +119,4 @@ public final class Papertrade: Sendable {
 
     /// Closes the database once everything queued for it is written.
     public func shutdown() async { await brokerage.shutdown() }
-
-    // MARK: Users, accounts, keys (shared by the API and the admin commands)
-
-    /// Creates a user: the brokerage checks the username; the password is checked and hashed here, the one place
-    /// that sees it.
-    public func createUser(username: String, password: String) async throws -> UserRecord {
-        if let problem = AccountRules.usernameProblem(username) { throw APIError.unprocessable(problem) }
-        if let problem = AccountRules.passwordProblem(password) { throw APIError.unprocessable(problem) }
-        let hash = try await Credentials.hashPassword(password)
-        return try await brokerage.createUser(username: username, passwordHash: hash)
-    }
-
-    /// Opens an account with the market's defaults for what is not given (`AccountRules`).
-    public func createAccount(
-        userID: UserID, market: Market, cash: FixedDecimal?, name: String?, type: AccountType? = nil
-    ) async throws -> AccountRecord {
-        try await brokerage.openAccount(userID: userID, market: market, cash: cash, name: name, type: type)
-    }
-
-    /// A new API key for an account: the secret is shown once and stored only as a hash.
-    public func createKey(account: AccountID) async throws -> (keyID: String, secret: String) {
-        let keyID = Credentials.keyID()
-        let secret = Credentials.token(bytes: 30)
-        try await brokerage.users.addKey(
-            APIKeyRecord(keyID: keyID, secretHash: Credentials.sha256(secret), accountID: account))
-        return (keyID, secret)
-    }
-
-    /// The account an API key pair opens, or nil.
-    func authenticate(keyID: String, secret: String) async throws -> AccountID? {
-        let hash = Credentials.sha256(secret)
-        // A cached key's account is already in the brokerage (accounts are never unloaded): no trip to its actor.
-        if let record = keys.withLock({ $0[keyID] }) {
-            return Credentials.equal(record.secretHash, hash) ? record.accountID : nil
-        }
-        guard let record = try await brokerage.users.key(keyID), Credentials.equal(record.secretHash, hash) else {
-            return nil
-        }
-        try await brokerage.loadAccountIfNeeded(record.accountID)
-        keys.withLock { $0[keyID] = record }
-        return record.accountID
-    }
-
-    /// On an empty database: a demo user with a USD and a CNY account and an API key for the USD one.
-    public func bootstrapDemoIfEmpty() async throws -> (
-        username: String, password: String, keyID: String, secret: String
-    )? {
-        guard try await brokerage.users.count() == 0 else { return nil }
-        let password = "demo-" + Credentials.token(bytes: 6)
-        let user = try await createUser(username: "demo", password: password)
-        let us = try await createAccount(userID: user.id, market: .us, cash: nil, name: "Demo USD")
-        _ = try await createAccount(userID: user.id, market: .cn, cash: nil, name: "Demo A-shares")
-        let key = try await createKey(account: us.id)
-        return ("demo", password, key.keyID, key.secret)
-    }
 }

@@ -209,7 +209,7 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = level
         PrometheusExport.bootstrap() // before the brokerage makes its counters
         let services = try await Papertrade.start(configuration)
-        if let demo = try await services.bootstrapDemoIfEmpty() {
+        if let demo = try await services.access.bootstrapDemoIfEmpty() {
             print(
                 """
                 Created a demo user on the empty database.
@@ -218,7 +218,7 @@ struct Serve: AsyncParsableCommand {
                 """)
         }
         print(
-            "papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.feed.name), clock: \(configuration.clock.rawValue)"
+            "papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.brokerage.feed.name), clock: \(configuration.clock.rawValue)"
         )
         if let ibPort = configuration.ib.port {
             print(
@@ -337,7 +337,7 @@ struct CreateUser: AsyncParsableCommand {
             throw ValidationError("no password on standard input")
         }
         let user = try await Admin.with(database) { services in
-            try await services.createUser(username: username.lowercased(), password: password)
+            try await services.access.createUser(username: username.lowercased(), password: password)
         }
         Admin.printJSON(.object(["user_id": .string(user.id.text), "username": .string(user.username)]))
     }
@@ -375,7 +375,7 @@ struct CreateAccount: AsyncParsableCommand {
             guard let user = try await services.brokerage.users.user(username: username.lowercased()) else {
                 throw ValidationError("no user \(username)")
             }
-            return try await services.createAccount(
+            return try await services.brokerage.openAccount(
                 userID: user.id, market: market, cash: amount, name: name, type: accountType)
         }
         Admin.printJSON(.object(["account_id": .string(account.id.description)]))
@@ -395,7 +395,7 @@ struct CreateKey: AsyncParsableCommand {
             guard try await services.brokerage.allAccounts().contains(where: { $0.id == id }) else {
                 throw ValidationError("no account \(accountID)")
             }
-            return try await services.createKey(account: id)
+            return try await services.access.createKey(account: id)
         }
         Admin.printJSON(.object(["key_id": .string(key.keyID), "secret_key": .string(key.secret)]))
     }

@@ -217,8 +217,9 @@ struct AlpacaTradingTests {
     @Test("cancel: 204, then 422 once it is no longer cancelable; another account's order is 404")
     func cancel() async throws {
         try await ServerFixture.with() { f in
-            let someoneElse = try await f.services.createUser(username: "mallory", password: "not-alice-123")
-            let other = try await f.services.createAccount(userID: someoneElse.id, market: .us, cash: nil, name: nil)
+            let someoneElse = try await f.services.access.createUser(username: "mallory", password: "not-alice-123")
+            let other = try await f.services.brokerage.openAccount(
+                userID: someoneElse.id, market: .us, cash: nil, name: nil)
             try await f.app.test(.router) { client in
                 let id = try await client.execute(
                     uri: "/v2/orders", method: .post, headers: f.auth,
@@ -234,7 +235,7 @@ struct AlpacaTradingTests {
                 try await client.execute(uri: "/v2/orders/\(id)", method: .delete, headers: f.auth) { response in
                     #expect(response.status == .unprocessableContent)
                 }
-                let otherKey = try await f.services.createKey(account: other.id)
+                let otherKey = try await f.services.access.createKey(account: other.id)
                 let otherAuth: HTTPFields = [
                     HTTPField.Name("APCA-API-KEY-ID")!: otherKey.keyID,
                     HTTPField.Name("APCA-API-SECRET-KEY")!: otherKey.secret,

@@ -37,20 +37,20 @@ struct AuctionTests {
                 try await services.brokerage.pumpMarket()
                 #expect(try await status(opening)["status"] == .string("new"), "nothing fills before the open")
 
-                services.clock.set(Timestamp(day, hour: 9, minute: 31, in: .newYork))
+                services.brokerage.clock.set(Timestamp(day, hour: 9, minute: 31, in: .newYork))
                 try await services.brokerage.pumpMarket()
-                let open = try await services.feed.quote("AAPL").open
+                let open = try await services.brokerage.feed.quote("AAPL").open
                 let filled = try await status(opening)
                 #expect(filled["status"] == .string("filled"))
                 #expect(filled["filled_avg_price"]?.decimal == open, "the opening auction's price is the day's open")
 
-                services.clock.set(Timestamp(day, hour: 15, in: .newYork))
+                services.brokerage.clock.set(Timestamp(day, hour: 15, in: .newYork))
                 let closing = try await order("cls", qty: 2)
                 try await services.brokerage.pumpMarket()
                 #expect(try await status(closing)["status"] == .string("new"), "a cls order waits for the close")
-                services.clock.set(Timestamp(day, hour: 16, minute: 1, in: .newYork))
+                services.brokerage.clock.set(Timestamp(day, hour: 16, minute: 1, in: .newYork))
                 try await services.brokerage.pumpMarket()
-                let bars = try await services.feed.bars(
+                let bars = try await services.brokerage.feed.bars(
                     "AAPL", timeframe: .day, from: Timestamp(day, in: .newYork),
                     to: Timestamp(day, hour: 23, in: .newYork))
                 let closed = try await status(closing)

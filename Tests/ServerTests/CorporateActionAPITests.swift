@@ -49,8 +49,9 @@ struct CorporateActionAPITests {
             try await brokerage.applyCorporateActions() // starts tracking this account today
             let cashBefore = try await brokerage.summary(f.accountID).account.cash
 
-            f.services.clock.set(Timestamp(split.exDate, hour: 9, minute: 31, in: .newYork))
-            let reference = try #require(f.services.market.quote(symbol, at: f.services.clock.now())?.previousClose)
+            f.services.brokerage.clock.set(Timestamp(split.exDate, hour: 9, minute: 31, in: .newYork))
+            let reference = try #require(
+                f.services.market.quote(symbol, at: f.services.brokerage.clock.now())?.previousClose)
             try await brokerage.applyCorporateActions()
             try await brokerage.applyCorporateActions() // once per ex-date: a second run changes nothing
             let exact = FixedDecimal(7).multiplied(by: split.ratio, rule: .down)
@@ -95,7 +96,7 @@ struct CorporateActionAPITests {
                 account: f.accountID)
             try await brokerage.applyCorporateActions()
             let before = try await brokerage.summary(f.accountID)
-            f.services.clock.set(Timestamp(dividend.exDate, hour: 9, minute: 31, in: .newYork))
+            f.services.brokerage.clock.set(Timestamp(dividend.exDate, hour: 9, minute: 31, in: .newYork))
             try await brokerage.applyCorporateActions()
             let after = try await brokerage.summary(f.accountID)
             let amount = dividend.cash.multiplied(by: FixedDecimal(10), places: 2, rule: .halfUp)

@@ -313,7 +313,7 @@ struct GamesAPITests {
                 ) { r in f.json(r) }
                 #expect(final["final"] == .bool(true) && final["entries"]?.array?.count == 2)
                 // Prices move on; the final standings do not, and the game takes no more orders.
-                f.services.clock.set(ServerFixture.morning.adding(seconds: 3 * 3600))
+                f.services.brokerage.clock.set(ServerFixture.morning.adding(seconds: 3 * 3600))
                 try await client.execute(
                     uri: "/api/v1/games/\(game.id)/leaderboard", method: .get, headers: owner
                 ) { r in #expect(f.json(r)["entries"] == final["entries"]) }
@@ -372,7 +372,7 @@ struct GamesAPITests {
                 try await client.execute(uri: "/api/v1/games/\(game.id)", method: .get, headers: owner) { r in
                     #expect(f.json(r)["status"] == .string("running"))
                 }
-                f.services.clock.set(Timestamp(CivilDate(2026, 11, 20), hour: 18, in: .newYork))
+                f.services.brokerage.clock.set(Timestamp(CivilDate(2026, 11, 20), hour: 18, in: .newYork))
                 await f.services.brokerage.endDueGames()
                 let board = try await client.execute(
                     uri: "/api/v1/games/\(game.id)/leaderboard", method: .get, headers: owner
@@ -471,7 +471,7 @@ struct GamesAPITests {
                     #"{"symbol":"AAPL","qty":"5","side":"buy","type":"market","time_in_force":"day"}"#)
                 #expect(placed["status"] == .string("new"), "\(placed)")
                 try await f.services.brokerage.pumpMarket()
-                f.services.clock.set(start.adding(seconds: 60))
+                f.services.brokerage.clock.set(start.adding(seconds: 60))
                 try await f.services.brokerage.pumpMarket()
                 try await client.execute(
                     uri: "/api/v1/accounts/\(account)/orders", method: .get, headers: early

@@ -42,7 +42,7 @@ struct MarginAccountTests {
             #expect(borrowed.isPositive && borrowed == bought - FixedDecimal(10_000))
 
             // Friday's close: three nights of 7% a year on what is borrowed, and a margin call for the shortfall.
-            f.services.clock.set(Timestamp(friday, hour: 16, minute: 1, in: .newYork))
+            f.services.brokerage.clock.set(Timestamp(friday, hour: 16, minute: 1, in: .newYork))
             try await brokerage.closeMarginDay(friday)
             let interest = (borrowed.multiplied(by: FixedDecimal(units: 7, exponent: 2)).times(3))
                 .divided(by: FixedDecimal(360), places: 2, rule: .halfUp)!
@@ -60,13 +60,13 @@ struct MarginAccountTests {
 
             // Monday's close: one more night; the call is still open (not yet due).
             let monday = CivilDate(2026, 11, 23)
-            f.services.clock.set(Timestamp(monday, hour: 16, minute: 1, in: .newYork))
+            f.services.brokerage.clock.set(Timestamp(monday, hour: 16, minute: 1, in: .newYork))
             try await brokerage.closeMarginDay(monday)
             #expect(try await brokerage.summary(f.accountID).account.marginCall == call)
 
             // Tuesday's close: due and unmet: open orders canceled, shares sold at market for the shortfall.
             let tuesday = CivilDate(2026, 11, 24)
-            f.services.clock.set(Timestamp(tuesday, hour: 16, minute: 1, in: .newYork))
+            f.services.brokerage.clock.set(Timestamp(tuesday, hour: 16, minute: 1, in: .newYork))
             let before = try await brokerage.summary(f.accountID)
             let position = try #require(before.positions.first)
             let deficit = before.margin.deficit
@@ -196,7 +196,7 @@ struct ShortSellingAPITests {
 
             // Friday's close: three nights of KO's hard-to-borrow fee on the short's closing value.
             let friday = CivilDate(2026, 11, 20)
-            f.services.clock.set(Timestamp(friday, hour: 16, minute: 1, in: .newYork))
+            f.services.brokerage.clock.set(Timestamp(friday, hour: 16, minute: 1, in: .newYork))
             let atClose = try await brokerage.summary(f.accountID)
             let cashBefore = atClose.account.cash
             try await brokerage.closeMarginDay(friday)
@@ -216,7 +216,7 @@ struct ShortSellingAPITests {
                     #expect(borrow?["symbol"]?.string == "KO" && borrow?["qty"]?.string == (-shortQty).description)
                 }
                 // Monday morning: closing the position buys the short back.
-                f.services.clock.set(Timestamp(CivilDate(2026, 11, 23), hour: 10, in: .newYork))
+                f.services.brokerage.clock.set(Timestamp(CivilDate(2026, 11, 23), hour: 10, in: .newYork))
                 try await client.execute(uri: "/v2/positions/KO", method: .delete, headers: f.auth) { response in
                     let o = f.json(response)
                     #expect(o["side"]?.string == "buy" && o["qty"]?.string == shortQty.description)

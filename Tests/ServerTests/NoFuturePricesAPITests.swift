@@ -106,7 +106,7 @@ struct NoFuturePricesAPITests {
                 }
                 #expect(signals == 0)
                 // After the session the bot could not see: it made no trade and its return is nothing.
-                f.services.clock.advance(by: after.nanoseconds - night.nanoseconds)
+                f.services.brokerage.clock.advance(by: after.nanoseconds - night.nanoseconds)
                 let board = try await client.execute(
                     uri: "/api/v1/games/\(game)/leaderboard", method: .get, headers: player
                 ) { f.json($0) }

@@ -67,7 +67,7 @@ struct QueueTests {
     /// Advances the clock a minute at a time through the session, pumping the market each minute.
     func pumpMinutes(_ services: Papertrade, _ minutes: Int) async throws {
         for _ in 0..<minutes {
-            services.clock.advance(by: Duration64.minute)
+            services.brokerage.clock.advance(by: Duration64.minute)
             try await services.brokerage.pumpMarket()
         }
     }
@@ -78,16 +78,17 @@ struct QueueTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-queue-\(UUID())").path
         let probe = try await Self.start(
             at: Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .shanghai), directory: dir + "-probe")
-        let (code, day, band) = try await Self.limitUpDay(probe.market, probe.feed, probe.directory)
+        let (code, day, band) = try await Self.limitUpDay(probe.market, probe.brokerage.feed, probe.brokerage.directory)
         await probe.shutdown()
 
         let open = Timestamp(day, hour: 9, minute: 31, in: .shanghai)
         var services = try await Self.start(at: open, directory: dir)
-        let user = try await services.createUser(username: "queuer", password: "correct horse")
-        let rich = try await services.createAccount(userID: user.id, market: .cn, cash: 10_000_000, name: "rich")
-        let poor = try await services.createAccount(userID: user.id, market: .cn, cash: 100, name: "poor")
-        let richKey = headers(try await services.createKey(account: rich.id))
-        let poorKey = headers(try await services.createKey(account: poor.id))
+        let user = try await services.access.createUser(username: "queuer", password: "correct horse")
+        let rich = try await services.brokerage.openAccount(
+            userID: user.id, market: .cn, cash: 10_000_000, name: "rich")
+        let poor = try await services.brokerage.openAccount(userID: user.id, market: .cn, cash: 100, name: "poor")
+        let richKey = headers(try await services.access.createKey(account: rich.id))
+        let poorKey = headers(try await services.access.createKey(account: poor.id))
         let rule =
             #"{"symbol":"\#(code)","side":"buy","qty":"100","condition":{"type":"touches_limit_up"},"order_type":"limit_up"}"#
         let ruleID = try await buildApplication(services).test(.router) { client in
@@ -154,7 +155,7 @@ struct QueueTests {
         #expect(failure?.body.contains("not enough cash") == true)
 
         // Restart (same database, same moment): nothing fires again, whether or not the order has filled.
-        let now = services.clock.now()
+        let now = services.brokerage.clock.now()
         await services.shutdown()
         services = try await Self.start(at: now, directory: dir)
         try await pumpMinutes(services, 30)
@@ -177,9 +178,9 @@ struct QueueTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-queue-\(UUID())").path
         let services = try await Self.start(
             at: Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork), directory: dir)
-        let user = try await services.createUser(username: "canceler", password: "correct horse")
-        let account = try await services.createAccount(userID: user.id, market: .us, cash: nil, name: nil)
-        let key = headers(try await services.createKey(account: account.id))
+        let user = try await services.access.createUser(username: "canceler", password: "correct horse")
+        let account = try await services.brokerage.openAccount(userID: user.id, market: .us, cash: nil, name: nil)
+        let key = headers(try await services.access.createKey(account: account.id))
         try await buildApplication(services).test(.router) { client in
             let id = try await client.execute(
                 uri: "/api/v1/accounts/\(account.id)/queue", method: .post, headers: key,

@@ -27,11 +27,11 @@ struct ServerFixture {
         var configuration = ServerConfiguration()
         configuration.dataDirectory = dir
         let services = try await Papertrade.start(configuration, clock: MarketClock(.manual(start: time)))
-        let user = try await services.createUser(
+        let user = try await services.access.createUser(
             username: "alice\(UInt8.random(in: 0...255))", password: "correct horse")
-        let account = try await services.createAccount(
+        let account = try await services.brokerage.openAccount(
             userID: user.id, market: .us, cash: cash, name: nil, type: type)
-        let key = try await services.createKey(account: account.id)
+        let key = try await services.access.createKey(account: account.id)
         return ServerFixture(
             services: services, directory: dir, accountID: account.id, keyID: key.keyID, secret: key.secret)
     }

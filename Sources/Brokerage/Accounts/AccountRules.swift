@@ -35,7 +35,7 @@ extension Brokerage {
     /// Opens an account with the market's defaults for what is not given (cash, a name in the owner's language, the
     /// account type); refuses margin where the market does not allow it.
     public func openAccount(
-        userID: UserID, market: Market, cash: FixedDecimal?, name: String?, type: AccountType?
+        userID: UserID, market: Market, cash: FixedDecimal?, name: String?, type: AccountType? = nil
     ) async throws(BrokerageError) -> AccountRecord {
         let accountType = type ?? AccountRules.defaultType(market)
         guard accountType == .cash || AccountRules.allowsMargin(market) else {

@@ -117,12 +117,33 @@ public struct AccountSummary: Sendable {
     public var buyingPower: FixedDecimal { margin.buyingPower }
 }
 
+/// A position valued at its instrument's current price.
 public struct PositionSummary: Sendable {
     public var position: Position
     public var instrument: Instrument
     public var current: Price
     public var previousClose: Price?
     public var valuation: PositionValuation
+
+    /// The price's change since the previous close, as a fraction (0.05 = +5%, 6 places); nil without a close.
+    public var priceChangeToday: FixedDecimal? {
+        previousClose.flatMap { prev in
+            prev.isPositive ? (current - prev).divided(by: prev, places: 6, rule: .halfEven) : nil
+        }
+    }
+
+    /// Today's change in value as a fraction of the position's value at the previous close (6 places).
+    public var dayChangePercent: FixedDecimal? {
+        guard let prev = previousClose else { return nil }
+        let base = position.qty.multiplied(by: prev).magnitude
+        return base.isPositive ? valuation.dayChange.divided(by: base, places: 6, rule: .halfEven) : nil
+    }
+
+    /// Shares that may be sold (or, short, bought back) on `date`: a short's whole quantity (negative, as the
+    /// quantity is); a long's less what T+1 still holds.
+    public func quantityAvailable(on date: CivilDate) -> Quantity {
+        position.isShort ? position.qty : position.availableToSell(on: date)
+    }
 }
 
 extension String {

@@ -179,28 +179,20 @@ enum AlpacaEncoding {
     }
 
     static func position(_ p: PositionSummary, date: CivilDate) -> JSONValue {
-        let change = p.previousClose.flatMap { prev in
-            prev.isPositive ? (p.current - prev).divided(by: prev, places: 6, rule: .halfEven) : nil
-        }
-        let intradayBase = p.previousClose.map { p.position.qty.multiplied(by: $0).magnitude }
-        let intradayPercent = intradayBase.flatMap { base in
-            base.isPositive ? p.valuation.dayChange.divided(by: base, places: 6, rule: .halfEven) : nil
-        }
         let marginable = p.instrument.market == .us && p.current >= MarginRates().marginablePrice
         return .object([
             "asset_id": .string(assetID(p.position.symbol)), "symbol": .string(p.position.symbol),
             "exchange": .string(exchange(p.instrument.exchange)), "asset_class": .string("us_equity"),
             "asset_marginable": .bool(marginable), "avg_entry_price": .decimal(p.position.averageEntryPrice),
             "qty": .decimal(p.position.qty),
-            // A short's shares are all available to buy back (Alpaca shows them negative, as the quantity).
-            "qty_available": .decimal(p.position.isShort ? p.position.qty : p.position.availableToSell(on: date)),
+            "qty_available": .decimal(p.quantityAvailable(on: date)),
             "side": .string(p.position.isShort ? "short" : "long"), "market_value": .decimal(p.valuation.marketValue),
             "cost_basis": .decimal(p.position.costBasis), "unrealized_pl": .decimal(p.valuation.unrealizedPnL),
             "unrealized_plpc": .decimal(p.valuation.unrealizedPnLPercent),
             "unrealized_intraday_pl": .decimal(p.valuation.dayChange),
-            "unrealized_intraday_plpc": .decimal(intradayPercent ?? .zero),
+            "unrealized_intraday_plpc": .decimal(p.dayChangePercent ?? .zero),
             "current_price": .decimal(p.current), "lastday_price": .decimal(p.previousClose ?? p.current),
-            "change_today": .decimal(change ?? .zero),
+            "change_today": .decimal(p.priceChangeToday ?? .zero),
         ])
     }
 

@@ -5,14 +5,14 @@ import TradingCore
 
 /// Alpaca's auth headers (APCA-API-KEY-ID / APCA-API-SECRET-KEY) → the key's account; 401 otherwise.
 struct APIKeyAuthenticator: RouterMiddleware {
-    let services: Papertrade
+    let access: UserAccess
 
     func handle(
         _ request: Request, context: AppContext,
         next: (Request, AppContext) async throws -> Response
     ) async throws -> Response {
         let (keyID, secret) = request.headers.alpacaCredentials
-        guard let keyID, let secret, let account = try await services.authenticate(keyID: keyID, secret: secret) else {
+        guard let keyID, let secret, let account = try await access.authenticate(keyID: keyID, secret: secret) else {
             throw APIError.unauthorized
         }
         var context = context
@@ -26,7 +26,7 @@ struct APIKeyAuthenticator: RouterMiddleware {
 /// (`/api/v1/accounts/{its id}/…`: the CLI and bots use this); a wrong key is a 401.
 struct SessionAuthenticator: RouterMiddleware {
     static let cookie = "papertrade_session"
-    let services: Papertrade
+    let access: UserAccess
 
     func handle(
         _ request: Request, context: AppContext,
@@ -34,12 +34,12 @@ struct SessionAuthenticator: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         if let token = request.cookies[Self.cookie]?.value,
-            let user = try await services.brokerage.users.sessionUser(tokenHash: Credentials.sha256(token))
+            let user = try await access.brokerage.users.sessionUser(tokenHash: Credentials.sha256(token))
         {
             context.caller = .user(id: user, sessionToken: token)
         } else if let keyID = request.headers[HTTPField.Name.alpacaKeyID] {
             guard let secret = request.headers[HTTPField.Name.alpacaSecretKey],
-                let account = try await services.authenticate(keyID: keyID, secret: secret)
+                let account = try await access.authenticate(keyID: keyID, secret: secret)
             else {
                 throw APIError.unauthorized
             }

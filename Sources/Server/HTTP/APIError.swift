@@ -71,12 +71,4 @@ extension Request {
     }
 
     func query(_ name: String) -> String? { uri.queryParameters[Substring(name)].map(String.init) }
-
-    /// A time query parameter: RFC 3339, or a date (YYYY-MM-DD) meaning midnight in `zone`; 422 otherwise.
-    func timeQuery(_ name: String, zone: ExchangeTimeZone) throws -> Timestamp? {
-        guard let text = query(name) else { return nil }
-        if let t = RFC3339.parse(text) { return t }
-        if let d = CivilDate(text) { return Timestamp(d, in: zone) }
-        throw APIError.unprocessable("invalid \(name) \(text); expected RFC 3339 or YYYY-MM-DD")
-    }
 }

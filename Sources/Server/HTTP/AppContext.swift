@@ -20,3 +20,23 @@ public struct AppContext: RequestContext {
     /// 64 KiB is far more than any papertrade request needs.
     public var maxUploadSize: Int { 64 * 1024 }
 }
+
+extension Brokerage {
+    /// The account in the path (`{id}`), if it belongs to the logged-in user or is the API key's own account;
+    /// "account not found" otherwise (never "forbidden": another user's account ids are not confirmed).
+    func account(ownedBy context: AppContext) async throws -> AccountRecord {
+        guard let id = AccountID(try context.parameters.require("id")) else {
+            throw APIError.notFound("account not found")
+        }
+        if case .account(let keyAccount) = context.caller {
+            guard keyAccount == id, let record = await accountRecord(id) else {
+                throw APIError.notFound("account not found")
+            }
+            return record
+        }
+        let user = try context.user()
+        let accounts = try await loadAccounts(of: user)
+        guard let record = accounts.first(where: { $0.id == id }) else { throw APIError.notFound("account not found") }
+        return record
+    }
+}

@@ -14,7 +14,9 @@ import X509
 /// The Interactive Brokers Client Portal listener: `/v1/api/...` and the WebSocket `/v1/api/ws` over HTTPS on its
 /// own port, a third skin over the same brokerage calls as the Alpaca and native APIs. `buildApplication` runs it
 /// as one of its services when `--ib-port` is given.
-func buildIBApplication(_ services: Papertrade, gateway: IBGateway, logger: Logger) throws -> some ApplicationProtocol {
+func buildIBApplication(_ configuration: ServerConfiguration, gateway: IBGateway, logger: Logger) throws
+    -> some ApplicationProtocol
+{
     let router = Router(context: AppContext.self)
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: IBErrorMiddleware())
@@ -31,13 +33,13 @@ func buildIBApplication(_ services: Papertrade, gateway: IBGateway, logger: Logg
             try await IBSocket.handle(inbound, outbound, headers: context.request.headers, gateway: gateway)
         }
     }
-    let tls = try IBCertificate.tlsConfiguration(services.configuration)
-    let port = services.configuration.ib.port ?? 5000
+    let tls = try IBCertificate.tlsConfiguration(configuration)
+    let port = configuration.ib.port ?? 5000
     return Application(
         router: router,
         server: try .tls(.http1WebSocketUpgrade(webSocketRouter: sockets), tlsConfiguration: tls),
         configuration: ApplicationConfiguration(
-            address: .hostname(services.configuration.ib.host, port: port), serverName: "papertrade-ib"),
+            address: .hostname(configuration.ib.host, port: port), serverName: "papertrade-ib"),
         logger: logger)
 }
 
@@ -103,17 +105,19 @@ enum IBCertificate {
 /// Runs the IB listener beside the main one (a service of the main application, so both stop together), logging
 /// the gateway in as `--ib-user` first when given.
 struct IBGatewayService: Service {
-    let services: Papertrade
+    let configuration: ServerConfiguration
+    let brokerage: Brokerage
+    let access: UserAccess
     let logger: Logger
 
     func run() async throws {
-        let gateway = IBGateway(services: services, configuration: services.configuration.ib)
-        if let name = services.configuration.ib.user {
-            guard let user = try await services.brokerage.users.user(username: name.lowercased()) else {
+        let gateway = IBGateway(brokerage: brokerage, access: access, configuration: configuration.ib)
+        if let name = configuration.ib.user {
+            guard let user = try await brokerage.users.user(username: name.lowercased()) else {
                 throw IBError(.badRequest, "--ib-user \(name): no such papertrade user")
             }
             gateway.logIn(user)
         }
-        try await buildIBApplication(services, gateway: gateway, logger: logger).run()
+        try await buildIBApplication(configuration, gateway: gateway, logger: logger).run()
     }
 }

@@ -77,16 +77,16 @@ final class IBGateway: Sendable {
         var value: FixedDecimal = .zero
     }
 
-    let services: Papertrade
+    let brokerage: Brokerage
+    let access: UserAccess
     let configuration: IBGatewayConfiguration
     let state = Mutex(State())
 
-    init(services: Papertrade, configuration: IBGatewayConfiguration) {
-        self.services = services
+    init(brokerage: Brokerage, access: UserAccess, configuration: IBGatewayConfiguration) {
+        self.brokerage = brokerage
+        self.access = access
         self.configuration = configuration
     }
-
-    var brokerage: Brokerage { services.brokerage }
 
     // MARK: Session
 

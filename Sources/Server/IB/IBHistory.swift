@@ -153,7 +153,7 @@ extension IBGateway {
     /// 52-week range when asked for (fields 7293/7294).
     func snapshot(_ entry: DirectoryEntry, fields: [String]) async throws -> JSONValue {
         let quote: MarketQuote
-        do { quote = try await services.feed.quote(entry.symbol) } catch {
+        do { quote = try await brokerage.feed.quote(entry.symbol) } catch {
             throw IBError(.serviceUnavailable, "market data unavailable for \(entry.symbol)")
         }
         var context = IBMarketFields.Context(entry: entry)
@@ -170,14 +170,14 @@ extension IBGateway {
         if fields.isEmpty || fields.contains("7293") || fields.contains("7294") {
             context.yearRange = await yearRange(entry)
         }
-        return IBMarketFields.snapshot(quote, context, requested: fields, updated: services.clock.now())
+        return IBMarketFields.snapshot(quote, context, requested: fields, updated: brokerage.clock.now())
     }
 
     /// The 52-week high and low from daily bars.
     func yearRange(_ entry: DirectoryEntry) async -> (high: Price, low: Price)? {
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         let from = now.adding(seconds: -365 * 86_400)
-        guard let bars = try? await services.feed.bars(entry.symbol, timeframe: .day, from: from, to: now),
+        guard let bars = try? await brokerage.feed.bars(entry.symbol, timeframe: .day, from: from, to: now),
             let high = bars.map(\.high).max(), let low = bars.map(\.low).min()
         else { return nil }
         return (high, low)

@@ -8,8 +8,7 @@ import TradingCore
 /// Orders: place with IB's reply questions, modify, cancel, what-if, live orders, status and trades.
 struct IBOrderRoutes {
     let gateway: IBGateway
-    var services: Papertrade { gateway.services }
-    var brokerage: Brokerage { services.brokerage }
+    var brokerage: Brokerage { gateway.brokerage }
 
     func addRoutes(to api: RouterGroup<AppContext>) {
         api.post("iserver/account/{acct}/orders", use: place)
@@ -36,7 +35,7 @@ struct IBOrderRoutes {
         guard orders.count == 1 else {
             throw IBError(.badRequest, "send one order per request (brackets: use the native or Alpaca API)")
         }
-        let ticket = try IBOrderTicket(orders[0], directory: services.directory)
+        let ticket = try IBOrderTicket(orders[0], directory: brokerage.directory)
         try check(ticket, record)
         return ticket
     }
@@ -111,7 +110,7 @@ struct IBOrderRoutes {
         return .array([
             .object([
                 "order_id": .string(String(number)),
-                "order_status": .string(IBEncoding.status(order, now: services.clock.now())),
+                "order_status": .string(IBEncoding.status(order, now: brokerage.clock.now())),
                 "encrypt_message": .string("1"),
             ])
         ])
@@ -121,7 +120,7 @@ struct IBOrderRoutes {
         let record = try await account(context)
         var request = request
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
-        let quote = try? await services.feed.quote(ticket.entry.symbol)
+        let quote = try? await brokerage.feed.quote(ticket.entry.symbol)
         let questions = IBQuestions.questions(
             for: ticket, quote: quote, settings: try await settings(record.id), suppressed: gateway.suppressed)
         guard let first = questions.first else { return try await submit(ticket, record.id).response() }
@@ -190,7 +189,7 @@ struct IBOrderRoutes {
         guard order.status.isOpen else {
             throw IBError(
                 .badRequest,
-                "order \(number) is \(IBEncoding.status(order, now: services.clock.now())) and can no longer be modified"
+                "order \(number) is \(IBEncoding.status(order, now: brokerage.clock.now())) and can no longer be modified"
             )
         }
         // IB's quantity is the order's total: what the chain already filled counts toward it.
@@ -217,7 +216,7 @@ struct IBOrderRoutes {
         case .market: break
         }
         merged.removeValue(forKey: "cOID")
-        let ticket = try IBOrderTicket(.object(merged), directory: services.directory)
+        let ticket = try IBOrderTicket(.object(merged), directory: brokerage.directory)
         try check(ticket, record)
         guard ticket.entry.symbol == order.symbol, ticket.side == order.side, ticket.type == order.type else {
             throw IBError(.badRequest, "a modification cannot change the contract, side or order type")
@@ -231,7 +230,7 @@ struct IBOrderRoutes {
         let change = ReplaceRequest(
             qty: ticket.quantity - carried.qty, timeInForce: ticket.timeInForce, limitPrice: ticket.limitPrice,
             stopPrice: ticket.stopPrice, trail: ticket.trailAmount ?? ticket.trailPercent, qtyIncludesFills: true)
-        let quote = try? await services.feed.quote(order.symbol)
+        let quote = try? await brokerage.feed.quote(order.symbol)
         var settings = try await settings(record.id)
         settings.marketOrderWarning = false
         let questions = IBQuestions.questions(
@@ -289,7 +288,7 @@ struct IBOrderRoutes {
         var request = request
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
         let summary = try await brokerage.summary(record.id)
-        let quote = try? await services.feed.quote(ticket.entry.symbol)
+        let quote = try? await brokerage.feed.quote(ticket.entry.symbol)
         let price =
             ticket.limitPrice ?? ticket.stopPrice
             ?? (ticket.side == .buy ? quote?.asks.best?.price : quote?.bids.best?.price) ?? quote?.last ?? .zero
@@ -340,7 +339,7 @@ struct IBOrderRoutes {
             (request.query("filters") ?? "").lowercased().split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")
             }.filter { !$0.isEmpty && $0 != "sortbytime" })
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         var rows: [(Timestamp, JSONValue)] = []
         for record in records {
             let ib = IBAccountID.make(record.id)
@@ -352,7 +351,7 @@ struct IBOrderRoutes {
                     (
                         order.updatedAt,
                         IBEncoding.liveOrder(
-                            order, number: number, ib: ib, entry: services.directory.entry(order.symbol), now: now,
+                            order, number: number, ib: ib, entry: brokerage.directory.entry(order.symbol), now: now,
                             carried: gateway.carried(order))
                     ))
             }
@@ -386,8 +385,8 @@ struct IBOrderRoutes {
         for (ib, record) in try await gateway.accounts() {
             if let order = try? await gateway.order(number: number, account: record.id) {
                 return IBEncoding.orderStatus(
-                    order, number: number, ib: ib, entry: services.directory.entry(order.symbol),
-                    now: services.clock.now(), carried: gateway.carried(order)
+                    order, number: number, ib: ib, entry: brokerage.directory.entry(order.symbol),
+                    now: brokerage.clock.now(), carried: gateway.carried(order)
                 ).response()
             }
         }
@@ -421,7 +420,7 @@ extension IBGateway {
     /// (the fee entries booked after each fill of the order).
     func trades(_ record: AccountRecord, days: Int) async throws -> [(Timestamp, JSONValue)] {
         let calendar = record.market.calendar
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         var date = calendar.zone.localTime(of: now).date
         for _ in 1..<max(1, days) { date = calendar.previousTradingDay(before: date) }
         var query = ActivityQuery()
@@ -451,7 +450,7 @@ extension IBGateway {
                     time,
                     IBEncoding.trade(
                         fill, at: time, commission: commission, order: order, number: number, ib: ib,
-                        entry: services.directory.entry(fill.symbol))
+                        entry: brokerage.directory.entry(fill.symbol))
                 ))
         }
         return out

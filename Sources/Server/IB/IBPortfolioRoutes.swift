@@ -7,8 +7,7 @@ import TradingCore
 /// Accounts and portfolio: every papertrade account of the user is an IB paper ("DEMO") account.
 struct IBPortfolioRoutes {
     let gateway: IBGateway
-    var services: Papertrade { gateway.services }
-    var brokerage: Brokerage { services.brokerage }
+    var brokerage: Brokerage { gateway.brokerage }
 
     func addRoutes(to api: RouterGroup<AppContext>) {
         api.get("portfolio/accounts", use: portfolioAccounts)
@@ -103,7 +102,7 @@ struct IBPortfolioRoutes {
 
     @Sendable func summary(_ request: Request, context: AppContext) async throws -> Response {
         let (ib, record) = try await account(context)
-        return IBEncoding.summary(ib, try await brokerage.summary(record.id), at: services.clock.now()).response()
+        return IBEncoding.summary(ib, try await brokerage.summary(record.id), at: brokerage.clock.now()).response()
     }
 
     @Sendable func iserverSummary(_ request: Request, context: AppContext) async throws -> Response {
@@ -113,7 +112,7 @@ struct IBPortfolioRoutes {
 
     @Sendable func ledger(_ request: Request, context: AppContext) async throws -> Response {
         let (ib, record) = try await account(context)
-        return IBEncoding.ledger(ib, try await brokerage.summary(record.id), at: services.clock.now()).response()
+        return IBEncoding.ledger(ib, try await brokerage.summary(record.id), at: brokerage.clock.now()).response()
     }
 
     @Sendable func allocation(_ request: Request, context: AppContext) async throws -> Response {
@@ -122,7 +121,7 @@ struct IBPortfolioRoutes {
         var sectors: [String: FixedDecimal] = [:]
         var groups: [String: FixedDecimal] = [:]
         for p in summary.positions where !p.position.qty.isZero {
-            let entry = services.directory.entry(p.instrument.symbol)
+            let entry = brokerage.directory.entry(p.instrument.symbol)
             let sector = entry.flatMap { $0.sector.isEmpty ? nil : $0.sector } ?? "Others"
             let group = entry.flatMap { $0.industry.isEmpty ? nil : $0.industry } ?? "Others"
             sectors[sector, default: .zero] += p.valuation.marketValue
@@ -155,14 +154,14 @@ struct IBPortfolioRoutes {
         // (A page past the end is empty, however large: `page * 100` overflowed for a page near Int.max.)
         let slice = held.dropFirst(page < held.count ? page * 100 : held.count).prefix(100)
         return JSONValue.array(
-            slice.map { IBEncoding.position(ib, $0, entry: services.directory.entry($0.instrument.symbol)) }
+            slice.map { IBEncoding.position(ib, $0, entry: brokerage.directory.entry($0.instrument.symbol)) }
         ).response()
     }
 
     @Sendable func position(_ request: Request, context: AppContext) async throws -> Response {
         let (ib, record) = try await account(context)
         let conid = try context.parameters.require("conid")
-        guard let entry = IBConid.entry(conid, in: services.directory) else {
+        guard let entry = IBConid.entry(conid, in: brokerage.directory) else {
             throw IBError(.badRequest, "invalid conid \(conid)")
         }
         let held = try await brokerage.summary(record.id).positions.filter {

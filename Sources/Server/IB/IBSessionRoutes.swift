@@ -8,7 +8,8 @@ import TradingCore
 /// `/` with papertrade credentials, after which every client of the port acts as that user — as with IB's gateway.
 struct IBSessionRoutes {
     let gateway: IBGateway
-    var services: Papertrade { gateway.services }
+    var brokerage: Brokerage { gateway.brokerage }
+    var access: UserAccess { gateway.access }
 
     /// Open to everyone: status, login page, logout.
     func addOpenRoutes(to router: Router<AppContext>, api: RouterGroup<AppContext>) {
@@ -113,18 +114,18 @@ struct IBSessionRoutes {
         }
         let username = (fields["username"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         let password = fields["password"] ?? ""
-        let now = services.clock.now()
-        guard !services.throttle.isBlocked(username, at: now) else {
+        let now = brokerage.clock.now()
+        guard !access.throttle.isBlocked(username, at: now) else {
             return page(
                 loginForm(error: "Too many failed logins; try again in a few minutes."), status: .tooManyRequests)
         }
-        guard let user = try await services.brokerage.users.user(username: username),
+        guard let user = try await brokerage.users.user(username: username),
             try await Credentials.verifyPassword(password, hash: user.passwordHash)
         else {
-            services.throttle.recordFailure(username, at: now)
+            access.throttle.recordFailure(username, at: now)
             return page(loginForm(error: "Wrong username or password."), status: .unauthorized)
         }
-        services.throttle.reset(username)
+        access.throttle.reset(username)
         gateway.logIn(user)
         return page(
             "<p>Client login succeeds — this gateway trades as <b>\(escape(user.username))</b>.</p>" + logoutForm)

@@ -78,7 +78,7 @@ enum IBSocket {
             ]))
         let mine = Dictionary(accounts.map { ($0.record.id, $0.ib) }, uniquingKeysWith: { a, _ in a })
         let box = Box()
-        let updates = await gateway.brokerage.orderUpdates(account: nil)
+        let updates = gateway.brokerage.orderUpdates(account: nil)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Heartbeats on the wall clock (clients compare them with their own), whatever the market's clock.
@@ -96,12 +96,12 @@ enum IBSocket {
                 for await update in updates {
                     guard let ib = mine[update.order.accountID] else { continue }
                     let subscriptions = box.state.withLock { ($0.orders, $0.trades, $0.summaries, $0.ledgers) }
-                    let now = gateway.services.clock.now()
+                    let now = gateway.brokerage.clock.now()
                     if subscriptions.0, update.order.status != .replaced {
                         let number = gateway.number(of: update.order)
                         let row = IBEncoding.liveOrder(
                             update.order, number: number, ib: ib,
-                            entry: gateway.services.directory.entry(update.order.symbol), now: now,
+                            entry: gateway.brokerage.directory.entry(update.order.symbol), now: now,
                             carried: gateway.carried(update.order))
                         try await send(.object(["topic": .string("sor"), "args": .array([row])]))
                     }
@@ -109,7 +109,7 @@ enum IBSocket {
                         let number = gateway.number(of: update.order)
                         let trade = IBEncoding.trade(
                             fill, at: update.time, commission: update.order.fees, order: update.order, number: number,
-                            ib: ib, entry: gateway.services.directory.entry(fill.symbol))
+                            ib: ib, entry: gateway.brokerage.directory.entry(fill.symbol))
                         try await send(.object(["topic": .string("str"), "args": .array([trade])]))
                     }
                     if update.fill != nil {
@@ -170,7 +170,7 @@ enum IBSocket {
         case "ech":
             try await send(.object(["topic": .string("ech"), "hb": .int(millisNow())]))
         case "smd":
-            guard let entry = IBConid.entry(argument, in: gateway.services.directory), let conid = Int(argument) else {
+            guard let entry = IBConid.entry(argument, in: gateway.brokerage.directory), let conid = Int(argument) else {
                 try await send(
                     .object(["topic": .string("smd+" + argument), "error": .string("invalid conid \(argument)")]))
                 return
@@ -183,14 +183,14 @@ enum IBSocket {
         case "sor":
             box.state.withLock { $0.orders = true }
             var rows: [JSONValue] = []
-            let now = gateway.services.clock.now()
+            let now = gateway.brokerage.clock.now()
             let routes = IBOrderRoutes(gateway: gateway)
             for (ib, record) in accounts {
                 for order in try await routes.recentOrders(record.id, now: now) where order.status != .replaced {
                     rows.append(
                         IBEncoding.liveOrder(
                             order, number: gateway.number(of: order), ib: ib,
-                            entry: gateway.services.directory.entry(order.symbol), now: now,
+                            entry: gateway.brokerage.directory.entry(order.symbol), now: now,
                             carried: gateway.carried(order)))
                 }
             }
@@ -305,7 +305,7 @@ enum IBSocket {
         _ id: AccountID, ib: String, gateway: IBGateway, send: @Sendable (JSONValue) async throws -> Void
     ) async throws {
         let summary = try await gateway.brokerage.summary(id)
-        let now = gateway.services.clock.now()
+        let now = gateway.brokerage.clock.now()
         var entries: [JSONValue] = []
         for key in [summary.account.currency.rawValue, "BASE"] {
             guard case .object(var entry) = IBEncoding.ledgerEntry(ib, summary, key: key, at: now) else { continue }

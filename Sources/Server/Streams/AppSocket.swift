@@ -15,12 +15,12 @@ import TradingCore
 ///     ← {"type": "hello", "user": "…"}   ← {"type": "quote", "data": {…}}   ← {"type": "order", "data": {"event", "order"}}
 ///     ← {"type": "notification", "data": {…}}
 enum AppSocket {
-    static func user(from headers: HTTPFields, services: Papertrade) async throws -> UserID? {
+    static func user(from headers: HTTPFields, brokerage: Brokerage) async throws -> UserID? {
         guard let cookies = headers[.cookie] else { return nil }
         for part in cookies.split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0] == SessionAuthenticator.cookie {
-                return try await services.brokerage.users.sessionUser(tokenHash: Credentials.sha256(String(pair[1])))
+                return try await brokerage.users.sessionUser(tokenHash: Credentials.sha256(String(pair[1])))
             }
         }
         return nil
@@ -32,19 +32,19 @@ enum AppSocket {
 
     static func handle(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, headers: HTTPFields,
-        services: Papertrade
+        brokerage: Brokerage
     ) async throws {
         @Sendable func send(_ type: String, _ data: JSONValue) async throws {
             try await outbound.write(.text(JSONValue.object(["type": .string(type), "data": data]).serialized))
         }
-        guard let user = try await user(from: headers, services: services) else {
+        guard let user = try await user(from: headers, brokerage: brokerage) else {
             try await send("error", .object(["message": .string("not logged in")]))
             return
         }
         try await send("hello", .object(["user": .string(user.text)]))
-        let accounts = Set(try await services.brokerage.loadAccounts(of: user).map(\.id))
-        let orders = await services.brokerage.orderUpdates(account: nil)
-        let notifications = services.brokerage.notifications.live(user: user)
+        let accounts = Set(try await brokerage.loadAccounts(of: user).map(\.id))
+        let orders = brokerage.orderUpdates(account: nil)
+        let notifications = brokerage.notifications.live(user: user)
         let symbols = Symbols()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -54,7 +54,7 @@ enum AppSocket {
                         .object([
                             "event": .string(update.event.rawValue),
                             "account_id": .string(update.order.accountID.description),
-                            "order": AlpacaEncoding.order(update.order),
+                            "order": NativeEncoding.order(update.order),
                         ]))
                 }
             }
@@ -63,15 +63,15 @@ enum AppSocket {
             }
             group.addTask {
                 var last: [String: MarketQuote] = [:]
-                var next = services.clock.now()
+                var next = brokerage.clock.now()
                 while !Task.isCancelled {
                     for symbol in symbols.state.withLock({ $0 }).sorted() {
-                        guard let q = try? await services.feed.quote(symbol), last[symbol] != q else { continue }
+                        guard let q = try? await brokerage.feed.quote(symbol), last[symbol] != q else { continue }
                         last[symbol] = q
-                        try await send("quote", NativeEncoding.quote(q, entry: services.directory.entry(symbol)))
+                        try await send("quote", NativeEncoding.quote(q, entry: brokerage.directory.entry(symbol)))
                     }
                     next = next.adding(seconds: 1)
-                    await services.clock.sleep(until: next)
+                    await brokerage.clock.sleep(until: next)
                 }
             }
             var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
@@ -87,7 +87,7 @@ enum AppSocket {
                     continue
                 }
                 let requested = (request["symbols"]?.array ?? []).compactMap(\.string).map { $0.uppercased() }
-                    .filter { services.directory.entry($0) != nil }.prefix(50)
+                    .filter { brokerage.directory.entry($0) != nil }.prefix(50)
                 symbols.state.withLock { s in
                     if type == "subscribe" { s.formUnion(requested) } else { s.subtract(requested) }
                     if s.count > 100 { s = Set(s.sorted().prefix(100)) }

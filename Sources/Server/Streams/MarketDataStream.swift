@@ -1,3 +1,4 @@
+import Brokerage
 import Foundation
 import HummingbirdWebSocket
 import JSON
@@ -27,7 +28,9 @@ enum MarketDataStream {
         }
     }
 
-    static func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, services: Papertrade)
+    static func handle(
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage, access: UserAccess
+    )
         async throws
     {
         @Sendable func send(_ value: MessagePack.Value) async throws {
@@ -47,7 +50,7 @@ enum MarketDataStream {
         var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
         guard let first = try await messages.next(), let auth = decode(first), auth["action"]?.string == "auth",
             let key = auth["key"]?.string, let secret = auth["secret"]?.string,
-            try await services.authenticate(keyID: key, secret: secret) != nil
+            try await access.authenticate(keyID: key, secret: secret) != nil
         else {
             try await send(control("error", [("code", .int(402)), ("msg", .string("auth failed"))]))
             return
@@ -57,7 +60,7 @@ enum MarketDataStream {
         let subscriptions = SubscriptionBox()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await pump(subscriptions: subscriptions, services: services, send: send)
+                try await pump(subscriptions: subscriptions, brokerage: brokerage, send: send)
             }
             // This task reads the client's subscribe/unsubscribe requests until it leaves.
             while let message = try await messages.next() {
@@ -127,17 +130,17 @@ enum MarketDataStream {
     }
 
     static func pump(
-        subscriptions: SubscriptionBox, services: Papertrade,
+        subscriptions: SubscriptionBox, brokerage: Brokerage,
         send: @Sendable (MessagePack.Value) async throws -> Void
     ) async throws {
         var lastQuote: [String: MarketQuote] = [:]
         var lastBar: [String: Timestamp] = [:]
-        var next = services.clock.now()
+        var next = brokerage.clock.now()
         while !Task.isCancelled {
             let s = subscriptions.state.withLock { $0 }
             var batch: [MessagePack.Value] = []
             for symbol in s.quotes.union(s.trades).sorted() {
-                guard let q = try? await services.feed.quote(symbol) else { continue }
+                guard let q = try? await brokerage.feed.quote(symbol) else { continue }
                 let previous = lastQuote[symbol]
                 lastQuote[symbol] = q
                 if s.quotes.contains(symbol), previous == nil || previous?.bids != q.bids || previous?.asks != q.asks {
@@ -149,10 +152,10 @@ enum MarketDataStream {
                     batch.append(tradeMessage(symbol, q))
                 }
             }
-            let now = services.clock.now()
+            let now = brokerage.clock.now()
             for symbol in s.bars.sorted() {
                 let bars =
-                    (try? await services.feed.bars(
+                    (try? await brokerage.feed.bars(
                         symbol, timeframe: .minutes(1), from: now.adding(seconds: -120), to: now)) ?? []
                 // The newest bar that has finished (its minute is over).
                 guard let bar = bars.last(where: { $0.time.adding(seconds: 60) <= now }), bar.time != lastBar[symbol]
@@ -162,7 +165,7 @@ enum MarketDataStream {
             }
             if !batch.isEmpty { try await send(.array(batch)) }
             next = next.adding(seconds: 1)
-            await services.clock.sleep(until: next)
+            await brokerage.clock.sleep(until: next)
         }
     }
 

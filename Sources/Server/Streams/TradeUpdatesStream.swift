@@ -10,7 +10,9 @@ import TradingCore
 /// Alpaca's `trade_updates` stream at ws://HOST/stream: authenticate, listen, then every committed order event
 /// of the key's account. Frames are binary JSON, as Alpaca's paper endpoint sends them.
 enum TradeUpdatesStream {
-    static func handle(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, services: Papertrade)
+    static func handle(
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage, access: UserAccess
+    )
         async throws
     {
         var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
@@ -26,7 +28,7 @@ enum TradeUpdatesStream {
 
         guard let first = try await messages.next(), let auth = json(first), auth["action"]?.string == "authenticate",
             let key = auth["data"]?["key_id"]?.string, let secret = auth["data"]?["secret_key"]?.string,
-            let account = try await services.authenticate(keyID: key, secret: secret)
+            let account = try await access.authenticate(keyID: key, secret: secret)
         else {
             try await send(
                 .object([
@@ -47,7 +49,7 @@ enum TradeUpdatesStream {
             ]))
 
         let listening = Flag()
-        let updates = await services.brokerage.orderUpdates(account: account)
+        let updates = brokerage.orderUpdates(account: account)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await update in updates where listening.value {

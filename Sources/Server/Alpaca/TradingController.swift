@@ -8,13 +8,12 @@ import TradingCore
 
 /// Alpaca Trading API v2: account, orders, positions, assets, activities.
 struct TradingController {
-    let services: Papertrade
+    let brokerage: Brokerage
     let assetList: AlpacaAssets
-    var brokerage: Brokerage { services.brokerage }
 
-    init(services: Papertrade) {
-        self.services = services
-        assetList = AlpacaAssets(directory: services.directory)
+    init(brokerage: Brokerage) {
+        self.brokerage = brokerage
+        assetList = AlpacaAssets(directory: brokerage.directory)
     }
 
     func addRoutes(to group: RouterGroup<AppContext>) {
@@ -43,7 +42,7 @@ struct TradingController {
     @Sendable func createOrder(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
         var request = request
-        let order = try AlpacaRequests.order(try await request.jsonBody(context: context))
+        let order = try OrderRequest(json: try await request.jsonBody(context: context))
         let placed = try await brokerage.submit(order, account: id)
         guard placed.legs.isEmpty else { return try await encode(placed, account: id).response() }
         return Response(
@@ -84,7 +83,7 @@ struct TradingController {
             query.symbols = symbols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
         }
         let orders = try await brokerage.orders(account: id, query)
-        let nested = try AlpacaRequests.bool(request, "nested") ?? false
+        let nested = try request.boolQuery("nested") ?? false
         var out: [JSONValue] = []
         for order in orders where !(nested && order.parentID != nil) {
             out.append(try await encode(order, account: id, nested: nested))
@@ -112,7 +111,7 @@ struct TradingController {
         let account = try context.account()
         let id = try orderID(context)
         var request = request
-        let change = try AlpacaRequests.replace(try await request.jsonBody(context: context))
+        let change = try ReplaceRequest(json: try await request.jsonBody(context: context))
         let order = try await brokerage.replace(id, account: account, with: change)
         return try await encode(order, account: account).response()
     }
@@ -145,7 +144,7 @@ struct TradingController {
     @Sendable func positions(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
         let summary = try await brokerage.summary(id)
-        let date = services.clock.now()
+        let date = brokerage.clock.now()
         return JSONValue.array(
             summary.positions.map {
                 AlpacaEncoding.position($0, date: $0.instrument.calendar.tradingDate(at: date))
@@ -164,7 +163,7 @@ struct TradingController {
         else {
             throw APIError.notFound("position does not exist")
         }
-        return AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: services.clock.now())).response()
+        return AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: brokerage.clock.now())).response()
     }
 
     /// Every asset, filtered as Alpaca filters (`AlpacaAssets.Filter`).

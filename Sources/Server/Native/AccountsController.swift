@@ -8,8 +8,8 @@ import TradingCore
 /// The logged-in user's accounts: create, summary with positions, deposit, withdraw, reset, transactions,
 /// orders (same bodies as Alpaca's), chart bars and market status. Another user's account is a 404.
 struct AccountsController {
-    let services: Papertrade
-    var brokerage: Brokerage { services.brokerage }
+    let brokerage: Brokerage
+    let access: UserAccess
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("accounts", use: list)
@@ -28,34 +28,13 @@ struct AccountsController {
         group.get("market/status", use: status)
     }
 
-    /// The account in the path, if it belongs to the logged-in user (or is the API key's own account).
-    func owned(_ context: AppContext) async throws -> AccountRecord {
-        guard let id = AccountID(try context.parameters.require("id")) else {
-            throw APIError.notFound("account not found")
-        }
-        if case .account(let keyAccount) = context.caller {
-            guard keyAccount == id, let record = await brokerage.accountRecord(id) else {
-                throw APIError.notFound("account not found")
-            }
-            return record
-        }
-        let user = try context.user()
-        let accounts = try await brokerage.loadAccounts(of: user)
-        guard let record = accounts.first(where: { $0.id == id }) else { throw APIError.notFound("account not found") }
-        return record
-    }
-
     func detail(_ record: AccountRecord) async throws -> JSONValue {
         let summary = try await brokerage.summary(record.id)
         var o = NativeEncoding.account(record, summary: summary).object ?? [:]
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         o["positions"] = .array(
             summary.positions.map { p in
-                var position =
-                    AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now)).object ?? [:]
-                position["name"] = .string(p.instrument.name)
-                position["realized_pl"] = .decimal(p.position.realizedPnL)
-                return .object(position)
+                NativeEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now))
             })
         return .object(o)
     }
@@ -91,17 +70,17 @@ struct AccountsController {
             }
             return type
         }
-        let record = try await services.createAccount(
+        let record = try await brokerage.openAccount(
             userID: user, market: market, cash: cash, name: name, type: type)
         return try await detail(record).response(status: .created)
     }
 
     @Sendable func get(_ request: Request, context: AppContext) async throws -> Response {
-        try await detail(try await owned(context)).response()
+        try await detail(try await brokerage.account(ownedBy: context)).response()
     }
 
     func transfer(_ request: Request, context: AppContext, deposit: Bool) async throws -> Response {
-        let record = try await owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         var request = request
         let body = try await request.jsonBody(context: context)
         guard let amount = body["amount"]?.decimal else { throw APIError.unprocessable("Please enter a valid amount") }
@@ -133,7 +112,7 @@ struct AccountsController {
     }
 
     @Sendable func reset(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         try await brokerage.reset(record.id)
         return try await detail(record).response()
     }
@@ -141,16 +120,16 @@ struct AccountsController {
     /// A new Alpaca API key pair for the account (a bot trades it, a game account included): the secret is shown
     /// this once and stored only as a hash.
     @Sendable func createKey(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         _ = try context.user() // an API key does not mint more keys
-        let key = try await services.createKey(account: record.id)
+        let key = try await access.createKey(account: record.id)
         return JSONValue.object([
             "account_id": .string(record.id.description), "key_id": .string(key.keyID), "secret": .string(key.secret),
         ]).response(status: .created)
     }
 
     @Sendable func transactions(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 200, 1), 1000)
         let entries = try await brokerage.activities(record.id, limit: limit)
         // Fills and fees of orders a queued rule placed are marked automatic (their client order id is queue-<rule>).
@@ -173,38 +152,38 @@ struct AccountsController {
     }
 
     @Sendable func orders(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         var query = OrderQuery()
         query.status = OrderQuery.Status(rawValue: request.query("status") ?? "all") ?? .all
         query.limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
         let list = try await brokerage.orders(account: record.id, query)
-        return JSONValue.array(list.map { AlpacaEncoding.order($0) }).response()
+        return JSONValue.array(list.map { NativeEncoding.order($0) }).response()
     }
 
     @Sendable func placeOrder(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         var request = request
-        let order = try AlpacaRequests.order(try await request.jsonBody(context: context))
+        let order = try OrderRequest(json: try await request.jsonBody(context: context))
         let placed = try await brokerage.submit(order, account: record.id)
-        return AlpacaEncoding.order(placed).response(status: .created)
+        return NativeEncoding.order(placed).response(status: .created)
     }
 
     @Sendable func cancelOrder(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         guard let id = OrderID(try context.parameters.require("order")) else {
             throw APIError.notFound("order not found")
         }
         let order = try await brokerage.cancel(id, account: record.id)
-        return AlpacaEncoding.order(order).response()
+        return NativeEncoding.order(order).response()
     }
 
     /// What the trade sheet shows while the user types: value, fees and total of `qty` shares of `symbol` at
     /// `price` (default: the best ask for a buy, the best bid for a sell), with buying power and sellable shares.
     /// Fees follow the account's own schedule, exactly as a fill would charge them.
     @Sendable func estimate(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         let symbol = (request.query("symbol") ?? "").uppercased()
-        guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        guard let entry = brokerage.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         guard let side = OrderSide(rawValue: request.query("side") ?? "buy") else {
             throw APIError.unprocessable("side must be buy or sell")
         }
@@ -225,14 +204,14 @@ struct AccountsController {
             price = explicit
         } else {
             let quote: MarketQuote
-            do { quote = try await services.feed.quote(entry.symbol) } catch { throw APIError(feed: error) }
+            do { quote = try await brokerage.feed.quote(entry.symbol) } catch { throw APIError(feed: error) }
             price = (side == .buy ? quote.asks.best?.price : quote.bids.best?.price) ?? quote.last
         }
         let account = summary.account
         let value = account.currency.round(price.multiplied(by: qty), .halfUp)
         let fees = account.fees.fees(side: side, filledQty: qty, filledValue: value, currency: account.currency)
         let feeTotal = fees.reduce(FixedDecimal.zero) { $0 + $1.amount }
-        let date = entry.instrument.calendar.tradingDate(at: services.clock.now())
+        let date = entry.instrument.calendar.tradingDate(at: brokerage.clock.now())
         let position = summary.positions.first { $0.instrument.symbol == entry.symbol }?.position
         let held = position?.qty ?? .zero
         let sellable = held.isPositive ? position?.availableToSell(on: date) ?? .zero : .zero
@@ -256,13 +235,13 @@ struct AccountsController {
     /// Chart bars: `timeframe` (1Min … 1Month) over [`from`, `to`) (RFC 3339 or YYYY-MM-DD); defaults to today's 5Min.
     @Sendable func bars(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
-        guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        guard let entry = brokerage.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         let zone = entry.instrument.calendar.zone
         let tfText = request.query("timeframe") ?? "5Min"
         guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         let to = min(try request.timeQuery("to", zone: zone) ?? now, now)
-        let session = try? await services.feed.quote(entry.symbol)
+        let session = try? await brokerage.feed.quote(entry.symbol)
         let from =
             try request.timeQuery("from", zone: zone)
             ?? Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
@@ -270,7 +249,7 @@ struct AccountsController {
             throw APIError.unprocessable("from must be before to, within ten years")
         }
         let list: [PriceBar]
-        do { list = try await services.feed.bars(entry.symbol, timeframe: timeframe, from: from, to: to) } catch {
+        do { list = try await brokerage.feed.bars(entry.symbol, timeframe: timeframe, from: from, to: to) } catch {
             throw APIError(feed: error)
         }
         return JSONValue.object([
@@ -292,8 +271,8 @@ struct AccountsController {
             throw APIError.unprocessable("market must be us or cn")
         }
         let calendar = market.calendar
-        let now = services.clock.now()
-        let alwaysOpen = services.clock.sessions == .alwaysOpen
+        let now = brokerage.clock.now()
+        let alwaysOpen = brokerage.clock.sessions == .alwaysOpen
         let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
         let session = calendar.currentOrNextSession(at: now)
         return JSONValue.object([

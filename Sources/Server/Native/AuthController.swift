@@ -8,7 +8,8 @@ import TradingCore
 /// Sign up, log in, log out, me (and the user's language) — sessions in HttpOnly, SameSite=Lax cookies; failed
 /// logins throttled.
 struct AuthController {
-    let services: Papertrade
+    let brokerage: Brokerage
+    let access: UserAccess
     static let sessionDays: Int64 = 30
 
     func addRoutes(to group: RouterGroup<AppContext>) {
@@ -34,33 +35,33 @@ struct AuthController {
     @Sendable func signup(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
         let (username, password, language) = try await credentials(&request, context: context)
-        let user = try await services.createUser(username: username, password: password)
-        if let language { try await services.brokerage.setLanguage(language, user: user.id) }
-        _ = try await services.createAccount(userID: user.id, market: .us, cash: nil, name: nil)
-        _ = try await services.createAccount(userID: user.id, market: .cn, cash: nil, name: nil)
+        let user = try await access.createUser(username: username, password: password)
+        if let language { try await brokerage.setLanguage(language, user: user.id) }
+        _ = try await brokerage.openAccount(userID: user.id, market: .us, cash: nil, name: nil)
+        _ = try await brokerage.openAccount(userID: user.id, market: .cn, cash: nil, name: nil)
         return try await sessionResponse(user: user, status: .created)
     }
 
     @Sendable func login(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
         let (username, password, _) = try await credentials(&request, context: context)
-        let now = services.clock.now()
-        guard !services.throttle.isBlocked(username, at: now) else {
+        let now = brokerage.clock.now()
+        guard !access.throttle.isBlocked(username, at: now) else {
             throw APIError(.tooManyRequests, code: 42910000, "too many failed logins; try again in a few minutes")
         }
-        guard let user = try await services.brokerage.users.user(username: username),
+        guard let user = try await brokerage.users.user(username: username),
             try await Credentials.verifyPassword(password, hash: user.passwordHash)
         else {
-            services.throttle.recordFailure(username, at: now)
+            access.throttle.recordFailure(username, at: now)
             throw APIError(.unauthorized, code: 40110000, "wrong username or password")
         }
-        services.throttle.reset(username)
+        access.throttle.reset(username)
         return try await sessionResponse(user: user, status: .ok)
     }
 
     @Sendable func logout(_ request: Request, context: AppContext) async throws -> Response {
         if case .user(_, let token) = context.caller {
-            try await services.brokerage.users.closeSession(tokenHash: Credentials.sha256(token))
+            try await brokerage.users.closeSession(tokenHash: Credentials.sha256(token))
         }
         var response = JSONValue.object(["ok": .bool(true)]).response()
         response.setCookie(
@@ -70,7 +71,7 @@ struct AuthController {
 
     @Sendable func me(_ request: Request, context: AppContext) async throws -> Response {
         let userID = try context.user()
-        guard let user = try await services.brokerage.users.user(id: userID) else { throw APIError.unauthorized }
+        guard let user = try await brokerage.users.user(id: userID) else { throw APIError.unauthorized }
         return try await profile(user).response()
     }
 
@@ -92,16 +93,16 @@ struct AuthController {
             }
             language = chosen
         }
-        try await services.brokerage.setLanguage(language, user: userID)
-        guard let user = try await services.brokerage.users.user(id: userID) else { throw APIError.unauthorized }
+        try await brokerage.setLanguage(language, user: userID)
+        guard let user = try await brokerage.users.user(id: userID) else { throw APIError.unauthorized }
         return try await profile(user).response()
     }
 
     func profile(_ user: UserRecord) async throws -> JSONValue {
-        let accounts = try await services.brokerage.loadAccounts(of: user.id)
+        let accounts = try await brokerage.loadAccounts(of: user.id)
         var list: [JSONValue] = []
         for record in accounts {
-            let summary = try await services.brokerage.summary(record.id)
+            let summary = try await brokerage.summary(record.id)
             list.append(NativeEncoding.account(record, summary: summary))
         }
         return .object([
@@ -112,7 +113,7 @@ struct AuthController {
 
     func sessionResponse(user: UserRecord, status: HTTPResponse.Status) async throws -> Response {
         let token = Credentials.token()
-        try await services.brokerage.users.openSession(
+        try await brokerage.users.openSession(
             tokenHash: Credentials.sha256(token), userID: user.id,
             lifetime: Self.sessionDays * 86_400)
         var response = try await profile(user).response(status: status)
@@ -121,41 +122,5 @@ struct AuthController {
                 name: SessionAuthenticator.cookie, value: token, maxAge: Int(Self.sessionDays * 86_400),
                 path: "/", httpOnly: true, sameSite: .lax))
         return response
-    }
-}
-
-enum NativeEncoding {
-    static func account(_ record: AccountRecord, summary: AccountSummary) -> JSONValue {
-        .object([
-            "id": .string(record.id.description), "name": .string(record.name),
-            "market": .string(record.market.rawValue),
-            "currency": .string(summary.account.currency.rawValue), "account_number": .string(record.accountNumber),
-            "cash": .decimal(summary.account.cash), "buying_power": .decimal(summary.buyingPower),
-            "equity": .decimal(summary.equity), "market_value": .decimal(summary.marketValue),
-            "day_change": .decimal(summary.dayChange), "starting_cash": .decimal(summary.account.startingCash),
-            "type": .string(summary.account.terms.type.rawValue), "multiplier": .int(summary.margin.multiplier),
-            "max_margin_multiplier": .int(summary.account.terms.maxMultiplier),
-            "maintenance_margin": .decimal(summary.margin.maintenanceMargin),
-            "margin_deficit": .decimal(summary.margin.deficit),
-        ])
-    }
-
-    static func quote(_ q: MarketQuote, entry: DirectoryEntry?) -> JSONValue {
-        func levels(_ side: BookSide) -> JSONValue {
-            .array(
-                (0..<side.count).map { .object(["price": .decimal(side[$0].price), "size": .decimal(side[$0].size)]) })
-        }
-        return .object([
-            "symbol": .string(q.symbol), "name": .text(entry?.name),
-            "exchange": .text(entry?.instrument.exchange.rawValue),
-            "market": .text(entry?.instrument.market.rawValue), "currency": .text(entry?.instrument.currency.rawValue),
-            "time": .string(q.time.description), "last": .decimal(q.last), "open": .decimal(q.open),
-            "high": .decimal(q.high),
-            "low": .decimal(q.low), "previous_close": .decimal(q.previousClose), "change": .decimal(q.change),
-            "change_percent": .decimal(q.changePercent), "volume": .decimal(q.volume), "turnover": .decimal(q.turnover),
-            "bids": levels(q.bids), "asks": levels(q.asks), "limit_up": .decimal(q.limitUp),
-            "limit_down": .decimal(q.limitDown),
-            "phase": .string(q.phase.rawValue), "trading_date": .string(q.tradingDate.description),
-        ])
     }
 }

@@ -9,8 +9,12 @@ import JSON
 /// `POST /api/v1/push/subscriptions` takes the browser's `PushSubscription.toJSON()` as it is:
 /// `{"endpoint": "https://…", "expirationTime": null, "keys": {"p256dh": "B…", "auth": "…"}}`.
 struct PushController {
-    let services: Papertrade
-    var push: PushSubscriptions { services.brokerage.push }
+    let brokerage: Brokerage
+    /// Signs the JWT each push message carries; its public half is what browsers subscribe with.
+    let vapid: VAPIDKey
+    /// Where push endpoints may point.
+    let outbound: OutboundAddressPolicy
+    var push: PushSubscriptions { brokerage.push }
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("push/vapid-public-key", use: publicKey)
@@ -23,7 +27,7 @@ struct PushController {
     }
 
     @Sendable func publicKey(_ request: Request, context: AppContext) async throws -> Response {
-        JSONValue.object(["public_key": .string(services.vapid.publicKeyText)]).response()
+        JSONValue.object(["public_key": .string(vapid.publicKeyText)]).response()
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
@@ -35,7 +39,7 @@ struct PushController {
         let user = try context.user()
         var request = request
         let body = try await request.jsonBody(context: context)
-        let policy = services.configuration.outboundAddresses
+        let policy = outbound
         guard let endpoint = body["endpoint"]?.string, endpoint.count <= 2_000, let url = URL(string: endpoint) else {
             throw APIError.unprocessable("endpoint must be the push service URL of the subscription")
         }
@@ -56,7 +60,7 @@ struct PushController {
         let agent = request.headers[.userAgent].map { String($0.prefix(300)) }
         let record = PushSubscriptionRecord(
             id: UUID().uuidString.lowercased(), userID: user, endpoint: endpoint, p256dh: p256dhText, auth: authText,
-            userAgent: agent, createdAt: services.clock.now())
+            userAgent: agent, createdAt: brokerage.clock.now())
         try await push.save(record)
         return Self.encode(record).response(status: .created)
     }

@@ -18,8 +18,7 @@ import TradingCore
 /// within_percent_of_limit_down, touches_limit_up (no value), crosses_above_moving_average,
 /// crosses_below_moving_average (value = number of daily bars).
 struct QueueController {
-    let services: Papertrade
-    var brokerage: Brokerage { services.brokerage }
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("accounts/{id}/queue", use: list)
@@ -29,20 +28,20 @@ struct QueueController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await AccountsController(services: services).owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         let entries = await brokerage.queue(account: record.id)
         return JSONValue.array(entries.map { Self.encode($0, currency: record.market.currency) }).response()
     }
 
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await AccountsController(services: services).owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
         let entries = try await brokerage.queueHistory(account: record.id, limit: limit)
         return JSONValue.array(entries.map { Self.encode($0, currency: record.market.currency) }).response()
     }
 
     @Sendable func add(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await AccountsController(services: services).owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         var request = request
         let body = try await request.jsonBody(context: context)
         let parsed = try Self.parse(body)
@@ -54,7 +53,7 @@ struct QueueController {
     }
 
     @Sendable func cancel(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await AccountsController(services: services).owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         guard let id = QueueRuleID(try context.parameters.require("rule")) else {
             throw APIError.notFound("queued rule not found")
         }

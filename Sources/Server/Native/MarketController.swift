@@ -1,3 +1,4 @@
+import Brokerage
 import Hummingbird
 import JSON
 import MarketData
@@ -5,7 +6,7 @@ import TradingCore
 
 /// Search, quotes, market overview and movers (public: no login needed to look at the market).
 struct MarketController {
-    let services: Papertrade
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("search", use: search)
@@ -22,7 +23,7 @@ struct MarketController {
         }
         let limit = min(max(Int(request.query("limit") ?? "") ?? 10, 1), 50)
         return JSONValue.array(
-            services.directory.search(q, market: market, limit: limit).map { r in
+            brokerage.directory.search(q, market: market, limit: limit).map { r in
                 .object([
                     "symbol": .string(r.symbol), "name": .string(r.name), "exchange": .string(r.exchange.rawValue),
                     "market": .string(r.market.rawValue), "kind": .string(r.kind.rawValue),
@@ -33,9 +34,9 @@ struct MarketController {
 
     @Sendable func quote(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
-        guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        guard let entry = brokerage.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         do {
-            let q = try await services.feed.quote(entry.symbol)
+            let q = try await brokerage.feed.quote(entry.symbol)
             return NativeEncoding.quote(q, entry: entry).response(headers: [.cacheControl: "no-store"])
         } catch {
             if case .unavailable(_, _, let last?, let age) = error {
@@ -51,9 +52,9 @@ struct MarketController {
 
     @Sendable func overview(_ request: Request, context: AppContext) async throws -> Response {
         let indices: [IndexQuote]
-        do { indices = try await services.feed.indices() } catch { throw APIError(feed: error) }
+        do { indices = try await brokerage.feed.indices() } catch { throw APIError(feed: error) }
         return JSONValue.object([
-            "source": .string(services.feed.name), "source_url": .text(services.feed.attributionURL),
+            "source": .string(brokerage.feed.name), "source_url": .text(brokerage.feed.attributionURL),
             "indices": .array(
                 indices.map { i in
                     .object([
@@ -75,7 +76,7 @@ struct MarketController {
         }
         let limit = min(max(Int(request.query("limit") ?? "") ?? 20, 1), 50)
         let rows: [Mover]
-        do { rows = try await services.feed.movers(market, kind: kind, limit: limit) } catch {
+        do { rows = try await brokerage.feed.movers(market, kind: kind, limit: limit) } catch {
             throw APIError(feed: error)
         }
         return JSONValue.array(

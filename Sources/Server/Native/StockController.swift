@@ -1,3 +1,4 @@
+import Brokerage
 import Hummingbird
 import JSON
 import MarketData
@@ -7,7 +8,7 @@ import TradingCore
 /// news, recommendation trends and earnings surprises (null when the feed does not provide them, so the app hides
 /// those sections). Public, like quotes.
 struct StockController {
-    let services: Papertrade
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("stocks/{symbol}/profile", use: profile)
@@ -20,12 +21,12 @@ struct StockController {
 
     @Sendable func profile(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
-        guard let entry = services.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
-        let feed = services.feed
+        guard let entry = brokerage.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        let feed = brokerage.feed
         let instrument = entry.instrument
         let profile = await optional { () throws(FeedError) in try await feed.profile(entry.symbol) }
         let peers = await optional { () throws(FeedError) in try await feed.peers(entry.symbol) } ?? []
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         let year =
             await optional { () throws(FeedError) in
                 try await feed.bars(entry.symbol, timeframe: .day, from: now.adding(seconds: -365 * 86_400), to: now)
@@ -49,7 +50,7 @@ struct StockController {
             "round_lot": .int(entry.roundLot), "time_zone": .string(instrument.calendar.zone.identifier),
             "week52_high": .decimal(year.map(\.high).max()), "week52_low": .decimal(year.map(\.low).min()),
             "peers": .array(
-                peers.compactMap { services.directory.entry($0) }.map { peer in
+                peers.compactMap { brokerage.directory.entry($0) }.map { peer in
                     .object(["symbol": .string(peer.symbol), "name": .string(peer.name)])
                 }),
             "news": news.map { items in

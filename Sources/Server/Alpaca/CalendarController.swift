@@ -1,3 +1,4 @@
+import Brokerage
 import Hummingbird
 import JSON
 import MarketData
@@ -6,7 +7,7 @@ import TradingCore
 /// Alpaca's market clock and calendar: `/v2/clock` and `/v2/calendar` (the US market), and the multi-market
 /// `/v3/clock` and `/v3/calendar/{market}`, which also answer for the A-share exchanges (XSHG, XSHE).
 struct CalendarController {
-    let services: Papertrade
+    let brokerage: Brokerage
 
     func addRoutes(v2: RouterGroup<AppContext>, v3: RouterGroup<AppContext>) {
         v2.get("clock", use: clock)
@@ -83,9 +84,9 @@ struct CalendarController {
     // MARK: v2
 
     @Sendable func clock(_ request: Request, context: AppContext) async throws -> Response {
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         let calendar = TradingCalendar.xnys
-        let alwaysOpen = services.clock.sessions == .alwaysOpen
+        let alwaysOpen = brokerage.clock.sessions == .alwaysOpen
         let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
         let session = calendar.currentOrNextSession(at: now)
         let nextOpen =
@@ -101,7 +102,7 @@ struct CalendarController {
 
     /// `start`/`end` as dates, clamped to 1970 … the end of next year (Alpaca's table) when absent.
     func dateRange(_ request: Request, calendar: TradingCalendar) throws -> (CivilDate, CivilDate) {
-        let today = calendar.zone.localTime(of: services.clock.now()).date
+        let today = calendar.zone.localTime(of: brokerage.clock.now()).date
         func date(_ name: String, _ fallback: CivilDate) throws -> CivilDate {
             guard let text = request.query(name) else { return fallback }
             guard let d = CivilDate(String(text.prefix(10))) else {
@@ -158,9 +159,9 @@ struct CalendarController {
             }
             now = t
         } else {
-            now = services.clock.now()
+            now = brokerage.clock.now()
         }
-        let alwaysOpen = request.query("time") == nil && services.clock.sessions == .alwaysOpen
+        let alwaysOpen = request.query("time") == nil && brokerage.clock.sessions == .alwaysOpen
         return JSONValue.object(["clocks": .array(venues.map { clock($0, at: now, alwaysOpen: alwaysOpen) })])
             .response()
     }
@@ -197,7 +198,7 @@ struct CalendarController {
     @Sendable func calendarV3(_ request: Request, context: AppContext) async throws -> Response {
         let venue = try Venue.named(try context.parameters.require("market"))
         let calendar = venue.calendar
-        let today = calendar.zone.localTime(of: services.clock.now()).date
+        let today = calendar.zone.localTime(of: brokerage.clock.now()).date
         var (start, end) = try dateRange(request, calendar: calendar)
         if request.query("start") == nil && request.query("end") == nil {
             (start, end) = (today, today.adding(days: 7))

@@ -19,8 +19,8 @@ import TradingCore
 ///            "resets_allowed": 1, "portfolios_visible": "after_end", "ranking": "return"}}
 /// ```
 struct GamesController {
-    let services: Papertrade
-    var brokerage: Brokerage { services.brokerage }
+    let brokerage: Brokerage
+    let access: UserAccess
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("games", use: list)
@@ -43,13 +43,13 @@ struct GamesController {
         let user = try context.user()
         // ?code= finds the game a join code belongs to (the invite link's screen shows it before joining).
         if let code = request.query("code") {
-            guard let id = await brokerage.gameID(code: code) else { return JSONValue.array([]).response() }
-            return JSONValue.array([encode(try await brokerage.gameView(id, user: user, code: code), request: request)])
+            guard let id = brokerage.gameID(code: code) else { return JSONValue.array([]).response() }
+            return JSONValue.array([encode(try brokerage.gameView(id, user: user, code: code), request: request)])
                 .response()
         }
         let scope = request.query("scope") ?? "public"
         guard scope == "mine" || scope == "public" else { throw APIError.unprocessable("scope must be mine or public") }
-        let views = await brokerage.gameViews(user: user, mine: scope == "mine")
+        let views = brokerage.gameViews(user: user, mine: scope == "mine")
         return JSONValue.array(views.map { encode($0, request: request) }).response()
     }
 
@@ -57,14 +57,14 @@ struct GamesController {
         let user = try context.user()
         var request = request
         let body = try await request.jsonBody(context: context)
-        let (name, market, settings) = try Self.parseCreation(body, now: services.clock.now())
+        let (name, market, settings) = try Self.parseCreation(body, now: brokerage.clock.now())
         let game = try await brokerage.createGame(owner: user, name: name, market: market, settings: settings)
-        return encode(try await brokerage.gameView(game.id, user: user), request: request).response(status: .created)
+        return encode(try brokerage.gameView(game.id, user: user), request: request).response(status: .created)
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let view = try await brokerage.gameView(try Self.id(context), user: user, code: request.query("code"))
+        let view = try brokerage.gameView(try Self.id(context), user: user, code: request.query("code"))
         return encode(view, request: request).response()
     }
 
@@ -74,7 +74,7 @@ struct GamesController {
         var request = request
         let change = try Self.parseChange(try await request.jsonBody(context: context))
         _ = try await brokerage.updateGame(id, by: user, change)
-        return encode(try await brokerage.gameView(id, user: user), request: request).response()
+        return encode(try brokerage.gameView(id, user: user), request: request).response()
     }
 
     @Sendable func join(_ request: Request, context: AppContext) async throws -> Response {
@@ -90,7 +90,7 @@ struct GamesController {
         var request = request
         let body = try await Self.joinBody(&request, context: context)
         guard let code = body.code, !code.isEmpty else { throw APIError.unprocessable("code is required") }
-        guard let id = await brokerage.gameID(code: code) else { throw APIError.notFound("no game has this code") }
+        guard let id = brokerage.gameID(code: code) else { throw APIError.notFound("no game has this code") }
         return try await joined(id, body: body, user: user)
     }
 
@@ -104,7 +104,7 @@ struct GamesController {
             "player": .string(player.name), "joined_at": .string(player.joinedAt.description),
         ]
         if body.apiKey {
-            let key = try await services.createKey(account: player.accountID)
+            let key = try await access.createKey(account: player.accountID)
             o["key_id"] = .string(key.keyID)
             o["secret"] = .string(key.secret)
         }
@@ -114,7 +114,7 @@ struct GamesController {
     @Sendable func leaderboard(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let board = try await brokerage.leaderboard(try Self.id(context), user: user, code: request.query("code"))
-        let me = try? await brokerage.gameView(board.game.id, user: user, code: request.query("code"))
+        let me = try? brokerage.gameView(board.game.id, user: user, code: request.query("code"))
         return JSONValue.object([
             "game_id": .string(board.game.id.description), "as_of": .string(board.asOf.description),
             "final": .bool(board.isFinal), "ranking": .string(board.game.settings.ranking.rawValue),
@@ -159,7 +159,7 @@ struct GamesController {
     @Sendable func export(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let id = try Self.id(context)
-        let view = try await brokerage.gameView(id, user: user)
+        let view = try brokerage.gameView(id, user: user)
         guard view.isOwner else { throw BrokerageError.forbidden("only the game's owner may export its results") }
         let board = try await brokerage.leaderboard(id, user: user)
         var csv = "rank,player,account_id,return,equity,day_change,trades,sharpe,excess_return\r\n"
@@ -195,17 +195,14 @@ struct GamesController {
         let user = try context.user()
         let summary = try await brokerage.gamePortfolio(
             try Self.id(context), account: try Self.player(context), user: user, code: request.query("code"))
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         return JSONValue.object([
             "account_id": .string(summary.account.id.description), "cash": .decimal(summary.account.cash),
             "equity": .decimal(summary.equity), "market_value": .decimal(summary.marketValue),
             "day_change": .decimal(summary.dayChange),
             "positions": .array(
                 summary.positions.map { p in
-                    var position =
-                        AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now)).object ?? [:]
-                    position["name"] = .string(p.instrument.name)
-                    return .object(position)
+                    NativeEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now))
                 }),
         ]).response()
     }
@@ -214,14 +211,14 @@ struct GamesController {
         let user = try context.user()
         let id = try Self.id(context)
         try await brokerage.removePlayer(try Self.player(context), from: id, by: user)
-        return encode(try await brokerage.gameView(id, user: user), request: request).response()
+        return encode(try brokerage.gameView(id, user: user), request: request).response()
     }
 
     @Sendable func end(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let id = try Self.id(context)
         _ = try await brokerage.endGame(id, by: user)
-        return encode(try await brokerage.gameView(id, user: user), request: request).response()
+        return encode(try brokerage.gameView(id, user: user), request: request).response()
     }
 
     // MARK: Encoding
@@ -242,8 +239,8 @@ struct GamesController {
             "join_code": mayInvite ? .string(game.joinCode) : .null,
             "invite_url": mayInvite ? .string(Self.inviteURL(game, request: request)) : .null,
             "starting_cash": .decimal(s.startingCash), "starts_at": .string(game.startsAt.description),
-            "ends_at": AlpacaEncoding.time(game.endsAt), "ended_at": AlpacaEncoding.time(game.endedAt),
-            "registration_ends_at": AlpacaEncoding.time(view.registrationEndsAt), "late_entry": .bool(s.lateEntry),
+            "ends_at": NativeEncoding.time(game.endsAt), "ended_at": NativeEncoding.time(game.endedAt),
+            "registration_ends_at": NativeEncoding.time(view.registrationEndsAt), "late_entry": .bool(s.lateEntry),
             "created_at": .string(game.createdAt.description),
             "rules": .object([
                 "commission_per_trade": .decimal(s.commissionPerTrade),
@@ -287,11 +284,8 @@ struct GamesController {
         guard let body = try await request.optionalJSONBody(context: context) else {
             return (request.query("code"), false)
         }
-        guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
-        if let unknown = o.keys.sorted().first(where: { $0 != "code" && $0 != "api_key" }) {
-            throw APIError.unprocessable("unknown field \(unknown)")
-        }
-        return (try string(o["code"], "code") ?? request.query("code"), try bool(o["api_key"], "api_key") ?? false)
+        let o = try BodyFields(body, allowed: ["code", "api_key"])
+        return (try o.string("code") ?? request.query("code"), try o.bool("api_key") ?? false)
     }
 
     static let topFields: Set<String> = [
@@ -305,60 +299,38 @@ struct GamesController {
     ]
 
     static func parseCreation(_ body: JSONValue, now: Timestamp) throws -> (String, Market, GameSettings) {
-        guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
-        if let unknown = o.keys.sorted().first(where: { !topFields.contains($0) }) {
-            throw APIError.unprocessable("unknown field \(unknown)")
-        }
-        guard let name = o["name"]?.string else { throw APIError.unprocessable("name is required") }
-        let market =
-            try o["market"].map { value -> Market in
-                guard let m = value.string.flatMap(Market.init(rawValue:)) else {
-                    throw APIError.unprocessable("market must be us or cn")
-                }
-                return m
-            } ?? .us
-        guard let cash = o["starting_cash"] else { throw APIError.unprocessable("starting_cash is required") }
-        var settings = GameSettings(startingCash: try decimal(cash, "starting_cash"), resetsAllowed: nil)
-        settings.description = try string(o["description"], "description") ?? ""
-        if let v = o["visibility"], v != .null {
-            guard let visibility = v.string.flatMap(GameVisibility.init(rawValue:)) else {
-                throw APIError.unprocessable("visibility must be public or private")
-            }
-            settings.visibility = visibility
-        }
-        settings.rules.startsAt = try time(o["starts_at"], "starts_at")
-        settings.rules.endsAt = try time(o["ends_at"], "ends_at")
-        settings.registrationEndsAt = try time(o["registration_ends_at"], "registration_ends_at")
-        settings.lateEntry = try bool(o["late_entry"], "late_entry") ?? true
-        settings.maxPlayers = try int(o["max_players"], "max_players")
-        guard let rules = o["rules"], rules != .null else {
+        let o = try BodyFields(body, allowed: topFields)
+        let name = try o.required("name", o.string)
+        let market = try o.choice("market", Market.self) ?? .us
+        var settings = GameSettings(startingCash: try o.required("starting_cash", o.decimal), resetsAllowed: nil)
+        settings.description = try o.string("description") ?? ""
+        if let visibility = try o.choice("visibility", GameVisibility.self) { settings.visibility = visibility }
+        settings.rules.startsAt = try o.time("starts_at")
+        settings.rules.endsAt = try o.time("ends_at")
+        settings.registrationEndsAt = try o.time("registration_ends_at")
+        settings.lateEntry = try o.bool("late_entry") ?? true
+        settings.maxPlayers = try o.int("max_players")
+        guard let r = try o.object("rules", allowed: ruleFields, unknownName: "rule") else {
             settings.rules.shortSelling = false
             return (name, market, settings)
         }
-        guard case .object(let r) = rules else { throw APIError.unprocessable("rules must be an object") }
-        if let unknown = r.keys.sorted().first(where: { !ruleFields.contains($0) }) {
-            throw APIError.unprocessable("unknown rule \(unknown)")
+        settings.commissionPerTrade = try r.decimal("commission_per_trade")
+        settings.commissionPercent = try r.decimal("commission_percent")
+        settings.margin = try r.bool("margin") ?? false
+        settings.marginMultiplier = try r.int("margin_multiplier") ?? 2
+        settings.rules.shortSelling = try r.bool("short_selling") ?? false
+        settings.rules.minimumBuyPrice = try r.decimal("min_price_buy")
+        settings.rules.minimumShortPrice = try r.decimal("min_price_short")
+        settings.rules.maximumPositionPercent = try r.decimal("max_position_percent")
+        settings.rules.maximumVolumePercent = try r.decimal("max_volume_percent")
+        settings.rules.quickSellMinutes = try r.int("quick_sell_minutes")
+        settings.rules.maximumOrdersPerDay = try r.int("max_trades_per_day")
+        settings.rules.dayTrading = try r.bool("day_trading") ?? true
+        settings.resetsAllowed = try r.int("resets_allowed")
+        if let visible = try r.choice("portfolios_visible", PortfolioVisibility.self) {
+            settings.portfoliosVisible = visible
         }
-        settings.commissionPerTrade = try optionalDecimal(r["commission_per_trade"], "commission_per_trade")
-        settings.commissionPercent = try optionalDecimal(r["commission_percent"], "commission_percent")
-        settings.margin = try bool(r["margin"], "margin") ?? false
-        settings.marginMultiplier = try int(r["margin_multiplier"], "margin_multiplier") ?? 2
-        settings.rules.shortSelling = try bool(r["short_selling"], "short_selling") ?? false
-        settings.rules.minimumBuyPrice = try optionalDecimal(r["min_price_buy"], "min_price_buy")
-        settings.rules.minimumShortPrice = try optionalDecimal(r["min_price_short"], "min_price_short")
-        settings.rules.maximumPositionPercent = try optionalDecimal(r["max_position_percent"], "max_position_percent")
-        settings.rules.maximumVolumePercent = try optionalDecimal(r["max_volume_percent"], "max_volume_percent")
-        settings.rules.quickSellMinutes = try int(r["quick_sell_minutes"], "quick_sell_minutes")
-        settings.rules.maximumOrdersPerDay = try int(r["max_trades_per_day"], "max_trades_per_day")
-        settings.rules.dayTrading = try bool(r["day_trading"], "day_trading") ?? true
-        settings.resetsAllowed = try int(r["resets_allowed"], "resets_allowed")
-        if let v = r["portfolios_visible"], v != .null {
-            guard let p = v.string.flatMap(PortfolioVisibility.init(rawValue:)) else {
-                throw APIError.unprocessable("portfolios_visible must be never, after_end or always")
-            }
-            settings.portfoliosVisible = p
-        }
-        if let v = r["ranking"], v != .null { settings.ranking = try ranking(v) }
+        if let ranking = try r.choice("ranking", GameRanking.self) { settings.ranking = ranking }
         return (name, market, settings)
     }
 
@@ -368,84 +340,27 @@ struct GamesController {
     ]
 
     static func parseChange(_ body: JSONValue) throws -> Brokerage.GameChange {
-        guard case .object(let o) = body else { throw APIError.unprocessable("expected a JSON object") }
-        if let fixed = o.keys.sorted().first(where: { !editableFields.contains($0) }) {
-            if topFields.contains(fixed) || ruleFields.contains(fixed) {
-                throw APIError.unprocessable(
-                    "\(fixed) cannot change after creation: a game's market, cash and trading rules are fixed so the game stays fair"
-                )
-            }
-            throw APIError.unprocessable("unknown field \(fixed)")
+        if case .object(let fields) = body,
+            let fixed = fields.keys.sorted().first(where: { !editableFields.contains($0) }),
+            topFields.contains(fixed) || ruleFields.contains(fixed)
+        {
+            throw APIError.unprocessable(
+                "\(fixed) cannot change after creation: a game's market, cash and trading rules are fixed so the game stays fair"
+            )
         }
+        let o = try BodyFields(body, allowed: editableFields)
         var change = Brokerage.GameChange()
-        change.name = try string(o["name"], "name")
-        change.description = try string(o["description"], "description")
-        if let v = o["visibility"], v != .null {
-            guard let visibility = v.string.flatMap(GameVisibility.init(rawValue:)) else {
-                throw APIError.unprocessable("visibility must be public or private")
-            }
-            change.visibility = visibility
-        }
-        change.startsAt = try time(o["starts_at"], "starts_at")
-        change.endsAt = try time(o["ends_at"], "ends_at")
-        change.registrationEndsAt = try time(o["registration_ends_at"], "registration_ends_at")
-        change.lateEntry = try bool(o["late_entry"], "late_entry")
-        if o.keys.contains("max_players") { change.maxPlayers = .some(try int(o["max_players"], "max_players")) }
-        if o.keys.contains("resets_allowed") {
-            change.resetsAllowed = .some(try int(o["resets_allowed"], "resets_allowed"))
-        }
-        if let v = o["portfolios_visible"], v != .null {
-            guard let p = v.string.flatMap(PortfolioVisibility.init(rawValue:)) else {
-                throw APIError.unprocessable("portfolios_visible must be never, after_end or always")
-            }
-            change.portfoliosVisible = p
-        }
-        if let v = o["ranking"], v != .null { change.ranking = try ranking(v) }
+        change.name = try o.string("name")
+        change.description = try o.string("description")
+        change.visibility = try o.choice("visibility", GameVisibility.self)
+        change.startsAt = try o.time("starts_at")
+        change.endsAt = try o.time("ends_at")
+        change.registrationEndsAt = try o.time("registration_ends_at")
+        change.lateEntry = try o.bool("late_entry")
+        if o.contains("max_players") { change.maxPlayers = .some(try o.int("max_players")) }
+        if o.contains("resets_allowed") { change.resetsAllowed = .some(try o.int("resets_allowed")) }
+        change.portfoliosVisible = try o.choice("portfolios_visible", PortfolioVisibility.self)
+        change.ranking = try o.choice("ranking", GameRanking.self)
         return change
-    }
-
-    static func ranking(_ value: JSONValue) throws -> GameRanking {
-        guard let ranking = value.string.flatMap(GameRanking.init(rawValue:)) else {
-            throw APIError.unprocessable("ranking must be return, sharpe or excess_return")
-        }
-        return ranking
-    }
-
-    static func decimal(_ value: JSONValue, _ field: String) throws -> FixedDecimal {
-        guard let d = value.decimal else { throw APIError.unprocessable("\(field) must be a decimal number") }
-        return d
-    }
-
-    static func optionalDecimal(_ value: JSONValue?, _ field: String) throws -> FixedDecimal? {
-        guard let value, value != .null else { return nil }
-        return try decimal(value, field)
-    }
-
-    static func string(_ value: JSONValue?, _ field: String) throws -> String? {
-        guard let value, value != .null else { return nil }
-        guard let s = value.string else { throw APIError.unprocessable("\(field) must be a string") }
-        return s
-    }
-
-    static func bool(_ value: JSONValue?, _ field: String) throws -> Bool? {
-        guard let value, value != .null else { return nil }
-        guard let b = value.bool else { throw APIError.unprocessable("\(field) must be true or false") }
-        return b
-    }
-
-    static func int(_ value: JSONValue?, _ field: String) throws -> Int? {
-        guard let value, value != .null else { return nil }
-        guard case .number = value, let n = value.int else {
-            throw APIError.unprocessable("\(field) must be a whole number")
-        }
-        return n
-    }
-
-    static func time(_ value: JSONValue?, _ field: String) throws -> Timestamp? {
-        guard let value, value != .null else { return nil }
-        guard let text = value.string, let t = RFC3339.parse(text) else {
-            throw APIError.unprocessable("\(field) must be an RFC 3339 time such as 2026-12-01T14:30:00Z")
-        }
-        return t
     }
 }

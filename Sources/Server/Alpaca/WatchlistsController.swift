@@ -7,7 +7,7 @@ import TradingCore
 
 /// Alpaca watchlists, including the `:by_name` variants; every change answers with the updated watchlist.
 struct WatchlistsController {
-    let services: Papertrade
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("watchlists", use: list)
@@ -27,13 +27,13 @@ struct WatchlistsController {
         .object([
             "id": .string(w.id), "account_id": .string(w.accountID.description), "name": .string(w.name),
             "created_at": .string(w.createdAt.description), "updated_at": .string(w.updatedAt.description),
-            "assets": .array(w.symbols.compactMap { services.directory.entry($0).map(AlpacaEncoding.asset) }),
+            "assets": .array(w.symbols.compactMap { brokerage.directory.entry($0).map(AlpacaEncoding.asset) }),
         ])
     }
 
     func find(_ context: AppContext, id: String? = nil, name: String? = nil) async throws -> WatchlistRecord {
         let account = try context.account()
-        let all = try await services.brokerage.watchlists.all(account: account)
+        let all = try await brokerage.watchlists.all(account: account)
         guard let w = all.first(where: { (id != nil && $0.id == id) || (name != nil && $0.name == name) }) else {
             throw APIError.notFound("watchlist not found")
         }
@@ -53,7 +53,7 @@ struct WatchlistsController {
         var symbols: [String] = []
         for item in list {
             guard let s = item.string?.uppercased() else { throw APIError.unprocessable("symbols must be strings") }
-            guard services.directory.entry(s) != nil else { throw APIError.unprocessable("asset \(s) not found") }
+            guard brokerage.directory.entry(s) != nil else { throw APIError.unprocessable("asset \(s) not found") }
             if !symbols.contains(s) { symbols.append(s) }
         }
         return symbols
@@ -61,7 +61,7 @@ struct WatchlistsController {
 
     func save(_ w: WatchlistRecord) async throws -> Response {
         do throws(BrokerageError) {
-            try await services.brokerage.watchlists.save(w)
+            try await brokerage.watchlists.save(w)
         } catch {
             guard error.isDuplicate else { throw error }
             throw APIError(.unprocessableContent, code: 40010001, "watchlist name must be unique")
@@ -70,7 +70,7 @@ struct WatchlistsController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let lists = try await services.brokerage.watchlists.all(account: try context.account())
+        let lists = try await brokerage.watchlists.all(account: try context.account())
         return JSONValue.array(
             lists.map { w in
                 var o = encode(w).object ?? [:]
@@ -83,7 +83,7 @@ struct WatchlistsController {
     @Sendable func create(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
         let body = try await request.jsonBody(context: context)
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         let w = WatchlistRecord(
             id: UUID().uuidString.lowercased(), accountID: try context.account(),
             name: try validName(body["name"]?.string), symbols: try validSymbols(body["symbols"]),
@@ -105,7 +105,7 @@ struct WatchlistsController {
         var w = w
         if let name = body["name"], !name.isNull { w.name = try validName(name.string) }
         w.symbols = try validSymbols(body["symbols"])
-        w.updatedAt = services.clock.now()
+        w.updatedAt = brokerage.clock.now()
         return try await save(w)
     }
 
@@ -125,10 +125,12 @@ struct WatchlistsController {
         guard let symbol = body["symbol"]?.string?.uppercased() else {
             throw APIError.unprocessable("symbol is required")
         }
-        guard services.directory.entry(symbol) != nil else { throw APIError.unprocessable("asset \(symbol) not found") }
+        guard brokerage.directory.entry(symbol) != nil else {
+            throw APIError.unprocessable("asset \(symbol) not found")
+        }
         var w = w
         if !w.symbols.contains(symbol) { w.symbols.append(symbol) }
-        w.updatedAt = services.clock.now()
+        w.updatedAt = brokerage.clock.now()
         return try await save(w)
     }
 
@@ -143,13 +145,13 @@ struct WatchlistsController {
 
     @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await find(context, id: try context.parameters.require("id"))
-        try await services.brokerage.watchlists.delete(w.id, account: w.accountID)
+        try await brokerage.watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 
     @Sendable func deleteByName(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await find(context, name: request.query("name"))
-        try await services.brokerage.watchlists.delete(w.id, account: w.accountID)
+        try await brokerage.watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 
@@ -158,7 +160,7 @@ struct WatchlistsController {
         let symbol = try context.parameters.require("symbol").uppercased()
         guard w.symbols.contains(symbol) else { throw APIError.notFound("\(symbol) is not in this watchlist") }
         w.symbols.removeAll { $0 == symbol }
-        w.updatedAt = services.clock.now()
+        w.updatedAt = brokerage.clock.now()
         return try await save(w)
     }
 }

@@ -8,13 +8,7 @@ import TradingCore
 /// Watchlists of one of the user's accounts, as the app shows them: each symbol with its price and change,
 /// in the user's order. Reorder by moving one symbol (`move`) or by sending the whole list (`PUT`).
 struct FavoritesController {
-    let services: Papertrade
-    let accounts: AccountsController
-
-    init(services: Papertrade) {
-        self.services = services
-        accounts = AccountsController(services: services)
-    }
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("accounts/{id}/watchlists", use: list)
@@ -29,8 +23,8 @@ struct FavoritesController {
     func encode(_ w: WatchlistRecord) async -> JSONValue {
         var items: [JSONValue] = []
         for symbol in w.symbols {
-            let entry = services.directory.entry(symbol)
-            let quote = try? await services.feed.quote(symbol)
+            let entry = brokerage.directory.entry(symbol)
+            let quote = try? await brokerage.feed.quote(symbol)
             items.append(
                 .object([
                     "symbol": .string(symbol), "name": .text(entry?.name),
@@ -46,9 +40,9 @@ struct FavoritesController {
     }
 
     func watchlist(_ context: AppContext) async throws -> WatchlistRecord {
-        let account = try await accounts.owned(context)
+        let account = try await brokerage.account(ownedBy: context)
         let id = try context.parameters.require("wid")
-        guard let w = try await services.brokerage.watchlists.find(id, account: account.id) else {
+        guard let w = try await brokerage.watchlists.find(id, account: account.id) else {
             throw APIError.notFound("watchlist not found")
         }
         return w
@@ -56,7 +50,7 @@ struct FavoritesController {
 
     func save(_ w: WatchlistRecord, status: HTTPResponse.Status = .ok) async throws -> Response {
         do throws(BrokerageError) {
-            try await services.brokerage.watchlists.save(w)
+            try await brokerage.watchlists.save(w)
         } catch {
             guard error.isDuplicate else { throw error }
             throw APIError(.conflict, code: 40900000, "a watchlist named \(w.name) already exists")
@@ -67,7 +61,7 @@ struct FavoritesController {
     func symbols(_ value: JSONValue?) throws -> [String] {
         var out: [String] = []
         for item in value?.array ?? [] {
-            guard let s = item.string?.uppercased(), services.directory.entry(s) != nil else {
+            guard let s = item.string?.uppercased(), brokerage.directory.entry(s) != nil else {
                 throw APIError.unprocessable("unknown symbol \(item.string ?? "")")
             }
             if !out.contains(s) { out.append(s) }
@@ -77,21 +71,21 @@ struct FavoritesController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let account = try await accounts.owned(context)
+        let account = try await brokerage.account(ownedBy: context)
         var out: [JSONValue] = []
-        for w in try await services.brokerage.watchlists.all(account: account.id) { out.append(await encode(w)) }
+        for w in try await brokerage.watchlists.all(account: account.id) { out.append(await encode(w)) }
         return JSONValue.array(out).response()
     }
 
     @Sendable func create(_ request: Request, context: AppContext) async throws -> Response {
-        let account = try await accounts.owned(context)
+        let account = try await brokerage.account(ownedBy: context)
         var request = request
         let body = try await request.jsonBody(context: context)
         guard let name = body["name"]?.string?.trimmingCharacters(in: .whitespaces), !name.isEmpty, name.count <= 64
         else {
             throw APIError.unprocessable("name must be 1 to 64 characters")
         }
-        let now = services.clock.now()
+        let now = brokerage.clock.now()
         return try await save(
             WatchlistRecord(
                 id: UUID().uuidString.lowercased(), accountID: account.id, name: name,
@@ -106,13 +100,13 @@ struct FavoritesController {
             w.name = String(name.prefix(64))
         }
         if body["symbols"] != nil { w.symbols = try symbols(body["symbols"]) }
-        w.updatedAt = services.clock.now()
+        w.updatedAt = brokerage.clock.now()
         return try await save(w)
     }
 
     @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await watchlist(context)
-        try await services.brokerage.watchlists.delete(w.id, account: w.accountID)
+        try await brokerage.watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 
@@ -122,7 +116,7 @@ struct FavoritesController {
         let body = try await request.jsonBody(context: context)
         let symbol = try symbols(.array([body["symbol"] ?? .null])).first ?? ""
         if !w.symbols.contains(symbol) { w.symbols.append(symbol) }
-        w.updatedAt = services.clock.now()
+        w.updatedAt = brokerage.clock.now()
         return try await save(w)
     }
 
@@ -131,7 +125,7 @@ struct FavoritesController {
         let symbol = try context.parameters.require("symbol").uppercased()
         guard w.symbols.contains(symbol) else { throw APIError.notFound("\(symbol) is not in this watchlist") }
         w.symbols.removeAll { $0 == symbol }
-        w.updatedAt = services.clock.now()
+        w.updatedAt = brokerage.clock.now()
         return try await save(w)
     }
 
@@ -146,7 +140,7 @@ struct FavoritesController {
         guard let to = body["to"]?.int else { throw APIError.unprocessable("to must be a position (0 = first)") }
         w.symbols.remove(at: from)
         w.symbols.insert(symbol, at: min(max(to, 0), w.symbols.count))
-        w.updatedAt = services.clock.now()
+        w.updatedAt = brokerage.clock.now()
         return try await save(w)
     }
 }

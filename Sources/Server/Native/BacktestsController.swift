@@ -18,8 +18,7 @@ import TradingCore
 /// `strategy` is buy-and-hold, sma-cross or queue-rules: with `rules` (queue rule bodies, as the queue routes take
 /// them) or `account_id` (replay that account's queued rules; `symbols` then defaults to theirs).
 struct BacktestsController {
-    let services: Papertrade
-    var brokerage: Brokerage { services.brokerage }
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("backtests", use: list)
@@ -63,7 +62,7 @@ struct BacktestsController {
         let user = try context.user()
         var request = request
         let body = try await request.jsonBody(context: context)
-        let (parsed, account) = try Self.parse(body, today: services.clock.now())
+        let (parsed, account) = try Self.parse(body, today: brokerage.clock.now())
         let job = try await brokerage.startBacktest(parsed, user: user, rulesOf: account)
         return Self.encode(job, withResult: false).response(status: .accepted)
     }
@@ -177,7 +176,7 @@ struct BacktestsController {
         var o: [String: JSONValue] = [
             "id": .string(job.id), "status": .string(job.status.rawValue),
             "progress": .number(String(Int(job.done * 100))), "created_at": .string(job.createdAt.description),
-            "finished_at": AlpacaEncoding.time(job.finishedAt), "error": .text(job.error),
+            "finished_at": NativeEncoding.time(job.finishedAt), "error": .text(job.error),
             "request": .object([
                 "symbols": .array(r.symbols.map(JSONValue.string)), "from": .string(r.from.description),
                 "to": .string(r.to.description), "strategy": .string(r.strategy),

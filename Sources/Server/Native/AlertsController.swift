@@ -18,8 +18,7 @@ import TradingCore
 /// (`value` an amount of price), moving_up_percent, moving_down_percent (`value` in percent), each with `within`:
 /// a number of bars (`5`) or a duration (`"90s"`, `"15m"`, `"2h"`, `"1d"`).
 struct AlertsController {
-    let services: Papertrade
-    var brokerage: Brokerage { services.brokerage }
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("alerts", use: list)

@@ -1,3 +1,4 @@
+import Brokerage
 import Foundation
 import Hummingbird
 import JSON
@@ -9,7 +10,7 @@ import TradingCore
 /// API's corporate actions (`/v1/corporate-actions`). Only actions declared by now are shown. Without a symbol
 /// every stock and ETF of the directory is searched.
 struct CorporateActionsController {
-    let services: Papertrade
+    let brokerage: Brokerage
 
     func addRoutes(v2: RouterGroup<AppContext>, v1: RouterGroup<AppContext>) {
         v2.get("corporate_actions/announcements", use: announcements)
@@ -36,16 +37,16 @@ struct CorporateActionsController {
     func actions(_ symbols: [String]?, from: CivilDate, through: CivilDate) async throws -> [CorporateAction] {
         let candidates =
             symbols?.map { $0.uppercased() }
-            ?? services.directory.entries.filter { $0.instrument.kind == .stock || $0.instrument.kind == .etf }
+            ?? brokerage.directory.entries.filter { $0.instrument.kind == .stock || $0.instrument.kind == .etf }
             .map(\.symbol)
         var out: [CorporateAction] = []
         for symbol in candidates {
-            guard services.directory.entry(symbol) != nil else {
+            guard brokerage.directory.entry(symbol) != nil else {
                 if symbols != nil { throw APIError.notFound("asset not found for \(symbol)") }
                 continue
             }
             do throws(FeedError) {
-                out += try await services.feed.corporateActions(symbol, from: from, through: through)
+                out += try await brokerage.feed.corporateActions(symbol, from: from, through: through)
             } catch {
                 throw APIError(feed: error)
             }
@@ -190,8 +191,8 @@ struct CorporateActionsController {
                 }
             }
         }
-        let limit = try AlpacaRequests.integer(request, "limit", in: 1...1000, default: 1000)
-        let descending = try AlpacaRequests.sortsDescending(request, default: false)
+        let limit = try request.integerQuery("limit", in: 1...1000, default: 1000)
+        let descending = try request.sortsDescending(default: false)
         var found: [CorporateAction]
         if let ids = list(request, "ids") {
             found = []
@@ -202,7 +203,7 @@ struct CorporateActionsController {
                 }
             }
         } else {
-            let today = ExchangeTimeZone.newYork.localTime(of: services.clock.now()).date
+            let today = ExchangeTimeZone.newYork.localTime(of: brokerage.clock.now()).date
             let start = try date(request, "start") ?? today
             let end = try date(request, "end") ?? today
             guard start <= end else { throw APIError.unprocessable("start must not be after end") }
@@ -216,7 +217,7 @@ struct CorporateActionsController {
         found = found.filter { kinds.contains($0.kind) }
             .sorted { ($0.exDate, $0.symbol, $0.kind.rawValue) < ($1.exDate, $1.symbol, $1.kind.rawValue) }
         if descending { found.reverse() }
-        let offset = try AlpacaRequests.offset(request, count: found.count)
+        let offset = try request.pageOffset(count: found.count)
         let page = found[offset..<min(found.count, offset + limit)]
         var groups: [String: [JSONValue]] = [:]
         for action in page { groups[action.kind.rawValue + "s", default: []].append(Self.dataItem(action)) }

@@ -7,15 +7,14 @@ import TradingCore
 /// `GET /api/v1/accounts/{id}/performance`: the equity chart and every performance figure with its definition
 /// (`Brokerage.performance`, `PerformanceMetrics`).
 struct PerformanceController {
-    let services: Papertrade
-    var brokerage: Brokerage { services.brokerage }
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("accounts/{id}/performance", use: performance)
     }
 
     @Sendable func performance(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await AccountsController(services: services).owned(context)
+        let record = try await brokerage.account(ownedBy: context)
         let (period, start, end) = try Self.span(request)
         let report = try await brokerage.performance(record.id, period: period, start: start, end: end)
         let catalogue = Catalogue(brokerage.languages.language(of: record.userID))

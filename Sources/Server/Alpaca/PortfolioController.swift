@@ -8,8 +8,7 @@ import TradingCore
 
 /// Closing positions, account configurations and portfolio history.
 struct PortfolioController {
-    let services: Papertrade
-    var brokerage: Brokerage { services.brokerage }
+    let brokerage: Brokerage
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.delete("positions", use: closeAll)
@@ -19,17 +18,11 @@ struct PortfolioController {
         group.get("account/portfolio/history", use: history)
     }
 
-    static func decimalQuery(_ request: Request, _ name: String) throws -> FixedDecimal? {
-        guard let text = request.query(name) else { return nil }
-        guard let value = FixedDecimal(text) else { throw APIError.unprocessable("invalid \(name) \(text)") }
-        return value
-    }
-
     @Sendable func close(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         let symbol = try context.parameters.require("symbol").uppercased()
-        let qty = try Self.decimalQuery(request, "qty")
-        let percentage = try Self.decimalQuery(request, "percentage")
+        let qty = try request.decimalQuery("qty")
+        let percentage = try request.decimalQuery("percentage")
         guard qty == nil || percentage == nil else { throw APIError.unprocessable("give qty or percentage, not both") }
         let order = try await brokerage.closePosition(symbol, account: account, qty: qty, percentage: percentage)
         return AlpacaEncoding.order(order).response()
@@ -37,7 +30,7 @@ struct PortfolioController {
 
     @Sendable func closeAll(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        if try AlpacaRequests.bool(request, "cancel_orders") == true {
+        if try request.boolQuery("cancel_orders") == true {
             _ = try await brokerage.cancelAll(account: account)
         }
         var results: [JSONValue] = []
@@ -78,12 +71,12 @@ struct PortfolioController {
     /// terms): max_margin_multiplier, no_shorting (always true on cash accounts), pdt_check and pdt_protection.
     func currentConfiguration(_ account: AccountID) async throws -> [String: JSONValue] {
         var config = Self.defaultConfiguration
-        if let stored = try await services.brokerage.configurations.saved(account),
+        if let stored = try await brokerage.configurations.saved(account),
             let object = (try? JSONValue(parsing: stored))?.object
         {
             config.merge(object) { $1 }
         }
-        if let terms = await services.brokerage.account(account)?.terms {
+        if let terms = await brokerage.account(account)?.terms {
             config["max_margin_multiplier"] = .string(String(terms.maxMultiplier))
             config["no_shorting"] = .bool(terms.type == .cash || terms.noShorting)
             config["pdt_check"] = .string(terms.dayTradeCheck.rawValue)
@@ -120,7 +113,7 @@ struct PortfolioController {
                 }
             }
         }
-        if let current = await services.brokerage.account(account)?.terms {
+        if let current = await brokerage.account(account)?.terms {
             var terms = current
             if let text = changes["max_margin_multiplier"]?.string {
                 guard let multiplier = Int(text), MarginTerms.multipliers.contains(multiplier) else {
@@ -141,9 +134,9 @@ struct PortfolioController {
                 terms.dayTradeCheck = check
             }
             if let on = changes["pdt_protection"]?.bool { terms.dayTradeProtection = on }
-            if terms != current { try await services.brokerage.setMarginTerms(terms, for: account) }
+            if terms != current { try await brokerage.setMarginTerms(terms, for: account) }
         }
-        try await services.brokerage.configurations.save(account, json: JSONValue.object(config).serialized)
+        try await brokerage.configurations.save(account, json: JSONValue.object(config).serialized)
         return JSONValue.object(config).response()
     }
 
@@ -153,7 +146,7 @@ struct PortfolioController {
     /// charts by default, or no_reset). Profit and loss exclude deposits and withdrawals, which `cashflow` lists.
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        _ = try AlpacaRequests.bool(request, "extended_hours") // accepted and checked; sessions are what they are
+        _ = try request.boolQuery("extended_hours") // accepted and checked; sessions are what they are
         let zone = (await brokerage.accountRecord(account))?.market.calendar.zone ?? .newYork
         let periodText = request.query("period") ?? (request.query("start") == nil ? "1M" : nil)
         let end = try request.query("end").map(Self.date) ?? request.query("date_end").map(Self.date)
@@ -174,7 +167,7 @@ struct PortfolioController {
                 else {
                     throw APIError.unprocessable("invalid period \(text); expected e.g. 1D, 1W, 1M, 3M, 6M, 1A or all")
                 }
-                start = (end ?? zone.localTime(of: services.clock.now()).date).adding(days: -n * days + 1)
+                start = (end ?? zone.localTime(of: brokerage.clock.now()).date).adding(days: -n * days + 1)
             }
         }
         let tfText = request.query("timeframe") ?? (period == .day || period == .week ? "15Min" : "1D")

@@ -1,0 +1,63 @@
+import Brokerage
+import Synchronization
+import TradingCore
+
+/// Who may come in: creates users (the password is checked and hashed here, the one place that sees it), issues
+/// API keys (the secret is shown once and stored only as a hash), checks key pairs with a cache of verified keys,
+/// and throttles failed logins. Every surface that signs someone in (the native API, the Alpaca key headers, the
+/// IB gateway's login, the streams) shares this one instance, so a throttled username is throttled everywhere.
+public final class UserAccess: Sendable {
+    let brokerage: Brokerage
+    /// Failed logins per username (the native API and the IB gateway's login page).
+    let throttle = LoginThrottle()
+    /// Verified API keys whose accounts are loaded (key id → secret hash and account): a request with a known key
+    /// touches neither storage nor a shard to authenticate.
+    private let keys = Mutex<[String: APIKeyRecord]>([:])
+
+    public init(brokerage: Brokerage) { self.brokerage = brokerage }
+
+    /// Creates a user: the brokerage checks the username; the password is checked and hashed here.
+    public func createUser(username: String, password: String) async throws -> UserRecord {
+        if let problem = AccountRules.usernameProblem(username) { throw APIError.unprocessable(problem) }
+        if let problem = AccountRules.passwordProblem(password) { throw APIError.unprocessable(problem) }
+        let hash = try await Credentials.hashPassword(password)
+        return try await brokerage.createUser(username: username, passwordHash: hash)
+    }
+
+    /// A new API key for an account: the secret is shown once and stored only as a hash.
+    public func createKey(account: AccountID) async throws -> (keyID: String, secret: String) {
+        let keyID = Credentials.keyID()
+        let secret = Credentials.token(bytes: 30)
+        try await brokerage.users.addKey(
+            APIKeyRecord(keyID: keyID, secretHash: Credentials.sha256(secret), accountID: account))
+        return (keyID, secret)
+    }
+
+    /// The account an API key pair opens, or nil.
+    func authenticate(keyID: String, secret: String) async throws -> AccountID? {
+        let hash = Credentials.sha256(secret)
+        // A cached key's account is already in the brokerage (accounts are never unloaded): no trip to its shard.
+        if let record = keys.withLock({ $0[keyID] }) {
+            return Credentials.equal(record.secretHash, hash) ? record.accountID : nil
+        }
+        guard let record = try await brokerage.users.key(keyID), Credentials.equal(record.secretHash, hash) else {
+            return nil
+        }
+        try await brokerage.loadAccountIfNeeded(record.accountID)
+        keys.withLock { $0[keyID] = record }
+        return record.accountID
+    }
+
+    /// On an empty database: a demo user with a USD and a CNY account and an API key for the USD one.
+    public func bootstrapDemoIfEmpty() async throws -> (
+        username: String, password: String, keyID: String, secret: String
+    )? {
+        guard try await brokerage.users.count() == 0 else { return nil }
+        let password = "demo-" + Credentials.token(bytes: 6)
+        let user = try await createUser(username: "demo", password: password)
+        let us = try await brokerage.openAccount(userID: user.id, market: .us, cash: nil, name: "Demo USD")
+        _ = try await brokerage.openAccount(userID: user.id, market: .cn, cash: nil, name: "Demo A-shares")
+        let key = try await createKey(account: us.id)
+        return ("demo", password, key.keyID, key.secret)
+    }
+}
