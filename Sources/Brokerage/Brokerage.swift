@@ -26,6 +26,8 @@ public final class Brokerage: Sendable {
     public let notifications: Notifications
     public let webhooks: Webhooks
     public let push: PushSubscriptions
+    /// Notifications on their way to webhooks and devices (one outbox for every channel).
+    public let deliveries: DeliveryOutbox
     public let configurations: AccountConfigurations
     /// Backtests the native API runs as jobs.
     public let backtests: BacktestJobs
@@ -52,6 +54,7 @@ public final class Brokerage: Sendable {
         notifications = Notifications(storage: storage, clock: clock, streams: streams)
         webhooks = Webhooks(storage: storage, clock: clock)
         push = PushSubscriptions(storage: storage, clock: clock)
+        deliveries = DeliveryOutbox(storage: storage, clock: clock)
         configurations = AccountConfigurations(storage: storage)
         backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
     }

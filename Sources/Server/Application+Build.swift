@@ -99,11 +99,17 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
         application.addServices(
             IBGatewayService(configuration: configuration, brokerage: brokerage, access: access, logger: logger))
     }
-    application.addServices(WebhookDispatcher(brokerage: brokerage, addresses: configuration.outboundAddresses))
+    // The outbox's channels: webhooks and Web Push.
     application.addServices(
-        PushDispatcher(
-            brokerage: brokerage, key: parts.vapid, contact: configuration.pushContact,
-            addresses: configuration.outboundAddresses))
+        DeliveryDispatcher(
+            WebhookSender(addresses: configuration.outboundAddresses), brokerage: brokerage,
+            logger: Logger(label: "papertrade.webhooks")))
+    application.addServices(
+        DeliveryDispatcher(
+            PushSender(
+                brokerage: brokerage, key: parts.vapid, contact: configuration.pushContact,
+                addresses: configuration.outboundAddresses),
+            brokerage: brokerage, logger: Logger(label: "papertrade.push")))
     return application
 }
 

@@ -302,6 +302,73 @@ extension Storage {
                 "CREATE TABLE shard_map (id INTEGER PRIMARY KEY, shard_count INTEGER NOT NULL)",
             ]
         ),
+        // One delivery outbox for every channel (Storage+Deliveries.swift): webhook and Web Push deliveries move into
+        // `deliveries`, and one trigger on `notifications` queues a notification for the user's enabled webhook and
+        // each of their push subscriptions, in the notification's own transaction.
+        (
+            14,
+            [
+                """
+                CREATE TABLE deliveries (
+                    id TEXT PRIMARY KEY, channel TEXT NOT NULL, user_id TEXT NOT NULL REFERENCES users(id),
+                    subscription_id TEXT, notification_id TEXT NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL,
+                    next_attempt_at BIGINT NOT NULL, last_status INTEGER, last_error TEXT, created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX deliveries_due ON deliveries (channel, status, next_attempt_at)",
+                "CREATE INDEX deliveries_by_user ON deliveries (user_id, channel, created_at)",
+                """
+                INSERT INTO deliveries (id, channel, user_id, subscription_id, notification_id, status, attempts, next_attempt_at, last_status, last_error, created_at, updated_at)
+                SELECT id, 'webhook', user_id, NULL, notification_id, status, attempts, next_attempt_at, last_status, last_error, created_at, updated_at
+                FROM webhook_deliveries
+                """,
+                """
+                INSERT INTO deliveries (id, channel, user_id, subscription_id, notification_id, status, attempts, next_attempt_at, last_status, last_error, created_at, updated_at)
+                SELECT id, 'push', user_id, subscription_id, notification_id, status, attempts, next_attempt_at, last_status, last_error, created_at, updated_at
+                FROM push_deliveries
+                """,
+            ]
+                + sqliteOnly([
+                    "DROP TRIGGER notifications_webhook",
+                    "DROP TRIGGER notifications_push",
+                    """
+                    CREATE TRIGGER notifications_deliveries AFTER INSERT ON notifications BEGIN
+                        INSERT INTO deliveries (id, channel, user_id, subscription_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                        SELECT NEW.id, 'webhook', NEW.user_id, NULL, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at
+                        FROM webhooks w WHERE w.user_id = NEW.user_id AND w.enabled = 1
+                        ON CONFLICT (id) DO NOTHING;
+                        INSERT INTO deliveries (id, channel, user_id, subscription_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                        SELECT NEW.id || ':' || s.id, 'push', NEW.user_id, s.id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at
+                        FROM push_subscriptions s WHERE s.user_id = NEW.user_id
+                        ON CONFLICT (id) DO NOTHING;
+                    END
+                    """,
+                ])
+                + postgresOnly([
+                    "DROP TRIGGER notifications_webhook ON notifications",
+                    "DROP TRIGGER notifications_push ON notifications",
+                    "DROP FUNCTION papertrade_webhook_delivery()",
+                    "DROP FUNCTION papertrade_push_deliveries()",
+                    """
+                    CREATE FUNCTION papertrade_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        INSERT INTO deliveries (id, channel, user_id, subscription_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                        SELECT NEW.id, 'webhook', NEW.user_id, NULL, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at
+                        FROM webhooks w WHERE w.user_id = NEW.user_id AND w.enabled = 1
+                        ON CONFLICT (id) DO NOTHING;
+                        INSERT INTO deliveries (id, channel, user_id, subscription_id, notification_id, status, attempts, next_attempt_at, created_at, updated_at)
+                        SELECT NEW.id || ':' || s.id, 'push', NEW.user_id, s.id, NEW.id, 'pending', 0, NEW.created_at, NEW.created_at, NEW.created_at
+                        FROM push_subscriptions s WHERE s.user_id = NEW.user_id
+                        ON CONFLICT (id) DO NOTHING;
+                        RETURN NEW;
+                    END
+                    $$
+                    """,
+                    "CREATE TRIGGER notifications_deliveries AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION papertrade_deliveries()",
+                ])
+                + ["DROP TABLE webhook_deliveries", "DROP TABLE push_deliveries"]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.
@@ -312,13 +379,14 @@ extension Storage {
     static func sqliteOnly(_ statements: [String]) -> [String] { statements.map { sqliteOnlyMarker + $0 } }
     static let sqliteOnlyMarker = "-- sqlite only\n"
 
-    func migrate() async throws {
+    func migrate(through lastVersion: Int = .max) async throws {
         try await db.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)").run()
         let applied = Set(
             try await db.raw("SELECT version FROM schema_migrations").all().map {
                 try $0.decode(column: "version", as: Int.self)
             })
-        for migration in Self.migrations where !applied.contains(migration.version) {
+        for migration in Self.migrations where !applied.contains(migration.version) && migration.version <= lastVersion
+        {
             try await transaction { db in
                 for statement in migration.statements
                 where !(isPostgres && statement.hasPrefix(Self.sqliteOnlyMarker))

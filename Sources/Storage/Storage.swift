@@ -110,6 +110,19 @@ public final class Storage: Sendable {
         _ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
         logger: Logger = Logger(label: "papertrade.storage")
     ) async throws -> Storage {
+        let storage = try await connect(location, checkpoints: checkpoints, logger: logger)
+        do { try await storage.migrate() } catch {
+            await storage.shutdown()
+            throw error
+        }
+        return storage
+    }
+
+    /// Opens the database without migrating it (tests of a migration stop at the version before it).
+    static func connect(
+        _ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
+        logger: Logger = Logger(label: "papertrade.storage")
+    ) async throws -> Storage {
         let storage: Storage
         switch location {
         case .sqlite(let path):
@@ -187,7 +200,6 @@ public final class Storage: Sendable {
                 try await connection.close()
             }
         }
-        try await storage.migrate()
         return storage
     }
 

@@ -387,11 +387,15 @@ struct WebhookStorageTests {
                     notification("n1", user: "u1", at: Self.t0),
                     notification("n2", user: "u2", at: Self.t0),
                 ]))
-            let due = try await storage.dueWebhookDeliveries(at: Self.t0)
+            let due = try await storage.dueDeliveries(.webhook, at: Self.t0)
             #expect(due.map(\.delivery.id) == ["n1"])
-            #expect(due.first?.url == "http://127.0.0.1:9/hook")
+            guard case .webhook(let url, _)? = due.first?.destination else {
+                Issue.record("the due delivery goes to the webhook")
+                return
+            }
+            #expect(url == "http://127.0.0.1:9/hook")
             #expect(due.first?.delivery.notification?.kind == "order_placed_automatically")
-            #expect(try await storage.webhookDeliveries(user: "u2").isEmpty)
+            #expect(try await storage.deliveries(.webhook, user: "u2").isEmpty)
 
             // A journal that fails takes its notifications' deliveries with it.
             let broken = LedgerEntry(
@@ -401,20 +405,22 @@ struct WebhookStorageTests {
                 try await storage.journal(
                     Journal(entries: [broken, broken], notifications: [notification("n3", user: "u1", at: Self.t0)]))
             }
-            #expect(try await storage.webhookDeliveries(user: "u1").map(\.id) == ["n1"])
+            #expect(try await storage.deliveries(.webhook, user: "u1").map(\.id) == ["n1"])
 
             // Retry bookkeeping: not due before its next attempt; delivered leaves the queue.
-            try await storage.recordWebhookAttempt(
+            try await storage.recordDeliveryAttempt(
                 id: "n1", status: .pending, attempts: 1, nextAttempt: Self.t0.adding(seconds: 5),
                 httpStatus: 500, error: "HTTP 500", at: Self.t0)
-            #expect(try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 4)).isEmpty)
+            #expect(try await storage.dueDeliveries(.webhook, at: Self.t0.adding(seconds: 4)).isEmpty)
             #expect(
-                try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 5)).map(\.delivery.attempts) == [1])
-            try await storage.recordWebhookAttempt(
+                try await storage.dueDeliveries(.webhook, at: Self.t0.adding(seconds: 5)).map(\.delivery.attempts) == [
+                    1
+                ])
+            try await storage.recordDeliveryAttempt(
                 id: "n1", status: .delivered, attempts: 2, nextAttempt: Self.t0.adding(seconds: 5),
                 httpStatus: 204, error: nil, at: Self.t0.adding(seconds: 5))
-            #expect(try await storage.dueWebhookDeliveries(at: Self.t0.adding(seconds: 60)).isEmpty)
-            let history = try await storage.webhookDeliveries(user: "u1")
+            #expect(try await storage.dueDeliveries(.webhook, at: Self.t0.adding(seconds: 60)).isEmpty)
+            let history = try await storage.deliveries(.webhook, user: "u1")
             #expect(
                 history.first?.status == .delivered && history.first?.lastStatus == 204 && history.first?.attempts == 2)
 
@@ -424,7 +430,7 @@ struct WebhookStorageTests {
             #expect(try await storage.deleteWebhook(user: "u1", at: Self.t0.adding(seconds: 7)))
             try await storage.journal(
                 Journal(notifications: [notification("n5", user: "u1", at: Self.t0.adding(seconds: 8))]))
-            let after = try await storage.webhookDeliveries(user: "u1")
+            let after = try await storage.deliveries(.webhook, user: "u1")
             #expect(after.map(\.id) == ["n4", "n1"])
             #expect(after.first?.status == .failed && after.first?.lastError == "webhook removed")
             #expect(try await storage.webhook(user: "u1") == nil)

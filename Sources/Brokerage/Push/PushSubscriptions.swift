@@ -2,9 +2,7 @@ import MarketData
 import Storage
 import TradingCore
 
-/// Users' Web Push subscriptions (one per device) and their deliveries. A delivery row is written by the database
-/// in the same transaction as the notification it carries, one per subscription; the push dispatcher service takes
-/// due ones from here.
+/// Users' Web Push subscriptions, one per device. What is on its way to them is in the `DeliveryOutbox`.
 public struct PushSubscriptions: Sendable {
     let storage: Storage
     let clock: MarketClock
@@ -38,28 +36,6 @@ public struct PushSubscriptions: Sendable {
     /// Queues a test push to each of the user's devices; returns how many.
     public func test(user: UserID, id: String) async throws(BrokerageError) -> Int {
         let now = clock.now()
-        return try await stored { try await storage.enqueuePushTest(user: user, id: id, at: now) }
-    }
-
-    public func deliveries(user: UserID, limit: Int = 50) async throws(BrokerageError) -> [PushDelivery] {
-        try await stored { try await storage.pushDeliveries(user: user, limit: limit) }
-    }
-
-    /// Deliveries whose next attempt is due now.
-    public func due(limit: Int) async throws(BrokerageError) -> [DuePushDelivery] {
-        let now = clock.now()
-        return try await stored { try await storage.duePushDeliveries(at: now, limit: limit) }
-    }
-
-    public func recordAttempt(
-        id: String, status: WebhookDelivery.Status, attempts: Int, nextAttempt: Timestamp, httpStatus: Int?,
-        error: String?
-    ) async throws(BrokerageError) {
-        let now = clock.now()
-        try await stored {
-            try await storage.recordPushAttempt(
-                id: id, status: status, attempts: attempts, nextAttempt: nextAttempt, httpStatus: httpStatus,
-                error: error, at: now)
-        }
+        return try await stored { try await storage.enqueueTestDelivery(.push, user: user, id: id, at: now) }
     }
 }

@@ -19,7 +19,7 @@ public struct GameService: Service {
             while !Task.isCancelled {
                 await brokerage.endDueGames()
                 let now = clock.now()
-                let next = await brokerage.nextGameEnd() ?? now.adding(nanoseconds: interval)
+                let next = brokerage.nextGameEnd() ?? now.adding(nanoseconds: interval)
                 await clock.sleep(until: min(next, now.adding(nanoseconds: interval)))
             }
         }

@@ -2,8 +2,7 @@ import MarketData
 import Storage
 import TradingCore
 
-/// Users' webhooks and their deliveries. A delivery row is written by the database in the same transaction as
-/// the notification it carries (so none is lost in a crash); the dispatcher service takes due ones from here.
+/// Users' webhooks: where their notifications are POSTed. What is on its way is in the `DeliveryOutbox`.
 public struct Webhooks: Sendable {
     let storage: Storage
     let clock: MarketClock
@@ -26,30 +25,6 @@ public struct Webhooks: Sendable {
     /// Queues a test delivery with no notification.
     public func ping(user: UserID, id: String) async throws(BrokerageError) {
         let now = clock.now()
-        try await stored { try await storage.enqueueWebhookPing(user: user, id: id, at: now) }
-    }
-
-    /// The user's newest deliveries with their attempts and errors.
-    public func deliveries(user: UserID, limit: Int = 50) async throws(BrokerageError) -> [WebhookDelivery] {
-        try await stored { try await storage.webhookDeliveries(user: user, limit: limit) }
-    }
-
-    /// Deliveries whose next attempt is due now.
-    public func due(limit: Int) async throws(BrokerageError) -> [DueWebhookDelivery] {
-        let now = clock.now()
-        return try await stored { try await storage.dueWebhookDeliveries(at: now, limit: limit) }
-    }
-
-    /// Records one attempt's outcome: delivered, failed for good, or pending until `nextAttempt`.
-    public func recordAttempt(
-        id: String, status: WebhookDelivery.Status, attempts: Int, nextAttempt: Timestamp,
-        httpStatus: Int?, error: String?
-    ) async throws(BrokerageError) {
-        let now = clock.now()
-        try await stored {
-            try await storage.recordWebhookAttempt(
-                id: id, status: status, attempts: attempts, nextAttempt: nextAttempt,
-                httpStatus: httpStatus, error: error, at: now)
-        }
+        _ = try await stored { try await storage.enqueueTestDelivery(.webhook, user: user, id: id, at: now) }
     }
 }

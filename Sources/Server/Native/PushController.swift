@@ -98,9 +98,9 @@ struct PushController {
         let user = try context.user()
         let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
         return JSONValue.array(
-            try await push.deliveries(user: user, limit: limit).map { d in
+            try await brokerage.deliveries.history(.push, user: user, limit: limit).map { d in
                 .object([
-                    "id": .string(d.id), "subscription_id": .string(d.subscriptionID),
+                    "id": .string(d.id), "subscription_id": .text(d.subscriptionID),
                     "notification_id": .string(d.notificationID), "type": .string(d.notification?.kind ?? "test"),
                     "status": .string(d.status.rawValue), "attempts": .int(d.attempts),
                     "last_status": d.lastStatus.map { .int($0) } ?? .null, "last_error": .text(d.lastError),

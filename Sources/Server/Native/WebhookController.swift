@@ -6,7 +6,7 @@ import MarketData
 import TradingCore
 
 /// The logged-in user's webhook: set the URL (a signing secret is made and shown once), rotate the secret, disable,
-/// remove, send a test ping, and see recent deliveries with their attempts and errors. See WebhookDispatcher.
+/// remove, send a test ping, and see recent deliveries with their attempts and errors. See WebhookSender.
 struct WebhookController {
     let brokerage: Brokerage
     /// Where webhook URLs may point.
@@ -31,7 +31,7 @@ struct WebhookController {
         return .object(o)
     }
 
-    static func encode(_ d: WebhookDelivery) -> JSONValue {
+    static func encode(_ d: Delivery) -> JSONValue {
         .object([
             "id": .string(d.id), "type": .string(d.notification?.kind ?? "ping"), "title": .text(d.notification?.title),
             "status": .string(d.status.rawValue), "attempts": .int(d.attempts),
@@ -100,7 +100,7 @@ struct WebhookController {
         let user = try context.user()
         let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
         return JSONValue.array(
-            try await brokerage.webhooks.deliveries(user: user, limit: limit).map(Self.encode)
+            try await brokerage.deliveries.history(.webhook, user: user, limit: limit).map(Self.encode)
         ).response()
     }
 }
