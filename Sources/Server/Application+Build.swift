@@ -5,13 +5,15 @@ import JSON
 import Logging
 import MarketData
 
-/// Assembles the application: the HTTP and WebSocket surfaces over the brokerage, and its background services
-/// (market pump, webhook and push dispatchers, journal flush at shutdown). `papertrade serve` runs it; tests drive it with
-/// HummingbirdTesting and get the same services.
+/// Assembles the application — the composition root: each controller, stream and background service is given the
+/// parts it needs here, by hand (the brokerage, `UserAccess`, the VAPID key, the outbound address policy), and
+/// nothing below reaches for anything else. Background services: journal flush, backtest jobs, market pump, equity
+/// history, margin days, corporate actions, game endings, the IB listener, and the delivery outbox's dispatchers.
+/// `papertrade serve` runs it; tests drive it with HummingbirdTesting and get the same services.
 ///
 /// Shutdown (SIGTERM/SIGINT under `runService`) goes in reverse order of start: the HTTP server stops accepting and
-/// answers the requests it has, then the dispatcher and the pump stop, then `JournalFlush` waits until every step
-/// is durable; the caller closes the database after that (`Papertrade.shutdown`).
+/// answers the requests it has, then the dispatchers, the pump and the backtests stop, then `JournalFlush` waits
+/// until every step is durable; the caller closes the database after that (`Papertrade.shutdown`).
 public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label: "papertrade"))
     -> some ApplicationProtocol
 {
@@ -88,6 +90,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
             address: .hostname(configuration.host, port: configuration.port), serverName: "papertrade"),
         logger: logger)
     application.addServices(JournalFlush(brokerage: brokerage))
+    application.addServices(brokerage.backtests)
     if configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: brokerage))
         application.addServices(EquityHistoryRecorder(brokerage: brokerage))

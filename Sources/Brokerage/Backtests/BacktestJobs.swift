@@ -1,14 +1,19 @@
 import Backtest
 import MarketData
+import ServiceLifecycle
 import Synchronization
 import TradingCore
 
 /// Backtests run as jobs for the native API and the web app: a request names symbols, dates, a strategy (built in,
 /// or queue rules — given, or an account's queued ones), the bars' timeframe (daily, or intraday down to one minute) and
-/// the realism settings; the job fetches the bars from the market-data feed (the simulated market, or the configured provider), runs `Backtester` off the
-/// brokerage actor, and keeps its progress and report. Jobs are computations, not account state: they live in
-/// memory (the last 20 per user) and a restart forgets them.
-public actor BacktestJobs {
+/// the realism settings; the job fetches the bars from the market-data feed (the simulated market, or the configured
+/// provider), runs `Backtester` and keeps its progress and report. Jobs are computations, not account state: they
+/// live in memory (the last 20 per user) and a restart forgets them.
+///
+/// A service of the application: `start` checks a request and queues its job; `run` works the queue, `workers`
+/// backtests at a time, until graceful shutdown (the backtests it is running finish first; queued ones fail with
+/// "the server stopped").
+public actor BacktestJobs: Service {
     public enum Status: String, Sendable { case running, done, failed }
 
     /// What to test.
@@ -68,17 +73,53 @@ public actor BacktestJobs {
         let value = Mutex<Double>(0)
     }
 
+    /// A checked request waiting for a worker.
+    struct Work: Sendable {
+        var id: String
+        var request: Request
+        var strategy: any Strategy
+        var instruments: [String: Instrument]
+        var progress: ProgressBox
+    }
+
     let feed: any MarketDataFeed
     let directory: SymbolDirectory
     let clock: MarketClock
     var jobs: [String: Job] = [:]
     static let keptPerUser = 20
     static let runningPerUser = 2
+    /// Backtests computed at once (each holds a core while it runs).
+    let workers: Int
+    private let queue: AsyncStream<Work>
+    private let enqueue: AsyncStream<Work>.Continuation
 
-    init(feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock) {
+    init(feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock, workers: Int = 2) {
         self.feed = feed
         self.directory = directory
         self.clock = clock
+        self.workers = max(1, workers)
+        (queue, enqueue) = AsyncStream.makeStream()
+    }
+
+    /// Works the queue until graceful shutdown.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                var running = 0
+                for await work in self.queue {
+                    if running == self.workers {
+                        await group.next()
+                        running -= 1
+                    }
+                    group.addTask {
+                        let outcome = await Self.compute(work, feed: self.feed)
+                        await self.finish(work.id, outcome)
+                    }
+                    running += 1
+                }
+            }
+        }
+        failQueued("the server stopped before this backtest ran")
     }
 
     public func job(_ id: String, user: UserID) -> Job? {
@@ -141,56 +182,54 @@ public actor BacktestJobs {
             error: nil, result: nil, progress: ProgressBox())
         jobs[id] = job
         forgetOldJobs(of: user)
-        let feed = feed
-        let progress = job.progress
-        Task.detached(priority: .utility) { [weak self] in
-            var outcome: Result<BacktestResult, BrokerageError>
-            do {
-                if request.realHistory {
-                    outcome = .success(
-                        try Backtester(
-                            settings: BacktestSettings(cash: request.cash, fill: request.fill, fees: request.fees)
-                        )
-                        .run(
-                            try Self.bundledBars(symbols, request: request), instruments: instruments,
-                            strategy: strategy
-                        ) { done in progress.value.withLock { $0 = done } })
-                    await self?.finish(id, outcome)
-                    return
-                }
-                let series = try await Self.bars(symbols, instruments: instruments, request: request, feed: feed)
-                // The feed's bars are raw prices: their splits and dividends come with them.
-                var actions: [String: [CorporateAction]] = [:]
-                for symbol in symbols {
-                    actions[symbol] =
-                        (try? await feed.corporateActions(symbol, from: request.from, through: request.to)) ?? []
-                }
-                outcome = .success(
-                    try Backtester(
-                        settings: BacktestSettings(cash: request.cash, fill: request.fill, fees: request.fees)
-                    )
-                    .run(series, instruments: instruments, strategy: strategy, actions: actions) { done in
-                        progress.value.withLock { $0 = done }
-                    })
-                if case .success(var result) = outcome {
-                    let index: MarketIndex = result.currency == .cny ? .sseComposite : .sp500
-                    let closes =
-                        (try? await feed.indexBars(
-                            index, timeframe: .day, from: result.start.adding(seconds: -86_400), to: result.end))?.map(
-                            \.close)
-                    result.index = closes.flatMap { BacktestResult.indexReturn(closes: $0) }.map { (index.name, $0) }
-                    outcome = .success(result)
-                }
-            } catch let error as BrokerageError {
-                outcome = .failure(error)
-            } catch let error as Backtester.Problem {
-                outcome = .failure(.invalid(error.description))
-            } catch {
-                outcome = .failure(.unavailable("\(error)"))
-            }
-            await self?.finish(id, outcome)
-        }
+        enqueue.yield(
+            Work(id: id, request: request, strategy: strategy, instruments: instruments, progress: job.progress))
         return job
+    }
+
+    /// Runs one backtest: the bundled real history, or the feed's bars with their corporate actions, and the
+    /// benchmark index's return over the same days.
+    static func compute(_ work: Work, feed: any MarketDataFeed) async -> Result<BacktestResult, BrokerageError> {
+        let request = work.request
+        let backtester = Backtester(
+            settings: BacktestSettings(cash: request.cash, fill: request.fill, fees: request.fees))
+        let progress = work.progress
+        do {
+            if request.realHistory {
+                return .success(
+                    try backtester.run(
+                        try bundledBars(request.symbols, request: request), instruments: work.instruments,
+                        strategy: work.strategy
+                    ) { done in progress.value.withLock { $0 = done } })
+            }
+            let series = try await bars(request.symbols, instruments: work.instruments, request: request, feed: feed)
+            // The feed's bars are raw prices: their splits and dividends come with them.
+            var actions: [String: [CorporateAction]] = [:]
+            for symbol in request.symbols {
+                actions[symbol] =
+                    (try? await feed.corporateActions(symbol, from: request.from, through: request.to)) ?? []
+            }
+            var result = try backtester.run(
+                series, instruments: work.instruments, strategy: work.strategy, actions: actions
+            ) { done in progress.value.withLock { $0 = done } }
+            let index: MarketIndex = result.currency == .cny ? .sseComposite : .sp500
+            let closes =
+                (try? await feed.indexBars(
+                    index, timeframe: .day, from: result.start.adding(seconds: -86_400), to: result.end))?.map(\.close)
+            result.index = closes.flatMap { BacktestResult.indexReturn(closes: $0) }.map { (index.name, $0) }
+            return .success(result)
+        } catch let error as BrokerageError {
+            return .failure(error)
+        } catch let error as Backtester.Problem {
+            return .failure(.invalid(error.description))
+        } catch {
+            return .failure(.unavailable("\(error)"))
+        }
+    }
+
+    /// Jobs still queued when the service stops.
+    private func failQueued(_ reason: String) {
+        for (id, job) in jobs where job.status == .running { finish(id, .failure(.unavailable(reason))) }
     }
 
     func finish(_ id: String, _ outcome: Result<BacktestResult, BrokerageError>) {
