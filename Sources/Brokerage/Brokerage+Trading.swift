@@ -21,7 +21,7 @@ extension Brokerage {
         -> UserRecord
     {
         let record = UserRecord(id: id, username: username, passwordHash: passwordHash, createdAt: clock.now())
-        try await stored { try await storage.createUser(record) }
+        try await stored { try await repositories.users.createUser(record) }
         return record
     }
 
@@ -68,12 +68,12 @@ extension Brokerage {
 
     /// Every account in the database, including any created by another process (the admin commands list them).
     public func allAccounts() async throws(BrokerageError) -> [AccountRecord] {
-        try await stored { try await storage.accounts() }
+        try await stored { try await repositories.accounts.accounts(userID: nil) }
     }
 
     /// The accounts of a user, including any created by another process.
     public func loadAccounts(of userID: UserID) async throws(BrokerageError) -> [AccountRecord] {
-        let records = try await stored { try await storage.accounts(userID: userID) }
+        let records = try await stored { try await repositories.accounts.accounts(userID: userID) }
         var loaded: [AccountRecord] = []
         for record in records {
             let shard = try await shard(record.id)
@@ -113,12 +113,12 @@ extension Brokerage {
     public func activities(_ id: AccountID, limit: Int = 100, ascending: Bool = false) async throws(BrokerageError)
         -> [LedgerEntry]
     {
-        try await stored { try await storage.activities(account: id, limit: limit, ascending: ascending) }
+        try await stored { try await repositories.accounts.activities(account: id, limit: limit, ascending: ascending) }
     }
 
     /// The account's ledger entries matching `query` (kinds, times, order, paging).
     public func activities(_ id: AccountID, query: ActivityQuery) async throws(BrokerageError) -> [LedgerEntry] {
-        try await stored { try await storage.activities(account: id, query: query) }
+        try await stored { try await repositories.accounts.activities(account: id, query: query) }
     }
 
     /// An account's balances and positions valued at current quotes.
@@ -174,7 +174,7 @@ extension Brokerage {
     }
 
     public func orders(account: AccountID, _ query: OrderQuery) async throws(BrokerageError) -> [Order] {
-        try await stored { try await storage.orders(account: account, query) }
+        try await stored { try await repositories.accounts.orders(account: account, query) }
     }
 
     /// Sells all or part of a position at market (Alpaca's DELETE /v2/positions/{symbol}).
@@ -251,14 +251,14 @@ extension Brokerage {
 
     /// A user's triggered, canceled and expired alerts, newest first.
     public func alertHistory(user: UserID, limit: Int = 100) async throws(BrokerageError) -> [AlertRecord] {
-        try await stored { try await storage.alerts(user: user, active: false, limit: limit) }
+        try await stored { try await repositories.rules.alerts(user: user, active: false, limit: limit) }
     }
 
     /// When a user's alerts triggered (one alert's, with `alert`), newest first.
     public func alertTriggers(user: UserID, alert: AlertID? = nil, limit: Int = 100) async throws(BrokerageError)
         -> [AlertTriggerRecord]
     {
-        try await stored { try await storage.alertTriggers(user: user, alert: alert, limit: limit) }
+        try await stored { try await repositories.rules.alertTriggers(user: user, alert: alert, limit: limit) }
     }
 
     /// The level an alert's operand stands for now (its value, or the moving average's current value).

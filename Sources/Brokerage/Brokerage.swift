@@ -14,7 +14,10 @@ import TradingCore
 /// step — users and keys, watchlists, notifications, webhooks, push, account configurations — are the small
 /// services below, which read and write their own records. Nothing above the brokerage touches storage.
 public final class Brokerage: Sendable {
-    let storage: Storage
+    /// The database the brokerage opened and closes.
+    let database: Storage
+    /// The same database by aggregate: what the front reads for listings and hands to its services.
+    let repositories: Repositories
     let router: ShardRouter
     let market: SharedMarket
     public let feed: any MarketDataFeed
@@ -41,7 +44,9 @@ public final class Brokerage: Sendable {
     let pumpGate = AsyncLock()
 
     init(storage: Storage, router: ShardRouter, context: ShardContext) {
-        self.storage = storage
+        database = storage
+        let repositories = Repositories(storage)
+        self.repositories = repositories
         self.router = router
         market = context.market
         feed = context.feed
@@ -49,13 +54,13 @@ public final class Brokerage: Sendable {
         clock = context.clock
         languages = context.languages
         streams = context.streams
-        users = UserDirectory(storage: storage, clock: clock)
-        watchlists = Watchlists(storage: storage)
-        notifications = Notifications(storage: storage, clock: clock, streams: streams)
-        webhooks = Webhooks(storage: storage, clock: clock)
-        push = PushSubscriptions(storage: storage, clock: clock)
-        deliveries = DeliveryOutbox(storage: storage, clock: clock)
-        configurations = AccountConfigurations(storage: storage)
+        users = UserDirectory(storage: repositories.users, clock: clock)
+        watchlists = Watchlists(storage: repositories.watchlists)
+        notifications = Notifications(storage: repositories.notifications, clock: clock, streams: streams)
+        webhooks = Webhooks(storage: repositories.notifications, clock: clock)
+        push = PushSubscriptions(storage: repositories.notifications, clock: clock)
+        deliveries = DeliveryOutbox(storage: repositories.notifications, clock: clock)
+        configurations = AccountConfigurations(storage: repositories.accounts)
         backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
     }
 
@@ -112,7 +117,7 @@ public final class Brokerage: Sendable {
             try await group.waitForAll()
         }
         try await reloadGames()
-        languages.replaceAll(try await storage.userLanguages().compactMapValues { Language(rawValue: $0) })
+        languages.replaceAll(try await repositories.users.userLanguages().compactMapValues { Language(rawValue: $0) })
     }
 
     /// Waits until every step staged so far is durable (or failed): graceful shutdown calls it before the
@@ -124,7 +129,7 @@ public final class Brokerage: Sendable {
     /// Closes the database once everything queued for it is written. Call once, after the last request.
     public func shutdown() async {
         await flush()
-        await storage.shutdown()
+        await database.shutdown()
     }
 
     // MARK: Routing

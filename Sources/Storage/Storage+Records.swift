@@ -272,15 +272,6 @@ extension Storage {
         }
     }
 
-    /// Ledger entries of an account, newest first by default.
-    public func activities(account: AccountID, limit: Int = 100, ascending: Bool = false) async throws -> [LedgerEntry]
-    {
-        var query = ActivityQuery()
-        query.limit = limit
-        query.ascending = ascending
-        return try await activities(account: account, query: query)
-    }
-
     /// Ledger entries of an account matching `query`, at most 1,000.
     public func activities(account: AccountID, query: ActivityQuery) async throws -> [LedgerEntry] {
         try await read { db in

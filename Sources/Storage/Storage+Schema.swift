@@ -180,10 +180,10 @@ extension Storage {
                     "CREATE TRIGGER notifications_webhook AFTER INSERT ON notifications FOR EACH ROW EXECUTE FUNCTION papertrade_webhook_delivery()",
                 ])
         ),
-        // The journal inbox, generated from the table descriptions (`JournalTables`) instead of written by hand.
-        // (The random-state row now carries its key: c1 = 1, c2 = the state.) A change to a journal table needs a
-        // new migration like this one, so existing databases get the new triggers.
-        (7, sqliteOnly(JournalTables.dropSQLiteInbox + JournalTables.sqliteInbox)),
+        // The journal inbox, generated from the table descriptions (`JournalTables`) instead of written by hand, as it
+        // was then (`JournalInboxHistory`: frozen). (The random-state row now carries its key: c1 = 1, c2 = the state.)
+        // A change to a journal table needs a new migration like this one, so existing databases get the new triggers.
+        (7, sqliteOnly(JournalInboxHistory.migration7)),
         // Performance history: one row per account per trading day's close (Storage+EquityHistory.swift).
         (
             8,
@@ -219,7 +219,7 @@ extension Storage {
                 """,
                 "CREATE INDEX alert_triggers_by_user ON alert_triggers (user_id, time)",
                 "CREATE INDEX alert_triggers_by_alert ON alert_triggers (alert_id, time)",
-            ] + sqliteOnly(JournalTables.dropSQLiteInbox + JournalTables.sqliteInbox)
+            ] + sqliteOnly(JournalInboxHistory.migration9)
         ),
         // Web Push: each notification gets a delivery row per subscription of its user, from a trigger, in the same
         // transaction as the notification (as webhooks do, migration 6).

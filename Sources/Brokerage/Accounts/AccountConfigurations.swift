@@ -4,7 +4,7 @@ import TradingCore
 /// Per-account settings a client may change (Alpaca's /v2/account/configurations), kept as the JSON object the
 /// client last saved: the Alpaca surface owns their names, defaults and types.
 public struct AccountConfigurations: Sendable {
-    let storage: Storage
+    let storage: any AccountRepository
 
     /// The saved object's JSON text, or nil when the account never changed its configuration.
     public func saved(_ account: AccountID) async throws(BrokerageError) -> String? {

@@ -60,7 +60,8 @@ extension Brokerage {
     // MARK: Loading
 
     func reloadGames() async throws {
-        gameBook.replace(games: try await storage.games(), players: try await storage.gamePlayers())
+        gameBook.replace(
+            games: try await repositories.games.games(), players: try await repositories.games.gamePlayers())
     }
 
     /// Every game, by id (a snapshot of the book).
@@ -84,7 +85,7 @@ extension Brokerage {
                 id: GameID(.random(using: &generator)), ownerID: owner, name: name.trimmed, market: market,
                 joinCode: Self.joinCode(using: &generator), settings: settings, createdAt: now)
             do {
-                try await storage.createGame(game)
+                try await repositories.games.createGame(game)
                 gameBook.set(game)
                 return game
             } catch let error as StorageError {
@@ -300,7 +301,7 @@ extension Brokerage {
                     player.accountID, startsAt: game.settings.rules.startsAt, endsAt: game.settings.rules.endsAt)
             }
         }
-        do { try await storage.saveGame(game) } catch { throw .storage(error) }
+        do { try await repositories.games.saveGame(game) } catch { throw .storage(error) }
         gameBook.set(game)
         return game
     }
@@ -314,7 +315,7 @@ extension Brokerage {
         guard game.endedAt == nil else { throw .forbidden("this game has ended: its standings are final") }
         player.removedAt = clock.now()
         try await shard(account).removeFromGame(account)
-        do { try await storage.savePlayer(player) } catch { throw .storage(error) }
+        do { try await repositories.games.savePlayer(player) } catch { throw .storage(error) }
         gameBook.set(player)
     }
 
@@ -339,7 +340,7 @@ extension Brokerage {
         game.endedAt = now
         game.settings.rules.endsAt = end
         game.final = board.standings
-        do { try await storage.saveGame(game) } catch { throw .storage(error) }
+        do { try await repositories.games.saveGame(game) } catch { throw .storage(error) }
         gameBook.set(game)
         // Each player hears where they finished (in the app, by Web Push, to their webhook), journaled by the shard
         // of their game account.
@@ -399,7 +400,7 @@ extension Brokerage {
             }
         }
         player.resetsUsed += 1
-        do { try await storage.savePlayer(player) } catch { throw .storage(error) }
+        do { try await repositories.games.savePlayer(player) } catch { throw .storage(error) }
         gameBook.set(player)
     }
 
@@ -498,7 +499,10 @@ extension Brokerage {
         _ = try? await catchUpEquityDays(account)
         let zone = await self.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
         let days: [EquityDay]
-        do { days = try await storage.equityDays(account: account, from: zone.localTime(of: start).date) } catch {
+        do {
+            days = try await repositories.equityHistory.equityDays(
+                account: account, from: zone.localTime(of: start).date, through: nil, withHoldings: false)
+        } catch {
             throw .storage(error)
         }
         let points = days.map { ValuationPoint(date: $0.date, value: $0.equity, flow: $0.flow) }
@@ -520,7 +524,10 @@ extension Brokerage {
         for player in activePlayers(id) {
             _ = try? await catchUpEquityDays(player.accountID)
             let days: [EquityDay]
-            do { days = try await storage.equityDays(account: player.accountID, from: from, through: through) } catch {
+            do {
+                days = try await repositories.equityHistory.equityDays(
+                    account: player.accountID, from: from, through: through, withHoldings: false)
+            } catch {
                 throw .storage(error)
             }
             let start = game.settings.startingCash

@@ -6,7 +6,7 @@ import TradingCore
 /// are written by the database in the same transaction as the notification they carry, so a crash loses none;
 /// each channel's dispatcher takes its due rows from here and records every attempt.
 public struct DeliveryOutbox: Sendable {
-    let storage: Storage
+    let storage: any NotificationRepository
     let clock: MarketClock
 
     /// A channel's deliveries whose next attempt is due now.

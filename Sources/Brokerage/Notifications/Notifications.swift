@@ -5,7 +5,7 @@ import TradingCore
 /// A user's in-app notifications: written by the journal with the step that caused them, listed here with an
 /// unread count, and streamed live as they become durable (the web app's socket, toasts).
 public struct Notifications: Sendable {
-    let storage: Storage
+    let storage: any NotificationRepository
     let clock: MarketClock
     let streams: UpdateStreams
 

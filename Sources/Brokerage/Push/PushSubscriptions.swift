@@ -4,7 +4,7 @@ import TradingCore
 
 /// Users' Web Push subscriptions, one per device. What is on its way to them is in the `DeliveryOutbox`.
 public struct PushSubscriptions: Sendable {
-    let storage: Storage
+    let storage: any NotificationRepository
     let clock: MarketClock
 
     public func subscriptions(user: UserID) async throws(BrokerageError) -> [PushSubscriptionRecord] {

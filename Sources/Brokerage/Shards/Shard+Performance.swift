@@ -120,7 +120,7 @@ extension Shard {
                 anchor = nil
             }
             rows = try await storage.equityDays(
-                account: id, from: (anchor?.date ?? anchorDate)?.adding(days: 1), through: endDate)
+                account: id, from: (anchor?.date ?? anchorDate)?.adding(days: 1), through: endDate, withHoldings: false)
         } catch { throw .storage(error) }
 
         // The starting point: the close before the period, or nothing the day before the account opened.
@@ -214,7 +214,7 @@ extension Shard {
             lastClosed = calendar.previousTradingDay(before: lastClosed)
         }
         let stored: EquityDay?
-        do { stored = try await storage.lastEquityDay(account: id) } catch { throw .storage(error) }
+        do { stored = try await storage.lastEquityDay(account: id, onOrBefore: nil) } catch { throw .storage(error) }
         if let stored, stored.date >= lastClosed { return stored }
 
         var builder: EquityDayBuilder

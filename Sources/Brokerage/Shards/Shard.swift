@@ -18,7 +18,7 @@ actor Shard {
     private nonisolated let owner: ShardOwners.Owner
     nonisolated var unownedExecutor: UnownedSerialExecutor { owner.unownedExecutor }
     var engine: TradingEngine
-    let storage: Storage
+    let storage: any ShardRepository
     nonisolated let feed: any MarketDataFeed
     nonisolated let directory: SymbolDirectory
     nonisolated let clock: MarketClock

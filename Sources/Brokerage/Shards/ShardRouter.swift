@@ -6,7 +6,7 @@ import TradingCore
 
 /// What every shard is made with: the services they share (nothing mutable but behind locks).
 struct ShardContext: Sendable {
-    let storage: Storage
+    let storage: any ShardRepository
     let feed: any MarketDataFeed
     let directory: SymbolDirectory
     let clock: MarketClock
@@ -66,9 +66,9 @@ final class ShardRouter: Sendable {
     private let accounts: Mutex<[AccountID: ShardID]>
     /// Accounts per shard (new accounts go to the emptiest).
     private let load: Mutex<[Int]>
-    private let storage: Storage
+    private let storage: any AccountRepository
 
-    init(shards: [Shard], owners: ShardOwners, accounts: [AccountID: ShardID], storage: Storage) {
+    init(shards: [Shard], owners: ShardOwners, accounts: [AccountID: ShardID], storage: any AccountRepository) {
         self.shards = shards
         self.owners = owners
         self.storage = storage

@@ -7,7 +7,7 @@ import TradingCore
 /// Secrets never reach this type in the clear: callers hash session tokens and key secrets (SHA-256, they are
 /// random) and passwords (bcrypt) before handing them over, so the brokerage stays free of credential formats.
 public struct UserDirectory: Sendable {
-    let storage: Storage
+    let storage: any UserRepository
     let clock: MarketClock
 
     public func user(username: String) async throws(BrokerageError) -> UserRecord? {

@@ -3,7 +3,7 @@ import TradingCore
 
 /// An account's watchlists (Alpaca's /v2/watchlists and the web app's favorites are two views of these).
 public struct Watchlists: Sendable {
-    let storage: Storage
+    let storage: any WatchlistRepository
 
     /// The account's watchlists, oldest first.
     public func all(account: AccountID) async throws(BrokerageError) -> [WatchlistRecord] {

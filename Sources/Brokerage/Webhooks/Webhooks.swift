@@ -4,7 +4,7 @@ import TradingCore
 
 /// Users' webhooks: where their notifications are POSTed. What is on its way is in the `DeliveryOutbox`.
 public struct Webhooks: Sendable {
-    let storage: Storage
+    let storage: any NotificationRepository
     let clock: MarketClock
 
     public func webhook(user: UserID) async throws(BrokerageError) -> WebhookRecord? {

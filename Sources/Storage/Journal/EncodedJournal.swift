@@ -96,67 +96,10 @@ struct EncodedJournal: Sendable {
     /// The journal's rows, table by table (`JournalTables`): each row a value per column of its table.
     func rows() -> [(table: JournalTable, rows: [[JournalValue]])] {
         [
-            (
-                JournalTables.order,
-                orders.map { order, body in
-                    [
-                        .text(order.id.description), .text(order.accountID.description),
-                        .text(order.clientOrderID.text),
-                        .text(order.symbol), .text(order.status.rawValue), .integer(order.status.isOpen ? 1 : 0),
-                        .integer(order.submittedAt.nanoseconds), .integer(order.updatedAt.nanoseconds), .text(body),
-                    ]
-                }
-            ),
-            (
-                JournalTables.activity,
-                entries.map { entry, body in
-                    [
-                        .text(entry.accountID.description), .integer(entry.sequence), .integer(entry.time.nanoseconds),
-                        .text(entry.kind.name), .text(entry.cashChange.description), .text(body),
-                    ]
-                }
-            ),
-            (JournalTables.account, snapshots.map { id, state in [.text(id.description), .text(state)] }),
-            (
-                JournalTables.notification,
-                notifications.map { n in
-                    [
-                        .text(n.id), .text(n.userID.text), .text(n.accountID?.description), .text(n.kind),
-                        .text(n.title), .text(n.body), .integer(n.createdAt.nanoseconds),
-                        .integer(n.readAt?.nanoseconds),
-                    ]
-                }
-            ),
-            (
-                JournalTables.rule,
-                rules.map { record, body in
-                    [
-                        .text(record.rule.id.description), .text(record.rule.accountID.description),
-                        .text(record.status.rawValue), .integer(record.rule.createdAt.nanoseconds),
-                        .integer(record.updatedAt.nanoseconds), .text(body),
-                    ]
-                }
-            ),
-            (
-                JournalTables.alert,
-                alerts.map { record, body in
-                    [
-                        .text(record.alert.id.description), .text(record.userID), .text(record.alert.symbol),
-                        .text(record.status.rawValue), .integer(record.alert.createdAt.nanoseconds),
-                        .integer(record.updatedAt.nanoseconds), .text(body),
-                    ]
-                }
-            ),
-            (
-                JournalTables.alertTrigger,
-                alertTriggers.map { trigger, body in
-                    [
-                        .text(trigger.id), .text(trigger.alertID.description), .text(trigger.userID),
-                        .integer(trigger.time.nanoseconds), .text(body),
-                    ]
-                }
-            ),
-            (JournalTables.random, randoms.map { shard, state in [.integer(Int64(shard)), .text(state)] }),
+            JournalTables.order.rows(orders), JournalTables.activity.rows(entries),
+            JournalTables.account.rows(snapshots), JournalTables.notification.rows(notifications),
+            JournalTables.rule.rows(rules), JournalTables.alert.rows(alerts),
+            JournalTables.alertTrigger.rows(alertTriggers), JournalTables.random.rows(randoms),
         ]
     }
 

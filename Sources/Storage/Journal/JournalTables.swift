@@ -1,5 +1,6 @@
 import SQLKit
 import SQLiteNIO
+import TradingCore
 
 /// A value in a journal row, bound the same way on SQLite and PostgreSQL.
 enum JournalValue: Sendable {
@@ -27,9 +28,10 @@ enum JournalValue: Sendable {
     }
 }
 
-/// One table the journal writes, described once: the inbox row kind routed to it, its columns in the order a row
-/// carries them, and what happens to a row that exists already. From this come the SQLite inbox triggers
-/// (`sqliteTrigger`) and the PostgreSQL statements (`statement(rows:)`); `EncodedJournal.rows()` fills the values.
+/// One table the journal writes: the inbox row kind routed to it, its columns in the order a row carries them, and
+/// what happens to a row that exists already. From this come the SQLite inbox triggers (`sqliteTrigger`) and the
+/// PostgreSQL statements (`statement(rows:)`). It is made from a `JournalRows` description, where each column's name
+/// sits next to the value it takes from the journal.
 struct JournalTable: Sendable {
     enum Write: Sendable {
         /// A new row.
@@ -109,39 +111,98 @@ struct JournalTable: Sendable {
     }
 }
 
-/// The tables one engine step writes, in the order a journal writes them.
+/// One column of a journal table: its name and how a journal row gives its value, described together so a column
+/// cannot be named in one place and filled in another.
+struct JournalColumn<Row>: Sendable {
+    let name: String
+    let value: @Sendable (Row) -> JournalValue
+
+    init(_ name: String, _ value: @escaping @Sendable (Row) -> JournalValue) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A journal table and how each of its rows is written from a value of the journal (`Row`): the one description
+/// of the table's names and values. `table` feeds the SQL; `rows(_:)` the values.
+struct JournalRows<Row>: Sendable {
+    let table: JournalTable
+    let columns: [JournalColumn<Row>]
+
+    init(kind: String, table: String, write: JournalTable.Write, columns: [JournalColumn<Row>]) {
+        self.table = JournalTable(kind: kind, table: table, columns: columns.map(\.name), write: write)
+        self.columns = columns
+    }
+
+    /// Each item's values, in the table's column order.
+    func rows(_ items: [Row]) -> (table: JournalTable, rows: [[JournalValue]]) {
+        (table, items.map { item in columns.map { $0.value(item) } })
+    }
+}
+
+/// The tables one engine step writes, in the order a journal writes them, each column named beside its value.
 enum JournalTables {
-    static let order = JournalTable(
-        kind: "order", table: "orders",
+    static let order = JournalRows<(Order, String)>(
+        kind: "order", table: "orders", write: .upsert(key: "id", update: ["status", "is_open", "updated_at", "body"]),
         columns: [
-            "id", "account_id", "client_order_id", "symbol", "status", "is_open", "submitted_at", "updated_at", "body",
-        ],
-        write: .upsert(key: "id", update: ["status", "is_open", "updated_at", "body"]))
-    static let activity = JournalTable(
-        kind: "activity", table: "activities",
-        columns: ["account_id", "sequence", "time", "kind", "cash_change", "body"], write: .insert)
-    static let account = JournalTable(
-        kind: "account", table: "accounts", columns: ["id", "state"], write: .update(key: "id"))
-    static let notification = JournalTable(
-        kind: "notification", table: "notifications",
-        columns: ["id", "user_id", "account_id", "kind", "title", "body", "created_at", "read_at"], write: .insert)
-    static let rule = JournalTable(
-        kind: "rule", table: "queue_rules",
-        columns: ["id", "account_id", "status", "created_at", "updated_at", "body"],
-        write: .upsert(key: "id", update: ["status", "updated_at", "body"]))
-    static let alert = JournalTable(
-        kind: "alert", table: "alerts",
-        columns: ["id", "user_id", "symbol", "status", "created_at", "updated_at", "body"],
-        write: .upsert(key: "id", update: ["status", "updated_at", "body"]))
-    static let alertTrigger = JournalTable(
-        kind: "alert_trigger", table: "alert_triggers", columns: ["id", "alert_id", "user_id", "time", "body"],
-        write: .insert)
-    static let random = JournalTable(
-        kind: "random", table: "engine_state", columns: ["id", "random_state"],
-        write: .upsert(key: "id", update: ["random_state"]))
+            .init("id") { .text($0.0.id.description) }, .init("account_id") { .text($0.0.accountID.description) },
+            .init("client_order_id") { .text($0.0.clientOrderID.text) }, .init("symbol") { .text($0.0.symbol) },
+            .init("status") { .text($0.0.status.rawValue) }, .init("is_open") { .integer($0.0.status.isOpen ? 1 : 0) },
+            .init("submitted_at") { .integer($0.0.submittedAt.nanoseconds) },
+            .init("updated_at") { .integer($0.0.updatedAt.nanoseconds) }, .init("body") { .text($0.1) },
+        ])
+    static let activity = JournalRows<(LedgerEntry, String)>(
+        kind: "activity", table: "activities", write: .insert,
+        columns: [
+            .init("account_id") { .text($0.0.accountID.description) }, .init("sequence") { .integer($0.0.sequence) },
+            .init("time") { .integer($0.0.time.nanoseconds) }, .init("kind") { .text($0.0.kind.name) },
+            .init("cash_change") { .text($0.0.cashChange.description) }, .init("body") { .text($0.1) },
+        ])
+    static let account = JournalRows<(AccountID, String)>(
+        kind: "account", table: "accounts", write: .update(key: "id"),
+        columns: [.init("id") { .text($0.0.description) }, .init("state") { .text($0.1) }])
+    static let notification = JournalRows<NotificationRecord>(
+        kind: "notification", table: "notifications", write: .insert,
+        columns: [
+            .init("id") { .text($0.id) }, .init("user_id") { .text($0.userID.text) },
+            .init("account_id") { .text($0.accountID?.description) }, .init("kind") { .text($0.kind) },
+            .init("title") { .text($0.title) }, .init("body") { .text($0.body) },
+            .init("created_at") { .integer($0.createdAt.nanoseconds) },
+            .init("read_at") { .integer($0.readAt?.nanoseconds) },
+        ])
+    static let rule = JournalRows<(QueueRuleRecord, String)>(
+        kind: "rule", table: "queue_rules", write: .upsert(key: "id", update: ["status", "updated_at", "body"]),
+        columns: [
+            .init("id") { .text($0.0.rule.id.description) },
+            .init("account_id") { .text($0.0.rule.accountID.description) },
+            .init("status") { .text($0.0.status.rawValue) },
+            .init("created_at") { .integer($0.0.rule.createdAt.nanoseconds) },
+            .init("updated_at") { .integer($0.0.updatedAt.nanoseconds) }, .init("body") { .text($0.1) },
+        ])
+    static let alert = JournalRows<(AlertRecord, String)>(
+        kind: "alert", table: "alerts", write: .upsert(key: "id", update: ["status", "updated_at", "body"]),
+        columns: [
+            .init("id") { .text($0.0.alert.id.description) }, .init("user_id") { .text($0.0.userID) },
+            .init("symbol") { .text($0.0.alert.symbol) }, .init("status") { .text($0.0.status.rawValue) },
+            .init("created_at") { .integer($0.0.alert.createdAt.nanoseconds) },
+            .init("updated_at") { .integer($0.0.updatedAt.nanoseconds) }, .init("body") { .text($0.1) },
+        ])
+    static let alertTrigger = JournalRows<(AlertTriggerRecord, String)>(
+        kind: "alert_trigger", table: "alert_triggers", write: .insert,
+        columns: [
+            .init("id") { .text($0.0.id) }, .init("alert_id") { .text($0.0.alertID.description) },
+            .init("user_id") { .text($0.0.userID) }, .init("time") { .integer($0.0.time.nanoseconds) },
+            .init("body") { .text($0.1) },
+        ])
+    /// Each shard's random state (the row's id is the shard's index).
+    static let random = JournalRows<(Int, String)>(
+        kind: "random", table: "engine_state", write: .upsert(key: "id", update: ["random_state"]),
+        columns: [.init("id") { .integer(Int64($0.0)) }, .init("random_state") { .text($0.1) }])
 
-    static let all = [order, activity, account, notification, rule, alert, alertTrigger, random]
-
+    static let all = [
+        order.table, activity.table, account.table, notification.table, rule.table, alert.table, alertTrigger.table,
+        random.table,
+    ]
     /// Columns of the inbox (after `kind`): as many as the widest table.
     static let inboxWidth = all.map(\.columns.count).max() ?? 0
 

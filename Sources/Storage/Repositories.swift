@@ -1,0 +1,114 @@
+import TradingCore
+
+// The database seen by aggregate. Each part of the brokerage takes only the repositories it needs (a shard: accounts,
+// rules, equity history and games; the user directory: users), so what a service can read and write is visible in
+// its type. `Storage` is the SQL implementation of all of them, on SQLite and PostgreSQL alike; the SQL for each
+// aggregate sits in `Storage+<Aggregate>.swift`.
+
+/// Users, their web sessions, their API keys and their languages.
+public protocol UserRepository: Sendable {
+    func createUser(_ user: UserRecord) async throws
+    func user(username: String) async throws -> UserRecord?
+    func user(id: UserID) async throws -> UserRecord?
+    func userCount() async throws -> Int
+    func setLanguage(_ language: String?, user: UserID) async throws
+    func userLanguages() async throws -> [UserID: String]
+    func createSession(tokenHash: String, userID: UserID, createdAt: Timestamp, expiresAt: Timestamp) async throws
+    func sessionUser(tokenHash: String, at now: Timestamp) async throws -> UserID?
+    func deleteSession(tokenHash: String) async throws
+    func createAPIKey(_ key: APIKeyRecord, at time: Timestamp) async throws
+    func apiKey(_ keyID: String) async throws -> APIKeyRecord?
+}
+
+/// Accounts and their journal: the account rows and the orders, ledger entries, notifications and random states
+/// the shards' steps write (`enqueue`), the shard map, and each account's configuration.
+public protocol AccountRepository: Sendable {
+    func ensureShardMap(requested: Int?) async throws -> Int
+    func accountShards() async throws -> [AccountID: ShardID]
+    func createAccount(_ account: AccountRecord) async throws
+    func account(_ id: AccountID) async throws -> AccountRecord?
+    func accounts(shard: ShardID) async throws -> [AccountRecord]
+    func accounts(userID: UserID?) async throws -> [AccountRecord]
+    /// The account's snapshot, replayed forward from its journal where the stored one is behind.
+    func restorable(_ record: AccountRecord) async throws -> AccountSnapshot
+    func randomState(shard: ShardID) async throws -> SeededGenerator?
+    func orders(account: AccountID, _ query: OrderQuery) async throws -> [Order]
+    func order(_ id: OrderID) async throws -> Order?
+    func order(clientOrderID: ClientOrderID, account: AccountID) async throws -> Order?
+    func activities(account: AccountID, query: ActivityQuery) async throws -> [LedgerEntry]
+    /// Queues a step's journal for the next group commit; `completion` runs once it is durable or has failed.
+    func enqueue(_ journal: Journal, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) throws
+    func accountConfiguration(_ account: AccountID) async throws -> String?
+    func saveAccountConfiguration(_ account: AccountID, body: String) async throws
+}
+
+extension AccountRepository {
+    /// Ledger entries of an account, newest first by default.
+    public func activities(account: AccountID, limit: Int = 100, ascending: Bool = false) async throws -> [LedgerEntry]
+    {
+        var query = ActivityQuery()
+        query.limit = limit
+        query.ascending = ascending
+        return try await activities(account: account, query: query)
+    }
+}
+
+/// Accounts' watchlists.
+public protocol WatchlistRepository: Sendable {
+    func watchlists(account: AccountID) async throws -> [WatchlistRecord]
+    func saveWatchlist(_ watchlist: WatchlistRecord) async throws
+    func deleteWatchlist(id: String, account: AccountID) async throws -> Bool
+}
+
+/// Users' notifications, where they go (webhooks, push subscriptions) and the one outbox of their deliveries.
+public protocol NotificationRepository: Sendable {
+    func notifications(user: UserID, limit: Int) async throws -> (items: [NotificationRecord], unread: Int)
+    func markNotificationsRead(user: UserID, id: String?, at time: Timestamp) async throws
+    func webhook(user: UserID) async throws -> WebhookRecord?
+    func saveWebhook(_ webhook: WebhookRecord) async throws
+    func deleteWebhook(user: UserID, at time: Timestamp) async throws -> Bool
+    func savePushSubscription(_ subscription: PushSubscriptionRecord) async throws
+    func pushSubscriptions(user: UserID) async throws -> [PushSubscriptionRecord]
+    func deletePushSubscription(user: UserID?, id: String?, endpoint: String?, reason: String, at time: Timestamp)
+        async throws -> Bool
+    func enqueueTestDelivery(_ channel: Delivery.Channel, user: UserID, id: String, at time: Timestamp) async throws
+        -> Int
+    func dueDeliveries(_ channel: Delivery.Channel, at time: Timestamp, limit: Int) async throws -> [DueDelivery]
+    func recordDeliveryAttempt(
+        id: String, status: Delivery.Status, attempts: Int, nextAttempt: Timestamp, httpStatus: Int?, error: String?,
+        at time: Timestamp) async throws
+    func deliveries(_ channel: Delivery.Channel, user: UserID, limit: Int) async throws -> [Delivery]
+}
+
+/// Queued rules (queue purchase) and price alerts with their triggers. Both are written by the journal with the
+/// steps that change them; this reads them back.
+public protocol RuleRepository: Sendable {
+    func queuedRules() async throws -> [QueueRuleRecord]
+    func queueRules(account: AccountID, queued: Bool, limit: Int) async throws -> [QueueRuleRecord]
+    func activeAlerts() async throws -> [AlertRecord]
+    func alerts(user: UserID, active: Bool, limit: Int) async throws -> [AlertRecord]
+    func alert(_ id: AlertID, user: UserID) async throws -> AlertRecord?
+    func alertTriggers(user: UserID, alert: AlertID?, limit: Int) async throws -> [AlertTriggerRecord]
+}
+
+/// Games and their players (a player's game account is an ordinary account, created with the player).
+public protocol GameRepository: Sendable {
+    func createGame(_ game: GameRecord) async throws
+    func saveGame(_ game: GameRecord) async throws
+    func games() async throws -> [GameRecord]
+    func joinGame(_ player: GamePlayerRecord, account: AccountRecord) async throws
+    func savePlayer(_ player: GamePlayerRecord) async throws
+    func gamePlayers() async throws -> [GamePlayerRecord]
+}
+
+/// Each account's equity at every trading day's close (performance history).
+public protocol EquityHistoryRepository: Sendable {
+    func saveEquityDays(_ days: [EquityDay]) async throws
+    func equityDays(account: AccountID, from start: CivilDate?, through end: CivilDate?, withHoldings: Bool)
+        async throws -> [EquityDay]
+    func lastEquityDay(account: AccountID, onOrBefore date: CivilDate?) async throws -> EquityDay?
+}
+
+extension Storage: UserRepository, AccountRepository, WatchlistRepository, NotificationRepository, RuleRepository,
+    GameRepository, EquityHistoryRepository
+{}
