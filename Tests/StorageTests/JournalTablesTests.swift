@@ -10,10 +10,11 @@ struct JournalTablesTests {
     @Test("the newest migration's inbox is what the table descriptions generate: a changed table needs a migration")
     func newestInboxMatchesDescriptions() {
         #expect(JournalInboxHistory.latest == JournalTables.dropSQLiteInbox + JournalTables.sqliteInbox)
-        let migrated = Storage.migrations.flatMap(\.statements).filter { $0.contains("CREATE TRIGGER journal_inbox_") }
+        let migrated = Storage.migrations.flatMap(\.statements)
+            .filter { $0.contains("CREATE TRIGGER journal_inbox_") }
+            .map { $0.replacingOccurrences(of: Storage.sqliteOnlyMarker, with: "") }
         #expect(
-            migrated.suffix(JournalTables.all.count + 1).map { $0.replacingOccurrences(of: Storage.sqliteOnlyMarker, with: "") }
-                == JournalTables.sqliteInbox.dropFirst().map { $0 },
+            Array(migrated.suffix(JournalTables.all.count + 1)) == Array(JournalTables.sqliteInbox.dropFirst()),
             "the last inbox the migrations create is today's")
     }
 
