@@ -113,7 +113,8 @@ let package = Package(
             name: "PerformanceBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
             path: "benchmarks/PerformanceBench"),
         .executableTarget(
-            name: "ShardBench", dependencies: ["Brokerage", "MarketData", "TradingCore"], path: "benchmarks/ShardBench"),
+            name: "ShardBench", dependencies: ["Brokerage", "MarketData", "Storage", "TradingCore"],
+            path: "benchmarks/ShardBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         // The parsers' fuzz target (scripts/fuzz.sh): libFuzzer with -sanitize=fuzzer, or a replay of fuzz/corpus.
         .executableTarget(

@@ -67,16 +67,18 @@ public final class Brokerage: Sendable {
     /// Opens the database (creating or migrating it) and starts a brokerage on it. `shards` fixes the number of
     /// virtual shards of a database being created (default 64; an existing database keeps its own, and asking
     /// for another number is an error); `shardOwners` is how many owner actors run them (default: one per core).
+    /// `journal` replaces the database as the shards' journal writer — only to measure the engine alone
+    /// (benchmarks/ShardBench): nothing is durable then.
     public static func open(
         _ database: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
         feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
-        seed: UInt64 = 1, shards: Int? = nil, shardOwners: Int? = nil
+        seed: UInt64 = 1, shards: Int? = nil, shardOwners: Int? = nil, journal: (any JournalWriter)? = nil
     ) async throws -> Brokerage {
         let storage = try await Storage.open(database, checkpoints: checkpoints)
         do {
             return try await start(
-                storage: storage, feed: feed, directory: directory, clock: clock, seed: seed, shards: shards,
-                shardOwners: shardOwners)
+                storage: storage, journal: journal ?? storage, feed: feed, directory: directory, clock: clock,
+                seed: seed, shards: shards, shardOwners: shardOwners)
         } catch {
             await storage.shutdown()
             throw error
@@ -85,12 +87,12 @@ public final class Brokerage: Sendable {
 
     /// Loads every shard from storage.
     static func start(
-        storage: Storage, feed: any MarketDataFeed, directory: SymbolDirectory,
+        storage: Storage, journal: any JournalWriter, feed: any MarketDataFeed, directory: SymbolDirectory,
         clock: MarketClock, seed: UInt64 = 1, shards requested: Int? = nil, shardOwners: Int? = nil
     ) async throws -> Brokerage {
         let count = try await storage.ensureShardMap(requested: requested)
         let context = ShardContext(
-            storage: storage, feed: feed, directory: directory, clock: clock,
+            storage: storage, journal: journal, feed: feed, directory: directory, clock: clock,
             market: SharedMarket(feed: feed, directory: directory, clock: clock), languages: LanguagePreferences(),
             streams: UpdateStreams(), metrics: BrokerageMetrics(), seed: seed)
         let owners = ShardOwners(count: shardOwners ?? ShardOwners.defaultCount)

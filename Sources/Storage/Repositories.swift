@@ -20,8 +20,15 @@ public protocol UserRepository: Sendable {
     func apiKey(_ keyID: String) async throws -> APIKeyRecord?
 }
 
-/// Accounts and their journal: the account rows and the orders, ledger entries, notifications and random states
-/// the shards' steps write (`enqueue`), the shard map, and each account's configuration.
+/// Where a shard's steps go to become durable: each step's journal is queued for the next group commit, and
+/// `completion` runs once it is durable or has failed. `Storage` commits them to the database; a benchmark of the
+/// engine alone (benchmarks/ShardBench) gives the shards a writer that acknowledges at once.
+public protocol JournalWriter: Sendable {
+    func enqueue(_ journal: Journal, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) throws
+}
+
+/// Accounts and what their journal wrote: the account rows, orders, ledger entries and random states the shards'
+/// steps write, the shard map, and each account's configuration.
 public protocol AccountRepository: Sendable {
     func ensureShardMap(requested: Int?) async throws -> Int
     func accountShards() async throws -> [AccountID: ShardID]
@@ -36,8 +43,6 @@ public protocol AccountRepository: Sendable {
     func order(_ id: OrderID) async throws -> Order?
     func order(clientOrderID: ClientOrderID, account: AccountID) async throws -> Order?
     func activities(account: AccountID, query: ActivityQuery) async throws -> [LedgerEntry]
-    /// Queues a step's journal for the next group commit; `completion` runs once it is durable or has failed.
-    func enqueue(_ journal: Journal, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) throws
     func accountConfiguration(_ account: AccountID) async throws -> String?
     func saveAccountConfiguration(_ account: AccountID, body: String) async throws
 }
@@ -109,6 +114,7 @@ public protocol EquityHistoryRepository: Sendable {
     func lastEquityDay(account: AccountID, onOrBefore date: CivilDate?) async throws -> EquityDay?
 }
 
-extension Storage: UserRepository, AccountRepository, WatchlistRepository, NotificationRepository, RuleRepository,
+extension Storage: JournalWriter, UserRepository, AccountRepository, WatchlistRepository, NotificationRepository,
+    RuleRepository,
     GameRepository, EquityHistoryRepository
 {}

@@ -19,6 +19,7 @@ actor Shard {
     nonisolated var unownedExecutor: UnownedSerialExecutor { owner.unownedExecutor }
     var engine: TradingEngine
     let storage: any ShardRepository
+    let journalWriter: any JournalWriter
     nonisolated let feed: any MarketDataFeed
     nonisolated let directory: SymbolDirectory
     nonisolated let clock: MarketClock
@@ -71,6 +72,7 @@ actor Shard {
         self.id = id
         self.owner = owner
         storage = context.storage
+        journalWriter = context.journal
         feed = context.feed
         directory = context.directory
         clock = context.clock
@@ -176,7 +178,7 @@ actor Shard {
         let published = updates
         let notifications = journal.notifications
         do {
-            try storage.enqueue(journal) { result in
+            try journalWriter.enqueue(journal) { result in
                 if case .success = result {
                     for update in published { streams.publish(update) }
                     for n in notifications { streams.publish(n) }

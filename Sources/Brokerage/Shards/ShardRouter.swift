@@ -7,6 +7,8 @@ import TradingCore
 /// What every shard is made with: the services they share (nothing mutable but behind locks).
 struct ShardContext: Sendable {
     let storage: any ShardRepository
+    /// Where the shards' steps are committed.
+    let journal: any JournalWriter
     let feed: any MarketDataFeed
     let directory: SymbolDirectory
     let clock: MarketClock
