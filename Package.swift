@@ -54,10 +54,14 @@ let package = Package(
             dependencies: ["TradingCore"],
             path: "benchmarks/TradingCoreBench"
         ),
+        // The brokerage's records (users, accounts, keys, watchlists, notifications and deliveries, rules, alerts,
+        // games, the journal) and a repository protocol per aggregate: the brokerage uses them, Storage implements
+        // them, the surfaces read the records — none of them names the database.
+        .target(name: "BrokerageModel", dependencies: ["TradingCore"]),
         .target(
             name: "Storage",
             dependencies: [
-                "TradingCore", "JSON",
+                "BrokerageModel", "TradingCore", "JSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
@@ -69,7 +73,7 @@ let package = Package(
         .target(
             name: "Brokerage",
             dependencies: [
-                "TradingCore", "MarketData", "Storage", "Backtest",
+                "BrokerageModel", "TradingCore", "MarketData", "Storage", "Backtest",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -113,7 +117,7 @@ let package = Package(
             name: "PerformanceBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
             path: "benchmarks/PerformanceBench"),
         .executableTarget(
-            name: "ShardBench", dependencies: ["Brokerage", "MarketData", "Storage", "TradingCore"],
+            name: "ShardBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
             path: "benchmarks/ShardBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),
         // The parsers' fuzz target (scripts/fuzz.sh): libFuzzer with -sanitize=fuzzer, or a replay of fuzz/corpus.
@@ -125,12 +129,15 @@ let package = Package(
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "TradingCore", "JSON", .product(name: "SQLKit", package: "sql-kit")]
+            dependencies: [
+                "BrokerageModel", "Storage", "TradingCore", "JSON", .product(name: "SQLKit", package: "sql-kit"),
+            ]
         ),
         .testTarget(
             name: "BrokerageTests",
             dependencies: [
-                "Brokerage", "Storage", "MarketData", "TradingCore", .product(name: "SQLKit", package: "sql-kit"),
+                "Brokerage", "BrokerageModel", "Storage", "MarketData", "TradingCore",
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
         .testTarget(

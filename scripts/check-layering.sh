@@ -3,8 +3,12 @@
 #   TradingCore imports nothing but the standard library and holds no unsafe-pointer code;
 #   JSON imports only TradingCore (its one home for JSON: value, byte writers, streaming encoder);
 #   Backtest (a library users depend on) imports only TradingCore and JSON;
+#   BrokerageModel (the records and the repository protocols) imports only TradingCore and Foundation;
 #   MarketData and Storage never import each other;
-#   Server and the papertrade command never import Storage or SQL (they go through the Brokerage);
+#   Server and the papertrade command never import Storage or SQL (they go through the Brokerage), and no module
+#   re-exports Storage (`@_exported import ... Storage`): nothing above the brokerage can name a Storage type;
+#   shards are made and reached only through the router: nothing outside Sources/Brokerage/Shards constructs a
+#   `Shard` or indexes the router's shards;
 #   nothing below Server imports Server, Hummingbird or the CLI's ArgumentParser;
 #   in the web app, nothing imports the shell (js/main.js): shared state lives in js/store.js.
 # Usage: scripts/check-layering.sh [SOURCES_DIR]   (default: Sources next to this script)
@@ -16,6 +20,7 @@ declare -A forbidden=(
     [TradingCore]='.*'
     [JSON]='.*'
     [Backtest]='.*'
+    [BrokerageModel]='.*'
     [MarketData]='^(Storage|Brokerage|Server|SQLKit|SQLiteKit|PostgresKit|Hummingbird.*)$'
     [Storage]='^(MarketData|Brokerage|Server|Hummingbird.*)$'
     [Brokerage]='^(Server|Hummingbird.*|ArgumentParser)$'
@@ -27,6 +32,7 @@ declare -A allowed=(
     [TradingCore]='^(Swift|_Concurrency|Synchronization)$'
     [JSON]='^(Swift|_Concurrency|Synchronization|TradingCore)$'
     [Backtest]='^(Swift|_Concurrency|Synchronization|TradingCore|JSON)$'
+    [BrokerageModel]='^(Swift|_Concurrency|Synchronization|Foundation|TradingCore)$'
 )
 
 status=0
@@ -47,6 +53,18 @@ for module in "${!forbidden[@]}"; do
         fi
     done < <(grep -rnE '^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*import[[:space:]]' --include='*.swift' "$dir" || true)
 done
+# Storage's types stay below the brokerage: no module re-exports it.
+while IFS= read -r line; do
+    echo "layering: ${line%%:*}:$(cut -d: -f2 <<<"$line"): Storage must not be re-exported (records live in BrokerageModel)"
+    status=1
+done < <(grep -rnE '^[[:space:]]*@_exported[[:space:]]+import[[:space:]]+([a-z]+[[:space:]]+)?Storage\b' --include='*.swift' "$sources" || true)
+# A shard is made and found only by the router (the seam the cluster implements over the network).
+if [ -d "$sources/Brokerage" ]; then
+    while IFS= read -r line; do
+        echo "layering: ${line%%:*}:$(cut -d: -f2 <<<"$line"): shards are made and reached only in Brokerage/Shards (ShardRouter)"
+        status=1
+    done < <(grep -rnE '(^|[^.A-Za-z_])Shard\(|router\.shards\[' --include='*.swift' "$sources" | grep -v "^$sources/Brokerage/Shards/" || true)
+fi
 # The core is plain safe Swift: byte-level writing with unsafe pointers belongs in JSON.
 while IFS= read -r line; do
     echo "layering: ${line%%:*}:$(cut -d: -f2 <<<"$line"): TradingCore must not use unsafe pointers (write bytes in JSON)"
@@ -59,5 +77,5 @@ if [ -d "$web" ]; then
         status=1
     done < <(grep -rlE "from ['\"](\./|\.\./)main\.js['\"]" --include='*.js' "$web" || true)
 fi
-if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, Backtest, MarketData, Storage, Brokerage, Server, papertrade, web app)"; fi
+if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, Backtest, BrokerageModel, MarketData, Storage, Brokerage, Server, papertrade, web app; Storage re-exports, shard construction)"; fi
 exit "$status"

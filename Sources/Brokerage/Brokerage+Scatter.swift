@@ -1,6 +1,5 @@
 import Backtest
 import MarketData
-import Storage
 import TradingCore
 
 // The front's work that spans shards: done on every shard at once (scatter) and gathered.

@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 // The front's account-scoped calls: each finds the account's shard and runs there. (Work that spans shards is in
@@ -30,7 +30,7 @@ extension Brokerage {
         userID: UserID, market: Market, cash: FixedDecimal, name: String, terms: MarginTerms = .cash
     ) async throws(BrokerageError) -> AccountRecord {
         let placement = router.placeNewAccount()
-        let shard = router.shards[placement.index]
+        let shard = router.shard(placement)
         do {
             let record = try await shard.openAccount(
                 Self.newAccountID(), userID: userID, market: market, cash: cash, name: name, terms: terms)

@@ -1,3 +1,4 @@
+import BrokerageModel
 import MarketData
 import Storage
 import TradingCore
@@ -96,11 +97,9 @@ public final class Brokerage: Sendable {
             market: SharedMarket(feed: feed, directory: directory, clock: clock), languages: LanguagePreferences(),
             streams: UpdateStreams(), metrics: BrokerageMetrics(), seed: seed)
         let owners = ShardOwners(count: shardOwners ?? ShardOwners.defaultCount)
-        let shards = (0..<count).map {
-            Shard(id: ShardID($0), owner: owners.owner(for: ShardID($0)), context: context)
-        }
         let router = ShardRouter(
-            shards: shards, owners: owners, accounts: try await storage.accountShards(), storage: storage)
+            count: count, owners: owners, context: context, accounts: try await storage.accountShards(),
+            storage: storage)
         let brokerage = Brokerage(storage: storage, router: router, context: context)
         try await brokerage.reload()
         return brokerage

@@ -1,3 +1,4 @@
+import BrokerageModel
 import MarketData
 import Storage
 import TradingCore

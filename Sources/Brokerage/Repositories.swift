@@ -1,3 +1,4 @@
+import BrokerageModel
 import Storage
 
 /// The database by aggregate, as the brokerage holds it: the front reads listings through these, and each service

@@ -1,3 +1,4 @@
+import BrokerageModel
 import Foundation
 import Logging
 import SQLKit

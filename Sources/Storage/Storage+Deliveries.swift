@@ -1,51 +1,7 @@
+import BrokerageModel
 import Foundation
 import SQLKit
 import TradingCore
-
-/// One notification on its way out by one channel: to the user's webhook, or to one of their devices by Web Push.
-///
-/// Every channel shares one outbox (`deliveries`, migration 14). Rows are written by a trigger on `notifications`,
-/// in the same transaction as the notification — one for the user's enabled webhook, one per push subscription — so
-/// a crash loses none; a ping or a test push is a delivery with no notification. The dispatchers take due rows,
-/// attempt them and record each attempt here: one retry bookkeeping, one history per user and channel.
-public struct Delivery: Sendable, Hashable {
-    public enum Channel: String, Sendable, Hashable, CaseIterable {
-        case webhook, push
-    }
-
-    public enum Status: String, Sendable, Hashable {
-        case pending, delivered, failed
-    }
-
-    public var id: String
-    public var channel: Channel
-    public var userID: UserID
-    /// The push subscription it goes to (nil for a webhook delivery).
-    public var subscriptionID: String?
-    public var notificationID: String
-    public var status: Status
-    public var attempts: Int
-    public var nextAttemptAt: Timestamp
-    /// The receiver's HTTP status on the last attempt (nil when it did not answer).
-    public var lastStatus: Int?
-    public var lastError: String?
-    public var createdAt: Timestamp
-    public var updatedAt: Timestamp
-    /// What is sent (nil for a ping or a test push).
-    public var notification: NotificationRecord?
-}
-
-/// A due delivery with where it goes.
-public struct DueDelivery: Sendable {
-    public enum Destination: Sendable {
-        /// The user's webhook: its URL and signing secret.
-        case webhook(url: String, secret: String)
-        case push(PushSubscriptionRecord)
-    }
-
-    public var delivery: Delivery
-    public var destination: Destination
-}
 
 extension Storage {
     /// Queues a delivery with no notification — a webhook ping, or a test push to each of the user's devices —

@@ -1,34 +1,7 @@
+import BrokerageModel
 import Foundation
 import SQLKit
 import TradingCore
-
-/// A browser's Web Push subscription (RFC 8030): where its push service takes messages, and the keys that encrypt
-/// them for it (RFC 8291). A user has one per device that said "notify me".
-public struct PushSubscriptionRecord: Sendable, Hashable {
-    public var id: String
-    public var userID: UserID
-    public var endpoint: String
-    /// The browser's P-256 public key, uncompressed (65 bytes), base64url as the browser gives it.
-    public var p256dh: String
-    /// The 16-byte authentication secret, base64url.
-    public var auth: String
-    /// What the browser said it was (shown in Settings to tell devices apart).
-    public var userAgent: String?
-    public var createdAt: Timestamp
-
-    public init(
-        id: String, userID: UserID, endpoint: String, p256dh: String, auth: String, userAgent: String?,
-        createdAt: Timestamp
-    ) {
-        self.id = id
-        self.userID = userID
-        self.endpoint = endpoint
-        self.p256dh = p256dh
-        self.auth = auth
-        self.userAgent = userAgent
-        self.createdAt = createdAt
-    }
-}
 
 extension Storage {
     /// Saves a subscription; the same endpoint subscribed again (new keys, or another user signed in on that

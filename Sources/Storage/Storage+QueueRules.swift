@@ -1,42 +1,7 @@
+import BrokerageModel
 import Foundation
 import SQLKit
 import TradingCore
-
-/// A queued rule as stored: the rule, and what became of it.
-public struct QueueRuleRecord: Sendable, Codable, Hashable {
-    public enum Status: String, Sendable, Codable, Hashable, CaseIterable {
-        /// Waiting for its condition.
-        case queued
-        /// Its condition held and it placed its order (`orderID`).
-        case fired
-        /// Its condition held but the order was rejected (`message` says why); it left the queue.
-        case failed
-        case canceled
-        /// Its lifetime ended before the condition held.
-        case expired
-    }
-
-    public var rule: QueueRule
-    public var status: Status
-    public var updatedAt: Timestamp
-    public var orderID: OrderID?
-    /// The price that fired it.
-    public var firedPrice: Price?
-    /// Why it failed (the rejection, verbatim), or other detail.
-    public var message: String?
-
-    public init(
-        rule: QueueRule, status: Status = .queued, updatedAt: Timestamp, orderID: OrderID? = nil,
-        firedPrice: Price? = nil, message: String? = nil
-    ) {
-        self.rule = rule
-        self.status = status
-        self.updatedAt = updatedAt
-        self.orderID = orderID
-        self.firedPrice = firedPrice
-        self.message = message
-    }
-}
 
 extension Storage {
     /// Every rule still queued (what the brokerage loads at start).

@@ -1,3 +1,4 @@
+import BrokerageModel
 import SQLKit
 import TradingCore
 

@@ -1,27 +1,7 @@
+import BrokerageModel
 import Foundation
 import SQLKit
 import TradingCore
-
-/// A user's webhook: where their notifications are POSTed, signed with `secret`.
-public struct WebhookRecord: Sendable, Hashable {
-    public var userID: UserID
-    public var url: String
-    public var secret: String
-    public var enabled: Bool
-    public var createdAt: Timestamp
-    public var updatedAt: Timestamp
-
-    public init(
-        userID: UserID, url: String, secret: String, enabled: Bool = true, createdAt: Timestamp, updatedAt: Timestamp
-    ) {
-        self.userID = userID
-        self.url = url
-        self.secret = secret
-        self.enabled = enabled
-        self.createdAt = createdAt
-        self.updatedAt = updatedAt
-    }
-}
 
 extension Storage {
     public func webhook(user: UserID) async throws -> WebhookRecord? {

@@ -1,3 +1,4 @@
+import BrokerageModel
 import Foundation
 import JSON
 import Testing

@@ -12,7 +12,6 @@
 import Brokerage
 import Foundation
 import MarketData
-import Storage
 import TradingCore
 
 /// Acknowledges every step at once and keeps nothing: the engine's own throughput, without the writer.

@@ -39,6 +39,12 @@ JSON|import MarketData
 MarketData|import Storage
 Storage|import MarketData
 Brokerage|import Hummingbird
+Brokerage|@_exported import struct Storage.UserRecord
+Brokerage|@_exported import Storage
+BrokerageModel|import Storage
+BrokerageModel|import SQLKit
+Brokerage|let extra = Shard(id: ShardID(0), owner: owner, context: context)
+Server|let first = router.shards[0]
 CASES
 
 # A web app view importing the shell (the cycle store.js exists to prevent).

@@ -1,4 +1,4 @@
-import Storage
+import BrokerageModel
 import TradingCore
 
 /// Per-account settings a client may change (Alpaca's /v2/account/configurations), kept as the JSON object the

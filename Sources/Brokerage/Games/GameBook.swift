@@ -1,4 +1,3 @@
-import Storage
 import Synchronization
 import TradingCore
 

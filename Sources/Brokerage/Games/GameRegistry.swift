@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 /// Games: an owner sets one up with rules; players join it with a game account — an ordinary paper account bound
@@ -245,7 +245,7 @@ extension Brokerage {
         let placement = router.placeNewAccount()
         let player: GamePlayerRecord
         do {
-            player = try await router.shards[placement.index].openGameAccount(
+            player = try await router.shard(placement).openGameAccount(
                 Self.newAccountID(), game: game, user: user, playerName: name, terms: terms, at: now)
         } catch {
             router.unplaced(placement)

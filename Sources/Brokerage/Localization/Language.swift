@@ -1,4 +1,4 @@
-import Storage
+import BrokerageModel
 import Synchronization
 
 /// A language papertrade writes in. The web app follows the browser unless the user chose one in Settings; the

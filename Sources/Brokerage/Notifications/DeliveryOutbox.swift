@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 /// Notifications on their way out, for every channel (webhooks, Web Push): one outbox, one retry bookkeeping. Rows

@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 /// A user's in-app notifications: written by the journal with the step that caused them, listed here with an

@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 /// Users' Web Push subscriptions, one per device. What is on its way to them is in the `DeliveryOutbox`.

@@ -1,3 +1,4 @@
+import BrokerageModel
 import Storage
 
 /// `papertrade backup` and `papertrade restore`: consistent copies of a SQLite database, taken while the server

@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 /// Price alerts: notifications when a price condition holds, placing nothing.

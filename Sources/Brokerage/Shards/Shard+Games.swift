@@ -1,4 +1,4 @@
-import Storage
+import BrokerageModel
 import TradingCore
 
 // What games do to the game accounts a shard holds (the games themselves: Games/GameRegistry.swift).

@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 extension Shard {

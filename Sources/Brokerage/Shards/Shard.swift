@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 /// One virtual shard's trading state: its accounts (balances, positions, open orders, margin state, game rules),

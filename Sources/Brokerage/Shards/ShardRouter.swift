@@ -1,6 +1,6 @@
+import BrokerageModel
 import Foundation
 import MarketData
-import Storage
 import Synchronization
 import TradingCore
 
@@ -70,12 +70,16 @@ final class ShardRouter: Sendable {
     private let load: Mutex<[Int]>
     private let storage: any AccountRepository
 
-    init(shards: [Shard], owners: ShardOwners, accounts: [AccountID: ShardID], storage: any AccountRepository) {
-        self.shards = shards
+    /// Makes the `count` shards over `context`, run by `owners`, and routes `accounts` (each account's stored shard).
+    init(
+        count: Int, owners: ShardOwners, context: ShardContext, accounts: [AccountID: ShardID],
+        storage: any AccountRepository
+    ) {
+        shards = (0..<count).map { Shard(id: ShardID($0), owner: owners.owner(for: ShardID($0)), context: context) }
         self.owners = owners
         self.storage = storage
         self.accounts = Mutex(accounts)
-        var load = [Int](repeating: 0, count: shards.count)
+        var load = [Int](repeating: 0, count: count)
         for shard in accounts.values where load.indices.contains(shard.index) { load[shard.index] += 1 }
         self.load = Mutex(load)
     }
@@ -84,7 +88,9 @@ final class ShardRouter: Sendable {
 
     /// The shard that holds `account`; nil when no such account exists.
     func shard(of account: AccountID) async -> Shard? {
-        if let known = accounts.withLock({ $0[account] }) { return shards[known.index] }
+        if let known = accounts.withLock({ $0[account] }), shards.indices.contains(known.index) {
+            return shards[known.index]
+        }
         // Opened by another process (e.g. `papertrade admin create-account` while serving).
         guard let record = try? await storage.account(account), shards.indices.contains(record.shard.index) else {
             return nil
@@ -106,6 +112,9 @@ final class ShardRouter: Sendable {
         }
         return Int(hash % UInt64(Swift.max(1, count)))
     }
+
+    /// A shard this router placed an account in (`placeNewAccount`).
+    func shard(_ placement: ShardID) -> Shard { shards[placement.index] }
 
     /// The shard a new account goes to: the one with the fewest accounts (the lowest on a tie), counted as taken.
     func placeNewAccount() -> ShardID {

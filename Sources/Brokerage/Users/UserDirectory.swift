@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 /// Users, their web sessions and their accounts' API keys: everything a surface needs to know who is calling.

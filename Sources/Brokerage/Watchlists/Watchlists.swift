@@ -1,4 +1,4 @@
-import Storage
+import BrokerageModel
 import TradingCore
 
 /// An account's watchlists (Alpaca's /v2/watchlists and the web app's favorites are two views of these).

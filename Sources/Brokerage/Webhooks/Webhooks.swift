@@ -1,5 +1,5 @@
+import BrokerageModel
 import MarketData
-import Storage
 import TradingCore
 
 /// Users' webhooks: where their notifications are POSTed. What is on its way is in the `DeliveryOutbox`.

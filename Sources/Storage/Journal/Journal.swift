@@ -1,3 +1,4 @@
+import BrokerageModel
 import Foundation
 import SQLKit
 import SQLiteNIO
@@ -26,45 +27,6 @@ import TradingCore
 // A failed group is retried step by step (one bad step cannot sink the others); a failed step's caller gets the
 // error and the brokerage reloads its engine from storage. The table layout is described once, in
 // JournalTables.swift; the WAL is checkpointed by WALCheckpointer.swift.
-
-/// Everything one engine step changed, written in one transaction: orders as they now stand, new ledger
-/// entries, the touched accounts' balances and positions, and the shard engine's random state. Either all of it is
-/// durable or none. (Accounts are stored without their open orders: those live in the orders table, so a step's
-/// write stays small however many orders an account has.)
-public struct Journal: Sendable {
-    public var orders: [Order] = []
-    public var entries: [LedgerEntry] = []
-    public var accounts: [Account] = []
-    /// Notifications the step causes (a fill, an order the system canceled), durable with it.
-    public var notifications: [NotificationRecord] = []
-    /// Queued rules the step added or changed — a rule that fired is written with the order it placed, so a
-    /// restart can never fire it twice.
-    public var rules: [QueueRuleRecord] = []
-    /// Price alerts the step added or changed — a once-only alert that triggered is written with its notification
-    /// and trigger, so a restart can never trigger it twice.
-    public var alerts: [AlertRecord] = []
-    public var alertTriggers: [AlertTriggerRecord] = []
-    /// The shard whose engine made the step, and that engine's random state after it (keyed by shard).
-    public var shard = ShardID(0)
-    public var randomState: SeededGenerator?
-
-    public init(
-        orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [],
-        notifications: [NotificationRecord] = [], rules: [QueueRuleRecord] = [], randomState: SeededGenerator? = nil
-    ) {
-        self.orders = orders
-        self.entries = entries
-        self.accounts = accounts
-        self.notifications = notifications
-        self.rules = rules
-        self.randomState = randomState
-    }
-
-    public var isEmpty: Bool {
-        orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty && rules.isEmpty
-            && alerts.isEmpty && alertTriggers.isEmpty
-    }
-}
 
 extension Storage {
     /// Writes one engine step atomically and returns once it is durable (see `enqueue`).

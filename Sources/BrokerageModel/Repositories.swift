@@ -1,9 +1,10 @@
 import TradingCore
 
-// The database seen by aggregate. Each part of the brokerage takes only the repositories it needs (a shard: accounts,
-// rules, equity history and games; the user directory: users), so what a service can read and write is visible in
-// its type. `Storage` is the SQL implementation of all of them, on SQLite and PostgreSQL alike; the SQL for each
-// aggregate sits in `Storage+<Aggregate>.swift`.
+// The brokerage's records by aggregate, and where they are kept. Each part of the brokerage takes only the
+// repositories it needs (a shard: accounts, rules, equity history and games; the user directory: users), so what a
+// service can read and write is visible in its type. The Storage module is the SQL implementation of all of them, on
+// SQLite and PostgreSQL alike (`Storage+Repositories.swift`; the SQL for each aggregate in
+// `Storage+<Aggregate>.swift`).
 
 /// Users, their web sessions, their API keys and their languages.
 public protocol UserRepository: Sendable {
@@ -114,7 +115,19 @@ public protocol EquityHistoryRepository: Sendable {
     func lastEquityDay(account: AccountID, onOrBefore date: CivilDate?) async throws -> EquityDay?
 }
 
-extension Storage: JournalWriter, UserRepository, AccountRepository, WatchlistRepository, NotificationRepository,
-    RuleRepository,
-    GameRepository, EquityHistoryRepository
-{}
+/// Why storage refused or failed.
+public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
+    case duplicate(String)
+    case notFound(String)
+    case corrupt(String)
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .duplicate(let what): return "\(what) already exists"
+        case .notFound(let what): return "\(what) not found"
+        case .corrupt(let what): return "stored data cannot be read: \(what)"
+        case .unavailable(let what): return "database unavailable: \(what)"
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import TradingCore
+
+/// A user (who logs in to the web app and owns accounts): a UUID string as stored. Deliberately not `Encodable`,
+/// so a SQL bind must name `.text` and a user id cannot be bound or compared where another id is meant.
+public struct UserID: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    public let text: String
+
+    public init(_ text: String) { self.text = text }
+    public init(stringLiteral text: String) { self.text = text }
+    public var description: String { text }
+}
+
+public struct UserRecord: Sendable, Hashable {
+    public var id: UserID
+    public var username: String
+    public var passwordHash: String
+    public var createdAt: Timestamp
+    /// The language the user chose ("en", "zh-Hans"); nil follows the browser. Server-side texts (notifications,
+    /// pushes) are written in it.
+    public var language: String?
+
+    public init(id: UserID, username: String, passwordHash: String, createdAt: Timestamp, language: String? = nil) {
+        self.id = id
+        self.username = username
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+        self.language = language
+    }
+}
+
+public struct APIKeyRecord: Sendable, Hashable {
+    public var keyID: String
+    /// SHA-256 of the secret (secrets are random 32-byte tokens; passwords, not secrets, get bcrypt).
+    public var secretHash: String
+    public var accountID: AccountID
+
+    public init(keyID: String, secretHash: String, accountID: AccountID) {
+        self.keyID = keyID
+        self.secretHash = secretHash
+        self.accountID = accountID
+    }
+}
