@@ -27,13 +27,19 @@ struct ServerFixture {
         var configuration = ServerConfiguration()
         configuration.dataDirectory = dir
         let services = try await Papertrade.start(configuration, clock: MarketClock(.manual(start: time)))
-        let user = try await services.access.createUser(
-            username: "alice\(UInt8.random(in: 0...255))", password: "correct horse")
-        let account = try await services.brokerage.openAccount(
-            userID: user.id, market: .us, cash: cash, name: nil, type: type)
-        let key = try await services.access.createKey(account: account.id)
-        return ServerFixture(
-            services: services, directory: dir, accountID: account.id, keyID: key.keyID, secret: key.secret)
+        do {
+            // A fixture reopened on the same directory adds a user of its own: the names must differ.
+            let suffix = UUID().uuidString.prefix(8).lowercased()
+            let user = try await services.access.createUser(username: "alice-\(suffix)", password: "correct horse")
+            let account = try await services.brokerage.openAccount(
+                userID: user.id, market: .us, cash: cash, name: nil, type: type)
+            let key = try await services.access.createKey(account: account.id)
+            return ServerFixture(
+                services: services, directory: dir, accountID: account.id, keyID: key.keyID, secret: key.secret)
+        } catch {
+            await services.shutdown() // SQLite insists on being closed, also when setting up fails
+            throw error
+        }
     }
 
     /// Runs a test against a fresh fixture and always closes its database (SQLite insists on it).
