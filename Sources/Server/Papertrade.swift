@@ -42,7 +42,7 @@ public struct ServerConfiguration: Sendable {
     public var ib = IBGatewayConfiguration()
     /// Virtual shards of a database being created (default 64; an existing database keeps its own).
     public var shards: Int?
-    /// Serial executors the shards run on (default: one per core).
+    /// Shard actors (owners) the virtual shards run on (default: one per core).
     public var shardActors: Int?
 
     public init() {}

@@ -107,7 +107,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("shard-actors"),
         help:
-            "Threads the brokerage's shards run on, each owning several virtual shards (env PAPERTRADE_SHARD_ACTORS; default: one per core)."
+            "Shard actors: how many run the virtual shards, each owning several and running one step at a time (env PAPERTRADE_SHARD_ACTORS; default: one per core)."
     )
     var shardActors: Int?
     @Option(
@@ -271,7 +271,8 @@ struct Admin: AsyncParsableCommand {
 
 struct Shards: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the database's virtual shards: the owner (thread) that runs each, its accounts and open orders."
+        abstract:
+            "List the database's virtual shards: the shard actor (owner) that runs each, its accounts and open orders."
     )
 
     @OptionGroup var database: DatabaseOptions
