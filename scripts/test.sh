@@ -45,9 +45,35 @@ swift build --build-tests
 # The WAL-bound test (CheckpointTests) measures whether the checkpointer keeps up with back-to-back commits: it
 # runs alone, after the rest, so the other suites' CPU work (two cores here) and the build's dirty pages being written
 # back do not starve the checkpointer and read as a WAL that was not restarted.
+# The storage suites (SQLite and PostgreSQL) run on their own before the rest: run in one process with everything
+# else, the whole test process stopped with every task suspended in about half the runs with PostgreSQL on (2026-11-26;
+# not seen in 6 runs split like this; under investigation, see issue 34's notes). Each run has a deadline, so a stall
+# fails this stage in minutes, with the suites still running named, instead of eating the whole CI budget.
 sync
-swift test --skip-build --skip CheckpointTests
-swift test --skip-build --filter CheckpointTests
+run_tests() { # a label, then swift test's arguments
+    local label=$1 log
+    shift
+    log=$(mktemp)
+    if ! timeout 900 swift test --skip-build "$@" 2>&1 | tee "$log"; then
+        echo "swift test ($label) failed or stalled; still running when it stopped:" >&2
+        python3 - "$log" <<'PY' >&2
+import re, sys
+started, finished = [], set()
+for line in open(sys.argv[1], errors="replace"):
+    if m := re.match(r'◇ Test (.*) started\.$', line.rstrip()):
+        started.append(m.group(1))
+    elif m := re.match(r'[✔✘] Test (.*?) (with \d+ test cases? )?(passed|failed)', line):
+        finished.add(m.group(1))
+for name in started:
+    if name not in finished and not name.startswith("case"):
+        print("   ", name[:160])
+PY
+        return 1
+    fi
+}
+run_tests storage --filter StorageTests --skip CheckpointTests
+run_tests "everything else" --skip StorageTests --skip CheckpointTests
+run_tests checkpoints --filter CheckpointTests
 
 stage "libFuzzer: the parsers of request and file text, 10 s each from the committed corpus"
 bash scripts/fuzz.sh 10
