@@ -2,36 +2,39 @@ import Synchronization
 import TradingCore
 
 /// One engine step queued for storage: told by the journal writer whether it committed; `durable()` waits for that.
+/// Any number of tasks may wait on one step: the request that made it and a shutdown's flush often do at once.
 final class StagedStep: Sendable {
     private enum State {
-        case pending(waiter: CheckedContinuation<Void, any Error>?)
+        case pending(waiters: [CheckedContinuation<Void, any Error>])
         case done(Result<Void, any Error>)
     }
 
-    private let state = Mutex<State>(.pending(waiter: nil))
+    private let state = Mutex<State>(.pending(waiters: []))
 
     /// Whether the step has committed (false while pending, and after a failed write).
     var isDurable: Bool {
         state.withLock { if case .done(.success) = $0 { true } else { false } }
     }
 
+    /// Records the write's outcome and wakes every waiter; a second outcome is ignored.
     func complete(_ result: Result<Void, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard case .pending(let waiter) = state else { return nil }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            guard case .pending(let waiters) = state else { return [] }
             state = .done(result)
-            return waiter
+            return waiters
         }
-        waiter?.resume(with: result)
+        for waiter in waiters { waiter.resume(with: result) }
     }
 
-    /// Returns once the step has committed; throws what the write threw. One waiter per step.
+    /// Returns once the step has committed; throws what the write threw.
     func durable(isolation: isolated (any Actor)? = #isolation) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let result = state.withLock { state -> Result<Void, any Error>? in
                 switch state {
                 case .done(let result): return result
-                case .pending:
-                    state = .pending(waiter: continuation)
+                case .pending(var waiters):
+                    waiters.append(continuation)
+                    state = .pending(waiters: waiters)
                     return nil
                 }
             }

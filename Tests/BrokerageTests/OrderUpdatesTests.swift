@@ -51,4 +51,47 @@ struct OrderUpdatesTests {
             await storage.shutdown()
         }
     }
+
+    @Test("placements that race flushes (as at shutdown) are all answered: a step waited on twice wakes both waiters")
+    func flushWhilePlacing() async throws {
+        try await BrokerageFixture.with { f in
+            let brokerage = f.brokerage
+            let count = 60
+            // Before steps took any number of waiters, a flush waiting on a placement's step replaced the
+            // placement's own waiter, and that request was never answered.
+            let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+                for i in 0..<count {
+                    group.addTask {
+                        _ = try await brokerage.submit(
+                            OrderRequest(
+                                symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
+                                limitPrice: FixedDecimal(1 + i % 3)), account: f.account)
+                        return 1
+                    }
+                    if i % 4 == 0 { group.addTask { await brokerage.flush(); return 0 } }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(answered == count)
+            var open = OrderQuery()
+            open.limit = 500
+            #expect(try await brokerage.orders(account: f.account, open).count == count)
+        }
+    }
+
+    @Test("a staged step wakes every task waiting on it with the write's outcome, success or failure")
+    func stepWakesAllWaiters() async throws {
+        struct WriteFailed: Error {}
+        for outcome in [Result<Void, any Error>.success(()), .failure(WriteFailed())] {
+            let step = StagedStep()
+            let waiters = (0..<3).map { _ in Task { () -> Bool in (try? await step.durable()) != nil } }
+            try await Task.sleep(for: .milliseconds(20))
+            step.complete(outcome)
+            let expected = (try? outcome.get()) != nil
+            for waiter in waiters { #expect(await waiter.value == expected) }
+            #expect(step.isDurable == expected)
+            // A waiter that comes after the outcome gets it at once.
+            #expect(((try? await step.durable()) != nil) == expected)
+        }
+    }
 }
