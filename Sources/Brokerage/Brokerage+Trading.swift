@@ -105,7 +105,7 @@ extension Brokerage {
     public func reset(_ id: AccountID) async throws(BrokerageError) {
         let shard = try await shard(id)
         guard await shard.account(id) != nil else { throw .notFound("account not found") }
-        try await consumeGameReset(id)
+        try await games.consumeReset(id)
         try await shard.reset(id)
     }
 

@@ -40,7 +40,7 @@ public final class Brokerage: Sendable {
     /// Subscribers to order updates and notifications (published as each shard's steps become durable).
     let streams: UpdateStreams
     /// Games and their players (Games/GameRegistry.swift); their accounts' rules live in the accounts' shards.
-    let gameBook = GameBook()
+    public let games: GameRegistry
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
 
@@ -63,6 +63,9 @@ public final class Brokerage: Sendable {
         deliveries = DeliveryOutbox(storage: repositories.notifications, clock: clock)
         configurations = AccountConfigurations(storage: repositories.accounts)
         backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
+        games = GameRegistry(
+            router: router, market: market, feed: feed, directory: directory, clock: clock, languages: languages,
+            storage: repositories.games, equityHistory: repositories.equityHistory)
     }
 
     /// Opens the database (creating or migrating it) and starts a brokerage on it. `shards` fixes the number of
@@ -117,7 +120,7 @@ public final class Brokerage: Sendable {
             }
             try await group.waitForAll()
         }
-        try await reloadGames()
+        try await games.reload()
         languages.replaceAll(try await repositories.users.userLanguages().compactMapValues { Language(rawValue: $0) })
     }
 

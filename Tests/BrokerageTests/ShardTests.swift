@@ -58,14 +58,14 @@ struct ShardTests {
             accounts.append(
                 try await brokerage.openAccount(userID: users[a % 20], market: .us, cash: 100_000, name: "a\(a)").id)
         }
-        let game = try await brokerage.createGame(
+        let game = try await brokerage.games.create(
             owner: users[0], name: "Friday", market: .us,
             settings: GameSettings(
                 startingCash: 50_000,
                 rules: GameRules(
                     startsAt: open, endsAt: open.adding(seconds: Int64(minutes + 5) * 60), shortSelling: false)))
         for u in 0..<20 {
-            accounts.append(try await brokerage.joinGame(game.id, user: users[u], name: "p\(u)", code: nil).accountID)
+            accounts.append(try await brokerage.games.join(game.id, user: users[u], name: "p\(u)", code: nil).accountID)
         }
         // Rules that fire at the first pump, rules that never do, and alerts a few cents above the price.
         for (a, account) in accounts.enumerated() where a % 5 == 0 {
@@ -102,7 +102,7 @@ struct ShardTests {
         }
         clock.advance(by: 6 * Duration64.minute)
         try await brokerage.pumpMarket()
-        await brokerage.endDueGames()
+        await brokerage.games.endDue()
 
         var outcome = Outcome()
         outcome.shardsUsed = Set(byShard.keys).count
@@ -126,7 +126,7 @@ struct ShardTests {
                     "\($0.kind) \($0.createdAt) \($0.title) | \($0.body)"
                 }.sorted())
         }
-        let board = try await brokerage.leaderboard(game.id, user: users[0])
+        let board = try await brokerage.games.leaderboard(game.id, user: users[0])
         #expect(board.isFinal)
         outcome.standings = board.standings.map { "\($0.rank) \($0.player) \($0.totalReturn) \($0.equity)" }
         return outcome

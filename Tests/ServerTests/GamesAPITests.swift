@@ -368,12 +368,12 @@ struct GamesAPITests {
                     client, f, player, account: account,
                     #"{"symbol":"AAPL","qty":"10","side":"buy","type":"market","time_in_force":"day"}"#)
                 let cost = try #require(bought["filled_avg_price"]?.decimal).times(10)
-                await f.services.brokerage.endDueGames()
+                await f.services.brokerage.games.endDue()
                 try await client.execute(uri: "/api/v1/games/\(game.id)", method: .get, headers: owner) { r in
                     #expect(f.json(r)["status"] == .string("running"))
                 }
                 f.services.brokerage.clock.set(Timestamp(CivilDate(2026, 11, 20), hour: 18, in: .newYork))
-                await f.services.brokerage.endDueGames()
+                await f.services.brokerage.games.endDue()
                 let board = try await client.execute(
                     uri: "/api/v1/games/\(game.id)/leaderboard", method: .get, headers: owner
                 ) { r in f.json(r) }

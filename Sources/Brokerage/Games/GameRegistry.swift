@@ -10,69 +10,103 @@ import TradingCore
 /// Games and players are few next to orders: they live in memory (`GameBook`), written through to storage. A game's
 /// players' accounts may live in any shard: what the game does to them (rules, cancels, notifications) goes to each
 /// account's shard, and a leaderboard gathers the accounts from theirs.
-extension Brokerage {
-    /// Where a game stands at `now`.
-    public enum GameStatus: String, Sendable {
-        case upcoming, running, ended
+/// Where a game stands at `now`.
+public enum GameStatus: String, Sendable {
+    case upcoming, running, ended
+}
+
+/// A game as a user sees it: the record, how many play, and the user's own part in it.
+public struct GameView: Sendable {
+    public var game: GameRecord
+    public var status: GameStatus
+    public var players: Int
+    public var isOwner: Bool
+    /// The user's game account, when they play.
+    public var account: AccountID?
+    /// When registration closes (nil: open until the game ends, or never if it does not).
+    public var registrationEndsAt: Timestamp?
+}
+
+/// A leaderboard: standings best first, as of a time; `final` once the game ended.
+public struct GameBoard: Sendable {
+    public var game: GameRecord
+    public var standings: [Standing]
+    public var asOf: Timestamp
+    public var isFinal: Bool
+    /// The index's return since the start (excess return is measured against it).
+    public var benchmark: MarketIndex
+    public var benchmarkReturn: FixedDecimal?
+}
+
+/// What an owner may change after creation: names, dates that have not passed, registration, visibility of
+/// the game and of portfolios, resets. Trading rules are fixed (changing them mid-game would be unfair).
+public struct GameChange: Sendable {
+    public var name: String?
+    public var description: String?
+    public var visibility: GameVisibility?
+    public var startsAt: Timestamp?
+    public var endsAt: Timestamp?
+    public var registrationEndsAt: Timestamp?
+    public var lateEntry: Bool?
+    public var maxPlayers: Int??
+    public var resetsAllowed: Int??
+    public var portfoliosVisible: PortfolioVisibility?
+    public var ranking: GameRanking?
+
+    public init() {}
+}
+
+/// The games registry (`brokerage.games`): creating, joining, changing and ending games, leaderboards and rank
+/// histories. It holds the games and their players; what a game does to a player's account goes through the router
+/// to that account's shard.
+public final class GameRegistry: Sendable {
+    let router: ShardRouter
+    let market: SharedMarket
+    let feed: any MarketDataFeed
+    let directory: SymbolDirectory
+    let clock: MarketClock
+    let languages: LanguagePreferences
+    let storage: any GameRepository
+    let equityHistory: any EquityHistoryRepository
+    /// Games and players in memory, written through to `storage`.
+    let book = GameBook()
+
+    init(
+        router: ShardRouter, market: SharedMarket, feed: any MarketDataFeed, directory: SymbolDirectory,
+        clock: MarketClock, languages: LanguagePreferences, storage: any GameRepository,
+        equityHistory: any EquityHistoryRepository
+    ) {
+        self.router = router
+        self.market = market
+        self.feed = feed
+        self.directory = directory
+        self.clock = clock
+        self.languages = languages
+        self.storage = storage
+        self.equityHistory = equityHistory
     }
 
-    /// A game as a user sees it: the record, how many play, and the user's own part in it.
-    public struct GameView: Sendable {
-        public var game: GameRecord
-        public var status: GameStatus
-        public var players: Int
-        public var isOwner: Bool
-        /// The user's game account, when they play.
-        public var account: AccountID?
-        /// When registration closes (nil: open until the game ends, or never if it does not).
-        public var registrationEndsAt: Timestamp?
-    }
-
-    /// A leaderboard: standings best first, as of a time; `final` once the game ended.
-    public struct GameBoard: Sendable {
-        public var game: GameRecord
-        public var standings: [Standing]
-        public var asOf: Timestamp
-        public var isFinal: Bool
-        /// The index's return since the start (excess return is measured against it).
-        public var benchmark: MarketIndex
-        public var benchmarkReturn: FixedDecimal?
-    }
-
-    /// What an owner may change after creation: names, dates that have not passed, registration, visibility of
-    /// the game and of portfolios, resets. Trading rules are fixed (changing them mid-game would be unfair).
-    public struct GameChange: Sendable {
-        public var name: String?
-        public var description: String?
-        public var visibility: GameVisibility?
-        public var startsAt: Timestamp?
-        public var endsAt: Timestamp?
-        public var registrationEndsAt: Timestamp?
-        public var lateEntry: Bool?
-        public var maxPlayers: Int??
-        public var resetsAllowed: Int??
-        public var portfoliosVisible: PortfolioVisibility?
-        public var ranking: GameRanking?
-
-        public init() {}
+    /// The shard holding a player's account.
+    func shard(_ account: AccountID) async throws(BrokerageError) -> Shard {
+        guard let shard = await router.shard(of: account) else { throw .notFound("account not found") }
+        return shard
     }
 
     // MARK: Loading
 
-    func reloadGames() async throws {
-        gameBook.replace(
-            games: try await repositories.games.games(), players: try await repositories.games.gamePlayers())
+    func reload() async throws {
+        book.replace(games: try await storage.games(), players: try await storage.gamePlayers())
     }
 
     /// Every game, by id (a snapshot of the book).
-    var games: [GameID: GameRecord] { gameBook.games }
+    var games: [GameID: GameRecord] { book.games }
     /// Every player, by game account.
-    var gamePlayers: [AccountID: GamePlayerRecord] { gameBook.players }
+    var players: [AccountID: GamePlayerRecord] { book.players }
 
     // MARK: Creating and finding
 
     /// Creates a game owned by `owner`. Throws `.invalid` with the first problem of the settings.
-    public func createGame(owner: UserID, name: String, market: Market, settings: GameSettings)
+    public func create(owner: UserID, name: String, market: Market, settings: GameSettings)
         async throws(BrokerageError) -> GameRecord
     {
         let now = clock.now()
@@ -85,8 +119,8 @@ extension Brokerage {
                 id: GameID(.random(using: &generator)), ownerID: owner, name: name.trimmed, market: market,
                 joinCode: Self.joinCode(using: &generator), settings: settings, createdAt: now)
             do {
-                try await repositories.games.createGame(game)
-                gameBook.set(game)
+                try await storage.createGame(game)
+                book.set(game)
                 return game
             } catch let error as StorageError {
                 if case .duplicate = error { continue } // a join code taken: draw another
@@ -165,32 +199,32 @@ extension Brokerage {
     public func game(_ id: GameID) -> GameRecord? { games[id] }
 
     /// The game a join code belongs to.
-    public func gameID(code: String) -> GameID? {
+    public func id(code: String) -> GameID? {
         games.values.first { $0.matches(code) }?.id
     }
 
     /// A game as `user` may see it: public games to everyone; private ones to their owner, their players, and
     /// whoever has the join code. Anyone else gets "not found" (a private game's existence is not revealed).
-    public func gameView(_ id: GameID, user: UserID, code: String? = nil) throws(BrokerageError) -> GameView {
+    public func view(_ id: GameID, user: UserID, code: String? = nil) throws(BrokerageError) -> GameView {
         guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
-        return view(game, user: user)
+        return makeView(game, user: user)
     }
 
     /// Games the user owns or plays in (`mine`), or every public game (newest first).
-    public func gameViews(user: UserID, mine: Bool) -> [GameView] {
-        let playing = Set(gamePlayers.values.filter { $0.userID == user && $0.removedAt == nil }.map(\.gameID))
+    public func views(user: UserID, mine: Bool) -> [GameView] {
+        let playing = Set(players.values.filter { $0.userID == user && $0.removedAt == nil }.map(\.gameID))
         return games.values
             .filter { mine ? $0.ownerID == user || playing.contains($0.id) : $0.settings.visibility == .public }
             .sorted { $0.createdAt > $1.createdAt }
-            .map { view($0, user: user) }
+            .map { makeView($0, user: user) }
     }
 
     func mayView(_ game: GameRecord, user: UserID, code: String?) -> Bool {
         game.settings.visibility == .public || game.ownerID == user || code.map(game.matches) == true
-            || gamePlayers.values.contains { $0.gameID == game.id && $0.userID == user }
+            || players.values.contains { $0.gameID == game.id && $0.userID == user }
     }
 
-    func view(_ game: GameRecord, user: UserID) -> GameView {
+    func makeView(_ game: GameRecord, user: UserID) -> GameView {
         let players = activePlayers(game.id)
         return GameView(
             game: game, status: status(game), players: players.count, isOwner: game.ownerID == user,
@@ -209,21 +243,21 @@ extension Brokerage {
     }
 
     func activePlayers(_ id: GameID) -> [GamePlayerRecord] {
-        gamePlayers.values.filter { $0.gameID == id && $0.removedAt == nil }.sorted { $0.joinedAt < $1.joinedAt }
+        players.values.filter { $0.gameID == id && $0.removedAt == nil }.sorted { $0.joinedAt < $1.joinedAt }
     }
 
     // MARK: Joining
 
     /// Joins `user` to a game: opens their game account (starting cash, the game's fees, margin terms and rules)
     /// and records them as a player, in one transaction. A private game needs its join code (its owner does not).
-    public func joinGame(_ id: GameID, user: UserID, name: String, code: String?) async throws(BrokerageError)
+    public func join(_ id: GameID, user: UserID, name: String, code: String?) async throws(BrokerageError)
         -> GamePlayerRecord
     {
         guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
         if game.settings.visibility == .private, game.ownerID != user, code.map(game.matches) != true {
             throw .forbidden("this game is private: joining needs its join code or invite link")
         }
-        if let existing = gamePlayers.values.first(where: { $0.gameID == id && $0.userID == user }) {
+        if let existing = players.values.first(where: { $0.gameID == id && $0.userID == user }) {
             if existing.removedAt != nil { throw .forbidden("the owner removed you from this game") }
             throw .conflict("you already play in this game (account \(existing.accountID))")
         }
@@ -246,13 +280,13 @@ extension Brokerage {
         let player: GamePlayerRecord
         do {
             player = try await router.shard(placement).openGameAccount(
-                Self.newAccountID(), game: game, user: user, playerName: name, terms: terms, at: now)
+                Brokerage.newAccountID(), game: game, user: user, playerName: name, terms: terms, at: now)
         } catch {
             router.unplaced(placement)
             throw error
         }
         router.opened(player.accountID, in: placement)
-        gameBook.set(player)
+        book.set(player)
         return player
     }
 
@@ -265,7 +299,7 @@ extension Brokerage {
     }
 
     /// Changes what may change. Dates that moved are written into every player's account rules.
-    public func updateGame(_ id: GameID, by user: UserID, _ change: GameChange) async throws(BrokerageError)
+    public func update(_ id: GameID, by user: UserID, _ change: GameChange) async throws(BrokerageError)
         -> GameRecord
     {
         var game = try ownedGame(id, by: user)
@@ -301,35 +335,35 @@ extension Brokerage {
                     player.accountID, startsAt: game.settings.rules.startsAt, endsAt: game.settings.rules.endsAt)
             }
         }
-        do { try await repositories.games.saveGame(game) } catch { throw .storage(error) }
-        gameBook.set(game)
+        do { try await storage.saveGame(game) } catch { throw .storage(error) }
+        book.set(game)
         return game
     }
 
     /// Removes a player: their open orders are canceled, their account stops trading, they leave the board.
     public func removePlayer(_ account: AccountID, from id: GameID, by user: UserID) async throws(BrokerageError) {
         let game = try ownedGame(id, by: user)
-        guard var player = gamePlayers[account], player.gameID == id, player.removedAt == nil else {
+        guard var player = players[account], player.gameID == id, player.removedAt == nil else {
             throw .notFound("player not found in this game")
         }
         guard game.endedAt == nil else { throw .forbidden("this game has ended: its standings are final") }
         player.removedAt = clock.now()
         try await shard(account).removeFromGame(account)
-        do { try await repositories.games.savePlayer(player) } catch { throw .storage(error) }
-        gameBook.set(player)
+        do { try await storage.savePlayer(player) } catch { throw .storage(error) }
+        book.set(player)
     }
 
-    /// Ends a game now (its owner, early) — see `finishGame`.
-    public func endGame(_ id: GameID, by user: UserID) async throws(BrokerageError) -> GameRecord {
+    /// Ends a game now (its owner, early) — see `finish`.
+    public func end(_ id: GameID, by user: UserID) async throws(BrokerageError) -> GameRecord {
         let game = try ownedGame(id, by: user)
         guard game.endedAt == nil else { throw .forbidden("this game has already ended") }
-        return try await finishGame(id)
+        return try await finish(id)
     }
 
     /// Ends a game: players' open orders are canceled, their accounts stop taking orders, and the standings at
     /// this moment (after the close: at the closing prices) are stored as final.
     @discardableResult
-    func finishGame(_ id: GameID) async throws(BrokerageError) -> GameRecord {
+    func finish(_ id: GameID) async throws(BrokerageError) -> GameRecord {
         guard var game = games[id], game.endedAt == nil else { throw .notFound("game not found") }
         let now = clock.now()
         let end = min(now, game.endsAt ?? now)
@@ -340,13 +374,13 @@ extension Brokerage {
         game.endedAt = now
         game.settings.rules.endsAt = end
         game.final = board.standings
-        do { try await repositories.games.saveGame(game) } catch { throw .storage(error) }
-        gameBook.set(game)
+        do { try await storage.saveGame(game) } catch { throw .storage(error) }
+        book.set(game)
         // Each player hears where they finished (in the app, by Web Push, to their webhook), journaled by the shard
         // of their game account.
         var notices: [AccountID: NotificationRecord] = [:]
         for standing in board.standings {
-            guard let player = gamePlayers[standing.accountID] else { continue }
+            guard let player = players[standing.accountID] else { continue }
             let text = Catalogue(languages.language(of: player.userID))
             // Two places, or as many as it takes (up to 4) for a small loss or gain not to read as 0.00%.
             let exact = standing.totalReturn.times(100)
@@ -371,15 +405,15 @@ extension Brokerage {
     }
 
     /// Ends every game whose end time has passed (the game service calls it; so may a test).
-    public func endDueGames() async {
+    public func endDue() async {
         let now = clock.now()
         for game in games.values where game.endedAt == nil && game.endsAt.map({ $0 <= now }) == true {
-            _ = try? await finishGame(game.id)
+            _ = try? await finish(game.id)
         }
     }
 
     /// The earliest end of a game still running (what the game service sleeps until).
-    public func nextGameEnd() -> Timestamp? {
+    public func nextEnd() -> Timestamp? {
         games.values.compactMap { $0.endedAt == nil ? $0.endsAt : nil }.min()
     }
 
@@ -387,8 +421,8 @@ extension Brokerage {
 
     /// Checks a game account's reset against its game's allowance and counts it (before the reset, so a failure
     /// afterwards never grants an extra one).
-    func consumeGameReset(_ account: AccountID) async throws(BrokerageError) {
-        guard var player = gamePlayers[account], let game = games[player.gameID] else { return }
+    func consumeReset(_ account: AccountID) async throws(BrokerageError) {
+        guard var player = players[account], let game = games[player.gameID] else { return }
         guard player.removedAt == nil else { throw .forbidden("the owner removed you from this game") }
         guard status(game) != .ended else { throw .forbidden("this game has ended: its accounts are final") }
         if let allowed = game.settings.resetsAllowed {
@@ -400,8 +434,8 @@ extension Brokerage {
             }
         }
         player.resetsUsed += 1
-        do { try await repositories.games.savePlayer(player) } catch { throw .storage(error) }
-        gameBook.set(player)
+        do { try await storage.savePlayer(player) } catch { throw .storage(error) }
+        book.set(player)
     }
 
     // MARK: Leaderboard
@@ -496,11 +530,11 @@ extension Brokerage {
 
     /// A player's Sharpe ratio over the closes since the game started (nil below 20 daily returns).
     func gameSharpe(_ account: AccountID, since start: Timestamp) async throws(BrokerageError) -> FixedDecimal? {
-        _ = try? await catchUpEquityDays(account)
-        let zone = await self.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
+        _ = try? await shard(account).catchUpEquityDays(account)
+        let zone = await router.shard(of: account)?.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
         let days: [EquityDay]
         do {
-            days = try await repositories.equityHistory.equityDays(
+            days = try await equityHistory.equityDays(
                 account: account, from: zone.localTime(of: start).date, through: nil, withHoldings: false)
         } catch {
             throw .storage(error)
@@ -511,7 +545,7 @@ extension Brokerage {
 
     /// Each close's ranks since the game started (for a rank history chart): per trading day, every player's
     /// return at that close and rank by it.
-    public func gameHistory(_ id: GameID, user: UserID, code: String? = nil) async throws(BrokerageError)
+    public func history(_ id: GameID, user: UserID, code: String? = nil) async throws(BrokerageError)
         -> [(
             date: CivilDate, standings: [(accountID: AccountID, player: String, rank: Int, totalReturn: FixedDecimal)]
         )]
@@ -522,10 +556,10 @@ extension Brokerage {
         let through = game.endedAt.map { zone.localTime(of: $0).date }
         var byDate: [CivilDate: [(AccountID, String, FixedDecimal)]] = [:]
         for player in activePlayers(id) {
-            _ = try? await catchUpEquityDays(player.accountID)
+            _ = try? await shard(player.accountID).catchUpEquityDays(player.accountID)
             let days: [EquityDay]
             do {
-                days = try await repositories.equityHistory.equityDays(
+                days = try await equityHistory.equityDays(
                     account: player.accountID, from: from, through: through, withHoldings: false)
             } catch {
                 throw .storage(error)
@@ -549,11 +583,11 @@ extension Brokerage {
 
     /// A player's portfolio, if `user` may see it: the owner and the player always; others as the game says
     /// (never, after the end, always).
-    public func gamePortfolio(_ id: GameID, account: AccountID, user: UserID, code: String? = nil)
+    public func portfolio(_ id: GameID, account: AccountID, user: UserID, code: String? = nil)
         async throws(BrokerageError) -> AccountSummary
     {
         guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
-        guard let player = gamePlayers[account], player.gameID == id else {
+        guard let player = players[account], player.gameID == id else {
             throw .notFound("player not found in this game")
         }
         let allowed =
@@ -567,7 +601,7 @@ extension Brokerage {
                 game.settings.portfoliosVisible == .never
                     ? "this game keeps portfolios private" : "portfolios are shown when the game ends")
         }
-        return try await summary(account)
+        return try await shard(account).summary(account)
     }
 }
 

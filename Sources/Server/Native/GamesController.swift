@@ -43,13 +43,13 @@ struct GamesController {
         let user = try context.user()
         // ?code= finds the game a join code belongs to (the invite link's screen shows it before joining).
         if let code = request.query("code") {
-            guard let id = brokerage.gameID(code: code) else { return JSONValue.array([]).response() }
-            return JSONValue.array([encode(try brokerage.gameView(id, user: user, code: code), request: request)])
+            guard let id = brokerage.games.id(code: code) else { return JSONValue.array([]).response() }
+            return JSONValue.array([encode(try brokerage.games.view(id, user: user, code: code), request: request)])
                 .response()
         }
         let scope = request.query("scope") ?? "public"
         guard scope == "mine" || scope == "public" else { throw APIError.unprocessable("scope must be mine or public") }
-        let views = brokerage.gameViews(user: user, mine: scope == "mine")
+        let views = brokerage.games.views(user: user, mine: scope == "mine")
         return JSONValue.array(views.map { encode($0, request: request) }).response()
     }
 
@@ -58,13 +58,13 @@ struct GamesController {
         var request = request
         let body = try await request.jsonBody(context: context)
         let (name, market, settings) = try Self.parseCreation(body, now: brokerage.clock.now())
-        let game = try await brokerage.createGame(owner: user, name: name, market: market, settings: settings)
-        return encode(try brokerage.gameView(game.id, user: user), request: request).response(status: .created)
+        let game = try await brokerage.games.create(owner: user, name: name, market: market, settings: settings)
+        return encode(try brokerage.games.view(game.id, user: user), request: request).response(status: .created)
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let view = try brokerage.gameView(try Self.id(context), user: user, code: request.query("code"))
+        let view = try brokerage.games.view(try Self.id(context), user: user, code: request.query("code"))
         return encode(view, request: request).response()
     }
 
@@ -73,8 +73,8 @@ struct GamesController {
         let id = try Self.id(context)
         var request = request
         let change = try Self.parseChange(try await request.jsonBody(context: context))
-        _ = try await brokerage.updateGame(id, by: user, change)
-        return encode(try brokerage.gameView(id, user: user), request: request).response()
+        _ = try await brokerage.games.update(id, by: user, change)
+        return encode(try brokerage.games.view(id, user: user), request: request).response()
     }
 
     @Sendable func join(_ request: Request, context: AppContext) async throws -> Response {
@@ -90,7 +90,7 @@ struct GamesController {
         var request = request
         let body = try await Self.joinBody(&request, context: context)
         guard let code = body.code, !code.isEmpty else { throw APIError.unprocessable("code is required") }
-        guard let id = brokerage.gameID(code: code) else { throw APIError.notFound("no game has this code") }
+        guard let id = brokerage.games.id(code: code) else { throw APIError.notFound("no game has this code") }
         return try await joined(id, body: body, user: user)
     }
 
@@ -98,7 +98,7 @@ struct GamesController {
     /// shown once).
     func joined(_ id: GameID, body: (code: String?, apiKey: Bool), user: UserID) async throws -> Response {
         let name = try await brokerage.users.user(id: user)?.username ?? user.text
-        let player = try await brokerage.joinGame(id, user: user, name: name, code: body.code)
+        let player = try await brokerage.games.join(id, user: user, name: name, code: body.code)
         var o: [String: JSONValue] = [
             "account_id": .string(player.accountID.description), "game_id": .string(id.description),
             "player": .string(player.name), "joined_at": .string(player.joinedAt.description),
@@ -113,8 +113,8 @@ struct GamesController {
 
     @Sendable func leaderboard(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let board = try await brokerage.leaderboard(try Self.id(context), user: user, code: request.query("code"))
-        let me = try? brokerage.gameView(board.game.id, user: user, code: request.query("code"))
+        let board = try await brokerage.games.leaderboard(try Self.id(context), user: user, code: request.query("code"))
+        let me = try? brokerage.games.view(board.game.id, user: user, code: request.query("code"))
         return JSONValue.object([
             "game_id": .string(board.game.id.description), "as_of": .string(board.asOf.description),
             "final": .bool(board.isFinal), "ranking": .string(board.game.settings.ranking.rawValue),
@@ -137,7 +137,7 @@ struct GamesController {
 
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let days = try await brokerage.gameHistory(try Self.id(context), user: user, code: request.query("code"))
+        let days = try await brokerage.games.history(try Self.id(context), user: user, code: request.query("code"))
         return JSONValue.object([
             "days": .array(
                 days.map { day in
@@ -159,9 +159,9 @@ struct GamesController {
     @Sendable func export(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let id = try Self.id(context)
-        let view = try brokerage.gameView(id, user: user)
+        let view = try brokerage.games.view(id, user: user)
         guard view.isOwner else { throw BrokerageError.forbidden("only the game's owner may export its results") }
-        let board = try await brokerage.leaderboard(id, user: user)
+        let board = try await brokerage.games.leaderboard(id, user: user)
         var csv = "rank,player,account_id,return,equity,day_change,trades,sharpe,excess_return\r\n"
         for s in board.standings {
             let fields = [
@@ -193,7 +193,7 @@ struct GamesController {
 
     @Sendable func portfolio(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let summary = try await brokerage.gamePortfolio(
+        let summary = try await brokerage.games.portfolio(
             try Self.id(context), account: try Self.player(context), user: user, code: request.query("code"))
         let now = brokerage.clock.now()
         return JSONValue.object([
@@ -210,20 +210,20 @@ struct GamesController {
     @Sendable func remove(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let id = try Self.id(context)
-        try await brokerage.removePlayer(try Self.player(context), from: id, by: user)
-        return encode(try brokerage.gameView(id, user: user), request: request).response()
+        try await brokerage.games.removePlayer(try Self.player(context), from: id, by: user)
+        return encode(try brokerage.games.view(id, user: user), request: request).response()
     }
 
     @Sendable func end(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let id = try Self.id(context)
-        _ = try await brokerage.endGame(id, by: user)
-        return encode(try brokerage.gameView(id, user: user), request: request).response()
+        _ = try await brokerage.games.end(id, by: user)
+        return encode(try brokerage.games.view(id, user: user), request: request).response()
     }
 
     // MARK: Encoding
 
-    func encode(_ view: Brokerage.GameView, request: Request) -> JSONValue {
+    func encode(_ view: GameView, request: Request) -> JSONValue {
         let game = view.game
         let s = game.settings
         let r = s.rules
@@ -339,7 +339,7 @@ struct GamesController {
         "max_players", "resets_allowed", "portfolios_visible", "ranking",
     ]
 
-    static func parseChange(_ body: JSONValue) throws -> Brokerage.GameChange {
+    static func parseChange(_ body: JSONValue) throws -> GameChange {
         if case .object(let fields) = body,
             let fixed = fields.keys.sorted().first(where: { !editableFields.contains($0) }),
             topFields.contains(fixed) || ruleFields.contains(fixed)
@@ -349,7 +349,7 @@ struct GamesController {
             )
         }
         let o = try BodyFields(body, allowed: editableFields)
-        var change = Brokerage.GameChange()
+        var change = GameChange()
         change.name = try o.string("name")
         change.description = try o.string("description")
         change.visibility = try o.choice("visibility", GameVisibility.self)
