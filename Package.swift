@@ -76,6 +76,7 @@ let package = Package(
                 "BrokerageModel", "TradingCore", "MarketData", "Storage", "Backtest",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

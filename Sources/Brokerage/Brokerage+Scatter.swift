@@ -16,8 +16,9 @@ extension Brokerage {
         await pumpGate.acquire()
         defer { pumpGate.release() }
         let now = clock.now()
-        let interests = await router.scatter { await $0.interests() }
-        let symbols = Set(interests.joined()).sorted()
+        // By shard, not by position: on a cluster the shards served here may change between the two scatters.
+        let interests = Dictionary(await router.scatter { ($0.id, await $0.interests()) }) { a, _ in a }
+        let symbols = Set(interests.values.joined()).sorted()
         let quotes = await withTaskGroup(of: (String, MarketQuote?).self) { group in
             for symbol in symbols { group.addTask { (symbol, try? await self.market.quote(symbol, reuse: false)) } }
             var quotes: [String: MarketQuote] = [:]
@@ -25,8 +26,7 @@ extension Brokerage {
             return quotes
         }
         let failures = await router.scatter { shard -> BrokerageError? in
-            let wanted = interests[shard.id.index]
-            guard !wanted.isEmpty else { return nil }
+            guard let wanted = interests[shard.id], !wanted.isEmpty else { return nil }
             do throws(BrokerageError) {
                 if let step = try await shard.pump(wanted, quotes: quotes, at: now) {
                     try await Shard.settle(step, of: shard)

@@ -29,7 +29,7 @@ extension Brokerage {
     public func openAccount(
         userID: UserID, market: Market, cash: FixedDecimal, name: String, terms: MarginTerms = .cash
     ) async throws(BrokerageError) -> AccountRecord {
-        let placement = router.placeNewAccount()
+        let placement = try router.placeNewAccount()
         let shard = router.shard(placement)
         do {
             let record = try await shard.openAccount(
@@ -48,17 +48,30 @@ extension Brokerage {
         return AccountID(.random(using: &generator))
     }
 
+    /// An account's record (who owns it, its name and market, its balances as last committed). From its shard
+    /// when this process serves it, else from storage (every acknowledged step is there).
     public func accountRecord(_ id: AccountID) async -> AccountRecord? {
-        await router.shard(of: id)?.accountRecord(id)
+        guard let shard = await router.shard(of: id) else { return nil }
+        if (try? router.served(shard.id)) != nil { return await shard.accountRecord(id) }
+        return try? await repositories.accounts.account(id)
     }
 
     /// An account's live balances and terms.
-    public func account(_ id: AccountID) async -> Account? { await router.shard(of: id)?.account(id) }
+    public func account(_ id: AccountID) async throws(BrokerageError) -> Account {
+        guard let account = try await shard(id).account(id) else { throw .notFound("account not found") }
+        return account
+    }
 
-    /// A user's accounts, oldest first (every shard asked).
+    /// A user's accounts, oldest first: every shard asked when this process serves them all, else storage (on a
+    /// cluster the user's accounts may live in shards other nodes serve).
     public func accounts(of userID: UserID) async -> [AccountRecord] {
-        await router.scatter { await $0.accounts(of: userID) }.flatMap { $0 }
-            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        let records: [AccountRecord]
+        if router.servedShards().count == router.count {
+            records = await router.scatter { await $0.accounts(of: userID) }.flatMap { $0 }
+        } else {
+            records = (try? await repositories.accounts.accounts(userID: userID)) ?? []
+        }
+        return records.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
     /// Loads an account created by another process (e.g. `papertrade admin create-account` while serving).
@@ -187,8 +200,8 @@ extension Brokerage {
     }
 
     /// Symbols the account holds, long or short.
-    public func heldSymbols(_ account: AccountID) async -> [String] {
-        await router.shard(of: account)?.heldSymbols(account) ?? []
+    public func heldSymbols(_ account: AccountID) async throws(BrokerageError) -> [String] {
+        try await shard(account).heldSymbols(account)
     }
 
     // MARK: Queue purchase
@@ -207,8 +220,8 @@ extension Brokerage {
     }
 
     /// The account's queued rules with current prices.
-    public func queue(account: AccountID) async -> [QueueEntry] {
-        await router.shard(of: account)?.queue(account: account) ?? []
+    public func queue(account: AccountID) async throws(BrokerageError) -> [QueueEntry] {
+        try await shard(account).queue(account: account)
     }
 
     /// The account's rules that left the queue (fired, failed, expired, canceled), newest first.
@@ -218,7 +231,7 @@ extension Brokerage {
 
     /// A rule with its current price and trigger level.
     public func entry(_ record: QueueRuleRecord) async -> QueueEntry {
-        guard let shard = await router.shard(of: record.rule.accountID) else {
+        guard let shard = try? await shard(record.rule.accountID) else {
             return QueueEntry(
                 record: record, price: nil, triggerLevel: nil,
                 instrument: directory.entry(record.rule.symbol)?.instrument)
@@ -232,21 +245,23 @@ extension Brokerage {
         user: UserID, symbol: String, condition: AlertCondition, frequency: AlertFrequency,
         timeframe: AlertTimeframe, expiresAt: Timestamp?, message: String?
     ) async throws(BrokerageError) -> AlertRecord {
-        try await router.shard(ofUser: user).addAlert(
+        try await router.route(user: user).addAlert(
             user: user, symbol: symbol, condition: condition, frequency: frequency, timeframe: timeframe,
             expiresAt: expiresAt, message: message)
     }
 
     public func cancelAlert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
-        try await router.shard(ofUser: user).cancelAlert(id, user: user)
+        try await router.route(user: user).cancelAlert(id, user: user)
     }
 
     /// A user's active alerts, newest first.
-    public func alerts(user: UserID) async -> [AlertRecord] { await router.shard(ofUser: user).alerts(user: user) }
+    public func alerts(user: UserID) async throws(BrokerageError) -> [AlertRecord] {
+        try await router.route(user: user).alerts(user: user)
+    }
 
     /// A user's alert, active or not.
     public func alert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
-        try await router.shard(ofUser: user).alert(id, user: user)
+        try await router.route(user: user).alert(id, user: user)
     }
 
     /// A user's triggered, canceled and expired alerts, newest first.
@@ -263,6 +278,7 @@ extension Brokerage {
 
     /// The level an alert's operand stands for now (its value, or the moving average's current value).
     public func alertLevel(_ record: AlertRecord) async -> Price? {
-        await router.shard(ofUser: UserID(record.userID)).alertLevel(record.alert)
+        guard let shard = try? router.route(user: UserID(record.userID)) else { return nil }
+        return await shard.alertLevel(record.alert)
     }
 }

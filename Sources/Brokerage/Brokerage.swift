@@ -39,6 +39,7 @@ public final class Brokerage: Sendable {
     public let languages: LanguagePreferences
     /// Subscribers to order updates and notifications (published as each shard's steps become durable).
     let streams: UpdateStreams
+    let metrics: BrokerageMetrics
     /// Games and their players (Games/GameRegistry.swift); their accounts' rules live in the accounts' shards.
     public let games: GameRegistry
     /// One market pump at a time (see `pumpMarket`).
@@ -55,6 +56,7 @@ public final class Brokerage: Sendable {
         clock = context.clock
         languages = context.languages
         streams = context.streams
+        metrics = context.metrics
         users = UserDirectory(storage: repositories.users, clock: clock)
         watchlists = Watchlists(storage: repositories.watchlists)
         notifications = Notifications(storage: repositories.notifications, clock: clock, streams: streams)
@@ -76,23 +78,25 @@ public final class Brokerage: Sendable {
     public static func open(
         _ database: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
         feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
-        seed: UInt64 = 1, shards: Int? = nil, shardOwners: Int? = nil, journal: (any JournalWriter)? = nil
+        seed: UInt64 = 1, shards: Int? = nil, shardOwners: Int? = nil, journal: (any JournalWriter)? = nil,
+        clustered: Bool = false, exclusive: Bool = false
     ) async throws -> Brokerage {
-        let storage = try await Storage.open(database, checkpoints: checkpoints)
+        let storage = try await Storage.open(database, checkpoints: checkpoints, exclusive: exclusive)
         do {
             return try await start(
                 storage: storage, journal: journal ?? storage, feed: feed, directory: directory, clock: clock,
-                seed: seed, shards: shards, shardOwners: shardOwners)
+                seed: seed, shards: shards, shardOwners: shardOwners, clustered: clustered)
         } catch {
             await storage.shutdown()
             throw error
         }
     }
 
-    /// Loads every shard from storage.
+    /// Loads every shard from storage — or, `clustered`, none: a `ClusterNode` loads each shard it takes a lease on.
     static func start(
         storage: Storage, journal: any JournalWriter, feed: any MarketDataFeed, directory: SymbolDirectory,
-        clock: MarketClock, seed: UInt64 = 1, shards requested: Int? = nil, shardOwners: Int? = nil
+        clock: MarketClock, seed: UInt64 = 1, shards requested: Int? = nil, shardOwners: Int? = nil,
+        clustered: Bool = false
     ) async throws -> Brokerage {
         let count = try await storage.ensureShardMap(requested: requested)
         let context = ShardContext(
@@ -102,17 +106,18 @@ public final class Brokerage: Sendable {
         let owners = ShardOwners(count: shardOwners ?? ShardOwners.defaultCount)
         let router = ShardRouter(
             count: count, owners: owners, context: context, accounts: try await storage.accountShards(),
-            storage: storage)
+            storage: storage, clustered: clustered)
         let brokerage = Brokerage(storage: storage, router: router, context: context)
         try await brokerage.reload()
         return brokerage
     }
 
-    /// Reloads every shard, the games and the users' languages from storage.
+    /// Reloads every shard this process serves, the games and the users' languages from storage.
     func reload() async throws {
         let count = router.count
+        let served = router.servedShards()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for shard in router.shards {
+            for shard in router.shards where served[shard.id] != nil {
                 let index = shard.id.index
                 group.addTask {
                     try await shard.reload(alertsOf: { ShardRouter.shardIndex(ofUser: $0, count: count) == index })
@@ -122,6 +127,11 @@ public final class Brokerage: Sendable {
         }
         try await games.reload()
         languages.replaceAll(try await repositories.users.userLanguages().compactMapValues { Language(rawValue: $0) })
+    }
+
+    /// The cluster as the database records it: nodes, leases, epochs (`papertrade admin cluster`).
+    public func clusterView() async throws(BrokerageError) -> ClusterView {
+        try await stored { try await repositories.cluster.clusterView() }
     }
 
     /// Waits until every step staged so far is durable (or failed): graceful shutdown calls it before the
@@ -140,8 +150,7 @@ public final class Brokerage: Sendable {
 
     /// The shard that holds `account`, or "account not found".
     func shard(_ account: AccountID) async throws(BrokerageError) -> Shard {
-        guard let shard = await router.shard(of: account) else { throw .notFound("account not found") }
-        return shard
+        try await router.route(account)
     }
 
     /// The shards' layout: how many virtual shards, how many owners run them, and each shard's accounts

@@ -18,11 +18,18 @@ public enum BrokerageError: Error, Sendable, Hashable, CustomStringConvertible {
     case forbidden(String)
     /// Storage or market data could not be reached; nothing was changed.
     case unavailable(String)
+    /// On a cluster: the account's shard is served by another node (named, with its URL, when known) or is
+    /// changing hands. Thrown before anything was done, so the request may be sent there or retried.
+    case elsewhere(shard: ShardID, owner: String?, url: String?)
 
     public var message: String {
         switch self {
         case .rejected(let r): return r.message
         case .notFound(let m), .invalid(let m), .conflict(let m), .forbidden(let m), .unavailable(let m): return m
+        case .elsewhere(let shard, let owner?, _):
+            return "this account is served by node \(owner) (shard \(shard)); try again"
+        case .elsewhere(let shard, nil, _):
+            return "this account's shard \(shard) is moving to another node; try again in a moment"
         }
     }
 
@@ -44,6 +51,9 @@ public enum BrokerageError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public static func storage(_ error: any Error) -> BrokerageError {
         if let e = error as? StorageError, case .duplicate(let what) = e { return .conflict("\(what) already exists") }
+        if let e = error as? StorageError, case .fenced(let shard, _, _) = e {
+            return .elsewhere(shard: shard, owner: nil, url: nil)
+        }
         return .unavailable("storage unavailable; nothing was changed (\(error))")
     }
 }

@@ -12,6 +12,7 @@ struct Repositories: Sendable {
     let rules: any RuleRepository
     let games: any GameRepository
     let equityHistory: any EquityHistoryRepository
+    let cluster: any ClusterRepository
 
     init(_ storage: Storage) {
         users = storage
@@ -21,6 +22,7 @@ struct Repositories: Sendable {
         rules = storage
         games = storage
         equityHistory = storage
+        cluster = storage
     }
 }
 

@@ -20,6 +20,9 @@ public struct Journal: Sendable {
     /// The shard whose engine made the step, and that engine's random state after it (keyed by shard).
     public var shard = ShardID(0)
     public var randomState: SeededGenerator?
+    /// On a cluster, the epoch of the shard's lease its writer holds: the commit is refused (`StorageError.fenced`)
+    /// unless the lease still has it. Nil in a single process, where nothing else can write the shard.
+    public var epoch: Int64?
 
     public init(
         orders: [Order] = [], entries: [LedgerEntry] = [], accounts: [Account] = [],

@@ -121,6 +121,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case notFound(String)
     case corrupt(String)
     case unavailable(String)
+    /// A journal commit refused because the shard's lease moved on to another epoch (another node owns it now).
+    case fenced(shard: ShardID, held: Int64, current: Int64?)
 
     public var description: String {
         switch self {
@@ -128,6 +130,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notFound(let what): return "\(what) not found"
         case .corrupt(let what): return "stored data cannot be read: \(what)"
         case .unavailable(let what): return "database unavailable: \(what)"
+        case .fenced(let shard, let held, let current):
+            return "shard \(shard) is no longer this node's (lease epoch \(current.map(String.init) ?? "none"), held \(held))"
         }
     }
 }

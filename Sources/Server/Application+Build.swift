@@ -25,6 +25,16 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     router.add(middleware: RouteMetricsMiddleware())
     router.add(middleware: ErrorShapeMiddleware())
     router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
+    // Ready: this node serves the shards the cluster assigns it (a single process always does). HAProxy checks it.
+    let node = parts.cluster
+    router.get("readyz") { _, _ in
+        guard let node else { return JSONValue.object(["status": .string("ready")]).response() }
+        let served = node.servedShards
+        return JSONValue.object([
+            "status": .string(node.isReady ? "ready" : "not ready"), "node": .string(node.settings.name),
+            "shards": .int(served),
+        ]).response(status: node.isReady ? .ok : .serviceUnavailable)
+    }
     router.get("metrics") { _, _ in PrometheusExport.response() }
     router.get("openapi.json") { _, _ in OpenAPIDocument.document.response() }
     parts.web.addRoutes(to: router)
@@ -90,6 +100,8 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
             address: .hostname(configuration.host, port: configuration.port), serverName: "papertrade"),
         logger: logger)
     application.addServices(JournalFlush(brokerage: brokerage))
+    // Stops just before the journal flush: hands its shards to the other nodes once requests are answered.
+    if let node = parts.cluster { application.addServices(node) }
     application.addServices(brokerage.backtests)
     if configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: brokerage))

@@ -44,6 +44,11 @@ public struct ServerConfiguration: Sendable {
     public var shards: Int?
     /// Shard actors (owners) the virtual shards run on (default: one per core).
     public var shardActors: Int?
+    /// On PostgreSQL: this process as a node of the database's cluster (`serve` always joins one; one node is a
+    /// cluster of one). Nil: the process serves every shard itself (SQLite, tests, admin commands).
+    public var cluster: ClusterSettings?
+    /// Whether this process keeps other processes from serving the same SQLite file (`serve` does).
+    public var exclusive = false
 
     public init() {}
 
@@ -80,10 +85,14 @@ public final class Papertrade: Sendable {
     public let web: WebApp
     /// The VAPID key pair Web Push messages are signed with (kept in the data directory).
     public let vapid: VAPIDKey
+    /// This process's part in the cluster of its PostgreSQL database (nil when it serves every shard itself).
+    public let cluster: ClusterNode?
 
     init(
-        configuration: ServerConfiguration, market: SimulatedMarket, brokerage: Brokerage, web: WebApp, vapid: VAPIDKey
+        configuration: ServerConfiguration, market: SimulatedMarket, brokerage: Brokerage, web: WebApp, vapid: VAPIDKey,
+        cluster: ClusterNode? = nil
     ) {
+        self.cluster = cluster
         self.configuration = configuration
         self.market = market
         self.brokerage = brokerage
@@ -108,13 +117,27 @@ public final class Papertrade: Sendable {
         let brokerage = try await Brokerage.open(
             configuration.database, checkpoints: configuration.checkpoints, feed: feed,
             directory: directory, clock: clock, seed: configuration.seed, shards: configuration.shards,
-            shardOwners: configuration.shardActors)
+            shardOwners: configuration.shardActors, clustered: configuration.cluster != nil,
+            exclusive: configuration.exclusive)
         await brokerage.setMarginPolicy(configuration.margin)
+        var node: ClusterNode?
+        if let settings = configuration.cluster {
+            // Join and take this node's shards before the first request: a cluster of one serves at once.
+            let cluster = ClusterNode(settings: settings, brokerage: brokerage)
+            do {
+                try await cluster.join()
+                await cluster.pass()
+            } catch {
+                await brokerage.shutdown()
+                throw error
+            }
+            node = cluster
+        }
         return Papertrade(
             configuration: configuration, market: market, brokerage: brokerage,
             web: WebApp.load(
                 webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory),
-            vapid: vapid)
+            vapid: vapid, cluster: node)
     }
 
     /// Closes the database once everything queued for it is written.

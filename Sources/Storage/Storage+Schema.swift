@@ -369,6 +369,26 @@ extension Storage {
                 ])
                 + ["DROP TABLE webhook_deliveries", "DROP TABLE push_deliveries"]
         ),
+        // A cluster of nodes on one PostgreSQL (Storage+Cluster.swift): who is up, and each virtual shard's lease —
+        // its owner, until when, and the epoch every journal commit of the shard is checked against. Created on
+        // SQLite too (one process, never used there), so both schemas stay the same.
+        (
+            15,
+            [
+                """
+                CREATE TABLE cluster_nodes (
+                    name TEXT PRIMARY KEY, url TEXT NOT NULL, state TEXT NOT NULL, started_at BIGINT NOT NULL,
+                    heartbeat_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE shard_leases (
+                    shard INTEGER PRIMARY KEY, owner TEXT, epoch BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+                    acquired_at BIGINT NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

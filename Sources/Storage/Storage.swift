@@ -33,6 +33,8 @@ public final class Storage: Sendable {
         groupSize: Recorder(label: "papertrade_journal_group_size", aggregate: true)
     )
     let shutdownAction: @Sendable () async throws -> Void
+    /// The SQLite file's process lock while this process serves it (`open(exclusive:)`).
+    let processLock = Mutex<ProcessLock?>(nil)
     public let location: DatabaseLocation
     public let isPostgres: Bool
 
@@ -50,11 +52,26 @@ public final class Storage: Sendable {
     }
 
     /// Opens (creating the SQLite file and its directory if needed) and migrates.
+    /// `exclusive`: on SQLite, hold the database's process lock (`ProcessLock`) for as long as it is open — a
+    /// second serving process on the same file is refused with a message naming the first.
     public static func open(
         _ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
-        logger: Logger = Logger(label: "papertrade.storage")
+        logger: Logger = Logger(label: "papertrade.storage"), exclusive: Bool = false
     ) async throws -> Storage {
-        let storage = try await connect(location, checkpoints: checkpoints, logger: logger)
+        var processLock: ProcessLock?
+        if exclusive, case .sqlite(let path) = location {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            processLock = try ProcessLock.acquire(path + ".lock")
+        }
+        let storage: Storage
+        do {
+            storage = try await connect(location, checkpoints: checkpoints, logger: logger)
+        } catch {
+            processLock?.release()
+            throw error
+        }
+        storage.processLock.withLock { $0 = processLock }
         do { try await storage.migrate() } catch {
             await storage.shutdown()
             throw error
@@ -175,6 +192,10 @@ public final class Storage: Sendable {
 
     public func shutdown() async {
         try? await shutdownAction()
+        processLock.withLock { lock in
+            lock?.release()
+            lock = nil
+        }
     }
 
     /// Runs `body` in one transaction; nothing of it is visible or durable unless it returns.

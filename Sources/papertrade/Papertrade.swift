@@ -115,11 +115,24 @@ struct Serve: AsyncParsableCommand {
             "Virtual shards of a database being created, fixed for its life (env PAPERTRADE_SHARDS; default 64; an existing database keeps its own)."
     )
     var shards: Int?
+    @Option(
+        name: .customLong("node-name"),
+        help:
+            "On PostgreSQL: this node's name in the database's cluster, unique among its nodes (env PAPERTRADE_NODE_NAME; default: the host name)."
+    )
+    var nodeName: String?
+    @Option(
+        name: .customLong("advertise-url"),
+        help:
+            "On PostgreSQL: where the other nodes reach this one (env PAPERTRADE_ADVERTISE_URL; default http://HOST:PORT)."
+    )
+    var advertiseURL: String?
 
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         var configuration = ServerConfiguration()
         database.apply(to: &configuration)
+        configuration.exclusive = true
         if let actors = shardActors ?? env["PAPERTRADE_SHARD_ACTORS"].flatMap(Int.init) {
             guard (1...256).contains(actors) else { throw ValidationError("--shard-actors must be 1 to 256") }
             configuration.shardActors = actors
@@ -192,6 +205,23 @@ struct Serve: AsyncParsableCommand {
             }
             configuration.checkpoints.walSizeLimit = value << 20
         }
+        if configuration.databaseURL != nil {
+            // On PostgreSQL every server is a node of the database's cluster (one node is a cluster of one).
+            let name = nodeName ?? env["PAPERTRADE_NODE_NAME"] ?? ProcessInfo.processInfo.hostName
+            guard !name.isEmpty, name.count <= 100, name.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw ValidationError("--node-name must be 1 to 100 characters without spaces")
+            }
+            let host = ["0.0.0.0", "::"].contains(configuration.host) ? ProcessInfo.processInfo.hostName : configuration.host
+            let url = advertiseURL ?? env["PAPERTRADE_ADVERTISE_URL"] ?? "http://\(host):\(configuration.port)"
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil
+            else {
+                throw ValidationError("--advertise-url must be an http:// or https:// URL")
+            }
+            configuration.cluster = ClusterSettings(name: name, url: url)
+        } else if nodeName != nil || advertiseURL != nil {
+            throw ValidationError(
+                "--node-name and --advertise-url are for a cluster on PostgreSQL (--database-url); SQLite serves one process")
+        }
         configuration.checkpoints.preallocateWAL = true
         configuration.checkpoints.freePageReserve = configuration.checkpoints.walSizeLimit / 2
         do {
@@ -220,6 +250,11 @@ struct Serve: AsyncParsableCommand {
         print(
             "papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.brokerage.feed.name), clock: \(configuration.clock.rawValue)"
         )
+        if let node = services.cluster {
+            print(
+                "  cluster node \(node.settings.name) at \(node.settings.url): serving \(node.servedShards) of its database's shards"
+            )
+        }
         if let ibPort = configuration.ib.port {
             print(
                 "  Interactive Brokers Client Portal API on https://\(configuration.ib.host):\(ibPort)/v1/api/ — "
@@ -243,7 +278,7 @@ struct Serve: AsyncParsableCommand {
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage users, accounts and API keys (works while a server runs on the same database).",
-        subcommands: [CreateUser.self, CreateAccount.self, CreateKey.self, Shards.self])
+        subcommands: [CreateUser.self, CreateAccount.self, CreateKey.self, Shards.self, Cluster.self])
 
     /// Runs `body` on the database and closes it afterwards, whether `body` succeeded or not (SQLite must be
     /// closed before the process exits, or the next open replays the WAL).
@@ -267,6 +302,70 @@ struct Admin: AsyncParsableCommand {
     }
 
     static func printJSON(_ value: JSONValue) { print(value.serialized) }
+}
+
+struct Cluster: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the cluster of a PostgreSQL database: its nodes (live or not), and each shard's owner and epoch.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func run() async throws {
+        var configuration = ServerConfiguration()
+        database.apply(to: &configuration)
+        guard configuration.databaseURL != nil else {
+            throw ValidationError("a cluster runs on PostgreSQL: give --database-url (or PAPERTRADE_DATABASE_URL)")
+        }
+        let view = try await Admin.with(configuration) { try await $0.brokerage.clusterView() }
+        let ttl = ClusterSettings(name: "", url: "").leaseTTL
+        let live = Set(view.liveNodes(ttl: ttl).map(\.name))
+        func seconds(_ from: Timestamp, _ to: Timestamp) -> String {
+            let tenths = (to.nanoseconds - from.nanoseconds) / 100_000_000
+            return "\(tenths / 10).\(abs(tenths % 10)) s"
+        }
+        if json {
+            Admin.printJSON(
+                .object([
+                    "nodes": .array(
+                        view.nodes.map { node in
+                            .object([
+                                "name": .string(node.name), "url": .string(node.url), "live": .bool(live.contains(node.name)),
+                                "state": .string(node.state.rawValue),
+                                "shards": .int(view.leases.filter { $0.owner == node.name && $0.expiresAt > view.now }.count),
+                            ])
+                        }),
+                    "shards": .array(
+                        view.leases.map { lease in
+                            .object([
+                                "shard": .int(lease.shard.index), "owner": lease.owner.map(JSONValue.string) ?? .null,
+                                "epoch": .int(Int(lease.epoch)), "expired": .bool(lease.expiresAt <= view.now),
+                            ])
+                        }),
+                ]))
+            return
+        }
+        print("NODE                 STATE  LIVE  SHARDS  LAST HEARTBEAT  URL")
+        for node in view.nodes {
+            let owned = view.leases.filter { $0.owner == node.name && $0.expiresAt > view.now }.count
+            print(
+                node.name.padding(toLength: 20, withPad: " ", startingAt: 0) + " "
+                    + node.state.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " "
+                    + (live.contains(node.name) ? "yes " : "no  ") + "  " + String(owned).padding(toLength: 6, withPad: " ", startingAt: 0)
+                    + "  " + (seconds(node.heartbeatAt, view.now) + " ago").padding(toLength: 14, withPad: " ", startingAt: 0)
+                    + "  " + node.url)
+        }
+        print("")
+        print("SHARD  OWNER                EPOCH  LEASE")
+        for lease in view.leases {
+            let state =
+                lease.owner == nil ? "free" : lease.expiresAt > view.now ? "held for \(seconds(view.now, lease.expiresAt))" : "expired"
+            print(
+                String(lease.shard.index).padding(toLength: 5, withPad: " ", startingAt: 0) + "  "
+                    + (lease.owner ?? "-").padding(toLength: 20, withPad: " ", startingAt: 0) + " "
+                    + String(lease.epoch).padding(toLength: 6, withPad: " ", startingAt: 0) + " " + state)
+        }
+    }
 }
 
 struct Shards: AsyncParsableCommand {

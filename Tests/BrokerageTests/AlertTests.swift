@@ -57,7 +57,7 @@ struct AlertTests {
         #expect(notification.id == trigger.notificationID)
         #expect(notification.body.contains("AAPL crossed up through $\(level.formatted(minimumPlaces: 2))"))
         #expect(notification.body.hasSuffix("breakout"))
-        #expect(await f.brokerage.alerts(user: f.userID).isEmpty)
+        #expect(try await f.brokerage.alerts(user: f.userID).isEmpty)
         var all = OrderQuery()
         all.status = .all
         #expect(try await f.brokerage.orders(account: f.account, all).isEmpty, "an alert orders nothing")
@@ -99,7 +99,7 @@ struct AlertTests {
         f.clock.advance(by: 30 * Duration64.second) // 120 s
         try await restarted.pumpMarket()
         #expect(try await restarted.alertTriggers(user: f.userID).count == 3)
-        let active = await restarted.alerts(user: f.userID)
+        let active = try await restarted.alerts(user: f.userID)
         #expect(active.count == 1 && active.first?.triggerCount == 3)
         await restarted.shutdown()
     }
@@ -121,10 +121,10 @@ struct AlertTests {
             f.clock.advance(by: Duration64.minute)
             try await f.brokerage.pumpMarket()
         }
-        #expect(await f.brokerage.alerts(user: f.userID).map(\.alert.id) == [expiring.alert.id])
+        #expect(try await f.brokerage.alerts(user: f.userID).map(\.alert.id) == [expiring.alert.id])
         f.clock.advance(by: Duration64.minute)
         try await f.brokerage.pumpMarket()
-        #expect(await f.brokerage.alerts(user: f.userID).isEmpty)
+        #expect(try await f.brokerage.alerts(user: f.userID).isEmpty)
         let history = try await f.brokerage.alertHistory(user: f.userID)
         #expect(Set(history.map(\.status)) == [.expired, .canceled])
         #expect(try await f.brokerage.alertTriggers(user: f.userID).isEmpty)

@@ -51,5 +51,5 @@ struct BrokerageFixture {
     }
 
     /// The account as the engine holds it.
-    func state() async -> Account? { await brokerage.account(account) }
+    func state() async -> Account? { try? await brokerage.account(account) }
 }

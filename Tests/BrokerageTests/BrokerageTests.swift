@@ -187,7 +187,7 @@ struct BackupTests {
         #expect(open.contains(before.id))
         #expect(Set(open).isSubset(of: Set([before.id] + placed.map(\.id))))
         #expect(
-            await reopened.account(f.account)?.reservedCash == FixedDecimal(1 + 2 * (open.count - 1)),
+            try await reopened.account(f.account).reservedCash == FixedDecimal(1 + 2 * (open.count - 1)),
             "the restored engine reserves exactly the restored orders' cost")
         await reopened.shutdown()
 

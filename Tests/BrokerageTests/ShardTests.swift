@@ -166,7 +166,7 @@ struct ShardTests {
                         limitPrice: (last - FixedDecimal("0.03")!).rounded(places: 2, rule: .down)),
                     account: account)
             case 3:
-                if let held = await brokerage.heldSymbols(account).first {
+                if let held = try await brokerage.heldSymbols(account).first {
                     _ = try await brokerage.closePosition(
                         held, account: account, qty: nil, percentage: FixedDecimal(50))
                 }

@@ -88,8 +88,7 @@ public final class GameRegistry: Sendable {
 
     /// The shard holding a player's account.
     func shard(_ account: AccountID) async throws(BrokerageError) -> Shard {
-        guard let shard = await router.shard(of: account) else { throw .notFound("account not found") }
-        return shard
+        try await router.route(account)
     }
 
     // MARK: Loading
@@ -276,7 +275,7 @@ public final class GameRegistry: Sendable {
         let terms =
             s.margin
             ? MarginTerms(type: .margin, maxMultiplier: s.marginMultiplier, noShorting: !s.rules.shortSelling) : .cash
-        let placement = router.placeNewAccount()
+        let placement = try router.placeNewAccount()
         let player: GamePlayerRecord
         do {
             player = try await router.shard(placement).openGameAccount(
@@ -460,7 +459,7 @@ public final class GameRegistry: Sendable {
         let players = activePlayers(game.id)
         var accounts: [AccountID: Account] = [:]
         for player in players {
-            if let account = await router.shard(of: player.accountID)?.account(player.accountID) {
+            if let account = try await shard(player.accountID).account(player.accountID) {
                 accounts[player.accountID] = account
             }
         }
@@ -474,7 +473,7 @@ public final class GameRegistry: Sendable {
             if let quote = try? await feed.quote(symbol) {
                 let last = final ? await closingPrice(quote) : quote.last
                 marks[symbol] = Leaderboard.Mark(last: last, previousClose: quote.previousClose)
-            } else if let mark = await router.shard(of: holder)?.mark(symbol) {
+            } else if let mark = await (try? shard(holder))?.mark(symbol) {
                 marks[symbol] = Leaderboard.Mark(last: mark, previousClose: nil)
             }
         }
@@ -531,7 +530,7 @@ public final class GameRegistry: Sendable {
     /// A player's Sharpe ratio over the closes since the game started (nil below 20 daily returns).
     func gameSharpe(_ account: AccountID, since start: Timestamp) async throws(BrokerageError) -> FixedDecimal? {
         _ = try? await shard(account).catchUpEquityDays(account)
-        let zone = await router.shard(of: account)?.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
+        let zone = await (try? shard(account))?.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
         let days: [EquityDay]
         do {
             days = try await equityHistory.equityDays(

@@ -10,6 +10,10 @@ struct BrokerageMetrics: Sendable {
     let rulesFired = Counter(label: "papertrade_queue_rules_fired_total")
     let alertsEvaluated = Counter(label: "papertrade_alerts_evaluated_total")
     let alertsTriggered = Counter(label: "papertrade_alerts_triggered_total")
+    /// Cluster: shards this node serves, shards it took over, journal commits refused by the lease fence.
+    let shardsOwned = Gauge(label: "papertrade_cluster_shards_owned")
+    let takeovers = Counter(label: "papertrade_cluster_takeovers_total")
+    let fencedCommits = Counter(label: "papertrade_cluster_fenced_commits_total")
 
     /// A refused order, by reason (a handful of values: the label stays small).
     func rejected(_ reason: OrderRejection.Reason) {

@@ -68,8 +68,9 @@ actor Shard {
     var seededAlertCloses: Set<InstrumentID> = []
     let metrics: BrokerageMetrics
 
-    init(id: ShardID, owner: ShardOwners.Owner, context: ShardContext) {
+    init(id: ShardID, owner: ShardOwners.Owner, context: ShardContext, lease: Lease = .local) {
         self.id = id
+        self.lease = lease
         self.owner = owner
         storage = context.storage
         journalWriter = context.journal
@@ -121,6 +122,33 @@ actor Shard {
     /// Reloads after a failed write, with the same alert users.
     func reload() async throws { try await reload(alertsOf: alertUsers) }
 
+    // MARK: Lease (cluster)
+
+    /// Whether this shard may write its journal: always in a single process; on a cluster only while this node
+    /// holds its lease, and then every commit carries the lease's epoch (the fence the database checks).
+    enum Lease: Sendable, Equatable {
+        case local
+        case held(epoch: Int64)
+        case released
+    }
+
+    /// The shard's lease (`.local` unless a `ClusterNode` runs it).
+    var lease = Lease.local
+
+    /// Starts serving under a lease just taken: the state is loaded from storage first (the last owner may have
+    /// written since this node last held the shard).
+    func take(epoch: Int64, alertsOf alertUsers: @escaping @Sendable (UserID) -> Bool) async throws {
+        lease = .released
+        try await reload(alertsOf: alertUsers)
+        lease = .held(epoch: epoch)
+    }
+
+    /// Stops writing: every step after this is refused (`.elsewhere`); those already staged are waited for.
+    func release() async {
+        lease = .released
+        await flush()
+    }
+
     // MARK: Journal
 
     /// Writes what the engine produced since the last step and returns once it is durable; subscribers see it then.
@@ -135,6 +163,7 @@ actor Shard {
     /// them; their order updates and notifications are published from the writer as each becomes durable, in that
     /// same order. Nil when the engine produced nothing.
     func stage() throws(BrokerageError) -> StagedStep? {
+        if case .released = lease { throw .elsewhere(shard: id, owner: nil, url: nil) }
         pruneDurableClosedOrders()
         let events = engine.outbox
         engine.outbox.removeAll(keepingCapacity: true)
@@ -144,6 +173,7 @@ actor Shard {
         else { return nil }
         var journal = Journal(randomState: engine.randomState)
         journal.shard = id
+        if case .held(let epoch) = lease { journal.epoch = epoch }
         journal.rules = pendingRules
         pendingRules.removeAll()
         for rule in journal.rules where rule.status != .queued { lastRuleOutcome[rule.rule.id] = rule }
@@ -200,6 +230,10 @@ actor Shard {
     {
         do {
             try await step.durable()
+        } catch StorageError.fenced(let id, let held, let current) {
+            // Another node owns the shard now: nothing to reload; the cluster node drops it on its next pass.
+            shard.metrics.fencedCommits.increment()
+            throw .storage(StorageError.fenced(shard: id, held: held, current: current))
         } catch {
             try? await shard.reload()
             throw .storage(error)

@@ -57,12 +57,24 @@ final class ShardOwners: Sendable {
     static var defaultCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 }
 
+/// Whether this process serves a virtual shard. A single process serves them all; a node of a cluster serves
+/// the shards whose lease it holds (`ClusterNode`), and knows which node it last saw owning each of the others.
+enum ShardService: Sendable, Equatable {
+    /// Served here; `epoch` is the lease's (nil in a single process: nothing to fence).
+    case serving(epoch: Int64?)
+    /// Not served here: another node owns it (its name and URL when known), or it is changing hands.
+    case elsewhere(owner: String?, url: String?)
+}
+
 /// The one way from the brokerage front to a shard: which shard an account (or a user's alerts) lives in, the
 /// shard itself, and every shard for work that spans them (scatter/gather). On one machine every shard is local;
-/// a cluster implements the same lookups with shards owned by other nodes.
+/// on a cluster a shard is reached only while this node serves it (`route` throws `.elsewhere` otherwise, before
+/// anything is done), and scatter/gather covers the shards served here.
 final class ShardRouter: Sendable {
     let shards: [Shard]
     let owners: ShardOwners
+    /// Which shards this process serves (`ShardService`), by index.
+    private let service: Mutex<[ShardService]>
     /// Each account's shard (loaded at start; accounts opened since are added; one made by another process is
     /// looked up in storage).
     private let accounts: Mutex<[AccountID: ShardID]>
@@ -73,9 +85,15 @@ final class ShardRouter: Sendable {
     /// Makes the `count` shards over `context`, run by `owners`, and routes `accounts` (each account's stored shard).
     init(
         count: Int, owners: ShardOwners, context: ShardContext, accounts: [AccountID: ShardID],
-        storage: any AccountRepository
+        storage: any AccountRepository, clustered: Bool = false
     ) {
-        shards = (0..<count).map { Shard(id: ShardID($0), owner: owners.owner(for: ShardID($0)), context: context) }
+        service = Mutex(
+            [ShardService](repeating: clustered ? .elsewhere(owner: nil, url: nil) : .serving(epoch: nil), count: count))
+        shards = (0..<count).map {
+            Shard(
+                id: ShardID($0), owner: owners.owner(for: ShardID($0)), context: context,
+                lease: clustered ? .released : .local)
+        }
         self.owners = owners
         self.storage = storage
         self.accounts = Mutex(accounts)
@@ -99,9 +117,54 @@ final class ShardRouter: Sendable {
         return shards[record.shard.index]
     }
 
+    /// The shard that holds `account`, if this process serves it: `.notFound` when there is no such account,
+    /// `.elsewhere` when another node serves it (nothing has been done then: the request may go there).
+    func route(_ account: AccountID) async throws(BrokerageError) -> Shard {
+        guard let shard = await shard(of: account) else { throw .notFound("account not found") }
+        try served(shard.id)
+        return shard
+    }
+
+    /// The shard that keeps a user's price alerts, if this process serves it (see `route`).
+    func route(user: UserID) throws(BrokerageError) -> Shard {
+        let shard = shard(ofUser: user)
+        try served(shard.id)
+        return shard
+    }
+
+    /// Throws `.elsewhere` unless this process serves `shard`.
+    func served(_ shard: ShardID) throws(BrokerageError) {
+        if case .elsewhere(let owner, let url) = service(of: shard) {
+            throw .elsewhere(shard: shard, owner: owner, url: url)
+        }
+    }
+
+    func service(of shard: ShardID) -> ShardService {
+        service.withLock { $0.indices.contains(shard.index) ? $0[shard.index] : .elsewhere(owner: nil, url: nil) }
+    }
+
+    func setService(_ new: ShardService, of shard: ShardID) {
+        service.withLock { if $0.indices.contains(shard.index) { $0[shard.index] = new } }
+    }
+
+    /// The shards this process serves, with their lease epochs.
+    func servedShards() -> [ShardID: Int64?] {
+        service.withLock { all in
+            var served: [ShardID: Int64?] = [:]
+            for (i, s) in all.enumerated() { if case .serving(let epoch) = s { served[ShardID(i)] = epoch } }
+            return served
+        }
+    }
+
     /// The shard that keeps a user's price alerts: a stable hash of the user id, so every node agrees without
     /// asking.
     func shard(ofUser user: UserID) -> Shard { shards[Self.shardIndex(ofUser: user, count: shards.count)] }
+
+    /// Whose alerts `shard` keeps (the users whose ids hash to it).
+    func alertUsers(of shard: ShardID) -> @Sendable (UserID) -> Bool {
+        let count = shards.count
+        return { ShardRouter.shardIndex(ofUser: $0, count: count) == shard.index }
+    }
 
     static func shardIndex(ofUser user: UserID, count: Int) -> Int {
         // FNV-1a over the id's bytes: stable across runs and processes (Swift's `hashValue` is seeded per process).
@@ -116,11 +179,16 @@ final class ShardRouter: Sendable {
     /// A shard this router placed an account in (`placeNewAccount`).
     func shard(_ placement: ShardID) -> Shard { shards[placement.index] }
 
-    /// The shard a new account goes to: the one with the fewest accounts (the lowest on a tie), counted as taken.
-    func placeNewAccount() -> ShardID {
-        load.withLock { load in
-            var best = 0
-            for i in load.indices where load[i] < load[best] { best = i }
+    /// The shard a new account goes to: of the shards served here, the one with the fewest accounts (the lowest
+    /// on a tie), counted as taken. `.elsewhere` when this node serves no shard (a cluster node still joining).
+    func placeNewAccount() throws(BrokerageError) -> ShardID {
+        let served = service.withLock { all in all.map { if case .serving = $0 { true } else { false } } }
+        guard let first = served.firstIndex(of: true) else {
+            throw .elsewhere(shard: ShardID(0), owner: nil, url: nil)
+        }
+        return load.withLock { load in
+            var best = first
+            for i in load.indices where served[i] && load[i] < load[best] { best = i }
             load[best] += 1
             return ShardID(best)
         }
@@ -135,10 +203,11 @@ final class ShardRouter: Sendable {
         load.withLock { if $0.indices.contains(shard.index) { $0[shard.index] -= 1 } }
     }
 
-    /// Runs `body` on every shard at once and gathers the results in shard order.
+    /// Runs `body` on every shard this process serves at once and gathers the results in shard order.
     func scatter<T: Sendable>(_ body: @escaping @Sendable (Shard) async -> T) async -> [T] {
-        await withTaskGroup(of: (Int, T).self) { group in
-            for (i, shard) in shards.enumerated() { group.addTask { (i, await body(shard)) } }
+        let served = service.withLock { all in all.map { if case .serving = $0 { true } else { false } } }
+        return await withTaskGroup(of: (Int, T).self) { group in
+            for (i, shard) in shards.enumerated() where served[i] { group.addTask { (i, await body(shard)) } }
             var results = [T?](repeating: nil, count: shards.count)
             for await (i, result) in group { results[i] = result }
             return results.compactMap { $0 }

@@ -34,7 +34,7 @@ struct PortfolioController {
             _ = try await brokerage.cancelAll(account: account)
         }
         var results: [JSONValue] = []
-        for symbol in await brokerage.heldSymbols(account) {
+        for symbol in try await brokerage.heldSymbols(account) {
             do throws(BrokerageError) {
                 let order = try await brokerage.closePosition(symbol, account: account, qty: nil, percentage: nil)
                 results.append(
@@ -76,7 +76,7 @@ struct PortfolioController {
         {
             config.merge(object) { $1 }
         }
-        if let terms = await brokerage.account(account)?.terms {
+        do { let terms = try await brokerage.account(account).terms
             config["max_margin_multiplier"] = .string(String(terms.maxMultiplier))
             config["no_shorting"] = .bool(terms.type == .cash || terms.noShorting)
             config["pdt_check"] = .string(terms.dayTradeCheck.rawValue)
@@ -113,7 +113,7 @@ struct PortfolioController {
                 }
             }
         }
-        if let current = await brokerage.account(account)?.terms {
+        do { let current = try await brokerage.account(account).terms
             var terms = current
             if let text = changes["max_margin_multiplier"]?.string {
                 guard let multiplier = Int(text), MarginTerms.multipliers.contains(multiplier) else {

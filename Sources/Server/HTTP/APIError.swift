@@ -12,6 +12,8 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public var code: Int
     public var message: String
     public var extra: [String: JSONValue] = [:]
+    /// Seconds after which the client may try again (the Retry-After header), for a refusal that will pass.
+    public var retryAfter: Int?
 
     public init(_ status: HTTPResponse.Status, code: Int, _ message: String) {
         self.status = status
@@ -21,6 +23,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
     public init(_ error: BrokerageError) {
         self.init(error.status, code: error.alpacaCode, error.message)
+        if case .elsewhere = error { retryAfter = 1 }
     }
 
     public static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: 40010000, message) }
@@ -35,7 +38,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         var body = extra
         body["code"] = .int(code)
         body["message"] = .string(message)
-        return JSONValue.object(body).response(status: status)
+        var headers = HTTPFields()
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return JSONValue.object(body).response(status: status, headers: headers)
     }
 }
 

@@ -13,7 +13,7 @@ extension BrokerageError: HTTPResponseError {
         case .invalid: return .unprocessableContent
         case .conflict: return .conflict
         case .forbidden: return .forbidden
-        case .unavailable: return .serviceUnavailable
+        case .unavailable, .elsewhere: return .serviceUnavailable
         }
     }
 
@@ -25,7 +25,7 @@ extension BrokerageError: HTTPResponseError {
         case .invalid: return 42210000
         case .conflict: return 40900000
         case .forbidden: return 40310000
-        case .unavailable: return 50300000
+        case .unavailable, .elsewhere: return 50300000
         }
     }
 

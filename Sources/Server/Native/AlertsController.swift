@@ -33,7 +33,7 @@ struct AlertsController {
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         var encoded: [JSONValue] = []
-        for record in await brokerage.alerts(user: user) { encoded.append(await encode(record)) }
+        for record in try await brokerage.alerts(user: user) { encoded.append(await encode(record)) }
         return JSONValue.array(encoded).response()
     }
 

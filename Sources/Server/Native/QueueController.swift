@@ -29,7 +29,7 @@ struct QueueController {
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await brokerage.account(ownedBy: context)
-        let entries = await brokerage.queue(account: record.id)
+        let entries = try await brokerage.queue(account: record.id)
         return JSONValue.array(entries.map { Self.encode($0, currency: record.market.currency) }).response()
     }
 

@@ -17,9 +17,12 @@ struct EncodedStep: Sendable {
     var alertTriggers: [(AlertTriggerRecord, String)]
     var shard: ShardID
     var randomState: SeededGenerator?
+    /// The lease epoch the step's writer holds (cluster only).
+    var epoch: Int64?
 
     init(_ journal: Journal) throws {
         shard = journal.shard
+        epoch = journal.epoch
         orders = journal.orders.map { ($0, $0.storedJSON()) }
         entries = try journal.entries.map { ($0, try Coding.encode($0)) }
         accounts = journal.accounts
@@ -44,6 +47,9 @@ struct EncodedJournal: Sendable {
     var alertTriggers: [(AlertTriggerRecord, String)] = []
     /// Each shard's newest random state (shard, encoded state).
     var randoms: [(Int, String)] = []
+    /// The lease epochs the steps were made under, per shard (a shard appears twice only if it changed hands
+    /// between two steps of the group — then one of them is refused).
+    var fences: [(shard: ShardID, epoch: Int64)] = []
 
     init(merging steps: [EncodedStep]) throws {
         var ruleIndex: [QueueRuleID: Int] = [:]
@@ -89,6 +95,9 @@ struct EncodedJournal: Sendable {
             entries += step.entries
             notifications += step.notifications
             if let state = step.randomState { randomStates[step.shard] = state }
+            if let epoch = step.epoch, !fences.contains(where: { $0.shard == step.shard && $0.epoch == epoch }) {
+                fences.append((step.shard, epoch))
+            }
         }
         snapshots = try latestAccounts.map { ($0.id, try Coding.encode($0)) }
         randoms = try randomStates.sorted { $0.key < $1.key }.map { ($0.key.index, try Coding.encode($0.value)) }
@@ -140,12 +149,32 @@ struct EncodedJournal: Sendable {
     /// Writes the journal with one statement per table (and per `rowsPerStatement` rows), inside the caller's
     /// transaction: PostgreSQL, and SQLite journals too large for one inbox statement.
     func write(to db: any SQLDatabase) async throws {
+        try await checkFences(db)
         for (table, rows) in rows() {
             for start in stride(from: 0, to: rows.count, by: Self.rowsPerStatement) {
                 for statement in table.statements(rows: rows[start..<min(start + Self.rowsPerStatement, rows.count)]) {
                     try await db.raw(statement).run()
                 }
             }
+        }
+    }
+
+    /// The fence (cluster): inside the commit's transaction, each shard's lease must still have the epoch its
+    /// steps were made under. `FOR SHARE` lets one owner's commits run together but makes a takeover (which
+    /// updates the lease row) wait until they end, and a commit that waited behind a takeover reads the new
+    /// epoch — so nothing from the old owner commits after another node took the shard (Temporal checks its
+    /// range id the same way).
+    func checkFences(_ db: any SQLDatabase) async throws {
+        guard !fences.isEmpty else { return }
+        let list = Set(fences.map(\.shard.index)).sorted().map(String.init).joined(separator: ", ")
+        var current: [Int: Int64] = [:]
+        for row in try await db.raw(
+            "SELECT shard, epoch FROM shard_leases WHERE shard IN (\(unsafeRaw: list)) FOR SHARE"
+        ).all() {
+            current[try row.decode(column: "shard", as: Int.self)] = try row.decode(column: "epoch", as: Int64.self)
+        }
+        for fence in fences where current[fence.shard.index] != fence.epoch {
+            throw StorageError.fenced(shard: fence.shard, held: fence.epoch, current: current[fence.shard.index])
         }
     }
 }

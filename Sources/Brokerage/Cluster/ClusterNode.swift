@@ -1,0 +1,182 @@
+import BrokerageModel
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TradingCore
+
+/// How a node takes part in the cluster of its database.
+public struct ClusterSettings: Sendable {
+    /// The node's name, unique in the cluster (`--node-name`).
+    public var name: String
+    /// Where other nodes and HAProxy reach it (`--advertise-url`).
+    public var url: String
+    /// How long a lease holds without renewal: a node that stops renewing (killed, paused, cut off) loses its
+    /// shards this long after its last renewal, and a node silent this long is no longer counted as live.
+    public var leaseTTL: Int64 = 3 * Duration64.second
+    /// How often the node renews its leases and looks at the cluster.
+    public var interval: Int64 = Duration64.second / 2
+
+    public init(name: String, url: String) {
+        self.name = name
+        self.url = url
+    }
+}
+
+/// A node of a cluster of `papertrade serve` processes on one PostgreSQL: it heartbeats, keeps the leases of the
+/// shards it serves, takes the shards the assignment gives it (`ShardAssignment` over the live nodes) once their
+/// lease is free, and hands back the ones it should no longer hold. Safety does not rest on timing: every journal
+/// commit carries the lease's epoch and the database refuses a commit whose epoch is not the lease's (the fence);
+/// the lease only decides who should own a shard.
+///
+/// Each pass, in order: heartbeat and read the cluster; renew the leases held (a lease not renewed is dropped at
+/// once); hand back shards assigned to another live node; take shards assigned here. If no renewal succeeded for
+/// a whole lease (the database unreachable), every shard is dropped: another node may own them by now.
+public final class ClusterNode: Service, Sendable {
+    public let settings: ClusterSettings
+    let brokerage: Brokerage
+    let logger: Logger
+    private let state = Mutex(State())
+
+    struct State {
+        /// Set after the first pass that served every shard assigned here.
+        var ready = false
+        var lastRenewal: ContinuousClock.Instant?
+        var view: ClusterView?
+        var leaving = false
+    }
+
+    public init(settings: ClusterSettings, brokerage: Brokerage, logger: Logger = Logger(label: "papertrade.cluster")) {
+        self.settings = settings
+        self.brokerage = brokerage
+        self.logger = logger
+    }
+
+    var router: ShardRouter { brokerage.router }
+    var cluster: any ClusterRepository { brokerage.repositories.cluster }
+
+    /// True once the node serves every shard the assignment gives it (`GET /readyz`); false again while it takes
+    /// shards over or after it began leaving.
+    public var isReady: Bool { state.withLock { $0.ready && !$0.leaving } }
+
+    public func run() async throws {
+        try await join()
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.pass()
+                try? await Task.sleep(for: .nanoseconds(self.settings.interval))
+            }
+        }
+        await leave()
+    }
+
+    /// Joins the cluster (creating the lease rows on first use).
+    public func join() async throws {
+        try await cluster.joinCluster(node: settings.name, url: settings.url, shards: router.count)
+        logger.info("joined the cluster as \(settings.name) (\(settings.url)); \(router.count) shards")
+    }
+
+    /// One look at the cluster: renew, hand back, take (see the type's comment).
+    public func pass() async {
+        let held = heldLeases()
+        let view: ClusterView
+        do {
+            view = try await cluster.heartbeat(node: settings.name)
+            let kept = try await cluster.renewShards(held, node: settings.name, ttl: settings.leaseTTL)
+            state.withLock { $0.lastRenewal = .now }
+            for shard in held.keys where !kept.contains(shard) {
+                logger.warning("lost the lease of shard \(shard)")
+                await drop(shard, owner: nil, url: nil)
+            }
+        } catch {
+            logger.error("cluster heartbeat failed: \(error)")
+            let stale = state.withLock { s in
+                s.lastRenewal.map { ContinuousClock.now - $0 > .nanoseconds(settings.leaseTTL) } ?? true
+            }
+            if stale {
+                for shard in heldLeases().keys { await drop(shard, owner: nil, url: nil) }
+            }
+            state.withLock { $0.ready = false }
+            return
+        }
+        state.withLock { $0.view = view }
+        let live = view.liveNodes(ttl: settings.leaseTTL)
+        let urls = Dictionary(live.map { ($0.name, $0.url) }) { a, _ in a }
+        let leaving = state.withLock { $0.leaving }
+        let names = live.map(\.name).filter { !(leaving && $0 == settings.name) }
+        let assignment = ShardAssignment.assign(shards: router.count, nodes: names)
+        for lease in view.leases where router.shards.indices.contains(lease.shard.index) {
+            let shard = lease.shard
+            let target = assignment[shard.index]
+            let servedHere = heldLeases()[shard] != nil
+            if servedHere {
+                // Hand back a shard the assignment gives to another live node.
+                if let target, target != settings.name {
+                    await handBack(shard, epoch: lease.epoch, to: target, url: urls[target])
+                }
+                continue
+            }
+            // Not served here: remember who does, for the error that sends the client there.
+            let owner = lease.owner.flatMap { lease.expiresAt > view.now ? $0 : nil }
+            router.setService(.elsewhere(owner: owner, url: owner.flatMap { urls[$0] }), of: shard)
+            guard target == settings.name else { continue }
+            if owner == nil || owner == settings.name { await take(shard) }
+        }
+        let served = heldLeases()
+        brokerage.metrics.shardsOwned.record(served.count)
+        let complete = assignment.allSatisfy { $0.value != settings.name || served[ShardID($0.key)] != nil }
+        state.withLock { $0.ready = complete }
+    }
+
+    /// The shards served here and their epochs.
+    func heldLeases() -> [ShardID: Int64] {
+        router.servedShards().compactMapValues { $0 }
+    }
+
+    /// Takes a shard whose lease is free, expired or already this node's: bumps the epoch, loads the shard from
+    /// storage, then serves it.
+    func take(_ shard: ShardID) async {
+        do {
+            guard let epoch = try await cluster.acquireShard(shard, node: settings.name, ttl: settings.leaseTTL) else {
+                return
+            }
+            try await router.shards[shard.index].take(epoch: epoch, alertsOf: router.alertUsers(of: shard))
+            router.setService(.serving(epoch: epoch), of: shard)
+            brokerage.metrics.takeovers.increment()
+            logger.info("serving shard \(shard) at epoch \(epoch)")
+        } catch {
+            logger.error("could not take shard \(shard): \(error)")
+        }
+    }
+
+    /// Stops serving a shard whose lease this node no longer holds.
+    func drop(_ shard: ShardID, owner: String?, url: String?) async {
+        router.setService(.elsewhere(owner: owner, url: url), of: shard)
+        await router.shards[shard.index].release()
+    }
+
+    /// Hands a shard over: requests for it are refused from now on (503, retry), its steps in flight are waited
+    /// for, and its lease is released so the new owner can take it at once.
+    func handBack(_ shard: ShardID, epoch: Int64, to node: String?, url: String?) async {
+        await drop(shard, owner: node, url: url)
+        do {
+            try await cluster.releaseShard(shard, node: settings.name, epoch: epoch)
+            logger.info("handed shard \(shard) back (for \(node ?? "any node"))")
+        } catch {
+            logger.error("could not release shard \(shard): \(error) (its lease will expire)")
+        }
+    }
+
+    /// Graceful shutdown: hands every shard back so the other nodes take them at once, then leaves.
+    func leave() async {
+        state.withLock { $0.leaving = true }
+        for (shard, epoch) in heldLeases() { await handBack(shard, epoch: epoch, to: nil, url: nil) }
+        try? await cluster.leaveCluster(node: settings.name)
+        logger.info("left the cluster")
+    }
+
+    /// How many shards this node serves now.
+    public var servedShards: Int { heldLeases().count }
+
+    /// The cluster as this node last saw it.
+    public var lastView: ClusterView? { state.withLock { $0.view } }
+}

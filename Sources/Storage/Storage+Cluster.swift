@@ -1,0 +1,138 @@
+import BrokerageModel
+import SQLKit
+import TradingCore
+
+/// Membership and shard leases for a cluster of nodes on one PostgreSQL (`ClusterRepository`). Every time here is
+/// PostgreSQL's clock, read in the statement that uses it: nodes whose own clocks disagree still agree on who is
+/// live and which lease has expired. Lease calls run on the writer connection, in line with journal commits, so a
+/// node whose writes are stuck stops renewing too.
+extension Storage: ClusterRepository {
+    /// The database's clock in nanoseconds since 1970 (microsecond resolution).
+    static let clusterNow = "(CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) * 1000)"
+
+    func requirePostgres() throws {
+        guard isPostgres else {
+            throw StorageError.unavailable("a cluster of nodes needs PostgreSQL (--database-url); SQLite serves one process")
+        }
+    }
+
+    public func joinCluster(node name: String, url: String, shards: Int) async throws {
+        try requirePostgres()
+        let now = Self.clusterNow
+        try await transaction { db in
+            try await db.raw(
+                """
+                INSERT INTO shard_leases (shard, owner, epoch, expires_at, acquired_at)
+                SELECT s, NULL, 0, 0, 0 FROM generate_series(0, \(bind: shards - 1)) AS s
+                ON CONFLICT (shard) DO NOTHING
+                """
+            ).run()
+            try await db.raw(
+                """
+                INSERT INTO cluster_nodes (name, url, state, started_at, heartbeat_at)
+                VALUES (\(bind: name), \(bind: url), 'up', \(unsafeRaw: now), \(unsafeRaw: now))
+                ON CONFLICT (name) DO UPDATE SET url = EXCLUDED.url, state = 'up', started_at = EXCLUDED.started_at,
+                    heartbeat_at = EXCLUDED.heartbeat_at
+                """
+            ).run()
+        }
+    }
+
+    public func heartbeat(node name: String) async throws -> ClusterView {
+        try requirePostgres()
+        return try await transaction { db in
+            try await db.raw(
+                "UPDATE cluster_nodes SET heartbeat_at = \(unsafeRaw: Self.clusterNow), state = 'up' WHERE name = \(bind: name)"
+            ).run()
+            return try await Self.clusterView(db)
+        }
+    }
+
+    public func clusterView() async throws -> ClusterView {
+        try requirePostgres()
+        return try await read { db in try await Self.clusterView(db) }
+    }
+
+    static func clusterView(_ db: any SQLDatabase) async throws -> ClusterView {
+        let now = try await db.raw("SELECT \(unsafeRaw: clusterNow) AS now").first()?.decode(column: "now", as: Int64.self)
+        let nodes = try await db.raw("SELECT name, url, state, started_at, heartbeat_at FROM cluster_nodes ORDER BY name")
+            .all().map { row in
+                ClusterNodeRecord(
+                    name: try row.decode(column: "name", as: String.self),
+                    url: try row.decode(column: "url", as: String.self),
+                    state: ClusterNodeRecord.State(rawValue: try row.decode(column: "state", as: String.self)) ?? .left,
+                    startedAt: Timestamp(nanoseconds: try row.decode(column: "started_at", as: Int64.self)),
+                    heartbeatAt: Timestamp(nanoseconds: try row.decode(column: "heartbeat_at", as: Int64.self)))
+            }
+        let leases = try await db.raw(
+            "SELECT shard, owner, epoch, expires_at, acquired_at FROM shard_leases ORDER BY shard"
+        ).all().map(lease)
+        return ClusterView(now: Timestamp(nanoseconds: now ?? 0), nodes: nodes, leases: leases)
+    }
+
+    static func lease(_ row: any SQLRow) throws -> ShardLease {
+        ShardLease(
+            shard: ShardID(try row.decode(column: "shard", as: Int.self)),
+            owner: try row.decode(column: "owner", as: String?.self),
+            epoch: try row.decode(column: "epoch", as: Int64.self),
+            expiresAt: Timestamp(nanoseconds: try row.decode(column: "expires_at", as: Int64.self)),
+            acquiredAt: Timestamp(nanoseconds: try row.decode(column: "acquired_at", as: Int64.self)))
+    }
+
+    public func acquireShard(_ shard: ShardID, node: String, ttl: Int64) async throws -> Int64? {
+        try requirePostgres()
+        let now = Self.clusterNow
+        // The row lock this UPDATE takes waits for the old owner's commits in flight (they hold it FOR SHARE,
+        // `EncodedJournal.checkFences`); once it commits, none of theirs can.
+        return try await transaction { db in
+            try await db.raw(
+                """
+                UPDATE shard_leases SET owner = \(bind: node), epoch = epoch + 1,
+                    expires_at = \(unsafeRaw: now) + \(bind: ttl), acquired_at = \(unsafeRaw: now)
+                WHERE shard = \(bind: shard.index)
+                    AND (owner IS NULL OR owner = \(bind: node) OR expires_at < \(unsafeRaw: now))
+                RETURNING epoch
+                """
+            ).first()?.decode(column: "epoch", as: Int64.self)
+        }
+    }
+
+    public func renewShards(_ held: [ShardID: Int64], node: String, ttl: Int64) async throws -> Set<ShardID> {
+        try requirePostgres()
+        guard !held.isEmpty else { return [] }
+        let list = held.keys.map { String($0.index) }.joined(separator: ", ")
+        let rows = try await transaction { db in
+            try await db.raw(
+                """
+                UPDATE shard_leases SET expires_at = \(unsafeRaw: Self.clusterNow) + \(bind: ttl)
+                WHERE owner = \(bind: node) AND shard IN (\(unsafeRaw: list)) RETURNING shard, epoch
+                """
+            ).all()
+        }
+        var kept: Set<ShardID> = []
+        for row in rows {
+            let shard = ShardID(try row.decode(column: "shard", as: Int.self))
+            if held[shard] == (try row.decode(column: "epoch", as: Int64.self)) { kept.insert(shard) }
+        }
+        return kept
+    }
+
+    public func releaseShard(_ shard: ShardID, node: String, epoch: Int64) async throws {
+        try requirePostgres()
+        try await transaction { db in
+            try await db.raw(
+                """
+                UPDATE shard_leases SET owner = NULL, expires_at = 0
+                WHERE shard = \(bind: shard.index) AND owner = \(bind: node) AND epoch = \(bind: epoch)
+                """
+            ).run()
+        }
+    }
+
+    public func leaveCluster(node name: String) async throws {
+        try requirePostgres()
+        try await transaction { db in
+            try await db.raw("UPDATE cluster_nodes SET state = 'left' WHERE name = \(bind: name)").run()
+        }
+    }
+}
