@@ -1,0 +1,149 @@
+import BrokerageModel
+import Foundation
+import MarketData
+import Storage
+import Testing
+import TradingCore
+
+@testable import Brokerage
+
+@Suite("Shard assignment over live nodes")
+struct ShardAssignmentTests {
+    @Test("every node gets ⌊64/n⌋ or ⌈64/n⌉ shards, the same answer whatever order the nodes are listed in")
+    func even() {
+        for n in 1...7 {
+            let nodes = (1...n).map { "node-\($0)" }
+            let assignment = ShardAssignment.assign(shards: 64, nodes: nodes)
+            #expect(assignment.count == 64, "every shard has an owner with \(n) nodes")
+            let counts = Dictionary(grouping: assignment.values, by: { $0 }).mapValues(\.count)
+            for node in nodes {
+                #expect([64 / n, (64 + n - 1) / n].contains(counts[node] ?? 0), "\(node) of \(n): \(counts[node] ?? 0)")
+            }
+            #expect(ShardAssignment.assign(shards: 64, nodes: nodes.reversed()) == assignment)
+        }
+    }
+
+    @Test("a node joining or leaving moves about the shards it must, not the whole map")
+    func stable() {
+        let three = ShardAssignment.assign(shards: 64, nodes: ["a", "b", "c"])
+        let four = ShardAssignment.assign(shards: 64, nodes: ["a", "b", "c", "d"])
+        let moved = (0..<64).filter { three[$0] != four[$0] }.count
+        // "d" must get 16; moving all 64 (or most) would reload every shard in the cluster.
+        #expect(moved >= 16 && moved <= 26, "\(moved) shards moved when a fourth node joined")
+        let two = ShardAssignment.assign(shards: 64, nodes: ["a", "b"])
+        let lost = (0..<64).filter { three[$0] != two[$0] }.count
+        #expect(lost >= 21 && lost <= 30, "\(lost) shards moved when a node of three left")
+    }
+}
+
+/// Two nodes of one cluster on a real PostgreSQL, each a brokerage with its `ClusterNode`, whose passes the test
+/// runs by hand (no timers) — only lease expiry waits for the database's clock.
+@Suite(
+    "A cluster of nodes on one PostgreSQL",
+    .enabled(if: ProcessInfo.processInfo.environment["PAPERTRADE_TEST_POSTGRES_URL"] != nil))
+struct ClusterTests {
+    struct Node {
+        let brokerage: Brokerage
+        let node: ClusterNode
+    }
+
+    static func database() async throws -> String {
+        let admin = ProcessInfo.processInfo.environment["PAPERTRADE_TEST_POSTGRES_URL"] ?? ""
+        let name = "c_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await Storage.createPostgresDatabase(name, adminURL: admin)
+        return admin.replacingOccurrences(of: "/postgres?", with: "/\(name)?")
+    }
+
+    static func node(_ name: String, url: String, clock: MarketClock, ttl: Int64) async throws -> Node {
+        let symbols = try SymbolDirectory.bundled()
+        let market = SimulatedMarket(
+            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: clock.sessions))
+        let brokerage = try await Brokerage.open(
+            .postgres(url: url), feed: SimulatedFeed(market: market, clock: clock), directory: symbols, clock: clock,
+            clustered: true)
+        var settings = ClusterSettings(name: name, url: "http://\(name).invalid:8080")
+        settings.leaseTTL = ttl
+        return Node(brokerage: brokerage, node: ClusterNode(settings: settings, brokerage: brokerage))
+    }
+
+    static func buy(_ brokerage: Brokerage, _ account: AccountID, id: String) async throws(BrokerageError) -> Order {
+        try await brokerage.submit(
+            OrderRequest(
+                symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1,
+                clientOrderID: ClientOrderID(id)), account: account)
+    }
+
+    @Test(
+        "two nodes split the shards 32/32; each refuses the other's accounts with .elsewhere; a paused node's shards move and its late commit is fenced"
+    )
+    func twoNodes() async throws {
+        let url = try await Self.database()
+        let clock = MarketClock(.manual(start: BrokerageFixture.morning))
+        let ttl = 2 * Duration64.second
+        let a = try await Self.node("a", url: url, clock: clock, ttl: ttl)
+        let b = try await Self.node("b", url: url, clock: clock, ttl: ttl)
+        defer {
+            Task {
+                await a.brokerage.shutdown()
+                await b.brokerage.shutdown()
+            }
+        }
+        // a, alone at first, takes everything; b joins; a hands half back, b takes it.
+        try await a.node.join()
+        await a.node.pass()
+        #expect(a.node.servedShards == 64)
+        #expect(a.node.isReady)
+        try await b.node.join()
+        await b.node.pass()
+        #expect(b.node.servedShards == 0, "b takes nothing while a holds live leases")
+        #expect(!b.node.isReady)
+        await a.node.pass()
+        await b.node.pass()
+        #expect(a.node.servedShards == 32 && b.node.servedShards == 32)
+        #expect(a.node.isReady && b.node.isReady)
+
+        // An account opened on a lives in one of a's shards; b refuses it, naming a.
+        let user = try await a.brokerage.createUser(id: UserID(UUID().uuidString), username: "u", passwordHash: "-")
+        let account = try await a.brokerage.openAccount(userID: user.id, market: .us, cash: 10_000, name: "x")
+        _ = try await Self.buy(a.brokerage, account.id, id: "first")
+        do {
+            _ = try await Self.buy(b.brokerage, account.id, id: "via-b")
+            Issue.record("b placed an order on a shard it does not serve")
+        } catch {
+            guard case .elsewhere(_, let owner, let nodeURL) = error else {
+                Issue.record("expected .elsewhere, got \(error)")
+                return
+            }
+            #expect(owner == "a" && nodeURL == "http://a.invalid:8080")
+        }
+        // Listings read storage on a node that does not serve every shard: b lists the user's account too.
+        #expect(await b.brokerage.accounts(of: user.id).map(\.id) == [account.id])
+
+        // a stops (no more passes, as if paused): once its leases expire, b takes every shard, loading a's orders.
+        try await Task.sleep(for: .milliseconds(2_300))
+        await b.node.pass()
+        #expect(b.node.servedShards == 64)
+        let seen = try await b.brokerage.orders(account: account.id, OrderQuery())
+        #expect(seen.map(\.clientOrderID.text) == ["first"], "b loaded the order a placed, from the journal")
+
+        // a wakes up still believing it serves the shard: its commit is refused by the fence, not acknowledged.
+        do {
+            _ = try await Self.buy(a.brokerage, account.id, id: "zombie")
+            Issue.record("a paused node's commit was acknowledged after another node took its shard")
+        } catch {
+            guard case .elsewhere = error else {
+                Issue.record("expected .elsewhere from the fence, got \(error)")
+                return
+            }
+        }
+        _ = try await Self.buy(b.brokerage, account.id, id: "second")
+        let stored = try await b.brokerage.orders(account: account.id, OrderQuery())
+        #expect(Set(stored.map(\.clientOrderID.text)) == ["first", "second"], "nothing of a's after the takeover")
+
+        // a's next pass finds its leases gone and drops every shard.
+        await a.node.pass()
+        #expect(a.node.servedShards == 0)
+        let view = try await b.brokerage.clusterView()
+        #expect(view.leases.allSatisfy { $0.owner == "b" && $0.epoch >= 2 })
+    }
+}
