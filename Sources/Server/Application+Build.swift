@@ -24,6 +24,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: RouteMetricsMiddleware())
     router.add(middleware: ErrorShapeMiddleware())
+    if let node = parts.cluster { router.add(middleware: ClusterForwarding(node: node.settings.name)) }
     router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
     // Ready: this node serves the shards the cluster assigns it (a single process always does). HAProxy checks it.
     let node = parts.cluster
