@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# A throwaway papertrade cluster on loopback: PostgreSQL (scripts/postgres.sh), N nodes, HAProxy in front.
+#   bash scripts/cluster.sh start N DIR [serve options…]   prints one line per process:
+#       postgres URL
+#       node NAME URL PID          (one per node: node1 … nodeN)
+#       front URL                  (HAProxy, configured from deploy/haproxy.cfg)
+#   bash scripts/cluster.sh stop DIR
+# The nodes run PAPERTRADE_BINARY (default .build/debug/papertrade, built if missing); their logs are DIR/nodeK.log,
+# HAProxy's configuration DIR/haproxy.cfg. Installs Debian's haproxy package if it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+action=${1:?start or stop}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+wait_ready() { # url, pid, log
+    for _ in $(seq 600); do
+        curl -sf "$1/readyz" >/dev/null 2>&1 && return 0
+        kill -0 "$2" 2>/dev/null || { echo "node exited:" >&2; tail -20 "$3" >&2; return 1; }
+        sleep 0.1
+    done
+    echo "node at $1 not ready after 60 s" >&2
+    return 1
+}
+
+case "$action" in
+start)
+    count=${2:?number of nodes}
+    dir=${3:?directory}
+    shift 3
+    [[ "$count" =~ ^[1-9][0-9]?$ ]] || { echo "N must be 1 to 99" >&2; exit 2; }
+    bin=${PAPERTRADE_BINARY:-.build/debug/papertrade}
+    [ -x "$bin" ] || swift build --product papertrade >&2
+    if ! command -v haproxy >/dev/null; then
+        echo "installing HAProxy (Debian package haproxy)" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >&2 && apt-get install -y -qq haproxy >&2
+    fi
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    admin=$(bash scripts/postgres.sh start "$dir/postgres" | tail -1)
+    psql "$admin" -qc "CREATE DATABASE papertrade" >&2
+    url=${admin/\/postgres\?/\/papertrade?}
+    echo "$url" > "$dir/database-url"
+    echo "postgres $url"
+    servers=""
+    for k in $(seq "$count"); do
+        port=$(free_port)
+        node="http://127.0.0.1:$port"
+        mkdir -p "$dir/node$k"
+        "$bin" serve --port "$port" --database-url "$url" --node-name "node$k" --advertise-url "$node" \
+            --data-dir "$dir/node$k" "$@" > "$dir/node$k.log" 2>&1 &
+        pid=$!
+        echo "$pid" > "$dir/node$k.pid"
+        # One at a time: the first creates the schema, the others join it.
+        wait_ready "$node" "$pid" "$dir/node$k.log"
+        echo "node node$k $node $pid"
+        servers+="    server node$k 127.0.0.1:$port check"$'\n'
+    done
+    front=$(free_port)
+    python3 - "$dir/haproxy.cfg" "$front" "$servers" <<'PY'
+import re, sys
+path, port, servers = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open("deploy/haproxy.cfg").read()
+text = text.replace("bind 127.0.0.1:8080", f"bind 127.0.0.1:{port}")
+text = re.sub(r"(    server node\d+ .*\n)+", lambda _: servers, text)
+open(path, "w").write(text)
+PY
+    haproxy -f "$dir/haproxy.cfg" -D -p "$dir/haproxy.pid" 2> "$dir/haproxy.log"
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$front/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+    echo "front http://127.0.0.1:$front"
+    ;;
+stop)
+    dir=${2:?directory}
+    [ -f "$dir/haproxy.pid" ] && kill "$(cat "$dir/haproxy.pid")" 2>/dev/null || true
+    for pidfile in "$dir"/node*.pid; do
+        [ -f "$pidfile" ] || continue
+        kill -TERM "$(cat "$pidfile")" 2>/dev/null || true
+    done
+    for pidfile in "$dir"/node*.pid; do
+        [ -f "$pidfile" ] || continue
+        pid=$(cat "$pidfile")
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+        rm -f "$pidfile"
+    done
+    bash scripts/postgres.sh stop "$dir/postgres"
+    ;;
+*)
+    echo "usage: cluster.sh start N DIR [serve options…] | stop DIR" >&2
+    exit 2
+    ;;
+esac
