@@ -67,7 +67,7 @@ public final class Brokerage: Sendable {
         backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
         games = GameRegistry(
             router: router, market: market, feed: feed, directory: directory, clock: clock, languages: languages,
-            storage: repositories.games, equityHistory: repositories.equityHistory)
+            storage: repositories.games, equityHistory: repositories.equityHistory, accounts: repositories.accounts)
     }
 
     /// Opens the database (creating or migrating it) and starts a brokerage on it. `shards` fixes the number of
@@ -128,6 +128,12 @@ public final class Brokerage: Sendable {
         try await games.reload()
         languages.replaceAll(try await repositories.users.userLanguages().compactMapValues { Language(rawValue: $0) })
     }
+
+    /// Whether this process does the work done once per cluster, not per shard — delivering webhooks and Web Push,
+    /// ending games on time: the node serving shard 0 does (a single process always). When shard 0 moves, so
+    /// does this work, with no moment where two nodes both do it (the old owner stops before the new one starts;
+    /// a node paused past its lease may repeat one delivery when it wakes — deliveries are at least once).
+    public var leadsCluster: Bool { (try? router.served(ShardID(0))) != nil }
 
     /// The cluster as the database records it: nodes, leases, epochs (`papertrade admin cluster`).
     public func clusterView() async throws(BrokerageError) -> ClusterView {

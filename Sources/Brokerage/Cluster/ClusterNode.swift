@@ -125,6 +125,8 @@ public final class ClusterNode: Service, Sendable {
         brokerage.metrics.shardsOwned.record(served.count)
         let complete = assignment.allSatisfy { $0.value != settings.name || served[ShardID($0.key)] != nil }
         state.withLock { $0.ready = complete }
+        // Games and players change on any node; the book is small (see `GameRegistry.refresh`).
+        try? await brokerage.games.reload()
     }
 
     /// The shards served here and their epochs.

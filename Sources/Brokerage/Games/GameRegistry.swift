@@ -68,14 +68,17 @@ public final class GameRegistry: Sendable {
     let languages: LanguagePreferences
     let storage: any GameRepository
     let equityHistory: any EquityHistoryRepository
+    /// Accounts as committed: on a cluster, a player whose account another node serves is valued from storage.
+    let accounts: any AccountRepository
     /// Games and players in memory, written through to `storage`.
     let book = GameBook()
 
     init(
         router: ShardRouter, market: SharedMarket, feed: any MarketDataFeed, directory: SymbolDirectory,
         clock: MarketClock, languages: LanguagePreferences, storage: any GameRepository,
-        equityHistory: any EquityHistoryRepository
+        equityHistory: any EquityHistoryRepository, accounts: any AccountRepository
     ) {
+        self.accounts = accounts
         self.router = router
         self.market = market
         self.feed = feed
@@ -95,6 +98,20 @@ public final class GameRegistry: Sendable {
 
     func reload() async throws {
         book.replace(games: try await storage.games(), players: try await storage.gamePlayers())
+    }
+
+    /// On a cluster another node may have created or changed the game (each node's book is refreshed every cluster
+    /// pass, `ClusterNode`): a game this node does not know yet is looked for in storage before "not found".
+    func refresh(unlessKnown id: GameID) async {
+        guard games[id] == nil else { return }
+        try? await reload()
+    }
+
+    /// A player's account as it stands: from its shard when this node serves it, else as last committed (every
+    /// acknowledged step is in storage; a cluster node values other nodes' players that way).
+    func playerAccount(_ id: AccountID) async -> Account? {
+        if let shard = try? await shard(id) { return await shard.account(id) }
+        return try? await accounts.account(id)?.snapshot.account
     }
 
     /// Every game, by id (a snapshot of the book).
@@ -252,6 +269,7 @@ public final class GameRegistry: Sendable {
     public func join(_ id: GameID, user: UserID, name: String, code: String?) async throws(BrokerageError)
         -> GamePlayerRecord
     {
+        await refresh(unlessKnown: id)
         guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
         if game.settings.visibility == .private, game.ownerID != user, code.map(game.matches) != true {
             throw .forbidden("this game is private: joining needs its join code or invite link")
@@ -301,6 +319,7 @@ public final class GameRegistry: Sendable {
     public func update(_ id: GameID, by user: UserID, _ change: GameChange) async throws(BrokerageError)
         -> GameRecord
     {
+        await refresh(unlessKnown: id)
         var game = try ownedGame(id, by: user)
         guard status(game) != .ended else { throw .forbidden("this game has ended: its settings are final") }
         let now = clock.now()
@@ -341,6 +360,7 @@ public final class GameRegistry: Sendable {
 
     /// Removes a player: their open orders are canceled, their account stops trading, they leave the board.
     public func removePlayer(_ account: AccountID, from id: GameID, by user: UserID) async throws(BrokerageError) {
+        await refresh(unlessKnown: id)
         let game = try ownedGame(id, by: user)
         guard var player = players[account], player.gameID == id, player.removedAt == nil else {
             throw .notFound("player not found in this game")
@@ -354,6 +374,7 @@ public final class GameRegistry: Sendable {
 
     /// Ends a game now (its owner, early) — see `finish`.
     public func end(_ id: GameID, by user: UserID) async throws(BrokerageError) -> GameRecord {
+        await refresh(unlessKnown: id)
         let game = try ownedGame(id, by: user)
         guard game.endedAt == nil else { throw .forbidden("this game has already ended") }
         return try await finish(id)
@@ -441,6 +462,7 @@ public final class GameRegistry: Sendable {
 
     /// The game's standings: final once it ended, else live at current prices.
     public func leaderboard(_ id: GameID, user: UserID, code: String? = nil) async throws(BrokerageError) -> GameBoard {
+        await refresh(unlessKnown: id)
         guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
         if let final = game.final, let ended = game.endedAt {
             return GameBoard(
@@ -459,7 +481,7 @@ public final class GameRegistry: Sendable {
         let players = activePlayers(game.id)
         var accounts: [AccountID: Account] = [:]
         for player in players {
-            if let account = try await shard(player.accountID).account(player.accountID) {
+            if let account = await playerAccount(player.accountID) {
                 accounts[player.accountID] = account
             }
         }
@@ -530,7 +552,7 @@ public final class GameRegistry: Sendable {
     /// A player's Sharpe ratio over the closes since the game started (nil below 20 daily returns).
     func gameSharpe(_ account: AccountID, since start: Timestamp) async throws(BrokerageError) -> FixedDecimal? {
         _ = try? await shard(account).catchUpEquityDays(account)
-        let zone = await (try? shard(account))?.account(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
+        let zone = await playerAccount(account)?.market.calendar.zone ?? TradingCalendar.xnys.zone
         let days: [EquityDay]
         do {
             days = try await equityHistory.equityDays(

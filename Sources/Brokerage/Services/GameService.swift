@@ -18,7 +18,7 @@ public struct GameService: Service {
         let games = brokerage.games
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                await games.endDue()
+                if brokerage.leadsCluster { await games.endDue() }
                 let now = clock.now()
                 let next = games.nextEnd() ?? now.adding(nanoseconds: interval)
                 await clock.sleep(until: min(next, now.adding(nanoseconds: interval)))

@@ -44,14 +44,18 @@ public struct DeliveryDispatcher: Service {
         self.sender = sender
         outbox = brokerage.deliveries
         clock = brokerage.clock
+        leads = { brokerage.leadsCluster }
         self.logger = logger
     }
+
+    /// Whether this node delivers (on a cluster one node does: `Brokerage.leadsCluster`).
+    let leads: @Sendable () -> Bool
 
     /// Attempts due deliveries until graceful shutdown (or cancellation), pausing half a second when none is due.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                let attempted = (try? await runOnce()) ?? 0
+                let attempted = leads() ? (try? await runOnce()) ?? 0 : 0
                 if attempted == 0 { try? await Task.sleep(for: .milliseconds(500)) }
             }
         }
