@@ -131,7 +131,8 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .corrupt(let what): return "stored data cannot be read: \(what)"
         case .unavailable(let what): return "database unavailable: \(what)"
         case .fenced(let shard, let held, let current):
-            return "shard \(shard) is no longer this node's (lease epoch \(current.map(String.init) ?? "none"), held \(held))"
+            return
+                "shard \(shard) is no longer this node's (lease epoch \(current.map(String.init) ?? "none"), held \(held))"
         }
     }
 }

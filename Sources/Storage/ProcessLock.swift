@@ -25,7 +25,10 @@ final class ProcessLock: Sendable {
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = read(fd, &buffer, buffer.count)
             close(fd)
-            let holder = count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
+            let holder =
+                count > 0
+                ? String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                : "?"
             throw StorageError.unavailable(
                 "another papertrade process (pid \(holder)) is serving this SQLite database; SQLite serves one process — stop it first, or run several servers on PostgreSQL (--database-url)"
             )

@@ -12,7 +12,8 @@ extension Storage: ClusterRepository {
 
     func requirePostgres() throws {
         guard isPostgres else {
-            throw StorageError.unavailable("a cluster of nodes needs PostgreSQL (--database-url); SQLite serves one process")
+            throw StorageError.unavailable(
+                "a cluster of nodes needs PostgreSQL (--database-url); SQLite serves one process")
         }
     }
 
@@ -54,16 +55,19 @@ extension Storage: ClusterRepository {
     }
 
     static func clusterView(_ db: any SQLDatabase) async throws -> ClusterView {
-        let now = try await db.raw("SELECT \(unsafeRaw: clusterNow) AS now").first()?.decode(column: "now", as: Int64.self)
-        let nodes = try await db.raw("SELECT name, url, state, started_at, heartbeat_at FROM cluster_nodes ORDER BY name")
-            .all().map { row in
-                ClusterNodeRecord(
-                    name: try row.decode(column: "name", as: String.self),
-                    url: try row.decode(column: "url", as: String.self),
-                    state: ClusterNodeRecord.State(rawValue: try row.decode(column: "state", as: String.self)) ?? .left,
-                    startedAt: Timestamp(nanoseconds: try row.decode(column: "started_at", as: Int64.self)),
-                    heartbeatAt: Timestamp(nanoseconds: try row.decode(column: "heartbeat_at", as: Int64.self)))
-            }
+        let now = try await db.raw("SELECT \(unsafeRaw: clusterNow) AS now").first()?.decode(
+            column: "now", as: Int64.self)
+        let nodes = try await db.raw(
+            "SELECT name, url, state, started_at, heartbeat_at FROM cluster_nodes ORDER BY name"
+        )
+        .all().map { row in
+            ClusterNodeRecord(
+                name: try row.decode(column: "name", as: String.self),
+                url: try row.decode(column: "url", as: String.self),
+                state: ClusterNodeRecord.State(rawValue: try row.decode(column: "state", as: String.self)) ?? .left,
+                startedAt: Timestamp(nanoseconds: try row.decode(column: "started_at", as: Int64.self)),
+                heartbeatAt: Timestamp(nanoseconds: try row.decode(column: "heartbeat_at", as: Int64.self)))
+        }
         let leases = try await db.raw(
             "SELECT shard, owner, epoch, expires_at, acquired_at FROM shard_leases ORDER BY shard"
         ).all().map(lease)

@@ -211,7 +211,8 @@ struct Serve: AsyncParsableCommand {
             guard !name.isEmpty, name.count <= 100, name.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
                 throw ValidationError("--node-name must be 1 to 100 characters without spaces")
             }
-            let host = ["0.0.0.0", "::"].contains(configuration.host) ? ProcessInfo.processInfo.hostName : configuration.host
+            let host =
+                ["0.0.0.0", "::"].contains(configuration.host) ? ProcessInfo.processInfo.hostName : configuration.host
             let url = advertiseURL ?? env["PAPERTRADE_ADVERTISE_URL"] ?? "http://\(host):\(configuration.port)"
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil
             else {
@@ -220,7 +221,8 @@ struct Serve: AsyncParsableCommand {
             configuration.cluster = ClusterSettings(name: name, url: url)
         } else if nodeName != nil || advertiseURL != nil {
             throw ValidationError(
-                "--node-name and --advertise-url are for a cluster on PostgreSQL (--database-url); SQLite serves one process")
+                "--node-name and --advertise-url are for a cluster on PostgreSQL (--database-url); SQLite serves one process"
+            )
         }
         configuration.checkpoints.preallocateWAL = true
         configuration.checkpoints.freePageReserve = configuration.checkpoints.walSizeLimit / 2
@@ -306,7 +308,8 @@ struct Admin: AsyncParsableCommand {
 
 struct Cluster: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the cluster of a PostgreSQL database: its nodes (live or not), and each shard's owner and epoch.")
+        abstract:
+            "List the cluster of a PostgreSQL database: its nodes (live or not), and each shard's owner and epoch.")
 
     @OptionGroup var database: DatabaseOptions
     @Flag(help: "Print JSON instead of a table.") var json = false
@@ -330,9 +333,11 @@ struct Cluster: AsyncParsableCommand {
                     "nodes": .array(
                         view.nodes.map { node in
                             .object([
-                                "name": .string(node.name), "url": .string(node.url), "live": .bool(live.contains(node.name)),
+                                "name": .string(node.name), "url": .string(node.url),
+                                "live": .bool(live.contains(node.name)),
                                 "state": .string(node.state.rawValue),
-                                "shards": .int(view.leases.filter { $0.owner == node.name && $0.expiresAt > view.now }.count),
+                                "shards": .int(
+                                    view.leases.filter { $0.owner == node.name && $0.expiresAt > view.now }.count),
                             ])
                         }),
                     "shards": .array(
@@ -351,15 +356,18 @@ struct Cluster: AsyncParsableCommand {
             print(
                 node.name.padding(toLength: 20, withPad: " ", startingAt: 0) + " "
                     + node.state.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0) + " "
-                    + (live.contains(node.name) ? "yes " : "no  ") + "  " + String(owned).padding(toLength: 6, withPad: " ", startingAt: 0)
-                    + "  " + (seconds(node.heartbeatAt, view.now) + " ago").padding(toLength: 14, withPad: " ", startingAt: 0)
+                    + (live.contains(node.name) ? "yes " : "no  ") + "  "
+                    + String(owned).padding(toLength: 6, withPad: " ", startingAt: 0)
+                    + "  "
+                    + (seconds(node.heartbeatAt, view.now) + " ago").padding(toLength: 14, withPad: " ", startingAt: 0)
                     + "  " + node.url)
         }
         print("")
         print("SHARD  OWNER                EPOCH  LEASE")
         for lease in view.leases {
             let state =
-                lease.owner == nil ? "free" : lease.expiresAt > view.now ? "held for \(seconds(view.now, lease.expiresAt))" : "expired"
+                lease.owner == nil
+                ? "free" : lease.expiresAt > view.now ? "held for \(seconds(view.now, lease.expiresAt))" : "expired"
             print(
                 String(lease.shard.index).padding(toLength: 5, withPad: " ", startingAt: 0) + "  "
                     + (lease.owner ?? "-").padding(toLength: 20, withPad: " ", startingAt: 0) + " "

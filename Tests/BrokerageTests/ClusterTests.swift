@@ -17,7 +17,8 @@ struct ShardAssignmentTests {
             #expect(assignment.count == 64, "every shard has an owner with \(n) nodes")
             let counts = Dictionary(grouping: assignment.values, by: { $0 }).mapValues(\.count)
             for node in nodes {
-                #expect([64 / n, (64 + n - 1) / n].contains(counts[node] ?? 0), "\(node) of \(n): \(counts[node] ?? 0)")
+                #expect(
+                    [64 / n, (64 + n - 1) / n].contains(counts[node] ?? 0), "\(node) of \(n): \(counts[node] ?? 0)")
             }
             #expect(ShardAssignment.assign(shards: 64, nodes: nodes.reversed()) == assignment)
         }

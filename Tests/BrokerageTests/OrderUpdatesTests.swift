@@ -68,7 +68,12 @@ struct OrderUpdatesTests {
                                 limitPrice: FixedDecimal(1 + i % 3)), account: f.account)
                         return 1
                     }
-                    if i % 4 == 0 { group.addTask { await brokerage.flush(); return 0 } }
+                    if i % 4 == 0 {
+                        group.addTask {
+                            await brokerage.flush()
+                            return 0
+                        }
+                    }
                 }
                 return try await group.reduce(0, +)
             }

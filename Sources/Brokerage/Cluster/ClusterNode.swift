@@ -141,8 +141,7 @@ public final class ClusterNode: Service, Sendable {
             guard let epoch = try await cluster.acquireShard(shard, node: settings.name, ttl: settings.leaseTTL) else {
                 return
             }
-            try await router.shards[shard.index].take(epoch: epoch, alertsOf: router.alertUsers(of: shard))
-            router.setService(.serving(epoch: epoch), of: shard)
+            try await router.serve(shard, epoch: epoch)
             brokerage.metrics.takeovers.increment()
             logger.info("serving shard \(shard) at epoch \(epoch)")
         } catch {
@@ -152,8 +151,7 @@ public final class ClusterNode: Service, Sendable {
 
     /// Stops serving a shard whose lease this node no longer holds.
     func drop(_ shard: ShardID, owner: String?, url: String?) async {
-        router.setService(.elsewhere(owner: owner, url: url), of: shard)
-        await router.shards[shard.index].release()
+        await router.stopServing(shard, owner: owner, url: url)
     }
 
     /// Hands a shard over: requests for it are refused from now on (503, retry), its steps in flight are waited

@@ -10,7 +10,8 @@ enum ShardAssignment {
         let nodes = Array(Set(nodes)).sorted()
         guard !nodes.isEmpty, count > 0 else { return [:] }
         let extra = Set(nodes.sorted { weight(-1, $0) > weight(-1, $1) }.prefix(count % nodes.count))
-        let quota = Dictionary(uniqueKeysWithValues: nodes.map { ($0, count / nodes.count + (extra.contains($0) ? 1 : 0)) })
+        let quota = Dictionary(
+            uniqueKeysWithValues: nodes.map { ($0, count / nodes.count + (extra.contains($0) ? 1 : 0)) })
         var load: [String: Int] = [:]
         var owners: [Int: String] = [:]
         for shard in 0..<count {

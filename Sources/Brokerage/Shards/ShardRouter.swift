@@ -88,7 +88,8 @@ final class ShardRouter: Sendable {
         storage: any AccountRepository, clustered: Bool = false
     ) {
         service = Mutex(
-            [ShardService](repeating: clustered ? .elsewhere(owner: nil, url: nil) : .serving(epoch: nil), count: count))
+            [ShardService](repeating: clustered ? .elsewhere(owner: nil, url: nil) : .serving(epoch: nil), count: count)
+        )
         shards = (0..<count).map {
             Shard(
                 id: ShardID($0), owner: owners.owner(for: ShardID($0)), context: context,
@@ -145,6 +146,21 @@ final class ShardRouter: Sendable {
 
     func setService(_ new: ShardService, of shard: ShardID) {
         service.withLock { if $0.indices.contains(shard.index) { $0[shard.index] = new } }
+    }
+
+    /// Starts serving `shard` under a lease just taken (cluster): the shard loads from storage, then requests reach it.
+    func serve(_ shard: ShardID, epoch: Int64) async throws {
+        guard shards.indices.contains(shard.index) else { return }
+        try await shards[shard.index].take(epoch: epoch, alertsOf: alertUsers(of: shard))
+        setService(.serving(epoch: epoch), of: shard)
+    }
+
+    /// Stops serving `shard` (cluster): requests are refused with `.elsewhere` naming `owner` from now on, and the
+    /// shard stops writing once its staged steps are durable.
+    func stopServing(_ shard: ShardID, owner: String?, url: String?) async {
+        guard shards.indices.contains(shard.index) else { return }
+        setService(.elsewhere(owner: owner, url: url), of: shard)
+        await shards[shard.index].release()
     }
 
     /// The shards this process serves, with their lease epochs.

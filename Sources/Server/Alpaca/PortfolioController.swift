@@ -76,7 +76,8 @@ struct PortfolioController {
         {
             config.merge(object) { $1 }
         }
-        do { let terms = try await brokerage.account(account).terms
+        do {
+            let terms = try await brokerage.account(account).terms
             config["max_margin_multiplier"] = .string(String(terms.maxMultiplier))
             config["no_shorting"] = .bool(terms.type == .cash || terms.noShorting)
             config["pdt_check"] = .string(terms.dayTradeCheck.rawValue)
@@ -113,7 +114,8 @@ struct PortfolioController {
                 }
             }
         }
-        do { let current = try await brokerage.account(account).terms
+        do {
+            let current = try await brokerage.account(account).terms
             var terms = current
             if let text = changes["max_margin_multiplier"]?.string {
                 guard let multiplier = Int(text), MarginTerms.multipliers.contains(multiplier) else {

@@ -20,7 +20,7 @@ struct ClusterForwarding: RouterMiddleware {
     let node: String
     /// The longest body replayed (larger ones are refused by the handlers anyway).
     static let bodyLimit = 2 << 20
-    static let forwardedBy = HTTPField.Name("Papertrade-Forwarded-By")!
+    static let forwardedBy = HTTPField.Name.literal("Papertrade-Forwarded-By")
     static let session = URLSession(configuration: .ephemeral, delegate: RefuseRedirects(), delegateQueue: nil)
 
     func handle(
@@ -44,7 +44,9 @@ struct ClusterForwarding: RouterMiddleware {
     func forward(_ request: Request, body: ByteBuffer, to base: String, owner: String, refusal: BrokerageError)
         async throws -> Response
     {
-        guard let url = URL(string: base.trimmingSuffix("/") + (request.uri.string.hasPrefix("/") ? "" : "/") + request.uri.string)
+        guard
+            let url = URL(
+                string: base.trimmingSuffix("/") + (request.uri.string.hasPrefix("/") ? "" : "/") + request.uri.string)
         else { throw refusal }
         var outbound = URLRequest(url: url, timeoutInterval: 30)
         outbound.httpMethod = request.method.rawValue
@@ -77,7 +79,8 @@ struct ClusterForwarding: RouterMiddleware {
 
     static let hopByHop: Set<HTTPField.Name> = [
         .connection, .transferEncoding, .te, .upgrade, .proxyAuthorization, .contentLength,
-        HTTPField.Name("Keep-Alive")!, HTTPField.Name("Trailer")!, HTTPField.Name("Proxy-Connection")!,
+        HTTPField.Name.literal("Keep-Alive"), HTTPField.Name.literal("Trailer"),
+        HTTPField.Name.literal("Proxy-Connection"),
     ]
 }
 
