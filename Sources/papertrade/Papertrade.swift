@@ -214,9 +214,11 @@ struct Serve: AsyncParsableCommand {
             let host =
                 ["0.0.0.0", "::"].contains(configuration.host) ? ProcessInfo.processInfo.hostName : configuration.host
             let url = advertiseURL ?? env["PAPERTRADE_ADVERTISE_URL"] ?? "http://\(host):\(configuration.port)"
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil
+            guard let parsed = URL(string: url), parsed.scheme == "http", parsed.host != nil
             else {
-                throw ValidationError("--advertise-url must be an http:// or https:// URL")
+                throw ValidationError(
+                    "--advertise-url must be an http:// URL: the node's address on the cluster's own network (nodes forward to each other in plain HTTP; TLS ends at the proxy)"
+                )
             }
             configuration.cluster = ClusterSettings(name: name, url: url)
         } else if nodeName != nil || advertiseURL != nil {

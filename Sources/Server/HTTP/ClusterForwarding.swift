@@ -3,10 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+import NIOHTTP1
 
 /// On a cluster node: a request whose account lives in a shard another node serves is sent on to that node (at
 /// most one hop) and its answer returned as is, so any node accepts any request — an Alpaca key, a web session
@@ -21,7 +18,8 @@ struct ClusterForwarding: RouterMiddleware {
     /// The longest body replayed (larger ones are refused by the handlers anyway).
     static let bodyLimit = 2 << 20
     static let forwardedBy = HTTPField.Name.literal("Papertrade-Forwarded-By")
-    static let session = URLSession(configuration: .ephemeral, delegate: RefuseRedirects(), delegateQueue: nil)
+    /// Connections to the other nodes (kept alive between forwards).
+    static let client = NodeClient()
 
     func handle(
         _ request: Request, context: AppContext,
@@ -44,37 +42,32 @@ struct ClusterForwarding: RouterMiddleware {
     func forward(_ request: Request, body: ByteBuffer, to base: String, owner: String, refusal: BrokerageError)
         async throws -> Response
     {
-        guard
-            let url = URL(
-                string: base.trimmingSuffix("/") + (request.uri.string.hasPrefix("/") ? "" : "/") + request.uri.string)
-        else { throw refusal }
-        var outbound = URLRequest(url: url, timeoutInterval: 30)
-        outbound.httpMethod = request.method.rawValue
+        guard let url = URL(string: base), let host = url.host else { throw refusal }
+        let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+        var head = HTTPRequestHead(
+            version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: request.uri.string)
         for field in request.headers where !Self.hopByHop.contains(field.name) {
-            outbound.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+            head.headers.add(name: field.name.rawName, value: field.value)
         }
-        outbound.setValue(node, forHTTPHeaderField: Self.forwardedBy.rawName)
-        if body.readableBytes > 0 { outbound.httpBody = Data(buffer: body) }
-        let data: Data
-        let answer: HTTPURLResponse
+        head.headers.replaceOrAdd(name: "Host", value: "\(host):\(port)")
+        head.headers.replaceOrAdd(name: Self.forwardedBy.rawName, value: node)
+        head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
+        let answer: NodeClient.Answer
         do {
-            let (bytes, response) = try await Self.session.data(for: outbound)
-            guard let http = response as? HTTPURLResponse else { throw refusal }
-            (data, answer) = (bytes, http)
+            answer = try await Self.client.send(
+                host: host, port: port, head: head, body: body.readableBytes > 0 ? body : nil)
         } catch {
             throw refusal
         }
         var headers = HTTPFields()
-        for (key, value) in answer.allHeaderFields {
-            guard let text = key as? String, let name = HTTPField.Name(text), !Self.hopByHop.contains(name),
-                name != .contentLength, let value = value as? String
-            else { continue }
+        for (text, value) in answer.headers {
+            guard let name = HTTPField.Name(text), !Self.hopByHop.contains(name) else { continue }
             headers.append(HTTPField(name: name, value: value))
         }
         headers[Self.forwardedBy] = owner
         return Response(
-            status: HTTPResponse.Status(code: answer.statusCode), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(data: data)))
+            status: HTTPResponse.Status(code: answer.status), headers: headers,
+            body: ResponseBody(byteBuffer: answer.body))
     }
 
     static let hopByHop: Set<HTTPField.Name> = [
@@ -82,10 +75,4 @@ struct ClusterForwarding: RouterMiddleware {
         HTTPField.Name.literal("Keep-Alive"), HTTPField.Name.literal("Trailer"),
         HTTPField.Name.literal("Proxy-Connection"),
     ]
-}
-
-extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
-    }
 }
