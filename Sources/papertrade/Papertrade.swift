@@ -118,7 +118,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("node-name"),
         help:
-            "On PostgreSQL: this node's name in the database's cluster, unique among its nodes (env PAPERTRADE_NODE_NAME; default: the host name)."
+            "On PostgreSQL: this node's name in the database's cluster, unique among its nodes (env PAPERTRADE_NODE_NAME; default: HOSTNAME-PORT, so two servers on one machine differ)."
     )
     var nodeName: String?
     @Option(
@@ -207,7 +207,8 @@ struct Serve: AsyncParsableCommand {
         }
         if configuration.databaseURL != nil {
             // On PostgreSQL every server is a node of the database's cluster (one node is a cluster of one).
-            let name = nodeName ?? env["PAPERTRADE_NODE_NAME"] ?? ProcessInfo.processInfo.hostName
+            let name =
+                nodeName ?? env["PAPERTRADE_NODE_NAME"] ?? "\(ProcessInfo.processInfo.hostName)-\(configuration.port)"
             guard !name.isEmpty, name.count <= 100, name.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
                 throw ValidationError("--node-name must be 1 to 100 characters without spaces")
             }
