@@ -80,7 +80,9 @@ struct ClusterTests {
     func twoNodes() async throws {
         let url = try await Self.database()
         let clock = MarketClock(.manual(start: BrokerageFixture.morning))
-        let ttl = 2 * Duration64.second
+        // Long enough that a loaded CI machine (taking over 64 shards loads their journals) never lets a live
+        // node's leases lapse between two passes the test makes by hand.
+        let ttl = 4 * Duration64.second
         let a = try await Self.node("a", url: url, clock: clock, ttl: ttl)
         let b = try await Self.node("b", url: url, clock: clock, ttl: ttl)
         defer {
@@ -121,7 +123,7 @@ struct ClusterTests {
         #expect(await b.brokerage.accounts(of: user.id).map(\.id) == [account.id])
 
         // a stops (no more passes, as if paused): once its leases expire, b takes every shard, loading a's orders.
-        try await Task.sleep(for: .milliseconds(2_300))
+        try await Task.sleep(for: .milliseconds(4_300))
         await b.node.pass()
         #expect(b.node.servedShards == 64)
         let seen = try await b.brokerage.orders(account: account.id, OrderQuery())
@@ -141,7 +143,8 @@ struct ClusterTests {
         let stored = try await b.brokerage.orders(account: account.id, OrderQuery())
         #expect(Set(stored.map(\.clientOrderID.text)) == ["first", "second"], "nothing of a's after the takeover")
 
-        // a's next pass finds its leases gone and drops every shard.
+        // a's next pass finds its leases gone and drops every shard (b renews first, as its timer would have).
+        await b.node.pass()
         await a.node.pass()
         #expect(a.node.servedShards == 0)
         let view = try await b.brokerage.clusterView()
