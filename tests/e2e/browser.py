@@ -34,6 +34,7 @@ def chromium(language="en-US"):
                 "--window-size=1280,900"]:
         options.add_argument(arg)
     options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the tour's error check
     options.binary_location = CHROMIUM
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     d.set_script_timeout(20)

@@ -26,11 +26,17 @@ def app(driver, server):
 
 def english_left(app, selector="main"):
     """English catalogue texts that Chinese words differently, still on screen in `selector`: each English text's
-    longest literal run (placeholders cut out) of at least two letters-words, matched as whole words."""
+    longest literal run (placeholders cut out) of at least two letters-words, matched as whole words. Data shown as
+    given — company names (`.name`) and the provider's words (marked `lang="en"`) — is left out: "XYZ Bank" is a
+    name, not an untranslated "Bank"."""
     return app.d.execute_async_script("""
         const [selector, done] = arguments;
         Promise.all([import('/app/js/i18n/en.js'), import('/app/js/i18n/zh-Hans.js')]).then(([en, zh]) => {
-          const text = document.querySelector(selector)?.innerText ?? '';
+          const root = document.querySelector(selector);
+          let text = root?.innerText ?? '';
+          for (const data of root?.querySelectorAll('.name, [lang=en]') ?? []) {
+            if (data.innerText) text = text.split(data.innerText).join(' ');
+          }
           const found = [];
           for (const [key, english] of Object.entries(en.default)) {
             if (zh.default[key] === english) continue;

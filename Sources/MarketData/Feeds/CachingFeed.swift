@@ -22,6 +22,7 @@ public final class CachingFeed: MarketDataFeed {
 
     public var name: String { inner.name }
     public var attributionURL: String? { inner.attributionURL }
+    public var isSimulated: Bool { inner.isSimulated }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {
         let now = clock.now()

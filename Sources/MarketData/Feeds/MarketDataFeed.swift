@@ -5,6 +5,8 @@ public protocol MarketDataFeed: Sendable {
     /// Shown at the bottom of the app ("Data: Simulated market", or the provider, linked).
     var name: String { get }
     var attributionURL: String? { get }
+    /// The built-in simulated market (the app names it in the user's language; a provider's name is its own).
+    var isSimulated: Bool { get }
 
     func quote(_ symbol: String) async throws(FeedError) -> MarketQuote
     func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
@@ -45,6 +47,7 @@ extension MarketDataFeed {
         try await bars(index.rawValue, timeframe: timeframe, from: from, to: to)
     }
     public var attributionURL: String? { nil }
+    public var isSimulated: Bool { false }
     public func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem] {
         throw .unsupported(provider: name, feature: "news")
     }
@@ -90,6 +93,7 @@ public struct SimulatedFeed: MarketDataFeed {
     public let market: SimulatedMarket
     public let clock: MarketClock
     public var name: String { "Simulated market" }
+    public var isSimulated: Bool { true }
 
     public init(market: SimulatedMarket, clock: MarketClock) {
         self.market = market
@@ -195,6 +199,7 @@ public struct MarketRoutedFeed: MarketDataFeed {
 
     public var name: String { us.name == cn.name ? us.name : "\(us.name) (US), \(cn.name) (A-shares)" }
     public var attributionURL: String? { us.attributionURL ?? cn.attributionURL }
+    public var isSimulated: Bool { us.isSimulated && cn.isSimulated }
 
     func feed(_ symbol: String) -> any MarketDataFeed {
         directory.entry(symbol)?.instrument.market == .cn || (symbol.count == 6 && symbol.allSatisfy(\.isNumber))

@@ -16,6 +16,7 @@ struct AuthController {
         group.post("auth/signup", use: signup)
         group.post("auth/login", use: login)
         group.post("auth/logout", use: logout)
+        group.get("auth/session", use: session)
         group.get("me", use: me)
         group.put("me", use: update)
     }
@@ -73,6 +74,15 @@ struct AuthController {
         let userID = try context.user()
         guard let user = try await brokerage.users.user(id: userID) else { throw APIError.unauthorized }
         return try await profile(user).response()
+    }
+
+    /// `GET /api/v1/auth/session`: `{"user": …}` as `/me` gives it when the session cookie is valid, `{"user": null}`
+    /// otherwise — always a 200, so the app asks at start without a failed request in the browser's console.
+    @Sendable func session(_ request: Request, context: AppContext) async throws -> Response {
+        guard case .user(let userID, _) = context.caller, let user = try await brokerage.users.user(id: userID) else {
+            return JSONValue.object(["user": .null]).response()
+        }
+        return try await JSONValue.object(["user": profile(user)]).response()
     }
 
     /// `PUT /api/v1/me {"language": "zh-Hans" | "en" | null}`: the language the app and the user's notifications are

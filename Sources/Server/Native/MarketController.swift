@@ -55,6 +55,7 @@ struct MarketController {
         do { indices = try await brokerage.feed.indices() } catch { throw APIError(feed: error) }
         return JSONValue.object([
             "source": .string(brokerage.feed.name), "source_url": .text(brokerage.feed.attributionURL),
+            "simulated": .bool(brokerage.feed.isSimulated),
             "indices": .array(
                 indices.map { i in
                     .object([

@@ -157,6 +157,11 @@ enum NativeOpenAPI {
             "/api/v1/auth/logout": .object([
                 "post": op("End the session (answers 200 without one too)", responses: ["200": "logged out"])
             ]),
+            "/api/v1/auth/session": .object([
+                "get": op(
+                    "Whether this browser is logged in: {user: null} without a valid session cookie, {user: …} as /me gives it otherwise (the app's first request)",
+                    responses: ["200": "{user: null | user}"])
+            ]),
             "/api/v1/me": .object([
                 "get": op(
                     "The logged-in user (id, username, language: null | en | zh-Hans) and their accounts", auth: true,
@@ -204,7 +209,7 @@ enum NativeOpenAPI {
             ]),
             "/api/v1/market/overview": .object([
                 "get": op(
-                    "Index overview: SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500",
+                    "Index overview: SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500; the data source's name, link and whether it is the built-in simulated market",
                     responses: ["200": "indices"])
             ]),
             "/api/v1/accounts": .object([

@@ -54,6 +54,7 @@ export function stockChart(symbol, timeZone) {
   let lastBarTime = null;
   let kind = 'line';
   let resize = null;
+  let destroyed = false;  // the stock page was left: a range still loading must not make a chart
 
   const ranges = segmented(t('chart.range'), ['1D', '1W', '1M', '6M', '1Y', '5Y'].map((r) => [r, r]), selected, (v) => { kline.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', 'false')); show(v); });
   const kline = segmented(t('chart.kline'), ['intraday', 'daily', 'weekly', 'monthly'].map((k) => [k, t(`chart.${k}`)]), null, (v) => { ranges.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', 'false')); show(v); });
@@ -80,7 +81,7 @@ export function stockChart(symbol, timeZone) {
       if (selected === name) clear(area, failure(error, () => show(name)));
       return;
     }
-    if (selected !== name) return;
+    if (selected !== name || destroyed) return;
     if (!data.bars.length) { clear(area, empty(t('chart.no_trades'))); return; }
     clear(area);
     const offset = zoneOffset(timeZone, new Date());
@@ -124,5 +125,5 @@ export function stockChart(symbol, timeZone) {
   }
 
   show(selected);
-  return { element, update, destroy: destroyChart };
+  return { element, update, destroy: () => { destroyed = true; destroyChart(); } };
 }

@@ -38,4 +38,6 @@ export function t(key, values = {}) {
   const template = catalogues[current][key] ?? en[key] ?? key;
   return template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
+/** Whether the catalogues have `key` (for words from data that we translate when we know them). */
+t.has = (key) => key in en;
 t.count = (key, n, values = {}) => t(`${key}.${Number(n) === 1 ? 'one' : 'other'}`, { n, ...values });

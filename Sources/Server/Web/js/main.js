@@ -34,7 +34,8 @@ const TABS = [
 
 const root = document.getElementById('app');
 let cleanups = [];
-let source = { name: 'Simulated market', url: null };
+// Until the overview says otherwise, the offline default; our simulator is named in the user's language.
+let source = { simulated: true, name: '', url: null };
 
 function runCleanups() {
   cleanups.forEach((fn) => { try { fn(); } catch { /* a view's teardown must not break navigation */ } });
@@ -72,7 +73,8 @@ function renderSwitcher() {
 
 function renderFooter() {
   clear(footer,
-    h('span', t('shell.data'), source.url ? h('a', { href: source.url, target: '_blank', rel: 'noopener' }, source.name) : source.name),
+    h('span', t('shell.data'), source.simulated ? t('shell.simulated_market')
+      : source.url ? h('a', { href: source.url, target: '_blank', rel: 'noopener', lang: 'en' }, source.name) : h('span', { lang: 'en' }, source.name)),
     h('span', t('shell.charts_by'), h('a', { href: 'https://www.tradingview.com/', target: '_blank', rel: 'noopener' }, 'TradingView')));
 }
 
@@ -143,7 +145,7 @@ async function start() {
   live.start();
   show();
   api.get('/notifications?limit=1').then((n) => store.setUnread(n.unread)).catch(() => {});
-  api.get('/market/overview').then((o) => { source = { name: o.source, url: o.source_url }; renderFooter(); }).catch(() => {});
+  api.get('/market/overview').then((o) => { source = { simulated: o.simulated, name: o.source, url: o.source_url }; renderFooter(); }).catch(() => {});
 }
 
 live.on('notification', (n) => {
@@ -186,8 +188,10 @@ async function boot() {
   choose(null);
   clear(root, loading(t('shell.starting')));
   try {
-    const me = await api.get('/me', { quiet401: true });
-    store.setSession(me);
+    // Not /me: a 401 there would show as a failed request in the console of everyone not yet logged in.
+    const { user } = await api.get('/auth/session');
+    if (!user) { renderLogin(); return; }
+    store.setSession(user);
     await start();
   } catch (error) {
     if (error.status === 401) renderLogin();

@@ -36,6 +36,7 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
   let report = null;
   let showBenchmark = false;
   let requested = 0;
+  let destroyed = false;  // the screen was left: loads and draws still in flight must not make a chart
 
   benchmarkToggle.addEventListener('click', () => {
     showBenchmark = !showBenchmark;
@@ -85,6 +86,8 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
     if (report.equity.length < 2) { clear(area, empty(t('perf.chart_starts'))); showReadout(); return; }
     let LWC;
     try { LWC = await loadLibrary(); } catch (error) { clear(area, failure(error, draw)); return; }
+    if (destroyed) return;
+    destroyChart();  // another draw may have finished while this one waited for the library
     clear(area);
     const offset = zoneOffset(timeZone, new Date());
     const time = (iso) => Math.floor(Date.parse(iso) / 1000) + offset;
@@ -142,7 +145,7 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
     if (!quiet || !chart) clear(area, loading(t('perf.loading')));
     try {
       const r = await fetchPerformance(account.id, period);
-      if (ticket !== requested) return;
+      if (ticket !== requested || destroyed) return;
       report = r;
     } catch (error) {
       if (ticket === requested && !(quiet && chart)) clear(area, failure(error, () => load()));
@@ -155,5 +158,5 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
 
   const offStore = store.onChange((what) => { if (what === 'hide' && report) { renderReturns(); draw(); } });
   load();
-  return { element, reload: load, destroy: () => { offStore(); destroyChart(); } };
+  return { element, reload: load, destroy: () => { destroyed = true; offStore(); destroyChart(); } };
 }

@@ -78,14 +78,25 @@ export async function render(view, params, scope) {
             months.map((v) => h('td', v == null ? '' : pct(v)))))))));
   }
 
-  async function renderDrawdown() {
+  // The drawdown chart and the observer that refits it go together: a removed chart must never be refitted (the
+  // library throws "Object is disposed"), and the observer fires once more when the screen is left.
+  let drawdownResize = null;
+  let left = false;
+  function removeDrawdown() {
+    drawdownResize?.disconnect();
+    drawdownResize = null;
     drawdownChart?.remove();
     drawdownChart = null;
+  }
+
+  async function renderDrawdown() {
+    removeDrawdown();
     const area = h('div.chart-area.drawdown-area', { role: 'img', 'aria-label': t('perf.drawdown_label') });
     clear(drawdown, h('div.card-head', h('h2#drawdown-title', t('perf.drawdown')), h('span.sub', t('perf.drawdown_sub'))), area);
     if (report.drawdown.length < 2) { clear(area, empty(t('perf.no_history'))); return; }
     let LWC;
     try { LWC = await loadLibrary(); } catch (error) { clear(area, empty(error.message)); return; }
+    if (left || !area.isConnected) return;  // left, or redrawn meanwhile
     drawdownChart = LWC.createChart(area, {
       autoSize: true,
       layout: { background: { color: 'transparent' }, textColor: css('--muted'), attributionLogo: true },
@@ -100,7 +111,8 @@ export async function render(view, params, scope) {
       .setData(report.drawdown.map((p) => ({ time: p.date, value: D.toNumber(D.shift(D.parse(p.value), 2)) })));
     drawdownChart.timeScale().fitContent();
     const drawn = drawdownChart;
-    new ResizeObserver(() => requestAnimationFrame(() => { if (drawdownChart === drawn) drawn.timeScale().fitContent(); })).observe(area);
+    drawdownResize = new ResizeObserver(() => requestAnimationFrame(() => { if (drawdownChart === drawn) drawn.timeScale().fitContent(); }));
+    drawdownResize.observe(area);
   }
 
   function renderHoldings() {
@@ -120,5 +132,5 @@ export async function render(view, params, scope) {
   }
 
   const offStore = store.onChange((what) => { if (what === 'hide') renderAll(); });
-  scope.onCleanup(() => { offStore(); chart.destroy(); drawdownChart?.remove(); });
+  scope.onCleanup(() => { left = true; offStore(); chart.destroy(); removeDrawdown(); });
 }

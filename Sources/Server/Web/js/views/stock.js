@@ -172,8 +172,11 @@ export async function render(view, [symbolParam], scope) {
   function renderAbout() {
     const p = profile;
     const rows = [[t('stock.exchange'), `${quote.exchange ?? '—'}${p?.market === 'cn' ? t('stock.cn_suffix') : ''}`]];
-    if (p?.sector) rows.push([t('stock.sector'), p.sector]);
-    if (p?.industry) rows.push([t('stock.industry'), p.industry]);
+    // GICS sectors are a fixed list we translate; an industry is the data's own words (GICS sub-industry or the
+    // provider's), shown as given and labelled so in Chinese.
+    const sectorKey = p?.sector ? `sector.${p.sector.toLowerCase().replace(/[^a-z]+/g, '_')}` : null;
+    if (p?.sector) rows.push([t('stock.sector'), t.has(sectorKey) ? t(sectorKey) : h('span', { lang: 'en' }, p.sector)]);
+    if (p?.industry) rows.push([t('stock.industry_as_given'), h('span', { lang: 'en' }, p.industry)]);
     if (p?.listing_date) rows.push([t('stock.listed'), F.shortDate(p.listing_date)]);
     if (p?.market === 'cn' && p.round_lot > 1) rows.push([t('stock.board_lot'), F.shares(p.round_lot)]);
     if (p?.market_cap_millions) rows.push([t('stock.market_cap'), F.compact(p.market_cap_millions + '000000')]);
