@@ -70,6 +70,9 @@ public enum BarFrequency: Sendable, Hashable, CustomStringConvertible {
 /// Times: dates ("2020-01-02", "2020/01/02") are stamped at the market's close in `zone`; date-times without an
 /// offset ("2020-01-02 09:35:00") are local to `zone`; RFC 3339 with an offset or "Z" is taken as written; a bare
 /// number is Unix seconds (or milliseconds when it has 13 digits). Rows must be in time order per symbol.
+/// Local times that do not exist in `zone` (the hour skipped when daylight saving time begins) are refused by name;
+/// a local time that happens twice (the hour repeated when it ends) is the first of its two instants unless the
+/// symbol's previous bar is already past it, so bars written in order through the night stay in order.
 public enum CSVBars {
     public struct Problem: Error, CustomStringConvertible {
         public var description: String
@@ -130,6 +133,7 @@ public enum CSVBars {
         var lastSymbol = defaultSymbol
         var current: [HistoricalBar] = []
         var dayCache = DayCache()
+        var wallClock = WallClock(zone: zone)
         // Daily data written with a time of day ("2005-01-04 00:00:00", as pandas writes a daily index) is stamped at
         // the close like plain dates, once every row turns out to be at midnight.
         var midnightOnly = true
@@ -151,10 +155,25 @@ public enum CSVBars {
                 }
             }
             guard
-                let time = dayCache.time(bytes[timeRange], zone: zone, closeHour: closeHour, closeMinute: closeMinute)
+                let read = dayCache.time(bytes[timeRange], zone: zone, closeHour: closeHour, closeMinute: closeMinute)
                     ?? parseTime(string(timeRange), zone: zone, closeHour: closeHour, closeMinute: closeMinute)
             else {
                 throw Problem(description: "line \(lineNumber): cannot read the time \"\(string(timeRange))\"")
+            }
+            let time = read.time
+            var repeatedHour = false
+            if let wall = read.wall {
+                switch wallClock.kind(wall) {
+                case .unique: break
+                case .repeated: repeatedHour = true
+                case .skipped:
+                    throw Problem(
+                        description:
+                            "line \(lineNumber): \(string(timeRange)) does not exist in \(zone.identifier): clocks went "
+                            + "from 02:00 straight to 03:00 that night (daylight saving time began). The times are "
+                            + "not local to \(zone.identifier): give --timezone UTC if they are UTC, or write each with "
+                            + "its offset (e.g. 2015-03-08T07:30:00Z or 2015-03-08T02:30:00-05:00)")
+                }
             }
             var values: (Price, Price, Price, Price) = (.zero, .zero, .zero, .zero)
             for (k, i) in indices.enumerated() {
@@ -180,7 +199,7 @@ public enum CSVBars {
                 volume = v
             }
             let (open, high, low, close) = values
-            let bar = HistoricalBar(
+            var bar = HistoricalBar(
                 time: time, open: open, high: max(high, open, close), low: min(low, open, close), close: close,
                 volume: volume)
             // Rows of one symbol usually come together: keep appending to the current series until it changes.
@@ -204,8 +223,28 @@ public enum CSVBars {
                 for k in lineStart..<bytes.count where bytes[k] == 10 { lines += 1 }
                 current.reserveCapacity(lines)
             }
-            if let previous = current.last ?? series[lastSymbol]?.last, previous.time >= time {
-                throw Problem(description: "line \(lineNumber): \(lastSymbol)'s bars are not in time order")
+            let previous = current.last ?? series[lastSymbol]?.last
+            if repeatedHour {
+                // The hour clocks go back over happens twice (first in daylight time, an hour earlier in UTC): the
+                // first time, unless this symbol's bars are already past it.
+                let earlier = time.adding(seconds: -3600)
+                if previous.map({ $0.time < earlier }) ?? true { bar.time = earlier }
+            }
+            if let previous, previous.time >= bar.time {
+                if repeatedHour {
+                    throw Problem(
+                        description:
+                            "line \(lineNumber): \(string(timeRange)) happened twice in \(zone.identifier) (clocks "
+                            + "went back from 02:00 to 01:00 that night) and neither comes after \(lastSymbol)'s "
+                            + "previous bar at \(previous.time.rfc3339(in: zone, fractionalDigits: 0)): give --timezone UTC if the times are "
+                            + "UTC, or write each with its offset (-04:00 for the first 01:00–01:59, -05:00 for the second)"
+                    )
+                }
+                throw Problem(
+                    description:
+                        "line \(lineNumber): \(lastSymbol)'s bars are not in time order: \(string(timeRange)) "
+                        + "(\(bar.time.rfc3339(in: zone, fractionalDigits: 0))) is not after the bar before it "
+                        + "(\(previous.time.rfc3339(in: zone, fractionalDigits: 0)))")
             }
             current.append(bar)
         }
@@ -283,7 +322,7 @@ public enum CSVBars {
         var lastDate: (bytes: (UInt64, UInt16), date: CivilDate)?
 
         mutating func time(_ b: ArraySlice<UInt8>, zone: ExchangeTimeZone, closeHour: Int, closeMinute: Int)
-            -> Timestamp?
+            -> ReadTime?
         {
             guard b.count == 10 || b.count == 16 || b.count == 19 else { return nil }
             let s = b.startIndex
@@ -313,26 +352,26 @@ public enum CSVBars {
                 date = CivilDate(y, m, d)
                 lastDate = ((key, tail), date)
             }
-            if b.count == 10 { return Timestamp(date, hour: closeHour, minute: closeMinute, in: zone) }
+            if b.count == 10 { return ReadTime(Timestamp(date, hour: closeHour, minute: closeMinute, in: zone)) }
             guard b[s + 10] == 32 || b[s + 10] == 84, b[s + 13] == 58, b.count == 16 || b[s + 16] == 58,
                 let h = number(11..<13), let mi = number(14..<16), let se = b.count == 16 ? 0 : number(17..<19),
                 h < 24, mi < 60, se < 61
             else { return nil }
-            return Timestamp(date, hour: h, minute: mi, second: se, in: zone)
+            return ReadTime(date: date, hour: h, minute: mi, second: se, in: zone)
         }
     }
 
-    static func parseTime(_ text: String, zone: ExchangeTimeZone, closeHour: Int, closeMinute: Int) -> Timestamp? {
+    static func parseTime(_ text: String, zone: ExchangeTimeZone, closeHour: Int, closeMinute: Int) -> ReadTime? {
         if !text.isEmpty, text.allSatisfy(\.isNumber), let n = Int64(text) {
             // Milliseconds past what a Timestamp holds (year 2262) are not a bar's time: nil, the row is refused.
-            guard text.count >= 13 else { return Timestamp(seconds: n) }
+            guard text.count >= 13 else { return ReadTime(Timestamp(seconds: n)) }
             let (nanoseconds, overflow) = n.multipliedReportingOverflow(by: 1_000_000)
-            return overflow ? nil : Timestamp(nanoseconds: nanoseconds)
+            return overflow ? nil : ReadTime(Timestamp(nanoseconds: nanoseconds))
         }
         let normalized = text.replacingSlashes
         guard normalized.count >= 10, let date = CivilDate(String(normalized.prefix(10))) else { return nil }
         let rest = normalized.dropFirst(10)
-        if rest.isEmpty { return Timestamp(date, hour: closeHour, minute: closeMinute, in: zone) }
+        if rest.isEmpty { return ReadTime(Timestamp(date, hour: closeHour, minute: closeMinute, in: zone)) }
         let clock = rest.dropFirst() // "T" or " "
         let parts = clock.prefix(8).split(separator: ":")
         guard parts.count >= 2, let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m)
@@ -341,9 +380,53 @@ public enum CSVBars {
         // With an offset (or Z) the text says its own zone.
         if let last = clock.last, last == "Z" || clock.contains("+") || clock.dropFirst(6).contains("-") {
             _ = last
-            return RFC3339Time.parse(date: date, hour: h, minute: m, second: s, clock: String(clock))
+            return RFC3339Time.parse(date: date, hour: h, minute: m, second: s, clock: String(clock)).map(ReadTime.init)
         }
-        return Timestamp(date, hour: h, minute: m, second: s, in: zone)
+        return ReadTime(date: date, hour: h, minute: m, second: s, in: zone)
+    }
+
+    /// A row's time, and its wall-clock reading when it was written as a local time of the zone (to find the hours
+    /// daylight saving time skips or repeats); nil for epoch numbers, offsets, and dates stamped at the close.
+    struct ReadTime {
+        var time: Timestamp
+        var wall: Int64?
+
+        init(_ time: Timestamp) {
+            self.time = time
+            wall = nil
+        }
+
+        init(date: CivilDate, hour: Int, minute: Int, second: Int, in zone: ExchangeTimeZone) {
+            time = Timestamp(date, hour: hour, minute: minute, second: second, in: zone)
+            wall = Int64(date.daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        }
+    }
+
+    /// Whether a wall-clock time is one instant in the zone, none or two, with the year's transitions kept (one
+    /// calendar computation per year of rows, not per row).
+    struct WallClock {
+        enum Kind { case unique, skipped, repeated }
+        let zone: ExchangeTimeZone
+        var year: Range<Int64> = 0..<0
+        var transitions: (skipped: Range<Int64>, repeated: Range<Int64>)?
+
+        init(zone: ExchangeTimeZone) { self.zone = zone }
+
+        mutating func kind(_ wall: Int64) -> Kind {
+            guard zone != .utc, zone != .shanghai else { return .unique }
+            if !year.contains(wall) {
+                let days = wall / 86_400 - (wall % 86_400 < 0 ? 1 : 0)  // floor: rows before 1970 have negative seconds
+                let y = CivilDate(daysSinceEpoch: Int(days)).year
+                year =
+                    Int64(CivilDate(y, 1, 1).daysSinceEpoch) * 86_400..<Int64(CivilDate(y + 1, 1, 1).daysSinceEpoch)
+                    * 86_400
+                transitions = zone.transitions(y)
+            }
+            guard let transitions else { return .unique }
+            if transitions.skipped.contains(wall) { return .skipped }
+            if transitions.repeated.contains(wall) { return .repeated }
+            return .unique
+        }
     }
 }
 

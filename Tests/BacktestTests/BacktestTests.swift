@@ -401,4 +401,74 @@ struct CSVBarsTests {
                 == true)
         #expect(message("date,open,high,low,close\n") == "the CSV file has a header and no bars")
     }
+
+    /// Minute bars through one night, `from`–`through` local wall-clock minutes of `date` (each an hour and a minute).
+    static func nightCSV(_ date: String, _ minutes: [(Int, Int)]) -> String {
+        "datetime,open,high,low,close,volume\n"
+            + minutes.map { h, m in
+                "\(date) \(h < 10 ? "0" : "")\(h):\(m < 10 ? "0" : "")\(m):00,1,1,1,1,100"
+            }.joined(separator: "\n")
+    }
+
+    @Test("a time the spring-forward night skips (2015-03-08 02:00–02:59 in New York) is named, with the way out")
+    func skippedHour() {
+        let night = (0..<4).flatMap { h in stride(from: 0, to: 60, by: 15).map { (h, $0) } }
+        do {
+            _ = try CSVBars.parse(Self.nightCSV("2015-03-08", night), symbol: "BARS", zone: .newYork)
+            Issue.record("bars at local times that do not exist were read")
+        } catch {
+            // The first row of 02:00 is line 10 (header, then 00:00 … 01:45).
+            #expect(error.description.hasPrefix("line 10: 2015-03-08 02:00:00 does not exist in America/New_York"))
+            #expect(error.description.contains("--timezone UTC") && !error.description.contains("not in time order"))
+        }
+        // A lone row in the missing hour is refused too (no silent shift to 03:xx), and every minute of it.
+        for minute in [0, 1, 30, 59] {
+            #expect(throws: CSVBars.Problem.self) {
+                try CSVBars.parse(Self.nightCSV("2015-03-08", [(2, minute)]), symbol: "S", zone: .newYork)
+            }
+        }
+        // The same file read as UTC (what such files usually are) is in order; minutes either side of the gap read.
+        let utc = try? CSVBars.parse(Self.nightCSV("2015-03-08", night), symbol: "S", zone: .utc)
+        #expect(utc?.first?.bars.count == night.count)
+        let around = try? CSVBars.parse(
+            Self.nightCSV("2015-03-08", [(1, 59), (3, 0)]), symbol: "S", zone: .newYork)
+        #expect(around?.first?.bars.map(\.time.seconds) == [1_425_797_940, 1_425_798_000], "one minute apart in UTC")
+        // Every year's spring-forward night, and never Shanghai's (no daylight saving time).
+        for (year, day) in [(2007, 11), (2016, 13), (2024, 10), (2026, 8)] {
+            let date = CivilDate(year, 3, day).description
+            #expect(throws: CSVBars.Problem.self, "\(date)") {
+                try CSVBars.parse(Self.nightCSV(date, [(2, 30)]), symbol: "S", zone: .newYork)
+            }
+            #expect((try? CSVBars.parse(Self.nightCSV(date, [(2, 30)]), symbol: "S", zone: .shanghai)) != nil)
+        }
+    }
+
+    @Test("the hour clocks go back over (2015-11-01 01:00–01:59) is read in order: first daylight time, then standard")
+    func repeatedHour() throws {
+        // 00:00 … 01:45 (daylight), 01:00 … 01:45 again (standard), 02:00 … 02:45: every bar 15 minutes after the last.
+        let first = (0..<2).flatMap { h in stride(from: 0, to: 60, by: 15).map { (h, $0) } }
+        let again = stride(from: 0, to: 60, by: 15).map { (1, $0) }
+        let after = stride(from: 0, to: 60, by: 15).map { (2, $0) }
+        let bars = try CSVBars.parse(Self.nightCSV("2015-11-01", first + again + after), symbol: "S", zone: .newYork)
+        let times = bars[0].bars.map(\.time.seconds)
+        #expect(times.count == 16)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 900 }, "\(times)")
+        #expect(bars[0].bars[0].time == Timestamp(CivilDate(2015, 11, 1), hour: 4, in: .utc))
+        // Only the first pass through the hour: each is its daylight (first) instant.
+        let once = try CSVBars.parse(Self.nightCSV("2015-11-01", first), symbol: "S", zone: .newYork)
+        #expect(once[0].bars.last?.time == Timestamp(CivilDate(2015, 11, 1), hour: 5, minute: 45, in: .utc))
+        // Only the second pass, after a bar at 01:50 daylight time: it is the standard one.
+        let second = try CSVBars.parse(
+            "datetime,open,high,low,close\n2015-11-01T01:50:00-04:00,1,1,1,1\n2015-11-01 01:10:00,1,1,1,1\n",
+            symbol: "S", zone: .newYork)
+        #expect(second[0].bars[1].time == Timestamp(CivilDate(2015, 11, 1), hour: 6, minute: 10, in: .utc))
+        // Going back a third time cannot be read in order: said, with the offsets to write.
+        do {
+            _ = try CSVBars.parse(Self.nightCSV("2015-11-01", first + again + [(1, 30)]), symbol: "S", zone: .newYork)
+            Issue.record("a third 01:30 was read")
+        } catch {
+            #expect(error.description.contains("happened twice in America/New_York"), "\(error)")
+            #expect(error.description.contains("-05:00"))
+        }
+    }
 }

@@ -68,6 +68,32 @@ def test_bad_input_is_refused_clearly(tmp_path):
     assert params.returncode != 0 and "fast (30) must be shorter than slow (10)" in params.stderr
 
 
+def test_minute_bars_through_a_daylight_saving_night(tmp_path):
+    """One-minute bars through 2015-03-08 (New York skips 02:00–02:59): the error names the time that does not
+    exist and the way out; with --timezone UTC the same file runs. Through 2015-11-01 (01:00–01:59 twice) the bars
+    are read in their order."""
+    def night(date, hours):
+        rows = ["datetime,open,high,low,close,volume"]
+        rows += [f"{date} {h:02d}:{m:02d}:00,10,10.5,9.5,10,100" for h in hours for m in range(60)]
+        return "\n".join(rows) + "\n"
+    spring = tmp_path / "bars.csv"
+    spring.write_text(night("2015-03-08", range(0, 5)))
+    run = backtest("--data", str(spring), "--strategy", "buy-and-hold", "--qty", "1")
+    assert run.returncode != 0
+    assert "line 122: 2015-03-08 02:00:00 does not exist in America/New_York" in run.stderr, run.stderr
+    assert "--timezone UTC" in run.stderr and "not in time order" not in run.stderr
+    utc = backtest("--data", str(spring), "--timezone", "UTC", "--strategy", "buy-and-hold", "--qty", "1",
+                   "--report", "json")
+    assert utc.returncode == 0, utc.stderr
+    assert json.loads(utc.stdout)["bars"] == 300
+
+    autumn = tmp_path / "autumn.csv"
+    autumn.write_text(night("2015-11-01", [0, 1, 1, 2]))  # 01:00–01:59 written twice, as a New York clock shows it
+    run = backtest("--data", str(autumn), "--strategy", "buy-and-hold", "--qty", "1", "--report", "json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["bars"] == 240
+
+
 def test_the_bundled_real_history_replays_the_limit_up_rules(tmp_path):
     """Real A-share prices (000338, 2007–2020, bundled) and the A-share app's own strategy as queue rules: buy at the
     next day's limit-up price when a close is within 1% of limit-up, sell when a day falls 3%."""

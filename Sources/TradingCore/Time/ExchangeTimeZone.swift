@@ -25,7 +25,8 @@ public enum ExchangeTimeZone: String, Sendable, Codable, Hashable {
     }
 
     /// Offset for a local wall-clock time (seconds since the epoch as if the wall clock were UTC). In the
-    /// skipped spring hour the later offset applies; in the repeated autumn hour the earlier (daylight) one.
+    /// skipped spring hour the later (daylight) offset applies; in the repeated autumn hour the later (standard) one,
+    /// which makes it the second of its two instants.
     public func utcOffsetSeconds(forLocalSeconds local: Int64) -> Int {
         switch self {
         case .utc, .shanghai: return utcOffsetSeconds(forUTCSeconds: local)
@@ -36,6 +37,17 @@ public enum ExchangeTimeZone: String, Sendable, Codable, Hashable {
             let endLocal = Int64(end.daysSinceEpoch) * 86_400 + 1 * 3600
             return local >= startLocal && local < endLocal ? -4 * 3600 : -5 * 3600
         }
+    }
+
+    /// The local wall-clock times (seconds since the epoch as if the wall clock were UTC) that are not one instant
+    /// in `year`: the hour skipped when clocks go forward (no instant has it) and the hour repeated when they go back
+    /// (two instants have it, an hour apart). Nil for zones without daylight saving time.
+    public func transitions(_ year: Int) -> (skipped: Range<Int64>, repeated: Range<Int64>)? {
+        guard self == .newYork else { return nil }
+        let (start, end) = Self.usDaylightSaving(year)
+        let startLocal = Int64(start.daysSinceEpoch) * 86_400 + 2 * 3600  // 02:00 EST becomes 03:00 EDT
+        let endLocal = Int64(end.daysSinceEpoch) * 86_400 + 1 * 3600  // 02:00 EDT becomes 01:00 EST
+        return (startLocal..<(startLocal + 3600), endLocal..<(endLocal + 3600))
     }
 
     /// The local date and seconds since local midnight of an instant.
