@@ -415,7 +415,7 @@ public enum CSVBars {
         mutating func kind(_ wall: Int64) -> Kind {
             guard zone != .utc, zone != .shanghai else { return .unique }
             if !year.contains(wall) {
-                let days = wall / 86_400 - (wall % 86_400 < 0 ? 1 : 0)  // floor: rows before 1970 have negative seconds
+                let days = wall / 86_400 - (wall % 86_400 < 0 ? 1 : 0) // floor: rows before 1970 have negative seconds
                 let y = CivilDate(daysSinceEpoch: Int(days)).year
                 year =
                     Int64(CivilDate(y, 1, 1).daysSinceEpoch) * 86_400..<Int64(CivilDate(y + 1, 1, 1).daysSinceEpoch)

@@ -45,8 +45,8 @@ public enum ExchangeTimeZone: String, Sendable, Codable, Hashable {
     public func transitions(_ year: Int) -> (skipped: Range<Int64>, repeated: Range<Int64>)? {
         guard self == .newYork else { return nil }
         let (start, end) = Self.usDaylightSaving(year)
-        let startLocal = Int64(start.daysSinceEpoch) * 86_400 + 2 * 3600  // 02:00 EST becomes 03:00 EDT
-        let endLocal = Int64(end.daysSinceEpoch) * 86_400 + 1 * 3600  // 02:00 EDT becomes 01:00 EST
+        let startLocal = Int64(start.daysSinceEpoch) * 86_400 + 2 * 3600 // 02:00 EST becomes 03:00 EDT
+        let endLocal = Int64(end.daysSinceEpoch) * 86_400 + 1 * 3600 // 02:00 EDT becomes 01:00 EST
         return (startLocal..<(startLocal + 3600), endLocal..<(endLocal + 3600))
     }
 
