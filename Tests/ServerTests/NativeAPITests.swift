@@ -34,6 +34,18 @@ struct NativeAPITests {
                     #expect(response.status == .ok)
                     #expect(f.json(response)["accounts"]?.array?.count == 2)
                 }
+                // The app's first question: always a 200 (no failed request in the console before anyone logs in).
+                try await client.execute(uri: "/api/v1/auth/session", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(f.json(response) == .object(["user": .null]))
+                }
+                try await client.execute(
+                    uri: "/api/v1/auth/session", method: .get, headers: [.cookie: "papertrade_session=forged"]
+                ) { #expect($0.status == .ok && f.json($0)["user"] == .null) }
+                try await client.execute(uri: "/api/v1/auth/session", method: .get, headers: [.cookie: session ?? ""]) {
+                    #expect(f.json($0)["user"]?["username"] == .string("bob"))
+                    #expect(f.json($0)["user"]?["accounts"]?.array?.count == 2)
+                }
                 try await client.execute(
                     uri: "/api/v1/auth/signup", method: .post,
                     body: body(#"{"username":"bob","password":"another-password"}"#)
@@ -57,6 +69,9 @@ struct NativeAPITests {
                 }
                 try await client.execute(uri: "/api/v1/me", method: .get, headers: [.cookie: session ?? ""]) {
                     #expect($0.status == .unauthorized)
+                }
+                try await client.execute(uri: "/api/v1/auth/session", method: .get, headers: [.cookie: session ?? ""]) {
+                    #expect($0.status == .ok && f.json($0)["user"] == .null, "logged out")
                 }
             }
         }

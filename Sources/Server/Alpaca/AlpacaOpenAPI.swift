@@ -185,11 +185,12 @@ enum AlpacaOpenAPI {
             "get": op(
                 "Every asset",
                 [
-                    query("status", "active or inactive", S.enumeration(["active", "inactive"])),
-                    query("asset_class", "us_equity", S.enumeration(["us_equity", "crypto", "us_option"])),
+                    // Any letter case; empty is the same as absent (no filter), as the server reads them.
+                    query("status", "active or inactive", S.caseless(["", "active", "inactive"])),
+                    query("asset_class", "us_equity", S.caseless(["", "us_equity", "crypto", "us_option"])),
                     query(
                         "exchange", "AMEX, ARCA, BATS, NYSE, NASDAQ, NYSEARCA or OTC",
-                        S.enumeration(["AMEX", "ARCA", "BATS", "NYSE", "NASDAQ", "NYSEARCA", "OTC"])),
+                        S.caseless(["", "AMEX", "ARCA", "BATS", "NYSE", "NASDAQ", "NYSEARCA", "OTC", "CRYPTO"])),
                     query("attributes", "comma-separated attributes"),
                 ],
                 ["200": "assets"])

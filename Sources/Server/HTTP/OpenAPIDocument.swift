@@ -91,12 +91,34 @@ enum OpenAPIDocument {
         return .object(o)
     }
 
-    /// The methods the document declares for a request path (path templates match any one segment per
-    /// `{parameter}`), or nil when no path matches.
-    static func allowedMethods(for path: String) -> [String]? {
+    /// The methods the document declares for a request path, or nil when no path matches.
+    static func allowedMethods(for path: String) -> [String]? { methods.allowed(for: path) }
+
+    static let methods = OpenAPIMethodTable(document)
+}
+
+/// The methods an OpenAPI document declares per path, to answer a known path asked with another method with a 405
+/// and the methods it has (both documents: /openapi.json and the IB gateway's).
+struct OpenAPIMethodTable: Sendable {
+    let paths: [([Substring], [String])]
+
+    init(_ document: JSONValue) {
+        guard case .object(let paths) = document["paths"] ?? .null else {
+            self.paths = []
+            return
+        }
+        self.paths = paths.map { path, item in
+            let methods = (item.object?.keys.map { $0.uppercased() } ?? []).sorted()
+            return (Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()), methods)
+        }
+    }
+
+    /// The methods for a request path (path templates match any one segment per `{parameter}`; the most literal
+    /// match wins), or nil when no path matches.
+    func allowed(for path: String) -> [String]? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var best: (literal: Int, methods: [String])?
-        for (template, methods) in pathTable {
+        for (template, methods) in paths {
             guard template.count == segments.count else { continue }
             var literal = 0
             var matches = true
@@ -114,12 +136,4 @@ enum OpenAPIDocument {
         }
         return best?.methods
     }
-
-    static let pathTable: [([Substring], [String])] = {
-        guard case .object(let paths) = document["paths"] ?? .null else { return [] }
-        return paths.map { path, item in
-            let methods = (item.object?.keys.map { $0.uppercased() } ?? []).sorted()
-            return (Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()), methods)
-        }
-    }()
 }

@@ -4,6 +4,12 @@ import JSON
 enum OpenAPISchema {
     static let string: JSONValue = .object(["type": .string("string")])
     static let boolean: JSONValue = .object(["type": .string("boolean")])
+    /// A JSON number (IB's clients send prices and quantities as numbers).
+    static let number: JSONValue = .object(["type": .string("number")])
+    /// An integer or its digits as a string (IB's clients send a conid either way).
+    static let integerOrString: JSONValue = .object([
+        "anyOf": .array([.object(["type": .string("integer")]), .object(["type": .string("string")])])
+    ])
     static let decimal: JSONValue = .object([
         "type": .string("string"), "pattern": .string("^[0-9]{1,12}(\\.[0-9]{1,9})?$"),
         "description": .string("a decimal number as a string"),

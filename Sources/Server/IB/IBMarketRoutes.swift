@@ -99,12 +99,19 @@ struct IBMarketRoutes {
     @Sendable func search(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
         var symbol = request.query("symbol")
-        var byName = request.query("name").map { ["true", "1"].contains($0.lowercased()) } ?? false
+        var byName = false
+        if let flag = request.query("name") {
+            switch flag.lowercased() {
+            case "true", "1": byName = true
+            case "false", "0", "": byName = false
+            default: throw IBError(.badRequest, "name must be true or false")
+            }
+        }
         var secType = request.query("secType")
-        if request.method == .post, let body = try await request.ibBody(context: context) {
-            symbol = body["symbol"]?.string ?? symbol
-            byName = body["name"]?.bool ?? byName
-            secType = body["secType"]?.string ?? secType
+        if request.method == .post, let body = try await request.ibObject(context: context) {
+            symbol = try body.string("symbol") ?? symbol
+            byName = try body.bool("name") ?? byName
+            secType = try body.string("secType") ?? secType
         }
         guard let text = symbol?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             throw IBError(.badRequest, "symbol is required")
@@ -179,8 +186,12 @@ struct IBMarketRoutes {
         JSONValue.object(["unsubscribed": .bool(true)]).response()
     }
 
+    /// `{"conid": …}`: nothing to stop (snapshots are not subscriptions here), but the contract must be one.
     @Sendable func unsubscribe(_ request: Request, context: AppContext) async throws -> Response {
-        JSONValue.object(["success": .bool(true)]).response()
+        var request = request
+        let body = try await request.ibBody(context: context)
+        _ = try entry(body?["conid"].flatMap { $0.int.map(String.init) ?? $0.string })
+        return JSONValue.object(["success": .bool(true)]).response()
     }
 
     /// `bar` 1min…1m and `period` {n}min/h/d/w/m/y, as IB; `startTime` (yyyyMMdd-HH:mm:ss, UTC) ends the window.
@@ -218,9 +229,10 @@ struct IBMarketRoutes {
 
     @Sendable func scanner(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
-        let body = try await request.ibBody(context: context)
-        let type = (body?["type"]?.string ?? body?["scanCode"]?.string ?? "TOP_PERC_GAIN").uppercased()
-        let location = (body?["location"]?.string ?? "STK.US.MAJOR").uppercased()
+        let body = try await request.ibObject(context: context)
+        _ = try body?.string("instrument")
+        let type = (try body?.string("type") ?? body?.string("scanCode") ?? "TOP_PERC_GAIN").uppercased()
+        let location = (try body?.string("location") ?? "STK.US.MAJOR").uppercased()
         let market: Market =
             ["CN", "SSE", "SZSE", "SEHKNTL", "SEHKSZSE", "CHINA"].contains(where: { location.contains($0) }) ? .cn : .us
         let kind: MoverKind

@@ -25,6 +25,7 @@ struct IBSessionRoutes {
         api.get("logout", use: logout)
         api.get("sso/validate", use: validate)
         api.post("iserver/reauthenticate", use: reauthenticate)
+        api.get("openapi.json") { _, _ in IBOpenAPI.document.response() }
     }
 
     var serverInfo: JSONValue {
@@ -199,6 +200,17 @@ struct IBErrorMiddleware: RouterMiddleware {
         } catch let error as APIError {
             throw IBError(error.status == .unprocessableContent ? .badRequest : error.status, error.message)
         } catch let error as HTTPError {
+            // A path the gateway documents, asked with a method it does not declare: 405 with the methods it has.
+            if error.status == .notFound, let allowed = IBOpenAPI.methods.allowed(for: request.uri.path),
+                !allowed.contains(request.method.rawValue)
+            {
+                var response = try IBError(
+                    .methodNotAllowed,
+                    "method \(request.method.rawValue) is not allowed here; use \(allowed.joined(separator: ", "))"
+                ).response(from: request, context: context)
+                response.headers[.allow] = allowed.joined(separator: ", ")
+                return response
+            }
             throw IBError(error.status, error.body ?? error.status.reasonPhrase)
         } catch {
             context.logger.error("unexpected error: \(error)")
@@ -208,6 +220,13 @@ struct IBErrorMiddleware: RouterMiddleware {
 }
 
 extension Request {
+    /// The JSON object body of a Client Portal request: nil when empty; 400 when it is not an object.
+    mutating func ibObject(context: AppContext) async throws -> IBFields? {
+        guard let body = try await ibBody(context: context) else { return nil }
+        guard case .object(let fields) = body else { throw IBError(.badRequest, "send a JSON object") }
+        return IBFields(fields: fields)
+    }
+
     /// The JSON body of a Client Portal request: nil when empty; 400 in IB's shape when malformed.
     mutating func ibBody(context: AppContext) async throws -> JSONValue? {
         let buffer: ByteBuffer
@@ -219,4 +238,18 @@ extension Request {
             throw IBError(.badRequest, "malformed JSON: \(error.description)")
         }
     }
+}
+
+/// A request body's fields read by type: absent or null is nil, a value of another type is a 400 naming the field.
+struct IBFields {
+    let fields: [String: JSONValue]
+
+    func read<T>(_ key: String, _ kind: String, _ convert: (JSONValue) -> T?) throws(IBError) -> T? {
+        guard let value = fields[key], !value.isNull else { return nil }
+        guard let converted = convert(value) else { throw IBError(.badRequest, "\(key) must be \(kind)") }
+        return converted
+    }
+
+    func string(_ key: String) throws(IBError) -> String? { try read(key, "a string", \.string) }
+    func bool(_ key: String) throws(IBError) -> Bool? { try read(key, "true or false", \.bool) }
 }
