@@ -86,5 +86,18 @@ if [ ! -x "$venv/bin/pytest" ] || ! sha256sum --check --status "$stamp" 2>/dev/n
     "$venv/bin/pip" install --quiet --require-hashes -r tests/e2e/requirements.txt
     sha256sum tests/e2e/requirements.txt > "$stamp"
 fi
-PAPERTRADE_BINARY="$PWD/.build/debug/papertrade" "$venv/bin/pytest" -q --durations=15 tests/e2e
+# The fuzz walls (schemathesis on both ports, the socket fuzzer) run beside the rest: most end-to-end tests wait on
+# browsers, timers and servers starting, so the two together take little more than the longer one. Each has its own
+# servers on free ports; the walls' output follows the rest's.
+export PAPERTRADE_BINARY="$PWD/.build/debug/papertrade"
+walls=(tests/e2e/test_openapi.py tests/e2e/test_ib_openapi.py tests/e2e/test_socket_fuzz.py)
+walls_log=$(mktemp)
+"$venv/bin/pytest" -q --durations=8 "${walls[@]}" >"$walls_log" 2>&1 &
+walls_pid=$!
+status=0
+"$venv/bin/pytest" -q --durations=12 tests/e2e "${walls[@]/#/--ignore=}" || status=1
+wait "$walls_pid" || status=1
+echo "-- the fuzz walls:"
+cat "$walls_log"
+[ "$status" -eq 0 ]
 stage "done in $SECONDS s"

@@ -5,12 +5,14 @@ error — e.g. a chart updated after its screen was left), and in Chinese withou
 The console is read after each screen and again after leaving it, so errors thrown by a screen that is gone
 (timers and live updates not stopped) are blamed on that screen.
 """
+import shutil
 import time
 
 import pytest
 from selenium.webdriver.common.by import By
 
 from browser import App, DESKTOP, PHONE, chromium
+from conftest import Server
 from test_web_app_zh import english_left
 
 # Route → what is on the screen once it has loaded.
@@ -38,6 +40,16 @@ def tour_driver(request):
     d.quit()
 
 
+@pytest.fixture(scope="module", params=["realtime", "always-open", "replay"])
+def tour_server(request):
+    """The wall clock as a user has it (whatever hour CI runs at: often both markets closed), a market always in
+    session, and a replayed one moving 60 times faster."""
+    s = Server(clock=request.param).start()
+    yield s
+    s.stop()
+    shutil.rmtree(s.data_dir, ignore_errors=True)
+
+
 def severe(driver):
     """The SEVERE console entries since the last call (reading the log empties it)."""
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
@@ -50,8 +62,8 @@ def settled(app, selector):
     time.sleep(0.6)  # live quotes, chart resizes and timers get to run once
 
 
-def test_every_screen_loads_without_a_console_error(tour_driver, server):
-    app = App(tour_driver, server)
+def test_every_screen_loads_without_a_console_error(tour_driver, tour_server):
+    app = App(tour_driver, tour_server)
     severe(tour_driver)  # anything from before this test
     app.signup()
     chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
