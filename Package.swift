@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "BrokerageTests",
             dependencies: [
-                "Brokerage", "BrokerageModel", "Storage", "MarketData", "TradingCore",
+                "Brokerage", "BrokerageModel", "Storage", "MarketData", "TradingCore", "Backtest",
                 .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),

@@ -22,8 +22,9 @@ public struct BacktestResult: Sendable {
     public var fees: FixedDecimal
     /// Bars (of any symbol) at whose close a position was held.
     public var exposureBars: Int
-    /// Orders the engine refused, by message, with how often.
-    public var rejections: [String: Int]
+    /// Orders the engine refused: each message once (with its first rejection, for wording it in another language),
+    /// how often, most frequent first.
+    public var refusals: [Refusal]
     /// The average of each symbol's first-to-last close return.
     public var buyAndHoldReturn: FixedDecimal?
     /// The market index over the same dates (its name and return), when the data source has it.
@@ -112,10 +113,33 @@ public struct BacktestResult: Sendable {
                 "orders filled at the close of the bar that produced them: the strategy saw that close before trading at it (look-ahead); next-open is the realistic setting"
             )
         }
-        for (message, count) in rejections.sorted(by: { $0.value > $1.value }).prefix(5) {
-            out.append("\(count) \(count == 1 ? "order was" : "orders were") refused: \(message)")
+        for refusal in refusals.prefix(5) {
+            let count = refusal.count
+            out.append("\(count) \(count == 1 ? "order was" : "orders were") refused: \(refusal.rejection.message)")
         }
         return out
+    }
+
+    /// Refused orders of one message: the first such rejection and how many there were.
+    public struct Refusal: Sendable, Hashable {
+        public var rejection: OrderRejection
+        public var count: Int
+    }
+
+    /// Refusals gathered during a run, by message.
+    struct Refusals {
+        var byMessage: [String: Refusal] = [:]
+
+        mutating func add(_ rejection: OrderRejection) {
+            byMessage[rejection.message, default: Refusal(rejection: rejection, count: 0)].count += 1
+        }
+
+        /// Most frequent first; ties by message, so a report reads the same every run.
+        var list: [Refusal] {
+            byMessage.values.sorted {
+                ($0.count, $1.rejection.message) > ($1.count, $0.rejection.message)
+            }
+        }
     }
 
     // MARK: Report

@@ -146,7 +146,7 @@ public struct Backtester: Sendable {
         // The first series' smallest gap between bars, for the report's frequency (`BarSeries.frequency`, measured
         // on the way instead of in a second pass over the bars).
         var smallestGap = Int64.max
-        var rejections: [String: Int] = [:]
+        var refusals = BacktestResult.Refusals()
         var peak = settings.cash
         let step = max(1, total / 100)
         var nextProgress = progress == nil ? Int.max : 0
@@ -179,7 +179,7 @@ public struct Backtester: Sendable {
         func submitPending(at time: Timestamp) {
             for request in pending {
                 do { try engine.submit(request, account: account, at: time) } catch {
-                    rejections[error.message, default: 0] += 1
+                    refusals.add(error)
                 }
             }
             pending.removeAll(keepingCapacity: true)
@@ -296,7 +296,7 @@ public struct Backtester: Sendable {
             frequency: BarFrequency(smallestGap: smallestGap),
             start: first, end: last, bars: total, startingCash: settings.cash, finalEquity: equity(),
             points: points, peakEquity: max(peak, equity()), trades: recorder.closed, openTrades: recorder.open,
-            fees: engine.accounts[account]?.totalFees ?? .zero, exposureBars: barsInMarket, rejections: rejections,
+            fees: engine.accounts[account]?.totalFees ?? .zero, exposureBars: barsInMarket, refusals: refusals.list,
             buyAndHoldReturn: buyAndHold, index: nil, fill: settings.fill)
     }
 }

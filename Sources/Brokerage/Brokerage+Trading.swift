@@ -162,6 +162,12 @@ extension Brokerage {
         try await shard(account).submit(request, account: account)
     }
 
+    /// The refusal placing `request` would meet now (lots, ticks, price limits, buying power, T+1…), or nil when
+    /// it would be accepted; nothing is placed.
+    public func check(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> OrderRejection? {
+        try await shard(account).check(request, account: account)
+    }
+
     public func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
         try await shard(account).cancel(id, account: account)
     }

@@ -214,7 +214,7 @@ struct BacktestTests {
         let result = try Backtester(settings: BacktestSettings(cash: 1_000_000)).run(
             [BarSeries(symbol: "600519", bars: intraday)], instruments: ["600519": moutai],
             strategy: BuyThenSell(qty: 100))
-        #expect(result.rejections.keys.contains { $0.contains("T+1") })
+        #expect(result.refusals.contains { $0.rejection.message.contains("T+1") })
         #expect(result.trades.first?.exitTime == minutes[3])
     }
 

@@ -1,3 +1,4 @@
+import Backtest
 import BrokerageModel
 import Foundation
 import MarketData
@@ -106,5 +107,38 @@ struct CatalogueTests {
         #expect(Language(tag: "en-GB") == .en)
         #expect(Language(tag: "zh-TW") == nil)
         #expect(Language(tag: "fr") == nil)
+    }
+
+    @Test("amounts in notifications are grouped by thousands with their currency's sign, exactly")
+    func money() {
+        #expect(MoneyText.text(FixedDecimal("1544.78")!, symbol: "¥") == "¥1,544.78")
+        #expect(MoneyText.text(FixedDecimal(25_000), symbol: "$") == "$25,000.00")
+        #expect(MoneyText.text(FixedDecimal("-1234567.125")!, symbol: "$") == "$-1,234,567.125")
+        #expect(MoneyText.text(FixedDecimal("999.5")!, symbol: "$") == "$999.50")
+        #expect(MoneyText.text(FixedDecimal("0.24")!, symbol: "$", minimumPlaces: 0) == "$0.24")
+        #expect(MoneyText.text(FixedDecimal(100), symbol: "¥", minimumPlaces: 0) == "¥100")
+    }
+
+    /// Buys a lot at every bar, whatever the cash.
+    struct BuyEveryBar: Strategy {
+        mutating func onBar(_ bar: BarContext, orders: inout OrderBook) { orders.market(bar.symbol, .buy, qty: 100) }
+    }
+
+    @Test("a backtest's refusals are counted and worded in the user's language; the CLI's English agrees")
+    func backtestWarnings() throws {
+        let moutai = try #require(Instrument.aShare("600519", name: "贵州茅台"))
+        let bars = (0..<3).map { i in
+            HistoricalBar(
+                time: Timestamp(CivilDate(2024, 1, 2 + i), hour: 15, in: .shanghai), open: 1_500, high: 1_510,
+                low: 1_490, close: 1_500, volume: 10_000)
+        }
+        // ¥100,000 cannot buy a lot of 600519 at ¥1,500: each of the first two bars' orders is refused.
+        let result = try Backtester(settings: BacktestSettings(cash: 100_000)).run(
+            [BarSeries(symbol: "600519", bars: bars)], instruments: ["600519": moutai], strategy: BuyEveryBar())
+        #expect(result.trades.isEmpty)
+        let chinese = result.warnings(in: .zhHans)
+        #expect(chinese.count == 1 && chinese[0].hasPrefix("2 笔委托被拒绝：可用资金不足（需要 "), "\(chinese)")
+        #expect(result.warnings(in: .en) == result.warnings, "the CLI's English and the app's agree")
+        #expect(result.warnings.first?.hasPrefix("2 orders were refused: ") == true)
     }
 }

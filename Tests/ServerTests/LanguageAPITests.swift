@@ -5,6 +5,7 @@ import HummingbirdTesting
 import JSON
 import Server
 import Testing
+import TradingCore
 
 @Suite("The user's language")
 struct LanguageAPITests {
@@ -101,6 +102,58 @@ struct LanguageAPITests {
                             #expect(!message.contains("{"), "every placeholder is filled: \(message)")
                         }
                     }
+                }
+            }
+        }
+    }
+
+    @Test(
+        "the trade sheet's estimate says, while the user types, the refusal placing the order would meet, in their language, and the most that can be bought"
+    )
+    func estimateRefusals() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let auth = try await AlertsAPITests().session(client, f)
+                let accounts = try await client.execute(uri: "/api/v1/accounts", method: .get, headers: auth) { r in
+                    Dictionary(
+                        uniqueKeysWithValues: (f.json(r).array ?? []).map {
+                            ($0["market"]?.string ?? "", $0["id"]?.string ?? "")
+                        })
+                }
+                let (us, cn) = (accounts["us"] ?? "", accounts["cn"] ?? "")
+                func estimate(_ account: String, _ query: String) async throws -> JSONValue {
+                    try await client.execute(
+                        uri: "/api/v1/accounts/\(account)/estimate?\(query)", method: .get, headers: auth
+                    ) { r in
+                        #expect(r.status == .ok, "\(query)")
+                        return f.json(r)
+                    }
+                }
+                for language in ["en", "zh-Hans"] {
+                    try await client.execute(
+                        uri: "/api/v1/me", method: .put, headers: auth, body: body(#"{"language":"\#(language)"}"#)
+                    ) { #expect($0.status == .ok) }
+                    let english = language == "en"
+                    // 50 shares of an A-share: not a board lot — said before the review step, not after "confirm".
+                    let lot = try await estimate(cn, "symbol=600519&side=buy&qty=50&price=1500&type=limit")
+                    let lotText = lot["refusal"]?.string ?? ""
+                    #expect(
+                        lotText.contains(
+                            english ? "must be a multiple of the board lot of 100 shares" : "必须是每手 100 股的整数倍"),
+                        "\(lotText)")
+                    // A whole lot at a price it can pay: no refusal.
+                    #expect(try await estimate(cn, "symbol=600519&side=buy&qty=100&price=1500&type=limit")["refusal"] == .null)
+                    // More than the account can pay: refused, with the most it can buy (whole lots, fees included).
+                    let big = try await estimate(cn, "symbol=600519&side=buy&qty=100000&price=1500&type=limit")
+                    #expect(big["refusal"]?.string?.contains(english ? "insufficient buying power" : "可用资金不足") == true)
+                    let most = try #require(big["most"]?.decimal)
+                    #expect(most == FixedDecimal(600), "¥1,000,000 buys six lots at ¥1,500 (seven would be ¥1,050,000)")
+                    // A sub-penny limit on a US stock.
+                    let penny = try await estimate(us, "symbol=AAPL&side=buy&qty=1&price=1.001&type=limit")
+                    #expect(penny["refusal"]?.string?.contains(english ? "sub-penny" : "最小变动单位为 0.01") == true)
+                    // Selling what is not held in an A-share account.
+                    let sell = try await estimate(cn, "symbol=600519&side=sell&qty=100&price=1500&type=limit")
+                    #expect(sell["refusal"]?.string?.isEmpty == false && sell["most"]?.decimal == .zero)
                 }
             }
         }

@@ -135,6 +135,7 @@ def test_create_a_game_join_by_invite_link_trade_and_see_the_leaderboard(app):
     cash.send_keys("50000")
     app.css("#g-max_position_percent").send_keys("50")
     app.css("#g-quick_sell_minutes").send_keys("15")
+    app.click("#g-play")  # a teacher runs the game without playing in it
     assert "at most this % of the portfolio in one stock" in app.text("#g-max_position_percent-help")
     app.shot("game-create")
     app.click(".game-form button[type=submit]")
@@ -169,9 +170,14 @@ def test_create_a_game_join_by_invite_link_trade_and_see_the_leaderboard(app):
     app.wait.until(lambda d: "Game: Econ 101" in d.find_element(By.CSS_SELECTOR, "select.account-switcher").text)
     app.trade("AAPL", "buy", "10")
     assert app.toast("You have successfully bought 10 shares of AAPL")
-    # The rule holds in the app too: selling right away is refused with the game's reason.
-    app.trade("AAPL", "sell", "1")
+    # The rule holds in the app too: selling right away is refused with the game's reason, said in the sheet while
+    # typing and again on "Review" (the order never reaches the confirm step).
+    app.open_trade("AAPL", "sell")
+    app.set_qty("1")
+    app.text_in('dialog[open] [data-testid="refusal"]', "This game allows no sale within 15 minutes of a purchase")
+    app.button("Review order", within="dialog")
     assert app.toast("This game allows no sale within 15 minutes of a purchase")
+    assert not app.all("dialog[open] .confirm-step")
     app.click('dialog[open] .sheet-head button')  # the sheet stays open on a refusal; the student closes it
 
     app.go("games")

@@ -113,11 +113,23 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
     assert "买入 600519" in app.text_in(".notifications", "买入 600519")
 
 
+def zh_review(app, symbol, side, qty):
+    """Fills the trade sheet and presses its review button (for an order the sheet refuses before confirming)."""
+    app.open_trade(symbol, side)
+    app.set_qty(qty)
+    app.click("dialog[open] form.trade-form button[type=submit]")
+
+
 def test_a_refused_order_is_explained_in_chinese(app):
     app.switch_account("cn")
-    zh_trade(app, "600519", "buy", "150")
+    app.open_trade("600519", "buy")
+    app.set_qty("150")
+    # Said while typing, before any review or confirm step, with the most that can be bought.
+    refusal = app.text_in('dialog[open] [data-testid="refusal"]', "600519 的委托数量 150 必须是每手 100 股的整数倍")
+    app.click("dialog[open] form.trade-form button[type=submit]")
     assert app.toast("600519 的委托数量 150 必须是每手 100 股的整数倍")
-    assert app.all("dialog[open] #qty"), "the sheet stays open for a rejection"
+    assert app.all("dialog[open] #qty") and not app.all("dialog[open] .confirm-step"), "the sheet stays on the form"
+    assert "{" not in refusal
 
 
 def first_tab(driver):
@@ -165,5 +177,5 @@ def test_a_game_in_chinese_and_its_rule_refusal(app):
     """, joined["account_id"])
     zh_trade(app, "AAPL", "buy", "1")
     assert app.toast("您已成功买入 AAPL 1 股")
-    zh_trade(app, "AAPL", "sell", "1")
+    zh_review(app, "AAPL", "sell", "1")
     assert app.toast("本比赛规定买入后 15 分钟内不得卖出：AAPL 还需等待")

@@ -25,6 +25,7 @@ SCREENS = [
     ("queue", "main h1"),
     ("alerts", "main h1"),
     ("games", "main h1"),
+    ("games/new", "main h1"),
     ("performance", "main h1"),
     ("backtest", "main h1"),
     ("account", "main h1"),
@@ -74,16 +75,29 @@ def test_every_screen_loads_without_a_console_error(tour_driver, tour_server):
     assert app.api("POST", f"/accounts/{account['id']}/orders",
                    {"symbol": "MSFT", "side": "buy", "type": "limit", "qty": "1", "limit_price": "1.00",
                     "time_in_force": "gtc"})["status"] in (200, 201)
+    # A game the user runs and plays in: its page has the leaderboard, the invite and the owner's tools.
+    game = app.api("POST", "/games", {"name": "Tour", "starting_cash": "50000"})["body"]
+    assert app.api("POST", f"/games/{game['id']}/join", {"code": game["join_code"]})["status"] in (200, 201)
     assert severe(tour_driver) == [], "signing up"
 
     problems = []
-    for width, height in (PHONE, DESKTOP):
+    for width, height in ((320, 700), PHONE, DESKTOP):
         app.size(width, height)
-        for route, selector in SCREENS:
+        for route, selector in SCREENS + [(f"games/{game['id']}", "main h1")]:
             app.go(route)
             settled(app, selector)
             where = f"#/{route} at {width}px"
             problems += [f"{where}: {m}" for m in severe(tour_driver)]
+            # Nothing sticks out sideways: a page wider than the screen pushes the tab bar off a phone.
+            wider = app.d.execute_script(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            if wider > 0:
+                culprit = app.d.execute_script("""
+                    const w = document.documentElement.clientWidth;
+                    const e = [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > w + 1)
+                      .sort((a, b) => b.getBoundingClientRect().right - a.getBoundingClientRect().right)[0];
+                    return e ? `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}#${e.id}` : '?';""")
+                problems.append(f"{where}: {wider}px wider than the screen ({culprit})")
             if chinese:
                 problems += [f"{where}: English left: {e}" for e in english_left(app, "body")]
         # Leaving the last screen (and the charts of the stock and performance screens long before): nothing of a
@@ -109,3 +123,23 @@ def test_the_data_source_and_the_stock_facts_are_in_the_users_language(tour_driv
     industry = app.d.execute_script(
         "return [...document.querySelectorAll('dl.about dd span[lang=en]')].map(s => s.textContent)")
     assert industry and all(industry), industry
+
+
+@pytest.mark.parametrize("market", ["us", "cn"])
+def test_the_backtest_screens_defaults_make_trades(tour_driver, server, market):
+    """A learner who opens Backtest and presses Run gets a report with trades, in the account's market (the A-share
+    default once could not afford one lot), and any refusals in the report are in the user's language."""
+    app = App(tour_driver, server).signup()
+    chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    if market == "cn":
+        app.switch_account("cn")
+    app.go("backtest")
+    app.click("form.backtest-form button[type=submit]")
+    app.css(".backtest-report h2")
+    jobs = app.api("GET", "/backtests")["body"]
+    job = app.api("GET", f"/backtests/{jobs[0]['id']}")["body"]
+    assert job["request"]["symbols"] == (["600519"] if market == "cn" else ["AAPL"])
+    result = job["result"]
+    assert result["trades"] >= 1, result["warnings"]
+    for warning in result["warnings"]:
+        assert ("笔委托被拒绝" in warning or "前视" in warning) if chinese else "refused" in warning or "look-ahead" in warning

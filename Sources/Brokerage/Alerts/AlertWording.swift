@@ -6,7 +6,7 @@ struct AlertWording {
     let text: Catalogue
     let currency: Currency
 
-    func money(_ p: Price) -> String { "\(currency.symbol)\(p.formatted(minimumPlaces: 2))" }
+    func money(_ p: Price) -> String { MoneyText.text(p, symbol: currency.symbol) }
 
     func title(_ alert: PriceAlert) -> String { text("alert.title", ["symbol": alert.symbol]) }
 

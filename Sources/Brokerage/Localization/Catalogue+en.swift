@@ -30,6 +30,10 @@ extension Catalogue {
         "queue.failed.title.cash": "Automatic order failed",
         "queue.failed.body": "Your queued order to {what} could not be placed: {reason}.",
         "queue.failed.cash": "not enough cash",
+        "backtest.look_ahead":
+            "Orders filled at the close of the bar that produced them: the strategy saw that close before trading at it (look-ahead). Next open is the realistic setting.",
+        "backtest.refused.one": "{n} order was refused: {reason}",
+        "backtest.refused.other": "{n} orders were refused: {reason}",
         "queue.empty.title": "Queue is empty",
         "queue.empty.body": "Every queued order of this account has been handled; nothing is waiting any more.",
         // Margin

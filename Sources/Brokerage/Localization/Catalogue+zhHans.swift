@@ -10,6 +10,10 @@ extension Catalogue {
         "shares.one": "股",
         "shares.other": "股",
         "canceled.title": "{symbol} 订单已撤销",
+        // 回测报告
+        "backtest.look_ahead": "委托按产生信号那根 K 线的收盘价成交：策略在交易前已看到这个收盘价（前视偏差）。按下一根 K 线开盘价成交更贴近真实。",
+        "backtest.refused.one": "{n} 笔委托被拒绝：{reason}",
+        "backtest.refused.other": "{n} 笔委托被拒绝：{reason}",
         // 排队下单
         "side.buy": "买入",
         "side.sell": "卖出",

@@ -67,11 +67,13 @@ extension Shard {
     func notify(_ id: AccountID, booking b: CorporateActionBooking, cash: FixedDecimal, at now: Timestamp) {
         let text = text(for: id)
         let currency = engine.account(id)?.currency ?? .usd
-        func money(_ amount: FixedDecimal) -> String { currency.symbol + amount.magnitude.formatted(places: 2) }
+        func money(_ amount: FixedDecimal) -> String {
+            MoneyText.text(amount.magnitude.rounded(places: 2, rule: .halfUp), symbol: currency.symbol)
+        }
         switch b.kind {
         case .cashDividend:
             let values = [
-                "symbol": b.symbol, "cash": currency.symbol + b.cashPerShare.description,
+                "symbol": b.symbol, "cash": MoneyText.text(b.cashPerShare, symbol: currency.symbol, minimumPlaces: 0),
                 "qty": b.qtyBefore.magnitude.description, "amount": money(cash),
             ]
             notify(

@@ -115,6 +115,14 @@ extension Shard {
         return (engine.order(order.id) ?? order, step)
     }
 
+    /// The refusal placing `request` would meet now, or nil: nothing is placed or written.
+    func check(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> OrderRejection? {
+        guard records.index(forKey: account) != nil else { throw .notFound("account not found") }
+        _ = try await prepareMarket(for: request.symbol)
+        do { try engine.check(request, account: account, at: clock.now()) } catch { return error }
+        return nil
+    }
+
     func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
         let order: Order
         do { order = try engine.cancel(id, account: account, at: clock.now()) } catch {

@@ -194,7 +194,7 @@ extension Shard {
         let currency = engine.account(rule.accountID)?.currency.symbol ?? ""
         let text = text(for: rule.accountID)
         let what = describe(rule, text)
-        let money = { (p: Price) in currency + p.formatted(minimumPlaces: 2) }
+        let money = { (p: Price) in MoneyText.text(p, symbol: currency) }
         switch result.flatMap({ request in
             Result { () throws(OrderRejection) in try engine.submit(request, account: rule.accountID, at: now) }
         }) {
@@ -240,7 +240,7 @@ extension Shard {
                 ])
         }
         let currency = engine.account(rule.accountID)?.currency.symbol ?? ""
-        let amount = currency + (rule.action.notional ?? .zero).formatted(minimumPlaces: 2)
+        let amount = MoneyText.text(rule.action.notional ?? .zero, symbol: currency)
         return text("queue.what.notional", ["side": side, "amount": amount, "symbol": rule.symbol])
     }
 

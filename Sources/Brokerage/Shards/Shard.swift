@@ -289,7 +289,7 @@ actor Shard {
                 [
                     "symbol": o.symbol, "qty": o.filledQty.description,
                     "unit": text(o.filledQty == .one ? "shares.one" : "shares.other"),
-                    "at": o.filledAvgPrice.map { text("fill.at", ["price": currency + $0.formatted(minimumPlaces: 2)]) }
+                    "at": o.filledAvgPrice.map { text("fill.at", ["price": MoneyText.text($0, symbol: currency)]) }
                         ?? "",
                 ])
         case .canceled where o.reason != nil && o.reason != "account reset":

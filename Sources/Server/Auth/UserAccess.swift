@@ -16,12 +16,30 @@ public final class UserAccess: Sendable {
 
     public init(brokerage: Brokerage) { self.brokerage = brokerage }
 
+    /// Codes of the sign-up and log-in refusals, each one thing a person can fix (the app words them in the user's
+    /// language; the message stays English for API clients).
+    public enum Refusal {
+        public static let username = 42210101
+        public static let password = 42210102
+        public static let usernameTaken = 40910101
+        public static let wrongPassword = 40110000
+        public static let tooManyLogins = 42910000
+    }
+
     /// Creates a user: the brokerage checks the username; the password is checked and hashed here.
     public func createUser(username: String, password: String) async throws -> UserRecord {
-        if let problem = AccountRules.usernameProblem(username) { throw APIError.unprocessable(problem) }
-        if let problem = AccountRules.passwordProblem(password) { throw APIError.unprocessable(problem) }
+        if let problem = AccountRules.usernameProblem(username) {
+            throw APIError(.unprocessableContent, code: Refusal.username, problem)
+        }
+        if let problem = AccountRules.passwordProblem(password) {
+            throw APIError(.unprocessableContent, code: Refusal.password, problem)
+        }
         let hash = try await Credentials.hashPassword(password)
-        return try await brokerage.createUser(username: username, passwordHash: hash)
+        do {
+            return try await brokerage.createUser(username: username, passwordHash: hash)
+        } catch .conflict {
+            throw APIError(.conflict, code: Refusal.usernameTaken, "the username \(username) is taken")
+        }
     }
 
     /// A new API key for an account: the secret is shown once and stored only as a hash.

@@ -219,7 +219,20 @@ struct AccountsController {
         // power); a buy with a short position covers it.
         let shortSale =
             side == .sell && !held.isPositive && summary.shortingEnabled && entry.instrument.borrow.shortable
+        // Would the order be accepted now? The refusal placing it would meet (lots, ticks, price limits, buying
+        // power, T+1, market hours), in the user's language, while they are still typing.
+        var refusal: String?
+        if let order = Self.estimatedOrder(request.query("type"), symbol: entry.symbol, side: side, qty: qty, price: explicit),
+            let rejection = try await brokerage.check(order, account: record.id)
+        {
+            let language = (try? context.user()).map { brokerage.languages.language(of: $0) } ?? .en
+            refusal = RejectionWording.message(rejection, in: language)
+        }
         return JSONValue.object([
+            "refusal": .text(refusal),
+            "most": side == .buy
+                ? .decimal(Self.mostAffordable(price: price, lot: entry.roundLot, buyingPower: summary.buyingPower, account: account))
+                : .decimal(shortSale ? .zero : sellable),
             "symbol": .string(entry.symbol), "side": .string(side.rawValue), "qty": .decimal(qty),
             "price": .decimal(price),
             "value": .decimal(value),
@@ -230,6 +243,43 @@ struct AccountsController {
             "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot), "short_sale": .bool(shortSale),
             "short_qty": .decimal(held.isNegative ? held.magnitude : .zero),
         ]).response(headers: [.cacheControl: "no-store"])
+    }
+
+    /// The order the trade sheet would place, for checking it: `type` market (no price), limit or stop_limit (at
+    /// `price` as the limit), stop (at `price` as the stop); nil for a trailing stop (its trail is not known here).
+    static func estimatedOrder(_ type: String?, symbol: String, side: OrderSide, qty: FixedDecimal, price: FixedDecimal?)
+        -> OrderRequest?
+    {
+        switch type ?? (price == nil ? "market" : "limit") {
+        case "market":
+            return OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: .day, qty: qty)
+        case "limit", "stop_limit":
+            guard let price else { return nil }
+            return OrderRequest(symbol: symbol, side: side, type: .limit, timeInForce: .day, qty: qty, limitPrice: price)
+        case "stop":
+            guard let price else { return nil }
+            return OrderRequest(symbol: symbol, side: side, type: .stop, timeInForce: .day, qty: qty, stopPrice: price)
+        default: return nil
+        }
+    }
+
+    /// The most whole lots a buy at `price` can pay for, fees included ("you can buy at most …").
+    static func mostAffordable(price: FixedDecimal, lot: Int, buyingPower: FixedDecimal, account: Account)
+        -> FixedDecimal
+    {
+        let lotSize = FixedDecimal(max(lot, 1))
+        guard price.isPositive, buyingPower.isPositive,
+            let lots = buyingPower.divided(by: price.multiplied(by: lotSize), places: 0, rule: .down)
+        else { return .zero }
+        var most = lots.multiplied(by: lotSize)
+        // Fees take a little more: step down a lot at a time (a few steps at most) until the total fits.
+        for _ in 0..<5 where most.isPositive {
+            let value = account.currency.round(price.multiplied(by: most), .halfUp)
+            let fees = account.fees.total(side: .buy, filledQty: most, filledValue: value, currency: account.currency)
+            if value + fees <= buyingPower { return most }
+            most = most - lotSize
+        }
+        return most.isPositive ? most : .zero
     }
 
     /// Chart bars: `timeframe` (1Min … 1Month) over [`from`, `to`) (RFC 3339 or YYYY-MM-DD); defaults to today's 5Min.

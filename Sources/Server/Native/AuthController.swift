@@ -48,13 +48,15 @@ struct AuthController {
         let (username, password, _) = try await credentials(&request, context: context)
         let now = brokerage.clock.now()
         guard !access.throttle.isBlocked(username, at: now) else {
-            throw APIError(.tooManyRequests, code: 42910000, "too many failed logins; try again in a few minutes")
+            throw APIError(
+                .tooManyRequests, code: UserAccess.Refusal.tooManyLogins,
+                "too many failed logins; try again in a few minutes")
         }
         guard let user = try await brokerage.users.user(username: username),
             try await Credentials.verifyPassword(password, hash: user.passwordHash)
         else {
             access.throttle.recordFailure(username, at: now)
-            throw APIError(.unauthorized, code: 40110000, "wrong username or password")
+            throw APIError(.unauthorized, code: UserAccess.Refusal.wrongPassword, "wrong username or password")
         }
         access.throttle.reset(username)
         return try await sessionResponse(user: user, status: .ok)

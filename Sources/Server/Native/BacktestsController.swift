@@ -29,8 +29,9 @@ struct BacktestsController {
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        return JSONValue.array(await brokerage.backtests.jobs(user: user).map { Self.encode($0, withResult: false) })
-            .response()
+        return JSONValue.array(
+            await brokerage.backtests.jobs(user: user).map { Self.encode($0, withResult: false) }
+        ).response()
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
@@ -38,7 +39,7 @@ struct BacktestsController {
         guard let job = await brokerage.backtests.job(try context.parameters.require("id"), user: user) else {
             throw APIError.notFound("backtest not found")
         }
-        return Self.encode(job, withResult: true).response()
+        return Self.encode(job, withResult: true, language: brokerage.languages.language(of: user)).response()
     }
 
     /// The finished report as the CLI's `--report html` page: one self-contained file with its charts.
@@ -171,7 +172,8 @@ struct BacktestsController {
         return (request, account)
     }
 
-    static func encode(_ job: BacktestJobs.Job, withResult: Bool) -> JSONValue {
+    /// A job as the API shows it; the report's warnings in the user's `language`.
+    static func encode(_ job: BacktestJobs.Job, withResult: Bool, language: Language = .en) -> JSONValue {
         let r = job.request
         var o: [String: JSONValue] = [
             "id": .string(job.id), "status": .string(job.status.rawValue),
@@ -185,7 +187,10 @@ struct BacktestsController {
                 "source": .string(r.realHistory ? "real" : "feed"), "timeframe": .string(r.timeframe.description),
             ]),
         ]
-        if withResult, let result = job.result { o["result"] = result.json }
+        if withResult, let result = job.result, case .object(var report) = result.json {
+            report["warnings"] = .array(result.warnings(in: language).map(JSONValue.string))
+            o["result"] = .object(report)
+        }
         return .object(o)
     }
 }

@@ -15,6 +15,8 @@ enum NativeEncoding {
             "equity": .decimal(summary.equity), "market_value": .decimal(summary.marketValue),
             "day_change": .decimal(summary.dayChange), "starting_cash": .decimal(summary.account.startingCash),
             "type": .string(summary.account.terms.type.rawValue), "multiplier": .int(summary.margin.multiplier),
+            // A game account: every player starts with the same cash, so it takes no deposits or withdrawals.
+            "in_game": .bool(summary.account.inGame),
             "max_margin_multiplier": .int(summary.account.terms.maxMultiplier),
             "maintenance_margin": .decimal(summary.margin.maintenanceMargin),
             "margin_deficit": .decimal(summary.margin.deficit),

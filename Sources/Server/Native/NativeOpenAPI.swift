@@ -194,7 +194,7 @@ enum NativeOpenAPI {
             ]),
             "/api/v1/accounts/{id}/estimate": .object([
                 "get": op(
-                    "Trade-sheet estimate: value, fees (the account's schedule), total, buying power and sellable shares",
+                    "Trade-sheet estimate: value, fees (the account's schedule), total, buying power, sellable shares, the most that can be bought or sold, and the refusal placing the order would meet now (null when it would be accepted)",
                     auth: true,
                     parameters: [
                         param("id", in: "path", "account id"), param("symbol", in: "query", "symbol"),
@@ -202,6 +202,9 @@ enum NativeOpenAPI {
                         param(
                             "price", in: "query", required: false,
                             "limit or stop price (default: best ask for a buy, best bid for a sell)"),
+                        param(
+                            "type", in: "query", required: false,
+                            "market, limit, stop, stop_limit or trailing_stop: the order checked for `refusal` (default: limit with a price, market without)"),
                     ],
                     responses: [
                         "200": "estimate", "404": "unknown symbol or account", "422": "invalid quantity, side or price",

@@ -60,6 +60,20 @@ extension TradingEngine {
         return orders[id] ?? Order.probe(request, instrument: instrumentID, account: accountID) // (accept stored it)
     }
 
+    /// Whether `request` would be accepted for the account now, without placing it: throws the refusal `submit`
+    /// would give (the trade sheet says it while the user types), returns nothing otherwise. Changes no state.
+    public mutating func check(_ request: OrderRequest, account accountID: AccountID, at time: Timestamp)
+        throws(OrderRejection)
+    {
+        guard let instrumentID = symbols[request.symbol] else {
+            throw OrderRejection(
+                .unknownSymbol, "asset \(request.symbol) not found",
+                facts: .init("unknown_symbol", ["symbol": request.symbol]))
+        }
+        let account = try existingAccount(accountID)
+        try validate(request, account: account, instrument: instrumentID, at: time)
+    }
+
     /// Replaces an open order with a new one carrying the changed fields (Alpaca's PATCH): the new order gets
     /// a new id and `replaces`; the old one ends `replaced` with `replaced_by`.
     @discardableResult

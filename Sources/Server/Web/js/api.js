@@ -1,4 +1,5 @@
 // The native API (/api/v1) over fetch, with the session cookie. Errors carry the server's message verbatim.
+import { t } from './i18n.js';
 
 export class ApiError extends Error {
   constructor(status, message, body) {
@@ -37,7 +38,7 @@ export async function request(method, path, body, { signal, quiet401 = false } =
   } catch (error) {
     if (error.name === 'AbortError') throw error;
     setOnline(false);
-    throw new ApiError(0, 'You are offline. Check your connection and try again.');
+    throw new ApiError(0, t('shell.offline_retry'));
   }
   setOnline(true);
   const text = await response.text();

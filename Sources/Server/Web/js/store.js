@@ -17,7 +17,12 @@ function changed(what) { listeners.forEach((fn) => fn(what)); }
 export function setSession(me) {
   state.user = me ? { id: me.id, username: me.username, language: me.language ?? null } : null;
   state.accounts = me?.accounts ?? [];
-  if (!state.accounts.some((a) => a.id === state.accountId)) state.accountId = state.accounts[0]?.id ?? null;
+  // The account used last on this device, after a log-out and log-in too (a log-out forgets it in memory only).
+  const has = (id) => state.accounts.some((a) => a.id === id);
+  if (!has(state.accountId)) {
+    const remembered = localStorage.getItem(KEY_ACCOUNT);
+    state.accountId = has(remembered) ? remembered : state.accounts[0]?.id ?? null;
+  }
   changed('session');
 }
 

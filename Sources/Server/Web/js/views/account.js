@@ -33,7 +33,8 @@ export async function render(view, params, scope) {
         h('div', h('dt', t('account.buying_power')), h('dd', hidden ? '••••' : F.money(detail.buying_power, currency))),
         h('div', h('dt', t('account.net_worth')), h('dd', hidden ? '••••' : F.money(detail.equity, currency))),
         h('div', h('dt', t('account.account')), h('dd', `${detail.name} · ${detail.account_number}`))),
-      h('div.actions',
+      // A game account takes no deposits or withdrawals (every player starts alike): say so instead of offering them.
+      detail.in_game ? h('p.field-help', t('account.game_no_transfers')) : h('div.actions',
         h('button.primary', { type: 'button', onclick: () => transferSheet('deposit') }, t('account.deposit')),
         h('button.secondary', { type: 'button', onclick: () => transferSheet('withdraw') }, t('account.withdraw'))));
   }

@@ -32,9 +32,12 @@ export async function render(view, params, scope) {
     h('div.field', h('label', { for: 'bt-slow' }, t('backtest.slow')), slow));
   const rulesNote = h('p.field-help', t('backtest.rules_note', { account: account?.name ?? '' }));
   const qty = h('input#bt-qty', { inputMode: 'decimal', value: account?.market === 'cn' ? '100' : '10' });
-  const cash = h('input#bt-cash', { inputMode: 'decimal', value: '100000' });
+  // What a new account of the market starts with (AccountRules.defaultCash): ¥1,000,000 buys a lot of 600519.
+  const cash = h('input#bt-cash', { inputMode: 'decimal', value: account?.market === 'cn' ? '1000000' : '100000' });
   const fill = h('select#bt-fill', ['next-open', 'close'].map((v) => h('option', { value: v }, t(`backtest.fill.${v}`))));
-  const commission = h('input#bt-commission', { autocomplete: 'off', value: 'real' });
+  // The market's real fees, none, or the learner's own: an amount per order (4.95) or a percentage (0.1%).
+  const commission = h('select#bt-commission', ['real', 'none', 'custom'].map((v) => h('option', { value: v }, t(`backtest.commission.${v}`))));
+  const customCommission = h('input#bt-commission-custom', { autocomplete: 'off', inputMode: 'decimal', placeholder: '4.95 / 0.1%', 'aria-label': t('backtest.commission.custom') });
   const submit = h('button.primary.wide', { type: 'submit' }, t('backtest.run'));
   const field = (id, label, control, help) => h('div.field', h('label', { for: id }, label), control, help ? h('p.field-help', help) : null);
 
@@ -42,6 +45,7 @@ export async function render(view, params, scope) {
     smaFields.hidden = strategy.value !== 'sma-cross';
     rulesNote.hidden = strategy.value !== 'queue-rules';
     qty.disabled = strategy.value === 'queue-rules';
+    customCommission.hidden = commission.value !== 'custom';
     // The bundled real history is daily, and 5-minute for a few symbols: the other bar sizes are offered for the
     // market data only.
     const real = source.value === 'real';
@@ -54,6 +58,7 @@ export async function render(view, params, scope) {
     timeframe.disabled = real && !fiveMinute;
   }
   strategy.addEventListener('change', sync);
+  commission.addEventListener('change', sync);
   source.addEventListener('change', sync);
   symbols.addEventListener('input', sync);
   sync();
@@ -67,7 +72,7 @@ export async function render(view, params, scope) {
     field('bt-strategy', t('backtest.strategy'), strategy), smaFields, rulesNote,
     h('div.field-row', field('bt-qty', t('backtest.qty'), qty), field('bt-cash', t('backtest.cash'), cash)),
     field('bt-fill', t('backtest.fill'), fill, t('backtest.fill_help')),
-    field('bt-commission', t('backtest.commission'), commission, t('backtest.commission_help')),
+    field('bt-commission', t('backtest.commission'), h('div.field-row', commission, customCommission), t('backtest.commission_help')),
     submit);
 
   let stopped = false;
@@ -78,7 +83,7 @@ export async function render(view, params, scope) {
     const body = {
       symbols: symbols.value.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean),
       from: from.value, to: to.value, strategy: strategy.value, qty: qty.value.trim(), cash: cash.value.trim(),
-      fill: fill.value, commission: commission.value.trim() || 'real', source: source.value, timeframe: timeframe.value,
+      fill: fill.value, commission: commission.value === 'custom' ? customCommission.value.trim() || 'real' : commission.value, source: source.value, timeframe: timeframe.value,
     };
     if (strategy.value === 'sma-cross') body.params = { fast: fast.value.trim(), slow: slow.value.trim() };
     if (strategy.value === 'queue-rules') {

@@ -127,9 +127,10 @@ function renderCreate(view, scope) {
     field('g-description', t('games.description'), description),
     h('div.field-row', field('g-market', t('games.market'), market), field('g-cash', t('games.starting_cash'), cash)),
     field('g-visibility', t('games.visibility'), visibility, t('games.help.visibility')),
-    h('div.field-row', field('g-starts', t('games.starts_at'), starts), field('g-ends', t('games.ends_at'), ends)),
+    h('div.field-row.dates', field('g-starts', t('games.starts_at'), starts), field('g-ends', t('games.ends_at'), ends)),
     h('p.field-help', t('games.help.dates')),
     toggle('g-late', t('games.late_entry'), t('games.help.late_entry'), true),
+    toggle('g-play', t('games.play_too'), t('games.help.play_too'), true),
     field('g-max-players', t('games.max_players'), maxPlayers, t('games.help.max_players')),
     h('h2', t('games.rules')),
     h('p.sub', t('games.rules_intro')),
@@ -169,6 +170,16 @@ function renderCreate(view, scope) {
     try {
       const game = await api.post('/games', body);
       toast(t('games.created', { name: game.name }), 'success');
+      // A teacher may only run the game; a friend who starts one plays in it (the join goes by the game's code).
+      if (form.querySelector('#g-play').checked) {
+        try {
+          const joined = await api.post(`/games/${api.enc(game.id)}/join`, game.join_code ? { code: game.join_code } : {});
+          await store.refreshAccounts();
+          if (joined.account_id) store.selectAccount(joined.account_id);
+        } catch (error) {
+          toast(error.message, 'error');
+        }
+      }
       scope.navigate(`games/${api.enc(game.id)}`);
     } catch (error) {
       toast(error.message, 'error');
@@ -236,10 +247,13 @@ async function renderGame(view, id, scope) {
         h('input', { readOnly: true, value: game.invite_url, 'aria-label': t('games.invite_link'), onfocus: (e) => e.target.select() }),
         h('button', { type: 'button', onclick: () => copy(game.invite_url) }, t('games.copy_link')))) : null;
     clear(about, h('h2#rules-title', t('games.rules')), gameFacts(game), rulesList(game), invite);
+    // Ending the game is final: it sits apart, under a line and its consequence, never beside "join" or "trade".
     const owner = game.is_owner ? [
-      game.status !== 'ended' ? h('button', { type: 'button', onclick: edit }, t('games.edit')) : null,
-      h('a.button', { href: `/api/v1${path}/export`, download: '' }, t('games.export')),
-      game.status !== 'ended' ? h('button.danger', { type: 'button', onclick: endGame }, t('games.end')) : null,
+      h('div.owner-tools',
+        game.status !== 'ended' ? h('button', { type: 'button', onclick: edit }, t('games.edit')) : null,
+        h('a.button', { href: `/api/v1${path}/export`, download: '' }, t('games.export'))),
+      game.status !== 'ended' ? h('div.danger-zone', h('p.field-help', t('games.end_help')),
+        h('button.danger', { type: 'button', onclick: endGame }, t('games.end'))) : null,
     ] : [];
     clear(tools, h('h2#tools-title', game.is_owner ? t('games.owner_tools') : t('games.play')),
       game.my_account_id && game.status !== 'ended'

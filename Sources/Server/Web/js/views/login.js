@@ -3,6 +3,15 @@ import * as api from '../api.js';
 import { t, lang } from '../i18n.js';
 import { h } from '../ui.js';
 
+/** Sign-up and log-in refusals by the server's code (UserAccess.Refusal) → their words in the catalogue. */
+const REFUSALS = {
+  42210101: 'login.error.username',
+  42210102: 'login.error.password',
+  40910101: 'login.error.taken',
+  40110000: 'login.error.wrong',
+  42910000: 'login.error.throttled',
+};
+
 export function renderLogin(onSession) {
   let mode = 'login';
   const error = h('p.form-error', { role: 'alert', id: 'login-error' });
@@ -44,7 +53,9 @@ export function renderLogin(onSession) {
         { username: username.value.trim(), password: password.value, language: mode === 'login' ? undefined : lang() }, { quiet401: true });
       await onSession(me);
     } catch (e) {
-      error.textContent = e.message;
+      // The server's refusals carry a code per thing to fix; the words are ours, in the user's language.
+      const key = REFUSALS[e.body?.code];
+      error.textContent = key ? t(key) : e.message;
       submit.disabled = false;
     }
   });

@@ -16,6 +16,8 @@ export async function render(view, params, scope) {
   const account = store.account();
   if (!account) { clear(view, empty(t('common.no_account'))); return; }
   const currency = account.currency;
+  // Times in the exchange's zone, named, as the stock page shows them (not the browser's zone).
+  const zone = account.market === 'cn' ? 'Asia/Shanghai' : 'America/New_York';
   let filter = 'all';
   let orders = null;
   const list = h('div.orders');
@@ -40,7 +42,7 @@ export async function render(view, params, scope) {
       h('span.row-main',
         h('span.sym', h('a', { href: `#/stock/${api.enc(o.symbol)}` }, o.symbol), ' ', h(`span.side.${o.side}`, t(o.side === 'buy' ? 'orders.buy' : 'orders.sell')),
           auto ? h('span.tag', { title: t('orders.auto_title') }, t('orders.auto')) : null),
-        h('span.sub', `${TYPES.includes(o.type) ? t(`orders.type.${o.type}`) : o.type}${price} · ${F.dateTime(o.submitted_at || o.created_at)}`)),
+        h('span.sub', `${TYPES.includes(o.type) ? t(`orders.type.${o.type}`) : o.type}${price} · ${F.dateTime(o.submitted_at || o.created_at, zone)} ${t(`city.${zone}`)}`)),
       h('span.row-end',
         h(`span.status.${o.status}`, statusText(o.status)),
         h('span.sub', t('orders.filled', { filled: F.qty(o.filled_qty), total: F.qty(o.qty ?? o.notional) })

@@ -31,6 +31,7 @@ export async function render(view, params, scope) {
   const hidden = () => store.amountsHidden();
   const money = (text) => (hidden() ? '••••' : text == null ? '—' : change(text, F.signedMoney(text, currency)));
   const pct = (text) => (hidden() ? '••••' : text == null ? '—' : change(text, F.percent(text, { fraction: true })));
+  const plainPct = (text) => (hidden() ? '••••' : text == null ? '—' : F.percent(text, { fraction: true }).replace('+', ''));
   const ratio = (text) => (text == null ? '—' : D.format(D.parse(text), 2));
 
   function renderAll() {
@@ -50,7 +51,8 @@ export async function render(view, params, scope) {
       twr: pct(report.twr), mwr: pct(report.mwr), mwr_annualized: pct(report.mwr_annualized),
       total_return: money(report.total_return), price_return: money(report.price_return),
       realized_pnl: money(report.realized_pnl), unrealized_pnl: money(report.unrealized_pnl), dividends: money(report.dividends),
-      fees: hidden() ? '••••' : F.money(report.fees, currency), volatility: pct(report.volatility),
+      // A spread, not a gain: no sign, no up/down colour.
+      fees: hidden() ? '••••' : F.money(report.fees, currency), volatility: plainPct(report.volatility),
       sharpe: ratio(report.sharpe), sortino: ratio(report.sortino), max_drawdown: dd,
     };
     const rows = [
@@ -107,7 +109,12 @@ export async function render(view, params, scope) {
       handleScroll: false, handleScale: false,
     });
     const red = css('--down');
-    drawdownChart.addSeries(LWC.AreaSeries, { lineColor: red, topColor: red + '08', bottomColor: red + '55', lineWidth: 1, invertFilledArea: false })
+    // Filled between the line and 0% only: a flat 0% (no drawdown yet) is a line, not a block down to the axis.
+    drawdownChart.addSeries(LWC.BaselineSeries, {
+      baseValue: { type: 'price', price: 0 }, lineWidth: 1,
+      topLineColor: red, topFillColor1: 'transparent', topFillColor2: 'transparent',
+      bottomLineColor: red, bottomFillColor1: red + '08', bottomFillColor2: red + '55',
+    })
       .setData(report.drawdown.map((p) => ({ time: p.date, value: D.toNumber(D.shift(D.parse(p.value), 2)) })));
     drawdownChart.timeScale().fitContent();
     const drawn = drawdownChart;

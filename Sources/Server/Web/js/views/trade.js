@@ -23,7 +23,10 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
   const account = store.account();
   if (!account) { toast(t('trade.open_account_first'), 'error'); return; }
   if (account.market !== quote.market) {
-    toast(t(quote.market === 'cn' ? 'trade.other_market.cn' : 'trade.other_market.us', { symbol, currency: quote.currency }), 'error');
+    // Not a dead end: offer the user's account that trades this market (the page reloads in it; Buy works there).
+    const other = store.state.accounts.find((a) => a.market === quote.market);
+    toast(t(quote.market === 'cn' ? 'trade.other_market.cn' : 'trade.other_market.us', { symbol, currency: quote.currency }), 'error',
+      other ? { timeout: 8000, action: { label: t('trade.switch_to', { name: other.name }), run: () => store.selectAccount(other.id) } } : {});
     return;
   }
   let side = initialSide;
@@ -35,7 +38,9 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       ['buy', 'sell'].map((s) => h(`button.${s}`, { type: 'button', 'aria-pressed': String(s === side), dataset: { side: s },
         onclick: () => { side = s; sideGroup.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.side === s))); refresh(); } },
       t(`trade.${s}`))));
-    const type = h('select#order-type', { name: 'type' }, TYPES.map((v) => h('option', { value: v }, t(`trade.type.${v}`))));
+    const type = h('select#order-type', { name: 'type', 'aria-describedby': 'order-type-help' }, TYPES.map((v) => h('option', { value: v }, t(`trade.type.${v}`))));
+    // What the chosen order type does, in one sentence (a learner meets "stop" and "trailing stop" here first).
+    const typeHelp = h('p.field-help#order-type-help');
     const qty = h('input#qty', { name: 'qty', inputMode: quote.market === 'cn' ? 'numeric' : 'decimal', autocomplete: 'off', placeholder: quote.market === 'cn' ? '100' : '1', autofocus: true });
     const limit = h('input#limit-price', { name: 'limit_price', inputMode: 'decimal', autocomplete: 'off', placeholder: F.price(quote.last) });
     const stop = h('input#stop-price', { name: 'stop_price', inputMode: 'decimal', autocomplete: 'off', placeholder: F.price(quote.last) });
@@ -47,15 +52,18 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
     const trailField = field('trail', t('trade.trail_percent'), trail);
     const estimate = h('dl.estimate', { 'aria-live': 'polite' });
     const available = h('p.available');
+    // Said while typing: why the order would be refused now (lots, ticks, price limits, cash, T+1, hours), and the
+    // most that can be bought or sold; the sheet never reaches "confirm" with an order the server will refuse.
+    const refusal = h('p.form-error.refusal', { role: 'alert', dataset: { testid: 'refusal' } });
     const review = h('button.primary.wide', { type: 'submit' }, t('trade.review'));
     const form = h('form.trade-form', { novalidate: true },
       sideGroup,
       h('p.sub', t('trade.last', { name: quote.name, price: F.currencySymbol(currency) + F.price(quote.last) })),
-      field('type', t('trade.order_type'), type),
+      field('type', t('trade.order_type'), type, typeHelp),
       field('qty', t('trade.shares'), qty, quote.market === 'cn' ? h('p.field-help', t('trade.cn_help')) : null),
       limitField, stopField, trailField,
       field('tif', t('trade.tif'), tif),
-      estimate, available, review);
+      estimate, available, refusal, review);
 
     function priceFor(kind) {
       if (kind === 'limit' || kind === 'stop_limit') return limit.value.trim();
@@ -68,6 +76,17 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       limitField.hidden = !(kind === 'limit' || kind === 'stop_limit');
       stopField.hidden = !(kind === 'stop' || kind === 'stop_limit');
       trailField.hidden = kind !== 'trailing_stop';
+      typeHelp.textContent = t(`trade.type_help.${kind}`);
+    }
+
+    /** Cash to buy with; on a margin account, said to include what margin lends (it is more than the cash). */
+    function buyingPower(amount) {
+      const a = store.account() ?? account;
+      const cash = a?.cash;
+      const margin = cash != null && D.cmp(D.parse(amount), D.parse(cash)) > 0;
+      return margin
+        ? t('trade.buying_power_margin', { amount: F.money(amount, currency), cash: F.money(cash, currency) })
+        : t('trade.available_cash', { amount: F.money(amount, currency) });
     }
 
     async function fetchEstimate() {
@@ -75,27 +94,31 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       const p = priceFor(type.value);
       const qd = D.parse(q);
       if (!qd || D.sign(qd) <= 0 || (p && !D.parse(p))) return null;
-      return api.get(`/accounts/${api.enc(account.id)}/estimate` + api.query({ symbol, side, qty: q, price: p }));
+      return api.get(`/accounts/${api.enc(account.id)}/estimate` + api.query({ symbol, side, qty: q, price: p, type: type.value }));
     }
 
     const refresh = debounce(async () => {
       showFields();
       const sellable = held?.qty_available ?? '0';
       clear(available, side === 'buy'
-        ? t('trade.available_cash', { amount: F.money(store.account()?.buying_power ?? account.buying_power, currency) })
+        ? buyingPower(store.account()?.buying_power ?? account.buying_power)
         : t('trade.sellable', { qty: F.qty(sellable) }));
       try {
         lastEstimate = await fetchEstimate();
       } catch { lastEstimate = null; }
-      if (!lastEstimate) { clear(estimate, h('div', h('dt', t('trade.estimated_total')), h('dd', '—'))); return; }
+      if (!lastEstimate) { clear(estimate, h('div', h('dt', t('trade.estimated_total')), h('dd', '—'))); refusal.textContent = ''; return; }
       const e = lastEstimate;
+      refusal.textContent = e.refusal
+        ? e.refusal + (e.most != null && D.sign(D.parse(e.most)) > 0 && D.cmp(D.parse(e.qty), D.parse(e.most)) > 0
+          ? ' ' + t(side === 'buy' ? 'trade.most_buy' : 'trade.most_sell', { shares: F.shares(e.most) }) : '')
+        : '';
       clear(estimate,
         h('div', h('dt', `${F.qty(e.qty)} × ${F.price(e.price)}`), h('dd', F.money(e.value, currency))),
         e.fees.map((f) => h('div.fee', h('dt', F.feeName(f.kind)), h('dd', F.money(f.amount, currency)))),
         h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
         h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', { dataset: { testid: 'estimate-total' } }, F.money(e.total, currency))));
       clear(available, side === 'buy' || e.short_sale
-        ? t(e.short_sale ? 'trade.short_available' : 'trade.available_cash', { amount: F.money(e.buying_power, currency) })
+        ? (e.short_sale ? t('trade.short_available', { amount: F.money(e.buying_power, currency) }) : buyingPower(e.buying_power))
         : t('trade.sellable', { qty: F.qty(e.sellable) }));
     }, 150);
 
@@ -116,6 +139,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       let e;
       try { e = await fetchEstimate(); } catch (error) { toast(error.message, 'error'); review.disabled = false; return; }
       review.disabled = false;
+      if (e?.refusal) { refusal.textContent = e.refusal; toast(e.refusal, 'error'); qty.focus(); return; }
       if (side === 'buy' && D.cmp(D.parse(e.total), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_money'), 'error'); return; }
       // A sale with no long position on a margin account is a short sale: it spends buying power, not shares.
       if (side === 'sell' && e.short_sale && D.cmp(D.parse(e.value), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_power_short'), 'error'); return; }
