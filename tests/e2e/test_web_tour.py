@@ -137,7 +137,13 @@ def test_the_backtest_screens_defaults_make_trades(tour_driver, server, market):
     app.click("form.backtest-form button[type=submit]")
     app.css(".backtest-report h2")
     jobs = app.api("GET", "/backtests")["body"]
-    job = app.api("GET", f"/backtests/{jobs[0]['id']}")["body"]
+    deadline = time.time() + 60
+    while True:
+        job = app.api("GET", f"/backtests/{jobs[0]['id']}")["body"]
+        if job["status"] not in ("queued", "running") or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    assert job["status"] == "done", job
     assert job["request"]["symbols"] == (["600519"] if market == "cn" else ["AAPL"])
     result = job["result"]
     assert result["trades"] >= 1, result["warnings"]

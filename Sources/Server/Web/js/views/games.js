@@ -335,7 +335,8 @@ async function renderGame(view, id, scope) {
       : h('p.sub', game.status === 'ended' ? t('games.final_note') : t('games.not_playing')));
     const header = h('tr', h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, t('games.player')), h('th', { scope: 'col' }, t('games.return')),
       extra ? h('th', { scope: 'col' }, t(`games.ranking.${extra}`)) : null,
-      h('th', { scope: 'col' }, t('games.equity')), h('th', { scope: 'col' }, t('games.day_change')), h('th', { scope: 'col' }, t('games.trades')),
+      // On a phone the board keeps rank, player, return (and equity where it fits): it never scrolls sideways.
+      h('th.not-narrow', { scope: 'col' }, t('games.equity')), h('th.wide-only', { scope: 'col' }, t('games.day_change')), h('th.wide-only', { scope: 'col' }, t('games.trades')),
       game.is_owner && game.status !== 'ended' ? h('th', { scope: 'col' }, h('span.sr-only', t('games.remove'))) : null);
     const rows = b.entries.map((e) => h('tr', { className: e.account_id === game.my_account_id ? 'me' : '', dataset: { account: e.account_id } },
       h('td', String(e.rank)),
@@ -343,11 +344,11 @@ async function renderGame(view, id, scope) {
       h('td', h(`span.chg.${F.direction(e.return)}`, F.percent(e.return, { fraction: true }))),
       extra === 'sharpe' ? h('td', e.sharpe ? F.signedNumber(e.sharpe) : '—') : null,
       extra === 'excess_return' ? h('td', e.excess_return ? F.percent(e.excess_return, { fraction: true }) : '—') : null,
-      h('td', F.money(e.equity, game.currency)),
-      h('td', h(`span.chg.${F.direction(e.day_change)}`, F.signedMoney(e.day_change, game.currency))),
-      h('td', String(e.trades)),
+      h('td.not-narrow', F.money(e.equity, game.currency, 0)),
+      h('td.wide-only', h(`span.chg.${F.direction(e.day_change)}`, F.signedMoney(e.day_change, game.currency))),
+      h('td.wide-only', String(e.trades)),
       game.is_owner && game.status !== 'ended'
-        ? h('td', h('button.link.danger', { type: 'button', 'aria-label': t('games.remove_label', { player: e.player }), onclick: () => removePlayer(e) }, t('games.remove'))) : null));
+        ? h('td', h('button.link.danger.remove', { type: 'button', 'aria-label': t('games.remove_label', { player: e.player }), title: t('games.remove_label', { player: e.player }), onclick: () => removePlayer(e) }, '×')) : null));
     clear(board, h('div.card-head', h('h2#board-title', b.final ? t('games.final_standings') : t('games.leaderboard')),
       h('span.sub', t('games.as_of', { time: F.dateTime(b.as_of) }))),
     b.entries.length ? h('div.table-scroll', h('table.leaderboard', h('thead', header), h('tbody', rows))) : empty(t('games.no_players')),
