@@ -145,10 +145,15 @@ def test_a_share_lot_size_rejection_is_shown_verbatim(app):
     app.switch_account("cn")
     app.open_trade("600519", "buy")
     app.set_qty("150")
+    # Said while typing (before review or confirm), with the most the account can buy; again on "Review".
+    refusal = app.text_in('dialog[open] [data-testid="refusal"]',
+                          "qty 150 for 600519 must be a multiple of the board lot of 100 shares")
     app.button("Review order", within="dialog")
-    app.button("Confirm buy", within="dialog")
     assert app.toast("qty 150 for 600519 must be a multiple of the board lot of 100 shares")
-    assert app.all("dialog[open] #qty"), "the sheet stays open for a rejection"
+    assert app.all("dialog[open] #qty") and not app.all("dialog[open] .confirm-step"), "the sheet stays on the form"
+    app.set_qty("100000")
+    app.text_in('dialog[open] [data-testid="refusal"]', "You can buy at most")
+    assert "{" not in refusal
     # Depth and limits are shown for A-shares.
     app.d.find_element(By.CSS_SELECTOR, "dialog[open] .sheet-head button").click()
     assert len(app.all(".depth-table tbody tr")) == 10

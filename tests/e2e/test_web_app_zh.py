@@ -97,7 +97,7 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
     app.set_qty("100")
     app.text_in('dialog[open] [data-testid="estimate-total"]', "¥")
     assert english_left(app, "dialog[open]") == []
-    assert "A 股以 100 股为一手交易" in app.text("dialog[open] .field-help")
+    assert "A 股以 100 股为一手交易" in app.text("dialog[open] [data-field=qty] .field-help")
     app.shot("zh-trade-sheet")
     app.d.find_element(By.CSS_SELECTOR, "dialog[open] .sheet-head button").click()
 

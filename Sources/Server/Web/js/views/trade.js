@@ -139,11 +139,13 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       let e;
       try { e = await fetchEstimate(); } catch (error) { toast(error.message, 'error'); review.disabled = false; return; }
       review.disabled = false;
-      if (e?.refusal) { refusal.textContent = e.refusal; toast(e.refusal, 'error'); qty.focus(); return; }
       if (side === 'buy' && D.cmp(D.parse(e.total), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_money'), 'error'); return; }
       // A sale with no long position on a margin account is a short sale: it spends buying power, not shares.
       if (side === 'sell' && e.short_sale && D.cmp(D.parse(e.value), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_power_short'), 'error'); return; }
       if (side === 'sell' && !e.short_sale && D.cmp(D.parse(e.qty), D.parse(e.sellable)) > 0) { toast(t('trade.not_enough_shares'), 'error'); return; }
+      // Anything else the server would refuse (lots, ticks, price limits, T+1, hours, a game's rules): said here, and
+      // the order never reaches the confirm step.
+      if (e?.refusal) { refusal.textContent = e.refusal; toast(e.refusal, 'error'); qty.focus(); return; }
       confirmStep(e);
     });
 
