@@ -142,7 +142,9 @@ struct LanguageAPITests {
                             english ? "must be a multiple of the board lot of 100 shares" : "必须是每手 100 股的整数倍"),
                         "\(lotText)")
                     // A whole lot at a price it can pay: no refusal.
-                    #expect(try await estimate(cn, "symbol=600519&side=buy&qty=100&price=1500&type=limit")["refusal"] == .null)
+                    #expect(
+                        try await estimate(cn, "symbol=600519&side=buy&qty=100&price=1500&type=limit")["refusal"]
+                            == .null)
                     // More than the account can pay: refused, with the most it can buy (whole lots, fees included).
                     let big = try await estimate(cn, "symbol=600519&side=buy&qty=100000&price=1500&type=limit")
                     #expect(big["refusal"]?.string?.contains(english ? "insufficient buying power" : "可用资金不足") == true)

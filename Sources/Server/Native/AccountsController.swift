@@ -222,7 +222,8 @@ struct AccountsController {
         // Would the order be accepted now? The refusal placing it would meet (lots, ticks, price limits, buying
         // power, T+1, market hours), in the user's language, while they are still typing.
         var refusal: String?
-        if let order = Self.estimatedOrder(request.query("type"), symbol: entry.symbol, side: side, qty: qty, price: explicit),
+        if let order = Self.estimatedOrder(
+            request.query("type"), symbol: entry.symbol, side: side, qty: qty, price: explicit),
             let rejection = try await brokerage.check(order, account: record.id)
         {
             let language = (try? context.user()).map { brokerage.languages.language(of: $0) } ?? .en
@@ -231,7 +232,9 @@ struct AccountsController {
         return JSONValue.object([
             "refusal": .text(refusal),
             "most": side == .buy
-                ? .decimal(Self.mostAffordable(price: price, lot: entry.roundLot, buyingPower: summary.buyingPower, account: account))
+                ? .decimal(
+                    Self.mostAffordable(
+                        price: price, lot: entry.roundLot, buyingPower: summary.buyingPower, account: account))
                 : .decimal(shortSale ? .zero : sellable),
             "symbol": .string(entry.symbol), "side": .string(side.rawValue), "qty": .decimal(qty),
             "price": .decimal(price),
@@ -247,7 +250,9 @@ struct AccountsController {
 
     /// The order the trade sheet would place, for checking it: `type` market (no price), limit or stop_limit (at
     /// `price` as the limit), stop (at `price` as the stop); nil for a trailing stop (its trail is not known here).
-    static func estimatedOrder(_ type: String?, symbol: String, side: OrderSide, qty: FixedDecimal, price: FixedDecimal?)
+    static func estimatedOrder(
+        _ type: String?, symbol: String, side: OrderSide, qty: FixedDecimal, price: FixedDecimal?
+    )
         -> OrderRequest?
     {
         switch type ?? (price == nil ? "market" : "limit") {
@@ -255,7 +260,8 @@ struct AccountsController {
             return OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: .day, qty: qty)
         case "limit", "stop_limit":
             guard let price else { return nil }
-            return OrderRequest(symbol: symbol, side: side, type: .limit, timeInForce: .day, qty: qty, limitPrice: price)
+            return OrderRequest(
+                symbol: symbol, side: side, type: .limit, timeInForce: .day, qty: qty, limitPrice: price)
         case "stop":
             guard let price else { return nil }
             return OrderRequest(symbol: symbol, side: side, type: .stop, timeInForce: .day, qty: qty, stopPrice: price)

@@ -204,7 +204,8 @@ enum NativeOpenAPI {
                             "limit or stop price (default: best ask for a buy, best bid for a sell)"),
                         param(
                             "type", in: "query", required: false,
-                            "market, limit, stop, stop_limit or trailing_stop: the order checked for `refusal` (default: limit with a price, market without)"),
+                            "market, limit, stop, stop_limit or trailing_stop: the order checked for `refusal` (default: limit with a price, market without)"
+                        ),
                     ],
                     responses: [
                         "200": "estimate", "404": "unknown symbol or account", "422": "invalid quantity, side or price",
