@@ -1,0 +1,175 @@
+import Foundation
+import TradingCore
+
+/// What the chain of one underlying is made from on one trading day: its daily closes before that day, the
+/// volatility it has been realizing, its dividend yield and its trading volume. Everything here is known at the
+/// previous close, so the chain (which contracts exist) is the same all day and on every node.
+public struct UnderlyingHistory: Sendable, Hashable {
+    public var symbol: String
+    /// The trading day the history is for (closes end the trading day before).
+    public var date: CivilDate
+    /// Daily closes, ascending, up to the trading day before `date`.
+    public var closes: [DailyClose]
+    /// Cash dividends per share over the last year, divided by the last close.
+    public var dividendYield: Double
+    /// Average daily volume in shares over the last 20 sessions.
+    public var averageVolume: Double
+
+    public struct DailyClose: Sendable, Hashable {
+        public var date: CivilDate
+        public var close: Double
+        public init(date: CivilDate, close: Double) {
+            self.date = date
+            self.close = close
+        }
+    }
+
+    public init(symbol: String, date: CivilDate, closes: [DailyClose], dividendYield: Double, averageVolume: Double) {
+        self.symbol = symbol
+        self.date = date
+        self.closes = closes
+        self.dividendYield = dividendYield.isFinite ? max(dividendYield, 0) : 0
+        self.averageVolume = averageVolume.isFinite ? max(averageVolume, 0) : 0
+    }
+
+    public var lastClose: Double? { closes.last?.close }
+
+    /// Annualized close-to-close volatility over the last `sessions` sessions (nil with fewer than 5 returns).
+    public func realizedVolatility(sessions: Int) -> Double? {
+        let window = closes.suffix(sessions + 1)
+        guard window.count >= 6 else { return nil }
+        var previous: Double?
+        var returns: [Double] = []
+        returns.reserveCapacity(window.count)
+        for c in window {
+            if let p = previous, p > 0, c.close > 0 { returns.append(log(c.close / p)) }
+            previous = c.close
+        }
+        guard returns.count >= 5 else { return nil }
+        let mean = returns.reduce(0, +) / Double(returns.count)
+        let variance = returns.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(returns.count - 1)
+        return (variance * 252).squareRoot()
+    }
+
+    /// The lowest and highest close known on `start` or after it: the last close before `start` (what the market
+    /// knew when it listed) and every close since (nil when there are none).
+    func closeRange(from start: CivilDate) -> (low: Double, high: Double)? {
+        var low = Double.infinity
+        var high = -Double.infinity
+        for c in closes.reversed() {
+            low = min(low, c.close)
+            high = max(high, c.close)
+            if c.date < start { break }
+        }
+        return low.isFinite ? (low, high) : nil
+    }
+
+    /// The last close before a date — what the market knew that morning (the first close when the date is before
+    /// the history).
+    func close(before date: CivilDate) -> Double? {
+        var found: Double?
+        for c in closes {
+            if c.date >= date { break }
+            found = c.close
+        }
+        return found ?? closes.first?.close
+    }
+}
+
+/// How an underlying's options are listed: which expirations (dailies or not), the strike grid and the quoting tick
+/// (Penny Program classes quote in pennies below $3, nickels above; SPY, QQQ and IWM in pennies at every price).
+public struct OptionClass: Sendable, Hashable {
+    public var underlying: String
+    public var expirations: OptionExpirations
+    /// Index-tracking ETFs: dailies, $1 strikes, pennies everywhere, a steeper skew.
+    public var isIndexETF: Bool
+
+    /// The ETFs that list every weekday (0DTE) and quote in pennies at any price.
+    static let dailyClasses: Set<String> = ["SPY", "QQQ", "IWM"]
+    /// Index ETFs with $1 strikes near the money.
+    static let indexETFs: Set<String> = ["SPY", "QQQ", "IWM", "DIA"]
+
+    public init(underlying: String, isETF: Bool) {
+        self.underlying = underlying
+        self.isIndexETF = isETF && Self.indexETFs.contains(underlying)
+        self.expirations = OptionExpirations(dailies: Self.dailyClasses.contains(underlying))
+    }
+
+    /// The minimum price increment of a contract's premium at a price.
+    public func tick(at price: Price) -> FixedDecimal {
+        if Self.dailyClasses.contains(underlying) || price < FixedDecimal(3) {
+            return FixedDecimal(units: 1, exponent: 2)
+        }
+        return FixedDecimal(units: 5, exponent: 2)
+    }
+
+    static let increments: [FixedDecimal] = [
+        FixedDecimal(units: 5, exponent: 1), FixedDecimal(1), FixedDecimal(units: 25, exponent: 1), FixedDecimal(5),
+        FixedDecimal(10), FixedDecimal(25), FixedDecimal(50), FixedDecimal(100), FixedDecimal(250),
+    ]
+
+    /// The strike increment near the money for an underlying price: finer for cheap stocks and index ETFs, one
+    /// step coarser for quarterlies and LEAPS.
+    func fineIncrementIndex(price: Double, kind: OptionExpirations.Kind) -> Int {
+        var index: Int
+        switch price {
+        case ..<25: index = 0
+        case ..<100: index = 1
+        case ..<250: index = 2
+        case ..<1000: index = 3
+        case ..<2500: index = 4
+        default: index = 5
+        }
+        if isIndexETF && price < 1000 { index = 1 }
+        if kind == .leaps || kind == .quarterly { index += 1 }
+        return min(index, Self.increments.count - 3)
+    }
+
+    /// The strikes listed for an expiration on a day: a fine grid around every close since the expiration was
+    /// listed, a coarse one (two increments up) further out. The band grows with the volatility to expiry, and the
+    /// grid only ever grows — a strike, once listed, stays until it expires.
+    public func strikes(expiration: CivilDate, history: UnderlyingHistory) -> [Price] {
+        guard let kind = expirations.kind(of: expiration), let listed = expirations.listingDate(of: expiration),
+            let range = history.closeRange(from: listed), let reference = history.close(before: listed),
+            range.low > 0
+        else { return [] }
+        let years = Double(expiration.daysSinceEpoch - listed.daysSinceEpoch) / 365
+        // A fixed volatility per class, not the realized one: a band that shrank on a calm day would delist strikes.
+        let spread = (isIndexETF ? 0.2 : 0.35) * years.squareRoot()
+        let fineIndex = fineIncrementIndex(price: reference, kind: kind)
+        let fine = Self.increments[fineIndex]
+        let coarse = Self.increments[fineIndex + 2]
+        // At least six fine strikes each side of the money, even where a percentage band is narrower than the grid
+        // (a $12 stock's weekly).
+        let far = min(max(0.15, 3.5 * spread), 0.8)
+        let near = min(max(0.05, 1.5 * spread, 6 * Quantize.level(fine) / reference), max(far, 0.35))
+        var strikes = Set<Price>()
+        func add(_ low: Double, _ high: Double, step: FixedDecimal) {
+            let stepLevel = Quantize.level(step)
+            guard stepLevel > 0 else { return }
+            let first = max(Int((low / stepLevel).rounded(.up)), 1)
+            let last = Int((high / stepLevel).rounded(.down))
+            guard first <= last, last - first < 2000 else { return }
+            for n in first...last { strikes.insert(step.times(n)) }
+        }
+        add(range.low * (1 - near), range.high * (1 + near), step: fine)
+        add(range.low * (1 - far), range.high * (1 + far), step: coarse)
+        return strikes.sorted()
+    }
+
+    /// Every contract listed on `history.date`, in chain order.
+    public func contracts(history: UnderlyingHistory) -> [OptionContract] {
+        var out: [OptionContract] = []
+        for expiration in expirations.listed(on: history.date) {
+            for strike in strikes(expiration: expiration, history: history) {
+                for right in OptionRight.allCases {
+                    if let c = OptionContract(underlying: underlying, expiration: expiration, right: right, strike: strike)
+                    {
+                        out.append(c)
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

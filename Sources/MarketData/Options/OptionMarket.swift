@@ -1,0 +1,171 @@
+import Synchronization
+import TradingCore
+
+/// The listed options of the market's underlyings, priced off whatever feed runs the stocks: which underlyings are
+/// optionable, the contracts listed on a day, and any contract's snapshot now. Every answer is a function of the
+/// feed's history up to the clock's now (nothing from the future) and of the seed, so every node lists the same
+/// contracts and quotes the same prices.
+///
+/// A chain's day — its history, surface and contracts — is made once and kept (a few hundred kB for the busiest
+/// underlying); the snapshot of a contract is computed when asked, from the underlying's quote of that instant.
+public final class OptionMarket: Sendable {
+    let feed: any MarketDataFeed
+    let directory: SymbolDirectory
+    let clock: MarketClock
+    let seed: UInt64
+    private let days: Mutex<[DayKey: ChainDay]>
+
+    struct DayKey: Hashable {
+        var underlying: String
+        var date: CivilDate
+    }
+
+    /// One underlying's listing on one trading day.
+    public struct ChainDay: Sendable {
+        public var optionClass: OptionClass
+        public var model: OptionQuoteModel
+        /// Every contract listed that day, in chain order.
+        public var contracts: [OptionContract]
+        let listed: Set<OptionContract>
+
+        public var history: UnderlyingHistory { model.history }
+    }
+
+    /// The ETFs with listed options (besides every S&P 500 member): the index trackers and the most traded sector,
+    /// bond and commodity funds.
+    static let optionableETFs: Set<String> = [
+        "SPY", "QQQ", "IWM", "DIA", "VOO", "IVV", "VTI", "EEM", "EFA", "GLD", "SLV", "TLT", "HYG", "LQD", "XLF", "XLE",
+        "XLK", "XLV", "XLI", "XLY", "XLP", "XLU", "XLB", "SMH", "ARKK", "KRE", "XBI", "GDX", "USO", "FXI",
+    ]
+
+    public init(feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock, seed: UInt64) {
+        self.feed = feed
+        self.directory = directory
+        self.clock = clock
+        self.seed = seed
+        days = Mutex([:])
+    }
+
+    /// The option class of an underlying, or nil when it has no listed options (A-shares, indices, small caps).
+    public func optionClass(_ underlying: String) -> OptionClass? {
+        guard let entry = directory.entry(underlying), entry.instrument.market == .us else { return nil }
+        let instrument = entry.instrument
+        switch instrument.kind {
+        case .stock where !entry.sector.isEmpty:
+            return OptionClass(underlying: instrument.symbol, isETF: false)
+        case .etf where Self.optionableETFs.contains(instrument.symbol):
+            return OptionClass(underlying: instrument.symbol, isETF: true)
+        default:
+            return nil
+        }
+    }
+
+    /// Every optionable underlying, sorted.
+    public var underlyings: [String] {
+        directory.entries.compactMap { optionClass($0.symbol)?.underlying }.sorted()
+    }
+
+    /// The trading day the market is in now (after the close: the next one, whose chain no longer lists the
+    /// contracts that expired today).
+    public func today() -> CivilDate {
+        TradingCalendar.xnys.tradingDate(at: clock.now())
+    }
+
+    /// The chain of an underlying on a trading day (today or earlier), made from the feed's closes before it.
+    public func chain(_ underlying: String, on date: CivilDate? = nil) async throws(FeedError) -> ChainDay {
+        guard let optionClass = optionClass(underlying) else { throw .unknownSymbol(underlying) }
+        let date = date ?? today()
+        let key = DayKey(underlying: optionClass.underlying, date: date)
+        if let cached = days.withLock({ $0[key] }) { return cached }
+        let history = try await history(optionClass.underlying, on: date)
+        let surface = OptionQuoteModel.surface(for: history, optionClass: optionClass, seed: seed)
+        let model = OptionQuoteModel(
+            optionClass: optionClass, surface: surface, history: history, rate: OptionQuoteModel.riskFreeRate,
+            seed: seed)
+        let contracts = optionClass.contracts(history: history)
+        let day = ChainDay(optionClass: optionClass, model: model, contracts: contracts, listed: Set(contracts))
+        days.withLock { cache in
+            // Keep the cache to recent days of each underlying: drop anything older than a week.
+            if cache.count > 4096 { cache = cache.filter { $0.key.date.daysSinceEpoch >= date.daysSinceEpoch - 7 } }
+            cache[key] = day
+        }
+        return day
+    }
+
+    /// Closes for four years before `date` (LEAPS are listed up to 40 months ahead), the dividend yield and the
+    /// average volume.
+    func history(_ symbol: String, on date: CivilDate) async throws(FeedError) -> UnderlyingHistory {
+        let zone = ExchangeTimeZone.newYork
+        let start = Timestamp(date.adding(days: -4 * 366), in: zone)
+        let end = min(Timestamp(date, in: zone), clock.now())
+        let bars = end > start ? try await feed.bars(symbol, timeframe: .day, from: start, to: end) : []
+        var closes: [UnderlyingHistory.DailyClose] = []
+        closes.reserveCapacity(bars.count)
+        var volumes: [Double] = []
+        for bar in bars {
+            let day = zone.localTime(of: bar.time).date
+            guard day < date else { continue }
+            closes.append(.init(date: day, close: Quantize.level(bar.close)))
+            volumes.append(Quantize.level(bar.volume))
+        }
+        let recent = volumes.suffix(20)
+        let averageVolume = recent.isEmpty ? 0 : recent.reduce(0, +) / Double(recent.count)
+        var dividends = 0.0
+        if let actions = try? await feed.corporateActions(symbol, from: date.adding(days: -365), through: date.adding(days: -1)) {
+            for action in actions where action.kind == .cashDividend { dividends += Quantize.level(action.cash) }
+        }
+        let last = closes.last?.close ?? 0
+        return UnderlyingHistory(
+            symbol: symbol, date: date, closes: closes, dividendYield: last > 0 ? dividends / last : 0,
+            averageVolume: averageVolume)
+    }
+
+    /// A listed contract by OCC symbol (any case, padded or not) with whether it still trades; nil for a symbol
+    /// that is malformed or was never listed (a strike off the grid, an expiration the class never had).
+    public func contract(_ symbol: String) async -> (contract: OptionContract, active: Bool)? {
+        guard let parsed = OptionContract(occSymbol: symbol), let optionClass = optionClass(parsed.underlying),
+            parsed.root == optionClass.underlying
+        else { return nil }
+        let today = today()
+        // An expired contract is looked up in the chain of its last day, a live one in today's.
+        let day = parsed.expiration < today ? parsed.expiration : today
+        guard let chain = try? await chain(parsed.underlying, on: day), chain.listed.contains(parsed) else { return nil }
+        return (parsed, parsed.expiration >= today)
+    }
+
+    /// How much of the US session of `time` has passed (0 before the open, 1 after the close).
+    func sessionElapsed(at time: Timestamp) -> Double {
+        let calendar = TradingCalendar.xnys
+        guard let day = calendar.schedule(on: ExchangeTimeZone.newYork.localTime(of: time).date) else { return 1 }
+        if time <= day.open { return 0 }
+        if time >= day.close { return 1 }
+        return Double(time.nanoseconds - day.open.nanoseconds) / Double(day.close.nanoseconds - day.open.nanoseconds)
+    }
+
+    /// Snapshots of contracts of one chain day, with the underlying at its price now (at its close on expiry day for
+    /// contracts that have expired).
+    public func snapshots(_ contracts: [OptionContract], of chain: ChainDay) async throws(FeedError) -> [OptionSnapshot] {
+        let now = clock.now()
+        let quote = try await feed.quote(chain.optionClass.underlying)
+        let elapsed = sessionElapsed(at: now)
+        return contracts.map { contract in
+            let expiry = OptionQuoteModel.expiry(contract)
+            if now >= expiry {
+                let close = chain.history.close(before: contract.expiration.adding(days: 1)).map { Quantize.price($0, tick: .usEquity) }
+                return chain.model.snapshot(contract, spot: close ?? quote.last, time: expiry, sessionElapsed: 1)
+            }
+            return chain.model.snapshot(contract, spot: quote.last, time: now, sessionElapsed: elapsed)
+        }
+    }
+
+    /// One contract's snapshot now; nil when it was never listed.
+    public func snapshot(_ symbol: String) async throws(FeedError) -> OptionSnapshot? {
+        guard let found = await contract(symbol) else { return nil }
+        let today = today()
+        // An expired contract's chain is the next day's (its history then includes the expiration day's close).
+        let day =
+            found.active ? today : TradingCalendar.xnys.nextTradingDay(after: found.contract.expiration)
+        let chain = try await chain(found.contract.underlying, on: min(day, today))
+        return try await snapshots([found.contract], of: chain).first
+    }
+}
