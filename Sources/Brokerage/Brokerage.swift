@@ -42,6 +42,8 @@ public final class Brokerage: Sendable {
     let metrics: BrokerageMetrics
     /// Games and their players (Games/GameRegistry.swift); their accounts' rules live in the accounts' shards.
     public let games: GameRegistry
+    /// Listed options of the US underlyings, priced off the feed (MarketData/Options).
+    public let options: OptionMarket
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
 
@@ -65,6 +67,8 @@ public final class Brokerage: Sendable {
         deliveries = DeliveryOutbox(storage: repositories.notifications, clock: clock)
         configurations = AccountConfigurations(storage: repositories.accounts)
         backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
+        // One seed for the options' own randomness (skews, sizes) on every node, whatever the stock market's seed.
+        options = OptionMarket(feed: feed, directory: directory, clock: clock, seed: 0)
         games = GameRegistry(
             router: router, market: market, feed: feed, directory: directory, clock: clock, languages: languages,
             storage: repositories.games, equityHistory: repositories.equityHistory, accounts: repositories.accounts)

@@ -48,12 +48,17 @@ public final class OptionMarket: Sendable {
 
     /// The option class of an underlying, or nil when it has no listed options (A-shares, indices, small caps).
     public func optionClass(_ underlying: String) -> OptionClass? {
-        guard let entry = directory.entry(underlying), entry.instrument.market == .us else { return nil }
+        directory.entry(underlying).flatMap(Self.optionClass(of:))
+    }
+
+    /// The option class of a directory entry: every S&P 500 member and the ETFs of `optionableETFs`.
+    public static func optionClass(of entry: DirectoryEntry) -> OptionClass? {
+        guard entry.instrument.market == .us else { return nil }
         let instrument = entry.instrument
         switch instrument.kind {
         case .stock where !entry.sector.isEmpty:
             return OptionClass(underlying: instrument.symbol, isETF: false)
-        case .etf where Self.optionableETFs.contains(instrument.symbol):
+        case .etf where optionableETFs.contains(instrument.symbol):
             return OptionClass(underlying: instrument.symbol, isETF: true)
         default:
             return nil
@@ -133,28 +138,50 @@ public final class OptionMarket: Sendable {
         return (parsed, parsed.expiration >= today)
     }
 
-    /// How much of the US session of `time` has passed (0 before the open, 1 after the close).
-    func sessionElapsed(at time: Timestamp) -> Double {
+    /// The instant option quotes stand at, how much of the session has passed (0…1) and when the last prints
+    /// happened: now and the current minute during the session; outside it, the last close — quotes do not move
+    /// and time value does not decay until the next open. A market that never closes (the always-open clock) is
+    /// always in session.
+    func marketInstant() -> (time: Timestamp, elapsed: Double, print: Timestamp) {
+        let now = clock.now()
+        let minute = Timestamp(seconds: now.seconds - now.seconds % 60)
+        if clock.sessions == .alwaysOpen {
+            let local = ExchangeTimeZone.newYork.localTime(of: now)
+            return (now, Double(local.secondOfDay) / 86_400, minute)
+        }
         let calendar = TradingCalendar.xnys
-        guard let day = calendar.schedule(on: ExchangeTimeZone.newYork.localTime(of: time).date) else { return 1 }
-        if time <= day.open { return 0 }
-        if time >= day.close { return 1 }
-        return Double(time.nanoseconds - day.open.nanoseconds) / Double(day.close.nanoseconds - day.open.nanoseconds)
+        let date = calendar.zone.localTime(of: now).date
+        if let day = calendar.schedule(on: date), now >= day.open {
+            if now < day.close {
+                let elapsed = Double(now.nanoseconds - day.open.nanoseconds)
+                    / Double(day.close.nanoseconds - day.open.nanoseconds)
+                return (now, elapsed, minute)
+            }
+            return (day.close, 1, day.close)
+        }
+        let previous = calendar.previousTradingDay(before: date)
+        let close = calendar.schedule(on: previous)?.close ?? Timestamp(previous, hour: 16, in: .newYork)
+        return (close, 0, close)
     }
 
     /// Snapshots of contracts of one chain day, with the underlying at its price now (at its close on expiry day for
     /// contracts that have expired).
     public func snapshots(_ contracts: [OptionContract], of chain: ChainDay) async throws(FeedError) -> [OptionSnapshot] {
-        let now = clock.now()
+        let instant = marketInstant()
         let quote = try await feed.quote(chain.optionClass.underlying)
-        let elapsed = sessionElapsed(at: now)
+        // After the close the chain is the next day's, which has not traded yet.
+        let elapsed = chain.history.date == TradingCalendar.xnys.zone.localTime(of: instant.time).date ? instant.elapsed : 0
         return contracts.map { contract in
             let expiry = OptionQuoteModel.expiry(contract)
-            if now >= expiry {
-                let close = chain.history.close(before: contract.expiration.adding(days: 1)).map { Quantize.price($0, tick: .usEquity) }
-                return chain.model.snapshot(contract, spot: close ?? quote.last, time: expiry, sessionElapsed: 1)
+            if instant.time >= expiry {
+                let close = chain.history.close(before: contract.expiration.adding(days: 1)).map {
+                    Quantize.price($0, tick: .usEquity)
+                }
+                return chain.model.snapshot(
+                    contract, spot: close ?? quote.last, time: expiry, sessionElapsed: 1, lastPrint: expiry)
             }
-            return chain.model.snapshot(contract, spot: quote.last, time: now, sessionElapsed: elapsed)
+            return chain.model.snapshot(
+                contract, spot: quote.last, time: instant.time, sessionElapsed: elapsed, lastPrint: instant.print)
         }
     }
 
@@ -167,5 +194,78 @@ public final class OptionMarket: Sendable {
             found.active ? today : TradingCalendar.xnys.nextTradingDay(after: found.contract.expiration)
         let chain = try await chain(found.contract.underlying, on: min(day, today))
         return try await snapshots([found.contract], of: chain).first
+    }
+}
+
+extension OptionMarket {
+    /// Which contracts a listing asks for: Alpaca's contract filters.
+    public struct ContractQuery: Sendable {
+        /// Underlyings to list (all optionable ones when empty).
+        public var underlyings: [String] = []
+        /// Contracts still trading (true) or expired (false).
+        public var active = true
+        public var expirationFrom: CivilDate?
+        public var expirationThrough: CivilDate?
+        public var root: String?
+        public var right: OptionRight?
+        public var style: OptionStyle?
+        public var strikeFrom: Price?
+        public var strikeThrough: Price?
+
+        public init() {}
+
+        func matches(_ c: OptionContract) -> Bool {
+            if let from = expirationFrom, c.expiration < from { return false }
+            if let through = expirationThrough, c.expiration > through { return false }
+            if let root, c.root != root { return false }
+            if let right, c.right != right { return false }
+            if let style, c.style != style { return false }
+            if let from = strikeFrom, c.strike < from { return false }
+            if let through = strikeThrough, c.strike > through { return false }
+            return true
+        }
+    }
+
+    /// The contracts a query matches, in chain order (underlying, expiration, strike, call first), from `offset`;
+    /// at most `limit`, and whether more follow. Chains are made only as far as the page needs them.
+    /// Expired contracts are looked up in the chain of their last day, for at most the 62 days before today.
+    public func contracts(_ query: ContractQuery, offset: Int, limit: Int) async throws(FeedError)
+        -> (page: [(contract: OptionContract, chain: ChainDay)], more: Bool)
+    {
+        let underlyings = query.underlyings.isEmpty ? self.underlyings : query.underlyings.compactMap { optionClass($0)?.underlying }
+        var page: [(contract: OptionContract, chain: ChainDay)] = []
+        var skipped = 0
+        let today = today()
+        for underlying in Set(underlyings).sorted() {
+            var days: [CivilDate] = [today]
+            if !query.active {
+                let from = max(query.expirationFrom ?? today.adding(days: -62), today.adding(days: -62))
+                let through = min(query.expirationThrough ?? today, today.adding(days: -1))
+                days = from <= through ? TradingCalendar.xnys.tradingDays(from: from, through: through) : []
+            }
+            for day in days {
+                let chain = try await chain(underlying, on: day)
+                for c in chain.contracts where query.matches(c) && (query.active || c.expiration == day) {
+                    if skipped < offset {
+                        skipped += 1
+                        continue
+                    }
+                    if page.count == limit { return (page, true) }
+                    page.append((c, chain))
+                }
+            }
+        }
+        return (page, false)
+    }
+
+    /// Contracts at the previous session's close: their closing value (`last`) and the open interest of that day.
+    /// Contracts first listed today have no close (nil).
+    public func previousClose(_ contract: OptionContract, of chain: ChainDay) -> OptionSnapshot? {
+        guard let close = chain.history.closes.last,
+            let listed = chain.optionClass.expirations.listingDate(of: contract.expiration), listed <= close.date
+        else { return nil }
+        let time = TradingCalendar.xnys.schedule(on: close.date)?.close ?? Timestamp(close.date, hour: 16, in: .newYork)
+        return chain.model.snapshot(
+            contract, spot: Quantize.price(close.close, tick: .usEquity), time: time, sessionElapsed: 1, lastPrint: time)
     }
 }

@@ -97,9 +97,9 @@ public struct OptionQuoteModel: Sendable {
     }
 
     /// A contract's snapshot with the underlying at `spot` at `time`; `sessionElapsed` (0…1) is how much of today's
-    /// session has passed (volume accumulates with it).
+    /// session has passed (volume accumulates with it); `lastPrint` is when its last trade printed.
     public func snapshot(
-        _ contract: OptionContract, spot: Price, time: Timestamp, sessionElapsed: Double
+        _ contract: OptionContract, spot: Price, time: Timestamp, sessionElapsed: Double, lastPrint: Timestamp
     ) -> OptionSnapshot {
         let spotLevel = Quantize.level(spot)
         let years = Self.years(contract, at: time)
@@ -161,7 +161,7 @@ public struct OptionQuoteModel: Sendable {
         return OptionSnapshot(
             contract: contract, time: time, underlyingPrice: spot, bid: bid, ask: ask,
             bidSize: bid.isPositive ? 1 + Int(sizeDraw * depth) : 0, askSize: 1 + Int(sizeDraw2 * depth),
-            theoreticalValue: theoretical, last: last, lastTime: last == nil ? nil : Timestamp(seconds: Int64(minute) * 60),
+            theoreticalValue: theoretical, last: last, lastTime: last == nil ? nil : lastPrint,
             previousClose: nil, impliedVolatility: i.volatility, greeks: greeks, volume: volume,
             openInterest: openInterest,
             openInterestDate: openInterest > 0 ? optionClass.expirations.calendar.previousTradingDay(before: history.date) : nil,

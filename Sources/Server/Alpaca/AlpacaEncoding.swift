@@ -201,6 +201,7 @@ enum AlpacaEncoding {
         var attributes: [JSONValue] = []
         if i.market == .cn { attributes.append(.string("exchange:\(i.exchange.rawValue)")) }
         if i.fractionable { attributes.append(.string("fractional_eh_enabled")) }
+        if OptionMarket.optionClass(of: e) != nil { attributes.append(.string("has_options")) }
         // US stocks and ETFs are marginable (a holding under $2.50 still takes equity in full, priced at order time).
         let marginable = i.market == .us && (i.kind == .stock || i.kind == .etf)
         let borrow = i.borrow

@@ -102,7 +102,7 @@ public struct OptionContract: Sendable, Hashable, Codable, Comparable, CustomStr
     }
 
     /// The underlying a root names: the root without the digit an adjustment appended.
-    static func underlying(ofRoot root: String) -> String {
+    public static func underlying(ofRoot root: String) -> String {
         var text = Substring(root)
         while let last = text.last, last.isNumber, text.count > 1 { text = text.dropLast() }
         return String(text)

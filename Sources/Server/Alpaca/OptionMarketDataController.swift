@@ -1,0 +1,195 @@
+import Brokerage
+import Foundation
+import Hummingbird
+import JSON
+import MarketData
+import TradingCore
+
+/// Alpaca's option market data (`/v1beta1/options/…`): snapshots with greeks and implied volatility (by symbol and
+/// the chain of an underlying), latest quotes and trades, and the exchange and condition tables — the calls
+/// alpaca-py's `OptionHistoricalDataClient` makes. Quotes, greeks and volatility come from the same surface that
+/// prices fills.
+struct OptionMarketDataController {
+    let brokerage: Brokerage
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("options/snapshots", use: snapshots)
+        group.get("options/snapshots/{underlying_symbol}", use: chain)
+        group.get("options/quotes/latest", use: latestQuotes)
+        group.get("options/trades/latest", use: latestTrades)
+        group.get("options/meta/exchanges", use: exchanges)
+        group.get("options/meta/conditions/{ticktype}", use: conditions)
+    }
+
+    /// Where papertrade's simulated option prints and quotes come from: one venue, Cboe's code.
+    static let venue = "C"
+
+    /// A model figure as a JSON number, to `places` decimals (Alpaca shows greeks to four); null when not finite.
+    static func figure(_ value: Double, places: Int = 4) -> JSONValue {
+        guard value.isFinite else { return .null }
+        let scale = pow(10, Double(places))
+        let rounded = (value * scale).rounded() / scale
+        return .number(FixedDecimal(String(format: "%.\(places)f", rounded)) ?? .zero)
+    }
+
+    static func quote(_ s: OptionSnapshot) -> JSONValue {
+        .object([
+            "t": .string(s.time.description), "bx": .string(venue), "bp": .number(s.bid), "bs": .int(s.bidSize),
+            "ax": .string(venue), "ap": .number(s.ask), "as": .int(s.askSize), "c": .string("A"),
+        ])
+    }
+
+    static func trade(_ s: OptionSnapshot) -> JSONValue? {
+        guard let price = s.last, let time = s.lastTime else { return nil }
+        return .object([
+            "t": .string(min(time, s.time).description), "x": .string(venue), "p": .number(price),
+            "s": .int(max(1, min(s.volume, 10))), "c": .string("I"),
+        ])
+    }
+
+    static func snapshot(_ s: OptionSnapshot) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "latestQuote": quote(s),
+            "greeks": .object([
+                "delta": figure(s.greeks.delta), "gamma": figure(s.greeks.gamma), "theta": figure(s.greeks.theta),
+                "vega": figure(s.greeks.vega), "rho": figure(s.greeks.rho),
+            ]),
+            "impliedVolatility": figure(s.impliedVolatility),
+        ]
+        if let trade = trade(s) { fields["latestTrade"] = trade }
+        return .object(fields)
+    }
+
+    /// `feed`: opra or indicative (both served from the one simulated market).
+    static func checkFeed(_ request: Request) throws {
+        if let feed = request.query("feed"), !["opra", "indicative"].contains(feed.lowercased()) {
+            throw APIError.unprocessable("invalid feed \(feed); expected opra or indicative")
+        }
+    }
+
+    /// `symbols`: 1 to 100 OCC symbols.
+    static func symbols(_ request: Request) throws -> [String] {
+        let list =
+            request.query("symbols")?.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).uppercased()
+            }.filter { !$0.isEmpty } ?? []
+        guard !list.isEmpty else { throw APIError.unprocessable("symbols is required") }
+        guard list.count <= 100 else { throw APIError.unprocessable("at most 100 symbols per request") }
+        return list
+    }
+
+    /// Snapshots of the listed contracts among `symbols` (unknown ones are left out, as Alpaca does).
+    func snapshots(of symbols: [String]) async throws -> [String: OptionSnapshot] {
+        var out: [String: OptionSnapshot] = [:]
+        for symbol in symbols {
+            do throws(FeedError) {
+                if let s = try await brokerage.options.snapshot(symbol) { out[s.contract.occSymbol] = s }
+            } catch { throw APIError(feed: error) }
+        }
+        return out
+    }
+
+    @Sendable func snapshots(_ request: Request, context: AppContext) async throws -> Response {
+        try Self.checkFeed(request)
+        _ = try request.integerQuery("limit", in: 1...1000, default: 100)
+        let found = try await snapshots(of: try Self.symbols(request))
+        return JSONValue.object([
+            "snapshots": .object(found.mapValues(Self.snapshot)), "next_page_token": .null,
+        ]).response()
+    }
+
+    /// The chain of an underlying: every active contract (filters: `type`, `strike_price_gte`/`_lte`,
+    /// `expiration_date`, `expiration_date_gte`/`_lte`, `root_symbol`), `limit` 1–1,000 (100) per page.
+    @Sendable func chain(_ request: Request, context: AppContext) async throws -> Response {
+        try Self.checkFeed(request)
+        let underlying = (context.parameters.get("underlying_symbol") ?? "").uppercased()
+        guard brokerage.options.optionClass(underlying) != nil else {
+            throw APIError.notFound("no options are listed on \(underlying)")
+        }
+        var q = OptionMarket.ContractQuery()
+        q.underlyings = [underlying]
+        func date(_ name: String) throws -> CivilDate? {
+            guard let text = request.query(name) else { return nil }
+            guard let date = CivilDate(text) else {
+                throw APIError.unprocessable("invalid \(name) \(text); expected YYYY-MM-DD")
+            }
+            return date
+        }
+        if let exact = try date("expiration_date") {
+            q.expirationFrom = exact
+            q.expirationThrough = exact
+        } else {
+            q.expirationFrom = try date("expiration_date_gte")
+            q.expirationThrough = try date("expiration_date_lte")
+        }
+        if let type = request.query("type") {
+            guard let right = OptionRight(rawValue: type.lowercased()) else {
+                throw APIError.unprocessable("invalid type \(type); expected call or put")
+            }
+            q.right = right
+        }
+        if let root = request.query("root_symbol") { q.root = root.uppercased() }
+        q.strikeFrom = try request.decimalQuery("strike_price_gte")
+        q.strikeThrough = try request.decimalQuery("strike_price_lte")
+        if let since = request.query("updated_since"), RFC3339.parse(since) == nil {
+            throw APIError.unprocessable("invalid updated_since \(since); expected RFC 3339")
+        }
+        let limit = try request.integerQuery("limit", in: 1...1000, default: 100)
+        let offset: Int
+        if let token = request.query("page_token") {
+            guard let n = Int(token), n >= 0 else { throw APIError.unprocessable("invalid page_token \(token)") }
+            offset = n
+        } else {
+            offset = 0
+        }
+        let options = brokerage.options
+        var out: [String: JSONValue] = [:]
+        let more: Bool
+        do throws(FeedError) {
+            let (page, hasMore) = try await options.contracts(q, offset: offset, limit: limit)
+            more = hasMore
+            if let chain = page.first?.chain {
+                for s in try await options.snapshots(page.map(\.contract), of: chain) {
+                    out[s.contract.occSymbol] = Self.snapshot(s)
+                }
+            }
+        } catch { throw APIError(feed: error) }
+        return JSONValue.object([
+            "snapshots": .object(out), "next_page_token": more ? .string(String(offset + limit)) : .null,
+        ]).response()
+    }
+
+    @Sendable func latestQuotes(_ request: Request, context: AppContext) async throws -> Response {
+        try Self.checkFeed(request)
+        let found = try await snapshots(of: try Self.symbols(request))
+        return JSONValue.object(["quotes": .object(found.mapValues(Self.quote))]).response()
+    }
+
+    @Sendable func latestTrades(_ request: Request, context: AppContext) async throws -> Response {
+        try Self.checkFeed(request)
+        let found = try await snapshots(of: try Self.symbols(request))
+        return JSONValue.object(["trades": .object(found.compactMapValues(Self.trade))]).response()
+    }
+
+    @Sendable func exchanges(_ request: Request, context: AppContext) async throws -> Response {
+        JSONValue.object([
+            "A": .string("NYSE American"), "B": .string("BOX Options Exchange"), "C": .string("Cboe Options Exchange"),
+            "H": .string("MIAX Pearl"), "I": .string("International Securities Exchange"),
+            "N": .string("NYSE Arca Options"), "Q": .string("Nasdaq Options Market"), "X": .string("Nasdaq PHLX"),
+            "Z": .string("Cboe BZX Options"),
+        ]).response()
+    }
+
+    @Sendable func conditions(_ request: Request, context: AppContext) async throws -> Response {
+        switch context.parameters.get("ticktype")?.lowercased() {
+        case "trade":
+            return JSONValue.object([
+                "I": .string("Auto-execution"), "S": .string("Spread"), "f": .string("Multi-leg auto-electronic trade"),
+            ]).response()
+        case "quote":
+            return JSONValue.object(["A": .string("Regular"), "F": .string("Non-firm quote")]).response()
+        default:
+            throw APIError.unprocessable("ticktype must be trade or quote")
+        }
+    }
+}
