@@ -13,7 +13,10 @@ struct PapertradeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "papertrade",
         abstract: "A self-hosted paper-trading brokerage: Alpaca-compatible API, simulated market, web app.",
-        subcommands: [Serve.self, Admin.self, Queue.self, Game.self, BacktestCommand.self, Backup.self, Restore.self])
+        subcommands: [
+            Serve.self, Admin.self, Queue.self, Game.self, BacktestCommand.self, OptionPriceCommand.self, Backup.self,
+            Restore.self,
+        ])
 }
 
 /// Options shared by commands that open the database.

@@ -341,6 +341,7 @@ enum AlpacaOpenAPI {
                 "A snapshot: latest trade, quote, minute, daily and previous daily bar", [symbol, feed, currency],
                 ["200": "snapshot"])
         ])
+        options(&p)
         p["/v2/stocks/meta/exchanges"] = .object(["get": op("Exchange codes", ["200": "codes"])])
         p["/v2/stocks/meta/conditions/{ticktype}"] = .object([
             "get": op(
@@ -352,6 +353,69 @@ enum AlpacaOpenAPI {
                 ["200": "codes"])
         ])
         return p
+    }
+
+    /// Option contracts (/v2) and option market data (/v1beta1).
+    static func options(_ p: inout [String: JSONValue]) {
+        let date = { (name: String, what: String) in query(name, what, S.date) }
+        let expirations = [
+            date("expiration_date", "exactly this expiration"), date("expiration_date_gte", "expiring on or after"),
+            date("expiration_date_lte", "expiring on or before (contracts: the coming weekend when no expiration is given)"),
+        ]
+        let strikes = [
+            query("strike_price_gte", "strike at least", S.decimal), query("strike_price_lte", "strike at most", S.decimal),
+        ]
+        let type = query("type", "call or put", S.caseless(["call", "put"]))
+        let root = query("root_symbol", "OCC root, e.g. AAPL")
+        let optionFeed = query("feed", "opra or indicative (both served from the simulated chains)", S.caseless(["opra", "indicative"]))
+        let optionSymbols = query(
+            "symbols", "1–100 comma-separated OCC symbols", S.example(S.string, "AAPL261218C00250000"), required: true)
+        p["/v2/options/contracts"] = .object([
+            "get": op(
+                "Option contracts, in chain order",
+                [
+                    query("underlying_symbols", "comma-separated underlyings (all optionable ones when absent)"),
+                    query("status", "active (default) or inactive (expired in the last 62 days)", S.caseless(["active", "inactive"])),
+                    type, query("style", "american or european", S.caseless(["american", "european"])), root,
+                    query("limit", "1–10000, default 100", S.integer(1...10_000)), pageToken,
+                    query("ppind", "Penny Program classes only (every class here is one)", S.boolean),
+                    query("show_deliverables", "include each contract's deliverables", S.boolean),
+                ] + expirations + strikes,
+                ["200": "option_contracts and next_page_token"])
+        ])
+        p["/v2/options/contracts/{symbol_or_id}"] = .object([
+            "get": op(
+                "One option contract by OCC symbol or id",
+                [path("symbol_or_id", "OCC symbol or contract id", S.example(S.string, "AAPL261218C00250000"))],
+                ["200": "the contract"])
+        ])
+        p["/v1beta1/options/snapshots"] = .object([
+            "get": op(
+                "Snapshots of option contracts: latest quote and trade, greeks, implied volatility",
+                [optionSymbols, optionFeed, query("limit", "1–1000", S.integer(1...1000)), pageToken],
+                ["200": "snapshots by symbol"])
+        ])
+        p["/v1beta1/options/snapshots/{underlying_symbol}"] = .object([
+            "get": op(
+                "The option chain of an underlying: snapshots of its active contracts",
+                [
+                    path("underlying_symbol", "an optionable underlying", S.example(S.string, "SPY")), optionFeed, type,
+                    root, query("limit", "1–1000, default 100", S.integer(1...1000)), pageToken,
+                    query("updated_since", "RFC 3339", S.dateTime),
+                ] + expirations + strikes,
+                ["200": "snapshots by symbol"])
+        ])
+        for (kind, what) in [("quotes", "quote"), ("trades", "trade")] {
+            p["/v1beta1/options/\(kind)/latest"] = .object([
+                "get": op("The latest \(what) of option contracts", [optionSymbols, optionFeed], ["200": "\(what)s by symbol"])
+            ])
+        }
+        p["/v1beta1/options/meta/exchanges"] = .object(["get": op("Option exchange codes", ["200": "codes"])])
+        p["/v1beta1/options/meta/conditions/{ticktype}"] = .object([
+            "get": op(
+                "Option trade or quote condition codes",
+                [path("ticktype", "trade or quote", S.enumeration(["trade", "quote"]))], ["200": "codes"])
+        ])
     }
 
     static let activityTypes = [
