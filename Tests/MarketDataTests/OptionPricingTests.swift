@@ -239,4 +239,35 @@ struct OptionChainTests {
         #expect(await options.contract("AAPL261121C00250000") == nil)  // a Saturday
         #expect(await options.contract("600519261218C00250000") == nil)
     }
+
+    @Test(
+        "pages of a listing, however small, each on a server that remembers nothing, add up to the whole list once")
+    func pagesAddUp() async throws {
+        let options = options(at: Timestamp(CivilDate(2026, 11, 20), hour: 11, in: .newYork))
+        for active in [true, false] {
+            var query = OptionMarket.ContractQuery()
+            query.underlyings = ["KO", "F", "AAPL"]
+            query.active = active
+            query.expirationFrom = active ? CivilDate(2026, 11, 20) : CivilDate(2026, 10, 1)
+            query.expirationThrough = active ? CivilDate(2026, 12, 4) : nil
+            query.strikeFrom = 10
+            query.strikeThrough = 60
+            let whole = try await options.contracts(query, from: .init(), limit: 100_000, chainBudget: 1_000).page.map(\.contract)
+            #expect(!whole.isEmpty)
+            #expect(whole.allSatisfy { active ? $0.expiration >= CivilDate(2026, 11, 20) : $0.expiration < CivilDate(2026, 11, 20) })
+            var paged: [OptionContract] = []
+            var cursor: OptionMarket.ContractCursor? = .init()
+            var pages = 0
+            while let at = cursor, pages < 10_000 {
+                let (page, next) = try await OptionMarket(
+                    feed: options.feed, directory: options.directory, clock: options.clock, seed: 42
+                ).contracts(query, from: OptionMarket.ContractCursor(at.description) ?? at, limit: 37, chainBudget: 1)
+                paged += page.map(\.contract)
+                cursor = next
+                pages += 1
+            }
+            #expect(paged == whole, "active \(active): \(paged.count) paged, \(whole.count) whole")
+        }
+    }
 }
+

@@ -6,6 +6,7 @@
 // 2. Quotes/s generated for live subscriptions; 5 years of daily bars for 500 symbols, cold and warm.
 // 3. Calibration: daily volatility, excess kurtosis and autocorrelation of |returns| of the simulated market
 //    against the real daily series in ../shared/data.
+// 4. Options: one underlying's whole chain (every expiration and strike) priced with greeks, warm; goal ≤ 5 ms.
 import Foundation
 import MarketData
 import TradingCore
@@ -172,6 +173,33 @@ for (label, group) in [("real", realStats), ("simulated", simulatedStats)] where
     print(
         "  median \(label): vol \(fmt(median(s.map(\.volatility)) * 100, 2))%, kurtosis \(fmt(median(s.map(\.excessKurtosis)), 2)), acf|r| lag1 \(fmt(median(s.map { $0.absoluteAutocorrelation[0] }), 3)), lag5 \(fmt(median(s.map { $0.absoluteAutocorrelation[1] }), 3)), lag20 \(fmt(median(s.map { $0.absoluteAutocorrelation[2] }), 3))"
     )
+}
+
+// MARK: 4. Options
+
+do {
+    let now = Timestamp(CivilDate(2026, 11, 20), hour: 11, in: .newYork)
+    let optionClock = MarketClock(.manual(start: now))
+    let market = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: 1))
+    let options = OptionMarket(
+        feed: SimulatedFeed(market: market, clock: optionClock), directory: directory, clock: optionClock, seed: 0)
+    for symbol in ["SPY", "AAPL", "NVDA", "KO"] {
+        let t0 = clock.now
+        let chain = try await options.chain(symbol)
+        let cold = seconds(clock.now - t0) * 1000
+        var times: [Double] = []
+        for _ in 0..<40 {
+            let t = clock.now
+            let snapshots = try await options.snapshots(chain.contracts, of: chain)
+            precondition(snapshots.count == chain.contracts.count)
+            times.append(seconds(clock.now - t) * 1000)
+        }
+        times.sort()
+        let expirations = Set(chain.contracts.map(\.expiration)).count
+        print(
+            "options \(symbol): \(chain.contracts.count) contracts over \(expirations) expirations; chain made cold in \(fmt(cold)) ms; priced with greeks and quotes: p50 \(fmt(times[times.count / 2], 2)) ms, max \(fmt(times.last ?? 0, 2)) ms = \(fmt(times[times.count / 2] * 1000 / Double(max(chain.contracts.count, 1)), 2)) µs a contract (goal ≤ 5 ms a chain)"
+        )
+    }
 }
 
 extension DirectoryEntry {

@@ -226,36 +226,86 @@ extension OptionMarket {
         }
     }
 
-    /// The contracts a query matches, in chain order (underlying, expiration, strike, call first), from `offset`;
-    /// at most `limit`, and whether more follow. Chains are made only as far as the page needs them.
-    /// Expired contracts are looked up in the chain of their last day, for at most the 62 days before today.
-    public func contracts(_ query: ContractQuery, offset: Int, limit: Int) async throws(FeedError)
-        -> (page: [(contract: OptionContract, chain: ChainDay)], more: Bool)
+    /// Where a listing continues: the index of the underlying (in the sorted list the query names), of the chain
+    /// day within it (expired contracts are listed from one chain day per expiration) and how many of that day's
+    /// matching contracts the pages before took. Written in page tokens as "underlying.day.skip".
+    public struct ContractCursor: Sendable, Hashable, CustomStringConvertible {
+        public var underlying: Int
+        public var day: Int
+        public var skip: Int
+
+        public init(underlying: Int = 0, day: Int = 0, skip: Int = 0) {
+            self.underlying = underlying
+            self.day = day
+            self.skip = skip
+        }
+
+        public init?(_ text: String) {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 3, let u = parts[0], let d = parts[1], let s = parts[2], u >= 0, d >= 0, s >= 0
+            else { return nil }
+            self.init(underlying: u, day: d, skip: s)
+        }
+
+        public var description: String { "\(underlying).\(day).\(skip)" }
+    }
+
+    /// The contracts a query matches, in chain order (underlying, expiration, strike, call first), from `cursor`: at
+    /// most `limit`, and the cursor of the next page (nil at the end). One page makes at most `chainBudget` chain
+    /// days (at least one) — a listing of every underlying that matches little would otherwise make all 500 chains
+    /// in one request — so a page may hold fewer than `limit` contracts and still have a next page, as Alpaca's
+    /// paging allows; every page moves on by at least one chain day, so following the tokens always ends.
+    /// Underlyings none of whose listed expirations fall in the query's range are passed over without making their
+    /// chains. Expired contracts are listed from the chain of their last day, for at most the 62 days before today.
+    public func contracts(_ query: ContractQuery, from cursor: ContractCursor, limit: Int, chainBudget: Int = 24)
+        async throws(FeedError) -> (page: [(contract: OptionContract, chain: ChainDay)], next: ContractCursor?)
     {
-        let underlyings = query.underlyings.isEmpty ? self.underlyings : query.underlyings.compactMap { optionClass($0)?.underlying }
+        let names = query.underlyings.isEmpty ? self.underlyings : query.underlyings.compactMap { optionClass($0)?.underlying }
+        let underlyings = Set(names).sorted()
         var page: [(contract: OptionContract, chain: ChainDay)] = []
-        var skipped = 0
+        var budget = max(chainBudget, 1)
         let today = today()
-        for underlying in Set(underlyings).sorted() {
-            var days: [CivilDate] = [today]
-            if !query.active {
-                let from = max(query.expirationFrom ?? today.adding(days: -62), today.adding(days: -62))
-                let through = min(query.expirationThrough ?? today, today.adding(days: -1))
-                days = from <= through ? TradingCalendar.xnys.tradingDays(from: from, through: through) : []
-            }
-            for day in days {
-                let chain = try await chain(underlying, on: day)
-                for c in chain.contracts where query.matches(c) && (query.active || c.expiration == day) {
-                    if skipped < offset {
-                        skipped += 1
-                        continue
+        var position = cursor
+        while position.underlying < underlyings.count {
+            let underlying = underlyings[position.underlying]
+            var days: [CivilDate] = []
+            if let optionClass = optionClass(underlying) {
+                if query.active {
+                    let listed = optionClass.expirations.listed(on: today).contains { expiration in
+                        (query.expirationFrom.map { expiration >= $0 } ?? true)
+                            && (query.expirationThrough.map { expiration <= $0 } ?? true)
                     }
-                    if page.count == limit { return (page, true) }
-                    page.append((c, chain))
+                    days = listed ? [today] : []
+                } else {
+                    let from = max(query.expirationFrom ?? today.adding(days: -62), today.adding(days: -62))
+                    let through = min(query.expirationThrough ?? today, today.adding(days: -1))
+                    days = from <= through ? TradingCalendar.xnys.tradingDays(from: from, through: through) : []
+                    days = days.filter { optionClass.expirations.kind(of: $0) != nil }
                 }
             }
+            while position.day < days.count {
+                let day = days[position.day]
+                if self.days.withLock({ $0[DayKey(underlying: underlying, date: day)] }) == nil {
+                    if budget == 0 { return (page, position) }
+                    budget -= 1
+                }
+                let chain = try await chain(underlying, on: day)
+                var matched = 0
+                for c in chain.contracts where query.matches(c) && (query.active || c.expiration == day) {
+                    matched += 1
+                    if matched <= position.skip { continue }
+                    if page.count == limit {
+                        position.skip = matched - 1
+                        return (page, position)
+                    }
+                    page.append((c, chain))
+                }
+                position.day += 1
+                position.skip = 0
+            }
+            position = ContractCursor(underlying: position.underlying + 1)
         }
-        return (page, false)
+        return (page, nil)
     }
 
     /// Contracts at the previous session's close: their closing value (`last`) and the open interest of that day.

@@ -108,21 +108,22 @@ struct OptionContractsController {
         return q
     }
 
-    /// `GET /v2/options/contracts` → `{"option_contracts": […], "next_page_token": …}`; `limit` 1–10,000 (100).
+    /// `GET /v2/options/contracts` → `{"option_contracts": […], "next_page_token": …}`; `limit` 1–10,000 (100). A
+    /// page can hold fewer than `limit` and still name a next page (see `OptionMarket.contracts`): follow the token.
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let q = try query(request)
         let limit = try request.integerQuery("limit", in: 1...10_000, default: 100)
         let deliverables = try request.boolQuery("show_deliverables") ?? false
-        let offset: Int
+        var cursor = OptionMarket.ContractCursor()
         if let token = request.query("page_token") {
-            guard let n = Int(token), n >= 0 else { throw APIError.unprocessable("invalid page_token \(token)") }
-            offset = n
-        } else {
-            offset = 0
+            guard let parsed = OptionMarket.ContractCursor(token) else {
+                throw APIError.unprocessable("invalid page_token \(token)")
+            }
+            cursor = parsed
         }
-        let (page, more): ([(contract: OptionContract, chain: OptionMarket.ChainDay)], Bool)
+        let (page, next): ([(contract: OptionContract, chain: OptionMarket.ChainDay)], OptionMarket.ContractCursor?)
         do throws(FeedError) {
-            (page, more) = try await brokerage.options.contracts(q, offset: offset, limit: limit)
+            (page, next) = try await brokerage.options.contracts(q, from: cursor, limit: limit)
         } catch { throw APIError(feed: error) }
         let options = brokerage.options
         return JSONValue.object([
@@ -132,7 +133,7 @@ struct OptionContractsController {
                         $0.contract, active: q.active, close: options.previousClose($0.contract, of: $0.chain),
                         deliverables: deliverables)
                 }),
-            "next_page_token": more ? .string(String(offset + page.count)) : .null,
+            "next_page_token": next.map { .string($0.description) } ?? .null,
         ]).response()
     }
 

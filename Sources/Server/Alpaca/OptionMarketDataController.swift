@@ -135,19 +135,19 @@ struct OptionMarketDataController {
             throw APIError.unprocessable("invalid updated_since \(since); expected RFC 3339")
         }
         let limit = try request.integerQuery("limit", in: 1...1000, default: 100)
-        let offset: Int
+        var cursor = OptionMarket.ContractCursor()
         if let token = request.query("page_token") {
-            guard let n = Int(token), n >= 0 else { throw APIError.unprocessable("invalid page_token \(token)") }
-            offset = n
-        } else {
-            offset = 0
+            guard let parsed = OptionMarket.ContractCursor(token) else {
+                throw APIError.unprocessable("invalid page_token \(token)")
+            }
+            cursor = parsed
         }
         let options = brokerage.options
         var out: [String: JSONValue] = [:]
-        let more: Bool
+        let next: OptionMarket.ContractCursor?
         do throws(FeedError) {
-            let (page, hasMore) = try await options.contracts(q, offset: offset, limit: limit)
-            more = hasMore
+            let (page, following) = try await options.contracts(q, from: cursor, limit: limit)
+            next = following
             if let chain = page.first?.chain {
                 for s in try await options.snapshots(page.map(\.contract), of: chain) {
                     out[s.contract.occSymbol] = Self.snapshot(s)
@@ -155,7 +155,7 @@ struct OptionMarketDataController {
             }
         } catch { throw APIError(feed: error) }
         return JSONValue.object([
-            "snapshots": .object(out), "next_page_token": more ? .string(String(offset + limit)) : .null,
+            "snapshots": .object(out), "next_page_token": next.map { .string($0.description) } ?? .null,
         ]).response()
     }
 
