@@ -68,6 +68,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     PerformanceController(brokerage: brokerage).addRoutes(to: native)
     NotificationsController(brokerage: brokerage).addRoutes(to: native)
     StockController(brokerage: brokerage).addRoutes(to: native)
+    OptionsController(brokerage: brokerage).addRoutes(to: native)
     FavoritesController(brokerage: brokerage).addRoutes(to: native)
     QueueController(brokerage: brokerage).addRoutes(to: native)
     AlertsController(brokerage: brokerage).addRoutes(to: native)

@@ -192,6 +192,29 @@ enum NativeOpenAPI {
                     parameters: [param("symbol", in: "path", "ticker or A-share code")],
                     responses: ["200": "profile", "404": "unknown symbol"])
             ]),
+            "/api/v1/options/{underlying}": .object([
+                "get": op(
+                    "An optionable underlying's listed expirations (date, kind: daily, weekly, monthly, quarterly or leaps; days away)",
+                    parameters: [param("underlying", in: "path", "a US stock or ETF with listed options")],
+                    responses: ["200": "expirations", "404": "unknown symbol, or no options listed"])
+            ]),
+            "/api/v1/options/{underlying}/chain": .object([
+                "get": op(
+                    "One expiration's chain: calls and puts side by side by strike (bid, ask, mid, last, volume, open interest, implied volatility, greeks, in the money) and the strike nearest the money",
+                    parameters: [
+                        param("underlying", in: "path", "a US stock or ETF with listed options"),
+                        param(
+                            "expiration", in: "query", required: false,
+                            "YYYY-MM-DD (default: the first expiration a week or more away)"),
+                    ],
+                    responses: ["200": "chain", "404": "unknown symbol, no options, or no such expiration"])
+            ]),
+            "/api/v1/options/contracts/{symbol}": .object([
+                "get": op(
+                    "One option contract by OCC symbol: its terms, quote, volume, open interest, implied volatility and greeks",
+                    parameters: [param("symbol", in: "path", "OCC symbol, e.g. AAPL261218C00250000")],
+                    responses: ["200": "contract", "404": "not a listed contract"])
+            ]),
             "/api/v1/accounts/{id}/estimate": .object([
                 "get": op(
                     "Trade-sheet estimate: value, fees (the account's schedule), total, buying power, sellable shares, the most that can be bought or sold, and the refusal placing the order would meet now (null when it would be accepted)",

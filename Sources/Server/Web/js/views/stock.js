@@ -8,6 +8,7 @@ import * as favorites from '../favorites.js';
 import { stockChart } from '../chart.js';
 import { openTradeSheet } from './trade.js';
 import { openAlertSheet } from '../alerts.js';
+import { optionChain } from '../options.js';
 import { t, locale } from '../i18n.js';
 import { h, clear, change, toast, failure, loading, monogram, icon } from '../ui.js';
 
@@ -46,6 +47,7 @@ export async function render(view, [symbolParam], scope) {
   const about = h('section.card', { 'aria-labelledby': 'about-title' });
   const insights = h('section.card', { 'aria-labelledby': 'news-title', hidden: true });
   const chart = stockChart(symbol, timeZone);
+  const options = quote.market === 'us' ? optionChain(symbol, currency) : null;
   const star = h('button.icon-button.star', { type: 'button' });
   const alertBell = h('button.icon-button.alert-bell', {
     type: 'button', 'aria-label': t('stock.alert_label', { symbol }), title: t('stock.alert_title'),
@@ -56,9 +58,9 @@ export async function render(view, [symbolParam], scope) {
     h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
 
   clear(view, h('div.stock', head, status, actions, h('div.stock-grid',
-    h('div.stock-main', chart.element, stats, depth),
+    h('div.stock-main', chart.element, stats, depth, options?.element),
     h('div.stock-side', position, about, insights))));
-  scope.onCleanup(() => chart.destroy());
+  scope.onCleanup(() => { chart.destroy(); options?.destroy(); });
 
   const priceLine = h('div.stock-price');
   clear(head, monogram(symbol, profile?.logo),

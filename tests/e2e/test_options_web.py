@@ -1,0 +1,90 @@
+"""The option chain on the stock page, in a real browser, in English and Chinese: expirations, calls and puts, the
+strikes around the price with the price line between them, every strike on request, the legend; nothing wider than a
+320 px phone, no console error, no English left in Chinese. Screenshots go to tests/e2e/screenshots/."""
+import os
+import time
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from browser import SCREENSHOTS, App, chromium
+from test_web_app_zh import english_left
+
+
+@pytest.fixture(scope="module", params=["en-US", "zh-CN"])
+def language_driver(request):
+    d = chromium(request.param)
+    yield d, request.param
+    d.quit()
+
+
+def rows(app):
+    return app.d.execute_script("""
+        return [...document.querySelectorAll('table.option-chain tbody tr:not(.price-line)')].map((tr) => ({
+          symbol: tr.dataset.symbol, itm: tr.classList.contains('itm'),
+          cells: [...tr.children].map((c) => c.textContent)}))""")
+
+
+def test_the_chain_on_a_stock_page(language_driver, server):
+    driver, language = language_driver
+    app = App(driver, server).signup()
+    chinese = language.startswith("zh")
+    driver.get_log("browser")
+    app.go("stock/AAPL")
+    app.css("table.option-chain tbody tr")
+    title = app.text("#options-title")
+    assert title == ("期权" if chinese else "Options")
+    near = rows(app)
+    # Strikes around the price: six each side, calls first, each row a listed AAPL call.
+    assert 8 <= len(near) <= 13, near
+    assert all(r["symbol"].startswith("AAPL") and r["symbol"][-9] == "C" for r in near)
+    strikes = [float(r["cells"][0].replace(",", "")) for r in near]
+    assert strikes == sorted(strikes)
+    # Calls below the price are in the money (shaded), above it not; the price line sits between them.
+    line = app.text("tr.price-line")
+    assert "AAPL" in line
+    itm = [r["itm"] for r in near]
+    assert itm == sorted(itm, reverse=True) and any(itm) and not all(itm)
+    for label, (w, h) in (("phone", (390, 844)), ("desktop", (1280, 900))):
+        app.size(w, h)
+        time.sleep(0.4)
+        app.d.execute_script("document.querySelector('section.options').scrollIntoView()")
+        time.sleep(0.2)
+        app.d.save_screenshot(os.path.join(SCREENSHOTS, f"options-chain-{'zh' if chinese else 'en'}-{label}.png"))
+    app.size(390, 844)
+
+    # Puts: in the money above the price.
+    app.click(".options .segmented button[data-value=put]")
+    app.wait.until(lambda d: rows(app) and rows(app)[0]["symbol"][-9] == "P")
+    puts = [r["itm"] for r in rows(app)]
+    assert puts == sorted(puts) and any(puts)
+
+    # Another expiration, then every strike.
+    select = Select(app.css("#option-expiration"))
+    assert len(select.options) >= 8
+    first = rows(app)[0]["symbol"]
+    select.select_by_index(len(select.options) - 1)
+    app.wait.until(lambda d: rows(app) and rows(app)[0]["symbol"][4:10] != first[4:10])
+    before = len(rows(app))
+    app.click(".options button.link")
+    app.wait.until(lambda d: len(rows(app)) > before)
+
+    for width in (320, 390, 1280):
+        app.size(width, 800)
+        time.sleep(0.3)
+        assert app.d.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0, width
+    app.size(390, 844)
+    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+    if chinese:
+        assert english_left(app, ".options") == []
+
+
+def test_no_chain_for_a_stock_without_options(language_driver, server):
+    driver, _ = language_driver
+    app = App(driver, server).signup()
+    app.go("stock/600519")
+    app.css(".stock-title h1")
+    time.sleep(1)
+    assert not driver.find_elements(By.CSS_SELECTOR, "section.options:not([hidden])")
