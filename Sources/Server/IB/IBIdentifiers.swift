@@ -84,3 +84,57 @@ enum IBOrderNumber {
         return String(repeating: "0", count: max(0, 8 - text.count)) + text
     }
 }
+
+/// Conids of option contracts. A stock's conid (`IBConid`) stays below 2⁵⁰; an option's is 2⁵⁰ plus the contract
+/// written in mixed radix — root (1–5 letters, bijective base 26), expiration (weekdays since 2024-01-01, through
+/// 2068), right, strike in half dollars (below $12,000) — so it reads back to the contract without a table, is the
+/// same on every node and after restarts, and stays below 2⁵³, an integer JSON carries exactly.
+enum IBOptionConid {
+    static let base: Int = 1 << 50
+    static let firstMonday = CivilDate(2024, 1, 1)
+    static let weekdays = 11_480
+    static let halfDollars = 24_000
+
+    static func conid(_ contract: OptionContract) -> Int? {
+        let letters = Array(contract.root.utf8)
+        guard (1...5).contains(letters.count) else { return nil }
+        var root = 0
+        for byte in letters {
+            guard byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") else { return nil }
+            root = root * 26 + Int(byte - UInt8(ascii: "A")) + 1
+        }
+        let days = contract.expiration.daysSinceEpoch - firstMonday.daysSinceEpoch
+        let weekday = days % 7
+        guard days >= 0, weekday < 5 else { return nil }
+        let day = days / 7 * 5 + weekday
+        let half = FixedDecimal(units: 5, exponent: 1)
+        guard day < weekdays, contract.strike.isMultiple(of: half),
+            let units = contract.strike.divided(by: half)?.integerPart, units > 0, units < halfDollars
+        else { return nil }
+        return base + ((root * weekdays + day) * 2 + (contract.right == .put ? 1 : 0)) * halfDollars + units
+    }
+
+    /// The contract a conid encodes (nil for a stock's conid or a number no contract encodes to); the caller checks
+    /// that it is listed.
+    static func contract(_ conid: Int) -> OptionContract? {
+        guard conid > base, conid < 1 << 53 else { return nil }
+        var value = conid - base
+        let units = value % halfDollars
+        value /= halfDollars
+        let right: OptionRight = value % 2 == 1 ? .put : .call
+        value /= 2
+        let day = value % weekdays
+        var root = value / weekdays
+        var bytes: [UInt8] = []
+        while root > 0 {
+            bytes.append(UInt8(ascii: "A") + UInt8((root - 1) % 26))
+            root = (root - 1) / 26
+        }
+        guard (1...5).contains(bytes.count), units > 0 else { return nil }
+        let symbol = String(decoding: bytes.reversed(), as: UTF8.self)
+        let expiration = firstMonday.adding(days: day / 5 * 7 + day % 5)
+        return OptionContract(
+            underlying: symbol, expiration: expiration, right: right,
+            strike: FixedDecimal(units: units * 5, exponent: 1))
+    }
+}

@@ -10,6 +10,7 @@ struct IBMarketRoutes {
     let gateway: IBGateway
     var brokerage: Brokerage { gateway.brokerage }
     var directory: SymbolDirectory { brokerage.directory }
+    var options: IBOptionRoutes { IBOptionRoutes(gateway: gateway) }
 
     func addRoutes(to api: RouterGroup<AppContext>) {
         api.get("trsrv/stocks", use: stocks)
@@ -17,6 +18,7 @@ struct IBMarketRoutes {
         api.get("iserver/secdef/search", use: search)
         api.post("iserver/secdef/search", use: search)
         api.get("iserver/secdef/info", use: secdefInfo)
+        options.addRoutes(to: api)
         api.get("iserver/contract/{conid}/info", use: info)
         api.get("iserver/contract/{conid}/info-and-rules", use: infoAndRules)
         api.post("iserver/contract/rules", use: contractRules)
@@ -116,7 +118,8 @@ struct IBMarketRoutes {
         guard let text = symbol?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             throw IBError(.badRequest, "symbol is required")
         }
-        if let secType, !["STK", ""].contains(secType.uppercased()) {
+        let optionsOnly = secType?.uppercased() == "OPT"
+        if let secType, !["STK", "OPT", ""].contains(secType.uppercased()) {
             return JSONValue.array([]).response()
         }
         var entries: [DirectoryEntry] = []
@@ -124,13 +127,17 @@ struct IBMarketRoutes {
         for result in directory.search(text, limit: 10) where !entries.contains(where: { $0.symbol == result.symbol }) {
             if let e = directory.entry(result.symbol) { entries.append(e) }
         }
+        let options = self.options
+        if optionsOnly { entries = entries.filter { options.searchFields($0) != nil } }
         let out: [JSONValue] = entries.prefix(10).map { e in
             let venue = IBMarketFields.listingExchange(e.instrument)
+            // An optionable stock's OPT section lists its months, as IB's does; ibind reads it to walk the chain.
+            let option = options.searchFields(e)
             return .object([
                 "conid": .string(String(IBConid.conid(e.instrument))), "companyHeader": .string("\(e.name) - \(venue)"),
                 "companyName": .string(e.name), "symbol": .string(e.symbol), "description": .string(venue),
-                "restricted": .null, "fop": .null, "opt": .null, "war": .null,
-                "sections": .array([.object(["secType": .string("STK")])]),
+                "restricted": .null, "fop": .null, "opt": option?.opt ?? .null, "war": .null,
+                "sections": .array([.object(["secType": .string("STK")])] + (option.map { [$0.section] } ?? [])),
             ])
         }
         guard !out.isEmpty else { throw IBError(.badRequest, "No symbol found") }
@@ -138,12 +145,24 @@ struct IBMarketRoutes {
     }
 
     @Sendable func secdefInfo(_ request: Request, context: AppContext) async throws -> Response {
+        if (request.query("sectype") ?? request.query("secType"))?.uppercased() == "OPT" {
+            return try await options.secdefInfo(request)
+        }
+        if let contract = try await options.listed(request.query("conid")), let conid = IBOptionConid.conid(contract) {
+            return JSONValue.array([IBOptionRoutes.info(contract, conid: conid)]).response()
+        }
         let e = try entry(request.query("conid"))
         return JSONValue.array([IBEncoding.contractInfo(e)]).response()
     }
 
     @Sendable func info(_ request: Request, context: AppContext) async throws -> Response {
-        IBEncoding.contractInfo(try entry(context.parameters.get("conid"))).response()
+        if let contract = try await options.listed(context.parameters.get("conid")),
+            let conid = IBOptionConid.conid(contract)
+        {
+            let underlying = IBConid.conid(symbol: contract.underlying, market: .us) ?? 0
+            return IBOptionRoutes.contractInfo(contract, conid: conid, underlying: underlying).response()
+        }
+        return IBEncoding.contractInfo(try entry(context.parameters.get("conid"))).response()
     }
 
     @Sendable func infoAndRules(_ request: Request, context: AppContext) async throws -> Response {
@@ -176,6 +195,10 @@ struct IBMarketRoutes {
         guard list.count <= 100 else { throw IBError(.badRequest, "at most 100 conids per snapshot") }
         var out: [JSONValue] = []
         for conid in list {
+            if let contract = try await options.listed(conid), let number = IBOptionConid.conid(contract) {
+                out.append(try await options.snapshot(contract, conid: number, fields: fields))
+                continue
+            }
             let e = try entry(conid)
             out.append(try await gateway.snapshot(e, fields: fields))
         }

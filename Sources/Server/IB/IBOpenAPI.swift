@@ -184,7 +184,7 @@ enum IBOpenAPI {
                 "Search by symbol, or by company name with name=true",
                 [
                     query("symbol", "ticker, A-share code or name", S.example(S.string, "AAPL"), required: true),
-                    query("name", "search names", flag), query("secType", "STK (others find nothing yet)"),
+                    query("name", "search names", flag), query("secType", "STK, or OPT for underlyings with listed options (others find nothing)"),
                 ], ["200": "OK", "400": "symbol missing or nothing found"]),
             "post": op(
                 "Search by symbol, or by company name with name=true",
@@ -197,7 +197,23 @@ enum IBOpenAPI {
                 ["200": "OK", "400": "symbol missing or nothing found"]),
         ]),
         "/v1/api/iserver/secdef/info": .object([
-            "get": op("A contract's details", [conid], ["200": "OK", "400": "bad conid"])
+            "get": op(
+                "A contract's details; with sectype=OPT, the option contracts of an underlying's month at a strike and right",
+                [
+                    conid, query("sectype", "OPT for options", S.caseless(["OPT", "STK"])),
+                    query("month", "MMMYY, e.g. DEC26 (options)", S.example(S.string, "DEC26")),
+                    query("strike", "strike (options)", S.decimal), query("right", "C or P (options)", S.caseless(["C", "P"])),
+                    query("exchange", "SMART (default)"),
+                ], ["200": "OK", "400": "bad conid, month, strike or right"])
+        ]),
+        "/v1/api/iserver/secdef/strikes": .object([
+            "get": op(
+                "The strikes of an underlying's options in a month: {call: [...], put: [...]}",
+                [
+                    conid, query("sectype", "OPT", S.caseless(["OPT"]), required: true),
+                    query("month", "MMMYY, e.g. DEC26", S.example(S.string, "DEC26"), required: true),
+                    query("exchange", "SMART (default)"),
+                ], ["200": "OK", "400": "not optionable, or no such month"])
         ]),
         "/v1/api/iserver/contract/{conid}/info": .object([
             "get": op("A contract's details", [conidPath], ["200": "OK", "400": "bad conid"])
