@@ -7,8 +7,11 @@ import pytest
 from alpaca.common.exceptions import APIError
 from alpaca.data.enums import OptionsFeed
 from alpaca.data.historical.option import OptionHistoricalDataClient
-from alpaca.data.requests import (OptionChainRequest, OptionLatestQuoteRequest, OptionLatestTradeRequest,
-                                  OptionSnapshotRequest)
+from alpaca.data.requests import (OptionBarsRequest, OptionChainRequest, OptionLatestQuoteRequest,
+                                  OptionLatestTradeRequest, OptionSnapshotRequest, OptionTradesRequest)
+from alpaca.data.historical import StockHistoricalDataClient
+from alpaca.data.requests import StockLatestQuoteRequest
+from alpaca.data.timeframe import TimeFrame
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import AssetStatus, ContractType, ExerciseStyle
 from alpaca.trading.requests import GetOptionContractsRequest
@@ -119,3 +122,27 @@ def test_snapshots_latest_quotes_and_trades_by_symbol(client, data):
         assert trades[symbol].price > 0
     # Unknown symbols are left out, as Alpaca does; a malformed one too.
     assert data.get_option_latest_quote(OptionLatestQuoteRequest(symbol_or_symbols=["AAPL991231C00001000"])) == {}
+
+
+def test_bars_and_trades_of_a_contract(client, data, server):
+    stocks = StockHistoricalDataClient(server.key_id, server.secret, url_override=server.url)
+    spot = float(stocks.get_stock_latest_quote(StockLatestQuoteRequest(symbol_or_symbols="SPY"))["SPY"].ask_price)
+    calls = client.get_option_contracts(GetOptionContractsRequest(
+        underlying_symbols=["SPY"], expiration_date_gte=datetime.date.today() + datetime.timedelta(days=60),
+        expiration_date_lte=datetime.date.today() + datetime.timedelta(days=120), type=ContractType.CALL,
+        limit=10000)).option_contracts
+    # A contract listed for weeks, at the money.
+    atm = min(calls, key=lambda c: (c.expiration_date, abs(c.strike_price - spot)))
+    start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=30)
+    daily = data.get_option_bars(OptionBarsRequest(symbol_or_symbols=atm.symbol, timeframe=TimeFrame.Day, start=start))
+    bars = daily.data[atm.symbol]
+    assert len(bars) >= 15
+    for b in bars:
+        assert 0 < b.low <= min(b.open, b.close) <= max(b.open, b.close) <= b.high and b.volume > 0
+    times = [b.timestamp for b in bars]
+    assert times == sorted(times)
+    minutes = data.get_option_bars(OptionBarsRequest(
+        symbol_or_symbols=atm.symbol, timeframe=TimeFrame.Minute, start=start))
+    assert len(minutes.data[atm.symbol]) > 1000  # alpaca-py followed the pages
+    trades = data.get_option_trades(OptionTradesRequest(symbol_or_symbols=atm.symbol, start=start))
+    assert trades.data[atm.symbol] and all(t.price > 0 and t.size > 0 for t in trades.data[atm.symbol])

@@ -319,3 +319,93 @@ extension OptionMarket {
             contract, spot: Quantize.price(close.close, tick: .usEquity), time: time, sessionElapsed: 1, lastPrint: time)
     }
 }
+
+extension OptionMarket {
+    /// A contract's bars: the underlying's bars of the same timeframe repriced through the chain's model of each
+    /// day (open at the underlying's open, close at its close, high and low where the underlying's extremes make
+    /// the option dearest and cheapest), with the contract's volume of the day spread over the session; bars with
+    /// no contract traded are left out, as they are on a real tape. Only while the contract is listed, and never
+    /// past the clock's now.
+    public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
+        if timeframe == .week || timeframe == .month {
+            // Weeks (from Monday) and months of the contract's daily bars.
+            let days = try await bars(symbol, timeframe: .day, from: from, to: to)
+            var out: [PriceBar] = []
+            var pending: [PriceBar] = []
+            var pendingKey = Int.min
+            for bar in days {
+                let date = ExchangeTimeZone.newYork.localTime(of: bar.time).date
+                let key = timeframe == .week ? (date.daysSinceEpoch + 3) / 7 : date.year * 12 + date.month
+                if key != pendingKey, let combined = BarAggregation.combine(pending) {
+                    out.append(combined)
+                    pending.removeAll()
+                }
+                pendingKey = key
+                pending.append(bar)
+            }
+            if let combined = BarAggregation.combine(pending) { out.append(combined) }
+            return out
+        }
+        guard let found = await contract(symbol), let optionClass = optionClass(found.contract.underlying) else {
+            return []
+        }
+        let contract = found.contract
+        let zone = ExchangeTimeZone.newYork
+        guard let listed = optionClass.expirations.listingDate(of: contract.expiration) else { return [] }
+        let start = max(from, Timestamp(listed, in: zone))
+        let end = min(to, clock.now(), OptionQuoteModel.expiry(contract))
+        guard start < end else { return [] }
+        let underlyingBars = try await feed.bars(contract.underlying, timeframe: timeframe, from: start, to: end)
+        guard !underlyingBars.isEmpty else { return [] }
+        // One history for the whole range; each day's model sees only the closes before that day.
+        let lastDay = zone.localTime(of: underlyingBars[underlyingBars.count - 1].time).date
+        let full = try await history(contract.underlying, on: TradingCalendar.xnys.nextTradingDay(after: lastDay))
+        var models: [CivilDate: OptionQuoteModel] = [:]
+        func model(on day: CivilDate) -> OptionQuoteModel {
+            if let known = models[day] { return known }
+            var history = full
+            history.date = day
+            history.closes = full.closes.filter { $0.date < day }
+            let surface = OptionQuoteModel.surface(for: history, optionClass: optionClass, seed: seed)
+            let made = OptionQuoteModel(
+                optionClass: optionClass, surface: surface, history: history, rate: OptionQuoteModel.riskFreeRate,
+                seed: seed)
+            models[day] = made
+            return made
+        }
+        let calendar = TradingCalendar.xnys
+        var out: [PriceBar] = []
+        for (n, bar) in underlyingBars.enumerated() {
+            let day = zone.localTime(of: bar.time).date
+            guard let session = calendar.schedule(on: day) else { continue }
+            let m = model(on: day)
+            let opens = max(bar.time, session.open)
+            let next = n + 1 < underlyingBars.count ? underlyingBars[n + 1].time : session.close
+            let closes = timeframe.isIntraday ? min(next, session.close, end) : min(session.close, end)
+            func value(_ spot: Price, _ time: Timestamp) -> OptionSnapshot {
+                m.snapshot(contract, spot: spot, time: time, sessionElapsed: 1, lastPrint: time)
+            }
+            let open = value(bar.open, opens)
+            let close = value(bar.close, closes)
+            let rich = value(contract.right == .call ? bar.high : bar.low, opens)
+            let cheap = value(contract.right == .call ? bar.low : bar.high, closes)
+            // The day's contracts traded, spread over the session by the bar's share of it.
+            let share = Double(closes.nanoseconds - opens.nanoseconds)
+                / Double(max(session.close.nanoseconds - session.open.nanoseconds, 1))
+            let volume = Int((Double(close.volume) * min(max(share, 0), 1)).rounded())
+            guard volume > 0 else { continue }
+            let prices = [open, close, rich, cheap].map { $0.last ?? $0.theoreticalValue }
+            let high = prices.max() ?? close.theoreticalValue
+            let low = prices.min() ?? close.theoreticalValue
+            let vwap = (prices.reduce(.zero, +)).divided(by: FixedDecimal(4), places: 2, rule: .halfUp) ?? prices[1]
+            out.append(
+                PriceBar(
+                    time: bar.time, open: prices[0], high: high, low: low, close: prices[1],
+                    volume: FixedDecimal(volume), tradeCount: max(1, volume / 5), vwap: vwap,
+                    turnover: vwap.times(volume * contract.multiplier)))
+        }
+        return out
+    }
+}

@@ -405,6 +405,15 @@ enum AlpacaOpenAPI {
                 ] + expirations + strikes,
                 ["200": "snapshots by symbol"])
         ])
+        let optionHistory = [
+            optionSymbols, start, end, limit, pageToken, query("sort", "asc (default) or desc", S.caseless(["asc", "desc"])),
+        ]
+        p["/v1beta1/options/bars"] = .object([
+            "get": op("Historical bars of option contracts", optionHistory + [timeframe], ["200": "bars by symbol"])
+        ])
+        p["/v1beta1/options/trades"] = .object([
+            "get": op("Historical trades of option contracts", optionHistory, ["200": "trades by symbol"])
+        ])
         for (kind, what) in [("quotes", "quote"), ("trades", "trade")] {
             p["/v1beta1/options/\(kind)/latest"] = .object([
                 "get": op("The latest \(what) of option contracts", [optionSymbols, optionFeed], ["200": "\(what)s by symbol"])

@@ -17,6 +17,8 @@ struct OptionMarketDataController {
         group.get("options/snapshots/{underlying_symbol}", use: chain)
         group.get("options/quotes/latest", use: latestQuotes)
         group.get("options/trades/latest", use: latestTrades)
+        group.get("options/bars", use: bars)
+        group.get("options/trades", use: trades)
         group.get("options/meta/exchanges", use: exchanges)
         group.get("options/meta/conditions/{ticktype}", use: conditions)
     }
@@ -169,6 +171,77 @@ struct OptionMarketDataController {
         try Self.checkFeed(request)
         let found = try await snapshots(of: try Self.symbols(request))
         return JSONValue.object(["trades": .object(found.compactMapValues(Self.trade))]).response()
+    }
+
+    /// Bars of contracts in symbol then time order (`start`: today's midnight in New York by default; `end`: now,
+    /// never later; `limit` 1–10,000, 1,000; `sort`), paged with a token naming the last bar given ("SYMBOL|ns").
+    func pagedBars(_ request: Request, timeframe: BarTimeframe) async throws -> ([String: [PriceBar]], String?) {
+        let now = brokerage.clock.now()
+        let start =
+            try request.timeQuery("start", zone: .newYork)
+            ?? Timestamp(TradingCalendar.xnys.zone.localTime(of: now).date, in: .newYork)
+        let end = min(try request.timeQuery("end", zone: .newYork) ?? now, now)
+        guard start <= end else { throw APIError.unprocessable("start must not be after end") }
+        let limit = try request.integerQuery("limit", in: 1...10_000, default: 1000)
+        let descending = try request.sortsDescending(default: false)
+        var after: (symbol: String, time: Int64)?
+        if let token = request.query("page_token") {
+            let parts = token.split(separator: "|")
+            guard parts.count == 2, let ns = Int64(parts[1]) else { throw APIError.unprocessable("invalid page_token") }
+            after = (String(parts[0]), ns)
+        }
+        var out: [String: [PriceBar]] = [:]
+        var count = 0
+        var last: (symbol: String, time: Timestamp)?
+        for symbol in Set(try Self.symbols(request)).sorted() {
+            if let after, symbol < after.symbol { continue }
+            var bars: [PriceBar]
+            do throws(FeedError) {
+                bars = try await brokerage.options.bars(symbol, timeframe: timeframe, from: start, to: end)
+            } catch { throw APIError(feed: error) }
+            if descending { bars.reverse() }
+            if let after, symbol == after.symbol {
+                bars = bars.filter { descending ? $0.time.nanoseconds < after.time : $0.time.nanoseconds > after.time }
+            }
+            for bar in bars {
+                // Full, and more to come: the next page starts after the last bar given.
+                if count == limit, let last { return (out, "\(last.symbol)|\(last.time.nanoseconds)") }
+                out[symbol, default: []].append(bar)
+                last = (symbol, bar.time)
+                count += 1
+            }
+        }
+        return (out, nil)
+    }
+
+    /// `GET /v1beta1/options/bars?symbols=&timeframe=` → `{"bars": {SYMBOL: [{t,o,h,l,c,v,n,vw}]}, "next_page_token"}`.
+    @Sendable func bars(_ request: Request, context: AppContext) async throws -> Response {
+        guard let text = request.query("timeframe") else { throw APIError.unprocessable("timeframe is required") }
+        guard let timeframe = BarTimeframe(text) else { throw APIError.unprocessable("invalid timeframe \(text)") }
+        let (bars, token) = try await pagedBars(request, timeframe: timeframe)
+        return JSONValue.object([
+            "bars": .object(bars.mapValues { .array($0.map(MarketDataController.bar)) }),
+            "next_page_token": token.map(JSONValue.string) ?? .null,
+        ]).response()
+    }
+
+    /// `GET /v1beta1/options/trades?symbols=` → `{"trades": {SYMBOL: [{t,x,p,s,c}]}, …}`: the prints behind the
+    /// minute bars, one a minute at the minute's close.
+    @Sendable func trades(_ request: Request, context: AppContext) async throws -> Response {
+        let (bars, token) = try await pagedBars(request, timeframe: .minutes(1))
+        return JSONValue.object([
+            "trades": .object(
+                bars.mapValues { list in
+                    .array(
+                        list.map { b in
+                            .object([
+                                "t": .string(b.time.adding(seconds: 59).description), "x": .string(Self.venue),
+                                "p": .number(b.close), "s": .number(b.volume), "c": .string("I"),
+                            ])
+                        })
+                }),
+            "next_page_token": token.map(JSONValue.string) ?? .null,
+        ]).response()
     }
 
     @Sendable func exchanges(_ request: Request, context: AppContext) async throws -> Response {
