@@ -26,8 +26,10 @@ struct OptionPriceCommand: ParsableCommand {
     @Option(help: "The underlying's price.") var spot: Double?
     @Option(help: "The strike.") var strike: Double?
     @Option(help: "Calendar days to expiry (years = days / 365).") var days: Double?
-    @Option(help: "Risk-free rate, continuously compounded (0.04 = 4%).") var rate: Double = OptionQuoteModel.riskFreeRate
-    @Option(name: .customLong("dividend-yield"), help: "Continuous dividend yield (0.01 = 1%).") var dividendYield: Double = 0
+    @Option(help: "Risk-free rate, continuously compounded (0.04 = 4%).") var rate: Double = OptionQuoteModel
+        .riskFreeRate
+    @Option(name: .customLong("dividend-yield"), help: "Continuous dividend yield (0.01 = 1%).") var dividendYield:
+        Double = 0
     @Option(help: "Annualized volatility (0.25 = 25%).") var volatility: Double?
     @Option(help: "An option price: print the volatility that gives it instead.") var price: Double?
     @Flag(help: "Read CSV lines from standard input.") var csv = false
@@ -36,9 +38,13 @@ struct OptionPriceCommand: ParsableCommand {
         guard OptionRight(rawValue: type.lowercased()) != nil else { throw ValidationError("--type is call or put") }
         if csv { return }
         guard let spot, spot > 0, spot.isFinite else { throw ValidationError("--spot must be a positive number") }
-        guard let strike, strike > 0, strike.isFinite else { throw ValidationError("--strike must be a positive number") }
+        guard let strike, strike > 0, strike.isFinite else {
+            throw ValidationError("--strike must be a positive number")
+        }
         guard let days, days > 0, days.isFinite else { throw ValidationError("--days must be a positive number") }
-        guard rate.isFinite, dividendYield.isFinite else { throw ValidationError("--rate and --dividend-yield must be numbers") }
+        guard rate.isFinite, dividendYield.isFinite else {
+            throw ValidationError("--rate and --dividend-yield must be numbers")
+        }
         if let price {
             guard price > 0, price.isFinite else { throw ValidationError("--price must be a positive number") }
         } else {
@@ -62,7 +68,8 @@ struct OptionPriceCommand: ParsableCommand {
         if let price {
             guard let implied = BlackScholes.impliedVolatility(price: price, inputs) else {
                 throw ValidationError(
-                    "no volatility gives \(price): it is below the discounted intrinsic value or above the most the option can be worth")
+                    "no volatility gives \(price): it is below the discounted intrinsic value or above the most the option can be worth"
+                )
             }
             inputs.volatility = implied
             print("implied volatility \(String(format: "%.4f%%", implied * 100))")
@@ -70,9 +77,10 @@ struct OptionPriceCommand: ParsableCommand {
         let (value, g) = BlackScholes.priceAndGreeks(inputs)
         print("European value \(String(format: "%.4f", value))")
         print("American value \(String(format: "%.4f", BlackScholes.americanPrice(inputs)))")
-        print("delta \(String(format: "%.4f", g.delta))  gamma \(String(format: "%.4f", g.gamma))  "
-            + "theta \(String(format: "%.4f", g.theta))/day  vega \(String(format: "%.4f", g.vega))/vol point  "
-            + "rho \(String(format: "%.4f", g.rho))/1%")
+        print(
+            "delta \(String(format: "%.4f", g.delta))  gamma \(String(format: "%.4f", g.gamma))  "
+                + "theta \(String(format: "%.4f", g.theta))/day  vega \(String(format: "%.4f", g.vega))/vol point  "
+                + "rho \(String(format: "%.4f", g.rho))/1%")
     }
 
     func runCSV() throws {

@@ -89,7 +89,8 @@ struct OptionPricingTests {
         }
     }
 
-    @Test("an American put is worth its early exercise: close to the 1,000-step tree, never below European or intrinsic")
+    @Test(
+        "an American put is worth its early exercise: close to the 1,000-step tree, never below European or intrinsic")
     func americanExercise() {
         let put = reference(.put)
         let american = BlackScholes.americanPrice(put)
@@ -121,7 +122,7 @@ struct OptionPricingTests {
 @Suite("Option chains on the simulated market")
 struct OptionChainTests {
     static let directory = try! SymbolDirectory.bundled()
-    
+
     func options(at time: Timestamp) -> OptionMarket {
         let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))
         let clock = MarketClock(.manual(start: time))
@@ -132,7 +133,9 @@ struct OptionChainTests {
     @Test("S&P 500 members and the big ETFs are optionable; A-shares, indices and small caps are not")
     func optionable() {
         let options = options(at: Timestamp(CivilDate(2026, 11, 20), hour: 11, in: .newYork))
-        for symbol in ["AAPL", "MSFT", "SPY", "QQQ", "IWM", "DIA"] { #expect(options.optionClass(symbol) != nil, "\(symbol)") }
+        for symbol in ["AAPL", "MSFT", "SPY", "QQQ", "IWM", "DIA"] {
+            #expect(options.optionClass(symbol) != nil, "\(symbol)")
+        }
         for symbol in ["600519", "000001", "SPX"] { #expect(options.optionClass(symbol) == nil, "\(symbol)") }
         #expect(options.underlyings.count > 480)
     }
@@ -236,7 +239,7 @@ struct OptionChainTests {
                 underlying: "AAPL", expiration: first.expiration, right: .call,
                 strike: first.strike + FixedDecimal(units: 1, exponent: 3)))
         #expect(await options.contract(offGrid.occSymbol) == nil)
-        #expect(await options.contract("AAPL261121C00250000") == nil)  // a Saturday
+        #expect(await options.contract("AAPL261121C00250000") == nil) // a Saturday
         #expect(await options.contract("600519261218C00250000") == nil)
     }
 
@@ -252,9 +255,13 @@ struct OptionChainTests {
             query.expirationThrough = active ? CivilDate(2026, 12, 4) : nil
             query.strikeFrom = 10
             query.strikeThrough = 60
-            let whole = try await options.contracts(query, from: .init(), limit: 100_000, chainBudget: 1_000).page.map(\.contract)
+            let whole = try await options.contracts(query, from: .init(), limit: 100_000, chainBudget: 1_000).page.map(
+                \.contract)
             #expect(!whole.isEmpty)
-            #expect(whole.allSatisfy { active ? $0.expiration >= CivilDate(2026, 11, 20) : $0.expiration < CivilDate(2026, 11, 20) })
+            #expect(
+                whole.allSatisfy {
+                    active ? $0.expiration >= CivilDate(2026, 11, 20) : $0.expiration < CivilDate(2026, 11, 20)
+                })
             var paged: [OptionContract] = []
             var cursor: OptionMarket.ContractCursor? = .init()
             var pages = 0
@@ -270,4 +277,3 @@ struct OptionChainTests {
         }
     }
 }
-

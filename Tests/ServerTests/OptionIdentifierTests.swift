@@ -12,12 +12,15 @@ struct OptionIdentifierTests {
         var out: [OptionContract] = []
         while out.count < count {
             let length = Int.random(in: 1...5, using: &generator)
-            let root = String((0..<length).map { _ in Character(UnicodeScalar(UInt8.random(in: 65...90, using: &generator))) })
+            let root = String(
+                (0..<length).map { _ in Character(UnicodeScalar(UInt8.random(in: 65...90, using: &generator))) })
             let date = CivilDate(daysSinceEpoch: Int.random(in: 19_723..<35_700, using: &generator))
             guard !date.isWeekend else { continue }
             let strike = FixedDecimal(units: Int.random(in: 1..<24_000, using: &generator) * 5, exponent: 1)
             let right: OptionRight = Bool.random(using: &generator) ? .call : .put
-            if let c = OptionContract(underlying: root, expiration: date, right: right, strike: strike) { out.append(c) }
+            if let c = OptionContract(underlying: root, expiration: date, right: right, strike: strike) {
+                out.append(c)
+            }
         }
         return out
     }
@@ -33,7 +36,9 @@ struct OptionIdentifierTests {
         var generator = SeededGenerator(seed: 2)
         var decoded = 0
         for _ in 0..<100_000 {
-            let id = Identifier(high: UInt64.random(in: 0...UInt64.max, using: &generator), low: UInt64.random(in: 0...UInt64.max, using: &generator))
+            let id = Identifier(
+                high: UInt64.random(in: 0...UInt64.max, using: &generator),
+                low: UInt64.random(in: 0...UInt64.max, using: &generator))
             if OptionContractID.contract(id) != nil { decoded += 1 }
         }
         #expect(decoded == 0)

@@ -74,7 +74,8 @@ public enum BlackScholes {
         guard i.years > 0, i.volatility > 0, i.spot > 0, i.strike > 0 else { return degenerate(i) }
         let sqrtT = i.years.squareRoot()
         let vt = i.volatility * sqrtT
-        let d1 = (log(i.spot / i.strike) + (i.rate - i.dividendYield + 0.5 * i.volatility * i.volatility) * i.years) / vt
+        let d1 =
+            (log(i.spot / i.strike) + (i.rate - i.dividendYield + 0.5 * i.volatility * i.volatility) * i.years) / vt
         let d2 = d1 - vt
         let carried = i.spot * exp(-i.dividendYield * i.years)
         let discounted = i.strike * exp(-i.rate * i.years)

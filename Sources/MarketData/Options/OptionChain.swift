@@ -163,7 +163,8 @@ public struct OptionClass: Sendable, Hashable {
         for expiration in expirations.listed(on: history.date) {
             for strike in strikes(expiration: expiration, history: history) {
                 for right in OptionRight.allCases {
-                    if let c = OptionContract(underlying: underlying, expiration: expiration, right: right, strike: strike)
+                    if let c = OptionContract(
+                        underlying: underlying, expiration: expiration, right: right, strike: strike)
                     {
                         out.append(c)
                     }

@@ -116,7 +116,9 @@ public final class OptionMarket: Sendable {
         let recent = volumes.suffix(20)
         let averageVolume = recent.isEmpty ? 0 : recent.reduce(0, +) / Double(recent.count)
         var dividends = 0.0
-        if let actions = try? await feed.corporateActions(symbol, from: date.adding(days: -365), through: date.adding(days: -1)) {
+        if let actions = try? await feed.corporateActions(
+            symbol, from: date.adding(days: -365), through: date.adding(days: -1))
+        {
             for action in actions where action.kind == .cashDividend { dividends += Quantize.level(action.cash) }
         }
         let last = closes.last?.close ?? 0
@@ -134,7 +136,9 @@ public final class OptionMarket: Sendable {
         let today = today()
         // An expired contract is looked up in the chain of its last day, a live one in today's.
         let day = parsed.expiration < today ? parsed.expiration : today
-        guard let chain = try? await chain(parsed.underlying, on: day), chain.listed.contains(parsed) else { return nil }
+        guard let chain = try? await chain(parsed.underlying, on: day), chain.listed.contains(parsed) else {
+            return nil
+        }
         return (parsed, parsed.expiration >= today)
     }
 
@@ -153,7 +157,8 @@ public final class OptionMarket: Sendable {
         let date = calendar.zone.localTime(of: now).date
         if let day = calendar.schedule(on: date), now >= day.open {
             if now < day.close {
-                let elapsed = Double(now.nanoseconds - day.open.nanoseconds)
+                let elapsed =
+                    Double(now.nanoseconds - day.open.nanoseconds)
                     / Double(day.close.nanoseconds - day.open.nanoseconds)
                 return (now, elapsed, minute)
             }
@@ -166,11 +171,13 @@ public final class OptionMarket: Sendable {
 
     /// Snapshots of contracts of one chain day, with the underlying at its price now (at its close on expiry day for
     /// contracts that have expired).
-    public func snapshots(_ contracts: [OptionContract], of chain: ChainDay) async throws(FeedError) -> [OptionSnapshot] {
+    public func snapshots(_ contracts: [OptionContract], of chain: ChainDay) async throws(FeedError) -> [OptionSnapshot]
+    {
         let instant = marketInstant()
         let quote = try await feed.quote(chain.optionClass.underlying)
         // After the close the chain is the next day's, which has not traded yet.
-        let elapsed = chain.history.date == TradingCalendar.xnys.zone.localTime(of: instant.time).date ? instant.elapsed : 0
+        let elapsed =
+            chain.history.date == TradingCalendar.xnys.zone.localTime(of: instant.time).date ? instant.elapsed : 0
         return contracts.map { contract in
             let expiry = OptionQuoteModel.expiry(contract)
             if instant.time >= expiry {
@@ -260,7 +267,8 @@ extension OptionMarket {
     public func contracts(_ query: ContractQuery, from cursor: ContractCursor, limit: Int, chainBudget: Int = 24)
         async throws(FeedError) -> (page: [(contract: OptionContract, chain: ChainDay)], next: ContractCursor?)
     {
-        let names = query.underlyings.isEmpty ? self.underlyings : query.underlyings.compactMap { optionClass($0)?.underlying }
+        let names =
+            query.underlyings.isEmpty ? self.underlyings : query.underlyings.compactMap { optionClass($0)?.underlying }
         let underlyings = Set(names).sorted()
         var page: [(contract: OptionContract, chain: ChainDay)] = []
         var budget = max(chainBudget, 1)
@@ -316,7 +324,8 @@ extension OptionMarket {
         else { return nil }
         let time = TradingCalendar.xnys.schedule(on: close.date)?.close ?? Timestamp(close.date, hour: 16, in: .newYork)
         return chain.model.snapshot(
-            contract, spot: Quantize.price(close.close, tick: .usEquity), time: time, sessionElapsed: 1, lastPrint: time)
+            contract, spot: Quantize.price(close.close, tick: .usEquity), time: time, sessionElapsed: 1, lastPrint: time
+        )
     }
 }
 
@@ -392,7 +401,8 @@ extension OptionMarket {
             let rich = value(contract.right == .call ? bar.high : bar.low, opens)
             let cheap = value(contract.right == .call ? bar.low : bar.high, closes)
             // The day's contracts traded, spread over the session by the bar's share of it.
-            let share = Double(closes.nanoseconds - opens.nanoseconds)
+            let share =
+                Double(closes.nanoseconds - opens.nanoseconds)
                 / Double(max(session.close.nanoseconds - session.open.nanoseconds, 1))
             let volume = Int((Double(close.volume) * min(max(share, 0), 1)).rounded())
             guard volume > 0 else { continue }

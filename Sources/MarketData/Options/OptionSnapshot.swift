@@ -52,7 +52,9 @@ public struct OptionQuoteModel: Sendable {
     /// purpose — a learner comparing our prices with a calculator should not have to find a curve.
     public static let riskFreeRate = 0.04
 
-    public init(optionClass: OptionClass, surface: VolatilitySurface, history: UnderlyingHistory, rate: Double, seed: UInt64) {
+    public init(
+        optionClass: OptionClass, surface: VolatilitySurface, history: UnderlyingHistory, rate: Double, seed: UInt64
+    ) {
         self.optionClass = optionClass
         self.surface = surface
         self.history = history
@@ -63,7 +65,9 @@ public struct OptionQuoteModel: Sendable {
     /// The surface of an underlying on a day: short-term volatility from the last month's realized volatility, the
     /// long-term level from the last year's, each with the premium options carry over realized volatility, and a
     /// skew and curvature that are the underlying's own (stable per seed).
-    public static func surface(for history: UnderlyingHistory, optionClass: OptionClass, seed: UInt64) -> VolatilitySurface {
+    public static func surface(for history: UnderlyingHistory, optionClass: OptionClass, seed: UInt64)
+        -> VolatilitySurface
+    {
         let fallback = optionClass.isIndexETF ? 0.18 : 0.32
         let short = history.realizedVolatility(sessions: 21) ?? fallback
         let long = history.realizedVolatility(sessions: 250) ?? history.realizedVolatility(sessions: 60) ?? fallback
@@ -132,7 +136,8 @@ public struct OptionQuoteModel: Sendable {
         let bidLevel = value - halfWidth
         let askLevel = value + halfWidth
         var bid = bidLevel > 0 ? Quantize.amount(bidLevel).rounded(toMultipleOf: tick, rule: .down) : .zero
-        var ask = Quantize.amount(askLevel).rounded(toMultipleOf: optionClass.tick(at: Quantize.amount(askLevel)), rule: .up)
+        var ask = Quantize.amount(askLevel).rounded(
+            toMultipleOf: optionClass.tick(at: Quantize.amount(askLevel)), rule: .up)
         if ask < tick { ask = tick }
         if bid >= ask { bid = ask - tick > .zero ? ask - tick : .zero }
 
@@ -155,16 +160,21 @@ public struct OptionQuoteModel: Sendable {
         }
         let dailyDraw = exp(0.5 * CounterRandom.normal(CounterRandom.hash(key, day, 4)))
         let fullDay = scale * (0.02 + nearness) * (0.2 + tenor) * 0.6 * dailyDraw
-        let volume = expired ? Int(min(fullDay, 5_000_000)) : Int(min(fullDay * min(max(sessionElapsed, 0), 1), 5_000_000))
-        let last: Price? = volume > 0 || openInterest > 0 ? (bid.isPositive ? (bid + ask).divided(by: FixedDecimal(2), rule: .halfUp)?
-            .rounded(toMultipleOf: tick, rule: .halfUp) : ask) : nil
+        let volume =
+            expired ? Int(min(fullDay, 5_000_000)) : Int(min(fullDay * min(max(sessionElapsed, 0), 1), 5_000_000))
+        let last: Price? =
+            volume > 0 || openInterest > 0
+            ? (bid.isPositive
+                ? (bid + ask).divided(by: FixedDecimal(2), rule: .halfUp)?
+                    .rounded(toMultipleOf: tick, rule: .halfUp) : ask) : nil
         return OptionSnapshot(
             contract: contract, time: time, underlyingPrice: spot, bid: bid, ask: ask,
             bidSize: bid.isPositive ? 1 + Int(sizeDraw * depth) : 0, askSize: 1 + Int(sizeDraw2 * depth),
             theoreticalValue: theoretical, last: last, lastTime: last == nil ? nil : lastPrint,
             previousClose: nil, impliedVolatility: i.volatility, greeks: greeks, volume: volume,
             openInterest: openInterest,
-            openInterestDate: openInterest > 0 ? optionClass.expirations.calendar.previousTradingDay(before: history.date) : nil,
+            openInterestDate: openInterest > 0
+                ? optionClass.expirations.calendar.previousTradingDay(before: history.date) : nil,
             expired: expired)
     }
 }

@@ -360,14 +360,18 @@ enum AlpacaOpenAPI {
         let date = { (name: String, what: String) in query(name, what, S.date) }
         let expirations = [
             date("expiration_date", "exactly this expiration"), date("expiration_date_gte", "expiring on or after"),
-            date("expiration_date_lte", "expiring on or before (contracts: the coming weekend when no expiration is given)"),
+            date(
+                "expiration_date_lte",
+                "expiring on or before (contracts: the coming weekend when no expiration is given)"),
         ]
         let strikes = [
-            query("strike_price_gte", "strike at least", S.decimal), query("strike_price_lte", "strike at most", S.decimal),
+            query("strike_price_gte", "strike at least", S.decimal),
+            query("strike_price_lte", "strike at most", S.decimal),
         ]
         let type = query("type", "call or put", S.caseless(["call", "put"]))
         let root = query("root_symbol", "OCC root, e.g. AAPL")
-        let optionFeed = query("feed", "opra or indicative (both served from the simulated chains)", S.caseless(["opra", "indicative"]))
+        let optionFeed = query(
+            "feed", "opra or indicative (both served from the simulated chains)", S.caseless(["opra", "indicative"]))
         let optionSymbols = query(
             "symbols", "1–100 comma-separated OCC symbols", S.example(S.string, "AAPL261218C00250000"), required: true)
         p["/v2/options/contracts"] = .object([
@@ -375,7 +379,9 @@ enum AlpacaOpenAPI {
                 "Option contracts, in chain order",
                 [
                     query("underlying_symbols", "comma-separated underlyings (all optionable ones when absent)"),
-                    query("status", "active (default) or inactive (expired in the last 62 days)", S.caseless(["active", "inactive"])),
+                    query(
+                        "status", "active (default) or inactive (expired in the last 62 days)",
+                        S.caseless(["active", "inactive"])),
                     type, query("style", "american or european", S.caseless(["american", "european"])), root,
                     query("limit", "1–10000, default 100", S.integer(1...10_000)), pageToken,
                     query("ppind", "Penny Program classes only (every class here is one)", S.boolean),
@@ -406,7 +412,8 @@ enum AlpacaOpenAPI {
                 ["200": "snapshots by symbol"])
         ])
         let optionHistory = [
-            optionSymbols, start, end, limit, pageToken, query("sort", "asc (default) or desc", S.caseless(["asc", "desc"])),
+            optionSymbols, start, end, limit, pageToken,
+            query("sort", "asc (default) or desc", S.caseless(["asc", "desc"])),
         ]
         p["/v1beta1/options/bars"] = .object([
             "get": op("Historical bars of option contracts", optionHistory + [timeframe], ["200": "bars by symbol"])
@@ -416,7 +423,9 @@ enum AlpacaOpenAPI {
         ])
         for (kind, what) in [("quotes", "quote"), ("trades", "trade")] {
             p["/v1beta1/options/\(kind)/latest"] = .object([
-                "get": op("The latest \(what) of option contracts", [optionSymbols, optionFeed], ["200": "\(what)s by symbol"])
+                "get": op(
+                    "The latest \(what) of option contracts", [optionSymbols, optionFeed], ["200": "\(what)s by symbol"]
+                )
             ])
         }
         p["/v1beta1/options/meta/exchanges"] = .object(["get": op("Option exchange codes", ["200": "codes"])])

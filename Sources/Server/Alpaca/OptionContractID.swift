@@ -42,7 +42,8 @@ enum OptionContractID {
         let payload = root << 44 | days << 28 | (contract.right == .put ? 1 : 0) << 27 | strike
         let value = payload << 42 | checksum(payload)
         // 122 bits around the version nibble (8) and the RFC 4122 variant bits (10).
-        let high = UInt64(truncatingIfNeeded: value >> 74) << 16 | 0x8000 | UInt64(truncatingIfNeeded: value >> 62) & 0xFFF
+        let high =
+            UInt64(truncatingIfNeeded: value >> 74) << 16 | 0x8000 | UInt64(truncatingIfNeeded: value >> 62) & 0xFFF
         let low = UInt64(truncatingIfNeeded: value) & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
         return Identifier(high: high, low: low)
     }

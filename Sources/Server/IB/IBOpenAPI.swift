@@ -184,7 +184,8 @@ enum IBOpenAPI {
                 "Search by symbol, or by company name with name=true",
                 [
                     query("symbol", "ticker, A-share code or name", S.example(S.string, "AAPL"), required: true),
-                    query("name", "search names", flag), query("secType", "STK, or OPT for underlyings with listed options (others find nothing)"),
+                    query("name", "search names", flag),
+                    query("secType", "STK, or OPT for underlyings with listed options (others find nothing)"),
                 ], ["200": "OK", "400": "symbol missing or nothing found"]),
             "post": op(
                 "Search by symbol, or by company name with name=true",
@@ -202,7 +203,8 @@ enum IBOpenAPI {
                 [
                     conid, query("sectype", "OPT for options", S.caseless(["OPT", "STK"])),
                     query("month", "MMMYY, e.g. DEC26 (options)", S.example(S.string, "DEC26")),
-                    query("strike", "strike (options)", S.decimal), query("right", "C or P (options)", S.caseless(["C", "P"])),
+                    query("strike", "strike (options)", S.decimal),
+                    query("right", "C or P (options)", S.caseless(["C", "P"])),
                     query("exchange", "SMART (default)"),
                 ], ["200": "OK", "400": "bad conid, month, strike or right"])
         ]),

@@ -20,7 +20,8 @@ struct IBOptionRoutes {
 
     static let months = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
     /// The venues an option class trades on, as IB lists them.
-    static let exchanges = "SMART;AMEX;BATS;BOX;CBOE;CBOE2;EDGX;EMERALD;GEMINI;IBUSOPT;ISE;MERCURY;MIAX;NASDAQOM;PEARL;PHLX;PSE"
+    static let exchanges =
+        "SMART;AMEX;BATS;BOX;CBOE;CBOE2;EDGX;EMERALD;GEMINI;IBUSOPT;ISE;MERCURY;MIAX;NASDAQOM;PEARL;PHLX;PSE"
 
     /// "DEC26" for December 2026.
     static func month(_ date: CivilDate) -> String {
@@ -101,14 +102,17 @@ struct IBOptionRoutes {
         let date = String(e.year) + (e.month < 10 ? "0" : "") + String(e.month) + day
         return .object([
             "conid": .int(conid), "symbol": .string(contract.underlying), "secType": .string("OPT"),
-            "exchange": .string("SMART"), "listingExchange": .null, "right": .string(contract.right == .call ? "C" : "P"),
-            "strike": .number(contract.strike), "currency": .string("USD"), "cusip": .null, "coupon": .string("No Coupon"),
+            "exchange": .string("SMART"), "listingExchange": .null,
+            "right": .string(contract.right == .call ? "C" : "P"),
+            "strike": .number(contract.strike), "currency": .string("USD"), "cusip": .null,
+            "coupon": .string("No Coupon"),
             "desc1": .string(contract.underlying),
             "desc2": .string(
                 "\(months[e.month - 1]) \(day) '\(yy) \(contract.strike.description) \(contract.right == .call ? "Call" : "Put")"
             ),
             "maturityDate": .string(date), "multiplier": .string(String(contract.multiplier)),
-            "tradingClass": .string(contract.root), "validExchanges": .string(exchanges.replacingOccurrences(of: ";", with: ",")),
+            "tradingClass": .string(contract.root),
+            "validExchanges": .string(exchanges.replacingOccurrences(of: ";", with: ",")),
         ])
     }
 
@@ -150,7 +154,8 @@ struct IBOptionRoutes {
         .object([
             "con_id": .int(conid), "symbol": .string(contract.underlying), "local_symbol": .string(contract.occSymbol),
             "company_name": .string(contract.name), "instrument_type": .string("OPT"), "currency": .string("USD"),
-            "exchange": .string("SMART"), "valid_exchanges": .string(exchanges.replacingOccurrences(of: ";", with: ",")),
+            "exchange": .string("SMART"),
+            "valid_exchanges": .string(exchanges.replacingOccurrences(of: ";", with: ",")),
             "trading_class": .string(contract.root), "multiplier": .string(String(contract.multiplier)),
             "maturity_date": .string(
                 String(contract.expiration.year) + (contract.expiration.month < 10 ? "0" : "")
@@ -174,7 +179,8 @@ struct IBOptionRoutes {
         func fixed(_ x: Double, _ places: Int) -> String { x.isFinite ? String(format: "%.\(places)f", x) : "" }
         let underlying = IBConid.conid(symbol: contract.underlying, market: .us) ?? 0
         let values: [String: String] = [
-            "31": s.last?.formatted(places: 2) ?? "", "84": s.bid.formatted(places: 2), "86": s.ask.formatted(places: 2),
+            "31": s.last?.formatted(places: 2) ?? "", "84": s.bid.formatted(places: 2),
+            "86": s.ask.formatted(places: 2),
             "88": String(s.bidSize), "85": String(s.askSize), "87": String(s.volume), "7762": String(s.volume),
             "55": contract.underlying, "7051": contract.name, "201": contract.right == .call ? "C" : "P",
             "7308": fixed(s.greeks.delta, 4), "7309": fixed(s.greeks.gamma, 4), "7310": fixed(s.greeks.theta, 4),
@@ -185,7 +191,8 @@ struct IBOptionRoutes {
         ]
         var object: [String: JSONValue] = [
             "conid": .int(conid), "conidEx": .string(String(conid)),
-            "_updated": .int(Int(brokerage.clock.now().nanoseconds / 1_000_000)), "server_id": .string("q\(conid % 1000)"),
+            "_updated": .int(Int(brokerage.clock.now().nanoseconds / 1_000_000)),
+            "server_id": .string("q\(conid % 1000)"),
             "6119": .string("q\(conid % 1000)"),
         ]
         for (id, value) in values where (fields.isEmpty || fields.contains(id)) && !value.isEmpty {

@@ -35,7 +35,9 @@ struct OptionsController {
 
     func optionClass(_ context: AppContext) throws -> OptionClass {
         let underlying = try context.parameters.require("underlying").uppercased()
-        guard brokerage.directory.entry(underlying) != nil else { throw APIError.notFound("unknown symbol \(underlying)") }
+        guard brokerage.directory.entry(underlying) != nil else {
+            throw APIError.notFound("unknown symbol \(underlying)")
+        }
         guard let optionClass = brokerage.options.optionClass(underlying) else {
             throw APIError.notFound("no options are listed on \(underlying)")
         }
@@ -76,7 +78,8 @@ struct OptionsController {
             }
             expiration = date
         } else {
-            guard let first = listed.first(where: { $0.daysSinceEpoch - today.daysSinceEpoch >= 7 }) ?? listed.last else {
+            guard let first = listed.first(where: { $0.daysSinceEpoch - today.daysSinceEpoch >= 7 }) ?? listed.last
+            else {
                 throw APIError.notFound("no options are listed on \(optionClass.underlying)")
             }
             expiration = first
@@ -88,7 +91,9 @@ struct OptionsController {
         } catch { throw APIError(feed: error) }
         var rows: [Price: (call: OptionSnapshot?, put: OptionSnapshot?)] = [:]
         for s in snapshots {
-            if s.contract.right == .call { rows[s.contract.strike, default: (nil, nil)].call = s } else {
+            if s.contract.right == .call {
+                rows[s.contract.strike, default: (nil, nil)].call = s
+            } else {
                 rows[s.contract.strike, default: (nil, nil)].put = s
             }
         }
@@ -115,7 +120,9 @@ struct OptionsController {
     @Sendable func contract(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol")
         let found: OptionSnapshot?
-        do throws(FeedError) { found = try await brokerage.options.snapshot(symbol) } catch { throw APIError(feed: error) }
+        do throws(FeedError) { found = try await brokerage.options.snapshot(symbol) } catch {
+            throw APIError(feed: error)
+        }
         guard let s = found else { throw APIError.notFound("option contract \(symbol) not found") }
         var body = Self.side(s).object ?? [:]
         body["underlying"] = .string(s.contract.underlying)

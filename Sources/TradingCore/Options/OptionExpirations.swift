@@ -92,7 +92,8 @@ public struct OptionExpirations: Sendable, Hashable {
         for nominal in candidates(from: date) {
             guard let kind = kind(ofNominal: nominal) else { continue }
             let expiry = expirationDay(nominal: nominal)
-            guard expiry >= date, date.daysSinceEpoch >= expiry.daysSinceEpoch - Self.listedDaysAhead(kind, expiration: nominal)
+            guard expiry >= date,
+                date.daysSinceEpoch >= expiry.daysSinceEpoch - Self.listedDaysAhead(kind, expiration: nominal)
             else { continue }
             days.insert(expiry)
         }

@@ -73,7 +73,8 @@ struct OptionContractTests {
             OptionContract(underlying: "AAPL", expiration: CivilDate(2026, 12, 18), right: .call, strike: 250))
         let put = try #require(
             OptionContract(underlying: "AAPL", expiration: CivilDate(2026, 12, 18), right: .put, strike: 250))
-        #expect(call.intrinsicValue(at: FixedDecimal(units: 25_512, exponent: 2)) == FixedDecimal(units: 512, exponent: 2))
+        #expect(
+            call.intrinsicValue(at: FixedDecimal(units: 25_512, exponent: 2)) == FixedDecimal(units: 512, exponent: 2))
         #expect(call.intrinsicValue(at: 240) == 0)
         #expect(put.intrinsicValue(at: 240) == 10)
         #expect(put.intrinsicValue(at: 260) == 0)
@@ -102,13 +103,14 @@ struct OptionExpirationsTests {
 
     @Test("weeklies cover the next five Fridays; dailies every weekday of the next two weeks for daily classes")
     func weekliesAndDailies() {
-        let start = CivilDate(2026, 11, 23)  // a Monday
+        let start = CivilDate(2026, 11, 23) // a Monday
         let weekly = monthly.listed(on: start).filter { $0 < start.adding(days: 40) }
+        // Christmas Friday expires Thursday the 24th; Friday 1 January is listed five weeks ahead, from 27 November.
         #expect(
             weekly == [
                 CivilDate(2026, 11, 27), CivilDate(2026, 12, 4), CivilDate(2026, 12, 11), CivilDate(2026, 12, 18),
                 CivilDate(2026, 12, 24),
-            ])  // Christmas Friday expires Thursday the 24th; Friday 1 January is listed five weeks ahead, from 27 November
+            ])
         let days = daily.listed(on: start).filter { $0 < start.adding(days: 14) }
         let weekdays = (0..<14).map { start.adding(days: $0) }.filter { TradingCalendar.xnys.isTradingDay($0) }
         #expect(days == weekdays)
