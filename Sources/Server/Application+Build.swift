@@ -90,6 +90,15 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
             try await AppSocket.handle(inbound, outbound, headers: context.request.headers, brokerage: brokerage)
         }
     }
+    for feed in ["v1beta1/indicative", "v1beta1/opra"] {
+        sockets.ws(RouterPath(feed)) { inbound, outbound, context in
+            try await WebSocketClients.counting("market_data") {
+                try await MarketDataStream.handle(
+                    inbound, outbound, brokerage: brokerage, access: access, kind: .options,
+                    headers: context.request.headers)
+            }
+        }
+    }
     for feed in ["v2/iex", "v2/sip"] {
         sockets.ws(RouterPath(feed)) { inbound, outbound, _ in
             try await WebSocketClients.counting("market_data") {

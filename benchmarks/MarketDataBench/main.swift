@@ -1,6 +1,7 @@
 // MarketData benchmark and calibration report: prints figures, asserts nothing.
 //
 //   bash scripts/bench.sh     (or: swift run -c release MarketDataBench [path/to/shared/data])
+//   MarketDataBench --options (section 4 only: benchmarks/options/run.sh)
 //
 // 1. Symbol search latency over the whole directory (autocomplete keystrokes).
 // 2. Quotes/s generated for live subscriptions; 5 years of daily bars for 500 symbols, cold and warm.
@@ -18,6 +19,34 @@ func fmt(_ x: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)
 let loadStart = clock.now
 let directory = try SymbolDirectory.bundled()
 print("directory: \(directory.count) instruments loaded in \(fmt(seconds(clock.now - loadStart) * 1000)) ms")
+
+// MARK: 4. Options (first, so that `--options` can stop after it: the options benchmark and profiling)
+
+do {
+    let now = Timestamp(CivilDate(2026, 11, 20), hour: 11, in: .newYork)
+    let optionClock = MarketClock(.manual(start: now))
+    let market = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: 1))
+    let options = OptionMarket(
+        feed: SimulatedFeed(market: market, clock: optionClock), directory: directory, clock: optionClock, seed: 0)
+    for symbol in ["SPY", "AAPL", "NVDA", "KO"] {
+        let t0 = clock.now
+        let chain = try await options.chain(symbol)
+        let cold = seconds(clock.now - t0) * 1000
+        var times: [Double] = []
+        for _ in 0..<40 {
+            let t = clock.now
+            let snapshots = try await options.snapshots(chain.contracts, of: chain)
+            precondition(snapshots.count == chain.contracts.count)
+            times.append(seconds(clock.now - t) * 1000)
+        }
+        times.sort()
+        let expirations = Set(chain.contracts.map(\.expiration)).count
+        print(
+            "options \(symbol): \(chain.contracts.count) contracts over \(expirations) expirations; chain made cold in \(fmt(cold)) ms; priced with greeks and quotes: p50 \(fmt(times[times.count / 2], 2)) ms, max \(fmt(times.last ?? 0, 2)) ms = \(fmt(times[times.count / 2] * 1000 / Double(max(chain.contracts.count, 1)), 2)) µs a contract (goal ≤ 5 ms a chain)"
+        )
+    }
+}
+if CommandLine.arguments.contains("--options") { exit(0) }
 
 // MARK: 1. Search
 
@@ -173,33 +202,6 @@ for (label, group) in [("real", realStats), ("simulated", simulatedStats)] where
     print(
         "  median \(label): vol \(fmt(median(s.map(\.volatility)) * 100, 2))%, kurtosis \(fmt(median(s.map(\.excessKurtosis)), 2)), acf|r| lag1 \(fmt(median(s.map { $0.absoluteAutocorrelation[0] }), 3)), lag5 \(fmt(median(s.map { $0.absoluteAutocorrelation[1] }), 3)), lag20 \(fmt(median(s.map { $0.absoluteAutocorrelation[2] }), 3))"
     )
-}
-
-// MARK: 4. Options
-
-do {
-    let now = Timestamp(CivilDate(2026, 11, 20), hour: 11, in: .newYork)
-    let optionClock = MarketClock(.manual(start: now))
-    let market = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: 1))
-    let options = OptionMarket(
-        feed: SimulatedFeed(market: market, clock: optionClock), directory: directory, clock: optionClock, seed: 0)
-    for symbol in ["SPY", "AAPL", "NVDA", "KO"] {
-        let t0 = clock.now
-        let chain = try await options.chain(symbol)
-        let cold = seconds(clock.now - t0) * 1000
-        var times: [Double] = []
-        for _ in 0..<40 {
-            let t = clock.now
-            let snapshots = try await options.snapshots(chain.contracts, of: chain)
-            precondition(snapshots.count == chain.contracts.count)
-            times.append(seconds(clock.now - t) * 1000)
-        }
-        times.sort()
-        let expirations = Set(chain.contracts.map(\.expiration)).count
-        print(
-            "options \(symbol): \(chain.contracts.count) contracts over \(expirations) expirations; chain made cold in \(fmt(cold)) ms; priced with greeks and quotes: p50 \(fmt(times[times.count / 2], 2)) ms, max \(fmt(times.last ?? 0, 2)) ms = \(fmt(times[times.count / 2] * 1000 / Double(max(chain.contracts.count, 1)), 2)) µs a contract (goal ≤ 5 ms a chain)"
-        )
-    }
 }
 
 extension DirectoryEntry {

@@ -11,7 +11,7 @@ duration=${1:-5}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 swift build -c release --product papertrade
 swift build -c release --product MarketDataBench
-.build/release/MarketDataBench | grep '^options'
+.build/release/MarketDataBench --options
 bin=.build/release/papertrade
 work=$(mktemp -d)
 cleanup() { pkill -f "$bin serve --port" 2>/dev/null || true; rm -rf "$work"; }

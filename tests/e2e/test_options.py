@@ -1,12 +1,18 @@
 """Options through alpaca-py, unchanged: contracts with their filters and pages, lookups by symbol and id, the chain
-snapshot with greeks and implied volatility, latest quotes and trades."""
+snapshot with greeks and implied volatility, latest quotes and trades, bars and trades, and the MessagePack stream."""
+import asyncio
 import datetime
+import json
+import threading
+import time
 import uuid
 
 import pytest
+import websockets
 from alpaca.common.exceptions import APIError
 from alpaca.data.enums import OptionsFeed
 from alpaca.data.historical.option import OptionHistoricalDataClient
+from alpaca.data.live.option import OptionDataStream
 from alpaca.data.requests import (OptionBarsRequest, OptionChainRequest, OptionLatestQuoteRequest,
                                   OptionLatestTradeRequest, OptionSnapshotRequest, OptionTradesRequest)
 from alpaca.data.historical import StockHistoricalDataClient
@@ -146,3 +152,31 @@ def test_bars_and_trades_of_a_contract(client, data, server):
     assert len(minutes.data[atm.symbol]) > 1000  # alpaca-py followed the pages
     trades = data.get_option_trades(OptionTradesRequest(symbol_or_symbols=atm.symbol, start=start))
     assert trades.data[atm.symbol] and all(t.price > 0 and t.size > 0 for t in trades.data[atm.symbol])
+
+
+
+def test_the_option_stream_sends_quotes_and_refuses_json(client, server):
+    symbols = [c.symbol for c in client.get_option_contracts(GetOptionContractsRequest(
+        underlying_symbols=["SPY"], expiration_date_gte=datetime.date.today() + datetime.timedelta(days=10),
+        limit=4)).option_contracts]
+    quotes = []
+    stream = OptionDataStream(server.key_id, server.secret, url_override=f"ws://127.0.0.1:{server.port}/v1beta1/indicative")
+
+    async def on_quote(q):
+        quotes.append(q)
+
+    stream.subscribe_quotes(on_quote, *symbols)
+    threading.Thread(target=stream.run, daemon=True).start()
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline and len({q.symbol for q in quotes}) < len(symbols):
+            time.sleep(0.05)
+        assert {q.symbol for q in quotes} == set(symbols)
+        assert all(0 <= q.bid_price < q.ask_price for q in quotes)
+    finally:
+        stream.stop()
+    # A client that does not ask for MessagePack is told so, in Alpaca's words.
+    async def json_client():
+        async with websockets.connect(f"ws://127.0.0.1:{server.port}/v1beta1/opra") as ws:
+            return json.loads(await ws.recv())
+    assert asyncio.run(json_client())[0]["code"] == 412

@@ -1,5 +1,5 @@
 """The fuzz wall for the WebSockets, which no OpenAPI document describes: after a valid authentication, each socket
-(Alpaca's trade_updates and market data, the web app's) gets random messages — JSON documents of any shape,
+(Alpaca's trade_updates, stock and option market data, the web app's) gets random messages — JSON documents of any shape,
 near-misses of the real ones (huge and odd symbol lists, wrong types, deep nesting), MessagePack of any shape, and
 raw bytes as text and binary frames. Every message must get an answer or a close, never a dead server: afterwards the
 server is up and its log holds no runtime failure. hypothesis (pinned) generates them from a fixed seed per socket;
@@ -45,6 +45,8 @@ messages = (
 
 def connect(server, path, auth, session=None):
     headers = [f"Cookie: papertrade_session={session}"] if session else []
+    if path.startswith("/v1beta1/"):
+        headers.append("Content-Type: application/msgpack")  # the option stream speaks MessagePack only
     ws = websocket.create_connection(f"ws://127.0.0.1:{server.port}{path}", timeout=5, header=headers)
     if auth is not None:
         ws.send(json.dumps(auth))
@@ -96,12 +98,13 @@ def fuzz_socket(server, path, auth, socket_seed, session=None):
     return state["sent"]
 
 
-@pytest.mark.parametrize("path,socket_seed", [("/stream", 32), ("/v2/iex", 33), ("/api/v1/ws", 34)])
+@pytest.mark.parametrize("path,socket_seed", [("/stream", 32), ("/v2/iex", 33), ("/api/v1/ws", 34),
+                                              ("/v1beta1/indicative", 35)])
 def test_no_socket_message_stops_the_server(server, path, socket_seed):
     session = None
     if path == "/stream":
         auth = {"action": "authenticate", "data": {"key_id": server.key_id, "secret_key": server.secret}}
-    elif path == "/v2/iex":
+    elif path in ("/v2/iex", "/v1beta1/indicative"):
         auth = {"action": "auth", "key": server.key_id, "secret": server.secret}
     else:
         auth = None

@@ -83,6 +83,8 @@ public struct OptionClass: Sendable, Hashable {
     public var expirations: OptionExpirations
     /// Index-tracking ETFs: dailies, $1 strikes, pennies everywhere, a steeper skew.
     public var isIndexETF: Bool
+    /// Quotes in pennies at every price (the daily classes), not only below $3.
+    let penniesEverywhere: Bool
 
     /// The ETFs that list every weekday (0DTE) and quote in pennies at any price.
     static let dailyClasses: Set<String> = ["SPY", "QQQ", "IWM"]
@@ -93,15 +95,18 @@ public struct OptionClass: Sendable, Hashable {
         self.underlying = underlying
         self.isIndexETF = isETF && Self.indexETFs.contains(underlying)
         self.expirations = OptionExpirations(dailies: Self.dailyClasses.contains(underlying))
+        self.penniesEverywhere = Self.dailyClasses.contains(underlying)
     }
 
     /// The minimum price increment of a contract's premium at a price.
     public func tick(at price: Price) -> FixedDecimal {
-        if Self.dailyClasses.contains(underlying) || price < FixedDecimal(3) {
+        if penniesEverywhere || price < Self.nickelThreshold {
             return FixedDecimal(units: 1, exponent: 2)
         }
         return FixedDecimal(units: 5, exponent: 2)
     }
+
+    static let nickelThreshold = FixedDecimal(3)
 
     static let increments: [FixedDecimal] = [
         FixedDecimal(units: 5, exponent: 1), FixedDecimal(1), FixedDecimal(units: 25, exponent: 1), FixedDecimal(5),

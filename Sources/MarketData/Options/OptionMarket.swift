@@ -178,17 +178,23 @@ public final class OptionMarket: Sendable {
         // After the close the chain is the next day's, which has not traded yet.
         let elapsed =
             chain.history.date == TradingCalendar.xnys.zone.localTime(of: instant.time).date ? instant.elapsed : 0
+        var facts: [CivilDate: OptionQuoteModel.ExpirationFacts] = [:]
+        let spotLevel = OptionQuoteModel.level(quote.last)
         return contracts.map { contract in
-            let expiry = OptionQuoteModel.expiry(contract)
+            let known = facts[contract.expiration] ?? chain.model.facts(contract.expiration)
+            facts[contract.expiration] = known
+            let expiry = known.expiry
             if instant.time >= expiry {
                 let close = chain.history.close(before: contract.expiration.adding(days: 1)).map {
                     Quantize.price($0, tick: .usEquity)
                 }
                 return chain.model.snapshot(
-                    contract, spot: close ?? quote.last, time: expiry, sessionElapsed: 1, lastPrint: expiry)
+                    contract, spot: close ?? quote.last, time: expiry, sessionElapsed: 1, lastPrint: expiry,
+                    facts: known)
             }
             return chain.model.snapshot(
-                contract, spot: quote.last, time: instant.time, sessionElapsed: elapsed, lastPrint: instant.print)
+                contract, spot: quote.last, time: instant.time, sessionElapsed: elapsed, lastPrint: instant.print,
+                facts: known, spotLevel: spotLevel)
         }
     }
 

@@ -47,6 +47,8 @@ public struct OptionQuoteModel: Sendable {
     /// The risk-free rate the model discounts at.
     public var rate: Double
     public var seed: UInt64
+    /// The seed mixed with the underlying's symbol: each contract's random numbers start from it.
+    let underlyingKey: UInt64
 
     /// The rate every chain is priced with: about where US Treasury bills yielded in 2025–2026. One number on
     /// purpose — a learner comparing our prices with a calculator should not have to find a curve.
@@ -60,6 +62,7 @@ public struct OptionQuoteModel: Sendable {
         self.history = history
         self.rate = rate
         self.seed = seed
+        underlyingKey = CounterRandom.hash(seed, CounterRandom.key(history.symbol), 0xC0)
     }
 
     /// The surface of an underlying on a day: short-term volatility from the last month's realized volatility, the
@@ -82,11 +85,35 @@ public struct OptionQuoteModel: Sendable {
 
     /// Model inputs for a contract at an underlying price and instant.
     public func inputs(_ contract: OptionContract, spot: Double, years: Double) -> OptionInputs {
-        let strike = Quantize.level(contract.strike)
+        let strike = Double(contract.strikeMillis) / 1000
         let forward = spot * exp((rate - history.dividendYield) * years)
         return OptionInputs(
             spot: spot, strike: strike, years: years, rate: rate, dividendYield: history.dividendYield,
             volatility: surface.volatility(strike: strike, forward: forward, years: years), right: contract.right)
+    }
+
+    /// An exact price as a model number: the raw fixed-point value scaled, with no text in between (a chain prices
+    /// thousands of contracts per request).
+    @inlinable static func level(_ price: Price) -> Double { Double(price.raw) / 1e9 }
+
+    static let cent = FixedDecimal(units: 1, exponent: 2)
+
+    /// What every contract of one expiration shares, worked out once per expiration rather than per contract.
+    public struct ExpirationFacts: Sendable {
+        var kind: OptionExpirations.Kind?
+        var listed: CivilDate?
+        /// The date open interest is counted at: the trading day before the chain's day.
+        var openInterestDate: CivilDate
+        /// When the expiration's contracts stop trading (time-zone arithmetic: worth doing once).
+        public var expiry: Timestamp
+    }
+
+    public func facts(_ expiration: CivilDate) -> ExpirationFacts {
+        ExpirationFacts(
+            kind: optionClass.expirations.kind(of: expiration),
+            listed: optionClass.expirations.listingDate(of: expiration),
+            openInterestDate: optionClass.expirations.calendar.previousTradingDay(before: history.date),
+            expiry: Timestamp(expiration, hour: 16, in: .newYork))
     }
 
     /// The instant a contract stops trading: 4:00 pm New York time on its expiration day.
@@ -101,16 +128,19 @@ public struct OptionQuoteModel: Sendable {
     }
 
     /// A contract's snapshot with the underlying at `spot` at `time`; `sessionElapsed` (0…1) is how much of today's
-    /// session has passed (volume accumulates with it); `lastPrint` is when its last trade printed.
+    /// session has passed (volume accumulates with it); `lastPrint` is when its last trade printed. A caller pricing
+    /// many contracts passes each expiration's `facts` and the spot's `spotLevel` it worked out once.
     public func snapshot(
-        _ contract: OptionContract, spot: Price, time: Timestamp, sessionElapsed: Double, lastPrint: Timestamp
+        _ contract: OptionContract, spot: Price, time: Timestamp, sessionElapsed: Double, lastPrint: Timestamp,
+        facts known: ExpirationFacts? = nil, spotLevel knownLevel: Double? = nil
     ) -> OptionSnapshot {
-        let spotLevel = Quantize.level(spot)
-        let years = Self.years(contract, at: time)
+        let facts = known ?? facts(contract.expiration)
+        let spotLevel = knownLevel ?? Self.level(spot)
+        let years = max(Double(facts.expiry.nanoseconds - time.nanoseconds) / 1e9, 0) / (365 * 86_400)
         let expired = years <= 0
         let i = inputs(contract, spot: spotLevel, years: years)
         let (_, greeks) = BlackScholes.priceAndGreeks(i)
-        let value = expired ? Quantize.level(contract.intrinsicValue(at: spot)) : BlackScholes.americanPrice(i)
+        let value = expired ? Self.level(contract.intrinsicValue(at: spot)) : BlackScholes.americanPrice(i)
         let theoretical = Quantize.amount(value)
 
         // Quote width: the old exchange maximums by price band, scaled down for liquid classes, up for LEAPS and
@@ -124,14 +154,13 @@ public struct OptionQuoteModel: Sendable {
         case ..<20: maximumWidth = 0.75
         default: maximumWidth = 1.0
         }
-        let kind = optionClass.expirations.kind(of: contract.expiration)
-        let leaps = kind == .leaps && years > 0.75
+        let leaps = facts.kind == .leaps && years > 0.75
         var width = 0.02 + 0.03 * value
         width *= 1 + 3 * moneyness
         if optionClass.isIndexETF { width *= 0.5 }
         width = min(width, maximumWidth * (leaps ? 2 : 1))
         let tick = optionClass.tick(at: theoretical)
-        let tickLevel = Quantize.level(tick)
+        let tickLevel = tick == Self.cent ? 0.01 : Self.level(tick)
         let halfWidth = max(width / 2, tickLevel)
         let bidLevel = value - halfWidth
         let askLevel = value + halfWidth
@@ -142,7 +171,10 @@ public struct OptionQuoteModel: Sendable {
         if bid >= ask { bid = ask - tick > .zero ? ask - tick : .zero }
 
         // Sizes, volume and open interest: larger near the money and for near expiries, from the underlying's volume.
-        let key = CounterRandom.hash(seed, CounterRandom.key(contract.occSymbol))
+        // The contract's own random numbers, keyed by its terms (numbers, not its symbol's text: this runs per
+        // contract).
+        let terms = UInt64(bitPattern: Int64(contract.strikeMillis)) ^ UInt64(bitPattern: Int64(contract.expiration.daysSinceEpoch)) << 40
+        let key = CounterRandom.hash(underlyingKey, terms, contract.right == .call ? 1 : 2)
         let nearness = exp(-pow(moneyness / 0.12, 2))
         let tenor = 1 / (1 + 4 * years)
         let minute = UInt64(max(time.seconds / 60, 0))
@@ -152,7 +184,7 @@ public struct OptionQuoteModel: Sendable {
         let day = UInt64(max(history.date.daysSinceEpoch, 0))
         let scale = max(history.averageVolume, 100_000) / 2_000
         let openInterest: Int
-        if let listed = optionClass.expirations.listingDate(of: contract.expiration), listed < history.date {
+        if let listed = facts.listed, listed < history.date {
             let draw = exp(0.6 * CounterRandom.normal(CounterRandom.hash(key, day, 3)))
             openInterest = Int(min(scale * (0.05 + 2 * nearness) * (0.3 + tenor) * draw, 5_000_000))
         } else {
@@ -173,8 +205,7 @@ public struct OptionQuoteModel: Sendable {
             theoreticalValue: theoretical, last: last, lastTime: last == nil ? nil : lastPrint,
             previousClose: nil, impliedVolatility: i.volatility, greeks: greeks, volume: volume,
             openInterest: openInterest,
-            openInterestDate: openInterest > 0
-                ? optionClass.expirations.calendar.previousTradingDay(before: history.date) : nil,
+            openInterestDate: openInterest > 0 ? facts.openInterestDate : nil,
             expired: expired)
     }
 }

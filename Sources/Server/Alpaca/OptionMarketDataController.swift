@@ -26,12 +26,10 @@ struct OptionMarketDataController {
     /// Where papertrade's simulated option prints and quotes come from: one venue, Cboe's code.
     static let venue = "C"
 
-    /// A model figure as a JSON number, to `places` decimals (Alpaca shows greeks to four); null when not finite.
-    static func figure(_ value: Double, places: Int = 4) -> JSONValue {
-        guard value.isFinite else { return .null }
-        let scale = pow(10, Double(places))
-        let rounded = (value * scale).rounded() / scale
-        return .number(FixedDecimal(String(format: "%.\(places)f", rounded)) ?? .zero)
+    /// A model figure as a JSON number, to four decimals as Alpaca shows greeks; null when not finite (or absurd).
+    static func figure(_ value: Double) -> JSONValue {
+        guard value.isFinite, abs(value) < 1e12 else { return .null }
+        return .number(FixedDecimal(units: Int((value * 10_000).rounded()), exponent: 4))
     }
 
     static func quote(_ s: OptionSnapshot) -> JSONValue {

@@ -18,7 +18,8 @@ struct OptionsController {
     }
 
     static func figure(_ value: Double) -> JSONValue {
-        value.isFinite ? .string(String(format: "%.4f", value)) : .null
+        guard value.isFinite, abs(value) < 1e12 else { return .null }
+        return .string(FixedDecimal(units: Int((value * 10_000).rounded()), exponent: 4).formatted(places: 4))
     }
 
     static func side(_ s: OptionSnapshot) -> JSONValue {

@@ -1,5 +1,6 @@
 import Brokerage
 import Foundation
+import HTTPTypes
 import HummingbirdWebSocket
 import JSON
 import MarketData
@@ -7,16 +8,27 @@ import NIOCore
 import Synchronization
 import TradingCore
 
-/// Alpaca's market-data stream at ws://HOST/v2/iex (and /v2/sip): MessagePack both ways; connect, auth,
-/// subscribe; then trades, quotes and minute bars for the subscribed symbols as the feed moves.
+/// Alpaca's market-data streams: stocks at ws://HOST/v2/iex (and /v2/sip) — trades, quotes and minute bars — and
+/// options at ws://HOST/v1beta1/indicative (and /opra) — trades and quotes of OCC symbols, MessagePack only, as
+/// Alpaca's option stream. MessagePack both ways; connect, auth, subscribe; then the subscribed symbols' updates
+/// as the feed moves.
 enum MarketDataStream {
+    /// Which stream a connection is: stocks, or option contracts.
+    enum Kind: Sendable {
+        case stocks
+        case options
+    }
+
     struct Subscriptions: Sendable {
         var trades: Set<String> = []
         var quotes: Set<String> = []
         var bars: Set<String> = []
 
-        var message: MessagePack.Value {
+        func message(_ kind: Kind) -> MessagePack.Value {
             func list(_ s: Set<String>) -> MessagePack.Value { .array(s.sorted().map(MessagePack.Value.string)) }
+            if kind == .options {
+                return .array([.map([("T", .string("subscription")), ("trades", list(trades)), ("quotes", list(quotes))])])
+            }
             return .array([
                 .map([
                     ("T", .string("subscription")), ("trades", list(trades)), ("quotes", list(quotes)),
@@ -29,7 +41,8 @@ enum MarketDataStream {
     }
 
     static func handle(
-        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage, access: UserAccess
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage, access: UserAccess,
+        kind: Kind = .stocks, headers: HTTPFields = [:]
     )
         async throws
     {
@@ -46,6 +59,12 @@ enum MarketDataStream {
             }
         }
 
+        // Alpaca's option stream speaks MessagePack only, and says so to a client that did not ask for it.
+        if kind == .options, headers[.contentType]?.lowercased().contains("msgpack") != true {
+            try await outbound.write(
+                .text(#"[{"T":"error","code":412,"msg":"option messages are only available in MsgPack format"}]"#))
+            return
+        }
         try await send(control("success", [("msg", .string("connected"))]))
         var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
         guard let first = try await messages.next(), let auth = decode(first), auth["action"]?.string == "auth",
@@ -60,7 +79,10 @@ enum MarketDataStream {
         let subscriptions = SubscriptionBox()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await pump(subscriptions: subscriptions, brokerage: brokerage, send: send)
+                switch kind {
+                case .stocks: try await pump(subscriptions: subscriptions, brokerage: brokerage, send: send)
+                case .options: try await optionPump(subscriptions: subscriptions, brokerage: brokerage, send: send)
+                }
             }
             // This task reads the client's subscribe/unsubscribe requests until it leaves.
             while let message = try await messages.next() {
@@ -72,11 +94,16 @@ enum MarketDataStream {
                     try await send(control("error", [("code", .int(401)), ("msg", .string("invalid action"))]))
                     continue
                 }
+                if kind == .options, let refusal = optionRefusal(request) {
+                    try await send(control("error", refusal))
+                    continue
+                }
+                let channels: [(String, WritableKeyPath<Subscriptions, Set<String>>)] =
+                    kind == .options
+                    ? [("trades", \.trades), ("quotes", \.quotes)]
+                    : [("trades", \.trades), ("quotes", \.quotes), ("bars", \.bars)]
                 let current = subscriptions.state.withLock { s -> Subscriptions in
-                    for (field, path) in [
-                        ("trades", \Subscriptions.trades), ("quotes", \Subscriptions.quotes),
-                        ("bars", \Subscriptions.bars),
-                    ] {
+                    for (field, path) in channels {
                         let symbols = Set((request[field]?.strings ?? []).map { $0.uppercased() })
                         if action == "subscribe" {
                             s[keyPath: path].formUnion(symbols)
@@ -86,7 +113,7 @@ enum MarketDataStream {
                     }
                     return s
                 }
-                try await send(current.message)
+                try await send(current.message(kind))
             }
             group.cancelAll()
         }
@@ -162,6 +189,67 @@ enum MarketDataStream {
                 else { continue }
                 lastBar[symbol] = bar.time
                 batch.append(barMessage(symbol, bar))
+            }
+            if !batch.isEmpty { try await send(.array(batch)) }
+            next = next.adding(seconds: 1)
+            await brokerage.clock.sleep(until: next)
+        }
+    }
+
+    /// Why an option subscription is refused: `*` (Alpaca refuses it for quotes; papertrade for trades too — its
+    /// chains list millions of contracts, so a star would stream nothing useful) or a symbol that is not an OCC one.
+    static func optionRefusal(_ request: MessagePack.Value) -> [(String, MessagePack.Value)]? {
+        for field in ["trades", "quotes"] {
+            let symbols = request[field]?.strings ?? []
+            if symbols.contains("*") {
+                return [("code", .int(413)), ("msg", .string("star subscription is not allowed for option \(field)"))]
+            }
+            if let bad = symbols.first(where: { OptionContract(occSymbol: $0) == nil }) {
+                return [("code", .int(400)), ("msg", .string("invalid option symbol \(bad)"))]
+            }
+        }
+        return nil
+    }
+
+    static func optionQuoteMessage(_ s: OptionSnapshot) -> MessagePack.Value {
+        .map([
+            ("T", .string("q")), ("S", .string(s.contract.occSymbol)), ("t", .timestamp(s.time)), ("bx", .string("C")),
+            ("bp", .price(s.bid)), ("bs", .int(Int64(s.bidSize))), ("ax", .string("C")), ("ap", .price(s.ask)),
+            ("as", .int(Int64(s.askSize))), ("c", .string("A")),
+        ])
+    }
+
+    static func optionTradeMessage(_ s: OptionSnapshot, price: Price, time: Timestamp) -> MessagePack.Value {
+        .map([
+            ("T", .string("t")), ("S", .string(s.contract.occSymbol)), ("t", .timestamp(time)), ("p", .price(price)),
+            ("s", .int(Int64(max(1, min(s.volume, 10))))), ("x", .string("C")), ("c", .string("I")),
+        ])
+    }
+
+    /// Once a second: each subscribed contract's quote when it changed, and a trade when its last print did.
+    static func optionPump(
+        subscriptions: SubscriptionBox, brokerage: Brokerage,
+        send: @Sendable (MessagePack.Value) async throws -> Void
+    ) async throws {
+        var lastQuote: [String: (bid: Price, ask: Price, bidSize: Int, askSize: Int)] = [:]
+        var lastTrade: [String: Timestamp] = [:]
+        var next = brokerage.clock.now()
+        while !Task.isCancelled {
+            let s = subscriptions.state.withLock { $0 }
+            var batch: [MessagePack.Value] = []
+            for symbol in s.quotes.union(s.trades).sorted() {
+                guard let snapshot = try? await brokerage.options.snapshot(symbol) else { continue }
+                let quote = (snapshot.bid, snapshot.ask, snapshot.bidSize, snapshot.askSize)
+                if s.quotes.contains(symbol), lastQuote[symbol].map({ $0 != quote }) ?? true {
+                    batch.append(optionQuoteMessage(snapshot))
+                }
+                lastQuote[symbol] = quote
+                if s.trades.contains(symbol), let price = snapshot.last, let time = snapshot.lastTime,
+                    snapshot.volume > 0, lastTrade[symbol] != time
+                {
+                    if lastTrade[symbol] != nil { batch.append(optionTradeMessage(snapshot, price: price, time: time)) }
+                    lastTrade[symbol] = time
+                }
             }
             if !batch.isEmpty { try await send(.array(batch)) }
             next = next.adding(seconds: 1)

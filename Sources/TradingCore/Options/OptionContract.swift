@@ -29,6 +29,9 @@ public struct OptionContract: Sendable, Hashable, Codable, Comparable, CustomStr
     public let right: OptionRight
     /// Dollars per share, at most three decimal places (OCC's grid).
     public let strike: Price
+    /// The strike in thousandths of a dollar, as OCC writes it (an integer the pricing models read without
+    /// converting a 128-bit decimal per contract).
+    public let strikeMillis: Int
     /// Shares delivered per contract; premium and exercise cash are price × multiplier.
     public let multiplier: Int
     public let style: OptionStyle
@@ -52,6 +55,7 @@ public struct OptionContract: Sendable, Hashable, Codable, Comparable, CustomStr
         self.expiration = expiration
         self.right = right
         self.strike = strike
+        strikeMillis = Int(truncatingIfNeeded: Int64(strike.raw / (FixedDecimal.one.raw / 1000)))
         self.multiplier = multiplier
         self.style = style
     }
@@ -111,7 +115,7 @@ public struct OptionContract: Sendable, Hashable, Codable, Comparable, CustomStr
     /// The OCC symbol without padding, as Alpaca writes it: `AAPL261218C00250000`.
     public var occSymbol: String {
         let yy = expiration.year - 2000
-        let millis = strike.raw / (FixedDecimal.one.raw / 1000)
+        let millis = Int128(strikeMillis)
         func pad(_ value: Int128, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
