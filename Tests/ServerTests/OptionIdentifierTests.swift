@@ -1,4 +1,6 @@
 import Foundation
+import JSON
+import MarketData
 import Testing
 import TradingCore
 
@@ -54,5 +56,24 @@ struct OptionIdentifierTests {
         }
         #expect(IBOptionConid.contract(12345) == nil)
         #expect(IBOptionConid.contract(1 << 53) == nil)
+    }
+}
+
+@Suite("Option snapshots on the wire")
+struct OptionSnapshotEncodingTests {
+    @Test("the bytes written for a chain page are the same JSON as the snapshot values")
+    func bytesMatchTheTree() async throws {
+        let directory = try SymbolDirectory.bundled()
+        let clock = MarketClock(.manual(start: Timestamp(CivilDate(2026, 11, 20), hour: 11, in: .newYork)))
+        let market = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: 3))
+        let options = OptionMarket(
+            feed: SimulatedFeed(market: market, clock: clock), directory: directory, clock: clock, seed: 0)
+        let chain = try await options.chain("AAPL")
+        let snapshots = try await options.snapshots(Array(chain.contracts.prefix(300)), of: chain)
+        let bytes = OptionMarketDataController.snapshotsBytes(snapshots, next: "0.0.300")
+        let parsed = try JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
+        var tree: [String: JSONValue] = [:]
+        for s in snapshots { tree[s.contract.occSymbol] = OptionMarketDataController.snapshot(s) }
+        #expect(parsed == .object(["snapshots": .object(tree), "next_page_token": .string("0.0.300")]))
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import JSON
 import MarketData
+import NIOCore
 import TradingCore
 
 /// Alpaca's option market data (`/v1beta1/options/…`): snapshots with greeks and implied volatility (by symbol and
@@ -60,6 +61,73 @@ struct OptionMarketDataController {
         return .object(fields)
     }
 
+    /// The bytes of `{"next_page_token": …, "snapshots": {SYMBOL: snapshot, …}}`, written field by field in chain
+    /// order: the same JSON as building `snapshot(_:)` values, at a tenth of the cost (a 1,000-contract page took
+    /// ~28 ms as a `JSONValue` tree, almost all of it dictionaries).
+    static func snapshotsBytes(_ list: [OptionSnapshot], next: String?) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + list.count * 420)
+        out.append(contentsOf: #"{"next_page_token":"#.utf8)
+        if let next { JSONText.appendQuoted(next, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        out.append(contentsOf: #","snapshots":{"#.utf8)
+        for (n, s) in list.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            JSONText.appendQuoted(s.contract.occSymbol, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendSnapshot(s, to: &out)
+        }
+        out.append(contentsOf: "}}".utf8)
+        return out
+    }
+
+    static func appendFigure(_ value: Double, to out: inout [UInt8]) {
+        guard value.isFinite, abs(value) < 1e12 else { return out.append(contentsOf: "null".utf8) }
+        out.append(contentsOf: FixedDecimal(units: Int((value * 10_000).rounded()), exponent: 4).description.utf8)
+    }
+
+    static func appendSnapshot(_ s: OptionSnapshot, to out: inout [UInt8]) {
+        let g = s.greeks
+        out.append(contentsOf: #"{"greeks":{"delta":"#.utf8)
+        appendFigure(g.delta, to: &out)
+        out.append(contentsOf: #","gamma":"#.utf8)
+        appendFigure(g.gamma, to: &out)
+        out.append(contentsOf: #","rho":"#.utf8)
+        appendFigure(g.rho, to: &out)
+        out.append(contentsOf: #","theta":"#.utf8)
+        appendFigure(g.theta, to: &out)
+        out.append(contentsOf: #","vega":"#.utf8)
+        appendFigure(g.vega, to: &out)
+        out.append(contentsOf: #"},"impliedVolatility":"#.utf8)
+        appendFigure(s.impliedVolatility, to: &out)
+        out.append(contentsOf: #","latestQuote":{"ap":"#.utf8)
+        out.append(contentsOf: s.ask.description.utf8)
+        out.append(contentsOf: #","as":"#.utf8)
+        JSONText.appendInteger(Int64(s.askSize), to: &out)
+        out.append(contentsOf: #","ax":"C","bp":"#.utf8)
+        out.append(contentsOf: s.bid.description.utf8)
+        out.append(contentsOf: #","bs":"#.utf8)
+        JSONText.appendInteger(Int64(s.bidSize), to: &out)
+        out.append(contentsOf: #","bx":"C","c":"A","t":"#.utf8)
+        s.time.appendQuotedRFC3339(to: &out)
+        out.append(UInt8(ascii: "}"))
+        if let price = s.last, let time = s.lastTime {
+            out.append(contentsOf: #","latestTrade":{"c":"I","p":"#.utf8)
+            out.append(contentsOf: price.description.utf8)
+            out.append(contentsOf: #","s":"#.utf8)
+            JSONText.appendInteger(Int64(max(1, min(s.volume, 10))), to: &out)
+            out.append(contentsOf: #","t":"#.utf8)
+            min(time, s.time).appendQuotedRFC3339(to: &out)
+            out.append(contentsOf: #","x":"C"}"#.utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    static func bytesResponse(_ bytes: [UInt8]) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
     /// `feed`: opra or indicative (both served from the one simulated market).
     static func checkFeed(_ request: Request) throws {
         if let feed = request.query("feed"), !["opra", "indicative"].contains(feed.lowercased()) {
@@ -93,9 +161,7 @@ struct OptionMarketDataController {
         try Self.checkFeed(request)
         _ = try request.integerQuery("limit", in: 1...1000, default: 100)
         let found = try await snapshots(of: try Self.symbols(request))
-        return JSONValue.object([
-            "snapshots": .object(found.mapValues(Self.snapshot)), "next_page_token": .null,
-        ]).response()
+        return Self.bytesResponse(Self.snapshotsBytes(found.values.sorted { $0.contract < $1.contract }, next: nil))
     }
 
     /// The chain of an underlying: every active contract (filters: `type`, `strike_price_gte`/`_lte`,
@@ -143,20 +209,14 @@ struct OptionMarketDataController {
             cursor = parsed
         }
         let options = brokerage.options
-        var out: [String: JSONValue] = [:]
-        let next: OptionMarket.ContractCursor?
         do throws(FeedError) {
-            let (page, following) = try await options.contracts(q, from: cursor, limit: limit)
-            next = following
+            let (page, next) = try await options.contracts(q, from: cursor, limit: limit)
+            var snapshots: [OptionSnapshot] = []
             if let chain = page.first?.chain {
-                for s in try await options.snapshots(page.map(\.contract), of: chain) {
-                    out[s.contract.occSymbol] = Self.snapshot(s)
-                }
+                snapshots = try await options.snapshots(page.map(\.contract), of: chain)
             }
+            return Self.bytesResponse(Self.snapshotsBytes(snapshots, next: next?.description))
         } catch { throw APIError(feed: error) }
-        return JSONValue.object([
-            "snapshots": .object(out), "next_page_token": next.map { .string($0.description) } ?? .null,
-        ]).response()
     }
 
     @Sendable func latestQuotes(_ request: Request, context: AppContext) async throws -> Response {
