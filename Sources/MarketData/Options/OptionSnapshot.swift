@@ -173,7 +173,8 @@ public struct OptionQuoteModel: Sendable {
         // Sizes, volume and open interest: larger near the money and for near expiries, from the underlying's volume.
         // The contract's own random numbers, keyed by its terms (numbers, not its symbol's text: this runs per
         // contract).
-        let terms = UInt64(bitPattern: Int64(contract.strikeMillis)) ^ UInt64(bitPattern: Int64(contract.expiration.daysSinceEpoch)) << 40
+        let days = UInt64(bitPattern: Int64(contract.expiration.daysSinceEpoch))
+        let terms = UInt64(bitPattern: Int64(contract.strikeMillis)) ^ days << 40
         let key = CounterRandom.hash(underlyingKey, terms, contract.right == .call ? 1 : 2)
         let nearness = exp(-pow(moneyness / 0.12, 2))
         let tenor = 1 / (1 + 4 * years)

@@ -27,7 +27,9 @@ enum MarketDataStream {
         func message(_ kind: Kind) -> MessagePack.Value {
             func list(_ s: Set<String>) -> MessagePack.Value { .array(s.sorted().map(MessagePack.Value.string)) }
             if kind == .options {
-                return .array([.map([("T", .string("subscription")), ("trades", list(trades)), ("quotes", list(quotes))])])
+                return .array([
+                    .map([("T", .string("subscription")), ("trades", list(trades)), ("quotes", list(quotes))])
+                ])
             }
             return .array([
                 .map([
@@ -41,8 +43,8 @@ enum MarketDataStream {
     }
 
     static func handle(
-        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage, access: UserAccess,
-        kind: Kind = .stocks, headers: HTTPFields = [:]
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage,
+        access: UserAccess, kind: Kind = .stocks, headers: HTTPFields = [:]
     )
         async throws
     {
