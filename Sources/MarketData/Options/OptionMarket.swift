@@ -70,10 +70,15 @@ public final class OptionMarket: Sendable {
         directory.entries.compactMap { optionClass($0.symbol)?.underlying }.sorted()
     }
 
-    /// The trading day the market is in now (after the close: the next one, whose chain no longer lists the
-    /// contracts that expired today).
+    /// The trading day whose chain is listed now: today's until the regular close, then the next trading day's —
+    /// contracts stop trading at the close, so from then on the listing no longer shows those that expired today
+    /// as active (Alpaca's late-close contracts stayed `active` after expiring, its users' issue 262).
     public func today() -> CivilDate {
-        TradingCalendar.xnys.tradingDate(at: clock.now())
+        let calendar = TradingCalendar.xnys
+        let now = clock.now()
+        let date = calendar.zone.localTime(of: now).date
+        if let day = calendar.schedule(on: date), now < day.close { return date }
+        return calendar.nextTradingDay(after: date)
     }
 
     /// The chain of an underlying on a trading day (today or earlier), made from the feed's closes before it.

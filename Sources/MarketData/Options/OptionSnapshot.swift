@@ -113,13 +113,16 @@ public struct OptionQuoteModel: Sendable {
             kind: optionClass.expirations.kind(of: expiration),
             listed: optionClass.expirations.listingDate(of: expiration),
             openInterestDate: optionClass.expirations.calendar.previousTradingDay(before: history.date),
-            expiry: Timestamp(expiration, hour: 16, in: .newYork))
+            expiry: Self.expiry(expiration))
     }
 
-    /// The instant a contract stops trading: 4:00 pm New York time on its expiration day.
-    public static func expiry(_ contract: OptionContract) -> Timestamp {
-        Timestamp(contract.expiration, hour: 16, in: .newYork)
+    /// The instant a contract stops trading: the regular close of its expiration day — 4:00 pm New York time, 1:00
+    /// pm on the exchange's early-close days (the Friday after Thanksgiving lists a weekly).
+    public static func expiry(_ expiration: CivilDate) -> Timestamp {
+        TradingCalendar.xnys.schedule(on: expiration)?.close ?? Timestamp(expiration, hour: 16, in: .newYork)
     }
+
+    public static func expiry(_ contract: OptionContract) -> Timestamp { expiry(contract.expiration) }
 
     /// Years from an instant to a contract's expiry, in calendar days / 365 (Alpaca's and most brokers' convention).
     public static func years(_ contract: OptionContract, at time: Timestamp) -> Double {
