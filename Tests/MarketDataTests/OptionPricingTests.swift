@@ -282,12 +282,15 @@ struct OptionChainTests {
         // The Friday after Thanksgiving closes at 1 pm and lists a weekly.
         let friday = CivilDate(2026, 11, 27)
         #expect(OptionQuoteModel.expiry(friday) == Timestamp(friday, hour: 13, in: .newYork))
-        #expect(OptionQuoteModel.expiry(CivilDate(2026, 11, 20)) == Timestamp(CivilDate(2026, 11, 20), hour: 16, in: .newYork))
+        #expect(
+            OptionQuoteModel.expiry(CivilDate(2026, 11, 20))
+                == Timestamp(CivilDate(2026, 11, 20), hour: 16, in: .newYork))
         let before = options(at: Timestamp(CivilDate(2026, 11, 20), hour: 15, minute: 59, in: .newYork))
         let after = options(at: Timestamp(CivilDate(2026, 11, 20), hour: 16, minute: 1, in: .newYork))
         #expect(before.today() == CivilDate(2026, 11, 20))
         #expect(after.today() == CivilDate(2026, 11, 23))
-        let expiring = try #require(try await before.chain("AAPL").contracts.first { $0.expiration == CivilDate(2026, 11, 20) })
+        let expiring = try #require(
+            try await before.chain("AAPL").contracts.first { $0.expiration == CivilDate(2026, 11, 20) })
         #expect(await before.contract(expiring.occSymbol)?.active == true)
         #expect(await after.contract(expiring.occSymbol)?.active == false)
         #expect(try await after.chain("AAPL").contracts.allSatisfy { $0.expiration > CivilDate(2026, 11, 20) })
@@ -296,4 +299,3 @@ struct OptionChainTests {
         #expect(last.expired && last.theoreticalValue == expiring.intrinsicValue(at: last.underlyingPrice))
     }
 }
-
