@@ -184,7 +184,7 @@ enum IBOpenAPI {
                 "Search by symbol, or by company name with name=true",
                 [
                     query("symbol", "ticker, A-share code or name", S.example(S.string, "AAPL"), required: true),
-                    query("name", "search names", flag),
+                    query("name", "search names (empty: false)", S.caseless(["true", "false", "1", "0", ""])),
                     query("secType", "STK, or OPT for underlyings with listed options (others find nothing)"),
                 ], ["200": "OK", "400": "symbol missing or nothing found"]),
             "post": op(
