@@ -67,8 +67,7 @@ public final class Brokerage: Sendable {
         deliveries = DeliveryOutbox(storage: repositories.notifications, clock: clock)
         configurations = AccountConfigurations(storage: repositories.accounts)
         backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
-        // One seed for the options' own randomness (skews, sizes) on every node, whatever the stock market's seed.
-        options = OptionMarket(feed: feed, directory: directory, clock: clock, seed: 0)
+        options = market.options
         games = GameRegistry(
             router: router, market: market, feed: feed, directory: directory, clock: clock, languages: languages,
             storage: repositories.games, equityHistory: repositories.equityHistory, accounts: repositories.accounts)

@@ -492,7 +492,7 @@ public final class GameRegistry: Sendable {
         }
         var marks: [String: Leaderboard.Mark] = [:]
         for (symbol, holder) in held.sorted(by: { $0.key < $1.key }) {
-            if let quote = try? await feed.quote(symbol) {
+            if let quote = try? await market.quote(symbol, reuse: true) {
                 let last = final ? await closingPrice(quote) : quote.last
                 marks[symbol] = Leaderboard.Mark(last: last, previousClose: quote.previousClose)
             } else if let mark = await (try? shard(holder))?.mark(symbol) {

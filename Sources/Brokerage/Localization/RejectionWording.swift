@@ -54,6 +54,16 @@ public enum RejectionWording {
         "game.position_share": "本比赛单只股票最多占组合的 {percent}%；此委托会使 {symbol} 占到 {share}%",
         "game.removed": "比赛组织者已将您移出本比赛：此账户不能再下单",
         "game.transfer": "此账户参加比赛：不允许入金或出金（所有选手起始资金相同）",
+        "option.notional": "期权不能按金额委托：请以整数张合约填写数量（{symbol}）",
+        "option.whole_contracts": "{symbol} 的委托数量 {qty} 必须是整数张合约",
+        "option.order_type": "期权不接受 {type} 委托：请使用市价、限价、止损或止损限价委托",
+        "option.time_in_force": "期权委托的有效期只能是当日（day）或撤销前有效（gtc），不能是 {tif}",
+        "option.extended_hours": "期权只在常规交易时段交易：不能提交盘前盘后委托",
+        "option.order_class": "期权不接受 {class} 组合委托：请提交普通委托",
+        "option.expired": "{symbol} 已于 {date} 到期，不能再交易",
+        "option.intent_mismatch": "开平仓方向 {stated} 与持仓不符：您持有 {held} 张 {symbol}，此委托实为 {intent}",
+        "option.level": "买入期权需要期权交易级别 {needed}；此账户的级别为 {level}",
+        "option.write": "暂不支持卖出开仓（卖出期权）：您没有 {symbol} 合约可卖",
     ]
 
     static let phases: [String: String] = [
@@ -68,6 +78,6 @@ public enum RejectionWording {
         .unknownSymbol: "找不到股票", .unknownAccount: "找不到账户", .orderNotFound: "找不到委托", .notCancelable: "委托无法撤销",
         .notReplaceable: "委托无法修改", .currencyMismatch: "币种不符", .noQuote: "暂无市场价格", .unsupported: "不支持",
         .shortingNotAllowed: "不能卖空", .notShortable: "无券可借", .patternDayTrading: "日内交易保护",
-        .gameRule: "比赛规则不允许",
+        .gameRule: "比赛规则不允许", .optionsLevel: "期权交易级别不允许",
     ]
 }

@@ -24,14 +24,45 @@ final class SharedMarket: Sendable {
     /// Indices' settled daily bars (performance benchmarks; see `dailyIndexBars`).
     private let indexCloses = Mutex<[MarketIndex: IndexCloses]>([:])
 
+    /// The option chains (their contracts and quotes), one for every shard.
+    let options: OptionMarket
+
     init(feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock) {
         self.feed = feed
         self.directory = directory
         self.clock = clock
+        // One seed for the options' own randomness (skews, sizes) on every node, whatever the stock market's seed.
+        options = OptionMarket(feed: feed, directory: directory, clock: clock, seed: 0)
+    }
+
+    /// The instrument a symbol names: a listed stock, ETF or fund from the directory, or an option contract on an
+    /// optionable underlying (listed or not: what is held or restored must be found again). nil for anything else.
+    func instrument(_ symbol: String) -> Instrument? {
+        if let entry = directory.entry(symbol) { return entry.instrument }
+        return OptionContract.multiplier(ofSymbol: symbol) != nil ? options.instrument(symbol) : nil
+    }
+
+    /// The instrument a new order names: a directory entry, or an option contract listed on the chain. An expired
+    /// contract is refused as no longer trading; anything else unknown is not found.
+    func tradableInstrument(_ symbol: String) async throws(BrokerageError) -> Instrument {
+        if let entry = directory.entry(symbol) { return entry.instrument }
+        guard OptionContract.multiplier(ofSymbol: symbol) != nil, let found = await options.contract(symbol),
+            let instrument = options.instrument(symbol)
+        else { throw .notFound("asset not found for \(symbol)") }
+        guard found.active else {
+            throw .rejected(
+                OrderRejection(
+                    .invalidInput, "\(instrument.symbol) expired on \(found.contract.expiration) and no longer trades",
+                    facts: .init(
+                        "option.expired",
+                        ["symbol": instrument.symbol, "date": found.contract.expiration.description])))
+        }
+        return instrument
     }
 
     /// The symbol's quote: with `reuse`, one fetched less than `refreshReuse` ago serves again (a burst of orders on
-    /// any shard shares it); otherwise a fresh one. Throws what the feed threw.
+    /// any shard shares it); otherwise a fresh one. Throws what the feed threw. An option contract is quoted from its
+    /// chain.
     func quote(_ symbol: String, reuse: Bool) async throws(FeedError) -> MarketQuote {
         let started = clock.now()
         if reuse, let cached = quotes.withLock({ $0[symbol] }),
@@ -39,7 +70,13 @@ final class SharedMarket: Sendable {
         {
             return cached.quote
         }
-        let quote = try await feed.quote(symbol)
+        let quote: MarketQuote
+        if OptionContract.multiplier(ofSymbol: symbol) != nil {
+            guard let option = try await options.quote(symbol) else { throw .unknownSymbol(symbol) }
+            quote = option
+        } else {
+            quote = try await feed.quote(symbol)
+        }
         quotes.withLock { $0[symbol] = (started, quote) }
         return quote
     }

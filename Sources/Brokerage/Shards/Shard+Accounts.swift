@@ -77,7 +77,7 @@ extension Shard {
         var marketValue = FixedDecimal.zero
         var dayChange = FixedDecimal.zero
         for position in account.positions.values.sorted(by: { $0.symbol < $1.symbol }) where !position.qty.isZero {
-            let quote = try? await feed.quote(position.symbol)
+            let quote = try? await market.quote(position.symbol, reuse: true)
             let mark = quote?.last ?? position.averageEntryPrice
             let valuation = position.valuation(at: mark, previousClose: quote?.previousClose)
             marketValue += valuation.marketValue
@@ -115,6 +115,9 @@ public struct AccountSummary: Sendable {
     public var equity: FixedDecimal { account.cash + marketValue }
     /// What new buy orders may spend.
     public var buyingPower: FixedDecimal { margin.buyingPower }
+    /// What long options may spend (Alpaca's `options_buying_power`): options are paid for in full, so cash less what
+    /// open orders hold — the non-marginable buying power.
+    public var optionsBuyingPower: FixedDecimal { margin.nonMarginableBuyingPower }
 }
 
 /// A position valued at its instrument's current price.
@@ -135,7 +138,7 @@ public struct PositionSummary: Sendable {
     /// Today's change in value as a fraction of the position's value at the previous close (6 places).
     public var dayChangePercent: FixedDecimal? {
         guard let prev = previousClose else { return nil }
-        let base = position.qty.multiplied(by: prev).magnitude
+        let base = position.value(at: prev).magnitude
         return base.isPositive ? valuation.dayChange.divided(by: base, places: 6, rule: .halfEven) : nil
     }
 
@@ -161,7 +164,7 @@ extension Shard {
         do { snapshot = try await storage.restorable(record) } catch { throw .storage(error) }
         guard records[id] == nil else { return } // loaded by a concurrent call meanwhile
         for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
-            if let entry = directory.entry(symbol) { engine.register(entry.instrument) }
+            if let instrument = market.instrument(symbol) { engine.register(instrument) }
         }
         do { try engine.restore(snapshot) } catch { throw .rejected(error) }
         records[id] = record

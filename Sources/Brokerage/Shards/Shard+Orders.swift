@@ -37,13 +37,13 @@ extension Shard {
     /// trading. With `reuse`, a quote fetched by any shard less than `SharedMarket.refreshReuse` ago serves again (orders in
     /// a burst share one quote).
     func currentQuote(_ symbol: String, reuse: Bool) async throws(BrokerageError) -> (InstrumentID, MarketQuote?) {
-        guard let entry = directory.entry(symbol) else { throw .notFound("asset not found for \(symbol)") }
+        let instrument = try await market.tradableInstrument(symbol)
         let quote: MarketQuote
-        do { quote = try await market.quote(entry.symbol, reuse: reuse) } catch {
+        do { quote = try await market.quote(instrument.symbol, reuse: reuse) } catch {
             if case .unknownSymbol = error { throw .feed(error) }
-            return (engine.register(entry.instrument), nil)
+            return (engine.register(instrument), nil)
         }
-        return (receive(quote, for: entry.instrument), usable(quote))
+        return (receive(quote, for: instrument), usable(quote))
     }
 
     /// Registers the instrument with this shard's engine and sets its reference (previous close → price band) when
@@ -195,8 +195,8 @@ extension Shard {
         expireRules(at: now)
         expireAlerts(at: now)
         for symbol in symbols {
-            guard let quote = quotes[symbol], let entry = directory.entry(symbol) else { continue }
-            applyMarketUpdate(quote, instrument: entry.instrument)
+            guard let quote = quotes[symbol], let instrument = market.instrument(symbol) else { continue }
+            applyMarketUpdate(quote, instrument: instrument)
         }
         return try stage()
     }

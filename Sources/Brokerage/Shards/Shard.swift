@@ -93,7 +93,7 @@ actor Shard {
         for record in try await storage.accounts(shard: id) {
             let snapshot = try await storage.restorable(record)
             for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
-                if let entry = directory.entry(symbol) { fresh.register(entry.instrument) }
+                if let instrument = market.instrument(symbol) { fresh.register(instrument) }
             }
             do { try fresh.restore(snapshot) } catch {
                 throw StorageError.corrupt("account \(record.id): \(error.message)")

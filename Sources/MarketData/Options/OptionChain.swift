@@ -98,15 +98,16 @@ public struct OptionClass: Sendable, Hashable {
         self.penniesEverywhere = Self.dailyClasses.contains(underlying)
     }
 
-    /// The minimum price increment of a contract's premium at a price.
-    public func tick(at price: Price) -> FixedDecimal {
-        if penniesEverywhere || price < Self.nickelThreshold {
-            return FixedDecimal(units: 1, exponent: 2)
-        }
-        return FixedDecimal(units: 5, exponent: 2)
-    }
+    /// The class's tick rule (the engine trades its contracts on it).
+    public var tickRule: TickRule { .usOption(penniesEverywhere: penniesEverywhere) }
 
-    static let nickelThreshold = FixedDecimal(3)
+    /// The minimum price increment of a contract's premium at a price.
+    public func tick(at price: Price) -> FixedDecimal { tickRule.tick(at: price) }
+
+    /// The instrument the engine trades for one of the class's contracts.
+    public func instrument(_ contract: OptionContract) -> Instrument {
+        .usOption(contract, penniesEverywhere: penniesEverywhere)
+    }
 
     static let increments: [FixedDecimal] = [
         FixedDecimal(units: 5, exponent: 1), FixedDecimal(1), FixedDecimal(units: 25, exponent: 1), FixedDecimal(5),

@@ -430,3 +430,32 @@ extension OptionMarket {
         return out
     }
 }
+
+extension OptionMarket {
+    /// The instrument the engine trades for an OCC symbol whose underlying lists options, without asking whether the
+    /// contract is listed (positions and orders being restored name contracts that were); nil for anything else.
+    public func instrument(_ symbol: String) -> Instrument? {
+        guard let contract = OptionContract(occSymbol: symbol), let optionClass = optionClass(contract.underlying),
+            contract.root == optionClass.underlying
+        else { return nil }
+        return optionClass.instrument(contract)
+    }
+
+    /// A contract's market as the engine trades against it: its snapshot's bid and ask (with their sizes) as a
+    /// one-level book, the last print (the model's value before the first), the previous close, the day's volume. The
+    /// phase is the underlying's regular session (options do not trade in extended hours); after expiry it is closed.
+    /// nil when the contract was never listed.
+    public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote? {
+        guard let snapshot = try await snapshot(symbol) else { return nil }
+        let underlying = try await feed.quote(snapshot.contract.underlying)
+        let last = snapshot.last ?? snapshot.previousClose ?? snapshot.theoreticalValue
+        let open = !snapshot.expired && underlying.phase.isRegularTrading
+        return MarketQuote(
+            symbol: snapshot.contract.occSymbol, time: snapshot.time, last: last, open: nil, high: nil, low: nil,
+            previousClose: snapshot.previousClose ?? last, volume: FixedDecimal(snapshot.volume), turnover: .zero,
+            bids: snapshot.bid.isPositive ? BookSide([(snapshot.bid, FixedDecimal(snapshot.bidSize))]) : .empty,
+            asks: BookSide([(snapshot.ask, FixedDecimal(snapshot.askSize))]), limitUp: nil, limitDown: nil,
+            phase: open ? .continuous : .closed, tradingDate: underlying.tradingDate,
+            lastTradeTime: snapshot.lastTime)
+    }
+}

@@ -10,14 +10,17 @@ enum Quantize {
         switch tick {
         case .usEquity: places = clamped >= 0.99995 ? 2 : 4
         case .fixed(let increment): places = increment.fractionalDigits
+        case .usOption: places = 2
         }
         let units = Int((clamped * powers[places]).rounded(.toNearestOrAwayFromZero))
         let value = FixedDecimal(units: max(units, 1), exponent: places)
         // Ticks that are one unit of their last digit (0.01, 0.001, 0.0001) need no further rounding.
-        if case .fixed(let increment) = tick, increment != FixedDecimal(units: 1, exponent: places) {
-            return tick.round(value, .halfUp)
+        switch tick {
+        case .fixed(let increment) where increment != FixedDecimal(units: 1, exponent: places): break
+        case .usOption: break
+        default: return value
         }
-        return value
+        return tick.round(value, .halfUp)
     }
 
     private static let powers: [Double] = (0...9).map { pow(10, Double($0)) }

@@ -17,9 +17,22 @@ enum AlpacaEncoding {
         return Identifier(high: (a & ~0xF000) | 0x5000, low: (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
     }
 
+    /// The `asset_id` of what an order or position trades: an option contract's id, else the symbol's asset id.
+    static func tradedAssetIdentifier(_ symbol: String) -> Identifier {
+        guard OptionContract.multiplier(ofSymbol: symbol) != nil, let contract = OptionContract(occSymbol: symbol)
+        else { return assetIdentifier(symbol) }
+        return OptionContractID.id(contract)
+    }
+
+    /// `us_option` for an option contract's symbol, else `us_equity`.
+    static func assetClass(_ symbol: String) -> String {
+        OptionContract.multiplier(ofSymbol: symbol) != nil ? "us_option" : "us_equity"
+    }
+
     static func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.description) } ?? .null }
 
-    /// Exchanges alpaca-py accepts; SSE, SZSE and BSE map to "" with an `exchange:` attribute (documented in README).
+    /// Exchanges alpaca-py accepts; SSE, SZSE and BSE map to "" with an `exchange:` attribute (documented in README),
+    /// options to "" as Alpaca writes them.
     static func exchange(_ e: Exchange) -> String {
         switch e {
         case .nyse: return "NYSE"
@@ -29,6 +42,8 @@ enum AlpacaEncoding {
         case .bats: return "BATS"
         case .otc: return "OTC"
         case .sse, .szse, .bse: return ""
+        // Alpaca writes option positions' exchange empty (alpaca-py's AssetExchange.EMPTY).
+        case .opra: return ""
         }
     }
 
@@ -79,8 +94,8 @@ enum AlpacaEncoding {
 
     /// What Alpaca shows that the order does not store.
     private static let derivedOrderFields: [OrderField] = [
-        (JSONKey("asset_id"), { .id(assetIdentifier($0.symbol)) }),
-        (JSONKey("asset_class"), { _ in .text("us_equity") }),
+        (JSONKey("asset_id"), { .id(tradedAssetIdentifier($0.symbol)) }),
+        (JSONKey("asset_class"), { .text(assetClass($0.symbol)) }),
         (JSONKey("filled_avg_price"), { .decimal($0.filledAvgPrice) }),
         (JSONKey("source"), { _ in .text(nil) }),
         (JSONKey("subtag"), { _ in .text(nil) }), (JSONKey("ratio_qty"), { _ in .text(nil) }),
@@ -174,15 +189,18 @@ enum AlpacaEncoding {
             "trading_blocked": .bool(false), "transfers_blocked": .bool(false), "account_blocked": .bool(false),
             "trade_suspended_by_user": .bool(false), "created_at": time(s.record?.createdAt),
             "accrued_fees": .decimal(a.totalFees), "pending_transfer_in": zero, "pending_transfer_out": zero,
-            "options_trading_level": .int(0),
+            "options_trading_level": .int(a.optionsTradingLevel), "options_approved_level": .int(a.optionsApprovedLevel),
+            "options_buying_power": .decimal(s.optionsBuyingPower),
         ])
     }
 
     static func position(_ p: PositionSummary, date: CivilDate) -> JSONValue {
-        let marginable = p.instrument.market == .us && p.current >= MarginRates().marginablePrice
+        let option = p.instrument.kind == .option
+        let marginable = p.instrument.market == .us && !option && p.current >= MarginRates().marginablePrice
         return .object([
-            "asset_id": .string(assetID(p.position.symbol)), "symbol": .string(p.position.symbol),
-            "exchange": .string(exchange(p.instrument.exchange)), "asset_class": .string("us_equity"),
+            "asset_id": .string(tradedAssetIdentifier(p.position.symbol).description),
+            "symbol": .string(p.position.symbol), "exchange": .string(exchange(p.instrument.exchange)),
+            "asset_class": .string(option ? "us_option" : "us_equity"),
             "asset_marginable": .bool(marginable), "avg_entry_price": .decimal(p.position.averageEntryPrice),
             "qty": .decimal(p.position.qty),
             "qty_available": .decimal(p.quantityAvailable(on: date)),

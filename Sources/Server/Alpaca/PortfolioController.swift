@@ -56,7 +56,7 @@ struct PortfolioController {
     static let defaultConfiguration: [String: JSONValue] = [
         "dtbp_check": .string("entry"), "trade_confirm_email": .string("all"), "suspend_trade": .bool(false),
         "no_shorting": .bool(true), "fractional_trading": .bool(true), "max_margin_multiplier": .string("1"),
-        "pdt_check": .string("entry"), "max_options_trading_level": .int(0), "ptp_no_exception_entry": .bool(false),
+        "pdt_check": .string("entry"), "max_options_trading_level": .int(3), "ptp_no_exception_entry": .bool(false),
         "pdt_protection": .bool(false),
     ]
 
@@ -82,6 +82,7 @@ struct PortfolioController {
             config["no_shorting"] = .bool(terms.type == .cash || terms.noShorting)
             config["pdt_check"] = .string(terms.dayTradeCheck.rawValue)
             config["pdt_protection"] = .bool(terms.dayTradeProtection)
+            config["max_options_trading_level"] = .int(terms.maxOptionsTradingLevel)
         }
         return config
     }
@@ -136,6 +137,7 @@ struct PortfolioController {
                 terms.dayTradeCheck = check
             }
             if let on = changes["pdt_protection"]?.bool { terms.dayTradeProtection = on }
+            if let level = changes["max_options_trading_level"]?.int { terms.maxOptionsTradingLevel = level }
             if terms != current { try await brokerage.setMarginTerms(terms, for: account) }
         }
         try await brokerage.configurations.save(account, json: JSONValue.object(config).serialized)

@@ -39,7 +39,7 @@ extension OrderRejection {
     public var status: HTTPResponse.Status {
         switch reason {
         case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed, .patternDayTrading,
-            .gameRule:
+            .gameRule, .optionsLevel:
             return .forbidden
         case .unknownAccount, .orderNotFound: return .notFound
         case .notShortable, .unknownSymbol, .invalidInput, .subPenny, .offTick, .lotSize, .outsidePriceLimits,
@@ -52,7 +52,8 @@ extension OrderRejection {
     /// Alpaca's 8-digit error code for this refusal.
     public var alpacaCode: Int {
         switch reason {
-        case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed, .gameRule:
+        case .insufficientBuyingPower, .insufficientQty, .notSellableToday, .shortingNotAllowed, .gameRule,
+            .optionsLevel:
             return 40310000
         case .patternDayTrading: return 40310100
         case .unknownAccount, .orderNotFound: return 40410000

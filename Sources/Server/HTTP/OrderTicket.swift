@@ -39,7 +39,8 @@ extension OrderRequest {
             trailPrice: try o.decimal("trail_price"), trailPercent: try o.decimal("trail_percent"),
             extendedHours: try o.bool("extended_hours") ?? false,
             clientOrderID: try o.string("client_order_id").map { ClientOrderID($0) },
-            orderClass: orderClass, takeProfit: takeProfit, stopLoss: stopLoss)
+            orderClass: orderClass, takeProfit: takeProfit, stopLoss: stopLoss,
+            positionIntent: try o.choice("position_intent", PositionIntent.self))
     }
 }
 

@@ -134,6 +134,7 @@ enum IBMarketFields {
         case .sse: return "SEHKNTL"
         case .szse: return "SEHKSZSE"
         case .bse: return "BSE"
+        case .opra: return "SMART"
         }
     }
 

@@ -368,7 +368,8 @@ extension TradingEngine {
             while affordable.isPositive, cost(order, qty: affordable, price: price, account: account) > spendable {
                 let estimate =
                     (spendable - account.fees.minimumChargeCushion(side: .buy, currency: currency))
-                    .divided(by: price, rule: .down) ?? .zero
+                    .divided(by: price.multiplied(by: instruments[Int(order.instrument.index)].multiplier), rule: .down)
+                    ?? .zero
                 let next = Swift.min(affordable - (fractional ? FixedDecimal(raw: 1) : .one), estimate)
                 affordable = fractional ? next : next.rounded(places: 0, rule: .down)
             }
@@ -389,9 +390,10 @@ extension TradingEngine {
     /// Cash a buy of `qty` at `price` takes: trade value plus the fees it adds to the order.
     func cost(_ order: Order, qty: Quantity, price: Price, account: Account) -> FixedDecimal {
         let currency = account.currency
-        let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
-        let basis = (order.filledValue + price.multiplied(by: qty)).rounded(
-            places: currency.minorUnitDigits, rule: .halfUp)
+        let multiplier = instruments[Int(order.instrument.index)].multiplier
+        let value = LedgerMath.tradeValue(price: price, qty: qty, multiplier: multiplier, currency: currency)
+        let basis = LedgerMath.feeBasis(
+            order.filledValue + price.multiplied(by: qty), multiplier: multiplier, currency: currency)
         let fees = account.fees.total(
             side: .buy, filledQty: order.filledQty + qty, filledValue: basis, currency: currency)
         return value + fees - order.fees
@@ -450,7 +452,8 @@ extension TradingEngine {
         let fill = Fill(
             executionID: ExecutionID(newIdentifier(at: time)), orderID: orderID, instrument: order.instrument,
             symbol: order.symbol, side: order.side, qty: qty, price: price, value: value,
-            cumulativeQty: cumulativeQty, leavesQty: leavesQty, tradingDate: date, realizedPnL: realized)
+            cumulativeQty: cumulativeQty, leavesQty: leavesQty, tradingDate: date, realizedPnL: realized,
+            multiplier: instrument.option?.multiplier)
         record(.fill(fill), cashChange: order.side == .buy ? -value : value, account: order.accountID, at: time)
         for charge in feeCharges {
             record(
@@ -488,16 +491,20 @@ extension TradingEngine {
         feeTotal: FixedDecimal, soldOut: Bool
     ) {
         let currency = account.currency
+        // The order's filled value stays per share (its average price is a premium, not a contract's cost); cash and
+        // the position move by the value times the contract multiplier.
         let exact = price.multiplied(by: qty)
-        let value = LedgerMath.tradeValue(price: price, qty: qty, currency: currency)
+        let multiplier = instrument.multiplier
+        let value = LedgerMath.tradeValue(price: price, qty: qty, multiplier: multiplier, currency: currency)
 
         // Position.
         var position =
             account.positions.removeValue(forKey: order.instrument)
-            ?? Position(instrument: order.instrument, symbol: order.symbol)
+            ?? Position(instrument: order.instrument, symbol: order.symbol, multiplier: instrument.option?.multiplier)
         let heldBefore = position.qty
         let realized = LedgerMath.apply(
-            order.side, qty: qty, price: price, value: value, to: &position.qty, costBasis: &position.costBasis)
+            order.side, qty: qty, price: price, multiplier: multiplier, value: value, to: &position.qty,
+            costBasis: &position.costBasis)
         position.realizedPnL += realized
         if order.side == .buy, !instrument.sellableSameDay {
             if position.lockedDate == date {
@@ -516,8 +523,8 @@ extension TradingEngine {
         }
 
         // Fees: the order's cumulative fees after this fill, minus what it paid already, per kind.
-        let basisBefore = order.filledValue.rounded(places: currency.minorUnitDigits, rule: .halfUp)
-        let basisAfter = (order.filledValue + exact).rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        let basisBefore = LedgerMath.feeBasis(order.filledValue, multiplier: multiplier, currency: currency)
+        let basisAfter = LedgerMath.feeBasis(order.filledValue + exact, multiplier: multiplier, currency: currency)
         let before = account.fees.fees(
             side: order.side, filledQty: order.filledQty, filledValue: basisBefore, currency: currency)
         let after = account.fees.fees(

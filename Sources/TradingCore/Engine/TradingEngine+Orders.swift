@@ -417,6 +417,7 @@ extension TradingEngine {
         -> FixedDecimal
     {
         let price = reservationPrice(order, instrument: instrument)
+        let multiplier = instrument.multiplier
         let value: FixedDecimal
         let remainingQty: Quantity
         if let notional = order.notional {
@@ -424,11 +425,14 @@ extension TradingEngine {
             remainingQty = price.isPositive ? (value.divided(by: price, rule: .up) ?? .zero) : .zero
         } else {
             remainingQty = order.leavesQty ?? .zero
-            value = price.multiplied(by: remainingQty, places: currency.minorUnitDigits, rule: .up)
+            value = price.multiplied(
+                by: multiplier == .one ? remainingQty : remainingQty.multiplied(by: multiplier),
+                places: currency.minorUnitDigits, rule: .up)
         }
         guard value.isPositive else { return .zero }
         // The fees the whole order will have paid once the remainder fills, on the same cent basis as fills use.
-        let basis = (order.filledValue + value).rounded(places: currency.minorUnitDigits, rule: .halfUp)
+        let basis = (LedgerMath.feeBasis(order.filledValue, multiplier: multiplier, currency: currency) + value)
+            .rounded(places: currency.minorUnitDigits, rule: .halfUp)
         let feesAfter = fees.total(
             side: .buy, filledQty: order.filledQty + remainingQty, filledValue: basis, currency: currency)
         return value + Swift.max(.zero, feesAfter - order.fees)
@@ -437,8 +441,11 @@ extension TradingEngine {
     /// Buying power a short sale holds for what remains of it: the remainder's value at its limit (or the market
     /// with the cushion), plus the fee cushion of a sale.
     func shortSaleReservation(_ order: ReservationTerms, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
-        let price = reservationPrice(order, instrument: instruments[Int(order.instrument.index)])
-        let value = price.multiplied(by: order.leavesQty ?? .zero, places: currency.minorUnitDigits, rule: .up)
+        let instrument = instruments[Int(order.instrument.index)]
+        let price = reservationPrice(order, instrument: instrument)
+        let value = price.multiplied(
+            by: (order.leavesQty ?? .zero).multiplied(by: instrument.multiplier), places: currency.minorUnitDigits,
+            rule: .up)
         guard value.isPositive else { return .zero }
         return value + fees.minimumChargeCushion(side: .sell, currency: currency)
     }

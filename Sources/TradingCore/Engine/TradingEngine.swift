@@ -125,7 +125,10 @@ public struct TradingEngine: Sendable {
         guard account.terms.type == .margin else { return account.buyingPower }
         let state = account.margin(marks: mark, rates: configuration.margin)
         guard state.isMargin else { return account.buyingPower }
-        return price < configuration.margin.marginablePrice ? state.nonMarginableBuyingPower : state.buyingPower
+        // Options and stocks under $2.50 are not marginable: they are paid for in full.
+        let marginable =
+            price >= configuration.margin.marginablePrice && instruments[Int(instrument.index)].kind != .option
+        return marginable ? state.buyingPower : state.nonMarginableBuyingPower
     }
 
     /// Charges the night after the US close of `date` (through the next trading day: three nights over a weekend)
@@ -161,7 +164,7 @@ public struct TradingEngine: Sendable {
             let borrow = instruments[Int(position.instrument.index)].borrow
             guard !borrow.easyToBorrow, borrow.feeRate.isPositive else { continue }
             let mark = marks(position.instrument) ?? position.averageEntryPrice
-            let value = position.qty.magnitude.multiplied(by: mark).rounded(places: 0, rule: .up)
+            let value = position.value(at: mark).magnitude.rounded(places: 0, rule: .up)
             let fee = MarginTerms.interest(on: value, rate: borrow.feeRate, nights: nights)
             guard fee.isPositive else { continue }
             entries.append(

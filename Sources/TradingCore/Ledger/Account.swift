@@ -188,7 +188,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
     /// Cash plus positions at the given marks (missing marks value at cost).
     public func equity(marks: (InstrumentID) -> Price?) -> FixedDecimal {
         positions.values.reduce(cash) { total, position in
-            if let mark = marks(position.instrument) { return total + position.qty.multiplied(by: mark) }
+            if let mark = marks(position.instrument) { return total + position.value(at: mark) }
             return total + position.costBasis
         }
     }

@@ -154,7 +154,9 @@ public struct EquityDayBuilder: Sendable {
     public func positionsValue(at prices: [String: Price]) -> FixedDecimal {
         holdings.reduce(FixedDecimal.zero) { total, holding in
             guard let price = prices[holding.key] else { return total }
-            return total + holding.value.multiplied(by: price, places: currency.minorUnitDigits, rule: .halfUp)
+            // An option holding is contracts: each is worth the premium × its multiplier.
+            let qty = OptionContract.multiplier(ofSymbol: holding.key).map { holding.value.times($0) } ?? holding.value
+            return total + qty.multiplied(by: price, places: currency.minorUnitDigits, rule: .halfUp)
         }
     }
 }

@@ -61,4 +61,9 @@ public struct Fill: Sendable, Codable, Hashable {
     public var tradingDate: CivilDate
     /// Realized P&L of this fill before fees (sells only).
     public var realizedPnL: FixedDecimal
+    /// The contract multiplier of an option fill (100): `value` is price × qty × multiplier. Nil for shares.
+    public var multiplier: Int? = nil
+
+    /// `multiplier` as a decimal (1 for shares).
+    public var valueMultiplier: Quantity { multiplier.map { FixedDecimal($0) } ?? .one }
 }

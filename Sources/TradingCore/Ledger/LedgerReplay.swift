@@ -44,8 +44,8 @@ public struct LedgerReplay: Sendable, Hashable {
             // A position that went flat is closed; buying again opens a new one (as the live ledger does).
             if holding.qty.isZero { holding = Holding() }
             holding.realizedPnL += LedgerMath.apply(
-                fill.side, qty: fill.qty, price: fill.price, value: fill.value, to: &holding.qty,
-                costBasis: &holding.costBasis)
+                fill.side, qty: fill.qty, price: fill.price, multiplier: fill.valueMultiplier, value: fill.value,
+                to: &holding.qty, costBasis: &holding.costBasis)
             holdings[fill.symbol] = holding
         }
         cash += entry.cashChange
@@ -67,21 +67,24 @@ enum LedgerMath {
     /// Books a fill into a holding of `qty` shares (negative: short) with `costBasis`, and returns the P&L it
     /// realized (before fees). Buying adds to a long or covers a short; selling closes a long or opens a short. A
     /// fill that crosses zero closes the holding first and opens the other side with the rest, its cash value
-    /// split at the same price. Shared by the live ledger and its replay, so both book identically.
+    /// split at the same price. Shared by the live ledger and its replay, so both book identically. Values are
+    /// price × qty × `multiplier` (an option contract's 100).
     static func apply(
-        _ side: OrderSide, qty: Quantity, price: Price, value: FixedDecimal, to held: inout Quantity,
-        costBasis: inout FixedDecimal
+        _ side: OrderSide, qty: Quantity, price: Price, multiplier: Quantity = .one, value: FixedDecimal,
+        to held: inout Quantity, costBasis: inout FixedDecimal
     ) -> FixedDecimal {
         let closing = side == .buy ? held.isNegative : held.isPositive
         guard closing else {
             held += side == .buy ? qty : -qty
-            costBasis += side == .buy ? price.multiplied(by: qty) : -price.multiplied(by: qty)
+            let exact = exactValue(price: price, qty: qty, multiplier: multiplier)
+            costBasis += side == .buy ? exact : -exact
             return .zero
         }
         let open = held.magnitude
         let closed = Swift.min(qty, open)
         // Every currency papertrade keeps has two minor digits (`Currency.minorUnitDigits`).
-        let closedValue = closed == qty ? value : tradeValue(price: price, qty: closed, currency: .usd)
+        let closedValue =
+            closed == qty ? value : tradeValue(price: price, qty: closed, multiplier: multiplier, currency: .usd)
         let released = costReleased(costBasis: costBasis.magnitude, held: open, sold: closed)
         var realized: FixedDecimal
         if side == .sell {
@@ -95,13 +98,29 @@ enum LedgerMath {
         }
         if closed < qty {
             realized += apply(
-                side, qty: qty - closed, price: price, value: value - closedValue, to: &held, costBasis: &costBasis)
+                side, qty: qty - closed, price: price, multiplier: multiplier, value: value - closedValue, to: &held,
+                costBasis: &costBasis)
         }
         return realized
     }
 
-    /// Trade value moved in cash: half-up to the minor unit.
-    static func tradeValue(price: Price, qty: Quantity, currency: Currency) -> FixedDecimal {
-        price.multiplied(by: qty, places: currency.minorUnitDigits, rule: .halfUp)
+    /// Trade value moved in cash: price × qty × multiplier, half-up to the minor unit.
+    static func tradeValue(price: Price, qty: Quantity, multiplier: Quantity = .one, currency: Currency)
+        -> FixedDecimal
+    {
+        if multiplier == .one { return price.multiplied(by: qty, places: currency.minorUnitDigits, rule: .halfUp) }
+        return price.multiplied(by: qty.multiplied(by: multiplier), places: currency.minorUnitDigits, rule: .halfUp)
+    }
+
+    /// The value fees are charged on, from an order's filled value (price × qty, per share): × multiplier, half-up to
+    /// the minor unit.
+    static func feeBasis(_ filledValue: FixedDecimal, multiplier: Quantity, currency: Currency) -> FixedDecimal {
+        let value = multiplier == .one ? filledValue : filledValue.multiplied(by: multiplier)
+        return value.rounded(places: currency.minorUnitDigits, rule: .halfUp)
+    }
+
+    /// Trade value, exact: price × qty × multiplier.
+    static func exactValue(price: Price, qty: Quantity, multiplier: Quantity = .one) -> FixedDecimal {
+        multiplier == .one ? price.multiplied(by: qty) : price.multiplied(by: qty.multiplied(by: multiplier))
     }
 }

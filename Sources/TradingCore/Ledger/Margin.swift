@@ -16,19 +16,25 @@ public struct MarginTerms: Sendable, Codable, Hashable {
     /// counted either way), and which orders it stops (Alpaca's `pdt_check`, `entry` by default).
     public var dayTradeProtection: Bool
     public var dayTradeCheck: DayTradeCheck
+    /// Alpaca's `max_options_trading_level` (0–3): the highest options level the account's owner allows it to use,
+    /// at most the approved level (`Account.optionsApprovedLevel`). 3 unless lowered.
+    public var maxOptionsTradingLevel: Int
 
     public init(
         type: AccountType, maxMultiplier: Int = 4, noShorting: Bool = false, dayTradeProtection: Bool = false,
-        dayTradeCheck: DayTradeCheck = .entry
+        dayTradeCheck: DayTradeCheck = .entry, maxOptionsTradingLevel: Int = 3
     ) {
         self.type = type
         self.maxMultiplier = type == .cash ? 1 : maxMultiplier
         self.noShorting = noShorting
         self.dayTradeProtection = dayTradeProtection
         self.dayTradeCheck = dayTradeCheck
+        self.maxOptionsTradingLevel = Swift.min(Swift.max(maxOptionsTradingLevel, 0), 3)
     }
 
-    enum CodingKeys: String, CodingKey { case type, maxMultiplier, noShorting, dayTradeProtection, dayTradeCheck }
+    enum CodingKeys: String, CodingKey {
+        case type, maxMultiplier, noShorting, dayTradeProtection, dayTradeCheck, maxOptionsTradingLevel
+    }
 
     /// Terms stored before short selling and the day-trade check existed decode with their defaults.
     public init(from decoder: any Decoder) throws {
@@ -38,6 +44,8 @@ public struct MarginTerms: Sendable, Codable, Hashable {
         noShorting = try c.decodeIfPresent(Bool.self, forKey: .noShorting) ?? false
         dayTradeProtection = try c.decodeIfPresent(Bool.self, forKey: .dayTradeProtection) ?? false
         dayTradeCheck = try c.decodeIfPresent(DayTradeCheck.self, forKey: .dayTradeCheck) ?? .entry
+        let level = try c.decodeIfPresent(Int.self, forKey: .maxOptionsTradingLevel) ?? 3
+        maxOptionsTradingLevel = Swift.min(Swift.max(level, 0), 3)
     }
 
     public static let cash = MarginTerms(type: .cash)
@@ -129,6 +137,15 @@ public struct MarginState: Sendable, Hashable {
 }
 
 extension Account {
+    /// Alpaca's `options_approved_level`: 3 (long options, covered writing and spreads) for every US account, as
+    /// Alpaca approves its paper accounts; 0 for A-share accounts (China lists no single-stock options).
+    public var optionsApprovedLevel: Int { market == .us ? 3 : 0 }
+
+    /// Alpaca's `options_trading_level`: the approved level, lowered by the account's `max_options_trading_level`.
+    public var optionsTradingLevel: Int { Swift.min(optionsApprovedLevel, terms.maxOptionsTradingLevel) }
+}
+
+extension Account {
     /// Whether short sales are open to the account now: a US margin account that allows them (no `no_shorting`)
     /// with margin in effect (at least $2,000 of equity and a multiplier above 1), as Alpaca's `shorting_enabled`.
     public func shortingEnabled(_ state: MarginState) -> Bool {
@@ -143,11 +160,14 @@ extension Account {
         var initial = FixedDecimal.zero, maintenance = FixedDecimal.zero
         for position in positions.values where !position.qty.isZero {
             let mark = marks(position.instrument) ?? position.averageEntryPrice
-            let value = position.qty.multiplied(by: mark)
+            let value = position.value(at: mark)
             if position.qty.isPositive {
                 longValue += value
-                initial += value.multiplied(by: rates.initial(at: mark))
-                maintenance += value.multiplied(by: rates.maintenance(at: mark))
+                // A contract (an option: the only positions with a multiplier) has no loan value: Reg T has it paid
+                // for in full and kept in full.
+                let contract = position.multiplier != nil
+                initial += contract ? value : value.multiplied(by: rates.initial(at: mark))
+                maintenance += contract ? value : value.multiplied(by: rates.maintenance(at: mark))
             } else {
                 // Reg T: a short sale's proceeds stay in the account and 50% more is required on top of them.
                 shortValue += value

@@ -19,15 +19,19 @@ public struct Position: Sendable, Codable, Hashable {
     public var openedToday: OpenedToday?
     /// When shares were last bought, kept for game accounts (a game's quick-sell delay counts from it).
     public var lastBoughtAt: Timestamp?
+    /// Shares one unit of `qty` stands for, when not 1: an option position's contract multiplier (100). Values (cost
+    /// basis, market value, P&L) are price × qty × multiplier; prices (the average entry) stay per share.
+    public var multiplier: Int?
 
     public struct OpenedToday: Sendable, Codable, Hashable {
         public var date: CivilDate
         public var qty: Quantity
     }
 
-    public init(instrument: InstrumentID, symbol: String) {
+    public init(instrument: InstrumentID, symbol: String, multiplier: Int? = nil) {
         self.instrument = instrument
         self.symbol = symbol
+        self.multiplier = multiplier == 1 ? nil : multiplier
         qty = .zero
         costBasis = .zero
         realizedPnL = .zero
@@ -36,9 +40,20 @@ public struct Position: Sendable, Codable, Hashable {
         reservedForSale = .zero
     }
 
-    /// Average entry price, half-even to 9 places; zero when flat.
+    /// `multiplier` as a decimal (1 for shares).
+    public var valueMultiplier: Quantity { multiplier.map { FixedDecimal($0) } ?? .one }
+
+    /// Average entry price per share, half-even to 9 places; zero when flat.
     public var averageEntryPrice: Price {
-        qty.isZero ? .zero : costBasis.divided(by: qty, rule: .halfEven) ?? .zero
+        guard !qty.isZero else { return .zero }
+        guard let multiplier else { return costBasis.divided(by: qty, rule: .halfEven) ?? .zero }
+        return costBasis.divided(by: qty.times(multiplier), rule: .halfEven) ?? .zero
+    }
+
+    /// What the position is worth at `price` a share, exact and signed as the quantity.
+    public func value(at price: Price) -> FixedDecimal {
+        guard let multiplier else { return qty.multiplied(by: price) }
+        return qty.times(multiplier).multiplied(by: price)
     }
 
     public var isShort: Bool { qty.isNegative }
@@ -62,9 +77,9 @@ public struct Position: Sendable, Codable, Hashable {
     /// Valuation at a mark price: market value, unrealized P&L (vs. cost) and intraday P&L (vs. the
     /// previous close, as Alpaca's unrealized_intraday_pl).
     public func valuation(at mark: Price, previousClose: Price?) -> PositionValuation {
-        let marketValue = qty.multiplied(by: mark)
+        let marketValue = value(at: mark)
         let unrealized = marketValue - costBasis
-        let dayChange = previousClose.map { qty.multiplied(by: mark - $0) } ?? .zero
+        let dayChange = previousClose.map { value(at: mark - $0) } ?? .zero
         let unrealizedPercent =
             costBasis.isZero
             ? FixedDecimal.zero

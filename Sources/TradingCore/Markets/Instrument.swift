@@ -54,15 +54,21 @@ public struct Instrument: Sendable, Codable, Hashable {
     public var listingDate: CivilDate?
     /// Largest single order in shares (SSE main board: 1,000,000), if the exchange sets one.
     public var maximumOrderQty: Quantity?
+    /// The contract, when the instrument is a listed option (`kind == .option`): quantities are contracts, prices
+    /// are premiums per share, and every value is price × qty × the contract's multiplier.
+    public var option: OptionContract?
 
     public var market: Market { exchange.market }
+    /// Shares one unit of quantity stands for: the contract's multiplier for an option (100), else 1. A trade's value,
+    /// a position's market value and cost basis are price × qty × multiplier.
+    public var multiplier: Quantity { option.map { FixedDecimal($0.multiplier) } ?? .one }
     public var calendar: TradingCalendar { market.calendar }
 
     public init(
         symbol: String, name: String, exchange: Exchange, board: Board, kind: InstrumentKind,
         currency: Currency, lot: LotRule, tick: TickRule, priceLimit: PriceLimitRule,
         sellableSameDay: Bool, fractionable: Bool, isRiskWarning: Bool = false,
-        listingDate: CivilDate? = nil, maximumOrderQty: Quantity? = nil
+        listingDate: CivilDate? = nil, maximumOrderQty: Quantity? = nil, option: OptionContract? = nil
     ) {
         self.symbol = symbol
         self.name = name
@@ -78,6 +84,7 @@ public struct Instrument: Sendable, Codable, Hashable {
         self.isRiskWarning = isRiskWarning
         self.listingDate = listingDate
         self.maximumOrderQty = maximumOrderQty
+        self.option = option
     }
 
     /// A US stock or ETF: whole shares (fractional through notional orders), Rule 612 ticks, no price limits,
@@ -90,6 +97,16 @@ public struct Instrument: Sendable, Codable, Hashable {
             symbol: symbol, name: name, exchange: exchange, board: .us, kind: kind, currency: .usd,
             lot: .anyWholeShares, tick: .usEquity, priceLimit: .none, sellableSameDay: true,
             fractionable: fractionable)
+    }
+
+    /// A US equity or ETF option: whole contracts, premiums on the Penny Program's ticks (pennies below $3, nickels
+    /// from $3, or pennies at every price for the classes that quote so), no price limits, closable the day it is
+    /// opened, no notional orders. Its symbol is the OCC symbol as Alpaca writes it.
+    public static func usOption(_ contract: OptionContract, penniesEverywhere: Bool) -> Instrument {
+        Instrument(
+            symbol: contract.occSymbol, name: contract.name, exchange: .opra, board: .us, kind: .option,
+            currency: .usd, lot: .anyWholeShares, tick: .usOption(penniesEverywhere: penniesEverywhere),
+            priceLimit: .none, sellableSameDay: true, fractionable: false, option: contract)
     }
 
     /// An A-share, with exchange and board derived from its six-digit code, and the board's lot, tick and

@@ -20,6 +20,8 @@ public enum Exchange: String, Sendable, Codable, CaseIterable, Hashable {
     /// Cboe BZX (formerly BATS).
     case bats = "BATS"
     case otc = "OTC"
+    /// US listed options, quoted on the consolidated OPRA tape (papertrade does not route them to one exchange).
+    case opra = "OPRA"
     /// Shanghai Stock Exchange.
     case sse = "SSE"
     /// Shenzhen Stock Exchange.
@@ -58,4 +60,6 @@ public enum InstrumentKind: String, Sendable, Codable, Hashable {
     /// A-share listed funds (LOF/ETF), quoted to 0.001.
     case fund
     case index
+    /// A listed option contract (`Instrument.option`).
+    case option
 }

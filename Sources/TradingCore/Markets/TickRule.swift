@@ -2,6 +2,9 @@
 public enum TickRule: Sendable, Codable, Hashable {
     /// US Rule 612: $0.01 at or above $1.00, $0.0001 below.
     case usEquity
+    /// US equity options (the Penny Program): $0.01 below $3.00 and $0.05 from $3.00, or $0.01 at every price for
+    /// the classes that quote in pennies throughout (SPY, QQQ, IWM).
+    case usOption(penniesEverywhere: Bool)
     /// One increment for every price (CNY 0.01 for A-shares, 0.001 for A-share funds).
     case fixed(FixedDecimal)
 
@@ -9,12 +12,17 @@ public enum TickRule: Sendable, Codable, Hashable {
     public static let tenthOfCent = TickRule.fixed(FixedDecimal(units: 1, exponent: 3))
 
     static let usSubDollarTick = FixedDecimal(units: 1, exponent: 4)
+    /// Where Penny Program option classes move from pennies to nickels.
+    public static let optionNickelThreshold = FixedDecimal(3)
 
     /// The tick that applies at a price.
     public func tick(at price: Price) -> FixedDecimal {
         switch self {
         case .usEquity: return price >= .one ? TickRule.cent.tick(at: price) : TickRule.usSubDollarTick
         case .fixed(let tick): return tick
+        case .usOption(let pennies):
+            return pennies || price < TickRule.optionNickelThreshold
+                ? FixedDecimal(units: 1, exponent: 2) : FixedDecimal(units: 5, exponent: 2)
         }
     }
 

@@ -88,8 +88,8 @@ public enum Leaderboard {
                     equity += position.costBasis
                     continue
                 }
-                equity += position.qty.multiplied(by: mark.last)
-                if let previous = mark.previousClose { dayChange += position.qty.multiplied(by: mark.last - previous) }
+                equity += position.value(at: mark.last)
+                if let previous = mark.previousClose { dayChange += position.value(at: mark.last - previous) }
             }
             let start = account.startingCash
             let totalReturn =

@@ -60,6 +60,13 @@ public struct OptionContract: Sendable, Hashable, Codable, Comparable, CustomStr
         self.style = style
     }
 
+    /// The multiplier of the contract an OCC symbol names (nil for anything that is not one: a stock's symbol is
+    /// never sixteen characters with a date and strike in them). Ledgers keep symbols; this says which are contracts.
+    public static func multiplier(ofSymbol symbol: String) -> Int? {
+        guard symbol.utf8.count >= 16 else { return nil }
+        return OptionContract(occSymbol: symbol)?.multiplier
+    }
+
     /// Parses an OCC symbol, padded (`SPY   251124C00692000`) or not (`SPY251124C00692000`), any case. The last
     /// fifteen characters are fixed (date, right, strike), so it is read from the right: roots vary in length and
     /// adjusted roots carry digits. nil for anything else — a malformed symbol is never guessed at.

@@ -27,6 +27,8 @@ public struct OrderRejection: Error, Sendable, Hashable, Codable, CustomStringCo
         case patternDayTrading = "pattern_day_trading"
         /// A rule of the game the account plays in stops the order (the message names the rule).
         case gameRule = "game_rule"
+        /// The account's options trading level does not permit the order (Alpaca's levels 0–3).
+        case optionsLevel = "options_level"
         case unsupported
     }
 

@@ -18,6 +18,9 @@ public struct OrderRequest: Sendable, Codable, Hashable {
     public var orderClass: OrderClass
     public var takeProfit: TakeProfit?
     public var stopLoss: StopLoss?
+    /// What the client says the order does (Alpaca's `position_intent`). Options orders are refused when it does not
+    /// match the position; the engine works out the intent of every order from the position itself.
+    public var positionIntent: PositionIntent?
     /// Placed by the house to meet a margin call: the pattern day trader rule does not stop it (a broker's own
     /// liquidation is not the customer's day trade to refuse).
     public var isLiquidation = false
@@ -25,7 +28,7 @@ public struct OrderRequest: Sendable, Codable, Hashable {
     /// Everything but `isLiquidation`, which no client sends: only the house sets it.
     enum CodingKeys: String, CodingKey {
         case symbol, side, type, timeInForce, qty, notional, limitPrice, stopPrice, trailPrice, trailPercent
-        case extendedHours, clientOrderID, orderClass, takeProfit, stopLoss
+        case extendedHours, clientOrderID, orderClass, takeProfit, stopLoss, positionIntent
     }
 
     public struct TakeProfit: Sendable, Codable, Hashable {
@@ -47,7 +50,7 @@ public struct OrderRequest: Sendable, Codable, Hashable {
         qty: Quantity? = nil, notional: FixedDecimal? = nil, limitPrice: Price? = nil,
         stopPrice: Price? = nil, trailPrice: Price? = nil, trailPercent: FixedDecimal? = nil,
         extendedHours: Bool = false, clientOrderID: ClientOrderID? = nil, orderClass: OrderClass = .simple,
-        takeProfit: TakeProfit? = nil, stopLoss: StopLoss? = nil
+        takeProfit: TakeProfit? = nil, stopLoss: StopLoss? = nil, positionIntent: PositionIntent? = nil
     ) {
         self.symbol = symbol
         self.side = side
@@ -64,6 +67,7 @@ public struct OrderRequest: Sendable, Codable, Hashable {
         self.orderClass = orderClass
         self.takeProfit = takeProfit
         self.stopLoss = stopLoss
+        self.positionIntent = positionIntent
     }
 }
 

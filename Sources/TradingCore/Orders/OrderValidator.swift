@@ -49,6 +49,7 @@ struct OrderValidator {
                         "account_currency": account.currency.rawValue,
                     ]))
         }
+        if let contract = instrument.option { try validateOption(r, contract: contract) }
         try validateQuantity(r)
         try validatePrices(r)
         try validateGameRules(r)

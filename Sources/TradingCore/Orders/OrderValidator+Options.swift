@@ -1,0 +1,77 @@
+/// Alpaca's rules for an order on an option contract, checked before the stock rules that still apply to it (ticks,
+/// buying power, contracts held): whole contracts, no notional, market, limit, stop or stop-limit orders good for the
+/// day or until canceled, regular hours only, simple orders, a `position_intent` that matches the position, and the
+/// account's options trading level.
+///
+/// Where Alpaca's sources disagree (options.md §1.2), the newest documentation is followed: stop and stop-limit orders
+/// and `gtc` are accepted.
+extension OrderValidator {
+    func validateOption(_ r: OrderRequest, contract: OptionContract) throws(OrderRejection) {
+        let symbol = instrument.symbol
+        if r.notional != nil {
+            throw OrderRejection(
+                .invalidInput, "notional orders are not available for options: give qty in whole contracts",
+                facts: .init("option.notional", ["symbol": symbol]))
+        }
+        if let qty = r.qty, !qty.isInteger {
+            throw OrderRejection(
+                .lotSize, "qty \(qty) must be a whole number of contracts for \(symbol)",
+                facts: .init("option.whole_contracts", ["qty": qty.description, "symbol": symbol]))
+        }
+        if r.type == .trailingStop {
+            throw OrderRejection(
+                .invalidInput, "trailing_stop orders are not available for options: use market, limit, stop or stop_limit",
+                facts: .init("option.order_type", ["type": r.type.rawValue]))
+        }
+        guard r.timeInForce == .day || r.timeInForce == .gtc else {
+            throw OrderRejection(
+                .invalidInput, "options orders must have time_in_force day or gtc, not \(r.timeInForce.rawValue)",
+                facts: .init("option.time_in_force", ["tif": r.timeInForce.rawValue]))
+        }
+        if r.extendedHours {
+            throw OrderRejection(
+                .invalidInput, "options trade in regular hours only: extended_hours must be false",
+                facts: .init("option.extended_hours", [:]))
+        }
+        guard r.orderClass == .simple else {
+            throw OrderRejection(
+                .invalidInput,
+                "\(r.orderClass.rawValue) orders are not available for options: place simple orders",
+                facts: .init("option.order_class", ["class": r.orderClass.rawValue]))
+        }
+        if contract.expiration < tradingDate {
+            throw OrderRejection(
+                .invalidInput, "\(symbol) expired on \(contract.expiration) and no longer trades",
+                facts: .init("option.expired", ["symbol": symbol, "date": contract.expiration.description]))
+        }
+        if let stated = r.positionIntent, stated != intent {
+            let held = account.positions[instrumentID]?.qty ?? .zero
+            throw OrderRejection(
+                .invalidInput,
+                "position_intent \(stated.rawValue) does not match the position: you hold \(held) contracts of \(symbol), so this \(r.side.rawValue) is \(intent.rawValue)",
+                facts: .init(
+                    "option.intent_mismatch",
+                    [
+                        "stated": stated.rawValue, "intent": intent.rawValue, "held": held.description,
+                        "symbol": symbol,
+                    ]))
+        }
+        let level = account.optionsTradingLevel
+        switch intent {
+        case .buyToOpen where level < 2:
+            throw OrderRejection(
+                .optionsLevel,
+                "buying options needs options trading level 2; this account's level is \(level)",
+                facts: .init("option.level", ["needed": "2", "level": String(level)]))
+        case .sellToOpen:
+            // Writing needs the shares (a covered call) or the cash (a cash-secured put) set aside for the life of the
+            // short contract: not yet kept, so no contract is written.
+            throw OrderRejection(
+                .optionsLevel,
+                "writing options (sell_to_open) is not available yet: you hold no \(symbol) contracts to sell",
+                facts: .init("option.write", ["symbol": symbol]))
+        default:
+            break
+        }
+    }
+}
