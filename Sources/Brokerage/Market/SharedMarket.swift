@@ -42,22 +42,22 @@ final class SharedMarket: Sendable {
         return OptionContract.multiplier(ofSymbol: symbol) != nil ? options.instrument(symbol) : nil
     }
 
-    /// The instrument a new order names: a directory entry, or an option contract listed on the chain. An expired
-    /// contract is refused as no longer trading; anything else unknown is not found.
-    func tradableInstrument(_ symbol: String) async throws(BrokerageError) -> Instrument {
-        if let entry = directory.entry(symbol) { return entry.instrument }
+    /// What a new order's symbol names.
+    enum Tradable {
+        /// A directory entry, or an option contract listed on today's chain.
+        case instrument(Instrument)
+        /// A contract that expired on `date`.
+        case expired(Instrument, on: CivilDate)
+        case unknown
+    }
+
+    /// The instrument a new order names: a directory entry, or an option contract listed on the chain.
+    func tradable(_ symbol: String) async -> Tradable {
+        if let entry = directory.entry(symbol) { return .instrument(entry.instrument) }
         guard OptionContract.multiplier(ofSymbol: symbol) != nil, let found = await options.contract(symbol),
             let instrument = options.instrument(symbol)
-        else { throw .notFound("asset not found for \(symbol)") }
-        guard found.active else {
-            throw .rejected(
-                OrderRejection(
-                    .invalidInput, "\(instrument.symbol) expired on \(found.contract.expiration) and no longer trades",
-                    facts: .init(
-                        "option.expired",
-                        ["symbol": instrument.symbol, "date": found.contract.expiration.description])))
-        }
-        return instrument
+        else { return .unknown }
+        return found.active ? .instrument(instrument) : .expired(instrument, on: found.contract.expiration)
     }
 
     /// The symbol's quote: with `reuse`, one fetched less than `refreshReuse` ago serves again (a burst of orders on

@@ -37,7 +37,16 @@ extension Shard {
     /// trading. With `reuse`, a quote fetched by any shard less than `SharedMarket.refreshReuse` ago serves again (orders in
     /// a burst share one quote).
     func currentQuote(_ symbol: String, reuse: Bool) async throws(BrokerageError) -> (InstrumentID, MarketQuote?) {
-        let instrument = try await market.tradableInstrument(symbol)
+        let instrument: Instrument
+        switch await market.tradable(symbol) {
+        case .instrument(let found): instrument = found
+        case .expired(let contract, let date):
+            throw .rejected(
+                OrderRejection(
+                    .invalidInput, "\(contract.symbol) expired on \(date) and no longer trades",
+                    facts: .init("option.expired", ["symbol": contract.symbol, "date": date.description])))
+        case .unknown: throw .notFound("asset not found for \(symbol)")
+        }
         let quote: MarketQuote
         do { quote = try await market.quote(instrument.symbol, reuse: reuse) } catch {
             if case .unknownSymbol = error { throw .feed(error) }

@@ -99,7 +99,7 @@ public struct OptionClass: Sendable, Hashable {
     }
 
     /// The class's tick rule (the engine trades its contracts on it).
-    public var tickRule: TickRule { .usOption(penniesEverywhere: penniesEverywhere) }
+    public var tickRule: TickRule { penniesEverywhere ? .usOptionPennies : .usOption }
 
     /// The minimum price increment of a contract's premium at a price.
     public func tick(at price: Price) -> FixedDecimal { tickRule.tick(at: price) }

@@ -10,7 +10,7 @@ enum Quantize {
         switch tick {
         case .usEquity: places = clamped >= 0.99995 ? 2 : 4
         case .fixed(let increment): places = increment.fractionalDigits
-        case .usOption: places = 2
+        case .usOption, .usOptionPennies: places = 2
         }
         let units = Int((clamped * powers[places]).rounded(.toNearestOrAwayFromZero))
         let value = FixedDecimal(units: max(units, 1), exponent: places)

@@ -189,7 +189,8 @@ enum AlpacaEncoding {
             "trading_blocked": .bool(false), "transfers_blocked": .bool(false), "account_blocked": .bool(false),
             "trade_suspended_by_user": .bool(false), "created_at": time(s.record?.createdAt),
             "accrued_fees": .decimal(a.totalFees), "pending_transfer_in": zero, "pending_transfer_out": zero,
-            "options_trading_level": .int(a.optionsTradingLevel), "options_approved_level": .int(a.optionsApprovedLevel),
+            "options_trading_level": .int(a.optionsTradingLevel.rawValue),
+            "options_approved_level": .int(a.optionsApprovedLevel.rawValue),
             "options_buying_power": .decimal(s.optionsBuyingPower),
         ])
     }

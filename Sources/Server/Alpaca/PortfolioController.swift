@@ -82,7 +82,7 @@ struct PortfolioController {
             config["no_shorting"] = .bool(terms.type == .cash || terms.noShorting)
             config["pdt_check"] = .string(terms.dayTradeCheck.rawValue)
             config["pdt_protection"] = .bool(terms.dayTradeProtection)
-            config["max_options_trading_level"] = .int(terms.maxOptionsTradingLevel)
+            config["max_options_trading_level"] = .int(terms.maxOptionsLevel.rawValue)
         }
         return config
     }
@@ -137,7 +137,9 @@ struct PortfolioController {
                 terms.dayTradeCheck = check
             }
             if let on = changes["pdt_protection"]?.bool { terms.dayTradeProtection = on }
-            if let level = changes["max_options_trading_level"]?.int { terms.maxOptionsTradingLevel = level }
+            if let level = changes["max_options_trading_level"]?.int.flatMap(OptionsLevel.init(rawValue:)) {
+                terms.maxOptionsLevel = level
+            }
             if terms != current { try await brokerage.setMarginTerms(terms, for: account) }
         }
         try await brokerage.configurations.save(account, json: JSONValue.object(config).serialized)

@@ -16,24 +16,28 @@ public struct MarginTerms: Sendable, Codable, Hashable {
     /// counted either way), and which orders it stops (Alpaca's `pdt_check`, `entry` by default).
     public var dayTradeProtection: Bool
     public var dayTradeCheck: DayTradeCheck
-    /// Alpaca's `max_options_trading_level` (0–3): the highest options level the account's owner allows it to use,
-    /// at most the approved level (`Account.optionsApprovedLevel`). 3 unless lowered.
-    public var maxOptionsTradingLevel: Int
+    /// Alpaca's `max_options_trading_level`: the highest options level the account's owner allows it to use, at
+    /// most the approved level (`Account.optionsApprovedLevel`). Spreads (3) unless lowered.
+    ///
+    /// A one-byte enum, not an Int, on purpose: MarginTerms is passed by value through async functions with typed
+    /// throws (`Brokerage.openAccount` → `Shard.openAccount`), and growing it past 24 bytes made Swift 6.3.1's debug
+    /// build jump to a null address when such a call resumed (every account opening crashed the server).
+    public var maxOptionsLevel: OptionsLevel
 
     public init(
         type: AccountType, maxMultiplier: Int = 4, noShorting: Bool = false, dayTradeProtection: Bool = false,
-        dayTradeCheck: DayTradeCheck = .entry, maxOptionsTradingLevel: Int = 3
+        dayTradeCheck: DayTradeCheck = .entry, maxOptionsLevel: OptionsLevel = .spreads
     ) {
         self.type = type
         self.maxMultiplier = type == .cash ? 1 : maxMultiplier
         self.noShorting = noShorting
         self.dayTradeProtection = dayTradeProtection
         self.dayTradeCheck = dayTradeCheck
-        self.maxOptionsTradingLevel = Swift.min(Swift.max(maxOptionsTradingLevel, 0), 3)
+        self.maxOptionsLevel = maxOptionsLevel
     }
 
     enum CodingKeys: String, CodingKey {
-        case type, maxMultiplier, noShorting, dayTradeProtection, dayTradeCheck, maxOptionsTradingLevel
+        case type, maxMultiplier, noShorting, dayTradeProtection, dayTradeCheck, maxOptionsLevel
     }
 
     /// Terms stored before short selling and the day-trade check existed decode with their defaults.
@@ -44,8 +48,7 @@ public struct MarginTerms: Sendable, Codable, Hashable {
         noShorting = try c.decodeIfPresent(Bool.self, forKey: .noShorting) ?? false
         dayTradeProtection = try c.decodeIfPresent(Bool.self, forKey: .dayTradeProtection) ?? false
         dayTradeCheck = try c.decodeIfPresent(DayTradeCheck.self, forKey: .dayTradeCheck) ?? .entry
-        let level = try c.decodeIfPresent(Int.self, forKey: .maxOptionsTradingLevel) ?? 3
-        maxOptionsTradingLevel = Swift.min(Swift.max(level, 0), 3)
+        maxOptionsLevel = try c.decodeIfPresent(OptionsLevel.self, forKey: .maxOptionsLevel) ?? .spreads
     }
 
     public static let cash = MarginTerms(type: .cash)
@@ -136,13 +139,27 @@ public struct MarginState: Sendable, Hashable {
     public var isMargin: Bool { multiplier > 1 }
 }
 
+/// Alpaca's options approval levels: what an account may do with options. Each level permits the ones below it.
+public enum OptionsLevel: Int, Sendable, Codable, Hashable, CaseIterable, Comparable {
+    /// No options trading.
+    case disabled = 0
+    /// Covered calls and cash-secured puts.
+    case coveredWriting = 1
+    /// Buying calls and puts.
+    case longOptions = 2
+    /// Spreads and straddles (multi-leg orders).
+    case spreads = 3
+
+    public static func < (a: OptionsLevel, b: OptionsLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
 extension Account {
-    /// Alpaca's `options_approved_level`: 3 (long options, covered writing and spreads) for every US account, as
-    /// Alpaca approves its paper accounts; 0 for A-share accounts (China lists no single-stock options).
-    public var optionsApprovedLevel: Int { market == .us ? 3 : 0 }
+    /// Alpaca's `options_approved_level`: spreads (3) for every US account, as Alpaca approves its paper accounts;
+    /// disabled for A-share accounts (China lists no single-stock options).
+    public var optionsApprovedLevel: OptionsLevel { market == .us ? .spreads : .disabled }
 
     /// Alpaca's `options_trading_level`: the approved level, lowered by the account's `max_options_trading_level`.
-    public var optionsTradingLevel: Int { Swift.min(optionsApprovedLevel, terms.maxOptionsTradingLevel) }
+    public var optionsTradingLevel: OptionsLevel { Swift.min(optionsApprovedLevel, terms.maxOptionsLevel) }
 }
 
 extension Account {

@@ -105,7 +105,7 @@ public struct Instrument: Sendable, Codable, Hashable {
     public static func usOption(_ contract: OptionContract, penniesEverywhere: Bool) -> Instrument {
         Instrument(
             symbol: contract.occSymbol, name: contract.name, exchange: .opra, board: .us, kind: .option,
-            currency: .usd, lot: .anyWholeShares, tick: .usOption(penniesEverywhere: penniesEverywhere),
+            currency: .usd, lot: .anyWholeShares, tick: penniesEverywhere ? .usOptionPennies : .usOption,
             priceLimit: .none, sellableSameDay: true, fractionable: false, option: contract)
     }
 

@@ -2,9 +2,10 @@
 public enum TickRule: Sendable, Codable, Hashable {
     /// US Rule 612: $0.01 at or above $1.00, $0.0001 below.
     case usEquity
-    /// US equity options (the Penny Program): $0.01 below $3.00 and $0.05 from $3.00, or $0.01 at every price for
-    /// the classes that quote in pennies throughout (SPY, QQQ, IWM).
-    case usOption(penniesEverywhere: Bool)
+    /// US equity options (the Penny Program): $0.01 below $3.00 and $0.05 from $3.00.
+    case usOption
+    /// US options of the classes that quote in pennies at every price (SPY, QQQ, IWM).
+    case usOptionPennies
     /// One increment for every price (CNY 0.01 for A-shares, 0.001 for A-share funds).
     case fixed(FixedDecimal)
 
@@ -20,8 +21,9 @@ public enum TickRule: Sendable, Codable, Hashable {
         switch self {
         case .usEquity: return price >= .one ? TickRule.cent.tick(at: price) : TickRule.usSubDollarTick
         case .fixed(let tick): return tick
-        case .usOption(let pennies):
-            return pennies || price < TickRule.optionNickelThreshold
+        case .usOptionPennies: return FixedDecimal(units: 1, exponent: 2)
+        case .usOption:
+            return price < TickRule.optionNickelThreshold
                 ? FixedDecimal(units: 1, exponent: 2) : FixedDecimal(units: 5, exponent: 2)
         }
     }

@@ -58,11 +58,11 @@ extension OrderValidator {
         }
         let level = account.optionsTradingLevel
         switch intent {
-        case .buyToOpen where level < 2:
+        case .buyToOpen where level < .longOptions:
             throw OrderRejection(
                 .optionsLevel,
-                "buying options needs options trading level 2; this account's level is \(level)",
-                facts: .init("option.level", ["needed": "2", "level": String(level)]))
+                "buying options needs options trading level 2; this account's level is \(level.rawValue)",
+                facts: .init("option.level", ["needed": "2", "level": String(level.rawValue)]))
         case .sellToOpen:
             // Writing needs the shares (a covered call) or the cash (a cash-secured put) set aside for the life of the
             // short contract: not yet kept, so no contract is written.
