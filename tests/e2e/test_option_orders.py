@@ -1,0 +1,184 @@
+"""Trading options through alpaca-py, unchanged: a call bought at the quoted ask and sold to close at the bid, with the
+premium times the contract's 100 shares moving cash; positions and orders as `us_option` with the contract's id; a
+resting limit order holding options buying power until it is canceled; Alpaca's option order rules; the options
+trading level an account configuration lowers; an option position surviving a restart."""
+import datetime
+import decimal
+
+import pytest
+import requests
+from alpaca.common.exceptions import APIError
+from alpaca.data.historical.option import OptionHistoricalDataClient
+from alpaca.data.requests import OptionChainRequest
+from alpaca.trading.client import TradingClient
+from alpaca.trading.enums import (AssetClass, ContractType, OrderClass, OrderSide, OrderStatus, PositionIntent,
+                                  TimeInForce)
+from alpaca.trading.requests import (GetOptionContractsRequest, LimitOrderRequest, MarketOrderRequest,
+                                     TrailingStopOrderRequest)
+
+from conftest import Server
+
+D = decimal.Decimal
+HUNDRED = D(100)
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    return TradingClient(server.key_id, server.secret, paper=True, url_override=server.url)
+
+
+@pytest.fixture(scope="module")
+def data(server):
+    return OptionHistoricalDataClient(server.key_id, server.secret, url_override=server.url)
+
+
+def near_the_money_call(client, data, underlying="AAPL"):
+    """A call of the nearest expiration at least a week out whose strike is closest to the underlying's price, with a
+    bid (a contract someone would buy)."""
+    start = datetime.date.today() + datetime.timedelta(days=7)
+    contracts = client.get_option_contracts(GetOptionContractsRequest(
+        underlying_symbols=[underlying], type=ContractType.CALL, expiration_date_gte=start,
+        expiration_date_lte=start + datetime.timedelta(days=14), limit=500)).option_contracts
+    expiration = min(c.expiration_date for c in contracts)
+    chain = data.get_option_chain(OptionChainRequest(underlying_symbol=underlying, expiration_date=expiration,
+                                                     type=ContractType.CALL))
+    quoted = [s for s in chain.values() if s.latest_quote.bid_price > 0]
+    return min(quoted, key=lambda s: abs(s.greeks.delta - 0.5)).symbol
+
+
+def money(value):
+    return D(str(value))
+
+
+def headers(server):
+    return {"APCA-API-KEY-ID": server.key_id, "APCA-API-SECRET-KEY": server.secret}
+
+
+def test_a_call_is_bought_at_the_ask_and_sold_at_the_bid_with_the_premium_times_100_moving_cash(client, data, server):
+    symbol = near_the_money_call(client, data)
+    contract = client.get_option_contract(symbol)
+    cash_before = money(client.get_account().cash)
+
+    bought = client.submit_order(MarketOrderRequest(symbol=symbol, qty=2, side=OrderSide.BUY,
+                                                    time_in_force=TimeInForce.DAY,
+                                                    position_intent=PositionIntent.BUY_TO_OPEN))
+    bought = client.get_order_by_id(bought.id)
+    assert bought.status == OrderStatus.FILLED
+    assert bought.asset_class == AssetClass.US_OPTION and str(bought.asset_id) == contract.id
+    assert bought.position_intent == PositionIntent.BUY_TO_OPEN
+    premium = money(bought.filled_avg_price)
+    # A premium on the Penny Program's grid: cents below $3, nickels from $3 (AAPL is not a penny-everywhere class).
+    assert premium % (D("0.05") if premium >= 3 else D("0.01")) == 0
+
+    [position] = [p for p in client.get_all_positions() if p.symbol == symbol]
+    assert position.asset_class == AssetClass.US_OPTION and str(position.asset_id) == contract.id
+    assert position.exchange.value == "" and money(position.qty) == 2 and position.side.value == "long"
+    assert money(position.avg_entry_price) == premium
+    assert money(position.cost_basis) == premium * 2 * HUNDRED
+    assert money(position.market_value) == money(position.current_price) * 2 * HUNDRED
+    account = client.get_account()
+    # Buying pays no fee: cash fell by exactly the premium of 200 shares.
+    assert money(account.cash) == cash_before - premium * 2 * HUNDRED
+    assert money(account.equity) == money(account.cash) + money(position.market_value)
+
+    sold = client.submit_order(MarketOrderRequest(symbol=symbol, qty=2, side=OrderSide.SELL,
+                                                  time_in_force=TimeInForce.DAY,
+                                                  position_intent=PositionIntent.SELL_TO_CLOSE))
+    sold = client.get_order_by_id(sold.id)
+    assert sold.status == OrderStatus.FILLED and sold.position_intent == PositionIntent.SELL_TO_CLOSE
+    proceeds = money(sold.filled_avg_price) * 2 * HUNDRED
+    fees = [a for a in requests.get(f"{server.url}/v2/account/activities/FEE", headers=headers(server)).json()
+            if a.get("symbol") == symbol]
+    fee = sum((-money(a["net_amount"]) for a in fees), D(0))
+    assert money(client.get_account().cash) == cash_before - premium * 2 * HUNDRED + proceeds - fee
+    assert not [p for p in client.get_all_positions() if p.symbol == symbol]
+
+
+def test_a_resting_limit_order_holds_options_buying_power_until_it_is_canceled(client, data):
+    symbol = near_the_money_call(client, data, "MSFT")
+    before = money(client.get_account().options_buying_power)
+    order = client.submit_order(LimitOrderRequest(symbol=symbol, qty=3, side=OrderSide.BUY, limit_price=0.05,
+                                                  time_in_force=TimeInForce.GTC))
+    assert client.get_order_by_id(order.id).status in (OrderStatus.NEW, OrderStatus.ACCEPTED)
+    assert money(client.get_account().options_buying_power) == before - D("0.05") * 3 * HUNDRED
+    client.cancel_order_by_id(order.id)
+    assert money(client.get_account().options_buying_power) == before
+
+
+@pytest.mark.parametrize("request_, status, words", [
+    (dict(notional=500), 422, "notional orders are not available for options"),
+    (dict(qty=1.5), 422, "whole number of contracts"),
+    (dict(qty=1, time_in_force=TimeInForce.IOC), 422, "day or gtc"),
+    (dict(qty=1, extended_hours=True, type="limit", limit_price=1), 422, "regular hours only"),
+    (dict(qty=1, side=OrderSide.SELL, position_intent=PositionIntent.SELL_TO_CLOSE), 422,
+     "position_intent sell_to_close does not match"),
+    (dict(qty=1, side=OrderSide.SELL), 403, "writing options"),
+    (dict(qty=1, order_class=OrderClass.BRACKET, take_profit={"limit_price": "50"},
+          stop_loss={"stop_price": "0.5"}), 422, "not available for options"),
+])
+def test_alpacas_option_order_rules_refuse_with_a_reason(client, data, server, request_, status, words):
+    symbol = near_the_money_call(client, data)
+    body = {"symbol": symbol, "side": "buy", "type": "market", "time_in_force": "day"}
+    for key, value in request_.items():
+        body[key] = value.value if hasattr(value, "value") else value
+    response = requests.post(f"{server.url}/v2/orders", json=body, headers=headers(server))
+    assert response.status_code == status, response.text
+    assert words in response.json()["message"]
+
+
+def test_a_trailing_stop_is_refused_and_an_unknown_or_off_grid_contract_is_not_found(client, data):
+    symbol = near_the_money_call(client, data)
+    with pytest.raises(APIError) as refused:
+        client.submit_order(TrailingStopOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY, trail_percent=5,
+                                                     time_in_force=TimeInForce.DAY))
+    assert "trailing_stop orders are not available for options" in str(refused.value)
+    # A strike off AAPL's grid was never listed.
+    off_grid = symbol[:-8] + "00000001"
+    with pytest.raises(APIError) as missing:
+        client.submit_order(MarketOrderRequest(symbol=off_grid, qty=1, side=OrderSide.BUY,
+                                               time_in_force=TimeInForce.DAY))
+    assert missing.value.status_code == 404
+
+
+def test_a_lowered_options_level_stops_buying_and_the_account_says_so(client, data):
+    symbol = near_the_money_call(client, data)
+    assert client.get_account().options_approved_level == 3
+    config = client.get_account_configurations()
+    assert config.max_options_trading_level == 3
+    config.max_options_trading_level = 1
+    client.set_account_configurations(config)
+    try:
+        account = client.get_account()
+        assert account.options_trading_level == 1 and account.options_approved_level == 3
+        with pytest.raises(APIError) as refused:
+            client.submit_order(MarketOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY,
+                                                   time_in_force=TimeInForce.DAY))
+        assert refused.value.status_code == 403
+        assert "options trading level 2" in str(refused.value)
+    finally:
+        config.max_options_trading_level = 3
+        client.set_account_configurations(config)
+    assert client.get_account().options_trading_level == 3
+
+
+def test_an_option_position_and_its_resting_order_survive_a_restart():
+    server = Server().start()
+    try:
+        client = TradingClient(server.key_id, server.secret, paper=True, url_override=server.url)
+        data = OptionHistoricalDataClient(server.key_id, server.secret, url_override=server.url)
+        symbol = near_the_money_call(client, data, "NVDA")
+        client.submit_order(MarketOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+        resting = client.submit_order(LimitOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY, limit_price=0.01,
+                                                        time_in_force=TimeInForce.GTC))
+        [before] = client.get_all_positions()
+        server.restart()
+        client = TradingClient(server.key_id, server.secret, paper=True, url_override=server.url)
+        [after] = client.get_all_positions()
+        assert after.symbol == symbol and after.asset_class == AssetClass.US_OPTION
+        assert money(after.qty) == 1 and money(after.cost_basis) == money(before.cost_basis)
+        assert money(after.market_value) == money(after.current_price) * HUNDRED
+        assert client.get_order_by_id(resting.id).status in (OrderStatus.NEW, OrderStatus.ACCEPTED)
+        client.close_position(symbol)
+        assert not client.get_all_positions()
+    finally:
+        server.stop()
