@@ -20,7 +20,8 @@ extension OrderValidator {
         }
         if r.type == .trailingStop {
             throw OrderRejection(
-                .invalidInput, "trailing_stop orders are not available for options: use market, limit, stop or stop_limit",
+                .invalidInput,
+                "trailing_stop orders are not available for options: use market, limit, stop or stop_limit",
                 facts: .init("option.order_type", ["type": r.type.rawValue]))
         }
         guard r.timeInForce == .day || r.timeInForce == .gtc else {

@@ -199,7 +199,11 @@ extension OrderValidator {
     /// The one-stock share of the portfolio, on cost, after the order.
     func validateGameConcentration(_ r: OrderRequest, rules: GameRules, price: Price?) throws(OrderRejection) {
         guard let percent = rules.maximumPositionPercent, let equity = gameEquity, equity.isPositive else { return }
-        guard let value = r.notional ?? price.flatMap({ p in r.qty.map { $0.multiplied(by: instrument.multiplier).multiplied(by: p) } }) else { return }
+        let multiplier = instrument.multiplier
+        guard
+            let value = r.notional
+                ?? price.flatMap({ p in r.qty.map { $0.multiplied(by: multiplier).multiplied(by: p) } })
+        else { return }
         let cost = (account.positions[instrumentID]?.costBasis.magnitude ?? .zero) + value
         let share = cost.times(100).divided(by: equity, rule: .up) ?? .zero
         guard share > percent else { return }
