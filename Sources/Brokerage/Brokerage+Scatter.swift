@@ -50,6 +50,12 @@ extension Brokerage {
         try await everyShard { shard throws(BrokerageError) in try await shard.closeMarginDay(date) }
     }
 
+    /// Settles the option positions that expired by the close of `date`, on every shard (see
+    /// `Shard.settleExpiredOptions`).
+    public func settleExpiredOptions(through date: CivilDate) async throws(BrokerageError) {
+        try await everyShard { shard throws(BrokerageError) in try await shard.settleExpiredOptions(through: date) }
+    }
+
     /// During the session: liquidates accounts far below maintenance margin (see `Shard.checkMarginThreshold`).
     public func checkMarginThreshold() async throws(BrokerageError) {
         try await everyShard { shard throws(BrokerageError) in try await shard.checkMarginThreshold() }

@@ -205,6 +205,11 @@ extension Brokerage {
             symbol, account: account, qty: qty, percentage: percentage, liquidation: liquidation)
     }
 
+    /// Exercises the account's long position in an option contract now (see `Shard.exercise`).
+    public func exercise(_ symbol: String, account: AccountID) async throws(BrokerageError) {
+        try await shard(account).exercise(symbol, account: account)
+    }
+
     /// Symbols the account holds, long or short.
     public func heldSymbols(_ account: AccountID) async throws(BrokerageError) -> [String] {
         try await shard(account).heldSymbols(account)

@@ -119,7 +119,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     if configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: brokerage))
         application.addServices(EquityHistoryRecorder(brokerage: brokerage))
-        application.addServices(MarginService(brokerage: brokerage))
+        application.addServices(SessionCloseService(brokerage: brokerage))
         application.addServices(CorporateActionService(brokerage: brokerage))
         application.addServices(GameService(brokerage: brokerage))
     }

@@ -317,6 +317,8 @@ extension LedgerEntry.Kind {
         case .marginCall: return "margin_call"
         case .borrowFee: return "borrow_fee"
         case .corporateAction(let booking): return booking.kind == .cashDividend ? "dividend" : booking.kind.rawValue
+        case .optionEvent(let event): return event.kind == .exercise ? "option_exercise" : "option_expiry"
+        case .optionDelivery: return "option_delivery"
         }
     }
 }

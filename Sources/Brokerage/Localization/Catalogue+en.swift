@@ -55,6 +55,17 @@ extension Catalogue {
         "action.bonus.title": "{symbol} bonus shares (10 for {ratio})",
         "action.bonus.body": "Your {before} shares of {symbol} are now {after}; the cost basis is unchanged.{lieu}",
         "action.lieu": " {fraction} of a share was paid in cash: {amount}.",
+        // Options
+        "option.exercise.title": "{symbol} exercised",
+        "option.exercise.call.body":
+            "Your {contracts} contracts of {symbol} were exercised: you bought {shares} shares of {underlying} at {strike}.",
+        "option.exercise.put.body":
+            "Your {contracts} contracts of {symbol} were exercised: you sold {shares} shares of {underlying} at {strike}.",
+        "option.expiry.title": "{symbol} expired",
+        "option.expiry.body":
+            "Your {contracts} contracts of {symbol} expired worthless: {underlying} closed at {close}, strike {strike}.",
+        "option.expiry.unexercised.body":
+            "Your {contracts} contracts of {symbol} expired without being exercised: {reason}.",
         // Price alerts
         "alert.title": "{symbol} alert",
         "alert.body": "{symbol} {what} and is at {price}.",

@@ -13,6 +13,7 @@ struct PortfolioController {
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.delete("positions", use: closeAll)
         group.delete("positions/{symbol}", use: close)
+        group.post("positions/{symbol}/exercise", use: exercise)
         group.get("account/configurations", use: configurations)
         group.patch("account/configurations", use: updateConfigurations)
         group.get("account/portfolio/history", use: history)
@@ -20,12 +21,24 @@ struct PortfolioController {
 
     @Sendable func close(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        let symbol = try context.parameters.require("symbol").uppercased()
+        let key = try context.parameters.require("symbol")
+        // An option position is closed by its symbol or its contract's id (alpaca-py's `close_position`).
+        let symbol = Identifier(key).flatMap(OptionContractID.contract)?.occSymbol ?? key.uppercased()
         let qty = try request.decimalQuery("qty")
         let percentage = try request.decimalQuery("percentage")
         guard qty == nil || percentage == nil else { throw APIError.unprocessable("give qty or percentage, not both") }
         let order = try await brokerage.closePosition(symbol, account: account, qty: qty, percentage: percentage)
         return AlpacaEncoding.order(order).response()
+    }
+
+    /// Exercises every contract of a long option position now; 200 with an empty body, as Alpaca answers.
+    @Sendable func exercise(_ request: Request, context: AppContext) async throws -> Response {
+        let account = try context.account()
+        let key = try context.parameters.require("symbol")
+        let symbol = Identifier(key).flatMap(OptionContractID.contract)?.occSymbol ?? key.uppercased()
+        guard OptionContract(occSymbol: symbol) != nil else { throw APIError.unprocessable("invalid symbol") }
+        try await brokerage.exercise(symbol, account: account)
+        return Response(status: .ok)
     }
 
     @Sendable func closeAll(_ request: Request, context: AppContext) async throws -> Response {

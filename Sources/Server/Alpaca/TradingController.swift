@@ -158,7 +158,8 @@ struct TradingController {
         let summary = try await brokerage.summary(id)
         guard
             let p = summary.positions.first(where: {
-                $0.position.symbol == symbol || AlpacaEncoding.assetID($0.position.symbol) == symbol.lowercased()
+                $0.position.symbol == symbol
+                    || AlpacaEncoding.tradedAssetIdentifier($0.position.symbol).description == symbol.lowercased()
             })
         else {
             throw APIError.notFound("position does not exist")
@@ -274,7 +275,8 @@ enum ActivityEncoding {
     /// Alpaca's activity types that papertrade records, with their stored kinds.
     static let storedKinds: [String: [String]] = [
         "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"], "RESET": ["reset"],
-        "INT": ["interest"], "MISC": ["margin_call"], "DIV": ["dividend"],
+        "INT": ["interest"], "MISC": ["margin_call"], "DIV": ["dividend"], "OPEXC": ["option_exercise"],
+        "OPEXP": ["option_expiry"], "OPTRD": ["option_delivery"],
         "SPLIT": ["forward_split", "reverse_split", "stock_dividend"], "FORWARD_SPLIT": ["forward_split"],
         "REVERSE_SPLIT": ["reverse_split"],
     ]
@@ -367,6 +369,26 @@ enum ActivityEncoding {
                 description:
                     "HTB fee: \(qty) shares of \(symbol) held short, worth \(value.formatted(places: 2)), at \(rate.times(100))% a year",
                 symbol: symbol, qty: -qty)
+        case .optionEvent(let event):
+            let exercised = event.kind == .exercise
+            let settled = event.settlementPrice.map { " (underlying closed at \($0))" } ?? ""
+            return nonTrade(
+                e, id: id, type: exercised ? "OPEXC" : "OPEXP",
+                description: exercised
+                    ? "option exercise: \(event.qty.magnitude) contracts of \(event.symbol)\(settled)"
+                    : "option expiration: \(event.qty.magnitude) contracts of \(event.symbol) expired worthless\(settled)",
+                symbol: event.symbol, qty: event.qty)
+        case .optionDelivery(let d):
+            var o = nonTrade(
+                e, id: id, type: "OPTRD",
+                description:
+                    "option trade: \(d.side == .buy ? "bought" : "sold") \(d.qty) shares of \(d.symbol) at \(d.price) on exercise of \(d.optionSymbol)",
+                symbol: d.symbol, qty: d.side == .buy ? d.qty : -d.qty)
+            if case .object(var fields) = o {
+                fields["price"] = .decimal(d.price)
+                o = .object(fields)
+            }
+            return o
         }
     }
 

@@ -385,6 +385,18 @@ extension NativeEncoding {
             o["qty"] = .decimal(qty)
             o["rate"] = .decimal(rate)
             o["value"] = .decimal(value)
+        case .optionEvent(let event):
+            o["symbol"] = .string(event.symbol)
+            o["qty"] = .decimal(event.qty)
+            o["settlement_price"] = event.settlementPrice.map(JSONValue.decimal) ?? .null
+            o["realized_pl"] = .decimal(event.realizedPnL)
+        case .optionDelivery(let delivery):
+            o["symbol"] = .string(delivery.symbol)
+            o["option_symbol"] = .string(delivery.optionSymbol)
+            o["side"] = .string(delivery.side.rawValue)
+            o["qty"] = .decimal(delivery.qty)
+            o["price"] = .decimal(delivery.price)
+            o["realized_pl"] = .decimal(delivery.realizedPnL)
         }
         return .object(o)
     }

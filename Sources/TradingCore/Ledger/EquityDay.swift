@@ -117,6 +117,16 @@ public struct EquityDayBuilder: Sendable {
         case .interest, .marginCall, .borrowFee:
             // Interest and borrow fees are costs of borrowing: they lower equity like a loss, not a withdrawal.
             break
+        case .optionEvent(let event):
+            let left = holdings[event.symbol, default: .zero] + event.qty
+            holdings[event.symbol] = left.isZero ? nil : left
+            realized += event.realizedPnL
+        case .optionDelivery(let delivery):
+            let held = holdings[delivery.symbol, default: .zero]
+            let after = delivery.side == .buy ? held + delivery.qty : held - delivery.qty
+            holdings[delivery.symbol] = after.isZero ? nil : after
+            if marks[delivery.symbol] == nil { marks[delivery.symbol] = delivery.price }
+            realized += delivery.realizedPnL
         case .fill(let fill):
             let held = holdings[fill.symbol, default: .zero]
             holdings[fill.symbol] = fill.side == .buy ? held + fill.qty : held - fill.qty

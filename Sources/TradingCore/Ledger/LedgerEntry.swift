@@ -35,6 +35,10 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
         /// A dividend, split or stock dividend on the ex-date: the cash change is the dividend (paid by a short) or
         /// the cash in lieu of a fraction of a share.
         case corporateAction(CorporateActionBooking)
+        /// An option position exercised or expired (moves no cash).
+        case optionEvent(OptionEventBooking)
+        /// Shares bought or sold at the strike by an exercise: the cash change is the strike × the shares.
+        case optionDelivery(OptionDeliveryBooking)
     }
 }
 

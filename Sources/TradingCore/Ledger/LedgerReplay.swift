@@ -38,6 +38,18 @@ public struct LedgerReplay: Sendable, Hashable {
             holding.realizedPnL += LedgerMath.apply(
                 booking, cashChange: entry.cashChange, to: &holding.qty, costBasis: &holding.costBasis)
             holdings[booking.symbol] = holding
+        case .optionEvent(let event):
+            var holding = holdings[event.symbol, default: Holding()]
+            holding.qty += event.qty
+            holding.costBasis -= event.releasedCost
+            holding.realizedPnL += event.realizedPnL
+            holdings[event.symbol] = holding
+        case .optionDelivery(let delivery):
+            var holding = holdings[delivery.symbol, default: Holding()]
+            if holding.qty.isZero { holding = Holding() }
+            holding.realizedPnL += LedgerMath.apply(
+                delivery, value: entry.cashChange.magnitude, to: &holding.qty, costBasis: &holding.costBasis)
+            holdings[delivery.symbol] = holding
         case .fill(let fill):
             feeSymbol[fill.orderID] = fill.symbol
             var holding = holdings[fill.symbol, default: Holding()]

@@ -1,11 +1,13 @@
 import ServiceLifecycle
 import TradingCore
 
-/// Runs margin accounts' day: a minute after each US close it charges the night's interest and checks maintenance
-/// margin (`Brokerage.closeMarginDay`); during the session it looks once a minute for accounts so far below
-/// maintenance that they are liquidated at once (`checkMarginThreshold`). At start it settles the last close, so a
-/// server that was down at a close still charges it (once: the account remembers the last close charged).
-public struct MarginService: Service {
+/// Runs the end of each US session: a minute after the close it settles the option positions that expired
+/// (`Brokerage.settleExpiredOptions`), then charges margin accounts the night's interest and checks maintenance margin
+/// (`Brokerage.closeMarginDay`); during the session it looks once a minute for accounts so far below maintenance that
+/// they are liquidated at once (`checkMarginThreshold`). At start it settles the last close, so a server that was
+/// down at a close still settles and charges it (once: expired positions are gone, and an account remembers the last
+/// close charged).
+public struct SessionCloseService: Service {
     let brokerage: Brokerage
     /// How long after the close to settle, so the closing prices are final.
     let delay: Int64
@@ -22,6 +24,7 @@ public struct MarginService: Service {
         let calendar = TradingCalendar.xnys
         await cancelWhenGracefulShutdown {
             if let last = Self.lastClose(before: clock.now(), delay: delay) {
+                try? await brokerage.settleExpiredOptions(through: last)
                 try? await brokerage.closeMarginDay(last)
             }
             while !Task.isCancelled {
@@ -32,7 +35,9 @@ public struct MarginService: Service {
                 guard !Task.isCancelled else { return }
                 let woke = clock.now()
                 if woke >= close {
-                    try? await brokerage.closeMarginDay(calendar.zone.localTime(of: close).date)
+                    let date = calendar.zone.localTime(of: close).date
+                    try? await brokerage.settleExpiredOptions(through: date)
+                    try? await brokerage.closeMarginDay(date)
                 } else if calendar.phase(at: woke) == .continuous {
                     try? await brokerage.checkMarginThreshold()
                 }

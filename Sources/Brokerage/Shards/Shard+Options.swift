@@ -1,0 +1,150 @@
+import MarketData
+import TradingCore
+
+extension Shard {
+    /// Settles every long option position whose contract expired by the close of `date` (a US trading day), once:
+    /// a contract at least $0.01 in the money at the underlying's close is exercised (Alpaca's auto-exercise), the
+    /// rest expire worthless. An exercise the account cannot carry — a call whose shares it cannot pay for, a put
+    /// without the shares to deliver — is not made: the contracts expire (Alpaca sells such positions before the
+    /// close when it can, and otherwise does not exercise them). Each owner is told, in their language. The activities
+    /// (OPEXC, OPTRD, OPEXP) are written the same day, with the positions.
+    func settleExpiredOptions(through date: CivilDate) async throws(BrokerageError) {
+        let now = clock.now()
+        var settlements: [String: Price?] = [:]
+        for id in records.keys.sorted() {
+            guard let account = engine.account(id) else { continue }
+            let expired = account.positions.values.filter { position in
+                position.qty.isPositive
+                    && engine.instrument(position.instrument).option.map { $0.expiration <= date } == true
+            }.sorted { $0.symbol < $1.symbol }
+            for position in expired {
+                guard let contract = engine.instrument(position.instrument).option,
+                    let stock = market.instrument(contract.underlying)
+                else { continue }
+                let key = "\(contract.underlying) \(contract.expiration)"
+                if settlements[key] == nil {
+                    settlements[key] = .some(await settlementPrice(of: stock, on: contract.expiration))
+                }
+                let close = settlements[key] ?? nil
+                let underlying = engine.register(stock)
+                let inTheMoney = close.map { intrinsicValue(contract, at: $0) >= FixedDecimal(units: 1, exponent: 2) }
+                var exercised = false
+                var refusal: OrderRejection?
+                if inTheMoney == true {
+                    do {
+                        try engine.settleOption(
+                            id, option: position.instrument, underlying: underlying, exercise: true,
+                            settlementPrice: close, at: now)
+                        exercised = true
+                    } catch {
+                        refusal = error
+                    }
+                }
+                if !exercised {
+                    do {
+                        try engine.settleOption(
+                            id, option: position.instrument, underlying: underlying, exercise: false,
+                            settlementPrice: close, at: now)
+                    } catch {
+                        continue
+                    }
+                }
+                notifySettlement(
+                    id, contract: contract, contracts: position.qty, exercised: exercised, close: close,
+                    refusal: refusal, at: now)
+            }
+        }
+        try await commit()
+    }
+
+    /// Exercises the account's whole long position in a contract now (Alpaca's `POST /v2/positions/{symbol}/exercise`):
+    /// refused for a short position, for a contract the account does not hold, and after the close of its expiration
+    /// day (the expiry settles it then).
+    func exercise(_ symbol: String, account id: AccountID) async throws(BrokerageError) {
+        guard let instrumentID = engine.instrumentID(for: symbol),
+            let position = engine.account(id)?.positions[instrumentID], !position.qty.isZero,
+            let contract = engine.instrument(instrumentID).option
+        else {
+            throw .rejected(
+                OrderRejection(
+                    .insufficientQty, "no available position for the specified contract",
+                    facts: .init("option.no_position", ["symbol": symbol])))
+        }
+        guard position.qty.isPositive else {
+            throw .rejected(
+                OrderRejection(
+                    .insufficientQty, "cannot exercise short position",
+                    facts: .init("option.exercise_short", ["symbol": symbol])))
+        }
+        let now = clock.now()
+        if let expiry = TradingCalendar.xnys.schedule(on: contract.expiration)?.close, now >= expiry {
+            throw .rejected(
+                OrderRejection(
+                    .marketClosed,
+                    "\(symbol) expired at the close of \(contract.expiration): exercise instructions are no longer taken",
+                    facts: .init("option.expired", ["symbol": symbol, "date": contract.expiration.description])))
+        }
+        guard let stock = market.instrument(contract.underlying) else {
+            throw .notFound("asset not found for \(contract.underlying)")
+        }
+        let underlying = engine.register(stock)
+        do {
+            try engine.settleOption(
+                id, option: instrumentID, underlying: underlying, exercise: true, settlementPrice: nil, at: now)
+        } catch {
+            throw .rejected(error)
+        }
+        notifySettlement(
+            id, contract: contract, contracts: position.qty, exercised: true, close: nil, refusal: nil, at: now)
+        try await commit()
+    }
+
+    /// The underlying's official close on `date`: its daily bar, or the quote when the feed's session is that day and
+    /// closed. nil when the feed cannot say (the contracts then expire: no exercise is made on a guess).
+    func settlementPrice(of stock: Instrument, on date: CivilDate) async -> Price? {
+        let zone = stock.calendar.zone
+        if let bar = try? await feed.bars(
+            stock.symbol, timeframe: .day, from: Timestamp(date, in: zone),
+            to: Timestamp(date.adding(days: 1), in: zone)
+        ).last(where: { zone.localTime(of: $0.time).date == date }) {
+            return bar.close
+        }
+        if let quote = try? await feed.quote(stock.symbol), quote.tradingDate == date,
+            quote.phase == .closed
+                || quote.phase == .postMarket
+        {
+            return quote.last
+        }
+        return nil
+    }
+
+    func intrinsicValue(_ contract: OptionContract, at price: Price) -> FixedDecimal {
+        let value = contract.right == .call ? price - contract.strike : contract.strike - price
+        return value.isPositive ? value : .zero
+    }
+
+    func notifySettlement(
+        _ id: AccountID, contract: OptionContract, contracts: Quantity, exercised: Bool, close: Price?,
+        refusal: OrderRejection?, at now: Timestamp
+    ) {
+        let text = text(for: id)
+        let shares = contracts.times(contract.multiplier)
+        var values = [
+            "symbol": contract.occSymbol, "contracts": contracts.description, "shares": shares.description,
+            "underlying": contract.underlying, "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
+            "close": close.map { MoneyText.text($0, symbol: "$", minimumPlaces: 2) } ?? "",
+        ]
+        if exercised {
+            let key = contract.right == .call ? "option.exercise.call.body" : "option.exercise.put.body"
+            notify(
+                id, kind: "option_exercise", title: text("option.exercise.title", values), body: text(key, values),
+                at: now)
+        } else {
+            values["reason"] = refusal.map { RejectionWording.message($0, in: text.language) } ?? ""
+            let key = refusal == nil ? "option.expiry.body" : "option.expiry.unexercised.body"
+            notify(
+                id, kind: "option_expiry", title: text("option.expiry.title", values), body: text(key, values), at: now
+            )
+        }
+    }
+}

@@ -1,0 +1,154 @@
+/// What exercise or expiry did to an option position (Alpaca's OPEXC and OPEXP activities). It moves no cash: the
+/// shares an exercise delivers are their own entry (`OptionDeliveryBooking`, Alpaca's OPTRD), written in the same step.
+public struct OptionEventBooking: Sendable, Codable, Hashable {
+    public enum Kind: String, Sendable, Codable, Hashable {
+        /// The holder exercised: the contracts became shares bought (call) or sold (put) at the strike.
+        case exercise
+        /// The contracts expired worthless (out of the money, or not exercised).
+        case expiry
+    }
+
+    public var kind: Kind
+    /// The contract's OCC symbol.
+    public var symbol: String
+    /// Contracts taken out of the position, signed as Alpaca writes them (−2: two long contracts).
+    public var qty: Quantity
+    /// The position's cost basis the event released: an exercise carries it into the delivered shares
+    /// (`OptionDeliveryBooking.carriedCost`); an expiry loses it.
+    public var releasedCost: FixedDecimal
+    /// The underlying's price the event was decided at: its close on expiration day (nil for an early exercise).
+    public var settlementPrice: Price?
+
+    /// The P&L the event itself realizes: an expiry's lost premium; nothing on exercise (the premium rides on in the
+    /// shares' cost or the sale's proceeds).
+    public var realizedPnL: FixedDecimal { kind == .expiry ? -releasedCost : .zero }
+}
+
+/// The shares an exercise delivers at the strike (Alpaca's OPTRD): a call's holder buys them, a put's holder sells
+/// them. The cash moved is the strike × the shares.
+public struct OptionDeliveryBooking: Sendable, Codable, Hashable {
+    /// The underlying's symbol.
+    public var symbol: String
+    /// The contract exercised.
+    public var optionSymbol: String
+    public var side: OrderSide
+    /// Shares delivered (positive).
+    public var qty: Quantity
+    /// The strike.
+    public var price: Price
+    /// The exercised contracts' cost: added to the cost of shares bought, taken from the proceeds of shares sold.
+    public var carriedCost: FixedDecimal
+    /// P&L the delivery realized (a sale of shares held: proceeds less their cost and the carried premium).
+    public var realizedPnL: FixedDecimal
+}
+
+extension LedgerMath {
+    /// Books a delivery into the underlying's holding and returns the P&L it realized. Shared by the live ledger and
+    /// its replay.
+    static func apply(
+        _ delivery: OptionDeliveryBooking, value: FixedDecimal, to held: inout Quantity, costBasis: inout FixedDecimal
+    ) -> FixedDecimal {
+        let realized = apply(
+            delivery.side, qty: delivery.qty, price: delivery.price, value: value, to: &held, costBasis: &costBasis)
+        // A purchase that leaves shares held carries the premium in their cost; otherwise it is realized now.
+        if delivery.side == .buy, held.isPositive {
+            costBasis += delivery.carriedCost
+            return realized
+        }
+        return realized - delivery.carriedCost
+    }
+}
+
+extension TradingEngine {
+    /// Exercises an account's long option position, or lets it expire, and returns the entries written.
+    ///
+    /// Exercise: a call buys `qty × multiplier` shares of the underlying at the strike (cash, or buying power on a
+    /// margin account, must pay for them); a put sells that many shares held (they must be there, not promised to
+    /// open orders). The contracts' cost moves into the shares (`OptionDeliveryBooking.carriedCost`). Expiry: the
+    /// contracts are removed and their cost is the loss. Open orders on the contract are canceled first.
+    /// `underlying` must be registered. Short positions are not settled here.
+    @discardableResult
+    public mutating func settleOption(
+        _ accountID: AccountID, option id: InstrumentID, underlying: InstrumentID, exercise: Bool,
+        settlementPrice: Price?, at time: Timestamp
+    ) throws(OrderRejection) -> [LedgerEntry] {
+        let instrument = instruments[Int(id.index)]
+        guard let contract = instrument.option, accounts[accountID] != nil else {
+            throw OrderRejection(.invalidInput, "\(instrument.symbol) is not an option")
+        }
+        guard let held = accounts[accountID]?.positions[id], held.qty.isPositive else {
+            throw OrderRejection(
+                .insufficientQty, "no available position for \(instrument.symbol)",
+                facts: .init("option.no_position", ["symbol": instrument.symbol]))
+        }
+        for order in openOrders(of: accountID) where order.instrument == id {
+            _ = try? cancel(order.id, account: accountID, at: time)
+        }
+        guard let account = accounts[accountID], var position = account.positions[id] else { return [] }
+        let contracts = position.qty
+        let shares = contracts.times(contract.multiplier)
+        let stock = instruments[Int(underlying.index)]
+        let strikeValue = LedgerMath.tradeValue(price: contract.strike, qty: shares, currency: account.currency)
+        if exercise {
+            switch contract.right {
+            case .call:
+                let available = buyingPower(account, for: underlying, price: contract.strike)
+                guard strikeValue <= available else {
+                    let (required, have) = (strikeValue.formatted(places: 2), available.formatted(places: 2))
+                    throw OrderRejection(
+                        .insufficientBuyingPower,
+                        "exercising \(contracts) \(instrument.symbol) buys \(shares) shares of \(stock.symbol) for \(required); buying power is \(have)",
+                        facts: .init(
+                            "option.exercise_buying_power",
+                            [
+                                "contracts": contracts.description, "symbol": instrument.symbol,
+                                "shares": shares.description, "underlying": stock.symbol, "required": required,
+                                "available": have,
+                            ]))
+                }
+            case .put:
+                let date = tradingDate(stock, at: time)
+                let deliverable = account.positions[underlying]?.availableToSell(on: date) ?? .zero
+                guard deliverable >= shares else {
+                    throw OrderRejection(
+                        .insufficientQty,
+                        "exercising \(contracts) \(instrument.symbol) sells \(shares) shares of \(stock.symbol); \(deliverable) are available",
+                        facts: .init(
+                            "option.exercise_shares",
+                            [
+                                "contracts": contracts.description, "symbol": instrument.symbol,
+                                "shares": shares.description, "underlying": stock.symbol,
+                                "available": deliverable.description,
+                            ]))
+                }
+            }
+        }
+        let event = OptionEventBooking(
+            kind: exercise ? .exercise : .expiry, symbol: instrument.symbol, qty: -contracts,
+            releasedCost: position.costBasis, settlementPrice: settlementPrice)
+        position.qty = .zero
+        position.costBasis = .zero
+        position.realizedPnL += event.realizedPnL
+        // (The account is changed field by field from here: `record` moves its cash and sequence in place.)
+        accounts[accountID]?.positions[id] = position.reservedForSale.isZero ? nil : position
+        var entries = [record(.optionEvent(event), cashChange: .zero, account: accountID, at: time)]
+        guard exercise else { return entries }
+
+        var delivery = OptionDeliveryBooking(
+            symbol: stock.symbol, optionSymbol: instrument.symbol, side: contract.right == .call ? .buy : .sell,
+            qty: shares, price: contract.strike, carriedCost: event.releasedCost, realizedPnL: .zero)
+        var stockPosition =
+            accounts[accountID]?.positions[underlying] ?? Position(instrument: underlying, symbol: stock.symbol)
+        delivery.realizedPnL = LedgerMath.apply(
+            delivery, value: strikeValue, to: &stockPosition.qty, costBasis: &stockPosition.costBasis)
+        stockPosition.realizedPnL += delivery.realizedPnL
+        if delivery.side == .buy { stockPosition.lastBoughtAt = time }
+        accounts[accountID]?.positions[underlying] =
+            stockPosition.qty.isZero && stockPosition.reservedForSale.isZero ? nil : stockPosition
+        entries.append(
+            record(
+                .optionDelivery(delivery), cashChange: delivery.side == .buy ? -strikeValue : strikeValue,
+                account: accountID, at: time))
+        return entries
+    }
+}

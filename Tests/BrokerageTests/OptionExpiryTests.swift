@@ -1,0 +1,146 @@
+import Foundation
+import MarketData
+import Testing
+import TradingCore
+
+@testable import Brokerage
+
+/// Options bought on a manual clock and held through their expiration day's close: the contracts in the money by a
+/// cent or more at the underlying's close are exercised into shares at the strike, the rest expire worthless — cash,
+/// shares and activities exact, written the same day, once.
+@Suite("Option expiry and exercise")
+struct OptionExpiryTests {
+    /// Friday 2026-11-20 is November's monthly expiration (the third Friday).
+    static let expiration = CivilDate(2026, 11, 20)
+
+    /// A contract of AAPL's 2026-11-20 chain: the listed strike nearest `target`.
+    static func contract(_ f: BrokerageFixture, _ right: OptionRight, near target: Price) async throws -> OptionContract
+    {
+        let chain = try await f.brokerage.options.chain("AAPL")
+        let candidates = chain.contracts.filter { $0.expiration == expiration && $0.right == right }
+        return try #require(candidates.min { ($0.strike - target).magnitude < ($1.strike - target).magnitude })
+    }
+
+    static func buy(_ f: BrokerageFixture, _ symbol: String, _ qty: Int) async throws -> Order {
+        try await f.brokerage.submit(
+            OrderRequest(symbol: symbol, side: .buy, qty: FixedDecimal(qty)), account: f.account)
+    }
+
+    /// AAPL's official close on the expiration day, from the feed's daily bar.
+    static func close(_ f: BrokerageFixture) async throws -> Price {
+        let zone = ExchangeTimeZone.newYork
+        let bars = try await f.brokerage.feed.bars(
+            "AAPL", timeframe: .day, from: Timestamp(expiration, in: zone),
+            to: Timestamp(expiration.adding(days: 1), in: zone))
+        return try #require(bars.last?.close)
+    }
+
+    @Test("an in-the-money call becomes 100 shares a contract at the strike; an out-of-the-money call expires")
+    func callsAtExpiry() async throws {
+        try await BrokerageFixture.with { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            let itm = try await Self.contract(f, .call, near: spot - FixedDecimal(20))
+            let otm = try await Self.contract(f, .call, near: spot + FixedDecimal(25))
+            let boughtITM = try await Self.buy(f, itm.occSymbol, 2)
+            let boughtOTM = try await Self.buy(f, otm.occSymbol, 3)
+            #expect(boughtITM.status == .filled && boughtOTM.status == .filled)
+            let premiumITM = try #require(boughtITM.filledAvgPrice).times(200)
+            let premiumOTM = try #require(boughtOTM.filledAvgPrice).times(300)
+            let cashBefore = try #require(await f.state()).cash
+
+            f.clock.set(Timestamp(Self.expiration, hour: 16, minute: 5, in: .newYork))
+            let close = try await Self.close(f)
+            #expect(close - itm.strike >= FixedDecimal(units: 1, exponent: 2) && close < otm.strike)
+            try await f.brokerage.settleExpiredOptions(through: Self.expiration)
+
+            let account = try #require(await f.state())
+            #expect(account.cash == cashBefore - itm.strike.times(200))
+            #expect(!account.positions.values.contains { $0.symbol == itm.occSymbol || $0.symbol == otm.occSymbol })
+            let shares = try #require(account.positions.values.first { $0.symbol == "AAPL" })
+            // The premium rides on in the shares' cost: strike × 200 plus what the two contracts cost.
+            #expect(shares.qty == FixedDecimal(200) && shares.costBasis == itm.strike.times(200) + premiumITM)
+
+            let activities = try await f.brokerage.activities(f.account, limit: 10)
+            let kinds = activities.map(\.kind.name)
+            #expect(kinds.prefix(3).sorted() == ["option_delivery", "option_exercise", "option_expiry"])
+            let expiry = activities.compactMap {
+                if case .optionEvent(let e) = $0.kind, e.kind == .expiry { e } else { nil }
+            }
+            #expect(expiry.first?.qty == FixedDecimal(-3) && expiry.first?.realizedPnL == -premiumOTM)
+            #expect(expiry.first?.settlementPrice == close)
+            // Written today, as the positions changed: not the next day, as Alpaca's paper accounts do.
+            #expect(activities.prefix(3).allSatisfy { $0.time == f.clock.now() })
+
+            // The ledger alone tells the same story.
+            let ledger = try await f.brokerage.activities(f.account, limit: 100, ascending: true)
+            let replay = LedgerReplay(startingCash: FixedDecimal(100_000), entries: ledger)
+            #expect(replay.cash == account.cash)
+            #expect(replay.holdings["AAPL"]?.costBasis == shares.costBasis)
+
+            // Once: a second run (the service after a restart) changes nothing.
+            try await f.brokerage.settleExpiredOptions(through: Self.expiration)
+            #expect(try await f.brokerage.activities(f.account, limit: 100).count == ledger.count)
+
+            let notes = try await f.brokerage.notifications.recent(user: f.userID).items
+            #expect(notes.contains { $0.title == "\(itm.occSymbol) exercised" })
+            #expect(notes.contains { $0.title == "\(otm.occSymbol) expired" })
+        }
+    }
+
+    @Test(
+        "an in-the-money put sells the shares held at the strike; one with no shares left to deliver is not exercised")
+    func putsAtExpiry() async throws {
+        try await BrokerageFixture.with(cash: 500_000) { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            // Settled in symbol order: the lower strike first, which takes 200 of the 300 shares.
+            let first = try await Self.contract(f, .put, near: spot + FixedDecimal(20))
+            let second = try await Self.contract(f, .put, near: spot + FixedDecimal(30))
+            #expect(first.occSymbol < second.occSymbol)
+            let shares = try await Self.buy(f, "AAPL", 300)
+            let premium = try #require(try await Self.buy(f, first.occSymbol, 2).filledAvgPrice).times(200)
+            _ = try await Self.buy(f, second.occSymbol, 2)
+            let cashBefore = try #require(await f.state()).cash
+            let sharesCost = try #require(await f.state()?.positions.values.first { $0.symbol == "AAPL" }).costBasis
+
+            f.clock.set(Timestamp(Self.expiration, hour: 16, minute: 5, in: .newYork))
+            let close = try await Self.close(f)
+            #expect(first.strike - close >= FixedDecimal(units: 1, exponent: 2))
+            try await f.brokerage.settleExpiredOptions(through: Self.expiration)
+
+            let account = try #require(await f.state())
+            #expect(account.cash == cashBefore + first.strike.times(200))
+            let left = try #require(account.positions.values.first { $0.symbol == "AAPL" })
+            #expect(left.qty == FixedDecimal(100))
+            #expect(
+                !account.positions.values.contains { $0.symbol == first.occSymbol || $0.symbol == second.occSymbol })
+            // The sale realizes the strike less two thirds of the shares' cost and the puts' premium.
+            let sale = try await f.brokerage.activities(f.account, limit: 10).compactMap {
+                if case .optionDelivery(let d) = $0.kind { d } else { nil }
+            }
+            let released = sharesCost - left.costBasis
+            #expect(sale.count == 1 && sale.first?.realizedPnL == first.strike.times(200) - released - premium)
+            let notes = try await f.brokerage.notifications.recent(user: f.userID).items
+            #expect(notes.contains { $0.title == "\(first.occSymbol) exercised" })
+            let note = try #require(notes.first { $0.title == "\(second.occSymbol) expired" })
+            #expect(note.body.contains("expired without being exercised") && note.body.contains("100 are available"))
+            _ = shares
+        }
+    }
+
+    @Test("exercising early buys the shares now; a short, missing or expired position is refused")
+    func earlyExercise() async throws {
+        try await BrokerageFixture.with { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            let call = try await Self.contract(f, .call, near: spot - FixedDecimal(10))
+            _ = try await Self.buy(f, call.occSymbol, 1)
+            let cashBefore = try #require(await f.state()).cash
+            try await f.brokerage.exercise(call.occSymbol, account: f.account)
+            let account = try #require(await f.state())
+            #expect(account.cash == cashBefore - call.strike.times(100))
+            #expect(account.positions.values.first { $0.symbol == "AAPL" }?.qty == FixedDecimal(100))
+            await #expect(throws: BrokerageError.self) {
+                try await f.brokerage.exercise(call.occSymbol, account: f.account)
+            }
+        }
+    }
+}
