@@ -182,3 +182,42 @@ def test_an_option_position_and_its_resting_order_survive_a_restart():
         assert not client.get_all_positions()
     finally:
         server.stop()
+
+
+def test_an_exercised_call_becomes_shares_at_the_strike_with_the_activities_written_at_once(client, data, server):
+    start = datetime.date.today() + datetime.timedelta(days=7)
+    contracts = client.get_option_contracts(GetOptionContractsRequest(
+        underlying_symbols=["KO"], type=ContractType.CALL, expiration_date_gte=start,
+        expiration_date_lte=start + datetime.timedelta(days=14), limit=500)).option_contracts
+    expiration = min(c.expiration_date for c in contracts)
+    chain = data.get_option_chain(OptionChainRequest(underlying_symbol="KO", expiration_date=expiration,
+                                                     type=ContractType.CALL))
+    # Deep in the money: worth exercising early only to own the shares, which is what this learner wants.
+    symbol = min((s for s in chain.values() if s.greeks.delta > 0.8 and s.latest_quote.bid_price > 0),
+                 key=lambda s: s.greeks.delta).symbol
+    contract = client.get_option_contract(symbol)
+    client.submit_order(MarketOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+    [position] = [p for p in client.get_all_positions() if p.symbol == symbol]
+    cash_before = money(client.get_account().cash)
+    shares_before = sum((money(p.qty) for p in client.get_all_positions() if p.symbol == "KO"), D(0))
+
+    assert client.exercise_options_position(contract.id) is None
+    strike = money(contract.strike_price)
+    assert money(client.get_account().cash) == cash_before - strike * HUNDRED
+    positions = {p.symbol: p for p in client.get_all_positions()}
+    assert symbol not in positions
+    assert money(positions["KO"].qty) == shares_before + HUNDRED
+    activities = requests.get(f"{server.url}/v2/account/activities", params={"activity_types": "OPEXC,OPTRD"},
+                              headers=headers(server)).json()
+    exercise = next(a for a in activities if a["activity_type"] == "OPEXC")
+    trade = next(a for a in activities if a["activity_type"] == "OPTRD")
+    assert exercise["symbol"] == symbol and money(exercise["qty"]) == -1 and money(exercise["net_amount"]) == 0
+    assert trade["symbol"] == "KO" and money(trade["qty"]) == HUNDRED and money(trade["price"]) == strike
+    assert money(trade["net_amount"]) == -strike * HUNDRED
+    assert exercise["date"] == trade["date"]
+    # Nothing left to exercise: Alpaca's 403.
+    with pytest.raises(APIError) as refused:
+        client.exercise_options_position(symbol)
+    assert refused.value.status_code == 403
+    assert "no available position" in str(refused.value)
+    _ = position

@@ -64,6 +64,11 @@ public enum RejectionWording {
         "option.intent_mismatch": "开平仓方向 {stated} 与持仓不符：您持有 {held} 张 {symbol}，此委托实为 {intent}",
         "option.level": "买入期权需要期权交易级别 {needed}；此账户的级别为 {level}",
         "option.write": "暂不支持卖出开仓（卖出期权）：您没有 {symbol} 合约可卖",
+        "option.no_position": "您没有可行权的 {symbol} 持仓",
+        "option.exercise_short": "不能对 {symbol} 的空头持仓行权",
+        "option.exercise_after_close": "收盘后至美东时间午夜不接受行权申请",
+        "option.exercise_buying_power": "行权 {contracts} 张 {symbol} 需以 {required} 买入 {underlying} {shares} 股；可用购买力为 {available}",
+        "option.exercise_shares": "行权 {contracts} 张 {symbol} 需卖出 {underlying} {shares} 股；可卖 {available} 股",
     ]
 
     static let phases: [String: String] = [

@@ -77,7 +77,15 @@ extension Shard {
                     facts: .init("option.exercise_short", ["symbol": symbol])))
         }
         let now = clock.now()
-        if let expiry = TradingCalendar.xnys.schedule(on: contract.expiration)?.close, now >= expiry {
+        let calendar = TradingCalendar.xnys
+        let local = calendar.zone.localTime(of: now)
+        if clock.sessions != .alwaysOpen, let today = calendar.schedule(on: local.date), now >= today.close {
+            throw .rejected(
+                OrderRejection(
+                    .marketClosed, "exercise requests are not accepted between the close and midnight ET",
+                    facts: .init("option.exercise_after_close", [:])))
+        }
+        if let expiry = calendar.schedule(on: contract.expiration)?.close, now >= expiry {
             throw .rejected(
                 OrderRejection(
                     .marketClosed,

@@ -181,6 +181,15 @@ enum AlpacaOpenAPI {
                 [symbol, query("qty", "shares", S.decimal), query("percentage", "0–100", S.decimal)],
                 ["200": "the closing order", "403": "refused"]),
         ])
+        p["/v2/positions/{symbol}/exercise"] = .object([
+            "post": op(
+                "Exercise every contract of a long option position now",
+                [path("symbol", "OCC symbol or contract id", S.example(S.string, "AAPL261218C00250000"))],
+                [
+                    "200": "exercised (empty body)", "403": "no position, or it cannot be exercised",
+                    "422": "invalid symbol",
+                ])
+        ])
         p["/v2/assets"] = .object([
             "get": op(
                 "Every asset",
