@@ -205,6 +205,14 @@ extension Brokerage {
             symbol, account: account, qty: qty, percentage: percentage, liquidation: liquidation)
     }
 
+    /// The quote orders on `symbol` trade against: a stock's from the feed, an option contract's from its chain.
+    public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {
+        try await market.quote(symbol, reuse: true)
+    }
+
+    /// The instrument a symbol names: a directory entry, or an option contract of an optionable underlying.
+    public func instrument(_ symbol: String) -> Instrument? { market.instrument(symbol) }
+
     /// Exercises the account's long position in an option contract now (see `Shard.exercise`).
     public func exercise(_ symbol: String, account: AccountID) async throws(BrokerageError) {
         try await shard(account).exercise(symbol, account: account)

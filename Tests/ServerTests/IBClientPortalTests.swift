@@ -25,7 +25,7 @@ struct IBClientPortalTests {
     }
 
     static func ticket(_ json: String) throws -> IBOrderTicket {
-        try IBOrderTicket(try JSONValue(parsing: json), directory: directory)
+        try IBOrderTicket(try JSONValue(parsing: json), instrument: { IBConid.entry($0, in: directory)?.instrument })
     }
 
     @Test("every listed symbol has its own conid, and the conid reads back to the symbol and market")

@@ -68,3 +68,37 @@ def test_options_only_search_and_refusals(client):
     aapl = client.search_contract_by_symbol("AAPL").data[0]
     with pytest.raises(ExternalBrokerError):
         client.search_strikes_by_conid(conid=aapl["conid"], sec_type="OPT", month="JAN99")
+
+
+def test_an_option_bought_through_ibinds_reply_flow_is_a_position_of_contracts(client):
+    from decimal import Decimal
+    from ibind.client.ibkr_utils import OrderRequest, QuestionType
+    from test_ib_client_portal import us_account, wait_until
+
+    account = us_account(client)
+    aapl = client.search_contract_by_symbol("AAPL").data[0]
+    months = option_section(aapl)["months"].split(";")
+    strikes = client.search_strikes_by_conid(conid=aapl["conid"], sec_type="OPT", month=months[1]).data["call"]
+    info = client.search_secdef_info_by_conid(
+        conid=aapl["conid"], sec_type="OPT", month=months[1], strike=str(strikes[len(strikes) // 2]), right="C").data
+    conid = info[0]["conid"]
+    order = OrderRequest(conid=conid, side="BUY", quantity=2, order_type="MKT", acct_id=account, tif="DAY",
+                         coid="ibind-option-1")
+    placed = client.place_order(order, answers={QuestionType.MARKET_ORDER_CONFIRMATION: True}, account_id=account).data
+    status = wait_until(lambda: client.order_status(placed["order_id"]).data,
+                        lambda s: s["order_status"] == "Filled")
+    assert status["conid"] == conid and Decimal(status["cum_fill"]) == 2
+    premium = Decimal(status["average_price"])
+
+    [position] = [p for p in client.positions(account_id=account).data if p["conid"] == conid]
+    assert position["assetClass"] == "OPT" and position["putOrCall"] == "C" and position["multiplier"] == "100"
+    assert Decimal(str(position["position"])) == 2 and position["undConid"] == int(aapl["conid"])
+    # IB's option row: the average price per share, the average cost per contract, the value of 200 shares.
+    assert Decimal(str(position["avgPrice"])) == premium and Decimal(str(position["avgCost"])) == premium * 100
+    assert Decimal(str(position["mktValue"])) == (Decimal(str(position["mktPrice"])) * 200).quantize(Decimal("0.01"))
+
+    # A sale of contracts it does not hold is writing, which the account cannot do yet: refused with the reason.
+    sell = OrderRequest(conid=conid, side="SELL", quantity=5, order_type="MKT", acct_id=account, tif="DAY")
+    with pytest.raises(ExternalBrokerError) as refused:
+        client.place_order(sell, answers={QuestionType.MARKET_ORDER_CONFIRMATION: True}, account_id=account)
+    assert "insufficient qty" in str(refused.value) or "writing options" in str(refused.value)

@@ -67,7 +67,8 @@ public enum RejectionWording {
         "option.no_position": "您没有可行权的 {symbol} 持仓",
         "option.exercise_short": "不能对 {symbol} 的空头持仓行权",
         "option.exercise_after_close": "收盘后至美东时间午夜不接受行权申请",
-        "option.exercise_buying_power": "行权 {contracts} 张 {symbol} 需以 {required} 买入 {underlying} {shares} 股；可用购买力为 {available}",
+        "option.exercise_buying_power":
+            "行权 {contracts} 张 {symbol} 需以 {required} 买入 {underlying} {shares} 股；可用购买力为 {available}",
         "option.exercise_shares": "行权 {contracts} 张 {symbol} 需卖出 {underlying} {shares} 股；可卖 {available} 股",
     ]
 

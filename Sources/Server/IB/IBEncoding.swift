@@ -167,7 +167,7 @@ enum IBEncoding {
         let instrument = p.instrument
         let conid = IBConid.conid(instrument)
         let average = p.position.averageEntryPrice.rounded(places: 4, rule: .halfEven)
-        return .object([
+        var object: [String: JSONValue] = [
             "acctId": .string(ib), "conid": .int(conid), "contractDesc": .string(instrument.symbol),
             "position": exact(p.position.qty), "mktPrice": exact(p.current), "mktValue": money(p.valuation.marketValue),
             "currency": .string(instrument.currency.rawValue), "avgCost": exact(average), "avgPrice": exact(average),
@@ -180,7 +180,22 @@ enum IBEncoding {
             "sector": .text(entry.flatMap { $0.sector.isEmpty ? nil : $0.sector }),
             "group": .text(entry.flatMap { $0.industry.isEmpty ? nil : $0.industry }),
             "hasOptions": .bool(false), "pageSize": .int(100),
-        ])
+        ]
+        if let contract = instrument.option {
+            // IB's option rows: the cost per contract (premium × 100), the price per share.
+            object["assetClass"] = .string("OPT")
+            object["avgCost"] = exact(average.times(contract.multiplier))
+            object["putOrCall"] = .string(contract.right == .call ? "C" : "P")
+            object["strike"] = exact(contract.strike)
+            object["expiry"] = .string(IBOptionRoutes.maturity(contract.expiration))
+            object["multiplier"] = .string(String(contract.multiplier))
+            object["exerciseStyle"] = .string("A")
+            object["undConid"] = .int(IBConid.conid(symbol: contract.underlying, market: .us) ?? 0)
+            object["ticker"] = .string(contract.underlying)
+            object["contractDesc"] = .string(IBOrderTicket.optionName(contract))
+            object["listingExchange"] = .string("SMART")
+        }
+        return .object(object)
     }
 
     // MARK: Contracts
@@ -311,7 +326,7 @@ enum IBEncoding {
         _ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp,
         carried: IBGateway.Fills = .init()
     ) -> JSONValue {
-        let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
+        let conid = entry.map { IBConid.conid($0.instrument) } ?? IBConid.optionConid(order.symbol) ?? 0
         let (total, filled, remaining, average) = sizes(order, carried: carried)
         var object: [String: JSONValue] = [
             "acct": .string(ib), "account": .string(ib), "conid": .int(conid), "conidex": .string(String(conid)),
@@ -345,7 +360,7 @@ enum IBEncoding {
         _ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp,
         carried: IBGateway.Fills = .init()
     ) -> JSONValue {
-        let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
+        let conid = entry.map { IBConid.conid($0.instrument) } ?? IBConid.optionConid(order.symbol) ?? 0
         let (total, filled, remaining, average) = sizes(order, carried: carried)
         let state = status(order, now: now)
         var object: [String: JSONValue] = [
@@ -406,7 +421,7 @@ enum IBEncoding {
         _ fill: Fill, at time: Timestamp, commission: FixedDecimal, order: Order?, number: Int, ib: String,
         entry: DirectoryEntry?
     ) -> JSONValue {
-        let conid = entry.map { IBConid.conid($0.instrument) } ?? 0
+        let conid = entry.map { IBConid.conid($0.instrument) } ?? IBConid.optionConid(fill.symbol) ?? 0
         let verb = fill.side == .buy ? "Bought" : "Sold"
         let venue = entry.map { IBMarketFields.listingExchange($0.instrument) } ?? ""
         let net = fill.side == .buy ? fill.value + commission : fill.value - commission

@@ -14,7 +14,9 @@ import TradingCore
 enum IBConid {
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-$/+^=".utf8)
 
+    /// A stock's conid, or an option contract's (`IBOptionConid`) when the symbol is an OCC symbol.
     static func conid(symbol: String, market: Market) -> Int? {
+        if OptionContract.multiplier(ofSymbol: symbol) != nil { return optionConid(symbol) }
         let bytes = Array(symbol.utf8)
         guard (1...9).contains(bytes.count) else { return nil }
         var value = 0
@@ -42,6 +44,20 @@ enum IBConid {
         }
         guard !bytes.isEmpty else { return nil }
         return (String(decoding: bytes.reversed(), as: UTF8.self), market)
+    }
+
+    /// An option contract's conid from its OCC symbol (nil for any other symbol).
+    static func optionConid(_ symbol: String) -> Int? {
+        guard OptionContract.multiplier(ofSymbol: symbol) != nil else { return nil }
+        return OptionContract(occSymbol: symbol).flatMap(IBOptionConid.conid)
+    }
+
+    /// The instrument a conid given as text names: a listed stock of that market, or an option contract of an
+    /// optionable underlying (whether it is listed is the order's to find out).
+    static func instrument(_ text: String, brokerage: Brokerage) -> Instrument? {
+        guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else { return nil }
+        if let contract = IBOptionConid.contract(number) { return brokerage.instrument(contract.occSymbol) }
+        return entry(text, in: brokerage.directory)?.instrument
     }
 
     /// The directory entry of a conid given as text, when it names a listed instrument of that market.

@@ -24,6 +24,11 @@ struct IBOptionRoutes {
         "SMART;AMEX;BATS;BOX;CBOE;CBOE2;EDGX;EMERALD;GEMINI;IBUSOPT;ISE;MERCURY;MIAX;NASDAQOM;PEARL;PHLX;PSE"
 
     /// "DEC26" for December 2026.
+    /// A date as IB writes expirations: "20261218".
+    static func maturity(_ e: CivilDate) -> String {
+        String(e.year) + (e.month < 10 ? "0" : "") + String(e.month) + (e.day < 10 ? "0" : "") + String(e.day)
+    }
+
     static func month(_ date: CivilDate) -> String {
         months[date.month - 1] + String(date.year % 100 < 10 ? "0\(date.year % 100)" : "\(date.year % 100)")
     }
@@ -40,9 +45,7 @@ struct IBOptionRoutes {
     func searchFields(_ entry: DirectoryEntry) -> (section: JSONValue, opt: JSONValue)? {
         guard let optionClass = options.optionClass(entry.symbol) else { return nil }
         let (expirations, months) = listing(optionClass)
-        let dates = expirations.map { e in
-            String(e.year) + (e.month < 10 ? "0" : "") + String(e.month) + (e.day < 10 ? "0" : "") + String(e.day)
-        }
+        let dates = expirations.map(Self.maturity)
         return (
             .object([
                 "secType": .string("OPT"), "months": .string(months.joined(separator: ";")),
@@ -99,7 +102,7 @@ struct IBOptionRoutes {
         let e = contract.expiration
         let yy = e.year % 100 < 10 ? "0\(e.year % 100)" : "\(e.year % 100)"
         let day = e.day < 10 ? "0\(e.day)" : "\(e.day)"
-        let date = String(e.year) + (e.month < 10 ? "0" : "") + String(e.month) + day
+        let date = maturity(e)
         return .object([
             "conid": .int(conid), "symbol": .string(contract.underlying), "secType": .string("OPT"),
             "exchange": .string("SMART"), "listingExchange": .null,
@@ -157,10 +160,7 @@ struct IBOptionRoutes {
             "exchange": .string("SMART"),
             "valid_exchanges": .string(exchanges.replacingOccurrences(of: ";", with: ",")),
             "trading_class": .string(contract.root), "multiplier": .string(String(contract.multiplier)),
-            "maturity_date": .string(
-                String(contract.expiration.year) + (contract.expiration.month < 10 ? "0" : "")
-                    + String(contract.expiration.month) + (contract.expiration.day < 10 ? "0" : "")
-                    + String(contract.expiration.day)),
+            "maturity_date": .string(maturity(contract.expiration)),
             "contract_month": .string(month(contract.expiration)), "underlying_con_id": .int(underlying),
             "strike": .number(contract.strike), "right": .string(contract.right == .call ? "C" : "P"),
             "r_t_h": .bool(true), "smart_available": .bool(true), "allow_sell_long": .bool(false),

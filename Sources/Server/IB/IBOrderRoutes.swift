@@ -35,17 +35,20 @@ struct IBOrderRoutes {
         guard orders.count == 1 else {
             throw IBError(.badRequest, "send one order per request (brackets: use the native or Alpaca API)")
         }
-        let ticket = try IBOrderTicket(orders[0], directory: brokerage.directory)
+        let ticket = try IBOrderTicket(orders[0], instrument: findInstrument)
         try check(ticket, record)
         return ticket
     }
 
+    /// What a conid names for an order: a listed stock or an option contract.
+    var findInstrument: (String) -> Instrument? { { [brokerage] in IBConid.instrument($0, brokerage: brokerage) } }
+
     func check(_ ticket: IBOrderTicket, _ record: AccountRecord) throws {
-        guard ticket.entry.instrument.market == record.market else {
+        guard ticket.instrument.market == record.market else {
             let market = record.market == .us ? "US stocks" : "China A-shares"
             throw IBError(
                 .badRequest,
-                "account \(IBAccountID.make(record.id)) trades \(market); \(ticket.entry.symbol) is not one")
+                "account \(IBAccountID.make(record.id)) trades \(market); \(ticket.symbol) is not one")
         }
     }
 
@@ -120,7 +123,7 @@ struct IBOrderRoutes {
         let record = try await account(context)
         var request = request
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
-        let quote = try? await brokerage.feed.quote(ticket.entry.symbol)
+        let quote = try? await brokerage.quote(ticket.symbol)
         let questions = IBQuestions.questions(
             for: ticket, quote: quote, settings: try await settings(record.id), suppressed: gateway.suppressed)
         guard let first = questions.first else { return try await submit(ticket, record.id).response() }
@@ -216,9 +219,9 @@ struct IBOrderRoutes {
         case .market: break
         }
         merged.removeValue(forKey: "cOID")
-        let ticket = try IBOrderTicket(.object(merged), directory: brokerage.directory)
+        let ticket = try IBOrderTicket(.object(merged), instrument: findInstrument)
         try check(ticket, record)
-        guard ticket.entry.symbol == order.symbol, ticket.side == order.side, ticket.type == order.type else {
+        guard ticket.symbol == order.symbol, ticket.side == order.side, ticket.type == order.type else {
             throw IBError(.badRequest, "a modification cannot change the contract, side or order type")
         }
         guard ticket.quantity > carried.qty + order.filledQty else {
@@ -288,12 +291,13 @@ struct IBOrderRoutes {
         var request = request
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
         let summary = try await brokerage.summary(record.id)
-        let quote = try? await brokerage.feed.quote(ticket.entry.symbol)
+        let quote = try? await brokerage.quote(ticket.symbol)
         let price =
             ticket.limitPrice ?? ticket.stopPrice
             ?? (ticket.side == .buy ? quote?.asks.best?.price : quote?.bids.best?.price) ?? quote?.last ?? .zero
         let qty = ticket.cashQuantity.flatMap { $0.divided(by: price, places: 0, rule: .down) } ?? ticket.quantity
-        let value = qty.multiplied(by: price, places: 2, rule: .halfUp)
+        // An option's value is its premium × the contract's 100 shares.
+        let value = qty.multiplied(by: ticket.instrument.multiplier).multiplied(by: price, places: 2, rule: .halfUp)
         let fees = summary.account.fees.total(
             side: ticket.side, filledQty: qty, filledValue: value, currency: summary.account.currency)
         let cashChange = ticket.side == .buy ? -(value + fees) : value - fees
@@ -318,7 +322,7 @@ struct IBOrderRoutes {
             "equity": amount(summary.equity, -fees),
             "initial": amount(.zero, .zero), "maintenance": amount(.zero, .zero),
             "position": amount(
-                summary.positions.first { $0.instrument.symbol == ticket.entry.symbol }?.position.qty ?? .zero,
+                summary.positions.first { $0.instrument.symbol == ticket.symbol }?.position.qty ?? .zero,
                 ticket.side == .buy ? qty : -qty),
             "cash": amount(summary.account.cash, cashChange),
             "warn": .text(warn), "error": .null,

@@ -10,7 +10,8 @@ import TradingCore
 /// of a STOP_LIMIT), `trailingAmt` + `trailingType` ("amt" or "%"), `tif` DAY/GTC/IOC/OPG/FOK, `cOID`,
 /// `outsideRTH`, `cashQty` (a buy for an amount of money).
 struct IBOrderTicket: Sendable, Equatable {
-    var entry: DirectoryEntry
+    /// A stock, or an option contract (its conid is `IBOptionConid`'s).
+    var instrument: Instrument
     var side: OrderSide
     var type: OrderType
     var quantity: Quantity
@@ -23,7 +24,8 @@ struct IBOrderTicket: Sendable, Equatable {
     var clientOrderID: String?
     var outsideRTH: Bool
 
-    var currency: String { entry.instrument.currency.rawValue }
+    var currency: String { instrument.currency.rawValue }
+    var symbol: String { instrument.symbol }
 
     static let knownFields: Set<String> = [
         "conid", "conidex", "side", "quantity", "orderType", "price", "auxPrice", "trailingAmt", "trailingType", "tif",
@@ -32,10 +34,14 @@ struct IBOrderTicket: Sendable, Equatable {
         "parentId", "isClose", "deactivated", "fxQty", "customerAccount", "isProCustomer", "manualOrderTime",
     ]
 
-    /// "BUY 100 AAPL NASDAQ.NMS @ 189.50" — how IB names an order in its questions.
+    /// "BUY 100 AAPL NASDAQ.NMS @ 189.50" — how IB names an order in its questions ("BUY 1 AAPL Dec18'26 250 Call
+    /// SMART @ 5.20" for an option).
     var description: String {
-        let venue = entry.instrument.market == .us ? "NASDAQ.NMS" : IBMarketFields.listingExchange(entry.instrument)
-        var text = "\(side == .buy ? "BUY" : "SELL") \(quantity.formatted(minimumPlaces: 0)) \(entry.symbol) \(venue)"
+        let venue =
+            instrument.kind == .option
+            ? "SMART" : instrument.market == .us ? "NASDAQ.NMS" : IBMarketFields.listingExchange(instrument)
+        let name = instrument.option.map(IBOrderTicket.optionName) ?? instrument.symbol
+        var text = "\(side == .buy ? "BUY" : "SELL") \(quantity.formatted(minimumPlaces: 0)) \(name) \(venue)"
         if let limitPrice { text += " @ \(limitPrice.formatted(minimumPlaces: 2))" }
         if type == .stop || type == .stopLimit, let stopPrice {
             text += " STP \(stopPrice.formatted(minimumPlaces: 2))"
@@ -43,7 +49,17 @@ struct IBOrderTicket: Sendable, Equatable {
         return text
     }
 
-    init(_ json: JSONValue, directory: SymbolDirectory) throws(IBError) {
+    /// IB's local name of a contract: "AAPL Dec18'26 250 Call".
+    static func optionName(_ c: OptionContract) -> String {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let day = c.expiration.day < 10 ? "0\(c.expiration.day)" : "\(c.expiration.day)"
+        let year = c.expiration.year % 100
+        return "\(c.underlying) \(months[c.expiration.month - 1])\(day)'\(year < 10 ? "0" : "")\(year) "
+            + "\(c.strike.formatted(minimumPlaces: 0)) \(c.right == .call ? "Call" : "Put")"
+    }
+
+    /// Reads one order; `instrument` finds what a conid (as text) names (`IBConid.instrument`).
+    init(_ json: JSONValue, instrument find: (String) -> Instrument?) throws(IBError) {
         guard let o = json.object else { throw IBError(.badRequest, "each order must be a JSON object") }
         if let unknown = o.keys.filter({ !Self.knownFields.contains($0) }).sorted().first {
             throw IBError(.badRequest, "unknown order field \(unknown)")
@@ -53,10 +69,10 @@ struct IBOrderTicket: Sendable, Equatable {
             conidText = String(conidex.split(separator: "@").first ?? "")
         }
         guard let conidText else { throw IBError(.badRequest, "conid is required") }
-        guard let entry = IBConid.entry(conidText, in: directory) else {
+        guard let instrument = find(conidText) else {
             throw IBError(.badRequest, "invalid conid \(conidText): no such contract")
         }
-        self.entry = entry
+        self.instrument = instrument
         switch o["side"]?.string?.uppercased() {
         case "BUY": side = .buy
         case "SELL": side = .sell
@@ -136,7 +152,7 @@ struct IBOrderTicket: Sendable, Equatable {
 
     var request: OrderRequest {
         OrderRequest(
-            symbol: entry.symbol, side: side, type: type, timeInForce: timeInForce,
+            symbol: instrument.symbol, side: side, type: type, timeInForce: timeInForce,
             qty: cashQuantity == nil ? quantity : nil, notional: cashQuantity, limitPrice: limitPrice,
             stopPrice: stopPrice, trailPrice: trailAmount, trailPercent: trailPercent, extendedHours: outsideRTH,
             clientOrderID: clientOrderID.map { ClientOrderID($0) })

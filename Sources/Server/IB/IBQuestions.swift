@@ -107,7 +107,8 @@ enum IBQuestions {
         }
         if let limit = settings.valueLimit {
             let price = order.limitPrice ?? order.stopPrice ?? last
-            let value = order.quantity.multiplied(by: price, places: 2, rule: .halfUp)
+            let value = order.quantity.multiplied(by: order.instrument.multiplier).multiplied(
+                by: price, places: 2, rule: .halfUp)
             if value > limit {
                 out.append(
                     Question(
