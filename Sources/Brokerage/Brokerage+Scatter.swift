@@ -56,6 +56,13 @@ extension Brokerage {
         try await everyShard { shard throws(BrokerageError) in try await shard.settleExpiredOptions(through: date) }
     }
 
+    /// From 15:15 ET on an expiration day: sells the expiring in-the-money positions accounts could not exercise
+    /// (see `Shard.sellOutUncarriedOptions`).
+    public func sellOutUncarriedOptions() async throws(BrokerageError) {
+        let now = clock.now()
+        try await everyShard { shard throws(BrokerageError) in try await shard.sellOutUncarriedOptions(at: now) }
+    }
+
     /// During the session: liquidates accounts far below maintenance margin (see `Shard.checkMarginThreshold`).
     public func checkMarginThreshold() async throws(BrokerageError) {
         try await everyShard { shard throws(BrokerageError) in try await shard.checkMarginThreshold() }

@@ -127,6 +127,39 @@ struct OptionExpiryTests {
         }
     }
 
+    @Test("from 15:15 ET on expiry day, in-the-money calls the account cannot pay to exercise are sold at the bid")
+    func sellOut() async throws {
+        try await BrokerageFixture.with { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            let call = try await Self.contract(f, .call, near: spot - FixedDecimal(20))
+            // Five contracts cost about $10,000; exercising them would buy $150,000 of shares with $90,000.
+            _ = try await Self.buy(f, call.occSymbol, 5)
+            f.clock.set(Timestamp(Self.expiration, hour: 15, minute: 10, in: .newYork))
+            try await f.brokerage.sellOutUncarriedOptions()
+            #expect(try #require(await f.state()).positions.values.contains { $0.symbol == call.occSymbol })
+
+            f.clock.set(Timestamp(Self.expiration, hour: 15, minute: 16, in: .newYork))
+            try await f.brokerage.sellOutUncarriedOptions()
+            // What the bid's size does not take at once, the market order takes as the quotes come (one sell-out
+            // order: the service's next minute leaves it working).
+            for _ in 0..<10 {
+                f.clock.advance(by: Duration64.minute)
+                try await f.brokerage.sellOutUncarriedOptions()
+                try await f.brokerage.pumpMarket()
+            }
+            let account = try #require(await f.state())
+            #expect(!account.positions.values.contains { $0.symbol == call.occSymbol })
+            let sold = try await f.brokerage.activities(f.account, limit: 10).compactMap {
+                if case .fill(let fill) = $0.kind, fill.side == .sell { fill } else { nil }
+            }
+            #expect(sold.allSatisfy { $0.symbol == call.occSymbol && $0.orderID == sold.first?.orderID })
+            #expect(sold.reduce(FixedDecimal.zero) { $0 + $1.qty } == FixedDecimal(5))
+            let notes = try await f.brokerage.notifications.recent(user: f.userID).items
+            let note = try #require(notes.first { $0.title == "\(call.occSymbol) sold before expiry" })
+            #expect(note.body.contains("buying power is"))
+        }
+    }
+
     @Test("exercising early buys the shares now; a short, missing or expired position is refused")
     func earlyExercise() async throws {
         try await BrokerageFixture.with { f in

@@ -66,6 +66,9 @@ extension Catalogue {
             "Your {contracts} contracts of {symbol} expired worthless: {underlying} closed at {close}, strike {strike}.",
         "option.expiry.unexercised.body":
             "Your {contracts} contracts of {symbol} expired without being exercised: {reason}.",
+        "option.sell_out.title": "{symbol} sold before expiry",
+        "option.sell_out.body":
+            "Your {contracts} contracts of {symbol} expire today in the money, but they could not be exercised ({reason}), so papertrade is selling them at market before the close.",
         // Price alerts
         "alert.title": "{symbol} alert",
         "alert.body": "{symbol} {what} and is at {price}.",

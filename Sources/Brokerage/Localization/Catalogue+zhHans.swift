@@ -52,6 +52,8 @@ extension Catalogue {
         "option.expiry.title": "{symbol} 已到期",
         "option.expiry.body": "您持有的 {contracts} 张 {symbol} 到期作废：{underlying} 收盘价 {close}，行权价 {strike}。",
         "option.expiry.unexercised.body": "您持有的 {contracts} 张 {symbol} 到期未行权：{reason}。",
+        "option.sell_out.title": "{symbol} 到期前卖出",
+        "option.sell_out.body": "您持有的 {contracts} 张 {symbol} 今日到期且为价内，但无法行权（{reason}），papertrade 正在收盘前以市价卖出。",
         "alert.title": "{symbol} 价格提醒",
         "alert.body": "{symbol} {what}，现价 {price}。",
         "alert.crossing": "穿越 {level}",

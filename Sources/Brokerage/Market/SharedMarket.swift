@@ -81,6 +81,17 @@ final class SharedMarket: Sendable {
         return quote
     }
 
+    /// A symbol's bars: a stock's from the feed, an option contract's from its chain (the underlying's bars repriced
+    /// through each day's model).
+    func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
+        -> [PriceBar]
+    {
+        if OptionContract.multiplier(ofSymbol: symbol) != nil {
+            return try await options.bars(symbol, timeframe: timeframe, from: from, to: to)
+        }
+        return try await feed.bars(symbol, timeframe: timeframe, from: from, to: to)
+    }
+
     private struct AuctionKey: Hashable {
         var symbol: String
         var date: CivilDate

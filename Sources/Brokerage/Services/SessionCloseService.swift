@@ -4,7 +4,8 @@ import TradingCore
 /// Runs the end of each US session: a minute after the close it settles the option positions that expired
 /// (`Brokerage.settleExpiredOptions`), then charges margin accounts the night's interest and checks maintenance margin
 /// (`Brokerage.closeMarginDay`); during the session it looks once a minute for accounts so far below maintenance that
-/// they are liquidated at once (`checkMarginThreshold`). At start it settles the last close, so a server that was
+/// they are liquidated at once (`checkMarginThreshold`) and, in an expiration day's last 45 minutes, for expiring
+/// options in the money that their accounts could not exercise (`sellOutUncarriedOptions`). At start it settles the last close, so a server that was
 /// down at a close still settles and charges it (once: expired positions are gone, and an account remembers the last
 /// close charged).
 public struct SessionCloseService: Service {
@@ -40,6 +41,7 @@ public struct SessionCloseService: Service {
                     try? await brokerage.closeMarginDay(date)
                 } else if calendar.phase(at: woke) == .continuous {
                     try? await brokerage.checkMarginThreshold()
+                    try? await brokerage.sellOutUncarriedOptions()
                 }
             }
         }

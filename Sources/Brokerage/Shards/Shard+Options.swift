@@ -57,6 +57,52 @@ extension Shard {
         try await commit()
     }
 
+    /// In the last three quarters of an hour of an expiration day (from 15:15 ET, as Alpaca does), sells at market
+    /// the long positions expiring today that are in the money and that the account could not exercise — a call
+    /// whose shares it cannot pay for, a put without the shares to deliver — so their value is not lost at the close.
+    /// Once per position: a contract with a sell order working is left to it. The owner is told why.
+    func sellOutUncarriedOptions(at now: Timestamp) async throws(BrokerageError) {
+        let calendar = TradingCalendar.xnys
+        let local = calendar.zone.localTime(of: now)
+        guard let session = calendar.schedule(on: local.date), now >= session.close.adding(seconds: -45 * 60),
+            now < session.close
+        else { return }
+        var placed = false
+        for id in records.keys.sorted() {
+            guard let account = engine.account(id) else { continue }
+            let working = Set(engine.openOrders(of: id).filter { $0.side == .sell }.map(\.instrument))
+            for position in account.positions.values.sorted(by: { $0.symbol < $1.symbol })
+            where position.qty.isPositive && !working.contains(position.instrument) {
+                guard let contract = engine.instrument(position.instrument).option,
+                    contract.expiration == local.date, let stock = market.instrument(contract.underlying),
+                    let spot = try? await market.quote(stock.symbol, reuse: true).last,
+                    intrinsicValue(contract, at: spot) >= FixedDecimal(units: 1, exponent: 2)
+                else { continue }
+                let underlying = engine.register(stock)
+                guard
+                    let why = engine.exerciseShortfall(
+                        id, option: position.instrument, underlying: underlying, at: now)
+                else { continue }
+                var request = OrderRequest(
+                    symbol: contract.occSymbol, side: .sell, type: .market, timeInForce: .day, qty: position.qty)
+                request.isLiquidation = true
+                guard (try? await prepareMarket(for: contract.occSymbol)) != nil,
+                    (try? engine.submit(request, account: id, at: now)) != nil
+                else { continue }
+                placed = true
+                let text = text(for: id)
+                let values = [
+                    "symbol": contract.occSymbol, "contracts": position.qty.description,
+                    "reason": RejectionWording.message(why, in: text.language),
+                ]
+                notify(
+                    id, kind: "option_sell_out", title: text("option.sell_out.title", values),
+                    body: text("option.sell_out.body", values), at: now)
+            }
+        }
+        if placed || !pendingNotifications.isEmpty { try await commit() }
+    }
+
     /// Exercises the account's whole long position in a contract now (Alpaca's `POST /v2/positions/{symbol}/exercise`):
     /// refused for a short position, for a contract the account does not hold, and after the close of its expiration
     /// day (the expiry settles it then).

@@ -239,12 +239,12 @@ extension Shard {
 
         // Each symbol held on any of these days gets its daily closes in one request.
         var symbols = Set(builder.holdings.keys)
-        for entry in entries { if case .fill(let fill) = entry.kind { symbols.insert(fill.symbol) } }
+        for entry in entries { symbols.formUnion(Self.symbolsTraded(by: entry)) }
         let from = Timestamp(firstDay.adding(days: -7), in: calendar.zone)
         let to = calendar.schedule(on: lastClosed)?.close ?? now
         var closes: [CivilDate: [String: Price]] = [:]
         for symbol in symbols {
-            for bar in (try? await feed.bars(symbol, timeframe: .day, from: from, to: to)) ?? [] {
+            for bar in (try? await market.bars(symbol, timeframe: .day, from: from, to: to)) ?? [] {
                 closes[calendar.zone.localTime(of: bar.time).date, default: [:]][symbol] = bar.close
             }
         }
@@ -262,6 +262,15 @@ extension Shard {
         }
         do { try await storage.saveEquityDays(rows) } catch { throw .storage(error) }
         return rows.last ?? stored
+    }
+
+    /// The symbols an entry brings into (or out of) the holdings: a fill's, and the shares an exercise delivers.
+    static func symbolsTraded(by entry: LedgerEntry) -> [String] {
+        switch entry.kind {
+        case .fill(let fill): return [fill.symbol]
+        case .optionDelivery(let delivery): return [delivery.symbol]
+        default: return []
+        }
     }
 
     /// Every ledger entry of an account after `sequence`, oldest first (paged through storage).
@@ -289,11 +298,11 @@ extension Shard {
         let entries = try await ledgerEntries(id, after: anchor.lastSequence)
         let start = calendar.schedule(on: anchor.date)?.close ?? Timestamp(anchor.date, hour: 16, in: calendar.zone)
         var symbols = Set(anchor.holdings.keys)
-        for entry in entries { if case .fill(let fill) = entry.kind { symbols.insert(fill.symbol) } }
+        for entry in entries { symbols.formUnion(Self.symbolsTraded(by: entry)) }
         let timeframe: BarTimeframe = .minutes(Int(step / Duration64.minute))
         var bars: [String: [PriceBar]] = [:]
         for symbol in symbols {
-            bars[symbol] = (try? await feed.bars(symbol, timeframe: timeframe, from: start, to: now)) ?? []
+            bars[symbol] = (try? await market.bars(symbol, timeframe: timeframe, from: start, to: now)) ?? []
         }
         var points = [PerformancePoint(time: start, value: anchor.equity, flow: .zero)]
         var next = 0

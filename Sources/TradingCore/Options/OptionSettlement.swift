@@ -81,6 +81,9 @@ extension TradingEngine {
                 .insufficientQty, "no available position for \(instrument.symbol)",
                 facts: .init("option.no_position", ["symbol": instrument.symbol]))
         }
+        if exercise, let shortfall = exerciseShortfall(accountID, option: id, underlying: underlying, at: time) {
+            throw shortfall
+        }
         for order in openOrders(of: accountID) where order.instrument == id {
             _ = try? cancel(order.id, account: accountID, at: time)
         }
@@ -89,40 +92,6 @@ extension TradingEngine {
         let shares = contracts.times(contract.multiplier)
         let stock = instruments[Int(underlying.index)]
         let strikeValue = LedgerMath.tradeValue(price: contract.strike, qty: shares, currency: account.currency)
-        if exercise {
-            switch contract.right {
-            case .call:
-                let available = buyingPower(account, for: underlying, price: contract.strike)
-                guard strikeValue <= available else {
-                    let (required, have) = (strikeValue.formatted(places: 2), available.formatted(places: 2))
-                    throw OrderRejection(
-                        .insufficientBuyingPower,
-                        "exercising \(contracts) \(instrument.symbol) buys \(shares) shares of \(stock.symbol) for \(required); buying power is \(have)",
-                        facts: .init(
-                            "option.exercise_buying_power",
-                            [
-                                "contracts": contracts.description, "symbol": instrument.symbol,
-                                "shares": shares.description, "underlying": stock.symbol, "required": required,
-                                "available": have,
-                            ]))
-                }
-            case .put:
-                let date = tradingDate(stock, at: time)
-                let deliverable = account.positions[underlying]?.availableToSell(on: date) ?? .zero
-                guard deliverable >= shares else {
-                    throw OrderRejection(
-                        .insufficientQty,
-                        "exercising \(contracts) \(instrument.symbol) sells \(shares) shares of \(stock.symbol); \(deliverable) are available",
-                        facts: .init(
-                            "option.exercise_shares",
-                            [
-                                "contracts": contracts.description, "symbol": instrument.symbol,
-                                "shares": shares.description, "underlying": stock.symbol,
-                                "available": deliverable.description,
-                            ]))
-                }
-            }
-        }
         let event = OptionEventBooking(
             kind: exercise ? .exercise : .expiry, symbol: instrument.symbol, qty: -contracts,
             releasedCost: position.costBasis, settlementPrice: settlementPrice)
@@ -150,5 +119,50 @@ extension TradingEngine {
                 .optionDelivery(delivery), cashChange: delivery.side == .buy ? -strikeValue : strikeValue,
                 account: accountID, at: time))
         return entries
+    }
+
+    /// Why the account could not exercise its whole long position in a contract now, or nil when it can: a call's
+    /// shares cost the strike × the shares, which cash (buying power on a margin account) must cover; a put's shares
+    /// must be held and not promised to open orders.
+    public mutating func exerciseShortfall(
+        _ accountID: AccountID, option id: InstrumentID, underlying: InstrumentID, at time: Timestamp
+    ) -> OrderRejection? {
+        let instrument = instruments[Int(id.index)]
+        guard let contract = instrument.option, let account = accounts[accountID],
+            let contracts = account.positions[id]?.qty, contracts.isPositive
+        else { return nil }
+        let shares = contracts.times(contract.multiplier)
+        let stock = instruments[Int(underlying.index)]
+        switch contract.right {
+        case .call:
+            let strikeValue = LedgerMath.tradeValue(price: contract.strike, qty: shares, currency: account.currency)
+            let available = buyingPower(account, for: underlying, price: contract.strike)
+            guard strikeValue > available else { return nil }
+            let (required, have) = (strikeValue.formatted(places: 2), available.formatted(places: 2))
+            return OrderRejection(
+                .insufficientBuyingPower,
+                "exercising \(contracts) \(instrument.symbol) buys \(shares) shares of \(stock.symbol) for \(required); buying power is \(have)",
+                facts: .init(
+                    "option.exercise_buying_power",
+                    [
+                        "contracts": contracts.description, "symbol": instrument.symbol,
+                        "shares": shares.description, "underlying": stock.symbol, "required": required,
+                        "available": have,
+                    ]))
+        case .put:
+            let date = tradingDate(stock, at: time)
+            let deliverable = account.positions[underlying]?.availableToSell(on: date) ?? .zero
+            guard deliverable < shares else { return nil }
+            return OrderRejection(
+                .insufficientQty,
+                "exercising \(contracts) \(instrument.symbol) sells \(shares) shares of \(stock.symbol); \(deliverable) are available",
+                facts: .init(
+                    "option.exercise_shares",
+                    [
+                        "contracts": contracts.description, "symbol": instrument.symbol,
+                        "shares": shares.description, "underlying": stock.symbol,
+                        "available": deliverable.description,
+                    ]))
+        }
     }
 }
