@@ -160,6 +160,26 @@ struct OptionExpiryTests {
         }
     }
 
+    @Test("the day's close values an option position at the contract's close × 100, and the equity adds up")
+    func equityHistory() async throws {
+        try await BrokerageFixture.with { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            let call = try await Self.contract(f, .call, near: spot)
+            _ = try await Self.buy(f, call.occSymbol, 3)
+            // The expiration day's own close, before the settlement a minute later, is the position's first.
+            f.clock.set(Timestamp(CivilDate(2026, 11, 20), hour: 16, minute: 30, in: .newYork))
+            let day = try #require(try await f.brokerage.catchUpEquityDays(f.account))
+            let zone = ExchangeTimeZone.newYork
+            let bars = try await f.brokerage.options.bars(
+                call.occSymbol, timeframe: .day, from: Timestamp(day.date, in: zone),
+                to: Timestamp(day.date.adding(days: 1), in: zone))
+            let close = try #require(bars.last?.close)
+            #expect(day.holdings[call.occSymbol] == FixedDecimal(3) && day.marks[call.occSymbol] == close)
+            #expect(day.positionsValue == close.times(300))
+            #expect(day.equity == day.cash + day.positionsValue)
+        }
+    }
+
     @Test("exercising early buys the shares now; a short, missing or expired position is refused")
     func earlyExercise() async throws {
         try await BrokerageFixture.with { f in
