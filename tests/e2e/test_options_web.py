@@ -67,7 +67,7 @@ def test_the_chain_on_a_stock_page(language_driver, server):
     select.select_by_index(len(select.options) - 1)
     app.wait.until(lambda d: rows(app) and rows(app)[0]["symbol"][4:10] != first[4:10])
     before = len(rows(app))
-    app.click(".options button.link")
+    app.click(".options button.show-all")
     app.wait.until(lambda d: len(rows(app)) > before)
 
     for width in (320, 390, 1280):
@@ -88,3 +88,54 @@ def test_no_chain_for_a_stock_without_options(language_driver, server):
     app.css(".stock-title h1")
     time.sleep(1)
     assert not driver.find_elements(By.CSS_SELECTOR, "section.options:not([hidden])")
+
+
+def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, server):
+    from decimal import Decimal
+    driver, language = language_driver
+    chinese = language.startswith("zh")
+    app = App(driver, server).signup()
+    driver.get_log("browser")
+    app.go("stock/AAPL")
+    app.css("table.option-chain tbody tr.price-line")
+    # The first call above the price: out of the money, the row after the price line.
+    symbol = app.d.execute_script(
+        "return document.querySelector('tr.price-line').nextElementSibling.dataset.symbol")
+    cells = next(r for r in rows(app) if r["symbol"] == symbol)["cells"]
+    strike, bid, ask = (Decimal(c.replace(",", "")) for c in cells[:3])
+    app.click(f"tr[data-symbol='{symbol}'] th button")
+    app.visible("dialog.option-sheet[open]")
+    limit = Decimal(app.value("#option-limit"))
+    assert bid <= limit <= ask
+    qty = app.css("#option-qty")
+    qty.clear()
+    qty.send_keys("2")
+
+    def figure(testid):
+        return app.text(f"[data-testid={testid}] .value").replace("$", "").replace(",", "")
+
+    app.wait.until(lambda d: figure("option-amount") == f"{limit * 200:.2f}")
+    assert figure("option-breakeven") == f"{strike + limit:.2f}"
+    assert figure("option-max-loss") == f"{limit * 200:.2f}"
+    assert figure("option-max-profit") == ("无上限" if chinese else "Unlimited")
+    chance = figure("option-probability")
+    assert chance.endswith("%") and 0 < float(chance[:-1]) < 50  # out of the money: less likely than not
+    # Every figure says in one sentence what it means.
+    helps = app.d.execute_script(
+        "return [...document.querySelectorAll('dialog.option-sheet [data-testid] .field-help')].map(e => e.textContent)")
+    assert len(helps) == 5 and all(len(h) > 10 for h in helps)
+    for width in (320, 390):
+        app.size(width, 800)
+        time.sleep(0.3)
+        assert app.d.execute_script(
+            "return document.querySelector('dialog.option-sheet').scrollWidth"
+            " - document.querySelector('dialog.option-sheet').clientWidth") <= 0, width
+    app.size(390, 844)
+    app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-sheet-{'zh' if chinese else 'en'}-phone.png"))
+    if chinese:
+        assert english_left(app, "dialog.option-sheet") == []
+
+    app.click("dialog.option-sheet button[type=submit]")
+    app.wait.until(lambda d: any(symbol[:4] in t or "AAPL" in t for t in app.toasts()))
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.option-sheet[open]"))
+    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -85,6 +85,18 @@ public enum BlackScholes {
         }
     }
 
+    /// The risk-neutral probability that the option finishes in the money: N(d2) for a call, N(−d2) for a put (at
+    /// expiry, or with no volatility left, 1 or 0).
+    public static func probabilityInTheMoney(_ i: OptionInputs) -> Double {
+        guard i.years > 0, i.volatility > 0, i.spot > 0, i.strike > 0 else {
+            return (i.right == .call ? i.spot > i.strike : i.spot < i.strike) ? 1 : 0
+        }
+        let vt = i.volatility * i.years.squareRoot()
+        let d2 =
+            (log(i.spot / i.strike) + (i.rate - i.dividendYield - 0.5 * i.volatility * i.volatility) * i.years) / vt
+        return normalCDF(i.right == .call ? d2 : -d2)
+    }
+
     /// The European value and greeks in one pass (they share d1, d2 and the exponentials).
     public static func priceAndGreeks(_ i: OptionInputs) -> (price: Double, greeks: OptionGreeks) {
         guard i.years > 0, i.volatility > 0, i.spot > 0, i.strike > 0 else {

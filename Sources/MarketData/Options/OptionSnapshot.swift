@@ -23,6 +23,8 @@ public struct OptionSnapshot: Sendable, Hashable {
     public var previousClose: Price?
     public var impliedVolatility: Double
     public var greeks: OptionGreeks
+    /// The model's (risk-neutral) probability that the contract expires in the money.
+    public var probabilityInTheMoney: Double
     /// Contracts traded today so far.
     public var volume: Int
     /// Contracts open at the previous close, and the date that count is for.
@@ -207,7 +209,8 @@ public struct OptionQuoteModel: Sendable {
             contract: contract, time: time, underlyingPrice: spot, bid: bid, ask: ask,
             bidSize: bid.isPositive ? 1 + Int(sizeDraw * depth) : 0, askSize: 1 + Int(sizeDraw2 * depth),
             theoreticalValue: theoretical, last: last, lastTime: last == nil ? nil : lastPrint,
-            previousClose: nil, impliedVolatility: i.volatility, greeks: greeks, volume: volume,
+            previousClose: nil, impliedVolatility: i.volatility, greeks: greeks,
+            probabilityInTheMoney: BlackScholes.probabilityInTheMoney(i), volume: volume,
             openInterest: openInterest,
             openInterestDate: openInterest > 0 ? facts.openInterestDate : nil,
             expired: expired)

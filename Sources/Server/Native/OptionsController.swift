@@ -22,15 +22,20 @@ struct OptionsController {
         return .string(FixedDecimal(units: Int((value * 10_000).rounded()), exponent: 4).formatted(places: 4))
     }
 
-    static func side(_ s: OptionSnapshot) -> JSONValue {
+    /// One contract's market. `mid` is halfway between the bid and the ask rounded half-up onto the contract's tick:
+    /// a limit price an order can carry as it is (the trade sheet starts there).
+    static func side(_ s: OptionSnapshot, tick: TickRule) -> JSONValue {
         .object([
             "symbol": .string(s.contract.occSymbol), "bid": .decimal(s.bid), "ask": .decimal(s.ask),
-            "bid_size": .int(s.bidSize), "ask_size": .int(s.askSize), "mid": .decimal(s.mid),
+            "bid_size": .int(s.bidSize), "ask_size": .int(s.askSize), "mid": .decimal(tick.round(s.mid, .halfUp)),
             "last": .decimal(s.last), "volume": .int(s.volume),
             "open_interest": .int(s.openInterest), "implied_volatility": figure(s.impliedVolatility),
             "delta": figure(s.greeks.delta), "gamma": figure(s.greeks.gamma), "theta": figure(s.greeks.theta),
             "vega": figure(s.greeks.vega), "rho": figure(s.greeks.rho),
             "in_the_money": .bool(s.contract.intrinsicValue(at: s.underlyingPrice).isPositive),
+            "probability_itm": figure(s.probabilityInTheMoney), "strike": .decimal(s.contract.strike),
+            "expiration": .string(s.contract.expiration.description), "right": .string(s.contract.right.rawValue),
+            "name": .string(s.contract.name),
         ])
     }
 
@@ -110,8 +115,9 @@ struct OptionsController {
                 strikes.map { strike in
                     let row = rows[strike]
                     return .object([
-                        "strike": .decimal(strike), "call": row?.call.map(Self.side) ?? .null,
-                        "put": row?.put.map(Self.side) ?? .null,
+                        "strike": .decimal(strike),
+                        "call": row?.call.map { Self.side($0, tick: optionClass.tickRule) } ?? .null,
+                        "put": row?.put.map { Self.side($0, tick: optionClass.tickRule) } ?? .null,
                     ])
                 }),
         ]).response(headers: [.cacheControl: "no-store"])
@@ -125,14 +131,12 @@ struct OptionsController {
             throw APIError(feed: error)
         }
         guard let s = found else { throw APIError.notFound("option contract \(symbol) not found") }
-        var body = Self.side(s).object ?? [:]
+        let tick = brokerage.options.optionClass(s.contract.underlying)?.tickRule ?? .usOption
+        var body = Self.side(s, tick: tick).object ?? [:]
         body["underlying"] = .string(s.contract.underlying)
-        body["expiration"] = .string(s.contract.expiration.description)
         body["type"] = .string(s.contract.right.rawValue)
-        body["strike"] = .decimal(s.contract.strike)
         body["multiplier"] = .int(s.contract.multiplier)
         body["style"] = .string(s.contract.style.rawValue)
-        body["name"] = .string(s.contract.name)
         body["underlying_price"] = .decimal(s.underlyingPrice)
         body["expired"] = .bool(s.expired)
         return JSONValue.object(body).response(headers: [.cacheControl: "no-store"])

@@ -1,11 +1,16 @@
 // The option chain card on a stock page: pick an expiration, calls or puts, and read each strike's bid, ask, last,
 // volume, open interest, implied volatility and delta. Strikes near the price come first; shaded rows are in the
-// money. Hidden for stocks without listed options (A-shares, small caps).
+// money. Hidden for stocks without listed options (A-shares, small caps). A row opens the option trade sheet: buy to
+// open or sell to close, a limit price that starts at the mid, and what the trade costs, where it breaks even, the
+// most it can make and lose, and how likely it is to finish in the money — each explained in one sentence.
 import * as api from './api.js';
 import * as D from './decimal.js';
 import * as F from './format.js';
+import * as store from './store.js';
 import { t, locale } from './i18n.js';
-import { h, clear, segmented } from './ui.js';
+import { h, clear, segmented, sheet, toast } from './ui.js';
+
+const HUNDRED = { n: 100n, s: 0 };
 
 /** Strikes shown each side of the price before "show all". */
 const NEAR = 6;
@@ -66,7 +71,8 @@ export function optionChain(symbol, currency) {
     const side = r[right];
     if (!side) return null;
     return h(`tr${side.in_the_money ? '.itm' : ''}`, { dataset: { symbol: side.symbol } },
-      h('th', { scope: 'row' }, F.price(r.strike)),
+      h('th', { scope: 'row' }, h('button.link', { type: 'button', 'aria-label': t('options.trade_label', { name: side.name }),
+        onclick: () => optionTradeSheet(side, currency) }, F.price(r.strike))),
       h('td', F.price(side.bid)), h('td', F.price(side.ask)),
       h('td.not-narrow', side.last ? F.price(side.last) : '—'),
       h('td.wide-only', F.compact(String(side.volume))), h('td.wide-only', F.compact(String(side.open_interest))),
@@ -105,7 +111,7 @@ export function optionChain(symbol, currency) {
         h('thead', h('tr', columns.map(([key, cls]) => h(`th${cls}`, { scope: 'col' }, t(`options.col.${key}`))))),
         h('tbody', body))),
       rows.length > to - from || showAll
-        ? h('button.link', { type: 'button', onclick: () => { showAll = !showAll; render(); } },
+        ? h('button.link.show-all', { type: 'button', onclick: () => { showAll = !showAll; render(); } },
           showAll ? t('options.show_near') : t('options.show_all', { n: rows.length }))
         : null,
       h('p.sub.legend', t('options.legend')));
@@ -116,4 +122,93 @@ export function optionChain(symbol, currency) {
     element,
     destroy() { destroyed = true; clearInterval(timer); },
   };
+}
+
+/** "12.3%" from a probability ("0.1234"). */
+function probability(text) {
+  const v = D.parse(text);
+  return v ? D.format(D.round(D.shift(v, 2), 1), 1) + '%' : '—';
+}
+
+/**
+ * The option trade sheet for one contract of the chain: buy to open or sell to close, contracts, a limit price that
+ * starts at the mid, and the trade's figures at that price, recomputed as the learner types.
+ */
+export function optionTradeSheet(contract, currency) {
+  const account = store.account();
+  sheet(contract.name, (close) => {
+    let side = 'buy';
+    const qty = h('input#option-qty', { type: 'number', min: '1', step: '1', value: '1', inputmode: 'numeric', autofocus: true });
+    const limit = h('input#option-limit', { type: 'text', inputmode: 'decimal', value: contract.mid });
+    const figures = h('dl.estimate.option-figures', { dataset: { testid: 'option-figures' } });
+    const submit = h('button.primary', { type: 'submit' });
+
+    function explain(term, value, sentence, testid) {
+      return h('div', { dataset: { testid } }, h('dt', term), h('dd', h('span.value', value), h('span.field-help', sentence)));
+    }
+
+    function render() {
+      const n = D.parse(qty.value);
+      const price = D.parse(limit.value);
+      submit.textContent = t(side === 'buy' ? 'options.sheet.buy_submit' : 'options.sheet.sell_submit');
+      if (!n || !price || D.sign(n) <= 0 || D.sign(price) <= 0 || !D.isInteger(n)) {
+        clear(figures, h('p.field-help', t('options.sheet.enter')));
+        return;
+      }
+      const shares = D.mul(n, HUNDRED);
+      const amount = D.mul(price, shares);
+      const strike = D.parse(contract.strike);
+      const call = contract.right === 'call';
+      const breakeven = call ? D.add(strike, price) : D.sub(strike, price);
+      const rows = [
+        explain(t(side === 'buy' ? 'options.sheet.cost' : 'options.sheet.credit'), F.money(D.format(amount, 2, false), currency),
+          t(side === 'buy' ? 'options.sheet.cost_help' : 'options.sheet.credit_help', { shares: F.qty(D.format(shares, 0, false)) }), 'option-amount'),
+      ];
+      if (side === 'buy') {
+        const maxProfit = call ? t('options.sheet.unlimited') : F.money(D.format(D.mul(D.sub(strike, price), shares), 2, false), currency);
+        rows.push(
+          explain(t('options.sheet.breakeven'), F.money(D.format(breakeven, 2, false), currency),
+            t(call ? 'options.sheet.breakeven_call_help' : 'options.sheet.breakeven_put_help'), 'option-breakeven'),
+          explain(t('options.sheet.max_profit'), maxProfit,
+            t(call ? 'options.sheet.max_profit_call_help' : 'options.sheet.max_profit_put_help'), 'option-max-profit'),
+          explain(t('options.sheet.max_loss'), F.money(D.format(amount, 2, false), currency), t('options.sheet.max_loss_help'), 'option-max-loss'));
+      }
+      rows.push(explain(t('options.sheet.probability'), probability(contract.probability_itm),
+        t('options.sheet.probability_help'), 'option-probability'));
+      clear(figures, rows);
+    }
+
+    const form = h('form.option-trade', {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        if (!account) return;
+        submit.disabled = true;
+        const body = {
+          symbol: contract.symbol, side, type: 'limit', time_in_force: 'day', qty: qty.value.trim(),
+          limit_price: limit.value.trim(), position_intent: side === 'buy' ? 'buy_to_open' : 'sell_to_close',
+        };
+        try {
+          const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
+          toast(t(order.status === 'filled' ? `options.sheet.done.${side}` : 'options.sheet.placed',
+            { qty: F.qty(order.qty), name: contract.name }), 'success', { timeout: 5000 });
+          close();
+        } catch (error) {
+          toast(error.message, 'error', { timeout: 6000 });
+          submit.disabled = false;
+        }
+      },
+    },
+    segmented(t('options.sheet.side'), [['buy', t('options.sheet.buy')], ['sell', t('options.sheet.sell')]], side, (value) => { side = value; render(); }),
+    h('p.sub', t('options.sheet.quote', { bid: F.price(contract.bid), ask: F.price(contract.ask), mid: F.price(contract.mid) })),
+    h('label', { for: 'option-qty' }, t('options.sheet.contracts')), qty,
+    h('p.field-help', t('options.sheet.contracts_help')),
+    h('label', { for: 'option-limit' }, t('options.sheet.limit')), limit,
+    h('p.field-help', t('options.sheet.limit_help')),
+    figures,
+    account ? submit : h('p.field-help', t('common.no_account')));
+    qty.addEventListener('input', render);
+    limit.addEventListener('input', render);
+    render();
+    return form;
+  }, { className: 'option-sheet' });
 }
