@@ -135,7 +135,20 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     if chinese:
         assert english_left(app, "dialog.option-sheet") == []
 
+    # A limit at the ask (a cent over it: the quote may have moved) buys at once.
+    field = app.css("#option-limit")
+    field.clear()
+    field.send_keys(str(ask + Decimal("0.05")))
     app.click("dialog.option-sheet button[type=submit]")
-    app.wait.until(lambda d: any(symbol[:4] in t or "AAPL" in t for t in app.toasts()))
+    app.wait.until(lambda d: any("AAPL" in t for t in app.toasts()))
     app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.option-sheet[open]"))
+
+    # The portfolio lists the contracts as contracts, valued at 100 shares each, linked to the stock's page.
+    app.go("")
+    row = app.css(f".row-link[data-symbol='{symbol}']")
+    assert row.get_attribute("href").endswith("#/stock/AAPL")
+    assert app.text(f".row-link[data-symbol='{symbol}'] .shares") == ("2 张" if chinese else "2 contracts")
+    price = Decimal(app.text(f".row-link[data-symbol='{symbol}'] [data-role=price]").replace(",", ""))
+    value = app.text(f".row-link[data-symbol='{symbol}'] [data-role=value]").replace("$", "").replace(",", "")
+    assert Decimal(value) == price * 200
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

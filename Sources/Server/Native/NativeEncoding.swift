@@ -83,6 +83,10 @@ enum NativeEncoding {
             "unrealized_intraday_pl": .decimal(p.valuation.dayChange),
             "unrealized_intraday_plpc": .decimal(p.dayChangePercent ?? .zero),
             "realized_pl": .decimal(p.position.realizedPnL),
+            // An option position: its contract (quantities are contracts of `multiplier` shares each).
+            "asset_class": .string(p.instrument.kind == .option ? "option" : "stock"),
+            "multiplier": .int(p.instrument.option?.multiplier ?? 1),
+            "underlying": .text(p.instrument.option?.underlying),
         ])
     }
 }

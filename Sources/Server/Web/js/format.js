@@ -108,3 +108,22 @@ export function shares(text) {
   const one = v && D.cmp(v, { n: 1n, s: 0 }) === 0;
   return t(one ? 'shares.one' : 'shares.other', { qty: qty(text) });
 }
+
+/** The underlying of an OCC option symbol ("AAPL261218C00250000" → "AAPL"), or null for any other symbol. */
+export function optionUnderlying(symbol) {
+  const m = /^([A-Z]{1,6})\d{6}[CP]\d{8}$/.exec(symbol ?? '');
+  return m ? m[1] : null;
+}
+
+/** The stock page a symbol's row leads to: an option's underlying, else the symbol's own. */
+export function stockRoute(symbol) {
+  return `#/stock/${encodeURIComponent(optionUnderlying(symbol) ?? symbol)}`;
+}
+
+/** "2 contracts" for an option's quantity, "2 shares" for a stock's. */
+export function holdingQty(symbol, text) {
+  if (!optionUnderlying(symbol)) return shares(text);
+  const v = D.parse(text);
+  const one = v && D.cmp(D.abs(v), { n: 1n, s: 0 }) === 0;
+  return t(one ? 'contracts.one' : 'contracts.other', { qty: qty(text) });
+}

@@ -39,6 +39,8 @@ export default {
   // Formatting
   'shares.one': '{qty} share',
   'shares.other': '{qty} shares',
+  'contracts.one': '{qty} contract',
+  'contracts.other': '{qty} contracts',
   'fee.commission': 'Commission',
   'fee.stamp_duty': 'Stamp duty',
   'fee.transfer_fee': 'Transfer fee',

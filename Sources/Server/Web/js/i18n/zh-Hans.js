@@ -39,6 +39,8 @@ export default {
   // 格式
   'shares.one': '{qty} 股',
   'shares.other': '{qty} 股',
+  'contracts.one': '{qty} 张',
+  'contracts.other': '{qty} 张',
   'fee.commission': '佣金',
   'fee.stamp_duty': '印花税',
   'fee.transfer_fee': '过户费',

@@ -87,11 +87,11 @@ export async function render(view, params, scope) {
     const share = (p) => (D.sign(equity) ? D.format(D.div(D.parse(p.market_value), equity, 6), null, false) : '0');
     clear(leaders,
       h('div.leader-col', { dataset: { testid: 'top-positions' } }, h('h3', t('home.top_positions')),
-        h('ol', byValue.map((p) => h('li', h('a', { href: `#/stock/${api.enc(p.symbol)}` }, p.symbol),
+        h('ol', byValue.map((p) => h('li', h('a', { href: F.stockRoute(p.symbol) }, p.symbol),
           h('span.sub', hidden ? '••••' : t('home.of_portfolio', { share: F.percent(share(p), { fraction: true }).replace('+', '') })))))),
       h('div.leader-col', { dataset: { testid: 'day-gainers' } }, h('h3', t('home.gainers')),
         gainers.length
-          ? h('ol', gainers.map((p) => h('li', h('a', { href: `#/stock/${api.enc(p.symbol)}` }, p.symbol),
+          ? h('ol', gainers.map((p) => h('li', h('a', { href: F.stockRoute(p.symbol) }, p.symbol),
             change(p.change_today, F.percent(p.change_today, { fraction: true })))))
           : h('p.sub', t('home.no_gainers'))));
   }
@@ -108,8 +108,9 @@ export async function render(view, params, scope) {
           rows.set(p.symbol, { row, p });
           return row;
         })));
-    // Live prices update the row in place (a focused link keeps its focus).
-    stopHoldingQuotes = live.watch(positions.map((p) => p.symbol), (q) => {
+    // Live prices update the row in place (a focused link keeps its focus). Options are valued as the account's
+    // figures value them (the live feed quotes stocks).
+    stopHoldingQuotes = live.watch(positions.filter((p) => !F.optionUnderlying(p.symbol)).map((p) => p.symbol), (q) => {
       const entry = rows.get(q.symbol);
       if (!entry) return;
       const p = { ...entry.p, current_price: q.last };
@@ -125,10 +126,10 @@ export async function render(view, params, scope) {
   }
 
   function holdingRow(p) {
-    const row = h('li.row', h('a.row-link', { href: `#/stock/${api.enc(p.symbol)}`, dataset: { symbol: p.symbol } },
-      monogram(p.symbol),
+    const row = h('li.row', h('a.row-link', { href: F.stockRoute(p.symbol), dataset: { symbol: p.symbol } },
+      monogram(F.optionUnderlying(p.symbol) ?? p.symbol),
       h('span.row-main', h('span.sym', p.symbol), h('span.name', p.name)),
-      h('span.row-mid', h('span.shares', F.shares(p.qty)), h('span.sub', { dataset: { role: 'price' } })),
+      h('span.row-mid', h('span.shares', F.holdingQty(p.symbol, p.qty)), h('span.sub', { dataset: { role: 'price' } })),
       h('span.row-end', h('span.value', { dataset: { role: 'value' } }), h('span', { dataset: { role: 'change' } }))));
     fillHolding(row, p);
     return row;

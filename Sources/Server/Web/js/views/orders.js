@@ -40,7 +40,7 @@ export async function render(view, params, scope) {
     const price = o.limit_price ? ` @ ${F.price(o.limit_price)}` : o.stop_price ? t('orders.stop_at', { price: F.price(o.stop_price) }) : '';
     return h('li.row.order', { dataset: { status: o.status, id: o.id } },
       h('span.row-main',
-        h('span.sym', h('a', { href: `#/stock/${api.enc(o.symbol)}` }, o.symbol), ' ', h(`span.side.${o.side}`, t(o.side === 'buy' ? 'orders.buy' : 'orders.sell')),
+        h('span.sym', h('a', { href: F.stockRoute(o.symbol) }, o.symbol), ' ', h(`span.side.${o.side}`, t(o.side === 'buy' ? 'orders.buy' : 'orders.sell')),
           auto ? h('span.tag', { title: t('orders.auto_title') }, t('orders.auto')) : null),
         h('span.sub', `${TYPES.includes(o.type) ? t(`orders.type.${o.type}`) : o.type}${price} · ${F.dateTime(o.submitted_at || o.created_at, zone)} ${t(`city.${zone}`)}`)),
       h('span.row-end',

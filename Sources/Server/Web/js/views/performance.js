@@ -129,7 +129,7 @@ export async function render(view, params, scope) {
         : h('div.table-scroll', h('table.holding-performance', { dataset: { testid: 'holding-performance' } },
           h('thead', h('tr', ['symbol', 'shares', 'avg_cost', 'value', 'unrealized', 'realized', 'share', 'today'].map((c) => h('th', { scope: 'col' }, t(`perf.col.${c}`))))),
           h('tbody', rows.map((p) => h('tr',
-            h('th', { scope: 'row' }, h('a', { href: `#/stock/${encodeURIComponent(p.symbol)}` }, p.symbol)),
+            h('th', { scope: 'row' }, h('a', { href: F.stockRoute(p.symbol) }, p.symbol)),
             h('td', F.shares(p.qty)), h('td', F.price(p.avg_cost)),
             h('td', hidden() ? '••••' : F.money(p.market_value, currency)),
             h('td', money(p.unrealized_pnl), ' ', pct(p.unrealized_pnl_pct)),
