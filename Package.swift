@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "MarketData", targets: ["MarketData"]),
         // Strategies over history through the real engine: users depend on it from their own package.
         .library(name: "Backtest", targets: ["Backtest"]),
+        // The Swift SDK for apps, bots and tools: the native API over URLSession (Foundation only).
+        .library(name: "PapertradeKit", targets: ["PapertradeKit"]),
         .executable(name: "papertrade", targets: ["papertrade"]),
     ],
     dependencies: [
@@ -35,6 +37,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "TradingCore"),
+        // The client SDK depends on nothing but Foundation, so an iOS or macOS app adds it without the server.
+        .target(name: "PapertradeKit"),
+        // A SwiftUI watchlist row on PapertradeKit (Apple platforms; on Linux the file compiles to nothing).
+        .target(name: "PapertradeKitExamples", dependencies: ["PapertradeKit"], path: "Examples/PapertradeKitExamples"),
         // JSON's one home: the value type (parsed numbers stay exact text), the byte writers and the streaming
         // encoder. It knows the core's value types (ids, times, decimals) and nothing else.
         .target(name: "JSON", dependencies: ["TradingCore"]),
@@ -105,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "papertrade",
             dependencies: [
-                "Server", "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest",
+                "Server", "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest", "PapertradeKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -151,6 +157,15 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "PapertradeKitTests",
+            dependencies: [
+                "PapertradeKit", "Server", "Brokerage", "MarketData", "TradingCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

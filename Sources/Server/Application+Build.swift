@@ -67,6 +67,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     AccountsController(brokerage: brokerage, access: access).addRoutes(to: native)
     PerformanceController(brokerage: brokerage).addRoutes(to: native)
     NotificationsController(brokerage: brokerage).addRoutes(to: native)
+    EventStreamController(brokerage: brokerage).addRoutes(to: native)
     StockController(brokerage: brokerage).addRoutes(to: native)
     OptionsController(brokerage: brokerage).addRoutes(to: native)
     FavoritesController(brokerage: brokerage).addRoutes(to: native)

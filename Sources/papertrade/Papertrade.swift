@@ -14,8 +14,9 @@ struct PapertradeCommand: AsyncParsableCommand {
         commandName: "papertrade",
         abstract: "A self-hosted paper-trading brokerage: Alpaca-compatible API, simulated market, web app.",
         subcommands: [
-            Serve.self, Admin.self, Queue.self, Game.self, BacktestCommand.self, OptionPriceCommand.self, Backup.self,
-            Restore.self,
+            Serve.self, Admin.self, QuoteCommand.self, BuyCommand.self, SellCommand.self, PositionsCommand.self,
+            OrdersCommand.self, CancelCommand.self, AccountCommand.self, HistoryCommand.self, WatchCommand.self,
+            Queue.self, Game.self, BacktestCommand.self, OptionPriceCommand.self, Backup.self, Restore.self,
         ])
 }
 

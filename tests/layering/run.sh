@@ -43,6 +43,9 @@ Brokerage|@_exported import struct Storage.UserRecord
 Brokerage|@_exported import Storage
 BrokerageModel|import Storage
 BrokerageModel|import SQLKit
+PapertradeKit|import NIOCore
+PapertradeKit|import TradingCore
+PapertradeKit|import Server
 Brokerage|let extra = Shard(id: ShardID(0), owner: owner, context: context)
 Server|let first = router.shards[0]
 CASES

@@ -39,9 +39,14 @@ struct AccountsController {
         return .object(o)
     }
 
+    /// The user's accounts; for an API key, its own account (how a client learns which account a key trades).
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
-        let accounts = try await brokerage.loadAccounts(of: user)
+        let accounts: [AccountRecord]
+        if case .account(let id) = context.caller, let record = await brokerage.accountRecord(id) {
+            accounts = [record]
+        } else {
+            accounts = try await brokerage.loadAccounts(of: try context.user())
+        }
         var out: [JSONValue] = []
         for record in accounts {
             let summary = try await brokerage.summary(record.id)

@@ -1,0 +1,147 @@
+import Foundation
+
+/// The market an account trades: US stocks in dollars or China A-shares in yuan.
+public struct Market: OpenEnumeration {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let us: Market = "us"
+    public static let cn: Market = "cn"
+}
+
+/// A paper account with its balances (`positions` is filled when the account is read by id).
+public struct Account: Codable, Hashable, Sendable, Identifiable {
+    public var id: String
+    public var name: String
+    public var market: Market
+    public var currency: String
+    public var accountNumber: String
+    /// `cash` or `margin`.
+    public var type: String
+    @ExactDecimal public var cash: Decimal
+    @ExactDecimal public var buyingPower: Decimal
+    @ExactDecimal public var equity: Decimal
+    @ExactDecimal public var marketValue: Decimal
+    @ExactDecimal public var dayChange: Decimal
+    @ExactDecimal public var startingCash: Decimal
+    public var multiplier: Int
+    public var maxMarginMultiplier: Int
+    @ExactDecimal public var maintenanceMargin: Decimal
+    @ExactDecimal public var marginDeficit: Decimal
+    /// A game account: every player starts with the same cash, so it takes no deposits or withdrawals.
+    public var inGame: Bool
+    public var positions: [Position]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, market, currency, type, cash, equity, multiplier, positions
+        case accountNumber = "account_number", buyingPower = "buying_power", marketValue = "market_value"
+        case dayChange = "day_change", startingCash = "starting_cash", maxMarginMultiplier = "max_margin_multiplier"
+        case maintenanceMargin = "maintenance_margin", marginDeficit = "margin_deficit", inGame = "in_game"
+    }
+}
+
+/// A holding valued now. `qty` is negative when short; percentages are fractions (0.05 = +5%). An option position
+/// counts contracts of `multiplier` shares each; its prices stay per share.
+public struct Position: Codable, Hashable, Sendable {
+    public var symbol: String
+    public var name: String
+    public var market: Market
+    public var currency: String
+    /// `long` or `short`.
+    public var side: String
+    @ExactDecimal public var qty: Decimal
+    /// What may be sold today (A-shares bought today settle T+1).
+    @ExactDecimal public var qtyAvailable: Decimal
+    @ExactDecimal public var avgEntryPrice: Decimal
+    @ExactDecimal public var costBasis: Decimal
+    @ExactDecimal public var currentPrice: Decimal
+    @ExactDecimal public var lastdayPrice: Decimal
+    @ExactDecimal public var changeToday: Decimal
+    @ExactDecimal public var marketValue: Decimal
+    @ExactDecimal public var unrealizedPL: Decimal
+    @ExactDecimal public var unrealizedPLPercent: Decimal
+    @ExactDecimal public var unrealizedIntradayPL: Decimal
+    @ExactDecimal public var unrealizedIntradayPLPercent: Decimal
+    @ExactDecimal public var realizedPL: Decimal
+    /// `stock` or `option`.
+    public var assetClass: String
+    public var multiplier: Int
+    public var underlying: String?
+
+    enum CodingKeys: String, CodingKey {
+        case symbol, name, market, currency, side, qty, multiplier, underlying
+        case qtyAvailable = "qty_available", avgEntryPrice = "avg_entry_price", costBasis = "cost_basis"
+        case currentPrice = "current_price", lastdayPrice = "lastday_price", changeToday = "change_today"
+        case marketValue = "market_value", unrealizedPL = "unrealized_pl", unrealizedPLPercent = "unrealized_plpc"
+        case unrealizedIntradayPL = "unrealized_intraday_pl"
+        case unrealizedIntradayPLPercent = "unrealized_intraday_plpc"
+        case realizedPL = "realized_pl", assetClass = "asset_class"
+    }
+}
+
+/// One line of an account's history: a fill, a fee, a deposit or withdrawal, a dividend, a corporate action….
+/// `kind` says which; the other fields are those the kind has.
+public struct Transaction: Codable, Hashable, Sendable {
+    public var sequence: Int
+    public var kind: String
+    @ServerTime public var time: Date
+    /// Cash in (positive) or out (negative).
+    @OptionalExactDecimal public var amount: Decimal?
+    public var symbol: String?
+    @OptionalExactDecimal public var qty: Decimal?
+    @OptionalExactDecimal public var price: Decimal?
+    public var orderID: String?
+    /// A fee's kind: `commission`, `sec`, `taf`, `stamp_duty`, `transfer`….
+    public var fee: String?
+    public var method: String?
+    public var note: String?
+    /// Placed by a queued rule rather than by hand.
+    public var automatic: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case sequence, kind, time, amount, symbol, qty, price, fee, method, note, automatic
+        case orderID = "order_id"
+    }
+}
+
+/// How money moves in or out of an account.
+public struct TransferMethod: OpenEnumeration {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let bank: TransferMethod = "bank"
+    public static let card: TransferMethod = "card"
+    public static let transfer: TransferMethod = "transfer"
+}
+
+/// A deposit's or withdrawal's answer: the account after it, and the transaction it wrote.
+public struct TransferResult: Decodable, Sendable {
+    public var account: Account
+    public var transaction: Transaction
+
+    enum CodingKeys: String, CodingKey { case transaction }
+
+    public init(from decoder: any Decoder) throws {
+        account = try Account(from: decoder)
+        transaction = try decoder.container(keyedBy: CodingKeys.self).decode(Transaction.self, forKey: .transaction)
+    }
+}
+
+/// A new API key for an account. The secret is shown this once; the server keeps only its hash.
+public struct APIKey: Codable, Hashable, Sendable {
+    public var accountID: String
+    public var keyID: String
+    public var secret: String
+
+    enum CodingKeys: String, CodingKey {
+        case secret
+        case accountID = "account_id", keyID = "key_id"
+    }
+}
+
+/// The logged-in user.
+public struct User: Codable, Hashable, Sendable, Identifiable {
+    public var id: String
+    public var username: String
+    /// `en`, `zh`, or nil to follow the browser.
+    public var language: String?
+    public var accounts: [Account]
+}

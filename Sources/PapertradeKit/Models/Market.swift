@@ -1,0 +1,109 @@
+import Foundation
+
+/// A quote: last price, the day so far, and five levels of the book on each side. A-shares carry their daily
+/// price limits (`limitUp`, `limitDown`); US stocks have none.
+public struct Quote: Codable, Hashable, Sendable {
+    public struct Level: Codable, Hashable, Sendable {
+        @ExactDecimal public var price: Decimal
+        @ExactDecimal public var size: Decimal
+    }
+
+    public var symbol: String
+    public var name: String?
+    public var exchange: String?
+    public var market: Market?
+    public var currency: String?
+    @ServerTime public var time: Date
+    @ExactDecimal public var last: Decimal
+    @ExactDecimal public var open: Decimal
+    @ExactDecimal public var high: Decimal
+    @ExactDecimal public var low: Decimal
+    @ExactDecimal public var previousClose: Decimal
+    @ExactDecimal public var change: Decimal
+    /// In percent (-0.23 = down 0.23%).
+    @ExactDecimal public var changePercent: Decimal
+    @ExactDecimal public var volume: Decimal
+    @ExactDecimal public var turnover: Decimal
+    public var bids: [Level]
+    public var asks: [Level]
+    @OptionalExactDecimal public var limitUp: Decimal?
+    @OptionalExactDecimal public var limitDown: Decimal?
+    /// `pre_open`, `auction`, `continuous`, `lunch_break`, `closed`….
+    public var phase: String
+    /// The exchange's trading date (YYYY-MM-DD) the quote belongs to.
+    public var tradingDate: String
+    /// The market data source failed and this is the last quote it gave.
+    public var stale: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case symbol, name, exchange, market, currency, time, last, open, high, low, change, volume, turnover, bids
+        case asks, phase, stale
+        case previousClose = "previous_close", changePercent = "change_percent", limitUp = "limit_up"
+        case limitDown = "limit_down", tradingDate = "trading_date"
+    }
+}
+
+/// Bar lengths the server accepts: 1Min … 59Min, 1Hour … 23Hour, 1Day, 1Week, 1Month.
+public struct Timeframe: OpenEnumeration {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let minute: Timeframe = "1Min"
+    public static let fiveMinutes: Timeframe = "5Min"
+    public static let fifteenMinutes: Timeframe = "15Min"
+    public static let hour: Timeframe = "1Hour"
+    public static let day: Timeframe = "1Day"
+    public static let week: Timeframe = "1Week"
+    public static let month: Timeframe = "1Month"
+}
+
+/// One price bar (open, high, low, close, volume) starting at `time`.
+public struct Bar: Codable, Hashable, Sendable {
+    @ServerTime public var time: Date
+    @ExactDecimal public var open: Decimal
+    @ExactDecimal public var high: Decimal
+    @ExactDecimal public var low: Decimal
+    @ExactDecimal public var close: Decimal
+    @ExactDecimal public var volume: Decimal
+
+    enum CodingKeys: String, CodingKey {
+        case time = "t", open = "o", high = "h", low = "l", close = "c", volume = "v"
+    }
+}
+
+/// Bars of one symbol.
+public struct Bars: Codable, Hashable, Sendable {
+    public var symbol: String
+    public var timeframe: Timeframe
+    public var bars: [Bar]
+}
+
+/// A search hit: a stock, ETF or index by ticker, code, name or pinyin initials.
+public struct SymbolMatch: Codable, Hashable, Sendable {
+    public var symbol: String
+    public var name: String
+    public var exchange: String
+    public var market: Market
+    /// `stock`, `etf`, `index`….
+    public var kind: String
+}
+
+/// Whether a market trades now, in its own time zone, with its current or next session.
+public struct MarketStatus: Codable, Hashable, Sendable {
+    public var market: Market
+    public var phase: String
+    public var isOpen: Bool
+    /// A server running with the always-open clock (practice at any hour).
+    public var alwaysOpen: Bool
+    public var timeZone: String
+    @ServerTime public var localTime: Date
+    /// The current or next session's date (YYYY-MM-DD) and its open and close.
+    public var sessionDate: String
+    @ServerTime public var open: Date
+    @ServerTime public var close: Date
+
+    enum CodingKeys: String, CodingKey {
+        case market, phase, open, close
+        case isOpen = "is_open", alwaysOpen = "always_open", timeZone = "time_zone", localTime = "local_time"
+        case sessionDate = "session_date"
+    }
+}

@@ -1,0 +1,67 @@
+import Brokerage
+import Hummingbird
+import JSON
+import NIOCore
+import ServiceLifecycle
+
+/// `GET /api/v1/events?symbols=AAPL,600519`: the app's live events as a server-sent event stream (text/event-stream),
+/// for clients without WebSockets — PapertradeKit reads it on every platform (Linux Foundation's URLSession has no
+/// WebSocket), and the CLI's `watch` through it. A session sees its user's accounts, an API key its own account.
+///
+///     event: quote            data: {…native quote…}
+///     event: order            data: {"event": "fill", "account_id": "…", "order": {…}}
+///     event: notification     data: {…}
+///
+/// A comment line (": keep-alive") every 15 seconds keeps proxies from closing a quiet stream and tells the server
+/// when the client has gone.
+struct EventStreamController {
+    let brokerage: Brokerage
+
+    func addRoutes(to group: RouterGroup<AppContext>) {
+        group.get("events", use: events)
+    }
+
+    @Sendable func events(_ request: Request, context: AppContext) async throws -> Response {
+        guard let caller = context.caller,
+            let audience = try await AppEvents.Audience.resolve(caller, brokerage: brokerage)
+        else { throw APIError.unauthorized }
+        let requested = (request.query("symbols") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+        if let unknown = requested.first(where: { brokerage.directory.entry($0.uppercased()) == nil }) {
+            throw APIError.notFound("unknown symbol \(unknown)")
+        }
+        let symbols = AppEvents.Symbols()
+        symbols.change(requested, subscribe: true, brokerage: brokerage)
+        let body = ResponseBody { writer in
+            let (chunks, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
+            let producer = Task { [brokerage] in
+                try? await AppEvents.run(audience, symbols: symbols, brokerage: brokerage) { type, data in
+                    continuation.yield("event: \(type)\ndata: \(data.serialized)\n\n")
+                }
+                continuation.finish()
+            }
+            let keepAlive = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(15))
+                    continuation.yield(": keep-alive\n\n")
+                }
+            }
+            defer {
+                producer.cancel()
+                keepAlive.cancel()
+            }
+            continuation.yield(": papertrade events\n\n")
+            // A server shutting down ends the stream at once (the client reconnects to another node or later)
+            // instead of holding the shutdown until the next keep-alive finds the connection gone.
+            try await withGracefulShutdownHandler {
+                for await chunk in chunks { try await writer.write(ByteBuffer(string: chunk)) }
+            } onGracefulShutdown: {
+                continuation.finish()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    }
+}

@@ -1,0 +1,94 @@
+import Brokerage
+import Foundation
+import JSON
+import MarketData
+import Synchronization
+import TradingCore
+
+/// What the app's live channels carry, whichever transport: the web app's socket (`AppSocket`) and the event stream
+/// at /api/v1/events (`EventStreamController`, read by PapertradeKit and the CLI's `watch`). One producer, so both
+/// say the same thing:
+///
+///     quote         {…native quote…}                   the subscribed symbols, at most once a second each, on change
+///     order         {"event", "account_id", "order"}   order updates of the caller's accounts
+///     notification  {…native notification…}            the user's notifications (an API key: its account's)
+enum AppEvents {
+    /// Who listens: a user (every account of theirs) or an API key (its one account).
+    struct Audience: Sendable {
+        var user: UserID
+        var accounts: Set<AccountID>
+        /// An API key hears only the notifications about its account.
+        var onlyAccount: AccountID?
+
+        static func resolve(_ caller: Caller, brokerage: Brokerage) async throws -> Audience? {
+            switch caller {
+            case .user(let user, _):
+                return Audience(user: user, accounts: Set(try await brokerage.loadAccounts(of: user).map(\.id)))
+            case .account(let account):
+                guard let record = await brokerage.accountRecord(account) else { return nil }
+                return Audience(user: record.userID, accounts: [account], onlyAccount: account)
+            }
+        }
+    }
+
+    /// The symbols a listener follows (the socket changes them as it goes; the event stream fixes them at start).
+    final class Symbols: Sendable {
+        let state = Mutex(Set<String>())
+        static let limit = 100
+
+        init(_ initial: [String] = []) { state.withLock { $0 = Set(initial.prefix(Self.limit)) } }
+
+        var current: [String] { state.withLock { $0 }.sorted() }
+
+        /// Adds or removes symbols the directory knows; the set stays within the limit.
+        func change(_ requested: [String], subscribe: Bool, brokerage: Brokerage) {
+            let known = requested.map { $0.uppercased() }.filter { brokerage.directory.entry($0) != nil }.prefix(50)
+            state.withLock { s in
+                if subscribe { s.formUnion(known) } else { s.subtract(known) }
+                if s.count > Self.limit { s = Set(s.sorted().prefix(Self.limit)) }
+            }
+        }
+    }
+
+    /// Sends events to `send` until the task is canceled or `send` throws (the listener left).
+    static func run(
+        _ audience: Audience, symbols: Symbols, brokerage: Brokerage,
+        send: @escaping @Sendable (String, JSONValue) async throws -> Void
+    ) async throws {
+        let orders = brokerage.orderUpdates(account: nil)
+        let notifications = brokerage.notifications.live(user: audience.user)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await update in orders where audience.accounts.contains(update.order.accountID) {
+                    try await send(
+                        "order",
+                        .object([
+                            "event": .string(update.event.rawValue),
+                            "account_id": .string(update.order.accountID.description),
+                            "order": NativeEncoding.order(update.order),
+                        ]))
+                }
+            }
+            group.addTask {
+                for await n in notifications where audience.onlyAccount == nil || n.accountID == audience.onlyAccount {
+                    try await send("notification", NotificationsController.encode(n))
+                }
+            }
+            group.addTask {
+                var last: [String: MarketQuote] = [:]
+                var next = brokerage.clock.now()
+                while !Task.isCancelled {
+                    for symbol in symbols.current {
+                        guard let q = try? await brokerage.feed.quote(symbol), last[symbol] != q else { continue }
+                        last[symbol] = q
+                        try await send("quote", NativeEncoding.quote(q, entry: brokerage.directory.entry(symbol)))
+                    }
+                    next = next.adding(seconds: 1)
+                    await brokerage.clock.sleep(until: next)
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import PapertradeKit
+import Testing
+
+/// PapertradeKit against a real server over HTTP: every call an app makes, the errors it gets, the live stream,
+/// and each model's JSON against the server's.
+@Suite(.serialized) struct PapertradeKitTests {
+    @Test func anAPIKeyTradesItsAccount() async throws {
+        try await LiveServer.with { server in
+            let client = server.keyClient
+            let accounts = try await client.accounts()
+            #expect(accounts.map(\.id) == [server.accountID])
+            let account = try await client.account()
+            #expect(account.cash == 100_000 && account.currency == "USD" && account.market == .us)
+
+            let quote = try await client.quote("aapl")
+            #expect(quote.symbol == "AAPL" && quote.last > 0 && quote.asks.count == 5)
+            let ask = try #require(quote.asks.first?.price)
+
+            // A resting limit order: listed open, then canceled.
+            let resting = try await client.placeOrder(.limit("AAPL", .buy, qty: 2, limitPrice: 1, timeInForce: .gtc))
+            #expect(resting.status == .new && resting.limitPrice == 1 && resting.qty == 2 && resting.status.isOpen)
+            #expect(try await client.orders(status: "open").map(\.id) == [resting.id])
+            let canceled = try await client.cancelOrder(resting.id)
+            #expect(canceled.status == .canceled && canceled.canceledAt != nil)
+            #expect(try await client.orders(status: "open").isEmpty)
+
+            // A market buy fills at the ask; cash moves by exactly qty × price.
+            let bought = try await client.placeOrder(.market("AAPL", .buy, qty: 3))
+            #expect(bought.status == .filled && bought.filledQty == 3 && bought.filledAvgPrice == ask)
+            let after = try await client.account()
+            #expect(after.cash == 100_000 - 3 * ask - bought.fees)
+            let position = try #require(try await client.positions().first)
+            #expect(position.symbol == "AAPL" && position.qty == 3 && position.avgEntryPrice == ask)
+            #expect(position.costBasis == 3 * ask && position.assetClass == "stock" && position.multiplier == 1)
+            let history = try await client.transactions(limit: 10)
+            #expect(history.contains { $0.kind == "buy" && $0.orderID == bought.id && $0.qty == 3 && $0.price == ask })
+
+            // Money in and out, exactly.
+            let deposit = try await client.deposit(Decimal(string: "1234.56")!, note: "birthday")
+            #expect(deposit.account.cash == after.cash + Decimal(string: "1234.56")!)
+            #expect(deposit.transaction.kind == "deposit" && deposit.transaction.note == "birthday")
+            let withdrawal = try await client.withdraw(Decimal(string: "0.01")!, method: .card)
+            #expect(withdrawal.account.cash == deposit.account.cash - Decimal(string: "0.01")!)
+
+            // Every other order type the engine takes, as the kit encodes them.
+            let stop = try await client.placeOrder(.stop("AAPL", .sell, qty: 1, stopPrice: 1))
+            #expect(stop.type == .stop && stop.stopPrice == 1)
+            let stopLimit = try await client.placeOrder(.stop("AAPL", .sell, qty: 1, stopPrice: 2, limitPrice: 1))
+            #expect(stopLimit.type == .stopLimit && stopLimit.limitPrice == 1)
+            let trailing = try await client.placeOrder(.trailingStop("AAPL", .sell, qty: 1, trailPercent: 5))
+            #expect(trailing.type == .trailingStop && trailing.trailPercent == 5 && trailing.hwm != nil)
+            let notional = try await client.placeOrder(.market("AAPL", .buy, notional: 500))
+            #expect(notional.notional == 500 && notional.status == .filled)
+            let bracket = try await client.placeOrder(
+                .bracket("AAPL", .buy, qty: 1, limitPrice: 1, takeProfit: 2, stopLoss: Decimal(string: "0.5")!))
+            #expect(bracket.orderClass == "bracket" && bracket.status == .new)
+            let all = try await client.cancelAllOrders()
+            #expect(Set(all.map(\.id)).isSuperset(of: [stop.id, stopLimit.id, trailing.id, bracket.id]))
+            #expect(all.allSatisfy { $0.status == .canceled })
+
+            // Market data.
+            let bars = try await client.bars("AAPL", timeframe: .day, fromDate: "2026-11-01")
+            #expect(bars.bars.count >= 10 && bars.bars.allSatisfy { $0.low <= $0.high && $0.volume >= 0 })
+            let found = try await client.search("apple", limit: 5)
+            #expect(found.contains { $0.symbol == "AAPL" })
+            let status = try await client.marketStatus(.cn)
+            #expect(status.market == .cn && status.timeZone == "Asia/Shanghai")
+
+            // Watchlists, performance and queue rules.
+            let list = try await client.createWatchlist("Tech", symbols: ["AAPL"])
+            #expect(try await client.addToWatchlist(list.id, symbol: "MSFT").symbols == ["AAPL", "MSFT"])
+            #expect(try await client.removeFromWatchlist(list.id, symbol: "AAPL").symbols == ["MSFT"])
+            #expect(try await client.replaceWatchlist(list.id, name: "Big", symbols: ["NVDA"]).name == "Big")
+            #expect(try await client.watchlists().map(\.id) == [list.id])
+            try await client.deleteWatchlist(list.id)
+            #expect(try await client.watchlists().isEmpty)
+            let performance = try await client.performance(period: .month)
+            #expect(performance.accountID == server.accountID && performance.currency == "USD")
+            let rule = try await client.addQueueRule(
+                QueueRuleRequest(symbol: "AAPL", qty: 1, condition: .priceAtMost(1)))
+            #expect(rule.status == "queued" && rule.triggerLevel == 1)
+            #expect(try await client.queueRules().map(\.id) == [rule.id])
+            #expect(try await client.cancelQueueRule(rule.id).status == "canceled")
+            #expect(try await client.queueRules(history: true).map(\.id) == [rule.id])
+        }
+    }
+
+    @Test func refusalsAndFailuresCarryTheServersMessage() async throws {
+        try await LiveServer.with { server in
+            let client = server.keyClient
+            await #expect {
+                _ = try await client.placeOrder(.market("AAPL", .buy, qty: 10_000_000))
+            } throws: { error in
+                guard case .server(let status, let code, let message) = error as? PapertradeError else { return false }
+                return status == 403 && code == 40310000 && message.hasPrefix("insufficient buying power")
+            }
+            await #expect(throws: PapertradeError.server(status: 404, code: 40410000, message: "unknown symbol NOPE")) {
+                _ = try await client.quote("NOPE")
+            }
+            let bad = PapertradeClient(baseURL: server.baseURL, keyID: server.keyID, secretKey: "wrong")
+            await #expect(
+                throws: PapertradeError.server(status: 401, code: 40110000, message: "request is not authorized")
+            ) {
+                _ = try await bad.account()
+            }
+            // Games belong to users: a key is told so, and a user must name the account it means.
+            await #expect(
+                throws: PapertradeError.server(status: 401, code: 40110000, message: "request is not authorized")
+            ) {
+                _ = try await client.games()
+            }
+            let user = try await server.userClient()
+            await #expect(throws: PapertradeError.self) { _ = try await user.account() }
+            let nowhere = PapertradeClient(
+                baseURL: URL(string: "http://127.0.0.1:9")!, keyID: server.keyID, secretKey: server.secret)
+            await #expect {
+                _ = try await nowhere.quote("AAPL")
+            } throws: { error in
+                if case .transport = error as? PapertradeError { true } else { false }
+            }
+            await #expect(
+                throws: PapertradeError.server(status: 401, code: 40110000, message: "wrong username or password")
+            ) {
+                _ = try await PapertradeClient.login(baseURL: server.baseURL, username: server.username, password: "x")
+            }
+        }
+    }
+
+    @Test func aUserPlaysGamesSetsAlertsAndRunsBacktests() async throws {
+        try await LiveServer.with { server in
+            let user = try await server.userClient()
+            let me = try await user.me()
+            #expect(me.username == server.username && me.accounts.map(\.id).contains(server.accountID))
+
+            let game = try await user.createGame(
+                GameSettings(
+                    name: "Agents league", startingCash: 50_000, isPrivate: true,
+                    rules: Game.Rules(maxPositionPercent: 25, ranking: "return")))
+            #expect(game.isOwner && game.visibility == "private" && game.joinCode != nil)
+            #expect(game.rules.maxPositionPercent == 25 && game.startingCash == 50_000)
+            let joined = try await user.joinGame(game.id, apiKey: true)
+            let keyID = try #require(joined.keyID)
+            let secret = try #require(joined.secret)
+            // The game account's key trades it like any other account.
+            let player = PapertradeClient(baseURL: server.baseURL, keyID: keyID, secretKey: secret)
+            #expect(try await player.account().inGame)
+            _ = try await player.placeOrder(.market("AAPL", .buy, qty: 1))
+            let board = try await user.leaderboard(game.id)
+            #expect(board.entries.map(\.accountID) == [joined.accountID])
+            #expect(board.entries.first?.trades == 1 && board.entries.first?.player == server.username)
+            #expect(try await user.games(mine: true).map(\.id) == [game.id])
+
+            let alert = try await user.createAlert(.price("AAPL", above: 1000))
+            #expect(alert.condition == "greater_than" && alert.value == 1000 && alert.status == "active")
+            #expect(try await user.alerts().map(\.id) == [alert.id])
+            #expect(try await user.cancelAlert(alert.id).status == "canceled")
+
+            // The fill above told the user.
+            let inbox = try await user.notifications()
+            #expect(inbox.notifications.contains { $0.kind == "fill" && $0.accountID == joined.accountID })
+            #expect(try await user.markAllNotificationsRead().unread == 0)
+
+            let test = try await user.runBacktest(
+                BacktestRequest(symbols: ["AAPL"], from: "2025-01-01", to: "2025-06-30", strategy: "buy-and-hold"))
+            let result = try #require(test.result)
+            #expect(test.status == "done" && result.symbols == ["AAPL"] && result.startingCash == 100_000)
+            #expect(result.trades + result.openTrades >= 1 && !result.equity.isEmpty)
+            try await user.logout()
+            await #expect(throws: PapertradeError.self) { _ = try await user.me() }
+        }
+    }
+
+    @Test func theLiveStreamDeliversAFill() async throws {
+        try await LiveServer.with { server in
+            let client = server.keyClient
+            let events = client.orderUpdates()
+            let fill = Task { () -> OrderUpdate? in
+                for try await update in events where update.event == "fill" { return update }
+                return nil
+            }
+            // The stream connects in the background: orders a little apart, so one lands after it is up.
+            var placed: [String] = []
+            for _ in 0..<3 {
+                try await Task.sleep(for: .milliseconds(300))
+                placed.append(try await client.placeOrder(.market("AAPL", .buy, qty: 1)).id)
+            }
+            let update = try await withTimeout(seconds: 10) { try await fill.value }
+            #expect(update?.accountID == server.accountID)
+            #expect(update.map { placed.contains($0.order.id) } == true)
+            #expect(update?.order.status == .filled && update?.order.filledQty == 1)
+            fill.cancel()
+
+            // An unknown symbol is refused before the stream starts, with the server's message.
+            await #expect(throws: PapertradeError.server(status: 404, code: 40410000, message: "unknown symbol NOPE")) {
+                for try await _ in client.events(symbols: ["NOPE"]) {}
+            }
+        }
+    }
+
+    @Test func everyModelRoundTripsTheServersJSON() async throws {
+        try await LiveServer.with { server in
+            let client = server.keyClient
+            let order = try await client.placeOrder(.market("AAPL", .buy, qty: 2))
+            _ = try await client.placeOrder(.limit("AAPL", .buy, qty: 1, limitPrice: 1))
+            _ = try await client.createWatchlist("Tech", symbols: ["AAPL", "600519"])
+            _ = try await client.addQueueRule(QueueRuleRequest(symbol: "AAPL", qty: 1, condition: .priceAtMost(1)))
+            let id = server.accountID
+            try expectRoundTrip(Account.self, try await server.raw("accounts/\(id)"))
+            try expectRoundTrip([Account].self, try await server.raw("accounts"))
+            try expectRoundTrip([Order].self, try await server.raw("accounts/\(id)/orders?status=all"))
+            try expectRoundTrip([Transaction].self, try await server.raw("accounts/\(id)/transactions"))
+            try expectRoundTrip([Watchlist].self, try await server.raw("accounts/\(id)/watchlists"))
+            try expectRoundTrip([QueueRule].self, try await server.raw("accounts/\(id)/queue"))
+            try expectRoundTrip(Performance.self, try await server.raw("accounts/\(id)/performance?period=1M"))
+            try expectRoundTrip(Quote.self, try await server.raw("quotes/AAPL"))
+            try expectRoundTrip(Quote.self, try await server.raw("quotes/600519"))
+            try expectRoundTrip(Bars.self, try await server.raw("bars/AAPL?timeframe=1Day&from=2026-10-01"))
+            try expectRoundTrip([SymbolMatch].self, try await server.raw("search?q=mao"))
+            try expectRoundTrip(MarketStatus.self, try await server.raw("market/status?market=cn"))
+            #expect(order.status == .filled)
+
+            let user = try await server.userClient()
+            try expectRoundTrip(User.self, try await server.raw("me", session: user))
+            let game = try await user.createGame(GameSettings(name: "Cup", rules: Game.Rules(quickSellMinutes: 15)))
+            _ = try await user.joinGame(game.id)
+            try expectRoundTrip([Game].self, try await server.raw("games?scope=mine", session: user))
+            try expectRoundTrip(Leaderboard.self, try await server.raw("games/\(game.id)/leaderboard", session: user))
+            _ = try await user.createAlert(
+                AlertRequest(symbol: "AAPL", condition: "inside_channel", lower: 1, upper: 2))
+            _ = try await user.createAlert(
+                AlertRequest(symbol: "AAPL", condition: "moving_up_percent", value: 3, within: .duration("15m")))
+            try expectRoundTrip([Alert].self, try await server.raw("alerts", session: user))
+            try expectRoundTrip(NotificationList.self, try await server.raw("notifications", session: user))
+            let test = try await user.runBacktest(
+                BacktestRequest(symbols: ["AAPL"], from: "2025-01-01", to: "2025-12-31"))
+            try expectRoundTrip(Backtest.self, try await server.raw("backtests/\(test.id)", session: user))
+            try expectRoundTrip([Backtest].self, try await server.raw("backtests", session: user))
+        }
+    }
+}
+
+/// The value of `body`, or a failure after `seconds` (a stream that never delivers must not hang the suite).
+func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw PapertradeError.transport("nothing arrived within \(seconds) s")
+        }
+        return value
+    }
+}
