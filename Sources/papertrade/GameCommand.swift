@@ -1,58 +1,13 @@
 import ArgumentParser
 import Foundation
-import JSON
+import PapertradeKit
 
-/// `papertrade game create|list|join|leaderboard`: games on a running server, as a user (games belong to users,
-/// not to an API key's account): each command logs in with the username and password first.
+/// `papertrade game create|list|join|leaderboard`: games on a running server, on PapertradeKit, as a user (games
+/// belong to users, not to an API key's account): each command logs in with the username and password first.
 struct Game: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create, find, join and follow games on a running server.",
         subcommands: [Create.self, List.self, Join.self, Leaderboard.self])
-
-    struct Connection: ParsableArguments {
-        @Option(help: "Server URL (env PAPERTRADE_URL; default http://127.0.0.1:8080).") var server: String?
-        @Option(help: "Username (env PAPERTRADE_USERNAME).") var username: String?
-        @Option(help: "Password (env PAPERTRADE_PASSWORD).") var password: String?
-
-        var base: String {
-            server ?? ProcessInfo.processInfo.environment["PAPERTRADE_URL"] ?? "http://127.0.0.1:8080"
-        }
-
-        /// Logs in and returns a session for the calls that follow.
-        func session() async throws -> Session {
-            let env = ProcessInfo.processInfo.environment
-            guard let user = username ?? env["PAPERTRADE_USERNAME"], let pass = password ?? env["PAPERTRADE_PASSWORD"]
-            else {
-                throw ValidationError("give --username and --password (or PAPERTRADE_USERNAME and PAPERTRADE_PASSWORD)")
-            }
-            var session = Session(base: base, cookie: nil)
-            let (_, headers) = try await session.send(
-                "POST", "/api/v1/auth/login", body: .object(["username": .string(user), "password": .string(pass)]))
-            guard let cookie = headers["Set-Cookie"]?.split(separator: ";").first.map(String.init) else {
-                throw CLIError("the server did not start a session")
-            }
-            session.cookie = cookie
-            return session
-        }
-    }
-
-    struct Session {
-        let base: String
-        var cookie: String?
-
-        /// Sends a request; the JSON body and headers of a 2xx answer, or fails with the server's message.
-        func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> (
-            JSONValue, [String: String]
-        ) {
-            let answer = try await ServerClient.send(
-                base: base, method, path, headers: cookie.map { ["Cookie": $0] } ?? [:], body: body)
-            return (answer.json, answer.headers)
-        }
-
-        func json(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> JSONValue {
-            try await send(method, path, body: body).0
-        }
-    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -66,7 +21,7 @@ struct Game: AsyncParsableCommand {
                 --rule max_position_percent=20 --rule quick_sell_minutes=15
                 """)
 
-        @OptionGroup var connection: Connection
+        @OptionGroup var options: ClientOptions
         @Argument(help: "The game's name.") var name: String
         @Option(help: "Starting cash of every player.") var cash = "100000"
         @Option(help: "us or cn.") var market = "us"
@@ -77,48 +32,52 @@ struct Game: AsyncParsableCommand {
         @Option(name: .customLong("max-players")) var maxPlayers: Int?
         @Option(help: "A rule, name=value (repeatable).") var rule: [String] = []
 
-        func run() async throws {
-            var rules: [String: JSONValue] = [:]
-            for item in rule {
-                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-                guard parts.count == 2, !parts[0].isEmpty else {
-                    throw ValidationError("--rule takes name=value: \(item)")
+        func settings() throws -> GameSettings {
+            func time(_ text: String?, _ flag: String) throws -> Date? {
+                guard let text else { return nil }
+                guard let date = ServerTime.parse(text) else {
+                    throw ValidationError("\(flag) must be an RFC 3339 time (2027-01-29T21:00:00Z)")
                 }
-                rules[parts[0]] = Game.value(parts[1])
+                return date
             }
-            var body: [String: JSONValue] = [
-                "name": .string(name), "market": .string(market), "starting_cash": .string(cash),
-                "visibility": .string(`private` ? "private" : "public"), "late_entry": .bool(!noLateEntry),
-                "rules": .object(rules),
-            ]
-            if let starts { body["starts_at"] = .string(starts) }
-            if let ends { body["ends_at"] = .string(ends) }
-            if let maxPlayers { body["max_players"] = .int(maxPlayers) }
-            let game = try await connection.session().json("POST", "/api/v1/games", body: .object(body))
-            print("Created \(game["name"]?.string ?? name): id \(game["id"]?.string ?? "?")")
-            print("Join code: \(game["join_code"]?.string ?? "?")   Invite: \(game["invite_url"]?.string ?? "?")")
+            guard let startingCash = ExactDecimal.parse(cash) else { throw ValidationError("--cash must be a number") }
+            return GameSettings(
+                name: name, market: Market(rawValue: market), startingCash: startingCash, isPrivate: `private`,
+                startsAt: try time(starts, "--starts"), endsAt: try time(ends, "--ends"), lateEntry: !noLateEntry,
+                maxPlayers: maxPlayers, rules: try Game.rules(rule))
+        }
+
+        func validate() throws { _ = try settings() }
+
+        func run() async throws {
+            try await clientCommand {
+                let game = try await options.client(needsUser: true).createGame(try settings())
+                if options.json { return try options.printJSON(game) }
+                print("Created \(game.name): id \(game.id)")
+                print("Join code: \(game.joinCode ?? "?")   Invite: \(game.inviteURL ?? "?")")
+            }
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Public games, or with --mine those you own or play.")
 
-        @OptionGroup var connection: Connection
+        @OptionGroup var options: ClientOptions
         @Flag(help: "Games you own or play in.") var mine = false
 
         func run() async throws {
-            let games = try await connection.session().json("GET", "/api/v1/games?scope=\(mine ? "mine" : "public")")
-            let list = games.array ?? []
-            if list.isEmpty { print(mine ? "You play in no game." : "No public games.") }
-            for g in list {
-                let role = g["is_owner"] == .bool(true) ? "owner" : g["my_account_id"]?.string != nil ? "playing" : ""
-                print(
-                    [
-                        g["id"]?.string ?? "", g["name"]?.string ?? "", g["status"]?.string ?? "",
-                        "\(g["players"]?.int ?? 0) players",
-                        "\(g["starting_cash"]?.string ?? "") \(g["currency"]?.string ?? "")",
-                        role,
-                    ].filter { !$0.isEmpty }.joined(separator: "  "))
+            try await clientCommand {
+                let games = try await options.client(needsUser: true).games(mine: mine)
+                if options.json { return try options.printJSON(games) }
+                if games.isEmpty { print(mine ? "You play in no game." : "No public games.") }
+                for g in games {
+                    let role = g.isOwner ? "owner" : g.myAccountID != nil ? "playing" : ""
+                    print(
+                        [
+                            g.id, g.name, g.status, "\(g.players) players",
+                            "\(Terminal.amount(g.startingCash)) \(g.currency)", role,
+                        ].filter { !$0.isEmpty }.joined(separator: "  "))
+                }
             }
         }
     }
@@ -127,26 +86,24 @@ struct Game: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Join a game by id (with --code for a private game) or by its join code alone.")
 
-        @OptionGroup var connection: Connection
+        @OptionGroup var options: ClientOptions
         @Argument(help: "The game's id, or its join code.") var game: String
         @Option(help: "The join code of a private game.") var code: String?
         @Flag(name: .customLong("api-key"), help: "Also make an Alpaca API key for the game account (for a bot).")
         var apiKey = false
 
         func run() async throws {
-            var body: [String: JSONValue] = ["api_key": .bool(apiKey)]
-            let path: String
-            if game.count == 36, game.contains("-") {
-                path = "/api/v1/games/\(game)/join"
-                if let code { body["code"] = .string(code) }
-            } else {
-                path = "/api/v1/games/join"
-                body["code"] = .string(code ?? game)
-            }
-            let joined = try await connection.session().json("POST", path, body: .object(body))
-            print("Joined: game account \(joined["account_id"]?.string ?? "?")")
-            if let key = joined["key_id"]?.string, let secret = joined["secret"]?.string {
-                print("APCA_API_KEY_ID=\(key)\nAPCA_API_SECRET_KEY=\(secret)   (shown once)")
+            try await clientCommand {
+                let client = try await options.client(needsUser: true)
+                let joined =
+                    game.count == 36 && game.contains("-")
+                    ? try await client.joinGame(game, code: code, apiKey: apiKey)
+                    : try await client.joinGame(code: code ?? game, apiKey: apiKey)
+                if options.json { return try options.printJSON(joined) }
+                print("Joined: game account \(joined.accountID)")
+                if let key = joined.keyID, let secret = joined.secret {
+                    print("APCA_API_KEY_ID=\(key)\nAPCA_API_SECRET_KEY=\(secret)   (shown once)")
+                }
             }
         }
     }
@@ -154,51 +111,68 @@ struct Game: AsyncParsableCommand {
     struct Leaderboard: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A game's standings.")
 
-        @OptionGroup var connection: Connection
+        @OptionGroup var options: ClientOptions
         @Argument(help: "The game's id.") var game: String
-        @Flag(help: "Print the JSON.") var json = false
 
         func run() async throws {
-            let board = try await connection.session().json("GET", "/api/v1/games/\(game)/leaderboard")
-            if json {
-                print(String(decoding: board.serializedBytes, as: UTF8.self))
-                return
-            }
-            print(
-                "\(board["final"] == .bool(true) ? "Final standings" : "Standings") as of \(board["as_of"]?.string ?? "")"
-            )
-            let header = ["#", "player", "return", "equity", "today", "trades"]
-            var rows = [header]
-            for e in board["entries"]?.array ?? [] {
-                rows.append([
-                    String(e["rank"]?.int ?? 0), e["player"]?.string ?? "", Game.percent(e["return"]?.string),
-                    e["equity"]?.string ?? "", e["day_change"]?.string ?? "", String(e["trades"]?.int ?? 0),
-                ])
-            }
-            let widths = header.indices.map { i in rows.map { $0[i].count }.max() ?? 0 }
-            for row in rows {
+            try await clientCommand {
+                let board = try await options.client(needsUser: true).leaderboard(game)
+                if options.json { return try options.printJSON(board) }
+                print("\(board.final ? "Final standings" : "Standings") as of \(Terminal.time(board.asOf)) UTC")
                 print(
-                    row.enumerated().map { i, cell in
-                        let pad = String(repeating: " ", count: widths[i] - cell.count)
-                        return i == 1 ? cell + pad : pad + cell
-                    }.joined(separator: "  "))
+                    Terminal.table(
+                        ["#", "PLAYER", "RETURN", "EQUITY", "TODAY", "TRADES"],
+                        board.entries.map { e in
+                            [
+                                String(e.rank), e.player,
+                                Terminal.paint(Terminal.percent(fraction: e.return), Terminal.tone(e.return)),
+                                Terminal.amount(e.equity), Terminal.signed(e.dayChange), String(e.trades),
+                            ]
+                        }, right: [0, 2, 3, 4, 5]))
             }
         }
     }
 
-    /// A rule's value as JSON: true/false, a whole number, else text (decimals travel as strings).
-    static func value(_ text: String) -> JSONValue {
-        if text == "true" || text == "false" { return .bool(text == "true") }
-        if let n = Int(text) { return .int(n) }
-        return .string(text)
-    }
-
-    /// "0.0525" → "+5.25%".
-    static func percent(_ fraction: String?) -> String {
-        guard let fraction, let value = Decimal(string: fraction) else { return "" }
-        var scaled = value * 100
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &scaled, 2, .plain)
-        return (rounded > 0 ? "+" : "") + "\(rounded)%"
+    /// `--rule name=value` flags as the game's rules.
+    static func rules(_ items: [String]) throws -> PapertradeKit.Game.Rules {
+        var rules = PapertradeKit.Game.Rules()
+        for item in items {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--rule takes name=value: \(item)") }
+            let (name, text) = (parts[0], parts[1])
+            func decimal() throws -> Decimal {
+                guard let v = ExactDecimal.parse(text) else { throw ValidationError("--rule \(name) takes a number") }
+                return v
+            }
+            func whole() throws -> Int {
+                guard let v = Int(text) else { throw ValidationError("--rule \(name) takes a whole number") }
+                return v
+            }
+            func flag() throws -> Bool {
+                guard text == "true" || text == "false" else {
+                    throw ValidationError("--rule \(name) is true or false")
+                }
+                return text == "true"
+            }
+            switch name {
+            case "commission_per_trade": rules.commissionPerTrade = try decimal()
+            case "commission_percent": rules.commissionPercent = try decimal()
+            case "margin": rules.margin = try flag()
+            case "margin_multiplier": rules.marginMultiplier = try whole()
+            case "short_selling": rules.shortSelling = try flag()
+            case "min_price_buy": rules.minPriceBuy = try decimal()
+            case "min_price_short": rules.minPriceShort = try decimal()
+            case "max_position_percent": rules.maxPositionPercent = try decimal()
+            case "max_volume_percent": rules.maxVolumePercent = try decimal()
+            case "quick_sell_minutes": rules.quickSellMinutes = try whole()
+            case "max_trades_per_day": rules.maxTradesPerDay = try whole()
+            case "day_trading": rules.dayTrading = try flag()
+            case "resets_allowed": rules.resetsAllowed = try whole()
+            case "portfolios_visible": rules.portfoliosVisible = text
+            case "ranking": rules.ranking = text
+            default: throw ValidationError("unknown rule \(name); see papertrade game create --help")
+            }
+        }
+        return rules
     }
 }

@@ -1,40 +1,13 @@
 import ArgumentParser
 import Foundation
-import JSON
-import MarketData
+import PapertradeKit
 
-/// `papertrade queue add|list|cancel`: queue purchase against a running server, with an account's API key
-/// (the same key an Alpaca client uses).
+/// `papertrade queue add|list|cancel`: queue purchase against a running server, on PapertradeKit, with an account's
+/// API key (the same key an Alpaca client uses) or a login.
 struct Queue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Queue automatic orders on a running server (queue purchase).",
         subcommands: [Add.self, List.self, Cancel.self])
-
-    struct Connection: ParsableArguments {
-        @Option(help: "Server URL (env PAPERTRADE_URL; default http://127.0.0.1:8080).") var server: String?
-        @Option(name: .customLong("key-id"), help: "API key id (env APCA_API_KEY_ID).") var keyID: String?
-        @Option(name: .customLong("secret-key"), help: "API secret (env APCA_API_SECRET_KEY).") var secretKey: String?
-
-        /// Sends a request; returns the JSON body of a 2xx answer, or fails with the server's message.
-        func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> JSONValue {
-            let env = ProcessInfo.processInfo.environment
-            let base = server ?? env["PAPERTRADE_URL"] ?? "http://127.0.0.1:8080"
-            guard let key = keyID ?? env["APCA_API_KEY_ID"], let secret = secretKey ?? env["APCA_API_SECRET_KEY"] else {
-                throw ValidationError("give --key-id and --secret-key (or APCA_API_KEY_ID and APCA_API_SECRET_KEY)")
-            }
-            return try await ServerClient.send(
-                base: base, method, path, headers: ["APCA-API-KEY-ID": key, "APCA-API-SECRET-KEY": secret], body: body
-            ).json
-        }
-
-        /// The key's account id.
-        func accountID() async throws -> String {
-            guard let id = try await send("GET", "/v2/account")["id"]?.string else {
-                throw CLIError("the server did not say which account the key belongs to")
-            }
-            return id
-        }
-    }
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -46,7 +19,7 @@ struct Queue: AsyncParsableCommand {
                 Example: papertrade queue add 600519 --qty 100 --when near-limit-up=1% --order-type limit-up
                 """)
 
-        @OptionGroup var connection: Connection
+        @OptionGroup var options: ClientOptions
         @Argument(help: "Ticker or A-share code.") var symbol: String
         @Option(help: "buy or sell.") var side = "buy"
         @Option(help: "Shares.") var qty: String?
@@ -58,40 +31,56 @@ struct Queue: AsyncParsableCommand {
         @Option(help: "Keep the rule until the end of this trading day (YYYY-MM-DD).") var until: String?
         @Option(help: "Only for this session (YYYY-MM-DD, today's trading date).") var session: String?
 
-        func run() async throws {
-            var body: [String: JSONValue] = [
-                "symbol": .string(symbol), "side": .string(side),
-                "condition": try Self.condition(when),
-                "order_type": .string(orderType.replacingOccurrences(of: "-", with: "_")),
-            ]
-            if let qty { body["qty"] = .string(qty) }
-            if let notional { body["notional"] = .string(notional) }
-            if let limitPrice { body["limit_price"] = .string(limitPrice) }
-            if let until { body["lifetime"] = .object(["type": .string("until"), "date": .string(until)]) }
-            if let session { body["lifetime"] = .object(["type": .string("session"), "date": .string(session)]) }
-            let account = try await connection.accountID()
-            let rule = try await connection.send("POST", "/api/v1/accounts/\(account)/queue", body: .object(body))
-            print(Queue.line(rule))
+        func request() throws -> QueueRuleRequest {
+            func decimal(_ text: String?, _ what: String) throws -> Decimal? {
+                guard let text else { return nil }
+                guard let value = ExactDecimal.parse(text) else { throw ValidationError("\(what) must be a number") }
+                return value
+            }
+            var rule = QueueRuleRequest(
+                symbol: symbol, side: OrderSide(rawValue: side), qty: try decimal(qty, "--qty"),
+                notional: try decimal(notional, "--notional"), condition: try Self.condition(when),
+                orderType: orderType.replacingOccurrences(of: "-", with: "_"),
+                limitPrice: try decimal(limitPrice, "--limit-price"))
+            if let until { rule.lifetime = .init(type: "until", date: until) }
+            if let session { rule.lifetime = .init(type: "session", date: session) }
+            return rule
         }
 
-        static func condition(_ text: String) throws -> JSONValue {
-            func value(_ type: String, _ raw: Substring) -> JSONValue {
-                .object(["type": .string(type), "value": .string(String(raw))])
+        func validate() throws { _ = try request() }
+
+        func run() async throws {
+            try await clientCommand {
+                let client = try await options.client()
+                let rule = try await client.addQueueRule(
+                    try request(), account: try await options.accountID(client, symbol: symbol))
+                if options.json { return try options.printJSON(rule) }
+                print(Queue.line(rule))
+            }
+        }
+
+        static func condition(_ text: String) throws -> QueueRule.Condition {
+            func value(_ type: String, _ raw: Substring) throws -> QueueRule.Condition {
+                guard let amount = ExactDecimal.parse(String(raw)) else {
+                    throw ValidationError("\(text): \(raw) is not a number")
+                }
+                return .init(type: type, value: .amount(amount))
             }
             let t = text.replacingOccurrences(of: " ", with: "").lowercased()
-            if t == "limit-up" { return .object(["type": .string("touches_limit_up")]) }
+            if t == "limit-up" { return .touchesLimitUp }
             for (prefix, type) in [("price>=", "price_at_least"), ("price<=", "price_at_most")]
             where t.hasPrefix(prefix) {
-                return value(type, t.dropFirst(prefix.count))
+                return try value(type, t.dropFirst(prefix.count))
             }
             for (prefix, type) in [("change>=", "change_percent_at_least"), ("change<=", "change_percent_at_most")]
             where t.hasPrefix(prefix) {
-                return value(type, t.dropFirst(prefix.count).replacingOccurrences(of: "%", with: "")[...])
+                return try value(type, t.dropFirst(prefix.count).replacingOccurrences(of: "%", with: "")[...])
             }
             for (prefix, side) in [("near-limit-up=", "up"), ("near-limit-down=", "down")] where t.hasPrefix(prefix) {
                 let rest = t.dropFirst(prefix.count)
                 return rest.hasSuffix("%")
-                    ? value("within_percent_of_limit_\(side)", rest.dropLast()) : value("within_of_limit_\(side)", rest)
+                    ? try value("within_percent_of_limit_\(side)", rest.dropLast())
+                    : try value("within_of_limit_\(side)", rest)
             }
             for (prefix, type) in [
                 ("cross-above-ma=", "crosses_above_moving_average"),
@@ -100,7 +89,7 @@ struct Queue: AsyncParsableCommand {
                 guard let n = Int(t.dropFirst(prefix.count)) else {
                     throw ValidationError("\(prefix) needs a whole number of bars")
                 }
-                return .object(["type": .string(type), "value": .int(n)])
+                return .init(type: type, value: .bars(n))
             }
             throw ValidationError("unknown condition \(text); see papertrade queue add --help")
         }
@@ -109,43 +98,51 @@ struct Queue: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the queue (or, with --history, fired, failed and canceled rules).")
-        @OptionGroup var connection: Connection
+        @OptionGroup var options: ClientOptions
         @Flag(help: "Rules that left the queue.") var history = false
 
         func run() async throws {
-            let account = try await connection.accountID()
-            let rules = try await connection.send(
-                "GET", "/api/v1/accounts/\(account)/queue" + (history ? "/history" : ""))
-            let list = rules.array ?? []
-            if list.isEmpty { print(history ? "No history yet." : "The queue is empty.") }
-            for rule in list { print(Queue.line(rule)) }
+            try await clientCommand {
+                let client = try await options.client()
+                let rules = try await client.queueRules(history: history, account: try await options.accountID(client))
+                if options.json { return try options.printJSON(rules) }
+                if rules.isEmpty { print(history ? "No history yet." : "The queue is empty.") }
+                for rule in rules { print(Queue.line(rule)) }
+            }
         }
     }
 
     struct Cancel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Cancel a queued rule.")
-        @OptionGroup var connection: Connection
+        @OptionGroup var options: ClientOptions
         @Argument(help: "The rule's id (from queue list).") var id: String
 
         func run() async throws {
-            let account = try await connection.accountID()
-            print(Queue.line(try await connection.send("DELETE", "/api/v1/accounts/\(account)/queue/\(id)")))
+            try await clientCommand {
+                let client = try await options.client()
+                let rule = try await client.cancelQueueRule(id, account: try await options.accountID(client))
+                if options.json { return try options.printJSON(rule) }
+                print(Queue.line(rule))
+            }
         }
     }
 
     /// One rule on one line: id, status, what, when, current price and trigger level.
-    static func line(_ r: JSONValue) -> String {
+    static func line(_ r: QueueRule) -> String {
         let amount =
-            r["qty"]?.string.map { "\($0) sh" } ?? r["notional"]?.string.map { "\($0) \(r["currency"]?.string ?? "")" }
+            r.qty.map { "\(Terminal.amount($0)) sh" } ?? r.notional.map { "\(Terminal.amount($0)) \(r.currency ?? "")" }
             ?? "?"
-        let condition = r["condition"]?["type"]?.string ?? "?"
-        let value = r["condition"]?["value"].map { v in v.string ?? v.int.map(String.init) ?? "" } ?? ""
+        let value: String
+        switch r.condition.value {
+        case .amount(let v)?: value = " \(Terminal.amount(v))"
+        case .bars(let n)?: value = " \(n)"
+        case nil: value = ""
+        }
         var text =
-            "\(r["id"]?.string ?? "?")  \(r["status"]?.string ?? "?")  \(r["side"]?.string ?? "?") \(amount) \(r["symbol"]?.string ?? "?")"
-            + "  when \(condition)\(value.isEmpty ? "" : " \(value)")  order \(r["order_type"]?.string ?? "?")"
-            + "  price \(r["price"]?.string ?? "-")  trigger \(r["trigger_level"]?.string ?? "-")"
-        if let order = r["order_id"]?.string { text += "  order_id \(order)" }
-        if let message = r["message"]?.string { text += "  (\(message))" }
+            "\(r.id)  \(r.status)  \(r.side) \(amount) \(r.symbol)  when \(r.condition.type)\(value)  order \(r.orderType)"
+            + "  price \(Terminal.amount(r.price))  trigger \(Terminal.amount(r.triggerLevel))"
+        if let order = r.orderID { text += "  order_id \(order)" }
+        if let message = r.message { text += "  (\(message))" }
         return text
     }
 }

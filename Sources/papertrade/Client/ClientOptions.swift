@@ -72,10 +72,12 @@ struct ClientOptions: ParsableArguments {
     }
 }
 
-/// Runs a client command: a refusal or a failure prints the server's message on standard error and exits 1.
+/// Runs a client command. A refusal prints the server's message and its HTTP status on standard error and exits 1
+/// ("papertrade: insufficient buying power … (403)"); a server out of reach exits 2.
 func clientCommand(_ body: () async throws -> Void) async throws {
     do { try await body() } catch let error as PapertradeError {
-        FileHandle.standardError.write(Data("papertrade: \(error.message)\n".utf8))
+        let status = error.status.map { " (\($0))" } ?? ""
+        FileHandle.standardError.write(Data("papertrade: \(error.message)\(status)\n".utf8))
         throw ExitCode(error.status == nil ? 2 : 1)
     }
 }
