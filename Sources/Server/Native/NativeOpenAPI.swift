@@ -240,7 +240,9 @@ enum NativeOpenAPI {
                     responses: ["200": "indices"])
             ]),
             "/api/v1/accounts": .object([
-                "get": op("The user's paper accounts with balances", auth: true, responses: ["200": "accounts"]),
+                "get": op(
+                    "The user's paper accounts with balances (with an API key: its one account)", auth: true,
+                    responses: ["200": "accounts"]),
                 "post": op(
                     "Open a paper account {market: us|cn, cash?, name?}", auth: true,
                     responses: ["201": "the account", "422": "invalid market or cash"]),
@@ -609,6 +611,20 @@ enum NativeOpenAPI {
                     """
                     WebSocket for the web app (session cookie). Send {"type":"subscribe"|"unsubscribe","symbols":[…]}; receive                 {"type":"quote"|"order"|"notification"|"subscribed"|"hello"|"error","data":…} as JSON text frames.
                     """, auth: true, responses: ["101": "switching protocols"])
+            ]),
+            "/api/v1/events": .object([
+                "get": op(
+                    """
+                    The live events of /api/v1/ws as server-sent events (text/event-stream), for clients without \
+                    WebSockets (PapertradeKit, the CLI's watch): `event: quote|order|notification` with the JSON in \
+                    `data:`; a comment every 15 s keeps it open. A session hears its user's accounts, an API key its \
+                    own account.
+                    """, auth: true,
+                    parameters: [
+                        OpenAPIDocument.parameter(
+                            "symbols", in: "query", required: false, "comma-separated symbols whose quotes to send")
+                    ],
+                    responses: ["200": "the event stream", "401": "not logged in", "404": "unknown symbol"])
             ]),
             "/api/v1/market/status": .object([
                 "get": op(
