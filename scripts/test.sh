@@ -2,7 +2,8 @@
 # Runs the whole papertrade test suite. CI (.ci/run) calls exactly this.
 #   0. the layering check (scripts/check-layering.sh) and its own tests; swift-format lint (.swift-format)
 #   1. swift test: TradingCore, MarketData, Storage and Server (unit, specification, property-based, HTTP);
-#      the storage suite runs on SQLite and on a throwaway PostgreSQL server this script starts
+#      the storage suite runs on SQLite and on a throwaway PostgreSQL server this script starts; PapertradeKit
+#      against a live server, and its DocC documentation built with warnings as errors
 #   2. libFuzzer over the parsers (scripts/fuzz.sh): decimals, arithmetic, dates, times, JSON, CSV bars
 #   3. end-to-end (pytest): the built server driven by the real alpaca-py client, incl. a kill -9 crash test, the
 #      fuzz wall (schemathesis, several seeds, stateful), and the web app driven by Selenium in Debian's headless
@@ -74,6 +75,12 @@ PY
 run_tests storage --filter StorageTests --skip CheckpointTests
 run_tests "everything else" --skip StorageTests --skip CheckpointTests
 run_tests checkpoints --filter CheckpointTests
+
+stage "documentation: PapertradeKit's DocC builds with no broken link or warning"
+docs=$(mktemp -d)
+swift package --allow-writing-to-directory "$docs" generate-documentation --target PapertradeKit \
+    --warnings-as-errors --output-path "$docs" >/dev/null
+rm -rf "$docs"
 
 # libFuzzer builds its own product (.build-fuzz) and fuzzes while the end-to-end tests run (they mostly wait on
 # browsers, timers and servers); its report follows theirs.
