@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // The MCP server (`papertrade mcp`, /mcp): tools over PapertradeKit.
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
         // `swift package generate-documentation --target PapertradeKit`: the SDK's DocC documentation.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -41,6 +43,13 @@ let package = Package(
         .target(name: "TradingCore"),
         // The client SDK depends on nothing but Foundation, so an iOS or macOS app adds it without the server.
         .target(name: "PapertradeKit"),
+        // The MCP server's tools over PapertradeKit (`papertrade mcp` on stdio, /mcp on the server).
+        .target(
+            name: "PapertradeMCP",
+            dependencies: [
+                "PapertradeKit", .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // A SwiftUI watchlist row on PapertradeKit (Apple platforms; on Linux the file compiles to nothing).
         .target(name: "PapertradeKitExamples", dependencies: ["PapertradeKit"], path: "Examples/PapertradeKitExamples"),
         // JSON's one home: the value type (parsed numbers stay exact text), the byte writers and the streaming
@@ -90,7 +99,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest",
+                "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest", "PapertradeKit", "PapertradeMCP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -113,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "papertrade",
             dependencies: [
-                "Server", "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest", "PapertradeKit",
+                "Server", "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest", "PapertradeKit", "PapertradeMCP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -5,6 +5,7 @@
 #   Backtest (a library users depend on) imports only TradingCore and JSON;
 #   BrokerageModel (the records and the repository protocols) imports only TradingCore and Foundation;
 #   PapertradeKit (the client SDK apps add) imports only Foundation (URLSession): no NIO, no server modules;
+#   PapertradeMCP (the MCP tools) reaches the server only through PapertradeKit: no server module, no NIO;
 #   MarketData and Storage never import each other;
 #   Server and the papertrade command never import Storage or SQL (they go through the Brokerage), and no module
 #   re-exports Storage (`@_exported import ... Storage`): nothing above the brokerage can name a Storage type;
@@ -23,6 +24,7 @@ declare -A forbidden=(
     [Backtest]='.*'
     [BrokerageModel]='.*'
     [PapertradeKit]='.*'
+    [PapertradeMCP]='.*'
     [MarketData]='^(Storage|Brokerage|Server|SQLKit|SQLiteKit|PostgresKit|Hummingbird.*)$'
     [Storage]='^(MarketData|Brokerage|Server|Hummingbird.*)$'
     [Brokerage]='^(Server|Hummingbird.*|ArgumentParser)$'
@@ -36,6 +38,7 @@ declare -A allowed=(
     [Backtest]='^(Swift|_Concurrency|Synchronization|TradingCore|JSON)$'
     [BrokerageModel]='^(Swift|_Concurrency|Synchronization|Foundation|TradingCore)$'
     [PapertradeKit]='^(Swift|_Concurrency|Foundation|FoundationNetworking)$'
+    [PapertradeMCP]='^(Swift|_Concurrency|Foundation|FoundationNetworking|PapertradeKit|MCP|Logging)$'
 )
 
 import_pattern='^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*import[[:space:]]+((struct|class|enum|protocol|func|var|let|typealias|actor)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)'
@@ -83,5 +86,5 @@ if [ -d "$web" ]; then
         status=1
     done < <(grep -rlE "from ['\"](\./|\.\./)main\.js['\"]" --include='*.js' "$web" || true)
 fi
-if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, Backtest, BrokerageModel, PapertradeKit, MarketData, Storage, Brokerage, Server, papertrade, web app; Storage re-exports, shard construction)"; fi
+if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, Backtest, BrokerageModel, PapertradeKit, PapertradeMCP, MarketData, Storage, Brokerage, Server, papertrade, web app; Storage re-exports, shard construction)"; fi
 exit "$status"

@@ -131,7 +131,7 @@ extension PapertradeClient {
             query: Self.items(["timeframe": timeframe.rawValue, "from": fromDate, "to": toDate]))
     }
 
-    /// Symbols by ticker, code, name or pinyin initials.
+    /// Symbols by ticker, A-share code or name (English or Chinese).
     public func search(_ text: String, market: Market? = nil, limit: Int? = nil) async throws(PapertradeError)
         -> [SymbolMatch]
     {
@@ -228,7 +228,7 @@ extension PapertradeClient {
         try await send("DELETE", accountPath(try await resolve(account), "queue", Self.segment(id)))
     }
 
-    // MARK: - Games (a session)
+    // MARK: - Games (a session, or an API key on behalf of its account's owner)
 
     /// Public games, or (`mine`) those the user owns or plays.
     public func games(mine: Bool = false) async throws(PapertradeError) -> [Game] {
@@ -268,7 +268,7 @@ extension PapertradeClient {
         try await send("GET", "games/\(Self.segment(game))/leaderboard", query: Self.items(["code": code]))
     }
 
-    // MARK: - Alerts and notifications (a session)
+    // MARK: - Alerts (a session, or an API key on behalf of its account's owner) and notifications (a session)
 
     public func alerts() async throws(PapertradeError) -> [Alert] {
         try await send("GET", "alerts")
@@ -294,7 +294,7 @@ extension PapertradeClient {
         try await send("POST", "notifications/read-all")
     }
 
-    // MARK: - Backtests (a session)
+    // MARK: - Backtests (a session, or an API key on behalf of its account's owner)
 
     public func startBacktest(_ request: BacktestRequest) async throws(PapertradeError) -> Backtest {
         try await send("POST", "backtests", body: encode(request))
@@ -322,6 +322,11 @@ extension PapertradeClient {
     }
 
     // MARK: - Plumbing
+
+    /// The account an API key trades (asked of the server once, then remembered).
+    public func keyAccountID() async throws(PapertradeError) -> String {
+        try await resolve(nil)
+    }
 
     /// The account a call is about: the one given, or the API key's own.
     func resolve(_ id: String?) async throws(PapertradeError) -> String {

@@ -86,11 +86,12 @@ public final class PapertradeClient: Sendable {
 
     // MARK: - Requests
 
-    /// The URL of an API path (relative to `/api/v1/`) with its query.
+    /// The URL of an API path (relative to `/api/v1/`, or from the server's root when it starts with "/") with its
+    /// query.
     func url(_ path: String, query: [URLQueryItem]) throws(PapertradeError) -> URL {
         var text = baseURL.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
-        guard var components = URLComponents(string: text + "/api/v1/" + path) else {
+        guard var components = URLComponents(string: text + (path.hasPrefix("/") ? path : "/api/v1/" + path)) else {
             throw .transport("bad server URL \(baseURL)")
         }
         if !query.isEmpty { components.queryItems = query }
@@ -146,6 +147,18 @@ public final class PapertradeClient: Sendable {
             ?? (body.isEmpty
                 ? HTTPURLResponse.localizedString(forStatusCode: status) : String(decoding: body, as: UTF8.self))
         return .server(status: status, code: decoded?.code, message: message)
+    }
+
+    /// Any path of the server with this client's credentials — the Alpaca-compatible API (`/v2/account`,
+    /// `/v2/stocks/bars`…) as well as the native one (`/api/v1/…`) — answering the body of a 2xx as it came; errors
+    /// as for every call. For what the typed calls do not cover.
+    public func rawRequest(_ method: String, path: String, query: [URLQueryItem] = [], body: Data? = nil)
+        async throws(PapertradeError) -> Data
+    {
+        guard path.hasPrefix("/") else {
+            throw .transport("a raw path starts at the server's root: /v2/… or /api/v1/…")
+        }
+        return try await exchange(method, path, query: query, body: body).0
     }
 
     func send<Answer: Decodable>(

@@ -16,6 +16,7 @@ struct PapertradeCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Admin.self, QuoteCommand.self, BuyCommand.self, SellCommand.self, PositionsCommand.self,
             OrdersCommand.self, CancelCommand.self, AccountCommand.self, HistoryCommand.self, WatchCommand.self,
+            MCPCommand.self,
             Queue.self, Game.self, BacktestCommand.self, OptionPriceCommand.self, Backup.self, Restore.self,
         ])
 }

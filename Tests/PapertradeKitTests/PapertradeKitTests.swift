@@ -104,11 +104,9 @@ import Testing
             ) {
                 _ = try await bad.account()
             }
-            // Games belong to users: a key is told so, and a user must name the account it means.
-            await #expect(
-                throws: PapertradeError.server(status: 401, code: 40110000, message: "request is not authorized")
-            ) {
-                _ = try await client.games()
+            // The user behind a login is no key's business; a user must name the account it means.
+            await #expect(throws: PapertradeError.server(status: 401, code: 40110000, message: "request is not authorized")) {
+                _ = try await client.me()
             }
             let user = try await server.userClient()
             await #expect(throws: PapertradeError.self) { _ = try await user.account() }

@@ -46,6 +46,8 @@ BrokerageModel|import SQLKit
 PapertradeKit|import NIOCore
 PapertradeKit|import TradingCore
 PapertradeKit|import Server
+PapertradeMCP|import Brokerage
+PapertradeMCP|import NIOCore
 Brokerage|let extra = Shard(id: ShardID(0), owner: owner, context: context)
 Server|let first = router.shards[0]
 CASES

@@ -77,7 +77,7 @@ public struct Bars: Codable, Hashable, Sendable {
     public var bars: [Bar]
 }
 
-/// A search hit: a stock, ETF or index by ticker, code, name or pinyin initials.
+/// A search hit: a stock, ETF or index found by ticker, A-share code or name.
 public struct SymbolMatch: Codable, Hashable, Sendable {
     public var symbol: String
     public var name: String

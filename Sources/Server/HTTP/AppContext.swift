@@ -1,5 +1,6 @@
 import Brokerage
 import Hummingbird
+import NIOCore
 import TradingCore
 
 /// Who is calling: an API key's account (Alpaca surface) or a logged-in user (native surface).
@@ -12,9 +13,12 @@ public enum Caller: Sendable {
 public struct AppContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var caller: Caller?
+    /// The address this connection reached the server on (the MCP endpoint calls the API back through it).
+    public let localAddress: SocketAddress?
 
     public init(source: Source) {
         coreContext = .init(source: source)
+        localAddress = source.channel.localAddress
     }
 
     /// 64 KiB is far more than any papertrade request needs.
@@ -38,5 +42,18 @@ extension Brokerage {
         let accounts = try await loadAccounts(of: user)
         guard let record = accounts.first(where: { $0.id == id }) else { throw APIError.notFound("account not found") }
         return record
+    }
+
+    /// The logged-in user; for an API key, the user who owns the key's account — for the few user routes an agent or
+    /// bot on a key may use on its owner's behalf (read and join games, alerts, backtests: what the MCP server's
+    /// tools reach). 401 without either.
+    func userOrKeyOwner(_ context: AppContext) async throws -> UserID {
+        switch context.caller {
+        case .user(let id, _): return id
+        case .account(let account):
+            guard let record = await accountRecord(account) else { throw APIError.unauthorized }
+            return record.userID
+        case nil: throw APIError.unauthorized
+        }
     }
 }

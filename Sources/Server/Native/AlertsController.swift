@@ -31,14 +31,14 @@ struct AlertsController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         var encoded: [JSONValue] = []
         for record in try await brokerage.alerts(user: user) { encoded.append(await encode(record)) }
         return JSONValue.array(encoded).response()
     }
 
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
         var encoded: [JSONValue] = []
         for record in try await brokerage.alertHistory(user: user, limit: limit) {
@@ -48,12 +48,12 @@ struct AlertsController {
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         return await encode(try await brokerage.alert(try Self.id(context), user: user)).response()
     }
 
     @Sendable func triggers(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
         var alert: AlertID?
         if context.parameters.get("id") != nil {
@@ -74,7 +74,7 @@ struct AlertsController {
     }
 
     @Sendable func add(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         var request = request
         let body = try await request.jsonBody(context: context)
         let parsed = try Self.parse(body)
@@ -85,7 +85,7 @@ struct AlertsController {
     }
 
     @Sendable func cancel(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         return await encode(try await brokerage.cancelAlert(try Self.id(context), user: user)).response()
     }
 

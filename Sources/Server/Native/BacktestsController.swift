@@ -28,14 +28,14 @@ struct BacktestsController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         return JSONValue.array(
             await brokerage.backtests.jobs(user: user).map { Self.encode($0, withResult: false) }
         ).response()
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         guard let job = await brokerage.backtests.job(try context.parameters.require("id"), user: user) else {
             throw APIError.notFound("backtest not found")
         }
@@ -44,7 +44,7 @@ struct BacktestsController {
 
     /// The finished report as the CLI's `--report html` page: one self-contained file with its charts.
     @Sendable func report(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         guard let job = await brokerage.backtests.job(try context.parameters.require("id"), user: user) else {
             throw APIError.notFound("backtest not found")
         }
@@ -60,7 +60,7 @@ struct BacktestsController {
     }
 
     @Sendable func start(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         var request = request
         let body = try await request.jsonBody(context: context)
         let (parsed, account) = try Self.parse(body, today: brokerage.clock.now())

@@ -40,7 +40,7 @@ struct GamesController {
     // MARK: Routes
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         // ?code= finds the game a join code belongs to (the invite link's screen shows it before joining).
         if let code = request.query("code") {
             guard let id = brokerage.games.id(code: code) else { return JSONValue.array([]).response() }
@@ -63,7 +63,7 @@ struct GamesController {
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         let view = try brokerage.games.view(try Self.id(context), user: user, code: request.query("code"))
         return encode(view, request: request).response()
     }
@@ -78,7 +78,7 @@ struct GamesController {
     }
 
     @Sendable func join(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         var request = request
         let body = try await Self.joinBody(&request, context: context)
         return try await joined(try Self.id(context), body: body, user: user)
@@ -86,7 +86,7 @@ struct GamesController {
 
     /// Joins the game a code belongs to (the web app's "enter a code" and invite links).
     @Sendable func joinByCode(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         var request = request
         let body = try await Self.joinBody(&request, context: context)
         guard let code = body.code, !code.isEmpty else { throw APIError.unprocessable("code is required") }
@@ -112,7 +112,7 @@ struct GamesController {
     }
 
     @Sendable func leaderboard(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try context.user()
+        let user = try await brokerage.userOrKeyOwner(context)
         let board = try await brokerage.games.leaderboard(try Self.id(context), user: user, code: request.query("code"))
         let me = try? brokerage.games.view(board.game.id, user: user, code: request.query("code"))
         return JSONValue.object([
