@@ -122,7 +122,8 @@ let package = Package(
         .executableTarget(
             name: "papertrade",
             dependencies: [
-                "Server", "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest", "PapertradeKit", "PapertradeMCP",
+                "Server", "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest", "PapertradeKit",
+                "PapertradeMCP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

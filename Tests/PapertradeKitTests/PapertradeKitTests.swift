@@ -105,9 +105,8 @@ import Testing
                 _ = try await bad.account()
             }
             // The user behind a login is no key's business; a user must name the account it means.
-            await #expect(throws: PapertradeError.server(status: 401, code: 40110000, message: "request is not authorized")) {
-                _ = try await client.me()
-            }
+            let unauthorized = PapertradeError.server(status: 401, code: 40110000, message: "request is not authorized")
+            await #expect(throws: unauthorized) { _ = try await client.me() }
             let user = try await server.userClient()
             await #expect(throws: PapertradeError.self) { _ = try await user.account() }
             let nowhere = PapertradeClient(
