@@ -5,7 +5,8 @@ import PackageDescription
 // lives and its tests must build in seconds from a clean clone.
 let package = Package(
     name: "papertrade",
-    platforms: [.macOS(.v15)],
+    // iOS, tvOS, watchOS and visionOS are for PapertradeKit (and its example view): apps add only that product.
+    platforms: [.macOS(.v15), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "TradingCore", targets: ["TradingCore"]),
         .library(name: "MarketData", targets: ["MarketData"]),

@@ -35,7 +35,9 @@ extension PapertradeClient {
         }
         return AsyncThrowingStream { continuation in
             let reader = EventStreamReader(continuation: continuation)
-            let configuration = urlSession.configuration
+            // A copy: the shared session's configuration stays as it is.
+            let configuration =
+                (urlSession.configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.ephemeral
             configuration.timeoutIntervalForRequest = 60 // the server sends a keep-alive every 15 s
             let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
             let task = session.dataTask(with: request)

@@ -147,6 +147,13 @@ import Testing
             #expect(board.entries.map(\.accountID) == [joined.accountID])
             #expect(board.entries.first?.trades == 1 && board.entries.first?.player == server.username)
             #expect(try await user.games(mine: true).map(\.id) == [game.id])
+            #expect(try await user.game(game.id).players == 1)
+            // A second user joins the private game by its code alone.
+            let friend = try await PapertradeClient.signup(
+                baseURL: server.baseURL, username: "friend-\(UUID().uuidString.prefix(6))", password: "long enough pw")
+            let byCode = try await friend.joinGame(code: try #require(game.joinCode))
+            #expect(byCode.gameID == game.id && byCode.keyID == nil)
+            #expect(try await user.leaderboard(game.id).entries.count == 2)
 
             let alert = try await user.createAlert(.price("AAPL", above: 1000))
             #expect(alert.condition == "greater_than" && alert.value == 1000 && alert.status == "active")
@@ -155,8 +162,23 @@ import Testing
 
             // The fill above told the user.
             let inbox = try await user.notifications()
-            #expect(inbox.notifications.contains { $0.kind == "fill" && $0.accountID == joined.accountID })
+            let fillNote = try #require(inbox.notifications.first { $0.kind == "fill" && $0.accountID == joined.accountID })
+            #expect(!fillNote.read)
+            let afterOne = try await user.markNotificationRead(fillNote.id)
+            #expect(afterOne.notifications.first { $0.id == fillNote.id }?.read == true)
             #expect(try await user.markAllNotificationsRead().unread == 0)
+
+            // A user opens an account, mints its key, trades it and starts it over.
+            let cnAccount = try await user.openAccount(market: .cn, cash: 500_000, name: "A-shares 2")
+            #expect(cnAccount.currency == "CNY" && cnAccount.cash == 500_000 && cnAccount.name == "A-shares 2")
+            let key = try await user.createAPIKey(account: cnAccount.id)
+            let cnClient = PapertradeClient(baseURL: server.baseURL, keyID: key.keyID, secretKey: key.secret)
+            #expect(try await cnClient.keyAccountID() == cnAccount.id)
+            _ = try await cnClient.deposit(1000)
+            let fresh = try await cnClient.reset()
+            #expect(fresh.cash == 500_000 && fresh.positions?.isEmpty == true)
+            let span = try await user.performance(start: "2026-11-01", end: "2026-11-20", account: server.accountID)
+            #expect(span.start >= "2026-11-01" && span.end <= "2026-11-20" && span.period == nil)
 
             let test = try await user.runBacktest(
                 BacktestRequest(symbols: ["AAPL"], from: "2025-01-01", to: "2025-06-30", strategy: "buy-and-hold"))

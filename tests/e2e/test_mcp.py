@@ -16,7 +16,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import BINARY
+from conftest import BINARY, Server
 
 # Alpaca's MCP server names these; papertrade's must have them with the same names.
 REQUIRED = {
@@ -242,3 +242,19 @@ def test_papertrades_own_tools_on_a_key(server):
     assert test["status"] == "done" and test["result"]["symbols"] == ["AAPL"] and "equity" not in test["result"]
     assert bad.is_error and "422" in text(bad)
     assert len(contracts["option_contracts"]) == 5
+
+
+def test_the_rate_limit_applies_to_an_agent():
+    """An agent's tool calls count against its key's Alpaca request limit like any client's; past it, a tool error
+    says so (and the agent can wait)."""
+    limited = Server(rate_limit=4).start()
+    try:
+        async def agent(session):
+            return [await session.call_tool("get_account_info", {}) for _ in range(10)]
+
+        results = run(over_http(limited, limited.key_id, limited.secret, agent))
+        refused = [r for r in results if r.is_error]
+        assert 1 <= len([r for r in results if not r.is_error]) <= 8  # at most two one-minute windows
+        assert refused and all("429" in text(r) and "too many requests" in text(r) for r in refused)
+    finally:
+        limited.stop()
