@@ -162,7 +162,8 @@ import Testing
 
             // The fill above told the user.
             let inbox = try await user.notifications()
-            let fillNote = try #require(inbox.notifications.first { $0.kind == "fill" && $0.accountID == joined.accountID })
+            let fillNote = try #require(
+                inbox.notifications.first { $0.kind == "fill" && $0.accountID == joined.accountID })
             #expect(!fillNote.read)
             let afterOne = try await user.markNotificationRead(fillNote.id)
             #expect(afterOne.notifications.first { $0.id == fillNote.id }?.read == true)
