@@ -60,7 +60,7 @@ let package = Package(
             name: "MarketData",
             dependencies: ["TradingCore", "JSON"],
             resources: [
-                .copy("Resources/symbols.tsv"), .copy("Resources/history-daily.csv"),
+                .copy("Resources/symbols.tsv"), .copy("Resources/names-zh.tsv"), .copy("Resources/history-daily.csv"),
                 .copy("Resources/history-000338-5min.csv"),
                 .copy("Resources/DATA-SOURCES.md"),
             ]

@@ -46,6 +46,23 @@ struct SymbolDirectoryTests {
         #expect(Self.directory.search("a", market: .us, limit: 3).count == 3)
     }
 
+    @Test("US companies are found by the Chinese names Chinese brokers use, and only the real company first")
+    func chineseNamesOfUSCompanies() throws {
+        for (name, symbol) in [
+            ("苹果", "AAPL"), ("英伟达", "NVDA"), ("微软", "MSFT"), ("特斯拉", "TSLA"), ("阿里巴巴", "BABA"),
+            ("可口可乐", "KO"), ("台积电", "TSM"),
+        ] {
+            #expect(Self.directory.search(name).first?.symbol == symbol, "\(name)")
+            #expect(Self.directory.entry(symbol)?.chineseName == name)
+        }
+        // The Chinese name joins the English one; an A-share search is unchanged and an unnamed stock has none.
+        #expect(Self.directory.search("谷歌").map(\.symbol).prefix(2).sorted() == ["GOOG", "GOOGL"])
+        #expect(Self.directory.search("苹果", market: .cn).isEmpty)
+        #expect(Self.directory.search("茅台").first?.symbol == "600519")
+        #expect(Self.directory.entry("AA")?.chineseName == "")
+        #expect(Self.directory.entries.filter { !$0.chineseName.isEmpty }.allSatisfy { $0.instrument.market == .us })
+    }
+
     @Test("empty or unmatched queries return nothing")
     func noMatches() {
         #expect(Self.directory.search("   ").isEmpty)

@@ -10,6 +10,9 @@ public struct DirectoryEntry: Sendable, Hashable {
     /// SEC Central Index Key (US), empty when unknown.
     public var cik: String
     public var roundLot: Int
+    /// The name Chinese-language brokers and media use for a US company (苹果 for AAPL), empty when there is none;
+    /// search finds it, so a Chinese user can type 苹果. A-shares' own names are Chinese already.
+    public var chineseName: String = ""
 
     public var symbol: String { instrument.symbol }
     public var name: String { instrument.name }
@@ -47,16 +50,26 @@ public final class SymbolDirectory: Sendable {
         }
     }
 
-    /// The directory shipped with papertrade (Resources/symbols.tsv).
+    /// The directory shipped with papertrade (Resources/symbols.tsv, with the Chinese names of Resources/names-zh.tsv).
     public static func bundled() throws -> SymbolDirectory {
-        guard let url = Bundle.module.url(forResource: "symbols", withExtension: "tsv") else {
+        guard let url = Bundle.module.url(forResource: "symbols", withExtension: "tsv"),
+            let names = Bundle.module.url(forResource: "names-zh", withExtension: "tsv")
+        else {
             throw LoadError.missingResource
         }
-        return try SymbolDirectory(tsv: String(decoding: try Data(contentsOf: url), as: UTF8.self))
+        return try SymbolDirectory(
+            tsv: String(decoding: try Data(contentsOf: url), as: UTF8.self),
+            chineseNames: String(decoding: try Data(contentsOf: names), as: UTF8.self))
     }
 
-    /// Parses the TSV written by scripts/build-symbol-directory.py (a header line, then one instrument a line).
-    public convenience init(tsv: String) throws {
+    /// Parses the TSV written by scripts/build-symbol-directory.py (a header line, then one instrument a line), and
+    /// optionally a `symbol<TAB>Chinese name` TSV (with a header line) of US companies' Chinese names.
+    public convenience init(tsv: String, chineseNames: String = "") throws {
+        var chinese: [String: String] = [:]
+        for line in chineseNames.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+            if f.count == 2, !f[0].isEmpty, !f[1].isEmpty { chinese[String(f[0])] = String(f[1]) }
+        }
         var entries: [DirectoryEntry] = []
         entries.reserveCapacity(24_000)
         for (n, line) in tsv.split(separator: "\n", omittingEmptySubsequences: true).enumerated() where n > 0 {
@@ -76,7 +89,7 @@ public final class SymbolDirectory: Sendable {
             entries.append(
                 DirectoryEntry(
                     instrument: instrument, sector: f[5], industry: f[6], cik: f[8],
-                    roundLot: Int(f[4]) ?? 100))
+                    roundLot: Int(f[4]) ?? 100, chineseName: chinese[f[0]] ?? ""))
         }
         self.init(entries: entries)
     }
@@ -87,7 +100,8 @@ public final class SymbolDirectory: Sendable {
         for (i, entry) in entries.enumerated() { bySymbol[entry.symbol] = bySymbol[entry.symbol] ?? i }
         self.bySymbol = bySymbol
         index = SearchIndex(
-            symbols: entries.map { Self.folded($0.symbol) }, names: entries.map { Self.folded($0.name) },
+            symbols: entries.map { Self.folded($0.symbol) },
+            names: entries.map { Self.folded($0.chineseName.isEmpty ? $0.name : $0.name + " " + $0.chineseName) },
             ranks: entries.map(Self.listingRank), markets: entries.map(\.instrument.market))
     }
 
