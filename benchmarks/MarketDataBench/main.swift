@@ -2,6 +2,7 @@
 //
 //   bash scripts/bench.sh     (or: swift run -c release MarketDataBench [path/to/shared/data])
 //   MarketDataBench --options (section 4 only: benchmarks/options/run.sh)
+//   MarketDataBench --calibration (section 3 only)
 //
 // 1. Symbol search latency over the whole directory (autocomplete keystrokes).
 // 2. Quotes/s generated for live subscriptions; 5 years of daily bars for 500 symbols, cold and warm.
@@ -22,7 +23,8 @@ print("directory: \(directory.count) instruments loaded in \(fmt(seconds(clock.n
 
 // MARK: 4. Options (first, so that `--options` can stop after it: the options benchmark and profiling)
 
-do {
+let calibrationOnly = CommandLine.arguments.contains("--calibration")
+if !calibrationOnly {
     let now = Timestamp(CivilDate(2026, 11, 20), hour: 11, in: .newYork)
     let optionClock = MarketClock(.manual(start: now))
     let market = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: 1))
@@ -50,7 +52,7 @@ if CommandLine.arguments.contains("--options") { exit(0) }
 
 // MARK: 1. Search
 
-do {
+if !calibrationOnly {
     let queries = [
         "a", "ap", "app", "appl", "apple", "m", "mi", "mic", "micro", "microsoft", "t", "ts", "tsl", "tesla",
         "茅", "茅台", "平安", "600", "6005", "600519", "300", "bank", "ban", "etf", "spy", "nvda", "goo", "amaz",
@@ -82,7 +84,7 @@ do {
 // MARK: 2. Quotes and bars
 
 let market = SimulatedMarket(directory: directory)
-do {
+if !calibrationOnly {
     let symbols = directory.entries.filter { $0.instrument.market == .us && $0.instrument.exchange != .otc }.prefix(100)
         .map(\.symbol)
     let start = Timestamp(CivilDate(2026, 11, 20), hour: 9, minute: 30, in: .newYork)
@@ -105,7 +107,7 @@ do {
     )
 }
 
-do {
+if !calibrationOnly {
     let symbols = ["AAPL", "MSFT", "600519", "000001", "NVDA", "300750", "SPY", "IBM", "KO", "601318"]
     let to = Timestamp(CivilDate(2026, 11, 20), hour: 16, in: .newYork)
     let from5y = Timestamp(CivilDate(2021, 11, 20), in: .newYork)
@@ -163,45 +165,142 @@ func logReturns(_ closes: [Double]) -> [Double] {
 }
 
 let dataDir =
-    CommandLine.arguments.count > 1
-    ? CommandLine.arguments[1]
-    : URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data")
-        .standardized.path
+    CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("--") })
+    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/data")
+    .standardized.path
 print("\ncalibration (daily log returns; real series from \(dataDir)):")
-var realStats: [(String, ReturnStatistics)] = []
-for (file, symbolColumn, closeColumn) in [("cn-daily-2005-2020.csv.gz", 0, 6), ("us-daily-2000-2013.csv.gz", 0, 7)] {
-    var bySymbol: [String: [Double]] = [:]
+// Real series: closes by symbol and date (US: adjusted close; A-shares: forward-adjusted closes).
+var realCloses: [String: [(date: String, close: Double)]] = [:]
+for (file, dateColumn, closeColumn) in [("cn-daily-2005-2020.csv.gz", 2, 6), ("us-daily-2000-2013.csv.gz", 1, 7)] {
     for line in gunzip(dataDir + "/" + file).dropFirst() {
         let f = line.split(separator: ",", omittingEmptySubsequences: false)
         guard f.count > closeColumn, let close = Double(f[closeColumn]) else { continue }
-        bySymbol[String(f[symbolColumn]), default: []].append(close)
+        realCloses[String(f[0]), default: []].append((String(f[dateColumn].prefix(10)), close))
     }
-    for (symbol, closes) in bySymbol.sorted(by: { $0.key < $1.key }) where closes.count > 1000 {
-        realStats.append(("real " + symbol, ReturnStatistics(returns: logReturns(closes))))
-    }
+}
+let usReal: Set = ["AAPL", "IBM", "MSFT", "GOOG", "FB"]
+var realStats: [(String, ReturnStatistics)] = []
+for (symbol, series) in realCloses.sorted(by: { $0.key < $1.key }) where series.count > 1000 {
+    realStats.append(("real " + symbol, ReturnStatistics(returns: logReturns(series.map(\.close)))))
 }
 if realStats.isEmpty { print("  (real data not found; pass the path to shared/data)") }
+let simFrom = CivilDate(2008, 1, 1), simTo = CivilDate(2019, 12, 31)
 var simulatedStats: [(String, ReturnStatistics)] = []
-let simFrom = Timestamp(CivilDate(2008, 1, 1), in: .newYork)
-let simTo = Timestamp(CivilDate(2020, 1, 1), in: .newYork)
-for symbol in ["000001", "000338", "601318", "300027", "AAPL", "IBM", "MSFT", "GOOGL"] {
-    let closes = market.bars(symbol, timeframe: .day, from: simFrom, to: simTo).map {
-        Double($0.close.description) ?? 0
-    }
-    simulatedStats.append(("sim  " + symbol, ReturnStatistics(returns: logReturns(closes))))
+for symbol in ["000001", "000338", "601318", "300027", "000778", "002572", "AAPL", "IBM", "MSFT", "GOOGL"] {
+    let tier = market.sizeTier(symbol).map { " (\($0.rawValue))" } ?? ""
+    simulatedStats.append(
+        ("sim  " + symbol + tier, ReturnStatistics(returns: market.dailyReturns(symbol, from: simFrom, through: simTo)))
+    )
 }
 for (name, stats) in realStats + simulatedStats {
-    print("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(stats)")
+    print("  \(name.padding(toLength: 20, withPad: " ", startingAt: 0)) \(stats)")
 }
 func median(_ xs: [Double]) -> Double {
     let s = xs.sorted()
     return s.isEmpty ? 0 : s[s.count / 2]
 }
-for (label, group) in [("real", realStats), ("simulated", simulatedStats)] where !group.isEmpty {
-    let s = group.map(\.1)
+func medians(_ label: String, _ group: [ReturnStatistics]) {
+    guard !group.isEmpty else { return }
     print(
-        "  median \(label): vol \(fmt(median(s.map(\.volatility)) * 100, 2))%, kurtosis \(fmt(median(s.map(\.excessKurtosis)), 2)), acf|r| lag1 \(fmt(median(s.map { $0.absoluteAutocorrelation[0] }), 3)), lag5 \(fmt(median(s.map { $0.absoluteAutocorrelation[1] }), 3)), lag20 \(fmt(median(s.map { $0.absoluteAutocorrelation[2] }), 3))"
+        "  median \(label.padding(toLength: 16, withPad: " ", startingAt: 0)): vol \(fmt(median(group.map(\.volatility)) * 100, 2))%, kurtosis \(fmt(median(group.map(\.excessKurtosis)), 2)), acf|r| \(fmt(median(group.map { $0.absoluteAutocorrelation[0] }), 3)) \(fmt(median(group.map { $0.absoluteAutocorrelation[1] }), 3)) \(fmt(median(group.map { $0.absoluteAutocorrelation[2] }), 3)), |r|>5% \(fmt(median(group.map(\.shareAbove5)) * 100, 2))%, |r|>10% \(fmt(median(group.map(\.shareAbove10)) * 100, 2))%, max/yr \(fmt(median(group.map(\.maxMovePerYear)) * 100, 1))%"
     )
+}
+medians("real US large", realStats.filter { usReal.contains(String($0.0.dropFirst(5))) }.map(\.1))
+medians(
+    "sim US large",
+    simulatedStats.filter { $0.0.contains("(large)") || $0.0.contains("(mega)") }.filter {
+        !$0.0.contains("sim  0") && !$0.0.contains("sim  3") && !$0.0.contains("sim  6")
+    }.map(\.1))
+medians("real A-shares", realStats.filter { !usReal.contains(String($0.0.dropFirst(5))) }.map(\.1))
+medians(
+    "sim A-shares",
+    simulatedStats.filter { $0.0.first(where: \.isNumber) != nil && $0.0.dropFirst(5).first?.isNumber == true }.map(\.1)
+)
+
+// Stylized facts by size tier: 40 US stocks of each tier over ten years.
+print("\ncalibration by size tier (simulated, 2010–2019; average daily volume in shares and dollars):")
+do {
+    var byTier: [SizeTier: [String]] = [:]
+    for entry in directory.entries where entry.instrument.market == .us && entry.isBenchmarkCandidate {
+        guard let tier = market.sizeTier(entry.symbol), (byTier[tier]?.count ?? 0) < 40 else { continue }
+        byTier[tier, default: []].append(entry.symbol)
+    }
+    let day = Timestamp(CivilDate(2026, 11, 20), hour: 16, in: .newYork)
+    for tier in SizeTier.allCases {
+        let symbols = byTier[tier] ?? []
+        let stats = symbols.map {
+            ReturnStatistics(
+                returns: market.dailyReturns($0, from: CivilDate(2010, 1, 1), through: CivilDate(2019, 12, 31)))
+        }
+        var shares = 0.0, dollars = 0.0
+        for s in symbols {
+            let bars = market.bars(s, timeframe: .day, from: day.adding(seconds: -86_400 * 90), to: day)
+            let v = bars.map { Double($0.volume.description) ?? 0 }.reduce(0, +) / Double(max(bars.count, 1))
+            shares += v
+            dollars += v * (Double(bars.last?.close.description ?? "") ?? 0)
+        }
+        medians("\(tier.rawValue) (\(symbols.count))", stats)
+        print(
+            "    average daily volume \(fmt(shares / Double(max(symbols.count, 1)) / 1e6, 2))M shares, $\(fmt(dollars / Double(max(symbols.count, 1)) / 1e6, 1))M"
+        )
+    }
+    for symbol in ["AAPL", "NVDA", "SPY", "MSFT", "600519", "000001"] {
+        let bars = market.bars(symbol, timeframe: .day, from: day.adding(seconds: -86_400 * 90), to: day)
+        let v = bars.map { Double($0.volume.description) ?? 0 }
+        print(
+            "    \(symbol): daily volume \(fmt((v.min() ?? 0) / 1e6, 1))M–\(fmt((v.max() ?? 0) / 1e6, 1))M shares over 90 days"
+        )
+    }
+}
+
+// Cross-section: how stocks move together, and the index against its members.
+print("\ncalibration across stocks (one year of daily returns, 2025):")
+do {
+    let from = CivilDate(2025, 1, 1), through = CivilDate(2025, 12, 31)
+    let members = directory.entries.filter {
+        $0.instrument.market == .us && !$0.sector.isEmpty && $0.isBenchmarkCandidate
+    }
+    let sample = stride(from: 0, to: members.count, by: max(members.count / 200, 1)).prefix(200).map { members[$0] }
+    let t0 = clock.now
+    let returns = sample.map { market.dailyReturns($0.symbol, from: from, through: through) }
+    let stats = CrossSectionStatistics(returns: returns, sectors: sample.map(\.sector))
+    print("  simulated S&P 500 sample: \(stats) (\(fmt(seconds(clock.now - t0), 2)) s)")
+    for year in 2016...2024 {
+        let r = sample.map {
+            market.dailyReturns($0.symbol, from: CivilDate(year, 1, 1), through: CivilDate(year, 12, 31))
+        }
+        let spx = ReturnStatistics(
+            returns: market.dailyReturns(.sp500, from: CivilDate(year, 1, 1), through: CivilDate(year, 12, 31)))
+        print(
+            "    \(year): \(CrossSectionStatistics(returns: r, sectors: sample.map(\.sector))); S&P 500 vol \(fmt(spx.volatility * 100, 2))%"
+        )
+    }
+    print(
+        "  real S&P 500 (the issue's figures): correlation ~0.5–0.6 within sectors, ~0.2–0.4 across; equal-weighted basket ~1% a day"
+    )
+    let spx = ReturnStatistics(returns: market.dailyReturns(.sp500, from: from, through: through))
+    let spy = ReturnStatistics(returns: market.dailyReturns("SPY", from: from, through: through))
+    print("  simulated S&P 500 index: \(spx)")
+    print("  simulated SPY:           \(spy)")
+    for index in [MarketIndex.dowJones, .nasdaqComposite, .sseComposite, .szseComponent] {
+        print(
+            "  simulated \(index.name): \(ReturnStatistics(returns: market.dailyReturns(index, from: from, through: through)))"
+        )
+    }
+    // Real: the pairwise correlation of the real US series over their common days, and of the real A-shares.
+    for (label, symbols) in [
+        ("US", ["AAPL", "IBM", "MSFT", "GOOG"]),
+        ("A-shares", ["000001", "000338", "000778", "002572", "300027", "601318"]),
+    ] {
+        let series = symbols.compactMap { realCloses[$0] }
+        var common = Set(series.first?.map(\.date) ?? [])
+        for s in series.dropFirst() { common.formIntersection(s.map(\.date)) }
+        let aligned = series.map { logReturns($0.filter { common.contains($0.date) }.map(\.close)) }
+        let real = CrossSectionStatistics(returns: aligned, sectors: symbols.map { _ in "-" })
+        print(
+            "  real \(label) series \(symbols.joined(separator: ",")): mean pairwise correlation \(fmt(real.withinSectorCorrelation, 3)) over \(real.days) days"
+        )
+    }
 }
 
 extension DirectoryEntry {

@@ -84,6 +84,11 @@ public final class CachingFeed: MarketDataFeed {
     public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] {
         try await inner.earnings(symbol)
     }
+    public func earningsCalendar(from: CivilDate, through: CivilDate, symbols: [String]?) async throws(FeedError)
+        -> [EarningsReport]
+    {
+        try await inner.earningsCalendar(from: from, through: through, symbols: symbols)
+    }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await inner.peers(symbol) }
     public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
         async throws(FeedError) -> [TradeTick]

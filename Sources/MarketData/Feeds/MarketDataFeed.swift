@@ -16,6 +16,10 @@ public protocol MarketDataFeed: Sendable {
     func news(_ symbol: String, from: CivilDate, to: CivilDate) async throws(FeedError) -> [NewsItem]
     func recommendations(_ symbol: String) async throws(FeedError) -> [RecommendationTrend]
     func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise]
+    /// Scheduled earnings reports dated `from` through `through`, by date then symbol: of `symbols`, or of every
+    /// company the feed covers when nil.
+    func earningsCalendar(from: CivilDate, through: CivilDate, symbols: [String]?) async throws(FeedError)
+        -> [EarningsReport]
     func peers(_ symbol: String) async throws(FeedError) -> [String]
     /// The market overview's indices (SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500) the feed covers.
     func indices() async throws(FeedError) -> [IndexQuote]
@@ -56,6 +60,11 @@ extension MarketDataFeed {
     }
     public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] {
         throw .unsupported(provider: name, feature: "earnings surprises")
+    }
+    public func earningsCalendar(from: CivilDate, through: CivilDate, symbols: [String]?) async throws(FeedError)
+        -> [EarningsReport]
+    {
+        throw .unsupported(provider: name, feature: "the earnings calendar")
     }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] {
         throw .unsupported(provider: name, feature: "peers")
@@ -115,7 +124,12 @@ public struct SimulatedFeed: MarketDataFeed {
     public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
         async throws(FeedError) -> [PriceBar]
     {
-        market.indexBars(index, timeframe: timeframe, from: from, to: to)
+        market.indexBars(index, timeframe: timeframe, from: from, to: min(to, clock.now()))
+    }
+    public func earningsCalendar(from: CivilDate, through: CivilDate, symbols: [String]?) async throws(FeedError)
+        -> [EarningsReport]
+    {
+        market.earnings(from: from, through: through, symbols: symbols)
     }
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {
         self.market.directory.search(text, market: market, limit: limit)
@@ -201,9 +215,10 @@ public struct MarketRoutedFeed: MarketDataFeed {
     public var attributionURL: String? { us.attributionURL ?? cn.attributionURL }
     public var isSimulated: Bool { us.isSimulated && cn.isSimulated }
 
-    func feed(_ symbol: String) -> any MarketDataFeed {
+    func feed(_ symbol: String) -> any MarketDataFeed { isChinese(symbol) ? cn : us }
+
+    func isChinese(_ symbol: String) -> Bool {
         directory.entry(symbol)?.instrument.market == .cn || (symbol.count == 6 && symbol.allSatisfy(\.isNumber))
-            ? cn : us
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote { try await feed(symbol).quote(symbol) }
@@ -232,6 +247,27 @@ public struct MarketRoutedFeed: MarketDataFeed {
     }
     public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] {
         try await feed(symbol).earnings(symbol)
+    }
+    /// Each market's reports from its own feed; a market whose feed has no calendar leaves the other's (both
+    /// failing throws the US feed's error).
+    public func earningsCalendar(from: CivilDate, through: CivilDate, symbols: [String]?) async throws(FeedError)
+        -> [EarningsReport]
+    {
+        var reports: [EarningsReport] = []
+        var failure: FeedError?
+        for (feed, chinese) in [(us, false), (cn, true)] {
+            let mine = symbols?.filter { isChinese($0) == chinese }
+            if let mine, mine.isEmpty { continue }
+            do {
+                reports += try await feed.earningsCalendar(from: from, through: through, symbols: mine).filter {
+                    isChinese($0.symbol) == chinese
+                }
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if reports.isEmpty, let failure { throw failure }
+        return reports.sorted { ($0.date, $0.symbol) < ($1.date, $1.symbol) }
     }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await feed(symbol).peers(symbol) }
     public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)

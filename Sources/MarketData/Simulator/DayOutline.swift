@@ -83,10 +83,13 @@ struct DayOutline: Sendable {
         high = max(hi, open, close)
         low = min(lo, open, close)
 
-        // Volume: a day-level draw; minutes pinned at a limit trade little (0.15 of their share).
+        // Volume: the average day's, more on busy days, on big moves (a 4σ day trades about twice the average) and on
+        // earnings days, with a day-level draw; minutes pinned at a limit trade little (0.15 of their share).
+        let move = abs(log(ends.latentClose / previousClose)) / max(profile.path.dailyVolatility, 1e-4)
         var dailyVolume =
-            profile.baseVolume * activity.squareRoot()
+            profile.baseVolume * (0.55 + 0.45 * activity.squareRoot()) * (0.65 + 0.4 * min(move, 8))
             * exp(0.25 * CounterRandom.normal(CounterRandom.hash(key, 0x701, UInt64(bitPattern: Int64(day)))))
+            * (profile.isReportDay(day) ? 2.5 : 1)
         switch ends.event {
         case .none: break
         case .up(let by), .down(let by):

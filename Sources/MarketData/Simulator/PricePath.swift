@@ -1,6 +1,7 @@
 import TradingCore
 
-/// The latent log-price of one simulated instrument as a pure, random-access function of time.
+/// One random-access multifractal walk with unit daily variance: a building block of the simulated market's latent
+/// log-prices (`LatentPath` adds up a market factor, a sector factor and the instrument's own walk, each one of these).
 ///
 /// Model (a multifractal random walk, after Mandelbrot–Calvet–Fisher's MMAR):
 /// - Time is counted in weekdays since 1970-01-05 (weekends do not exist; exchange holidays are weekdays on
@@ -8,9 +9,9 @@ import TradingCore
 /// - "Trading time" θ is a multiplicative cascade over 2^16 weekdays: each dyadic interval gives its left half
 ///   a random share W ∈ [0.5 − δ, 0.5 + δ] of its mass. Neighbouring days share ancestors, so busy periods
 ///   cluster (volatility clustering) and daily variance is a mixture (fat tails).
-/// - The log-price is σ · 2^8 · B(θ) + drift, with B a Brownian motion on [0, 1] built as a dyadic Brownian
-///   bridge: B at any point is found by descending the bridge tree, each node's midpoint drawn from the
-///   counter hash of (seed, instrument, level, node). Any instant costs O(depth), no history is stored.
+/// - The walk is 2^8 · B(θ), with B a Brownian motion on [0, 1] built as a dyadic Brownian bridge: B at any point
+///   is found by descending the bridge tree, each node's midpoint drawn from the counter hash of (key, level, node).
+///   Any instant costs O(depth), no history is stored; an average day's increment has variance 1.
 /// - Inside a day, the first `overnightShare` of the day's trading time is the overnight gap; the rest is
 ///   spread over the session minutes with a U-shaped intensity (busy open and close).
 struct PricePath: Sendable {
@@ -21,40 +22,30 @@ struct PricePath: Sendable {
     static let epoch = CivilDate(1970, 1, 5) // a Monday
 
     let key: UInt64
-    /// Daily volatility of log-price (0.02 = 2%).
-    let dailyVolatility: Double
     /// Cascade spread δ: 0 gives a plain random walk; larger gives fatter tails and stronger clustering.
     let cascadeSpread: Double
-    /// Drift per weekday.
-    let drift: Double
-    /// Log-price offset so that the level at the start of the anchor day is the anchor level.
-    private(set) var offset: Double = 0
-    /// The path reflects off these log-levels (anchor ÷ 12 and × 25), so decades of simulated history neither
-    /// sink to the minimum tick nor explode; reflection keeps every return's size.
-    private(set) var floor: Double = -Double.infinity
-    private(set) var ceiling: Double = Double.infinity
+    /// Whose draws the cascade's top levels follow (`regimeLevels`): the walk's own key, or its market's.
+    let regimeKey: UInt64
 
-    init(
-        key: UInt64, dailyVolatility: Double, cascadeSpread: Double, drift: Double, anchorLevel: Double,
-        anchorDay: Int
-    ) {
+    init(key: UInt64, cascadeSpread: Double, regimeKey: UInt64? = nil) {
         self.key = key
-        self.dailyVolatility = dailyVolatility
         self.cascadeSpread = cascadeSpread
-        self.drift = drift
-        offset = log(anchorLevel) - rawLogLevel(day: anchorDay, fraction: 0)
-        floor = log(anchorLevel / 12)
-        ceiling = log(anchorLevel * 25)
+        self.regimeKey = regimeKey ?? key
     }
 
-    /// Folds a log-level into [floor, ceiling] by reflection.
-    func reflected(_ x: Double) -> Double {
-        guard floor.isFinite, ceiling.isFinite, x < floor || x > ceiling else { return x }
-        let width = ceiling - floor
-        var y = (x - floor).truncatingRemainder(dividingBy: 2 * width)
-        if y < 0 { y += 2 * width }
-        return floor + (y <= width ? y : 2 * width - y)
+    /// The cascade's spread at each level, as a multiple of δ. Levels 0–5 split spans of 8 years and more: narrow
+    /// there, so one decade is not ten times as wild as the next. Levels 6–11 (4 years down to a month): wide, so
+    /// calm and stormy months and years cluster as real ones do. Levels 12–15 (two weeks down to a day): in between,
+    /// so single days are not wilder than real ones.
+    @inline(__always)
+    static func levelScale(_ level: Int) -> Double {
+        level <= 5 ? 0.5 : level <= 11 ? 1.25 : 0.9
     }
+
+    /// The cascade's levels above this one (spans of half a year and more) follow `regimeKey`'s draws: walks that
+    /// share a regime key have the same calm and stormy half-years (a stock's own moves grow wild when its market
+    /// does), and differ below it.
+    static let regimeLevels = 9
 
     /// Weekday index of a date (Saturday and Sunday map to the following Monday).
     static func weekdayIndex(_ date: CivilDate) -> Int {
@@ -64,20 +55,15 @@ struct PricePath: Sendable {
         return weeks * 5 + min(inWeek, 5)
     }
 
-    /// Log-price at a point of a weekday: fraction 0 is the start of its overnight gap, 1 the next day's start.
+    /// The walk at a point of a weekday: fraction 0 is the start of its overnight gap, 1 the next day's start.
     func logLevel(day: Int, fraction: Double) -> Double {
-        reflected(rawLogLevel(day: day, fraction: fraction) + offset)
-    }
-
-    func rawLogLevel(day: Int, fraction: Double) -> Double {
         let d = min(max(day, 0), Self.days - 1)
         let (start, mass) = tradingTime(day: d)
-        let theta = start + mass * min(max(fraction, 0), 1)
-        return dailyVolatility * 256 * brownian(theta) + drift * (Double(d) + fraction)
+        return 256 * brownian(start + mass * min(max(fraction, 0), 1))
     }
 
-    /// Log-levels at several fractions of one day (sorted ascending), sharing the day's cascade and the top of
-    /// the bridge tree: ~4× cheaper than one call per point.
+    /// The walk at several fractions of one day (sorted ascending), sharing the day's cascade and the top of the
+    /// bridge tree: ~4× cheaper than one call per point.
     func logLevels(day: Int, fractions: [Double]) -> [Double] {
         let d = min(max(day, 0), Self.days - 1)
         let (start, mass) = tradingTime(day: d)
@@ -85,8 +71,7 @@ struct PricePath: Sendable {
         var out = [Double](repeating: 0, count: xs.count)
         let b0 = CounterRandom.normal(CounterRandom.hash(key, 0xB0, 0, 0))
         descend(xs, 0..<xs.count, lo: 0, hi: 1, bLo: 0, bHi: b0, level: 0, node: 1, into: &out)
-        let scale = dailyVolatility * 256
-        for i in out.indices { out[i] = reflected(out[i] * scale + drift * (Double(d) + fractions[i]) + offset) }
+        for i in out.indices { out[i] *= 256 }
         return out
     }
 
@@ -124,8 +109,9 @@ struct PricePath: Sendable {
         var mass = 1.0
         var node: UInt64 = 1
         for level in 0..<Self.cascadeLevels {
-            let u = CounterRandom.uniform(CounterRandom.hash(key, 0xCA5C, UInt64(level), node))
-            let left = 0.5 + cascadeSpread * (2 * u - 1)
+            let owner = level < Self.regimeLevels ? regimeKey : key
+            let u = CounterRandom.uniform(CounterRandom.hash(owner, 0xCA5C, UInt64(level), node))
+            let left = 0.5 + min(max(cascadeSpread * Self.levelScale(level), 0), 0.48) * (2 * u - 1)
             let goRight = (day >> (Self.cascadeLevels - 1 - level)) & 1 == 1
             if goRight {
                 start += mass * left

@@ -24,6 +24,16 @@ struct SessionGrid: Sendable {
         return PricePath.weekdayIndex(anchor) + date.daysSinceEpoch - anchor.daysSinceEpoch
     }
 
+    /// The date of a path day index (the inverse of `dayIndex`: weekdays only, unless always open).
+    func date(ofDay day: Int) -> CivilDate {
+        if policy == .alwaysOpen {
+            let anchor = SimulatedProfile.anchorDate
+            return anchor.adding(days: day - PricePath.weekdayIndex(anchor))
+        }
+        let weeks = day >= 0 ? day / 5 : (day - 4) / 5
+        return PricePath.epoch.adding(days: weeks * 7 + day - weeks * 5)
+    }
+
     /// Start times of the trading minutes of a date (continuous trading and the A-share closing auction).
     func minuteStarts(on date: CivilDate) -> [Timestamp] {
         if policy == .alwaysOpen {

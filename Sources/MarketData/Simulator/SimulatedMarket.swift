@@ -34,6 +34,10 @@ public struct SimulatorConfiguration: Sendable, Hashable {
 public final class SimulatedMarket: Sendable {
     public let directory: SymbolDirectory
     public let configuration: SimulatorConfiguration
+    let model: SimulationModel
+    /// Profiles by symbol (a profile is a pure function of the seed and the symbol; making one places the path on
+    /// its anchor, which costs a few path points).
+    private let profiles = Mutex([String: SimulatedProfile]())
     private let cache = Mutex(DayCache())
     /// Daily bars already aggregated (a day's bar is a pure function of the seed, the symbol and the date, so it
     /// never goes stale): years of daily history for a universe are built once (backtests, charts).
@@ -43,18 +47,20 @@ public final class SimulatedMarket: Sendable {
     public init(directory: SymbolDirectory, configuration: SimulatorConfiguration = SimulatorConfiguration()) {
         self.directory = directory
         self.configuration = configuration
+        model = SimulationModel(directory: directory, configuration: configuration)
     }
 
     // MARK: Instruments
 
     /// The simulation parameters of a symbol (a pure function of seed and symbol).
     func profile(_ entry: DirectoryEntry) -> SimulatedProfile {
-        SimulatedProfile(entry: entry, seed: configuration.seed, cascadeSpread: configuration.cascadeSpread)
+        if let hit = profiles.withLock({ $0[entry.symbol] }) { return hit }
+        let profile = SimulatedProfile(entry: entry, model: model)
+        profiles.withLock { $0[entry.symbol] = profile }
+        return profile
     }
 
-    func profile(_ index: MarketIndex) -> SimulatedProfile {
-        SimulatedProfile(index: index, seed: configuration.seed, cascadeSpread: configuration.cascadeSpread)
-    }
+    func profile(_ index: MarketIndex) -> SimulatedProfile { SimulatedProfile(index: index, model: model) }
 
     // MARK: Sessions
 

@@ -1,4 +1,5 @@
 import Brokerage
+import Foundation
 import Hummingbird
 import JSON
 import MarketData
@@ -13,6 +14,7 @@ struct MarketController {
         group.get("quotes/{symbol}", use: quote)
         group.get("market/overview", use: overview)
         group.get("market/movers", use: movers)
+        group.get("earnings", use: earnings)
     }
 
     @Sendable func search(_ request: Request, context: AppContext) async throws -> Response {
@@ -89,6 +91,62 @@ struct MarketController {
                 ])
             }
         ).response()
+    }
+}
+
+extension MarketController {
+    /// The earnings calendar: reports dated `from` through `to` (YYYY-MM-DD; from today and a week on by default, at
+    /// most a year), of `symbols` (comma-separated, at most 100) or of every company (of one `market`, us or cn).
+    @Sendable func earnings(_ request: Request, context: AppContext) async throws -> Response {
+        func date(_ name: String) throws -> CivilDate? {
+            guard let text = request.query(name) else { return nil }
+            guard let date = CivilDate(text) else {
+                throw APIError.unprocessable("\(name) must be a date (YYYY-MM-DD)")
+            }
+            return date
+        }
+        let today = Market.us.calendar.zone.localTime(of: brokerage.clock.now()).date
+        let from = try date("from") ?? today
+        let to = try date("to") ?? from.adding(days: 7)
+        guard from <= to else { throw APIError.unprocessable("from must not be after to") }
+        guard to.daysSinceEpoch - from.daysSinceEpoch <= 366 else {
+            throw APIError.unprocessable("from and to may be at most a year apart")
+        }
+        let market = try request.query("market").map { text -> Market in
+            guard let m = Market(rawValue: text) else { throw APIError.unprocessable("market must be us or cn") }
+            return m
+        }
+        var symbols: [String]?
+        if let text = request.query("symbols") {
+            let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
+                .filter { !$0.isEmpty }
+            guard !list.isEmpty, list.count <= 100 else {
+                throw APIError.unprocessable("symbols must list 1 to 100 comma-separated symbols")
+            }
+            for symbol in list where brokerage.directory.entry(symbol) == nil {
+                throw APIError.notFound("unknown symbol \(symbol)")
+            }
+            symbols = list.compactMap { brokerage.directory.entry($0)?.symbol }
+        }
+        let reports: [EarningsReport]
+        do { reports = try await brokerage.feed.earningsCalendar(from: from, through: to, symbols: symbols) } catch {
+            throw APIError(feed: error)
+        }
+        return JSONValue.object([
+            "from": .string(from.description), "to": .string(to.description),
+            "earnings": .array(
+                reports.compactMap { r -> JSONValue? in
+                    let entry = brokerage.directory.entry(r.symbol)
+                    if let market, entry?.instrument.market != market { return nil }
+                    return .object([
+                        "symbol": .string(r.symbol), "name": .text(entry?.name),
+                        "market": .text(entry?.instrument.market.rawValue), "date": .string(r.date.description),
+                        "time": .text(r.time?.rawValue), "fiscal_year": .int(r.fiscalYear),
+                        "fiscal_quarter": r.fiscalQuarter > 0 ? .int(r.fiscalQuarter) : .null,
+                        "market_cap_millions": .decimal(r.marketCapMillions),
+                    ])
+                }),
+        ]).response()
     }
 }
 

@@ -635,6 +635,34 @@ enum NativeOpenAPI {
                             schema: OpenAPISchema.enumeration(["us", "cn"]))
                     ], responses: ["200": "status"])
             ]),
+            "/api/v1/earnings": .object([
+                "get": op(
+                    """
+                    The earnings calendar: {from, to, earnings: [{symbol, name, market, date, time: before_open | \
+                    after_close | during_hours | null, fiscal_year, fiscal_quarter, market_cap_millions}]} by date \
+                    then symbol. The \
+                    simulated market's companies report four times a year (A-shares in their reporting seasons); a \
+                    report moves the price at the next open.
+                    """,
+                    parameters: [
+                        OpenAPIDocument.parameter(
+                            "from", in: "query", required: false, "first date (YYYY-MM-DD; default today)",
+                            schema: OpenAPISchema.date),
+                        OpenAPIDocument.parameter(
+                            "to", in: "query", required: false,
+                            "last date (YYYY-MM-DD; default a week after from; at most a year after it)",
+                            schema: OpenAPISchema.date),
+                        OpenAPIDocument.parameter(
+                            "symbols", in: "query", required: false, "comma-separated symbols (default: every company)"),
+                        OpenAPIDocument.parameter(
+                            "market", in: "query", required: false, "only us or only cn companies",
+                            schema: OpenAPISchema.enumeration(["us", "cn"])),
+                    ],
+                    responses: [
+                        "200": "the calendar", "404": "unknown symbol", "422": "bad dates or symbols",
+                        "503": "the data provider has no earnings calendar",
+                    ])
+            ]),
             "/api/v1/market/movers": .object([
                 "get": op(
                     "Top gainers, losers or most active",

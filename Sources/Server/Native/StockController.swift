@@ -37,6 +37,16 @@ struct StockController {
         }
         let recommendations = await optional { () throws(FeedError) in try await feed.recommendations(entry.symbol) }
         let earnings = await optional { () throws(FeedError) in try await feed.earnings(entry.symbol) }
+        // The next report: today's too until it is out (the open for a report before it, the close otherwise).
+        let upcoming = await optional { () throws(FeedError) in
+            try await feed.earningsCalendar(from: today, through: today.adding(days: 120), symbols: [entry.symbol])
+        }
+        let session = instrument.calendar.schedule(on: today)
+        let next = upcoming?.first { report in
+            guard report.date == today else { return report.date > today }
+            guard let session else { return true }
+            return now < (report.time == .beforeOpen ? session.open : session.close)
+        }
 
         let body: JSONValue = .object([
             "symbol": .string(entry.symbol), "name": .string(profile?.name ?? entry.name),
@@ -82,6 +92,13 @@ struct StockController {
                             "surprise": .decimal(e.surprise), "surprise_percent": .decimal(e.surprisePercent),
                         ])
                     })
+            } ?? .null,
+            "next_earnings": next.map { r in
+                .object([
+                    "date": .string(r.date.description), "time": .text(r.time?.rawValue),
+                    "days": .int(r.date.daysSinceEpoch - today.daysSinceEpoch), "fiscal_year": .int(r.fiscalYear),
+                    "fiscal_quarter": r.fiscalQuarter > 0 ? .int(r.fiscalQuarter) : .null,
+                ])
             } ?? .null,
             "data_source": .object(["name": .string(feed.name), "url": .text(feed.attributionURL)]),
         ])

@@ -96,6 +96,27 @@ public struct FinnhubFeed: MarketDataFeed {
         try FinnhubParser.earnings(try await get("/stock/earnings", [("symbol", symbol)]))
     }
 
+    /// /calendar/earnings takes one symbol or none: a few symbols are asked for one by one, more are filtered from
+    /// the whole calendar.
+    public func earningsCalendar(from: CivilDate, through: CivilDate, symbols: [String]?) async throws(FeedError)
+        -> [EarningsReport]
+    {
+        let range = [("from", from.description), ("to", through.description)]
+        var reports: [EarningsReport] = []
+        if let symbols, symbols.count <= 5 {
+            for symbol in symbols {
+                reports += try FinnhubParser.earningsCalendar(
+                    try await get("/calendar/earnings", range + [("symbol", symbol)]))
+            }
+        } else {
+            let wanted = symbols.map(Set.init)
+            reports = try FinnhubParser.earningsCalendar(try await get("/calendar/earnings", range)).filter {
+                wanted?.contains($0.symbol) ?? true
+            }
+        }
+        return reports.sorted { ($0.date, $0.symbol) < ($1.date, $1.symbol) }
+    }
+
     public func peers(_ symbol: String) async throws(FeedError) -> [String] {
         try FinnhubParser.peers(try await get("/stock/peers", [("symbol", symbol)]))
     }

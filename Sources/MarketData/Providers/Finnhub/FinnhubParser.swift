@@ -113,6 +113,28 @@ public enum FinnhubParser {
         }
     }
 
+    /// /calendar/earnings → {earningsCalendar: [{date, hour: "bmo"|"amc"|"dmh"|"", quarter, year, symbol, eps…}]}.
+    public static func earningsCalendar(_ body: [UInt8]) throws(FeedError) -> [EarningsReport] {
+        guard let items = try document(body)["earningsCalendar"]?.array else {
+            throw .malformed(provider: provider, detail: "earningsCalendar is not a list")
+        }
+        return items.compactMap { e in
+            guard let symbol = e["symbol"]?.string, !symbol.isEmpty,
+                let date = e["date"]?.string.flatMap(CivilDate.init)
+            else { return nil }
+            let time: EarningsTime?
+            switch e["hour"]?.string {
+            case "bmo": time = .beforeOpen
+            case "amc": time = .afterClose
+            case "dmh": time = .duringHours
+            default: time = nil
+            }
+            return EarningsReport(
+                symbol: symbol, date: date, time: time, fiscalYear: e["year"]?.int ?? date.year,
+                fiscalQuarter: e["quarter"]?.int ?? 0)
+        }
+    }
+
     /// /stock/peers → ["AAPL", …].
     public static func peers(_ body: [UInt8]) throws(FeedError) -> [String] {
         guard let items = try document(body).array else {

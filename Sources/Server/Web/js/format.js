@@ -96,6 +96,15 @@ export function shortDate(iso) {
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString(locale(), { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
+/** A calendar date ("2026-10-28", no time of day) as "Wed, Oct 28" ("10月28日周三"); with `year`, the year too. */
+export function calendarDate(ymd, { year = false } = {}) {
+  const [y, m, d] = String(ymd).split('-').map(Number);
+  if (!y || !m || !d) return '';
+  const options = { weekday: 'short', month: 'short', day: 'numeric' };
+  if (year) options.year = 'numeric';
+  return new Date(y, m - 1, d).toLocaleDateString(locale(), options);
+}
+
 /** An index's name as the app's language knows it ("上证指数"), else the server's. */
 export const indexName = (symbol, name) => { const known = t(`index.${symbol}`); return known === `index.${symbol}` ? name : known; };
 

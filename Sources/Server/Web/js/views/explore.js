@@ -1,4 +1,5 @@
-// Explore: top gainers, losers and most active of the account's market; tap a row for the stock.
+// Explore: top gainers, losers and most active of the account's market, and the week's earnings reports (the
+// largest companies of each day first); tap a row for the stock.
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
@@ -9,10 +10,33 @@ export async function render(view, params, scope) {
   const market = store.account()?.market ?? 'us';
   let kind = 'gainers';
   const list = h('section.card', { 'aria-live': 'polite' }, loading());
+  const earnings = h('section.card.earnings', { 'aria-labelledby': 'earnings-title' }, h('h2#earnings-title', t('explore.earnings')), loading());
   clear(view, h('header.page-head', h('h1', t('explore.title')), h('a.button', { href: '#/backtest' }, t('backtest.title')),
     h('p.sub', t(market === 'cn' ? 'explore.cn' : 'explore.us'))),
     segmented(t('explore.movers'), ['gainers', 'losers', 'active'].map((k) => [k, t(`explore.${k}`)]), kind, (v) => { kind = v; load(true); }),
-    list);
+    list, earnings);
+
+  async function loadEarnings() {
+    try {
+      const { earnings: reports } = await api.get('/earnings' + api.query({ market }));
+      const days = new Map();
+      for (const r of reports) days.set(r.date, [...(days.get(r.date) ?? []), r]);
+      const size = (r) => Number(r.market_cap_millions ?? 0);
+      clear(earnings, h('h2#earnings-title', t('explore.earnings')), days.size === 0 ? empty(t('explore.earnings_none'))
+        : [...days].map(([date, list]) => {
+          const top = [...list].sort((a, b) => size(b) - size(a)).slice(0, 5);
+          return h('div.earnings-day', h('h3', F.calendarDate(date)), h('ul.rows', top.map((r) =>
+            h('li.row', h('a.row-link', { href: `#/stock/${api.enc(r.symbol)}`, dataset: { symbol: r.symbol } },
+              monogram(r.symbol),
+              h('span.row-main', h('span.sym', r.symbol), h('span.name', r.name ?? '')),
+              h('span.row-end', h('span.sub', r.time ? t(`earnings.time.${r.time}`) : '')))))),
+          list.length > top.length ? h('p.sub', t('explore.earnings_more', { n: list.length - top.length })) : null);
+        }));
+    } catch (error) {
+      clear(earnings, h('h2#earnings-title', t('explore.earnings')), failure(error, loadEarnings));
+    }
+  }
+  loadEarnings();
 
   async function load(showSpinner) {
     if (showSpinner) clear(list, loading());

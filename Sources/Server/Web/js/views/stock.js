@@ -41,6 +41,7 @@ export async function render(view, [symbolParam], scope) {
 
   const head = h('section.stock-head');
   const status = h('p.market-status', { role: 'status' });
+  const earnings = h('p.earnings-note', { hidden: true, dataset: { testid: 'earnings' } });
   const stats = h('section.card', { 'aria-labelledby': 'stats-title' });
   const depth = h('section.card.depth', { 'aria-labelledby': 'depth-title', hidden: quote.market !== 'cn' });
   const position = h('section.card.position', { 'aria-labelledby': 'position-title' }, loading());
@@ -57,7 +58,7 @@ export async function render(view, [symbolParam], scope) {
     h('button.buy', { type: 'button', onclick: () => trade('buy') }, t('stock.buy')),
     h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
 
-  clear(view, h('div.stock', head, status, actions, h('div.stock-grid',
+  clear(view, h('div.stock', head, status, earnings, actions, h('div.stock-grid',
     h('div.stock-main', chart.element, stats, depth, options?.element),
     h('div.stock-side', position, about, insights))));
   scope.onCleanup(() => { chart.destroy(); options?.destroy(); });
@@ -106,6 +107,19 @@ export async function render(view, [symbolParam], scope) {
     clear(depth, h('h2#depth-title', t('stock.depth.title')),
       h('table.depth-table', h('thead', h('tr', ['level', 'price', 'shares'].map((k) => h('th', { scope: 'col' }, t(`stock.depth.${k}`))))),
         h('tbody.asks', asks), h('tbody.bids', bids)));
+  }
+
+  /** "Earnings in 3 days, after the close", when the company has a report coming. */
+  function renderEarnings() {
+    const next = profile?.next_earnings;
+    earnings.hidden = !next;
+    if (!next) return;
+    const when = next.days <= 0 ? t('stock.earnings.when.today') : next.days === 1 ? t('stock.earnings.when.tomorrow')
+      : t('stock.earnings.when.days', { n: next.days });
+    const time = next.time ? t(`stock.earnings.time.${next.time}`) : '';
+    const period = next.fiscal_quarter ? t(`earnings.period${quote.market === 'cn' ? '_cn' : ''}.${next.fiscal_quarter}`, { year: next.fiscal_year }) : '';
+    clear(earnings, icon('M4 4h16v16H4zM4 9h16M9 4v5'), h('span', t('stock.earnings', { when, time })),
+      h('span.sub', ` · ${[period, F.calendarDate(next.date)].filter(Boolean).join(', ')}`));
   }
 
   async function renderStatus() {
@@ -223,6 +237,7 @@ export async function render(view, [symbolParam], scope) {
   renderInsights();
   renderStar();
   renderStatus();
+  renderEarnings();
   loadPosition();
   if (account) favorites.load(account.id).then((l) => { favList = l; renderStar(); }).catch(() => {});
 
