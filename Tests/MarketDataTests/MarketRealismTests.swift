@@ -223,6 +223,40 @@ struct MarketRealismTests {
         #expect(mean(reportVolume) > 1.8 * mean(otherVolume))
     }
 
+    @Test("options price the next report: implied volatility is higher for expiries after it, and falls once it is out")
+    func earningsVolatility() async throws {
+        let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 8))
+        let report = try #require(
+            market.earnings(from: CivilDate(2026, 4, 1), through: CivilDate(2026, 9, 30), symbols: ["AAPL"]).first)
+        let landing = report.time == .afterClose ? Self.nyse.nextTradingDay(after: report.date) : report.date
+        var before = landing
+        for _ in 0..<6 { before = Self.nyse.previousTradingDay(before: before) }
+        /// At-the-money call volatility of each expiration on a day (noon in New York).
+        func smile(on day: CivilDate) async throws -> [CivilDate: Double] {
+            let clock = MarketClock(.manual(start: Timestamp(day, hour: 12, in: .newYork)))
+            let options = OptionMarket(
+                feed: SimulatedFeed(market: market, clock: clock), directory: Self.directory, clock: clock, seed: 0)
+            let chain = try await options.chain("AAPL")
+            let spot = Quantize.level(try #require(market.quote("AAPL", at: clock.now())).last)
+            func distance(_ c: OptionContract) -> Double { abs(Quantize.level(c.strike) - spot) }
+            var nearest: [CivilDate: OptionContract] = [:]
+            for c in chain.contracts where c.right == .call {
+                if let known = nearest[c.expiration], distance(known) <= distance(c) { continue }
+                nearest[c.expiration] = c
+            }
+            let snapshots = try await options.snapshots(Array(nearest.values), of: chain)
+            return Dictionary(uniqueKeysWithValues: snapshots.map { ($0.contract.expiration, $0.impliedVolatility) })
+        }
+        let early = try await smile(on: before)
+        let expirations = early.keys.sorted()
+        let last = try #require(expirations.last { $0 < landing }, "an expiry before the report")
+        let next = try #require(expirations.first { $0 >= landing }, "an expiry after it")
+        #expect(early[next]! > early[last]! + 0.03, "before the report: \(early[last]!) then \(early[next]!)")
+        // The day the report is out: the same expiry's volatility has fallen back (the "crush").
+        let after = try await smile(on: landing)
+        #expect(after[next]! < early[next]! - 0.03, "\(next): \(early[next]!) before, \(after[next]!) after")
+    }
+
     static let nyse = Market.us.calendar
 }
 

@@ -216,7 +216,7 @@ struct GamesAPITests {
 
                 let margin = try await create(
                     client, f, owner,
-                    #"{"name":"Margin","starting_cash":"10000","rules":{"margin":true,"margin_multiplier":2,"short_selling":true,"min_price_short":"100000","max_volume_percent":"0.1","day_trading":false}}"#
+                    #"{"name":"Margin","starting_cash":"10000","rules":{"margin":true,"margin_multiplier":2,"short_selling":true,"min_price_short":"100000","max_volume_percent":"0.001","day_trading":false}}"#
                 )
                 let trader = try #require(try await join(client, f, player, game: margin.id)["account_id"]?.string)
                 try await client.execute(uri: "/api/v1/accounts/\(trader)", method: .get, headers: player) { r in
@@ -228,11 +228,12 @@ struct GamesAPITests {
                 #expect(
                     short["message"]?.string?.hasPrefix(
                         "This game allows short selling only stocks priced at least $100000.00; AAPL is at $") == true)
-                // 0.1% of the shares traded so far today is a few dozen: a larger order is refused, saying how many.
+                // 0.001% of the shares traded so far today (millions of AAPL's) is a few dozen: a larger order is
+                // refused, saying how many.
                 let (_, large) = try await order(client, f, player, account: trader, buy(10_000))
                 let message = try #require(large["message"]?.string)
                 #expect(
-                    message.hasPrefix("This game allows orders of at most 0.1% of the day's volume: "), "\(message)")
+                    message.hasPrefix("This game allows orders of at most 0.001% of the day's volume: "), "\(message)")
                 let most = try #require(Int(message.split(separator: " ").last ?? ""))
                 #expect(most >= 1)
                 let (status, bought) = try await order(client, f, player, account: trader, buy(most))

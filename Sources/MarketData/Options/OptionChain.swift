@@ -14,6 +14,9 @@ public struct UnderlyingHistory: Sendable, Hashable {
     public var dividendYield: Double
     /// Average daily volume in shares over the last 20 sessions.
     public var averageVolume: Double
+    /// The sessions whose close-to-close move carries an earnings report (the report's day when it came before the
+    /// open, the next session when after the close), past and coming, ascending.
+    public var earningsSessions: [CivilDate] = []
 
     public struct DailyClose: Sendable, Hashable {
         public var date: CivilDate
@@ -34,17 +37,47 @@ public struct UnderlyingHistory: Sendable, Hashable {
 
     public var lastClose: Double? { closes.last?.close }
 
-    /// Annualized close-to-close volatility over the last `sessions` sessions (nil with fewer than 5 returns).
+    /// Annualized close-to-close volatility over the last `sessions` sessions (nil with fewer than 5 returns),
+    /// leaving out the sessions that carried an earnings report: what the stock does between reports.
     public func realizedVolatility(sessions: Int) -> Double? {
+        diffusiveReturns(sessions: sessions).flatMap(Self.annualized)
+    }
+
+    /// The variance of a report's move beyond an ordinary session's, from the last two years' report sessions (nil
+    /// with fewer than two of them): what options price in for the next report.
+    public var earningsMoveVariance: Double? {
+        let reports = Set(earningsSessions)
+        var moves: [Double] = []
+        for (previous, close) in zip(closes.suffix(505), closes.suffix(504))
+        where reports.contains(close.date) && previous.close > 0 && close.close > 0 {
+            let r = log(close.close / previous.close)
+            moves.append(r * r)
+        }
+        guard moves.count >= 2 else { return nil }
+        let daily = diffusiveReturns(sessions: 250).map { r in r.reduce(0) { $0 + $1 * $1 } / Double(max(r.count, 1)) }
+        return max(moves.reduce(0, +) / Double(moves.count) - (daily ?? 0), 0)
+    }
+
+    /// The first report session after `date`, on or before `expiration` (nil when none falls between).
+    public func earningsSession(after date: CivilDate, through expiration: CivilDate) -> CivilDate? {
+        earningsSessions.first { $0 > date && $0 <= expiration }
+    }
+
+    func diffusiveReturns(sessions: Int) -> [Double]? {
         let window = closes.suffix(sessions + 1)
         guard window.count >= 6 else { return nil }
+        let reports = Set(earningsSessions)
         var previous: Double?
         var returns: [Double] = []
         returns.reserveCapacity(window.count)
         for c in window {
-            if let p = previous, p > 0, c.close > 0 { returns.append(log(c.close / p)) }
+            if let p = previous, p > 0, c.close > 0, !reports.contains(c.date) { returns.append(log(c.close / p)) }
             previous = c.close
         }
+        return returns.count >= 5 ? returns : nil
+    }
+
+    static func annualized(_ returns: [Double]) -> Double? {
         guard returns.count >= 5 else { return nil }
         let mean = returns.reduce(0, +) / Double(returns.count)
         let variance = returns.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(returns.count - 1)

@@ -102,8 +102,8 @@ public final class OptionMarket: Sendable {
         return day
     }
 
-    /// Closes for four years before `date` (LEAPS are listed up to 40 months ahead), the dividend yield and the
-    /// average volume.
+    /// Closes for four years before `date` (LEAPS are listed up to 40 months ahead), the dividend yield, the average
+    /// volume and the sessions that carry earnings reports.
     func history(_ symbol: String, on date: CivilDate) async throws(FeedError) -> UnderlyingHistory {
         let zone = ExchangeTimeZone.newYork
         let start = Timestamp(date.adding(days: -4 * 366), in: zone)
@@ -127,9 +127,19 @@ public final class OptionMarket: Sendable {
             for action in actions where action.kind == .cashDividend { dividends += Quantize.level(action.cash) }
         }
         let last = closes.last?.close ?? 0
-        return UnderlyingHistory(
+        var history = UnderlyingHistory(
             symbol: symbol, date: date, closes: closes, dividendYield: last > 0 ? dividends / last : 0,
             averageVolume: averageVolume)
+        // Report sessions from two years back to the longest expiry (a feed without a calendar has none).
+        if let reports = try? await feed.earningsCalendar(
+            from: date.adding(days: -2 * 366), through: date.adding(days: 40 * 31), symbols: [symbol])
+        {
+            let calendar = TradingCalendar.xnys
+            history.earningsSessions = reports.filter { $0.symbol == symbol }.map { report in
+                report.time == .afterClose ? calendar.nextTradingDay(after: report.date) : report.date
+            }.sorted()
+        }
+        return history
     }
 
     /// A listed contract by OCC symbol (any case, padded or not) with whether it still trades; nil for a symbol

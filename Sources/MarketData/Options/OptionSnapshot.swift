@@ -51,6 +51,8 @@ public struct OptionQuoteModel: Sendable {
     public var seed: UInt64
     /// The seed mixed with the underlying's symbol: each contract's random numbers start from it.
     let underlyingKey: UInt64
+    /// The variance of the underlying's next earnings move (see `UnderlyingHistory.earningsMoveVariance`).
+    let eventVariance: Double
 
     /// The rate every chain is priced with: about where US Treasury bills yielded in 2025–2026. One number on
     /// purpose — a learner comparing our prices with a calculator should not have to find a curve.
@@ -65,6 +67,7 @@ public struct OptionQuoteModel: Sendable {
         self.rate = rate
         self.seed = seed
         underlyingKey = CounterRandom.hash(seed, CounterRandom.key(history.symbol), 0xC0)
+        eventVariance = history.earningsMoveVariance ?? 0
     }
 
     /// The surface of an underlying on a day: short-term volatility from the last month's realized volatility, the
@@ -89,9 +92,14 @@ public struct OptionQuoteModel: Sendable {
     public func inputs(_ contract: OptionContract, spot: Double, years: Double) -> OptionInputs {
         let strike = Double(contract.strikeMillis) / 1000
         let forward = spot * exp((rate - history.dividendYield) * years)
+        // A report between today and the expiry adds its move's variance.
+        let event =
+            history.earningsSession(after: history.date, through: contract.expiration) == nil
+            ? 0 : eventVariance
         return OptionInputs(
             spot: spot, strike: strike, years: years, rate: rate, dividendYield: history.dividendYield,
-            volatility: surface.volatility(strike: strike, forward: forward, years: years), right: contract.right)
+            volatility: surface.volatility(strike: strike, forward: forward, years: years, eventVariance: event),
+            right: contract.right)
     }
 
     /// An exact price as a model number: the raw fixed-point value scaled, with no text in between (a chain prices

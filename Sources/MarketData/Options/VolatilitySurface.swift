@@ -48,10 +48,13 @@ public struct VolatilitySurface: Sendable, Hashable {
         return sigma * sigma * max(years, 1e-6)
     }
 
-    /// The implied volatility of a strike, for an expiry `years` away with forward price `forward`.
-    public func volatility(strike: Double, forward: Double, years: Double) -> Double {
+    /// The implied volatility of a strike, for an expiry `years` away with forward price `forward`; `eventVariance` is
+    /// the variance of a scheduled jump before the expiry (an earnings report), added to the total at-the-money
+    /// variance: implied volatility rises into the report (the jump weighs more the nearer the expiry) and falls back
+    /// once it is out. θ still grows with T, so the surface stays free of calendar arbitrage.
+    public func volatility(strike: Double, forward: Double, years: Double, eventVariance: Double = 0) -> Double {
         let t = max(years, 1e-6)
-        let theta = atTheMoneyVariance(years: t)
+        let theta = atTheMoneyVariance(years: t) + (eventVariance.isFinite ? max(eventVariance, 0) : 0)
         let k = strike > 0 && forward > 0 ? log(strike / forward) : 0
         let phi = eta / (theta * (1 + theta)).squareRoot()
         let x = phi * k + rho
