@@ -113,6 +113,11 @@ public final class Papertrade: Sendable {
             configuration.marketData.us == .simulated && configuration.marketData.cn == .simulated
             ? SimulatedFeed(market: market, clock: clock)
             : configuration.marketData.makeFeed(directory: directory, clock: clock)
+        if feed.isSimulated {
+            // The benchmarks' last year, before the first performance screen or SPY option chain asks for it.
+            let now = clock.now()
+            Task.detached(priority: .background) { market.warmIndices(through: now) }
+        }
         let vapid = try VAPIDKey.loadOrCreate(in: configuration.dataDirectory)
         let brokerage = try await Brokerage.open(
             configuration.database, checkpoints: configuration.checkpoints, feed: feed,

@@ -179,3 +179,17 @@ def test_a_game_in_chinese_and_its_rule_refusal(app):
     assert app.toast("您已成功买入 AAPL 1 股")
     zh_review(app, "AAPL", "sell", "1")
     assert app.toast("本比赛规定买入后 15 分钟内不得卖出：AAPL 还需等待")
+
+
+def test_each_catalogue_names_each_text_once():
+    """A key written twice in a catalogue is a text silently lost (a JavaScript object keeps the last one): the stock
+    page once showed "Earnings surprises" where "Earnings in 3 days" was meant."""
+    import collections
+    import pathlib
+    import re
+    web = pathlib.Path(__file__).resolve().parents[2] / "Sources/Server/Web/js/i18n"
+    for name in ("en.js", "zh-Hans.js"):
+        keys = re.findall(r"^\s*'([^']+)':", (web / name).read_text(), re.M)
+        assert len(keys) > 500
+        twice = [k for k, n in collections.Counter(keys).items() if n > 1]
+        assert twice == [], (name, twice)

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TradingCore
 
@@ -92,6 +93,29 @@ final class IndexBasket: Sendable {
             $0[day] = value
         }
         return value
+    }
+
+    /// Computes the days of `range` not known yet, spread over the machine's cores (a year of an index is a
+    /// quarter of a million member-days): a chart or an option chain over years of an index asks for them all at
+    /// once.
+    func prefetch(_ range: ClosedRange<Int>) {
+        let known = days.withLock { cache in Set(range.filter { cache[$0] != nil }) }
+        let missing = range.filter { !known.contains($0) }
+        guard missing.count > 8 else { return }
+        let chunks = min(ProcessInfo.processInfo.activeProcessorCount, 16)
+        let results = Mutex([(Int, (open: Double, close: Double))]())
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            var mine: [(Int, (open: Double, close: Double))] = []
+            for i in stride(from: chunk, to: missing.count, by: chunks) {
+                mine.append((missing[i], exactDay(missing[i])))
+            }
+            results.withLock { $0 += mine }
+        }
+        let computed = results.withLock { $0 }
+        days.withLock { cache in
+            if cache.count > 40_000 { cache.removeAll(keepingCapacity: true) }
+            for (day, value) in computed { cache[day] = value }
+        }
     }
 
     private func factorPart(day: Int, fraction: Double) -> Double {
@@ -223,5 +247,18 @@ extension IndexBasket {
         return IndexBasket(
             index: index, members: members, anchorLevel: anchorLevel(index), anchorDay: SimulatedProfile.anchorDay,
             factors: model.factors)
+    }
+}
+
+extension SimulatedMarket {
+    /// Works out the benchmark indices' last `days` calendar days ahead of the first chart or option chain that needs
+    /// them (an index's day is hundreds of members' days): the S&P 500 (SPY tracks it) and the SSE Composite.
+    public func warmIndices(through time: Timestamp, days: Int = 400) {
+        for index in [MarketIndex.sp500, .sseComposite] {
+            guard let basket = model.basket(index) else { continue }
+            let grid = grid(index.market)
+            let last = grid.zone.localTime(of: time).date
+            basket.prefetch(grid.dayIndex(last.adding(days: -days))...grid.dayIndex(last))
+        }
     }
 }

@@ -143,6 +143,10 @@ public final class SimulatedMarket: Sendable {
     func outlines(_ profile: SimulatedProfile, from first: CivilDate, through last: CivilDate) -> [DayOutline] {
         guard first <= last else { return [] }
         let grid = grid(profile.market)
+        if case .basket(let basket, _) = profile.path.source {
+            // An index (or a fund that tracks one): its members' days, all at once.
+            basket.prefetch(grid.dayIndex(first.adding(days: -7))...max(grid.dayIndex(last), grid.dayIndex(first)))
+        }
         let walk = Self.closeWalk(profile)
         var start = first
         for _ in 0...walk { start = grid.previousTradingDay(before: start) }

@@ -114,11 +114,11 @@ export async function render(view, [symbolParam], scope) {
     const next = profile?.next_earnings;
     earnings.hidden = !next;
     if (!next) return;
-    const when = next.days <= 0 ? t('stock.earnings.when.today') : next.days === 1 ? t('stock.earnings.when.tomorrow')
-      : t('stock.earnings.when.days', { n: next.days });
-    const time = next.time ? t(`stock.earnings.time.${next.time}`) : '';
+    const when = next.days <= 0 ? t('stock.next_earnings.when.today') : next.days === 1 ? t('stock.next_earnings.when.tomorrow')
+      : t('stock.next_earnings.when.days', { n: next.days });
+    const time = next.time ? t(`stock.next_earnings.time.${next.time}`) : '';
     const period = next.fiscal_quarter ? t(`earnings.period${quote.market === 'cn' ? '_cn' : ''}.${next.fiscal_quarter}`, { year: next.fiscal_year }) : '';
-    clear(earnings, icon('M4 4h16v16H4zM4 9h16M9 4v5'), h('span', t('stock.earnings', { when, time })),
+    clear(earnings, icon('M4 4h16v16H4zM4 9h16M9 4v5'), h('span', t('stock.next_earnings', { when, time })),
       h('span.sub', ` · ${[period, F.calendarDate(next.date)].filter(Boolean).join(', ')}`));
   }
 
