@@ -183,6 +183,19 @@ struct MarketRealismTests {
         #expect(moutai.count == 4)
         #expect(moutai.allSatisfy { $0.time == .afterClose })
         #expect(moutai.map(\.date.month).allSatisfy { [3, 4, 5, 8, 10].contains($0) })
+        // The news: the date two weeks ahead, then the report when it is out (A-shares in Chinese).
+        let news = market.news("AAPL", from: first.date.adding(days: -20), through: first.date)
+        #expect(news.contains { $0.headline == "Apple Inc. reports fourth-quarter 2025 results" })
+        #expect(
+            news.contains {
+                $0.headline == "Apple Inc. to report fourth-quarter 2025 results on \(first.date)"
+                    && $0.time == Timestamp(first.date.adding(days: -14), hour: 8, in: .newYork)
+            })
+        let annual = try #require(moutai.first)
+        #expect(
+            market.news("600519", from: annual.date, through: annual.date).contains {
+                $0.headline == "贵州茅台：2025年年度报告"
+            })
         // The whole calendar for a week: hundreds of companies, sorted by date.
         let week = market.earnings(from: CivilDate(2026, 10, 26), through: CivilDate(2026, 10, 30))
         #expect(week.count > 200)
