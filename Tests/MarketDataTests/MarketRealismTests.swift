@@ -168,8 +168,10 @@ struct MarketRealismTests {
         let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 8))
         let year = market.earnings(from: CivilDate(2026, 1, 1), through: CivilDate(2026, 12, 31), symbols: ["AAPL"])
         #expect(year.count == 4)
-        #expect(year.map(\.fiscalQuarter) == [4, 1, 2, 3])
-        #expect(year.map(\.fiscalYear) == [2025, 2026, 2026, 2026])
+        // Apple's fiscal year ends in September: its first quarter is the December one, reported in January.
+        #expect(year.map(\.fiscalQuarter) == [1, 2, 3, 4])
+        #expect(year.map(\.fiscalYear) == [2026, 2026, 2026, 2026])
+        #expect(year.first.map { $0.date.month <= 2 } == true)
         #expect(year.allSatisfy { Self.nyse.isTradingDay($0.date) })
         // Stable: another market with the same seed, and a request for one week, give the same dates.
         let again = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 8))
@@ -185,10 +187,10 @@ struct MarketRealismTests {
         #expect(moutai.map(\.date.month).allSatisfy { [3, 4, 5, 8, 10].contains($0) })
         // The news: the date two weeks ahead, then the report when it is out (A-shares in Chinese).
         let news = market.news("AAPL", from: first.date.adding(days: -20), through: first.date)
-        #expect(news.contains { $0.headline == "Apple Inc. reports fourth-quarter 2025 results" })
+        #expect(news.contains { $0.headline == "Apple Inc. reports first-quarter 2026 results" })
         #expect(
             news.contains {
-                $0.headline == "Apple Inc. to report fourth-quarter 2025 results on \(first.date)"
+                $0.headline == "Apple Inc. to report first-quarter 2026 results on \(first.date)"
                     && $0.time == Timestamp(first.date.adding(days: -14), hour: 8, in: .newYork)
             })
         let annual = try #require(moutai.first)
@@ -196,6 +198,12 @@ struct MarketRealismTests {
             market.news("600519", from: annual.date, through: annual.date).contains {
                 $0.headline == "贵州茅台：2025年年度报告"
             })
+        // Fiscal years end in different months, so reports come in every month (late November too: companies whose
+        // quarter ended in October).
+        let months = Set(
+            market.earnings(from: CivilDate(2026, 1, 1), through: CivilDate(2026, 12, 31)).map(\.date.month))
+        #expect(months == Set(1...12))
+        #expect(!market.earnings(from: CivilDate(2026, 11, 23), through: CivilDate(2026, 11, 30)).isEmpty)
         // The whole calendar for a week: hundreds of companies, sorted by date.
         let week = market.earnings(from: CivilDate(2026, 10, 26), through: CivilDate(2026, 10, 30))
         #expect(week.count > 200)

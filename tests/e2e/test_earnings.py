@@ -34,13 +34,14 @@ def test_the_calendar_over_http(server):
         assert r["time"] in ("before_open", "after_close")
         assert r["market"] in ("us", "cn") and r["name"]
 
-    # A year of two companies: four reports each, the US one's fiscal quarters in order, the A-share's in the evening.
+    # A year of two companies: four reports each, Apple's fiscal quarters in order (its fiscal year ends in
+    # September), the A-share's in its seasons, in the evening.
     status, year = get(server, "/earnings?from=2026-01-01&to=2026-12-31&symbols=AAPL,600519")
     assert status == 200, year
     aapl = [r for r in year["earnings"] if r["symbol"] == "AAPL"]
     moutai = [r for r in year["earnings"] if r["symbol"] == "600519"]
-    assert [r["fiscal_quarter"] for r in aapl] == [4, 1, 2, 3]
-    assert [r["fiscal_year"] for r in aapl] == [2025, 2026, 2026, 2026]
+    assert [r["fiscal_quarter"] for r in aapl] == [1, 2, 3, 4]
+    assert [r["fiscal_year"] for r in aapl] == [2026, 2026, 2026, 2026]
     assert len(moutai) == 4 and all(r["time"] == "after_close" for r in moutai)
     assert all(r["date"][5:7] in ("03", "04", "05", "08", "10") for r in moutai)
     assert all(int(r["market_cap_millions"]) > 1_000_000 for r in aapl)
@@ -102,6 +103,7 @@ def test_the_earnings_line_and_the_week_of_reports(language_driver, server):
         assert line.startswith(f"Earnings {when}, "), line
         assert ("after the close" if nxt["time"] == "after_close" else "before the open") in line, line
         assert re.search(r"Q[1-4] \d{4} results", line), line
+    app.shot(f"earnings-stock-{'zh' if chinese else 'en'}")
 
     app.go("explore")
     app.wait.until(lambda d: app.d.execute_script(
@@ -124,6 +126,8 @@ def test_the_earnings_line_and_the_week_of_reports(language_driver, server):
         size = {r["symbol"]: float(r["market_cap_millions"] or 0) for r in reports}
         left_out = [size[s] for s in size if s not in symbols]
         assert all(size[s] >= max(left_out, default=0) for s in symbols), date
+    app.d.execute_script("document.querySelector('section.earnings').scrollIntoView()")
+    app.shot(f"earnings-explore-{'zh' if chinese else 'en'}")
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
     if chinese:
         assert english_left(app) == []

@@ -108,12 +108,12 @@ final class FactorModel: Sendable {
         return path(factor).logLevel(day: day, fraction: fraction)
     }
 
-    /// The path days on which a company's reports of a calendar year land (the calendar's holidays make working them
-    /// out the dearest part of a price, so each company-year is worked out once).
+    /// The path days on which a company's reports on the quarters ending in a calendar year land (the calendar's
+    /// holidays make working them out the dearest part of a price, so each company-year is worked out once).
     func landingDays(_ schedule: EarningsSchedule, year: Int, grid: SessionGrid) -> [Int] {
         let key = LandingKey(schedule: schedule.key, year: year)
         if let hit = landings.withLock({ $0[key] }) { return hit }
-        let value = schedule.reports(year: year, calendar: grid.calendar).map {
+        let value = schedule.reports(quartersEndingIn: year, calendar: grid.calendar).map {
             schedule.effectiveDay($0.date, grid: grid)
         }
         landings.withLock {
@@ -194,17 +194,21 @@ struct StockPath: Sendable {
         return x + drift * (Double(d) + fraction)
     }
 
-    /// How many reports have moved the price by a point of day `day`: four a year since 1970, and this year's that
-    /// have landed (a report's jump lands half-way through the overnight gap).
+    /// How many reports have moved the price by a point of day `day` (a report's jump lands half-way through the
+    /// overnight gap): those on every quarter that ended before last year (reported by now), and those on last year's
+    /// and this year's quarters that have landed.
     func reports(day: Int, fraction: Double) -> Int {
         guard let earnings else { return 0 }
         let year = grid.date(ofDay: day).year
-        guard year >= EarningsSchedule.firstYear else { return 0 }
-        var n = 4 * (year - EarningsSchedule.firstYear)
+        let first = EarningsSchedule.firstYear
+        guard year >= first else { return 0 }
+        var n = 4 * max(year - 1 - first, 0)
         let gap = factors.overnightShare
-        for landing in factors.landingDays(earnings, year: year, grid: grid)
-        where landing < day || (landing == day && fraction >= gap / 2) {
-            n += 1
+        for quarters in max(year - 1, first)...year {
+            for landing in factors.landingDays(earnings, year: quarters, grid: grid)
+            where landing < day || (landing == day && fraction >= gap / 2) {
+                n += 1
+            }
         }
         return n
     }

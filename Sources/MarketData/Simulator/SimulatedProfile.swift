@@ -76,7 +76,9 @@ struct SimulatedProfile: Sendable {
             let sigma = shape.volatility
             let marketLoading = sigma * shape.marketShare.squareRoot()
             let sectorLoading = sectorName == nil ? 0 : sigma * shape.sectorShare.squareRoot()
-            let earnings = EarningsSchedule(key: key, market: listing, kind: instrument.kind, tier: tier)
+            let earnings = EarningsSchedule(
+                symbol: entry.symbol, key: key, market: listing, kind: instrument.kind, tier: tier,
+                largeListed: !entry.sector.isEmpty)
             // Four reports a year carry part of the year's variance; the own walk carries the rest.
             let jumps = earnings.map { 4 * $0.jumpScale * $0.jumpScale / 252 } ?? 0
             let ownVariance = max(

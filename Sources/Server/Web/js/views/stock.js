@@ -118,8 +118,8 @@ export async function render(view, [symbolParam], scope) {
       : t('stock.next_earnings.when.days', { n: next.days });
     const time = next.time ? t(`stock.next_earnings.time.${next.time}`) : '';
     const period = next.fiscal_quarter ? t(`earnings.period${quote.market === 'cn' ? '_cn' : ''}.${next.fiscal_quarter}`, { year: next.fiscal_year }) : '';
-    clear(earnings, icon('M4 4h16v16H4zM4 9h16M9 4v5'), h('span', t('stock.next_earnings', { when, time })),
-      h('span.sub', ` · ${[period, F.calendarDate(next.date)].filter(Boolean).join(', ')}`));
+    clear(earnings, icon('M4 5h16v15H4zM4 10h16M9 3v4M15 3v4'), h('span', t('stock.next_earnings', { when, time })),
+      h('span.sub', [period, F.calendarDate(next.date)].filter(Boolean).join(' · ')));
   }
 
   async function renderStatus() {
