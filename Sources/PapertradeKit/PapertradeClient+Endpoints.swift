@@ -142,6 +142,18 @@ extension PapertradeClient {
         try await send("GET", "market/status", query: Self.items(["market": market.rawValue]))
     }
 
+    /// The earnings calendar from `from` through `to` (YYYY-MM-DD; by default today and the week after it, at most a
+    /// year), of `symbols` or of every company (of one `market`).
+    public func earnings(from: String? = nil, to: String? = nil, symbols: [String]? = nil, market: Market? = nil)
+        async throws(PapertradeError) -> EarningsCalendar
+    {
+        try await send(
+            "GET", "earnings",
+            query: Self.items([
+                "from": from, "to": to, "symbols": symbols?.joined(separator: ","), "market": market?.rawValue,
+            ]))
+    }
+
     // MARK: - Watchlists
 
     public func watchlists(account: String? = nil) async throws(PapertradeError) -> [Watchlist] {

@@ -427,6 +427,24 @@ enum ToolCatalogue {
                 ])
         },
         ToolDefinition(
+            name: "get_earnings_calendar", title: "Earnings calendar",
+            description:
+                "Companies' scheduled earnings reports between two dates (default: the coming week), before the open or after the close; a report moves the price at the next open.",
+            properties: [
+                "start": Schema.string("First date, YYYY-MM-DD (default today)."),
+                "end": Schema.string("Last date, YYYY-MM-DD (default a week after start; at most a year after it)."),
+                "symbols": Schema.string("Comma-separated symbols (default: every company)."),
+                "market": Schema.string("us or cn.", values: ["us", "cn"]),
+            ], required: [], effect: .reads, idempotent: true
+        ) { a, client in
+            try await client.get(
+                "/api/v1/earnings",
+                [
+                    "from": try a.string("start"), "to": try a.string("end"), "symbols": try a.string("symbols"),
+                    "market": try a.string("market"),
+                ])
+        },
+        ToolDefinition(
             name: "get_performance", title: "Performance",
             description:
                 "How the account did over a period: time- and money-weighted return, volatility, Sharpe, maximum drawdown, realized and unrealized P/L, dividends, fees, against its benchmark.",

@@ -66,6 +66,11 @@ import Testing
             #expect(found.contains { $0.symbol == "AAPL" })
             let status = try await client.marketStatus(.cn)
             #expect(status.market == .cn && status.timeZone == "Asia/Shanghai")
+            let calendar = try await client.earnings(from: "2026-01-01", to: "2026-12-31", symbols: ["AAPL", "600519"])
+            let apple = calendar.earnings.filter { $0.symbol == "AAPL" }
+            #expect(apple.map(\.fiscalQuarter) == [1, 2, 3, 4] && apple.allSatisfy { $0.time != nil })
+            #expect(calendar.earnings.filter { $0.symbol == "600519" }.allSatisfy { $0.time == .afterClose })
+            #expect(apple.allSatisfy { ($0.marketCapMillions ?? 0) > 1_000_000 })
 
             // Watchlists, performance and queue rules.
             let list = try await client.createWatchlist("Tech", symbols: ["AAPL"])
@@ -238,6 +243,8 @@ import Testing
             try expectRoundTrip(Bars.self, try await server.raw("bars/AAPL?timeframe=1Day&from=2026-10-01"))
             try expectRoundTrip([SymbolMatch].self, try await server.raw("search?q=mao"))
             try expectRoundTrip(MarketStatus.self, try await server.raw("market/status?market=cn"))
+            try expectRoundTrip(
+                EarningsCalendar.self, try await server.raw("earnings?from=2026-10-01&to=2026-10-31&market=us"))
             #expect(order.status == .filled)
 
             let user = try await server.userClient()

@@ -143,6 +143,11 @@ if !calibrationOnly {
     print(
         "overview (\(overview.count) indices) + US gainers over the universe: \(fmt(seconds(clock.now - t2) * 1000)) ms (top: \(movers.first.map { "\($0.symbol) \($0.changePercent)%" } ?? "-"))"
     )
+    let t3 = clock.now
+    _ = market.overview(at: to.adding(seconds: -600))
+    _ = market.movers(.us, kind: .gainers, at: to.adding(seconds: -600), limit: 20)
+    print(
+        "overview + US gainers again, ten minutes earlier (profiles known): \(fmt(seconds(clock.now - t3) * 1000)) ms")
 }
 
 // MARK: 3. Calibration
@@ -244,9 +249,12 @@ do {
             "    average daily volume \(fmt(shares / Double(max(symbols.count, 1)) / 1e6, 2))M shares, $\(fmt(dollars / Double(max(symbols.count, 1)) / 1e6, 1))M"
         )
     }
+    // Real average daily volumes (2025, millions of shares; the issue's figures and exchange statistics).
+    let real: [String: String] = ["AAPL": "~50M", "NVDA": "~200M", "SPY": "~70M", "MSFT": "~20M"]
     for symbol in ["AAPL", "NVDA", "SPY", "MSFT", "600519", "000001"] {
         let bars = market.bars(symbol, timeframe: .day, from: day.adding(seconds: -86_400 * 90), to: day)
         let v = bars.map { Double($0.volume.description) ?? 0 }
+        if let r = real[symbol] { print("    \(symbol) real: \(r) shares a day") }
         print(
             "    \(symbol): daily volume \(fmt((v.min() ?? 0) / 1e6, 1))M–\(fmt((v.max() ?? 0) / 1e6, 1))M shares over 90 days"
         )

@@ -25,6 +25,7 @@ REQUIRED = {
     "get_stock_snapshot", "get_clock", "get_calendar", "get_watchlists", "create_watchlist", "get_portfolio_history",
     "get_account_activities", "search_symbols", "get_performance", "list_games", "join_game", "get_leaderboard",
     "create_price_alert", "add_queue_rule", "run_backtest", "get_option_contracts", "place_option_order",
+    "get_earnings_calendar",
 }
 
 
@@ -118,6 +119,9 @@ def test_an_agent_reads_the_account_places_and_lists_an_order(server, transport)
         assert len(bars["bars"]["AAPL"]) >= 10
         clock = ok(await session.call_tool("get_clock", {}))
         assert "is_open" in clock
+        calendar = ok(await session.call_tool("get_earnings_calendar", {
+            "start": "2026-01-01", "end": "2026-12-31", "symbols": "AAPL"}))
+        assert [r["fiscal_quarter"] for r in calendar["earnings"]] == [1, 2, 3, 4]
         return account
 
     account = run(connect(server, server.key_id, server.secret, body))

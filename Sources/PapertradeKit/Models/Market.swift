@@ -107,3 +107,43 @@ public struct MarketStatus: Codable, Hashable, Sendable {
         case sessionDate = "session_date"
     }
 }
+
+/// When in the day a company publishes its results.
+public struct EarningsTime: OpenEnumeration {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let beforeOpen: EarningsTime = "before_open"
+    public static let afterClose: EarningsTime = "after_close"
+    public static let duringHours: EarningsTime = "during_hours"
+}
+
+/// One scheduled earnings report. A report before the open moves the price at that day's open; one after the close,
+/// at the next session's.
+public struct EarningsReport: Codable, Hashable, Sendable {
+    public var symbol: String
+    public var name: String?
+    public var market: Market?
+    /// The report's date (YYYY-MM-DD, the exchange's).
+    public var date: String
+    /// Nil when the company has not said.
+    public var time: EarningsTime?
+    /// The fiscal period reported: quarter 1–4 of a fiscal year (an A-share's annual report is quarter 4, its
+    /// half-year report quarter 2).
+    public var fiscalYear: Int
+    public var fiscalQuarter: Int?
+    /// The company's market value in millions of its currency, where the source knows it.
+    @OptionalExactDecimal public var marketCapMillions: Decimal?
+
+    enum CodingKeys: String, CodingKey {
+        case symbol, name, market, date, time
+        case fiscalYear = "fiscal_year", fiscalQuarter = "fiscal_quarter", marketCapMillions = "market_cap_millions"
+    }
+}
+
+/// The earnings calendar between two dates.
+public struct EarningsCalendar: Codable, Hashable, Sendable {
+    public var from: String
+    public var to: String
+    /// By date, then symbol.
+    public var earnings: [EarningsReport]
+}
