@@ -114,9 +114,9 @@ public final class Papertrade: Sendable {
             ? SimulatedFeed(market: market, clock: clock)
             : configuration.marketData.makeFeed(directory: directory, clock: clock)
         if feed.isSimulated {
-            // The benchmarks' last year, before the first performance screen or SPY option chain asks for it.
+            // The movers' symbols and the benchmarks' last year, before the first screens ask for them.
             let now = clock.now()
-            Task.detached(priority: .background) { market.warmIndices(through: now) }
+            Task.detached(priority: .background) { market.warm(through: now) }
         }
         let vapid = try VAPIDKey.loadOrCreate(in: configuration.dataDirectory)
         let brokerage = try await Brokerage.open(
