@@ -204,23 +204,45 @@ func median(_ xs: [Double]) -> Double {
     let s = xs.sorted()
     return s.isEmpty ? 0 : s[s.count / 2]
 }
-func medians(_ label: String, _ group: [ReturnStatistics]) {
-    guard !group.isEmpty else { return }
+/// The group's median of each stylized fact, printed on one line: vol, kurtosis, acf|r| 1/5/20, |r|>5%, |r|>10%,
+/// max/yr.
+@discardableResult
+func medians(_ label: String, _ group: [ReturnStatistics]) -> [Double] {
+    guard !group.isEmpty else { return [] }
+    let figures = [
+        median(group.map(\.volatility)), median(group.map(\.excessKurtosis)),
+        median(group.map { $0.absoluteAutocorrelation[0] }), median(group.map { $0.absoluteAutocorrelation[1] }),
+        median(group.map { $0.absoluteAutocorrelation[2] }), median(group.map(\.shareAbove5)),
+        median(group.map(\.shareAbove10)), median(group.map(\.maxMovePerYear)),
+    ]
     print(
-        "  median \(label.padding(toLength: 16, withPad: " ", startingAt: 0)): vol \(fmt(median(group.map(\.volatility)) * 100, 2))%, kurtosis \(fmt(median(group.map(\.excessKurtosis)), 2)), acf|r| \(fmt(median(group.map { $0.absoluteAutocorrelation[0] }), 3)) \(fmt(median(group.map { $0.absoluteAutocorrelation[1] }), 3)) \(fmt(median(group.map { $0.absoluteAutocorrelation[2] }), 3)), |r|>5% \(fmt(median(group.map(\.shareAbove5)) * 100, 2))%, |r|>10% \(fmt(median(group.map(\.shareAbove10)) * 100, 2))%, max/yr \(fmt(median(group.map(\.maxMovePerYear)) * 100, 1))%"
+        "  median \(label.padding(toLength: 16, withPad: " ", startingAt: 0)): vol \(fmt(figures[0] * 100, 2))%, kurtosis \(fmt(figures[1], 2)), acf|r| \(fmt(figures[2], 3)) \(fmt(figures[3], 3)) \(fmt(figures[4], 3)), |r|>5% \(fmt(figures[5] * 100, 2))%, |r|>10% \(fmt(figures[6] * 100, 2))%, max/yr \(fmt(figures[7] * 100, 1))%"
     )
+    return figures
 }
-medians("real US large", realStats.filter { usReal.contains(String($0.0.dropFirst(5))) }.map(\.1))
-medians(
+/// Each simulated figure against the real one: its ratio, and whether it is within the 25% the calibration aims at.
+func within25(_ label: String, real: [Double], simulated: [Double]) {
+    guard real.count == simulated.count, !real.isEmpty else { return }
+    let names = ["vol", "kurtosis", "acf1", "acf5", "acf20", ">5%", ">10%", "max/yr"]
+    let parts = zip(names, zip(real, simulated)).map { name, pair in
+        let ratio = pair.0 != 0 ? pair.1 / pair.0 : 0
+        return "\(name) \(fmt(ratio, 2))\(abs(ratio - 1) <= 0.25 ? " ✓" : " ✗")"
+    }
+    print("  \(label) simulated ÷ real: " + parts.joined(separator: ", "))
+}
+let realUS = medians("real US large", realStats.filter { usReal.contains(String($0.0.dropFirst(5))) }.map(\.1))
+let simUS = medians(
     "sim US large",
     simulatedStats.filter { $0.0.contains("(large)") || $0.0.contains("(mega)") }.filter {
         !$0.0.contains("sim  0") && !$0.0.contains("sim  3") && !$0.0.contains("sim  6")
     }.map(\.1))
-medians("real A-shares", realStats.filter { !usReal.contains(String($0.0.dropFirst(5))) }.map(\.1))
-medians(
+let realCN = medians("real A-shares", realStats.filter { !usReal.contains(String($0.0.dropFirst(5))) }.map(\.1))
+let simCN = medians(
     "sim A-shares",
     simulatedStats.filter { $0.0.first(where: \.isNumber) != nil && $0.0.dropFirst(5).first?.isNumber == true }.map(\.1)
 )
+within25("US large caps", real: realUS, simulated: simUS)
+within25("A-shares", real: realCN, simulated: simCN)
 
 // Stylized facts by size tier: 40 US stocks of each tier over ten years.
 print("\ncalibration by size tier (simulated, 2010–2019; average daily volume in shares and dollars):")
