@@ -39,7 +39,11 @@ def test_the_chain_as_ibinds_example_walks_it(client):
     strikes = client.search_strikes_by_conid(conid=aapl["conid"], sec_type="OPT", month=months[1]).data
     assert strikes["call"] and strikes["call"] == sorted(strikes["call"]) and strikes["put"] == strikes["call"]
 
-    middle = strikes["call"][len(strikes["call"]) // 2]
+    # The strike nearest the stock's last price (field 31; a leading C or H marks a close or a halt), as the example
+    # picks one: the listing reaches far from the price (its strikes cover the last years' range).
+    last = client.live_marketdata_snapshot([str(aapl["conid"])], ["31"]).data[0]["31"]
+    spot = float(last.lstrip("CH"))
+    middle = min(strikes["call"], key=lambda k: abs(k - spot))
     info = client.search_secdef_info_by_conid(
         conid=aapl["conid"], sec_type="OPT", month=months[1], strike=str(middle), right="C").data
     assert info and all(c["secType"] == "OPT" and c["right"] == "C" and float(c["strike"]) == middle for c in info)
