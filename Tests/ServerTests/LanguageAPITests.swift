@@ -54,11 +54,18 @@ struct LanguageAPITests {
                         })
                 }
                 let (us, cn) = (accounts["us"] ?? "", accounts["cn"] ?? "")
+                // A whole-yuan price inside 600519's limits today (the simulated price moves).
+                let price = try await client.execute(uri: "/api/v1/quotes/600519", method: .get) { r -> Int in
+                    let q = f.json(r)
+                    let low = Int(Double(q["limit_down"]?.string ?? "") ?? 0)
+                    let high = Int(Double(q["limit_up"]?.string ?? "") ?? 0)
+                    return (low + high) / 2
+                }
                 let cases:
                     [(path: String, body: String, status: HTTPResponse.Status, english: String, chinese: String)] = [
                         (
                             "\(cn)/orders",
-                            #"{"symbol":"600519","qty":"150","side":"buy","type":"limit","limit_price":"1500","time_in_force":"day"}"#,
+                            #"{"symbol":"600519","qty":"150","side":"buy","type":"limit","limit_price":"\#(price)","time_in_force":"day"}"#,
                             .unprocessableContent, "must be a multiple of the board lot of 100 shares",
                             "600519 的委托数量 150 必须是每手 100 股的整数倍"
                         ),
@@ -69,7 +76,7 @@ struct LanguageAPITests {
                         ),
                         (
                             "\(cn)/orders",
-                            #"{"symbol":"600519","qty":"100","side":"sell","type":"limit","limit_price":"1500","time_in_force":"day"}"#,
+                            #"{"symbol":"600519","qty":"100","side":"sell","type":"limit","limit_price":"\#(price)","time_in_force":"day"}"#,
                             .forbidden, "no position in 600519 (A-share accounts cannot sell short)",
                             "您没有 600519 的持仓，无法卖出（此账户不能卖空）"
                         ),
@@ -121,6 +128,13 @@ struct LanguageAPITests {
                         })
                 }
                 let (us, cn) = (accounts["us"] ?? "", accounts["cn"] ?? "")
+                // A whole-yuan price inside 600519's limits today (the simulated price moves).
+                let price = try await client.execute(uri: "/api/v1/quotes/600519", method: .get) { r -> Int in
+                    let q = f.json(r)
+                    let low = Int(Double(q["limit_down"]?.string ?? "") ?? 0)
+                    let high = Int(Double(q["limit_up"]?.string ?? "") ?? 0)
+                    return (low + high) / 2
+                }
                 func estimate(_ account: String, _ query: String) async throws -> JSONValue {
                     try await client.execute(
                         uri: "/api/v1/accounts/\(account)/estimate?\(query)", method: .get, headers: auth
@@ -135,7 +149,7 @@ struct LanguageAPITests {
                     ) { #expect($0.status == .ok) }
                     let english = language == "en"
                     // 50 shares of an A-share: not a board lot — said before the review step, not after "confirm".
-                    let lot = try await estimate(cn, "symbol=600519&side=buy&qty=50&price=1500&type=limit")
+                    let lot = try await estimate(cn, "symbol=600519&side=buy&qty=50&price=\(price)&type=limit")
                     let lotText = lot["refusal"]?.string ?? ""
                     #expect(
                         lotText.contains(
@@ -143,18 +157,20 @@ struct LanguageAPITests {
                         "\(lotText)")
                     // A whole lot at a price it can pay: no refusal.
                     #expect(
-                        try await estimate(cn, "symbol=600519&side=buy&qty=100&price=1500&type=limit")["refusal"]
+                        try await estimate(cn, "symbol=600519&side=buy&qty=100&price=\(price)&type=limit")["refusal"]
                             == .null)
                     // More than the account can pay: refused, with the most it can buy (whole lots, fees included).
-                    let big = try await estimate(cn, "symbol=600519&side=buy&qty=100000&price=1500&type=limit")
+                    let big = try await estimate(cn, "symbol=600519&side=buy&qty=100000&price=\(price)&type=limit")
                     #expect(big["refusal"]?.string?.contains(english ? "insufficient buying power" : "可用资金不足") == true)
                     let most = try #require(big["most"]?.decimal)
-                    #expect(most == FixedDecimal(600), "¥1,000,000 buys six lots at ¥1,500 (seven would be ¥1,050,000)")
+                    // ¥1,000,000 buys whole lots at the price, fees included, and one lot more it could not pay.
+                    let lots = 1_000_000 / (price * 100)
+                    #expect(most == FixedDecimal(lots * 100) || most == FixedDecimal((lots - 1) * 100), "\(most)")
                     // A sub-penny limit on a US stock.
                     let penny = try await estimate(us, "symbol=AAPL&side=buy&qty=1&price=1.001&type=limit")
                     #expect(penny["refusal"]?.string?.contains(english ? "sub-penny" : "最小变动单位为 0.01") == true)
                     // Selling what is not held in an A-share account.
-                    let sell = try await estimate(cn, "symbol=600519&side=sell&qty=100&price=1500&type=limit")
+                    let sell = try await estimate(cn, "symbol=600519&side=sell&qty=100&price=\(price)&type=limit")
                     #expect(sell["refusal"]?.string?.isEmpty == false && sell["most"]?.decimal == .zero)
                 }
             }
