@@ -46,7 +46,8 @@ struct IBClientPortalTests {
         #expect(IBConid.entry("not a number", in: Self.directory) == nil)
     }
 
-    @Test("snapshot fields: strings, tick places, C prefix when closed, US sizes in hundreds, K/M volume")
+    @Test(
+        "snapshot fields: strings, tick places, C prefix when closed, H when halted, US sizes in hundreds, K/M volume")
     func fields() throws {
         let aapl = try #require(Self.directory.entry("AAPL"))
         let live = Self.quote("AAPL", last: "189.2", previousClose: "187.5", bid: "189.19", ask: "189.21")
@@ -66,6 +67,16 @@ struct IBClientPortalTests {
         let closedValues = Dictionary(
             uniqueKeysWithValues: IBMarketFields.values(closed, .init(entry: aapl), requested: ["31", "82", "7296"]))
         #expect(closedValues["31"] == "C189.20" && closedValues["82"] == "-0.80" && closedValues["7296"] == "189.20")
+
+        // Halted: the last trade with IB's H prefix, and no bid or ask.
+        var halted = live
+        halted.bids = .empty
+        halted.asks = .empty
+        halted.halt = TradingHalt(
+            symbol: "AAPL", reason: .volatilityPause, start: live.time, end: live.time.adding(seconds: 300))
+        let haltedValues = Dictionary(
+            uniqueKeysWithValues: IBMarketFields.values(halted, .init(entry: aapl), requested: ["31", "84", "86"]))
+        #expect(haltedValues["31"] == "H189.20" && haltedValues["84"] == nil && haltedValues["86"] == nil)
 
         // A-shares: sizes in shares; fields a quote has no value for are left out, unknown ids ignored.
         let moutai = try #require(Self.directory.entry("600519"))

@@ -34,6 +34,11 @@ extension Catalogue {
             "Orders filled at the close of the bar that produced them: the strategy saw that close before trading at it (look-ahead). Next open is the realistic setting.",
         "backtest.refused.one": "{n} order was refused: {reason}",
         "backtest.refused.other": "{n} orders were refused: {reason}",
+        "halt.title": "{symbol} halted",
+        "halt.body":
+            "Trading in {symbol} is halted ({reason}) until about {time} New York time. Your open orders wait for the reopening.",
+        "halt.reason.news_pending": "news pending",
+        "halt.reason.volatility_pause": "a volatility pause",
         "queue.empty.title": "Queue is empty",
         "queue.empty.body": "Every queued order of this account has been handled; nothing is waiting any more.",
         // Margin

@@ -28,6 +28,10 @@ extension Catalogue {
         "queue.failed.title.cash": "下单失败，可能余额不足",
         "queue.failed.body": "您排队的订单（{what}）未能下单：{reason}。",
         "queue.failed.cash": "可用资金不足",
+        "halt.title": "{symbol} 暂停交易",
+        "halt.body": "{symbol} 暂停交易（{reason}），预计美东时间 {time} 恢复。未成交的委托将在复牌时撮合。",
+        "halt.reason.news_pending": "等待公告发布",
+        "halt.reason.volatility_pause": "波动性暂停",
         "queue.empty.title": "队列已空",
         "queue.empty.body": "该账户排队的订单都已处理完毕，已没有等待中的订单。",
         // 保证金

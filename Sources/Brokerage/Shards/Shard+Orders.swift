@@ -16,7 +16,11 @@ extension Shard {
     /// market as it is. Matches no resting order and evaluates no rule.
     func prepareMarket(for symbol: String) async throws(BrokerageError) -> InstrumentID {
         let (id, quote) = try await currentQuote(symbol, reuse: true)
-        if let quote { engine.observe(quote.engineQuote, instrument: id, at: clock.now()) }
+        if let quote {
+            engine.observe(quote.engineQuote, instrument: id, at: clock.now())
+            // A halted stock has no offers: its last trade prices a market order, which waits for the reopening.
+            if quote.isHalted { engine.recordLastTrade(quote.last, instrument: id) }
+        }
         return id
     }
 
@@ -27,6 +31,7 @@ extension Shard {
         guard let quote = usable(quote) else { return }
         let now = clock.now()
         engine.apply(quote.event(for: id).at(now))
+        announceHalt(quote, instrument: id, at: now)
         evaluateRules(id, quote: quote, at: now)
         evaluateAlerts(id, quote: quote, at: now)
     }

@@ -66,6 +66,8 @@ actor Shard {
     /// triggered at once).
     var lastAlertOutcome: [AlertID: AlertRecord] = [:]
     var seededAlertCloses: Set<InstrumentID> = []
+    /// The halt last announced per instrument (`announceHalt`): owners hear of each halt once.
+    var announcedHalts: [InstrumentID: TradingHalt] = [:]
     let metrics: BrokerageMetrics
 
     init(id: ShardID, owner: ShardOwners.Owner, context: ShardContext, lease: Lease = .local) {

@@ -89,6 +89,9 @@ public final class CachingFeed: MarketDataFeed {
     {
         try await inner.earningsCalendar(from: from, through: through, symbols: symbols)
     }
+    public func halts(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError) -> [TradingHalt] {
+        try await inner.halts(symbol, from: from, through: through)
+    }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] { try await inner.peers(symbol) }
     public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
         async throws(FeedError) -> [TradeTick]

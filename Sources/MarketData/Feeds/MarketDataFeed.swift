@@ -20,6 +20,8 @@ public protocol MarketDataFeed: Sendable {
     /// company the feed covers when nil.
     func earningsCalendar(from: CivilDate, through: CivilDate, symbols: [String]?) async throws(FeedError)
         -> [EarningsReport]
+    /// A symbol's trading halts in its sessions `from` through `through` that have started by now, oldest first.
+    func halts(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError) -> [TradingHalt]
     func peers(_ symbol: String) async throws(FeedError) -> [String]
     /// The market overview's indices (SSE Composite, SZSE Component, NASDAQ, Dow Jones, S&P 500) the feed covers.
     func indices() async throws(FeedError) -> [IndexQuote]
@@ -65,6 +67,9 @@ extension MarketDataFeed {
         -> [EarningsReport]
     {
         throw .unsupported(provider: name, feature: "the earnings calendar")
+    }
+    public func halts(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError) -> [TradingHalt] {
+        throw .unsupported(provider: name, feature: "trading halts")
     }
     public func peers(_ symbol: String) async throws(FeedError) -> [String] {
         throw .unsupported(provider: name, feature: "peers")
@@ -130,6 +135,11 @@ public struct SimulatedFeed: MarketDataFeed {
         -> [EarningsReport]
     {
         market.earnings(from: from, through: through, symbols: symbols)
+    }
+    public func halts(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError) -> [TradingHalt] {
+        guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
+        let now = clock.now()
+        return market.halts(symbol, from: from, through: through).filter { $0.start <= now }
     }
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {
         self.market.directory.search(text, market: market, limit: limit)
@@ -247,6 +257,9 @@ public struct MarketRoutedFeed: MarketDataFeed {
     }
     public func earnings(_ symbol: String) async throws(FeedError) -> [EarningsSurprise] {
         try await feed(symbol).earnings(symbol)
+    }
+    public func halts(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError) -> [TradingHalt] {
+        try await feed(symbol).halts(symbol, from: from, through: through)
     }
     /// Each market's reports from its own feed; a market whose feed has no calendar leaves the other's (both
     /// failing throws the US feed's error).

@@ -117,6 +117,11 @@ public struct MarketQuote: Sendable, Hashable {
     /// When `last` traded, where the source knows: the close's time after a session ends, not the moment asked
     /// (nil: `time`).
     public var lastTradeTime: Timestamp? = nil
+    /// The halt under way (US trading pauses and news halts): the last price stands, with no bids or offers, until
+    /// the reopening.
+    public var halt: TradingHalt? = nil
+
+    public var isHalted: Bool { halt != nil }
 
     public var change: FixedDecimal { last - previousClose }
 

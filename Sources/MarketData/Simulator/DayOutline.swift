@@ -37,6 +37,9 @@ struct DayOutline: Sendable {
     let low: Double
     /// The close is the latent path's own (neither the band nor a limit event moved it).
     let closeIsLatent: Bool
+    /// Minutes the session opens halted for news pending (0: it opens on time); the open is then the reopening
+    /// print's, at the path's level when trading starts.
+    let openingHalt: Int
     /// Shares traded (whole lots, at least one per minute) and prints.
     let volumeLots: Int
     let tradeCount: Int
@@ -60,6 +63,7 @@ struct DayOutline: Sendable {
             profile, day: day, minutes: minutes, configuration: configuration, previousClose: previousClose,
             logFactor: logFactor)
         limitEvent = ends.event
+        openingHalt = ends.openingHalt
         latentOpen = ends.latentOpen
         open = ends.open
         close = ends.close
@@ -69,8 +73,10 @@ struct DayOutline: Sendable {
         // the day's variance (the distribution the minutes' own extremes have), kept inside the day's band.
         let key = profile.path.key
         let activity = profile.path.activity(day: day)
+        let traded = 1 - SessionGrid.intensityShare(Double(ends.openingHalt) / Double(minutes))
         let variance =
             profile.path.dailyVolatility * profile.path.dailyVolatility * activity * (1 - configuration.overnightShare)
+            * traded
         let la = log(open), lb = log(close)
         let seed = CounterRandom.hash(key, 0xD417, UInt64(bitPattern: Int64(day)))
         let u1 = CounterRandom.uniform(seed), u2 = CounterRandom.uniform(seed ^ 0xFFFF)
@@ -124,9 +130,15 @@ struct DayOutline: Sendable {
         previousClose: Double, logFactor: Double
     ) -> (
         latentOpen: Double, latentClose: Double, open: Double, close: Double, band: PriceBand?,
-        bandLevels: (down: Double, up: Double)?, event: LimitEvent
+        bandLevels: (down: Double, up: Double)?, event: LimitEvent, openingHalt: Int
     ) {
-        let latentOpen = exp(profile.path.logLevel(day: day, fraction: configuration.overnightShare) + logFactor)
+        // A session that opens halted opens where the path is when trading starts.
+        let halted =
+            profile.haltRule?.openingHalt(
+                key: profile.path.key, day: day, minutes: minutes, isReportDay: { profile.isReportDay(day) }) ?? 0
+        let g = configuration.overnightShare
+        let openFraction = g + (1 - g) * SessionGrid.intensityShare(Double(halted) / Double(max(minutes, 1)))
+        let latentOpen = exp(profile.path.logLevel(day: day, fraction: openFraction) + logFactor)
         let latentClose = exp(profile.path.logLevel(day: day, fraction: 1) + logFactor)
         let band = band(profile, previousClose: previousClose)
         let levels = band.map { (down: Quantize.level($0.limitDown), up: Quantize.level($0.limitUp)) }
@@ -135,7 +147,7 @@ struct DayOutline: Sendable {
             dayReturn: latentClose / previousClose - 1)
         let open = visible(latentOpen, minute: 0, event: event, open: latentOpen, band: levels)
         let close = visible(latentClose, minute: minutes, event: event, open: latentOpen, band: levels)
-        return (latentOpen, latentClose, open, close, band, levels, event)
+        return (latentOpen, latentClose, open, close, band, levels, event, halted)
     }
 
     /// A latent level made visible at minute `k`: pulled toward the limit on a limit day (reaching it at minute `by`
@@ -173,24 +185,28 @@ struct DayOutline: Sendable {
         return dayReturn > 0 ? .up(by: by) : .down(by: by)
     }
 
-    /// Splits `total` whole units over minutes in proportion to `weights`, each minute getting at least one unit
-    /// (`total` ≥ the number of minutes): the units beyond one each go by cumulative share (a minute gets the whole
-    /// units its running total crosses), so the parts always add up to `total`.
+    /// Splits `total` whole units over minutes in proportion to `weights`, each minute with a positive weight getting
+    /// at least one unit and a minute weighted zero (halted) none (`total` ≥ the number of weighted minutes): the
+    /// units beyond one each go by cumulative share (a minute gets the whole units its running total crosses), so
+    /// the parts always add up to `total`. With no positive weight every minute counts alike.
     static func apportion(_ total: Int, weights: [Double]) -> [Int] {
         let n = weights.count
         guard n > 0 else { return [] }
-        let spare = max(total - n, 0)
-        let sum = weights.reduce(0, +)
-        var parts = [Int](repeating: 1, count: n)
+        let weighted = weights.contains { $0 > 0 && $0.isFinite }
+        func counts(_ k: Int) -> Bool { !weighted || (weights[k] > 0 && weights[k].isFinite) }
+        var parts = (0..<n).map { counts($0) ? 1 : 0 }
+        let spare = max(total - parts.reduce(0, +), 0)
+        let sum = weighted ? weights.reduce(0) { $1 > 0 && $1.isFinite ? $0 + $1 : $0 } : 0
         guard sum > 0, sum.isFinite else {
             for k in 0..<n { parts[k] += spare / n + (k < spare % n ? 1 : 0) }
             return parts
         }
+        let lastWeighted = (0..<n).last(where: counts) ?? n - 1
         var running = 0.0
         var given = 0
-        for k in 0..<n {
+        for k in 0..<n where counts(k) {
             running += weights[k]
-            let due = k == n - 1 ? spare : min(Int(Double(spare) * (running / sum)), spare)
+            let due = k == lastWeighted ? spare : min(Int(Double(spare) * (running / sum)), spare)
             parts[k] += max(due - given, 0)
             given = max(due, given)
         }

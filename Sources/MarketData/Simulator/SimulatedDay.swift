@@ -20,7 +20,12 @@ struct SimulatedDay: Sendable {
     /// The log of the raw-price factor on this day (corporate actions since the anchor day).
     let logFactor: Double
     let band: PriceBand?
+    /// Every minute's bar, halted minutes included (no volume, at the last price): the minute index is the bar's.
+    /// Readers skip the halted ones (`halted`), which did not trade.
     let bars: [PriceBar]
+    let halted: [Bool]
+    /// The session's halts, in order.
+    let halts: [TradingHalt]
     let outline: DayOutline
     private let overnightShare: Double
     private let stretch: Stretch
@@ -46,8 +51,10 @@ struct SimulatedDay: Sendable {
         var boundary = latent.enumerated().map {
             DayOutline.visible(exp($0.element), minute: $0.offset, event: event, open: openLevel, band: bandRange)
         }
-        boundary[0] = outline.open
         boundary[n] = outline.close
+        // A session that opens halted has no price until its reopening print, which is the day's open.
+        let opening = min(outline.openingHalt, max(n - 1, 0))
+        for k in 0...opening { boundary[k] = outline.open }
         // Per-minute log variance, for the high/low of a Brownian bridge between the minute's endpoints.
         let key = profile.path.key
         let sigma2 = profile.path.dailyVolatility * profile.path.dailyVolatility * profile.path.activity(day: dayIndex)
@@ -74,7 +81,33 @@ struct SimulatedDay: Sendable {
             let noise = 0.6 + 0.8 * CounterRandom.uniform(seed ^ 0xABCD)
             weights[k] = intensity * noise * (pinned ? 0.15 : 1)
         }
-        stretch = Stretch(outline: outline, highs: h, lows: l)
+        // Halts: minutes that do not trade stand at the last price (the open's, for a session that opens halted)
+        // with no volume; the minute after reopens at the path's level.
+        var halted = [Bool](repeating: false, count: n)
+        var spans: [(minutes: Range<Int>, reason: TradingHalt.Reason)] = []
+        if opening > 0 { spans.append((0..<opening, .newsPending)) }
+        if let rule = profile.haltRule, n > 0 {
+            let reopenings = boundary
+            for pause in rule.pauses(closes: c, reopenings: { reopenings[$0] }, first: opening) {
+                spans.append((pause, .volatilityPause))
+            }
+        }
+        for span in spans {
+            let frozen = span.minutes.lowerBound == 0 ? outline.open : c[span.minutes.lowerBound - 1]
+            for k in span.minutes {
+                halted[k] = true
+                (o[k], h[k], l[k], c[k]) = (frozen, frozen, frozen, frozen)
+                weights[k] = 0
+            }
+        }
+        self.halted = halted
+        let starts = minuteStarts
+        halts = spans.map {
+            TradingHalt(
+                symbol: profile.symbol, reason: $0.reason, start: starts[$0.minutes.lowerBound],
+                end: starts[$0.minutes.upperBound])
+        }
+        stretch = Stretch(outline: outline, highs: h, lows: l, halted: halted)
         stretch.apply(open: &o, high: &h, low: &l, close: &c)
         open = o
         high = h
@@ -98,6 +131,21 @@ struct SimulatedDay: Sendable {
                     vwap: vw, turnover: vol.multiplied(by: vw, places: 2, rule: .halfUp)))
         }
         self.bars = bars
+    }
+
+    /// The halt under way at `time`, if any.
+    func halt(at time: Timestamp) -> TradingHalt? {
+        halts.first { $0.covers(time) }
+    }
+
+    /// The last minute before `k` that traded.
+    func lastTradedMinute(before k: Int) -> Int? {
+        (0..<min(k, halted.count)).last { !halted[$0] }
+    }
+
+    /// The minute bars that traded, in order.
+    var tradedBars: [PriceBar] {
+        halts.isEmpty ? bars : bars.indices.compactMap { halted[$0] ? nil : bars[$0] }
     }
 
     /// The position in the path of a moment inside minute `k` (`x` ∈ [0, 1) of the minute).
@@ -126,20 +174,23 @@ struct SimulatedDay: Sendable {
         /// Minutes whose high (low) is set to the day's exactly.
         var highest: Int, lowest: Int
 
-        init(outline: DayOutline, highs: [Double], lows: [Double]) {
+        /// The extremes go to minutes that trade (`halted` marks those that do not).
+        init(outline: DayOutline, highs: [Double], lows: [Double], halted: [Bool]) {
             top = max(outline.open, outline.close)
             bottom = min(outline.open, outline.close)
             high = outline.high
             low = outline.low
-            highest = highs.indices.max { highs[$0] < highs[$1] } ?? 0
-            lowest = lows.indices.min { lows[$0] < lows[$1] } ?? 0
+            let trading = highs.indices.filter { !halted[$0] }
+            let first = trading.first ?? 0, last = trading.last ?? max(highs.count - 1, 0)
+            highest = trading.max { highs[$0] < highs[$1] } ?? first
+            lowest = trading.min { lows[$0] < lows[$1] } ?? first
             let rawHigh = highs.isEmpty ? top : highs[highest]
             let rawLow = lows.isEmpty ? bottom : lows[lowest]
             if rawHigh > top { up = log(high / top) / log(rawHigh / top) }
             if rawLow < bottom { down = log(low / bottom) / log(rawLow / bottom) }
             // A path that never left the open–close range (pinned all day): the extreme minute is the one at the end.
-            if rawHigh <= top { highest = outline.open >= outline.close ? 0 : max(highs.count - 1, 0) }
-            if rawLow >= bottom { lowest = outline.open <= outline.close ? 0 : max(lows.count - 1, 0) }
+            if rawHigh <= top { highest = outline.open >= outline.close ? first : last }
+            if rawLow >= bottom { lowest = outline.open <= outline.close ? first : last }
         }
 
         func map(_ x: Double) -> Double {

@@ -68,10 +68,28 @@ public final class SimulatedMarket: Sendable {
 
     // MARK: Days
 
-    /// The minute bars of one trading day, or nil if the date does not trade or the symbol is unknown.
+    /// The minute bars of one trading day (minutes that traded: a halt leaves a gap), or nil if the date does not
+    /// trade or the symbol is unknown.
     public func minuteBars(_ symbol: String, on date: CivilDate) -> [PriceBar]? {
         guard let entry = directory.entry(symbol) else { return nil }
-        return day(profile(entry), on: date)?.bars
+        return day(profile(entry), on: date)?.tradedBars
+    }
+
+    /// The trading halts of a symbol's sessions from `from` through `through` (US stocks: trading pauses and news
+    /// halts; none for A-shares, funds tracking an index or indices), oldest first.
+    public func halts(_ symbol: String, from: CivilDate, through: CivilDate) -> [TradingHalt] {
+        guard let entry = directory.entry(symbol), from <= through,
+            through.daysSinceEpoch - from.daysSinceEpoch <= 366 * 40
+        else { return [] }
+        let profile = profile(entry)
+        guard profile.haltRule != nil else { return [] }
+        var out: [TradingHalt] = []
+        var date = from
+        while date <= through {
+            if let day = day(profile, on: date) { out += day.halts }
+            date = date.adding(days: 1)
+        }
+        return out
     }
 
     func day(_ profile: SimulatedProfile, on date: CivilDate) -> SimulatedDay? {
@@ -215,7 +233,8 @@ public final class SimulatedMarket: Sendable {
         // (Summed over the completed minutes in place and the one under way apart: the quote runs every second for
         // every watched symbol, and a copy of the day's bars with the partial one appended was ~40 KB each time.)
         let (completed, partial, lastPrint) = traded(profile, session, at: time)
-        let first = completed.first ?? partial
+        // (Halted minutes did not trade: they are skipped.)
+        let first = completed.first { $0.tradeCount > 0 } ?? partial
         var high = first?.high, low = first?.low
         var volume = Quantity.zero, turnover = FixedDecimal.zero
         func add(_ bar: PriceBar) {
@@ -224,24 +243,29 @@ public final class SimulatedMarket: Sendable {
             volume += bar.volume
             turnover += bar.turnover
         }
-        for bar in completed { add(bar) }
+        for bar in completed where bar.tradeCount > 0 { add(bar) }
         if let partial { add(partial) }
         let previousClose = Quantize.price(session.previousClose, tick: tick)
-        let last = (partial ?? completed.last)?.close ?? previousClose
+        let last = (partial ?? completed.last { $0.tradeCount > 0 })?.close ?? previousClose
         // When the last price traded: before the session's first print, at the previous session's last one.
         var lastTime = lastPrint?.time
         if lastTime == nil, let previous = day(profile, on: grid.previousTradingDay(before: date)),
-            let k = previous.bars.indices.last
+            let k = previous.lastTradedMinute(before: previous.bars.count)
         {
             lastTime = previous.trades(minute: k, profile: profile).last?.time
         }
         let band = session.band
-        let book = QuoteBook.make(profile: profile, last: last, band: band, time: time, open: phase != .closed)
+        // A halted stock has no bids or offers: nothing trades until the reopening.
+        let halt = session.date == date ? session.halt(at: time) : nil
+        let book =
+            halt == nil
+            ? QuoteBook.make(profile: profile, last: last, band: band, time: time, open: phase != .closed)
+            : Quote(bids: .empty, asks: .empty)
         return MarketQuote(
             symbol: profile.symbol, time: time, last: last, open: first?.open, high: high, low: low,
             previousClose: previousClose, volume: volume, turnover: turnover,
             bids: book.bids, asks: book.asks, limitUp: band?.limitUp, limitDown: band?.limitDown,
-            phase: phase, tradingDate: date, lastTradeTime: lastTime.map { min($0, time) })
+            phase: phase, tradingDate: date, lastTradeTime: lastTime.map { min($0, time) }, halt: halt)
     }
 
     /// What a day has traded by `time`: the minutes completed, the minute under way made of its prints before `time`
@@ -260,11 +284,12 @@ public final class SimulatedMarket: Sendable {
                 return (day.bars[..<complete], bar, prints.last)
             }
         }
-        let last = complete > 0 ? day.trades(minute: complete - 1, profile: profile).last : nil
+        let last = day.lastTradedMinute(before: complete).flatMap { day.trades(minute: $0, profile: profile).last }
         return (day.bars[..<complete], nil, last)
     }
 
-    /// A day's minute bars as known at `time` (see `traded`).
+    /// A day's minute bars as known at `time` (see `traded`), halted minutes included (with no trades), so a bar's
+    /// index is its minute's.
     func minuteBars(_ profile: SimulatedProfile, _ day: SimulatedDay, at time: Timestamp) -> [PriceBar] {
         let (completed, partial, _) = traded(profile, day, at: time)
         return partial.map { Array(completed) + [$0] } ?? Array(completed)
@@ -313,7 +338,7 @@ public final class SimulatedMarket: Sendable {
                 }
                 if date == session, let day = day(profile, on: date), elapsed.minutes < day.bars.count {
                     // The session under way at `to`: its bar so far, from its minutes so far.
-                    var partial = BarAggregation.combine(minuteBars(profile, day, at: to))
+                    var partial = BarAggregation.combine(minuteBars(profile, day, at: to).filter { $0.tradeCount > 0 })
                     partial?.time = outline.bar(profile).time
                     if let partial { pending.append(partial) }
                 } else {
@@ -328,7 +353,7 @@ public final class SimulatedMarket: Sendable {
             defer { date = date.adding(days: 1) }
             guard let day = day(profile, on: date) else { continue }
             let size = timeframe.minutes
-            for (k, bar) in minuteBars(profile, day, at: to).enumerated() {
+            for (k, bar) in minuteBars(profile, day, at: to).enumerated() where bar.tradeCount > 0 {
                 // Buckets count from the session's first minute (09:30 → 09:30, 10:00 … for 30Min).
                 let bucket = k / size
                 let key = date.daysSinceEpoch * 10_000 + bucket
@@ -428,8 +453,9 @@ public final class SimulatedMarket: Sendable {
         while date <= through {
             defer { date = date.adding(days: 1) }
             guard let day = day(profile, on: date), let schedule = calendar.schedule(on: date),
-                let first = day.bars.first, let last = day.bars.last
+                let opened = day.halted.firstIndex(of: false), let last = day.bars.last
             else { continue }
+            let first = day.bars[opened]
             func share(_ salt: UInt64, _ low: Double, _ high: Double) -> Quantity {
                 let u = CounterRandom.uniform(
                     CounterRandom.hash(profile.path.key, salt, UInt64(bitPattern: Int64(day.dayIndex))))
@@ -439,7 +465,9 @@ public final class SimulatedMarket: Sendable {
             // The opening cross prints at the open; the closing cross at the close (A-shares: 15:00 after the
             // 14:57 call auction) — or, when the simulated day trades past the exchange's close (an always-open
             // clock), once its last minute is over: its price is that minute's close, which is not known before.
-            let opening = DailyAuctions.Print(time: schedule.open, price: first.open, size: share(0xA0C1, 0.005, 0.02))
+            // (A session that opens halted opens with its reopening print.)
+            let opening = DailyAuctions.Print(
+                time: opened == 0 ? schedule.open : first.time, price: first.open, size: share(0xA0C1, 0.005, 0.02))
             let closing = DailyAuctions.Print(
                 time: max(schedule.close, last.time.adding(seconds: 60)), price: last.close,
                 size: share(0xA0C2, 0.02, 0.08))

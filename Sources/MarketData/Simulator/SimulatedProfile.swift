@@ -22,6 +22,8 @@ struct SimulatedProfile: Sendable {
     let baseVolume: Double
     /// Half-spread in ticks at the top of the book.
     let spreadTicks: Int
+    /// US trading pauses and news halts (nil for A-shares, which keep their daily limits, and for indices).
+    let haltRule: HaltRule?
 
     /// Levels at the end of 2025 for a few well-known symbols, so the demo looks familiar. They only anchor
     /// the simulated path on its anchor day; everything after is simulated.
@@ -100,6 +102,11 @@ struct SimulatedProfile: Sendable {
         }
         baseVolume = Self.averageVolume(entry, capitalisation: size, anchor: anchor, tier: tier, u: u(4))
         spreadTicks = market == .cn ? 1 : (anchor > 200 ? 3 : 1)
+        haltRule =
+            market == .us
+            ? HaltRule(
+                tier1: etf || !entry.sector.isEmpty || tier == .mega || tier == .large,
+                newsHaltChance: etf ? 0 : HaltRule.newsHaltChance(tier)) : nil
     }
 
     init(index: MarketIndex, model: SimulationModel) {
@@ -131,6 +138,7 @@ struct SimulatedProfile: Sendable {
         tier = .mega
         baseVolume = 400_000_000
         spreadTicks = 0
+        haltRule = nil
     }
 
     /// The company's reporting calendar (nil for funds and indices).

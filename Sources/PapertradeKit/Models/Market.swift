@@ -15,9 +15,11 @@ public struct Quote: Codable, Hashable, Sendable {
     public var currency: String?
     @ServerTime public var time: Date
     @ExactDecimal public var last: Decimal
-    @ExactDecimal public var open: Decimal
-    @ExactDecimal public var high: Decimal
-    @ExactDecimal public var low: Decimal
+    /// The session's open, high and low; nil before its first trade (a stock that opens halted has none until it
+    /// reopens).
+    @OptionalExactDecimal public var open: Decimal?
+    @OptionalExactDecimal public var high: Decimal?
+    @OptionalExactDecimal public var low: Decimal?
     @ExactDecimal public var previousClose: Decimal
     @ExactDecimal public var change: Decimal
     /// In percent (-0.23 = down 0.23%).
@@ -34,13 +36,27 @@ public struct Quote: Codable, Hashable, Sendable {
     public var tradingDate: String
     /// The market data source failed and this is the last quote it gave.
     public var stale: Bool?
+    /// Trading in the stock is halted (US trading pauses and news halts): no bids or offers, orders wait for the
+    /// reopening. `halt` says why and until when.
+    public var halted: Bool?
+    public var halt: TradingHalt?
 
     enum CodingKeys: String, CodingKey {
         case symbol, name, exchange, market, currency, time, last, open, high, low, change, volume, turnover, bids
-        case asks, phase, stale
+        case asks, phase, stale, halted, halt
         case previousClose = "previous_close", changePercent = "change_percent", limitUp = "limit_up"
         case limitDown = "limit_down", tradingDate = "trading_date"
     }
+}
+
+/// A halt of trading in one stock: why (`news_pending` or `volatility_pause`, code T1 or LUDP), from when, and when
+/// trading resumes.
+public struct TradingHalt: Codable, Hashable, Sendable {
+    public var symbol: String?
+    public var reason: String
+    public var code: String
+    @ServerTime public var start: Date
+    @ServerTime public var end: Date
 }
 
 /// Bar lengths the server accepts: 1Min … 59Min, 1Hour … 23Hour, 1Day, 1Week, 1Month.

@@ -42,7 +42,8 @@ enum IBMarketFields {
         let held = c.position.flatMap { $0.position.qty.isZero ? nil : $0 }
         switch id {
         case "31":
-            let prefix = q.phase == .closed ? "C" : ""
+            // C: the last session's close; H: halted (IB's prefixes).
+            let prefix = q.phase == .closed ? "C" : q.isHalted ? "H" : ""
             return prefix + q.last.formatted(places: places)
         case "55": return instrument.symbol
         case "70": return price(q.high)

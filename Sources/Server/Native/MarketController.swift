@@ -15,6 +15,7 @@ struct MarketController {
         group.get("market/overview", use: overview)
         group.get("market/movers", use: movers)
         group.get("earnings", use: earnings)
+        group.get("halts", use: halts)
     }
 
     @Sendable func search(_ request: Request, context: AppContext) async throws -> Response {
@@ -145,6 +146,55 @@ extension MarketController {
                         "fiscal_quarter": r.fiscalQuarter > 0 ? .int(r.fiscalQuarter) : .null,
                         "market_cap_millions": .decimal(r.marketCapMillions),
                     ])
+                }),
+        ]).response()
+    }
+}
+
+extension MarketController {
+    /// Trading halts of `symbols` (comma-separated, 1 to 200) in their sessions `from` through `to` (YYYY-MM-DD;
+    /// today by default; at most 31 days), those that have started by now: as the exchanges' halt lists.
+    @Sendable func halts(_ request: Request, context: AppContext) async throws -> Response {
+        func date(_ name: String) throws -> CivilDate? {
+            guard let text = request.query(name) else { return nil }
+            guard let date = CivilDate(text) else {
+                throw APIError.unprocessable("\(name) must be a date (YYYY-MM-DD)")
+            }
+            return date
+        }
+        let today = Market.us.calendar.zone.localTime(of: brokerage.clock.now()).date
+        let from = try date("from") ?? today
+        let to = try date("to") ?? from
+        guard from <= to else { throw APIError.unprocessable("from must not be after to") }
+        guard to.daysSinceEpoch - from.daysSinceEpoch <= 30 else {
+            throw APIError.unprocessable("from and to may be at most 31 days apart")
+        }
+        let list = (request.query("symbols") ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter { !$0.isEmpty }
+        guard !list.isEmpty, list.count <= 200 else {
+            throw APIError.unprocessable("symbols must list 1 to 200 comma-separated symbols")
+        }
+        var symbols: [String] = []
+        for symbol in list {
+            guard let entry = brokerage.directory.entry(symbol) else {
+                throw APIError.notFound("unknown symbol \(symbol)")
+            }
+            symbols.append(entry.symbol)
+        }
+        var halts: [TradingHalt] = []
+        for symbol in symbols {
+            do { halts += try await brokerage.feed.halts(symbol, from: from, through: to) } catch {
+                throw APIError(feed: error)
+            }
+        }
+        halts.sort { ($0.start, $0.symbol) < ($1.start, $1.symbol) }
+        return JSONValue.object([
+            "from": .string(from.description), "to": .string(to.description),
+            "halts": .array(
+                halts.map { h in
+                    var object = NativeEncoding.halt(h).object ?? [:]
+                    object["symbol"] = .string(h.symbol)
+                    return .object(object)
                 }),
         ]).response()
     }

@@ -39,6 +39,15 @@ enum NativeEncoding {
             "bids": levels(q.bids), "asks": levels(q.asks), "limit_up": .decimal(q.limitUp),
             "limit_down": .decimal(q.limitDown),
             "phase": .string(q.phase.rawValue), "trading_date": .string(q.tradingDate.description),
+            "halted": .bool(q.isHalted), "halt": q.halt.map(halt) ?? .null,
+        ])
+    }
+
+    /// A trading halt: why, when it started and when trading resumes.
+    static func halt(_ h: TradingHalt) -> JSONValue {
+        .object([
+            "reason": .string(h.reason.rawValue), "code": .string(h.reason.code), "start": .string(h.start.description),
+            "end": .string(h.end.description),
         ])
     }
 

@@ -182,7 +182,7 @@ enum NativeOpenAPI {
             ]),
             "/api/v1/quotes/{symbol}": .object([
                 "get": op(
-                    "Quote with 5-level depth and A-share limits",
+                    "Quote with 5-level depth, A-share limits and US trading halts (halted; halt: {reason: news_pending|volatility_pause, code: T1|LUDP, start, end} while one is under way: no bids or offers, orders rest until the reopening)",
                     parameters: [param("symbol", in: "path", "ticker or A-share code")],
                     responses: ["200": "quote", "404": "unknown symbol", "503": "provider unavailable"])
             ]),
@@ -661,6 +661,31 @@ enum NativeOpenAPI {
                     responses: [
                         "200": "the calendar", "404": "unknown symbol", "422": "bad dates or symbols",
                         "503": "the data provider has no earnings calendar",
+                    ])
+            ]),
+            "/api/v1/halts": .object([
+                "get": op(
+                    """
+                    Trading halts: {from, to, halts: [{symbol, reason: news_pending | volatility_pause, code: T1 | \
+                    LUDP, start, end}]} by start, those that have started by now. The simulated market halts US \
+                    stocks: Limit Up–Limit Down pauses (five minutes) on the days that move most, news-pending \
+                    halts at the open of some smaller companies' report days; A-shares have their daily limits \
+                    instead.
+                    """,
+                    parameters: [
+                        OpenAPIDocument.parameter(
+                            "symbols", in: "query", required: true, "comma-separated symbols (1 to 200)"),
+                        OpenAPIDocument.parameter(
+                            "from", in: "query", required: false, "first session (YYYY-MM-DD; default today)",
+                            schema: OpenAPISchema.date),
+                        OpenAPIDocument.parameter(
+                            "to", in: "query", required: false,
+                            "last session (YYYY-MM-DD; default from; at most 31 days after it)",
+                            schema: OpenAPISchema.date),
+                    ],
+                    responses: [
+                        "200": "the halts", "404": "unknown symbol", "422": "bad dates or symbols",
+                        "503": "the data provider has no halt data",
                     ])
             ]),
             "/api/v1/market/movers": .object([

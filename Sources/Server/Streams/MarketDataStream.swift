@@ -23,6 +23,8 @@ enum MarketDataStream {
         var trades: Set<String> = []
         var quotes: Set<String> = []
         var bars: Set<String> = []
+        /// Trading statuses: a halt and the resumption (US trading pauses and news halts).
+        var statuses: Set<String> = []
 
         func message(_ kind: Kind) -> MessagePack.Value {
             func list(_ s: Set<String>) -> MessagePack.Value { .array(s.sorted().map(MessagePack.Value.string)) }
@@ -35,7 +37,7 @@ enum MarketDataStream {
                 .map([
                     ("T", .string("subscription")), ("trades", list(trades)), ("quotes", list(quotes)),
                     ("bars", list(bars)), ("updatedBars", .array([])), ("dailyBars", .array([])),
-                    ("statuses", .array([])), ("lulds", .array([])), ("corrections", .array([])),
+                    ("statuses", list(statuses)), ("lulds", .array([])), ("corrections", .array([])),
                     ("cancelErrors", .array([])),
                 ])
             ])
@@ -103,7 +105,7 @@ enum MarketDataStream {
                 let channels: [(String, WritableKeyPath<Subscriptions, Set<String>>)] =
                     kind == .options
                     ? [("trades", \.trades), ("quotes", \.quotes)]
-                    : [("trades", \.trades), ("quotes", \.quotes), ("bars", \.bars)]
+                    : [("trades", \.trades), ("quotes", \.quotes), ("bars", \.bars), ("statuses", \.statuses)]
                 let current = subscriptions.state.withLock { s -> Subscriptions in
                     for (field, path) in channels {
                         let symbols = Set((request[field]?.strings ?? []).map { $0.uppercased() })
@@ -148,6 +150,25 @@ enum MarketDataStream {
         return .map(fields)
     }
 
+    /// A trading status (Alpaca's `s` message, UTP's codes): a halt (H, with the reason: T1 news pending, LUDP a
+    /// volatility trading pause) when `halt` is set, the trading resumption (T) otherwise.
+    static func statusMessage(_ symbol: String, halt: TradingHalt?, at time: Timestamp) -> MessagePack.Value {
+        let fields: [(String, MessagePack.Value)]
+        if let halt {
+            let reason = halt.reason == .newsPending ? "News Pending" : "Volatility Trading Pause"
+            fields = [
+                ("sc", .string("H")), ("sm", .string("Trading Halt")), ("rc", .string(halt.reason.code)),
+                ("rm", .string(reason)), ("t", .timestamp(halt.start)),
+            ]
+        } else {
+            fields = [
+                ("sc", .string("T")), ("sm", .string("Trading Resumption")), ("rc", .string("")),
+                ("rm", .string("")), ("t", .timestamp(time)),
+            ]
+        }
+        return .map([("T", .string("s")), ("S", .string(symbol))] + fields + [("z", .string("C"))])
+    }
+
     static func barMessage(_ symbol: String, _ bar: PriceBar) -> MessagePack.Value {
         let fields: [(String, MessagePack.Value)] = [
             ("T", .string("b")), ("S", .string(symbol)), ("o", .price(bar.open)), ("h", .price(bar.high)),
@@ -168,10 +189,14 @@ enum MarketDataStream {
         while !Task.isCancelled {
             let s = subscriptions.state.withLock { $0 }
             var batch: [MessagePack.Value] = []
-            for symbol in s.quotes.union(s.trades).sorted() {
+            for symbol in s.quotes.union(s.trades).union(s.statuses).sorted() {
                 guard let q = try? await brokerage.feed.quote(symbol) else { continue }
                 let previous = lastQuote[symbol]
                 lastQuote[symbol] = q
+                // A status when a halt starts or ends (not on subscribing: the stream reports changes).
+                if s.statuses.contains(symbol), let previous, previous.halt != q.halt {
+                    batch.append(statusMessage(symbol, halt: q.halt, at: q.time))
+                }
                 if s.quotes.contains(symbol), previous == nil || previous?.bids != q.bids || previous?.asks != q.asks {
                     batch.append(quoteMessage(symbol, q))
                 }

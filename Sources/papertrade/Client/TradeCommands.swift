@@ -33,7 +33,8 @@ struct QuoteCommand: AsyncParsableCommand {
                     Terminal.paint(Terminal.signed(q.change), tone, market: q.market),
                     Terminal.paint(Terminal.percent(q.changePercent), tone, market: q.market),
                     Terminal.amount(q.bids.first?.price), Terminal.amount(q.asks.first?.price),
-                    Terminal.amount(q.volume), q.phase,
+                    // A halted stock says so, and why (T1 news pending, LUDP a volatility pause).
+                    Terminal.amount(q.volume), q.halt.map { "halted (\($0.code))" } ?? q.phase,
                 ]
             }, right: [2, 3, 4, 5, 6, 7])
     }

@@ -42,6 +42,7 @@ export async function render(view, [symbolParam], scope) {
   const head = h('section.stock-head');
   const status = h('p.market-status', { role: 'status' });
   const earnings = h('p.earnings-note', { hidden: true, dataset: { testid: 'earnings' } });
+  const haltNote = h('p.halt-note', { hidden: true, role: 'status', dataset: { testid: 'halted' } });
   const stats = h('section.card', { 'aria-labelledby': 'stats-title' });
   const depth = h('section.card.depth', { 'aria-labelledby': 'depth-title', hidden: quote.market !== 'cn' });
   const position = h('section.card.position', { 'aria-labelledby': 'position-title' }, loading());
@@ -58,7 +59,7 @@ export async function render(view, [symbolParam], scope) {
     h('button.buy', { type: 'button', onclick: () => trade('buy') }, t('stock.buy')),
     h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
 
-  clear(view, h('div.stock', head, status, earnings, actions, h('div.stock-grid',
+  clear(view, h('div.stock', head, status, haltNote, earnings, actions, h('div.stock-grid',
     h('div.stock-main', chart.element, stats, depth, options?.element),
     h('div.stock-side', position, about, insights))));
   scope.onCleanup(() => { chart.destroy(); options?.destroy(); });
@@ -107,6 +108,17 @@ export async function render(view, [symbolParam], scope) {
     clear(depth, h('h2#depth-title', t('stock.depth.title')),
       h('table.depth-table', h('thead', h('tr', ['level', 'price', 'shares'].map((k) => h('th', { scope: 'col' }, t(`stock.depth.${k}`))))),
         h('tbody.asks', asks), h('tbody.bids', bids)));
+  }
+
+  /** While the stock is halted: why, and when trading resumes (orders wait for the reopening). */
+  function renderHalt() {
+    const halt = quote.halted ? quote.halt : null;
+    haltNote.hidden = !halt;
+    if (!halt) return;
+    const until = new Date(halt.end).toLocaleTimeString(locale(), { timeZone, hour: '2-digit', minute: '2-digit' });
+    const reason = ['news_pending', 'volatility_pause'].includes(halt.reason) ? t(`stock.halt.${halt.reason}`) : '';
+    clear(haltNote, icon('M10 4H6v16h4zM18 4h-4v16h4z'), h('strong', t('stock.halted')), reason ? h('span', reason) : null,
+      h('span.sub', t('stock.halt.until', { time: until })));
   }
 
   /** "Earnings in 3 days, after the close", when the company has a report coming. */
@@ -238,6 +250,7 @@ export async function render(view, [symbolParam], scope) {
   renderStar();
   renderStatus();
   renderEarnings();
+  renderHalt();
   loadPosition();
   if (account) favorites.load(account.id).then((l) => { favList = l; renderStar(); }).catch(() => {});
 
@@ -246,6 +259,7 @@ export async function render(view, [symbolParam], scope) {
     renderHead();
     renderStats();
     renderDepth();
+    renderHalt();
     chart.update(q);
   });
   const offOrders = live.on('order', (u) => { if (u.account_id === account?.id && u.order.symbol === symbol) loadPosition(); });
