@@ -42,8 +42,8 @@ public struct TradingHalt: Sendable, Hashable {
 /// lesser of $0.15 and 75% under $0.75), doubled in the session's first 15 and last 25 minutes. The plan measures
 /// the band around the average price of the last five minutes, so only a sudden move breaks it; the simulated
 /// minutes have no jumps inside the session, so the simulator measures from the open (or the last reopening) and
-/// pauses a stock when it has run 1.5 bands from there — which happens on the days that move most, most often to
-/// small and micro caps, as on the real market. A pause lasts five minutes and never reaches the close.
+/// pauses a stock when it has run a band from there (tier 1: one and a half) — which happens on the days that move
+/// most, most often to small and micro caps and in stormy markets, as on the real market. A pause lasts five minutes and never reaches the close.
 struct HaltRule: Sendable {
     /// LULD tier 1.
     let tier1: Bool
@@ -52,8 +52,10 @@ struct HaltRule: Sendable {
 
     /// A pause: five minutes.
     static let pauseMinutes = 5
-    /// How far past the open (in bands) the price runs before a pause.
-    static let pauseDistance = 1.5
+    /// How far past the open (in bands) the price runs before a pause: one band for tier 2; one and a half for
+    /// tier 1, whose 5% band is narrower than a large company's range on a stormy day — a range the plan's
+    /// five-minute reference follows, so the real market pauses them rarely.
+    var pauseDistance: Double { tier1 ? 1.5 : 1.0 }
 
     static func newsHaltChance(_ tier: SizeTier) -> Double {
         switch tier {
@@ -99,7 +101,7 @@ struct HaltRule: Sendable {
         var reference = reopenings(first)
         var k = first
         while k + Self.pauseMinutes + 1 < n {
-            let band = self.band(price: reference, minute: k, of: n) * Self.pauseDistance
+            let band = self.band(price: reference, minute: k, of: n) * pauseDistance
             if reference > 0, abs(closes[k] / reference - 1) > band {
                 let paused = (k + 1)..<(k + 1 + Self.pauseMinutes)
                 out.append(paused)

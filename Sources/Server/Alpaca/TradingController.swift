@@ -147,7 +147,7 @@ struct TradingController {
         let date = brokerage.clock.now()
         return JSONValue.array(
             summary.positions.map {
-                AlpacaEncoding.position($0, date: $0.instrument.calendar.tradingDate(at: date))
+                AlpacaEncoding.position($0, date: brokerage.clock.sessions.tradingDate($0.instrument.calendar, at: date))
             }
         ).response()
     }
@@ -164,7 +164,8 @@ struct TradingController {
         else {
             throw APIError.notFound("position does not exist")
         }
-        return AlpacaEncoding.position(p, date: p.instrument.calendar.tradingDate(at: brokerage.clock.now())).response()
+        let today = brokerage.clock.sessions.tradingDate(p.instrument.calendar, at: brokerage.clock.now())
+        return AlpacaEncoding.position(p, date: today).response()
     }
 
     /// Every asset, filtered as Alpaca filters (`AlpacaAssets.Filter`).

@@ -34,7 +34,7 @@ struct AccountsController {
         let now = brokerage.clock.now()
         o["positions"] = .array(
             summary.positions.map { p in
-                NativeEncoding.position(p, date: p.instrument.calendar.tradingDate(at: now))
+                NativeEncoding.position(p, date: brokerage.clock.sessions.tradingDate(p.instrument.calendar, at: now))
             })
         return .object(o)
     }
@@ -216,7 +216,7 @@ struct AccountsController {
         let value = account.currency.round(price.multiplied(by: qty), .halfUp)
         let fees = account.fees.fees(side: side, filledQty: qty, filledValue: value, currency: account.currency)
         let feeTotal = fees.reduce(FixedDecimal.zero) { $0 + $1.amount }
-        let date = entry.instrument.calendar.tradingDate(at: brokerage.clock.now())
+        let date = brokerage.clock.sessions.tradingDate(entry.instrument.calendar, at: brokerage.clock.now())
         let position = summary.positions.first { $0.instrument.symbol == entry.symbol }?.position
         let held = position?.qty ?? .zero
         let sellable = held.isPositive ? position?.availableToSell(on: date) ?? .zero : .zero

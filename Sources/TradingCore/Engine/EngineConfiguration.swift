@@ -34,6 +34,16 @@ public struct EngineConfiguration: Sendable, Codable, Hashable {
     public enum SessionPolicy: String, Sendable, Codable, Hashable {
         case exchangeCalendars = "exchange_calendars"
         case alwaysOpen = "always_open"
+
+        /// The trading date of `calendar`'s market at `time` as the engine dates fills under this policy (what T+1,
+        /// day trades and day orders count by): the exchange's session date, or, on an always-open market, the local
+        /// calendar date (a weekend included).
+        public func tradingDate(_ calendar: TradingCalendar, at time: Timestamp) -> CivilDate {
+            switch self {
+            case .alwaysOpen: calendar.zone.localTime(of: time).date
+            case .exchangeCalendars: calendar.tradingDate(at: time)
+            }
+        }
     }
 
     public init(
