@@ -194,9 +194,9 @@ enum NativeOpenAPI {
             ]),
             "/api/v1/options/{underlying}": .object([
                 "get": op(
-                    "An optionable underlying's listed expirations (date, kind: daily, weekly, monthly, quarterly or leaps; days away)",
-                    parameters: [param("underlying", in: "path", "a US stock or ETF with listed options")],
-                    responses: ["200": "expirations", "404": "unknown symbol, or no options listed"])
+                    "An underlying's listed expirations (date, kind: daily, weekly, monthly, quarterly or leaps; days away); none for a stock without options",
+                    parameters: [param("underlying", in: "path", "a US stock or ETF")],
+                    responses: ["200": "expirations", "404": "unknown symbol"])
             ]),
             "/api/v1/options/{underlying}/chain": .object([
                 "get": op(

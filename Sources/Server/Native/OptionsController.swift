@@ -51,8 +51,18 @@ struct OptionsController {
     }
 
     /// `GET /api/v1/options/{underlying}` → `{underlying, multiplier, expirations: [{date, kind, days}]}`.
+    /// A listed stock with no options (a right, a unit, a small company) has no expirations: an empty list, so the
+    /// stock page asks without an error.
     @Sendable func expirations(_ request: Request, context: AppContext) async throws -> Response {
-        let optionClass = try optionClass(context)
+        let underlying = try context.parameters.require("underlying").uppercased()
+        guard let entry = brokerage.directory.entry(underlying) else {
+            throw APIError.notFound("unknown symbol \(underlying)")
+        }
+        guard let optionClass = brokerage.options.optionClass(entry.symbol) else {
+            return JSONValue.object([
+                "underlying": .string(entry.symbol), "multiplier": .int(100), "expirations": .array([]),
+            ]).response(headers: [.cacheControl: "no-store"])
+        }
         let today = brokerage.options.today()
         return JSONValue.object([
             "underlying": .string(optionClass.underlying), "multiplier": .int(100),
