@@ -147,7 +147,8 @@ struct TradingController {
         let date = brokerage.clock.now()
         return JSONValue.array(
             summary.positions.map {
-                AlpacaEncoding.position($0, date: brokerage.clock.sessions.tradingDate($0.instrument.calendar, at: date))
+                AlpacaEncoding.position(
+                    $0, date: brokerage.clock.sessions.tradingDate($0.instrument.calendar, at: date))
             }
         ).response()
     }

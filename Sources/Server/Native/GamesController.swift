@@ -202,7 +202,8 @@ struct GamesController {
             "day_change": .decimal(summary.dayChange),
             "positions": .array(
                 summary.positions.map { p in
-                    NativeEncoding.position(p, date: brokerage.clock.sessions.tradingDate(p.instrument.calendar, at: now))
+                    NativeEncoding.position(
+                        p, date: brokerage.clock.sessions.tradingDate(p.instrument.calendar, at: now))
                 }),
         ]).response()
     }
