@@ -48,7 +48,8 @@ class App:
     def __init__(self, driver, server):
         self.d = driver
         self.server = server
-        self.wait = WebDriverWait(driver, 15)
+        # A screen re-renders as data arrives: a wait that read an element just replaced polls again.
+        self.wait = WebDriverWait(driver, 15, ignored_exceptions=(StaleElementReferenceException,))
         self.size(*PHONE)
 
     def size(self, width, height):
