@@ -92,8 +92,11 @@ class App:
         xpath = f"//{'dialog[@open]' if within == 'dialog' else 'body'}//button[normalize-space()={json.dumps(text)}]"
         return self.press(self.wait.until(EC.element_to_be_clickable((By.XPATH, xpath))))
 
-    def text_in(self, selector, text):
-        self.wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
+    def text_in(self, selector, text, timeout=None):
+        """Waits for `text` in the element; `timeout` (seconds) for work that runs as a job, such as a backtest."""
+        wait = self.wait if timeout is None else WebDriverWait(
+            self.d, timeout, ignored_exceptions=(StaleElementReferenceException,))
+        wait.until(EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
         return self.d.find_element(By.CSS_SELECTOR, selector).text
 
     def toasts(self):

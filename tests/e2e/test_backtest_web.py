@@ -17,6 +17,12 @@ def set_up(app, symbols, first, last):
         first, last)
 
 
+def report(app, heading):
+    """Waits for the finished report. A backtest is a job with a progress bar: the first one on the simulated market
+    builds its paths (seconds in a debug build, longer on a busy CI machine), so the wait is longer than a screen's."""
+    app.text_in(".backtest-report h2", heading, timeout=120)
+
+
 def test_run_a_backtest_and_read_the_report(driver, server):
     app = App(driver, server).signup()
     app.go("queue")
@@ -32,7 +38,7 @@ def test_run_a_backtest_and_read_the_report(driver, server):
         box.clear()
         box.send_keys(value)
     app.button("Run backtest")
-    app.text_in(".backtest-report h2", "Report: AAPL, MSFT")
+    report(app, "Report: AAPL, MSFT")
     trades = app.text('[data-figure="trades"]')
     assert int(trades) > 0
     assert app.all("svg.backtest-chart.equity polyline") and app.all("svg.backtest-chart.drawdown polyline")
@@ -51,7 +57,7 @@ def test_a_backtest_on_the_bundled_real_history(driver, server):
     Select(app.css("#bt-source")).select_by_value("real")
     Select(app.css("#bt-strategy")).select_by_value("buy-and-hold")
     app.button("Run backtest")
-    app.text_in(".backtest-report h2", "Report: MSFT")
+    report(app, "Report: MSFT")
     assert app.text('[data-figure="bars"]') == "2,013"  # MSFT's trading days 2005–2012 in the bundled file
     # The bundled history is daily: intraday bars are offered only for the market data...
     assert not app.css("#bt-timeframe").is_enabled()
@@ -67,7 +73,7 @@ def test_a_backtest_on_the_bundled_real_history(driver, server):
     qty.clear()
     qty.send_keys("100")  # a board lot
     app.button("Run backtest")
-    app.text_in(".backtest-report h2", "Report: 000338")
+    report(app, "Report: 000338")
     assert app.text('[data-figure="bars"]') == "11,712"  # 244 trading days of 2019, 48 five-minute bars each
     assert "5 minutes" in app.text(".backtest-report .card-head .sub")
 
@@ -78,7 +84,7 @@ def test_an_intraday_backtest_and_its_html_report(driver, server):
     Select(app.css("#bt-timeframe")).select_by_value("5Min")
     Select(app.css("#bt-strategy")).select_by_value("sma-cross")
     app.button("Run backtest")
-    app.text_in(".backtest-report h2", "Report: MSFT")
+    report(app, "Report: MSFT")
     # Five-minute bars of two weeks (78 a US session; the e2e server's market never closes: 288 a day).
     bars = int(app.text('[data-figure="bars"]').replace(",", ""))
     job = app.api("GET", f"/backtests/{app.api('GET', '/backtests')['body'][0]['id']}")["body"]
