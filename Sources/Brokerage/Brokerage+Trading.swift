@@ -136,7 +136,7 @@ extension Brokerage {
 
     /// An account's balances and positions valued at current quotes.
     public func summary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary {
-        try await shard(id).summary(id)
+        try await shard(id).summary(id, dayProfit: true)
     }
 
     /// An account's performance over a period (see `PerformanceReport`).

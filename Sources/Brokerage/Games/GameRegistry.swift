@@ -622,7 +622,7 @@ public final class GameRegistry: Sendable {
                 game.settings.portfoliosVisible == .never
                     ? "this game keeps portfolios private" : "portfolios are shown when the game ends")
         }
-        return try await shard(account).summary(account)
+        return try await shard(account).summary(account, dayProfit: true)
     }
 }
 

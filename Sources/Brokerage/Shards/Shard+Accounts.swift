@@ -70,8 +70,10 @@ extension Shard {
         try await commit()
     }
 
-    /// An account's balances and positions valued at current quotes.
-    func summary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary {
+    /// An account's balances and positions valued at current quotes. `dayProfit`: the day change is the profit since
+    /// the last close from the ledger (`DayProfitTracker`, what the surfaces show); without it (margin checks, which
+    /// need no day change) it is the price change of what is held.
+    func summary(_ id: AccountID, dayProfit: Bool = false) async throws(BrokerageError) -> AccountSummary {
         guard let account = engine.account(id) else { throw .notFound("account not found") }
         var positions: [PositionSummary] = []
         var marketValue = FixedDecimal.zero
@@ -86,6 +88,16 @@ extension Shard {
                 PositionSummary(
                     position: position, instrument: engine.instrument(position.instrument),
                     current: mark, previousClose: quote?.previousClose, valuation: valuation))
+        }
+        if dayProfit,
+            let profit = await self.dayProfit(
+                id, account: account, equity: account.cash + marketValue,
+                values: positions.reduce(into: [:]) {
+                    $0[$1.position.symbol, default: .zero] += $1.valuation.marketValue
+                })
+        {
+            dayChange = profit.total
+            for i in positions.indices { positions[i].dayProfit = profit.bySymbol[positions[i].position.symbol] }
         }
         let marks = Dictionary(positions.map { ($0.position.instrument, $0.current) }) { a, _ in a }
         let today = TradingCalendar.xnys.tradingDate(at: clock.now())
@@ -104,6 +116,7 @@ public struct AccountSummary: Sendable {
     public var positions: [PositionSummary]
     /// Positions at marks, longs less shorts.
     public var marketValue: FixedDecimal
+    /// Profit since the last close: equity now − equity at the close − money moved in since (`DayProfitTracker`).
     public var dayChange: FixedDecimal
     /// Margin figures at the same marks (cash accounts: buying power is free cash).
     public var margin: MarginState
@@ -127,6 +140,9 @@ public struct PositionSummary: Sendable {
     public var current: Price
     public var previousClose: Price?
     public var valuation: PositionValuation
+    /// The holding's part of the account's profit since the last close (`DayProfit.bySymbol`: shares bought today
+    /// from their price, today's sales and fees included); nil in summaries made without it.
+    public var dayProfit: FixedDecimal?
 
     /// The price's change since the previous close, as a fraction (0.05 = +5%, 6 places); nil without a close.
     public var priceChangeToday: FixedDecimal? {

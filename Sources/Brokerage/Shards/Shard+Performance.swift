@@ -136,7 +136,7 @@ extension Shard {
 
         // The session in progress, money moved since the last close, or an account without a close yet: a live
         // point at the current value.
-        let summary = try await self.summary(id)
+        let summary = try await self.summary(id, dayProfit: true)
         var realized = rows.reduce(FixedDecimal.zero) { $0 + $1.realizedPnL }
         if end.map({ $0 >= today }) ?? true {
             var builder: EquityDayBuilder

@@ -68,6 +68,8 @@ actor Shard {
     var seededAlertCloses: Set<InstrumentID> = []
     /// The halt last announced per instrument (`announceHalt`): owners hear of each halt once.
     var announcedHalts: [InstrumentID: TradingHalt] = [:]
+    /// Each account's profit since the last close, kept current as ledger entries are staged.
+    var dayProfits = DayProfitBook()
     let metrics: BrokerageMetrics
 
     init(id: ShardID, owner: ShardOwners.Owner, context: ShardContext, lease: Lease = .local) {
@@ -113,6 +115,7 @@ actor Shard {
         pendingAlertTriggers = []
         inFlight = []
         closedAwaitingGroups = []
+        dayProfits = DayProfitBook()
         try await reloadRules()
         try await reloadAlerts(of: alertUsers)
         self.alertUsers = alertUsers
@@ -196,6 +199,7 @@ actor Shard {
                 if update.event == .fill { metrics.filled.increment() }
             case .ledger(let entry):
                 journal.entries.append(entry)
+                dayProfits.record(entry)
                 touched.insert(entry.accountID)
             }
         }

@@ -80,7 +80,7 @@ enum IBMarketFields {
         case "75": return money(held?.valuation.unrealizedPnL)
         case "76": return held.map { $0.position.qty.description }
         case "77": return money(held?.valuation.unrealizedPnL)
-        case "78", "7920": return money(held?.valuation.dayChange)
+        case "78", "7920": return money(held.map { $0.dayProfit ?? $0.valuation.dayChange })
         case "79": return money(c.position.map { $0.position.realizedPnL })
         case "80":
             return held.map { ($0.valuation.unrealizedPnLPercent.times(100)).formatted(places: 2) }

@@ -92,6 +92,8 @@ enum NativeEncoding {
             "unrealized_intraday_pl": .decimal(p.valuation.dayChange),
             "unrealized_intraday_plpc": .decimal(p.dayChangePercent ?? .zero),
             "realized_pl": .decimal(p.position.realizedPnL),
+            // The holding's part of the account's day change (today's purchases from their price, sales, fees).
+            "day_pl": .decimal(p.dayProfit ?? p.valuation.dayChange),
             // An option position: its contract (quantities are contracts of `multiplier` shares each).
             "asset_class": .string(p.instrument.kind == .option ? "option" : "stock"),
             "multiplier": .int(p.instrument.option?.multiplier ?? 1),

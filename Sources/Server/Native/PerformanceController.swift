@@ -105,7 +105,7 @@ struct PerformanceController {
             "market_value": .decimal(p.valuation.marketValue), "unrealized_pnl": .decimal(p.valuation.unrealizedPnL),
             "unrealized_pnl_pct": .decimal(p.valuation.unrealizedPnLPercent), "realized_pnl": .decimal(h.realizedPnL),
             "dividends": .decimal(h.dividends), "share": .decimal(h.share),
-            "day_change": .decimal(p.valuation.dayChange),
+            "day_change": .decimal(p.dayProfit ?? p.valuation.dayChange),
         ])
     }
 }

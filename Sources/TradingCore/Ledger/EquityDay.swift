@@ -56,6 +56,8 @@ public struct EquityDayBuilder: Sendable {
     public private(set) var marks: [String: Price]
     public private(set) var lastSequence: Int64
     private var flow: FixedDecimal
+    /// Money moved in since the last close (the next row's flow so far).
+    public var pendingFlow: FixedDecimal { flow }
     private var fees: FixedDecimal = .zero
     private var dividends: FixedDecimal = .zero
     private var realized: FixedDecimal = .zero
@@ -164,9 +166,14 @@ public struct EquityDayBuilder: Sendable {
     public func positionsValue(at prices: [String: Price]) -> FixedDecimal {
         holdings.reduce(FixedDecimal.zero) { total, holding in
             guard let price = prices[holding.key] else { return total }
-            // An option holding is contracts: each is worth the premium × its multiplier.
-            let qty = OptionContract.multiplier(ofSymbol: holding.key).map { holding.value.times($0) } ?? holding.value
-            return total + qty.multiplied(by: price, places: currency.minorUnitDigits, rule: .halfUp)
+            return total + Self.value(of: holding.key, qty: holding.value, at: price, currency: currency)
         }
+    }
+
+    /// One holding's value at `price`, rounded half-up to the currency's minor unit (an option holding is contracts:
+    /// each is worth the premium × its multiplier).
+    public static func value(of symbol: String, qty: Quantity, at price: Price, currency: Currency) -> FixedDecimal {
+        let shares = OptionContract.multiplier(ofSymbol: symbol).map { qty.times($0) } ?? qty
+        return shares.multiplied(by: price, places: currency.minorUnitDigits, rule: .halfUp)
     }
 }

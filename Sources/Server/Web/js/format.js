@@ -34,8 +34,12 @@ export function percent(text, { fraction = false } = {}) {
   let v = D.parse(text);
   if (!v) return '—';
   if (fraction) v = D.shift(v, 2);
-  const r = D.round(v, 2);
-  return (D.sign(r) > 0 ? '+' : '') + D.format(r, 2) + '%';
+  // Two places; a small change that would read as 0.00% (¥15.84 on ¥1,000,000) gets the places it needs, up to six,
+  // so a return never reads as nothing beside a money gain.
+  let places = 2;
+  while (places < 6 && D.sign(v) && !D.sign(D.round(v, places))) places += 1;
+  const r = D.round(v, places);
+  return (D.sign(r) > 0 ? '+' : '') + D.format(r, places) + '%';
 }
 
 export function signedNumber(text, places = 2) {

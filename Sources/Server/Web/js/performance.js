@@ -62,8 +62,13 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
     if (!report) return;
     const last = point ?? report.equity[report.equity.length - 1];
     if (!last) { clear(readout); return; }
-    // The change since the chart's first point (an account's first day starts from its opening cash, not zero).
-    const gain = D.sub(D.parse(last.value), D.parse(report.equity[0].value));
+    // The gain over the period up to that point: the period's total return (what the figures and, over 1D, Home's
+    // day change say) less what came after the point — the value's change since, net of money moved in since.
+    const points = report.equity;
+    const at = points.indexOf(last);
+    let after = D.sub(D.parse(points[points.length - 1].value), D.parse(last.value));
+    for (let i = Math.max(at, 0) + 1; i < points.length; i += 1) after = D.sub(after, D.parse(points[i].flow));
+    const gain = at < 0 ? D.parse(report.total_return) : D.sub(D.parse(report.total_return), after);
     clear(readout, h('span.readout-value', amount(last.value)), ' ',
       hidden() ? null : change(D.format(gain, null, false), F.signedMoney(D.format(gain, null, false), currency)),
       h('span.sub', ' ', dateLabel(last.t)));

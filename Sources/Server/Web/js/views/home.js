@@ -70,11 +70,13 @@ export async function render(view, params, scope) {
       h('p.net-worth', { dataset: { testid: 'net-worth' } }, amount(detail.equity)),
       h('dl.figures',
         h('div', h('dt', t('home.cash')), h('dd', { dataset: { testid: 'cash' } }, amount(detail.cash))),
-        h('div', h('dt', t('home.day_change')), h('dd', hidden ? '••••' : change(detail.day_change, F.signedMoney(detail.day_change, currency)))),
-        h('div', h('dt', t('home.holdings_value')), h('dd', amount(detail.market_value)))));
+        h('div', h('dt', t('home.day_change')), h('dd', { dataset: { testid: 'day-change' } }, hidden ? '••••' : change(detail.day_change, F.signedMoney(detail.day_change, currency)))),
+        h('div', h('dt', t('home.holdings_value')), h('dd', amount(detail.market_value)))),
+      h('p.definition', t('home.day_change_help')));
   }
 
-  /** The three largest positions by value, and the holdings that gained most today (up to five). */
+  /** The three largest positions by value, and the holdings that made most today (up to five): each holding's part
+   * of the day change, so a holding bought today below its price is a gainer even on a day its price fell. */
   function renderLeaders() {
     const positions = detail.positions ?? [];
     if (!positions.length) { clear(leaders); leaders.hidden = true; return; }
@@ -82,8 +84,8 @@ export async function render(view, params, scope) {
     const hidden = store.amountsHidden();
     const equity = D.parse(detail.equity);
     const byValue = [...positions].sort((a, b) => D.cmp(D.parse(b.market_value), D.parse(a.market_value))).slice(0, 3);
-    const gainers = positions.filter((p) => D.sign(D.parse(p.change_today ?? '0')) > 0)
-      .sort((a, b) => D.cmp(D.parse(b.change_today), D.parse(a.change_today))).slice(0, 5);
+    const dayPL = (p) => D.parse(p.day_pl ?? '0');
+    const gainers = positions.filter((p) => D.sign(dayPL(p)) > 0).sort((a, b) => D.cmp(dayPL(b), dayPL(a))).slice(0, 5);
     const share = (p) => (D.sign(equity) ? D.format(D.div(D.parse(p.market_value), equity, 6), null, false) : '0');
     clear(leaders,
       h('div.leader-col', { dataset: { testid: 'top-positions' } }, h('h3', t('home.top_positions')),
@@ -92,7 +94,7 @@ export async function render(view, params, scope) {
       h('div.leader-col', { dataset: { testid: 'day-gainers' } }, h('h3', t('home.gainers')),
         gainers.length
           ? h('ol', gainers.map((p) => h('li', h('a', { href: F.stockRoute(p.symbol) }, p.symbol),
-            change(p.change_today, F.percent(p.change_today, { fraction: true })))))
+            hidden ? h('span.sub', '••••') : change(p.day_pl, F.signedMoney(p.day_pl, currency)))))
           : h('p.sub', t('home.no_gainers'))));
   }
 
@@ -100,7 +102,8 @@ export async function render(view, params, scope) {
     stopHoldingQuotes();
     const positions = detail.positions ?? [];
     const rows = new Map();
-    clear(holdings, h('div.card-head', h('h2#holdings-title', t('home.holdings'))),
+    clear(holdings, h('div.card-head', h('h2#holdings-title', t('home.holdings')),
+      positions.length ? h('span.sub', t('home.holdings_columns')) : null),
       positions.length === 0
         ? empty(t('home.no_holdings'))
         : h('ul.rows', positions.map((p) => {

@@ -135,7 +135,8 @@ export async function render(view, params, scope) {
             h('td', money(p.unrealized_pnl), ' ', pct(p.unrealized_pnl_pct)),
             h('td', money(p.realized_pnl)),
             h('td', hidden() ? '••••' : F.percent(p.share, { fraction: true }).replace('+', '')),
-            h('td', money(p.day_change))))))));
+            h('td', money(p.day_change))))))),
+      rows.length ? h('p.definition', t('perf.holdings_note')) : null);
   }
 
   const offStore = store.onChange((what) => { if (what === 'hide') renderAll(); });
