@@ -8,6 +8,7 @@ import json
 import os
 import re
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
@@ -21,6 +22,27 @@ from browser import App, SCREENSHOTS
 @pytest.fixture
 def app(driver, server):
     return App(driver, server).signup()
+
+
+def test_a_new_account_home_says_what_to_do_first(app):
+    """A learner's first screen is not an empty chart: three steps, the practice cash, and a stock of the account's
+    market to start from; the steps give way to the holdings after the first purchase."""
+    steps = app.text('[data-testid="first-steps"]')
+    assert "$100,000.00 of practice money" in steps and "Find a company" in steps and "tap Buy" in steps
+    assert app.css('[data-testid="first-steps"] a[href="#/stock/AAPL"]')
+    app.switch_account("cn")
+    assert "¥1,000,000.00" in app.text('[data-testid="first-steps"]')
+    assert app.css('[data-testid="first-steps"] a[href="#/stock/600519"]')
+    app.click('[data-testid="first-steps"] a[href="#/stock/600519"]')
+    app.text_in(".stock-title .sub", "600519")
+    app.open_trade("600519", "buy")
+    app.set_qty("100")
+    app.button("Review order", within="dialog")
+    app.button("Confirm buy", within="dialog")
+    app.toast("100")
+    app.go("")
+    app.css('.rows a[data-symbol="600519"]')
+    assert not app.all('[data-testid="first-steps"]')
 
 
 def test_signup_search_buy_and_see_it_in_holdings_and_transactions(app):
@@ -400,8 +422,19 @@ def test_stock_bell_adds_an_alert_explained_in_words_and_the_alerts_screen_lists
     app.button("Create alert", within="dialog")
     assert app.toast("lower (300) must be below upper (100)")
     Select(app.css("dialog[open] #alert-condition")).select_by_value("crossing_up")
+    # How long it watches is a choice of spans in the app's words, not the browser's date picker.
+    expiry = Select(app.css("dialog[open] #alert-expires"))
+    assert [o.text for o in expiry.options] == ["Never", "In a day", "In a week", "In a month", "In three months"]
+    expiry.select_by_value("1w")
+    assert app.css('dialog[open] a[href="#/alerts"]').text == "Your alerts"
     app.button("Create alert", within="dialog")
     assert app.toast("Alert set: AAPL crosses up through $99,999.00 (once)")
+    # The bell now says the stock has an alert.
+    app.wait.until(lambda d: app.text('.alert-bell [data-testid="alert-count"]') == "1")
+    assert app.css(".alert-bell").get_attribute("aria-label") == "AAPL has a price alert; add another"
+    [alert] = [a for a in app.api("GET", "/alerts")["body"] if a["symbol"] == "AAPL"]
+    expires = datetime.fromisoformat(alert["expires_at"].replace("Z", "+00:00"))
+    assert timedelta(days=6, hours=23) < expires - datetime.now(timezone.utc) <= timedelta(days=7)
 
     # One that already holds triggers at once: the notification arrives live and is listed.
     app.click(".alert-bell")

@@ -8,6 +8,7 @@ import time
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from browser import App, chromium
 
@@ -92,6 +93,13 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
     assert any(unit in stats for unit in ("万", "亿")), stats
     assert "卖1" in app.text(".depth-table") and "买1" in app.text(".depth-table")
     assert "北京时间" in app.text(".market-status")
+
+    # The alert sheet: how long it watches is chosen in Chinese words, not a browser date field's "mm/dd/yyyy".
+    app.click(".alert-bell")
+    expiry = [o.text for o in Select(app.visible("dialog[open] #alert-expires")).options]
+    assert expiry == ["永不", "1 天后", "1 周后", "1 个月后", "3 个月后"], expiry
+    assert english_left(app, "dialog[open]") == []
+    app.d.find_element(By.CSS_SELECTOR, "dialog[open] .sheet-head button").click()
 
     app.open_trade("600519", "buy")
     app.set_qty("100")

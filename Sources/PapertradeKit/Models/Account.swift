@@ -21,6 +21,8 @@ public struct Account: Codable, Hashable, Sendable, Identifiable {
     @ExactDecimal public var buyingPower: Decimal
     @ExactDecimal public var equity: Decimal
     @ExactDecimal public var marketValue: Decimal
+    /// Today's P&L: equity now less the equity at the close before this session, less money moved in since (shares
+    /// bought today count from their price; sales, fees and dividends are in it).
     @ExactDecimal public var dayChange: Decimal
     @ExactDecimal public var startingCash: Decimal
     public var multiplier: Int
@@ -62,6 +64,8 @@ public struct Position: Codable, Hashable, Sendable {
     @ExactDecimal public var unrealizedIntradayPL: Decimal
     @ExactDecimal public var unrealizedIntradayPLPercent: Decimal
     @ExactDecimal public var realizedPL: Decimal
+    /// The position's part of the account's `dayChange` (its fees included).
+    @ExactDecimal public var dayPL: Decimal
     /// `stock` or `option`.
     public var assetClass: String
     public var multiplier: Int
@@ -74,7 +78,7 @@ public struct Position: Codable, Hashable, Sendable {
         case marketValue = "market_value", unrealizedPL = "unrealized_pl", unrealizedPLPercent = "unrealized_plpc"
         case unrealizedIntradayPL = "unrealized_intraday_pl"
         case unrealizedIntradayPLPercent = "unrealized_intraday_plpc"
-        case realizedPL = "realized_pl", assetClass = "asset_class"
+        case realizedPL = "realized_pl", assetClass = "asset_class", dayPL = "day_pl"
     }
 }
 

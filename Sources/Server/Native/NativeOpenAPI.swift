@@ -249,7 +249,8 @@ enum NativeOpenAPI {
             ]),
             "/api/v1/accounts/{id}": .object([
                 "get": op(
-                    "Account with positions valued at current prices", auth: true,
+                    "Account with positions valued at current prices. day_change is the profit since the last close (equity − the close's equity − money moved in since: today's purchases count from their price; sales, fees and dividends are in it); each position's day_pl is its part of it",
+                    auth: true,
                     parameters: [param("id", in: "path", "account id")],
                     responses: ["200": "account", "404": "not yours or unknown"])
             ]),

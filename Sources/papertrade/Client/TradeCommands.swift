@@ -161,7 +161,7 @@ struct PositionsCommand: AsyncParsableCommand {
                             Terminal.paint(Terminal.signed(p.unrealizedPL), tone, market: p.market),
                             Terminal.paint(Terminal.percent(fraction: p.unrealizedPLPercent), tone, market: p.market),
                             Terminal.paint(
-                                Terminal.signed(p.unrealizedIntradayPL), Terminal.tone(p.unrealizedIntradayPL),
+                                Terminal.signed(p.dayPL), Terminal.tone(p.dayPL),
                                 market: p.market),
                         ]
                     }, right: [1, 2, 3, 4, 5, 6, 7]))

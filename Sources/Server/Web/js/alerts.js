@@ -49,8 +49,20 @@ export function describe(a, currency = a.currency) {
   return t('alert.describe', { symbol: a.symbol, what, frequency });
 }
 
-/** The sheet that adds an alert for a stock, explaining the condition in words as it is filled in. */
-export function openAlertSheet(symbol, { currency, last } = {}) {
+/** How long an alert may wait: a choice of spans, not a date picker (the browser draws that in its own language,
+ * "mm/dd/yyyy" in a Chinese app). */
+export const EXPIRIES = [['never', 0], ['1d', 1], ['1w', 7], ['1m', 30], ['3m', 91]];
+
+/** Active alerts per symbol ({AAPL: 2}), for the stock page's bell. */
+export async function activeCounts() {
+  const counts = {};
+  for (const a of await api.get('/alerts')) counts[a.symbol] = (counts[a.symbol] ?? 0) + 1;
+  return counts;
+}
+
+/** The sheet that adds an alert for a stock, explaining the condition in words as it is filled in; `onCreated` runs
+ * after the server has it. */
+export function openAlertSheet(symbol, { currency, last, onCreated } = {}) {
   sheet(t('alert.sheet_title', { symbol }), (close) => {
     const condition = h('select#alert-condition', CONDITIONS.map(([v]) => h('option', { value: v }, t(`alert.cond.${v}`))));
     const operand = h('select#alert-operand', h('option', { value: 'value' }, t('alert.operand.value')),
@@ -63,7 +75,7 @@ export function openAlertSheet(symbol, { currency, last } = {}) {
     const withinUnit = h('select#alert-within-unit', ['m', 'h', 'd', 'bars'].map((v) => h('option', { value: v }, t(`alert.unit.${v}`))));
     const frequency = h('select#alert-frequency', FREQUENCIES.map((v) => h('option', { value: v }, t(`alert.frequency.${v}`))));
     const timeframe = h('select#alert-timeframe', TIMEFRAMES.map((v) => h('option', { value: v, selected: v === '1Day' }, t(`alert.timeframe.${v}`))));
-    const expires = h('input#alert-expires', { type: 'datetime-local' });
+    const expires = h('select#alert-expires', EXPIRIES.map(([v]) => h('option', { value: v }, t(`alert.expires.${v}`))));
     const message = h('input#alert-message', { maxLength: 500, autocomplete: 'off', placeholder: t('alert.message_placeholder') });
     const words = h('p.alert-words', { 'aria-live': 'polite', dataset: { testid: 'alert-words' } });
     const field = (id, label, input) => h('div.field', h('label', { for: id }, label), input);
@@ -86,7 +98,8 @@ export function openAlertSheet(symbol, { currency, last } = {}) {
         b.value = value.value.trim();
         b.within = withinUnit.value === 'bars' ? Number(within.value) : `${within.value.trim()}${withinUnit.value}`;
       }
-      if (expires.value) b.expires_at = new Date(expires.value).toISOString();
+      const days = EXPIRIES.find(([v]) => v === expires.value)?.[1];
+      if (days) b.expires_at = new Date(Date.now() + days * 86400000).toISOString();
       if (message.value.trim()) b.message = message.value.trim();
       return b;
     }
@@ -113,7 +126,7 @@ export function openAlertSheet(symbol, { currency, last } = {}) {
       h('div.field-row', field('alert-frequency', t('alert.notify'), frequency), timeframeField),
       field('alert-expires', t('alert.expires'), expires), field('alert-message', t('alert.message'), message),
       words,
-      h('p.field-help', t('alert.help')),
+      h('p.field-help', t('alert.help'), ' ', h('a', { href: '#/alerts', onclick: () => close() }, t('alert.all_link'))),
       h('div.actions', h('button.secondary', { type: 'button', onclick: close }, t('alert.cancel')),
         h('button.primary', { type: 'submit' }, t('alert.create'))));
     form.addEventListener('input', sync);
@@ -123,6 +136,7 @@ export function openAlertSheet(symbol, { currency, last } = {}) {
       try {
         const alert = await api.post('/alerts', body());
         close();
+        onCreated?.(alert);
         toast(t(alert.status === 'triggered' ? 'alert.holds_already' : 'alert.set', { alert: describe(alert) }), 'success');
       } catch (error) { toast(error.message, 'error'); }
     });

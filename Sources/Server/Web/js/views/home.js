@@ -105,7 +105,7 @@ export async function render(view, params, scope) {
     clear(holdings, h('div.card-head', h('h2#holdings-title', t('home.holdings')),
       positions.length ? h('span.sub', t('home.holdings_columns')) : null),
       positions.length === 0
-        ? empty(t('home.no_holdings'))
+        ? firstSteps()
         : h('ul.rows', positions.map((p) => {
           const row = holdingRow(p);
           rows.set(p.symbol, { row, p });
@@ -126,6 +126,18 @@ export async function render(view, params, scope) {
       entry.p = p;
       fillHolding(entry.row, p);
     });
+  }
+
+  /** A new account's first hour: what to do, in three steps, with a stock of its market to start from. */
+  function firstSteps() {
+    const example = account.market === 'cn' ? '600519' : 'AAPL';
+    return h('div.first-steps', { dataset: { testid: 'first-steps' } },
+      h('p', t('home.first.intro', { cash: F.money(detail.cash, currency) })),
+      h('ol',
+        h('li', t('home.first.find'), ' ', h('a', { href: '#/explore' }, t('home.first.explore')), ' · ',
+          h('a', { href: F.stockRoute(example) }, example)),
+        h('li', t('home.first.buy')),
+        h('li', t('home.first.follow'))));
   }
 
   function holdingRow(p) {

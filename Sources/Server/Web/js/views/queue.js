@@ -46,6 +46,7 @@ export async function render(view, params, scope) {
   const queued = h('section.card', { 'aria-labelledby': 'queued-title' }, loading());
   const history = h('section.card', { 'aria-labelledby': 'history-title' }, loading());
   clear(view, h('header.page-head', h('h1', t('queue.title')), h('a.button', { href: '#/backtest' }, t('queue.try_on_history')),
+    h('a.button', { href: '#/alerts' }, t('notifications.alerts_link')),
     h('p.sub', t('queue.intro'))),
   h('div.queue-grid', h('div', addForm(), queued), history));
 

@@ -7,7 +7,7 @@ import * as store from '../store.js';
 import * as favorites from '../favorites.js';
 import { stockChart } from '../chart.js';
 import { openTradeSheet } from './trade.js';
-import { openAlertSheet } from '../alerts.js';
+import { openAlertSheet, activeCounts } from '../alerts.js';
 import { optionChain } from '../options.js';
 import { t, locale } from '../i18n.js';
 import { h, clear, change, toast, failure, loading, monogram, icon } from '../ui.js';
@@ -53,8 +53,18 @@ export async function render(view, [symbolParam], scope) {
   const star = h('button.icon-button.star', { type: 'button' });
   const alertBell = h('button.icon-button.alert-bell', {
     type: 'button', 'aria-label': t('stock.alert_label', { symbol }), title: t('stock.alert_title'),
-    onclick: () => openAlertSheet(symbol, { currency, last: quote.last }),
+    onclick: () => openAlertSheet(symbol, { currency, last: quote.last, onCreated: showAlerts }),
   }, icon('M6 8a6 6 0 1 1 12 0c0 7 3 8 3 8H3s3-1 3-8M10 20a2 2 0 0 0 4 0M19 3v4M17 5h4'));
+  // The bell says when the stock already has alerts (a count on it, and in its label).
+  async function showAlerts() {
+    let n = 0;
+    try { n = (await activeCounts())[symbol] ?? 0; } catch { return; }
+    alertBell.classList.toggle('has-alerts', n > 0);
+    alertBell.querySelector('.badge')?.remove();
+    if (n) alertBell.append(h('span.badge', { dataset: { testid: 'alert-count' } }, String(n)));
+    alertBell.setAttribute('aria-label', n ? t.count('stock.alerts_set', n, { symbol }) : t('stock.alert_label', { symbol }));
+  }
+  showAlerts();
   const actions = h('div.trade-bar',
     h('button.buy', { type: 'button', onclick: () => trade('buy') }, t('stock.buy')),
     h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
