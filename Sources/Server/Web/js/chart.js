@@ -92,7 +92,9 @@ export function stockChart(symbol, timeZone) {
       autoSize: true,
       layout: { background: { color: 'transparent' }, textColor: css('--muted'), attributionLogo: true },
       grid: { vertLines: { color: css('--grid') }, horzLines: { color: css('--grid') } },
-      timeScale: { timeVisible: spec.timeframe.endsWith('Min'), secondsVisible: false, borderColor: css('--grid') },
+      // Fixed edges: the library moves the first and last time labels inside the axis only when the chart cannot
+      // scroll past its data (otherwise "17:00" at the right edge is drawn as "17:").
+      timeScale: { timeVisible: spec.timeframe.endsWith('Min'), secondsVisible: false, borderColor: css('--grid'), fixLeftEdge: true, fixRightEdge: true },
       rightPriceScale: { borderColor: css('--grid') },
       crosshair: { mode: 0 },
     });

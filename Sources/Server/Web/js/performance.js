@@ -104,7 +104,7 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
       autoSize: true,
       layout: { background: { color: 'transparent' }, textColor: css('--muted'), attributionLogo: true },
       grid: { vertLines: { visible: false }, horzLines: { color: css('--grid') } },
-      timeScale: { timeVisible: period === '1D' || period === '1W', secondsVisible: false, borderColor: css('--grid') },
+      timeScale: { timeVisible: period === '1D' || period === '1W', secondsVisible: false, borderColor: css('--grid'), fixLeftEdge: true, fixRightEdge: true },
       rightPriceScale: { visible: !hidden(), borderColor: css('--grid') },
       localization: { priceFormatter: (v) => (hidden() ? '••••' : v.toLocaleString(locale(), { maximumFractionDigits: 2 })) },
       crosshair: { mode: 0, horzLine: { labelVisible: !hidden() } },

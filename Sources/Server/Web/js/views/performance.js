@@ -104,8 +104,9 @@ export async function render(view, params, scope) {
       layout: { background: { color: 'transparent' }, textColor: css('--muted'), attributionLogo: true },
       grid: { vertLines: { visible: false }, horzLines: { color: css('--grid') } },
       rightPriceScale: { borderColor: css('--grid') },
-      timeScale: { borderColor: css('--grid') },
-      localization: { priceFormatter: (v) => `${v.toFixed(1)}%` },
+      timeScale: { borderColor: css('--grid'), fixLeftEdge: true, fixRightEdge: true },
+      // A drawdown under 0.05% reads 0.0%, never "-0.0%".
+      localization: { priceFormatter: (v) => `${(Math.abs(v) < 0.05 ? 0 : v).toFixed(1)}%` },
       handleScroll: false, handleScale: false,
     });
     const red = css('--down');
@@ -114,6 +115,11 @@ export async function render(view, params, scope) {
       baseValue: { type: 'price', price: 0 }, lineWidth: 1,
       topLineColor: red, topFillColor1: 'transparent', topFillColor2: 'transparent',
       bottomLineColor: red, bottomFillColor1: red + '08', bottomFillColor2: red + '55',
+      // The scale reaches at least 1% down: a fall of a few cents is a sliver near 0%, not a chart-high wedge.
+      autoscaleInfoProvider: (original) => {
+        const range = original()?.priceRange;
+        return { priceRange: { minValue: Math.min(range?.minValue ?? 0, -1), maxValue: Math.max(range?.maxValue ?? 0, 0) } };
+      },
     })
       .setData(report.drawdown.map((p) => ({ time: p.date, value: D.toNumber(D.shift(D.parse(p.value), 2)) })));
     drawdownChart.timeScale().fitContent();
