@@ -171,4 +171,48 @@ struct HaltTests {
             #expect(market.auctions(symbol, from: date, through: date, before: halt.end.adding(seconds: -1)).isEmpty)
         }
     }
+
+    @Test(
+        "options halt with their underlying: their quotes carry its halt and no bids or offers until the reopening"
+    )
+    func optionsHaltWithTheirUnderlying() async throws {
+        // Optionable stocks are S&P 500 members, which pause rarely; the mid-sized ones have news halts on a few report
+        // days. Their report days of two years, looked at one by one.
+        let market = try #require(Self.scans[1]).market
+        let nyse = TradingCalendar.xnys
+        let mids = Self.directory.entries.filter {
+            $0.instrument.kind == .stock && OptionMarket.optionClass(of: $0) != nil && market.profile($0).tier == .mid
+        }
+        var found: (symbol: String, halt: TradingHalt)?
+        search: for report in market.earnings(
+            from: CivilDate(2024, 1, 1), through: CivilDate(2025, 12, 31), symbols: mids.map(\.symbol))
+        {
+            let day = report.time == .afterClose ? nyse.nextTradingDay(after: report.date) : report.date
+            if let halt = market.halts(report.symbol, from: day, through: day).first {
+                found = (report.symbol, halt)
+                break search
+            }
+        }
+        let (symbol, halt) = try #require(found, "no halt among \(mids.count) mid-sized S&P 500 members' report days")
+        func options(at time: Timestamp) -> OptionMarket {
+            let clock = MarketClock(.manual(start: time))
+            return OptionMarket(
+                feed: SimulatedFeed(market: market, clock: clock), directory: Self.directory, clock: clock, seed: 0)
+        }
+        let during = options(at: halt.start.adding(seconds: 60))
+        let chain = try await during.chain(symbol)
+        let spot = Quantize.level(try #require(market.quote(symbol, at: halt.start)).last)
+        let near = chain.contracts.sorted {
+            abs(Quantize.level($0.strike) - spot) < abs(Quantize.level($1.strike) - spot)
+        }
+        .prefix(4)
+        #expect(!near.isEmpty)
+        for contract in near {
+            let quote = try #require(try await during.quote(contract.occSymbol))
+            #expect(quote.halt == halt, "\(contract.occSymbol) while \(symbol) is halted")
+            #expect(quote.bids.count == 0 && quote.asks.count == 0, "\(contract.occSymbol): a book during the halt")
+            let after = try #require(try await options(at: halt.end.adding(seconds: 60)).quote(contract.occSymbol))
+            #expect(after.halt == nil && after.asks.count > 0, "\(contract.occSymbol) after the reopening")
+        }
+    }
 }

@@ -454,18 +454,22 @@ extension OptionMarket {
     /// A contract's market as the engine trades against it: its snapshot's bid and ask (with their sizes) as a
     /// one-level book, the last print (the model's value before the first), the previous close, the day's volume. The
     /// phase is the underlying's regular session (options do not trade in extended hours); after expiry it is closed.
-    /// nil when the contract was never listed.
+    /// While the underlying is halted its options are too (the options exchanges halt them with it): the quote carries
+    /// the underlying's halt and no bids or offers, so nothing fills until the reopening. nil when the contract was
+    /// never listed.
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote? {
         guard let snapshot = try await snapshot(symbol) else { return nil }
         let underlying = try await feed.quote(snapshot.contract.underlying)
         let last = snapshot.last ?? snapshot.previousClose ?? snapshot.theoreticalValue
         let open = !snapshot.expired && underlying.phase.isRegularTrading
+        let halt = open ? underlying.halt : nil
         return MarketQuote(
             symbol: snapshot.contract.occSymbol, time: snapshot.time, last: last, open: nil, high: nil, low: nil,
             previousClose: snapshot.previousClose ?? last, volume: FixedDecimal(snapshot.volume), turnover: .zero,
-            bids: snapshot.bid.isPositive ? BookSide([(snapshot.bid, FixedDecimal(snapshot.bidSize))]) : .empty,
-            asks: BookSide([(snapshot.ask, FixedDecimal(snapshot.askSize))]), limitUp: nil, limitDown: nil,
-            phase: open ? .continuous : .closed, tradingDate: underlying.tradingDate,
-            lastTradeTime: snapshot.lastTime)
+            bids: halt == nil && snapshot.bid.isPositive
+                ? BookSide([(snapshot.bid, FixedDecimal(snapshot.bidSize))]) : .empty,
+            asks: halt == nil ? BookSide([(snapshot.ask, FixedDecimal(snapshot.askSize))]) : .empty,
+            limitUp: nil, limitDown: nil, phase: open ? .continuous : .closed, tradingDate: underlying.tradingDate,
+            lastTradeTime: snapshot.lastTime, halt: halt)
     }
 }

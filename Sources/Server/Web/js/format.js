@@ -88,7 +88,9 @@ export function longDate(date = new Date()) {
 export function dateTime(iso, timeZone) {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
-  const sameDay = d.toDateString() === new Date().toDateString();
+  // "Today" in the zone the time is shown in (the exchange's, when given), not the browser's.
+  const day = (date) => date.toLocaleDateString('en-CA', timeZone ? { timeZone } : {});
+  const sameDay = day(d) === day(new Date());
   const options = sameDay ? { hour: '2-digit', minute: '2-digit' }
     : { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
   if (timeZone) options.timeZone = timeZone;

@@ -231,7 +231,7 @@ export async function render(view, [symbolParam], scope) {
     if (p?.news?.length) {
       parts.push(h('h3', t('stock.news')), h('ul.news', p.news.map((n) => h('li',
         h('a', { href: n.url, target: '_blank', rel: 'noopener' }, n.headline),
-        h('p.sub', t('stock.news_source', { source: n.source, time: F.dateTime(n.time) }))))));
+        h('p.sub', t('stock.news_source', { source: n.source, time: F.dateTime(n.time, timeZone) }))))));
     }
     if (p?.recommendations?.length) {
       parts.push(h('h3', t('stock.recommendations')), h('table.small',
