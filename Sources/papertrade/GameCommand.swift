@@ -16,7 +16,8 @@ struct Game: AsyncParsableCommand {
                 Rules are --rule name=value, any of: commission_per_trade, commission_percent, margin (true/false), \
                 margin_multiplier, short_selling, min_price_buy, min_price_short, max_position_percent, \
                 max_volume_percent, quick_sell_minutes, max_trades_per_day, day_trading, resets_allowed, \
-                portfolios_visible (never, after_end, always), ranking (return, sharpe, excess_return). Omitted: no limit.
+                portfolios_visible (never, after_end, always), ranking (return, sharpe, excess_return), options \
+                (true/false; default true). Omitted: no limit.
                 Example: papertrade game create "Econ 101" --cash 50000 --private --ends 2027-01-29T21:00:00Z \
                 --rule max_position_percent=20 --rule quick_sell_minutes=15
                 """)
@@ -170,6 +171,7 @@ struct Game: AsyncParsableCommand {
             case "resets_allowed": rules.resetsAllowed = try whole()
             case "portfolios_visible": rules.portfoliosVisible = text
             case "ranking": rules.ranking = text
+            case "options": rules.options = try flag()
             default: throw ValidationError("unknown rule \(name); see papertrade game create --help")
             }
         }

@@ -248,6 +248,47 @@ struct GamesAPITests {
         }
     }
 
+    @Test(
+        "a game may forbid options: its players' option orders are refused in the game's words; by default they trade")
+    func optionsRule() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let owner = try await session(client, "owner")
+                let player = try await session(client, "player")
+                // The call nearest the money on AAPL's first listed expiration a week or more away.
+                let contract = try await client.execute(
+                    uri: "/api/v1/options/AAPL/chain", method: .get, headers: player
+                ) { r -> String in
+                    let chain = f.json(r)
+                    let atm = chain["at_the_money"]?.string
+                    let row = chain["rows"]?.array?.first { $0["strike"]?.string == atm }
+                    return row?["call"]?["symbol"]?.string ?? ""
+                }
+                #expect(!contract.isEmpty)
+                let buy = #"{"symbol":"\#(contract)","qty":"1","side":"buy","type":"market","time_in_force":"day"}"#
+                for (rules, allowed) in [(#"{"options":false}"#, false), ("{}", true)] {
+                    let game = try await create(
+                        client, f, owner, #"{"name":"Options \#(allowed)","starting_cash":"50000","rules":\#(rules)}"#)
+                    try await client.execute(uri: "/api/v1/games/\(game.id)", method: .get, headers: owner) { r in
+                        #expect(f.json(r)["rules"]?["options"] == .bool(allowed))
+                    }
+                    let account = try #require(try await join(client, f, player, game: game.id)["account_id"]?.string)
+                    let (status, placed) = try await order(client, f, player, account: account, buy)
+                    if allowed {
+                        #expect(status == .created, "\(placed)")
+                    } else {
+                        #expect(status == .forbidden || status == .unprocessableContent, "\(status)")
+                        #expect(
+                            placed["message"]
+                                == .string(
+                                    "This game does not allow options: it is played with stocks and ETFs (\(contract))"),
+                            "\(placed)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("the leaderboard ranks by return, ties share a rank; ending freezes it and stops orders; CSV export")
     func leaderboardAndEnd() async throws {
         try await ServerFixture.with { f in

@@ -136,6 +136,7 @@ def test_create_a_game_join_by_invite_link_trade_and_see_the_leaderboard(app):
     app.css("#g-max_position_percent").send_keys("50")
     app.css("#g-quick_sell_minutes").send_keys("15")
     app.click("#g-play")  # a teacher runs the game without playing in it
+    app.click("#g-options")  # stocks only: options are on unless the teacher turns them off
     assert "at most this % of the portfolio in one stock" in app.text("#g-max_position_percent-help")
     app.shot("game-create")
     app.click(".game-form button[type=submit]")
@@ -144,6 +145,7 @@ def test_create_a_game_join_by_invite_link_trade_and_see_the_leaderboard(app):
     assert "/#/join/" in invite
     assert "At most 50% of the portfolio in one stock." in app.text(".game-rules")
     assert "No sale within 15 minutes of a purchase." in app.text(".game-rules")
+    assert "No options: stocks and ETFs only." in app.text(".game-rules")
     app.text_in("main", "No players yet")
     # The owner may rename it later; its rules stay fixed.
     app.button("Edit the game")

@@ -21,13 +21,15 @@ public struct Game: Codable, Hashable, Sendable, Identifiable {
         public var portfoliosVisible: String?
         /// `return`, `sharpe` or `excess_return`.
         public var ranking: String?
+        /// Whether players may trade options (the server's default: true).
+        public var options: Bool?
 
         public init(
             commissionPerTrade: Decimal? = nil, commissionPercent: Decimal? = nil, margin: Bool? = nil,
             marginMultiplier: Int? = nil, shortSelling: Bool? = nil, minPriceBuy: Decimal? = nil,
             minPriceShort: Decimal? = nil, maxPositionPercent: Decimal? = nil, maxVolumePercent: Decimal? = nil,
             quickSellMinutes: Int? = nil, maxTradesPerDay: Int? = nil, dayTrading: Bool? = nil,
-            resetsAllowed: Int? = nil, portfoliosVisible: String? = nil, ranking: String? = nil
+            resetsAllowed: Int? = nil, portfoliosVisible: String? = nil, ranking: String? = nil, options: Bool? = nil
         ) {
             self.commissionPerTrade = commissionPerTrade
             self.commissionPercent = commissionPercent
@@ -44,10 +46,11 @@ public struct Game: Codable, Hashable, Sendable, Identifiable {
             self.resetsAllowed = resetsAllowed
             self.portfoliosVisible = portfoliosVisible
             self.ranking = ranking
+            self.options = options
         }
 
         enum CodingKeys: String, CodingKey {
-            case margin, ranking
+            case margin, ranking, options
             case commissionPerTrade = "commission_per_trade", commissionPercent = "commission_percent"
             case marginMultiplier = "margin_multiplier", shortSelling = "short_selling"
             case minPriceBuy = "min_price_buy", minPriceShort = "min_price_short"
@@ -168,6 +171,7 @@ public struct GameSettings: Encodable, Hashable, Sendable {
             try c.encodeIfPresent(r.resetsAllowed, forKey: .resetsAllowed)
             try c.encodeIfPresent(r.portfoliosVisible, forKey: .portfoliosVisible)
             try c.encodeIfPresent(r.ranking, forKey: .ranking)
+            try c.encodeIfPresent(r.options, forKey: .options)
         }
     }
 }

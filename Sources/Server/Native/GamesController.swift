@@ -16,7 +16,7 @@ import TradingCore
 ///  "rules": {"commission_per_trade": "4.95", "commission_percent": "0", "margin": false, "margin_multiplier": 2,
 ///            "short_selling": false, "min_price_buy": "1", "min_price_short": "5", "max_position_percent": "20",
 ///            "max_volume_percent": "10", "quick_sell_minutes": 15, "max_trades_per_day": 10, "day_trading": true,
-///            "resets_allowed": 1, "portfolios_visible": "after_end", "ranking": "return"}}
+///            "resets_allowed": 1, "portfolios_visible": "after_end", "ranking": "return", "options": false}}
 /// ```
 struct GamesController {
     let brokerage: Brokerage
@@ -247,7 +247,7 @@ struct GamesController {
                 "commission_per_trade": .decimal(s.commissionPerTrade),
                 "commission_percent": .decimal(s.commissionPercent), "margin": .bool(s.margin),
                 "margin_multiplier": s.margin ? .int(s.marginMultiplier) : .null,
-                "short_selling": .bool(r.shortSelling),
+                "short_selling": .bool(r.shortSelling), "options": .bool(r.optionsAllowed),
                 "min_price_buy": .decimal(r.minimumBuyPrice), "min_price_short": .decimal(r.minimumShortPrice),
                 "max_position_percent": .decimal(r.maximumPositionPercent),
                 "max_volume_percent": .decimal(r.maximumVolumePercent),
@@ -296,7 +296,7 @@ struct GamesController {
     static let ruleFields: Set<String> = [
         "commission_per_trade", "commission_percent", "margin", "margin_multiplier", "short_selling", "min_price_buy",
         "min_price_short", "max_position_percent", "max_volume_percent", "quick_sell_minutes", "max_trades_per_day",
-        "day_trading", "resets_allowed", "portfolios_visible", "ranking",
+        "day_trading", "resets_allowed", "portfolios_visible", "ranking", "options",
     ]
 
     static func parseCreation(_ body: JSONValue, now: Timestamp) throws -> (String, Market, GameSettings) {
@@ -327,6 +327,7 @@ struct GamesController {
         settings.rules.quickSellMinutes = try r.int("quick_sell_minutes")
         settings.rules.maximumOrdersPerDay = try r.int("max_trades_per_day")
         settings.rules.dayTrading = try r.bool("day_trading") ?? true
+        settings.rules.options = try r.bool("options")
         settings.resetsAllowed = try r.int("resets_allowed")
         if let visible = try r.choice("portfolios_visible", PortfolioVisibility.self) {
             settings.portfoliosVisible = visible

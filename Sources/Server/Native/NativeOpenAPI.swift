@@ -99,6 +99,10 @@ enum NativeOpenAPI {
                                 "short_selling": .object([
                                     "type": .string("boolean"), "description": .string("needs margin"),
                                 ]),
+                                "options": .object([
+                                    "type": .string("boolean"),
+                                    "description": .string("whether players may trade options (default true)"),
+                                ]),
                                 "min_price_buy": OpenAPISchema.decimal,
                                 "min_price_short": OpenAPISchema.decimal,
                                 "max_position_percent": OpenAPISchema.decimal,

@@ -29,6 +29,11 @@ public struct GameRules: Sendable, Codable, Hashable {
     public var shortSelling: Bool
     /// Set when the game's owner removed the player: the account takes no more orders.
     public var removed: Bool = false
+    /// Whether the players may trade options (nil: games made before the rule, which allowed them).
+    public var options: Bool? = nil
+
+    /// Options are allowed unless the game says otherwise.
+    public var optionsAllowed: Bool { options ?? true }
 
     public init(
         startsAt: Timestamp? = nil, endsAt: Timestamp? = nil, minimumBuyPrice: Price? = nil,
@@ -112,6 +117,11 @@ extension OrderValidator {
                 .gameRule,
                 "This game allows at most \(most) \(most == 1 ? "order" : "orders") a day; you have placed \(activity.orders(on: tradingDate)) today",
                 facts: .init("game.orders_per_day", ["most": String(most)]))
+        }
+        if instrument.kind == .option, !rules.optionsAllowed {
+            throw OrderRejection(
+                .gameRule, "This game does not allow options: it is played with stocks and ETFs (\(symbol))",
+                facts: .init("game.no_options", ["symbol": symbol]))
         }
         let price = estimatedPrice(r)
         switch intent {

@@ -137,6 +137,7 @@ function renderCreate(view, scope) {
     toggle('g-margin', t('games.rule.margin'), t('games.help.margin')),
     field('g-margin_multiplier', t('games.rule.margin_multiplier'), multiplier),
     toggle('g-short', t('games.rule.short_selling'), t('games.help.short_selling')),
+    toggle('g-options', t('games.rule.options'), t('games.help.options'), true),
     toggle('g-day-trading', t('games.rule.day_trading'), t('games.help.day_trading'), true),
     RULE_FIELDS.map(([f]) => field(`g-${f}`, t(`games.rule.${f}`), rules[f], t(`games.help.${f}`))),
     field('g-portfolios_visible', t('games.rule.portfolios_visible'), visible, t('games.help.portfolios_visible')),
@@ -152,6 +153,7 @@ function renderCreate(view, scope) {
       rules: {
         margin: form.querySelector('#g-margin').checked,
         short_selling: form.querySelector('#g-short').checked,
+        options: form.querySelector('#g-options').checked,
         day_trading: form.querySelector('#g-day-trading').checked,
         portfolios_visible: visible.value, ranking: ranking.value,
       },
@@ -210,6 +212,7 @@ function rulesList(g) {
       : t('games.says.real_fees'),
     r.margin ? t('games.says.margin', { n: r.margin_multiplier }) : t('games.says.no_margin'),
     r.short_selling ? t('games.says.short') : t('games.says.no_short'),
+    g.market === 'us' ? t(r.options === false ? 'games.says.no_options' : 'games.says.options') : null,
     r.day_trading ? null : t('games.says.no_day_trading'),
     r.min_price_buy ? t('games.says.min_price_buy', { price: money(r.min_price_buy) }) : null,
     r.min_price_short && r.short_selling ? t('games.says.min_price_short', { price: money(r.min_price_short) }) : null,
