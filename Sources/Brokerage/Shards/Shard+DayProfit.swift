@@ -58,39 +58,31 @@ extension Shard {
 }
 
 /// Each account's `DayProfitTracker`, for the session it counts: built from storage once a session, then kept current
-/// by every ledger entry the shard stages (`record`).
+/// by every ledger entry the shard stages (`record`). Trackers are mutated in place in their dictionary (a ledger entry
+/// costs a few dictionary updates, never a copy of a tracker's holdings).
 struct DayProfitBook {
-    private enum State {
-        /// Storage is being read; entries staged meanwhile wait here.
-        case building([LedgerEntry])
-        case ready(since: CivilDate, DayProfitTracker)
-    }
-
-    private var states: [AccountID: State] = [:]
+    /// Ready trackers, and the close each counts from.
+    private var trackers: [AccountID: DayProfitTracker] = [:]
+    private var anchors: [AccountID: CivilDate] = [:]
+    /// Accounts whose tracker storage is being read for: entries staged meanwhile wait here.
+    private var building: [AccountID: [LedgerEntry]] = [:]
 
     /// A staged ledger entry.
     mutating func record(_ entry: LedgerEntry) {
-        switch states[entry.accountID] {
-        case .building(var staged)?:
-            staged.append(entry)
-            states[entry.accountID] = .building(staged)
-        case .ready(let since, var tracker)?:
-            tracker.apply(entry)
-            states[entry.accountID] = .ready(since: since, tracker)
-        case nil:
-            break
-        }
+        building[entry.accountID]?.append(entry)
+        trackers[entry.accountID]?.apply(entry)
     }
 
     func tracker(for id: AccountID, since anchor: CivilDate) -> DayProfitTracker? {
-        guard case .ready(let since, let tracker)? = states[id], since == anchor else { return nil }
-        return tracker
+        anchors[id] == anchor ? trackers[id] : nil
     }
 
     /// Starts buffering `id`'s entries; false when another build is already doing so (that one keeps the result).
     mutating func beginBuilding(_ id: AccountID) -> Bool {
-        if case .building? = states[id] { return false }
-        states[id] = .building([])
+        guard building[id] == nil else { return false }
+        building[id] = []
+        trackers[id] = nil
+        anchors[id] = nil
         return true
     }
 
@@ -98,11 +90,12 @@ struct DayProfitBook {
     mutating func finish(_ id: AccountID, since anchor: CivilDate, tracker built: DayProfitTracker) -> DayProfitTracker
     {
         var tracker = built
-        if case .building(let staged)? = states[id] { for entry in staged { tracker.apply(entry) } }
-        states[id] = .ready(since: anchor, tracker)
+        for entry in building.removeValue(forKey: id) ?? [] { tracker.apply(entry) }
+        trackers[id] = tracker
+        anchors[id] = anchor
         return tracker
     }
 
     /// A build that could not read storage: the next request builds again.
-    mutating func abandon(_ id: AccountID) { states[id] = nil }
+    mutating func abandon(_ id: AccountID) { building[id] = nil }
 }
