@@ -317,7 +317,12 @@ extension LedgerEntry.Kind {
         case .marginCall: return "margin_call"
         case .borrowFee: return "borrow_fee"
         case .corporateAction(let booking): return booking.kind == .cashDividend ? "dividend" : booking.kind.rawValue
-        case .optionEvent(let event): return event.kind == .exercise ? "option_exercise" : "option_expiry"
+        case .optionEvent(let event):
+            switch event.kind {
+            case .exercise: return "option_exercise"
+            case .expiry: return "option_expiry"
+            case .assignment: return "option_assignment"
+            }
         case .optionDelivery: return "option_delivery"
         }
     }

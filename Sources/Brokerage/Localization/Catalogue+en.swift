@@ -71,6 +71,13 @@ extension Catalogue {
             "Your {contracts} contracts of {symbol} expired worthless: {underlying} closed at {close}, strike {strike}.",
         "option.expiry.unexercised.body":
             "Your {contracts} contracts of {symbol} expired without being exercised: {reason}.",
+        "option.assignment.title": "{symbol} assigned",
+        "option.assignment.call.body":
+            "The {contracts} contracts of {symbol} you wrote were assigned: you sold {shares} shares of {underlying} at {strike}.",
+        "option.assignment.put.body":
+            "The {contracts} contracts of {symbol} you wrote were assigned: you bought {shares} shares of {underlying} at {strike}.",
+        "option.expiry.written.body":
+            "The {contracts} contracts of {symbol} you wrote expired worthless and the premium is yours: {underlying} closed at {close}, strike {strike}.",
         "option.sell_out.title": "{symbol} sold before expiry",
         "option.sell_out.body":
             "Your {contracts} contracts of {symbol} expire today in the money, but they could not be exercised ({reason}), so papertrade is selling them at market before the close.",

@@ -29,6 +29,8 @@ public enum RejectionWording {
         "insufficient_buying_power": "可用资金不足（需要 {required}，可用 {available}）",
         "insufficient_buying_power.withdraw": "无法出金 {amount} {currency}：可用资金仅 {available}",
         "insufficient_qty": "可卖股数不足（委托 {requested}，可卖 {available}）",
+        "insufficient_qty.covering_calls":
+            "您的 {symbol} 中有 {covering} 股是已卖出看涨期权的备兑，期权了结前不能卖出（请先买回期权）；可卖 {available} 股",
         "insufficient_qty.no_position": "您没有 {symbol} 的持仓，无法卖出（此账户不能卖空）",
         "shorting_not_allowed.no_shorting": "此账户设置了禁止卖空（no_shorting），不能卖空 {symbol}",
         "shorting_not_allowed.equity": "账户净值低于 $2,000，不能卖空 {symbol}",
@@ -64,7 +66,11 @@ public enum RejectionWording {
         "option.expired": "{symbol} 已于 {date} 到期，不能再交易",
         "option.intent_mismatch": "开平仓方向 {stated} 与持仓不符：您持有 {held} 张 {symbol}，此委托实为 {intent}",
         "option.level": "买入期权需要期权交易级别 {needed}；此账户的级别为 {level}",
-        "option.write": "暂不支持卖出开仓（卖出期权）：您没有 {symbol} 合约可卖",
+        "option.level.write": "卖出备兑看涨期权和现金担保看跌期权需要期权交易级别 {needed}；此账户的级别为 {level}",
+        "option.write.uncovered":
+            "卖出 {qty} 张 {symbol} 需要 {shares} 股 {underlying} 作备兑；可用 {free} 股（持有、且未用于卖出委托或已卖出的看涨期权）：不提供无备兑看涨期权",
+        "option.write.unsecured":
+            "卖出 {qty} 张 {symbol} 需留存 {required}（行权价 × {shares} 股）作担保；期权购买力为 {available}：不提供无担保看跌期权",
         "option.no_position": "您没有可行权的 {symbol} 持仓",
         "option.exercise_short": "不能对 {symbol} 的空头持仓行权",
         "option.exercise_after_close": "收盘后至美东时间午夜不接受行权申请",

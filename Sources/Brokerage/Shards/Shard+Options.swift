@@ -2,19 +2,20 @@ import MarketData
 import TradingCore
 
 extension Shard {
-    /// Settles every long option position whose contract expired by the close of `date` (a US trading day), once:
-    /// a contract at least $0.01 in the money at the underlying's close is exercised (Alpaca's auto-exercise), the
-    /// rest expire worthless. An exercise the account cannot carry — a call whose shares it cannot pay for, a put
-    /// without the shares to deliver — is not made: the contracts expire (Alpaca sells such positions before the
-    /// close when it can, and otherwise does not exercise them). Each owner is told, in their language. The activities
-    /// (OPEXC, OPTRD, OPEXP) are written the same day, with the positions.
+    /// Settles every option position whose contract expired by the close of `date` (a US trading day), once: a
+    /// contract at least $0.01 in the money at the underlying's close is exercised (Alpaca's auto-exercise) — a
+    /// written one is assigned — and the rest expire worthless. An exercise the account cannot carry — a call whose
+    /// shares it cannot pay for, a put without the shares to deliver — is not made: the contracts expire (Alpaca sells
+    /// such positions before the close when it can, and otherwise does not exercise them). An assignment always is:
+    /// the shares covering a written call are sold, the cash securing a written put buys. Each owner is told, in
+    /// their language. The activities (OPEXC, OPASN, OPTRD, OPEXP) are written the same day, with the positions.
     func settleExpiredOptions(through date: CivilDate) async throws(BrokerageError) {
         let now = clock.now()
         var settlements: [String: Price?] = [:]
         for id in records.keys.sorted() {
             guard let account = engine.account(id) else { continue }
             let expired = account.positions.values.filter { position in
-                position.qty.isPositive
+                !position.qty.isZero
                     && engine.instrument(position.instrument).option.map { $0.expiration <= date } == true
             }.sorted { $0.symbol < $1.symbol }
             for position in expired {
@@ -177,25 +178,29 @@ extension Shard {
         return value.isPositive ? value : .zero
     }
 
+    /// Tells the owner what expiry or exercise did to `contracts` (signed: negative for contracts the account wrote).
     func notifySettlement(
         _ id: AccountID, contract: OptionContract, contracts: Quantity, exercised: Bool, close: Price?,
         refusal: OrderRejection?, at now: Timestamp
     ) {
         let text = text(for: id)
-        let shares = contracts.times(contract.multiplier)
+        let written = contracts.isNegative
+        let shares = contracts.magnitude.times(contract.multiplier)
         var values = [
-            "symbol": contract.occSymbol, "contracts": contracts.description, "shares": shares.description,
+            "symbol": contract.occSymbol, "contracts": contracts.magnitude.description, "shares": shares.description,
             "underlying": contract.underlying, "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
             "close": close.map { MoneyText.text($0, symbol: "$", minimumPlaces: 2) } ?? "",
         ]
         if exercised {
-            let key = contract.right == .call ? "option.exercise.call.body" : "option.exercise.put.body"
+            let event = written ? "assignment" : "exercise"
+            let right = contract.right == .call ? "call" : "put"
             notify(
-                id, kind: "option_exercise", title: text("option.exercise.title", values), body: text(key, values),
-                at: now)
+                id, kind: "option_\(event)", title: text("option.\(event).title", values),
+                body: text("option.\(event).\(right).body", values), at: now)
         } else {
             values["reason"] = refusal.map { RejectionWording.message($0, in: text.language) } ?? ""
-            let key = refusal == nil ? "option.expiry.body" : "option.expiry.unexercised.body"
+            let key =
+                written ? "option.expiry.written.body" : refusal == nil ? "option.expiry.body" : "option.expiry.unexercised.body"
             notify(
                 id, kind: "option_expiry", title: text("option.expiry.title", values), body: text(key, values), at: now
             )

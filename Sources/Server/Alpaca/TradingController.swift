@@ -278,7 +278,7 @@ enum ActivityEncoding {
     static let storedKinds: [String: [String]] = [
         "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"], "RESET": ["reset"],
         "INT": ["interest"], "MISC": ["margin_call"], "DIV": ["dividend"], "OPEXC": ["option_exercise"],
-        "OPEXP": ["option_expiry"], "OPTRD": ["option_delivery"],
+        "OPEXP": ["option_expiry"], "OPASN": ["option_assignment"], "OPTRD": ["option_delivery"],
         "SPLIT": ["forward_split", "reverse_split", "stock_dividend"], "FORWARD_SPLIT": ["forward_split"],
         "REVERSE_SPLIT": ["reverse_split"],
     ]
@@ -372,19 +372,20 @@ enum ActivityEncoding {
                     "HTB fee: \(qty) shares of \(symbol) held short, worth \(value.formatted(places: 2)), at \(rate.times(100))% a year",
                 symbol: symbol, qty: -qty)
         case .optionEvent(let event):
-            let exercised = event.kind == .exercise
             let settled = event.settlementPrice.map { " (underlying closed at \($0))" } ?? ""
-            return nonTrade(
-                e, id: id, type: exercised ? "OPEXC" : "OPEXP",
-                description: exercised
-                    ? "option exercise: \(event.qty.magnitude) contracts of \(event.symbol)\(settled)"
-                    : "option expiration: \(event.qty.magnitude) contracts of \(event.symbol) expired worthless\(settled)",
-                symbol: event.symbol, qty: event.qty)
+            let contracts = "\(event.qty.magnitude) contracts of \(event.symbol)"
+            let (type, description) =
+                switch event.kind {
+                case .exercise: ("OPEXC", "option exercise: \(contracts)\(settled)")
+                case .assignment: ("OPASN", "option assignment: \(contracts)\(settled)")
+                case .expiry: ("OPEXP", "option expiration: \(contracts) expired worthless\(settled)")
+                }
+            return nonTrade(e, id: id, type: type, description: description, symbol: event.symbol, qty: event.qty)
         case .optionDelivery(let d):
             var o = nonTrade(
                 e, id: id, type: "OPTRD",
                 description:
-                    "option trade: \(d.side == .buy ? "bought" : "sold") \(d.qty) shares of \(d.symbol) at \(d.price) on exercise of \(d.optionSymbol)",
+                    "option trade: \(d.side == .buy ? "bought" : "sold") \(d.qty) shares of \(d.symbol) at \(d.price) on exercise or assignment of \(d.optionSymbol)",
                 symbol: d.symbol, qty: d.side == .buy ? d.qty : -d.qty)
             if case .object(var fields) = o {
                 fields["price"] = .decimal(d.price)

@@ -539,6 +539,10 @@ extension TradingEngine {
         account.totalFees += feeTotal
         let soldOut = position.qty.isZero
         if !(position.qty.isZero && position.reservedForSale.isZero) { account.positions[order.instrument] = position }
+        // A written put's collateral follows its position.
+        if position.multiplier != nil, heldBefore.isNegative || position.qty.isNegative {
+            account.refreshPutCollateral()
+        }
         return (currency, value, exact, realized, feeCharges, feeTotal, soldOut)
     }
 

@@ -307,7 +307,8 @@ extension TradingEngine {
         do {
             guard let order = orders[id] else { return }
             accountID = order.accountID
-            if let opening {
+            // (A call write holds shares as well as cash: `reservation` works both out.)
+            if let opening, order.intent != .sellToOpen || instruments[Int(order.instrument.index)].option == nil {
                 (instrumentID, cash, shares) = (order.instrument, opening, .zero)
             } else {
                 guard let (fees, currency) = withAccount(order.accountID, { ($0.fees, $0.currency) }) else { return }
@@ -338,9 +339,13 @@ extension TradingEngine {
         case .buyToOpen:
             cash = buyReservation(ReservationTerms(order), instrument: instrument, fees: fees, currency: currency)
         case .buyToClose:
-            cash = fees.minimumChargeCushion(side: .buy, currency: currency)
+            cash = buyBackReservation(ReservationTerms(order), instrument: instrument, fees: fees, currency: currency)
         case .sellToOpen:
             cash = shortSaleReservation(ReservationTerms(order), fees: fees, currency: currency)
+            // A call write holds the shares that cover it, in the underlying's position.
+            if let contract = instrument.option, let stock = coveringStock(of: order.instrument) {
+                return (stock, cash, (order.leavesQty ?? .zero).times(contract.multiplier))
+            }
         case .sellToClose:
             cash = fees.minimumChargeCushion(side: .sell, currency: currency)
             if !sharesReservedByTwin(order) { shares = (order.leavesQty ?? sellQtyForNotional(order)) }
@@ -350,17 +355,21 @@ extension TradingEngine {
 
     mutating func releaseReservations(_ id: OrderID) {
         guard
-            let (accountID, instrument, cash, shares) = orders.update(
+            let (accountID, ordered, cash, shares, intent) = orders.update(
                 id,
                 { order in
                     defer {
                         order.reservedCash = .zero
                         order.reservedShares = .zero
                     }
-                    return (order.accountID, order.instrument, order.reservedCash, order.reservedShares)
+                    return (
+                        order.accountID, order.instrument, order.reservedCash, order.reservedShares, order.intent
+                    )
                 })
         else { return }
         guard !cash.isZero || shares.isPositive else { return }
+        // A call write's shares are held in the underlying's position.
+        let instrument = intent == .sellToOpen && shares.isPositive ? coveringStock(of: ordered) ?? ordered : ordered
         withAccount(accountID) { account in
             if !cash.isZero { account.reservedCash -= cash }
             if shares.isPositive, let p = account.positions.index(forKey: instrument) {
@@ -442,6 +451,9 @@ extension TradingEngine {
     /// with the cushion), plus the fee cushion of a sale.
     func shortSaleReservation(_ order: ReservationTerms, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
         let instrument = instruments[Int(order.instrument.index)]
+        if let contract = instrument.option {
+            return writeReservation(order, contract: contract, fees: fees, currency: currency)
+        }
         let price = reservationPrice(order, instrument: instrument)
         let value = price.multiplied(
             by: (order.leavesQty ?? .zero).multiplied(by: instrument.multiplier), places: currency.minorUnitDigits,

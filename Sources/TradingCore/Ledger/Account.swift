@@ -25,6 +25,8 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         var corporateActionsThrough: CivilDate?
         var gameRules: GameRules?
         var gameActivity: GameActivity?
+        /// Derived from `positions` (never written): see `Account.putCollateral`.
+        var putCollateral: FixedDecimal
 
         init(
             id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule, terms: MarginTerms,
@@ -47,6 +49,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             corporateActionsThrough = nil
             self.gameRules = gameRules
             gameActivity = gameRules == nil ? nil : GameActivity()
+            putCollateral = .zero
         }
 
         init(from decoder: any Decoder) throws {
@@ -68,6 +71,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             corporateActionsThrough = try c.decodeIfPresent(CivilDate.self, forKey: .corporateActionsThrough)
             gameRules = try c.decodeIfPresent(GameRules.self, forKey: .gameRules)
             gameActivity = try c.decodeIfPresent(GameActivity.self, forKey: .gameActivity)
+            putCollateral = Account.putCollateral(of: positions)
         }
     }
 
@@ -151,6 +155,26 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         _modify { yield &storage.fields.gameActivity }
     }
 
+    /// Cash set aside for the puts the account has written (Alpaca's cash-secured puts): each short put position's
+    /// strike × its shares, until it is bought back, expires or is assigned. Buying power leaves it out. Derived from
+    /// the positions (their OCC symbols name the strikes); the engine refreshes it when an option position changes.
+    public var putCollateral: FixedDecimal { storage.fields.putCollateral }
+
+    /// Recomputes `putCollateral` from the positions (after an option position changed).
+    public mutating func refreshPutCollateral() {
+        let collateral = Self.putCollateral(of: positions)
+        if collateral != storage.fields.putCollateral { storage.fields.putCollateral = collateral }
+    }
+
+    static func putCollateral(of positions: [InstrumentID: Position]) -> FixedDecimal {
+        var total = FixedDecimal.zero
+        for position in positions.values where position.multiplier != nil && position.qty.isNegative {
+            guard let contract = OptionContract(occSymbol: position.symbol), contract.right == .put else { continue }
+            total += contract.strike.multiplied(by: position.qty.magnitude.times(contract.multiplier))
+        }
+        return total
+    }
+
     /// Whether the account plays in a game. (Asked on every order and fill: `gameRules != nil` copied the ~200-byte
     /// rules to compare them with nil.)
     public var inGame: Bool { if case .none = storage.fields.gameRules { false } else { true } }
@@ -183,7 +207,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
 
     /// Cash free for withdrawals (and, on cash accounts, for new buy orders): borrowed money cannot be taken out.
     /// Orders on margin accounts spend `margin(marks:).buyingPower`.
-    public var buyingPower: FixedDecimal { cash - reservedCash }
+    public var buyingPower: FixedDecimal { cash - reservedCash - putCollateral }
 
     /// Cash plus positions at the given marks (missing marks value at cost).
     public func equity(marks: (InstrumentID) -> Price?) -> FixedDecimal {

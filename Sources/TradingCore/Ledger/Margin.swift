@@ -128,7 +128,7 @@ public struct MarginState: Sendable, Hashable {
     /// Intraday buying power (4× the equity above maintenance margin) for 4× accounts of $25,000 and more; zero
     /// otherwise. Shown, not yet spent by orders: an overnight Reg T call would be needed to police it.
     public var daytradingBuyingPower: FixedDecimal
-    /// What new orders may spend: Reg T buying power (cash) less what open buy orders hold.
+    /// What new orders may spend: Reg T buying power (cash) less what open buy orders hold and written puts secure.
     public var buyingPower: FixedDecimal
     /// What a purchase of a non-marginable stock may spend (it takes cash in full).
     public var nonMarginableBuyingPower: FixedDecimal
@@ -185,6 +185,11 @@ extension Account {
                 let contract = position.multiplier != nil
                 initial += contract ? value : value.multiplied(by: rates.initial(at: mark))
                 maintenance += contract ? value : value.multiplied(by: rates.maintenance(at: mark))
+            } else if position.multiplier != nil {
+                // A written contract is covered (a call by shares held, whose own requirement counts) or secured (a
+                // put by cash set aside, `putCollateral`): it requires nothing more. What buying it back would cost
+                // is in the equity already.
+                shortValue += value
             } else {
                 // Reg T: a short sale's proceeds stay in the account and 50% more is required on top of them.
                 shortValue += value
@@ -204,15 +209,17 @@ extension Account {
         let regt = multiplier > 1 ? excess.times(2) : Swift.max(.zero, cash)
         let dayTrading =
             multiplier == 4 ? Swift.max(.zero, equity - maintenance).rounded(places: cent, rule: .down).times(4) : .zero
-        let spendable = Swift.max(.zero, regt - reservedCash)
-        let free = Swift.max(.zero, cash - reservedCash)
+        // Cash securing written puts is spent already, as open orders' holds are.
+        let held = reservedCash + putCollateral
+        let spendable = Swift.max(.zero, regt - held)
+        let free = Swift.max(.zero, cash - held)
         return MarginState(
             longMarketValue: longValue, shortMarketValue: shortValue, equity: equity,
             initialMargin: initial.rounded(places: cent, rule: .up),
             maintenanceMargin: maintenance.rounded(places: cent, rule: .up), multiplier: multiplier,
             regtBuyingPower: regt, daytradingBuyingPower: dayTrading,
             buyingPower: multiplier > 1 ? spendable : free,
-            nonMarginableBuyingPower: multiplier > 1 ? Swift.max(.zero, excess - reservedCash) : free,
+            nonMarginableBuyingPower: multiplier > 1 ? Swift.max(.zero, excess - held) : free,
             deficit: Swift.max(.zero, maintenance - equity).rounded(places: cent, rule: .up))
     }
 }

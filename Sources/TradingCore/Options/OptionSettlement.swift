@@ -6,26 +6,29 @@ public struct OptionEventBooking: Sendable, Codable, Hashable {
         case exercise
         /// The contracts expired worthless (out of the money, or not exercised).
         case expiry
+        /// The writer was assigned: the contracts became shares sold (call) or bought (put) at the strike.
+        case assignment
     }
 
     public var kind: Kind
     /// The contract's OCC symbol.
     public var symbol: String
-    /// Contracts taken out of the position, signed as Alpaca writes them (−2: two long contracts).
+    /// Contracts taken out of the position, signed as Alpaca writes them (−2: two long contracts; 2: two written).
     public var qty: Quantity
-    /// The position's cost basis the event released: an exercise carries it into the delivered shares
-    /// (`OptionDeliveryBooking.carriedCost`); an expiry loses it.
+    /// The position's cost basis the event released (a written position's is minus the premium it took in): an
+    /// exercise or assignment carries it into the delivered shares (`OptionDeliveryBooking.carriedCost`); an expiry
+    /// loses it (a writer keeps the premium).
     public var releasedCost: FixedDecimal
     /// The underlying's price the event was decided at: its close on expiration day (nil for an early exercise).
     public var settlementPrice: Price?
 
-    /// The P&L the event itself realizes: an expiry's lost premium; nothing on exercise (the premium rides on in the
-    /// shares' cost or the sale's proceeds).
+    /// The P&L the event itself realizes: an expiry's lost premium (a writer's kept premium); nothing on exercise or
+    /// assignment (the premium rides on in the shares' cost or the sale's proceeds).
     public var realizedPnL: FixedDecimal { kind == .expiry ? -releasedCost : .zero }
 }
 
-/// The shares an exercise delivers at the strike (Alpaca's OPTRD): a call's holder buys them, a put's holder sells
-/// them. The cash moved is the strike × the shares.
+/// The shares an exercise or assignment delivers at the strike (Alpaca's OPTRD): a call's holder buys them and its
+/// writer sells them; a put's holder sells them and its writer buys them. The cash moved is the strike × the shares.
 public struct OptionDeliveryBooking: Sendable, Codable, Hashable {
     /// The underlying's symbol.
     public var symbol: String
@@ -36,7 +39,8 @@ public struct OptionDeliveryBooking: Sendable, Codable, Hashable {
     public var qty: Quantity
     /// The strike.
     public var price: Price
-    /// The exercised contracts' cost: added to the cost of shares bought, taken from the proceeds of shares sold.
+    /// The contracts' cost: added to the cost of shares bought, taken from the proceeds of shares sold (a written
+    /// contract's is negative: its premium lowers the cost of shares bought, adds to the proceeds of shares sold).
     public var carriedCost: FixedDecimal
     /// P&L the delivery realized (a sale of shares held: proceeds less their cost and the carried premium).
     public var realizedPnL: FixedDecimal
@@ -60,13 +64,16 @@ extension LedgerMath {
 }
 
 extension TradingEngine {
-    /// Exercises an account's long option position, or lets it expire, and returns the entries written.
+    /// Exercises an account's long option position (or assigns its written one), or lets it expire, and returns the
+    /// entries written.
     ///
     /// Exercise: a call buys `qty × multiplier` shares of the underlying at the strike (cash, or buying power on a
     /// margin account, must pay for them); a put sells that many shares held (they must be there, not promised to
-    /// open orders). The contracts' cost moves into the shares (`OptionDeliveryBooking.carriedCost`). Expiry: the
-    /// contracts are removed and their cost is the loss. Open orders on the contract are canceled first.
-    /// `underlying` must be registered. Short positions are not settled here.
+    /// open orders). Assignment, which is not the writer's choice: a written call sells the shares that cover it, a
+    /// written put buys them with the cash that secures it. The contracts' cost (a writer's: minus the premium) moves
+    /// into the shares (`OptionDeliveryBooking.carriedCost`). Expiry: the contracts are removed, and their cost is the
+    /// loss (a writer's premium the gain). Open orders on the contract are canceled first. `underlying` must be
+    /// registered.
     @discardableResult
     public mutating func settleOption(
         _ accountID: AccountID, option id: InstrumentID, underlying: InstrumentID, exercise: Bool,
@@ -76,12 +83,15 @@ extension TradingEngine {
         guard let contract = instrument.option, accounts[accountID] != nil else {
             throw OrderRejection(.invalidInput, "\(instrument.symbol) is not an option")
         }
-        guard let held = accounts[accountID]?.positions[id], held.qty.isPositive else {
+        guard let held = accounts[accountID]?.positions[id], !held.qty.isZero else {
             throw OrderRejection(
                 .insufficientQty, "no available position for \(instrument.symbol)",
                 facts: .init("option.no_position", ["symbol": instrument.symbol]))
         }
-        if exercise, let shortfall = exerciseShortfall(accountID, option: id, underlying: underlying, at: time) {
+        let written = held.qty.isNegative
+        if exercise, !written,
+            let shortfall = exerciseShortfall(accountID, option: id, underlying: underlying, at: time)
+        {
             throw shortfall
         }
         for order in openOrders(of: accountID) where order.instrument == id {
@@ -89,22 +99,25 @@ extension TradingEngine {
         }
         guard let account = accounts[accountID], var position = account.positions[id] else { return [] }
         let contracts = position.qty
-        let shares = contracts.times(contract.multiplier)
+        let shares = contracts.magnitude.times(contract.multiplier)
         let stock = instruments[Int(underlying.index)]
         let strikeValue = LedgerMath.tradeValue(price: contract.strike, qty: shares, currency: account.currency)
         let event = OptionEventBooking(
-            kind: exercise ? .exercise : .expiry, symbol: instrument.symbol, qty: -contracts,
+            kind: !exercise ? .expiry : written ? .assignment : .exercise, symbol: instrument.symbol, qty: -contracts,
             releasedCost: position.costBasis, settlementPrice: settlementPrice)
         position.qty = .zero
         position.costBasis = .zero
         position.realizedPnL += event.realizedPnL
         // (The account is changed field by field from here: `record` moves its cash and sequence in place.)
         accounts[accountID]?.positions[id] = position.reservedForSale.isZero ? nil : position
+        if written { accounts[accountID]?.refreshPutCollateral() }
         var entries = [record(.optionEvent(event), cashChange: .zero, account: accountID, at: time)]
         guard exercise else { return entries }
 
+        // The holder of a call buys, of a put sells; the writer does the other.
+        let buys = (contract.right == .call) != written
         var delivery = OptionDeliveryBooking(
-            symbol: stock.symbol, optionSymbol: instrument.symbol, side: contract.right == .call ? .buy : .sell,
+            symbol: stock.symbol, optionSymbol: instrument.symbol, side: buys ? .buy : .sell,
             qty: shares, price: contract.strike, carriedCost: event.releasedCost, realizedPnL: .zero)
         var stockPosition =
             accounts[accountID]?.positions[underlying] ?? Position(instrument: underlying, symbol: stock.symbol)
@@ -151,7 +164,10 @@ extension TradingEngine {
                     ]))
         case .put:
             let date = tradingDate(stock, at: time)
-            let deliverable = account.positions[underlying]?.availableToSell(on: date) ?? .zero
+            // Shares that cover written calls are not the put's to deliver.
+            let deliverable =
+                (account.positions[underlying]?.availableToSell(on: date) ?? .zero)
+                - sharesCoveringCalls(account, underlying: stock.symbol)
             guard deliverable < shares else { return nil }
             return OrderRejection(
                 .insufficientQty,

@@ -64,13 +64,11 @@ extension OrderValidator {
                 .optionsLevel,
                 "buying options needs options trading level 2; this account's level is \(level.rawValue)",
                 facts: .init("option.level", ["needed": "2", "level": String(level.rawValue)]))
-        case .sellToOpen:
-            // Writing needs the shares (a covered call) or the cash (a cash-secured put) set aside for the life of the
-            // short contract: not yet kept, so no contract is written.
+        case .sellToOpen where level < .coveredWriting:
             throw OrderRejection(
                 .optionsLevel,
-                "writing options (sell_to_open) is not available yet: you hold no \(symbol) contracts to sell",
-                facts: .init("option.write", ["symbol": symbol]))
+                "writing covered calls and cash-secured puts needs options trading level 1; this account's level is \(level.rawValue) (you hold no \(symbol) contracts to sell)",
+                facts: .init("option.level.write", ["needed": "1", "level": String(level.rawValue)]))
         default:
             break
         }

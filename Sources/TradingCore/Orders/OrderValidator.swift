@@ -33,6 +33,10 @@ struct OrderValidator {
     let dayVolume: Quantity?
     /// The account's equity at the engine's marks, for a game's one-stock limit (nil when it has none).
     let gameEquity: FixedDecimal?
+    /// For a sale of a stock: its shares that calls the account wrote hold (they cannot be sold). Zero otherwise.
+    var sharesCoveringCalls: Quantity = .zero
+    /// For a call write: the underlying's shares free to cover it. Zero otherwise.
+    var sharesFreeToCover: Quantity = .zero
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
         guard instrument.currency == account.currency, instrument.kind != .index else {
@@ -60,8 +64,11 @@ struct OrderValidator {
         try validateLots(r)
         switch intent {
         case .sellToClose: try validateSellable(r)
-        case .sellToOpen: try validateShortSale(r)
-        case .buyToClose: try validateCover(r)
+        case .sellToOpen:
+            if let contract = instrument.option { try validateWrite(r, contract: contract) } else {
+                try validateShortSale(r)
+            }
+        case .buyToClose: try instrument.option == nil ? validateCover(r) : validateBuyBack(r)
         case .buyToOpen: try validateBuyingPower(r)
         }
         if !r.isLiquidation { try validateDayTrading() }
@@ -430,9 +437,20 @@ struct OrderValidator {
         let date = tradingDate
         let reserved = position?.reservedForSale ?? .zero
         let sellable = position?.sellableQty(on: date) ?? .zero
-        let available = sellable - reserved
+        let available = sellable - reserved - sharesCoveringCalls
         guard qty > available else { return }
-        if qty <= held - reserved, !instrument.sellableSameDay {
+        if !sharesCoveringCalls.isZero, qty <= sellable - reserved {
+            throw OrderRejection(
+                .insufficientQty,
+                "\(sharesCoveringCalls) of your \(instrument.symbol) shares cover calls you wrote and cannot be sold while the calls are open (buy them back first); available: \(available)",
+                facts: .init(
+                    "insufficient_qty.covering_calls",
+                    [
+                        "covering": sharesCoveringCalls.description, "symbol": instrument.symbol,
+                        "available": available.description,
+                    ]))
+        }
+        if qty <= held - reserved - sharesCoveringCalls, !instrument.sellableSameDay {
             throw OrderRejection(
                 .notSellableToday,
                 "T+1: \(held - sellable) of your \(held) shares of \(instrument.symbol) were bought today and can be sold from the next trading day; sellable now: \(available)",
@@ -572,10 +590,12 @@ extension TradingEngine {
             case .buyToOpen:
                 buyReservation(terms, instrument: instrument, fees: account.fees, currency: account.currency)
             case .sellToOpen: shortSaleReservation(terms, fees: account.fees, currency: account.currency)
+            case .buyToClose where instrument.option != nil:
+                buyBackReservation(terms, instrument: instrument, fees: account.fees, currency: account.currency)
             case .buyToClose, .sellToClose: .zero
             }
-        let spends = intent == .buyToOpen || intent == .sellToOpen
-        return OrderValidator(
+        let spends = intent != .sellToClose && (intent != .buyToClose || instrument.option != nil)
+        var validator = OrderValidator(
             configuration: configuration, account: account, instrumentID: id, instrument: instrument, time: time,
             phase: phase(of: instrument, at: time),
             isTradingDay: alwaysOpen || sessionCache.isTradingDay(instrument.calendar, local),
@@ -593,6 +613,14 @@ extension TradingEngine {
             dayVolume: books[i].quoteDayVolume,
             gameEquity: !account.inGame || account.gameRules?.maximumPositionPercent == nil
                 ? nil : account.equity(marks: mark))
+        if let contract = instrument.option {
+            if intent == .sellToOpen, contract.right == .call {
+                validator.sharesFreeToCover = sharesFreeToCover(account, call: contract, on: validator.tradingDate)
+            }
+        } else if intent == .sellToClose {
+            validator.sharesCoveringCalls = sharesCoveringCalls(account, underlying: instrument.symbol)
+        }
+        return validator
     }
 }
 

@@ -145,7 +145,7 @@ struct OptionTradingTests {
             ),
             (
                 OrderRequest(symbol: "X", side: .sell, qty: d("1")),
-                "writing options (sell_to_open) is not available yet"
+                "writing 1 AAPL261218C00250000 needs 100 shares of AAPL to cover it; 0 are free"
             ),
         ])
     mutating func rules(request: OrderRequest, words: String) {

@@ -8,7 +8,7 @@ import { t } from '../i18n.js';
 import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../ui.js';
 
 const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset', 'interest', 'margin_call', 'borrow_fee', 'dividend',
-  'forward_split', 'reverse_split', 'stock_dividend', 'option_exercise', 'option_expiry', 'option_delivery'];
+  'forward_split', 'reverse_split', 'stock_dividend', 'option_exercise', 'option_assignment', 'option_expiry', 'option_delivery'];
 const METHODS = ['card', 'bank', 'transfer'];
 const methodName = (m) => (METHODS.includes(m) ? t(`account.method.${m}`) : m);
 
@@ -64,7 +64,9 @@ export async function render(view, params, scope) {
       case 'dividend': return t(D.sign(D.parse(tx.qty_before)) < 0 ? 'account.dividend_short' : 'account.dividend', { shares: F.shares(tx.qty_before.replace('-', '')), symbol: tx.symbol, amount: F.money(tx.per_share, currency) });
       case 'forward_split': case 'reverse_split': case 'stock_dividend': return t('account.split', { symbol: tx.symbol, before: F.shares(tx.qty_before), after: F.shares(tx.qty_after) });
       case 'option_exercise': return t('account.option_exercise', { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
-      case 'option_expiry': return t('account.option_expiry', { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
+      case 'option_assignment': return t('account.option_assignment', { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
+      case 'option_expiry': return t(D.sign(D.parse(tx.qty)) > 0 ? 'account.option_expiry_written' : 'account.option_expiry',
+        { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
       case 'option_delivery': return t(tx.side === 'buy' ? 'account.option_delivery.buy' : 'account.option_delivery.sell',
         { shares: F.shares(tx.qty), symbol: tx.symbol, price: F.price(tx.price), option: tx.option_symbol });
       default: return '';
