@@ -127,6 +127,60 @@ struct OptionExpiryTests {
         }
     }
 
+    @Test(
+        "a written call in the money is assigned out of the shares that cover it; a written put out of the money expires and its cash is free"
+    )
+    func writtenAtExpiry() async throws {
+        try await BrokerageFixture.with(cash: 200_000) { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            let call = try await Self.contract(f, .call, near: spot - FixedDecimal(20))
+            let put = try await Self.contract(f, .put, near: spot - FixedDecimal(2))
+            _ = try await Self.buy(f, "AAPL", 200)
+            let sell = { (symbol: String, qty: Int) in
+                try await f.brokerage.submit(
+                    OrderRequest(symbol: symbol, side: .sell, qty: FixedDecimal(qty)), account: f.account)
+            }
+            let calls = try await sell(call.occSymbol, 2)
+            let puts = try await sell(put.occSymbol, 1)
+            #expect(calls.status == .filled && puts.status == .filled)
+            let premium = try #require(calls.filledAvgPrice).times(200)
+            let putPremium = try #require(puts.filledAvgPrice).times(100)
+            let before = try #require(await f.state())
+            #expect(before.putCollateral == put.strike.times(100))
+            let sharesCost = try #require(before.positions.values.first { $0.symbol == "AAPL" }).costBasis
+
+            f.clock.set(Timestamp(Self.expiration, hour: 16, minute: 5, in: .newYork))
+            let close = try await Self.close(f)
+            #expect(close - call.strike >= FixedDecimal(units: 1, exponent: 2) && close > put.strike, "\(spot) \(close)")
+            try await f.brokerage.settleExpiredOptions(through: Self.expiration)
+
+            let account = try #require(await f.state())
+            // The 200 shares went at the strike; the put expired and its collateral is free again.
+            #expect(account.cash == before.cash + call.strike.times(200))
+            #expect(account.positions.isEmpty && account.putCollateral == .zero)
+            let activities = try await f.brokerage.activities(f.account, limit: 10)
+            let events = activities.compactMap { if case .optionEvent(let e) = $0.kind { e } else { nil } }
+            #expect(events.first { $0.symbol == call.occSymbol }?.kind == .assignment)
+            #expect(events.first { $0.symbol == call.occSymbol }?.qty == FixedDecimal(2))
+            let expiry = try #require(events.first { $0.symbol == put.occSymbol })
+            #expect(expiry.kind == .expiry && expiry.realizedPnL == putPremium)
+            let sale = try #require(
+                activities.compactMap { if case .optionDelivery(let d) = $0.kind { d } else { nil } }.first)
+            // The shares' sale realizes the strike less their cost, plus the calls' premium.
+            #expect(sale.side == .sell && sale.realizedPnL == call.strike.times(200) - sharesCost + premium)
+            #expect(activities.map(\.kind.name).contains("option_assignment"))
+
+            let ledger = try await f.brokerage.activities(f.account, limit: 100, ascending: true)
+            let replay = LedgerReplay(startingCash: FixedDecimal(200_000), entries: ledger)
+            #expect(replay.cash == account.cash)
+            let notes = try await f.brokerage.notifications.recent(user: f.userID).items
+            let assigned = try #require(notes.first { $0.title == "\(call.occSymbol) assigned" })
+            #expect(assigned.body.contains("you sold 200 shares of AAPL"))
+            let expired = try #require(notes.first { $0.title == "\(put.occSymbol) expired" })
+            #expect(expired.body.contains("the premium is yours"))
+        }
+    }
+
     @Test("from 15:15 ET on expiry day, in-the-money calls the account cannot pay to exercise are sold at the bid")
     func sellOut() async throws {
         try await BrokerageFixture.with { f in

@@ -32,18 +32,18 @@ def data(server):
     return OptionHistoricalDataClient(server.key_id, server.secret, url_override=server.url)
 
 
-def near_the_money_call(client, data, underlying="AAPL"):
-    """A call of the nearest expiration at least a week out whose strike is closest to the underlying's price, with a
-    bid (a contract someone would buy)."""
+def near_the_money_call(client, data, underlying="AAPL", type=ContractType.CALL):
+    """A call (or put) of the nearest expiration at least a week out whose strike is closest to the underlying's
+    price, with a bid (a contract someone would buy)."""
     start = datetime.date.today() + datetime.timedelta(days=7)
     contracts = client.get_option_contracts(GetOptionContractsRequest(
-        underlying_symbols=[underlying], type=ContractType.CALL, expiration_date_gte=start,
+        underlying_symbols=[underlying], type=type, expiration_date_gte=start,
         expiration_date_lte=start + datetime.timedelta(days=14), limit=500)).option_contracts
     expiration = min(c.expiration_date for c in contracts)
     chain = data.get_option_chain(OptionChainRequest(underlying_symbol=underlying, expiration_date=expiration,
-                                                     type=ContractType.CALL))
+                                                     type=type))
     quoted = [s for s in chain.values() if s.latest_quote.bid_price > 0]
-    return min(quoted, key=lambda s: abs(s.greeks.delta - 0.5)).symbol
+    return min(quoted, key=lambda s: abs(abs(s.greeks.delta) - 0.5)).symbol
 
 
 def money(value):
@@ -112,7 +112,7 @@ def test_a_resting_limit_order_holds_options_buying_power_until_it_is_canceled(c
     (dict(qty=1, extended_hours=True, type="limit", limit_price=1), 422, "regular hours only"),
     (dict(qty=1, side=OrderSide.SELL, position_intent=PositionIntent.SELL_TO_CLOSE), 422,
      "position_intent sell_to_close does not match"),
-    (dict(qty=1, side=OrderSide.SELL), 403, "writing options"),
+    (dict(qty=1, side=OrderSide.SELL), 403, "shares of AAPL to cover it; 0 are free"),
     (dict(qty=1, order_class=OrderClass.BRACKET, take_profit={"limit_price": "50"},
           stop_loss={"stop_price": "0.5"}), 422, "not available for options"),
 ])
@@ -221,3 +221,75 @@ def test_an_exercised_call_becomes_shares_at_the_strike_with_the_activities_writ
     assert refused.value.status_code == 403
     assert "no available position" in str(refused.value)
     _ = position
+
+
+def test_a_covered_call_is_written_against_shares_held_and_bought_back(client, data):
+    symbol = near_the_money_call(client, data, "JPM")
+    client.submit_order(MarketOrderRequest(symbol="JPM", qty=100, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+    cash_before = money(client.get_account().cash)
+    written = client.get_order_by_id(client.submit_order(MarketOrderRequest(
+        symbol=symbol, qty=1, side=OrderSide.SELL, time_in_force=TimeInForce.DAY,
+        position_intent=PositionIntent.SELL_TO_OPEN)).id)
+    assert written.status == OrderStatus.FILLED and written.position_intent == PositionIntent.SELL_TO_OPEN
+    premium = money(written.filled_avg_price)
+    [position] = [p for p in client.get_all_positions() if p.symbol == symbol]
+    assert position.side.value == "short" and money(position.qty) == -1
+    assert money(position.avg_entry_price) == premium and money(position.market_value) < 0
+    # The premium came in, less the sale's regulatory fees (cents).
+    received = money(client.get_account().cash) - cash_before
+    assert premium * HUNDRED - 1 < received <= premium * HUNDRED
+
+    # The 100 shares cover the call: they cannot be sold, and they cover no second call.
+    with pytest.raises(APIError) as refused:
+        client.submit_order(MarketOrderRequest(symbol="JPM", qty=1, side=OrderSide.SELL,
+                                               time_in_force=TimeInForce.DAY))
+    assert refused.value.status_code == 403 and "cover calls you wrote" in str(refused.value)
+    with pytest.raises(APIError) as uncovered:
+        client.submit_order(MarketOrderRequest(symbol=symbol, qty=1, side=OrderSide.SELL,
+                                               time_in_force=TimeInForce.DAY))
+    assert uncovered.value.status_code == 403 and "to cover it; 0 are free" in str(uncovered.value)
+
+    back = client.get_order_by_id(client.submit_order(MarketOrderRequest(
+        symbol=symbol, qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY)).id)
+    assert back.status == OrderStatus.FILLED and back.position_intent == PositionIntent.BUY_TO_CLOSE
+    assert symbol not in {p.symbol for p in client.get_all_positions()}
+    client.close_position("JPM")
+    assert "JPM" not in {p.symbol for p in client.get_all_positions()}
+
+
+def test_a_cash_secured_put_sets_its_strike_times_100_aside_until_it_is_bought_back(client, data):
+    symbol = near_the_money_call(client, data, "KO", type=ContractType.PUT)
+    strike = money(client.get_option_contract(symbol).strike_price)
+    # Trading as cash (multiplier 1), options buying power is cash less what is held: exact, whatever other
+    # holdings' prices do meanwhile.
+    config = client.get_account_configurations()
+    multiplier = config.max_margin_multiplier
+    config.max_margin_multiplier = "1"
+    client.set_account_configurations(config)
+    try:
+        before = client.get_account()
+        assert money(before.options_buying_power) == money(before.cash)
+        written = client.get_order_by_id(client.submit_order(MarketOrderRequest(
+            symbol=symbol, qty=2, side=OrderSide.SELL, time_in_force=TimeInForce.DAY)).id)
+        assert written.status == OrderStatus.FILLED and written.position_intent == PositionIntent.SELL_TO_OPEN
+        after = client.get_account()
+        # The premium came in; the collateral, the strike × 200 shares, is set aside.
+        assert money(after.cash) > money(before.cash)
+        assert money(after.options_buying_power) == money(after.cash) - strike * 2 * HUNDRED
+        [position] = [p for p in client.get_all_positions() if p.symbol == symbol]
+        assert position.side.value == "short" and money(position.qty) == -2
+        # A third contract is secured by cash that is not there.
+        with pytest.raises(APIError) as unsecured:
+            client.submit_order(MarketOrderRequest(symbol=symbol, qty=int(money(after.cash) / strike / HUNDRED),
+                                                   side=OrderSide.SELL, time_in_force=TimeInForce.DAY))
+        assert unsecured.value.status_code == 403 and "to secure it; options buying power is" in str(unsecured.value)
+
+        back = client.get_order_by_id(client.submit_order(MarketOrderRequest(
+            symbol=symbol, qty=2, side=OrderSide.BUY, time_in_force=TimeInForce.DAY,
+            position_intent=PositionIntent.BUY_TO_CLOSE)).id)
+        assert back.status == OrderStatus.FILLED
+        final = client.get_account()
+        assert money(final.options_buying_power) == money(final.cash)
+    finally:
+        config.max_margin_multiplier = multiplier
+        client.set_account_configurations(config)
