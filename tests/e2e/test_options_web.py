@@ -158,3 +158,66 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     value = app.text(f".row-link[data-symbol='{symbol}'] [data-role=value]").replace("$", "").replace(",", "")
     assert Decimal(value) == price * 200
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_the_sheet_writes_a_covered_call_and_explains_a_cash_secured_put(language_driver, server):
+    from decimal import Decimal
+    driver, language = language_driver
+    chinese = language.startswith("zh")
+    app = App(driver, server).signup()
+    account = app.switch_account("us")["id"]
+    driver.get_log("browser")
+    assert app.api("POST", f"/accounts/{account}/orders",
+                   {"symbol": "AAPL", "side": "buy", "type": "market", "time_in_force": "day", "qty": "100"}
+                   )["status"] in (200, 201)
+    app.go("stock/AAPL")
+    app.css("table.option-chain tbody tr.price-line")
+    symbol = app.d.execute_script(
+        "return document.querySelector('tr.price-line').nextElementSibling.dataset.symbol")
+    cells = next(r for r in rows(app) if r["symbol"] == symbol)["cells"]
+    strike, bid, ask = (Decimal(c.replace(",", "")) for c in cells[:3])
+    app.click(f"tr[data-symbol='{symbol}'] th button")
+    app.visible("dialog.option-sheet[open]")
+    app.click("dialog.option-sheet .segmented button[data-value=write]")
+
+    def figure(testid):
+        return app.text(f"[data-testid={testid}] .value").replace("$", "").replace(",", "")
+
+    limit = Decimal(app.value("#option-limit"))
+    app.wait.until(lambda d: figure("option-cover") == ("AAPL 100 股" if chinese else "100 shares of AAPL"))
+    assert figure("option-amount") == f"{limit * 100:.2f}"
+    assert figure("option-breakeven") == f"{strike + limit:.2f}"
+    assert figure("option-max-profit") == f"{limit * 100:.2f}"
+    assert figure("option-max-loss") == ("由您的股票备兑" if chinese else "Covered by your shares")
+    app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-write-{'zh' if chinese else 'en'}-phone.png"))
+    if chinese:
+        assert english_left(app, "dialog.option-sheet") == []
+
+    # Written at the bid (a nickel under it: the quote may have moved), the call fills and shows as written.
+    field = app.css("#option-limit")
+    field.clear()
+    field.send_keys(str(max(bid - Decimal("0.05"), Decimal("0.01"))))
+    app.click("dialog.option-sheet button[type=submit]")
+    app.wait.until(lambda d: any("AAPL" in t for t in app.toasts()))
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.option-sheet[open]"))
+    app.go("")
+    assert app.text(f".row-link[data-symbol='{symbol}'] .shares") == ("已卖出 1 张" if chinese else "1 contract written")
+
+    # A put's sheet says how much cash writing it would set aside: the strike × 100.
+    app.go("stock/AAPL")
+    app.click(".options .segmented button[data-value=put]")
+    app.wait.until(lambda d: rows(app) and rows(app)[0]["symbol"][-9] == "P")
+    put = rows(app)[0]
+    app.click(f"tr[data-symbol='{put['symbol']}'] th button")
+    app.visible("dialog.option-sheet[open]")
+    app.click("dialog.option-sheet .segmented button[data-value=write]")
+    put_strike = Decimal(put["cells"][0].replace(",", ""))
+    app.wait.until(lambda d: figure("option-cover") == f"{put_strike * 100:,.2f}".replace(",", ""))
+    for width in (320, 390):
+        app.size(width, 800)
+        time.sleep(0.3)
+        assert app.d.execute_script(
+            "return document.querySelector('dialog.option-sheet').scrollWidth"
+            " - document.querySelector('dialog.option-sheet').clientWidth") <= 0, width
+    app.size(390, 844)
+    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -135,10 +135,11 @@ export function stockRoute(symbol) {
   return `#/stock/${encodeURIComponent(optionUnderlying(symbol) ?? symbol)}`;
 }
 
-/** "2 contracts" for an option's quantity, "2 shares" for a stock's. */
+/** "2 contracts" for an option's quantity ("2 contracts written" for a short one), "2 shares" for a stock's. */
 export function holdingQty(symbol, text) {
   if (!optionUnderlying(symbol)) return shares(text);
   const v = D.parse(text);
   const one = v && D.cmp(D.abs(v), { n: 1n, s: 0 }) === 0;
-  return t(one ? 'contracts.one' : 'contracts.other', { qty: qty(text) });
+  const written = v && D.sign(v) < 0;
+  return t(`contracts${written ? '.written' : ''}.${one ? 'one' : 'other'}`, { qty: qty(written ? text.replace('-', '') : text) });
 }

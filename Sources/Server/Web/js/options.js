@@ -131,8 +131,9 @@ function probability(text) {
 }
 
 /**
- * The option trade sheet for one contract of the chain: buy to open or sell to close, contracts, a limit price that
- * starts at the mid, and the trade's figures at that price, recomputed as the learner types.
+ * The option trade sheet for one contract of the chain: buy to open, sell to close, or write (sell to open: a call
+ * covered by 100 shares a contract, a put secured by its strike × 100 in cash), contracts, a limit price that starts
+ * at the mid, and the trade's figures at that price, recomputed as the learner types.
  */
 export function optionTradeSheet(contract, currency) {
   const account = store.account();
@@ -151,6 +152,7 @@ export function optionTradeSheet(contract, currency) {
       const n = D.parse(qty.value);
       const price = D.parse(limit.value);
       submit.textContent = t(side === 'buy' ? 'options.sheet.buy_submit' : 'options.sheet.sell_submit');
+      const writing = side === 'write';
       if (!n || !price || D.sign(n) <= 0 || D.sign(price) <= 0 || !D.isInteger(n)) {
         clear(figures, h('p.field-help', t('options.sheet.enter')));
         return;
@@ -160,10 +162,27 @@ export function optionTradeSheet(contract, currency) {
       const strike = D.parse(contract.strike);
       const call = contract.right === 'call';
       const breakeven = call ? D.add(strike, price) : D.sub(strike, price);
+      const money = (v) => F.money(D.format(v, 2, false), currency);
+      const sharesText = F.qty(D.format(shares, 0, false));
       const rows = [
-        explain(t(side === 'buy' ? 'options.sheet.cost' : 'options.sheet.credit'), F.money(D.format(amount, 2, false), currency),
-          t(side === 'buy' ? 'options.sheet.cost_help' : 'options.sheet.credit_help', { shares: F.qty(D.format(shares, 0, false)) }), 'option-amount'),
+        explain(t(side === 'buy' ? 'options.sheet.cost' : 'options.sheet.credit'), money(amount),
+          t(side === 'buy' ? 'options.sheet.cost_help' : 'options.sheet.credit_help', { shares: sharesText }), 'option-amount'),
       ];
+      if (writing) {
+        const underlying = contract.symbol.slice(0, -15);
+        rows.push(
+          call
+            ? explain(t('options.sheet.cover'), t('options.sheet.cover_shares', { shares: sharesText, symbol: underlying }),
+              t('options.sheet.cover_help', { symbol: underlying }), 'option-cover')
+            : explain(t('options.sheet.collateral'), money(D.mul(strike, shares)), t('options.sheet.collateral_help'), 'option-cover'),
+          explain(t('options.sheet.breakeven'), money(breakeven),
+            t(call ? 'options.sheet.write_breakeven_call_help' : 'options.sheet.write_breakeven_put_help'), 'option-breakeven'),
+          explain(t('options.sheet.max_profit'), money(amount), t('options.sheet.write_max_profit_help'), 'option-max-profit'),
+          call
+            ? explain(t('options.sheet.max_loss'), t('options.sheet.covered'), t('options.sheet.write_max_loss_call_help'), 'option-max-loss')
+            : explain(t('options.sheet.max_loss'), money(D.mul(D.sub(strike, price), shares)),
+              t('options.sheet.write_max_loss_put_help'), 'option-max-loss'));
+      }
       if (side === 'buy') {
         const maxProfit = call ? t('options.sheet.unlimited') : F.money(D.format(D.mul(D.sub(strike, price), shares), 2, false), currency);
         rows.push(
@@ -173,8 +192,8 @@ export function optionTradeSheet(contract, currency) {
             t(call ? 'options.sheet.max_profit_call_help' : 'options.sheet.max_profit_put_help'), 'option-max-profit'),
           explain(t('options.sheet.max_loss'), F.money(D.format(amount, 2, false), currency), t('options.sheet.max_loss_help'), 'option-max-loss'));
       }
-      rows.push(explain(t('options.sheet.probability'), probability(contract.probability_itm),
-        t('options.sheet.probability_help'), 'option-probability'));
+      rows.push(explain(t(writing ? 'options.sheet.assignment' : 'options.sheet.probability'), probability(contract.probability_itm),
+        t(writing ? 'options.sheet.assignment_help' : 'options.sheet.probability_help'), 'option-probability'));
       clear(figures, rows);
     }
 
@@ -183,13 +202,14 @@ export function optionTradeSheet(contract, currency) {
         event.preventDefault();
         if (!account) return;
         submit.disabled = true;
+        const intents = { buy: 'buy_to_open', sell: 'sell_to_close', write: 'sell_to_open' };
         const body = {
-          symbol: contract.symbol, side, type: 'limit', time_in_force: 'day', qty: qty.value.trim(),
-          limit_price: limit.value.trim(), position_intent: side === 'buy' ? 'buy_to_open' : 'sell_to_close',
+          symbol: contract.symbol, side: side === 'buy' ? 'buy' : 'sell', type: 'limit', time_in_force: 'day',
+          qty: qty.value.trim(), limit_price: limit.value.trim(), position_intent: intents[side],
         };
         try {
           const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
-          toast(t(order.status === 'filled' ? `options.sheet.done.${side}` : 'options.sheet.placed',
+          toast(t(order.status === 'filled' ? `options.sheet.done.${side === 'buy' ? 'buy' : 'sell'}` : 'options.sheet.placed',
             { qty: F.qty(order.qty), name: contract.name }), 'success', { timeout: 5000 });
           close();
         } catch (error) {
@@ -198,7 +218,8 @@ export function optionTradeSheet(contract, currency) {
         }
       },
     },
-    segmented(t('options.sheet.side'), [['buy', t('options.sheet.buy')], ['sell', t('options.sheet.sell')]], side, (value) => { side = value; render(); }),
+    segmented(t('options.sheet.side'), [['buy', t('options.sheet.buy')], ['sell', t('options.sheet.sell')], ['write', t('options.sheet.write')]],
+      side, (value) => { side = value; render(); }),
     h('p.sub', t('options.sheet.quote', { bid: F.price(contract.bid), ask: F.price(contract.ask), mid: F.price(contract.mid) })),
     h('label', { for: 'option-qty' }, t('options.sheet.contracts')), qty,
     h('p.field-help', t('options.sheet.contracts_help')),
