@@ -26,6 +26,17 @@ def rows(app):
           cells: [...tr.children].map((c) => c.textContent)}))""")
 
 
+def payoff(app):
+    """The payoff figure's exact points ([price, profit] decimals) and breakevens."""
+    from decimal import Decimal
+    app.visible("[data-testid=payoff] svg.payoff-chart polyline")
+    data = app.d.execute_script(
+        "const f = document.querySelector('[data-testid=payoff]'); return [f.dataset.points, f.dataset.breakevens]")
+    import json
+    points = [[Decimal(x), Decimal(y)] for x, y in json.loads(data[0])]
+    return points, [Decimal(x) for x in json.loads(data[1])]
+
+
 def test_the_chain_on_a_stock_page(language_driver, server):
     driver, language = language_driver
     app = App(driver, server).signup()
@@ -126,6 +137,16 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     assert model["status"] == 200, model
     assert chance.endswith("%") and 0 < float(chance[:-1]) < 100
     assert abs(float(chance[:-1]) - float(model["body"]["probability_itm"]) * 100) <= 5, (chance, model["body"])
+    # The profit or loss at expiration: the premium lost below the strike, breakeven at strike + price, and from
+    # there a dollar a share for every dollar the stock closes higher.
+    points, even = payoff(app)
+    assert even == [strike + limit]
+    low, high = points[0], points[-1]
+    assert low[0] < strike and low[1] == -limit * 200
+    assert high[1] == (high[0] - strike - limit) * 200
+    app.d.execute_script("document.querySelector('[data-testid=payoff]').scrollIntoView({block: 'center'})")
+    time.sleep(0.2)
+    app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-payoff-{'zh' if chinese else 'en'}-phone.png"))
     # Every figure says in one sentence what it means.
     helps = app.d.execute_script(
         "return [...document.querySelectorAll('dialog.option-sheet [data-testid] .field-help')].map(e => e.textContent)")
@@ -189,6 +210,12 @@ def test_the_sheet_writes_a_covered_call_and_explains_a_cash_secured_put(languag
     assert figure("option-breakeven") == f"{strike + limit:.2f}"
     assert figure("option-max-profit") == f"{limit * 100:.2f}"
     assert figure("option-max-loss") == ("由您的股票备兑" if chinese else "Covered by your shares")
+    # With the shares that cover it, the call caps the gain: flat from the strike up, at the premium plus the
+    # shares' rise to the strike.
+    points, _ = payoff(app)
+    at_strike = next(p for p in points if p[0] == strike)
+    assert points[-1][1] == at_strike[1] and points[-1][0] > strike
+    assert points[0][1] < 0 < at_strike[1]
     app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-write-{'zh' if chinese else 'en'}-phone.png"))
     if chinese:
         assert english_left(app, "dialog.option-sheet") == []

@@ -9,6 +9,7 @@ import * as F from './format.js';
 import * as store from './store.js';
 import { t, locale } from './i18n.js';
 import { h, clear, segmented, sheet, toast } from './ui.js';
+import { payoffFigure } from './payoff.js';
 
 const HUNDRED = { n: 100n, s: 0 };
 
@@ -72,7 +73,7 @@ export function optionChain(symbol, currency) {
     if (!side) return null;
     return h(`tr${side.in_the_money ? '.itm' : ''}`, { dataset: { symbol: side.symbol } },
       h('th', { scope: 'row' }, h('button.link', { type: 'button', 'aria-label': t('options.trade_label', { name: side.name }),
-        onclick: () => optionTradeSheet(side, currency) }, F.price(r.strike))),
+        onclick: () => optionTradeSheet(side, currency, chain.price) }, F.price(r.strike))),
       h('td', F.price(side.bid)), h('td', F.price(side.ask)),
       h('td.not-narrow', side.last ? F.price(side.last) : '—'),
       h('td.wide-only', F.compact(String(side.volume))), h('td.wide-only', F.compact(String(side.open_interest))),
@@ -135,13 +136,15 @@ function probability(text) {
  * covered by 100 shares a contract, a put secured by its strike × 100 in cash), contracts, a limit price that starts
  * at the mid, and the trade's figures at that price, recomputed as the learner types.
  */
-export function optionTradeSheet(contract, currency) {
+export function optionTradeSheet(contract, currency, spotText) {
   const account = store.account();
   sheet(contract.name, (close) => {
     let side = 'buy';
     const qty = h('input#option-qty', { type: 'number', min: '1', step: '1', value: '1', inputmode: 'numeric', autofocus: true });
     const limit = h('input#option-limit', { type: 'text', inputmode: 'decimal', value: contract.mid });
     const figures = h('dl.estimate.option-figures', { dataset: { testid: 'option-figures' } });
+    const payoff = h('div.option-payoff');
+    const spot = D.parse(spotText);
     const submit = h('button.primary', { type: 'submit' });
 
     function explain(term, value, sentence, testid) {
@@ -155,6 +158,7 @@ export function optionTradeSheet(contract, currency) {
       const writing = side === 'write';
       if (!n || !price || D.sign(n) <= 0 || D.sign(price) <= 0 || !D.isInteger(n)) {
         clear(figures, h('p.field-help', t('options.sheet.enter')));
+        clear(payoff);
         return;
       }
       const shares = D.mul(n, HUNDRED);
@@ -195,6 +199,12 @@ export function optionTradeSheet(contract, currency) {
       rows.push(explain(t(writing ? 'options.sheet.assignment' : 'options.sheet.probability'), probability(contract.probability_itm),
         t(writing ? 'options.sheet.assignment_help' : 'options.sheet.probability_help'), 'option-probability'));
       clear(figures, rows);
+      // What the trade makes or loses at expiration (a call written with the shares that cover it, from their price
+      // now); selling to close leaves nothing to chart.
+      const leg = { right: contract.right, strike, qty: writing ? D.neg(n) : n, price, multiplier: HUNDRED };
+      const cover = writing && call && spot ? [{ right: null, qty: shares, price: spot }] : [];
+      clear(payoff, side === 'sell' ? null
+        : payoffFigure([leg, ...cover], spot, currency, t(cover.length ? 'options.payoff.covered' : 'options.payoff.title')));
     }
 
     const form = h('form.option-trade', {
@@ -226,6 +236,7 @@ export function optionTradeSheet(contract, currency) {
     h('label', { for: 'option-limit' }, t('options.sheet.limit')), limit,
     h('p.field-help', t('options.sheet.limit_help')),
     figures,
+    payoff,
     account ? submit : h('p.field-help', t('common.no_account')));
     qty.addEventListener('input', render);
     limit.addEventListener('input', render);
