@@ -4,7 +4,8 @@ const CACHE = 'papertrade-shell-v4';
 const SHELL = [
   '/', '/manifest.webmanifest', '/app/css/app.css', '/app/js/theme.js', '/app/js/main.js', '/app/js/api.js',
   '/app/js/live.js', '/app/js/store.js', '/app/js/ui.js', '/app/js/format.js', '/app/js/decimal.js',
-  '/app/js/favorites.js', '/app/js/chart.js', '/app/js/views/home.js', '/app/js/views/search.js',
+  '/app/js/favorites.js', '/app/js/chart.js', '/app/js/options.js', '/app/js/payoff.js',
+  '/app/js/views/home.js', '/app/js/views/search.js',
   '/app/js/views/login.js', '/app/js/views/stock.js', '/app/js/views/trade.js', '/app/js/views/orders.js',
   '/app/js/views/account.js', '/app/js/views/explore.js', '/app/js/views/notifications.js',
   '/app/js/views/settings.js', '/app/js/views/queue.js', '/app/js/performance.js',
