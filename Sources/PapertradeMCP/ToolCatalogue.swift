@@ -371,8 +371,9 @@ enum ToolCatalogue {
         ToolDefinition(
             name: "place_option_order", title: "Place an option order",
             description: """
-                Buy to open or sell to close option contracts (OCC symbols, e.g. AAPL261218C00250000): market or \
-                limit, day or gtc, whole contracts of 100 shares. Multi-leg orders are not available yet.
+                Buy or sell option contracts (OCC symbols, e.g. AAPL261218C00250000): market or limit, day or \
+                gtc, whole contracts of 100 shares. Selling contracts not held writes them: a call covered by 100 \
+                shares a contract, a put secured by its strike × 100 in cash. Multi-leg orders are not available yet.
                 """,
             properties: [
                 "symbol": Schema.string("The contract's OCC symbol."), "side": Schema.side,

@@ -151,7 +151,8 @@ struct OptionExpiryTests {
 
             f.clock.set(Timestamp(Self.expiration, hour: 16, minute: 5, in: .newYork))
             let close = try await Self.close(f)
-            #expect(close - call.strike >= FixedDecimal(units: 1, exponent: 2) && close > put.strike, "\(spot) \(close)")
+            #expect(
+                close - call.strike >= FixedDecimal(units: 1, exponent: 2) && close > put.strike, "\(spot) \(close)")
             try await f.brokerage.settleExpiredOptions(through: Self.expiration)
 
             let account = try #require(await f.state())

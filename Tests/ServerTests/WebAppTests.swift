@@ -101,7 +101,8 @@ struct WebAppTests {
         }
     }
 
-    @Test("a gzipped file has its own ETag: revalidating it is a 304, and gzip refused with q=0 sends the file as it is")
+    @Test(
+        "a gzipped file has its own ETag: revalidating it is a 304, and gzip refused with q=0 sends the file as it is")
     func gzipRevalidation() async throws {
         try await ServerFixture.with { f in
             try await f.app.test(.router) { client in

@@ -200,7 +200,9 @@ extension Shard {
         } else {
             values["reason"] = refusal.map { RejectionWording.message($0, in: text.language) } ?? ""
             let key =
-                written ? "option.expiry.written.body" : refusal == nil ? "option.expiry.body" : "option.expiry.unexercised.body"
+                written
+                ? "option.expiry.written.body"
+                : refusal == nil ? "option.expiry.body" : "option.expiry.unexercised.body"
             notify(
                 id, kind: "option_expiry", title: text("option.expiry.title", values), body: text(key, values), at: now
             )

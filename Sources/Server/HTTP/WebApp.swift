@@ -103,7 +103,9 @@ public struct WebApp: Sendable {
         for item in accepted.split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard parts.first == "gzip" else { continue }
-            return !parts.dropFirst().contains { $0.hasPrefix("q=") && $0.dropFirst(2).allSatisfy { "0.".contains($0) } }
+            return !parts.dropFirst().contains {
+                $0.hasPrefix("q=") && $0.dropFirst(2).allSatisfy { "0.".contains($0) }
+            }
         }
         return false
     }

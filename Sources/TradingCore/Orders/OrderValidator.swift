@@ -65,7 +65,9 @@ struct OrderValidator {
         switch intent {
         case .sellToClose: try validateSellable(r)
         case .sellToOpen:
-            if let contract = instrument.option { try validateWrite(r, contract: contract) } else {
+            if let contract = instrument.option {
+                try validateWrite(r, contract: contract)
+            } else {
                 try validateShortSale(r)
             }
         case .buyToClose: try instrument.option == nil ? validateCover(r) : validateBuyBack(r)

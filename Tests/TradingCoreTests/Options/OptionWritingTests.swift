@@ -52,7 +52,9 @@ struct OptionWritingTests {
                 == "200 of your AAPL shares cover calls you wrote and cannot be sold while the calls are open (buy them back first); available: 0"
         )
         let third = f.place(sell(call.occSymbol, "1"), at: t).rejection
-        #expect(third?.message.hasPrefix("writing 1 \(call.occSymbol) needs 100 shares of AAPL to cover it; 0 are free") == true)
+        #expect(
+            third?.message.hasPrefix("writing 1 \(call.occSymbol) needs 100 shares of AAPL to cover it; 0 are free")
+                == true)
 
         // Bought back at the ask: the position closes, P&L (5.10 − 5.20) × 200, and the shares are free again.
         let back = try #require(f.place(buy(call.occSymbol, "2"), at: t).order)
@@ -107,6 +109,10 @@ struct OptionWritingTests {
         let replay = LedgerReplay(startingCash: d("100000"), entries: f.ledger(f.us))
         #expect(replay.cash == f.cash(f.us) && replay.holdings[put.occSymbol]?.qty == d("-2"))
         #expect(replay.holdings[put.occSymbol]?.costBasis == f.position(f.us, putID)?.costBasis)
+
+        // A reset closes the puts out: nothing is set aside any more.
+        try f.engine.reset(f.us, at: t)
+        #expect(account.putCollateral == .zero && account.buyingPower == d("100000"))
     }
 
     @Test("writing needs options level 1; a level-0 account writes nothing")
@@ -117,7 +123,9 @@ struct OptionWritingTests {
         try f.engine.setMarginTerms(terms, for: f.us)
         let refused = f.place(sell(call.occSymbol, "1"), at: t).rejection
         #expect(refused?.reason == .optionsLevel)
-        #expect(refused?.message.hasPrefix("writing covered calls and cash-secured puts needs options trading level 1") == true)
+        #expect(
+            refused?.message.hasPrefix("writing covered calls and cash-secured puts needs options trading level 1")
+                == true)
         terms.maxOptionsLevel = .coveredWriting
         try f.engine.setMarginTerms(terms, for: f.us)
         #expect(f.place(sell(call.occSymbol, "1"), at: t).order?.status == .filled)
@@ -148,7 +156,8 @@ struct OptionWritingTests {
         let cash = f.cash(f.us)
         let entries = try f.engine.settleOption(
             f.us, option: callID, underlying: f.aapl, exercise: true, settlementPrice: d("262.50"), at: t)
-        guard case .optionEvent(let event) = entries.first?.kind, case .optionDelivery(let delivery) = entries.last?.kind
+        guard case .optionEvent(let event) = entries.first?.kind,
+            case .optionDelivery(let delivery) = entries.last?.kind
         else {
             Issue.record("no assignment: \(entries)")
             return
