@@ -178,6 +178,19 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     price = Decimal(app.text(f".row-link[data-symbol='{symbol}'] [data-role=price]").replace(",", ""))
     value = app.text(f".row-link[data-symbol='{symbol}'] [data-role=value]").replace("$", "").replace(",", "")
     assert Decimal(value) == price * 200
+    # The model's greeks for the position: two calls move like delta × 200 shares, and lose theta × 200 a day.
+    us = next(a for a in app.accounts() if a["market"] == "us")
+    held = next(p for p in app.api("GET", f"/accounts/{us['id']}")["body"]["positions"] if p["symbol"] == symbol)
+    delta, theta = Decimal(held["greeks"]["delta"]), Decimal(held["greeks"]["theta"])
+    assert 0 < delta < 1 and theta < 0
+    assert abs(Decimal(held["position_delta"]) - delta * 200) <= Decimal("0.02")
+    assert abs(Decimal(held["position_theta"]) - theta * 200) <= Decimal("0.02")
+    line = app.text(f".row-link[data-symbol='{symbol}'] [data-role=greeks]")
+    shares = f"+{Decimal(held['position_delta']).quantize(Decimal(1))}"
+    assert shares in line and (("相当于" in line) if chinese else line.startswith("Moves like")), line
+    app.d.execute_script(f"document.querySelector(\".row-link[data-symbol='{symbol}']\").scrollIntoView({{block: 'center'}})")
+    time.sleep(0.2)
+    app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-holding-{'zh' if chinese else 'en'}-phone.png"))
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
 
 

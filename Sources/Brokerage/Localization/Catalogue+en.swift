@@ -15,6 +15,8 @@ extension Catalogue {
         "fill.at": " at {price}",
         "shares.one": "share",
         "shares.other": "shares",
+        "contracts.one": "contract",
+        "contracts.other": "contracts",
         "canceled.title": "Order for {symbol} canceled",
         // Queue purchase
         "side.buy": "buy",

@@ -9,6 +9,8 @@ extension Catalogue {
         "fill.at": "，成交均价 {price}",
         "shares.one": "股",
         "shares.other": "股",
+        "contracts.one": "张",
+        "contracts.other": "张",
         "canceled.title": "{symbol} 订单已撤销",
         // 回测报告
         "backtest.look_ahead": "委托按产生信号那根 K 线的收盘价成交：策略在交易前已看到这个收盘价（前视偏差）。按下一根 K 线开盘价成交更贴近真实。",

@@ -294,7 +294,10 @@ actor Shard {
                 "fill.body." + side,
                 [
                     "symbol": o.symbol, "qty": o.filledQty.description,
-                    "unit": text(o.filledQty == .one ? "shares.one" : "shares.other"),
+                    // (An option's quantity is contracts.)
+                    "unit": text(
+                        (OptionContract(occSymbol: o.symbol) == nil ? "shares" : "contracts")
+                            + (o.filledQty == .one ? ".one" : ".other")),
                     "at": o.filledAvgPrice.map { text("fill.at", ["price": MoneyText.text($0, symbol: currency)]) }
                         ?? "",
                 ])

@@ -70,15 +70,37 @@ public struct Position: Codable, Hashable, Sendable {
     public var assetClass: String
     public var multiplier: Int
     public var underlying: String?
+    /// An option position's greeks from the pricing model, per share (nil for shares).
+    public var greeks: PositionGreeks?
+    /// An option position's delta in shares of the underlying: the shares it moves like (signed).
+    @OptionalExactDecimal public var positionDelta: Decimal?
+    /// An option position's theta in money a day: what time decay makes or costs it (signed).
+    @OptionalExactDecimal public var positionTheta: Decimal?
 
     enum CodingKeys: String, CodingKey {
-        case symbol, name, market, currency, side, qty, multiplier, underlying
+        case symbol, name, market, currency, side, qty, multiplier, underlying, greeks
+        case positionDelta = "position_delta", positionTheta = "position_theta"
         case qtyAvailable = "qty_available", avgEntryPrice = "avg_entry_price", costBasis = "cost_basis"
         case currentPrice = "current_price", lastdayPrice = "lastday_price", changeToday = "change_today"
         case marketValue = "market_value", unrealizedPL = "unrealized_pl", unrealizedPLPercent = "unrealized_plpc"
         case unrealizedIntradayPL = "unrealized_intraday_pl"
         case unrealizedIntradayPLPercent = "unrealized_intraday_plpc"
         case realizedPL = "realized_pl", assetClass = "asset_class", dayPL = "day_pl"
+    }
+}
+
+/// The pricing model's greeks of an option, per share: delta, gamma, theta (a calendar day), vega (a volatility
+/// point), and the implied volatility they come from.
+public struct PositionGreeks: Codable, Hashable, Sendable {
+    @ExactDecimal public var delta: Decimal
+    @ExactDecimal public var gamma: Decimal
+    @ExactDecimal public var theta: Decimal
+    @ExactDecimal public var vega: Decimal
+    @ExactDecimal public var impliedVolatility: Decimal
+
+    enum CodingKeys: String, CodingKey {
+        case delta, gamma, theta, vega
+        case impliedVolatility = "implied_volatility"
     }
 }
 

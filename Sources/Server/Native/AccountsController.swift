@@ -32,11 +32,40 @@ struct AccountsController {
         let summary = try await brokerage.summary(record.id)
         var o = NativeEncoding.account(record, summary: summary).object ?? [:]
         let now = brokerage.clock.now()
-        o["positions"] = .array(
-            summary.positions.map { p in
+        var positions: [JSONValue] = []
+        for p in summary.positions {
+            var position =
                 NativeEncoding.position(p, date: brokerage.clock.sessions.tradingDate(p.instrument.calendar, at: now))
-            })
+            if p.instrument.option != nil, case .object(var fields) = position {
+                fields.merge(await greeks(of: p)) { _, new in new }
+                position = .object(fields)
+            }
+            positions.append(position)
+        }
+        o["positions"] = .array(positions)
         return .object(o)
+    }
+
+    /// An option position's greeks from the model that prices the chain: per share as the chain shows them, and what
+    /// they come to for the position — `position_delta` in shares of the underlying it moves like, `position_theta`
+    /// in money a day of time decay (both signed: a written contract's are the other way). Nulls when the model has
+    /// no figure (an expired contract).
+    func greeks(of p: PositionSummary) async -> [String: JSONValue] {
+        let empty: [String: JSONValue] = ["greeks": .null, "position_delta": .null, "position_theta": .null]
+        guard let snapshot = try? await brokerage.options.snapshot(p.position.symbol), !snapshot.expired,
+            let contracts = Double(p.position.qty.description)
+        else { return empty }
+        let g = snapshot.greeks
+        let shares = contracts * Double(snapshot.contract.multiplier)
+        return [
+            "greeks": .object([
+                "delta": OptionsController.figure(g.delta), "gamma": OptionsController.figure(g.gamma),
+                "theta": OptionsController.figure(g.theta), "vega": OptionsController.figure(g.vega),
+                "implied_volatility": OptionsController.figure(snapshot.impliedVolatility),
+            ]),
+            "position_delta": OptionsController.figure((g.delta * shares * 100).rounded() / 100),
+            "position_theta": OptionsController.figure((g.theta * shares * 100).rounded() / 100),
+        ]
     }
 
     /// The user's accounts; for an API key, its own account (how a client learns which account a key trades).

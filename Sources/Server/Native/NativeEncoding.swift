@@ -98,6 +98,8 @@ enum NativeEncoding {
             "asset_class": .string(p.instrument.kind == .option ? "option" : "stock"),
             "multiplier": .int(p.instrument.option?.multiplier ?? 1),
             "underlying": .text(p.instrument.option?.underlying),
+            // An option's greeks, where the account detail asks the model for them (`AccountsController.greeks`).
+            "greeks": .null, "position_delta": .null, "position_theta": .null,
         ])
     }
 }

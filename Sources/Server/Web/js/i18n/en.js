@@ -334,6 +334,8 @@ export default {
   'home.first.explore': 'Explore',
   'home.first.buy': 'Open its page and tap Buy: the sheet shows what the order costs and says before you confirm if it cannot go through.',
   'home.first.follow': 'Follow it here: holdings, today’s P&L and the performance chart move with the prices.',
+  'home.greeks': 'Moves like {delta} shares · time decay {theta} a day',
+  'home.greeks_help': 'From the pricing model: how many shares of the stock this position moves like (delta), and what it gains or loses a day as time passes (theta).',
   'home.favorites': 'Favorites',
   'home.done': 'Done',
   'home.edit': 'Edit',

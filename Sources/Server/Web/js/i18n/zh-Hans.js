@@ -334,6 +334,8 @@ export default {
   'home.first.explore': '发现',
   'home.first.buy': '打开股票页点「买入」：下单面板显示所需金额，确认前就会告诉你委托能否成交。',
   'home.first.follow': '在这里跟踪：持仓、当日盈亏和收益曲线随价格变动。',
+  'home.greeks': '相当于 {delta} 股 · 时间损耗每天 {theta}',
+  'home.greeks_help': '来自定价模型：此持仓的涨跌相当于多少股正股（Delta），以及每过一天因时间流逝而增减的价值（Theta）。',
   'home.favorites': '自选',
   'home.done': '完成',
   'home.edit': '编辑',
