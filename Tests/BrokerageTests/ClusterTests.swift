@@ -80,9 +80,11 @@ struct ClusterTests {
     func twoNodes() async throws {
         let url = try await Self.database()
         let clock = MarketClock(.manual(start: BrokerageFixture.morning))
-        // Long enough that a loaded CI machine (taking over 64 shards loads their journals) never lets a live
-        // node's leases lapse between two passes the test makes by hand.
-        let ttl = 4 * Duration64.second
+        // Long enough that a loaded CI machine (taking over 64 shards loads their journals; dropping 64 unloads them)
+        // never lets a live node's leases lapse between two passes the test makes by hand, or within one: at 4 s, a
+        // run with the whole suite on two cores saw b's renewed leases lapse while a's last pass dropped its 64
+        // shards, and a took them all back.
+        let ttl = 10 * Duration64.second
         let a = try await Self.node("a", url: url, clock: clock, ttl: ttl)
         let b = try await Self.node("b", url: url, clock: clock, ttl: ttl)
         defer {
@@ -123,7 +125,7 @@ struct ClusterTests {
         #expect(await b.brokerage.accounts(of: user.id).map(\.id) == [account.id])
 
         // a stops (no more passes, as if paused): once its leases expire, b takes every shard, loading a's orders.
-        try await Task.sleep(for: .milliseconds(4_300))
+        try await Task.sleep(for: .milliseconds(10_300))
         await b.node.pass()
         #expect(b.node.servedShards == 64)
         let seen = try await b.brokerage.orders(account: account.id, OrderQuery())
