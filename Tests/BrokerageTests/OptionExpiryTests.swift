@@ -146,7 +146,7 @@ struct OptionExpiryTests {
             let premium = try #require(calls.filledAvgPrice).times(200)
             let putPremium = try #require(puts.filledAvgPrice).times(100)
             let before = try #require(await f.state())
-            #expect(before.putCollateral == put.strike.times(100))
+            #expect(before.optionCollateral == put.strike.times(100))
             let sharesCost = try #require(before.positions.values.first { $0.symbol == "AAPL" }).costBasis
 
             f.clock.set(Timestamp(Self.expiration, hour: 16, minute: 5, in: .newYork))
@@ -158,7 +158,7 @@ struct OptionExpiryTests {
             let account = try #require(await f.state())
             // The 200 shares went at the strike; the put expired and its collateral is free again.
             #expect(account.cash == before.cash + call.strike.times(200))
-            #expect(account.positions.isEmpty && account.putCollateral == .zero)
+            #expect(account.positions.isEmpty && account.optionCollateral == .zero)
             let activities = try await f.brokerage.activities(f.account, limit: 10)
             let events = activities.compactMap { if case .optionEvent(let e) = $0.kind { e } else { nil } }
             #expect(events.first { $0.symbol == call.occSymbol }?.kind == .assignment)
@@ -179,6 +179,43 @@ struct OptionExpiryTests {
             #expect(assigned.body.contains("you sold 200 shares of AAPL"))
             let expired = try #require(notes.first { $0.title == "\(put.occSymbol) expired" })
             #expect(expired.body.contains("the premium is yours"))
+        }
+    }
+
+    @Test(
+        "a call spread in the money at expiry settles to the difference of the strikes, though the cash could not buy the long leg's shares"
+    )
+    func spreadAtExpiry() async throws {
+        try await BrokerageFixture.with(cash: 10_000) { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            let long = try await Self.contract(f, .call, near: spot - FixedDecimal(25))
+            let short = try await Self.contract(f, .call, near: spot - FixedDecimal(15))
+            #expect(long.strike < short.strike)
+            #expect(try await Self.buy(f, long.occSymbol, 1).status == .filled)
+            let written = try await f.brokerage.submit(
+                OrderRequest(symbol: short.occSymbol, side: .sell, qty: FixedDecimal(1)), account: f.account)
+            #expect(written.status == .filled)
+            let before = try #require(await f.state())
+            // The long call covers the written one: no shares, no cash set aside (it cannot lose at expiry).
+            #expect(before.optionCollateral == .zero && before.sharesCoveringCalls("AAPL") == .zero)
+            #expect(before.cash < long.strike.times(100))
+
+            f.clock.set(Timestamp(Self.expiration, hour: 16, minute: 5, in: .newYork))
+            let close = try await Self.close(f)
+            #expect(close - short.strike >= FixedDecimal(units: 1, exponent: 2), "\(spot) \(close)")
+            try await f.brokerage.settleExpiredOptions(through: Self.expiration)
+
+            let account = try #require(await f.state())
+            // Assigned on the written call (100 shares sold at its strike), then the long call exercised (bought back
+            // at its own): the difference of the strikes is what the spread paid.
+            #expect(account.positions.isEmpty, "\(account.positions.values.map { "\($0.qty) \($0.symbol)" })")
+            #expect(account.cash == before.cash + (short.strike - long.strike).times(100))
+            let activities = try await f.brokerage.activities(f.account, limit: 10)
+            let events = activities.compactMap { if case .optionEvent(let e) = $0.kind { e } else { nil } }
+            #expect(events.first { $0.symbol == short.occSymbol }?.kind == .assignment)
+            #expect(events.first { $0.symbol == long.occSymbol }?.kind == .exercise)
+            let ledger = try await f.brokerage.activities(f.account, limit: 100, ascending: true)
+            #expect(LedgerReplay(startingCash: FixedDecimal(10_000), entries: ledger).cash == account.cash)
         }
     }
 

@@ -71,6 +71,12 @@ public enum RejectionWording {
             "卖出 {qty} 张 {symbol} 需要 {shares} 股 {underlying} 作备兑；可用 {free} 股（持有、且未用于卖出委托或已卖出的看涨期权）：不提供无备兑看涨期权",
         "option.write.unsecured":
             "卖出 {qty} 张 {symbol} 需留存 {required}（行权价 × {shares} 股）作担保；期权购买力为 {available}：不提供无担保看跌期权",
+        "option.write.spread":
+            "卖出 {qty} 张 {symbol} 需留存 {required}（加上它后您的 {underlying} 期权到期时最多可能亏损的金额）作担保；期权购买力为 {available}",
+        "option.close.covers_calls":
+            "{qty} 张 {symbol} 为您卖出的看涨期权作备兑：卖出它们需要 {shares} 股 {underlying} 代替备兑，可用 {free} 股；请先买回卖出的看涨期权",
+        "option.close.covers":
+            "{qty} 张 {symbol} 为您卖出的期权作担保：卖出它们需另留存 {required}，期权购买力为 {available}；请先买回卖出的期权",
         "option.no_position": "您没有可行权的 {symbol} 持仓",
         "option.exercise_short": "不能对 {symbol} 的空头持仓行权",
         "option.exercise_after_close": "收盘后至美东时间午夜不接受行权申请",

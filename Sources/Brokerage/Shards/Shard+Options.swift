@@ -17,7 +17,10 @@ extension Shard {
             let expired = account.positions.values.filter { position in
                 !position.qty.isZero
                     && engine.instrument(position.instrument).option.map { $0.expiration <= date } == true
-            }.sorted { $0.symbol < $1.symbol }
+            }
+            // Written contracts first: a spread's assignment delivers (or takes) the shares its long leg's exercise
+            // then takes (or delivers), so a vertical settles to the difference of the strikes whatever the cash.
+            .sorted { ($0.qty.isNegative ? 0 : 1, $0.symbol) < ($1.qty.isNegative ? 0 : 1, $1.symbol) }
             for position in expired {
                 guard let contract = engine.instrument(position.instrument).option,
                     let stock = market.instrument(contract.underlying)
@@ -77,7 +80,9 @@ extension Shard {
                 guard let contract = engine.instrument(position.instrument).option,
                     contract.expiration == local.date, let stock = market.instrument(contract.underlying),
                     let spot = try? await market.quote(stock.symbol, reuse: true).last,
-                    intrinsicValue(contract, at: spot) >= FixedDecimal(units: 1, exponent: 2)
+                    intrinsicValue(contract, at: spot) >= FixedDecimal(units: 1, exponent: 2),
+                    // A long leg covering a written contract stays: the expiry settles the spread as one.
+                    !account.coversWrittenContracts(contract)
                 else { continue }
                 let underlying = engine.register(stock)
                 guard

@@ -321,6 +321,13 @@ extension TradingEngine {
             if qty.isPositive { book(orderID, qty: qty, price: price, instrument: instrument, date: date, at: time) }
             finish(orderID, .canceled, reason: "insufficient buying power to fill the rest at \(price)", at: time)
             return Swift.max(qty, .zero)
+        case .uncovered:
+            finish(
+                orderID, .canceled,
+                reason:
+                    "filling it would leave contracts you wrote uncovered: the shares or cash that cover them are no longer free",
+                at: time)
+            return .zero
         }
     }
 
@@ -333,6 +340,8 @@ extension TradingEngine {
         case book(Quantity)
         /// Only this much is affordable: book it (if any) and cancel the rest.
         case bookAffordable(Quantity)
+        /// A sale of an option contract that would leave a written contract uncovered (`leavesUncovered`): cancel it.
+        case uncovered
     }
 
     func executionStep(
@@ -361,6 +370,11 @@ extension TradingEngine {
         }
         guard qty.isPositive else {
             return order.notional != nil && order.filledQty.isPositive && order.side == .buy ? .complete : .none
+        }
+        if order.side == .sell, let contract = instruments[Int(order.instrument.index)].option,
+            leavesUncovered(order, qty: qty, contract: contract, account: account, on: date)
+        {
+            return .uncovered
         }
         if order.side == .buy, !held.isNegative {
             let spendable = buyingPower(account, for: order.instrument, price: price) + order.reservedCash
@@ -539,10 +553,8 @@ extension TradingEngine {
         account.totalFees += feeTotal
         let soldOut = position.qty.isZero
         if !(position.qty.isZero && position.reservedForSale.isZero) { account.positions[order.instrument] = position }
-        // A written put's collateral follows its position.
-        if position.multiplier != nil, heldBefore.isNegative || position.qty.isNegative {
-            account.refreshPutCollateral()
-        }
+        // What written contracts require follows the option positions (a long contract may cover a written one).
+        if position.multiplier != nil { account.refreshOptionRequirements() }
         return (currency, value, exact, realized, feeCharges, feeTotal, soldOut)
     }
 

@@ -311,8 +311,8 @@ extension TradingEngine {
             if let opening, order.intent != .sellToOpen || instruments[Int(order.instrument.index)].option == nil {
                 (instrumentID, cash, shares) = (order.instrument, opening, .zero)
             } else {
-                guard let (fees, currency) = withAccount(order.accountID, { ($0.fees, $0.currency) }) else { return }
-                (instrumentID, cash, shares) = reservation(order, fees: fees, currency: currency)
+                guard let account = accounts[order.accountID] else { return }
+                (instrumentID, cash, shares) = reservation(order, account: account)
             }
         }
         orders.update(id) { order in
@@ -328,10 +328,11 @@ extension TradingEngine {
         }
     }
 
-    /// What `reserve` holds back for an order of an account with these fees: cash and shares.
-    func reservation(_ order: borrowing Order, fees: FeeSchedule, currency: Currency) -> (
+    /// What `reserve` holds back for an order of an account: cash and shares (and where the shares are held).
+    func reservation(_ order: borrowing Order, account: borrowing Account) -> (
         InstrumentID, cash: FixedDecimal, shares: Quantity
     ) {
+        let (fees, currency) = (account.fees, account.currency)
         let instrument = instruments[Int(order.instrument.index)]
         var cash = FixedDecimal.zero
         var shares = FixedDecimal.zero
@@ -339,13 +340,18 @@ extension TradingEngine {
         case .buyToOpen:
             cash = buyReservation(ReservationTerms(order), instrument: instrument, fees: fees, currency: currency)
         case .buyToClose:
-            cash = buyBackReservation(ReservationTerms(order), instrument: instrument, fees: fees, currency: currency)
+            cash = buyBackReservation(ReservationTerms(order), instrument: instrument, account: account)
         case .sellToOpen:
-            cash = shortSaleReservation(ReservationTerms(order), fees: fees, currency: currency)
-            // A call write holds the shares that cover it, in the underlying's position.
-            if let contract = instrument.option, let stock = coveringStock(of: order.instrument) {
-                return (stock, cash, (order.leavesQty ?? .zero).times(contract.multiplier))
+            // A write holds what it adds to the requirement: cash, and the shares its calls need in the
+            // underlying's position.
+            if let contract = instrument.option {
+                let held = writeReservation(ReservationTerms(order), contract: contract, account: account)
+                guard held.shares.isPositive, let stock = coveringStock(of: order.instrument) else {
+                    return (order.instrument, held.cash, .zero)
+                }
+                return (stock, held.cash, held.shares)
             }
+            cash = shortSaleReservation(ReservationTerms(order), fees: fees, currency: currency)
         case .sellToClose:
             cash = fees.minimumChargeCushion(side: .sell, currency: currency)
             if !sharesReservedByTwin(order) { shares = (order.leavesQty ?? sellQtyForNotional(order)) }
@@ -451,9 +457,6 @@ extension TradingEngine {
     /// with the cushion), plus the fee cushion of a sale.
     func shortSaleReservation(_ order: ReservationTerms, fees: FeeSchedule, currency: Currency) -> FixedDecimal {
         let instrument = instruments[Int(order.instrument.index)]
-        if let contract = instrument.option {
-            return writeReservation(order, contract: contract, fees: fees, currency: currency)
-        }
         let price = reservationPrice(order, instrument: instrument)
         let value = price.multiplied(
             by: (order.leavesQty ?? .zero).multiplied(by: instrument.multiplier), places: currency.minorUnitDigits,

@@ -263,7 +263,7 @@ public struct TradingEngine: Sendable {
         let start = accounts[id]?.startingCash ?? .zero
         let change = start - (accounts[id]?.cash ?? .zero)
         accounts[id]?.positions = [:]
-        accounts[id]?.refreshPutCollateral()
+        accounts[id]?.refreshOptionRequirements()
         accounts[id]?.reservedCash = .zero
         accounts[id]?.totalFees = .zero
         return record(.reset(startingCash: start), cashChange: change, account: id, at: time)

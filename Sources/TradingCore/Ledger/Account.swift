@@ -25,8 +25,10 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         var corporateActionsThrough: CivilDate?
         var gameRules: GameRules?
         var gameActivity: GameActivity?
-        /// Derived from `positions` (never written): see `Account.putCollateral`.
-        var putCollateral: FixedDecimal
+        /// Derived from `positions` (never written): see `Account.optionRequirements`.
+        var optionRequirements: [String: SpreadRule.Requirement]
+        /// Σ of `optionRequirements`' cash (derived with them): see `Account.optionCollateral`.
+        var optionCollateral: FixedDecimal
 
         init(
             id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule, terms: MarginTerms,
@@ -49,7 +51,8 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             corporateActionsThrough = nil
             self.gameRules = gameRules
             gameActivity = gameRules == nil ? nil : GameActivity()
-            putCollateral = .zero
+            optionRequirements = [:]
+            optionCollateral = .zero
         }
 
         init(from decoder: any Decoder) throws {
@@ -71,7 +74,8 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             corporateActionsThrough = try c.decodeIfPresent(CivilDate.self, forKey: .corporateActionsThrough)
             gameRules = try c.decodeIfPresent(GameRules.self, forKey: .gameRules)
             gameActivity = try c.decodeIfPresent(GameActivity.self, forKey: .gameActivity)
-            putCollateral = Account.putCollateral(of: positions)
+            optionRequirements = SpreadRule.requirements(of: positions.values)
+            optionCollateral = optionRequirements.values.reduce(.zero) { $0 + $1.cash }
         }
     }
 
@@ -155,24 +159,57 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         _modify { yield &storage.fields.gameActivity }
     }
 
-    /// Cash set aside for the puts the account has written (Alpaca's cash-secured puts): each short put position's
-    /// strike × its shares, until it is bought back, expires or is assigned. Buying power leaves it out. Derived from
-    /// the positions (their OCC symbols name the strikes); the engine refreshes it when an option position changes.
-    public var putCollateral: FixedDecimal { storage.fields.putCollateral }
+    /// What the contracts the account has written require, by underlying (Alpaca's universal spread rule,
+    /// `SpreadRule`): the cash set aside (a cash-secured put's strike × its shares; a spread's largest loss) and the
+    /// shares of the underlying that cover calls no long call covers. Derived from the positions (their OCC symbols
+    /// name the contracts); the engine refreshes it when an option position changes.
+    public var optionRequirements: [String: SpreadRule.Requirement] { storage.fields.optionRequirements }
 
-    /// Recomputes `putCollateral` from the positions (after an option position changed).
-    public mutating func refreshPutCollateral() {
-        let collateral = Self.putCollateral(of: positions)
-        if collateral != storage.fields.putCollateral { storage.fields.putCollateral = collateral }
+    /// Cash set aside for the contracts the account has written, until they are bought back, expire or are
+    /// assigned: Σ of `optionRequirements`' cash. Buying power leaves it out.
+    public var optionCollateral: FixedDecimal { storage.fields.optionCollateral }
+
+    /// Shares of `underlying` that written calls hold (they cannot be sold while the calls are open).
+    public func sharesCoveringCalls(_ underlying: String) -> Quantity {
+        storage.fields.optionRequirements[underlying]?.shares ?? .zero
     }
 
-    static func putCollateral(of positions: [InstrumentID: Position]) -> FixedDecimal {
-        var total = FixedDecimal.zero
-        for position in positions.values where position.multiplier != nil && position.qty.isNegative {
-            guard let contract = OptionContract(occSymbol: position.symbol), contract.right == .put else { continue }
-            total += contract.strike.multiplied(by: position.qty.magnitude.times(contract.multiplier))
+    /// Recomputes `optionRequirements` from the positions (after an option position changed).
+    public mutating func refreshOptionRequirements() {
+        let requirements = SpreadRule.requirements(of: positions.values)
+        guard requirements != storage.fields.optionRequirements else { return }
+        storage.fields.optionRequirements = requirements
+        storage.fields.optionCollateral = requirements.values.reduce(.zero) { $0 + $1.cash }
+    }
+
+    /// Whether the long position in `contract` covers written contracts: without it they would require more.
+    public func coversWrittenContracts(_ contract: OptionContract) -> Bool {
+        guard let held = positions.values.first(where: { $0.symbol == contract.occSymbol }), held.qty.isPositive
+        else { return false }
+        let (before, after) = optionRequirementChange(contract, by: -held.qty)
+        return after.cash > before.cash || after.shares > before.shares
+    }
+
+    /// What `underlying`'s written contracts would require if the position in `contract` changed by `qty` contracts
+    /// (negative: sold), against what they require now. `longsCover: false` counts no long contract as cover (an
+    /// account below options level 3).
+    public func optionRequirementChange(_ contract: OptionContract, by qty: Quantity, longsCover: Bool = true)
+        -> (before: SpreadRule.Requirement, after: SpreadRule.Requirement)
+    {
+        var legs: [SpreadRule.Leg] = []
+        var found = false
+        for position in positions.values where position.multiplier != nil && !position.qty.isZero {
+            guard let held = OptionContract(occSymbol: position.symbol), held.underlying == contract.underlying
+            else { continue }
+            legs.append(SpreadRule.Leg(held, qty: position.qty))
         }
-        return total
+        let before = SpreadRule.requirement(of: legs, longsCover: longsCover)
+        for i in legs.indices where legs[i].contract == contract {
+            legs[i].qty += qty
+            found = true
+        }
+        if !found { legs.append(SpreadRule.Leg(contract, qty: qty)) }
+        return (before, SpreadRule.requirement(of: legs, longsCover: longsCover))
     }
 
     /// Whether the account plays in a game. (Asked on every order and fill: `gameRules != nil` copied the ~200-byte
@@ -207,7 +244,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
 
     /// Cash free for withdrawals (and, on cash accounts, for new buy orders): borrowed money cannot be taken out.
     /// Orders on margin accounts spend `margin(marks:).buyingPower`.
-    public var buyingPower: FixedDecimal { cash - reservedCash - putCollateral }
+    public var buyingPower: FixedDecimal { cash - reservedCash - optionCollateral }
 
     /// Cash plus positions at the given marks (missing marks value at cost).
     public func equity(marks: (InstrumentID) -> Price?) -> FixedDecimal {

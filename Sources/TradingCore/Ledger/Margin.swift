@@ -187,7 +187,7 @@ extension Account {
                 maintenance += contract ? value : value.multiplied(by: rates.maintenance(at: mark))
             } else if position.multiplier != nil {
                 // A written contract is covered (a call by shares held, whose own requirement counts) or secured (a
-                // put by cash set aside, `putCollateral`): it requires nothing more. What buying it back would cost
+                // put, or a spread, by cash set aside: `optionCollateral`): it requires nothing more. What buying it back would cost
                 // is in the equity already.
                 shortValue += value
             } else {
@@ -209,8 +209,8 @@ extension Account {
         let regt = multiplier > 1 ? excess.times(2) : Swift.max(.zero, cash)
         let dayTrading =
             multiplier == 4 ? Swift.max(.zero, equity - maintenance).rounded(places: cent, rule: .down).times(4) : .zero
-        // Cash securing written puts is spent already, as open orders' holds are.
-        let held = reservedCash + putCollateral
+        // Cash securing written contracts is spent already, as open orders' holds are.
+        let held = reservedCash + optionCollateral
         let spendable = Swift.max(.zero, regt - held)
         let free = Swift.max(.zero, cash - held)
         return MarginState(

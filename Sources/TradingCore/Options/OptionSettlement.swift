@@ -110,7 +110,7 @@ extension TradingEngine {
         position.realizedPnL += event.realizedPnL
         // (The account is changed field by field from here: `record` moves its cash and sequence in place.)
         accounts[accountID]?.positions[id] = position.reservedForSale.isZero ? nil : position
-        if written { accounts[accountID]?.refreshPutCollateral() }
+        accounts[accountID]?.refreshOptionRequirements()
         var entries = [record(.optionEvent(event), cashChange: .zero, account: accountID, at: time)]
         guard exercise else { return entries }
 
@@ -167,7 +167,7 @@ extension TradingEngine {
             // Shares that cover written calls are not the put's to deliver.
             let deliverable =
                 (account.positions[underlying]?.availableToSell(on: date) ?? .zero)
-                - sharesCoveringCalls(account, underlying: stock.symbol)
+                - account.sharesCoveringCalls(stock.symbol)
             guard deliverable < shares else { return nil }
             return OrderRejection(
                 .insufficientQty,

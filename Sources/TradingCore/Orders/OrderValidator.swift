@@ -35,8 +35,11 @@ struct OrderValidator {
     let gameEquity: FixedDecimal?
     /// For a sale of a stock: its shares that calls the account wrote hold (they cannot be sold). Zero otherwise.
     var sharesCoveringCalls: Quantity = .zero
-    /// For a call write: the underlying's shares free to cover it. Zero otherwise.
+    /// For a sale of an option contract: the underlying's shares free to cover written calls. Zero otherwise.
     var sharesFreeToCover: Quantity = .zero
+    /// For a sale of an option contract: the cash and shares it adds to what the account's written contracts require
+    /// (`SpreadRule`) if it fills whole. None otherwise.
+    var optionNeeds = SpreadRule.Requirement.none
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
         guard instrument.currency == account.currency, instrument.kind != .index else {
@@ -63,7 +66,9 @@ struct OrderValidator {
         try validatePriceLimits(r)
         try validateLots(r)
         switch intent {
-        case .sellToClose: try validateSellable(r)
+        case .sellToClose:
+            try validateSellable(r)
+            if let contract = instrument.option { try validateCoverKept(r, contract: contract) }
         case .sellToOpen:
             if let contract = instrument.option {
                 try validateWrite(r, contract: contract)
@@ -591,12 +596,18 @@ extension TradingEngine {
             switch intent {
             case .buyToOpen:
                 buyReservation(terms, instrument: instrument, fees: account.fees, currency: account.currency)
-            case .sellToOpen: shortSaleReservation(terms, fees: account.fees, currency: account.currency)
+            case .sellToOpen:
+                if let contract = instrument.option {
+                    writeReservation(terms, contract: contract, account: account).cash
+                } else {
+                    shortSaleReservation(terms, fees: account.fees, currency: account.currency)
+                }
             case .buyToClose where instrument.option != nil:
-                buyBackReservation(terms, instrument: instrument, fees: account.fees, currency: account.currency)
+                buyBackReservation(terms, instrument: instrument, account: account)
             case .buyToClose, .sellToClose: .zero
             }
-        let spends = intent != .sellToClose && (intent != .buyToClose || instrument.option != nil)
+        // (Selling a long contract may spend too: when it covers a written one, cash must take its place.)
+        let spends = instrument.option != nil || (intent != .sellToClose && intent != .buyToClose)
         var validator = OrderValidator(
             configuration: configuration, account: account, instrumentID: id, instrument: instrument, time: time,
             phase: phase(of: instrument, at: time),
@@ -615,12 +626,16 @@ extension TradingEngine {
             dayVolume: books[i].quoteDayVolume,
             gameEquity: !account.inGame || account.gameRules?.maximumPositionPercent == nil
                 ? nil : account.equity(marks: mark))
-        if let contract = instrument.option {
-            if intent == .sellToOpen, contract.right == .call {
-                validator.sharesFreeToCover = sharesFreeToCover(account, call: contract, on: validator.tradingDate)
-            }
+        if let contract = instrument.option, intent == .sellToOpen || intent == .sellToClose {
+            // What the sale adds to the written contracts' requirement; below level 3 a write is covered by shares
+            // and cash alone.
+            let longsCover = intent == .sellToClose || account.optionsTradingLevel >= .spreads
+            validator.optionNeeds = Self.addedRequirement(
+                account, contract: contract, by: -(request.qty ?? .zero), longsCover: longsCover)
+            validator.sharesFreeToCover = sharesFreeToCover(
+                account, underlying: contract.underlying, on: validator.tradingDate)
         } else if intent == .sellToClose {
-            validator.sharesCoveringCalls = sharesCoveringCalls(account, underlying: instrument.symbol)
+            validator.sharesCoveringCalls = account.sharesCoveringCalls(instrument.symbol)
         }
         return validator
     }

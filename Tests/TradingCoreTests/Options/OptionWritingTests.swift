@@ -42,7 +42,7 @@ struct OptionWritingTests {
         // Equity counts what buying the calls back would cost.
         let marks: (InstrumentID) -> Price? = { $0 == self.callID ? d("6.00") : d("250") }
         #expect(account.equity(marks: marks) == f.cash(f.us) + d("50000") - d("1200"))
-        #expect(account.putCollateral == .zero)
+        #expect(account.optionCollateral == .zero)
 
         // The 200 shares cover the two calls: none can be sold, and no third call can be written.
         let sale = f.place(sell("AAPL", "1"), at: t).rejection
@@ -92,7 +92,7 @@ struct OptionWritingTests {
 
         let written = try #require(f.place(sell(put.occSymbol, "3"), at: t).order)
         #expect(written.status == .filled && written.filledAvgPrice == d("4.80"))
-        #expect(account.putCollateral == d("75000"))
+        #expect(account.optionCollateral == d("75000"))
         #expect(account.buyingPower == f.cash(f.us) - d("75000"))
         #expect(f.cash(f.us) == d("100000") + d("1440") - fees(f.us))
         // About $26,440 is free: one more put's $25,000, not two more.
@@ -105,14 +105,14 @@ struct OptionWritingTests {
         // Buying one back releases its share of the collateral; the cost is paid from it if need be.
         let back = try #require(f.place(buy(put.occSymbol, "1"), at: t).order)
         #expect(back.status == .filled && back.positionIntent == .buyToClose)
-        #expect(f.position(f.us, putID)?.qty == d("-2") && account.putCollateral == d("50000"))
+        #expect(f.position(f.us, putID)?.qty == d("-2") && account.optionCollateral == d("50000"))
         let replay = LedgerReplay(startingCash: d("100000"), entries: f.ledger(f.us))
         #expect(replay.cash == f.cash(f.us) && replay.holdings[put.occSymbol]?.qty == d("-2"))
         #expect(replay.holdings[put.occSymbol]?.costBasis == f.position(f.us, putID)?.costBasis)
 
         // A reset closes the puts out: nothing is set aside any more.
         try f.engine.reset(f.us, at: t)
-        #expect(account.putCollateral == .zero && account.buyingPower == d("100000"))
+        #expect(account.optionCollateral == .zero && account.buyingPower == d("100000"))
     }
 
     @Test("writing needs options level 1; a level-0 account writes nothing")
@@ -181,7 +181,7 @@ struct OptionWritingTests {
         let shares = try #require(f.position(f.us, f.aapl))
         // 200 shares at the strike, less the 9.60 × 100 premium: an average cost of 245.20.
         #expect(shares.qty == d("200") && shares.costBasis == d("49040") && shares.averageEntryPrice == d("245.20"))
-        #expect(f.cash(f.us) == cash - d("50000") && account.putCollateral == .zero)
+        #expect(f.cash(f.us) == cash - d("50000") && account.optionCollateral == .zero)
 
         _ = try #require(f.place(sell(put.occSymbol, "1"), at: t).order)
         let before = f.cash(f.us)
@@ -192,7 +192,7 @@ struct OptionWritingTests {
             return
         }
         #expect(event.kind == .expiry && event.qty == d("1") && event.realizedPnL == d("480"))
-        #expect(f.cash(f.us) == before && account.putCollateral == .zero && f.position(f.us, putID) == nil)
+        #expect(f.cash(f.us) == before && account.optionCollateral == .zero && f.position(f.us, putID) == nil)
         let replay = LedgerReplay(startingCash: d("100000"), entries: f.ledger(f.us))
         #expect(replay.cash == f.cash(f.us) && replay.holdings["AAPL"]?.costBasis == d("49040"))
         #expect(replay.holdings[put.occSymbol]?.qty == .zero)
