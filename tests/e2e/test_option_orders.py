@@ -293,3 +293,89 @@ def test_a_cash_secured_put_sets_its_strike_times_100_aside_until_it_is_bought_b
     finally:
         config.max_margin_multiplier = multiplier
         client.set_account_configurations(config)
+
+
+def put_spread_strikes(client, data, underlying):
+    """Two puts of one expiration a week or more out: the one nearest the money (to write) and the next strike below
+    it with a bid (to buy)."""
+    near = near_the_money_call(client, data, underlying, type=ContractType.PUT)
+    contract = client.get_option_contract(near)
+    chain = data.get_option_chain(OptionChainRequest(underlying_symbol=underlying,
+                                                     expiration_date=contract.expiration_date,
+                                                     type=ContractType.PUT))
+    strike = money(contract.strike_price)
+    below = [symbol for symbol, snapshot in chain.items()
+             if snapshot.latest_quote.bid_price > 0 and money(client.get_option_contract(symbol).strike_price) < strike]
+    lower = max(below, key=lambda s: money(client.get_option_contract(s).strike_price))
+    return near, lower, strike - money(client.get_option_contract(lower).strike_price)
+
+
+def test_a_put_credit_spread_is_one_mleg_order_that_sets_aside_its_width_and_closes_as_one(client, data):
+    from alpaca.trading.requests import GetOrderByIdRequest, OptionLegRequest
+    written, bought, width = put_spread_strikes(client, data, "MSFT")
+    config = client.get_account_configurations()
+    multiplier = config.max_margin_multiplier
+    config.max_margin_multiplier = "1"
+    client.set_account_configurations(config)
+    try:
+        before = client.get_account()
+        placed = client.submit_order(MarketOrderRequest(
+            qty=2, order_class=OrderClass.MLEG, time_in_force=TimeInForce.DAY, legs=[
+                OptionLegRequest(symbol=written, ratio_qty=1, side=OrderSide.SELL,
+                                 position_intent=PositionIntent.SELL_TO_OPEN),
+                OptionLegRequest(symbol=bought, ratio_qty=1, position_intent=PositionIntent.BUY_TO_OPEN)]))
+        order = client.get_order_by_id(placed.id, GetOrderByIdRequest(nested=True))
+        assert order.order_class == OrderClass.MLEG and order.status == OrderStatus.FILLED
+        # The parent names no asset or side; its legs do, each with its ratio.
+        assert order.symbol is None and order.side is None and money(order.filled_qty) == 2
+        legs = {leg.symbol: leg for leg in order.legs}
+        assert set(legs) == {written, bought}
+        assert all(leg.status == OrderStatus.FILLED and leg.asset_class == AssetClass.US_OPTION
+                   and leg.ratio_qty == "1" and money(leg.qty) == 2 for leg in legs.values())
+        assert legs[written].position_intent == PositionIntent.SELL_TO_OPEN
+        assert legs[bought].side == OrderSide.BUY
+        # A credit: the written put's bid exceeds the bought put's ask; the parent's price is the net, negative.
+        credit = money(legs[written].filled_avg_price) - money(legs[bought].filled_avg_price)
+        assert credit > 0 and money(order.filled_avg_price) == -credit
+
+        positions = {p.symbol: money(p.qty) for p in client.get_all_positions()}
+        assert positions[written] == -2 and positions[bought] == 2
+        after = client.get_account()
+        # The long puts cover the written ones: only the spread's width is set aside, not the strike.
+        assert money(after.options_buying_power) == money(after.cash) - width * 2 * HUNDRED
+        assert money(after.cash) - money(before.cash) > credit * 2 * HUNDRED - 1
+
+        closed = client.get_order_by_id(client.submit_order(MarketOrderRequest(
+            qty=2, order_class=OrderClass.MLEG, time_in_force=TimeInForce.DAY, legs=[
+                OptionLegRequest(symbol=written, ratio_qty=1, side=OrderSide.BUY),
+                OptionLegRequest(symbol=bought, ratio_qty=1, side=OrderSide.SELL)])).id,
+            GetOrderByIdRequest(nested=True))
+        assert closed.status == OrderStatus.FILLED
+        assert {leg.position_intent for leg in closed.legs} == {PositionIntent.BUY_TO_CLOSE,
+                                                                 PositionIntent.SELL_TO_CLOSE}
+        assert not {written, bought} & {p.symbol for p in client.get_all_positions()}
+        final = client.get_account()
+        assert money(final.options_buying_power) == money(final.cash)
+    finally:
+        config.max_margin_multiplier = multiplier
+        client.set_account_configurations(config)
+
+
+@pytest.mark.parametrize("legs, status, words", [
+    ([("call", "sell", 1), ("call", "sell", 1)], 403, "every short leg must be covered"),
+    ([("call", "buy", 2), ("put", "buy", 4)], 422, "ratio_qty must be in lowest terms"),
+])
+def test_an_mleg_order_that_breaks_alpacas_rules_is_refused_with_a_reason(client, data, legs, status, words):
+    from alpaca.trading.requests import OptionLegRequest
+    call = near_the_money_call(client, data, "NVDA")
+    put = near_the_money_call(client, data, "NVDA", type=ContractType.PUT)
+    calls = [s.symbol for s in data.get_option_chain(OptionChainRequest(
+        underlying_symbol="NVDA", expiration_date=client.get_option_contract(call).expiration_date,
+        type=ContractType.CALL)).values() if s.symbol != call]
+    symbols = {"call": [call, calls[0]], "put": [put]}
+    request = MarketOrderRequest(qty=1, order_class=OrderClass.MLEG, time_in_force=TimeInForce.DAY, legs=[
+        OptionLegRequest(symbol=symbols[kind].pop(0), ratio_qty=ratio, side=OrderSide(side))
+        for kind, side, ratio in legs])
+    with pytest.raises(APIError) as refused:
+        client.submit_order(request)
+    assert refused.value.status_code == status and words in str(refused.value), str(refused.value)

@@ -24,6 +24,21 @@ extension Shard {
         return id
     }
 
+    /// The market a request's placement sees (`prepareMarket`): its symbol's, or for a multi-leg order every leg's
+    /// contract's and the underlying's.
+    func prepareMarkets(for request: OrderRequest) async throws(BrokerageError) {
+        guard request.orderClass == .mleg, let legs = request.legs else {
+            _ = try await prepareMarket(for: request.symbol)
+            return
+        }
+        var underlyings: Set<String> = []
+        for leg in legs {
+            _ = try await prepareMarket(for: leg.symbol)
+            if let contract = OptionContract(occSymbol: leg.symbol) { underlyings.insert(contract.underlying) }
+        }
+        for symbol in underlyings.sorted() { _ = try await prepareMarket(for: symbol) }
+    }
+
     /// One market update for one instrument (its quote fetched once by the pump for every shard): matched against
     /// the orders resting on it and evaluated against its queued rules (which may place orders) and alerts.
     func applyMarketUpdate(_ quote: MarketQuote, instrument: Instrument) {
@@ -118,7 +133,7 @@ extension Shard {
 
     func place(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> (Order, StagedStep?) {
         guard records.index(forKey: account) != nil else { throw .notFound("account not found") }
-        _ = try await prepareMarket(for: request.symbol)
+        try await prepareMarkets(for: request)
         let order: Order
         do { order = try engine.submit(request, account: account, at: clock.now()) } catch {
             metrics.rejected(error.reason)
@@ -132,7 +147,7 @@ extension Shard {
     /// The refusal placing `request` would meet now, or nil: nothing is placed or written.
     func check(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> OrderRejection? {
         guard records.index(forKey: account) != nil else { throw .notFound("account not found") }
-        _ = try await prepareMarket(for: request.symbol)
+        try await prepareMarkets(for: request)
         do { try engine.check(request, account: account, at: clock.now()) } catch { return error }
         return nil
     }

@@ -137,7 +137,20 @@ enum AlpacaEncoding {
     static func order(_ o: Order, legs: [Order] = []) -> JSONValue {
         var object = [String: JSONValue](minimumCapacity: orderFields.count + 1)
         for field in orderFields { object[field.key.name] = json(field.value(o)) }
-        object["legs"] = o.legs.isEmpty ? .null : .array(legs.map { order($0) })
+        guard o.orderClass == .mleg, o.parentID == nil else {
+            object["legs"] = o.legs.isEmpty ? .null : .array(legs.map { order($0) })
+            return .object(object)
+        }
+        // A multi-leg order's parent names no single asset or side (Alpaca leaves them out); each leg says its
+        // ratio to the parent's units.
+        for key in ["symbol", "asset_id", "asset_class", "side"] { object[key] = .null }
+        object["legs"] = .array(
+            legs.map { leg in
+                guard case .object(var fields) = order(leg) else { return order(leg) }
+                let units = o.qty ?? .one
+                fields["ratio_qty"] = .text(leg.qty.flatMap { $0.divided(by: units, rule: .down) }?.description)
+                return .object(fields)
+            })
         return .object(object)
     }
 

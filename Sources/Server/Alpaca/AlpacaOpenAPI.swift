@@ -50,8 +50,10 @@ enum AlpacaOpenAPI {
 
     // MARK: Bodies
 
+    /// A simple, bracket, oco or oto order needs `symbol` and `side`; a multi-leg (`mleg`) order names its contracts in
+    /// `legs` instead, with `qty` its strategy units and `limit_price` its net price (negative: a credit).
     static let order = S.object(
-        required: ["symbol", "side", "type", "time_in_force"],
+        required: ["type", "time_in_force"],
         [
             "symbol": S.string, "qty": S.decimal, "notional": S.decimal,
             "side": S.enumeration(["buy", "sell"]),
@@ -59,7 +61,18 @@ enum AlpacaOpenAPI {
             "time_in_force": S.enumeration(["day", "gtc", "opg", "cls", "ioc", "fok"]),
             "limit_price": S.decimal, "stop_price": S.decimal, "trail_price": S.decimal, "trail_percent": S.decimal,
             "extended_hours": S.boolean, "client_order_id": S.string,
-            "order_class": S.enumeration(["", "simple", "bracket", "oco", "oto"]),
+            "order_class": S.enumeration(["", "simple", "bracket", "oco", "oto", "mleg"]),
+            "legs": .object([
+                "type": .string("array"), "minItems": .number("2"), "maxItems": .number("4"),
+                "items": S.object(
+                    required: ["symbol", "ratio_qty"],
+                    [
+                        "symbol": S.string, "ratio_qty": S.decimal, "side": S.enumeration(["buy", "sell"]),
+                        "position_intent": S.enumeration([
+                            "buy_to_open", "buy_to_close", "sell_to_open", "sell_to_close",
+                        ]),
+                    ]),
+            ]),
             "take_profit": S.object(required: ["limit_price"], ["limit_price": S.decimal]),
             "stop_loss": S.object(required: ["stop_price"], ["stop_price": S.decimal, "limit_price": S.decimal]),
             "position_intent": S.enumeration(["buy_to_open", "buy_to_close", "sell_to_open", "sell_to_close"]),

@@ -43,6 +43,15 @@ struct BodyFields {
         return try BodyFields(value, allowed: allowed, unknownName: unknownName, path: name(key))
     }
 
+    /// An array of objects' fields (`legs[0]`, `legs[1]`, … in messages), or nil when absent or null.
+    func objects(_ key: String, allowed: Set<String>? = nil) throws -> [BodyFields]? {
+        guard let value = present(key) else { return nil }
+        guard case .array(let items) = value else { throw APIError.unprocessable("\(name(key)) must be an array") }
+        return try items.enumerated().map { k, item in
+            try BodyFields(item, allowed: allowed, path: "\(name(key))[\(k)]")
+        }
+    }
+
     /// An exact decimal from a JSON number (alpaca-py sends numbers) or a decimal string (browsers and most
     /// clients): never through a binary float.
     func decimal(_ key: String) throws -> FixedDecimal? {

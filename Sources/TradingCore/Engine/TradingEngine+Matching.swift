@@ -23,6 +23,7 @@ extension TradingEngine {
         case .quote(let quote):
             books[i].quote = quote
             books[i].quoteTime = event.time
+            if !packages.isEmpty { matchPackages(on: event.instrument, at: event.time) }
             guard !books[i].resting.isEmpty, books[i].quoteMayAct(quote) else { return }
         case .trade(let price, _):
             books[i].lastTrade = price

@@ -54,7 +54,8 @@ extension TradingEngine {
     /// Keeps an exit pair at the same remaining quantity after one of them fills partly.
     mutating func resizeTwin(of id: OrderID) {
         // Simple orders (most) have no twin: decided without copying the order.
-        guard orders.read(id, { $0.parentID != nil || $0.orderClass == .oco }) == true else { return }
+        guard orders.read(id, { ($0.parentID != nil && $0.orderClass != .mleg) || $0.orderClass == .oco }) == true
+        else { return }
         guard let order = orders[id], let twinID = twin(of: order),
             let twin = orders[twinID], twin.status.isOpen, twin.status != .held,
             let leaves = order.leavesQty
@@ -72,6 +73,10 @@ extension TradingEngine {
         guard orders.read(id, { $0.parentID != nil || !$0.legs.isEmpty || $0.orderClass == .oco }) == true,
             let order = orders[id]
         else { return }
+        if order.orderClass == .mleg {
+            resolvePackage(after: order, at: time)
+            return
+        }
         let isEntry = order.parentID == nil && !order.legs.isEmpty && order.orderClass != .oco
         if isEntry {
             for leg in order.legs {

@@ -7,6 +7,9 @@ extension TradingEngine {
         _ request: OrderRequest, account accountID: AccountID,
         at time: Timestamp
     ) throws(OrderRejection) -> Order {
+        if request.orderClass == .mleg, request.legs != nil {
+            return try submitMultiLeg(request, account: accountID, at: time)
+        }
         guard let instrumentID = symbols[request.symbol] else {
             _ = try existingAccount(accountID)
             throw OrderRejection(
@@ -65,6 +68,11 @@ extension TradingEngine {
     public mutating func check(_ request: OrderRequest, account accountID: AccountID, at time: Timestamp)
         throws(OrderRejection)
     {
+        if request.orderClass == .mleg, request.legs != nil {
+            let account = try existingAccount(accountID)
+            _ = try validateMultiLeg(request, account: account, at: time)
+            return
+        }
         guard let instrumentID = symbols[request.symbol] else {
             throw OrderRejection(
                 .unknownSymbol, "asset \(request.symbol) not found",
@@ -153,6 +161,10 @@ extension TradingEngine {
         guard order.status.isOpen else {
             throw OrderRejection(.notCancelable, "order is \(order.status.rawValue) and can no longer be canceled")
         }
+        // A leg of a multi-leg order is canceled with its package.
+        if order.orderClass == .mleg, let parentID = order.parentID {
+            return try cancel(parentID, account: accountID, at: time)
+        }
         finish(orderID, .canceled, reason: nil, at: time)
         return orders[orderID] ?? order
     }
@@ -196,6 +208,8 @@ extension TradingEngine {
     ) {
         let id = order.id
         let held = order.status == .held
+        // A multi-leg order rests on no book: its legs' quotes try it as one (`matchPackage`).
+        let booked = order.orderClass != .mleg
         clientOrderIDs.insert(
             order.clientOrderID, account: order.accountID, order: id, madeByEngine: clientIDMadeByEngine)
         if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
@@ -204,7 +218,7 @@ extension TradingEngine {
         openOrders.insert(id)
         if !held {
             reserve(id, opening: reservation)
-            addToBook(id)
+            if booked { addToBook(id) }
         }
         publish(held ? .held : .new, id, at: time)
     }
@@ -332,6 +346,7 @@ extension TradingEngine {
     func reservation(_ order: borrowing Order, account: borrowing Account) -> (
         InstrumentID, cash: FixedDecimal, shares: Quantity
     ) {
+        if order.orderClass == .mleg { return packageReservation(order, account: account) }
         let (fees, currency) = (account.fees, account.currency)
         let instrument = instruments[Int(order.instrument.index)]
         var cash = FixedDecimal.zero

@@ -52,8 +52,11 @@ extension TradingEngine {
             order.instrument = id
             orders[order.id] = order
             openOrders.insert(order.id)
-            if order.status != .held { addToBook(order.id) }
+            if order.status != .held, order.orderClass != .mleg { addToBook(order.id) }
             if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
+        }
+        for order in snapshot.openOrders where order.orderClass == .mleg && order.parentID == nil {
+            trackPackage(order.id)
         }
     }
 

@@ -28,6 +28,8 @@ public struct TradingEngine: Sendable {
     /// The earliest `expiresAt` of any open order: market events past it run expiry first.
     var nextDeadline: Timestamp = .distantFuture
     var sessionCache = SessionCache()
+    /// Open multi-leg orders (their parents) by the contracts of their legs: a quote of one tries them.
+    var packages: [InstrumentID: [OrderID]] = [:]
     /// Scratch space for the matching loop, kept to avoid allocating per event.
     var candidates: [RestingOrder] = []
 
@@ -62,7 +64,8 @@ public struct TradingEngine: Sendable {
 
     /// Instruments with at least one working (not held) order: the ones market data must keep flowing to.
     public var instrumentsWithWorkingOrders: [InstrumentID] {
-        books.indices.filter { !books[$0].resting.isEmpty }.map { InstrumentID(Int32($0)) }
+        books.indices.filter { !books[$0].resting.isEmpty || packages[InstrumentID(Int32($0))] != nil }
+            .map { InstrumentID(Int32($0)) }
     }
 
     // MARK: Accounts

@@ -19,6 +19,9 @@ public enum PositionIntent: String, Sendable, Codable, Hashable, CaseIterable {
         }
     }
 
+    /// The side an order with this intent is on.
+    public var side: OrderSide { self == .buyToOpen || self == .buyToClose ? .buy : .sell }
+
     /// A sale that opens or adds to a short position.
     public var isShortSale: Bool { self == .sellToOpen }
     /// A purchase that covers a short position.
@@ -55,6 +58,8 @@ public enum OrderClass: String, Sendable, Codable, Hashable, CaseIterable {
     case oco
     /// One-triggers-other: an entry and one exit.
     case oto
+    /// Multi-leg options: two to four contracts bought and sold together as one package.
+    case mleg
 
     /// Accepts "simple" as well as "".
     public init?(wireValue: String) {

@@ -24,11 +24,29 @@ public struct OrderRequest: Sendable, Codable, Hashable {
     /// Placed by the house to meet a margin call: the pattern day trader rule does not stop it (a broker's own
     /// liquidation is not the customer's day trade to refuse).
     public var isLiquidation = false
+    /// The contracts of a multi-leg order (`orderClass == .mleg`; `symbol` and `side` are then unused).
+    public var legs: [OptionLeg]? = nil
+
+    /// One leg of a multi-leg order: a contract, its ratio to the order's units, the side, and optionally the
+    /// intent the client states (checked against the position).
+    public struct OptionLeg: Sendable, Codable, Hashable {
+        public var symbol: String
+        public var ratio: Int
+        public var side: OrderSide
+        public var positionIntent: PositionIntent?
+
+        public init(symbol: String, ratio: Int = 1, side: OrderSide, positionIntent: PositionIntent? = nil) {
+            self.symbol = symbol
+            self.ratio = ratio
+            self.side = side
+            self.positionIntent = positionIntent
+        }
+    }
 
     /// Everything but `isLiquidation`, which no client sends: only the house sets it.
     enum CodingKeys: String, CodingKey {
         case symbol, side, type, timeInForce, qty, notional, limitPrice, stopPrice, trailPrice, trailPercent
-        case extendedHours, clientOrderID, orderClass, takeProfit, stopLoss, positionIntent
+        case extendedHours, clientOrderID, orderClass, takeProfit, stopLoss, positionIntent, legs
     }
 
     public struct TakeProfit: Sendable, Codable, Hashable {

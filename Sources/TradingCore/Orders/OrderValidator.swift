@@ -317,6 +317,9 @@ struct OrderValidator {
 
     func validateOrderClass(_ r: OrderRequest) throws(OrderRejection) {
         switch r.orderClass {
+        case .mleg:
+            // (`TradingEngine.submit` sends multi-leg orders to `submitMultiLeg`: this is a single contract's.)
+            throw OrderRejection(.invalidInput, "mleg orders name their contracts in legs, not in symbol")
         case .simple:
             if r.takeProfit != nil || r.stopLoss != nil {
                 throw OrderRejection(.invalidInput, "take_profit and stop_loss need order_class bracket, oco or oto")
