@@ -170,6 +170,14 @@ def test_an_option_position_and_its_resting_order_survive_a_restart():
         client.submit_order(MarketOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
         resting = client.submit_order(LimitOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY, limit_price=0.01,
                                                         time_in_force=TimeInForce.GTC))
+        # A call debit spread bid a cent a unit: it rests, holding its debit, with its two legs.
+        from alpaca.trading.requests import GetOrderByIdRequest, OptionLegRequest
+        put = near_the_money_call(client, data, "NVDA", type=ContractType.PUT)
+        package = client.submit_order(LimitOrderRequest(
+            qty=1, order_class=OrderClass.MLEG, time_in_force=TimeInForce.GTC, limit_price=0.01, legs=[
+                OptionLegRequest(symbol=put, ratio_qty=1, side=OrderSide.BUY),
+                OptionLegRequest(symbol=symbol, ratio_qty=1, side=OrderSide.SELL)]))
+        held = money(client.get_account().cash) - money(client.get_account().options_buying_power)
         [before] = client.get_all_positions()
         server.restart()
         client = TradingClient(server.key_id, server.secret, paper=True, url_override=server.url)
@@ -178,6 +186,15 @@ def test_an_option_position_and_its_resting_order_survive_a_restart():
         assert money(after.qty) == 1 and money(after.cost_basis) == money(before.cost_basis)
         assert money(after.market_value) == money(after.current_price) * HUNDRED
         assert client.get_order_by_id(resting.id).status in (OrderStatus.NEW, OrderStatus.ACCEPTED)
+        restored = client.get_order_by_id(package.id, GetOrderByIdRequest(nested=True))
+        assert restored.status == OrderStatus.NEW and restored.order_class == OrderClass.MLEG
+        assert {leg.symbol for leg in restored.legs} == {put, symbol}
+        assert money(client.get_account().cash) - money(client.get_account().options_buying_power) == held
+        client.cancel_order_by_id(package.id)
+        canceled = client.get_order_by_id(package.id, GetOrderByIdRequest(nested=True))
+        assert canceled.status == OrderStatus.CANCELED
+        assert all(leg.status == OrderStatus.CANCELED for leg in canceled.legs)
+        client.cancel_order_by_id(resting.id)
         client.close_position(symbol)
         assert not client.get_all_positions()
     finally:

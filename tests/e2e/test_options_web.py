@@ -261,3 +261,44 @@ def test_the_sheet_writes_a_covered_call_and_explains_a_cash_secured_put(languag
             " - document.querySelector('dialog.option-sheet').clientWidth") <= 0, width
     app.size(390, 844)
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_a_spread_held_is_charted_as_one_on_the_stock_page(language_driver, server):
+    """A call debit spread placed as one multi-leg order: the stock page charts the two contracts together — the
+    debit lost below the lower strike, the width less the debit made above the higher."""
+    from decimal import Decimal
+    import json
+    driver, language = language_driver
+    chinese = language.startswith("zh")
+    app = App(driver, server).signup()
+    account = app.switch_account("us")["id"]
+    driver.get_log("browser")
+    app.go("stock/MSFT")
+    app.css("table.option-chain tbody tr.price-line")
+    lower, higher = app.d.execute_script("""
+        const line = document.querySelector('tr.price-line');
+        return [line.nextElementSibling.dataset.symbol, line.nextElementSibling.nextElementSibling.dataset.symbol]""")
+    placed = app.api("POST", f"/accounts/{account}/orders", {
+        "order_class": "mleg", "type": "market", "time_in_force": "day", "qty": "1",
+        "legs": [{"symbol": lower, "ratio_qty": "1", "side": "buy"}, {"symbol": higher, "ratio_qty": "1", "side": "sell"}]})
+    assert placed["status"] in (200, 201), placed
+    # Each leg's fill is told; the package itself bought no MSFT shares and says nothing of the kind.
+    app.wait.until(lambda d: sum(symbol in t for t in app.toasts() for symbol in (lower, higher)) >= 2)
+    assert not [t for t in app.toasts() if "MSFT" in t and lower not in t and higher not in t], app.toasts()
+    detail = app.api("GET", f"/accounts/{account}")["body"]
+    paid = {p["symbol"]: Decimal(p["avg_entry_price"]) for p in detail["positions"]}
+    debit = paid[lower] - paid[higher]
+    width = Decimal(int(higher[-8:])) / 1000 - Decimal(int(lower[-8:])) / 1000
+
+    app.go("")
+    app.go("stock/MSFT")
+    app.visible("[data-testid=position-payoff] svg.payoff-chart polyline")
+    points = json.loads(app.d.execute_script(
+        "return document.querySelector('[data-testid=position-payoff]').dataset.points"))
+    points = [(Decimal(x), Decimal(y)) for x, y in points]
+    assert points[0][1] == -debit * 100 and points[-1][1] == (width - debit) * 100, points
+    assert len(app.all(".position-payoff ul.legs li")) == 2
+    app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-spread-{'zh' if chinese else 'en'}-phone.png"))
+    if chinese:
+        assert english_left(app, ".position-payoff") == []
+    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -280,6 +280,9 @@ actor Shard {
         }
         guard let owner = records[update.order.accountID] else { return nil }
         let o = update.order
+        // A multi-leg order is told once: each leg's fill says what it traded (the package's parent trades nothing
+        // itself), and a cancellation is the package's (its legs end with it).
+        if o.orderClass == .mleg, (o.parentID == nil) == (update.event == .fill) { return nil }
         let text = Catalogue(languages.language(of: owner.userID))
         let currency = engine.account(o.accountID)?.currency.symbol ?? ""
         let title: String

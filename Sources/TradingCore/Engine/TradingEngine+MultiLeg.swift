@@ -197,6 +197,14 @@ extension TradingEngine {
                     facts: .init("option.expired", ["symbol": leg.symbol, "date": contract.expiration.description]))
             }
             let contracts = units.times(leg.ratio)
+            let maximum = instruments[Int(id.index)].maximumOrderQty ?? configuration.maximumQty
+            guard contracts <= maximum else {
+                throw OrderRejection(
+                    .lotSize, "the \(leg.symbol) leg trades \(contracts) contracts, more than the maximum of \(maximum)",
+                    facts: .init(
+                        "lot_size.maximum",
+                        ["qty": contracts.description, "maximum": maximum.description, "symbol": leg.symbol]))
+            }
             let held = account.positions[id]?.qty ?? .zero
             let intent = PositionIntent(side: leg.side, held: held)
             if let stated = leg.positionIntent, stated != intent {

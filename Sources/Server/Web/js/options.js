@@ -33,6 +33,38 @@ function expirationDate(iso) {
   return new Date(`${iso}T12:00:00Z`).toLocaleDateString(locale(), { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
 }
 
+/** An OCC symbol's contract ("AAPL261218C00250000" → AAPL, 2026-12-18, call, 250), or null for any other symbol. */
+export function parseContract(symbol) {
+  const m = /^([A-Z]{1,6})(\d{2})(\d{2})(\d{2})([CP])(\d{8})$/.exec(symbol ?? '');
+  if (!m) return null;
+  return {
+    underlying: m[1], expiration: `20${m[2]}-${m[3]}-${m[4]}`, right: m[5] === 'C' ? 'call' : 'put',
+    strike: D.shift({ n: BigInt(m[6]), s: 0 }, -3),
+  };
+}
+
+/**
+ * What the account holds on `symbol` expiring on `expiration`, as payoff legs: each contract position at its premium
+ * (paid, or taken in when written), and the shares that cover calls written beyond the long calls, at their cost.
+ */
+export function heldLegs(positions, symbol, expiration) {
+  const legs = [];
+  let shares = null;
+  for (const p of positions ?? []) {
+    if (p.symbol === symbol) { shares = p; continue; }
+    const c = parseContract(p.symbol);
+    if (!c || c.underlying !== symbol || c.expiration !== expiration) continue;
+    legs.push({ right: c.right, strike: c.strike, qty: D.parse(p.qty), price: D.parse(p.avg_entry_price), multiplier: HUNDRED, symbol: p.symbol });
+  }
+  const calls = legs.filter((l) => l.right === 'call').reduce((sum, l) => D.add(sum, l.qty), D.zero);
+  if (legs.length && D.sign(calls) < 0 && shares && D.sign(D.parse(shares.qty)) > 0) {
+    const needed = D.mul(D.neg(calls), HUNDRED);
+    const held = D.parse(shares.qty);
+    legs.push({ right: null, qty: D.cmp(held, needed) < 0 ? held : needed, price: D.parse(shares.avg_entry_price) });
+  }
+  return legs;
+}
+
 export function optionChain(symbol, currency) {
   const element = h('section.card.options', { 'aria-labelledby': 'options-title', hidden: true });
   let expirations = [];
@@ -40,6 +72,7 @@ export function optionChain(symbol, currency) {
   let right = 'call';
   let showAll = false;
   let chain = null;
+  let held = [];
   let destroyed = false;
   let timer = null;
 
@@ -61,9 +94,14 @@ export function optionChain(symbol, currency) {
   async function refresh() {
     if (!expiration || destroyed) return;
     try {
-      const next = await api.get(`/options/${api.enc(symbol)}/chain` + api.query({ expiration }));
+      const account = store.account();
+      const [next, detail] = await Promise.all([
+        api.get(`/options/${api.enc(symbol)}/chain` + api.query({ expiration })),
+        account ? api.get(`/accounts/${account.id}`).catch(() => null) : null,
+      ]);
       if (destroyed) return;
       chain = next;
+      held = heldLegs(detail?.positions, symbol, expiration);
       render();
     } catch { /* keep the last chain on screen */ }
   }
@@ -115,7 +153,23 @@ export function optionChain(symbol, currency) {
         ? h('button.link.show-all', { type: 'button', onclick: () => { showAll = !showAll; render(); } },
           showAll ? t('options.show_near') : t('options.show_all', { n: rows.length }))
         : null,
-      h('p.sub.legend', t('options.legend')));
+      h('p.sub.legend', t('options.legend')),
+      held.some((l) => l.right) ? positionPayoff() : null);
+  }
+
+  /** What the contracts held on this expiration (a spread's legs together) make or lose at expiration. */
+  function positionPayoff() {
+    const figure = payoffFigure(held, D.parse(chain.price), currency, t('options.position.caption'));
+    figure.dataset.testid = 'position-payoff';
+    return h('section.position-payoff', { 'aria-labelledby': 'position-payoff-title' },
+      h('h3#position-payoff-title', t('options.position.title', { date: expirationDate(expiration) })),
+      h('ul.legs', held.map((l) => h('li', l.right
+        ? t(D.sign(l.qty) < 0 ? 'options.position.written' : 'options.position.long', {
+          qty: D.format(D.abs(l.qty), 0, false), name: `${symbol} ${F.price(D.format(l.strike, null, false))} ${t(`options.right.${l.right}`)}`,
+          price: F.money(D.format(l.price, 2, false), currency),
+        })
+        : t('options.position.shares', { qty: D.format(l.qty, 0, false), symbol })))),
+      figure);
   }
 
   load();
