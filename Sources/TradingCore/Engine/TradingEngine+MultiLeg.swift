@@ -200,7 +200,8 @@ extension TradingEngine {
             let maximum = instruments[Int(id.index)].maximumOrderQty ?? configuration.maximumQty
             guard contracts <= maximum else {
                 throw OrderRejection(
-                    .lotSize, "the \(leg.symbol) leg trades \(contracts) contracts, more than the maximum of \(maximum)",
+                    .lotSize,
+                    "the \(leg.symbol) leg trades \(contracts) contracts, more than the maximum of \(maximum)",
                     facts: .init(
                         "lot_size.maximum",
                         ["qty": contracts.description, "maximum": maximum.description, "symbol": leg.symbol]))
