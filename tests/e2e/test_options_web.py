@@ -299,6 +299,13 @@ def test_a_spread_held_is_charted_as_one_on_the_stock_page(language_driver, serv
     assert points[0][1] == -debit * 100 and points[-1][1] == (width - debit) * 100, points
     assert len(app.all(".position-payoff ul.legs li")) == 2
     app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-spread-{'zh' if chinese else 'en'}-phone.png"))
+    # On the Orders screen the package reads as one multi-leg order, its legs as the contracts they traded.
+    app.go("orders")
+    tag = app.text("li.row.order[data-order-class=mleg] .sym .tag")
+    assert tag == ("组合委托" if chinese else "Multi-leg")
+    symbols = app.d.execute_script(
+        "return [...document.querySelectorAll('li.row.order[data-order-class=mleg] .sym a')].map((a) => a.textContent)")
+    assert sorted(symbols) == sorted(["MSFT", lower, higher]), symbols
     if chinese:
         assert english_left(app, ".position-payoff") == []
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -286,6 +286,8 @@ export default {
   'orders.sell': 'Sell',
   'orders.auto_title': 'Placed automatically by a queued rule',
   'orders.auto': 'Auto',
+  'orders.spread': 'Multi-leg',
+  'orders.spread_units': '{qty} × the legs below',
   'orders.type.market': 'market',
   'orders.type.limit': 'limit',
   'orders.type.stop': 'stop',
@@ -310,6 +312,7 @@ export default {
   'orders.earlier': 'Earlier',
   'orders.cancel_title': 'Cancel order',
   'orders.cancel_confirm.buy': 'Cancel your buy order for {shares} of {symbol}?',
+  'orders.cancel_confirm.spread': 'Cancel your multi-leg {symbol} option order, every leg of it?',
   'orders.cancel_confirm.sell': 'Cancel your sell order for {shares} of {symbol}?',
   'orders.canceled': 'Order canceled',
   // Home

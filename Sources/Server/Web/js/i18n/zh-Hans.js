@@ -286,6 +286,8 @@ export default {
   'orders.sell': '卖出',
   'orders.auto_title': '由排队规则自动下单',
   'orders.auto': '自动',
+  'orders.spread': '组合委托',
+  'orders.spread_units': '{qty} 组（见下方各腿）',
   'orders.type.market': '市价',
   'orders.type.limit': '限价',
   'orders.type.stop': '止损',
@@ -310,6 +312,7 @@ export default {
   'orders.earlier': '更早',
   'orders.cancel_title': '撤单',
   'orders.cancel_confirm.buy': '撤销 {symbol} {shares} 的买入委托？',
+  'orders.cancel_confirm.spread': '撤销这笔 {symbol} 期权组合委托（包括每一条腿）？',
   'orders.cancel_confirm.sell': '撤销 {symbol} {shares} 的卖出委托？',
   'orders.canceled': '委托已撤销',
   // 首页

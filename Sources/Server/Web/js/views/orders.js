@@ -36,16 +36,19 @@ export async function render(view, params, scope) {
 
   function row(o) {
     const open = OPEN.has(o.status);
+    // A multi-leg order's parent trades no shares of its underlying: it is the package; its legs follow as rows.
+    const spread = o.order_class === 'mleg' && !F.optionUnderlying(o.symbol);
     const auto = o.client_order_id?.startsWith('queue-');
     const price = o.limit_price ? ` @ ${F.price(o.limit_price)}` : o.stop_price ? t('orders.stop_at', { price: F.price(o.stop_price) }) : '';
-    return h('li.row.order', { dataset: { status: o.status, id: o.id } },
+    return h('li.row.order', { dataset: { status: o.status, id: o.id, orderClass: o.order_class || 'simple' } },
       h('span.row-main',
-        h('span.sym', h('a', { href: F.stockRoute(o.symbol) }, o.symbol), ' ', h(`span.side.${o.side}`, t(o.side === 'buy' ? 'orders.buy' : 'orders.sell')),
+        h('span.sym', h('a', { href: F.stockRoute(o.symbol) }, o.symbol), ' ',
+          spread ? h('span.tag', t('orders.spread')) : h(`span.side.${o.side}`, t(o.side === 'buy' ? 'orders.buy' : 'orders.sell')),
           auto ? h('span.tag', { title: t('orders.auto_title') }, t('orders.auto')) : null),
         h('span.sub', `${TYPES.includes(o.type) ? t(`orders.type.${o.type}`) : o.type}${price} · ${F.dateTime(o.submitted_at || o.created_at, zone)} ${t(`city.${zone}`)}`)),
       h('span.row-end',
         h(`span.status.${o.status}`, statusText(o.status)),
-        h('span.sub', t('orders.filled', { filled: F.qty(o.filled_qty), total: F.qty(o.qty ?? o.notional) })
+        h('span.sub', spread ? t('orders.spread_units', { qty: F.qty(o.qty) }) : t('orders.filled', { filled: F.qty(o.filled_qty), total: F.qty(o.qty ?? o.notional) })
           + (o.filled_avg_price ? t('orders.avg', { price: F.money(o.filled_avg_price, currency) }) : '')),
         o.reject_reason ? h('span.sub.error-text', o.reject_reason) : null,
         open ? h('button.link.danger', { type: 'button', onclick: () => cancel(o) }, t('orders.cancel')) : null));
@@ -62,7 +65,10 @@ export async function render(view, params, scope) {
   }
 
   async function cancel(o) {
-    if (!await confirmAction(t('orders.cancel_title'), t(o.side === 'buy' ? 'orders.cancel_confirm.buy' : 'orders.cancel_confirm.sell', { shares: F.shares(o.qty), symbol: o.symbol }), t('orders.cancel_title'), { danger: true })) return;
+    const spread = o.order_class === 'mleg' && !F.optionUnderlying(o.symbol);
+    const question = spread ? t('orders.cancel_confirm.spread', { symbol: o.symbol })
+      : t(o.side === 'buy' ? 'orders.cancel_confirm.buy' : 'orders.cancel_confirm.sell', { shares: F.shares(o.qty), symbol: o.symbol });
+    if (!await confirmAction(t('orders.cancel_title'), question, t('orders.cancel_title'), { danger: true })) return;
     try {
       await api.del(`/accounts/${api.enc(account.id)}/orders/${api.enc(o.id)}`);
       toast(t('orders.canceled'), 'success');
