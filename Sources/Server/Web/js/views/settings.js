@@ -74,10 +74,18 @@ const delivery = (status) => t(`settings.delivery.${status}`);
 /** Webhook: notifications (fills, automatic orders, queue empty) POSTed to your URL, signed; recent deliveries. */
 function webhookCard() {
   const card = h('section.card.webhook', { 'aria-labelledby': 'webhook-title' }, loading());
-  async function load() {
+  // Looks again while a delivery is still under way (a test just sent, a retry), so its outcome shows without a
+  // reload; at most 20 times, and never once the screen is left.
+  let polls = 0;
+  async function load(again = false) {
+    if (again && !card.isConnected) return;
     try {
       const [{ webhook }, deliveries] = await Promise.all([api.get('/webhook'), api.get('/webhook/deliveries?limit=10')]);
       draw(webhook, deliveries);
+      if (again && polls < 20 && (polls < 2 || deliveries.some((d) => d.status === 'pending'))) {
+        polls += 1;
+        setTimeout(() => load(true), 1500);
+      }
     } catch (error) { clear(card, h('h2#webhook-title', t('settings.webhook')), failure(error, load)); }
   }
   function draw(webhook, deliveries, secret) {
@@ -109,7 +117,12 @@ function webhookCard() {
           d.last_status ? h('span.sub', `HTTP ${d.last_status}`) : null))))] : null);
   }
   async function ping() {
-    try { await api.post('/webhook/ping'); toast(t('settings.test_sent'), 'success'); setTimeout(load, 1500); } catch (error) { toast(error.message, 'error'); }
+    try {
+      await api.post('/webhook/ping');
+      toast(t('settings.test_sent'), 'success');
+      polls = 0;
+      setTimeout(() => load(true), 1500);
+    } catch (error) { toast(error.message, 'error'); }
   }
   async function remove() {
     if (!await confirmAction(t('settings.webhook_remove'), t('settings.webhook_remove_confirm'), t('settings.remove'), { danger: true })) return;
