@@ -13,6 +13,7 @@ struct Repositories: Sendable {
     let games: any GameRepository
     let equityHistory: any EquityHistoryRepository
     let cluster: any ClusterRepository
+    let liveEvents: any LiveEventRepository
 
     init(_ storage: Storage) {
         users = storage
@@ -23,6 +24,7 @@ struct Repositories: Sendable {
         games = storage
         equityHistory = storage
         cluster = storage
+        liveEvents = storage
     }
 }
 

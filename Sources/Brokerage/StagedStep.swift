@@ -80,6 +80,11 @@ final class UpdateStreams: Sendable {
         return stream
     }
 
+    /// Whether anyone listens to order updates or notifications (a cluster node reads other nodes' events only then).
+    var hasSubscribers: Bool {
+        subscribers.withLock { !$0.orders.isEmpty || !$0.notifications.isEmpty }
+    }
+
     func publish(_ update: OrderUpdate) {
         let targets = subscribers.withLock { s in
             s.orders.values.filter { $0.account == nil || $0.account == update.order.accountID }.map(\.continuation)

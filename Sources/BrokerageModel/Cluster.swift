@@ -78,3 +78,46 @@ public protocol ClusterRepository: Sendable {
     /// Marks the node as gone (graceful shutdown): the others stop waiting for its heartbeat.
     func leaveCluster(node name: String) async throws
 }
+
+/// An order update or notification one node committed, read back by the others so a client's streams carry its
+/// accounts' events whichever node it is connected to (`LiveEventRepository`).
+public struct LiveEvent: Sendable {
+    public enum Payload: Sendable {
+        case order(OrderUpdate)
+        case notification(NotificationRecord)
+    }
+
+    /// Grows with every event; within one shard, in commit order.
+    public var id: Int64
+    public var shard: ShardID
+    /// The node that committed it (and published it to its own streams at once).
+    public var node: String
+    /// Nil when it was not asked for (`LiveEventRepository.liveEvents(after:node:payloads:limit:)`).
+    public var payload: Payload?
+
+    public init(id: Int64, shard: ShardID, node: String, payload: Payload?) {
+        self.id = id
+        self.shard = shard
+        self.node = node
+        self.payload = payload
+    }
+}
+
+/// The cluster's live events: on a cluster, every journal commit also writes its order updates and notifications
+/// to a table in the same transaction and signals the other nodes (PostgreSQL NOTIFY), which read them back by id.
+/// A signal may be lost (a listener reconnecting): the table is the truth, signals only say "look now". Within a
+/// shard ids follow commit order — one node writes a shard at a time, one commit after another, and a takeover
+/// waits for the old owner's commits (the fence) — so a reader that keeps the last id it read per shard never
+/// skips one.
+public protocol LiveEventRepository: Sendable {
+    /// The newest event id of each shard that has any.
+    func liveEventMarks() async throws -> [ShardID: Int64]
+    /// Events after `marks` (a shard absent from it: from its first), oldest first, at most `limit`; payloads only
+    /// of other nodes' events, and only when `payloads` is true (otherwise the ids alone move the marks on).
+    func liveEvents(after marks: [ShardID: Int64], node: String, payloads: Bool, limit: Int) async throws
+        -> [LiveEvent]
+    /// A signal after each commit that wrote live events (on any node), and one when listening (re)starts.
+    func liveEventSignals() -> AsyncStream<Void>
+    /// Deletes events older than `age` nanoseconds (a reader that far behind has restarted anyway).
+    func pruneLiveEvents(olderThan age: Int64) async throws
+}

@@ -10,6 +10,9 @@ public struct Journal: Sendable {
     public var accounts: [Account] = []
     /// Notifications the step causes (a fill, an order the system canceled), durable with it.
     public var notifications: [NotificationRecord] = []
+    /// The step's order events, in the order they happened (its `orders` are their last states). On a cluster
+    /// they are committed with the step as live events, for the streams of clients connected to other nodes.
+    public var updates: [OrderUpdate] = []
     /// Queued rules the step added or changed — a rule that fired is written with the order it placed, so a
     /// restart can never fire it twice.
     public var rules: [QueueRuleRecord] = []

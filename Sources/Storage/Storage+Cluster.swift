@@ -37,6 +37,7 @@ extension Storage: ClusterRepository {
                 """
             ).run()
         }
+        writeLiveEvents(as: name)
     }
 
     public func heartbeat(node name: String) async throws -> ClusterView {

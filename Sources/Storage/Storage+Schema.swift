@@ -389,6 +389,27 @@ extension Storage {
                 """,
             ]
         ),
+        // The cluster's live events (Storage+LiveEvents.swift): each commit's order updates and notifications, for
+        // the streams of clients connected to other nodes; kept minutes, read by id per shard.
+        (
+            16,
+            sqliteOnly([
+                """
+                CREATE TABLE live_events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, shard INTEGER NOT NULL, node TEXT NOT NULL, kind TEXT NOT NULL,
+                    created_at BIGINT NOT NULL, body TEXT NOT NULL
+                )
+                """
+            ])
+                + postgresOnly([
+                    """
+                    CREATE TABLE live_events (
+                        id BIGSERIAL PRIMARY KEY, shard INTEGER NOT NULL, node TEXT NOT NULL, kind TEXT NOT NULL,
+                        created_at BIGINT NOT NULL, body TEXT NOT NULL
+                    )
+                    """
+                ]) + ["CREATE INDEX live_events_by_shard ON live_events (shard, id)"]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

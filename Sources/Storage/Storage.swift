@@ -37,6 +37,8 @@ public final class Storage: Sendable {
     let processLock = Mutex<ProcessLock?>(nil)
     public let location: DatabaseLocation
     public let isPostgres: Bool
+    /// On a cluster, the node this process is: its commits write live events (`Storage+LiveEvents.swift`).
+    let liveEventNode = Mutex<String?>(nil)
 
     init(
         db: any SQLDatabase, sqliteWriter: SQLiteConnection? = nil, readers: [any SQLDatabase],

@@ -2,6 +2,7 @@ import BrokerageModel
 import Foundation
 import MarketData
 import Storage
+import Synchronization
 import Testing
 import TradingCore
 
@@ -67,10 +68,12 @@ struct ClusterTests {
         return Node(brokerage: brokerage, node: ClusterNode(settings: settings, brokerage: brokerage))
     }
 
-    static func buy(_ brokerage: Brokerage, _ account: AccountID, id: String) async throws(BrokerageError) -> Order {
+    static func buy(_ brokerage: Brokerage, _ account: AccountID, id: String, limit: Price = 1)
+        async throws(BrokerageError) -> Order
+    {
         try await brokerage.submit(
             OrderRequest(
-                symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: 1,
+                symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: 1, limitPrice: limit,
                 clientOrderID: ClientOrderID(id)), account: account)
     }
 
@@ -151,5 +154,87 @@ struct ClusterTests {
         #expect(a.node.servedShards == 0)
         let view = try await b.brokerage.clusterView()
         #expect(view.leases.allSatisfy { $0.owner == "b" && $0.epoch >= 2 })
+    }
+
+    @Test(
+        "a client listening on one node hears every order update and notification of an account another node serves, before and after its shard moves here, none twice"
+    )
+    func liveEventsAcrossNodes() async throws {
+        let url = try await Self.database()
+        let clock = MarketClock(.manual(start: BrokerageFixture.morning))
+        let ttl = 10 * Duration64.second
+        let a = try await Self.node("a", url: url, clock: clock, ttl: ttl)
+        let b = try await Self.node("b", url: url, clock: clock, ttl: ttl)
+        defer {
+            Task {
+                await a.brokerage.shutdown()
+                await b.brokerage.shutdown()
+            }
+        }
+        try await a.node.join()
+        await a.node.pass()
+        try await b.node.join()
+        await b.node.pass()
+        await a.node.pass()
+        await b.node.pass()
+        #expect(a.node.servedShards == 32 && b.node.servedShards == 32)
+        let user = try await a.brokerage.createUser(id: UserID(UUID().uuidString), username: "u", passwordHash: "-")
+        let account = try await a.brokerage.openAccount(userID: user.id, market: .us, cash: 10_000, name: "x")
+
+        // One listener on each node; b's relay is run by hand (its reads follow PostgreSQL's signal when served).
+        let onA = Heard(a.brokerage.orderUpdates(account: account.id))
+        let onB = Heard(b.brokerage.orderUpdates(account: account.id))
+        let notifiedOnB = Heard(b.brokerage.notifications.live(user: user.id))
+        let relay = LiveEventRelay(node: "b", brokerage: b.brokerage, logger: b.node.logger)
+        var marks = try await b.brokerage.repositories.liveEvents.liveEventMarks()
+
+        // A marketable buy on a (new, fill, and a fill notification) and a resting one canceled.
+        _ = try await Self.buy(a.brokerage, account.id, id: "filled", limit: 1_000)
+        let resting = try await Self.buy(a.brokerage, account.id, id: "resting")
+        _ = try await a.brokerage.cancel(resting.id, account: account.id)
+        let onAFirst = await onA.wait(for: 4)
+        #expect(onAFirst.map(\.event) == [.new, .fill, .new, .canceled])
+        #expect(await onB.wait(for: 1, within: .milliseconds(300)).isEmpty, "nothing on b before its relay reads")
+        await relay.read(&marks)
+        #expect(await onB.wait(for: 4) == onAFirst, "b's client hears a's events as a's own client does")
+        #expect(await notifiedOnB.wait(for: 1).map(\.kind) == ["fill"])
+
+        // The shard moves to b (a leaves gracefully): b's own events reach its client from its writer, and the
+        // relay, reading the table that now holds both nodes' events, publishes none of them again.
+        await a.node.leave()
+        await b.node.pass()
+        #expect(b.node.servedShards == 64)
+        let second = try await Self.buy(b.brokerage, account.id, id: "second")
+        _ = try await b.brokerage.cancel(second.id, account: account.id)
+        await relay.read(&marks)
+        await relay.read(&marks)
+        let all = await onB.wait(for: 7, within: .seconds(1))
+        #expect(all.count == 6, "each event once: \(all.map { "\($0.order.clientOrderID.text) \($0.event)" })")
+        #expect(all.dropFirst(4).map(\.order.clientOrderID.text) == ["second", "second"])
+    }
+
+    /// What a stream delivered so far, collected in the background.
+    final class Heard<T: Sendable>: Sendable {
+        final class Items: Sendable {
+            let list = Mutex<[T]>([])
+        }
+        private let items = Items()
+        private let task: Task<Void, Never>
+
+        init(_ stream: AsyncStream<T>) {
+            let items = self.items
+            task = Task { for await item in stream { items.list.withLock { $0.append(item) } } }
+        }
+
+        deinit { task.cancel() }
+
+        /// Everything delivered once there are `count` items, or when `within` has passed.
+        func wait(for count: Int, within: Duration = .seconds(5)) async -> [T] {
+            let deadline = ContinuousClock.now + within
+            while items.list.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return items.list.withLock { $0 }
+        }
     }
 }

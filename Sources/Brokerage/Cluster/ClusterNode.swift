@@ -60,6 +60,11 @@ public final class ClusterNode: Service, Sendable {
 
     public func run() async throws {
         try await join()
+        // Other nodes' order updates and notifications, for the streams of clients connected here.
+        let relay = Task { [settings, brokerage, logger] in
+            await LiveEventRelay(node: settings.name, brokerage: brokerage, logger: logger).run()
+        }
+        defer { relay.cancel() }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await self.pass()

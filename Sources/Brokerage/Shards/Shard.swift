@@ -204,6 +204,7 @@ actor Shard {
             }
         }
         journal.orders = Self.lastStates(updates)
+        journal.updates = updates
         journal.notifications = updates.compactMap(notification) + pendingNotifications
         pendingNotifications.removeAll()
         // (The client-order-id index lives in the engine, not in `Account`: a journal waiting in the group-commit

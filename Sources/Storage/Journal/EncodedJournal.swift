@@ -19,10 +19,20 @@ struct EncodedStep: Sendable {
     var randomState: SeededGenerator?
     /// The lease epoch the step's writer holds (cluster only).
     var epoch: Int64?
+    /// The step's live events, kind and JSON body (cluster only: `Storage+LiveEvents.swift`).
+    var live: [(kind: String, body: String)] = []
+    /// The node whose live events they are (nil: not on a cluster).
+    var liveNode: String?
 
-    init(_ journal: Journal) throws {
+    init(_ journal: Journal, liveNode: String? = nil) throws {
         shard = journal.shard
         epoch = journal.epoch
+        self.liveNode = liveNode
+        if liveNode != nil {
+            live.reserveCapacity(journal.updates.count + journal.notifications.count)
+            for update in journal.updates { live.append(("order", try Coding.encode(update))) }
+            for n in journal.notifications { live.append(("notification", try Coding.encode(LiveNotification(n)))) }
+        }
         orders = journal.orders.map { ($0, $0.storedJSON()) }
         entries = try journal.entries.map { ($0, try Coding.encode($0)) }
         accounts = journal.accounts
@@ -50,6 +60,9 @@ struct EncodedJournal: Sendable {
     /// The lease epochs the steps were made under, per shard (a shard appears twice only if it changed hands
     /// between two steps of the group — then one of them is refused).
     var fences: [(shard: ShardID, epoch: Int64)] = []
+    /// The steps' live events, in step order, with their shards; and the node that wrote them.
+    var live: [(shard: Int, kind: String, body: String)] = []
+    var liveNode: String?
 
     init(merging steps: [EncodedStep]) throws {
         var ruleIndex: [QueueRuleID: Int] = [:]
@@ -94,6 +107,10 @@ struct EncodedJournal: Sendable {
             alertTriggers += step.alertTriggers
             entries += step.entries
             notifications += step.notifications
+            if let node = step.liveNode {
+                liveNode = node
+                live += step.live.map { (step.shard.index, $0.kind, $0.body) }
+            }
             if let state = step.randomState { randomStates[step.shard] = state }
             if let epoch = step.epoch, !fences.contains(where: { $0.shard == step.shard && $0.epoch == epoch }) {
                 fences.append((step.shard, epoch))
@@ -157,6 +174,7 @@ struct EncodedJournal: Sendable {
                 }
             }
         }
+        try await writeLiveEvents(db)
     }
 
     /// The fence (cluster): inside the commit's transaction, each shard's lease must still have the epoch its

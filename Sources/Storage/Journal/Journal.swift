@@ -52,7 +52,7 @@ extension Storage {
     /// the others. Throws only if the step cannot be encoded (nothing is queued then).
     public func enqueue(_ journal: Journal, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) throws {
         guard !journal.isEmpty || journal.randomState != nil else { return completion(.success(())) }
-        let step = try EncodedStep(journal)
+        let step = try EncodedStep(journal, liveNode: liveEventNode.withLock { $0 })
         let startWriter = journalQueue.withLock { q -> Bool in
             q.pending.append((step, completion))
             if q.writing { return false }

@@ -5,8 +5,9 @@ public enum EngineEvent: Sendable, Hashable {
     case ledger(LedgerEntry)
 }
 
-/// An order's lifecycle event, in the shape of Alpaca's trade_updates message.
-public struct OrderUpdate: Sendable, Hashable {
+/// An order's lifecycle event, in the shape of Alpaca's trade_updates message. Codable: on a cluster, other nodes'
+/// streams read it back from the database (`LiveEvent`).
+public struct OrderUpdate: Sendable, Codable, Hashable {
     public enum Event: String, Sendable, Codable, Hashable {
         case new, fill, canceled, expired, replaced, rejected
         case partialFill = "partial_fill"

@@ -1,0 +1,168 @@
+import BrokerageModel
+import Foundation
+import Logging
+import NIOPosix
+import PostgresKit
+import SQLKit
+import TradingCore
+
+/// The cluster's live events (`LiveEventRepository`): once a node joins a cluster, each journal commit also writes
+/// its order updates and notifications to `live_events`, in the same transaction, and sends a NOTIFY on
+/// `liveEventsChannel` (PostgreSQL delivers it at commit, never for a rolled-back or fenced one). Other nodes read
+/// the rows by id; a commit refused by the fence writes none, so no node ever streams an event that did not happen.
+extension Storage: LiveEventRepository {
+    static let liveEventsChannel = "papertrade_live_events"
+
+    /// From now on commits write live events in the name of `node` (on joining a cluster).
+    func writeLiveEvents(as node: String) {
+        liveEventNode.withLock { $0 = node }
+    }
+
+    public func liveEventMarks() async throws -> [ShardID: Int64] {
+        try requirePostgres()
+        var marks: [ShardID: Int64] = [:]
+        for row in try await read({ db in
+            try await db.raw("SELECT shard, max(id) AS id FROM live_events GROUP BY shard").all()
+        }) {
+            marks[ShardID(try row.decode(column: "shard", as: Int.self))] = try row.decode(column: "id", as: Int64.self)
+        }
+        return marks
+    }
+
+    public func liveEvents(after marks: [ShardID: Int64], node: String, payloads: Bool, limit: Int) async throws
+        -> [LiveEvent]
+    {
+        try requirePostgres()
+        // Each shard from its own mark (ids follow commit order within a shard only): one index range per shard.
+        // A shard without a mark starts at 0; shards listed are every shard with a lease row.
+        let marked = marks.map { "(\($0.key.index), \($0.value))" }.joined(separator: ", ")
+        let after =
+            marks.isEmpty
+            ? "SELECT shard, CAST(0 AS BIGINT) AS after FROM shard_leases"
+            : """
+            SELECT l.shard, COALESCE(m.after, 0) AS after FROM shard_leases l
+            LEFT JOIN (VALUES \(marked)) AS m(shard, after) ON m.shard = l.shard
+            """
+        let rows = try await read { db in
+            try await db.raw(
+                """
+                SELECT e.id, e.shard, e.node, e.kind,
+                    CASE WHEN \(bind: payloads) AND e.node <> \(bind: node) THEN e.body END AS body
+                FROM live_events e JOIN (\(unsafeRaw: after)) AS a ON e.shard = a.shard AND e.id > a.after
+                ORDER BY e.id LIMIT \(bind: limit)
+                """
+            ).all()
+        }
+        return try rows.map { row in
+            let body = try row.decode(column: "body", as: String?.self)
+            let payload: LiveEvent.Payload?
+            switch (try row.decode(column: "kind", as: String.self), body) {
+            case ("order", let body?): payload = .order(try Coding.decode(OrderUpdate.self, body))
+            case ("notification", let body?):
+                payload = .notification(try Coding.decode(LiveNotification.self, body).record)
+            default: payload = nil
+            }
+            return LiveEvent(
+                id: try row.decode(column: "id", as: Int64.self),
+                shard: ShardID(try row.decode(column: "shard", as: Int.self)),
+                node: try row.decode(column: "node", as: String.self), payload: payload)
+        }
+    }
+
+    public func liveEventSignals() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        guard case .postgres(let url) = location else {
+            continuation.finish()
+            return stream
+        }
+        let logger = Logger(label: "papertrade.cluster.live")
+        let task = Task {
+            while !Task.isCancelled {
+                do {
+                    let configuration = try SQLPostgresConfiguration(url: url)
+                    let connection = try await PostgresConnection.connect(
+                        on: MultiThreadedEventLoopGroup.singleton.any(),
+                        configuration: configuration.coreConfiguration, id: 100, logger: logger)
+                    do {
+                        try await withTaskCancellationHandler {
+                            try await connection.listen(on: Self.liveEventsChannel) { notifications in
+                                // Listening: whatever was committed before is read now.
+                                continuation.yield()
+                                for try await _ in notifications { continuation.yield() }
+                            }
+                        } onCancel: {
+                            Task { try? await connection.close() }
+                        }
+                    } catch {
+                        if !Task.isCancelled { logger.warning("live events: listening stopped: \(error)") }
+                    }
+                    try? await connection.close()
+                } catch {
+                    logger.warning("live events: cannot listen: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func pruneLiveEvents(olderThan age: Int64) async throws {
+        try requirePostgres()
+        try await transaction { db in
+            try await db.raw(
+                "DELETE FROM live_events WHERE created_at < \(unsafeRaw: Self.clusterNow) - \(bind: age)"
+            ).run()
+        }
+    }
+}
+
+/// A notification as a live event's body (`NotificationRecord` is not Codable: its user id is deliberately not).
+struct LiveNotification: Codable {
+    var id: String
+    var user: String
+    var account: AccountID?
+    var kind: String
+    var title: String
+    var body: String
+    var createdAt: Timestamp
+
+    init(_ n: NotificationRecord) {
+        (id, user, account, kind, title, body, createdAt) = (
+            n.id, n.userID.text, n.accountID, n.kind, n.title, n.body, n.createdAt
+        )
+    }
+
+    var record: NotificationRecord {
+        NotificationRecord(
+            id: id, userID: UserID(user), accountID: account, kind: kind, title: title, body: body,
+            createdAt: createdAt)
+    }
+}
+
+extension EncodedJournal {
+    /// Rows per live-events INSERT.
+    static let liveEventsPerStatement = 200
+
+    /// Writes the journal's live events and signals the other nodes (inside the commit's transaction).
+    func writeLiveEvents(_ db: any SQLDatabase) async throws {
+        guard let node = liveNode, !live.isEmpty else { return }
+        for start in stride(from: 0, to: live.count, by: Self.liveEventsPerStatement) {
+            var sql = SQLQueryString("INSERT INTO live_events (shard, node, kind, created_at, body) VALUES ")
+            for (i, event) in live[start..<min(start + Self.liveEventsPerStatement, live.count)].enumerated() {
+                sql.appendInterpolation(unsafeRaw: i == 0 ? "(" : ", (")
+                sql.appendInterpolation(bind: event.shard)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: node)
+                sql.appendInterpolation(unsafeRaw: ", ")
+                sql.appendInterpolation(bind: event.kind)
+                sql.appendInterpolation(unsafeRaw: ", " + Storage.clusterNow + ", ")
+                sql.appendInterpolation(bind: event.body)
+                sql.appendInterpolation(unsafeRaw: ")")
+            }
+            try await db.raw(sql).run()
+        }
+        try await db.raw("SELECT pg_notify(\(bind: Storage.liveEventsChannel), '')").run()
+    }
+}
