@@ -8,12 +8,15 @@ import threading
 import time
 import uuid
 
+import json
+
 import pytest
 import requests
 from alpaca.common.exceptions import APIError
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import OrderSide, TimeInForce
 from alpaca.trading.requests import GetOrdersRequest, MarketOrderRequest
+from alpaca.trading.stream import TradingStream
 
 from conftest import BINARY, ROOT
 
@@ -51,15 +54,15 @@ def cluster():
     c.stop()
 
 
-def new_trader(front):
-    """A user signed up through the front, with an Alpaca key for their USD account."""
+def new_trader(front, session=False):
+    """A user signed up through the front, with an Alpaca key for their USD account (and their web session)."""
     s = requests.Session()
     r = s.post(f"{front}/api/v1/auth/signup", json={"username": "c" + uuid.uuid4().hex[:10], "password": "correct horse"})
     assert r.status_code in (200, 201), r.text
     accounts = s.get(f"{front}/api/v1/accounts").json()
     usd = next(a for a in accounts if a["market"] == "us")
     key = s.post(f"{front}/api/v1/accounts/{usd['id']}/keys").json()
-    return key["key_id"], key["secret"]
+    return (key["key_id"], key["secret"], s) if session else (key["key_id"], key["secret"])
 
 
 def test_any_node_answers_any_account_and_the_operator_sees_the_cluster(cluster):
@@ -80,7 +83,6 @@ def test_any_node_answers_any_account_and_the_operator_sees_the_cluster(cluster)
     listing = subprocess.run([BINARY, "admin", "cluster", "--json", "--database-url", cluster.database],
                              capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0, listing.stderr
-    import json
     view = json.loads(listing.stdout)
     assert sorted(n["name"] for n in view["nodes"] if n["live"]) == ["node1", "node2", "node3"]
     assert sorted(n["shards"] for n in view["nodes"]) == [21, 21, 22]
@@ -169,3 +171,91 @@ def test_kill9_of_a_node_under_load_its_shards_return_within_10s_and_nothing_is_
         filled = sum(float(f["qty"]) for f in fills)
         positions = {p.symbol: float(p.qty) for p in client.get_all_positions()}
         assert positions.get("KO", 0) == filled
+
+
+def place_until_acknowledged(client, cid, stop=None):
+    """Places a market buy with `cid`, retrying through 503s while a shard moves; the order it got, once."""
+    while stop is None or not stop.is_set():
+        try:
+            return client.submit_order(MarketOrderRequest(symbol="KO", qty=1, side=OrderSide.BUY,
+                                                          time_in_force=TimeInForce.DAY, client_order_id=cid))
+        except APIError as e:
+            if "client_order_id" in str(e):  # placed by an attempt whose answer was lost
+                return client.get_order_by_client_id(cid)
+            time.sleep(0.1)
+        except Exception:
+            time.sleep(0.1)
+    return None
+
+
+def test_streams_on_any_node_carry_every_order_update_of_an_account_another_node_serves_across_a_takeover(cluster):
+    key_id, secret, session = new_trader(cluster.front, session=True)
+    auth = {"APCA-API-KEY-ID": key_id, "APCA-API-SECRET-KEY": secret}
+    # The node serving the account answers without a forward; listen on another, and kill the owner later.
+    owners = [name for name, node in cluster.nodes.items()
+              if "Papertrade-Forwarded-By" not in requests.get(f"{node['url']}/v2/account", headers=auth).headers]
+    assert len(owners) == 1, owners
+    owner = owners[0]
+    listener = cluster.nodes[next(n for n in sorted(cluster.nodes) if n != owner)]["url"]
+
+    # alpaca-py's trade_updates client on the listening node…
+    alpaca_events = []
+    stream = TradingStream(key_id, secret, paper=True, url_override=listener.replace("http://", "ws://") + "/stream")
+
+    async def on_update(update):
+        alpaca_events.append((str(update.order.id), str(update.event)))
+
+    stream.subscribe_trade_updates(on_update)
+    threading.Thread(target=stream.run, daemon=True).start()
+    # …and the app's event stream there (server-sent events, the web session's cookie).
+    native_events = []
+    reading = threading.Event()
+
+    def read_events():
+        with session.get(f"{listener}/api/v1/events", stream=True, timeout=(5, 120)) as r:
+            kind = None
+            for line in r.iter_lines(decode_unicode=True):
+                if reading.is_set():
+                    return
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: ") and kind == "order":
+                    data = json.loads(line[6:])
+                    native_events.append((data["order"]["id"], data["event"]))
+
+    threading.Thread(target=read_events, daemon=True).start()
+    client = TradingClient(key_id, secret, paper=True, url_override=cluster.front)
+
+    def seen_everywhere(order_id):
+        return ((order_id, "fill") in alpaca_events or (order_id, "OrderEvent.FILL") in alpaca_events) \
+            and (order_id, "fill") in native_events
+
+    # Orders placed before both streams listen are not replayed: place until one is heard on both.
+    warmup = 0
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        o = place_until_acknowledged(client, f"warm-{warmup}")
+        warmup += 1
+        time.sleep(0.3)
+        if seen_everywhere(str(o.id)):
+            break
+    else:
+        pytest.fail(f"no stream on {listener} heard the owner's fills: {alpaca_events[-3:]} {native_events[-3:]}\n"
+                    + cluster.logs())
+
+    # Orders before, during and after the owner's kill -9: every acknowledged one is heard, once, on both streams.
+    acknowledged = []
+    for n in range(40):
+        if n == 15:
+            os.kill(cluster.nodes[owner]["pid"], 9)
+        acknowledged.append(str(place_until_acknowledged(client, f"t-{n}").id))
+    deadline = time.time() + 15
+    while time.time() < deadline and not all(seen_everywhere(o) for o in acknowledged):
+        time.sleep(0.1)
+    reading.set()
+    stream.stop()
+    missing = [o for o in acknowledged if not seen_everywhere(o)]
+    assert not missing, f"{len(missing)} of {len(acknowledged)} acknowledged orders never heard on {listener}"
+    for events in (alpaca_events, native_events):
+        heard = [e for e in events if e[0] in acknowledged]
+        assert len(heard) == len(set(heard)), "an order update was delivered twice"

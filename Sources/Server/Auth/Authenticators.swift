@@ -38,8 +38,10 @@ struct SessionAuthenticator: RouterMiddleware {
         {
             context.caller = .user(id: user, sessionToken: token)
         } else if let keyID = request.headers[HTTPField.Name.alpacaKeyID] {
+            // The event stream only listens (on a cluster, on any node); every other route uses the account.
             guard let secret = request.headers[HTTPField.Name.alpacaSecretKey],
-                let account = try await access.authenticate(keyID: keyID, secret: secret)
+                let account = try await access.authenticate(
+                    keyID: keyID, secret: secret, loading: request.uri.path != "/api/v1/events")
             else {
                 throw APIError.unauthorized
             }

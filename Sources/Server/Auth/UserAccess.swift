@@ -51,8 +51,9 @@ public final class UserAccess: Sendable {
         return (keyID, secret)
     }
 
-    /// The account an API key pair opens, or nil.
-    func authenticate(keyID: String, secret: String) async throws -> AccountID? {
+    /// The account an API key pair opens, or nil. `loading`: load the account into its shard (a request is about to
+    /// use it); a stream only listens, and on a cluster its account may live in a shard another node serves.
+    func authenticate(keyID: String, secret: String, loading: Bool = true) async throws -> AccountID? {
         let hash = Credentials.sha256(secret)
         // A cached key's account is already in the brokerage (accounts are never unloaded): no trip to its shard.
         if let record = keys.withLock({ $0[keyID] }) {
@@ -61,6 +62,7 @@ public final class UserAccess: Sendable {
         guard let record = try await brokerage.users.key(keyID), Credentials.equal(record.secretHash, hash) else {
             return nil
         }
+        guard loading else { return record.accountID }
         try await brokerage.loadAccountIfNeeded(record.accountID)
         keys.withLock { $0[keyID] = record }
         return record.accountID

@@ -23,8 +23,14 @@ enum AppEvents {
         static func resolve(_ caller: Caller, brokerage: Brokerage) async throws -> Audience? {
             switch caller {
             case .user(let user, _):
-                return Audience(user: user, accounts: Set(try await brokerage.loadAccounts(of: user).map(\.id)))
+                // On a cluster some of the user's accounts may live in shards other nodes serve: listening needs
+                // only their ids (their events come through the brokerage's live-event relay).
+                var accounts = try? await brokerage.loadAccounts(of: user)
+                if accounts == nil { accounts = await brokerage.accounts(of: user) }
+                return Audience(user: user, accounts: Set((accounts ?? []).map(\.id)))
             case .account(let account):
+                // (Loaded when this node serves it; on a cluster another node may, and listening needs no more.)
+                try? await brokerage.loadAccountIfNeeded(account)
                 guard let record = await brokerage.accountRecord(account) else { return nil }
                 return Audience(user: record.userID, accounts: [account], onlyAccount: account)
             }

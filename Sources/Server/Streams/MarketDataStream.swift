@@ -73,7 +73,7 @@ enum MarketDataStream {
         var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
         guard let first = try await messages.next(), let auth = decode(first), auth["action"]?.string == "auth",
             let key = auth["key"]?.string, let secret = auth["secret"]?.string,
-            try await access.authenticate(keyID: key, secret: secret) != nil
+            try await access.authenticate(keyID: key, secret: secret, loading: false) != nil
         else {
             try await send(control("error", [("code", .int(402)), ("msg", .string("auth failed"))]))
             return

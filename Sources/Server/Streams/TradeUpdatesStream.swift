@@ -8,7 +8,8 @@ import Synchronization
 import TradingCore
 
 /// Alpaca's `trade_updates` stream at ws://HOST/stream: authenticate, listen, then every committed order event
-/// of the key's account. Frames are binary JSON, as Alpaca's paper endpoint sends them.
+/// of the key's account. Frames are binary JSON, as Alpaca's paper endpoint sends them. On a cluster any node
+/// carries it: other nodes' events arrive through the brokerage's live-event relay.
 enum TradeUpdatesStream {
     static func handle(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage, access: UserAccess
@@ -28,7 +29,7 @@ enum TradeUpdatesStream {
 
         guard let first = try await messages.next(), let auth = json(first), auth["action"]?.string == "authenticate",
             let key = auth["data"]?["key_id"]?.string, let secret = auth["data"]?["secret_key"]?.string,
-            let account = try await access.authenticate(keyID: key, secret: secret)
+            let account = try await access.authenticate(keyID: key, secret: secret, loading: false)
         else {
             try await send(
                 .object([
