@@ -4,6 +4,8 @@
 #       postgres URL
 #       node NAME URL PID          (one per node: node1 … nodeN)
 #       front URL                  (HAProxy, configured from deploy/haproxy.cfg)
+#   bash scripts/cluster.sh restart DIR NAME      SIGTERM to node NAME (it hands its shards over and leaves), then
+#       the same node again on its port, once it has exited; prints its new `node NAME URL PID` line once it is ready
 #   bash scripts/cluster.sh stop DIR
 # The nodes run PAPERTRADE_BINARY (default .build/debug/papertrade, built if missing); their logs are DIR/nodeK.log,
 # HAProxy's configuration DIR/haproxy.cfg. Installs Debian's haproxy package if it is missing.
@@ -21,6 +23,23 @@ wait_ready() { # url, pid, log
     done
     echo "node at $1 not ready after 60 s" >&2
     return 1
+}
+
+start_node() { # dir, name, serve options…: starts the node on its port, waits until it is ready, prints its line
+    local dir=$1 name=$2
+    shift 2
+    local bin=${PAPERTRADE_BINARY:-.build/debug/papertrade}
+    local port url node pid
+    port=$(cat "$dir/$name.port")
+    url=$(cat "$dir/database-url")
+    node="http://127.0.0.1:$port"
+    mkdir -p "$dir/$name"
+    "$bin" serve --port "$port" --database-url "$url" --node-name "$name" --advertise-url "$node" \
+        --data-dir "$dir/$name" "$@" >> "$dir/$name.log" 2>&1 &
+    pid=$!
+    echo "$pid" > "$dir/$name.pid"
+    wait_ready "$node" "$pid" "$dir/$name.log"
+    echo "node $name $node $pid"
 }
 
 case "$action" in
@@ -42,19 +61,15 @@ start)
     psql "$admin" -qc "CREATE DATABASE papertrade" >&2
     url=${admin/\/postgres\?/\/papertrade?}
     echo "$url" > "$dir/database-url"
+    printf '%s\0' "$@" > "$dir/serve-args"
     echo "postgres $url"
     servers=""
     for k in $(seq "$count"); do
         port=$(free_port)
         node="http://127.0.0.1:$port"
-        mkdir -p "$dir/node$k"
-        "$bin" serve --port "$port" --database-url "$url" --node-name "node$k" --advertise-url "$node" \
-            --data-dir "$dir/node$k" "$@" > "$dir/node$k.log" 2>&1 &
-        pid=$!
-        echo "$pid" > "$dir/node$k.pid"
+        echo "$port" > "$dir/node$k.port"
         # One at a time: the first creates the schema, the others join it.
-        wait_ready "$node" "$pid" "$dir/node$k.log"
-        echo "node node$k $node $pid"
+        start_node "$dir" "node$k" "$@"
         servers+="    server node$k 127.0.0.1:$port check"$'\n'
     done
     front=$(free_port)
@@ -69,6 +84,18 @@ PY
     haproxy -f "$dir/haproxy.cfg" -D -p "$dir/haproxy.pid" 2> "$dir/haproxy.log"
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$front/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
     echo "front http://127.0.0.1:$front"
+    ;;
+restart)
+    dir=${2:?directory}
+    name=${3:?node name}
+    [ -f "$dir/$name.port" ] || { echo "no node $name in $dir" >&2; exit 2; }
+    pid=$(cat "$dir/$name.pid")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && { echo "node $name did not exit within 30 s of SIGTERM" >&2; exit 1; }
+    args=()
+    while IFS= read -r -d '' arg; do args+=("$arg"); done < "$dir/serve-args"
+    start_node "$dir" "$name" "${args[@]}"
     ;;
 stop)
     dir=${2:?directory}
@@ -87,7 +114,7 @@ stop)
     bash scripts/postgres.sh stop "$dir/postgres"
     ;;
 *)
-    echo "usage: cluster.sh start N DIR [serve options…] | stop DIR" >&2
+    echo "usage: cluster.sh start N DIR [serve options…] | restart DIR NAME | stop DIR" >&2
     exit 2
     ;;
 esac

@@ -6,6 +6,7 @@ import JSON
 import Logging
 import MarketData
 import Server
+import ServiceLifecycle
 import TradingCore
 
 @main
@@ -276,7 +277,17 @@ struct Serve: AsyncParsableCommand {
         }
         fflush(nil) // the banner must reach a piped log before the server blocks
         do {
-            try await buildApplication(services, logger: logger).runService()
+            let application = buildApplication(services, logger: logger)
+            if let node = services.cluster {
+                // The node drains first on SIGTERM (while the server still answers), then the application stops.
+                try await ServiceGroup(
+                    configuration: .init(
+                        services: [application, ClusterDrain(node: node)], gracefulShutdownSignals: [.sigterm, .sigint],
+                        logger: logger)
+                ).run()
+            } else {
+                try await application.runService()
+            }
         } catch {
             await services.shutdown()
             throw error

@@ -259,3 +259,70 @@ def test_streams_on_any_node_carry_every_order_update_of_an_account_another_node
     for events in (alpaca_events, native_events):
         heard = [e for e in events if e[0] in acknowledged]
         assert len(heard) == len(set(heard)), "an order update was delivered twice"
+
+
+def test_rolling_restart_of_every_node_under_load_fails_no_request(cluster):
+    keys = [new_trader(cluster.front) for _ in range(6)]
+    acknowledged = {k: [] for k, _ in keys}
+    failures = []
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def trader(seed):
+        """Places orders and reads the account in turn through the front; any error at all is a failure."""
+        key_id, secret = keys[seed % len(keys)]
+        c = TradingClient(key_id, secret, paper=True, url_override=cluster.front)
+        n = 0
+        while not stop.is_set():
+            cid = f"r{seed}-{n}"
+            n += 1
+            try:
+                c.submit_order(MarketOrderRequest(symbol="KO", qty=1, side=OrderSide.BUY,
+                                                  time_in_force=TimeInForce.DAY, client_order_id=cid))
+                with lock:
+                    acknowledged[key_id].append(cid)
+                c.get_account()
+            except Exception as e:
+                with lock:
+                    failures.append(f"{cid}: {e!r}"[:300])
+                time.sleep(0.1)
+
+    def total():
+        with lock:
+            return sum(len(v) for v in acknowledged.values())
+
+    timings = []
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        futures = [pool.submit(trader, i) for i in range(6)]
+        while total() < 30:
+            time.sleep(0.01)
+        for name in sorted(cluster.nodes):
+            started = time.time()
+            out = subprocess.run(["bash", "scripts/cluster.sh", "restart", cluster.dir, name], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=120,
+                                 env={**os.environ, "PAPERTRADE_BINARY": BINARY, "PAPERTRADE_WAL_LIMIT_MB": "64"})
+            assert out.returncode == 0, out.stdout + out.stderr + cluster.logs()
+            _, node, url, pid = out.stdout.split()
+            cluster.nodes[name] = {"url": url, "pid": int(pid)}
+            # Every node serves its share again before the next one goes.
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                if all(requests.get(f"{n['url']}/readyz", timeout=2).status_code == 200
+                       for n in cluster.nodes.values()):
+                    break
+                time.sleep(0.1)
+            timings.append(time.time() - started)
+            before = total()
+            while total() < before + 20:
+                time.sleep(0.01)
+        stop.set()
+        for f in futures:
+            f.result()
+    print(f"\nrolling restart of 3 nodes under load: {total()} orders acknowledged, {len(failures)} failed requests; "
+          f"each node back and the cluster ready after {', '.join(f'{t:.1f}' for t in timings)} s")
+    assert not failures, failures[:5]
+    for key_id, secret in keys:
+        client = TradingClient(key_id, secret, paper=True, url_override=cluster.front)
+        ids = [o.client_order_id for o in client.get_orders(GetOrdersRequest(status="all", limit=500))]
+        assert len(ids) == len(set(ids))
+        assert set(acknowledged[key_id]) <= set(ids), "every acknowledged order is there"

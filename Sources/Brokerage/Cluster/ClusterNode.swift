@@ -15,6 +15,10 @@ public struct ClusterSettings: Sendable {
     public var leaseTTL: Int64 = 3 * Duration64.second
     /// How often the node renews its leases and looks at the cluster.
     public var interval: Int64 = Duration64.second / 2
+    /// How long a node that is leaving (SIGTERM) keeps answering after it handed its shards over: HAProxy's health
+    /// checks see /readyz fail and stop sending it requests (deploy/haproxy.cfg: 2 × 500 ms), and what still
+    /// arrives is forwarded to the shards' new owners.
+    public var drain: Int64 = 2 * Duration64.second
 
     public init(name: String, url: String) {
         self.name = name
@@ -43,6 +47,8 @@ public final class ClusterNode: Service, Sendable {
         var lastRenewal: ContinuousClock.Instant?
         var view: ClusterView?
         var leaving = false
+        /// Set once the node handed every shard back and left (`drain`).
+        var left = false
     }
 
     public init(settings: ClusterSettings, brokerage: Brokerage, logger: Logger = Logger(label: "papertrade.cluster")) {
@@ -84,8 +90,10 @@ public final class ClusterNode: Service, Sendable {
     public func pass() async {
         let held = heldLeases()
         let view: ClusterView
+        let leaving = state.withLock { $0.leaving }
         do {
-            view = try await cluster.heartbeat(node: settings.name)
+            // A leaving node only looks (a heartbeat would mark it up again and the others would wait for it).
+            view = try await leaving ? cluster.clusterView() : cluster.heartbeat(node: settings.name)
             let kept = try await cluster.renewShards(held, node: settings.name, ttl: settings.leaseTTL)
             state.withLock { $0.lastRenewal = .now }
             for shard in held.keys where !kept.contains(shard) {
@@ -106,7 +114,6 @@ public final class ClusterNode: Service, Sendable {
         state.withLock { $0.view = view }
         let live = view.liveNodes(ttl: settings.leaseTTL)
         let urls = Dictionary(live.map { ($0.name, $0.url) }) { a, _ in a }
-        let leaving = state.withLock { $0.leaving }
         let names = live.map(\.name).filter { !(leaving && $0 == settings.name) }
         let assignment = ShardAssignment.assign(shards: router.count, nodes: names)
         for lease in view.leases where router.shards.indices.contains(lease.shard.index) {
@@ -173,10 +180,26 @@ public final class ClusterNode: Service, Sendable {
 
     /// Graceful shutdown: hands every shard back so the other nodes take them at once, then leaves.
     func leave() async {
-        state.withLock { $0.leaving = true }
+        let first = state.withLock { s in
+            defer { s.leaving = true }
+            return !s.left
+        }
         for (shard, epoch) in heldLeases() { await handBack(shard, epoch: epoch, to: nil, url: nil) }
+        guard first else { return }
         try? await cluster.leaveCluster(node: settings.name)
+        state.withLock { $0.left = true }
         logger.info("left the cluster")
+    }
+
+    /// Leaves while the HTTP server still answers (`ClusterDrain`, on SIGTERM): /readyz fails from now on, every
+    /// shard is handed back and the node leaves; then, for `settings.drain`, its passes go on learning the shards'
+    /// new owners, so the requests that still land here are forwarded to them rather than refused.
+    public func drain() async {
+        let served = servedShards
+        let started = ContinuousClock.now
+        await leave()
+        logger.info("handed \(served) shards over in \(ContinuousClock.now - started); draining")
+        try? await Task.sleep(for: .nanoseconds(settings.drain))
     }
 
     /// How many shards this node serves now.
@@ -184,4 +207,18 @@ public final class ClusterNode: Service, Sendable {
 
     /// The cluster as this node last saw it.
     public var lastView: ClusterView? { state.withLock { $0.view } }
+}
+
+/// Runs beside the application in `papertrade serve` on a cluster, after it in the service group, so that on SIGTERM
+/// it stops first: the node drains (`ClusterNode.drain`) while the HTTP server still answers, then the application
+/// shuts down. A rolling restart of the cluster so fails no request.
+public struct ClusterDrain: Service {
+    let node: ClusterNode
+
+    public init(node: ClusterNode) { self.node = node }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await node.drain()
+    }
 }

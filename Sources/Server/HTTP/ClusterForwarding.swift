@@ -11,7 +11,10 @@ import NIOHTTP1
 /// before it does anything, which is what makes replaying the whole request on the owner safe.
 ///
 /// The body is buffered before the handler runs so it can be replayed. A request that already came from another
-/// node is never sent further: it gets the 503 with Retry-After (the shard is moving; the client tries again).
+/// node is never sent further: it gets a 503 marked `Papertrade-Shard-Moving`, and the node that sent it waits for
+/// the shard's new owner (up to `moveWait`) and tries again — so a shard moving between nodes (a rolling restart,
+/// a node joining) delays the requests that meet it instead of failing them. Past the wait the client gets the 503
+/// with Retry-After.
 struct ClusterForwarding: RouterMiddleware {
     /// This node's name, sent with a forwarded request.
     let node: String
@@ -21,28 +24,61 @@ struct ClusterForwarding: RouterMiddleware {
     /// Connections to the other nodes (kept alive between forwards).
     static let client = NodeClient()
 
+    /// How long a request waits for a moving shard's new owner before it is answered 503 (Retry-After): a graceful
+    /// hand-over (a rolling restart) takes well under a second, a dead node's shards a lease TTL and a load.
+    static let moveWait = Duration.seconds(6)
+    /// How often a waiting request looks again.
+    static let movePoll = Duration.milliseconds(100)
+    /// Marks a 503 whose cause is a shard between owners (the forwarding node waits and tries again).
+    static let shardMoving = HTTPField.Name.literal("Papertrade-Shard-Moving")
+
     func handle(
         _ request: Request, context: AppContext,
         next: (Request, AppContext) async throws -> Response
     ) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: Self.bodyLimit)
-        do {
-            return try await next(request, context)
-        } catch let error as BrokerageError {
-            guard case .elsewhere(_, let owner?, let url?) = error, owner != node,
-                request.headers[Self.forwardedBy] == nil
-            else { throw error }
-            return try await forward(request, body: body, to: url, owner: owner, refusal: error)
+        let forwarded = request.headers[Self.forwardedBy] != nil
+        let deadline = ContinuousClock.now + Self.moveWait
+        while true {
+            do {
+                return try await next(request, context)
+            } catch let error as BrokerageError {
+                guard case .elsewhere(_, let owner, let url) = error else { throw error }
+                if forwarded {
+                    // The node that sent it waits and tries again (never a second hop).
+                    var response = try APIError(error).response(from: request, context: context)
+                    response.headers[Self.shardMoving] = "1"
+                    return response
+                }
+                if let owner, let url, owner != node {
+                    switch await forward(request, body: body, to: url, owner: owner) {
+                    case .answered(let response) where response.headers[Self.shardMoving] == nil: return response
+                    case .answered, .unreachable: break
+                    case .lost: throw error  // the owner may have acted on it: the client decides (503, Retry-After)
+                    }
+                }
+                // The shard is between owners (handed back, being loaded, its owner just died or cannot be reached):
+                // nothing was done with the request, so asking again — here, or the owner the next pass names — is
+                // safe.
+                guard ContinuousClock.now < deadline else { throw error }
+                try await Task.sleep(for: Self.movePoll)
+            }
         }
     }
 
-    /// Replays the request on `base` (the owner's advertised URL) and returns its answer; if the owner cannot be
-    /// reached, the original refusal (503, Retry-After) stands.
-    func forward(_ request: Request, body: ByteBuffer, to base: String, owner: String, refusal: BrokerageError)
-        async throws -> Response
-    {
-        guard let url = URL(string: base), let host = url.host else { throw refusal }
+    /// What came of a forward.
+    enum Forwarded {
+        case answered(Response)
+        /// No connection to the owner: the request was not sent.
+        case unreachable
+        /// Sent, but the connection ended before an answer: the owner may have acted on it.
+        case lost
+    }
+
+    /// Replays the request on `base` (the owner's advertised URL).
+    func forward(_ request: Request, body: ByteBuffer, to base: String, owner: String) async -> Forwarded {
+        guard let url = URL(string: base), let host = url.host else { return .unreachable }
         let port = url.port ?? (url.scheme == "https" ? 443 : 80)
         var head = HTTPRequestHead(
             version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: request.uri.string)
@@ -56,8 +92,10 @@ struct ClusterForwarding: RouterMiddleware {
         do {
             answer = try await Self.client.send(
                 host: host, port: port, head: head, body: body.readableBytes > 0 ? body : nil)
+        } catch NodeClient.Failure.unreachable {
+            return .unreachable
         } catch {
-            throw refusal
+            return .lost
         }
         var headers = HTTPFields()
         for (text, value) in answer.headers {
@@ -65,9 +103,10 @@ struct ClusterForwarding: RouterMiddleware {
             headers.append(HTTPField(name: name, value: value))
         }
         headers[Self.forwardedBy] = owner
-        return Response(
-            status: HTTPResponse.Status(code: answer.status), headers: headers,
-            body: ResponseBody(byteBuffer: answer.body))
+        return .answered(
+            Response(
+                status: HTTPResponse.Status(code: answer.status), headers: headers,
+                body: ResponseBody(byteBuffer: answer.body)))
     }
 
     static let hopByHop: Set<HTTPField.Name> = [

@@ -13,7 +13,11 @@ final class NodeClient: Sendable {
         var body: ByteBuffer
     }
 
-    enum Failure: Error { case closed, badURL }
+    enum Failure: Error {
+        case closed, badURL
+        /// No connection could be made: the request was not sent.
+        case unreachable(any Error)
+    }
 
     /// One connection and the handler that collects its answers.
     struct Connection: Sendable {
@@ -36,7 +40,11 @@ final class NodeClient: Sendable {
         if let reused = idle.withLock({ $0[key]?.popLast() }), reused.channel.isActive {
             connection = reused
         } else {
-            connection = try await connect(host: host, port: port)
+            do {
+                connection = try await connect(host: host, port: port)
+            } catch {
+                throw Failure.unreachable(error)
+            }
         }
         let answer = try await exchange(connection, head: head, body: body)
         if connection.channel.isActive, answer.keepAlive {
