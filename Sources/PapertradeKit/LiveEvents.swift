@@ -38,7 +38,7 @@ extension PapertradeClient {
             // A copy: the shared session's configuration stays as it is.
             let configuration =
                 (urlSession.configuration.copy() as? URLSessionConfiguration) ?? URLSessionConfiguration.ephemeral
-            configuration.timeoutIntervalForRequest = 60 // the server sends a keep-alive every 15 s
+            configuration.timeoutIntervalForRequest = 60 // the server sends a keep-alive every 5 s
             let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
             let task = session.dataTask(with: request)
             continuation.onTermination = { _ in

@@ -12,7 +12,7 @@ import ServiceLifecycle
 ///     event: order            data: {"event": "fill", "account_id": "…", "order": {…}}
 ///     event: notification     data: {…}
 ///
-/// A comment line (": keep-alive") every 15 seconds keeps proxies from closing a quiet stream and tells the server
+/// A comment line (": keep-alive") every 5 seconds keeps proxies from closing a quiet stream and tells the server
 /// when the client has gone.
 struct EventStreamController {
     let brokerage: Brokerage
@@ -43,7 +43,7 @@ struct EventStreamController {
             }
             let keepAlive = Task {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(15))
+                    try? await Task.sleep(for: .seconds(5))
                     continuation.yield(": keep-alive\n\n")
                 }
             }
