@@ -213,6 +213,89 @@ struct ClusterTests {
         #expect(all.dropFirst(4).map(\.order.clientOrderID.text) == ["second", "second"])
     }
 
+    @Test(
+        "a game whose players live on two nodes: both nodes show the same leaderboard; ended on one, every player is closed (the other node's by its pass), the final standings are that leaderboard, and each player is told once"
+    )
+    func gameAcrossNodes() async throws {
+        let url = try await Self.database()
+        let clock = MarketClock(.manual(start: BrokerageFixture.morning))
+        let ttl = 10 * Duration64.second
+        let a = try await Self.node("a", url: url, clock: clock, ttl: ttl)
+        let b = try await Self.node("b", url: url, clock: clock, ttl: ttl)
+        defer {
+            Task {
+                await a.brokerage.shutdown()
+                await b.brokerage.shutdown()
+            }
+        }
+        try await a.node.join()
+        await a.node.pass()
+        try await b.node.join()
+        await b.node.pass()
+        await a.node.pass()
+        await b.node.pass()
+        var users: [UserID] = []
+        for u in 0..<7 {
+            users.append(
+                try await a.brokerage.createUser(id: UserID(UUID().uuidString), username: "g\(u)", passwordHash: "-").id)
+        }
+        let game = try await a.brokerage.games.create(
+            owner: users[0], name: "Across", market: .us,
+            settings: GameSettings(
+                startingCash: 10_000,
+                rules: GameRules(endsAt: BrokerageFixture.morning.adding(seconds: 3_600), shortSelling: false)))
+        await b.node.pass()  // b's book learns the game
+        // Three players join through a (their accounts open in a's shards), three through b; each buys its own
+        // number of shares and leaves an order resting.
+        var players: [(node: Node, account: AccountID, user: UserID)] = []
+        for u in 1...6 {
+            let node = u <= 3 ? a : b
+            let player = try await node.brokerage.games.join(game.id, user: users[u], name: "p\(u)", code: nil)
+            players.append((node, player.accountID, users[u]))
+            _ = try await node.brokerage.submit(
+                OrderRequest(
+                    symbol: "KO", side: .buy, type: .limit, timeInForce: .gtc, qty: Quantity(u * 3), limitPrice: 120,
+                    clientOrderID: ClientOrderID("buy-\(u)")), account: player.accountID)
+            _ = try await Self.buy(node.brokerage, player.accountID, id: "resting-\(u)")
+        }
+        await a.node.pass()
+        await b.node.pass()
+        let onA = try await a.brokerage.games.leaderboard(game.id, user: users[0])
+        let onB = try await b.brokerage.games.leaderboard(game.id, user: users[0])
+        #expect(onA.standings.count == 6)
+        #expect(onA.standings == onB.standings, "the same leaderboard on both nodes")
+
+        // The owner ends it on a, at the same instant; b's passes run meanwhile, as its timer would.
+        let passes = Task {
+            while !Task.isCancelled {
+                await b.node.pass()
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let ended = try await a.brokerage.games.end(game.id, by: users[0])
+        passes.cancel()
+        #expect(ended.final == onA.standings, "the final standings are the leaderboard every node showed")
+        await b.node.pass()
+        await a.node.pass()
+        var all = OrderQuery()
+        all.status = .all
+        for player in players {
+            let orders = try await player.node.brokerage.orders(account: player.account, all)
+            #expect(!orders.contains { $0.status.isOpen }, "the resting order was canceled")
+            do {
+                _ = try await Self.buy(player.node.brokerage, player.account, id: "late")
+                Issue.record("a closed game account took an order")
+            } catch {
+                guard case .rejected = error else {
+                    Issue.record("expected the game's refusal, got \(error)")
+                    continue
+                }
+            }
+            let told = try await player.node.brokerage.notifications.recent(user: player.user).items
+            #expect(told.filter { $0.kind == "game_ended" }.count == 1, "each player is told once")
+        }
+    }
+
     /// What a stream delivered so far, collected in the background.
     final class Heard<T: Sendable>: Sendable {
         final class Items: Sendable {

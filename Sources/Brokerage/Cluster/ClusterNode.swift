@@ -137,8 +137,11 @@ public final class ClusterNode: Service, Sendable {
         brokerage.metrics.shardsOwned.record(served.count)
         let complete = assignment.allSatisfy { $0.value != settings.name || served[ShardID($0.key)] != nil }
         state.withLock { $0.ready = complete }
-        // Games and players change on any node; the book is small (see `GameRegistry.refresh`).
+        // Games and players change on any node; the book is small (see `GameRegistry.refresh`). What they mean for
+        // the game accounts served here — a date moved, a player removed, the end, the final notice — is applied
+        // here (`GameRegistry.reconcile`).
         try? await brokerage.games.reload()
+        await brokerage.games.reconcile()
     }
 
     /// The shards served here and their epochs.

@@ -1,5 +1,6 @@
 import BrokerageModel
 import MarketData
+import Synchronization
 import TradingCore
 
 /// Games: an owner sets one up with rules; players join it with a game account — an ordinary paper account bound
@@ -72,6 +73,8 @@ public final class GameRegistry: Sendable {
     let accounts: any AccountRepository
     /// Games and players in memory, written through to `storage`.
     let book = GameBook()
+    /// The players' accounts this node has brought in line with their games, and against what (`reconcile`).
+    let reconciled = Mutex<[AccountID: ReconcileStamp]>([:])
 
     init(
         router: ShardRouter, market: SharedMarket, feed: any MarketDataFeed, directory: SymbolDirectory,
@@ -347,14 +350,17 @@ public final class GameRegistry: Sendable {
         if let problem = Self.problem(name: game.name, market: game.market, settings: game.settings, now: now) {
             throw .invalid(problem)
         }
+        do { try await storage.saveGame(game) } catch { throw .storage(error) }
+        book.set(game)
         if change.startsAt != nil || change.endsAt != nil {
+            // The dates are durable with the game: players served here move now, others on their node's next
+            // pass (`reconcile`).
             for player in activePlayers(id) {
-                try await shard(player.accountID).setGameDates(
+                guard let shard = await servedShard(player.accountID) else { continue }
+                try await shard.setGameDates(
                     player.accountID, startsAt: game.settings.rules.startsAt, endsAt: game.settings.rules.endsAt)
             }
         }
-        do { try await storage.saveGame(game) } catch { throw .storage(error) }
-        book.set(game)
         return game
     }
 
@@ -367,9 +373,10 @@ public final class GameRegistry: Sendable {
         }
         guard game.endedAt == nil else { throw .forbidden("this game has ended: its standings are final") }
         player.removedAt = clock.now()
-        try await shard(account).removeFromGame(account)
         do { try await storage.savePlayer(player) } catch { throw .storage(error) }
         book.set(player)
+        // Durable with the player record: the account stops now if served here, else on its node's next pass.
+        if let shard = await servedShard(account) { try await shard.removeFromGame(account) }
     }
 
     /// Ends a game now (its owner, early) — see `finish`.
@@ -381,47 +388,160 @@ public final class GameRegistry: Sendable {
     }
 
     /// Ends a game: players' open orders are canceled, their accounts stop taking orders, and the standings at
-    /// this moment (after the close: at the closing prices) are stored as final.
+    /// this moment (after the close: at the closing prices) are stored as final; then each player hears where they
+    /// finished.
+    ///
+    /// On a cluster the players' accounts live on several nodes. The end is made durable with the game first; the
+    /// players served here are closed at once, the others by their nodes' next pass (`reconcile`), and the
+    /// standings are made final only once every player's account is closed as committed — so they are the same as
+    /// one process would make. If some node has not closed its players within `closeWait` (it died and its shards
+    /// are moving), nothing is final yet and the refusal says to try again; the game service does.
     @discardableResult
     func finish(_ id: GameID) async throws(BrokerageError) -> GameRecord {
         guard var game = games[id], game.endedAt == nil else { throw .notFound("game not found") }
         let now = clock.now()
         let end = min(now, game.endsAt ?? now)
-        for player in activePlayers(id) {
-            try await shard(player.accountID).endGame(for: player.accountID, at: end)
+        if game.settings.rules.endsAt != end {
+            game.settings.rules.endsAt = end
+            do { try await storage.saveGame(game) } catch { throw .storage(error) }
+            book.set(game)
         }
+        var elsewhere: [AccountID] = []
+        for player in activePlayers(id) {
+            if let shard = await servedShard(player.accountID) {
+                try await shard.endGame(for: player.accountID, at: end)
+            } else {
+                elsewhere.append(player.accountID)
+            }
+        }
+        try await waitUntilClosed(elsewhere)
         let board = try await liveStandings(game, final: true)
         game.endedAt = now
-        game.settings.rules.endsAt = end
         game.final = board.standings
         do { try await storage.saveGame(game) } catch { throw .storage(error) }
         book.set(game)
         // Each player hears where they finished (in the app, by Web Push, to their webhook), journaled by the shard
-        // of their game account.
-        var notices: [AccountID: NotificationRecord] = [:]
-        for standing in board.standings {
-            guard let player = players[standing.accountID] else { continue }
-            let text = Catalogue(languages.language(of: player.userID))
-            // Two places, or as many as it takes (up to 4) for a small loss or gain not to read as 0.00%.
-            let exact = standing.totalReturn.times(100)
-            var places = 2
-            while places < 4, exact.rounded(places: places, rule: .halfEven).isZero, !exact.isZero { places += 1 }
-            let percent = exact.rounded(places: places, rule: .halfEven)
-            notices[player.accountID] =
-                (NotificationRecord(
-                    id: Shard.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
-                    title: text("game.ended.title", ["game": game.name]),
-                    body: text(
-                        "game.ended.body",
-                        [
-                            "rank": String(standing.rank), "players": String(board.standings.count),
-                            "return": (percent.isPositive ? "+" : "") + percent.formatted(minimumPlaces: places) + "%",
-                        ]), createdAt: now))
-        }
-        for (account, notice) in notices.sorted(by: { $0.key < $1.key }) {
-            try await shard(account).notify([notice])
-        }
+        // of their game account: here for those served here, by the other nodes' next pass for the rest.
+        await reconcile(games: [game])
         return game
+    }
+
+    /// How long `finish` waits for other nodes to close their players.
+    static let closeWait = Duration.seconds(10)
+
+    /// Returns once every account in `accounts` is closed as committed (`GameRules.closedAt`), or throws after
+    /// `closeWait`.
+    func waitUntilClosed(_ ids: [AccountID]) async throws(BrokerageError) {
+        var open = ids
+        let deadline = ContinuousClock.now + Self.closeWait
+        while !open.isEmpty {
+            var still: [AccountID] = []
+            for account in open {
+                let stored = try? await accounts.account(account)
+                if stored?.snapshot.account.gameRules?.closedAt == nil { still.append(account) }
+            }
+            open = still
+            if open.isEmpty { break }
+            guard ContinuousClock.now < deadline else {
+                throw .unavailable(
+                    "\(open.count) players' accounts are on nodes that have not closed them yet; try again in a few seconds")
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// The shard holding `account` when this node serves it; nil when another node does (or it is unknown).
+    func servedShard(_ account: AccountID) async -> Shard? {
+        try? await shard(account)
+    }
+
+    /// The final notice of a player who finished `standing` of `total`, in their language.
+    func finalNotice(_ game: GameRecord, player: GamePlayerRecord, standing: Standing, total: Int, at now: Timestamp)
+        -> NotificationRecord
+    {
+        let text = Catalogue(languages.language(of: player.userID))
+        // Two places, or as many as it takes (up to 4) for a small loss or gain not to read as 0.00%.
+        let exact = standing.totalReturn.times(100)
+        var places = 2
+        while places < 4, exact.rounded(places: places, rule: .halfEven).isZero, !exact.isZero { places += 1 }
+        let percent = exact.rounded(places: places, rule: .halfEven)
+        return NotificationRecord(
+            id: Shard.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
+            title: text("game.ended.title", ["game": game.name]),
+            body: text(
+                "game.ended.body",
+                [
+                    "rank": String(standing.rank), "players": String(total),
+                    "return": (percent.isPositive ? "+" : "") + percent.formatted(minimumPlaces: places) + "%",
+                ]), createdAt: now)
+    }
+
+    // MARK: Reconciling the accounts this node serves
+
+    /// Brings the game accounts this node serves in line with their games as stored — what a game's owner
+    /// changed on another node, or a game's end: dates moved, players removed, accounts closed at the end, final
+    /// notices sent. Every step is idempotent and journaled by the account's shard, so a shard that changes
+    /// owner is reconciled by its new owner and nothing is done twice. A cluster node runs it on every pass
+    /// (`ClusterNode`); a single process changes its accounts as it changes the game, and calls it for notices.
+    public func reconcile() async {
+        await reconcile(games: Array(games.values))
+    }
+
+    func reconcile(games list: [GameRecord]) async {
+        let now = clock.now()
+        for game in list.sorted(by: { $0.id < $1.id }) {
+            let settled = game.final != nil
+            for player in players.values where player.gameID == game.id {
+                let stamp = ReconcileStamp(game: game, player: player, now: now)
+                if reconciled.withLock({ $0[player.accountID] }) == stamp { continue }
+                guard let shard = await servedShard(player.accountID),
+                    let rules = await shard.gameRules(of: player.accountID)
+                else { continue }
+                do {
+                    if player.removedAt != nil {
+                        if !rules.removed { try await shard.removeFromGame(player.accountID) }
+                    } else if let end = game.settings.rules.endsAt, end <= now || game.endedAt != nil {
+                        if rules.closedAt == nil {
+                            // Final already while the account was never closed: a game ended before accounts were
+                            // marked closed (its players were told then) — closed now, and told nothing twice.
+                            try await shard.endGame(for: player.accountID, at: end, noticeSent: settled)
+                        } else if settled, rules.finalNoticeSent != true, let final = game.final,
+                            let standing = final.first(where: { $0.accountID == player.accountID })
+                        {
+                            try await shard.sendFinalNotice(
+                                finalNotice(game, player: player, standing: standing, total: final.count, at: now),
+                                to: player.accountID)
+                        }
+                    } else if rules.startsAt != game.settings.rules.startsAt || rules.endsAt != game.settings.rules.endsAt {
+                        try await shard.setGameDates(
+                            player.accountID, startsAt: game.settings.rules.startsAt,
+                            endsAt: game.settings.rules.endsAt)
+                    }
+                    reconciled.withLock { $0[player.accountID] = stamp }
+                } catch {
+                    // Tried again on the next pass.
+                }
+            }
+        }
+    }
+
+    /// What a player's account was last reconciled against; unchanged, there is nothing to do.
+    struct ReconcileStamp: Hashable {
+        var startsAt: Timestamp?
+        var endsAt: Timestamp?
+        /// The end has come (the account is to be closed).
+        var due: Bool
+        /// The standings are final (the player is to be told).
+        var final: Bool
+        var removed: Bool
+
+        init(game: GameRecord, player: GamePlayerRecord, now: Timestamp) {
+            startsAt = game.settings.rules.startsAt
+            endsAt = game.settings.rules.endsAt
+            due = game.endedAt != nil || endsAt.map { $0 <= now } == true
+            final = game.final != nil
+            removed = player.removedAt != nil
+        }
     }
 
     /// Ends every game whose end time has passed (the game service calls it; so may a test).

@@ -57,10 +57,17 @@ extension Shard {
         try await commit()
     }
 
-    /// The game ended at `end`: the account's open orders are canceled and it takes no more orders.
-    func endGame(for account: AccountID, at end: Timestamp) async throws(BrokerageError) {
-        if var rules = engine.account(account)?.gameRules, rules.endsAt.map({ $0 > end }) ?? true {
-            rules.endsAt = end
+    /// The game ended at `end`: the account's open orders are canceled, it takes no more orders, and it is marked
+    /// closed (`GameRules.closedAt`) in the same step.
+    /// `noticeSent`: the player was already told where they finished (a game made final before accounts were
+    /// marked closed).
+    func endGame(for account: AccountID, at end: Timestamp, noticeSent: Bool = false) async throws(BrokerageError) {
+        if var rules = engine.account(account)?.gameRules,
+            rules.closedAt == nil || rules.endsAt.map({ $0 > end }) ?? true
+        {
+            if rules.endsAt.map({ $0 > end }) ?? true { rules.endsAt = end }
+            rules.closedAt = rules.closedAt ?? end
+            if noticeSent { rules.finalNoticeSent = true }
             do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
             pendingAccounts.insert(account)
         }
@@ -68,11 +75,19 @@ extension Shard {
         try await commit()
     }
 
-    /// Journals notifications about this shard's accounts (a game's end) and publishes them once durable.
-    func notify(_ notices: [NotificationRecord]) async throws(BrokerageError) {
-        pendingNotifications += notices
+    /// Tells a player where they finished, once: the notification and the account's mark that it was sent are
+    /// journaled in one step.
+    func sendFinalNotice(_ notice: NotificationRecord, to account: AccountID) async throws(BrokerageError) {
+        guard var rules = engine.account(account)?.gameRules, rules.finalNoticeSent != true else { return }
+        rules.finalNoticeSent = true
+        do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
+        pendingAccounts.insert(account)
+        pendingNotifications.append(notice)
         try await commit()
     }
+
+    /// A game account's rules as they stand (nil: not a game account here).
+    func gameRules(of account: AccountID) -> GameRules? { engine.account(account)?.gameRules }
 
     /// The last trade this shard's engine saw for a symbol (a mark when the feed cannot answer).
     func mark(_ symbol: String) -> Price? {

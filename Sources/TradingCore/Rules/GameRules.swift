@@ -31,6 +31,12 @@ public struct GameRules: Sendable, Codable, Hashable {
     public var removed: Bool = false
     /// Whether the players may trade options (nil: games made before the rule, which allowed them).
     public var options: Bool? = nil
+    /// When the game's end was applied to the account (its open orders canceled, no more fills): nil while it plays.
+    /// On a cluster the node making the standings final waits until every player's node has set it.
+    public var closedAt: Timestamp? = nil
+    /// Set once the player was told where they finished, in the step that journals that notification: sent once,
+    /// whichever node serves the account.
+    public var finalNoticeSent: Bool? = nil
 
     /// Options are allowed unless the game says otherwise.
     public var optionsAllowed: Bool { options ?? true }
