@@ -81,6 +81,12 @@ def test_any_node_answers_any_account_and_the_operator_sees_the_cluster(cluster)
         assert float(client.get_open_position("KO").qty) == 3
     # Six accounts spread over three nodes: each placed on all three, so most requests went one hop.
     assert forwarded >= 6
+    counted = 0
+    for node in cluster.nodes.values():
+        for line in requests.get(f"{node['url']}/metrics").text.splitlines():
+            if line.startswith("papertrade_cluster_forwards_total"):
+                counted += float(line.split()[-1])
+    assert counted >= forwarded, "every node counts what it forwarded (Prometheus)"
     listing = subprocess.run([BINARY, "admin", "cluster", "--json", "--database-url", cluster.database],
                              capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0, listing.stderr

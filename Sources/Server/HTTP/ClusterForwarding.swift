@@ -2,6 +2,7 @@ import Brokerage
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import NIOCore
 import NIOHTTP1
 
@@ -31,6 +32,9 @@ struct ClusterForwarding: RouterMiddleware {
     static let movePoll = Duration.milliseconds(100)
     /// Marks a 503 whose cause is a shard between owners (the forwarding node waits and tries again).
     static let shardMoving = HTTPField.Name.literal("Papertrade-Shard-Moving")
+    /// Requests sent on to the node serving their account; requests that met a shard between owners and waited.
+    static let forwards = Counter(label: "papertrade_cluster_forwards_total")
+    static let waits = Counter(label: "papertrade_cluster_shard_move_waits_total")
 
     func handle(
         _ request: Request, context: AppContext,
@@ -52,6 +56,7 @@ struct ClusterForwarding: RouterMiddleware {
                     return response
                 }
                 if let owner, let url, owner != node {
+                    Self.forwards.increment()
                     switch await forward(request, body: body, to: url, owner: owner) {
                     case .answered(let response) where response.headers[Self.shardMoving] == nil: return response
                     case .answered, .unreachable: break
@@ -62,6 +67,7 @@ struct ClusterForwarding: RouterMiddleware {
                 // nothing was done with the request, so asking again — here, or the owner the next pass names — is
                 // safe.
                 guard ContinuousClock.now < deadline else { throw error }
+                Self.waits.increment()
                 try await Task.sleep(for: Self.movePoll)
             }
         }
