@@ -282,7 +282,8 @@ struct Serve: AsyncParsableCommand {
                 // The node drains first on SIGTERM (while the server still answers), then the application stops.
                 try await ServiceGroup(
                     configuration: .init(
-                        services: [application, ClusterDrain(node: node)], gracefulShutdownSignals: [.sigterm, .sigint],
+                        services: [application, ClusterDrain(node: node)],
+                        gracefulShutdownSignals: [.sigterm, .sigint],
                         logger: logger)
                 ).run()
             } else {

@@ -237,14 +237,15 @@ struct ClusterTests {
         var users: [UserID] = []
         for u in 0..<7 {
             users.append(
-                try await a.brokerage.createUser(id: UserID(UUID().uuidString), username: "g\(u)", passwordHash: "-").id)
+                try await a.brokerage.createUser(id: UserID(UUID().uuidString), username: "g\(u)", passwordHash: "-").id
+            )
         }
         let game = try await a.brokerage.games.create(
             owner: users[0], name: "Across", market: .us,
             settings: GameSettings(
                 startingCash: 10_000,
                 rules: GameRules(endsAt: BrokerageFixture.morning.adding(seconds: 3_600), shortSelling: false)))
-        await b.node.pass()  // b's book learns the game
+        await b.node.pass() // b's book learns the game
         // Three players join through a (their accounts open in a's shards), three through b; each buys its own
         // number of shares and leaves an order resting.
         var players: [(node: Node, account: AccountID, user: UserID)] = []

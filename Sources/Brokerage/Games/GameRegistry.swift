@@ -444,7 +444,8 @@ public final class GameRegistry: Sendable {
             if open.isEmpty { break }
             guard ContinuousClock.now < deadline else {
                 throw .unavailable(
-                    "\(open.count) players' accounts are on nodes that have not closed them yet; try again in a few seconds")
+                    "\(open.count) players' accounts are on nodes that have not closed them yet; try again in a few seconds"
+                )
             }
             try? await Task.sleep(for: .milliseconds(100))
         }
@@ -512,7 +513,9 @@ public final class GameRegistry: Sendable {
                                 finalNotice(game, player: player, standing: standing, total: final.count, at: now),
                                 to: player.accountID)
                         }
-                    } else if rules.startsAt != game.settings.rules.startsAt || rules.endsAt != game.settings.rules.endsAt {
+                    } else if rules.startsAt != game.settings.rules.startsAt
+                        || rules.endsAt != game.settings.rules.endsAt
+                    {
                         try await shard.setGameDates(
                             player.accountID, startsAt: game.settings.rules.startsAt,
                             endsAt: game.settings.rules.endsAt)

@@ -60,7 +60,7 @@ struct ClusterForwarding: RouterMiddleware {
                     switch await forward(request, body: body, to: url, owner: owner) {
                     case .answered(let response) where response.headers[Self.shardMoving] == nil: return response
                     case .answered, .unreachable: break
-                    case .lost: throw error  // the owner may have acted on it: the client decides (503, Retry-After)
+                    case .lost: throw error // the owner may have acted on it: the client decides (503, Retry-After)
                     }
                 }
                 // The shard is between owners (handed back, being loaded, its owner just died or cannot be reached):
