@@ -66,6 +66,27 @@ struct FeedTests {
         #expect(try await feed.quote("AAPL").last == FixedDecimal("189.84"))
     }
 
+    @Test("on a cluster each node takes its share of a key's calls per minute, so the nodes together stay within it")
+    func sharedRateLimit() async throws {
+        let clock = MarketClock(.manual(start: Timestamp(CivilDate(2023, 11, 28), hour: 12, in: .newYork)))
+        for nodes in [1, 2, 3, 7] {
+            let transport = RecordedTransport((0..<60).map { _ in ("https://finnhub.io", ok(Self.quoteBody)) })
+            // Behind a cache and the market router, as `serve` builds it; a fresh symbol each call misses the cache.
+            let feed: any MarketDataFeed = MarketRoutedFeed(
+                us: CachingFeed(FinnhubFeed(keys: ["k1"], transport: transport, clock: clock), clock: clock),
+                cn: SimulatedFeed(
+                    market: SimulatedMarket(directory: try SymbolDirectory.bundled(), configuration: .init(seed: 1)),
+                    clock: clock), directory: try SymbolDirectory.bundled())
+            feed.shareRateLimits(among: nodes)
+            var answered = 0
+            for symbol in ["AAPL", "MSFT", "KO", "PEP", "IBM", "INTC", "AMD", "NVDA"] + (0..<60).map({ "T\($0)" }) {
+                if (try? await feed.quote(symbol)) != nil { answered += 1 }
+            }
+            #expect(answered == 60 / nodes, "\(nodes) nodes: \(answered) calls this minute on one of them")
+            clock.advance(by: 61 * Duration64.second)
+        }
+    }
+
     @Test("no key, no request: missing credentials are reported")
     func missingKeys() async {
         let feed = FinnhubFeed(keys: [], transport: RecordedTransport([]), clock: MarketClock(.realtime))

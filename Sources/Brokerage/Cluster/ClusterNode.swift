@@ -113,6 +113,8 @@ public final class ClusterNode: Service, Sendable {
         }
         state.withLock { $0.view = view }
         let live = view.liveNodes(ttl: settings.leaseTTL)
+        // Real providers' rate limits hold for the whole cluster: each node takes its share.
+        brokerage.feed.shareRateLimits(among: max(1, live.count))
         let urls = Dictionary(live.map { ($0.name, $0.url) }) { a, _ in a }
         let names = live.map(\.name).filter { !(leaving && $0 == settings.name) }
         let assignment = ShardAssignment.assign(shards: router.count, nodes: names)

@@ -12,6 +12,8 @@ public final class CachingFeed: MarketDataFeed {
     private let quotes = Mutex<[String: (quote: MarketQuote, fetchedAt: Timestamp)]>([:])
     private let profiles = Mutex<[String: (profile: CompanyProfile, fetchedAt: Timestamp)]>([:])
 
+    public func shareRateLimits(among nodes: Int) { inner.shareRateLimits(among: nodes) }
+
     public init(_ inner: any MarketDataFeed, clock: MarketClock, quoteTTLSeconds: Int64 = 5, profileTTLDays: Int64 = 10)
     {
         self.inner = inner

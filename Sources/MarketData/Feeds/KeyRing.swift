@@ -2,7 +2,8 @@ import Synchronization
 import TradingCore
 
 /// Several API keys for one provider, used in turn (as the A-share app rotated its licences), each with its
-/// own rate limit; a key that hits its limit or is refused rests for a while and the next one is used.
+/// own rate limit; a key that hits its limit or is refused rests for a while and the next one is used. On a cluster
+/// every node holds the same keys and takes its share of each limit (`share(among:)`).
 public final class KeyRing: Sendable {
     public let keys: [String]
     let requestsPerWindow: Int
@@ -11,6 +12,8 @@ public final class KeyRing: Sendable {
 
     struct State {
         var next = 0
+        /// The nodes sharing the keys (1: this process alone).
+        var nodes = 1
         var restingUntil: [Int: Timestamp] = [:]
         /// Request times per key within the current window (a sliding-window limiter).
         var recent: [Int: [Timestamp]] = [:]
@@ -32,7 +35,7 @@ public final class KeyRing: Sendable {
                 let i = (s.next + step) % keys.count
                 if let until = s.restingUntil[i], until > now { continue }
                 var times = s.recent[i, default: []].filter { $0.nanoseconds > now.nanoseconds - window }
-                guard times.count < requestsPerWindow else {
+                guard times.count < max(1, requestsPerWindow / s.nodes) else {
                     s.recent[i] = times
                     continue
                 }
@@ -43,6 +46,11 @@ public final class KeyRing: Sendable {
             }
             return nil
         }
+    }
+
+    /// Holds this process to 1/`nodes` of each key's limit (at least one request a window).
+    public func share(among nodes: Int) {
+        state.withLock { $0.nodes = max(1, nodes) }
     }
 
     /// Rests a key (after a 429 or a refusal) until `until`.

@@ -44,9 +44,14 @@ public protocol MarketDataFeed: Sendable {
     /// by then. Providers without corporate actions have none.
     func corporateActions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
         -> [CorporateAction]
+    /// On a cluster of `nodes` nodes, holds this process to its share of the provider's rate limits (each limit ÷
+    /// nodes), so the whole cluster stays within them; a cluster node sets it on every pass as nodes come and go.
+    func shareRateLimits(among nodes: Int)
 }
 
 extension MarketDataFeed {
+    /// A feed without rate limits of its own (the simulated market) has nothing to share.
+    public func shareRateLimits(among nodes: Int) {}
     public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
         async throws(FeedError) -> [PriceBar]
     {
@@ -226,6 +231,11 @@ public struct MarketRoutedFeed: MarketDataFeed {
     public var isSimulated: Bool { us.isSimulated && cn.isSimulated }
 
     func feed(_ symbol: String) -> any MarketDataFeed { isChinese(symbol) ? cn : us }
+
+    public func shareRateLimits(among nodes: Int) {
+        us.shareRateLimits(among: nodes)
+        cn.shareRateLimits(among: nodes)
+    }
 
     func isChinese(_ symbol: String) -> Bool {
         directory.entry(symbol)?.instrument.market == .cn || (symbol.count == 6 && symbol.allSatisfy(\.isNumber))

@@ -16,6 +16,8 @@ public struct FinnhubFeed: MarketDataFeed {
         self.clock = clock
     }
 
+    public func shareRateLimits(among nodes: Int) { keys.share(among: nodes) }
+
     /// GETs a path with the next usable key; a key that is rate-limited or refused rests and the next is tried.
     func get(_ path: String, _ query: [(String, String)]) async throws(FeedError) -> [UInt8] {
         guard !keys.keys.isEmpty else { throw .missingCredentials(provider: name) }
