@@ -218,6 +218,11 @@ extension Brokerage {
         try await shard(account).exercise(symbol, account: account)
     }
 
+    /// Asks that the account's long position in an option not be exercised at expiry (Alpaca's do-not-exercise).
+    public func doNotExercise(_ symbol: String, account: AccountID) async throws(BrokerageError) {
+        try await shard(account).doNotExercise(symbol, account: account)
+    }
+
     /// Symbols the account holds, long or short.
     public func heldSymbols(_ account: AccountID) async throws(BrokerageError) -> [String] {
         try await shard(account).heldSymbols(account)

@@ -1,5 +1,6 @@
 import Foundation
 import MarketData
+import Storage
 import Testing
 import TradingCore
 
@@ -286,6 +287,49 @@ struct OptionExpiryTests {
             await #expect(throws: BrokerageError.self) {
                 try await f.brokerage.exercise(call.occSymbol, account: f.account)
             }
+        }
+    }
+
+    @Test(
+        "do-not-exercise: an in-the-money call so marked expires worthless at the close; a short or missing position and a late instruction are refused"
+    )
+    func doNotExercise() async throws {
+        try await BrokerageFixture.with { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            let declined = try await Self.contract(f, .call, near: spot - FixedDecimal(20))
+            let kept = try await Self.contract(f, .call, near: spot - FixedDecimal(30))
+            #expect(declined != kept)
+            _ = try await Self.buy(f, declined.occSymbol, 1)
+            _ = try await Self.buy(f, kept.occSymbol, 1)
+            try await f.brokerage.doNotExercise(declined.occSymbol, account: f.account)
+            await #expect(throws: BrokerageError.self, "no position in it") {
+                try await f.brokerage.doNotExercise(
+                    try await Self.contract(f, .put, near: spot).occSymbol, account: f.account)
+            }
+            // The instruction is durable: committed with the account.
+            let storage = try await f.independentStorage()
+            let stored = try await storage.account(f.account)?.snapshot.account
+            await storage.shutdown()
+            #expect(stored?.positions.values.first { $0.symbol == declined.occSymbol }?.doNotExercise == true)
+            let cashBefore = try #require(await f.state()).cash
+
+            f.clock.set(Timestamp(Self.expiration, hour: 16, minute: 35, in: .newYork))
+            await #expect(throws: BrokerageError.self, "after 4:30 pm ET on the expiration day") {
+                try await f.brokerage.doNotExercise(kept.occSymbol, account: f.account)
+            }
+            let close = try await Self.close(f)
+            #expect(close - declined.strike >= FixedDecimal(units: 1, exponent: 2), "both are in the money")
+            try await f.brokerage.settleExpiredOptions(through: Self.expiration)
+            let account = try #require(await f.state())
+            // Only the kept call was exercised: 100 shares bought at its strike; the declined one simply expired.
+            #expect(account.cash == cashBefore - kept.strike.times(100))
+            #expect(account.positions.values.first { $0.symbol == "AAPL" }?.qty == FixedDecimal(100))
+            #expect(!account.positions.values.contains { $0.symbol == declined.occSymbol })
+            let expiries = try await f.brokerage.activities(f.account, limit: 10).compactMap {
+                if case .optionEvent(let e) = $0.kind { (e.symbol, e.kind) } else { nil }
+            }
+            #expect(expiries.contains { $0 == (declined.occSymbol, .expiry) })
+            #expect(expiries.contains { $0 == (kept.occSymbol, .exercise) })
         }
     }
 }

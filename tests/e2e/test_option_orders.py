@@ -218,6 +218,9 @@ def test_an_exercised_call_becomes_shares_at_the_strike_with_the_activities_writ
     cash_before = money(client.get_account().cash)
     shares_before = sum((money(p.qty) for p in client.get_all_positions() if p.symbol == "KO"), D(0))
 
+    # A do-not-exercise instruction (alpaca-py has no method: its generic post) is taken for a long position, and
+    # an early exercise still may be made after it.
+    assert not client.post(f"/positions/{contract.id}/do-not-exercise")
     assert client.exercise_options_position(contract.id) is None
     strike = money(contract.strike_price)
     assert money(client.get_account().cash) == cash_before - strike * HUNDRED
@@ -255,6 +258,10 @@ def test_a_covered_call_is_written_against_shares_held_and_bought_back(client, d
     # The premium came in, less the sale's regulatory fees (cents).
     received = money(client.get_account().cash) - cash_before
     assert premium * HUNDRED - 1 < received <= premium * HUNDRED
+
+    with pytest.raises(APIError) as dne:
+        client.post(f"/positions/{symbol}/do-not-exercise")
+    assert dne.value.status_code == 403 and "cannot submit DNE for short position" in str(dne.value)
 
     # The 100 shares cover the call: they cannot be sold, and they cover no second call.
     with pytest.raises(APIError) as refused:

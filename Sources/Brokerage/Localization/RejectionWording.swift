@@ -89,6 +89,8 @@ public enum RejectionWording {
         "option.no_position": "您没有可行权的 {symbol} 持仓",
         "option.exercise_short": "不能对 {symbol} 的空头持仓行权",
         "option.exercise_after_close": "收盘后至美东时间午夜不接受行权申请",
+        "option.dne_short": "不能对 {symbol} 的空头持仓提交放弃行权指令",
+        "option.dne_late": "{symbol} 于 {date} 到期：放弃行权指令只在当天美东时间下午 4:30 前受理",
         "option.exercise_buying_power":
             "行权 {contracts} 张 {symbol} 需以 {required} 买入 {underlying} {shares} 股；可用购买力为 {available}",
         "option.exercise_shares": "行权 {contracts} 张 {symbol} 需卖出 {underlying} {shares} 股；可卖 {available} 股",

@@ -31,7 +31,12 @@ extension Shard {
                 }
                 let close = settlements[key] ?? nil
                 let underlying = engine.register(stock)
-                let inTheMoney = close.map { intrinsicValue(contract, at: $0) >= FixedDecimal(units: 1, exponent: 2) }
+                // A long position its owner asked not to exercise expires whatever the close (a written one is
+                // assigned: that is not the writer's choice).
+                let declined = position.qty.isPositive && position.doNotExercise == true
+                let inTheMoney = close.map {
+                    !declined && intrinsicValue(contract, at: $0) >= FixedDecimal(units: 1, exponent: 2)
+                }
                 var exercised = false
                 var refusal: OrderRejection?
                 if inTheMoney == true {
@@ -156,6 +161,31 @@ extension Shard {
         }
         notifySettlement(
             id, contract: contract, contracts: position.qty, exercised: true, close: nil, refusal: nil, at: now)
+        try await commit()
+    }
+
+    /// Asks that the account's long position in a contract not be exercised at expiry (Alpaca's
+    /// `POST /v2/positions/{symbol}/do-not-exercise`): it then expires worthless even in the money. Taken until
+    /// 16:30 ET on the expiration day, as Alpaca's support pages say; refused for a short position or none.
+    func doNotExercise(_ symbol: String, account id: AccountID) async throws(BrokerageError) {
+        guard let instrumentID = engine.instrumentID(for: symbol), let contract = engine.instrument(instrumentID).option
+        else {
+            throw .rejected(
+                OrderRejection(
+                    .insufficientQty, "no available position for the specified contract",
+                    facts: .init("option.no_position", ["symbol": symbol])))
+        }
+        let calendar = TradingCalendar.xnys
+        let deadline = Timestamp(contract.expiration, hour: 16, minute: 30, in: calendar.zone)
+        if clock.now() >= deadline {
+            throw .rejected(
+                OrderRejection(
+                    .marketClosed,
+                    "\(symbol) expires on \(contract.expiration): do-not-exercise instructions are taken until 4:30 pm ET that day",
+                    facts: .init("option.dne_late", ["symbol": symbol, "date": contract.expiration.description])))
+        }
+        do { try engine.markDoNotExercise(id, option: instrumentID) } catch { throw .rejected(error) }
+        pendingAccounts.insert(id)
         try await commit()
     }
 

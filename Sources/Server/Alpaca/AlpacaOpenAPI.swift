@@ -203,6 +203,16 @@ enum AlpacaOpenAPI {
                     "422": "invalid symbol",
                 ])
         ])
+        p["/v2/positions/{symbol}/do-not-exercise"] = .object([
+            "post": op(
+                "Do not exercise a long option position at expiry (it expires worthless even in the money)",
+                [path("symbol", "OCC symbol or contract id", S.example(S.string, "AAPL261218C00250000"))],
+                [
+                    "200": "instruction taken (empty body)",
+                    "403": "no position, a short one, or past 4:30 pm ET on its expiration day",
+                    "422": "invalid symbol",
+                ])
+        ])
         p["/v2/assets"] = .object([
             "get": op(
                 "Every asset",

@@ -14,6 +14,7 @@ struct PortfolioController {
         group.delete("positions", use: closeAll)
         group.delete("positions/{symbol}", use: close)
         group.post("positions/{symbol}/exercise", use: exercise)
+        group.post("positions/{symbol}/do-not-exercise", use: doNotExercise)
         group.get("account/configurations", use: configurations)
         group.patch("account/configurations", use: updateConfigurations)
         group.get("account/portfolio/history", use: history)
@@ -38,6 +39,17 @@ struct PortfolioController {
         let symbol = Identifier(key).flatMap(OptionContractID.contract)?.occSymbol ?? key.uppercased()
         guard OptionContract(occSymbol: symbol) != nil else { throw APIError.unprocessable("invalid symbol") }
         try await brokerage.exercise(symbol, account: account)
+        return Response(status: .ok)
+    }
+
+    /// Asks that a long option position not be exercised at expiry (it then expires worthless, even in the money);
+    /// 200 with an empty body. alpaca-py has no method for it: `client.post("/positions/{symbol}/do-not-exercise")`.
+    @Sendable func doNotExercise(_ request: Request, context: AppContext) async throws -> Response {
+        let account = try context.account()
+        let key = try context.parameters.require("symbol")
+        let symbol = Identifier(key).flatMap(OptionContractID.contract)?.occSymbol ?? key.uppercased()
+        guard OptionContract(occSymbol: symbol) != nil else { throw APIError.unprocessable("invalid symbol") }
+        try await brokerage.doNotExercise(symbol, account: account)
         return Response(status: .ok)
     }
 

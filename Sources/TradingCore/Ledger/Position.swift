@@ -22,6 +22,9 @@ public struct Position: Sendable, Codable, Hashable {
     /// Shares one unit of `qty` stands for, when not 1: an option position's contract multiplier (100). Values (cost
     /// basis, market value, P&L) are price × qty × multiplier; prices (the average entry) stay per share.
     public var multiplier: Int?
+    /// An option position its owner asked not to exercise (Alpaca's do-not-exercise): at expiry it expires worthless
+    /// even in the money. Nil (or false) for every other position.
+    public var doNotExercise: Bool?
 
     public struct OpenedToday: Sendable, Codable, Hashable {
         public var date: CivilDate

@@ -134,6 +134,23 @@ extension TradingEngine {
         return entries
     }
 
+    /// Marks an account's long option position not to be exercised at expiry (Alpaca's do-not-exercise): it then
+    /// expires worthless even in the money. Refused for a contract the account does not hold and for a written one.
+    public mutating func markDoNotExercise(_ accountID: AccountID, option id: InstrumentID) throws(OrderRejection) {
+        let symbol = instruments[Int(id.index)].symbol
+        guard let held = accounts[accountID]?.positions[id], !held.qty.isZero, held.multiplier != nil else {
+            throw OrderRejection(
+                .insufficientQty, "no available position for the specified contract",
+                facts: .init("option.no_position", ["symbol": symbol]))
+        }
+        guard held.qty.isPositive else {
+            throw OrderRejection(
+                .insufficientQty, "cannot submit DNE for short position",
+                facts: .init("option.dne_short", ["symbol": symbol]))
+        }
+        accounts[accountID]?.positions[id]?.doNotExercise = true
+    }
+
     /// Why the account could not exercise its whole long position in a contract now, or nil when it can: a call's
     /// shares cost the strike × the shares, which cash (buying power on a margin account) must cover; a put's shares
     /// must be held and not promised to open orders.
