@@ -104,9 +104,8 @@ public struct LiveEvent: Sendable {
 }
 
 /// The cluster's live events: on a cluster, every journal commit also writes its order updates and notifications
-/// to a table in the same transaction and signals the other nodes (PostgreSQL NOTIFY), which read them back by id.
-/// A signal may be lost (a listener reconnecting): the table is the truth, signals only say "look now". Within a
-/// shard ids follow commit order — one node writes a shard at a time, one commit after another, and a takeover
+/// to a table in the same transaction, and the other nodes read them back by id. Within a shard ids follow commit
+/// order — one node writes a shard at a time, one commit after another, and a takeover
 /// waits for the old owner's commits (the fence) — so a reader that keeps the last id it read per shard never
 /// skips one.
 public protocol LiveEventRepository: Sendable {
@@ -116,8 +115,6 @@ public protocol LiveEventRepository: Sendable {
     /// of other nodes' events, and only when `payloads` is true (otherwise the ids alone move the marks on).
     func liveEvents(after marks: [ShardID: Int64], node: String, payloads: Bool, limit: Int) async throws
         -> [LiveEvent]
-    /// A signal after each commit that wrote live events (on any node), and one when listening (re)starts.
-    func liveEventSignals() -> AsyncStream<Void>
     /// Deletes events older than `age` nanoseconds (a reader that far behind has restarted anyway).
     func pruneLiveEvents(olderThan age: Int64) async throws
 }

@@ -8,15 +8,15 @@ import TradingCore
 /// themselves (`LiveEventRepository`), not from the node that made them.
 ///
 /// The node's own events reach its streams straight from its journal writer; here only other nodes' are
-/// published. Reads follow PostgreSQL's signal after each commit (at most one read per `gap`, so a busy cluster
-/// costs each node a bounded number of queries), and once a `fallback` when no signal came. While nobody listens
-/// on this node, reads fetch ids only and just move the marks on.
+/// published. It polls: every `listening` interval while anyone listens on this node (the delay an event from another
+/// node may take), every `idle` interval otherwise, reading ids only to keep its place. (Signalling each commit with
+/// NOTIFY instead serialized every node's commits in PostgreSQL: see `Storage+LiveEvents.swift`.)
 struct LiveEventRelay: Sendable {
     let node: String
     let brokerage: Brokerage
     let logger: Logger
-    var gap: Duration = .milliseconds(20)
-    var fallback: Duration = .seconds(1)
+    var listening: Duration = .milliseconds(50)
+    var idle: Duration = .seconds(1)
     /// How long events are kept (the node serving shard 0 deletes older ones every `pruneEvery`).
     var retention: Int64 = 10 * 60 * Duration64.second
     var pruneEvery: Duration = .seconds(60)
@@ -32,32 +32,22 @@ struct LiveEventRelay: Sendable {
                 break
             } catch {
                 logger.warning("live events: cannot read where they stand: \(error)")
-                try? await Task.sleep(for: fallback)
+                try? await Task.sleep(for: idle)
                 if Task.isCancelled { return }
             }
         }
-        let (wake, waker) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let signals = repository.liveEventSignals()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await _ in signals { waker.yield() }
+        var lastPrune = ContinuousClock.now
+        var lastRead = ContinuousClock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: listening)
+            // Idle: a read a second keeps the marks current, so the first listener misses nothing after it arrives.
+            guard brokerage.streams.hasSubscribers || ContinuousClock.now - lastRead >= idle else { continue }
+            lastRead = .now
+            await read(&marks)
+            if ContinuousClock.now - lastPrune > pruneEvery {
+                lastPrune = .now
+                await prune()
             }
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: fallback)
-                    waker.yield()
-                }
-            }
-            var lastPrune = ContinuousClock.now
-            for await _ in wake {
-                await read(&marks)
-                if ContinuousClock.now - lastPrune > pruneEvery {
-                    lastPrune = .now
-                    await prune()
-                }
-                try? await Task.sleep(for: gap)
-            }
-            group.cancelAll()
         }
     }
 
