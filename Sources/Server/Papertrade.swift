@@ -87,11 +87,14 @@ public final class Papertrade: Sendable {
     public let vapid: VAPIDKey
     /// This process's part in the cluster of its PostgreSQL database (nil when it serves every shard itself).
     public let cluster: ClusterNode?
+    /// The simulated market's warm-up (movers and benchmarks computed ahead of the first screens), stopped at shutdown.
+    let warming: Task<Void, Never>?
 
     init(
         configuration: ServerConfiguration, market: SimulatedMarket, brokerage: Brokerage, web: WebApp, vapid: VAPIDKey,
-        cluster: ClusterNode? = nil
+        cluster: ClusterNode? = nil, warming: Task<Void, Never>? = nil
     ) {
+        self.warming = warming
         self.cluster = cluster
         self.configuration = configuration
         self.market = market
@@ -113,10 +116,11 @@ public final class Papertrade: Sendable {
             configuration.marketData.us == .simulated && configuration.marketData.cn == .simulated
             ? SimulatedFeed(market: market, clock: clock)
             : configuration.marketData.makeFeed(directory: directory, clock: clock)
+        var warming: Task<Void, Never>?
         if feed.isSimulated {
             // The movers' symbols and the benchmarks' last year, before the first screens ask for them.
             let now = clock.now()
-            Task.detached(priority: .background) { market.warm(through: now) }
+            warming = Task.detached(priority: .background) { market.warm(through: now) }
         }
         let vapid = try VAPIDKey.loadOrCreate(in: configuration.dataDirectory)
         let brokerage = try await Brokerage.open(
@@ -133,6 +137,7 @@ public final class Papertrade: Sendable {
                 try await cluster.join()
                 await cluster.pass()
             } catch {
+                warming?.cancel()
                 await brokerage.shutdown()
                 throw error
             }
@@ -142,9 +147,12 @@ public final class Papertrade: Sendable {
             configuration: configuration, market: market, brokerage: brokerage,
             web: WebApp.load(
                 webDirectory: configuration.webDirectory, vendorDirectory: configuration.webVendorDirectory),
-            vapid: vapid, cluster: node)
+            vapid: vapid, cluster: node, warming: warming)
     }
 
-    /// Closes the database once everything queued for it is written.
-    public func shutdown() async { await brokerage.shutdown() }
+    /// Stops the market's warm-up and closes the database once everything queued for it is written.
+    public func shutdown() async {
+        warming?.cancel()
+        await brokerage.shutdown()
+    }
 }

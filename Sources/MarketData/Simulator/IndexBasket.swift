@@ -254,14 +254,21 @@ extension SimulatedMarket {
     /// Works out ahead of the first request what the first screens need: the profiles of the movers' candidates
     /// (thousands of symbols placed on their paths) and the benchmark indices' last `days` calendar days (an index's
     /// day is hundreds of members' days): the S&P 500 (SPY tracks it) and the SSE Composite.
+    /// Stops early when its task is canceled (the server is shutting down).
     public func warm(through time: Timestamp, days: Int = 400) {
-        for entry in directory.entries where entry.isMoverCandidate { _ = profile(entry) }
+        for entry in directory.entries where entry.isMoverCandidate {
+            if Task.isCancelled { return }
+            _ = profile(entry)
+        }
         for index in [MarketIndex.sp500, .sseComposite] {
             guard let basket = model.basket(index) else { continue }
             let grid = grid(index.market)
             let last = grid.zone.localTime(of: time).date
             // One day at a time, on one core: the server is starting and serving meanwhile.
-            for day in grid.dayIndex(last.adding(days: -days))...grid.dayIndex(last) { _ = basket.day(day) }
+            for day in grid.dayIndex(last.adding(days: -days))...grid.dayIndex(last) {
+                if Task.isCancelled { return }
+                _ = basket.day(day)
+            }
         }
     }
 }
