@@ -322,6 +322,7 @@ extension LedgerEntry.Kind {
             case .exercise: return "option_exercise"
             case .expiry: return "option_expiry"
             case .assignment: return "option_assignment"
+            case .adjustment: return "option_adjustment"
             }
         case .optionDelivery: return "option_delivery"
         }

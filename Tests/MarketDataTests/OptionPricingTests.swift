@@ -210,18 +210,72 @@ struct OptionChainTests {
         }
     }
 
-    @Test("a contract once listed stays listed until it expires, day after day")
+    @Test(
+        "a contract once listed stays listed until it expires, day after day; on a split's ex-date it is listed as adjusted"
+    )
     func strikesNeverDisappear() async throws {
-        var previous: Set<OptionContract> = []
-        var day = CivilDate(2026, 6, 1)
         let options = options(at: Timestamp(CivilDate(2026, 11, 21), hour: 11, in: .newYork))
-        while day < CivilDate(2026, 11, 20) {
-            if TradingCalendar.xnys.isTradingDay(day) {
-                let now = Set(try await options.chain("NVDA", on: day).contracts)
-                for c in previous where c.expiration >= day { #expect(now.contains(c), "\(c) vanished on \(day)") }
-                previous = now
+        // NVDA splits (a whole-number ratio) on 2026-06-08 with seed 42; AAPL has no split in the window.
+        for symbol in ["NVDA", "AAPL"] {
+            var previous: Set<OptionContract> = []
+            var day = CivilDate(2026, 5, 1)
+            var splits = 0
+            while day < CivilDate(2026, 11, 20) {
+                if TradingCalendar.xnys.isTradingDay(day) {
+                    let chain = try await options.chain(symbol, on: day)
+                    let now = Set(chain.contracts)
+                    let split = chain.history.splits.last { $0.exDate == day }
+                    if split != nil { splits += 1 }
+                    for c in previous where c.expiration >= day {
+                        let expected = split.map { OptionAdjustment.adjusted(c, factor: $0.wholeFactor ?? 0) } ?? c
+                        #expect(expected.map(now.contains) == true, "\(c) vanished on \(day)")
+                    }
+                    previous = now
+                }
+                day = day.adding(days: 1)
             }
-            day = day.adding(days: 1)
+            #expect(splits == (symbol == "NVDA" ? 1 : 0))
+        }
+    }
+
+    @Test(
+        "across whole-number splits the chain carries every contract the OCC way (strike ÷ N), the volatility does not jump, and calls still fall with strike"
+    )
+    func splitsCarryContracts() async throws {
+        let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))
+        var cases: [(String, CorporateAction, Int)] = []
+        for entry in Self.directory.entries where OptionMarket.optionClass(of: entry) != nil {
+            for split in market.corporateActions(
+                entry.symbol, from: CivilDate(2025, 6, 1), through: CivilDate(2026, 11, 1))
+            where split.kind.changesShares {
+                if let factor = OptionAdjustment.wholeSplitFactor(split) { cases.append((entry.symbol, split, factor)) }
+            }
+            if cases.count == 4 { break }
+        }
+        #expect(cases.count == 4)
+        let options = options(at: Timestamp(CivilDate(2026, 11, 20), hour: 11, in: .newYork))
+        for (symbol, split, factor) in cases {
+            let eve = TradingCalendar.xnys.previousTradingDay(before: split.exDate)
+            let before = try await options.chain(symbol, on: eve)
+            let after = try await options.chain(symbol, on: split.exDate)
+            let listed = Set(after.contracts)
+            for contract in before.contracts where contract.expiration >= split.exDate {
+                let adjusted = try #require(OptionAdjustment.adjusted(contract, factor: factor))
+                #expect(listed.contains(adjusted), "\(symbol) \(factor):1: \(contract) → \(adjusted) not listed")
+            }
+            // The split is no move: the volatility the surface reads is what the stock did, not the split.
+            let volBefore = try #require(before.history.realizedVolatility(sessions: 20))
+            let volAfter = try #require(after.history.realizedVolatility(sessions: 20))
+            #expect(volAfter / volBefore < 1.5, "\(symbol): \(volBefore) → \(volAfter)")
+            // No arbitrage with the carried strikes in: calls fall as the strike rises, in every expiration.
+            let calls = after.contracts.filter { $0.right == .call }
+            for expiration in Set(calls.map(\.expiration)) {
+                let line = calls.filter { $0.expiration == expiration }
+                let values = try await options.snapshots(line, of: after).map(\.theoreticalValue)
+                for (higher, lower) in zip(values.dropFirst(), values) {
+                    #expect(higher <= lower, "\(symbol) \(expiration): \(values)")
+                }
+            }
         }
     }
 

@@ -86,6 +86,94 @@ struct CorporateActionAPITests {
         }
     }
 
+    @Test(
+        "a whole-number split adjusts options the OCC way: N contracts at the strike ÷ N for each one held, same cost, listed and worth what the old ones were; open orders on them canceled; OPCA activities and a notification"
+    )
+    func splitAdjustsOptions() async throws {
+        try await ServerFixture.with { f in
+            let brokerage = f.services.brokerage
+            let market = f.services.market
+            // The first optionable stock with a whole-number forward split in the next year.
+            var found: (String, CorporateAction, Int)?
+            for entry in market.directory.entries where brokerage.options.optionClass(entry.symbol) != nil {
+                let splits = market.corporateActions(
+                    entry.symbol, from: CivilDate(2026, 11, 23), through: CivilDate(2027, 11, 20)
+                ).filter(\.kind.changesShares)
+                if let split = splits.first, let factor = OptionAdjustment.wholeSplitFactor(split) {
+                    found = (entry.symbol, split, factor)
+                    break
+                }
+            }
+            let (symbol, split, factor) = try #require(found)
+            let eve = TradingCalendar.xnys.previousTradingDay(before: split.exDate)
+            brokerage.clock.set(Timestamp(eve, hour: 10, in: .newYork))
+            let spot = try await brokerage.feed.quote(symbol).last
+            let chain = try await brokerage.options.chain(symbol)
+            let expiration = try #require(
+                chain.contracts.map(\.expiration).filter { $0 >= split.exDate.adding(days: 14) }.min())
+            let calls = chain.contracts.filter { $0.expiration == expiration && $0.right == .call }
+            let call = try #require(calls.min { ($0.strike - spot).magnitude < ($1.strike - spot).magnitude })
+            let bought = try await brokerage.submit(
+                OrderRequest(symbol: call.occSymbol, side: .buy, type: .market, timeInForce: .day, qty: 2),
+                account: f.accountID)
+            #expect(bought.status == .filled)
+            let resting = try await brokerage.submit(
+                OrderRequest(
+                    symbol: call.occSymbol, side: .buy, type: .limit, timeInForce: .gtc, qty: 1,
+                    limitPrice: FixedDecimal(units: 5, exponent: 2)),
+                account: f.accountID)
+            #expect(resting.status == .new)
+            try await brokerage.applyCorporateActions() // starts tracking this account today
+            let cost = try #require(
+                try await brokerage.summary(f.accountID).positions.first { $0.position.symbol == call.occSymbol }
+            ).position.costBasis
+            brokerage.clock.set(Timestamp(eve, hour: 15, minute: 59, in: .newYork))
+            let valueBefore = try #require(try await brokerage.options.snapshot(call.occSymbol)).theoreticalValue
+
+            brokerage.clock.set(Timestamp(split.exDate, hour: 9, minute: 31, in: .newYork))
+            try await brokerage.applyCorporateActions()
+            try await brokerage.applyCorporateActions() // once per ex-date
+            let adjusted = try #require(OptionAdjustment.adjusted(call, factor: factor))
+            let positions = try await brokerage.summary(f.accountID).positions.map(\.position)
+            #expect(!positions.contains { $0.symbol == call.occSymbol })
+            let held = try #require(positions.first { $0.symbol == adjusted.occSymbol })
+            #expect(held.qty == FixedDecimal(2 * factor) && held.costBasis == cost)
+            #expect(adjusted.strike == call.strike.divided(by: FixedDecimal(factor), places: 3, rule: .halfEven))
+            #expect(try await brokerage.order(resting.id, account: f.accountID).status == .canceled)
+            // Listed the day after, and worth (×N) what the old contract was worth at the eve's close.
+            let listed = try await brokerage.options.chain(symbol).contracts
+            #expect(listed.contains(adjusted))
+            let valueAfter = try #require(try await brokerage.options.snapshot(adjusted.occSymbol)).theoreticalValue
+            let ratio = Double(valueAfter.times(factor).description)! / Double(valueBefore.description)!
+            #expect(ratio > 0.7 && ratio < 1.4, "\(valueAfter) × \(factor) against \(valueBefore)")
+            try await f.app.test(.router) { client in
+                try await client.execute(uri: "/v2/account/activities/OPCA", method: .get, headers: f.auth) {
+                    response in
+                    let items = f.json(response).array ?? []
+                    #expect(
+                        Set(items.compactMap { $0["symbol"]?.string }) == [call.occSymbol, adjusted.occSymbol])
+                    #expect(
+                        Set(items.compactMap { $0["qty"]?.string }) == ["-2", FixedDecimal(2 * factor).description])
+                }
+                try await client.execute(uri: "/v2/positions/\(adjusted.occSymbol)", method: .get, headers: f.auth) {
+                    response in
+                    #expect(f.json(response)["qty"]?.string == FixedDecimal(2 * factor).description)
+                    #expect(f.json(response)["asset_class"]?.string == "us_option")
+                }
+            }
+            let ledger = try await brokerage.activities(f.accountID, limit: 100, ascending: true)
+            let replay = LedgerReplay(startingCash: FixedDecimal(100_000), entries: ledger)
+            #expect(replay.holdings[adjusted.occSymbol]?.qty == held.qty)
+            #expect(replay.holdings[adjusted.occSymbol]?.costBasis == cost)
+            let user = try #require(await brokerage.accountRecord(f.accountID)?.userID)
+            let notes = try await brokerage.notifications.recent(user: user).items.filter {
+                $0.kind == "option_adjustment"
+            }
+            #expect(notes.count == 1)
+            #expect(notes.first?.body.contains("are now \(2 * factor) contracts of \(adjusted.occSymbol)") == true)
+        }
+    }
+
     @Test("a cash dividend on its ex-date: cash per share held, exactly; a DIV activity with the per-share amount")
     func dividend() async throws {
         try await ServerFixture.with { f in

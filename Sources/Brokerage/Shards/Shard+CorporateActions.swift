@@ -16,9 +16,11 @@ extension Shard {
             // Applied through today's date: no ex-date can have come since (the common case, once a minute).
             let localToday = account.market.calendar.zone.localTime(of: now).date
             if let through = account.corporateActionsThrough, through >= localToday { continue }
-            let symbols = Set(
-                account.positions.values.filter { !$0.qty.isZero }.map(\.symbol)
-                    + engine.openOrders(of: id).map(\.symbol))
+            // An option position or order is affected by its underlying's actions.
+            let held =
+                account.positions.values.filter { !$0.qty.isZero }.map(\.instrument)
+                + engine.openOrders(of: id).map(\.instrument)
+            let symbols = Set(held.map { engine.instrument($0).option?.underlying ?? engine.instrument($0).symbol })
             var session: CivilDate?
             for symbol in symbols.sorted() {
                 if sessions[symbol] == nil, let quote = try? await feed.quote(symbol) { sessions[symbol] = quote }
@@ -44,6 +46,9 @@ extension Shard {
                 // The fraction of a share a split leaves is paid at the ex-date's reference price.
                 let quote = sessions[action.symbol]
                 let reference = quote?.tradingDate == action.exDate ? quote?.previousClose : nil
+                if let factor = OptionAdjustment.wholeSplitFactor(action) {
+                    adjustOptions(of: id, for: action, factor: factor, at: now)
+                }
                 guard let entry = engine.applyCorporateAction(action, to: id, referencePrice: reference, at: now),
                     case .corporateAction(let booking) = entry.kind
                 else { continue }
@@ -62,6 +67,43 @@ extension Shard {
             referenceDates[instrument] = quote.tradingDate
         }
         try await commit()
+    }
+
+    /// Carries the account's contracts on a split's underlying that expire on or after its ex-date through a
+    /// whole-number split, the OCC way (`TradingEngine.adjustOptionPosition`): N contracts at the strike ÷ N for each
+    /// one, open orders on them canceled. The owner is told, in their language.
+    func adjustOptions(of id: AccountID, for action: CorporateAction, factor: Int, at now: Timestamp) {
+        guard let account = engine.account(id) else { return }
+        let affected = Set(
+            account.positions.values.filter { !$0.qty.isZero }.map(\.instrument)
+                + engine.openOrders(of: id).map(\.instrument)
+        ).filter { instrument in
+            guard let contract = engine.instrument(instrument).option else { return false }
+            return contract.underlying == action.symbol && contract.root == contract.underlying
+                && contract.expiration >= action.exDate
+        }
+        for old in affected.sorted(by: { engine.instrument($0).symbol < engine.instrument($1).symbol }) {
+            guard let contract = engine.instrument(old).option,
+                let adjusted = OptionAdjustment.adjusted(contract, factor: factor),
+                let instrument = market.instrument(adjusted.occSymbol)
+            else { continue }
+            let new = engine.register(instrument)
+            guard let entries = engine.adjustOptionPosition(id, option: old, to: new, factor: factor, at: now),
+                entries.count == 2, case .optionEvent(let out) = entries[0].kind,
+                case .optionEvent(let into) = entries[1].kind
+            else { continue }
+            let text = text(for: id)
+            let values = [
+                "underlying": action.symbol, "ratio": "\(action.newRate)-for-\(action.oldRate)",
+                "before": out.qty.magnitude.description, "old": out.symbol, "after": into.qty.magnitude.description,
+                "new": into.symbol,
+                "strike": MoneyText.text(adjusted.strike, symbol: "$", minimumPlaces: 2),
+            ]
+            notify(
+                id, kind: "option_adjustment", title: text("option.adjusted.title", values),
+                body: text(out.qty.isPositive ? "option.adjusted.written.body" : "option.adjusted.body", values),
+                at: now)
+        }
     }
 
     func notify(_ id: AccountID, booking b: CorporateActionBooking, cash: FixedDecimal, at now: Timestamp) {

@@ -8,7 +8,9 @@ public struct UnderlyingHistory: Sendable, Hashable {
     public var symbol: String
     /// The trading day the history is for (closes end the trading day before).
     public var date: CivilDate
-    /// Daily closes, ascending, up to the trading day before `date`.
+    /// Daily closes, ascending, up to the trading day before `date`, in today's shares: a close before a split's
+    /// ex-date is divided by its ratio, so a split is no move (it neither widens the strike grid nor inflates the
+    /// realized volatility).
     public var closes: [DailyClose]
     /// Cash dividends per share over the last year, divided by the last close.
     public var dividendYield: Double
@@ -17,6 +19,21 @@ public struct UnderlyingHistory: Sendable, Hashable {
     /// The sessions whose close-to-close move carries an earnings report (the report's day when it came before the
     /// open, the next session when after the close), past and coming, ascending.
     public var earningsSessions: [CivilDate] = []
+    /// The splits with an ex-date on or before `date`, ascending: when each came and its ratio (new shares per old).
+    /// The closes are already adjusted for them; the chain carries the contracts listed before each.
+    public var splits: [Split] = []
+
+    public struct Split: Sendable, Hashable {
+        public var exDate: CivilDate
+        public var ratio: Double
+        /// New contracts per old one (a whole-number forward split: `OptionAdjustment`), nil for other ratios.
+        public var wholeFactor: Int?
+        public init(exDate: CivilDate, ratio: Double, wholeFactor: Int?) {
+            self.exDate = exDate
+            self.ratio = ratio
+            self.wholeFactor = wholeFactor
+        }
+    }
 
     public struct DailyClose: Sendable, Hashable {
         public var date: CivilDate
@@ -196,11 +213,15 @@ public struct OptionClass: Sendable, Hashable {
         return strikes.sorted()
     }
 
-    /// Every contract listed on `history.date`, in chain order.
+    /// Every contract listed on `history.date`, in chain order: the grid of each expiration, and the contracts a
+    /// whole-number split carried over from before it (`carriedStrikes`).
     public func contracts(history: UnderlyingHistory) -> [OptionContract] {
         var out: [OptionContract] = []
         for expiration in expirations.listed(on: history.date) {
-            for strike in strikes(expiration: expiration, history: history) {
+            var strikes = strikes(expiration: expiration, history: history)
+            let carried = carriedStrikes(expiration: expiration, history: history)
+            if !carried.isEmpty { strikes = Set(strikes).union(carried).sorted() }
+            for strike in strikes {
                 for right in OptionRight.allCases {
                     if let c = OptionContract(
                         underlying: underlying, expiration: expiration, right: right, strike: strike)
@@ -208,6 +229,33 @@ public struct OptionClass: Sendable, Hashable {
                         out.append(c)
                     }
                 }
+            }
+        }
+        return out
+    }
+
+    /// The strikes of an expiration that whole-number splits since its listing carried over, the OCC way: every
+    /// strike listed the day before a split's ex-date, ÷ the split's factor (and the factors of the splits after it),
+    /// to $0.001 — a $250 call becomes three $83.333 calls. Other ratios (3:2, reverse splits) are not carried: OCC
+    /// moves those to an adjusted root and deliverable, which papertrade does not list.
+    public func carriedStrikes(expiration: CivilDate, history: UnderlyingHistory) -> Set<Price> {
+        guard !history.splits.isEmpty, let listed = expirations.listingDate(of: expiration) else { return [] }
+        var out = Set<Price>()
+        for (n, split) in history.splits.enumerated() where split.exDate > listed && split.exDate <= expiration {
+            guard let factor = split.wholeFactor else { continue }
+            // Every split from this one on, back out of the closes (what the market quoted then) and into the strikes.
+            let later = history.splits[n...]
+            let scale = later.reduce(1.0) { $0 * $1.ratio }
+            guard later.allSatisfy({ $0.wholeFactor != nil }) else { continue }
+            let combined = later.reduce(1) { $0 * ($1.wholeFactor ?? 1) }
+            var before = history
+            before.date = TradingCalendar.xnys.previousTradingDay(before: split.exDate)
+            before.closes = history.closes.filter { $0.date < before.date }.map {
+                UnderlyingHistory.DailyClose(date: $0.date, close: $0.close * scale)
+            }
+            guard factor > 1, combined > 1 else { continue }
+            for strike in strikes(expiration: expiration, history: before) {
+                if let adjusted = OptionAdjustment.adjustedStrike(strike, factor: combined) { out.insert(adjusted) }
             }
         }
         return out

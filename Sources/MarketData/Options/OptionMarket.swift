@@ -118,18 +118,36 @@ public final class OptionMarket: Sendable {
             closes.append(.init(date: day, close: Quantize.level(bar.close)))
             volumes.append(Quantize.level(bar.volume))
         }
+        // Splits up to the day (their ex-dates may be today): closes and dividends before each are put in today's
+        // shares.
+        let actions =
+            (try? await feed.corporateActions(symbol, from: date.adding(days: -4 * 366), through: date)) ?? []
+        var splits: [UnderlyingHistory.Split] = []
+        for action in actions.sorted(by: { $0.exDate < $1.exDate }) where action.kind.changesShares {
+            let ratio = Quantize.level(action.newRate) / Quantize.level(action.oldRate)
+            guard ratio.isFinite, ratio > 0 else { continue }
+            splits.append(
+                .init(exDate: action.exDate, ratio: ratio, wholeFactor: OptionAdjustment.wholeSplitFactor(action)))
+        }
+        func sharesToday(on day: CivilDate) -> Double {
+            splits.reduce(1.0) { $1.exDate > day ? $0 * $1.ratio : $0 }
+        }
+        if !splits.isEmpty {
+            for n in closes.indices { closes[n].close /= sharesToday(on: closes[n].date) }
+            for n in volumes.indices { volumes[n] *= sharesToday(on: closes[n].date) }
+        }
         let recent = volumes.suffix(20)
         let averageVolume = recent.isEmpty ? 0 : recent.reduce(0, +) / Double(recent.count)
         var dividends = 0.0
-        if let actions = try? await feed.corporateActions(
-            symbol, from: date.adding(days: -365), through: date.adding(days: -1))
-        {
-            for action in actions where action.kind == .cashDividend { dividends += Quantize.level(action.cash) }
+        for action in actions
+        where action.kind == .cashDividend && action.exDate >= date.adding(days: -365) && action.exDate < date {
+            dividends += Quantize.level(action.cash) / sharesToday(on: action.exDate.adding(days: -1))
         }
         let last = closes.last?.close ?? 0
         var history = UnderlyingHistory(
             symbol: symbol, date: date, closes: closes, dividendYield: last > 0 ? dividends / last : 0,
             averageVolume: averageVolume)
+        history.splits = splits
         // Report sessions from two years back to the longest expiry (a feed without a calendar has none).
         if let reports = try? await feed.earningsCalendar(
             from: date.adding(days: -2 * 366), through: date.adding(days: 40 * 31), symbols: [symbol])
@@ -406,9 +424,13 @@ extension OptionMarket {
             return made
         }
         let calendar = TradingCalendar.xnys
+        // A split since the listing made the expiration's symbols name other contracts (a $100 call on a $400 stock
+        // before a 4:1 split, an at-the-money one after): the contract's tape starts at the last split's ex-date.
+        let tapeStart = full.splits.last { $0.exDate > listed && $0.exDate <= contract.expiration }?.exDate
         var out: [PriceBar] = []
         for (n, bar) in underlyingBars.enumerated() {
             let day = zone.localTime(of: bar.time).date
+            if let tapeStart, day < tapeStart { continue }
             guard let session = calendar.schedule(on: day) else { continue }
             let m = model(on: day)
             let opens = max(bar.time, session.open)

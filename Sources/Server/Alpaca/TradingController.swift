@@ -279,6 +279,7 @@ enum ActivityEncoding {
         "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"], "RESET": ["reset"],
         "INT": ["interest"], "MISC": ["margin_call"], "DIV": ["dividend"], "OPEXC": ["option_exercise"],
         "OPEXP": ["option_expiry"], "OPASN": ["option_assignment"], "OPTRD": ["option_delivery"],
+        "OPCA": ["option_adjustment"],
         "SPLIT": ["forward_split", "reverse_split", "stock_dividend"], "FORWARD_SPLIT": ["forward_split"],
         "REVERSE_SPLIT": ["reverse_split"],
     ]
@@ -379,6 +380,11 @@ enum ActivityEncoding {
                 case .exercise: ("OPEXC", "option exercise: \(contracts)\(settled)")
                 case .assignment: ("OPASN", "option assignment: \(contracts)\(settled)")
                 case .expiry: ("OPEXP", "option expiration: \(contracts) expired worthless\(settled)")
+                case .adjustment:
+                    (
+                        "OPCA",
+                        "option corporate action: \(contracts) \(event.qty.isNegative ? "adjusted for a split of the underlying" : "after the split's adjustment")"
+                    )
                 }
             return nonTrade(e, id: id, type: type, description: description, symbol: event.symbol, qty: event.qty)
         case .optionDelivery(let d):

@@ -8,6 +8,9 @@ public struct OptionEventBooking: Sendable, Codable, Hashable {
         case expiry
         /// The writer was assigned: the contracts became shares sold (call) or bought (put) at the strike.
         case assignment
+        /// A split of the underlying adjusted the contracts (Alpaca's OPCA): the old contracts out, the adjusted ones
+        /// in, the cost basis carried over (`OptionAdjustment`).
+        case adjustment
     }
 
     public var kind: Kind

@@ -8,7 +8,8 @@ import { t } from '../i18n.js';
 import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../ui.js';
 
 const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset', 'interest', 'margin_call', 'borrow_fee', 'dividend',
-  'forward_split', 'reverse_split', 'stock_dividend', 'option_exercise', 'option_assignment', 'option_expiry', 'option_delivery'];
+  'forward_split', 'reverse_split', 'stock_dividend', 'option_exercise', 'option_assignment', 'option_expiry', 'option_delivery',
+  'option_adjustment'];
 const METHODS = ['card', 'bank', 'transfer'];
 const methodName = (m) => (METHODS.includes(m) ? t(`account.method.${m}`) : m);
 
@@ -66,6 +67,8 @@ export async function render(view, params, scope) {
       case 'option_exercise': return t('account.option_exercise', { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
       case 'option_assignment': return t('account.option_assignment', { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
       case 'option_expiry': return t(D.sign(D.parse(tx.qty)) > 0 ? 'account.option_expiry_written' : 'account.option_expiry',
+        { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
+      case 'option_adjustment': return t(D.sign(D.parse(tx.qty)) < 0 ? 'account.option_adjustment.out' : 'account.option_adjustment.in',
         { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
       case 'option_delivery': return t(tx.side === 'buy' ? 'account.option_delivery.buy' : 'account.option_delivery.sell',
         { shares: F.shares(tx.qty), symbol: tx.symbol, price: F.price(tx.price), option: tx.option_symbol });
