@@ -174,6 +174,98 @@ struct CorporateActionAPITests {
         }
     }
 
+    @Test(
+        "a split that is not a whole number moves options to an adjusted root the OCC way: same contracts and strike, 100 × the ratio shares delivered; priced, served and exercised as such, and found again after a restart"
+    )
+    func oddSplitAdjustsDeliverable() async throws {
+        try await ServerFixture.with { f in
+            let brokerage = f.services.brokerage
+            let market = f.services.market
+            var found: (String, CorporateAction, Int)?
+            search: for year in 2027...2031 {
+                for entry in market.directory.entries where brokerage.options.optionClass(entry.symbol) != nil {
+                    let splits = market.corporateActions(
+                        entry.symbol, from: CivilDate(year, 1, 1), through: CivilDate(year, 12, 31)
+                    ).filter(\.kind.changesShares)
+                    if splits.count == 1, let split = splits.first,
+                        let deliverable = OptionAdjustment.adjustedDeliverable(split)
+                    {
+                        found = (entry.symbol, split, deliverable)
+                        break search
+                    }
+                }
+            }
+            let (symbol, split, deliverable) = try #require(found)
+            let eve = TradingCalendar.xnys.previousTradingDay(before: split.exDate)
+            brokerage.clock.set(Timestamp(eve, hour: 10, in: .newYork))
+            let spot = try await brokerage.feed.quote(symbol).last
+            let chain = try await brokerage.options.chain(symbol)
+            let expiration = try #require(
+                chain.contracts.map(\.expiration).filter { $0 >= split.exDate.adding(days: 14) }.min())
+            let calls = chain.contracts.filter { $0.expiration == expiration && $0.right == .call && $0.strike < spot }
+            let call = try #require(calls.max { $0.strike < $1.strike })
+            let bought = try await brokerage.submit(
+                OrderRequest(symbol: call.occSymbol, side: .buy, type: .market, timeInForce: .day, qty: 2),
+                account: f.accountID)
+            #expect(bought.status == .filled)
+            try await brokerage.applyCorporateActions()
+            let cost = try #require(
+                try await brokerage.summary(f.accountID).positions.first { $0.position.symbol == call.occSymbol }
+            ).position.costBasis
+            brokerage.clock.set(Timestamp(eve, hour: 15, minute: 59, in: .newYork))
+            let valueBefore = try #require(try await brokerage.options.snapshot(call.occSymbol)).theoreticalValue
+
+            brokerage.clock.set(Timestamp(split.exDate, hour: 9, minute: 31, in: .newYork))
+            try await brokerage.applyCorporateActions()
+            try await brokerage.applyCorporateActions()
+            let positions = try await brokerage.summary(f.accountID).positions.map(\.position)
+            #expect(!positions.contains { $0.symbol == call.occSymbol })
+            let held = try #require(positions.first { $0.symbol.hasPrefix(symbol) && $0.multiplier != nil })
+            let adjusted = try #require(held.optionContract)
+            #expect(adjusted.root == symbol + "1" && adjusted.strike == call.strike)
+            #expect(adjusted.deliverable == deliverable && held.qty == 2 && held.costBasis == cost)
+            let listed = try await brokerage.options.chain(symbol).contracts
+            #expect(listed.contains(adjusted))
+            let valueAfter = try #require(try await brokerage.options.snapshot(adjusted.occSymbol)).theoreticalValue
+            let ratio = Double(valueAfter.description)! / Double(valueBefore.description)!
+            #expect(ratio > 0.7 && ratio < 1.4, "\(valueAfter) against \(valueBefore)")
+            try await f.app.test(.router) { client in
+                try await client.execute(
+                    uri: "/v2/options/contracts/\(adjusted.occSymbol)", method: .get, headers: f.auth
+                ) { response in
+                    let json = f.json(response)
+                    #expect(json["root_symbol"]?.string == adjusted.root)
+                    #expect(json["underlying_symbol"]?.string == symbol)
+                    #expect(json["deliverables"]?.array?.first?["amount"]?.string == String(deliverable))
+                }
+            }
+            let user = try #require(await brokerage.accountRecord(f.accountID)?.userID)
+            let notes = try await brokerage.notifications.recent(user: user).items.filter {
+                $0.kind == "option_adjustment"
+            }
+            #expect(notes.first?.body.contains("each for \(deliverable) shares") == true)
+
+            // After a restart the position is found again with its deliverable; exercising it buys 2 × the
+            // deliverable shares for 2 × 100 × the strike.
+            await f.services.shutdown()
+            let restarted = try await Papertrade.start(
+                {
+                    var c = ServerConfiguration()
+                    c.dataDirectory = f.directory
+                    return c
+                }(),
+                clock: MarketClock(.manual(start: Timestamp(split.exDate, hour: 10, in: .newYork))))
+            let cash = try await restarted.brokerage.summary(f.accountID).account.cash
+            try await restarted.brokerage.exercise(adjusted.occSymbol, account: f.accountID)
+            let after = try await restarted.brokerage.summary(f.accountID)
+            #expect(after.account.cash == cash - call.strike.times(200))
+            let shares = try #require(after.positions.first { $0.position.symbol == symbol }?.position)
+            #expect(shares.qty == FixedDecimal(2 * deliverable))
+            #expect(shares.costBasis == call.strike.times(200) + cost)
+            await restarted.shutdown()
+        }
+    }
+
     @Test("a cash dividend on its ex-date: cash per share held, exactly; a DIV activity with the per-share amount")
     func dividend() async throws {
         try await ServerFixture.with { f in

@@ -82,9 +82,9 @@ extension Catalogue {
             "The {contracts} contracts of {symbol} you wrote expired worthless and the premium is yours: {underlying} closed at {close}, strike {strike}.",
         "option.adjusted.title": "{old} adjusted for the {underlying} split",
         "option.adjusted.body":
-            "{underlying} split {ratio}: your {before} contracts of {old} are now {after} contracts of {new} (strike {strike}), each still for 100 shares; the cost basis is unchanged and open orders on {old} were canceled.",
+            "{underlying} split {ratio}: your {before} contracts of {old} are now {after} contracts of {new} (strike {strike}), each for {shares} shares; the cost basis is unchanged and open orders on {old} were canceled.",
         "option.adjusted.written.body":
-            "{underlying} split {ratio}: the {before} contracts of {old} you wrote are now {after} contracts of {new} (strike {strike}), each still for 100 shares; the premium taken is unchanged and open orders on {old} were canceled.",
+            "{underlying} split {ratio}: the {before} contracts of {old} you wrote are now {after} contracts of {new} (strike {strike}), each for {shares} shares; the premium taken is unchanged and open orders on {old} were canceled.",
         "option.sell_out.title": "{symbol} sold before expiry",
         "option.sell_out.body":
             "Your {contracts} contracts of {symbol} expire today in the money, but they could not be exercised ({reason}), so papertrade is selling them at market before the close.",

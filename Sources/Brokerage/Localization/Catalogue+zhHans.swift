@@ -64,9 +64,9 @@ extension Catalogue {
         "option.expiry.written.body": "您卖出的 {contracts} 张 {symbol} 到期作废，权利金归您所有：{underlying} 收盘价 {close}，行权价 {strike}。",
         "option.adjusted.title": "{old} 因 {underlying} 拆股调整",
         "option.adjusted.body":
-            "{underlying} 按 {ratio} 拆股：您持有的 {before} 张 {old} 现为 {after} 张 {new}（行权价 {strike}），每张仍对应 100 股；持仓成本不变，{old} 的未成交订单已撤销。",
+            "{underlying} 按 {ratio} 拆股：您持有的 {before} 张 {old} 现为 {after} 张 {new}（行权价 {strike}），每张对应 {shares} 股；持仓成本不变，{old} 的未成交订单已撤销。",
         "option.adjusted.written.body":
-            "{underlying} 按 {ratio} 拆股：您卖出的 {before} 张 {old} 现为 {after} 张 {new}（行权价 {strike}），每张仍对应 100 股；所收权利金不变，{old} 的未成交订单已撤销。",
+            "{underlying} 按 {ratio} 拆股：您卖出的 {before} 张 {old} 现为 {after} 张 {new}（行权价 {strike}），每张对应 {shares} 股；所收权利金不变，{old} 的未成交订单已撤销。",
         "option.sell_out.title": "{symbol} 到期前卖出",
         "option.sell_out.body": "您持有的 {contracts} 张 {symbol} 今日到期且为价内，但无法行权（{reason}），papertrade 正在收盘前以市价卖出。",
         "alert.title": "{symbol} 价格提醒",

@@ -42,6 +42,13 @@ final class SharedMarket: Sendable {
         return OptionContract.multiplier(ofSymbol: symbol) != nil ? options.instrument(symbol) : nil
     }
 
+    /// `instrument(symbol)`, and adjusted option contracts too (their deliverable is found in the chain that lists
+    /// them): what positions and orders being restored name.
+    func resolvedInstrument(_ symbol: String) async -> Instrument? {
+        if let known = instrument(symbol) { return known }
+        return OptionContract.multiplier(ofSymbol: symbol) != nil ? await options.resolvedInstrument(symbol) : nil
+    }
+
     /// What a new order's symbol names.
     enum Tradable {
         /// A directory entry, or an option contract listed on today's chain.
@@ -55,8 +62,9 @@ final class SharedMarket: Sendable {
     func tradable(_ symbol: String) async -> Tradable {
         if let entry = directory.entry(symbol) { return .instrument(entry.instrument) }
         guard OptionContract.multiplier(ofSymbol: symbol) != nil, let found = await options.contract(symbol),
-            let instrument = options.instrument(symbol)
+            let optionClass = options.optionClass(found.contract.underlying)
         else { return .unknown }
+        let instrument = optionClass.instrument(found.contract)
         return found.active ? .instrument(instrument) : .expired(instrument, on: found.contract.expiration)
     }
 

@@ -180,7 +180,7 @@ extension Shard {
         do { snapshot = try await storage.restorable(record) } catch { throw .storage(error) }
         guard records[id] == nil else { return } // loaded by a concurrent call meanwhile
         for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
-            if let instrument = market.instrument(symbol) { engine.register(instrument) }
+            if let instrument = await market.resolvedInstrument(symbol) { engine.register(instrument) }
         }
         do { try engine.restore(snapshot) } catch { throw .rejected(error) }
         records[id] = record

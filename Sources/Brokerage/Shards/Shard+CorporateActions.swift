@@ -46,9 +46,7 @@ extension Shard {
                 // The fraction of a share a split leaves is paid at the ex-date's reference price.
                 let quote = sessions[action.symbol]
                 let reference = quote?.tradingDate == action.exDate ? quote?.previousClose : nil
-                if let factor = OptionAdjustment.wholeSplitFactor(action) {
-                    adjustOptions(of: id, for: action, factor: factor, at: now)
-                }
+                if action.kind.changesShares { await adjustOptions(of: id, for: action, at: now) }
                 guard let entry = engine.applyCorporateAction(action, to: id, referencePrice: reference, at: now),
                     case .corporateAction(let booking) = entry.kind
                 else { continue }
@@ -69,11 +67,14 @@ extension Shard {
         try await commit()
     }
 
-    /// Carries the account's contracts on a split's underlying that expire on or after its ex-date through a
-    /// whole-number split, the OCC way (`TradingEngine.adjustOptionPosition`): N contracts at the strike ÷ N for each
-    /// one, open orders on them canceled. The owner is told, in their language.
-    func adjustOptions(of id: AccountID, for action: CorporateAction, factor: Int, at now: Timestamp) {
-        guard let account = engine.account(id) else { return }
+    /// Carries the account's contracts on a split's underlying that expire on or after its ex-date through the
+    /// split, the OCC way (`TradingEngine.adjustOptionPosition`): after a whole-number split N contracts at the strike
+    /// ÷ N for each one; after another ratio the same contracts under the adjusted root its chain lists, delivering
+    /// 100 × the ratio shares. Open orders on them are canceled. The owner is told, in their language.
+    func adjustOptions(of id: AccountID, for action: CorporateAction, at now: Timestamp) async {
+        guard let account = engine.account(id), let optionClass = market.options.optionClass(action.symbol) else {
+            return
+        }
         let affected = Set(
             account.positions.values.filter { !$0.qty.isZero }.map(\.instrument)
                 + engine.openOrders(of: id).map(\.instrument)
@@ -82,13 +83,29 @@ extension Shard {
             return contract.underlying == action.symbol && contract.root == contract.underlying
                 && contract.expiration >= action.exDate
         }
+        guard !affected.isEmpty else { return }
+        let factor = OptionAdjustment.wholeSplitFactor(action)
+        var adjustedRoot: String?
+        if factor == nil {
+            adjustedRoot = try? await market.options.chain(action.symbol, on: action.exDate).history.splits.last {
+                $0.exDate == action.exDate
+            }?.adjustedRoot
+        }
+        let deliverable = OptionAdjustment.adjustedDeliverable(action)
         for old in affected.sorted(by: { engine.instrument($0).symbol < engine.instrument($1).symbol }) {
-            guard let contract = engine.instrument(old).option,
-                let adjusted = OptionAdjustment.adjusted(contract, factor: factor),
-                let instrument = market.instrument(adjusted.occSymbol)
-            else { continue }
-            let new = engine.register(instrument)
-            guard let entries = engine.adjustOptionPosition(id, option: old, to: new, factor: factor, at: now),
+            guard let contract = engine.instrument(old).option else { continue }
+            let adjusted: OptionContract?
+            if let factor {
+                adjusted = OptionAdjustment.adjusted(contract, factor: factor)
+            } else if let adjustedRoot, let deliverable {
+                adjusted = contract.adjusted(root: adjustedRoot, deliverable: deliverable)
+            } else {
+                adjusted = nil
+            }
+            guard let adjusted else { continue }
+            let new = engine.register(optionClass.instrument(adjusted))
+            guard
+                let entries = engine.adjustOptionPosition(id, option: old, to: new, factor: factor ?? 1, at: now),
                 entries.count == 2, case .optionEvent(let out) = entries[0].kind,
                 case .optionEvent(let into) = entries[1].kind
             else { continue }
@@ -96,7 +113,7 @@ extension Shard {
             let values = [
                 "underlying": action.symbol, "ratio": "\(action.newRate)-for-\(action.oldRate)",
                 "before": out.qty.magnitude.description, "old": out.symbol, "after": into.qty.magnitude.description,
-                "new": into.symbol,
+                "new": into.symbol, "shares": String(adjusted.deliverable),
                 "strike": MoneyText.text(adjusted.strike, symbol: "$", minimumPlaces: 2),
             ]
             notify(

@@ -224,7 +224,10 @@ extension Shard {
         expireRules(at: now)
         expireAlerts(at: now)
         for symbol in symbols {
-            guard let quote = quotes[symbol], let instrument = market.instrument(symbol) else { continue }
+            // (An adjusted contract is known to the engine only: its deliverable is not in its symbol.)
+            guard let quote = quotes[symbol],
+                let instrument = engine.instrumentID(for: symbol).map(engine.instrument) ?? market.instrument(symbol)
+            else { continue }
             applyMarketUpdate(quote, instrument: instrument)
         }
         return try stage()

@@ -97,7 +97,7 @@ actor Shard {
         for record in try await storage.accounts(shard: id) {
             let snapshot = try await storage.restorable(record)
             for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
-                if let instrument = market.instrument(symbol) { fresh.register(instrument) }
+                if let instrument = await market.resolvedInstrument(symbol) { fresh.register(instrument) }
             }
             do { try fresh.restore(snapshot) } catch {
                 throw StorageError.corrupt("account \(record.id): \(error.message)")

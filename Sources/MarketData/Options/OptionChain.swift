@@ -28,10 +28,17 @@ public struct UnderlyingHistory: Sendable, Hashable {
         public var ratio: Double
         /// New contracts per old one (a whole-number forward split: `OptionAdjustment`), nil for other ratios.
         public var wholeFactor: Int?
-        public init(exDate: CivilDate, ratio: Double, wholeFactor: Int?) {
+        /// Other ratios: the adjusted root its contracts move to and the shares each then delivers.
+        public var adjustedRoot: String?
+        public var deliverable: Int?
+        public init(
+            exDate: CivilDate, ratio: Double, wholeFactor: Int?, adjustedRoot: String? = nil, deliverable: Int? = nil
+        ) {
             self.exDate = exDate
             self.ratio = ratio
             self.wholeFactor = wholeFactor
+            self.adjustedRoot = adjustedRoot
+            self.deliverable = deliverable
         }
     }
 
@@ -213,11 +220,13 @@ public struct OptionClass: Sendable, Hashable {
         return strikes.sorted()
     }
 
-    /// Every contract listed on `history.date`, in chain order: the grid of each expiration, and the contracts a
-    /// whole-number split carried over from before it (`carriedStrikes`).
+    /// Every contract listed on `history.date`: for each expiration in turn its grid with the contracts a
+    /// whole-number split carried over from before it (`carriedStrikes`) in chain order, then those other splits
+    /// moved to an adjusted root (`adjustedContracts`).
     public func contracts(history: UnderlyingHistory) -> [OptionContract] {
         var out: [OptionContract] = []
         for expiration in expirations.listed(on: history.date) {
+            defer { out += adjustedContracts(expiration: expiration, history: history) }
             var strikes = strikes(expiration: expiration, history: history)
             let carried = carriedStrikes(expiration: expiration, history: history)
             if !carried.isEmpty { strikes = Set(strikes).union(carried).sorted() }
@@ -225,6 +234,35 @@ public struct OptionClass: Sendable, Hashable {
                 for right in OptionRight.allCases {
                     if let c = OptionContract(
                         underlying: underlying, expiration: expiration, right: right, strike: strike)
+                    {
+                        out.append(c)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The contracts of an expiration that splits other than whole-number ones since its listing moved to adjusted
+    /// roots, the OCC way: every strike listed the day before the ex-date stays, under the adjusted root (`AAPL1`),
+    /// delivering 100 × the ratio shares (150 after 3:2, 10 after 1:10). A split followed by another before the
+    /// expiration is not carried further.
+    public func adjustedContracts(expiration: CivilDate, history: UnderlyingHistory) -> [OptionContract] {
+        guard !history.splits.isEmpty, let listed = expirations.listingDate(of: expiration) else { return [] }
+        var out: [OptionContract] = []
+        for (n, split) in history.splits.enumerated() where split.exDate > listed && split.exDate <= expiration {
+            guard let root = split.adjustedRoot, let deliverable = split.deliverable, n == history.splits.count - 1
+            else { continue }
+            var before = history
+            before.date = TradingCalendar.xnys.previousTradingDay(before: split.exDate)
+            before.closes = history.closes.filter { $0.date < before.date }.map {
+                UnderlyingHistory.DailyClose(date: $0.date, close: $0.close * split.ratio)
+            }
+            for strike in strikes(expiration: expiration, history: before) {
+                for right in OptionRight.allCases {
+                    if let c = OptionContract(
+                        underlying: underlying, expiration: expiration, right: right, strike: strike, root: root,
+                        deliverable: deliverable)
                     {
                         out.append(c)
                     }

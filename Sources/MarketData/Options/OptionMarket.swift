@@ -26,7 +26,8 @@ public final class OptionMarket: Sendable {
         public var model: OptionQuoteModel
         /// Every contract listed that day, in chain order.
         public var contracts: [OptionContract]
-        let listed: Set<OptionContract>
+        /// The same, by OCC symbol (an adjusted contract's deliverable is not in its symbol).
+        let listed: [String: OptionContract]
 
         public var history: UnderlyingHistory { model.history }
     }
@@ -93,7 +94,9 @@ public final class OptionMarket: Sendable {
             optionClass: optionClass, surface: surface, history: history, rate: OptionQuoteModel.riskFreeRate,
             seed: seed)
         let contracts = optionClass.contracts(history: history)
-        let day = ChainDay(optionClass: optionClass, model: model, contracts: contracts, listed: Set(contracts))
+        let day = ChainDay(
+            optionClass: optionClass, model: model, contracts: contracts,
+            listed: Dictionary(contracts.map { ($0.occSymbol, $0) }) { first, _ in first })
         days.withLock { cache in
             // Keep the cache to recent days of each underlying: drop anything older than a week.
             if cache.count > 4096 { cache = cache.filter { $0.key.date.daysSinceEpoch >= date.daysSinceEpoch - 7 } }
@@ -120,14 +123,26 @@ public final class OptionMarket: Sendable {
         }
         // Splits up to the day (their ex-dates may be today): closes and dividends before each are put in today's
         // shares.
-        let actions =
-            (try? await feed.corporateActions(symbol, from: date.adding(days: -4 * 366), through: date)) ?? []
+        // (Eight years of actions: an adjusted root's digit counts the adjustments in the four years before it.)
+        let actionsFrom = date.adding(days: -4 * 366)
+        let longer =
+            (try? await feed.corporateActions(symbol, from: date.adding(days: -8 * 366), through: date)) ?? []
+        let actions = longer.filter { $0.exDate >= actionsFrom }
+        let adjustedExDates = longer.filter { OptionAdjustment.adjustedDeliverable($0) != nil }.map(\.exDate)
         var splits: [UnderlyingHistory.Split] = []
         for action in actions.sorted(by: { $0.exDate < $1.exDate }) where action.kind.changesShares {
             let ratio = Quantize.level(action.newRate) / Quantize.level(action.oldRate)
             guard ratio.isFinite, ratio > 0 else { continue }
-            splits.append(
-                .init(exDate: action.exDate, ratio: ratio, wholeFactor: OptionAdjustment.wholeSplitFactor(action)))
+            var split = UnderlyingHistory.Split(
+                exDate: action.exDate, ratio: ratio, wholeFactor: OptionAdjustment.wholeSplitFactor(action))
+            if let deliverable = OptionAdjustment.adjustedDeliverable(action) {
+                let earlier = adjustedExDates.filter {
+                    $0 < action.exDate && $0 >= action.exDate.adding(days: -4 * 366)
+                }
+                split.deliverable = deliverable
+                split.adjustedRoot = OptionAdjustment.adjustedRoot(underlying: symbol, ordinal: earlier.count + 1)
+            }
+            splits.append(split)
         }
         func sharesToday(on day: CivilDate) -> Double {
             splits.reduce(1.0) { $1.exDate > day ? $0 * $1.ratio : $0 }
@@ -164,15 +179,14 @@ public final class OptionMarket: Sendable {
     /// that is malformed or was never listed (a strike off the grid, an expiration the class never had).
     public func contract(_ symbol: String) async -> (contract: OptionContract, active: Bool)? {
         guard let parsed = OptionContract(occSymbol: symbol), let optionClass = optionClass(parsed.underlying),
-            parsed.root == optionClass.underlying
+            parsed.underlying == optionClass.underlying
         else { return nil }
         let today = today()
         // An expired contract is looked up in the chain of its last day, a live one in today's.
         let day = parsed.expiration < today ? parsed.expiration : today
-        guard let chain = try? await chain(parsed.underlying, on: day), chain.listed.contains(parsed) else {
-            return nil
-        }
-        return (parsed, parsed.expiration >= today)
+        guard let chain = try? await chain(parsed.underlying, on: day), let listed = chain.listed[parsed.occSymbol]
+        else { return nil }
+        return (listed, parsed.expiration >= today)
     }
 
     /// The instant option quotes stand at, how much of the session has passed (0…1) and when the last prints
@@ -471,6 +485,16 @@ extension OptionMarket {
             contract.root == optionClass.underlying
         else { return nil }
         return optionClass.instrument(contract)
+    }
+
+    /// The instrument for an OCC symbol, adjusted contracts included: their deliverable comes from the chain that
+    /// lists them (today's, or their last day's). nil for anything else.
+    public func resolvedInstrument(_ symbol: String) async -> Instrument? {
+        if let standard = instrument(symbol) { return standard }
+        guard let found = await contract(symbol), let optionClass = optionClass(found.contract.underlying) else {
+            return nil
+        }
+        return optionClass.instrument(found.contract)
     }
 
     /// A contract's market as the engine trades against it: its snapshot's bid and ask (with their sizes) as a

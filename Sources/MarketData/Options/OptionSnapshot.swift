@@ -89,8 +89,11 @@ public struct OptionQuoteModel: Sendable {
     }
 
     /// Model inputs for a contract at an underlying price and instant.
-    public func inputs(_ contract: OptionContract, spot: Double, years: Double) -> OptionInputs {
+    public func inputs(_ contract: OptionContract, spot underlying: Double, years: Double) -> OptionInputs {
         let strike = Double(contract.strikeMillis) / 1000
+        // An adjusted contract is priced as a standard one on its deliverable (150 shares per 100: 1.5 × the price).
+        let spot =
+            contract.isAdjusted ? underlying * Double(contract.deliverable) / Double(contract.multiplier) : underlying
         let forward = spot * exp((rate - history.dividendYield) * years)
         // A report between today and the expiry adds its move's variance.
         let event =

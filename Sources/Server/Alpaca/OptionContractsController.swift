@@ -40,7 +40,7 @@ struct OptionContractsController {
                 .object([
                     "type": .string("equity"), "symbol": .string(contract.underlying),
                     "asset_id": .string(AlpacaEncoding.assetID(contract.underlying)),
-                    "amount": .string(String(contract.multiplier)), "allocation_percentage": .string("100"),
+                    "amount": .string(String(contract.deliverable)), "allocation_percentage": .string("100"),
                     "settlement_type": .string("T+1"), "settlement_method": .string("CCC"),
                     "delayed_settlement": .bool(false),
                 ])

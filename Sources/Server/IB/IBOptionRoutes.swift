@@ -82,7 +82,8 @@ struct IBOptionRoutes {
         }
         do {
             let chain = try await options.chain(optionClass.underlying)
-            return chain.contracts.filter { Self.month($0.expiration) == month.uppercased() }
+            // (IB's option conids name standard contracts only.)
+            return chain.contracts.filter { Self.month($0.expiration) == month.uppercased() && !$0.isAdjusted }
         } catch { throw IBError(.serviceUnavailable, "market data unavailable for \(optionClass.underlying)") }
     }
 

@@ -103,7 +103,9 @@ struct OptionsController {
         let snapshots: [OptionSnapshot]
         do throws(FeedError) {
             let chain = try await options.chain(optionClass.underlying, on: today)
-            snapshots = try await options.snapshots(chain.contracts.filter { $0.expiration == expiration }, of: chain)
+            // Standard contracts: one row per strike (adjusted ones are served by symbol and held as positions).
+            snapshots = try await options.snapshots(
+                chain.contracts.filter { $0.expiration == expiration && !$0.isAdjusted }, of: chain)
         } catch { throw APIError(feed: error) }
         var rows: [Price: (call: OptionSnapshot?, put: OptionSnapshot?)] = [:]
         for s in snapshots {

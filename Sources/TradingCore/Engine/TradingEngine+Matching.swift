@@ -516,6 +516,7 @@ extension TradingEngine {
         var position =
             account.positions.removeValue(forKey: order.instrument)
             ?? Position(instrument: order.instrument, symbol: order.symbol, multiplier: instrument.option?.multiplier)
+        if let contract = instrument.option, contract.isAdjusted { position.deliverable = contract.deliverable }
         let heldBefore = position.qty
         let realized = LedgerMath.apply(
             order.side, qty: qty, price: price, multiplier: multiplier, value: value, to: &position.qty,

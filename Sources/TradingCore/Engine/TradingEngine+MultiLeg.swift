@@ -311,7 +311,7 @@ extension TradingEngine {
         var legs: [SpreadRule.Leg] = []
         let underlying = package.legs[0].contract.underlying
         for position in account.positions.values where position.multiplier != nil && !position.qty.isZero {
-            guard let held = OptionContract(occSymbol: position.symbol), held.underlying == underlying else { continue }
+            guard let held = position.optionContract, held.underlying == underlying else { continue }
             legs.append(SpreadRule.Leg(held, qty: position.qty))
         }
         let before = SpreadRule.requirement(of: legs)

@@ -199,7 +199,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         var legs: [SpreadRule.Leg] = []
         var found = false
         for position in positions.values where position.multiplier != nil && !position.qty.isZero {
-            guard let held = OptionContract(occSymbol: position.symbol), held.underlying == contract.underlying
+            guard let held = position.optionContract, held.underlying == contract.underlying
             else { continue }
             legs.append(SpreadRule.Leg(held, qty: position.qty))
         }

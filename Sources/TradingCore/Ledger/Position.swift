@@ -25,6 +25,9 @@ public struct Position: Sendable, Codable, Hashable {
     /// An option position its owner asked not to exercise (Alpaca's do-not-exercise): at expiry it expires worthless
     /// even in the money. Nil (or false) for every other position.
     public var doNotExercise: Bool?
+    /// Shares one contract delivers when that is not its multiplier: a position in an adjusted contract (after a
+    /// split that is not a whole number). Nil for every other position.
+    public var deliverable: Int?
 
     public struct OpenedToday: Sendable, Codable, Hashable {
         public var date: CivilDate
@@ -41,6 +44,13 @@ public struct Position: Sendable, Codable, Hashable {
         lockedQty = .zero
         lockedDate = nil
         reservedForSale = .zero
+    }
+
+    /// The contract an option position is in, with its deliverable (nil for shares).
+    public var optionContract: OptionContract? {
+        guard multiplier != nil, let parsed = OptionContract(occSymbol: symbol) else { return nil }
+        guard let deliverable, deliverable != parsed.multiplier else { return parsed }
+        return parsed.adjusted(root: parsed.root, deliverable: deliverable)
     }
 
     /// `multiplier` as a decimal (1 for shares).

@@ -23,6 +23,24 @@ public enum OptionAdjustment {
         return divided
     }
 
+    /// Shares an adjusted contract delivers after a split that is not a whole number: 100 × the ratio, rounded down
+    /// (OCC pays any fraction of a share in cash; the simulated market's ratios leave none: 3:2 → 150, 1:10 → 10).
+    /// nil for a whole-number split or an action that does not change shares.
+    public static func adjustedDeliverable(_ action: CorporateAction, multiplier: Int = 100) -> Int? {
+        guard action.kind.changesShares, wholeSplitFactor(action) == nil,
+            let shares = FixedDecimal(multiplier).multiplied(by: action.newRate)
+                .divided(by: action.oldRate, places: 0, rule: .down),
+            shares.isPositive
+        else { return nil }
+        return shares.integerPart
+    }
+
+    /// The adjusted root a split that is not a whole number gives an underlying's contracts: the underlying with a
+    /// digit, the number of such splits of it in the four years to this one (OCC appends 1, then 2, …).
+    public static func adjustedRoot(underlying: String, ordinal: Int) -> String {
+        String(underlying.prefix(5)) + String(min(max(ordinal, 1), 9))
+    }
+
     /// The contract a standard contract becomes after a whole-number split (nil when the strike would vanish).
     public static func adjusted(_ contract: OptionContract, factor: Int) -> OptionContract? {
         guard let strike = adjustedStrike(contract.strike, factor: factor) else { return nil }
@@ -33,9 +51,10 @@ public enum OptionAdjustment {
 }
 
 extension TradingEngine {
-    /// Carries an account's position in a contract through a whole-number split of its underlying: it becomes
-    /// `factor` times as many contracts of `to` (the contract at the strike ÷ `factor`, registered), with the same
-    /// cost basis, the same day-trade and do-not-exercise state. Open orders on the old contract are canceled first
+    /// Carries an account's position in a contract through a split of its underlying: it becomes `factor` times as
+    /// many contracts of `to` (registered) — after a whole-number split the contract at the strike ÷ `factor`; after
+    /// another ratio (`factor` 1) the adjusted contract at the same strike delivering 100 × the ratio shares — with
+    /// the same cost basis, the same day-trade and do-not-exercise state. Open orders on the old contract are canceled first
     /// (its symbol names a different contract from the ex-date). Writes two OPCA entries — the old contracts out, the
     /// new ones in — that move no cash; nil when the account holds none of it.
     @discardableResult
@@ -44,7 +63,7 @@ extension TradingEngine {
     ) -> [LedgerEntry]? {
         let old = instruments[Int(id.index)]
         let new = instruments[Int(newID.index)]
-        guard factor > 1, old.option != nil, new.option != nil, id != newID else { return nil }
+        guard factor >= 1, old.option != nil, let contract = new.option, id != newID else { return nil }
         for order in openOrders(of: accountID) where order.instrument == id {
             if order.orderClass == .mleg, let parent = order.parentID {
                 finish(parent, .canceled, reason: "\(old.symbol) was adjusted for a split of its underlying", at: time)
@@ -58,6 +77,7 @@ extension TradingEngine {
         let qty = held.qty.times(factor)
         var moved =
             account.positions[newID] ?? Position(instrument: newID, symbol: new.symbol, multiplier: held.multiplier)
+        if contract.isAdjusted { moved.deliverable = contract.deliverable }
         let merging = !moved.qty.isZero
         moved.qty += qty
         moved.costBasis += held.costBasis

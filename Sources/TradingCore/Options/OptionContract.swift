@@ -32,8 +32,12 @@ public struct OptionContract: Sendable, Hashable, Codable, Comparable, CustomStr
     /// The strike in thousandths of a dollar, as OCC writes it (an integer the pricing models read without
     /// converting a 128-bit decimal per contract).
     public let strikeMillis: Int
-    /// Shares delivered per contract; premium and exercise cash are price × multiplier.
+    /// The premium's multiplier (100): a contract's value is its price × multiplier, and exercising it pays (or
+    /// takes) the strike × multiplier.
     public let multiplier: Int
+    /// Shares delivered on exercise: the multiplier for a standard contract; after a split that is not a whole
+    /// number (3:2, 1:10) the adjusted contract delivers 100 × the ratio (150, 10) at the same strike, as OCC adjusts.
+    public let deliverable: Int
     public let style: OptionStyle
 
     /// The largest strike an OCC symbol can write: 99,999.999.
@@ -43,13 +47,14 @@ public struct OptionContract: Sendable, Hashable, Codable, Comparable, CustomStr
     /// positive price on OCC's $0.001 grid below $100,000 or the underlying cannot be a root.
     public init?(
         underlying: String, expiration: CivilDate, right: OptionRight, strike: Price,
-        multiplier: Int = 100, style: OptionStyle = .american, root: String? = nil
+        multiplier: Int = 100, style: OptionStyle = .american, root: String? = nil, deliverable: Int? = nil
     ) {
         let root = root ?? underlying
         guard Self.isValidRoot(root), !underlying.isEmpty, strike.isPositive, strike <= Self.maximumStrike,
-            strike.isMultiple(of: FixedDecimal(units: 1, exponent: 3)), multiplier > 0,
+            strike.isMultiple(of: FixedDecimal(units: 1, exponent: 3)), multiplier > 0, (deliverable ?? 1) > 0,
             (0...99).contains(expiration.year - 2000)
         else { return nil }
+        self.deliverable = deliverable ?? multiplier
         self.root = root
         self.underlying = underlying
         self.expiration = expiration
@@ -141,11 +146,50 @@ public struct OptionContract: Sendable, Hashable, Codable, Comparable, CustomStr
             + (right == .call ? "Call" : "Put")
     }
 
-    /// What exercising one share's worth is worth at an underlying price: max(S − K, 0) for a call, max(K − S, 0)
-    /// for a put.
+    /// Whether exercise delivers other than `multiplier` shares (an adjusted contract).
+    public var isAdjusted: Bool { deliverable != multiplier }
+
+    /// What the deliverable is worth per unit of premium at an underlying price: the price itself for a standard
+    /// contract, price × deliverable ÷ multiplier for an adjusted one (150 shares at $100 for a 100-multiplier
+    /// contract: $150). Models price an adjusted contract as a standard one on this.
+    public func deliverablePrice(at underlyingPrice: Price) -> Price {
+        guard isAdjusted else { return underlyingPrice }
+        return underlyingPrice.times(deliverable).divided(by: FixedDecimal(multiplier), rule: .halfEven)
+            ?? underlyingPrice
+    }
+
+    /// What exercising is worth per unit of premium at an underlying price: max(S − K, 0) for a call, max(K − S, 0)
+    /// for a put (S the deliverable's price per unit, `deliverablePrice`).
     public func intrinsicValue(at underlyingPrice: Price) -> Price {
-        let value = right == .call ? underlyingPrice - strike : strike - underlyingPrice
+        let price = deliverablePrice(at: underlyingPrice)
+        let value = right == .call ? price - strike : strike - price
         return value.isPositive ? value : .zero
+    }
+
+    /// The contract with an adjusted root delivering `deliverable` shares at the same strike (nil when the root is not
+    /// a valid OCC root).
+    public func adjusted(root: String, deliverable: Int) -> OptionContract? {
+        OptionContract(
+            underlying: underlying, expiration: expiration, right: right, strike: strike, multiplier: multiplier,
+            style: style, root: root, deliverable: deliverable)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case root, underlying, expiration, right, strike, strikeMillis, multiplier, deliverable, style
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        root = try c.decode(String.self, forKey: .root)
+        underlying = try c.decode(String.self, forKey: .underlying)
+        expiration = try c.decode(CivilDate.self, forKey: .expiration)
+        right = try c.decode(OptionRight.self, forKey: .right)
+        strike = try c.decode(Price.self, forKey: .strike)
+        strikeMillis = try c.decode(Int.self, forKey: .strikeMillis)
+        multiplier = try c.decode(Int.self, forKey: .multiplier)
+        // (Contracts written before adjusted contracts existed deliver their multiplier.)
+        deliverable = try c.decodeIfPresent(Int.self, forKey: .deliverable) ?? multiplier
+        style = try c.decode(OptionStyle.self, forKey: .style)
     }
 
     /// Chain order: underlying, expiration, strike, calls before puts.

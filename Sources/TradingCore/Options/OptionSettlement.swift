@@ -40,7 +40,7 @@ public struct OptionDeliveryBooking: Sendable, Codable, Hashable {
     public var side: OrderSide
     /// Shares delivered (positive).
     public var qty: Quantity
-    /// The strike.
+    /// The price per share delivered: the strike (an adjusted contract's strike × multiplier ÷ deliverable).
     public var price: Price
     /// The contracts' cost: added to the cost of shares bought, taken from the proceeds of shares sold (a written
     /// contract's is negative: its premium lowers the cost of shares bought, adds to the proceeds of shares sold).
@@ -102,9 +102,9 @@ extension TradingEngine {
         }
         guard let account = accounts[accountID], var position = account.positions[id] else { return [] }
         let contracts = position.qty
-        let shares = contracts.magnitude.times(contract.multiplier)
+        let shares = contracts.magnitude.times(contract.deliverable)
         let stock = instruments[Int(underlying.index)]
-        let strikeValue = LedgerMath.tradeValue(price: contract.strike, qty: shares, currency: account.currency)
+        let strikeValue = contract.strikeValue(contracts: contracts.magnitude, currency: account.currency)
         let event = OptionEventBooking(
             kind: !exercise ? .expiry : written ? .assignment : .exercise, symbol: instrument.symbol, qty: -contracts,
             releasedCost: position.costBasis, settlementPrice: settlementPrice)
@@ -121,7 +121,7 @@ extension TradingEngine {
         let buys = (contract.right == .call) != written
         var delivery = OptionDeliveryBooking(
             symbol: stock.symbol, optionSymbol: instrument.symbol, side: buys ? .buy : .sell,
-            qty: shares, price: contract.strike, carriedCost: event.releasedCost, realizedPnL: .zero)
+            qty: shares, price: contract.deliveryPrice, carriedCost: event.releasedCost, realizedPnL: .zero)
         var stockPosition =
             accounts[accountID]?.positions[underlying] ?? Position(instrument: underlying, symbol: stock.symbol)
         delivery.realizedPnL = LedgerMath.apply(
@@ -164,12 +164,12 @@ extension TradingEngine {
         guard let contract = instrument.option, let account = accounts[accountID],
             let contracts = account.positions[id]?.qty, contracts.isPositive
         else { return nil }
-        let shares = contracts.times(contract.multiplier)
+        let shares = contracts.times(contract.deliverable)
         let stock = instruments[Int(underlying.index)]
         switch contract.right {
         case .call:
-            let strikeValue = LedgerMath.tradeValue(price: contract.strike, qty: shares, currency: account.currency)
-            let available = buyingPower(account, for: underlying, price: contract.strike)
+            let strikeValue = contract.strikeValue(contracts: contracts, currency: account.currency)
+            let available = buyingPower(account, for: underlying, price: contract.deliveryPrice)
             guard strikeValue > available else { return nil }
             let (required, have) = (strikeValue.formatted(places: 2), available.formatted(places: 2))
             return OrderRejection(
@@ -200,5 +200,20 @@ extension TradingEngine {
                         "available": deliverable.description,
                     ]))
         }
+    }
+}
+
+extension OptionContract {
+    /// What exercising `contracts` pays (a call's holder) or receives (a put's holder): strike × multiplier each,
+    /// half-up to the currency's minor unit.
+    public func strikeValue(contracts: Quantity, currency: Currency) -> FixedDecimal {
+        LedgerMath.tradeValue(price: strike, qty: contracts.times(multiplier), currency: currency)
+    }
+
+    /// The price per share delivered on exercise: the strike, or for an adjusted contract the strike × multiplier ÷
+    /// deliverable (a $150 strike delivering 150 shares: $100 a share), to 9 places.
+    public var deliveryPrice: Price {
+        guard isAdjusted else { return strike }
+        return strike.times(multiplier).divided(by: FixedDecimal(deliverable), rule: .halfEven) ?? strike
     }
 }

@@ -106,14 +106,14 @@ extension OrderValidator {
         let cushion = account.fees.minimumChargeCushion(side: .sell, currency: account.currency)
         let needed = optionNeeds.cash.rounded(places: account.currency.minorUnitDigits, rule: .up)
         guard needed.isPositive, needed + cushion > buyingPower else { return }
-        let shares = qty.times(contract.multiplier)
+        let shares = qty.times(contract.deliverable)
         let (required, available) = ((needed + cushion).formatted(places: 2), buyingPower.formatted(places: 2))
         let values = [
             "qty": qty.description, "symbol": symbol, "shares": shares.description, "required": required,
             "available": available,
         ]
         // Secured by cash alone, or a spread whose long contracts cover part of it.
-        if contract.right == .put, needed == contract.strike.multiplied(by: shares) {
+        if contract.right == .put, needed == contract.strike.multiplied(by: qty.times(contract.multiplier)) {
             throw OrderRejection(
                 .insufficientBuyingPower,
                 "writing \(qty) \(symbol) sets aside \(required) (the strike × \(shares) shares) to secure it; options buying power is \(available): uncovered puts are not offered",

@@ -54,14 +54,14 @@ public enum SpreadRule {
             // shares, each written call takes them away. What is missing, shares must cover.
             var callShares = Quantity.zero
             for leg in alive where leg.contract.right == .call {
-                callShares += leg.qty.times(leg.contract.multiplier)
+                callShares += leg.qty.times(leg.contract.deliverable)
             }
             let shares = callShares.isNegative ? callShares.magnitude : .zero
             // The sum is linear between strikes and rises (or stays flat) beyond the highest, so its lowest point is
-            // at zero or at a strike.
+            // at zero or at a strike (an adjusted contract's kink is where its deliverable is worth the strike).
             var lowest = payoff(alive, shares: shares, at: .zero)
             for leg in alive {
-                lowest = Swift.min(lowest, payoff(alive, shares: shares, at: leg.contract.strike))
+                lowest = Swift.min(lowest, payoff(alive, shares: shares, at: leg.contract.deliveryPrice))
             }
             result.cash = Swift.max(result.cash, lowest.isNegative ? lowest.magnitude : .zero)
             result.shares = Swift.max(result.shares, shares)
@@ -85,7 +85,7 @@ public enum SpreadRule {
     public static func requirements(of positions: some Sequence<Position>) -> [String: Requirement] {
         var legs: [String: [Leg]] = [:]
         for position in positions where position.multiplier != nil && !position.qty.isZero {
-            guard let contract = OptionContract(occSymbol: position.symbol) else { continue }
+            guard let contract = position.optionContract else { continue }
             legs[contract.underlying, default: []].append(Leg(contract, qty: position.qty))
         }
         var result: [String: Requirement] = [:]
