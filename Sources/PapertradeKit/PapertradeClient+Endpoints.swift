@@ -91,6 +91,19 @@ extension PapertradeClient {
         try await send("DELETE", accountPath(try await resolve(account), "orders", Self.segment(id)))
     }
 
+    /// Exercises every contract of a long option position now: a call buys, a put sells the deliverable's shares at
+    /// the strike. Returns the account after it.
+    public func exercise(_ symbol: String, account: String? = nil) async throws(PapertradeError) -> Account {
+        try await send("POST", accountPath(try await resolve(account), "positions", Self.segment(symbol), "exercise"))
+    }
+
+    /// Lets a long option position expire unexercised even in the money (until 4:30 pm ET on its expiration day).
+    /// Returns the account, the position marked `doNotExercise`.
+    public func doNotExercise(_ symbol: String, account: String? = nil) async throws(PapertradeError) -> Account {
+        try await send(
+            "POST", accountPath(try await resolve(account), "positions", Self.segment(symbol), "do-not-exercise"))
+    }
+
     /// Cancels every open order of the account; the orders as they ended.
     public func cancelAllOrders(account: String? = nil) async throws(PapertradeError) -> [Order] {
         let id = try await resolve(account)

@@ -22,7 +22,8 @@ struct LiveServer {
     let keyID: String
     let secret: String
 
-    static let morning = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+    static let day = CivilDate(2026, 11, 20)
+    static let morning = Timestamp(day, hour: 10, in: .newYork)
 
     var keyClient: PapertradeClient { PapertradeClient(baseURL: baseURL, keyID: keyID, secretKey: secret) }
 

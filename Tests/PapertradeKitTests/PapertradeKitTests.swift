@@ -223,6 +223,36 @@ import Testing
         }
     }
 
+    @Test func aCallIsDeclinedThenExercised() async throws {
+        try await LiveServer.with { server in
+            let client = server.keyClient
+            // An AAPL call $10 or more in the money, expiring a month or more out.
+            let chain = try await server.services.brokerage.options.chain("AAPL")
+            let spot = try await client.quote("AAPL").last
+            let call = try #require(
+                chain.contracts.filter {
+                    $0.right == .call && $0.expiration.daysSinceEpoch - LiveServer.day.daysSinceEpoch >= 30
+                        && Decimal(string: $0.strike.description)! <= spot - 10
+                }.last)
+            let bought = try await client.placeOrder(.market(call.occSymbol, .buy, qty: 1))
+            #expect(bought.status == .filled)
+            let declined = try await client.doNotExercise(call.occSymbol)
+            let held = try #require(declined.positions?.first { $0.symbol == call.occSymbol })
+            #expect(held.doNotExercise == true && held.deliverable == 100 && held.assetClass == "option")
+            let strike = Decimal(string: call.strike.description)!
+            let exercised = try await client.exercise(call.occSymbol)
+            #expect(exercised.cash == declined.cash - strike * 100)
+            #expect(exercised.positions?.contains { $0.symbol == call.occSymbol } == false)
+            #expect(exercised.positions?.first { $0.symbol == "AAPL" }?.qty == 100)
+            do throws(PapertradeError) {
+                _ = try await client.exercise(call.occSymbol)
+                Issue.record("a second exercise of a position no longer held was accepted")
+            } catch {
+                #expect(error.message.contains("no available position"))
+            }
+        }
+    }
+
     @Test func everyModelRoundTripsTheServersJSON() async throws {
         try await LiveServer.with { server in
             let client = server.keyClient

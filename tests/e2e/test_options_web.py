@@ -309,3 +309,48 @@ def test_a_spread_held_is_charted_as_one_on_the_stock_page(language_driver, serv
     if chinese:
         assert english_left(app, ".position-payoff") == []
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_a_long_contract_is_exercised_or_declined_from_the_stock_page(language_driver, server):
+    """A call held in the money: "Don't exercise at expiry" marks it (the mark is kept by the server), and "Exercise",
+    once confirmed, turns it into 100 shares bought at the strike — the cash moves by exactly strike × 100."""
+    from decimal import Decimal
+    driver, language = language_driver
+    chinese = language.startswith("zh")
+    app = App(driver, server).signup()
+    account = app.switch_account("us")["id"]
+    driver.get_log("browser")
+    app.go("stock/MSFT")
+    app.css("table.option-chain tbody tr.price-line")
+    # The call just below the price: in the money.
+    call = app.d.execute_script("return document.querySelector('tr.price-line').previousElementSibling.dataset.symbol")
+    placed = app.api("POST", f"/accounts/{account}/orders",
+                     {"symbol": call, "side": "buy", "type": "market", "qty": "1", "time_in_force": "day"})
+    assert placed["status"] in (200, 201) and placed["body"]["status"] == "filled", placed
+    strike = Decimal(int(call[-8:])) / 1000
+
+    app.go("")
+    app.go("stock/MSFT")
+    app.visible("[data-testid=exercise-actions] button[data-action=dne]")
+    app.click("[data-testid=exercise-actions] button[data-action=dne]")
+    app.click("dialog[open] .confirm button.danger")
+    app.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid=exercise-actions] [data-role=dne]"))
+    assert app.text("[data-testid=exercise-actions] [data-role=dne]") == ("到期不行权" if chinese else "Will not be exercised at expiry")
+    position = next(p for p in app.api("GET", f"/accounts/{account}")["body"]["positions"] if p["symbol"] == call)
+    assert position["do_not_exercise"] is True
+    if chinese:
+        assert english_left(app, ".position-payoff") == []
+    app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-exercise-{'zh' if chinese else 'en'}-phone.png"))
+
+    cash = Decimal(app.api("GET", f"/accounts/{account}")["body"]["cash"])
+    app.click("[data-testid=exercise-actions] button[data-action=exercise]")
+    message = app.text("dialog[open] .confirm p")
+    assert "MSFT" in message and "100" in message, message
+    app.click("dialog[open] .confirm button.primary")
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid=exercise-actions]"))
+    detail = app.api("GET", f"/accounts/{account}")["body"]
+    assert not [p for p in detail["positions"] if p["symbol"] == call]
+    shares = next(p for p in detail["positions"] if p["symbol"] == "MSFT")
+    assert Decimal(shares["qty"]) == 100
+    assert Decimal(detail["cash"]) == cash - strike * 100
+    assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

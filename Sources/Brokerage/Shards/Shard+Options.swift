@@ -208,9 +208,10 @@ extension Shard {
         return nil
     }
 
+    /// What exercising is worth per unit of premium at the underlying's price (an adjusted contract's on its
+    /// deliverable).
     func intrinsicValue(_ contract: OptionContract, at price: Price) -> FixedDecimal {
-        let value = contract.right == .call ? price - contract.strike : contract.strike - price
-        return value.isPositive ? value : .zero
+        contract.intrinsicValue(at: price)
     }
 
     /// Tells the owner what expiry or exercise did to `contracts` (signed: negative for contracts the account wrote).
@@ -220,7 +221,7 @@ extension Shard {
     ) {
         let text = text(for: id)
         let written = contracts.isNegative
-        let shares = contracts.magnitude.times(contract.multiplier)
+        let shares = contracts.magnitude.times(contract.deliverable)
         var values = [
             "symbol": contract.occSymbol, "contracts": contracts.magnitude.description, "shares": shares.description,
             "underlying": contract.underlying, "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),

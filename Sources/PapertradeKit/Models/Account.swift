@@ -70,6 +70,10 @@ public struct Position: Codable, Hashable, Sendable {
     public var assetClass: String
     public var multiplier: Int
     public var underlying: String?
+    /// Shares one contract delivers on exercise: 100, or an adjusted contract's (after a split) — nil for shares.
+    public var deliverable: Int?
+    /// Whether the owner asked that this long option position not be exercised at expiry (`doNotExercise`).
+    public var doNotExercise: Bool?
     /// An option position's greeks from the pricing model, per share (nil for shares).
     public var greeks: PositionGreeks?
     /// An option position's delta in shares of the underlying: the shares it moves like (signed).
@@ -78,7 +82,8 @@ public struct Position: Codable, Hashable, Sendable {
     @OptionalExactDecimal public var positionTheta: Decimal?
 
     enum CodingKeys: String, CodingKey {
-        case symbol, name, market, currency, side, qty, multiplier, underlying, greeks
+        case symbol, name, market, currency, side, qty, multiplier, underlying, greeks, deliverable
+        case doNotExercise = "do_not_exercise"
         case positionDelta = "position_delta", positionTheta = "position_theta"
         case qtyAvailable = "qty_available", avgEntryPrice = "avg_entry_price", costBasis = "cost_basis"
         case currentPrice = "current_price", lastdayPrice = "lastday_price", changeToday = "change_today"

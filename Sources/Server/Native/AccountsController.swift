@@ -23,6 +23,8 @@ struct AccountsController {
         group.get("accounts/{id}/orders", use: orders)
         group.post("accounts/{id}/orders", use: placeOrder)
         group.delete("accounts/{id}/orders/{order}", use: cancelOrder)
+        group.post("accounts/{id}/positions/{symbol}/exercise", use: exercise)
+        group.post("accounts/{id}/positions/{symbol}/do-not-exercise", use: doNotExercise)
         group.get("accounts/{id}/estimate", use: estimate)
         group.get("bars/{symbol}", use: bars)
         group.get("market/status", use: status)
@@ -56,7 +58,10 @@ struct AccountsController {
             let contracts = Double(p.position.qty.description)
         else { return empty }
         let g = snapshot.greeks
-        let shares = contracts * Double(snapshot.contract.multiplier)
+        // Delta moves with the shares delivered (an adjusted contract's deliverable), theta with the premium's
+        // multiplier.
+        let shares = contracts * Double(snapshot.contract.deliverable)
+        let units = contracts * Double(snapshot.contract.multiplier)
         return [
             "greeks": .object([
                 "delta": OptionsController.figure(g.delta), "gamma": OptionsController.figure(g.gamma),
@@ -64,7 +69,7 @@ struct AccountsController {
                 "implied_volatility": OptionsController.figure(snapshot.impliedVolatility),
             ]),
             "position_delta": OptionsController.figure((g.delta * shares * 100).rounded() / 100),
-            "position_theta": OptionsController.figure((g.theta * shares * 100).rounded() / 100),
+            "position_theta": OptionsController.figure((g.theta * units * 100).rounded() / 100),
         ]
     }
 
@@ -209,6 +214,33 @@ struct AccountsController {
         }
         let order = try await brokerage.cancel(id, account: record.id)
         return NativeEncoding.order(order).response()
+    }
+
+    /// Exercises every contract of a long option position now (the same call as Alpaca's
+    /// `POST /v2/positions/{symbol}/exercise`); answers the account as `GET accounts/{id}` does.
+    @Sendable func exercise(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await brokerage.account(ownedBy: context)
+        let symbol = try Self.contractSymbol(context)
+        try await brokerage.exercise(symbol, account: record.id)
+        return try await detail(record).response()
+    }
+
+    /// Lets a long option position expire unexercised, even in the money (Alpaca's do-not-exercise); answers the
+    /// account, the position marked `do_not_exercise`.
+    @Sendable func doNotExercise(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await brokerage.account(ownedBy: context)
+        let symbol = try Self.contractSymbol(context)
+        try await brokerage.doNotExercise(symbol, account: record.id)
+        return try await detail(record).response()
+    }
+
+    /// The `symbol` path parameter as an OCC symbol (any case); 422 for anything else.
+    static func contractSymbol(_ context: AppContext) throws -> String {
+        let symbol = try context.parameters.require("symbol").uppercased()
+        guard OptionContract(occSymbol: symbol) != nil else {
+            throw APIError.unprocessable("\(symbol) is not an option contract's OCC symbol")
+        }
+        return symbol
     }
 
     /// What the trade sheet shows while the user types: value, fees and total of `qty` shares of `symbol` at

@@ -98,6 +98,10 @@ enum NativeEncoding {
             "asset_class": .string(p.instrument.kind == .option ? "option" : "stock"),
             "multiplier": .int(p.instrument.option?.multiplier ?? 1),
             "underlying": .text(p.instrument.option?.underlying),
+            // Shares one contract delivers (100; an adjusted contract's after a split), and whether its owner asked
+            // that it not be exercised at expiry.
+            "deliverable": p.instrument.option.map { .int($0.deliverable) } ?? .null,
+            "do_not_exercise": .bool(p.position.doNotExercise == true),
             // An option's greeks, where the account detail asks the model for them (`AccountsController.greeks`).
             "greeks": .null, "position_delta": .null, "position_theta": .null,
         ])

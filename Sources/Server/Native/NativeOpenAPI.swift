@@ -338,6 +338,27 @@ enum NativeOpenAPI {
                     parameters: [param("id", in: "path", "account id"), param("order", in: "path", "order id")],
                     responses: ["200": "the canceled order", "422": "no longer cancelable"])
             ]),
+            "/api/v1/accounts/{id}/positions/{symbol}/exercise": .object([
+                "post": op(
+                    "Exercise every contract of a long option position now (shares bought or sold at the strike)",
+                    auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("symbol", in: "path", "OCC symbol")],
+                    responses: [
+                        "200": "the account after the exercise",
+                        "403": "no such long position, or not enough cash or shares to carry it",
+                        "422": "after the close, or the contract has expired",
+                    ])
+            ]),
+            "/api/v1/accounts/{id}/positions/{symbol}/do-not-exercise": .object([
+                "post": op(
+                    "Let a long option position expire unexercised even in the money (until 4:30 pm ET on its expiry day)",
+                    auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("symbol", in: "path", "OCC symbol")],
+                    responses: [
+                        "200": "the account, the position marked do_not_exercise",
+                        "403": "no such long position", "422": "too late on the expiration day",
+                    ])
+            ]),
             "/api/v1/bars/{symbol}": .object([
                 "get": op(
                     "Chart bars (timeframe 1Min…1Month, from, to)",

@@ -126,8 +126,9 @@ export function shares(text) {
 
 /** The underlying of an OCC option symbol ("AAPL261218C00250000" → "AAPL"), or null for any other symbol. */
 export function optionUnderlying(symbol) {
-  const m = /^([A-Z]{1,6})\d{6}[CP]\d{8}$/.exec(symbol ?? '');
-  return m ? m[1] : null;
+  // The root may be adjusted after a split (NVDA1): its underlying is the root without the digit.
+  const m = /^([A-Z][A-Z0-9]{0,5})\d{6}[CP]\d{8}$/.exec(symbol ?? '');
+  return m ? m[1].replace(/\d+$/, '') : null;
 }
 
 /** The stock page a symbol's row leads to: an option's underlying, else the symbol's own. */

@@ -8,7 +8,7 @@ import * as D from './decimal.js';
 import * as F from './format.js';
 import * as store from './store.js';
 import { t, locale } from './i18n.js';
-import { h, clear, segmented, sheet, toast } from './ui.js';
+import { h, clear, segmented, sheet, toast, confirmAction } from './ui.js';
 import { payoffFigure } from './payoff.js';
 
 const HUNDRED = { n: 100n, s: 0 };
@@ -35,10 +35,12 @@ function expirationDate(iso) {
 
 /** An OCC symbol's contract ("AAPL261218C00250000" → AAPL, 2026-12-18, call, 250), or null for any other symbol. */
 export function parseContract(symbol) {
-  const m = /^([A-Z]{1,6})(\d{2})(\d{2})(\d{2})([CP])(\d{8})$/.exec(symbol ?? '');
+  const m = /^([A-Z][A-Z0-9]{0,5})(\d{2})(\d{2})(\d{2})([CP])(\d{8})$/.exec(symbol ?? '');
   if (!m) return null;
   return {
-    underlying: m[1], expiration: `20${m[2]}-${m[3]}-${m[4]}`, right: m[5] === 'C' ? 'call' : 'put',
+    // An adjusted root (NVDA1, after a split) names the underlying without its digit; its deliverable is not 100.
+    root: m[1], underlying: m[1].replace(/\d+$/, ''), adjusted: /\d$/.test(m[1]),
+    expiration: `20${m[2]}-${m[3]}-${m[4]}`, right: m[5] === 'C' ? 'call' : 'put',
     strike: D.shift({ n: BigInt(m[6]), s: 0 }, -3),
   };
 }
@@ -53,8 +55,10 @@ export function heldLegs(positions, symbol, expiration) {
   for (const p of positions ?? []) {
     if (p.symbol === symbol) { shares = p; continue; }
     const c = parseContract(p.symbol);
-    if (!c || c.underlying !== symbol || c.expiration !== expiration) continue;
-    legs.push({ right: c.right, strike: c.strike, qty: D.parse(p.qty), price: D.parse(p.avg_entry_price), multiplier: HUNDRED, symbol: p.symbol });
+    // (An adjusted contract's payoff is on its own deliverable: charted with the standard ones it would mislead.)
+    if (!c || c.adjusted || c.underlying !== symbol || c.expiration !== expiration) continue;
+    legs.push({ right: c.right, strike: c.strike, qty: D.parse(p.qty), price: D.parse(p.avg_entry_price), multiplier: HUNDRED, symbol: p.symbol,
+      doNotExercise: p.do_not_exercise === true });
   }
   const calls = legs.filter((l) => l.right === 'call').reduce((sum, l) => D.add(sum, l.qty), D.zero);
   if (legs.length && D.sign(calls) < 0 && shares && D.sign(D.parse(shares.qty)) > 0) {
@@ -164,12 +168,44 @@ export function optionChain(symbol, currency) {
     return h('section.position-payoff', { 'aria-labelledby': 'position-payoff-title' },
       h('h3#position-payoff-title', t('options.position.title', { date: expirationDate(expiration) })),
       h('ul.legs', held.map((l) => h('li', l.right
-        ? t(D.sign(l.qty) < 0 ? 'options.position.written' : 'options.position.long', {
-          qty: D.format(D.abs(l.qty), 0, false), name: `${symbol} ${F.price(D.format(l.strike, null, false))} ${t(`options.right.${l.right}`)}`,
+        ? [t(D.sign(l.qty) < 0 ? 'options.position.written' : 'options.position.long', {
+          qty: D.format(D.abs(l.qty), 0, false), name: legName(l),
           price: F.money(D.format(l.price, 2, false), currency),
-        })
+        }), D.sign(l.qty) > 0 ? exerciseControls(l) : null]
         : t('options.position.shares', { qty: D.format(l.qty, 0, false), symbol })))),
       figure);
+  }
+
+  function legName(l) {
+    return `${symbol} ${F.price(D.format(l.strike, null, false))} ${t(`options.right.${l.right}`)}`;
+  }
+
+  /** A long contract's choices before expiry: exercise it now, or let it expire unexercised even in the money. */
+  function exerciseControls(l) {
+    const qty = D.format(l.qty, 0, false);
+    const shares = D.format(D.mul(l.qty, HUNDRED), 0, false);
+    const values = { qty, name: legName(l), shares, symbol, strike: F.money(D.format(l.strike, null, false), currency),
+      total: F.money(D.format(D.round(D.mul(D.mul(l.qty, HUNDRED), l.strike), 2), 2, false), currency) };
+    async function act(path, done) {
+      const account = store.account();
+      if (!account) return;
+      try {
+        await api.post(`/accounts/${api.enc(account.id)}/positions/${api.enc(l.symbol)}/${path}`);
+        toast(t(done, values), 'success');
+        refresh();
+      } catch (error) { toast(error.message, 'error'); }
+    }
+    return h('span.exercise-actions', { dataset: { testid: 'exercise-actions' } },
+      h('button.link', { type: 'button', dataset: { action: 'exercise' }, onclick: async () => {
+        if (!await confirmAction(t('options.exercise.title'), t(`options.exercise.confirm.${l.right}`, values), t('options.exercise.button'))) return;
+        act('exercise', 'options.exercise.done');
+      } }, t('options.exercise.button')),
+      l.doNotExercise
+        ? h('span.sub', { dataset: { role: 'dne' } }, t('options.dne.marked'))
+        : h('button.link', { type: 'button', dataset: { action: 'dne' }, onclick: async () => {
+          if (!await confirmAction(t('options.dne.title'), t('options.dne.confirm', values), t('options.dne.button'), { danger: true })) return;
+          act('do-not-exercise', 'options.dne.done');
+        } }, t('options.dne.button')));
   }
 
   load();
