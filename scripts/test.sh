@@ -96,16 +96,25 @@ if [ ! -x "$venv/bin/pytest" ] || ! sha256sum --check --status "$stamp" 2>/dev/n
     "$venv/bin/pip" install --quiet --require-hashes -r tests/e2e/requirements.txt
     sha256sum tests/e2e/requirements.txt > "$stamp"
 fi
-# The fuzz walls (schemathesis on both ports, the socket fuzzer) run beside the rest: most end-to-end tests wait on
-# browsers, timers and servers starting, so the two together take little more than the longer one. Each has its own
-# servers on free ports; the walls' output follows the rest's.
+# Three pytest processes side by side: the fuzz walls (schemathesis on both ports, the socket fuzzer), the browser
+# screens (Selenium in Chromium), and the rest. Most end-to-end tests wait on browsers, timers and servers starting
+# (the two cores sat 50-80% idle with one process), so together they take little more than the longest (the walls,
+# ~13 min). Each test has its own servers on free ports. The browsers' and the walls' output follows the rest's.
 export PAPERTRADE_BINARY="$PWD/.build/debug/papertrade"
 walls=(tests/e2e/test_openapi.py tests/e2e/test_ib_openapi.py tests/e2e/test_socket_fuzz.py)
+screens=(tests/e2e/test_web_tour.py tests/e2e/test_web_app.py tests/e2e/test_web_app_zh.py tests/e2e/test_performance.py
+    tests/e2e/test_options_web.py tests/e2e/test_earnings.py tests/e2e/test_backtest_web.py tests/e2e/test_figures_agree.py)
 walls_log=$(mktemp)
+screens_log=$(mktemp)
 "$venv/bin/pytest" -q --durations=8 "${walls[@]}" >"$walls_log" 2>&1 &
 walls_pid=$!
+"$venv/bin/pytest" -q --durations=8 "${screens[@]}" >"$screens_log" 2>&1 &
+screens_pid=$!
 status=0
-"$venv/bin/pytest" -q --durations=12 tests/e2e "${walls[@]/#/--ignore=}" || status=1
+"$venv/bin/pytest" -q --durations=12 tests/e2e "${walls[@]/#/--ignore=}" "${screens[@]/#/--ignore=}" || status=1
+wait "$screens_pid" || status=1
+echo "-- the screens in the browser:"
+cat "$screens_log"
 wait "$walls_pid" || status=1
 echo "-- the fuzz walls:"
 cat "$walls_log"
