@@ -330,6 +330,9 @@ def test_a_long_contract_is_exercised_or_declined_from_the_stock_page(language_d
     strike = Decimal(int(call[-8:])) / 1000
 
     app.go("")
+    # The holding names its contract in the user's language.
+    name = app.text(f"a.row-link[data-symbol='{call}'] .name")
+    assert ("MSFT" in name and "看涨" in name) if chinese else name.endswith("Call"), name
     app.go("stock/MSFT")
     app.visible("[data-testid=exercise-actions] button[data-action=dne]")
     app.click("[data-testid=exercise-actions] button[data-action=dne]")

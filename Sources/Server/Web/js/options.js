@@ -114,7 +114,7 @@ export function optionChain(symbol, currency) {
     const side = r[right];
     if (!side) return null;
     return h(`tr${side.in_the_money ? '.itm' : ''}`, { dataset: { symbol: side.symbol } },
-      h('th', { scope: 'row' }, h('button.link', { type: 'button', 'aria-label': t('options.trade_label', { name: side.name }),
+      h('th', { scope: 'row' }, h('button.link', { type: 'button', 'aria-label': t('options.trade_label', { name: F.contractName(side.symbol, side.name) }),
         onclick: () => optionTradeSheet(side, currency, chain.price) }, F.price(r.strike))),
       h('td', F.price(side.bid)), h('td', F.price(side.ask)),
       h('td.not-narrow', side.last ? F.price(side.last) : '—'),
@@ -228,7 +228,7 @@ function probability(text) {
  */
 export function optionTradeSheet(contract, currency, spotText) {
   const account = store.account();
-  sheet(contract.name, (close) => {
+  sheet(F.contractName(contract.symbol, contract.name), (close) => {
     let side = 'buy';
     const qty = h('input#option-qty', { type: 'number', min: '1', step: '1', value: '1', inputmode: 'numeric', autofocus: true });
     const limit = h('input#option-limit', { type: 'text', inputmode: 'decimal', value: contract.mid });
@@ -310,7 +310,7 @@ export function optionTradeSheet(contract, currency, spotText) {
         try {
           const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
           toast(t(order.status === 'filled' ? `options.sheet.done.${side === 'buy' ? 'buy' : 'sell'}` : 'options.sheet.placed',
-            { qty: F.qty(order.qty), name: contract.name }), 'success', { timeout: 5000 });
+            { qty: F.qty(order.qty), name: F.contractName(contract.symbol, contract.name) }), 'success', { timeout: 5000 });
           close();
         } catch (error) {
           toast(error.message, 'error', { timeout: 6000 });

@@ -143,7 +143,7 @@ export async function render(view, params, scope) {
   function holdingRow(p) {
     const row = h(F.optionUnderlying(p.symbol) ? 'li.row.option' : 'li.row', h('a.row-link', { href: F.stockRoute(p.symbol), dataset: { symbol: p.symbol } },
       monogram(F.optionUnderlying(p.symbol) ?? p.symbol),
-      h('span.row-main', h('span.sym', p.symbol), h('span.name', p.name),
+      h('span.row-main', h('span.sym', p.symbol), h('span.name', F.contractName(p.symbol, p.name)),
         p.position_delta ? h('span.sub.greeks', { dataset: { role: 'greeks' }, title: t('home.greeks_help') },
           t('home.greeks', { delta: F.signedNumber(p.position_delta, 0), theta: F.signedMoney(D.format(D.round(D.parse(p.position_theta), 2), 2, false), currency) })) : null),
       h('span.row-mid', h('span.shares', F.holdingQty(p.symbol, p.qty)), h('span.sub', { dataset: { role: 'price' } })),
