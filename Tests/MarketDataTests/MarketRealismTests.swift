@@ -161,6 +161,31 @@ struct MarketRealismTests {
             third.minuteBars("JPM", on: CivilDate(2026, 3, 4)) == parallel.minuteBars("JPM", on: CivilDate(2026, 3, 4)))
     }
 
+    @Test("warrants, rights and units are not companies: no earnings, micro-cap sized, priced like claims")
+    func warrantsRightsAndUnits() throws {
+        let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 8))
+        let claims = ["ACHR.W", "ACHR-WT", "AIIA.R", "AIIA-RI", "AAC.U", "AIIA-UN", "AACIW", "AACBR", "AACBU"]
+        let shares = ["ACHR", "AIIA", "AACI", "AACB", "AB", "BEP", "AMX", "AAPL"]
+        for symbol in claims + shares { #expect(Self.directory.entry(symbol) != nil, "\(symbol) is listed") }
+        #expect(claims.allSatisfy { Self.directory.entry($0)?.isWarrantRightOrUnit == true })
+        // A partnership's units and a depositary share "representing the right to receive" shares are shares.
+        #expect(shares.allSatisfy { Self.directory.entry($0)?.isWarrantRightOrUnit == false })
+        let year = (CivilDate(2026, 1, 1), CivilDate(2026, 12, 31))
+        #expect(market.earnings(from: year.0, through: year.1, symbols: claims).isEmpty)
+        #expect(market.earnings(from: year.0, through: year.1, symbols: ["ACHR"]).count == 4)
+        for symbol in claims {
+            #expect(market.sizeTier(symbol) == .micro, "\(symbol)")
+            let close = try #require(
+                market.bars(
+                    symbol, timeframe: .day, from: Timestamp(CivilDate(2026, 3, 2), in: .newYork),
+                    to: Timestamp(CivilDate(2026, 3, 3), in: .newYork)
+                ).last?.close)
+            // A warrant or a right for cents to a few dollars; a unit near its $10 trust value.
+            let ceiling: FixedDecimal = symbol.hasSuffix("U") || symbol.hasSuffix("UN") ? 30 : 20
+            #expect(close > .zero && close < ceiling, "\(symbol) closed at \(close)")
+        }
+    }
+
     @Test(
         "earnings: four reports a year on stable dates, known ahead; the report gaps the next open and the day trades more"
     )

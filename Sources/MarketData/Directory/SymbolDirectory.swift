@@ -16,6 +16,11 @@ public struct DirectoryEntry: Sendable, Hashable {
 
     public var symbol: String { instrument.symbol }
     public var name: String { instrument.name }
+
+    /// Whether the listing is a warrant, a right or a SPAC's unit rather than a company's shares (set when the
+    /// directory loads, by `SymbolDirectory.isWarrantRightOrUnit`). These trade, but nothing reports earnings on
+    /// them and they are priced like the small claims they are.
+    public var isWarrantRightOrUnit = false
 }
 
 /// A search hit: what autocomplete shows (the native API returns {symbol, name, exchange, market}).
@@ -91,7 +96,32 @@ public final class SymbolDirectory: Sendable {
                     instrument: instrument, sector: f[5], industry: f[6], cik: f[8],
                     roundLot: Int(f[4]) ?? 100, chineseName: chinese[f[0]] ?? ""))
         }
+        let symbols = Set(entries.map(\.symbol))
+        for i in entries.indices where Self.isWarrantRightOrUnit(entries[i], symbols: symbols) {
+            entries[i].isWarrantRightOrUnit = true
+        }
         self.init(entries: entries)
+    }
+
+    /// A US listing that is a warrant, a right or a unit: the class suffix of the ticker (`ACHR.W`, `ACHR-WT`,
+    /// `AIIA.R`, `AIIA-RI`, `AAC.U`, `AIIA-UN`); Nasdaq's fifth letter W, R or U on a four-letter root that is
+    /// listed too (`AACIW`, `AACBR`, `AACBU` beside `AACI`, `AACB`); or the security's name ("… Warrants", "… Rights,
+    /// each entitling…", "… Units, each consisting of…"). A partnership's units (`AB`, `BEP`) are its equity.
+    static func isWarrantRightOrUnit(_ entry: DirectoryEntry, symbols: Set<String>) -> Bool {
+        guard entry.instrument.market == .us, entry.instrument.kind == .stock else { return false }
+        let symbol = entry.symbol
+        if let separator = symbol.lastIndex(where: { $0 == "." || $0 == "-" }) {
+            let suffix = symbol[symbol.index(after: separator)...]
+            if ["W", "WS", "WT", "R", "RI", "RT", "U", "UN"].contains(suffix) { return true }
+        }
+        if entry.instrument.exchange == .nasdaq, symbol.count == 5, let last = symbol.last, "WRU".contains(last),
+            symbols.contains(String(symbol.dropLast()))
+        {
+            return true
+        }
+        let name = entry.name.lowercased()
+        return name.contains("warrant") || name.contains(" rights") || name.contains("right, each")
+            || name.contains("units, each")
     }
 
     public init(entries: [DirectoryEntry]) {

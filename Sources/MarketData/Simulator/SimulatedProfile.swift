@@ -55,6 +55,10 @@ struct SimulatedProfile: Sendable {
         let anchor: Double
         if let known = Self.anchors[entry.symbol] {
             anchor = known
+        } else if entry.isWarrantRightOrUnit {
+            // A SPAC's unit trades near its $10 trust value; a warrant or a right for cents to a few dollars.
+            let unit = entry.symbol.hasSuffix("U") || entry.symbol.hasSuffix("UN")
+            anchor = unit ? 9.5 + 1.5 * u(1) : min(max(exp(log(0.6) + 0.9 * z(1)), 0.02), 6)
         } else if market == .us {
             anchor = min(max(exp(log(40) + 1.1 * z(1)), etf ? 10 : 1.5), 1500)
         } else {
@@ -78,9 +82,13 @@ struct SimulatedProfile: Sendable {
             let sigma = shape.volatility
             let marketLoading = sigma * shape.marketShare.squareRoot()
             let sectorLoading = sectorName == nil ? 0 : sigma * shape.sectorShare.squareRoot()
-            let earnings = EarningsSchedule(
-                symbol: entry.symbol, key: key, market: listing, kind: instrument.kind, tier: tier,
-                largeListed: !entry.sector.isEmpty)
+            // Warrants, rights and units do not report: their company does, under its own ticker.
+            let earnings =
+                entry.isWarrantRightOrUnit
+                ? nil
+                : EarningsSchedule(
+                    symbol: entry.symbol, key: key, market: listing, kind: instrument.kind, tier: tier,
+                    largeListed: !entry.sector.isEmpty)
             // Four reports a year carry part of the year's variance; the own walk carries the rest.
             let jumps = earnings.map { 4 * $0.jumpScale * $0.jumpScale / 252 } ?? 0
             let ownVariance = max(
@@ -185,6 +193,8 @@ struct SimulatedProfile: Sendable {
         switch instrument.market {
         case .us:
             if !entry.sector.isEmpty { return draw(45e9, 0.8, 7e9, 190e9) }
+            // Warrants, rights and units: the market value of the claims outstanding, micro-cap sized.
+            if entry.isWarrantRightOrUnit { return draw(40e6, 1.0, 1e6, 290e6) }
             let cap = instrument.exchange == .otc ? draw(80e6, 1.3, 1e6, 5e9) : draw(1.2e9, 1.6, 2e7, 60e9)
             return anchor < 5 ? cap * 0.2 : cap
         case .cn:
