@@ -173,6 +173,10 @@ struct MarketRealismTests {
         let year = (CivilDate(2026, 1, 1), CivilDate(2026, 12, 31))
         #expect(market.earnings(from: year.0, through: year.1, symbols: claims).isEmpty)
         #expect(market.earnings(from: year.0, through: year.1, symbols: ["ACHR"]).count == 4)
+        // Nor do they pay dividends or split, in any of twenty years.
+        let decade = (CivilDate(2006, 1, 1), CivilDate(2026, 12, 31))
+        #expect(claims.allSatisfy { market.corporateActions($0, from: decade.0, through: decade.1).isEmpty })
+        #expect(shares.contains { !market.corporateActions($0, from: decade.0, through: decade.1).isEmpty })
         for symbol in claims {
             #expect(market.sizeTier(symbol) == .micro, "\(symbol)")
             let close = try #require(

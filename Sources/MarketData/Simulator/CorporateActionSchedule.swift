@@ -39,6 +39,7 @@ struct CorporateActionSchedule: Sendable {
     let key: UInt64
     let market: Market
     let kind: InstrumentKind
+    let hasActions: Bool
     /// The price level on the anchor day (splits are likelier for high prices, reverse splits for pennies).
     let anchor: Double
 
@@ -46,6 +47,9 @@ struct CorporateActionSchedule: Sendable {
         key = profile.path.key
         market = profile.market
         kind = profile.isIndex ? .index : profile.kind
+        // Indices have no actions; warrants, rights and units pay no dividends and do not split (their company's
+        // shares do).
+        hasActions = !profile.isIndex && !profile.isWarrantRightOrUnit
         anchor = profile.anchor
     }
 
@@ -55,6 +59,7 @@ struct CorporateActionSchedule: Sendable {
 
     var paysDividends: Bool {
         switch (market, kind) {
+        case _ where !hasActions: return false
         case (_, .index): return false
         case (.us, .etf): return u(0xD1) < 0.75
         case (.us, _): return u(0xD1) < 0.45
@@ -65,7 +70,7 @@ struct CorporateActionSchedule: Sendable {
 
     /// The actions with ex-dates in `year`, in ex-date order.
     func actions(in year: Int, grid: SessionGrid) -> [Planned] {
-        guard year >= Self.firstYear, year <= Self.lastYear, kind != .index else { return [] }
+        guard year >= Self.firstYear, year <= Self.lastYear, hasActions else { return [] }
         var out: [Planned] = []
         func onOrAfter(_ date: CivilDate) -> CivilDate {
             var d = date

@@ -24,6 +24,8 @@ struct SimulatedProfile: Sendable {
     let spreadTicks: Int
     /// US trading pauses and news halts (nil for A-shares, which keep their daily limits, and for indices).
     let haltRule: HaltRule?
+    /// A warrant, a right or a unit (`DirectoryEntry.isWarrantRightOrUnit`): no reports, dividends or splits.
+    let isWarrantRightOrUnit: Bool
 
     /// Levels at the end of 2025 for a few well-known symbols, so the demo looks familiar. They only anchor
     /// the simulated path on its anchor day; everything after is simulated.
@@ -47,6 +49,7 @@ struct SimulatedProfile: Sendable {
         limit = instrument.priceLimit.fraction == nil ? nil : instrument.priceLimit
         isIndex = false
         kind = instrument.kind
+        isWarrantRightOrUnit = entry.isWarrantRightOrUnit
         let seed = model.configuration.seed
         let key = CounterRandom.hash(seed, CounterRandom.key(entry.symbol))
         func u(_ salt: UInt64) -> Double { CounterRandom.uniform(CounterRandom.hash(key, salt)) }
@@ -125,6 +128,7 @@ struct SimulatedProfile: Sendable {
         limit = nil
         isIndex = true
         kind = .index
+        isWarrantRightOrUnit = false
         let key = CounterRandom.hash(model.configuration.seed, CounterRandom.key(index.rawValue))
         let basket = model.basket(index)
         anchor = basket?.anchorLevel ?? IndexBasket.anchorLevel(index)
