@@ -140,7 +140,14 @@ class App:
     def switch_account(self, market):
         account = next(a for a in self.accounts() if a["market"] == market)
         self.go("")
-        Select(self.css("select.account-switcher")).select_by_value(account["id"])
+        # The home screen re-renders as its data arrives; a switcher found just before that is stale, so find it again.
+        for attempt in range(5):
+            try:
+                Select(self.css("select.account-switcher")).select_by_value(account["id"])
+                break
+            except StaleElementReferenceException:
+                if attempt == 4:
+                    raise
         self.wait.until(lambda d: account["name"] in d.find_element(By.CSS_SELECTOR, "main h1").text)
         return account
 

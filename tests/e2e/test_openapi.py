@@ -58,7 +58,10 @@ api_key = "{session}"
         return subprocess.run(
             [st, "--config-file", config.name, "run", f"{server.url}/openapi.json",
              "--exclude-checks", "positive_data_acceptance", "--phases", phases, "--workers", "2",
-             "--max-examples", str(examples), "--seed", str(seed), "--request-timeout", "30",
+             "--max-examples", str(examples), "--seed", str(seed),
+             # 60 s: a cold whole-chain snapshot (SPY's daily expirations) beside two other pytest processes on two
+             # cores once took over 30 s in CI; a server that hangs still fails the run.
+             "--request-timeout", "60",
              # The event stream answers a good request with a response that never ends (tests/PapertradeKitTests and
              # test_trade_cli.py drive it); a request fuzzer would only time out on it.
              "--exclude-path", "/api/v1/events"],
