@@ -64,6 +64,7 @@ start)
     printf '%s\0' "$@" > "$dir/serve-args"
     echo "postgres $url"
     servers=""
+    backups=""
     for k in $(seq "$count"); do
         port=$(free_port)
         node="http://127.0.0.1:$port"
@@ -71,14 +72,16 @@ start)
         # One at a time: the first creates the schema, the others join it.
         start_node "$dir" "node$k" "$@"
         servers+="    server node$k 127.0.0.1:$port check"$'\n'
+        backups+="    server node$k-unchecked 127.0.0.1:$port backup"$'\n'
     done
     front=$(free_port)
-    python3 - "$dir/haproxy.cfg" "$front" "$servers" <<'PY'
+    python3 - "$dir/haproxy.cfg" "$front" "$servers" "$backups" <<'PY'
 import re, sys
-path, port, servers = sys.argv[1], sys.argv[2], sys.argv[3]
+path, port, servers, backups = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 text = open("deploy/haproxy.cfg").read()
 text = text.replace("bind 127.0.0.1:8080", f"bind 127.0.0.1:{port}")
-text = re.sub(r"(    server node\d+ .*\n)+", lambda _: servers, text)
+text = re.sub(r"(    server node\d+ .* check\n)+", lambda _: servers, text)
+text = re.sub(r"(    server node\d+-unchecked .*\n)+", lambda _: backups, text)
 open(path, "w").write(text)
 PY
     haproxy -f "$dir/haproxy.cfg" -D -p "$dir/haproxy.pid" 2> "$dir/haproxy.log"

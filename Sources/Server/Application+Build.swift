@@ -26,7 +26,8 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     router.add(middleware: ErrorShapeMiddleware())
     if let node = parts.cluster { router.add(middleware: ClusterForwarding(node: node.settings.name)) }
     router.get("healthz") { _, _ in JSONValue.object(["status": .string("ok")]).response() }
-    // Ready: this node serves the shards the cluster assigns it (a single process always does). HAProxy checks it.
+    // Ready: this node has served the shards the cluster assigns it and is not leaving (a single process always is).
+    // HAProxy checks it (`ClusterNode.isReady`).
     let node = parts.cluster
     router.get("readyz") { _, _ in
         guard let node else { return JSONValue.object(["status": .string("ready")]).response() }

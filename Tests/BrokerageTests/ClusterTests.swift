@@ -157,6 +157,44 @@ struct ClusterTests {
     }
 
     @Test(
+        "a node taking over a departed node's shards stays ready (HAProxy's check), serving what it has meanwhile; a joining node is not ready until it serves its share"
+    )
+    func readinessThroughATakeover() async throws {
+        let url = try await Self.database()
+        let clock = MarketClock(.manual(start: BrokerageFixture.morning))
+        let ttl = 10 * Duration64.second
+        let a = try await Self.node("a", url: url, clock: clock, ttl: ttl)
+        let b = try await Self.node("b", url: url, clock: clock, ttl: ttl)
+        defer {
+            Task {
+                await a.brokerage.shutdown()
+                await b.brokerage.shutdown()
+            }
+        }
+        try await a.node.join()
+        await a.node.pass()
+        try await b.node.join()
+        await b.node.pass()
+        #expect(!b.node.isReady, "b joined but serves none of its half yet")
+        await a.node.pass()
+        await b.node.pass()
+        #expect(a.node.isReady && b.node.isReady)
+
+        // b is gone from the membership while its leases still hold (as between a dead node's last heartbeat and
+        // its leases' expiry, or a leaving node's steps): a is assigned all 64 and can take none of b's 32 yet.
+        try await b.brokerage.repositories.cluster.leaveCluster(node: "b")
+        await a.node.pass()
+        #expect(a.node.servedShards == 32, "b's leases still hold")
+        #expect(a.node.isReady, "a answers on: were it unready, HAProxy would have no node left to send requests to")
+
+        // b hands its shards back; a takes them.
+        await b.node.leave()
+        #expect(!b.node.isReady)
+        await a.node.pass()
+        #expect(a.node.servedShards == 64 && a.node.isReady)
+    }
+
+    @Test(
         "a client listening on one node hears every order update and notification of an account another node serves, before and after its shard moves here, none twice"
     )
     func liveEventsAcrossNodes() async throws {

@@ -170,13 +170,15 @@ def test_an_option_position_and_its_resting_order_survive_a_restart():
         client.submit_order(MarketOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
         resting = client.submit_order(LimitOrderRequest(symbol=symbol, qty=1, side=OrderSide.BUY, limit_price=0.01,
                                                         time_in_force=TimeInForce.GTC))
-        # A call debit spread bid a cent a unit: it rests, holding its debit, with its two legs.
+        # A straddle (the put and the call bought together) bid a cent a unit: it rests whatever the prices — a put
+        # bought against the call sold at one strike can be a credit, which a one-cent debit limit would fill — and
+        # holds its debit, with its two legs.
         from alpaca.trading.requests import GetOrderByIdRequest, OptionLegRequest
         put = near_the_money_call(client, data, "NVDA", type=ContractType.PUT)
         package = client.submit_order(LimitOrderRequest(
             qty=1, order_class=OrderClass.MLEG, time_in_force=TimeInForce.GTC, limit_price=0.01, legs=[
                 OptionLegRequest(symbol=put, ratio_qty=1, side=OrderSide.BUY),
-                OptionLegRequest(symbol=symbol, ratio_qty=1, side=OrderSide.SELL)]))
+                OptionLegRequest(symbol=symbol, ratio_qty=1, side=OrderSide.BUY)]))
         held = money(client.get_account().cash) - money(client.get_account().options_buying_power)
         [before] = client.get_all_positions()
         server.restart()

@@ -42,7 +42,9 @@ public final class ClusterNode: Service, Sendable {
     private let state = Mutex(State())
 
     struct State {
-        /// Set after the first pass that served every shard assigned here.
+        /// Set after the first pass that served every shard assigned here; kept while the node later takes shards
+        /// over (it answers meanwhile: a request for a shard on its way waits for it, see the server's
+        /// `ClusterForwarding`), lost when its leases lapse. A node that leaves is not ready either (`isReady`).
         var ready = false
         var lastRenewal: ContinuousClock.Instant?
         var view: ClusterView?
@@ -60,8 +62,10 @@ public final class ClusterNode: Service, Sendable {
     var router: ShardRouter { brokerage.router }
     var cluster: any ClusterRepository { brokerage.repositories.cluster }
 
-    /// True once the node serves every shard the assignment gives it (`GET /readyz`); false again while it takes
-    /// shards over or after it began leaving.
+    /// True once the node has served every shard the assignment gives it (`GET /readyz`, HAProxy's health check);
+    /// false again after it began leaving or when its leases lapsed. Taking more shards over later (a node left or
+    /// died) does not make it unready: were it to, every surviving node would fail its check at once while they
+    /// shared a leaving node's shards, and HAProxy would have no node to send requests to.
     public var isReady: Bool { state.withLock { $0.ready && !$0.leaving } }
 
     public func run() async throws {
@@ -105,10 +109,11 @@ public final class ClusterNode: Service, Sendable {
             let stale = state.withLock { s in
                 s.lastRenewal.map { ContinuousClock.now - $0 > .nanoseconds(settings.leaseTTL) } ?? true
             }
+            // One failed look is not a reason to leave HAProxy's rotation: the leases still hold until the TTL.
             if stale {
                 for shard in heldLeases().keys { await drop(shard, owner: nil, url: nil) }
+                state.withLock { $0.ready = false }
             }
-            state.withLock { $0.ready = false }
             return
         }
         state.withLock { $0.view = view }
@@ -138,7 +143,7 @@ public final class ClusterNode: Service, Sendable {
         let served = heldLeases()
         brokerage.metrics.shardsOwned.record(served.count)
         let complete = assignment.allSatisfy { $0.value != settings.name || served[ShardID($0.key)] != nil }
-        state.withLock { $0.ready = complete }
+        state.withLock { $0.ready = $0.ready || complete }
         // Games and players change on any node; the book is small (see `GameRegistry.refresh`). What they mean for
         // the game accounts served here — a date moved, a player removed, the end, the final notice — is applied
         // here (`GameRegistry.reconcile`).
