@@ -103,7 +103,7 @@ struct EarningsSchedule: Sendable {
             jumpScale = tier == .mega ? 0.025 : 0.035
         } else {
             switch tier {
-            case .mega: jumpScale = 0.045
+            case .mega: jumpScale = 0.055
             case .large: jumpScale = 0.055
             case .mid: jumpScale = 0.065
             case .small: jumpScale = 0.08

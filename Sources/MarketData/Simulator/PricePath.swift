@@ -26,11 +26,20 @@ struct PricePath: Sendable {
     let cascadeSpread: Double
     /// Whose draws the cascade's top levels follow (`regimeLevels`): the walk's own key, or its market's.
     let regimeKey: UInt64
+    /// Multiples of `levelScale` for levels 6–11 (months) and 12–15 (weeks and days), 1 for most walks: A-shares'
+    /// own walks cluster more over months and less from day to day than US stocks' (their figures in
+    /// `CalibrationReport`), US mega caps' days are a little wilder.
+    let monthsScale: Double
+    let weeksScale: Double
 
-    init(key: UInt64, cascadeSpread: Double, regimeKey: UInt64? = nil) {
+    init(
+        key: UInt64, cascadeSpread: Double, regimeKey: UInt64? = nil, monthsScale: Double = 1, weeksScale: Double = 1
+    ) {
         self.key = key
         self.cascadeSpread = cascadeSpread
         self.regimeKey = regimeKey ?? key
+        self.monthsScale = monthsScale
+        self.weeksScale = weeksScale
     }
 
     /// The cascade's spread at each level, as a multiple of δ. Levels 0–5 split spans of 8 years and more: narrow
@@ -40,6 +49,13 @@ struct PricePath: Sendable {
     @inline(__always)
     static func levelScale(_ level: Int) -> Double {
         level <= 5 ? 0.5 : level <= 11 ? 1.25 : 0.9
+    }
+
+    /// The cascade's spread at a level: δ × `levelScale` × the walk's months or weeks scale, at most 0.48.
+    @inline(__always)
+    func spread(_ level: Int) -> Double {
+        let scale = level >= 12 ? weeksScale : level >= 6 ? monthsScale : 1
+        return min(max(cascadeSpread * Self.levelScale(level) * scale, 0), 0.48)
     }
 
     /// The cascade's levels above this one (spans of half a year and more) follow `regimeKey`'s draws: walks that
@@ -111,7 +127,7 @@ struct PricePath: Sendable {
         for level in 0..<Self.cascadeLevels {
             let owner = level < Self.regimeLevels ? regimeKey : key
             let u = CounterRandom.uniform(CounterRandom.hash(owner, 0xCA5C, UInt64(level), node))
-            let left = 0.5 + min(max(cascadeSpread * Self.levelScale(level), 0), 0.48) * (2 * u - 1)
+            let left = 0.5 + spread(level) * (2 * u - 1)
             let goRight = (day >> (Self.cascadeLevels - 1 - level)) & 1 == 1
             if goRight {
                 start += mass * left

@@ -104,7 +104,8 @@ struct SimulatedProfile: Sendable {
                 key: key,
                 source: .stock(
                     StockPath(
-                        own: PricePath(key: key, cascadeSpread: shape.cascadeSpread, regimeKey: marketFactor.key),
+                        own: PricePath(key: key, cascadeSpread: shape.cascadeSpread, regimeKey: marketFactor.key,
+                            monthsScale: shape.monthsScale, weeksScale: shape.weeksScale),
                         ownLoading: ownVariance.squareRoot(),
                         market: marketFactor, marketLoading: marketLoading,
                         sector: sectorFactor, sectorLoading: sectorLoading,
@@ -250,9 +251,12 @@ struct SimulatedProfile: Sendable {
         var sectorShare: Double
         /// The own walk's cascade spread: fatter tails for smaller companies.
         var cascadeSpread: Double
+        /// The own walk's clustering over months and over days (`PricePath.monthsScale`, `weeksScale`).
+        var monthsScale: Double = 1
+        var weeksScale: Double = 1
     }
 
-    /// Daily volatility and its parts by kind and size: large US stocks move about 1.5–2.3% a day with 30% of it the
+    /// Daily volatility and its parts by kind and size: large US stocks move about 1.5–2.4% a day with 30% of it the
     /// market's and a quarter their sector's; small and micro caps move more and more on their own; funds are calmer
     /// and mostly market. A-shares move together more than US stocks and the growth boards are wilder.
     static func shape(_ entry: DirectoryEntry, tier: SizeTier, u: Double, v: Double, w: Double) -> Shape {
@@ -270,8 +274,8 @@ struct SimulatedProfile: Sendable {
             switch tier {
             case .mega:
                 return Shape(
-                    volatility: 0.015 + 0.007 * u, marketShare: 0.44 + 0.1 * jitter, sectorShare: 0.18,
-                    cascadeSpread: 0.34)
+                    volatility: 0.017 + 0.007 * u, marketShare: 0.44 + 0.1 * jitter, sectorShare: 0.18,
+                    cascadeSpread: 0.38, weeksScale: 1.1)
             case .large:
                 return Shape(
                     volatility: 0.015 + 0.009 * u, marketShare: 0.38 + 0.12 * jitter,
@@ -292,13 +296,13 @@ struct SimulatedProfile: Sendable {
             let growth = instrument.board == .chinext || instrument.board == .star
             let base: Double
             switch tier {
-            case .mega: base = 0.013
-            case .large: base = 0.015
-            default: base = 0.017
+            case .mega: base = 0.016
+            case .large: base = 0.018
+            default: base = 0.02
             }
             return Shape(
                 volatility: base + 0.007 * u + (growth ? 0.004 : 0), marketShare: 0.3 + 0.12 * jitter,
-                sectorShare: 0.1, cascadeSpread: 0.2)
+                sectorShare: 0.1, cascadeSpread: 0.2, monthsScale: 1.55, weeksScale: 0.6)
         }
     }
 
