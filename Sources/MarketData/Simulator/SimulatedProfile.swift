@@ -104,7 +104,8 @@ struct SimulatedProfile: Sendable {
                 key: key,
                 source: .stock(
                     StockPath(
-                        own: PricePath(key: key, cascadeSpread: shape.cascadeSpread, regimeKey: marketFactor.key,
+                        own: PricePath(
+                            key: key, cascadeSpread: shape.cascadeSpread, regimeKey: marketFactor.key,
                             monthsScale: shape.monthsScale, weeksScale: shape.weeksScale),
                         ownLoading: ownVariance.squareRoot(),
                         market: marketFactor, marketLoading: marketLoading,
