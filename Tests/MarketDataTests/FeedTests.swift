@@ -217,27 +217,29 @@ struct FeedTests {
 
 @Suite("Real providers serve the market overview")
 struct ProviderIndexTests {
-    @Test("Sina: both A-share indices from one short-quote request")
+    @Test("Sina: the three A-share indices from one short-quote request")
     func sinaIndices() async throws {
         let text =
             "var hq_str_s_sh000001=\"上证指数,3021.9849,-8.4125,-0.28,2713893,27567418\";\n"
             + "var hq_str_s_sz399001=\"深证成指,9476.23,12.50,0.13,312345678,38765432\";\n"
+            + "var hq_str_s_sh000300=\"沪深300,3482.33,-10.80,-0.31,112233445,22334455\";\n"
         let body = Array(text.data(using: String.Encoding(rawValue: 0x8000_0632))!)
         let transport = RecordedTransport([
             (
-                "https://hq.sinajs.cn/list=s_sh000001,s_sz399001",
+                "https://hq.sinajs.cn/list=s_sh000001,s_sz399001,s_sh000300",
                 .success(HTTPResponse(status: 200, headers: ["content-type": "application/javascript"], body: body))
             )
         ])
         let indices = try await SinaFeed(transport: transport, directory: try SymbolDirectory.bundled()).indices()
-        #expect(indices.map(\.index) == [.sseComposite, .szseComponent])
+        #expect(indices.map(\.index) == [.sseComposite, .szseComponent, .csi300])
         #expect(indices[0].value == FixedDecimal("3021.9849"))
         #expect(indices[0].previousClose == FixedDecimal("3030.3974"))
         #expect(indices[1].changePercent == FixedDecimal("0.13"))
+        #expect(indices[2].value == FixedDecimal("3482.33") && indices[2].previousClose == FixedDecimal("3493.13"))
         #expect(transport.requests.withLock { $0.first?.headers["Referer"] } == "https://finance.sina.com.cn")
     }
 
-    @Test("Yahoo: the three US indices from their charts, the ^ escaped in the path")
+    @Test("Yahoo: the four US indices from their charts, the ^ escaped in the path")
     func yahooIndices() async throws {
         func chart(_ symbol: String, _ price: String, _ previous: String) -> Result<HTTPResponse, FeedError> {
             let body =
@@ -248,13 +250,15 @@ struct ProviderIndexTests {
         let base = "https://query2.finance.yahoo.com/v8/finance/chart/"
         let transport = RecordedTransport([
             (base + "%5EIXIC", chart("^IXIC", "14258.49", "14241.02")),
+            (base + "%5ENDX", chart("^NDX", "15947.87", "15936.43")),
             (base + "%5EDJI", chart("^DJI", "35416.98", "35333.47")),
             (base + "%5EGSPC", chart("^GSPC", "4554.89", "4550.43")),
         ])
         let indices = try await YahooFeed(transport: transport).indices()
-        #expect(indices.map(\.index) == [.nasdaqComposite, .dowJones, .sp500])
-        #expect(indices[2].value == FixedDecimal("4554.89"))
-        #expect(indices[2].change == FixedDecimal("4.46"))
+        #expect(indices.map(\.index) == [.nasdaqComposite, .nasdaq100, .dowJones, .sp500])
+        #expect(indices[1].value == FixedDecimal("15947.87"))
+        #expect(indices[3].value == FixedDecimal("4554.89"))
+        #expect(indices[3].change == FixedDecimal("4.46"))
         #expect(indices[0].time == Timestamp(seconds: 1_701_205_200))
     }
 }

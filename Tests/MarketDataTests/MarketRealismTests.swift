@@ -83,6 +83,61 @@ struct MarketRealismTests {
         #expect(zip(spy, indexReturns).allSatisfy { abs($0 - $1) < 0.0005 })
     }
 
+    @Test(
+        "the Nasdaq-100 and the CSI 300 by their rules: the 100 largest non-financial Nasdaq companies, the 300 largest A-shares; QQQ tracks the Nasdaq-100"
+    )
+    func ruleBasedIndices() {
+        let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 3))
+        func capitalisation(_ entry: DirectoryEntry) -> Double { market.profile(entry).capitalisation }
+        func eligible(_ e: DirectoryEntry) -> Bool {
+            e.instrument.kind == .stock && e.instrument.board != .bShare && !e.isWarrantRightOrUnit
+                && e.symbol.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." }
+        }
+
+        let ndx = market.indexMembers(.nasdaq100)
+        #expect(ndx.count == 100)
+        let ndxEntries = ndx.compactMap { Self.directory.entry($0.symbol) }
+        #expect(ndxEntries.count == 100)
+        #expect(ndxEntries.allSatisfy { $0.instrument.exchange == .nasdaq && $0.sector != "Financials" })
+        #expect(Set(ndx.prefix(10).map(\.symbol)).isSuperset(of: ["NVDA", "AAPL", "MSFT"]))
+        // No eligible Nasdaq company left out is larger than the smallest member.
+        let smallestNDX = ndxEntries.map(capitalisation).min() ?? 0
+        let ndxSymbols = Set(ndx.map(\.symbol))
+        let largerOutside = Self.directory.entries.filter {
+            $0.instrument.exchange == .nasdaq && $0.sector != "Financials" && eligible($0)
+                && !ndxSymbols.contains($0.symbol) && IndexBasket.tracked[$0.symbol] == nil
+                && capitalisation($0) > smallestNDX
+        }
+        #expect(largerOutside.isEmpty, "\(largerOutside.prefix(5).map(\.symbol))")
+
+        let csi = market.indexMembers(.csi300)
+        #expect(csi.count == 300)
+        let csiEntries = csi.compactMap { Self.directory.entry($0.symbol) }
+        #expect(csiEntries.allSatisfy { $0.instrument.market == .cn && $0.instrument.board != .bShare })
+        #expect(Set(csi.map(\.symbol)).isSuperset(of: ["600519", "300750", "601318"]))
+        let smallestCSI = csiEntries.map(capitalisation).min() ?? 0
+        let csiSymbols = Set(csi.map(\.symbol))
+        #expect(
+            !Self.directory.entries.contains {
+                $0.instrument.market == .cn && eligible($0) && !csiSymbols.contains($0.symbol)
+                    && capitalisation($0) > smallestCSI
+            })
+
+        // QQQ is the Nasdaq-100 at its own level: the same daily moves (to the cent).
+        let from = CivilDate(2025, 12, 31), through = CivilDate(2026, 4, 30)
+        let index = market.dailyReturns(.nasdaq100, from: from, through: through)
+        let qqq = market.dailyReturns("QQQ", from: from, through: through)
+        #expect(index.count > 80 && qqq.count == index.count)
+        #expect(zip(qqq, index).allSatisfy { abs($0 - $1) < 0.0005 })
+        // And a learner's two benchmarks differ: the Nasdaq-100 is not the S&P 500 under another name.
+        let sp = market.dailyReturns(.sp500, from: from, through: through)
+        let c = CrossSectionStatistics(returns: [index, sp], sectors: ["x", "x"])
+        #expect(c.withinSectorCorrelation > 0.6 && c.withinSectorCorrelation < 0.99, "\(c)")
+        print(
+            "Nasdaq-100 vol \(ReturnStatistics(returns: index).volatility), S&P 500 vol \(ReturnStatistics(returns: sp).volatility), correlation \(c.withinSectorCorrelation)"
+        )
+    }
+
     @Test("size tiers: mega caps are calmer than micro caps, never move like penny stocks, and trade at real scale")
     func tiers() {
         let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 11))

@@ -98,7 +98,11 @@ struct NativeAPITests {
                 }
                 try await client.execute(uri: "/api/v1/quotes/NOPE", method: .get) { #expect($0.status == .notFound) }
                 try await client.execute(uri: "/api/v1/market/overview", method: .get) { response in
-                    #expect(f.json(response)["indices"]?.array?.count == 5)
+                    let indices = f.json(response)["indices"]?.array ?? []
+                    #expect(indices.count == 7)
+                    for symbol in ["^GSPC", "^NDX", "sh000300"] {
+                        #expect(indices.contains { $0["symbol"] == .string(symbol) }, "\(symbol) in the overview")
+                    }
                 }
                 try await client.execute(uri: "/api/v1/market/movers?market=cn&kind=losers&limit=5", method: .get) {
                     response in

@@ -130,6 +130,8 @@ extension Catalogue {
         "index.sh000001": "SSE Composite",
         "index.sz399001": "SZSE Component",
         "index.^IXIC": "NASDAQ Composite",
+        "index.^NDX": "Nasdaq-100",
+        "index.sh000300": "CSI 300",
         "index.^DJI": "Dow Jones Industrial Average",
         "index.^GSPC": "S&P 500",
         // Games

@@ -125,6 +125,8 @@ extension Catalogue {
         "index.sh000001": "上证指数",
         "index.sz399001": "深证成指",
         "index.^IXIC": "纳斯达克综合指数",
+        "index.^NDX": "纳斯达克100指数",
+        "index.sh000300": "沪深300",
         "index.^DJI": "道琼斯工业平均指数",
         "index.^GSPC": "标普500",
         // 比赛

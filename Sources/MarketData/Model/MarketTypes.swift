@@ -187,7 +187,9 @@ public struct IndexQuote: Sendable, Hashable {
 public enum MarketIndex: String, Sendable, CaseIterable, Hashable {
     case sseComposite = "sh000001"
     case szseComponent = "sz399001"
+    case csi300 = "sh000300"
     case nasdaqComposite = "^IXIC"
+    case nasdaq100 = "^NDX"
     case dowJones = "^DJI"
     case sp500 = "^GSPC"
 
@@ -195,7 +197,9 @@ public enum MarketIndex: String, Sendable, CaseIterable, Hashable {
         switch self {
         case .sseComposite: return "SSE Composite"
         case .szseComponent: return "SZSE Component"
+        case .csi300: return "CSI 300"
         case .nasdaqComposite: return "NASDAQ Composite"
+        case .nasdaq100: return "Nasdaq-100"
         case .dowJones: return "Dow Jones Industrial Average"
         case .sp500: return "S&P 500"
         }
@@ -203,7 +207,7 @@ public enum MarketIndex: String, Sendable, CaseIterable, Hashable {
 
     public var market: Market {
         switch self {
-        case .sseComposite, .szseComponent: return .cn
+        case .sseComposite, .szseComponent, .csi300: return .cn
         default: return .us
         }
     }

@@ -3,8 +3,9 @@ import Synchronization
 import TradingCore
 
 /// An index computed from its members: the S&P 500 from its constituents and the Dow from its thirty, the NASDAQ
-/// Composite, SSE Composite and SZSE Component from their largest members, weighted by simulated market value on the
-/// anchor day (the Dow by price), as a fixed basket of shares:
+/// Composite, SSE Composite and SZSE Component from their largest members, the Nasdaq-100 and the CSI 300 by their
+/// rules (`make`), weighted by simulated market value on the anchor day (the Dow by price), as a fixed basket of
+/// shares:
 ///
 ///     I(t) = I₀ · Σ wᵢ · exp(xᵢ(t) − xᵢ(t₀))
 ///
@@ -189,8 +190,8 @@ extension IndexBasket {
 
     /// Funds that track an index, and the index.
     static let tracked: [String: MarketIndex] = [
-        "SPY": .sp500, "IVV": .sp500, "VOO": .sp500, "SPLG": .sp500, "DIA": .dowJones, "QQQ": .nasdaqComposite,
-        "QQQM": .nasdaqComposite, "ONEQ": .nasdaqComposite, "510050": .sseComposite, "510300": .sseComposite,
+        "SPY": .sp500, "IVV": .sp500, "VOO": .sp500, "SPLG": .sp500, "DIA": .dowJones, "QQQ": .nasdaq100,
+        "QQQM": .nasdaq100, "ONEQ": .nasdaqComposite, "510050": .sseComposite, "510300": .csi300, "159919": .csi300,
     ]
 
     /// At most this many members of the broad composites (by weight): the rest of the long tail adds little but
@@ -202,7 +203,9 @@ extension IndexBasket {
         switch index {
         case .sseComposite: return 3969
         case .szseComponent: return 13525
+        case .csi300: return 4630
         case .nasdaqComposite: return 23242
+        case .nasdaq100: return 25250
         case .dowJones: return 48063
         case .sp500: return 6845
         }
@@ -210,6 +213,10 @@ extension IndexBasket {
 
     /// The index's basket from the directory: S&P 500 members (the directory's GICS sectors mark them) and the
     /// Dow's thirty in full; the largest primary-listed common stocks of Nasdaq, SSE and SZSE for the composites.
+    /// The directory has no Nasdaq-100 or CSI 300 lists, so they are built by their rules on the simulated market
+    /// values: the Nasdaq-100 from the 100 largest non-financial companies listed on Nasdaq (GICS Financials left
+    /// out, as Nasdaq's methodology does), the CSI 300 from the 300 largest A-shares of Shanghai and Shenzhen (all
+    /// boards but B shares); both weighted by market value (neither index's capping of its largest weights).
     static func make(_ index: MarketIndex, model: SimulationModel) -> IndexBasket? {
         let directory = model.directory
         func isStock(_ e: DirectoryEntry) -> Bool {
@@ -232,6 +239,17 @@ extension IndexBasket {
         case .szseComponent:
             candidates = directory.entries.filter { $0.instrument.exchange == .szse && isStock($0) }
             limit = compositeMembers
+        case .nasdaq100:
+            candidates = directory.entries.filter {
+                $0.instrument.exchange == .nasdaq && $0.sector != "Financials" && !$0.isWarrantRightOrUnit
+                    && isStock($0)
+            }
+            limit = 100
+        case .csi300:
+            candidates = directory.entries.filter {
+                ($0.instrument.exchange == .sse || $0.instrument.exchange == .szse) && isStock($0)
+            }
+            limit = 300
         }
         var members: [(symbol: String, path: StockPath, weight: Double, limit: Double?)] = []
         for entry in candidates {

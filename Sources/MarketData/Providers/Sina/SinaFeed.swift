@@ -53,7 +53,7 @@ public struct SinaFeed: MarketDataFeed {
         return try SinaParser.kline(text, scaleMinutes: scale).filter { $0.time >= from && $0.time < to }
     }
 
-    /// The SSE Composite and SZSE Component from Sina's short index quotes (`s_sh000001`), one request. The short
+    /// The SSE Composite, SZSE Component and CSI 300 from Sina's short index quotes (`s_sh000001`), one request. The short
     /// form carries no time, so the quotes are stamped with the time they were read.
     public func indices() async throws(FeedError) -> [IndexQuote] {
         let indices = MarketIndex.allCases.filter { $0.market == .cn }

@@ -35,7 +35,7 @@ public struct YahooFeed: MarketDataFeed {
         return quote
     }
 
-    /// The S&P 500, Dow Jones and NASDAQ Composite, each from its chart (^GSPC, ^DJI, ^IXIC).
+    /// The NASDAQ Composite, Nasdaq-100, Dow Jones and S&P 500, each from its chart (^IXIC, ^NDX, ^DJI, ^GSPC).
     public func indices() async throws(FeedError) -> [IndexQuote] {
         var out: [IndexQuote] = []
         for index in MarketIndex.allCases where index.market == .us {

@@ -529,6 +529,8 @@ export default {
   'index.sh000001': 'SSE Composite',
   'index.sz399001': 'SZSE Component',
   'index.^IXIC': 'NASDAQ Composite',
+  'index.^NDX': 'Nasdaq-100',
+  'index.sh000300': 'CSI 300',
   'index.^DJI': 'Dow Jones Industrial Average',
   'index.^GSPC': 'S&P 500',
   'chart.missing_library': 'The chart library is not installed on this server (scripts/fetch-web-vendor.sh).',
