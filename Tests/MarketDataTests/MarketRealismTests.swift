@@ -133,9 +133,6 @@ struct MarketRealismTests {
         let sp = market.dailyReturns(.sp500, from: from, through: through)
         let c = CrossSectionStatistics(returns: [index, sp], sectors: ["x", "x"])
         #expect(c.withinSectorCorrelation > 0.6 && c.withinSectorCorrelation < 0.99, "\(c)")
-        print(
-            "Nasdaq-100 vol \(ReturnStatistics(returns: index).volatility), S&P 500 vol \(ReturnStatistics(returns: sp).volatility), correlation \(c.withinSectorCorrelation)"
-        )
     }
 
     @Test("size tiers: mega caps are calmer than micro caps, never move like penny stocks, and trade at real scale")
