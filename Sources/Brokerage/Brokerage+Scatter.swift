@@ -56,6 +56,12 @@ extension Brokerage {
         try await everyShard { shard throws(BrokerageError) in try await shard.settleExpiredOptions(through: date) }
     }
 
+    /// After the close of `date`: assigns the written contracts their holders would exercise early, on every shard
+    /// (see `Shard.assignEarly`).
+    public func assignEarly(on date: CivilDate) async throws(BrokerageError) {
+        try await everyShard { shard throws(BrokerageError) in try await shard.assignEarly(on: date) }
+    }
+
     /// From 15:15 ET on an expiration day: sells the expiring in-the-money positions accounts could not exercise
     /// (see `Shard.sellOutUncarriedOptions`).
     public func sellOutUncarriedOptions() async throws(BrokerageError) {

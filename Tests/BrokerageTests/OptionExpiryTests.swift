@@ -291,6 +291,61 @@ struct OptionExpiryTests {
     }
 
     @Test(
+        "after a close, a written put worth no more than exercising it is assigned early — shares bought at the strike, the writer told why, once; a put near the money and a covered deep call are not"
+    )
+    func earlyAssignment() async throws {
+        try await BrokerageFixture.with(cash: 500_000) { f in
+            let spot = try await f.brokerage.feed.quote("AAPL").last
+            let chain = try await f.brokerage.options.chain("AAPL")
+            // The next expiration after today's: weeks of time value at most.
+            let later = try #require(chain.contracts.map(\.expiration).filter { $0 > Self.expiration }.min())
+            let puts = chain.contracts.filter { $0.expiration == later && $0.right == .put }
+            let calls = chain.contracts.filter { $0.expiration == later && $0.right == .call }
+            let deep = try #require(puts.max { $0.strike < $1.strike })
+            let near = try #require(puts.min { ($0.strike - spot).magnitude < ($1.strike - spot).magnitude })
+            let deepCall = try #require(calls.min { $0.strike < $1.strike })
+            _ = try await Self.buy(f, "AAPL", 100)
+            for contract in [deep, near, deepCall] {
+                let sold = try await f.brokerage.submit(
+                    OrderRequest(symbol: contract.occSymbol, side: .sell, qty: 1), account: f.account)
+                #expect(sold.status == .filled, "\(contract.occSymbol)")
+            }
+            let before = try #require(await f.state())
+
+            f.clock.set(Timestamp(Self.expiration, hour: 16, minute: 5, in: .newYork))
+            // The model's value at the close: the deep put's holder gains nothing by waiting; the others' do.
+            func waiting(_ c: OptionContract) async throws -> Price {
+                let snapshot = try #require(try await f.brokerage.options.snapshot(c.occSymbol))
+                return snapshot.theoreticalValue - c.intrinsicValue(at: snapshot.underlyingPrice)
+            }
+            let deepWaits = try await waiting(deep)
+            let nearWaits = try await waiting(near)
+            let callWaits = try await waiting(deepCall)
+            #expect(deepWaits <= .zero && nearWaits.isPositive && callWaits.isPositive)
+            try await f.brokerage.assignEarly(on: Self.expiration)
+
+            let account = try #require(await f.state())
+            func qty(_ symbol: String) -> Quantity? { account.positions.values.first { $0.symbol == symbol }?.qty }
+            #expect(qty(deep.occSymbol) == nil)
+            #expect(qty(near.occSymbol) == FixedDecimal(-1) && qty(deepCall.occSymbol) == FixedDecimal(-1))
+            #expect(qty("AAPL") == FixedDecimal(200))
+            #expect(account.cash == before.cash - deep.strike.times(100))
+            #expect(account.optionCollateral == before.optionCollateral - deep.strike.times(100))
+            let activities = try await f.brokerage.activities(f.account, limit: 10)
+            let events = activities.compactMap { if case .optionEvent(let e) = $0.kind { e } else { nil } }
+            #expect(events.map(\.symbol) == [deep.occSymbol] && events.first?.kind == .assignment)
+            let notes = try await f.brokerage.notifications.recent(user: f.userID).items
+            let told = try #require(notes.first { $0.title == "\(deep.occSymbol) assigned" })
+            #expect(told.body.contains("before their expiration (\(later))"))
+            #expect(told.body.contains("You bought 100 shares of AAPL"))
+
+            // Once: the next look finds nothing more to assign.
+            try await f.brokerage.assignEarly(on: Self.expiration)
+            #expect(try #require(await f.state()).cash == account.cash)
+        }
+    }
+
+    @Test(
         "do-not-exercise: an in-the-money call so marked expires worthless at the close; a short or missing position and a late instruction are refused"
     )
     func doNotExercise() async throws {

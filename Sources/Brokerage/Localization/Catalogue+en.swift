@@ -78,6 +78,10 @@ extension Catalogue {
             "The {contracts} contracts of {symbol} you wrote were assigned: you sold {shares} shares of {underlying} at {strike}.",
         "option.assignment.put.body":
             "The {contracts} contracts of {symbol} you wrote were assigned: you bought {shares} shares of {underlying} at {strike}.",
+        "option.assignment.early.call.body":
+            "The {contracts} contracts of {symbol} you wrote were assigned before their expiration ({expiration}): at {underlying}'s close of {close} they were worth no more than exercising them, so their holder exercised. You sold {shares} shares of {underlying} at {strike}.",
+        "option.assignment.early.put.body":
+            "The {contracts} contracts of {symbol} you wrote were assigned before their expiration ({expiration}): at {underlying}'s close of {close} they were worth no more than exercising them, so their holder exercised. You bought {shares} shares of {underlying} at {strike}.",
         "option.expiry.written.body":
             "The {contracts} contracts of {symbol} you wrote expired worthless and the premium is yours: {underlying} closed at {close}, strike {strike}.",
         "option.adjusted.title": "{old} adjusted for the {underlying} split",

@@ -61,6 +61,10 @@ extension Catalogue {
         "option.assignment.title": "{symbol} 被指派",
         "option.assignment.call.body": "您卖出的 {contracts} 张 {symbol} 被指派行权：以 {strike} 卖出 {underlying} {shares} 股。",
         "option.assignment.put.body": "您卖出的 {contracts} 张 {symbol} 被指派行权：以 {strike} 买入 {underlying} {shares} 股。",
+        "option.assignment.early.call.body":
+            "您卖出的 {contracts} 张 {symbol} 在到期日（{expiration}）前被提前指派：{underlying} 收盘价 {close}，合约价值已不高于行权所得，持有人提前行权。您以 {strike} 卖出 {underlying} {shares} 股。",
+        "option.assignment.early.put.body":
+            "您卖出的 {contracts} 张 {symbol} 在到期日（{expiration}）前被提前指派：{underlying} 收盘价 {close}，合约价值已不高于行权所得，持有人提前行权。您以 {strike} 买入 {underlying} {shares} 股。",
         "option.expiry.written.body": "您卖出的 {contracts} 张 {symbol} 到期作废，权利金归您所有：{underlying} 收盘价 {close}，行权价 {strike}。",
         "option.adjusted.title": "{old} 因 {underlying} 拆股调整",
         "option.adjusted.body":

@@ -2,7 +2,8 @@ import ServiceLifecycle
 import TradingCore
 
 /// Runs the end of each US session: a minute after the close it settles the option positions that expired
-/// (`Brokerage.settleExpiredOptions`), then charges margin accounts the night's interest and checks maintenance margin
+/// (`Brokerage.settleExpiredOptions`), assigns the written contracts holders would exercise early
+/// (`Brokerage.assignEarly`), then charges margin accounts the night's interest and checks maintenance margin
 /// (`Brokerage.closeMarginDay`); during the session it looks once a minute for accounts so far below maintenance that
 /// they are liquidated at once (`checkMarginThreshold`) and, in an expiration day's last 45 minutes, for expiring
 /// options in the money that their accounts could not exercise (`sellOutUncarriedOptions`). At start it settles the last close, so a server that was
@@ -38,6 +39,7 @@ public struct SessionCloseService: Service {
                 if woke >= close {
                     let date = calendar.zone.localTime(of: close).date
                     try? await brokerage.settleExpiredOptions(through: date)
+                    try? await brokerage.assignEarly(on: date)
                     try? await brokerage.closeMarginDay(date)
                 } else if calendar.phase(at: woke) == .continuous {
                     try? await brokerage.checkMarginThreshold()

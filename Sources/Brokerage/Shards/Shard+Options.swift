@@ -66,6 +66,56 @@ extension Shard {
         try await commit()
     }
 
+    /// After a US close: assigns in full the written contracts whose holders would exercise them now rather than hold
+    /// them — those worth no more, at the close, than exercising pays (the model's American value,
+    /// `OptionSnapshot.theoreticalValue`, at most their intrinsic value, which is at least a cent). That is the deep
+    /// in-the-money put whose strike earns more interest by the expiration than its time value is worth, or a call on
+    /// an underlying whose dividends are worth more than its time value; real holders exercise those early and the
+    /// OCC assigns their writers, and a learner who writes options should meet it here first. Contracts expiring
+    /// today are the expiry's (`settleExpiredOptions`). Each writer is told why, in their language; the activities
+    /// (OPASN and the shares' delivery) are written at once.
+    func assignEarly(on date: CivilDate) async throws(BrokerageError) {
+        let now = clock.now()
+        var assigned = false
+        for id in records.keys.sorted() {
+            guard let account = engine.account(id) else { continue }
+            for position in account.positions.values.sorted(by: { $0.symbol < $1.symbol })
+            where position.qty.isNegative {
+                guard let contract = engine.instrument(position.instrument).option, contract.expiration > date,
+                    let stock = market.instrument(contract.underlying),
+                    let snapshot = try? await market.options.snapshot(contract.occSymbol), !snapshot.expired
+                else { continue }
+                let intrinsic = intrinsicValue(contract, at: snapshot.underlyingPrice)
+                guard intrinsic >= FixedDecimal(units: 1, exponent: 2), snapshot.theoreticalValue <= intrinsic else {
+                    continue
+                }
+                let underlying = engine.register(stock)
+                do {
+                    try engine.settleOption(
+                        id, option: position.instrument, underlying: underlying, exercise: true,
+                        settlementPrice: snapshot.underlyingPrice, at: now)
+                } catch {
+                    continue
+                }
+                assigned = true
+                let text = text(for: id)
+                let values = [
+                    "symbol": contract.occSymbol, "contracts": position.qty.magnitude.description,
+                    "shares": position.qty.magnitude.times(contract.deliverable).description,
+                    "underlying": contract.underlying,
+                    "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
+                    "close": MoneyText.text(snapshot.underlyingPrice, symbol: "$", minimumPlaces: 2),
+                    "expiration": contract.expiration.description,
+                ]
+                let right = contract.right == .call ? "call" : "put"
+                notify(
+                    id, kind: "option_assignment", title: text("option.assignment.title", values),
+                    body: text("option.assignment.early.\(right).body", values), at: now)
+            }
+        }
+        if assigned { try await commit() }
+    }
+
     /// In the last three quarters of an hour of an expiration day (from 15:15 ET, as Alpaca does), sells at market
     /// the long positions expiring today that are in the money and that the account could not exercise — a call
     /// whose shares it cannot pay for, a put without the shares to deliver — so their value is not lost at the close.
