@@ -175,7 +175,13 @@ extension Shard {
     func replace(_ id: OrderID, account: AccountID, with change: ReplaceRequest) async throws(BrokerageError)
         -> Order
     {
-        if let order = engine.order(id) { _ = try await prepareMarket(for: order.symbol) }
+        if let order = engine.order(id) {
+            _ = try await prepareMarket(for: order.symbol)
+            // A package fills on its legs' quotes.
+            for leg in order.legs {
+                if let symbol = engine.order(leg)?.symbol { _ = try await prepareMarket(for: symbol) }
+            }
+        }
         let replacement: Order
         do { replacement = try engine.replace(id, account: account, with: change, at: clock.now()) } catch {
             throw .rejected(error)

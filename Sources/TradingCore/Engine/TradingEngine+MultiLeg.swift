@@ -77,6 +77,54 @@ extension TradingEngine {
         return orders[parentID] ?? parent
     }
 
+    /// Replaces a working package with one of the same legs and a new net limit, number of units or time in force
+    /// (Alpaca's PATCH on an mleg order — how a learner chases a spread's price): the new parent and legs get new ids,
+    /// the old ones end `replaced`. Checked as a new package would be, with the old one's holds released; refused,
+    /// the old package keeps working as it was. A package that has filled units is not replaced (cancel it and place
+    /// the rest), nor is a market package's type changed.
+    mutating func replacePackage(_ old: Order, with change: ReplaceRequest, at time: Timestamp)
+        throws(OrderRejection) -> Order
+    {
+        guard old.filledQty.isZero else {
+            throw OrderRejection(
+                .notReplaceable, "the multi-leg order has filled units; cancel it and place a new order for the rest")
+        }
+        guard change.stopPrice == nil, change.trail == nil else {
+            throw OrderRejection(.invalidInput, "a multi-leg order has no stop price or trail to change")
+        }
+        if change.limitPrice != nil, old.type != .limit {
+            throw OrderRejection(.invalidInput, "a market multi-leg order has no limit price to change")
+        }
+        let units = old.qty ?? .one
+        var legs: [OrderRequest.OptionLeg] = []
+        for id in old.legs {
+            guard let leg = orders[id], let qty = leg.qty,
+                let ratio = qty.divided(by: units, rule: .down).flatMap(\.integerPart)
+            else { continue }
+            legs.append(.init(symbol: leg.symbol, ratio: ratio, side: leg.side, positionIntent: leg.positionIntent))
+        }
+        var request = OrderRequest(
+            symbol: old.symbol, side: old.side, type: old.type, timeInForce: change.timeInForce ?? old.timeInForce,
+            qty: change.qty ?? old.qty, limitPrice: change.limitPrice ?? old.limitPrice,
+            clientOrderID: change.clientOrderID, orderClass: .mleg)
+        request.legs = legs
+        // Checked as if the old package's holds were already released; on refusal they are taken again.
+        let held = [old.id] + old.legs
+        for id in held { releaseReservations(id) }
+        do {
+            let account = try existingAccount(old.accountID)
+            _ = try validateMultiLeg(request, account: account, at: time)
+        } catch {
+            for id in held { reserve(id) }
+            throw error
+        }
+        finish(old.id, .replaced, reason: nil, at: time)
+        let replacement = try submitMultiLeg(request, account: old.accountID, at: time)
+        orders[old.id]?.replacedBy = replacement.id
+        orders[replacement.id]?.replaces = old.id
+        return orders[replacement.id] ?? replacement
+    }
+
     /// A package as validation worked it out.
     struct Package {
         struct Leg {
@@ -465,7 +513,8 @@ extension TradingEngine {
         if order.parentID == nil {
             untrackPackage(order.id)
             guard order.status != .filled else { return }
-            let event: OrderUpdate.Event = order.status == .expired ? .expired : .canceled
+            let event: OrderUpdate.Event =
+                order.status == .expired ? .expired : order.status == .replaced ? .replaced : .canceled
             for leg in order.legs where orders[leg]?.status.isOpen == true {
                 finish(leg, event, reason: order.reason ?? "multi-leg order \(order.status.rawValue)", at: time)
             }

@@ -104,6 +104,14 @@ extension TradingEngine {
             throw OrderRejection(
                 .notReplaceable, "order is partially filled; cancel it and place a new order for the rest")
         }
+        if old.orderClass == .mleg {
+            guard old.parentID == nil else {
+                throw OrderRejection(
+                    .notReplaceable, "a leg of a multi-leg order is replaced with its package: replace the parent order"
+                )
+            }
+            return try replacePackage(old, with: change, at: time)
+        }
         guard old.parentID == nil, old.orderClass == .simple else {
             throw OrderRejection(
                 .notReplaceable,

@@ -125,6 +125,47 @@ struct MultiLegOrderTests {
         #expect(replay.cash == f.cash(f.us))
     }
 
+    @Test(
+        "replacing a resting package (Alpaca's PATCH) chases the price: same legs, new limit and units, the old parent and legs replaced; refused, it keeps working"
+    )
+    mutating func replace() throws {
+        let placed = try #require(
+            f.place(
+                mleg("1", [(.call, "240", .buy, 1), (.call, "250", .sell, 1)], limit: "6.50"), account: f.us, at: t
+            )
+            .order)
+        #expect(placed.status == .new)
+        // Neither a leg nor a stop price can be replaced, and a debit beyond the cash is refused: the package works on.
+        #expect(throws: OrderRejection.self) {
+            try f.engine.replace(placed.legs[0], account: f.us, with: ReplaceRequest(limitPrice: d("7")), at: t)
+        }
+        #expect(throws: OrderRejection.self) {
+            try f.engine.replace(placed.id, account: f.us, with: ReplaceRequest(stopPrice: d("7")), at: t)
+        }
+        #expect(throws: OrderRejection.self) {
+            try f.engine.replace(placed.id, account: f.us, with: ReplaceRequest(qty: d("1000")), at: t)
+        }
+        #expect(f.engine.order(placed.id)?.status == .new)
+        #expect(account.reservedCash >= d("650") && account.reservedCash < d("700"))
+
+        // Two units at 7.00: the net is 12.10 − 5.10 = 7.00, so it fills at once.
+        let replacement = try f.engine.replace(
+            placed.id, account: f.us, with: ReplaceRequest(qty: d("2"), limitPrice: d("7")), at: t.adding(seconds: 1))
+        #expect(replacement.replaces == placed.id && replacement.orderClass == .mleg && replacement.legs.count == 2)
+        #expect(
+            replacement.status == .filled && replacement.filledQty == d("2") && replacement.filledAvgPrice == d("7"))
+        let old = try #require(f.engine.order(placed.id))
+        #expect(old.status == .replaced && old.replacedBy == replacement.id)
+        #expect(placed.legs.allSatisfy { f.engine.order($0)?.status == .replaced })
+        let legs = replacement.legs.compactMap { f.engine.order($0) }
+        #expect(legs.map(\.symbol) == [symbol(.call, "240"), symbol(.call, "250")])
+        #expect(legs.map(\.side) == [.buy, .sell] && legs.allSatisfy { $0.qty == d("2") })
+        #expect(f.position(f.us, id(.call, "240"))?.qty == d("2") && f.position(f.us, id(.call, "250"))?.qty == d("-2"))
+        #expect(account.reservedCash == .zero && f.engine.openOrders(of: f.us).isEmpty)
+        let replay = LedgerReplay(startingCash: d("100000"), entries: f.ledger(f.us))
+        #expect(replay.cash == f.cash(f.us))
+    }
+
     @Test("canceling the package, or any leg, ends it whole and frees what it held")
     mutating func cancel() throws {
         let placed = try #require(
