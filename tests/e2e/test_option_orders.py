@@ -405,3 +405,35 @@ def test_an_mleg_order_that_breaks_alpacas_rules_is_refused_with_a_reason(client
     with pytest.raises(APIError) as refused:
         client.submit_order(request)
     assert refused.value.status_code == status and words in str(refused.value), str(refused.value)
+
+
+def test_a_resting_spread_is_chased_with_replace_order_by_id_and_fills_with_the_same_legs(client, data):
+    from alpaca.trading.requests import GetOrderByIdRequest, OptionLegRequest, ReplaceOrderRequest
+    call = near_the_money_call(client, data, "KO")
+    put = near_the_money_call(client, data, "KO", type=ContractType.PUT)
+    # A straddle bid a cent: it rests.
+    package = client.submit_order(LimitOrderRequest(
+        qty=1, order_class=OrderClass.MLEG, time_in_force=TimeInForce.DAY, limit_price=0.01, legs=[
+            OptionLegRequest(symbol=call, ratio_qty=1, side=OrderSide.BUY),
+            OptionLegRequest(symbol=put, ratio_qty=1, side=OrderSide.BUY)]))
+    assert package.status in (OrderStatus.NEW, OrderStatus.ACCEPTED)
+    # The learner chases it: up to $50 a unit, which the asks are well within, for two units.
+    replacement = client.replace_order_by_id(package.id, ReplaceOrderRequest(qty=2, limit_price=50))
+    assert str(replacement.replaces) == str(package.id) and replacement.order_class == OrderClass.MLEG
+    old = client.get_order_by_id(package.id, GetOrderByIdRequest(nested=True))
+    assert old.status == OrderStatus.REPLACED and str(old.replaced_by) == str(replacement.id)
+    assert all(leg.status == OrderStatus.REPLACED for leg in old.legs)
+    new = client.get_order_by_id(replacement.id, GetOrderByIdRequest(nested=True))
+    assert new.status == OrderStatus.FILLED and money(new.filled_qty) == 2
+    assert {leg.symbol for leg in new.legs} == {call, put}
+    assert all(leg.status == OrderStatus.FILLED and money(leg.qty) == 2 for leg in new.legs)
+    # Filled at the legs' asks, not at the limit: the net is their sum.
+    assert money(new.filled_avg_price) == sum(money(leg.filled_avg_price) for leg in new.legs) < 50
+    positions = {p.symbol: money(p.qty) for p in client.get_all_positions()}
+    assert positions[call] == 2 and positions[put] == 2
+    # A leg is not replaced on its own.
+    with pytest.raises(APIError) as refused:
+        client.replace_order_by_id(new.legs[0].id, ReplaceOrderRequest(limit_price=1))
+    assert refused.value.status_code == 422
+    client.close_position(call)
+    client.close_position(put)
