@@ -264,8 +264,9 @@ def test_the_sheet_writes_a_covered_call_and_explains_a_cash_secured_put(languag
 
 
 def test_a_spread_held_is_charted_as_one_on_the_stock_page(language_driver, server):
-    """A call debit spread placed as one multi-leg order: the stock page charts the two contracts together — the
-    debit lost below the lower strike, the width less the debit made above the higher."""
+    """A call debit spread built in the trade sheet ("Spread": the strike bought, the next one up sold, the figures
+    and the chart at the net) and placed as one multi-leg order: the stock page then charts the two contracts
+    together — the debit lost below the lower strike, the width less the debit made above the higher."""
     from decimal import Decimal
     import json
     driver, language = language_driver
@@ -278,17 +279,46 @@ def test_a_spread_held_is_charted_as_one_on_the_stock_page(language_driver, serv
     lower, higher = app.d.execute_script("""
         const line = document.querySelector('tr.price-line');
         return [line.nextElementSibling.dataset.symbol, line.nextElementSibling.nextElementSibling.dataset.symbol]""")
-    placed = app.api("POST", f"/accounts/{account}/orders", {
-        "order_class": "mleg", "type": "market", "time_in_force": "day", "qty": "1",
-        "legs": [{"symbol": lower, "ratio_qty": "1", "side": "buy"}, {"symbol": higher, "ratio_qty": "1", "side": "sell"}]})
-    assert placed["status"] in (200, 201), placed
-    # Each leg's fill is told; the package itself bought no MSFT shares and says nothing of the kind.
+    table = {r["symbol"]: [Decimal(c.replace(",", "")) for c in r["cells"][:3]] for r in rows(app)}
+    (low_strike, _, low_ask), (high_strike, high_bid, _) = table[lower], table[higher]
+    width = high_strike - low_strike
+
+    # The sheet builds it: the strike bought, "Spread", the next strike up sold by default, at the mids' difference.
+    app.click(f"tr[data-symbol='{lower}'] th button")
+    app.visible("dialog.option-sheet[open]")
+    app.click("dialog.option-sheet .segmented button[data-value=spread]")
+    app.wait.until(lambda d: app.value("#spread-other") == higher)
+
+    def figure(testid):
+        return app.text(f"[data-testid={testid}] .value").replace("$", "").replace(",", "")
+
+    net = Decimal(app.value("#option-limit"))
+    assert Decimal("0") < net < width
+    app.wait.until(lambda d: figure("option-max-loss") == f"{net * 100:.2f}")
+    assert figure("option-amount") == f"{net * 100:.2f}"
+    assert figure("option-max-profit") == f"{(width - net) * 100:.2f}"
+    assert figure("option-breakeven") == f"{low_strike + net:.2f}"
+    points, even = payoff(app)
+    assert points[0][1] == -net * 100 and points[-1][1] == (width - net) * 100 and even == [low_strike + net]
+    app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-spread-sheet-{'zh' if chinese else 'en'}-phone.png"))
+    if chinese:
+        assert english_left(app, "dialog.option-sheet") == []
+    # To fill now: the lower call's ask less the higher's bid, and a nickel more (the quotes may move).
+    field = app.css("#option-limit")
+    field.clear()
+    field.send_keys(str(low_ask - high_bid + Decimal("0.05")))
+    app.click("dialog.option-sheet button[type=submit]")
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.option-sheet[open]"))
+    # The sheet says the spread filled, and each leg's fill is told; the package itself bought no MSFT shares and
+    # says nothing of the kind.
     app.wait.until(lambda d: sum(symbol in t for t in app.toasts() for symbol in (lower, higher)) >= 2)
-    assert not [t for t in app.toasts() if "MSFT" in t and lower not in t and higher not in t], app.toasts()
+    filled = "价差已成交" if chinese else "Spread filled"
+    assert [t for t in app.toasts() if t.startswith(filled)], app.toasts()
+    assert not [t for t in app.toasts()
+                if "MSFT" in t and lower not in t and higher not in t and not t.startswith(filled)], app.toasts()
     detail = app.api("GET", f"/accounts/{account}")["body"]
     paid = {p["symbol"]: Decimal(p["avg_entry_price"]) for p in detail["positions"]}
     debit = paid[lower] - paid[higher]
-    width = Decimal(int(higher[-8:])) / 1000 - Decimal(int(lower[-8:])) / 1000
 
     app.go("")
     app.go("stock/MSFT")

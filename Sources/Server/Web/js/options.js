@@ -9,7 +9,7 @@ import * as F from './format.js';
 import * as store from './store.js';
 import { t, locale } from './i18n.js';
 import { h, clear, segmented, sheet, toast, confirmAction } from './ui.js';
-import { payoffFigure } from './payoff.js';
+import { payoffFigure, payoffPoints, breakevens } from './payoff.js';
 
 const HUNDRED = { n: 100n, s: 0 };
 
@@ -115,7 +115,8 @@ export function optionChain(symbol, currency) {
     if (!side) return null;
     return h(`tr${side.in_the_money ? '.itm' : ''}`, { dataset: { symbol: side.symbol } },
       h('th', { scope: 'row' }, h('button.link', { type: 'button', 'aria-label': t('options.trade_label', { name: F.contractName(side.symbol, side.name) }),
-        onclick: () => optionTradeSheet(side, currency, chain.price) }, F.price(r.strike))),
+        onclick: () => optionTradeSheet(side, currency, chain.price, chain.rows.map((x) => x[right]).filter(Boolean)) },
+      F.price(r.strike))),
       h('td', F.price(side.bid)), h('td', F.price(side.ask)),
       h('td.not-narrow', side.last ? F.price(side.last) : '—'),
       h('td.wide-only', F.compact(String(side.volume))), h('td.wide-only', F.compact(String(side.open_interest))),
@@ -221,15 +222,42 @@ function probability(text) {
   return v ? D.format(D.round(D.shift(v, 2), 1), 1) + '%' : '—';
 }
 
+/** What one share of a vertical spread's net comes to, from the two contracts' mids: positive a debit, negative a credit. */
+function spreadNet(bought, sold) {
+  return D.sub(D.parse(bought.mid), D.parse(sold.mid));
+}
+
 /**
  * The option trade sheet for one contract of the chain: buy to open, sell to close, or write (sell to open: a call
- * covered by 100 shares a contract, a put secured by its strike × 100 in cash), contracts, a limit price that starts
- * at the mid, and the trade's figures at that price, recomputed as the learner types.
+ * covered by 100 shares a contract, a put secured by its strike × 100 in cash), or a vertical spread (buy this
+ * contract and sell another strike of the same expiration, one multi-leg order); contracts, a limit price that starts
+ * at the mid (a spread's: the difference of the two mids), and the trade's figures at that price, recomputed as the
+ * learner types. `strikes`: the chain's contracts of the same expiration and right, for the spread.
  */
-export function optionTradeSheet(contract, currency, spotText) {
+export function optionTradeSheet(contract, currency, spotText, strikes = []) {
   const account = store.account();
   sheet(F.contractName(contract.symbol, contract.name), (close) => {
     let side = 'buy';
+    // The spread's other contract: by default the next strike out of the money (a debit spread: the contract sold
+    // pays for part of this one and caps its gain).
+    const others = strikes.filter((c) => c.symbol !== contract.symbol && D.parse(c.mid));
+    const further = (c) => D.cmp(D.parse(c.strike), D.parse(contract.strike)) * (contract.right === 'call' ? 1 : -1);
+    const nearestFirst = (a, b) => D.cmp(D.parse(a.strike), D.parse(b.strike)) * (contract.right === 'call' ? 1 : -1);
+    let other = others.filter((c) => further(c) > 0).sort(nearestFirst)[0] ?? others[0] ?? null;
+    const debit = () => other && D.sign(spreadNet(contract, other)) >= 0;
+    const spreadLimit = () => {
+      if (!other) return '';
+      const net = D.round(D.abs(spreadNet(contract, other)), 2);
+      return D.format(D.sign(net) > 0 ? net : D.parse('0.01'), 2, false);
+    };
+    const otherSelect = h('select#spread-other', {
+      onchange: (e) => { other = others.find((c) => c.symbol === e.target.value) ?? null; limit.value = spreadLimit(); render(); },
+    }, others.map((c) => h('option', { value: c.symbol, selected: c === other }, F.price(c.strike))));
+    const spreadControls = h('div.spread-controls', { hidden: true },
+      h('p.field-help', t('options.spread.help')),
+      h('label', { for: 'spread-other' }, t('options.spread.other')), otherSelect);
+    const limitLabel = h('label', { for: 'option-limit' }, t('options.sheet.limit'));
+    const limitHelp = h('p.field-help', t('options.sheet.limit_help'));
     const qty = h('input#option-qty', { type: 'number', min: '1', step: '1', value: '1', inputmode: 'numeric', autofocus: true });
     const limit = h('input#option-limit', { type: 'text', inputmode: 'decimal', value: contract.mid });
     const figures = h('dl.estimate.option-figures', { dataset: { testid: 'option-figures' } });
@@ -244,6 +272,10 @@ export function optionTradeSheet(contract, currency, spotText) {
     function render() {
       const n = D.parse(qty.value);
       const price = D.parse(limit.value);
+      spreadControls.hidden = side !== 'spread';
+      if (side === 'spread') return renderSpread(n, price);
+      limitLabel.textContent = t('options.sheet.limit');
+      limitHelp.textContent = t('options.sheet.limit_help');
       submit.textContent = t(side === 'buy' ? 'options.sheet.buy_submit' : 'options.sheet.sell_submit');
       const writing = side === 'write';
       if (!n || !price || D.sign(n) <= 0 || D.sign(price) <= 0 || !D.isInteger(n)) {
@@ -297,11 +329,77 @@ export function optionTradeSheet(contract, currency, spotText) {
         : payoffFigure([leg, ...cover], spot, currency, t(cover.length ? 'options.payoff.covered' : 'options.payoff.title')));
     }
 
+    /** The spread's figures, from its payoff at expiration: what it costs or brings in, where it breaks even, the
+     * most it makes and loses. */
+    function renderSpread(n, price) {
+      const isDebit = debit();
+      limitLabel.textContent = t(isDebit ? 'options.spread.limit_debit' : 'options.spread.limit_credit');
+      limitHelp.textContent = t('options.spread.limit_help');
+      submit.textContent = t('options.spread.submit');
+      if (!other) {
+        clear(figures, h('p.field-help', t('options.spread.none')));
+        clear(payoff);
+        return;
+      }
+      if (!n || !price || D.sign(n) <= 0 || D.sign(price) <= 0 || !D.isInteger(n)) {
+        clear(figures, h('p.field-help', t('options.sheet.enter')));
+        clear(payoff);
+        return;
+      }
+      const shares = D.mul(n, HUNDRED);
+      const money = (v) => F.money(D.format(v, 2, false), currency);
+      const sharesText = F.qty(D.format(shares, 0, false));
+      // The net on the contract bought (a credit is a negative price paid); the one sold at nothing.
+      const legs = [
+        { right: contract.right, strike: D.parse(contract.strike), qty: n, price: isDebit ? price : D.neg(price), multiplier: HUNDRED },
+        { right: other.right, strike: D.parse(other.strike), qty: D.neg(n), price: D.zero, multiplier: HUNDRED },
+      ];
+      const points = payoffPoints(legs, spot);
+      const profits = points.map((p) => p.pl);
+      const most = profits.reduce((a, b) => (D.cmp(a, b) >= 0 ? a : b));
+      const least = profits.reduce((a, b) => (D.cmp(a, b) <= 0 ? a : b));
+      const even = breakevens(points);
+      clear(figures, [
+        explain(t(isDebit ? 'options.sheet.cost' : 'options.sheet.credit'), money(D.mul(price, shares)),
+          t(isDebit ? 'options.spread.debit_help' : 'options.spread.credit_help', { shares: sharesText }), 'option-amount'),
+        explain(t('options.sheet.breakeven'), even.length ? money(even[0]) : '—', t('options.spread.breakeven_help'), 'option-breakeven'),
+        explain(t('options.sheet.max_profit'), D.sign(most) > 0 ? money(most) : money(D.zero), t('options.spread.max_profit_help'), 'option-max-profit'),
+        explain(t('options.sheet.max_loss'), D.sign(least) < 0 ? money(D.neg(least)) : money(D.zero), t('options.spread.max_loss_help'), 'option-max-loss'),
+      ]);
+      clear(payoff, payoffFigure(legs, spot, currency, t('options.spread.payoff')));
+    }
+
+    async function submitSpread() {
+      const isDebit = debit();
+      const body = {
+        order_class: 'mleg', type: 'limit', time_in_force: 'day', qty: qty.value.trim(),
+        limit_price: (isDebit ? '' : '-') + limit.value.trim(),
+        legs: [
+          { symbol: contract.symbol, ratio_qty: '1', side: 'buy', position_intent: 'buy_to_open' },
+          { symbol: other.symbol, ratio_qty: '1', side: 'sell', position_intent: 'sell_to_open' },
+        ],
+      };
+      const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
+      const names = { buy: F.contractName(contract.symbol, contract.name), sell: F.contractName(other.symbol, other.name) };
+      toast(t(order.status === 'filled' ? 'options.spread.done' : 'options.spread.placed', names), 'success', { timeout: 5000 });
+    }
+
     const form = h('form.option-trade', {
       onsubmit: async (event) => {
         event.preventDefault();
         if (!account) return;
         submit.disabled = true;
+        if (side === 'spread') {
+          try {
+            if (!other) throw new Error(t('options.spread.none'));
+            await submitSpread();
+            close();
+          } catch (error) {
+            toast(error.message, 'error', { timeout: 6000 });
+            submit.disabled = false;
+          }
+          return;
+        }
         const intents = { buy: 'buy_to_open', sell: 'sell_to_close', write: 'sell_to_open' };
         const body = {
           symbol: contract.symbol, side: side === 'buy' ? 'buy' : 'sell', type: 'limit', time_in_force: 'day',
@@ -318,13 +416,21 @@ export function optionTradeSheet(contract, currency, spotText) {
         }
       },
     },
-    segmented(t('options.sheet.side'), [['buy', t('options.sheet.buy')], ['sell', t('options.sheet.sell')], ['write', t('options.sheet.write')]],
-      side, (value) => { side = value; render(); }),
+    segmented(t('options.sheet.side'), [['buy', t('options.sheet.buy')], ['sell', t('options.sheet.sell')], ['write', t('options.sheet.write')],
+      ['spread', t('options.sheet.spread')]],
+    side, (value) => {
+      const wasSpread = side === 'spread';
+      side = value;
+      if (side === 'spread') limit.value = spreadLimit();
+      else if (wasSpread) limit.value = contract.mid;
+      render();
+    }),
     h('p.sub', t('options.sheet.quote', { bid: F.price(contract.bid), ask: F.price(contract.ask), mid: F.price(contract.mid) })),
+    spreadControls,
     h('label', { for: 'option-qty' }, t('options.sheet.contracts')), qty,
     h('p.field-help', t('options.sheet.contracts_help')),
-    h('label', { for: 'option-limit' }, t('options.sheet.limit')), limit,
-    h('p.field-help', t('options.sheet.limit_help')),
+    limitLabel, limit,
+    limitHelp,
     figures,
     payoff,
     account ? submit : h('p.field-help', t('common.no_account')));
