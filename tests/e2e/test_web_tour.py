@@ -97,7 +97,7 @@ def test_every_screen_loads_without_a_console_error(tour_driver, tour_server):
             if wider > 0:
                 culprit = app.d.execute_script("""
                     const w = document.documentElement.clientWidth;
-                    const e = [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > w + 1)
+                    const e = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > w + 1)
                       .sort((a, b) => b.getBoundingClientRect().right - a.getBoundingClientRect().right)[0];
                     return e ? `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}#${e.id}` : '?';""")
                 problems.append(f"{where}: {wider}px wider than the screen ({culprit})")
