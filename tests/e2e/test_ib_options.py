@@ -106,3 +106,72 @@ def test_an_option_bought_through_ibinds_reply_flow_is_a_position_of_contracts(c
     with pytest.raises(ExternalBrokerError) as refused:
         client.place_order(sell, answers={QuestionType.MARKET_ORDER_CONFIRMATION: True}, account_id=account)
     assert "insufficient qty" in str(refused.value) or "writing options" in str(refused.value)
+
+
+def test_a_call_spread_as_one_combo_order(client):
+    """A combo (IB's BAG) through ibind: conidex "28812380;;;{conid}/1,{conid}/-1" bought at its net fills both
+    legs at once; IB lists it as one order; selling the combo back at a price it cannot get rests, is modified and
+    canceled whole."""
+    from decimal import Decimal
+    from ibind.client.ibkr_utils import OrderRequest
+    from test_ib_client_portal import us_account, wait_until
+
+    account = us_account(client)
+    aapl = client.search_contract_by_symbol("AAPL").data[0]
+    month = option_section(aapl)["months"].split(";")[1]
+    spot = float(client.live_marketdata_snapshot([str(aapl["conid"])], ["31"]).data[0]["31"].lstrip("CH"))
+    calls = sorted(k for k in client.search_strikes_by_conid(
+        conid=aapl["conid"], sec_type="OPT", month=month).data["call"] if k > spot)
+    low = client.search_secdef_info_by_conid(
+        conid=aapl["conid"], sec_type="OPT", month=month, strike=str(calls[1]), right="C").data[0]
+    high = next(c for c in client.search_secdef_info_by_conid(
+        conid=aapl["conid"], sec_type="OPT", month=month, strike=str(calls[2]), right="C").data
+        if c["maturityDate"] == low["maturityDate"])
+    quotes = {q["conid"]: q for q in client.live_marketdata_snapshot(
+        [str(low["conid"]), str(high["conid"])], ["84", "86"]).data}
+    # The net to pay: the lower call at its ask less the higher at its bid, with a few cents to spare.
+    net = Decimal(quotes[low["conid"]]["86"]) - Decimal(quotes[high["conid"]]["84"]) + Decimal("0.05")
+    combo = f"28812380;;;{low['conid']}/1,{high['conid']}/-1"
+    buy = OrderRequest(conid=None, conidex=combo, side="BUY", quantity=2, order_type="LMT", price=float(net),
+                       acct_id=account, tif="DAY", coid="ibind-combo-1")
+    placed = client.place_order(buy, answers={}, account_id=account).data
+    status = wait_until(lambda: client.order_status(placed["order_id"]).data,
+                        lambda s: s["order_status"] == "Filled")
+    assert status["order_status"] == "Filled", status
+    assert status["conidex"] == combo and status["sec_type"] == "BAG" and Decimal(status["cum_fill"]) == 2
+    # Two long calls at the lower strike, two written at the higher: one call spread, paid for at most the net.
+    held = {p["conid"]: Decimal(str(p["position"])) for p in client.positions(account_id=account).data}
+    assert held[low["conid"]] == 2 and held[high["conid"]] == -2, held
+    assert Decimal(status["average_price"]) <= net
+    # IB lists the combo as one order, not its legs.
+    rows = [o for o in client.live_orders(account_id=account).data["orders"] if o["order_ref"] == "ibind-combo-1"]
+    assert [o["secType"] for o in rows] == ["BAG"] and rows[0]["conidex"] == combo, rows
+    assert not [o for o in client.live_orders(account_id=account).data["orders"]
+                if o.get("conid") in (low["conid"], high["conid"])]
+
+    # Selling the spread back for more than the strikes' distance cannot fill: it rests, is modified, is canceled.
+    too_much = Decimal(str(calls[2])) - Decimal(str(calls[1])) + 5
+    sell = OrderRequest(conid=None, conidex=combo, side="SELL", quantity=2, order_type="LMT", price=float(too_much),
+                        acct_id=account, tif="GTC")
+    resting = client.place_order(sell, answers={}, account_id=account).data
+    status = client.order_status(resting["order_id"]).data
+    assert status["order_status"] in ("Submitted", "PreSubmitted"), status
+    # Listed as bought at a negative net: selling the spread is buying it for a credit.
+    assert status["conidex"] == f"28812380;;;{low['conid']}/-1,{high['conid']}/1"
+    assert Decimal(status["limit_price"]) == -too_much
+    sell.price = float(too_much + 1)
+    modified = client.modify_order(resting["order_id"], sell, answers={}, account_id=account).data
+    number = modified[0]["order_id"] if isinstance(modified, list) else modified["order_id"]
+    assert Decimal(client.order_status(number).data["limit_price"]) == -(too_much + 1)
+    client.cancel_order(number, account_id=account)
+    assert wait_until(lambda: client.order_status(number).data,
+                      lambda s: s["order_status"] == "Cancelled")["order_status"] == "Cancelled"
+    held = {p["conid"]: Decimal(str(p["position"])) for p in client.positions(account_id=account).data}
+    assert held[low["conid"]] == 2 and held[high["conid"]] == -2
+
+    # What IB would refuse: another spread conid, a stock as a leg.
+    for conidex in (f"12345;;;{low['conid']}/1,{high['conid']}/-1", f"28812380;;;{aapl['conid']}/1,{high['conid']}/-1"):
+        with pytest.raises(ExternalBrokerError) as refused:
+            client.place_order(OrderRequest(conid=None, conidex=conidex, side="BUY", quantity=1, order_type="LMT",
+                                            price=1.0, acct_id=account, tif="DAY"), answers={}, account_id=account)
+        assert "combo" in str(refused.value)

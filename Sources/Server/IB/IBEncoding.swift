@@ -311,8 +311,8 @@ enum IBEncoding {
         }
     }
 
-    static func description(_ order: Order) -> String {
-        let verb = order.side == .buy ? "Buy" : "Sell"
+    static func description(_ order: Order, combo: Bool = false) -> String {
+        let verb = order.side == .buy || combo ? "Buy" : "Sell"
         var text = "\(verb) \((order.qty ?? order.filledQty).formatted(minimumPlaces: 0)) \(orderTypeName(order.type))"
         if let limit = order.limitPrice { text += " \(limit.formatted(minimumPlaces: 2))" }
         if let stop = order.stopPrice, order.type != .trailingStop {
@@ -321,15 +321,33 @@ enum IBEncoding {
         return text + ", " + (order.timeInForce == .gtc ? "GTC" : tif(order.timeInForce).capitalized)
     }
 
-    /// One row of `/iserver/account/orders` (and of the WebSocket's `sor`).
+    /// A leg of a multi-leg order: IB shows the combo as one order, so its legs are not listed apart.
+    static func isComboLeg(_ order: Order) -> Bool { order.orderClass == .mleg && order.parentID != nil }
+
+    /// A multi-leg order's `conidex` as IB writes a combo: "28812380;;;{conid}/{ratio},…", sold legs negative.
+    static func comboConidex(_ parent: Order, legs: [Order]) -> String {
+        let units = parent.qty ?? .one
+        let items = legs.map { leg in
+            let ratio = (leg.qty ?? units).divided(by: units, rule: .down)?.integerPart ?? 1
+            return "\(IBConid.optionConid(leg.symbol) ?? 0)/\(leg.side == .buy ? ratio : -ratio)"
+        }
+        return "\(IBOrderTicket.usdSpreadConid);;;" + items.joined(separator: ",")
+    }
+
+    /// One row of `/iserver/account/orders` (and of the WebSocket's `sor`). `combo`: a multi-leg order's legs — the
+    /// row is then IB's combo ("BAG"), bought at the net (negative: a credit).
     static func liveOrder(
         _ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp,
-        carried: IBGateway.Fills = .init()
+        carried: IBGateway.Fills = .init(), combo: [Order]? = nil
     ) -> JSONValue {
-        let conid = entry.map { IBConid.conid($0.instrument) } ?? IBConid.optionConid(order.symbol) ?? 0
+        let conid =
+            combo != nil
+            ? IBOrderTicket.usdSpreadConid
+            : entry.map { IBConid.conid($0.instrument) } ?? IBConid.optionConid(order.symbol) ?? 0
+        let conidex = combo.map { comboConidex(order, legs: $0) } ?? String(conid)
         let (total, filled, remaining, average) = sizes(order, carried: carried)
         var object: [String: JSONValue] = [
-            "acct": .string(ib), "account": .string(ib), "conid": .int(conid), "conidex": .string(String(conid)),
+            "acct": .string(ib), "account": .string(ib), "conid": .int(conid), "conidex": .string(conidex),
             "orderId": .int(number), "cashCcy": .string(entry?.instrument.currency.rawValue ?? ""),
             "sizeAndFills": .string("\(filled.formatted(minimumPlaces: 0))/\(total.formatted(minimumPlaces: 0))"),
             "orderDesc": .string(description(order)), "description1": .string(order.symbol),
@@ -352,20 +370,29 @@ enum IBEncoding {
         if let reason = order.reason, order.status == .rejected || order.status == .canceled {
             object["text"] = .string(reason)
         }
+        if combo != nil {
+            object["secType"] = .string("BAG")
+            object["side"] = .string("BUY")
+            object["orderDesc"] = .string(description(order, combo: true))
+        }
         return .object(object)
     }
 
     /// `/iserver/account/order/status/{id}`.
     static func orderStatus(
         _ order: Order, number: Int, ib: String, entry: DirectoryEntry?, now: Timestamp,
-        carried: IBGateway.Fills = .init()
+        carried: IBGateway.Fills = .init(), combo: [Order]? = nil
     ) -> JSONValue {
-        let conid = entry.map { IBConid.conid($0.instrument) } ?? IBConid.optionConid(order.symbol) ?? 0
+        let conid =
+            combo != nil
+            ? IBOrderTicket.usdSpreadConid
+            : entry.map { IBConid.conid($0.instrument) } ?? IBConid.optionConid(order.symbol) ?? 0
+        let conidex = combo.map { comboConidex(order, legs: $0) } ?? String(conid)
         let (total, filled, remaining, average) = sizes(order, carried: carried)
         let state = status(order, now: now)
         var object: [String: JSONValue] = [
             "sub_type": .null, "request_id": .string("0"), "server_id": .string("0"), "order_id": .int(number),
-            "conidex": .string(String(conid)), "conid": .int(conid), "symbol": .string(order.symbol),
+            "conidex": .string(conidex), "conid": .int(conid), "symbol": .string(order.symbol),
             "side": .string(order.side == .buy ? "B" : "S"), "contract_description_1": .string(order.symbol),
             "listing_exchange": .string(entry.map { IBMarketFields.listingExchange($0.instrument) } ?? ""),
             "option_acct": .string("c"), "company_name": .string(entry?.name ?? order.symbol),
@@ -391,6 +418,12 @@ enum IBEncoding {
             object["average_price"] = .string(average.rounded(places: 4, rule: .halfEven).description)
         }
         if let reason = order.reason { object["text"] = .string(reason) }
+        if combo != nil {
+            object["sec_type"] = .string("BAG")
+            object["side"] = .string("B")
+            object["order_description"] = .string(description(order, combo: true))
+            object["order_description_with_contract"] = .string(order.symbol + " " + description(order, combo: true))
+        }
         return .object(object)
     }
 

@@ -123,7 +123,7 @@ struct IBOrderRoutes {
         let record = try await account(context)
         var request = request
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
-        let quote = try? await brokerage.quote(ticket.symbol)
+        let quote = ticket.combo == nil ? try? await brokerage.quote(ticket.symbol) : nil
         let questions = IBQuestions.questions(
             for: ticket, quote: quote, settings: try await settings(record.id), suppressed: gateway.suppressed)
         guard let first = questions.first else { return try await submit(ticket, record.id).response() }
@@ -195,6 +195,9 @@ struct IBOrderRoutes {
                 "order \(number) is \(IBEncoding.status(order, now: brokerage.clock.now())) and can no longer be modified"
             )
         }
+        if order.orderClass == .mleg {
+            return try await modifyCombo(order, number: number, body: body, record: record)
+        }
         // IB's quantity is the order's total: what the chain already filled counts toward it.
         let carried = gateway.carried(order)
         // The body repeats the order; merge it over the order as it stands so fields left out keep their values.
@@ -251,6 +254,37 @@ struct IBOrderRoutes {
         return placed(replaced).response()
     }
 
+    /// Modifies a combo (a multi-leg order): its `quantity` (units), `price` (the net as the combo is listed, bought;
+    /// with `side` SELL, what selling it brings in) or `tif`; the legs stay as they are. A leg alone is not modified.
+    func modifyCombo(_ order: Order, number: Int, body: JSONValue, record: AccountRecord) async throws -> Response {
+        guard order.parentID == nil else {
+            throw IBError(.badRequest, "order \(number) is a leg of a combo: modify the combo order")
+        }
+        let o = body.object ?? [:]
+        func decimal(_ key: String) throws(IBError) -> FixedDecimal? {
+            guard let value = o[key], !value.isNull else { return nil }
+            guard let number = value.decimal else { throw IBError(.badRequest, "\(key) must be a number") }
+            return number
+        }
+        let selling = o["side"]?.string?.uppercased() == "SELL"
+        let price = try decimal("price").map { selling ? -$0 : $0 }
+        let quantity = try decimal("quantity")
+        if let quantity, !quantity.isPositive || !quantity.isInteger {
+            throw IBError(.badRequest, "quantity must be a whole number of combo units")
+        }
+        var tif: TimeInForce?
+        switch o["tif"]?.string?.uppercased() {
+        case nil: tif = nil
+        case "DAY": tif = .day
+        case "GTC": tif = .gtc
+        case let other?: throw IBError(.badRequest, "tif \(other) is not supported for combos; use DAY or GTC")
+        }
+        let change = ReplaceRequest(qty: quantity, timeInForce: tif, limitPrice: price)
+        let replaced = try await brokerage.replace(order.id, account: record.id, with: change)
+        gateway.remember(number, replaced)
+        return placed(replaced).response()
+    }
+
     static func ibType(_ type: OrderType) -> String {
         switch type {
         case .market: return "MKT"
@@ -291,16 +325,22 @@ struct IBOrderRoutes {
         var request = request
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
         let summary = try await brokerage.summary(record.id)
-        let quote = try? await brokerage.quote(ticket.symbol)
+        if ticket.combo != nil, ticket.type == .market {
+            throw IBError(.badRequest, "a what-if of a combo needs its net price: send it as LMT")
+        }
+        let quote = ticket.combo == nil ? try? await brokerage.quote(ticket.symbol) : nil
+        // A combo's price is its net per unit (negative: a credit), so what it pays or brings in is that × 100.
+        let net = ticket.combo == nil ? nil : ticket.request.limitPrice
         let price =
-            ticket.limitPrice ?? ticket.stopPrice
+            net?.magnitude ?? ticket.limitPrice ?? ticket.stopPrice
             ?? (ticket.side == .buy ? quote?.asks.best?.price : quote?.bids.best?.price) ?? quote?.last ?? .zero
         let qty = ticket.cashQuantity.flatMap { $0.divided(by: price, places: 0, rule: .down) } ?? ticket.quantity
         // An option's value is its premium × the contract's 100 shares.
         let value = qty.multiplied(by: ticket.instrument.multiplier).multiplied(by: price, places: 2, rule: .halfUp)
+        let paying = net.map { !$0.isNegative } ?? (ticket.side == .buy)
         let fees = summary.account.fees.total(
-            side: ticket.side, filledQty: qty, filledValue: value, currency: summary.account.currency)
-        let cashChange = ticket.side == .buy ? -(value + fees) : value - fees
+            side: paying ? .buy : .sell, filledQty: qty, filledValue: value, currency: summary.account.currency)
+        let cashChange = paying ? -(value + fees) : value - fees
         let currency = summary.account.currency.rawValue
         func amount(_ current: FixedDecimal, _ change: FixedDecimal) -> JSONValue {
             .object([
@@ -309,7 +349,7 @@ struct IBOrderRoutes {
             ])
         }
         var warn: String? = nil
-        if ticket.side == .buy, -cashChange > summary.buyingPower {
+        if paying, -cashChange > summary.buyingPower {
             warn =
                 "Insufficient buying power: the order needs \(currency) \((-cashChange).formatted(places: 2)); \(summary.buyingPower.formatted(places: 2)) is available."
         }
@@ -323,7 +363,7 @@ struct IBOrderRoutes {
             "initial": amount(.zero, .zero), "maintenance": amount(.zero, .zero),
             "position": amount(
                 summary.positions.first { $0.instrument.symbol == ticket.symbol }?.position.qty ?? .zero,
-                ticket.side == .buy ? qty : -qty),
+                ticket.combo != nil ? .zero : ticket.side == .buy ? qty : -qty),
             "cash": amount(summary.account.cash, cashChange),
             "warn": .text(warn), "error": .null,
         ]).response()
@@ -347,7 +387,9 @@ struct IBOrderRoutes {
         var rows: [(Timestamp, JSONValue)] = []
         for record in records {
             let ib = IBAccountID.make(record.id)
-            for order in try await recentOrders(record.id, now: now) where order.status != .replaced {
+            let orders = try await recentOrders(record.id, now: now)
+            let known = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            for order in orders where order.status != .replaced && !IBEncoding.isComboLeg(order) {
                 let state = IBEncoding.status(order, now: now)
                 if !filters.isEmpty, !filters.contains(state.lowercased()) { continue }
                 let number = gateway.number(of: order)
@@ -356,12 +398,26 @@ struct IBOrderRoutes {
                         order.updatedAt,
                         IBEncoding.liveOrder(
                             order, number: number, ib: ib, entry: brokerage.directory.entry(order.symbol), now: now,
-                            carried: gateway.carried(order))
+                            carried: gateway.carried(order), combo: await comboLegs(order, among: known))
                     ))
             }
         }
         rows.sort { $0.0 > $1.0 }
         return JSONValue.object(["orders": .array(rows.map(\.1)), "snapshot": .bool(true)]).response()
+    }
+
+    /// A multi-leg order's legs (from `known`, else looked up), to show it as IB's combo; nil for any other order.
+    func comboLegs(_ order: Order, among known: [OrderID: Order] = [:]) async -> [Order]? {
+        guard order.orderClass == .mleg, order.parentID == nil else { return nil }
+        var legs: [Order] = []
+        for id in order.legs {
+            if let leg = known[id] {
+                legs.append(leg)
+            } else if let leg = try? await brokerage.order(id, account: order.accountID) {
+                legs.append(leg)
+            }
+        }
+        return legs
     }
 
     /// Open orders and those of the last day.
@@ -390,7 +446,7 @@ struct IBOrderRoutes {
             if let order = try? await gateway.order(number: number, account: record.id) {
                 return IBEncoding.orderStatus(
                     order, number: number, ib: ib, entry: brokerage.directory.entry(order.symbol),
-                    now: brokerage.clock.now(), carried: gateway.carried(order)
+                    now: brokerage.clock.now(), carried: gateway.carried(order), combo: await comboLegs(order)
                 ).response()
             }
         }

@@ -9,9 +9,16 @@ import TradingCore
 /// STOP_LIMIT (also "STP LMT"), TRAIL; `price` (the limit price; the stop price of a STP), `auxPrice` (the stop price
 /// of a STOP_LIMIT), `trailingAmt` + `trailingType` ("amt" or "%"), `tif` DAY/GTC/IOC/OPG/FOK, `cOID`,
 /// `outsideRTH`, `cashQty` (a buy for an amount of money).
+///
+/// A combo (IB's "BAG": a spread of option contracts of one underlying, one order) has no `conid` and a `conidex` of
+/// `"28812380;;;{conid}/{ratio},{conid}/{ratio}"` — IB's USD spread conid, then each leg's contract and its ratio,
+/// negative for a leg sold. Selling the combo sells what it buys and buys what it sells; its `price` is the net per
+/// unit (negative: a credit). It becomes Alpaca's multi-leg (`mleg`) order.
 struct IBOrderTicket: Sendable, Equatable {
-    /// A stock, or an option contract (its conid is `IBOptionConid`'s).
+    /// A stock, or an option contract (its conid is `IBOptionConid`'s); a combo's first leg.
     var instrument: Instrument
+    /// A combo's legs as bought (`side` BUY) — each sold leg's side is `.sell`; nil for one contract.
+    var combo: [OrderRequest.OptionLeg]?
     var side: OrderSide
     var type: OrderType
     var quantity: Quantity
@@ -27,6 +34,9 @@ struct IBOrderTicket: Sendable, Equatable {
     var currency: String { instrument.currency.rawValue }
     var symbol: String { instrument.symbol }
 
+    /// IB's spread conid for combos in US dollars.
+    static let usdSpreadConid = 28_812_380
+
     static let knownFields: Set<String> = [
         "conid", "conidex", "side", "quantity", "orderType", "price", "auxPrice", "trailingAmt", "trailingType", "tif",
         "cOID", "outsideRTH", "cashQty", "acctId", "ticker", "secType", "listingExchange", "isSingleGroup",
@@ -40,7 +50,14 @@ struct IBOrderTicket: Sendable, Equatable {
         let venue =
             instrument.kind == .option
             ? "SMART" : instrument.market == .us ? "NASDAQ.NMS" : IBMarketFields.listingExchange(instrument)
-        let name = instrument.option.map(IBOrderTicket.optionName) ?? instrument.symbol
+        var name = instrument.option.map(IBOrderTicket.optionName) ?? instrument.symbol
+        if let combo {
+            name = combo.map { leg in
+                let contract = OptionContract(occSymbol: leg.symbol)
+                return
+                    "\(leg.side == .buy ? "+" : "-")\(leg.ratio) \(contract.map(IBOrderTicket.optionName) ?? leg.symbol)"
+            }.joined(separator: ", ")
+        }
         var text = "\(side == .buy ? "BUY" : "SELL") \(quantity.formatted(minimumPlaces: 0)) \(name) \(venue)"
         if let limitPrice { text += " @ \(limitPrice.formatted(minimumPlaces: 2))" }
         if type == .stop || type == .stopLimit, let stopPrice {
@@ -65,20 +82,30 @@ struct IBOrderTicket: Sendable, Equatable {
             throw IBError(.badRequest, "unknown order field \(unknown)")
         }
         var conidText = o["conid"].flatMap { $0.int.map(String.init) ?? $0.string }
-        if conidText == nil, let conidex = o["conidex"]?.string {
-            conidText = String(conidex.split(separator: "@").first ?? "")
+        let conidex = o["conidex"]?.string
+        if let conidex, conidex.contains(";;;"), conidText == nil {
+            let (first, legs) = try Self.combo(conidex, instrument: find)
+            instrument = first
+            combo = legs
+        } else {
+            if conidText == nil, let conidex {
+                conidText = String(conidex.split(separator: "@").first ?? "")
+            }
+            guard let conidText else { throw IBError(.badRequest, "conid is required") }
+            guard let instrument = find(conidText) else {
+                throw IBError(.badRequest, "invalid conid \(conidText): no such contract")
+            }
+            self.instrument = instrument
         }
-        guard let conidText else { throw IBError(.badRequest, "conid is required") }
-        guard let instrument = find(conidText) else {
-            throw IBError(.badRequest, "invalid conid \(conidText): no such contract")
-        }
-        self.instrument = instrument
         switch o["side"]?.string?.uppercased() {
         case "BUY": side = .buy
         case "SELL": side = .sell
         default: throw IBError(.badRequest, "side must be BUY or SELL")
         }
         let orderType = (o["orderType"]?.string ?? "").uppercased()
+        if combo != nil, orderType != "MKT", orderType != "LMT" {
+            throw IBError(.badRequest, "a combo order is MKT or LMT")
+        }
         switch orderType {
         case "MKT": type = .market
         case "LMT": type = .limit
@@ -96,6 +123,11 @@ struct IBOrderTicket: Sendable, Equatable {
             return number
         }
         cashQuantity = try decimal("cashQty")
+        if combo != nil, cashQuantity != nil || o["auxPrice"].map({ !$0.isNull }) == true {
+            throw IBError(
+                .badRequest,
+                "a combo order takes quantity (units of the combo) and price (the net), not cashQty or auxPrice")
+        }
         if let cash = cashQuantity {
             guard cash.isPositive, side == .buy, type == .market else {
                 throw IBError(.badRequest, "cashQty must be positive and is accepted on market buy orders only")
@@ -150,8 +182,56 @@ struct IBOrderTicket: Sendable, Equatable {
         outsideRTH = o["outsideRTH"]?.bool ?? false
     }
 
+    /// A combo's `conidex` read: its legs (2 to 4 option contracts) as bought, and the first leg's instrument.
+    static func combo(_ conidex: String, instrument find: (String) -> Instrument?) throws(IBError) -> (
+        Instrument, [OrderRequest.OptionLeg]
+    ) {
+        let parts = conidex.components(separatedBy: ";;;")
+        guard parts.count == 2, Int(parts[0]) == usdSpreadConid else {
+            throw IBError(
+                .badRequest,
+                "conidex \(conidex) is not a combo papertrade knows: write \(usdSpreadConid);;;{conid}/{ratio},{conid}/{ratio} (US dollar spreads of option contracts)"
+            )
+        }
+        var first: Instrument?
+        var legs: [OrderRequest.OptionLeg] = []
+        for item in parts[1].split(separator: ",", omittingEmptySubsequences: false) {
+            let pair = item.split(separator: "/", omittingEmptySubsequences: false)
+            guard pair.count == 2, let ratio = Int(pair[1].trimmingCharacters(in: .whitespaces)), ratio != 0,
+                (-1000...1000).contains(ratio)
+            else {
+                throw IBError(
+                    .badRequest,
+                    "each combo leg is {conid}/{ratio}, a whole ratio from -1000 to 1000 but not 0: \(item)")
+            }
+            guard let instrument = find(String(pair[0])), instrument.option != nil else {
+                throw IBError(.badRequest, "combo leg \(pair[0]) is not an option contract")
+            }
+            first = first ?? instrument
+            legs.append(.init(symbol: instrument.symbol, ratio: abs(ratio), side: ratio > 0 ? .buy : .sell))
+        }
+        guard let first, (2...4).contains(legs.count) else {
+            throw IBError(.badRequest, "a combo has 2 to 4 legs")
+        }
+        return (first, legs)
+    }
+
     var request: OrderRequest {
-        OrderRequest(
+        if let combo {
+            // Selling a combo turns every leg around, and its price is then what it brings in.
+            let legs = combo.map { leg in
+                var leg = leg
+                if side == .sell { leg.side = leg.side == .buy ? .sell : .buy }
+                return leg
+            }
+            var request = OrderRequest(
+                symbol: "", side: .buy, type: type, timeInForce: timeInForce, qty: quantity,
+                limitPrice: limitPrice.map { side == .buy ? $0 : -$0 },
+                clientOrderID: clientOrderID.map { ClientOrderID($0) }, orderClass: .mleg)
+            request.legs = legs
+            return request
+        }
+        return OrderRequest(
             symbol: instrument.symbol, side: side, type: type, timeInForce: timeInForce,
             qty: cashQuantity == nil ? quantity : nil, notional: cashQuantity, limitPrice: limitPrice,
             stopPrice: stopPrice, trailPrice: trailAmount, trailPercent: trailPercent, extendedHours: outsideRTH,

@@ -74,6 +74,19 @@ enum IBQuestions {
     ) -> [Question] {
         let description = order.description
         var out: [Question] = []
+        // A combo's price is a net of its legs: no one quote to hold it against, and a stop it cannot have.
+        if order.combo != nil {
+            if let limit = settings.sizeLimit, order.quantity > limit {
+                out.append(sizeQuestion(description, limit))
+            }
+            if let limit = settings.valueLimit, let price = order.limitPrice {
+                let value = order.quantity.multiplied(by: order.instrument.multiplier).multiplied(
+                    by: price.magnitude, places: 2, rule: .halfUp)
+                if value > limit { out.append(valueQuestion(description, value, limit, order.currency)) }
+            }
+            if settings.marketOrderWarning, order.type == .market { out.append(marketQuestion) }
+            return out.filter { !suppressed.contains($0.messageID) }
+        }
         guard let quote else {
             out.append(
                 Question(
@@ -98,25 +111,13 @@ enum IBQuestions {
             }
         }
         if let limit = settings.sizeLimit, order.quantity > limit {
-            out.append(
-                Question(
-                    messageID: "o383",
-                    text:
-                        "The following order \"\(description)\" size exceeds the Size Limit of \(limit.formatted(minimumPlaces: 0)).\nAre you sure you want to submit this order?"
-                ))
+            out.append(sizeQuestion(description, limit))
         }
         if let limit = settings.valueLimit {
             let price = order.limitPrice ?? order.stopPrice ?? last
             let value = order.quantity.multiplied(by: order.instrument.multiplier).multiplied(
                 by: price, places: 2, rule: .halfUp)
-            if value > limit {
-                out.append(
-                    Question(
-                        messageID: "o451",
-                        text:
-                            "The following order \"\(description)\" value estimate of \(grouped(value, places: 2)) \(order.currency) exceeds the Total Value Limit of \(grouped(limit)) \(order.currency).\nAre you sure you want to submit this order?"
-                    ))
-            }
+            if value > limit { out.append(valueQuestion(description, value, limit, order.currency)) }
         }
         if settings.immediateFillWarning, let stop = order.stopPrice {
             let crossed =
@@ -132,16 +133,33 @@ enum IBQuestions {
                     ))
             }
         }
-        if settings.marketOrderWarning, order.type == .market {
-            out.append(
-                Question(
-                    messageID: "o10151",
-                    text:
-                        "A Market Order is an instruction to trade your order at any available price, which may be far from the last price shown. Are you sure you want to submit this order?"
-                ))
-        }
+        if settings.marketOrderWarning, order.type == .market { out.append(marketQuestion) }
         return out.filter { !suppressed.contains($0.messageID) }
     }
+
+    static func sizeQuestion(_ description: String, _ limit: Quantity) -> Question {
+        Question(
+            messageID: "o383",
+            text:
+                "The following order \"\(description)\" size exceeds the Size Limit of \(limit.formatted(minimumPlaces: 0)).\nAre you sure you want to submit this order?"
+        )
+    }
+
+    static func valueQuestion(_ description: String, _ value: FixedDecimal, _ limit: FixedDecimal, _ currency: String)
+        -> Question
+    {
+        Question(
+            messageID: "o451",
+            text:
+                "The following order \"\(description)\" value estimate of \(grouped(value, places: 2)) \(currency) exceeds the Total Value Limit of \(grouped(limit)) \(currency).\nAre you sure you want to submit this order?"
+        )
+    }
+
+    static let marketQuestion = Question(
+        messageID: "o10151",
+        text:
+            "A Market Order is an instruction to trade your order at any available price, which may be far from the last price shown. Are you sure you want to submit this order?"
+    )
 
     /// 124995 → "124,995.00" with two places; without, whole numbers as "100,000".
     static func grouped(_ value: FixedDecimal, places: Int? = nil) -> String {

@@ -97,12 +97,13 @@ enum IBSocket {
                     guard let ib = mine[update.order.accountID] else { continue }
                     let subscriptions = box.state.withLock { ($0.orders, $0.trades, $0.summaries, $0.ledgers) }
                     let now = gateway.brokerage.clock.now()
-                    if subscriptions.0, update.order.status != .replaced {
+                    if subscriptions.0, update.order.status != .replaced, !IBEncoding.isComboLeg(update.order) {
                         let number = gateway.number(of: update.order)
                         let row = IBEncoding.liveOrder(
                             update.order, number: number, ib: ib,
                             entry: gateway.brokerage.directory.entry(update.order.symbol), now: now,
-                            carried: gateway.carried(update.order))
+                            carried: gateway.carried(update.order),
+                            combo: await IBOrderRoutes(gateway: gateway).comboLegs(update.order))
                         try await send(.object(["topic": .string("sor"), "args": .array([row])]))
                     }
                     if subscriptions.1, let fill = update.fill {
@@ -186,12 +187,14 @@ enum IBSocket {
             let now = gateway.brokerage.clock.now()
             let routes = IBOrderRoutes(gateway: gateway)
             for (ib, record) in accounts {
-                for order in try await routes.recentOrders(record.id, now: now) where order.status != .replaced {
+                let orders = try await routes.recentOrders(record.id, now: now)
+                let known = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                for order in orders where order.status != .replaced && !IBEncoding.isComboLeg(order) {
                     rows.append(
                         IBEncoding.liveOrder(
                             order, number: gateway.number(of: order), ib: ib,
                             entry: gateway.brokerage.directory.entry(order.symbol), now: now,
-                            carried: gateway.carried(order)))
+                            carried: gateway.carried(order), combo: await routes.comboLegs(order, among: known)))
                 }
             }
             try await send(.object(["topic": .string("sor"), "args": .array(rows)]))
