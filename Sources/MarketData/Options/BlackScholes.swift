@@ -214,15 +214,34 @@ public enum BlackScholes {
         let h = -(b * t + 2 * v * t.squareRoot()) * b0 / (bInfinity - b0)
         let trigger = b0 + (bInfinity - b0) * (1 - exp(h))
         if s >= trigger { return s - k }
-        let alpha = (trigger - k) * pow(trigger, -beta)
-        func phi(_ gamma: Double, _ h: Double, _ i: Double) -> Double {
-            let lambda = (-r + gamma * b + 0.5 * gamma * (gamma - 1) * v2) * t
-            let d = -(log(s / h) + (b + (gamma - 0.5) * v2) * t) / (v * t.squareRoot())
-            let kappa = 2 * b / v2 + (2 * gamma - 1)
-            return exp(lambda) * pow(s, gamma)
-                * (normalCDF(d) - pow(i / s, kappa) * normalCDF(d - 2 * log(i / s) / (v * t.squareRoot())))
+        // φ(S, T, γ, H, I) of the paper, with what its five uses share worked out once: I is always the trigger, so
+        // (I/S)^κ and the second d's shift depend on γ only; e^λ for γ = 0 and 1 is a discount factor.
+        let sqrtT = t.squareRoot()
+        let vSqrtT = v * sqrtT
+        let logS = log(s)
+        let logTrigger = log(trigger)
+        let logTriggerOverS = logTrigger - logS
+        let shift = 2 * logTriggerOverS / vSqrtT
+        let powSBeta = exp(beta * logS)
+        let alpha = (trigger - k) * exp(-beta * logTrigger)
+        // For each γ: e^λ · S^γ with λ = (−r + γb + ½γ(γ−1)v²)t, and (I/S)^κ with κ = 2b/v² + 2γ − 1.
+        struct Gamma {
+            var gamma, scale, power: Double
         }
-        return alpha * pow(s, beta) - alpha * phi(beta, trigger, trigger) + phi(1, trigger, trigger)
-            - phi(1, k, trigger) - k * phi(0, trigger, trigger) + k * phi(0, k, trigger)
+        func gamma(_ g: Double, scale: Double) -> Gamma {
+            Gamma(gamma: g, scale: scale, power: exp((2 * b / v2 + (2 * g - 1)) * logTriggerOverS))
+        }
+        let gBeta = gamma(beta, scale: exp((-r + beta * b + 0.5 * beta * (beta - 1) * v2) * t) * powSBeta)
+        let gOne = gamma(1, scale: exp((b - r) * t) * s)
+        let gZero = gamma(0, scale: exp(-r * t))
+        func phi(_ g: Gamma, logSOverH: Double) -> Double {
+            let d = -(logSOverH + (b + (g.gamma - 0.5) * v2) * t) / vSqrtT
+            return g.scale * (normalCDF(d) - g.power * normalCDF(d - shift))
+        }
+        let logSOverTrigger = -logTriggerOverS
+        let logSOverK = logS - log(k)
+        return alpha * powSBeta - alpha * phi(gBeta, logSOverH: logSOverTrigger)
+            + phi(gOne, logSOverH: logSOverTrigger) - phi(gOne, logSOverH: logSOverK)
+            - k * phi(gZero, logSOverH: logSOverTrigger) + k * phi(gZero, logSOverH: logSOverK)
     }
 }

@@ -226,14 +226,8 @@ public final class OptionMarket: Sendable {
         // After the close the chain is the next day's, which has not traded yet.
         let elapsed =
             chain.history.date == TradingCalendar.xnys.zone.localTime(of: instant.time).date ? instant.elapsed : 0
-        var facts: [CivilDate: OptionQuoteModel.ExpirationFacts] = [:]
-        for contract in contracts where facts[contract.expiration] == nil {
-            facts[contract.expiration] = chain.model.facts(contract.expiration)
-        }
         let spotLevel = OptionQuoteModel.level(quote.last)
-        let known = facts
-        @Sendable func snapshot(_ contract: OptionContract) -> OptionSnapshot {
-            let known = known[contract.expiration] ?? chain.model.facts(contract.expiration)
+        @Sendable func snapshot(_ contract: OptionContract, _ known: OptionQuoteModel.ExpirationFacts) -> OptionSnapshot {
             let expiry = known.expiry
             if instant.time >= expiry {
                 let close = chain.history.close(before: contract.expiration.adding(days: 1)).map {
@@ -247,22 +241,34 @@ public final class OptionMarket: Sendable {
                 contract, spot: quote.last, time: instant.time, sessionElapsed: elapsed, lastPrint: instant.print,
                 facts: known, spotLevel: spotLevel)
         }
-        return Self.map(contracts, snapshot)
+        // What an expiration's contracts share is worked out once per run of them (a chain lists them by
+        // expiration), not looked up per contract.
+        @Sendable func price(_ part: ArraySlice<OptionContract>) -> [OptionSnapshot] {
+            var out: [OptionSnapshot] = []
+            out.reserveCapacity(part.count)
+            var facts: OptionQuoteModel.ExpirationFacts?
+            for contract in part {
+                if facts?.expiration != contract.expiration { facts = chain.model.facts(contract.expiration) }
+                if let facts { out.append(snapshot(contract, facts)) }
+            }
+            return out
+        }
+        return Self.map(contracts, price)
     }
 
     /// A whole chain at once (SPY's is ~11,000 contracts, ~10 ms on one core) is priced on every core; a page of a
     /// thousand or fewer on the calling task. Each contract's snapshot depends on nothing but its inputs, so the
     /// result is the same either way.
-    static func map(_ contracts: [OptionContract], _ price: @Sendable (OptionContract) -> OptionSnapshot)
-        -> [OptionSnapshot]
-    {
+    static func map(
+        _ contracts: [OptionContract], _ price: @Sendable (ArraySlice<OptionContract>) -> [OptionSnapshot]
+    ) -> [OptionSnapshot] {
         let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-        guard contracts.count >= parallelFrom, cores > 1 else { return contracts.map(price) }
+        guard contracts.count >= parallelFrom, cores > 1 else { return price(contracts[...]) }
         let parts = Mutex([(Int, [OptionSnapshot])]())
         let size = (contracts.count + cores - 1) / cores
         DispatchQueue.concurrentPerform(iterations: cores) { part in
             let range = min(part * size, contracts.count)..<min((part + 1) * size, contracts.count)
-            let priced = contracts[range].map(price)
+            let priced = price(contracts[range])
             parts.withLock { $0.append((part, priced)) }
         }
         return parts.withLock { $0 }.sorted { $0.0 < $1.0 }.flatMap(\.1)

@@ -113,6 +113,10 @@ public struct OptionQuoteModel: Sendable {
 
     /// What every contract of one expiration shares, worked out once per expiration rather than per contract.
     public struct ExpirationFacts: Sendable {
+        public var expiration: CivilDate
+        /// The expiration's and the chain day's day numbers (each contract's random draws are keyed by them).
+        var expirationDay: Int
+        var chainDay: Int
         var kind: OptionExpirations.Kind?
         var listed: CivilDate?
         /// The date open interest is counted at: the trading day before the chain's day.
@@ -123,6 +127,7 @@ public struct OptionQuoteModel: Sendable {
 
     public func facts(_ expiration: CivilDate) -> ExpirationFacts {
         ExpirationFacts(
+            expiration: expiration, expirationDay: expiration.daysSinceEpoch, chainDay: history.date.daysSinceEpoch,
             kind: optionClass.expirations.kind(of: expiration),
             listed: optionClass.expirations.listingDate(of: expiration),
             openInterestDate: optionClass.expirations.calendar.previousTradingDay(before: history.date),
@@ -189,7 +194,7 @@ public struct OptionQuoteModel: Sendable {
         // Sizes, volume and open interest: larger near the money and for near expiries, from the underlying's volume.
         // The contract's own random numbers, keyed by its terms (numbers, not its symbol's text: this runs per
         // contract).
-        let days = UInt64(bitPattern: Int64(contract.expiration.daysSinceEpoch))
+        let days = UInt64(bitPattern: Int64(facts.expirationDay))
         let terms = UInt64(bitPattern: Int64(contract.strikeMillis)) ^ days << 40
         let key = CounterRandom.hash(underlyingKey, terms, contract.right == .call ? 1 : 2)
         let nearness = exp(-pow(moneyness / 0.12, 2))
@@ -198,7 +203,7 @@ public struct OptionQuoteModel: Sendable {
         let sizeDraw = CounterRandom.uniform(CounterRandom.hash(key, minute, 1))
         let sizeDraw2 = CounterRandom.uniform(CounterRandom.hash(key, minute, 2))
         let depth = 5 + 200 * nearness * tenor
-        let day = UInt64(max(history.date.daysSinceEpoch, 0))
+        let day = UInt64(max(facts.chainDay, 0))
         let scale = max(history.averageVolume, 100_000) / 2_000
         let openInterest: Int
         if let listed = facts.listed, listed < history.date {
