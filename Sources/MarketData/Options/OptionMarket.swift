@@ -227,7 +227,8 @@ public final class OptionMarket: Sendable {
         let elapsed =
             chain.history.date == TradingCalendar.xnys.zone.localTime(of: instant.time).date ? instant.elapsed : 0
         let spotLevel = OptionQuoteModel.level(quote.last)
-        @Sendable func snapshot(_ contract: OptionContract, _ known: OptionQuoteModel.ExpirationFacts) -> OptionSnapshot {
+        @Sendable func snapshot(_ contract: OptionContract, _ known: OptionQuoteModel.ExpirationFacts) -> OptionSnapshot
+        {
             let expiry = known.expiry
             if instant.time >= expiry {
                 let close = chain.history.close(before: contract.expiration.adding(days: 1)).map {
