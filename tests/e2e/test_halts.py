@@ -11,7 +11,9 @@ import urllib.error
 import urllib.request
 
 import pytest
+from alpaca.data.historical import StockHistoricalDataClient
 from alpaca.data.live import StockDataStream
+from alpaca.data.requests import StockLatestQuoteRequest
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import OrderSide, OrderStatus, TimeInForce
 from alpaca.trading.requests import MarketOrderRequest
@@ -110,6 +112,11 @@ def test_a_news_halt_rests_orders_and_reopens(news_halt):
         assert status == 200 and quote["halted"] is True, quote
         assert quote["halt"]["reason"] == "news_pending" and quote["halt"]["code"] == "T1"
         assert quote["bids"] == [] and quote["asks"] == [] and quote["open"] is None
+        # alpaca-py's latest quote: no book, and UQDF's "No Open No Resume" condition (the meta endpoint names it).
+        data = StockHistoricalDataClient(server.key_id, server.secret, url_override=server.url)
+        latest = data.get_stock_latest_quote(StockLatestQuoteRequest(symbol_or_symbols=symbol))[symbol]
+        assert latest.conditions == ["Z"] and latest.ask_price == 0 and latest.bid_price == 0, latest
+        assert get(server, "/v2/stocks/meta/conditions/quote", auth=True)[1]["Z"] == "No Open No Resume"
 
         client = TradingClient(server.key_id, server.secret, paper=True, url_override=server.url)
         order = client.submit_order(MarketOrderRequest(symbol=symbol, qty=2, side=OrderSide.BUY,
@@ -143,6 +150,7 @@ def test_a_news_halt_rests_orders_and_reopens(news_halt):
         filled = client.get_order_by_id(order.id)
         status, quote = get(server, f"/api/v1/quotes/{symbol}")
         assert quote["halted"] is False and quote["asks"] and quote["open"] is not None
+        assert data.get_stock_latest_quote(StockLatestQuoteRequest(symbol_or_symbols=symbol))[symbol].conditions == ["R"]
         assert float(filled.filled_avg_price) > 0 and float(filled.filled_qty) == 2
     finally:
         stream.stop()

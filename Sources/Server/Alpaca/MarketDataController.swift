@@ -43,12 +43,15 @@ struct MarketDataController {
         ])
     }
 
+    /// The latest quote. A halted listing's (a trading pause or a news halt: no book) carries UQDF's "Z", No Open No
+    /// Resume, where an open market's carries "R", Regular Two Sided Open.
     static func quote(_ q: MarketQuote) -> JSONValue {
         .object([
             "t": .string(q.time.description), "bp": .number(q.bids.best?.price ?? .zero),
             "bs": .number(q.bids.best?.size ?? .zero),
             "ap": .number(q.asks.best?.price ?? .zero), "as": .number(q.asks.best?.size ?? .zero),
-            "bx": .string("V"), "ax": .string("V"), "c": .array([.string("R")]), "z": .string("C"),
+            "bx": .string("V"), "ax": .string("V"), "c": .array([.string(q.halt == nil ? "R" : "Z")]),
+            "z": .string("C"),
         ])
     }
 

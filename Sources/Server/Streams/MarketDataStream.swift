@@ -135,7 +135,7 @@ enum MarketDataStream {
             ("bp", .price(q.bids.best?.price ?? .zero)),
             ("bs", .int(bidSize)), ("ax", .string("V")), ("ap", .price(q.asks.best?.price ?? .zero)),
             ("as", .int(askSize)),
-            ("t", .timestamp(q.time)), ("c", .array([.string("R")])), ("z", .string("C")),
+            ("t", .timestamp(q.time)), ("c", .array([.string(q.halt == nil ? "R" : "Z")])), ("z", .string("C")),
         ]
         return .map(fields)
     }
