@@ -70,7 +70,9 @@ extension Shard {
     /// Carries the account's contracts on a split's underlying that expire on or after its ex-date through the
     /// split, the OCC way (`TradingEngine.adjustOptionPosition`): after a whole-number split N contracts at the strike
     /// ÷ N for each one; after another ratio the same contracts under the adjusted root its chain lists, delivering
-    /// 100 × the ratio shares. Open orders on them are canceled. The owner is told, in their language.
+    /// 100 × the ratio shares. Contracts already on an adjusted root move, whatever the ratio, to the root the chain
+    /// gives them at this split, delivering what they did × the ratio. Open orders on them are canceled. The owner
+    /// is told, in their language.
     func adjustOptions(of id: AccountID, for action: CorporateAction, at now: Timestamp) async {
         guard let account = engine.account(id), let optionClass = market.options.optionClass(action.symbol) else {
             return
@@ -80,24 +82,27 @@ extension Shard {
                 + engine.openOrders(of: id).map(\.instrument)
         ).filter { instrument in
             guard let contract = engine.instrument(instrument).option else { return false }
-            return contract.underlying == action.symbol && contract.root == contract.underlying
-                && contract.expiration >= action.exDate
+            return contract.underlying == action.symbol && contract.expiration >= action.exDate
         }
         guard !affected.isEmpty else { return }
         let factor = OptionAdjustment.wholeSplitFactor(action)
-        var adjustedRoot: String?
-        if factor == nil {
-            adjustedRoot = try? await market.options.chain(action.symbol, on: action.exDate).history.splits.last {
-                $0.exDate == action.exDate
-            }?.adjustedRoot
+        let split = try? await market.options.chain(action.symbol, on: action.exDate).history.splits.last {
+            $0.exDate == action.exDate
         }
         let deliverable = OptionAdjustment.adjustedDeliverable(action)
         for old in affected.sorted(by: { engine.instrument($0).symbol < engine.instrument($1).symbol }) {
             guard let contract = engine.instrument(old).option else { continue }
             let adjusted: OptionContract?
-            if let factor {
+            var contracts = factor ?? 1
+            if contract.root != contract.underlying {
+                // Already adjusted: the same contracts move on to the root this split gives theirs.
+                contracts = 1
+                adjusted = split?.readjusted.first { $0.from == contract.root }.flatMap {
+                    contract.adjusted(root: $0.root, deliverable: $0.deliverable)
+                }
+            } else if let factor {
                 adjusted = OptionAdjustment.adjusted(contract, factor: factor)
-            } else if let adjustedRoot, let deliverable {
+            } else if let adjustedRoot = split?.adjustedRoot, let deliverable {
                 adjusted = contract.adjusted(root: adjustedRoot, deliverable: deliverable)
             } else {
                 adjusted = nil
@@ -105,7 +110,7 @@ extension Shard {
             guard let adjusted else { continue }
             let new = engine.register(optionClass.instrument(adjusted))
             guard
-                let entries = engine.adjustOptionPosition(id, option: old, to: new, factor: factor ?? 1, at: now),
+                let entries = engine.adjustOptionPosition(id, option: old, to: new, factor: contracts, at: now),
                 entries.count == 2, case .optionEvent(let out) = entries[0].kind,
                 case .optionEvent(let into) = entries[1].kind
             else { continue }

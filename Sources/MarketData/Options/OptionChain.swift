@@ -31,6 +31,21 @@ public struct UnderlyingHistory: Sendable, Hashable {
         /// Other ratios: the adjusted root its contracts move to and the shares each then delivers.
         public var adjustedRoot: String?
         public var deliverable: Int?
+        /// Contracts already on an adjusted root when this split comes: every such root's contracts move to a new root
+        /// (same count and strike) delivering what they did × the ratio, rounded down — as OCC adjusts an adjusted
+        /// contract again.
+        public var readjusted: [Readjustment] = []
+
+        public struct Readjustment: Sendable, Hashable {
+            public var from: String
+            public var root: String
+            public var deliverable: Int
+            public init(from: String, root: String, deliverable: Int) {
+                self.from = from
+                self.root = root
+                self.deliverable = deliverable
+            }
+        }
         public init(
             exDate: CivilDate, ratio: Double, wholeFactor: Int?, adjustedRoot: String? = nil, deliverable: Int? = nil
         ) {
@@ -243,26 +258,44 @@ public struct OptionClass: Sendable, Hashable {
         return out
     }
 
-    /// The contracts of an expiration that splits other than whole-number ones since its listing moved to adjusted
-    /// roots, the OCC way: every strike listed the day before the ex-date stays, under the adjusted root (`AAPL1`),
-    /// delivering 100 × the ratio shares (150 after 3:2, 10 after 1:10). A split followed by another before the
-    /// expiration is not carried further.
+    /// The contracts of an expiration on adjusted roots, the OCC way, followed through every split since its listing:
+    /// a split that is not a whole number moves every strike listed the day before its ex-date (with those earlier
+    /// whole-number splits carried over) to its adjusted root (`AAPL1`), delivering 100 × the ratio shares (150 after
+    /// 3:2, 10 after 1:10); a later split moves an adjusted root's contracts on again, to a new root delivering what
+    /// they did × its ratio (a 3:2 then a 2:1: 300 shares).
     public func adjustedContracts(expiration: CivilDate, history: UnderlyingHistory) -> [OptionContract] {
         guard !history.splits.isEmpty, let listed = expirations.listingDate(of: expiration) else { return [] }
-        var out: [OptionContract] = []
+        // The standard strikes earlier whole-number splits carried (beyond the grid), and the adjusted roots' strikes.
+        var standard = Set<Price>()
+        var families: [String: (deliverable: Int, strikes: Set<Price>)] = [:]
         for (n, split) in history.splits.enumerated() where split.exDate > listed && split.exDate <= expiration {
-            guard let root = split.adjustedRoot, let deliverable = split.deliverable, n == history.splits.count - 1
-            else { continue }
+            // The grid the day before, in that day's shares: every split from this one on backed out of the closes.
+            let scale = history.splits[n...].reduce(1.0) { $0 * $1.ratio }
             var before = history
             before.date = TradingCalendar.xnys.previousTradingDay(before: split.exDate)
             before.closes = history.closes.filter { $0.date < before.date }.map {
-                UnderlyingHistory.DailyClose(date: $0.date, close: $0.close * split.ratio)
+                UnderlyingHistory.DailyClose(date: $0.date, close: $0.close * scale)
             }
-            for strike in strikes(expiration: expiration, history: before) {
+            let listedBefore = standard.union(strikes(expiration: expiration, history: before))
+            var moved: [String: (deliverable: Int, strikes: Set<Price>)] = [:]
+            for r in split.readjusted {
+                if let family = families[r.from] { moved[r.root] = (r.deliverable, family.strikes) }
+            }
+            families = moved
+            if let factor = split.wholeFactor {
+                standard = Set(listedBefore.compactMap { OptionAdjustment.adjustedStrike($0, factor: factor) })
+            } else if let root = split.adjustedRoot, let deliverable = split.deliverable {
+                families[root] = (deliverable, listedBefore)
+                standard = []
+            }
+        }
+        var out: [OptionContract] = []
+        for (root, family) in families.sorted(by: { $0.key < $1.key }) {
+            for strike in family.strikes.sorted() {
                 for right in OptionRight.allCases {
                     if let c = OptionContract(
                         underlying: underlying, expiration: expiration, right: right, strike: strike, root: root,
-                        deliverable: deliverable)
+                        deliverable: family.deliverable)
                     {
                         out.append(c)
                     }

@@ -129,22 +129,7 @@ public final class OptionMarket: Sendable {
         let longer =
             (try? await feed.corporateActions(symbol, from: date.adding(days: -8 * 366), through: date)) ?? []
         let actions = longer.filter { $0.exDate >= actionsFrom }
-        let adjustedExDates = longer.filter { OptionAdjustment.adjustedDeliverable($0) != nil }.map(\.exDate)
-        var splits: [UnderlyingHistory.Split] = []
-        for action in actions.sorted(by: { $0.exDate < $1.exDate }) where action.kind.changesShares {
-            let ratio = Quantize.level(action.newRate) / Quantize.level(action.oldRate)
-            guard ratio.isFinite, ratio > 0 else { continue }
-            var split = UnderlyingHistory.Split(
-                exDate: action.exDate, ratio: ratio, wholeFactor: OptionAdjustment.wholeSplitFactor(action))
-            if let deliverable = OptionAdjustment.adjustedDeliverable(action) {
-                let earlier = adjustedExDates.filter {
-                    $0 < action.exDate && $0 >= action.exDate.adding(days: -4 * 366)
-                }
-                split.deliverable = deliverable
-                split.adjustedRoot = OptionAdjustment.adjustedRoot(underlying: symbol, ordinal: earlier.count + 1)
-            }
-            splits.append(split)
-        }
+        let splits = Self.splits(of: symbol, longer, from: actionsFrom)
         func sharesToday(on day: CivilDate) -> Double {
             splits.reduce(1.0) { $1.exDate > day ? $0 * $1.ratio : $0 }
         }
@@ -215,6 +200,43 @@ public final class OptionMarket: Sendable {
         let previous = calendar.previousTradingDay(before: date)
         let close = calendar.schedule(on: previous)?.close ?? Timestamp(previous, hour: 16, in: .newYork)
         return (close, 0, close)
+    }
+
+    /// The splits from `from` on, of the share-changing actions of eight years (`actions`), each with the adjusted
+    /// roots it gives contracts, the OCC way. A split that is not a whole number moves the standard contracts to a
+    /// new root; any split moves the contracts of every adjusted root that may still have some (one created in the
+    /// three years before: no contract lives longer) to another new root. A new root is the underlying and a digit,
+    /// one more than the roots created in the four years before it (`OptionAdjustment.adjustedRoot`).
+    static func splits(of symbol: String, _ actions: [CorporateAction], from: CivilDate) -> [UnderlyingHistory.Split] {
+        var created: [(date: CivilDate, root: String, deliverable: Int)] = []
+        var out: [UnderlyingHistory.Split] = []
+        func newRoot(on date: CivilDate) -> String {
+            let recent = created.filter { $0.date >= date.adding(days: -4 * 366) }
+            return OptionAdjustment.adjustedRoot(underlying: symbol, ordinal: recent.count + 1)
+        }
+        for action in actions.sorted(by: { $0.exDate < $1.exDate }) where action.kind.changesShares {
+            let ratio = Quantize.level(action.newRate) / Quantize.level(action.oldRate)
+            guard ratio.isFinite, ratio > 0 else { continue }
+            var split = UnderlyingHistory.Split(
+                exDate: action.exDate, ratio: ratio, wholeFactor: OptionAdjustment.wholeSplitFactor(action))
+            let alive = created.filter { $0.date < action.exDate && $0.date >= action.exDate.adding(days: -3 * 366) }
+            for family in alive {
+                guard
+                    let shares = FixedDecimal(family.deliverable).multiplied(by: action.newRate)
+                        .divided(by: action.oldRate, places: 0, rule: .down)?.integerPart, shares > 0
+                else { continue }
+                let root = newRoot(on: action.exDate)
+                split.readjusted.append(.init(from: family.root, root: root, deliverable: shares))
+                created.append((action.exDate, root, shares))
+            }
+            if let deliverable = OptionAdjustment.adjustedDeliverable(action) {
+                split.deliverable = deliverable
+                split.adjustedRoot = newRoot(on: action.exDate)
+                created.append((action.exDate, split.adjustedRoot ?? symbol, deliverable))
+            }
+            if action.exDate >= from { out.append(split) }
+        }
+        return out
     }
 
     /// Snapshots of contracts of one chain day, with the underlying at its price now (at its close on expiry day for
