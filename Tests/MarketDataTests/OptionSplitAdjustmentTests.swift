@@ -51,6 +51,17 @@ struct OptionSplitAdjustmentTests {
         #expect(odd[1].readjusted == [.init(from: "XYZ1", root: "XYZ2", deliverable: 225)])
         #expect(odd[1].adjustedRoot == "XYZ3" && odd[1].deliverable == 150)
 
+        // A third split moves only the root whose contracts are still there (XYZ2, not XYZ1 again).
+        let three = OptionMarket.splits(
+            of: "XYZ",
+            [
+                Self.split(first, 3, for: 2), Self.split(second, 2, for: 1),
+                Self.split(CivilDate(2028, 9, 5), 3, for: 2),
+            ],
+            from: CivilDate(2025, 1, 1))
+        #expect(three[2].readjusted == [.init(from: "XYZ2", root: "XYZ3", deliverable: 450)])
+        #expect(three[2].adjustedRoot == "XYZ4" && three[2].deliverable == 150)
+
         // Three years on no contract of XYZ1 is left; five years on its root is free again.
         let later = OptionMarket.splits(
             of: "XYZ", [Self.split(first, 3, for: 2), Self.split(CivilDate(2030, 6, 3), 3, for: 2)],

@@ -208,10 +208,13 @@ public final class OptionMarket: Sendable {
     /// three years before: no contract lives longer) to another new root. A new root is the underlying and a digit,
     /// one more than the roots created in the four years before it (`OptionAdjustment.adjustedRoot`).
     static func splits(of symbol: String, _ actions: [CorporateAction], from: CivilDate) -> [UnderlyingHistory.Split] {
-        var created: [(date: CivilDate, root: String, deliverable: Int)] = []
+        // Every root created (its digit counts), and those whose contracts have not moved on since.
+        var created: [CivilDate] = []
+        var live: [(date: CivilDate, root: String, deliverable: Int)] = []
         var out: [UnderlyingHistory.Split] = []
         func newRoot(on date: CivilDate) -> String {
-            let recent = created.filter { $0.date >= date.adding(days: -4 * 366) }
+            let recent = created.filter { $0 >= date.adding(days: -4 * 366) }
+            created.append(date)
             return OptionAdjustment.adjustedRoot(underlying: symbol, ordinal: recent.count + 1)
         }
         for action in actions.sorted(by: { $0.exDate < $1.exDate }) where action.kind.changesShares {
@@ -219,7 +222,8 @@ public final class OptionMarket: Sendable {
             guard ratio.isFinite, ratio > 0 else { continue }
             var split = UnderlyingHistory.Split(
                 exDate: action.exDate, ratio: ratio, wholeFactor: OptionAdjustment.wholeSplitFactor(action))
-            let alive = created.filter { $0.date < action.exDate && $0.date >= action.exDate.adding(days: -3 * 366) }
+            let alive = live.filter { $0.date < action.exDate && $0.date >= action.exDate.adding(days: -3 * 366) }
+            live = []
             for family in alive {
                 guard
                     let shares = FixedDecimal(family.deliverable).multiplied(by: action.newRate)
@@ -227,12 +231,13 @@ public final class OptionMarket: Sendable {
                 else { continue }
                 let root = newRoot(on: action.exDate)
                 split.readjusted.append(.init(from: family.root, root: root, deliverable: shares))
-                created.append((action.exDate, root, shares))
+                live.append((action.exDate, root, shares))
             }
             if let deliverable = OptionAdjustment.adjustedDeliverable(action) {
+                let root = newRoot(on: action.exDate)
                 split.deliverable = deliverable
-                split.adjustedRoot = newRoot(on: action.exDate)
-                created.append((action.exDate, split.adjustedRoot ?? symbol, deliverable))
+                split.adjustedRoot = root
+                live.append((action.exDate, root, deliverable))
             }
             if action.exDate >= from { out.append(split) }
         }
