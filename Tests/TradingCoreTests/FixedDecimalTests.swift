@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import TradingCore
+
+@testable import TradingCore
 
 @Suite("Exact decimals")
 struct FixedDecimalTests {
@@ -118,4 +119,49 @@ struct FixedDecimalTests {
         #expect(d("1").divided(by: d("3"), places: 4, rule: .halfUp) == d("0.3333"))
         #expect(FixedDecimal(raw: Int128.max).addingReportingOverflow(FixedDecimal(raw: 1)) == nil)
     }
+
+    @Test(
+        "the 64-bit way of printing (every price) writes what the general one does, for any size, sign and places asked, over many seeds"
+    )
+    func fastFormattingAgrees() {
+        for seed in UInt64(1)...8 {
+            var generator = SplitMix(seed: seed)
+            for _ in 0..<20_000 {
+                // Magnitudes from a unit to past the 64-bit edge, with trailing zeros as often as not.
+                let digits = Int.random(in: 1...21, using: &generator)
+                var raw = Int128(UInt64.random(in: 0...UInt64.max, using: &generator)) % Int128(10) ** digits
+                if Bool.random(using: &generator) {
+                    raw -= raw % (Int128(10) ** Int.random(in: 0...9, using: &generator))
+                }
+                if Bool.random(using: &generator) { raw = -raw }
+                if digits == 21 { raw = Int128(UInt64.max) + Int128.random(in: -2...2, using: &generator) }
+                let value = FixedDecimal(raw: raw)
+                let minimum = Int.random(in: 0...10, using: &generator)
+                let maximum = Int.random(in: minimum...12, using: &generator)
+                #expect(
+                    value.formatted(minimumPlaces: minimum, maximumPlaces: maximum)
+                        == value.formattedWide(minimumPlaces: minimum, maximumPlaces: maximum),
+                    "\(raw) \(minimum) \(maximum)")
+            }
+        }
+    }
 }
+
+/// A small seeded generator: the same numbers on every machine.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+private func ** (base: Int128, exponent: Int) -> Int128 {
+    (0..<exponent).reduce(Int128(1)) { result, _ in result * base }
+}
+
+infix operator ** : MultiplicationPrecedence

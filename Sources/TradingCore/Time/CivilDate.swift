@@ -76,7 +76,11 @@ public struct CivilDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public func adding(days: Int) -> CivilDate { CivilDate(daysSinceEpoch: daysSinceEpoch + days) }
 
-    public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool { lhs.daysSinceEpoch < rhs.daysSinceEpoch }
+    /// Calendar order: by year, then month, then day (the same as by `daysSinceEpoch`, without its arithmetic — a
+    /// chain compares thousands of expirations).
+    public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
 
     public var description: String {
         let m = month < 10 ? "0\(month)" : "\(month)"
