@@ -141,6 +141,38 @@ struct OptionChainTests {
     }
 
     @Test(
+        "the book a fill trades against tops out at the quoted bid and ask and steps a tick further out for four levels",
+        arguments: ["SPY", "AAPL", "F"])
+    func bookDepth(_ symbol: String) async throws {
+        for hour in [9, 11, 13, 15] {
+            let now = Timestamp(CivilDate(2026, 11, 20), hour: hour, minute: 45, in: .newYork)
+            let options = options(at: now)
+            let optionClass = try #require(options.optionClass(symbol))
+            let chain = try await options.chain(symbol)
+            for contract in chain.contracts.filter({ $0.expiration == chain.contracts[0].expiration }) {
+                let snapshot = try #require(try await options.snapshot(contract.occSymbol))
+                let quote = try #require(try await options.quote(contract.occSymbol))
+                #expect(quote.asks.best?.price == snapshot.ask)
+                #expect(quote.asks.best?.size == FixedDecimal(snapshot.askSize))
+                #expect(quote.asks.count == BookSide.capacity, "\(contract.occSymbol) at \(hour):45")
+                if snapshot.bid.isPositive {
+                    #expect(quote.bids.best?.price == snapshot.bid)
+                    #expect(quote.bids.best?.size == FixedDecimal(snapshot.bidSize))
+                } else {
+                    #expect(quote.bids.isEmpty)
+                }
+                for (side, sign) in [(quote.asks, 1), (quote.bids, -1)] where side.count > 1 {
+                    for n in 1..<side.count {
+                        let (nearer, further) = (side[n - 1], side[n])
+                        #expect(further.price == nearer.price + optionClass.tick(at: nearer.price).times(sign))
+                        #expect(further.size.isPositive && further.price.isPositive)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(
         "chains have strikes on their grid, calls cheaper and puts dearer as the strike rises, no negative butterfly",
         arguments: ["SPY", "AAPL", "NVDA", "KO", "F", "BKNG"])
     func noArbitrage(_ symbol: String) async throws {

@@ -67,8 +67,14 @@ def test_a_call_is_bought_at_the_ask_and_sold_at_the_bid_with_the_premium_times_
     assert bought.asset_class == AssetClass.US_OPTION and str(bought.asset_id) == contract.id
     assert bought.position_intent == PositionIntent.BUY_TO_OPEN
     premium = money(bought.filled_avg_price)
-    # A premium on the Penny Program's grid: cents below $3, nickels from $3 (AAPL is not a penny-everywhere class).
-    assert premium % (D("0.05") if premium >= 3 else D("0.01")) == 0
+    # Every fill on the Penny Program's grid: cents below $3, nickels from $3 (AAPL is not a penny-everywhere class).
+    # Two contracts fill at once even when the ask shows one: the order walks the book behind it.
+    fills = [a for a in requests.get(f"{server.url}/v2/account/activities/FILL", headers=headers(server)).json()
+             if a["order_id"] == str(bought.id)]
+    assert sum(money(f["qty"]) for f in fills) == 2
+    for fill in fills:
+        price = money(fill["price"])
+        assert price % (D("0.05") if price >= 3 else D("0.01")) == 0, fill
 
     [position] = [p for p in client.get_all_positions() if p.symbol == symbol]
     assert position.asset_class == AssetClass.US_OPTION and str(position.asset_id) == contract.id

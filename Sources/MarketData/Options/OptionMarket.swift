@@ -538,6 +538,29 @@ extension OptionMarket {
 }
 
 extension OptionMarket {
+    /// One side of a contract's book: the quoted bid (`.buy`) or ask (`.sell`) and its size on top, then four levels
+    /// a tick apart each further from the money, as the other exchanges' market makers stand behind the best quote.
+    /// Deeper levels show more contracts (drawn each minute, the same on every node), so a market order larger than
+    /// the quoted size walks the book to a worse price instead of waiting a minute for the rest. No bids below zero.
+    func depth(_ snapshot: OptionSnapshot, side: OrderSide) -> BookSide {
+        let top = side == .buy ? snapshot.bid : snapshot.ask
+        guard top.isPositive else { return .empty }
+        let topSize = side == .buy ? snapshot.bidSize : snapshot.askSize
+        let optionClass = optionClass(snapshot.contract.underlying)
+        let minute = UInt64(max(snapshot.time.seconds / 60, 0))
+        let key = CounterRandom.hash(CounterRandom.key(snapshot.contract.occSymbol), minute, side == .buy ? 5 : 6)
+        var levels: [(Price, Quantity)] = [(top, FixedDecimal(max(topSize, 1)))]
+        var price = top
+        for level in 1..<BookSide.capacity {
+            let tick = optionClass?.tick(at: price) ?? OptionQuoteModel.cent
+            price = side == .buy ? price - tick : price + tick
+            guard price.isPositive else { break }
+            let draw = CounterRandom.uniform(CounterRandom.hash(key, UInt64(level)))
+            levels.append((price, FixedDecimal(1 + Int(draw * Double(max(topSize, 5) * (level + 1))))))
+        }
+        return BookSide(levels)
+    }
+
     /// The instrument the engine trades for an OCC symbol whose underlying lists options, without asking whether the
     /// contract is listed (positions and orders being restored name contracts that were); nil for anything else.
     public func instrument(_ symbol: String) -> Instrument? {
@@ -557,8 +580,9 @@ extension OptionMarket {
         return optionClass.instrument(found.contract)
     }
 
-    /// A contract's market as the engine trades against it: its snapshot's bid and ask (with their sizes) as a
-    /// one-level book, the last print (the model's value before the first), the previous close, the day's volume. The
+    /// A contract's market as the engine trades against it: its snapshot's bid and ask (with their sizes) at the top
+    /// of a five-level book (see `depth`), the last print (the model's value before the first), the previous close,
+    /// the day's volume. The
     /// phase is the underlying's regular session (options do not trade in extended hours); after expiry it is closed.
     /// While the underlying is halted its options are too (the options exchanges halt them with it): the quote carries
     /// the underlying's halt and no bids or offers, so nothing fills until the reopening. nil when the contract was
@@ -572,9 +596,8 @@ extension OptionMarket {
         return MarketQuote(
             symbol: snapshot.contract.occSymbol, time: snapshot.time, last: last, open: nil, high: nil, low: nil,
             previousClose: snapshot.previousClose ?? last, volume: FixedDecimal(snapshot.volume), turnover: .zero,
-            bids: halt == nil && snapshot.bid.isPositive
-                ? BookSide([(snapshot.bid, FixedDecimal(snapshot.bidSize))]) : .empty,
-            asks: halt == nil ? BookSide([(snapshot.ask, FixedDecimal(snapshot.askSize))]) : .empty,
+            bids: halt == nil ? depth(snapshot, side: .buy) : .empty,
+            asks: halt == nil ? depth(snapshot, side: .sell) : .empty,
             limitUp: nil, limitDown: nil, phase: open ? .continuous : .closed, tradingDate: underlying.tradingDate,
             lastTradeTime: snapshot.lastTime, halt: halt)
     }
