@@ -8,10 +8,11 @@
 ///   need when no long call covers them.
 /// - Each leg is a child order on its contract for `qty × ratio` contracts, with its own intent (buy or sell, to open
 ///   or to close); a leg that sells contracts held holds them.
-/// - The package fills all at once or not at all at each quote: every leg at its own side's best price (buys at the
-///   ask, sells at the bid — never a price that was not quoted), when the net is within the limit, for as many units
-///   as every leg's displayed size allows. Fills are booked leg by leg (each an ordinary fill with its activity); the
-///   parent's average price is the net per unit.
+/// - A package's units fill whole — every leg of a unit at once — at each quote: every leg at its own side's best
+///   price (buys at the ask, sells at the bid — never a price that was not quoted), when the net is within the
+///   limit, for as many units as every leg's displayed size allows; units beyond that walk the legs' books level by
+///   level while the net stays within the limit. Fills are booked leg by leg (each an ordinary fill with its
+///   activity); the parent's average price is the net per unit.
 /// - Canceling, expiring or a system cancel of the parent or of any leg ends the whole package.
 extension TradingEngine {
     /// The most legs a package may have (Alpaca: 2–4).
@@ -432,37 +433,57 @@ extension TradingEngine {
         for id in ids { matchPackage(id, at: time) }
     }
 
-    /// Fills as many units of a package as every leg's quote allows at once, when the net is within its limit.
+    /// Fills as many units of a package as the legs' books allow, when the net is within its limit: a round at every
+    /// leg's best level, then — while units are left — rounds further into the books (a leg moves to its next level
+    /// when what is left at its current one cannot make a whole unit), each round priced at its own levels and
+    /// checked against the limit again, until a book runs out or the net passes the limit.
     mutating func matchPackage(_ parentID: OrderID, at time: Timestamp) {
+        var walk = PackageWalk()
+        for _ in 0..<(BookSide.capacity * Self.maximumLegs) {
+            guard fillPackageRound(parentID, walk: &walk, at: time) else { return }
+        }
+    }
+
+    /// One round of `matchPackage`: the units every leg's current level can give at once. Returns whether the
+    /// package is still working and another round may fill more.
+    private mutating func fillPackageRound(_ parentID: OrderID, walk: inout PackageWalk, at time: Timestamp) -> Bool {
         guard let parent = orders[parentID], parent.status.isOpen, parent.eligibleAt <= time,
             let package = package(of: parent), let leaves = parent.leavesQty, leaves.isPositive,
             let account = accounts[parent.accountID]
-        else { return }
+        else { return false }
         var net = FixedDecimal.zero
         var units = leaves
         var prices: [Price] = []
-        for leg in package.legs {
+        for (k, leg) in package.legs.enumerated() {
             let i = Int(leg.instrument.index)
             let instrument = instruments[i]
             let phase = self.phase(of: instrument, at: time)
-            guard phase.isRegularTrading || configuration.sessions == .alwaysOpen else { return }
+            guard phase.isRegularTrading || configuration.sessions == .alwaysOpen else { return false }
             if configuration.sessions == .exchangeCalendars {
                 let window = sessionCache.window(instrument.calendar, at: time)
-                guard books[i].quoteTime >= window.start else { return }
+                guard books[i].quoteTime >= window.start else { return false }
             }
-            guard let quote = books[i].quote else { return }
+            guard let quote = books[i].quote else { return false }
             let side = leg.side == .buy ? quote.asks : quote.bids
-            guard side.count > 0, side[0].price.isPositive else { return }
-            let level = side[0]
-            let size = level.size.multiplied(by: configuration.quoteParticipation, rule: .down)
-            let fits = (size.divided(by: FixedDecimal(leg.ratio), rule: .down) ?? .zero).rounded(places: 0, rule: .down)
+            let ratio = FixedDecimal(leg.ratio)
+            func left(_ level: Int) -> Quantity {
+                side[level].size.multiplied(by: configuration.quoteParticipation, rule: .down)
+                    - (level == walk.levels[k] ? walk.taken[k] : .zero)
+            }
+            while walk.levels[k] < side.count, left(walk.levels[k]) < ratio {
+                walk.levels[k] += 1
+                walk.taken[k] = .zero
+            }
+            guard walk.levels[k] < side.count else { return false }
+            let level = side[walk.levels[k]]
+            let fits = (left(walk.levels[k]).divided(by: ratio, rule: .down) ?? .zero).rounded(places: 0, rule: .down)
             units = Swift.min(units, fits)
             prices.append(level.price)
             let value = level.price.times(leg.ratio)
             net += leg.side == .buy ? value : -value
         }
-        if let limit = parent.limitPrice, parent.type == .limit, net > limit { return }
-        guard units.isPositive else { return }
+        if let limit = parent.limitPrice, parent.type == .limit, net > limit { return false }
+        guard units.isPositive else { return false }
 
         // The account must carry the units at these prices: shares for calls no long call covers, and cash for the
         // net debit and what the written legs add (the parent's own hold is there for it).
@@ -479,7 +500,7 @@ extension TradingEngine {
                     ? "filling it would leave calls written uncovered: the shares that cover them are no longer free"
                     : "insufficient buying power to fill it at a net \(net)",
                 at: time)
-            return
+            return false
         }
 
         releaseReservations(parentID)
@@ -490,23 +511,32 @@ extension TradingEngine {
                 child, qty: units.times(leg.ratio), price: prices[k], instrument: instrument,
                 date: tradingDate(instrument, at: time), at: time)
         }
-        let (complete, filledQty): (Bool, Quantity) =
+        for (k, leg) in package.legs.enumerated() { walk.taken[k] += units.times(leg.ratio) }
+        let complete =
             orders.update(parentID) { order in
                 order.filledQty += units
                 order.filledValue += net.multiplied(by: units)
                 order.updatedAt = time
                 order.status = order.status.after(.partialFill) ?? order.status
-                return (order.filledQty >= (order.qty ?? .zero), order.filledQty)
-            } ?? (true, .zero)
-        _ = filledQty
+                return order.filledQty >= (order.qty ?? .zero)
+            } ?? true
         if complete {
             finish(parentID, .fill, reason: nil, at: time)
-        } else {
-            reserve(parentID)
-            publish(.partialFill, parentID, at: time)
+            return false
         }
+        reserve(parentID)
+        publish(.partialFill, parentID, at: time)
+        return true
     }
+}
 
+/// How far one `matchPackage` has walked each leg's book: the level it is at and the contracts it took there.
+struct PackageWalk {
+    var levels = [Int](repeating: 0, count: TradingEngine.maximumLegs)
+    var taken = [Quantity](repeating: .zero, count: TradingEngine.maximumLegs)
+}
+
+extension TradingEngine {
     /// After a package's parent or leg ended: a parent that ended ends its open legs the same way; a leg that ended
     /// other than by filling ends the package.
     mutating func resolvePackage(after order: Order, at time: Timestamp) {

@@ -67,6 +67,49 @@ struct MultiLegOrderTests {
         #expect(replay.cash == f.cash(f.us))
     }
 
+    /// Sets a contract's book: levels of (price, size), best first, the same on both sides a dime apart.
+    mutating func book(_ id: InstrumentID, asks: [(String, Int)], bids: [(String, Int)], at time: Timestamp) {
+        f.engine.apply(
+            MarketEvent(
+                instrument: id, time: time,
+                kind: .quote(
+                    Quote(
+                        bids: BookSide(bids.map { (d($0.0), FixedDecimal($0.1)) }),
+                        asks: BookSide(asks.map { (d($0.0), FixedDecimal($0.1)) })))))
+    }
+
+    @Test("units beyond the best levels' sizes walk the legs' books, each round at its own prices, within the limit")
+    mutating func walksTheBooks() throws {
+        // The long 240 call shows 1 contract at 12.10, then 2 at 12.15 and 5 at 12.20; the written 250 call's bid
+        // is deep.
+        book(id(.call, "240"), asks: [("12.10", 1), ("12.15", 2), ("12.20", 5)], bids: [("12.00", 50)], at: t)
+        // At market, 4 units: 1 at 12.10, 2 at 12.15, 1 at 12.20 against the 5.10 bid.
+        let market = try #require(
+            f.place(mleg("4", [(.call, "240", .buy, 1), (.call, "250", .sell, 1)]), account: f.us, at: t).order)
+        #expect(market.status == .filled && market.filledQty == d("4"))
+        #expect(market.filledAvgPrice == d("7.05"))  // (7.00 + 2 × 7.05 + 7.10) / 4
+        let long = try #require(f.engine.order(market.legs[0]))
+        #expect(long.filledQty == d("4") && long.filledAvgPrice == d("12.15"))
+        #expect(f.position(f.us, id(.call, "240"))?.qty == d("4"))
+        let replay = LedgerReplay(startingCash: d("100000"), entries: f.ledger(f.us))
+        #expect(replay.cash == f.cash(f.us))
+
+        // A net limit of 7.05 stops the walk before the 12.20 level: 3 of 5 units fill, the rest rests.
+        let t2 = t.adding(seconds: 1)
+        book(id(.call, "240"), asks: [("12.10", 1), ("12.15", 2), ("12.20", 5)], bids: [("12.00", 50)], at: t2)
+        let limited = try #require(
+            f.place(
+                mleg("5", [(.call, "240", .buy, 1), (.call, "250", .sell, 1)], limit: "7.05"), account: f.us, at: t2
+            )
+            .order)
+        let after = try #require(f.engine.order(limited.id))
+        #expect(after.status == .partiallyFilled && after.filledQty == d("3"))
+        // Bought 1 at 12.10 and 2 at 12.15: 36.40 for 3 units' long legs, 3 × 5.10 taken in.
+        #expect(after.filledValue == d("36.40") - d("15.30"))
+        #expect(f.position(f.us, id(.call, "240"))?.qty == d("7") && f.position(f.us, id(.call, "250"))?.qty == d("-7"))
+        #expect(account.reservedCash > .zero)
+    }
+
     @Test(
         "a put credit spread at a net credit limit fills when the credit is at least the limit, and sets aside the spread's width"
     )
