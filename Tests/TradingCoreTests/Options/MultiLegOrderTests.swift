@@ -87,7 +87,7 @@ struct MultiLegOrderTests {
         let market = try #require(
             f.place(mleg("4", [(.call, "240", .buy, 1), (.call, "250", .sell, 1)]), account: f.us, at: t).order)
         #expect(market.status == .filled && market.filledQty == d("4"))
-        #expect(market.filledAvgPrice == d("7.05"))  // (7.00 + 2 × 7.05 + 7.10) / 4
+        #expect(market.filledAvgPrice == d("7.05")) // (7.00 + 2 × 7.05 + 7.10) / 4
         let long = try #require(f.engine.order(market.legs[0]))
         #expect(long.filledQty == d("4") && long.filledAvgPrice == d("12.15"))
         #expect(f.position(f.us, id(.call, "240"))?.qty == d("4"))
