@@ -323,6 +323,7 @@ extension LedgerEntry.Kind {
             case .expiry: return "option_expiry"
             case .assignment: return "option_assignment"
             case .adjustment: return "option_adjustment"
+            case .cashDeliverable: return "option_cash_deliverable"
             }
         case .optionDelivery: return "option_delivery"
         }

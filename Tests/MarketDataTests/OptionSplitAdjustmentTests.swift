@@ -72,10 +72,15 @@ struct OptionSplitAdjustmentTests {
             from: CivilDate(2025, 1, 1))
         #expect(free[1].adjustedRoot == "XYZ1")
 
-        // 1:20 twice: 5 shares, then a quarter of one — no contract delivers that.
+        // 1:20 twice: 5 shares, then a quarter of one — no contract delivers that: XYZ1's contracts settle in cash
+        // on the second ex-date (OCC's accelerated expiration), and no root is made for them.
         let pennies = OptionMarket.splits(
             of: "XYZ", [Self.split(first, 1, for: 20), Self.split(second, 1, for: 20)], from: CivilDate(2025, 1, 1))
         #expect(pennies[0].deliverable == 5 && pennies[1].readjusted.isEmpty)
+        let quarter = FixedDecimal(units: 25, exponent: 2)
+        #expect(pennies[1].cashSettled == [.init(root: "XYZ1", deliverable: 5, shares: quarter)])
+        #expect(pennies[1].adjustedRoot == "XYZ2" && pennies[1].deliverable == 5)
+        #expect(splits[1].cashSettled.isEmpty && odd[1].cashSettled.isEmpty && three[2].cashSettled.isEmpty)
     }
 
     @Test(

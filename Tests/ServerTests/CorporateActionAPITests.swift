@@ -266,6 +266,76 @@ struct CorporateActionAPITests {
         }
     }
 
+    @Test(
+        "a second reverse split that leaves an adjusted contract less than a share settles it in cash that day, the OCC way: the holder paid the cash in lieu less the aggregate strike, an OPCSH activity, a notification"
+    )
+    func cashDeliverable() async throws {
+        try await ServerFixture.with { f in
+            let brokerage = f.services.brokerage
+            let market = f.services.market
+            // A stock with two share-changing splits within three years, the first leaving a deliverable that the
+            // second takes below one share (1:20 twice: 5 shares, then a quarter of one).
+            var found: (symbol: String, first: Int, second: CorporateAction, shares: FixedDecimal)?
+            search: for entry in market.directory.entries where brokerage.options.optionClass(entry.symbol) != nil {
+                let splits = market.corporateActions(
+                    entry.symbol, from: CivilDate(2027, 1, 1), through: CivilDate(2032, 12, 31)
+                ).filter(\.kind.changesShares)
+                for (first, second) in zip(splits, splits.dropFirst())
+                where second.exDate < first.exDate.adding(days: 3 * 366) {
+                    guard let deliverable = OptionAdjustment.adjustedDeliverable(first),
+                        let shares = FixedDecimal(deliverable).multiplied(by: second.newRate)
+                            .divided(by: second.oldRate, places: 6, rule: .down),
+                        shares < .one
+                    else { continue }
+                    found = (entry.symbol, deliverable, second, shares)
+                    break search
+                }
+            }
+            let (symbol, deliverable, split, shares) = try #require(found)
+            let eve = TradingCalendar.xnys.previousTradingDay(before: split.exDate)
+            brokerage.clock.set(Timestamp(eve, hour: 10, in: .newYork))
+            try await brokerage.applyCorporateActions()
+            let spot = try await brokerage.feed.quote(symbol).last
+            // An adjusted call deep in the money: its deliverable worth well over its aggregate strike.
+            let worth = spot.times(deliverable).multiplied(by: FixedDecimal(units: 8, exponent: 1))
+            let adjusted = try await brokerage.options.chain(symbol).contracts.filter {
+                $0.root != symbol && $0.deliverable == deliverable && $0.right == .call && $0.expiration > split.exDate
+                    && $0.strike.times(100) < worth
+            }
+            let call = try #require(adjusted.max { $0.strike < $1.strike })
+            let bought = try await brokerage.submit(
+                OrderRequest(symbol: call.occSymbol, side: .buy, type: .market, timeInForce: .day, qty: 2),
+                account: f.accountID)
+            #expect(bought.status == .filled)
+            let before = try await brokerage.summary(f.accountID).account.cash
+
+            brokerage.clock.set(Timestamp(split.exDate, hour: 9, minute: 31, in: .newYork))
+            try await brokerage.applyCorporateActions()
+            try await brokerage.applyCorporateActions()
+            let reference = try await brokerage.feed.quote(symbol).previousClose
+            let cashPerContract = reference.multiplied(by: shares).rounded(places: 2, rule: .halfUp)
+            let value = (cashPerContract - call.strike.times(100)).times(2)
+            #expect(value.isPositive)
+            let after = try await brokerage.summary(f.accountID)
+            #expect(!after.positions.contains { $0.position.symbol.hasPrefix(call.root) })
+            #expect(after.account.cash == before + value)
+            try await f.app.test(.router) { client in
+                try await client.execute(uri: "/v2/account/activities/OPCSH", method: .get, headers: f.auth) {
+                    response in
+                    let item = (f.json(response).array ?? []).first
+                    #expect(item?["symbol"]?.string == call.occSymbol && item?["qty"]?.string == "-2")
+                    #expect(item?["net_amount"]?.string == value.description)
+                }
+            }
+            let user = try #require(await brokerage.accountRecord(f.accountID)?.userID)
+            let notes = try await brokerage.notifications.recent(user: user).items.filter {
+                $0.kind == "option_cash_deliverable"
+            }
+            #expect(notes.count == 1)
+            #expect(notes.first?.body.contains("were paid $\(value.formatted(places: 2))") == true, "\(notes)")
+        }
+    }
+
     @Test("a cash dividend on its ex-date: cash per share held, exactly; a DIV activity with the per-share amount")
     func dividend() async throws {
         try await ServerFixture.with { f in

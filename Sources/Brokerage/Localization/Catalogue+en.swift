@@ -89,6 +89,13 @@ extension Catalogue {
             "{underlying} split {ratio}: your {before} contracts of {old} are now {after} contracts of {new} (strike {strike}), each for {shares} shares; the cost basis is unchanged and open orders on {old} were canceled.",
         "option.adjusted.written.body":
             "{underlying} split {ratio}: the {before} contracts of {old} you wrote are now {after} contracts of {new} (strike {strike}), each for {shares} shares; the premium taken is unchanged and open orders on {old} were canceled.",
+        "option.cash_deliverable.title": "{symbol} settled in cash after the {underlying} split",
+        "option.cash_deliverable.body":
+            "{underlying} split {ratio}, which left each contract of {symbol} {shares} of a share to deliver. That fraction is paid as cash ({cash} a contract), so the contracts expired today and settled at their value: your {contracts} contracts were paid {amount}.",
+        "option.cash_deliverable.written.body":
+            "{underlying} split {ratio}, which left each contract of {symbol} {shares} of a share to deliver. That fraction is paid as cash ({cash} a contract), so the contracts expired today and settled at their value: the {contracts} contracts you wrote cost {amount}.",
+        "option.cash_deliverable.worthless.body":
+            "{underlying} split {ratio}, which left each contract of {symbol} {shares} of a share to deliver. That fraction is paid as cash ({cash} a contract), so the contracts expired today and settled at their value: your {contracts} contracts were worth nothing.",
         "option.sell_out.title": "{symbol} sold before expiry",
         "option.sell_out.body":
             "Your {contracts} contracts of {symbol} expire today in the money, but they could not be exercised ({reason}), so papertrade is selling them at market before the close.",

@@ -71,6 +71,13 @@ extension Catalogue {
             "{underlying} 按 {ratio} 拆股：您持有的 {before} 张 {old} 现为 {after} 张 {new}（行权价 {strike}），每张对应 {shares} 股；持仓成本不变，{old} 的未成交订单已撤销。",
         "option.adjusted.written.body":
             "{underlying} 按 {ratio} 拆股：您卖出的 {before} 张 {old} 现为 {after} 张 {new}（行权价 {strike}），每张对应 {shares} 股；所收权利金不变，{old} 的未成交订单已撤销。",
+        "option.cash_deliverable.title": "{underlying} 合股后 {symbol} 以现金结算",
+        "option.cash_deliverable.body":
+            "{underlying} 按 {ratio} 合股，{symbol} 每张只剩 {shares} 股可交割。不足一股的部分以现金支付（每张 {cash}），合约因此于今日到期并按其价值结算：您持有的 {contracts} 张获付 {amount}。",
+        "option.cash_deliverable.written.body":
+            "{underlying} 按 {ratio} 合股，{symbol} 每张只剩 {shares} 股可交割。不足一股的部分以现金支付（每张 {cash}），合约因此于今日到期并按其价值结算：您卖出的 {contracts} 张支付 {amount}。",
+        "option.cash_deliverable.worthless.body":
+            "{underlying} 按 {ratio} 合股，{symbol} 每张只剩 {shares} 股可交割。不足一股的部分以现金支付（每张 {cash}），合约因此于今日到期并按其价值结算：您持有的 {contracts} 张价值为零。",
         "option.sell_out.title": "{symbol} 到期前卖出",
         "option.sell_out.body": "您持有的 {contracts} 张 {symbol} 今日到期且为价内，但无法行权（{reason}），papertrade 正在收盘前以市价卖出。",
         "alert.title": "{symbol} 价格提醒",

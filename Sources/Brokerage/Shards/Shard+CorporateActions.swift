@@ -46,7 +46,9 @@ extension Shard {
                 // The fraction of a share a split leaves is paid at the ex-date's reference price.
                 let quote = sessions[action.symbol]
                 let reference = quote?.tradingDate == action.exDate ? quote?.previousClose : nil
-                if action.kind.changesShares { await adjustOptions(of: id, for: action, at: now) }
+                if action.kind.changesShares {
+                    await adjustOptions(of: id, for: action, referencePrice: reference, at: now)
+                }
                 guard let entry = engine.applyCorporateAction(action, to: id, referencePrice: reference, at: now),
                     case .corporateAction(let booking) = entry.kind
                 else { continue }
@@ -71,9 +73,13 @@ extension Shard {
     /// split, the OCC way (`TradingEngine.adjustOptionPosition`): after a whole-number split N contracts at the strike
     /// ÷ N for each one; after another ratio the same contracts under the adjusted root its chain lists, delivering
     /// 100 × the ratio shares. Contracts already on an adjusted root move, whatever the ratio, to the root the chain
-    /// gives them at this split, delivering what they did × the ratio. Open orders on them are canceled. The owner
-    /// is told, in their language.
-    func adjustOptions(of id: AccountID, for action: CorporateAction, at now: Timestamp) async {
+    /// gives them at this split, delivering what they did × the ratio — or, when that is less than a share, settle in
+    /// cash that day (`TradingEngine.settleOptionInCash`): the fraction of a share at the ex-date's reference price
+    /// (`referencePrice`, else the underlying's last close) is what each contract delivers. Open orders on them are
+    /// canceled. The owner is told, in their language.
+    func adjustOptions(
+        of id: AccountID, for action: CorporateAction, referencePrice: Price?, at now: Timestamp
+    ) async {
         guard let account = engine.account(id), let optionClass = market.options.optionClass(action.symbol) else {
             return
         }
@@ -92,6 +98,12 @@ extension Shard {
         let deliverable = OptionAdjustment.adjustedDeliverable(action)
         for old in affected.sorted(by: { engine.instrument($0).symbol < engine.instrument($1).symbol }) {
             guard let contract = engine.instrument(old).option else { continue }
+            if let cashOnly = split?.cashSettled.first(where: { $0.root == contract.root }) {
+                let close = try? await market.options.chain(action.symbol, on: action.exDate).history.lastClosePrice
+                guard let price = referencePrice ?? close else { continue }
+                settleInCash(id, option: old, cashOnly, price: price, action: action, at: now)
+                continue
+            }
             let adjusted: OptionContract?
             var contracts = factor ?? 1
             if contract.root != contract.underlying {
@@ -126,6 +138,36 @@ extension Shard {
                 body: text(out.qty.isPositive ? "option.adjusted.written.body" : "option.adjusted.body", values),
                 at: now)
         }
+    }
+
+    /// Settles the account's contracts whose deliverable a split made cash only, and tells the owner what was paid.
+    func settleInCash(
+        _ id: AccountID, option: InstrumentID, _ settlement: UnderlyingHistory.Split.CashSettlement, price: Price,
+        action: CorporateAction, at now: Timestamp
+    ) {
+        let currency = engine.account(id)?.currency ?? .usd
+        let cashPerContract = currency.round(price.multiplied(by: settlement.shares), .halfUp)
+        guard
+            let entry = engine.settleOptionInCash(
+                id, option: option, cashPerContract: cashPerContract, underlyingPrice: price, at: now),
+            case .optionEvent(let event) = entry.kind
+        else { return }
+        let text = text(for: id)
+        let values = [
+            "underlying": action.symbol, "ratio": "\(action.newRate)-for-\(action.oldRate)",
+            "contracts": event.qty.magnitude.description, "symbol": event.symbol,
+            "shares": settlement.shares.description,
+            "cash": MoneyText.text(cashPerContract, symbol: currency.symbol, minimumPlaces: 2),
+            "amount": MoneyText.text(entry.cashChange.magnitude, symbol: currency.symbol, minimumPlaces: 2),
+        ]
+        notify(
+            id, kind: "option_cash_deliverable", title: text("option.cash_deliverable.title", values),
+            body: text(
+                entry.cashChange.isZero
+                    ? "option.cash_deliverable.worthless.body"
+                    : event.qty.isPositive ? "option.cash_deliverable.written.body" : "option.cash_deliverable.body",
+                values),
+            at: now)
     }
 
     func notify(_ id: AccountID, booking b: CorporateActionBooking, cash: FixedDecimal, at now: Timestamp) {

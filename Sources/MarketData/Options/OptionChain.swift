@@ -35,6 +35,23 @@ public struct UnderlyingHistory: Sendable, Hashable {
         /// (same count and strike) delivering what they did × the ratio, rounded down — as OCC adjusts an adjusted
         /// contract again.
         public var readjusted: [Readjustment] = []
+        /// Adjusted roots this split leaves delivering less than a share (a reverse split of a contract already
+        /// delivering few): OCC pays the fraction as cash in lieu, which makes the deliverable cash only, and
+        /// accelerates their expiration to the ex-date — they settle in cash that day and are listed no more.
+        public var cashSettled: [CashSettlement] = []
+
+        /// Contracts of `root`, each delivering `deliverable` shares before the split and `shares` (less than one)
+        /// after it, paid as cash.
+        public struct CashSettlement: Sendable, Hashable {
+            public var root: String
+            public var deliverable: Int
+            public var shares: FixedDecimal
+            public init(root: String, deliverable: Int, shares: FixedDecimal) {
+                self.root = root
+                self.deliverable = deliverable
+                self.shares = shares
+            }
+        }
 
         public struct Readjustment: Sendable, Hashable {
             public var from: String
@@ -56,6 +73,9 @@ public struct UnderlyingHistory: Sendable, Hashable {
             self.deliverable = deliverable
         }
     }
+
+    /// The last close, in today's shares, to the cent (nil before the underlying's first close).
+    public var lastClosePrice: Price? { closes.last.map { Quantize.amount($0.close) } }
 
     public struct DailyClose: Sendable, Hashable {
         public var date: CivilDate

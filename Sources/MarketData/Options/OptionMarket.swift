@@ -225,10 +225,15 @@ public final class OptionMarket: Sendable {
             let alive = live.filter { $0.date < action.exDate && $0.date >= action.exDate.adding(days: -3 * 366) }
             live = []
             for family in alive {
-                guard
-                    let shares = FixedDecimal(family.deliverable).multiplied(by: action.newRate)
-                        .divided(by: action.oldRate, places: 0, rule: .down)?.integerPart, shares > 0
-                else { continue }
+                let exact = FixedDecimal(family.deliverable).multiplied(by: action.newRate)
+                    .divided(by: action.oldRate, places: 6, rule: .down)
+                guard let shares = exact?.rounded(places: 0, rule: .down).integerPart, shares > 0 else {
+                    if let exact {
+                        split.cashSettled.append(
+                            .init(root: family.root, deliverable: family.deliverable, shares: exact))
+                    }
+                    continue
+                }
                 let root = newRoot(on: action.exDate)
                 split.readjusted.append(.init(from: family.root, root: root, deliverable: shares))
                 live.append((action.exDate, root, shares))

@@ -279,7 +279,7 @@ enum ActivityEncoding {
         "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"], "RESET": ["reset"],
         "INT": ["interest"], "MISC": ["margin_call"], "DIV": ["dividend"], "OPEXC": ["option_exercise"],
         "OPEXP": ["option_expiry"], "OPASN": ["option_assignment"], "OPTRD": ["option_delivery"],
-        "OPCA": ["option_adjustment"],
+        "OPCA": ["option_adjustment"], "OPCSH": ["option_cash_deliverable"],
         "SPLIT": ["forward_split", "reverse_split", "stock_dividend"], "FORWARD_SPLIT": ["forward_split"],
         "REVERSE_SPLIT": ["reverse_split"],
     ]
@@ -384,6 +384,11 @@ enum ActivityEncoding {
                     (
                         "OPCA",
                         "option corporate action: \(contracts) \(event.qty.isNegative ? "adjusted for a split of the underlying" : "after the split's adjustment")"
+                    )
+                case .cashDeliverable:
+                    (
+                        "OPCSH",
+                        "option cash deliverable: \(contracts) settled in cash, their deliverable now cash in lieu of a fraction of a share\(settled)"
                     )
                 }
             return nonTrade(e, id: id, type: type, description: description, symbol: event.symbol, qty: event.qty)

@@ -11,6 +11,10 @@ public struct OptionEventBooking: Sendable, Codable, Hashable {
         /// A split of the underlying adjusted the contracts (Alpaca's OPCA): the old contracts out, the adjusted ones
         /// in, the cost basis carried over (`OptionAdjustment`).
         case adjustment
+        /// The contracts' deliverable became cash only — a reverse split left less than a share, paid as cash in lieu
+        /// — so OCC accelerated their expiration to that day and they settled in cash (Alpaca's OPCSH): each pays
+        /// its value, the cash less the aggregate strike for a call (the strike less the cash for a put), or nothing.
+        case cashDeliverable = "cash_deliverable"
     }
 
     public var kind: Kind
@@ -24,10 +28,32 @@ public struct OptionEventBooking: Sendable, Codable, Hashable {
     public var releasedCost: FixedDecimal
     /// The underlying's price the event was decided at: its close on expiration day (nil for an early exercise).
     public var settlementPrice: Price?
+    /// The cash a cash settlement paid the account (negative: what a writer paid); nil for the other kinds, which
+    /// move no cash.
+    public var cash: FixedDecimal?
 
-    /// The P&L the event itself realizes: an expiry's lost premium (a writer's kept premium); nothing on exercise or
-    /// assignment (the premium rides on in the shares' cost or the sale's proceeds).
-    public var realizedPnL: FixedDecimal { kind == .expiry ? -releasedCost : .zero }
+    public init(
+        kind: Kind, symbol: String, qty: Quantity, releasedCost: FixedDecimal, settlementPrice: Price?,
+        cash: FixedDecimal? = nil
+    ) {
+        self.kind = kind
+        self.symbol = symbol
+        self.qty = qty
+        self.releasedCost = releasedCost
+        self.settlementPrice = settlementPrice
+        self.cash = cash
+    }
+
+    /// The P&L the event itself realizes: an expiry's lost premium (a writer's kept premium), a cash settlement's cash
+    /// less the contracts' cost; nothing on exercise or assignment (the premium rides on in the shares' cost or the
+    /// sale's proceeds).
+    public var realizedPnL: FixedDecimal {
+        switch kind {
+        case .expiry: -releasedCost
+        case .cashDeliverable: (cash ?? .zero) - releasedCost
+        case .exercise, .assignment, .adjustment: .zero
+        }
+    }
 }
 
 /// The shares an exercise or assignment delivers at the strike (Alpaca's OPTRD): a call's holder buys them and its
@@ -135,6 +161,43 @@ extension TradingEngine {
                 .optionDelivery(delivery), cashChange: delivery.side == .buy ? -strikeValue : strikeValue,
                 account: accountID, at: time))
         return entries
+    }
+
+    /// Settles an account's position in a contract whose deliverable became cash only (`OptionEventBooking.Kind
+    /// .cashDeliverable`): `cashPerContract` is what one contract now delivers. A long contract is paid its value —
+    /// a call the cash less the strike × multiplier, a put the strike × multiplier less the cash, never below zero —
+    /// and a written one pays it; the position closes and what it held (a writer's collateral) is freed. Open orders
+    /// on the contract are canceled first. nil when the account holds none of it.
+    @discardableResult
+    public mutating func settleOptionInCash(
+        _ accountID: AccountID, option id: InstrumentID, cashPerContract: FixedDecimal, underlyingPrice: Price?,
+        at time: Timestamp
+    ) -> LedgerEntry? {
+        let instrument = instruments[Int(id.index)]
+        guard let contract = instrument.option else { return nil }
+        let reason = "\(instrument.symbol) now delivers cash only and was settled"
+        for order in openOrders(of: accountID) where order.instrument == id {
+            if order.orderClass == .mleg, let parent = order.parentID {
+                finish(parent, .canceled, reason: reason, at: time)
+            }
+            if orders[order.id]?.status.isOpen == true { finish(order.id, .canceled, reason: reason, at: time) }
+        }
+        guard let account = accounts[accountID], var position = account.positions[id], !position.qty.isZero else {
+            return nil
+        }
+        let strike = contract.strikeValue(contracts: .one, currency: account.currency)
+        let perContract = contract.right == .call ? cashPerContract - strike : strike - cashPerContract
+        let value = perContract.isPositive ? perContract.multiplied(by: position.qty.magnitude) : .zero
+        let cash = position.qty.isPositive ? value : -value
+        let event = OptionEventBooking(
+            kind: .cashDeliverable, symbol: instrument.symbol, qty: -position.qty, releasedCost: position.costBasis,
+            settlementPrice: underlyingPrice, cash: cash)
+        position.qty = .zero
+        position.costBasis = .zero
+        position.realizedPnL += event.realizedPnL
+        accounts[accountID]?.positions[id] = position.reservedForSale.isZero ? nil : position
+        accounts[accountID]?.refreshOptionRequirements()
+        return record(.optionEvent(event), cashChange: cash, account: accountID, at: time)
     }
 
     /// Marks an account's long option position not to be exercised at expiry (Alpaca's do-not-exercise): it then

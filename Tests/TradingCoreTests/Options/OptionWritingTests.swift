@@ -197,4 +197,78 @@ struct OptionWritingTests {
         #expect(replay.cash == f.cash(f.us) && replay.holdings["AAPL"]?.costBasis == d("49040"))
         #expect(replay.holdings[put.occSymbol]?.qty == .zero)
     }
+
+    @Test(
+        "contracts a reverse split leaves delivering cash only settle at their value: the holder paid, the writer paying, an out-of-the-money one for nothing, the collateral freed"
+    )
+    mutating func cashDeliverable() throws {
+        // AAPL1 contracts delivering 5 shares (after a 1:20 reverse split) that a second 1:20 split leaves a quarter of
+        // a share: paid as cash in lieu, 262.40 a contract at 1,049.60 a new share.
+        let adjustedCall = try #require(call.adjusted(root: "AAPL1", deliverable: 5))
+        let adjustedPut = try #require(put.adjusted(root: "AAPL1", deliverable: 5))
+        let callID = f.engine.register(.usOption(adjustedCall, penniesEverywhere: false))
+        let putID = f.engine.register(.usOption(adjustedPut, penniesEverywhere: false))
+        f.quote(callID, bid: "0.10", ask: "0.15", size: 50, at: t)
+        f.quote(putID, bid: "2.50", ask: "2.60", size: 50, at: t)
+        _ = try #require(f.place(buy(adjustedCall.occSymbol, "3"), at: t).order)
+        // Two written puts (their strike × 100 set aside) and a resting order to write another.
+        _ = try #require(f.place(sell(adjustedPut.occSymbol, "2"), at: t).order)
+        var resting = sell(adjustedPut.occSymbol, "1")
+        resting.type = .limit
+        resting.limitPrice = d("9")
+        let waiting = try #require(f.place(resting, at: t).order)
+        #expect(waiting.status == .new && account.optionCollateral == d("50000"))
+        let cash = f.cash(f.us)
+        let cashPerContract = d("262.40")
+
+        // The put is worth 250 × 100 − 262.40 = 24,737.60 a contract: the writer pays it for two.
+        let putSettled = f.engine.settleOptionInCash(
+            f.us, option: putID, cashPerContract: cashPerContract, underlyingPrice: d("1049.60"), at: t)
+        let putEntry = try #require(putSettled)
+        guard case .optionEvent(let written) = putEntry.kind else {
+            Issue.record("no option event: \(putEntry)")
+            return
+        }
+        #expect(written.kind == .cashDeliverable && written.qty == d("2") && written.cash == d("-49475.20"))
+        #expect(putEntry.cashChange == d("-49475.20"))
+        // The premium taken (2 × 250) is kept against what was paid.
+        #expect(written.realizedPnL == d("-49475.20") + d("500"))
+        #expect(f.engine.order(waiting.id)?.status == .canceled)
+        #expect(f.position(f.us, putID) == nil && account.optionCollateral == .zero)
+
+        // The call (cash 262.40 against a 25,000 strike) is worth nothing: the holder loses the premium.
+        let callSettled = f.engine.settleOptionInCash(
+            f.us, option: callID, cashPerContract: cashPerContract, underlyingPrice: d("1049.60"), at: t)
+        let callEntry = try #require(callSettled)
+        guard case .optionEvent(let held) = callEntry.kind else { return }
+        #expect(held.qty == d("-3") && held.cash == .zero && callEntry.cashChange == .zero)
+        #expect(held.realizedPnL == d("-45"))
+        #expect(f.position(f.us, callID) == nil)
+        #expect(f.cash(f.us) == cash - d("49475.20"))
+        // Nothing more to settle.
+        let again = f.engine.settleOptionInCash(
+            f.us, option: callID, cashPerContract: cashPerContract, underlyingPrice: nil, at: t)
+        #expect(again == nil)
+        let replay = LedgerReplay(startingCash: d("100000"), entries: f.ledger(f.us))
+        #expect(replay.cash == f.cash(f.us))
+        #expect(replay.holdings[adjustedPut.occSymbol]?.qty == .zero)
+
+        // A holder in the money is paid: a 2.00 call (an aggregate strike of 200) against 262.40 of cash.
+        let low = try #require(
+            OptionContract(underlying: "AAPL", expiration: call.expiration, right: .call, strike: d("2"))?
+                .adjusted(root: "AAPL1", deliverable: 5))
+        let lowID = f.engine.register(.usOption(low, penniesEverywhere: false))
+        f.quote(lowID, bid: "0.55", ask: "0.60", size: 50, at: t)
+        _ = try #require(f.place(buy(low.occSymbol, "4"), at: t).order)
+        let before = f.cash(f.us)
+        let settled = f.engine.settleOptionInCash(
+            f.us, option: lowID, cashPerContract: cashPerContract, underlyingPrice: d("1049.60"), at: t)
+        let paid = try #require(settled)
+        #expect(paid.cashChange == d("249.60") && f.cash(f.us) == before + d("249.60"))
+        guard case .optionEvent(let exercised) = paid.kind else { return }
+        // 4 × 62.40 paid for 4 × 60 of premium.
+        #expect(exercised.realizedPnL == d("9.60"))
+        let after = LedgerReplay(startingCash: d("100000"), entries: f.ledger(f.us))
+        #expect(after.cash == f.cash(f.us) && after.holdings[low.occSymbol]?.qty == .zero)
+    }
 }

@@ -760,6 +760,8 @@ export default {
   'account.option_adjustment.out': '{qty} contracts of {symbol} before the split',
   'account.option_adjustment.in': '{qty} contracts of {symbol} after the split',
   'account.kind.option_delivery': 'Exercise or assignment trade',
+  'account.kind.option_cash_deliverable': 'Option settled in cash',
+  'account.option_cash_deliverable': '{qty} contracts of {symbol}: a reverse split left them less than a share to deliver, so they settled at their value in cash',
   'account.option_exercise': '{qty} contracts of {symbol}',
   'account.option_expiry': '{qty} contracts of {symbol}, worthless',
   'account.option_expiry_written': '{qty} contracts of {symbol} you wrote, worthless: the premium is yours',

@@ -760,6 +760,8 @@ export default {
   'account.option_adjustment.out': '拆股前 {symbol} {qty} 张',
   'account.option_adjustment.in': '拆股后 {symbol} {qty} 张',
   'account.kind.option_delivery': '行权或指派交割',
+  'account.kind.option_cash_deliverable': '期权现金结算',
+  'account.option_cash_deliverable': '{symbol} {qty} 张：合股后每张可交割不足一股，按其价值以现金结算',
   'account.option_exercise': '{symbol} {qty} 张',
   'account.option_expiry': '{symbol} {qty} 张，到期作废',
   'account.option_expiry_written': '您卖出的 {symbol} {qty} 张到期作废，权利金归您所有',

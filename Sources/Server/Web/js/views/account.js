@@ -9,7 +9,7 @@ import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../u
 
 const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset', 'interest', 'margin_call', 'borrow_fee', 'dividend',
   'forward_split', 'reverse_split', 'stock_dividend', 'option_exercise', 'option_assignment', 'option_expiry', 'option_delivery',
-  'option_adjustment'];
+  'option_adjustment', 'option_cash_deliverable'];
 const METHODS = ['card', 'bank', 'transfer'];
 const methodName = (m) => (METHODS.includes(m) ? t(`account.method.${m}`) : m);
 
@@ -69,6 +69,8 @@ export async function render(view, params, scope) {
       case 'option_expiry': return t(D.sign(D.parse(tx.qty)) > 0 ? 'account.option_expiry_written' : 'account.option_expiry',
         { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
       case 'option_adjustment': return t(D.sign(D.parse(tx.qty)) < 0 ? 'account.option_adjustment.out' : 'account.option_adjustment.in',
+        { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
+      case 'option_cash_deliverable': return t('account.option_cash_deliverable',
         { qty: F.qty(tx.qty.replace('-', '')), symbol: tx.symbol });
       case 'option_delivery': return t(tx.side === 'buy' ? 'account.option_delivery.buy' : 'account.option_delivery.sell',
         { shares: F.shares(tx.qty), symbol: tx.symbol, price: F.price(tx.price), option: tx.option_symbol });
