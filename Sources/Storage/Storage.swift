@@ -19,6 +19,8 @@ public final class Storage: Sendable {
     let db: any SQLDatabase
     /// The same writer connection as `db` on SQLite, for the journal's inbox statement (Storage.write(_:)).
     let sqliteWriter: SQLiteConnection?
+    /// The same writer connection as `db` on PostgreSQL: a transaction holds on to one of its connections.
+    let postgres: PostgresLink?
     let lock = AsyncLock()
     /// Read-only connections, used in turn.
     let readers: [any SQLDatabase]
@@ -41,12 +43,14 @@ public final class Storage: Sendable {
     let liveEventNode = Mutex<String?>(nil)
 
     init(
-        db: any SQLDatabase, sqliteWriter: SQLiteConnection? = nil, readers: [any SQLDatabase],
+        db: any SQLDatabase, sqliteWriter: SQLiteConnection? = nil, postgres: PostgresLink? = nil,
+        readers: [any SQLDatabase],
         location: DatabaseLocation,
         isPostgres: Bool, shutdown: @escaping @Sendable () async throws -> Void
     ) {
         self.db = db
         self.sqliteWriter = sqliteWriter
+        self.postgres = postgres
         self.readers = readers
         self.location = location
         self.isPostgres = isPostgres
@@ -143,23 +147,17 @@ public final class Storage: Sendable {
             ).start()
             background.withLock { $0 = task }
         case .postgres(let url):
-            let configuration = try SQLPostgresConfiguration(url: url)
-            let connection = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
-                id: 1, logger: logger)
-            var readers: [PostgresConnection] = []
+            let configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
+            let connection = try await PostgresLink.connect(configuration: configuration, id: 1, logger: logger)
+            var readers: [PostgresLink] = []
             for n in 0..<Self.readConnections {
-                readers.append(
-                    try await PostgresConnection.connect(
-                        on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration.coreConfiguration,
-                        id: 2 + n, logger: logger))
+                readers.append(try await PostgresLink.connect(configuration: configuration, id: 2 + n, logger: logger))
             }
             let readConnections = readers
             storage = Storage(
-                db: connection.sql(queryLogLevel: nil), readers: readers.map { $0.sql(queryLogLevel: nil) },
-                location: location, isPostgres: true
+                db: connection, postgres: connection, readers: readers, location: location, isPostgres: true
             ) {
-                for reader in readConnections { try await reader.close() }
+                for reader in readConnections { try? await reader.close() }
                 try await connection.close()
             }
         }
@@ -203,6 +201,8 @@ public final class Storage: Sendable {
     /// Runs `body` in one transaction; nothing of it is visible or durable unless it returns.
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await lock.withLock {
+            // On PostgreSQL the whole transaction runs on one connection (`PostgresLink.session`).
+            let db = try await postgres?.session() ?? self.db
             try await db.raw(SQLQueryString(isPostgres ? "BEGIN" : "BEGIN IMMEDIATE")).run()
             do {
                 let value = try await body(db)

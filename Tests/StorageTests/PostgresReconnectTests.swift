@@ -1,0 +1,49 @@
+import BrokerageModel
+import Foundation
+import SQLKit
+import Testing
+import TradingCore
+
+@testable import Storage
+
+/// PostgreSQL going away under a running papertrade — a restart, a failover, an administrator ending sessions — as
+/// `pg_terminate_backend` does it to every connection but one.
+@Suite(
+    "PostgreSQL connections that close are opened again",
+    .enabled(if: ProcessInfo.processInfo.environment["PAPERTRADE_TEST_POSTGRES_URL"] != nil),
+    // A regression waits forever on the dead connection: fail instead.
+    .timeLimit(.minutes(1)))
+struct PostgresReconnectTests {
+    let t0 = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+
+    /// Ends every session of the database but the one asking (one of the readers).
+    func terminateOthers(_ storage: Storage) async throws {
+        try await storage.readers[0].raw(
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """
+        ).run()
+        // The server's goodbye reaches the connections' event loops.
+        try await Task.sleep(for: .milliseconds(300))
+    }
+
+    @Test("after the server ended its sessions, writes (a transaction too) and reads go on, and closing returns")
+    func reconnects() async throws {
+        try await withStorage(.postgres) { storage in
+            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: t0))
+            try await terminateOthers(storage)
+            // Before, PostgresNIO never answered a statement sent on the closed connection: this waited forever.
+            try await storage.createUser(UserRecord(id: "u2", username: "bob", passwordHash: "h", createdAt: t0))
+            for _ in 0..<4 {
+                #expect(try await storage.user(username: "bob")?.id == "u2")
+                #expect(try await storage.user(username: "alice")?.id == "u1")
+            }
+            try await terminateOthers(storage)
+            try await storage.transaction { db in
+                try await db.raw("UPDATE users SET password_hash = 'h2' WHERE id = 'u1'").run()
+            }
+            #expect(try await storage.userCount() == 2)
+        }
+    }
+}
