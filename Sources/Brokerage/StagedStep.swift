@@ -16,6 +16,11 @@ final class StagedStep: Sendable {
         state.withLock { if case .done(.success) = $0 { true } else { false } }
     }
 
+    /// How many tasks wait on the step now.
+    var waiting: Int {
+        state.withLock { if case .pending(let waiters) = $0 { waiters.count } else { 0 } }
+    }
+
     /// Records the write's outcome and wakes every waiter; a second outcome is ignored.
     func complete(_ result: Result<Void, any Error>) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in

@@ -1,4 +1,24 @@
+import Synchronization
 import TradingCore
+
+/// The clock shard leases, heartbeats and live events are stamped with: the database's own (`clock_timestamp()`,
+/// so nodes whose clocks disagree still agree on who is live), plus an offset that only tests move. A test that
+/// pauses a node advances this clock past the lease rather than sleeping a TTL of wall time and hoping the machine
+/// keeps the other nodes' renewals on time meanwhile (on a busy machine it did not: issue 54). Nodes of one test
+/// share one clock; a real node never moves it.
+public final class LeaseClock: Sendable {
+    private let offset = Atomic<Int64>(0)
+
+    public init() {}
+
+    /// How far this clock runs ahead of the database's, in nanoseconds.
+    public var offsetNanoseconds: Int64 { offset.load(ordering: .relaxed) }
+
+    /// Moves the clock forward: leases and heartbeats older than `nanoseconds` from now have lapsed at once.
+    public func advance(by nanoseconds: Int64) {
+        offset.add(nanoseconds, ordering: .relaxed)
+    }
+}
 
 /// A `papertrade serve` process that joined the cluster of its PostgreSQL database, as the `cluster_nodes` table
 /// keeps it. Times are the database's clock (nanoseconds since 1970), so nodes on machines whose clocks disagree

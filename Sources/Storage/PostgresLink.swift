@@ -74,6 +74,9 @@ final class PostgresLink: SQLDatabase, Sendable {
         return connection.isClosed ? nil : connection
     }
 
+    /// Whether the current connection is open (false once the server's goodbye has arrived).
+    var isOpen: Bool { current.withLock { !$0.closed && !$0.connection.isClosed } }
+
     /// One connection for a series of statements that must not move to another (a transaction).
     func session() async throws -> any SQLDatabase {
         PinnedSession(connection: try await connection())

@@ -7,8 +7,15 @@ import TradingCore
 /// live and which lease has expired. Lease calls run on the writer connection, in line with journal commits, so a
 /// node whose writes are stuck stops renewing too.
 extension Storage: ClusterRepository {
-    /// The database's clock in nanoseconds since 1970 (microsecond resolution).
-    static let clusterNow = "(CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) * 1000)"
+    /// The lease clock in nanoseconds since 1970 (microsecond resolution): the database's clock, plus the offset
+    /// only tests move (`LeaseClock`).
+    var clusterNow: String {
+        let offset = leaseClock.offsetNanoseconds
+        return offset == 0 ? Self.databaseNow : "(\(Self.databaseNow) + \(offset))"
+    }
+
+    /// The database's clock in nanoseconds since 1970 (microsecond resolution): live events' age.
+    static let databaseNow = "(CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) * 1000)"
 
     func requirePostgres() throws {
         guard isPostgres else {
@@ -19,7 +26,7 @@ extension Storage: ClusterRepository {
 
     public func joinCluster(node name: String, url: String, shards: Int) async throws {
         try requirePostgres()
-        let now = Self.clusterNow
+        let now = clusterNow
         try await transaction { db in
             try await db.raw(
                 """
@@ -44,19 +51,19 @@ extension Storage: ClusterRepository {
         try requirePostgres()
         return try await transaction { db in
             try await db.raw(
-                "UPDATE cluster_nodes SET heartbeat_at = \(unsafeRaw: Self.clusterNow), state = 'up' WHERE name = \(bind: name)"
+                "UPDATE cluster_nodes SET heartbeat_at = \(unsafeRaw: clusterNow), state = 'up' WHERE name = \(bind: name)"
             ).run()
-            return try await Self.clusterView(db)
+            return try await Self.clusterView(db, now: clusterNow)
         }
     }
 
     public func clusterView() async throws -> ClusterView {
         try requirePostgres()
-        return try await read { db in try await Self.clusterView(db) }
+        return try await read { db in try await Self.clusterView(db, now: clusterNow) }
     }
 
-    static func clusterView(_ db: any SQLDatabase) async throws -> ClusterView {
-        let now = try await db.raw("SELECT \(unsafeRaw: clusterNow) AS now").first()?.decode(
+    static func clusterView(_ db: any SQLDatabase, now: String) async throws -> ClusterView {
+        let now = try await db.raw("SELECT \(unsafeRaw: now) AS now").first()?.decode(
             column: "now", as: Int64.self)
         let nodes = try await db.raw(
             "SELECT name, url, state, started_at, heartbeat_at FROM cluster_nodes ORDER BY name"
@@ -86,7 +93,7 @@ extension Storage: ClusterRepository {
 
     public func acquireShard(_ shard: ShardID, node: String, ttl: Int64) async throws -> Int64? {
         try requirePostgres()
-        let now = Self.clusterNow
+        let now = clusterNow
         // The row lock this UPDATE takes waits for the old owner's commits in flight (they hold it FOR SHARE,
         // `EncodedJournal.checkFences`); once it commits, none of theirs can.
         return try await transaction { db in
@@ -109,7 +116,7 @@ extension Storage: ClusterRepository {
         let rows = try await transaction { db in
             try await db.raw(
                 """
-                UPDATE shard_leases SET expires_at = \(unsafeRaw: Self.clusterNow) + \(bind: ttl)
+                UPDATE shard_leases SET expires_at = \(unsafeRaw: clusterNow) + \(bind: ttl)
                 WHERE owner = \(bind: node) AND shard IN (\(unsafeRaw: list)) RETURNING shard, epoch
                 """
             ).all()

@@ -71,7 +71,7 @@ extension Storage: LiveEventRepository {
         try requirePostgres()
         try await transaction { db in
             try await db.raw(
-                "DELETE FROM live_events WHERE created_at < \(unsafeRaw: Self.clusterNow) - \(bind: age)"
+                "DELETE FROM live_events WHERE created_at < \(unsafeRaw: Self.databaseNow) - \(bind: age)"
             ).run()
         }
     }
@@ -116,7 +116,7 @@ extension EncodedJournal {
                 sql.appendInterpolation(bind: node)
                 sql.appendInterpolation(unsafeRaw: ", ")
                 sql.appendInterpolation(bind: event.kind)
-                sql.appendInterpolation(unsafeRaw: ", " + Storage.clusterNow + ", ")
+                sql.appendInterpolation(unsafeRaw: ", " + Storage.databaseNow + ", ")
                 sql.appendInterpolation(bind: event.body)
                 sql.appendInterpolation(unsafeRaw: ")")
             }

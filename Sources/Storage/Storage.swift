@@ -29,6 +29,8 @@ public final class Storage: Sendable {
     let journalQueue = Mutex<(pending: [(EncodedStep, JournalCompletion)], writing: Bool)>(([], false))
     /// When the last write committed (the SQLite checkpointer waits for a quiet moment).
     let lastWrite = WriteClock()
+    /// What the SQLite checkpointer has done (tests wait on it).
+    let checkpointerProgress = CheckpointerProgress()
     /// Group-commit latency and size (exported at /metrics when the process installs a metrics backend).
     let metrics = (
         commit: Timer(label: "papertrade_journal_commit_seconds"),
@@ -41,13 +43,16 @@ public final class Storage: Sendable {
     public let isPostgres: Bool
     /// On a cluster, the node this process is: its commits write live events (`Storage+LiveEvents.swift`).
     let liveEventNode = Mutex<String?>(nil)
+    /// The clock of leases and heartbeats (`Storage+Cluster.swift`): the database's, moved only by tests.
+    let leaseClock: LeaseClock
 
     init(
         db: any SQLDatabase, sqliteWriter: SQLiteConnection? = nil, postgres: PostgresLink? = nil,
         readers: [any SQLDatabase],
-        location: DatabaseLocation,
+        location: DatabaseLocation, leaseClock: LeaseClock = LeaseClock(),
         isPostgres: Bool, shutdown: @escaping @Sendable () async throws -> Void
     ) {
+        self.leaseClock = leaseClock
         self.db = db
         self.sqliteWriter = sqliteWriter
         self.postgres = postgres
@@ -62,7 +67,8 @@ public final class Storage: Sendable {
     /// second serving process on the same file is refused with a message naming the first.
     public static func open(
         _ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
-        logger: Logger = Logger(label: "papertrade.storage"), exclusive: Bool = false
+        logger: Logger = Logger(label: "papertrade.storage"), exclusive: Bool = false,
+        leaseClock: LeaseClock = LeaseClock()
     ) async throws -> Storage {
         var processLock: ProcessLock?
         if exclusive, case .sqlite(let path) = location {
@@ -72,7 +78,7 @@ public final class Storage: Sendable {
         }
         let storage: Storage
         do {
-            storage = try await connect(location, checkpoints: checkpoints, logger: logger)
+            storage = try await connect(location, checkpoints: checkpoints, logger: logger, leaseClock: leaseClock)
         } catch {
             processLock?.release()
             throw error
@@ -88,7 +94,7 @@ public final class Storage: Sendable {
     /// Opens the database without migrating it (tests of a migration stop at the version before it).
     static func connect(
         _ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
-        logger: Logger = Logger(label: "papertrade.storage")
+        logger: Logger = Logger(label: "papertrade.storage"), leaseClock: LeaseClock = LeaseClock()
     ) async throws -> Storage {
         let storage: Storage
         switch location {
@@ -142,8 +148,7 @@ public final class Storage: Sendable {
             }
             let task = try await WALCheckpointer(
                 connection: checkpointer.sql(queryLogLevel: nil), writerLock: storage.lock,
-                lastWrite: storage.lastWrite,
-                policy: checkpoints
+                lastWrite: storage.lastWrite, policy: checkpoints, progress: storage.checkpointerProgress
             ).start()
             background.withLock { $0 = task }
         case .postgres(let url):
@@ -155,7 +160,8 @@ public final class Storage: Sendable {
             }
             let readConnections = readers
             storage = Storage(
-                db: connection, postgres: connection, readers: readers, location: location, isPostgres: true
+                db: connection, postgres: connection, readers: readers, location: location, leaseClock: leaseClock,
+                isPostgres: true
             ) {
                 for reader in readConnections { try? await reader.close() }
                 try await connection.close()

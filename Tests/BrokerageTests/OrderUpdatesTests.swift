@@ -90,7 +90,7 @@ struct OrderUpdatesTests {
         for outcome in [Result<Void, any Error>.success(()), .failure(WriteFailed())] {
             let step = StagedStep()
             let waiters = (0..<3).map { _ in Task { () -> Bool in (try? await step.durable()) != nil } }
-            try await Task.sleep(for: .milliseconds(20))
+            while step.waiting < 3 { await Task.yield() } // all three wait before the outcome comes
             step.complete(outcome)
             let expected = (try? outcome.get()) != nil
             for waiter in waiters { #expect(await waiter.value == expected) }

@@ -29,11 +29,12 @@ struct BacktestsAPITests {
         return answer["id"]?.string ?? ""
     }
 
-    /// Polls a job until it is no longer running (at most ~20 s).
+    /// Polls a job until it is no longer running (a deadline of two minutes: only a hang reaches it).
     func finished(_ client: some TestClientProtocol, _ f: ServerFixture, _ auth: HTTPFields, _ id: String)
         async throws -> JSONValue
     {
-        for _ in 0..<200 {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
             let job = try await client.execute(uri: "/api/v1/backtests/\(id)", method: .get, headers: auth) { r in
                 f.json(r)
             }

@@ -32,12 +32,13 @@ struct FreePageReserveTests {
         let fileSize = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
         #expect(fileSize() >= 8 << 20, "the reserve is in the file itself, written out")
 
-        // 6 MB of new rows take their pages from the reserve.
-        try await storage.transaction { db in
+        // 6 MB of new rows take their pages from the reserve (read in the writing transaction: once it commits the
+        // checkpointer may top the reserve up again, at any moment on a busy machine).
+        let afterWrite = try await storage.transaction { db in
             try await db.raw("CREATE TABLE filler (b BLOB)").run()
             try await db.raw("INSERT INTO filler VALUES (zeroblob(6291456))").run()
+            return try await FreePageReserve.freeBytes(db)
         }
-        let afterWrite = try await FreePageReserve.freeBytes(storage.db)
         #expect(afterWrite < 3 << 20, "\(afterWrite) bytes still free")
 
         // Once the writer is idle (200 ms), the checkpointer tops the reserve up again.
@@ -84,7 +85,12 @@ struct FreePageReserveTests {
         await first.shutdown()
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
-        try await Task.sleep(for: .seconds(1)) // the checkpointer's first idle look at the reserve
+        // The checkpointer's first idle look at the reserve (what would add pages, were it to).
+        let deadline = ContinuousClock.now + .seconds(90)
+        while storage.checkpointerProgress.reserveLooks.load(ordering: .relaxed) == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(storage.checkpointerProgress.reserveLooks.load(ordering: .relaxed) > 0)
         #expect(try await FreePageReserve.topUp(storage.db, target: 4 << 20, slack: 1 << 20) == 0)
         await storage.shutdown()
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == size)

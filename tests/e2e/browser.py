@@ -49,7 +49,7 @@ class App:
         self.d = driver
         self.server = server
         # A screen re-renders as data arrives: a wait that read an element just replaced polls again.
-        self.wait = WebDriverWait(driver, 15, ignored_exceptions=(StaleElementReferenceException,))
+        self.wait = WebDriverWait(driver, 45, ignored_exceptions=(StaleElementReferenceException,))
         self.size(*PHONE)
 
     def size(self, width, height):
@@ -183,17 +183,29 @@ class App:
         self.css(selector)
         return self.d.execute_script("return document.querySelector(arguments[0])?.value ?? ''", selector)
 
+    def settled(self):
+        """Waits until the app is quiet: none of its requests in flight (api.js marks <html data-loading>), the
+        loading placeholders gone, and two frames drawn since (layout, charts' resize callbacks). A busy machine
+        only makes this take longer."""
+        quiet = """
+            const done = arguments[0];
+            const idle = () => !('loading' in document.documentElement.dataset) && !document.querySelector('main .loading');
+            if (!idle()) return done(false);
+            requestAnimationFrame(() => requestAnimationFrame(() => done(idle())));
+        """
+        self.wait.until(lambda d: d.execute_async_script(quiet))
+
     def shot(self, name):
         for label, (w, h) in (("phone", PHONE), ("desktop", DESKTOP)):
             self.size(w, h)
-            time.sleep(0.4)
+            self.settled()
             self.d.save_screenshot(os.path.join(SCREENSHOTS, f"{name}-{label}.png"))
         self.size(*PHONE)
 
     def overflow(self, width=320):
         """Widest horizontal overflow at `width` px (0 = nothing sticks out)."""
         self.size(width, 700)
-        time.sleep(0.3)
+        self.settled()
         extra = self.d.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
         self.size(*PHONE)
         return extra

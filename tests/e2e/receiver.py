@@ -31,7 +31,7 @@ class Receiver:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/papertrade"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def wait(self, count, timeout=20):
+    def wait(self, count, timeout=60):
         deadline = time.time() + timeout
         while time.time() < deadline and len(self.requests) < count:
             time.sleep(0.05)

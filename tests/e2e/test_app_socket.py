@@ -21,7 +21,7 @@ def test_app_socket_quotes_orders_notifications(server):
             seen = {}
             placed = False
             while not {"quote", "order", "notification"} <= seen.keys():
-                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=15))
+                message = json.loads(await asyncio.wait_for(ws.recv(), timeout=60))
                 seen.setdefault(message["type"], message)
                 if message["type"] == "subscribed":
                     assert message["data"]["symbols"] == ["AAPL"]

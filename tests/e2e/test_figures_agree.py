@@ -28,7 +28,7 @@ def place(app, account, symbol, side, qty):
                      {"symbol": symbol, "side": side, "qty": qty, "type": "market", "time_in_force": "day"})
     assert placed["status"] == 201, placed
     order_id = placed["body"]["id"]
-    deadline = time.time() + 30
+    deadline = time.time() + 60
     while time.time() < deadline:
         orders = app.api("GET", f"/accounts/{account['id']}/orders?status=all")["body"]
         order = next(o for o in orders if o["id"] == order_id)

@@ -169,7 +169,7 @@ def test_market_order_through_the_reply_flow(client):
     assert "already registered" in str(duplicate.value)
 
 
-def wait_until(read, done, timeout=10):
+def wait_until(read, done, timeout=60):
     end = time.time() + timeout
     value = read()
     while not done(value) and time.time() < end:
@@ -264,7 +264,7 @@ def test_websocket_market_data_and_orders(client, gateway):
     try:
         md = ws.subscribe(MarketDataSubscription(conid=conid, fields=["31", "84", "86"]))
         assert md.wait(15)
-        event = sink.get(MarketData, block=True, timeout=10)
+        event = sink.get(MarketData, block=True, timeout=60)
         assert event.conid == conid and "last_price" in event.data
 
         orders = ws.subscribe(OrdersSubscription())
@@ -273,7 +273,7 @@ def test_websocket_market_data_and_orders(client, gateway):
                              coid="ws-sor-1", tif="DAY")
         placed = client.place_order(order, answers={QuestionType.MARKET_ORDER_CONFIRMATION: True},
                                     account_id=account).data
-        deadline = time.time() + 15
+        deadline = time.time() + 60
         seen = set()
         while time.time() < deadline and "Filled" not in seen:
             event = sink.get(Orders, block=True, timeout=deadline - time.time())

@@ -168,7 +168,7 @@ def test_the_option_stream_sends_quotes_and_refuses_json(client, server):
     stream.subscribe_quotes(on_quote, *symbols)
     threading.Thread(target=stream.run, daemon=True).start()
     try:
-        deadline = time.time() + 20
+        deadline = time.time() + 60
         while time.time() < deadline and len({q.symbol for q in quotes}) < len(symbols):
             time.sleep(0.05)
         assert {q.symbol for q in quotes} == set(symbols)

@@ -2,7 +2,6 @@
 strikes around the price with the price line between them, every strike on request, the legend; nothing wider than a
 320 px phone, no console error, no English left in Chinese. Screenshots go to tests/e2e/screenshots/."""
 import os
-import time
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -59,9 +58,9 @@ def test_the_chain_on_a_stock_page(language_driver, server):
     assert itm == sorted(itm, reverse=True) and any(itm) and not all(itm)
     for label, (w, h) in (("phone", (390, 844)), ("desktop", (1280, 900))):
         app.size(w, h)
-        time.sleep(0.4)
+        app.settled()
         app.d.execute_script("document.querySelector('section.options').scrollIntoView()")
-        time.sleep(0.2)
+        app.settled()
         app.d.save_screenshot(os.path.join(SCREENSHOTS, f"options-chain-{'zh' if chinese else 'en'}-{label}.png"))
     app.size(390, 844)
 
@@ -83,7 +82,7 @@ def test_the_chain_on_a_stock_page(language_driver, server):
 
     for width in (320, 390, 1280):
         app.size(width, 800)
-        time.sleep(0.3)
+        app.settled()
         assert app.d.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0, width
     app.size(390, 844)
@@ -97,7 +96,7 @@ def test_no_chain_for_a_stock_without_options(language_driver, server):
     app = App(driver, server).signup()
     app.go("stock/600519")
     app.css(".stock-title h1")
-    time.sleep(1)
+    app.settled()
     assert not driver.find_elements(By.CSS_SELECTOR, "section.options:not([hidden])")
 
 
@@ -145,7 +144,7 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     assert low[0] < strike and low[1] == -limit * 200
     assert high[1] == (high[0] - strike - limit) * 200
     app.d.execute_script("document.querySelector('[data-testid=payoff]').scrollIntoView({block: 'center'})")
-    time.sleep(0.2)
+    app.settled()
     app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-payoff-{'zh' if chinese else 'en'}-phone.png"))
     # Every figure says in one sentence what it means.
     helps = app.d.execute_script(
@@ -153,7 +152,7 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     assert len(helps) == 5 and all(len(h) > 10 for h in helps)
     for width in (320, 390):
         app.size(width, 800)
-        time.sleep(0.3)
+        app.settled()
         assert app.d.execute_script(
             "return document.querySelector('dialog.option-sheet').scrollWidth"
             " - document.querySelector('dialog.option-sheet').clientWidth") <= 0, width
@@ -198,7 +197,7 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     shares = f"+{Decimal(held['position_delta']).quantize(Decimal(1))}"
     assert shares in line and (("相当于" in line) if chinese else line.startswith("Moves like")), line
     app.d.execute_script(f"document.querySelector(\".row-link[data-symbol='{symbol}']\").scrollIntoView({{block: 'center'}})")
-    time.sleep(0.2)
+    app.settled()
     app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-holding-{'zh' if chinese else 'en'}-phone.png"))
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
 
@@ -264,7 +263,7 @@ def test_the_sheet_writes_a_covered_call_and_explains_a_cash_secured_put(languag
     app.wait.until(lambda d: figure("option-cover") == f"{put_strike * 100:,.2f}".replace(",", ""))
     for width in (320, 390):
         app.size(width, 800)
-        time.sleep(0.3)
+        app.settled()
         assert app.d.execute_script(
             "return document.querySelector('dialog.option-sheet').scrollWidth"
             " - document.querySelector('dialog.option-sheet').clientWidth") <= 0, width

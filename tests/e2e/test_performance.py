@@ -81,7 +81,7 @@ def test_home_opens_with_the_performance_chart_and_its_period_tabs(app):
     app.size(*DESKTOP)
     app.click('.period-tabs button[data-value="1M"]')
     app.wait.until(lambda d: "$" in readout(app) and ":" not in readout(app))
-    time.sleep(0.5)
+    app.settled()
     before = readout(app)
     area = app.css(".performance-card .chart-area")
     ActionChains(app.d).move_to_element_with_offset(area, -area.size["width"] // 3, 0).perform()
@@ -93,7 +93,7 @@ def test_home_opens_with_the_performance_chart_and_its_period_tabs(app):
 
     for label, (w, h) in (("phone", PHONE), ("desktop", DESKTOP)):
         app.size(w, h)
-        time.sleep(0.6)
+        app.settled()
         app.d.save_screenshot(os.path.join(SCREENSHOTS, f"home-performance-{label}.png"))
     app.size(*PHONE)
 
@@ -117,7 +117,7 @@ def test_performance_screen_lists_every_figure_with_its_definition(app):
     app.css(".drawdown-area canvas")
     for label, (w, h) in (("phone", PHONE), ("desktop", DESKTOP)):
         app.size(w, h)
-        time.sleep(0.6)
+        app.settled()
         app.d.save_screenshot(os.path.join(SCREENSHOTS, f"performance-{label}.png"))
     app.size(*PHONE)
     assert app.overflow(320) <= 0

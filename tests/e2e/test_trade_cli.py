@@ -5,6 +5,7 @@ import json
 import os
 import pty
 import subprocess
+import threading
 import time
 import uuid
 
@@ -145,27 +146,52 @@ def test_a_login_trades_the_account_of_the_symbols_market(server):
     assert refused.returncode == 1 and "T+1" in refused.stderr, refused.stderr
 
 
+class Lines:
+    """A child's standard output read line by line in the background, to wait for what it prints."""
+
+    def __init__(self, process):
+        self.lines = []
+        self.thread = threading.Thread(target=lambda: self.lines.extend(iter(process.stdout.readline, "")), daemon=True)
+        self.thread.start()
+
+    def until(self, done, timeout=60):
+        deadline = time.time() + timeout
+        while not done(list(self.lines)) and time.time() < deadline:
+            time.sleep(0.05)
+        return list(self.lines)
+
+    def rest(self):
+        self.thread.join(timeout=20)
+        return "".join(self.lines)
+
+
 def test_watch_streams_quotes_and_fills_until_interrupted(server):
     env = dict(os.environ, PAPERTRADE_URL=server.url, APCA_API_KEY_ID=server.key_id, APCA_API_SECRET_KEY=server.secret)
     watcher = subprocess.Popen([BINARY, "watch", "AAPL", "MSFT", "--json"], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
+    parsed = lambda lines: [json.loads(line) for line in lines if line.strip()]
+    quoted = lambda lines: {l["symbol"] for l in parsed(lines) if "last" in l}
+    filled = lambda lines: [l for l in parsed(lines) if l.get("event") == "fill"]
+    output = Lines(watcher)
     try:
-        time.sleep(2)
+        # Both symbols' quotes show that the stream is up before the order is placed.
+        output.until(lambda lines: quoted(lines) == {"AAPL", "MSFT"})
         cli(server, "buy", "MSFT", "1")
-        time.sleep(2.5)
+        output.until(filled)
     finally:
         watcher.send_signal(2)  # Ctrl-C
-        out, err = watcher.communicate(timeout=20)
-    lines = [json.loads(line) for line in out.splitlines() if line.strip()]
-    quotes = [l for l in lines if "last" in l]
-    fills = [l for l in lines if l.get("event") == "fill"]
-    assert {q["symbol"] for q in quotes} == {"AAPL", "MSFT"}, (out, err)
+        watcher.wait(timeout=20)
+    out, err = output.rest(), watcher.stderr.read()
+    fills = filled(out.splitlines())
+    assert quoted(out.splitlines()) == {"AAPL", "MSFT"}, (out, err)
     assert len(fills) == 1 and fills[0]["order"]["symbol"] == "MSFT" and fills[0]["order"]["filled_qty"] == "1"
 
     plain = subprocess.Popen([BINARY, "watch", "AAPL"], env=env, stdout=subprocess.PIPE, text=True)
-    time.sleep(2.5)
+    output = Lines(plain)
+    output.until(lambda lines: any(r.startswith("AAPL") for r in lines))
     plain.send_signal(2)
-    out, _ = plain.communicate(timeout=20)
+    plain.wait(timeout=20)
+    out = output.rest()
     rows = [r for r in out.splitlines() if r.startswith("AAPL")]
     assert rows and "\x1b[" not in out  # in a pipe: plain lines, no cursor movement or colour
 

@@ -7,7 +7,6 @@ are written to tests/e2e/screenshots/ for a person to look at.
 import json
 import os
 import re
-import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -50,7 +49,7 @@ def test_signup_search_buy_and_see_it_in_holdings_and_transactions(app):
     search.send_keys("appl")
     app.wait.until(lambda d: "AAPL" in [s.get_attribute("data-symbol") for s in d.find_elements(By.CSS_SELECTOR, ".suggestion")])
     search.send_keys(Keys.ENTER)  # Enter alone does not navigate
-    time.sleep(0.3)
+    app.settled()
     assert app.d.execute_script("return location.hash") in ("#/", "")
     app.click('.suggestion[data-symbol="AAPL"]')
     assert app.text_in(".stock-title h1", "Apple Inc.")
@@ -332,7 +331,7 @@ def test_offline_shows_a_message_not_a_blank_page(app):
 def test_first_load_is_small_and_nothing_overflows_at_320px(app):
     app.d.refresh()
     app.css(".net-worth")
-    time.sleep(1)
+    app.settled()
     own = app.d.execute_script("""
         return performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))
           .filter(e => new URL(e.name).origin === location.origin && !new URL(e.name).pathname.startsWith('/api/')
@@ -345,7 +344,7 @@ def test_first_load_is_small_and_nothing_overflows_at_320px(app):
     for route in ["", "explore", "queue", "orders", "account", "settings", "notifications", "stock/600519"]:
         app.go(route)
         app.css("main .page-head h1, main .stock-title h1, main .net-worth")
-        time.sleep(0.5)
+        app.settled()
         assert app.overflow(320) <= 0, f"#/{route} overflows at 320 px"
 
 
@@ -365,12 +364,12 @@ def test_screenshots_of_every_main_screen(app):
     for name, route, ready in screens:
         app.go(route)
         app.css(ready)
-        time.sleep(0.8)
+        app.settled()
         app.shot(name)
     app.switch_account("cn")
     app.go("stock/600519")
     app.css(".depth-table")
-    time.sleep(0.8)
+    app.settled()
     app.shot("stock-a-share")
     app.open_trade("600519", "buy")
     app.set_qty("100")

@@ -4,7 +4,6 @@ language (kept on the server) and back.
 
 Screenshots of every main screen in Chinese (zh-*-phone.png, zh-*-desktop.png) go to tests/e2e/screenshots/.
 """
-import time
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -83,7 +82,7 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
     for name, route, ready in screens:
         app.go(route)
         app.css(ready)
-        time.sleep(0.8)
+        app.settled()
         assert english_left(app) == [], name
         app.clear_toasts()
         app.shot(f"zh-{name}")
@@ -112,7 +111,7 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
     app.switch_account("us")
     app.go("stock/AAPL")
     app.css(".chart-area canvas")
-    time.sleep(0.8)
+    app.settled()
     assert english_left(app) == []
     app.shot("zh-stock")
 
@@ -173,7 +172,7 @@ def test_a_game_in_chinese_and_its_rule_refusal(app):
     app.css(".net-worth")
     app.go(f"games/{game['id']}")
     app.text_in(".my-standing", "您排名第 1")
-    time.sleep(0.8)
+    app.settled()
     assert english_left(app) == []
     assert "买入后 15 分钟内不得卖出" in app.text(".game-rules")
     app.shot("zh-game")

@@ -60,7 +60,7 @@ def settled(app, selector):
     """Waits for the screen's content and for its loading spinners (charts, lists) to finish."""
     app.css(selector)
     app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "main .loading"))
-    time.sleep(0.6)  # live quotes, chart resizes and timers get to run once
+    app.settled()
 
 
 def test_every_screen_loads_without_a_console_error(tour_driver, tour_server):

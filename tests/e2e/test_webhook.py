@@ -49,7 +49,7 @@ def test_automatic_order_is_posted_signed_and_a_failed_attempt_is_retried(sessio
 
         # fill, order placed automatically, queue empty: three notifications; the first POST gets a 500 and is retried ~5 s later.
         started = time.time()
-        requests_seen = receiver.wait(4, timeout=30)
+        requests_seen = receiver.wait(4)
         kinds = [json.loads(body)["type"] for _, body in requests_seen]
         assert sorted(set(kinds)) == ["fill", "order_placed_automatically", "queue_empty"]
         for headers, body in requests_seen:
@@ -65,7 +65,7 @@ def test_automatic_order_is_posted_signed_and_a_failed_attempt_is_retried(sessio
         assert "600519" in auto["data"]["body"] and auto["data"]["account_id"] == cn["id"]
 
         # The receiver has the request before papertrade has its answer: wait for the records to catch up.
-        deadline = time.time() + 10
+        deadline = time.time() + 60
         while True:
             deliveries = session.get(session.base + "/webhook/deliveries").json()
             if all(d["status"] == "delivered" for d in deliveries) or time.time() > deadline:
@@ -88,7 +88,7 @@ def test_an_unreachable_webhook_shows_its_failure_and_keeps_retrying(session):
     r = session.post(session.base + "/webhook/ping")
     assert r.status_code == 202
     ping = r.json()["id"]
-    deadline = time.time() + 10
+    deadline = time.time() + 60
     while time.time() < deadline:
         d = next(d for d in session.get(session.base + "/webhook/deliveries").json() if d["id"] == ping)
         if d["attempts"] >= 1:
@@ -102,7 +102,7 @@ def test_an_unreachable_webhook_shows_its_failure_and_keeps_retrying(session):
     receiver = Receiver()
     try:
         assert session.put(session.base + "/webhook", json={"url": receiver.url}).status_code == 200
-        headers, body = receiver.wait(1, timeout=15)[0]
+        headers, body = receiver.wait(1)[0]
         assert json.loads(body)["type"] == "ping" and headers["Papertrade-Delivery"] == ping
     finally:
         receiver.close()
@@ -155,7 +155,7 @@ def test_a_redirect_is_not_followed(session):
         url = f"http://127.0.0.1:{redirector.server_address[1]}/hook"
         assert session.put(session.base + "/webhook", json={"url": url}).status_code in (200, 201)
         ping = session.post(session.base + "/webhook/ping").json()["id"]
-        deadline = time.time() + 20
+        deadline = time.time() + 60
         delivery = None
         while time.time() < deadline:
             delivery = next(d for d in session.get(session.base + "/webhook/deliveries").json() if d["id"] == ping)

@@ -29,6 +29,7 @@ struct WALCheckpointer: Sendable {
     let writerLock: AsyncLock
     let lastWrite: WriteClock
     let policy: CheckpointPolicy
+    let progress: CheckpointerProgress
 
     /// A WAL restart waits until no more than this is left to copy.
     static let restartBacklog = 4 << 20
@@ -56,6 +57,7 @@ struct WALCheckpointer: Sendable {
             if reserveDue, idle, written <= lastCheckpoint {
                 reserveDue = false
                 await topUpReserve()
+                progress.reserveLooks.add(1, ordering: .relaxed)
                 continue
             }
             guard written > lastCheckpoint, idle || now - lastCheckpoint >= policy.atLeastEvery else { continue }
@@ -92,6 +94,13 @@ struct WALCheckpointer: Sendable {
         else { return nil }
         return (log, log - copied)
     }
+}
+
+/// What the checkpointer has done so far: tests wait for its first look at the free-page reserve rather than
+/// sleeping and hoping it came.
+final class CheckpointerProgress: Sendable {
+    /// How many times the checkpointer looked at the free-page reserve (and topped it up if it had to).
+    let reserveLooks = Atomic<Int>(0)
 }
 
 /// The time of the last committed write, shared with the checkpointer.

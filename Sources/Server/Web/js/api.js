@@ -25,7 +25,25 @@ let unauthorized = () => {};
 /** What to do on a 401 from a request that needed a session (the shell shows the login screen). */
 export function onUnauthorized(fn) { unauthorized = fn; }
 
-export async function request(method, path, body, { signal, quiet401 = false } = {}) {
+// Requests in flight, marked on the page (<html data-loading>) while any is: the cursor says the app is working,
+// and the browser tests wait for a quiet page instead of sleeping and hoping it got there.
+let inflight = 0;
+function loading(delta) {
+  inflight += delta;
+  if (inflight > 0) document.documentElement.dataset.loading = '';
+  else delete document.documentElement.dataset.loading;
+}
+
+export async function request(method, path, body, options = {}) {
+  loading(1);
+  try {
+    return await send(method, path, body, options);
+  } finally {
+    loading(-1);
+  }
+}
+
+async function send(method, path, body, { signal, quiet401 = false }) {
   let response;
   try {
     response = await fetch('/api/v1' + path, {
