@@ -59,9 +59,11 @@ api_key = "{session}"
             [st, "--config-file", config.name, "run", f"{server.url}/openapi.json",
              "--exclude-checks", "positive_data_acceptance", "--phases", phases, "--workers", "2",
              "--max-examples", str(examples), "--seed", str(seed),
-             # 60 s: a cold whole-chain snapshot (SPY's daily expirations) beside two other pytest processes on two
-             # cores once took over 30 s in CI; a server that hangs still fails the run.
-             "--request-timeout", "60",
+             # A deadline only a hang reaches: this wall checks that no request fails or stops the server, not how
+             # fast it answers (benchmarks/ measure that). A cold whole-chain snapshot (SPY's daily expirations,
+             # 4.7 s cold in a debug build on an idle machine) and the first movers list (1 s) took over 60 s beside
+             # the rest of the suite and two CPU-bound processes (`scripts/test.sh --under-load`).
+             "--request-timeout", "300",
              # The event stream answers a good request with a response that never ends (tests/PapertradeKitTests and
              # test_trade_cli.py drive it); a request fuzzer would only time out on it.
              "--exclude-path", "/api/v1/events"],
