@@ -75,7 +75,7 @@ public enum PapertradeMCP {
     public static func runStdio(client: PapertradeClient, readOnly: Bool) async throws {
         let server = await makeServer(client: client, readOnly: readOnly)
         let logger = Logger(label: "papertrade.mcp") { StreamLogHandler.standardError(label: $0) }
-        try await server.start(transport: StdioTransport(logger: logger))
+        try await server.start(transport: CheckedTransport(StdioTransport(logger: logger), logger: logger))
         await server.waitUntilCompleted()
         await server.stop()
     }
@@ -86,6 +86,11 @@ public enum PapertradeMCP {
     public static func handle(_ request: HTTPExchange, client: PapertradeClient, readOnly: Bool) async
         -> HTTPExchange.Answer
     {
+        if let body = request.body, case .answer(let error) = JSONRPCEnvelope.check(body) {
+            return HTTPExchange.Answer(
+                status: JSONRPCEnvelope.httpStatus(of: error), headers: ["Content-Type": "application/json"],
+                body: error)
+        }
         let transport = StatelessHTTPServerTransport(
             validationPipeline: StandardValidationPipeline(validators: [
                 AcceptHeaderValidator(mode: .jsonOnly), ContentTypeValidator(), ProtocolVersionValidator(),

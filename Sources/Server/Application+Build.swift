@@ -4,6 +4,7 @@ import HummingbirdWebSocket
 import JSON
 import Logging
 import MarketData
+import NIOCore
 
 /// Assembles the application — the composition root: each controller, stream and background service is given the
 /// parts it needs here, by hand (the brokerage, `UserAccess`, the VAPID key, the outbound address policy), and
@@ -93,25 +94,27 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
             try await AppSocket.handle(inbound, outbound, headers: context.request.headers, brokerage: brokerage)
         }
     }
+    let marketDataConnections = MarketDataStream.Connections()
     for feed in ["v1beta1/indicative", "v1beta1/opra"] {
         sockets.ws(RouterPath(feed)) { inbound, outbound, context in
             try await WebSocketClients.counting("market_data") {
                 try await MarketDataStream.handle(
-                    inbound, outbound, brokerage: brokerage, access: access, kind: .options,
-                    headers: context.request.headers)
+                    inbound, outbound, brokerage: brokerage, access: access, connections: marketDataConnections,
+                    kind: .options, headers: context.request.headers)
             }
         }
     }
     for feed in ["v2/iex", "v2/sip"] {
         sockets.ws(RouterPath(feed)) { inbound, outbound, _ in
             try await WebSocketClients.counting("market_data") {
-                try await MarketDataStream.handle(inbound, outbound, brokerage: brokerage, access: access)
+                try await MarketDataStream.handle(
+                    inbound, outbound, brokerage: brokerage, access: access, connections: marketDataConnections)
             }
         }
     }
 
     var application = Application(
-        router: router, server: .http1WebSocketUpgrade(webSocketRouter: sockets),
+        router: router, server: .papertrade(webSockets: sockets),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "papertrade"),
         logger: logger)
@@ -170,6 +173,10 @@ struct ErrorShapeMiddleware: RouterMiddleware {
             }
             throw APIError(
                 error.status, code: Int(error.status.code) * 100_000 + 10_000, error.body ?? error.status.reasonPhrase)
+        } catch is NIOTooManyBytesError {
+            // A body read past its limit anywhere a route forgot to say so is still the client's 413, not our 500.
+            throw APIError(
+                .contentTooLarge, code: 41300000, "request body is larger than \(context.maxUploadSize) bytes")
         } catch {
             context.logger.error("unexpected error: \(error)")
             throw APIError(.internalServerError, code: 50000000, "internal error")

@@ -124,13 +124,20 @@ public final class GameRegistry: Sendable {
 
     // MARK: Creating and finding
 
-    /// Creates a game owned by `owner`. Throws `.invalid` with the first problem of the settings.
+    /// How many games one user may own that have not ended.
+    public static let openGamesPerOwner = 20
+
+    /// Creates a game owned by `owner`. Throws `.invalid` with the first problem of the settings, and past
+    /// `openGamesPerOwner`.
     public func create(owner: UserID, name: String, market: Market, settings: GameSettings)
         async throws(BrokerageError) -> GameRecord
     {
         let now = clock.now()
         if let problem = Self.problem(name: name, market: market, settings: settings, now: now) {
             throw .invalid(problem)
+        }
+        guard games.values.filter({ $0.ownerID == owner && $0.endedAt == nil }).count < Self.openGamesPerOwner else {
+            throw .invalid("a user may run at most \(Self.openGamesPerOwner) games at a time; end one first")
         }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5 {

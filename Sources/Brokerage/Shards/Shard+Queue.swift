@@ -43,6 +43,9 @@ extension Shard {
         seededCloses = []
     }
 
+    /// The most queued rules one account keeps waiting (each is evaluated on every price update of its symbol).
+    static let ruleLimit = 100
+
     /// Queues a rule for an account. The rule is evaluated at once against the current price (and may fire in
     /// this call: the returned record says so).
     func addRule(
@@ -60,6 +63,9 @@ extension Shard {
             )
         }
         try Self.validate(condition: condition, action: action, instrument: instrument)
+        guard queuedRules.values.filter({ $0.rule.accountID == account }).count < Self.ruleLimit else {
+            throw .invalid("an account may have at most \(Self.ruleLimit) queued rules")
+        }
         let now = clock.now()
         let today = instrument.calendar.tradingDate(at: now)
         let life = lifetime ?? .untilTriggered

@@ -5,6 +5,12 @@ import TradingCore
 public struct Watchlists: Sendable {
     let storage: any WatchlistRepository
 
+    /// The most symbols one watchlist holds, on every surface. A 6,000-symbol list through Alpaca's API (which had
+    /// no limit while the app's had 200) took the server from 114 MB to 1.7 GB on the next listing (issue 55).
+    public static let maximumSymbols = 200
+    /// The most watchlists one account keeps.
+    public static let maximumLists = 50
+
     /// The account's watchlists, oldest first.
     public func all(account: AccountID) async throws(BrokerageError) -> [WatchlistRecord] {
         try await stored { try await storage.watchlists(account: account) }
@@ -14,8 +20,16 @@ public struct Watchlists: Sendable {
         try await all(account: account).first { $0.id == id }
     }
 
-    /// Creates or replaces a watchlist. Throws `.duplicate` when another of the account's lists has its name.
+    /// Creates or replaces a watchlist. Throws `.duplicate` when another of the account's lists has its name, and
+    /// `.invalid` past `maximumSymbols` or a list past `maximumLists`.
     public func save(_ watchlist: WatchlistRecord) async throws(BrokerageError) {
+        guard watchlist.symbols.count <= Self.maximumSymbols else {
+            throw .invalid("a watchlist holds at most \(Self.maximumSymbols) symbols")
+        }
+        let lists = try await all(account: watchlist.accountID)
+        guard lists.count < Self.maximumLists || lists.contains(where: { $0.id == watchlist.id }) else {
+            throw .invalid("an account keeps at most \(Self.maximumLists) watchlists")
+        }
         try await stored { try await storage.saveWatchlist(watchlist) }
     }
 

@@ -576,7 +576,9 @@ struct DailyBarCache: Sendable {
     }
 }
 
-/// A bounded cache of computed days (the oldest half is dropped when full).
+/// A bounded cache of computed days, bounded by their minutes (what a day's memory grows with: ~170 bytes a minute
+/// in its arrays and bars); the oldest days are dropped until half the room is free when full. Counting days let
+/// 8,192 of them stay, ~2 GB of always-open 1,440-minute days once one client subscribed to 5,571 symbols (issue 55).
 struct DayCache: Sendable {
     struct Key: Hashable, Sendable {
         var symbol: String
@@ -585,17 +587,27 @@ struct DayCache: Sendable {
 
     private var days: [Key: SimulatedDay] = [:]
     private var order: [Key] = []
-    static let capacity = 8192
+    private var minutes = 0
+    /// About 340 MB of days: 5,000 US sessions, or 1,380 always-open days — a day for each of the 1,000 symbols one
+    /// market-data connection may follow, in either clock (measured: 1,000 always-open symbols held ~245 MB).
+    static let minuteCapacity = 2_000_000
 
     func get(_ key: Key) -> SimulatedDay? { days[key] }
 
     mutating func put(_ key: Key, _ day: SimulatedDay) {
-        if days[key] == nil { order.append(key) }
-        days[key] = day
-        if order.count > Self.capacity {
-            for old in order.prefix(Self.capacity / 2) { days[old] = nil }
-            order.removeFirst(Self.capacity / 2)
+        if let old = days.updateValue(day, forKey: key) {
+            minutes -= old.minuteStarts.count
+        } else {
+            order.append(key)
         }
+        minutes += day.minuteStarts.count
+        guard minutes > Self.minuteCapacity else { return }
+        var dropped = 0
+        while minutes > Self.minuteCapacity / 2, dropped < order.count {
+            minutes -= days.removeValue(forKey: order[dropped])?.minuteStarts.count ?? 0
+            dropped += 1
+        }
+        order.removeFirst(dropped)
     }
 }
 

@@ -50,6 +50,9 @@ struct WatchlistsController {
     func validSymbols(_ value: JSONValue?) throws -> [String] {
         guard let value, !value.isNull else { return [] }
         guard let list = value.array else { throw APIError.unprocessable("symbols must be a list") }
+        guard list.count <= Watchlists.maximumSymbols else {
+            throw APIError.unprocessable("a watchlist holds at most \(Watchlists.maximumSymbols) symbols")
+        }
         var symbols: [String] = []
         for item in list {
             guard let s = item.string?.uppercased() else { throw APIError.unprocessable("symbols must be strings") }

@@ -37,7 +37,7 @@ func buildIBApplication(_ configuration: ServerConfiguration, gateway: IBGateway
     let port = configuration.ib.port ?? 5000
     return Application(
         router: router,
-        server: try .tls(.http1WebSocketUpgrade(webSocketRouter: sockets), tlsConfiguration: tls),
+        server: .papertrade(webSockets: sockets, tls: tls),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.ib.host, port: port), serverName: "papertrade-ib"),
         logger: logger)

@@ -2,6 +2,7 @@ import Brokerage
 import Foundation
 import Hummingbird
 import JSON
+import NIOCore
 import TradingCore
 
 /// Session endpoints and the login page. The gateway starts logged out (unless `--ib-user`); a person logs in at
@@ -98,9 +99,15 @@ struct IBSessionRoutes {
                 ?? loginForm(error: nil))
     }
 
+    /// A login form holds a user name and a password: more than this is refused (413).
+    static let loginBodyLimit = 16 * 1024
+
     @Sendable func login(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
-        let body = try await request.collectBody(upTo: 16 * 1024)
+        let body: ByteBuffer
+        do { body = try await request.collectBody(upTo: Self.loginBodyLimit) } catch {
+            throw IBError(.contentTooLarge, "request body is larger than \(Self.loginBodyLimit) bytes")
+        }
         let text = String(buffer: body)
         var fields: [String: String] = [:]
         if let json = try? JSONValue(parsing: text), let object = json.object {
@@ -212,6 +219,8 @@ struct IBErrorMiddleware: RouterMiddleware {
                 return response
             }
             throw IBError(error.status, error.body ?? error.status.reasonPhrase)
+        } catch is NIOTooManyBytesError {
+            throw IBError(.contentTooLarge, "request body is larger than \(context.maxUploadSize) bytes")
         } catch {
             context.logger.error("unexpected error: \(error)")
             throw IBError(.internalServerError, "internal error")

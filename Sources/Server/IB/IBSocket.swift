@@ -140,7 +140,7 @@ enum IBSocket {
                     }
                 }
             }
-            var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+            var messages = inbound.messages(maxSize: ConnectionLimits.webSocketMessageBytes).makeAsyncIterator()
             while let message = try await messages.next() {
                 guard case .text(let text) = message else { continue }
                 try await handleFrame(

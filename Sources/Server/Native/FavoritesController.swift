@@ -59,14 +59,17 @@ struct FavoritesController {
     }
 
     func symbols(_ value: JSONValue?) throws -> [String] {
+        let items = value?.array ?? []
+        guard items.count <= Watchlists.maximumSymbols else {
+            throw APIError.unprocessable("a watchlist holds at most \(Watchlists.maximumSymbols) symbols")
+        }
         var out: [String] = []
-        for item in value?.array ?? [] {
+        for item in items {
             guard let s = item.string?.uppercased(), brokerage.directory.entry(s) != nil else {
                 throw APIError.unprocessable("unknown symbol \(item.string ?? "")")
             }
             if !out.contains(s) { out.append(s) }
         }
-        guard out.count <= 200 else { throw APIError.unprocessable("at most 200 symbols per watchlist") }
         return out
     }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import PapertradeKit
 import PapertradeMCP
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -58,14 +59,23 @@ struct MCPController {
         guard let base = Self.loopbackURL(context.localAddress) else {
             return Self.error(500, "the server cannot reach its own API")
         }
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let body: ByteBuffer
+        do { body = try await request.body.collect(upTo: context.maxUploadSize) } catch {
+            return Self.error(413, "request body is larger than \(context.maxUploadSize) bytes")
+        }
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
         let client = PapertradeClient(
             baseURL: base, credentials: .apiKey(id: keyID, secret: secret), session: Self.loopback)
-        let answer = await PapertradeMCP.handle(
-            HTTPExchange(method: "POST", path: request.uri.path, headers: headers, body: Data(buffer: body)),
-            client: client, readOnly: readOnly)
+        let exchange = HTTPExchange(method: "POST", path: request.uri.path, headers: headers, body: Data(buffer: body))
+        // Every request is answered, and none holds the server's shutdown: a tool call that outlives the deadline (or
+        // an exchange the SDK never answers) ends with an error rather than an open socket.
+        let answer = await Self.first(within: Self.deadline) {
+            await PapertradeMCP.handle(exchange, client: client, readOnly: readOnly)
+        }
+        guard let answer else {
+            return Self.error(504, "no answer within \(Self.deadline); the request may still have taken effect")
+        }
         var fields = HTTPFields()
         for (name, value) in answer.headers {
             if let name = HTTPField.Name(name) { fields[name] = value }
@@ -73,6 +83,69 @@ struct MCPController {
         return Response(
             status: .init(code: answer.status), headers: fields,
             body: .init(byteBuffer: ByteBuffer(bytes: answer.body ?? Data())))
+    }
+
+    /// How long one MCP exchange may take (a tool call runs one or a few API requests).
+    static let deadline = Duration.seconds(60)
+
+    /// `work`'s answer, or nil once `deadline` has passed or the request was canceled — without waiting for `work`
+    /// to notice (a task group would wait for its child, and an exchange the SDK never answers never ends).
+    static func first(
+        within deadline: Duration, _ work: @escaping @Sendable () async -> HTTPExchange.Answer
+    ) async -> HTTPExchange.Answer? {
+        let race = Race()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                race.start(
+                    continuation,
+                    Task { race.finish(await work()) },
+                    Task {
+                        try? await Task.sleep(for: deadline)
+                        race.finish(nil)
+                    })
+            }
+        } onCancel: {
+            race.finish(nil)
+        }
+    }
+
+    /// The first of an answer, a deadline and a cancellation; the losers' tasks are canceled.
+    final class Race: Sendable {
+        struct State {
+            var continuation: CheckedContinuation<HTTPExchange.Answer?, Never>?
+            var tasks: [Task<Void, Never>] = []
+            /// The outcome, once there is one (it may come before `start`).
+            var outcome: HTTPExchange.Answer??
+        }
+        private let state = Mutex(State())
+
+        func start(_ continuation: CheckedContinuation<HTTPExchange.Answer?, Never>, _ tasks: Task<Void, Never>...) {
+            let outcome = state.withLock { s -> HTTPExchange.Answer?? in
+                if case .none = s.outcome {
+                    s.continuation = continuation
+                    s.tasks = tasks
+                }
+                return s.outcome
+            }
+            if let outcome {
+                continuation.resume(returning: outcome)
+                for task in tasks { task.cancel() }
+            }
+        }
+
+        func finish(_ answer: HTTPExchange.Answer?) {
+            let (continuation, tasks) = state.withLock {
+                s -> (CheckedContinuation<HTTPExchange.Answer?, Never>?, [Task<Void, Never>]) in
+                guard case .none = s.outcome else { return (nil, []) }
+                s.outcome = .some(answer)
+                let taken = (s.continuation, s.tasks)
+                s.continuation = nil
+                s.tasks = []
+                return taken
+            }
+            continuation?.resume(returning: answer)
+            for task in tasks { task.cancel() }
+        }
     }
 
     /// Alpaca's headers, or a bearer token "KEY_ID:SECRET".

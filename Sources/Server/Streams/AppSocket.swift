@@ -43,7 +43,7 @@ enum AppSocket {
         let symbols = AppEvents.Symbols()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await AppEvents.run(audience, symbols: symbols, brokerage: brokerage, send: send) }
-            var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+            var messages = inbound.messages(maxSize: ConnectionLimits.webSocketMessageBytes).makeAsyncIterator()
             while let message = try await messages.next() {
                 guard case .text(let text) = message, let request = try? JSONValue(parsing: text),
                     let type = request["type"]?.string, type == "subscribe" || type == "unsubscribe"

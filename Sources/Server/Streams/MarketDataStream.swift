@@ -19,12 +19,19 @@ enum MarketDataStream {
         case options
     }
 
+    /// The most symbols one connection follows, over every channel (Alpaca's 405 past it). Each costs the pump a
+    /// quote a second: a connection subscribed to 10,000 made the server compute a day of prices for each.
+    static let maximumSymbols = 1_000
+
     struct Subscriptions: Sendable {
         var trades: Set<String> = []
         var quotes: Set<String> = []
         var bars: Set<String> = []
         /// Trading statuses: a halt and the resumption (US trading pauses and news halts).
         var statuses: Set<String> = []
+
+        /// How many symbols the connection follows on any channel.
+        var symbolCount: Int { trades.union(quotes).union(bars).union(statuses).count }
 
         func message(_ kind: Kind) -> MessagePack.Value {
             func list(_ s: Set<String>) -> MessagePack.Value { .array(s.sorted().map(MessagePack.Value.string)) }
@@ -44,9 +51,34 @@ enum MarketDataStream {
         }
     }
 
+    /// How many market-data connections one API key may hold at once (Alpaca's 406 past it). Alpaca allows one; a
+    /// few more let a client that reconnects be let in before the server has seen its old connection go.
+    static let connectionsPerKey = 5
+
+    /// The market-data connections open now, by API key.
+    final class Connections: Sendable {
+        private let open = Mutex<[String: Int]>([:])
+
+        /// Counts a connection of `key` in; false (and nothing counted) when the key holds its limit already.
+        func enter(_ key: String) -> Bool {
+            open.withLock { open in
+                guard open[key, default: 0] < MarketDataStream.connectionsPerKey else { return false }
+                open[key, default: 0] += 1
+                return true
+            }
+        }
+
+        func leave(_ key: String) {
+            open.withLock { open in
+                open[key, default: 1] -= 1
+                if open[key] == 0 { open[key] = nil }
+            }
+        }
+    }
+
     static func handle(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage,
-        access: UserAccess, kind: Kind = .stocks, headers: HTTPFields = [:]
+        access: UserAccess, connections: Connections, kind: Kind = .stocks, headers: HTTPFields = [:]
     )
         async throws
     {
@@ -70,7 +102,7 @@ enum MarketDataStream {
             return
         }
         try await send(control("success", [("msg", .string("connected"))]))
-        var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+        var messages = inbound.messages(maxSize: ConnectionLimits.webSocketMessageBytes).makeAsyncIterator()
         guard let first = try await messages.next(), let auth = decode(first), auth["action"]?.string == "auth",
             let key = auth["key"]?.string, let secret = auth["secret"]?.string,
             try await access.authenticate(keyID: key, secret: secret, loading: false) != nil
@@ -78,6 +110,11 @@ enum MarketDataStream {
             try await send(control("error", [("code", .int(402)), ("msg", .string("auth failed"))]))
             return
         }
+        guard connections.enter(key) else {
+            try await send(control("error", [("code", .int(406)), ("msg", .string("connection limit exceeded"))]))
+            return
+        }
+        defer { connections.leave(key) }
         try await send(control("success", [("msg", .string("authenticated"))]))
 
         let subscriptions = SubscriptionBox()
@@ -106,16 +143,24 @@ enum MarketDataStream {
                     kind == .options
                     ? [("trades", \.trades), ("quotes", \.quotes)]
                     : [("trades", \.trades), ("quotes", \.quotes), ("bars", \.bars), ("statuses", \.statuses)]
-                let current = subscriptions.state.withLock { s -> Subscriptions in
+                let current = subscriptions.state.withLock { s -> Subscriptions? in
+                    var next = s
                     for (field, path) in channels {
                         let symbols = Set((request[field]?.strings ?? []).map { $0.uppercased() })
                         if action == "subscribe" {
-                            s[keyPath: path].formUnion(symbols)
+                            next[keyPath: path].formUnion(symbols)
                         } else {
-                            s[keyPath: path].subtract(symbols)
+                            next[keyPath: path].subtract(symbols)
                         }
                     }
+                    guard next.symbolCount <= Self.maximumSymbols else { return nil }
+                    s = next
                     return s
+                }
+                guard let current else {
+                    // Alpaca's 405: the subscription stays as it was.
+                    try await send(control("error", [("code", .int(405)), ("msg", .string("symbol limit exceeded"))]))
+                    continue
                 }
                 try await send(current.message(kind))
             }

@@ -16,7 +16,7 @@ enum TradeUpdatesStream {
     )
         async throws
     {
-        var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+        var messages = inbound.messages(maxSize: ConnectionLimits.webSocketMessageBytes).makeAsyncIterator()
         func json(_ message: WebSocketMessage) -> JSONValue? {
             switch message {
             case .text(let s): return try? JSONValue(parsing: s)
