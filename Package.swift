@@ -151,6 +151,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TradingCore"]),
         .testTarget(name: "BacktestTests", dependencies: ["Backtest", "TradingCore", "JSON"]),
         .testTarget(name: "MarketDataTests", dependencies: ["MarketData"]),
+        .testTarget(name: "PapertradeMCPTests", dependencies: ["PapertradeMCP"]),
         .testTarget(
             name: "StorageTests",
             dependencies: [

@@ -125,7 +125,7 @@ fi
 # (the two cores sat 50-80% idle with one process), so together they take little more than the longest (the walls,
 # ~13 min). Each test has its own servers on free ports. The browsers' and the walls' output follows the rest's.
 export PAPERTRADE_BINARY="$PWD/.build/debug/papertrade"
-walls=(tests/e2e/test_openapi.py tests/e2e/test_ib_openapi.py tests/e2e/test_socket_fuzz.py)
+walls=(tests/e2e/test_openapi.py tests/e2e/test_ib_openapi.py tests/e2e/test_socket_fuzz.py tests/e2e/test_mcp_fuzz.py)
 screens=(tests/e2e/test_web_tour.py tests/e2e/test_web_app.py tests/e2e/test_web_app_zh.py tests/e2e/test_performance.py
     tests/e2e/test_options_web.py tests/e2e/test_earnings.py tests/e2e/test_backtest_web.py tests/e2e/test_figures_agree.py)
 walls_log=$(mktemp)
