@@ -72,3 +72,33 @@ def test_sigterm_under_load_answers_or_refuses_and_loses_nothing(fresh_server):
     # A margin account: open orders hold Reg T buying power (twice the $100,000 equity).
     assert float(account.regt_buying_power) == 200_000
     assert abs(float(account.buying_power) - (200_000 - reserved)) < 0.005, "buying power reserves every open order"
+
+
+def test_sigterm_does_not_wait_for_clients_that_hold_half_a_request(fresh_server):
+    """Connections holding half a request head (or nothing) and an MCP request that JSON-RPC does not allow do not
+    keep the server from stopping: it exits within its drain time, well before their 30 s head deadline."""
+    import socket
+    s = fresh_server
+    held = []
+    for n in range(50):
+        c = socket.create_connection(("127.0.0.1", s.port), timeout=30)
+        if n % 2 == 0:
+            c.sendall(b"POST /v2/orders HTTP/1.1\r\nHost: x\r\n")
+        held.append(c)
+    body = b'{"jsonrpc": "2.0", "id": true, "method": "ping"}'
+    mcp = urllib.request.Request(s.url + "/mcp", data=body, method="POST", headers={
+        "APCA-API-KEY-ID": s.key_id, "APCA-API-SECRET-KEY": s.secret, "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream"})
+    try:
+        urllib.request.urlopen(mcp, timeout=30)
+    except urllib.error.HTTPError as e:
+        assert e.code == 400  # answered at once, not left open
+    started = time.time()
+    s.process.send_signal(signal.SIGTERM)
+    code = s.process.wait(timeout=60)
+    took = time.time() - started
+    for c in held:
+        c.close()
+    print(f"\nSIGTERM beside 50 half-open connections: exited in {took:.1f} s")
+    assert code == 0
+    assert took < 25, f"the server waited {took:.1f} s for clients that never finished a request"

@@ -140,6 +140,14 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, state != .answering {
+            // Shutting down: a connection with no request in, or half of one, has nothing to wait for. (Hummingbird's
+            // own handler closes idle connections only once a first request was read; before that, a client holding
+            // half a request head kept SIGTERM waiting.) One being answered finishes its answer first.
+            context.fireUserInboundEventTriggered(event)
+            context.close(promise: nil)
+            return
+        }
         if event is HTTPServerUpgradeEvents {
             // A WebSocket from here on: its frames are not HTTP parts, and its own pings keep it honest.
             context.fireUserInboundEventTriggered(event)
