@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "PapertradeMCP",
             dependencies: [
-                "PapertradeKit", .product(name: "MCP", package: "swift-sdk"),
+                "PapertradeKit", "JSON", .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // A SwiftUI watchlist row on PapertradeKit (Apple platforms; on Linux the file compiles to nothing).

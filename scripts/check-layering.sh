@@ -5,7 +5,8 @@
 #   Backtest (a library users depend on) imports only TradingCore and JSON;
 #   BrokerageModel (the records and the repository protocols) imports only TradingCore and Foundation;
 #   PapertradeKit (the client SDK apps add) imports only Foundation (URLSession): no NIO, no server modules;
-#   PapertradeMCP (the MCP tools) reaches the server only through PapertradeKit: no server module, no NIO;
+#   PapertradeMCP (the MCP tools) reaches the server only through PapertradeKit: no server module, no NIO (JSON, the
+#   leaf parser, checks each JSON-RPC message before the MCP SDK decodes it);
 #   MarketData and Storage never import each other;
 #   Server and the papertrade command never import Storage or SQL (they go through the Brokerage), and no module
 #   re-exports Storage (`@_exported import ... Storage`): nothing above the brokerage can name a Storage type;
@@ -38,7 +39,7 @@ declare -A allowed=(
     [Backtest]='^(Swift|_Concurrency|Synchronization|TradingCore|JSON)$'
     [BrokerageModel]='^(Swift|_Concurrency|Synchronization|Foundation|TradingCore)$'
     [PapertradeKit]='^(Swift|_Concurrency|Foundation|FoundationNetworking)$'
-    [PapertradeMCP]='^(Swift|_Concurrency|Foundation|FoundationNetworking|PapertradeKit|MCP|Logging)$'
+    [PapertradeMCP]='^(Swift|_Concurrency|Foundation|FoundationNetworking|PapertradeKit|MCP|Logging|JSON)$'
 )
 
 import_pattern='^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*import[[:space:]]+((struct|class|enum|protocol|func|var|let|typealias|actor)[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)'

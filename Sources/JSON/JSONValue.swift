@@ -14,12 +14,24 @@ public enum JSONValue: Sendable, Hashable {
     public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         public var offset: Int
         public var reason: String
+        /// The document is JSON, but an object holds a key twice (only when parsing refuses that).
+        public var isDuplicateKey = false
         public var description: String { "invalid JSON at byte \(offset): \(reason)" }
     }
 
+    /// How closely a document must follow RFC 8259.
+    public enum Grammar: Sendable {
+        /// What clients send in practice is read: a lone surrogate escape as U+FFFD, bytes that are not UTF-8 as
+        /// U+FFFD, numbers with leading zeros as written, the last of a key an object holds twice.
+        case lenient
+        /// RFC 8259 to the letter, and each key once per object (a `ParseError` with `isDuplicateKey`): what a
+        /// strict decoder further on (Foundation's, in the MCP SDK) will accept too.
+        case strict
+    }
+
     /// Parses a complete JSON document (UTF-8). Depth is limited to 256 to refuse hostile nesting.
-    public init(parsing bytes: some Collection<UInt8>) throws(ParseError) {
-        var parser = Parser(bytes: Array(bytes))
+    public init(parsing bytes: some Collection<UInt8>, grammar: Grammar = .lenient) throws(ParseError) {
+        var parser = Parser(bytes: Array(bytes), strict: grammar == .strict)
         parser.skipWhitespace()
         self = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -28,7 +40,9 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    public init(parsing text: String) throws(ParseError) { try self.init(parsing: Array(text.utf8)) }
+    public init(parsing text: String, grammar: Grammar = .lenient) throws(ParseError) {
+        try self.init(parsing: Array(text.utf8), grammar: grammar)
+    }
 
     public subscript(key: String) -> JSONValue? {
         if case .object(let o) = self { return o[key] }
@@ -83,6 +97,8 @@ public enum JSONValue: Sendable, Hashable {
 
     struct Parser {
         let bytes: [UInt8]
+        /// `Grammar.strict`.
+        var strict = false
         var index = 0
 
         mutating func skipWhitespace() {
@@ -134,6 +150,11 @@ public enum JSONValue: Sendable, Hashable {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 index += 1
                 skipWhitespace()
+                if strict, result[key] != nil {
+                    var error = fail("the key \"\(key)\" appears twice")
+                    error.isDuplicateKey = true
+                    throw error
+                }
                 result[key] = try value(depth: depth + 1)
                 skipWhitespace()
                 guard index < bytes.count else { throw fail("unexpected end in object") }
@@ -183,6 +204,9 @@ public enum JSONValue: Sendable, Hashable {
                 digits += 1
             }
             guard digits > 0 else { throw fail("invalid value") }
+            if strict, digits > 1, bytes[index - digits] == UInt8(ascii: "0") {
+                throw fail("a number with a leading zero")
+            }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
                 var fraction = 0
@@ -216,14 +240,14 @@ public enum JSONValue: Sendable, Hashable {
                 let c = bytes[index]
                 if c == UInt8(ascii: "\\") { break }
                 index += 1
-                if c == UInt8(ascii: "\"") { return String(decoding: bytes[start..<index - 1], as: UTF8.self) }
+                if c == UInt8(ascii: "\"") { return try text(bytes[start..<index - 1]) }
                 guard c >= 0x20 else { throw fail("control character in string") }
             }
             var out = Array(bytes[start..<index])
             while index < bytes.count {
                 let c = bytes[index]
                 index += 1
-                if c == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
+                if c == UInt8(ascii: "\"") { return try text(out[...]) }
                 if c == UInt8(ascii: "\\") {
                     guard index < bytes.count else { break }
                     let e = bytes[index]
@@ -254,6 +278,7 @@ public enum JSONValue: Sendable, Hashable {
                                 index = mark
                             }
                         }
+                        if strict, Unicode.Scalar(scalar) == nil { throw fail("a lone surrogate") }
                         out.append(contentsOf: String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8)
                     default: throw fail("invalid escape")
                     }
@@ -263,6 +288,15 @@ public enum JSONValue: Sendable, Hashable {
                 }
             }
             throw fail("unterminated string")
+        }
+
+        /// A string's bytes as text: bytes that are not UTF-8 are U+FFFD, or an error in the strict grammar.
+        func text(_ bytes: ArraySlice<UInt8>) throws(ParseError) -> String {
+            if strict {
+                guard let text = String(validating: bytes, as: UTF8.self) else { throw fail("a string is not UTF-8") }
+                return text
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         mutating func hex4() throws(ParseError) -> UInt32 {

@@ -140,4 +140,27 @@ struct TypedWriterTests {
             ])
         #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: #"["\ud800\u12"]"#) }
     }
+
+    @Test(
+        "the strict grammar refuses what the lenient one repairs: leading zeros, lone surrogates, bytes that are not UTF-8, a key given twice"
+    )
+    func strictGrammar() throws {
+        for text in [#"{"id": 01}"#, #"[-007]"#, #"["\ud800"]"#, #"["\udc00x"]"#, #"{"id": 1, "id": 2}"#] {
+            #expect(throws: JSONValue.ParseError.self, "\(text)") { try JSONValue(parsing: text, grammar: .strict) }
+            #expect((try? JSONValue(parsing: text)) != nil, "the lenient grammar reads \(text)")
+        }
+        let notUTF8: [UInt8] = [0x5B, 0x22, 0xFF, 0x22, 0x5D]
+        #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: notUTF8, grammar: .strict) }
+        #expect(try JSONValue(parsing: notUTF8) == .array([.string("\u{FFFD}")]))
+        do {
+            _ = try JSONValue(parsing: #"{"a": {"id": 1, "id": 2}}"#, grammar: .strict)
+            Issue.record("a duplicated key was read")
+        } catch let error as JSONValue.ParseError {
+            #expect(error.isDuplicateKey)
+        }
+        #expect(try JSONValue(parsing: #"{"id": 1, "id": 2}"#) == .object(["id": .number("2")]))
+        for text in [#"{"id": 0, "n": -0.5e+3, "s": "a\ud83d\ude00\u00e9"}"#, "[0, 10, -10, 1.05]"] {
+            #expect(try JSONValue(parsing: text, grammar: .strict) == JSONValue(parsing: text))
+        }
+    }
 }

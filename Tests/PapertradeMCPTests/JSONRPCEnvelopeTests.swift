@@ -49,23 +49,23 @@ struct JSONRPCEnvelopeTests {
         #expect(code(verdict(#"[{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"id": true}]"#)) == -32600)
     }
 
-    @Test("what is not JSON is a parse error: lone surrogates, control characters, bad numbers, depth past 64")
+    @Test("what is not JSON is a parse error: lone surrogates, control characters, bad numbers, depth past 256")
     func parseErrors() {
         for text in [
             #"{"id": "\ud800", "method": "ping"}"#, #"{"id": "\udc00x", "method": "ping"}"#,
             #"{"id": "\ud800\u0041", "method": "ping"}"#, "{\"id\": \"a\u{01}\"}", #"{"id": 01}"#, #"{"id": 1.}"#,
             #"{"id": -}"#, #"{"id": 1e}"#, #"{"id": 1"#, #"{"id" 1}"#, "{\"id\": 1} x", "", "nul", #"{"a": "\q"}"#,
-            String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
+            String(repeating: "[", count: 257) + String(repeating: "]", count: 257),
             #"{"id": "\u00zz"}"#,
         ] {
             let answer = verdict(text)
-            #expect(code(answer) == -32700, "\(text.prefix(40))")
+            #expect(code(answer) == -32700, "\(text.prefix(40)): \(String(describing: answer))")
             #expect(answer?["id"] is NSNull)
         }
-        // 64 levels are fine (the envelope itself is one).
+        // 256 levels are fine (the envelope itself is one).
         let deep =
             "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"params\": {\"a\": "
-            + String(repeating: "[", count: 62) + String(repeating: "]", count: 62) + "}}"
+            + String(repeating: "[", count: 254) + String(repeating: "]", count: 254) + "}}"
         #expect(JSONRPCEnvelope.check(Data(deep.utf8)) == .pass)
     }
 
