@@ -121,7 +121,7 @@ def test_an_mcp_request_with_an_id_json_rpc_does_not_allow_is_answered_invalid_r
     ('{"jsonrpc": "2.0", "id": 1, "method": "tools/list"', -32700),
     ('[]', -32600),
     ('"hello"', -32600),
-    ('[' * 100 + ']' * 100, -32700),
+    ('[' * 300 + ']' * 300, -32700),
 ], ids=["duplicate-id", "lone-surrogate", "truncated", "empty-batch", "a-string", "too-deep"])
 def test_malformed_json_rpc_gets_an_error_with_a_null_id(server, body, code):
     answer = mcp(server, body)
