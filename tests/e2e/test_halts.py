@@ -94,8 +94,11 @@ def test_a_news_halt_rests_orders_and_reopens(news_halt):
     start = datetime.datetime.fromisoformat(news_halt["start"].replace("Z", "+00:00"))
     end = datetime.datetime.fromisoformat(news_halt["end"].replace("Z", "+00:00"))
     minutes = (end - start).total_seconds() / 60
-    # The replayed market runs 2 × the halt's minutes a second: the halt lasts about 30 real seconds.
-    speed = int(2 * minutes)
+    # The replayed market runs half the halt's minutes a second: the halt lasts about 120 real seconds, for the two
+    # browsers to sign up and read the stock page while it holds. (At 30 s, a run of the suite beside two CPU-bound
+    # processes saw the halt end before the first browser got there. The test still races the replay clock; a clock
+    # the test could pause over HTTP would end that: issue 54's notes.)
+    speed = max(1, int(minutes / 2))
     date = start.astimezone(datetime.timezone(datetime.timedelta(hours=-4))).date()
     server = Server(clock="replay", env={"PAPERTRADE_REPLAY_FROM": str(date),
                                          "PAPERTRADE_REPLAY_SPEED": str(speed)}).start()
@@ -145,8 +148,8 @@ def test_a_news_halt_rests_orders_and_reopens(news_halt):
             "nothing fills during a halt"
 
         # The reopening: the status stream says trading resumed, the order fills, the quote has a book again.
-        assert wait_for(lambda: any(s.status_code == "T" for s in statuses), timeout=90), statuses
-        assert wait_for(lambda: client.get_order_by_id(order.id).status == OrderStatus.FILLED, timeout=30)
+        assert wait_for(lambda: any(s.status_code == "T" for s in statuses), timeout=300), statuses
+        assert wait_for(lambda: client.get_order_by_id(order.id).status == OrderStatus.FILLED, timeout=120)
         filled = client.get_order_by_id(order.id)
         status, quote = get(server, f"/api/v1/quotes/{symbol}")
         assert quote["halted"] is False and quote["asks"] and quote["open"] is not None
