@@ -23,6 +23,8 @@ final class NodeClient: Sendable {
     struct Connection: Sendable {
         let channel: any Channel
         let collector: NIOLoopBound<Collector>
+        /// When it went back to the pool.
+        var parked = ContinuousClock.now
     }
 
     private let group: any EventLoopGroup
@@ -30,6 +32,9 @@ final class NodeClient: Sendable {
     private let idle = Mutex<[String: [Connection]]>([:])
     /// Idle connections kept per node.
     static let keepPerNode = 32
+    /// How long an idle connection is reused: well inside the other node's own idle limit
+    /// (`ConnectionLimits.headTimeout`, 30 s), so a request is never sent on a connection it is closing.
+    static let reuseWithin = Duration.seconds(15)
 
     init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) { self.group = group }
 
@@ -37,7 +42,12 @@ final class NodeClient: Sendable {
     func send(host: String, port: Int, head: HTTPRequestHead, body: ByteBuffer?) async throws -> Answer {
         let key = "\(host):\(port)"
         let connection: Connection
-        if let reused = idle.withLock({ $0[key]?.popLast() }), reused.channel.isActive {
+        var reused = idle.withLock { $0[key]?.popLast() }
+        if let stale = reused, !stale.channel.isActive || ContinuousClock.now - stale.parked >= Self.reuseWithin {
+            stale.channel.close(promise: nil)
+            reused = nil
+        }
+        if let reused {
             connection = reused
         } else {
             do {
@@ -48,6 +58,8 @@ final class NodeClient: Sendable {
         }
         let answer = try await exchange(connection, head: head, body: body)
         if connection.channel.isActive, answer.keepAlive {
+            var connection = connection
+            connection.parked = .now
             let kept = idle.withLock { pool -> Bool in
                 guard pool[key, default: []].count < Self.keepPerNode else { return false }
                 pool[key, default: []].append(connection)
