@@ -40,6 +40,13 @@ def ib_server():
     server.stop()
 
 
+def listed_symbols():
+    """Nasdaq's listed symbols of letters only (../shared/data), in the file's order."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "nasdaq-listed-symbols.csv")
+    with open(path) as f:
+        return [s for s in (line.split(",")[0] for line in f.readlines()[1:]) if s.isalpha()]
+
+
 def key_headers(server):
     return {"APCA-API-KEY-ID": server.key_id, "APCA-API-SECRET-KEY": server.secret}
 
@@ -237,9 +244,7 @@ def stream(server):
 
 
 def test_a_subscription_up_to_the_symbol_limit_is_taken_and_past_it_refused_with_405(server):
-    symbols = [line.split(",")[0] for line in open(os.path.join(os.path.dirname(__file__), "..", "..", "..",
-                                                                 "shared", "data", "nasdaq-listed-symbols.csv"))]
-    symbols = [s for s in symbols[1:] if s.isalpha()][:1_500]
+    symbols = listed_symbols()[:1_500]
     ws = stream(server)
     try:
         # 1,000 symbols in one message of ~6 KB JSON; then 500 more in a message over 16 KiB (the old frame limit).
@@ -306,10 +311,8 @@ def test_a_websocket_message_past_64_kib_closes_with_1009(server):
 # -- watchlists --------------------------------------------------------------------------------------------------
 
 def test_a_watchlist_holds_200_symbols_on_both_apis(server):
-    symbols = [line.split(",")[0] for line in open(os.path.join(os.path.dirname(__file__), "..", "..", "..",
-                                                                 "shared", "data", "nasdaq-listed-symbols.csv"))]
     known = []
-    for s in symbols[1:]:
+    for s in listed_symbols():
         if len(known) == 201:
             break
         if s.isalpha() and requests.get(f"{server.url}/v2/assets/{s}", headers=key_headers(server),
