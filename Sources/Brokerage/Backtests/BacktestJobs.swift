@@ -195,12 +195,16 @@ public actor BacktestJobs: Service {
             settings: BacktestSettings(cash: request.cash, fill: request.fill, fees: request.fees))
         let progress = work.progress
         do {
+            // The run itself computes for up to seconds: on the compute lane, not the cooperative pool the
+            // server answers on.
             if request.realHistory {
                 return .success(
-                    try backtester.run(
-                        try bundledBars(request.symbols, request: request), instruments: work.instruments,
-                        strategy: work.strategy
-                    ) { done in progress.value.withLock { $0 = done } })
+                    try await ComputeLane.run {
+                        try backtester.run(
+                            try bundledBars(request.symbols, request: request), instruments: work.instruments,
+                            strategy: work.strategy
+                        ) { done in progress.value.withLock { $0 = done } }
+                    })
             }
             let series = try await bars(request.symbols, instruments: work.instruments, request: request, feed: feed)
             // The feed's bars are raw prices: their splits and dividends come with them.
@@ -209,9 +213,12 @@ public actor BacktestJobs: Service {
                 actions[symbol] =
                     (try? await feed.corporateActions(symbol, from: request.from, through: request.to)) ?? []
             }
-            var result = try backtester.run(
-                series, instruments: work.instruments, strategy: work.strategy, actions: actions
-            ) { done in progress.value.withLock { $0 = done } }
+            let settled = actions
+            var result = try await ComputeLane.run {
+                try backtester.run(
+                    series, instruments: work.instruments, strategy: work.strategy, actions: settled
+                ) { done in progress.value.withLock { $0 = done } }
+            }
             let index: MarketIndex = result.currency == .cny ? .sseComposite : .sp500
             let closes =
                 (try? await feed.indexBars(

@@ -128,18 +128,21 @@ public struct SimulatedFeed: MarketDataFeed {
         -> [PriceBar]
     {
         guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
-        return market.bars(symbol, timeframe: timeframe, from: from, to: min(to, clock.now()))
+        let (market, to) = (market, min(to, clock.now()))
+        return await ComputeLane.run { market.bars(symbol, timeframe: timeframe, from: from, to: to) }
     }
 
     public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
         async throws(FeedError) -> [PriceBar]
     {
-        market.indexBars(index, timeframe: timeframe, from: from, to: min(to, clock.now()))
+        let (market, to) = (market, min(to, clock.now()))
+        return await ComputeLane.run { market.indexBars(index, timeframe: timeframe, from: from, to: to) }
     }
     public func earningsCalendar(from: CivilDate, through: CivilDate, symbols: [String]?) async throws(FeedError)
         -> [EarningsReport]
     {
-        market.earnings(from: from, through: through, symbols: symbols)
+        let market = market
+        return await ComputeLane.run { market.earnings(from: from, through: through, symbols: symbols) }
     }
     public func halts(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError) -> [TradingHalt] {
         guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
@@ -161,27 +164,37 @@ public struct SimulatedFeed: MarketDataFeed {
             marketCapitalizationMillions: nil, sharesOutstandingMillions: nil)
     }
 
-    public func indices() async throws(FeedError) -> [IndexQuote] { market.overview(at: clock.now()) }
+    public func indices() async throws(FeedError) -> [IndexQuote] {
+        let (market, now) = (market, clock.now())
+        return await ComputeLane.run { market.overview(at: now) }
+    }
 
     public func trades(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
         async throws(FeedError) -> [TradeTick]
     {
         guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
-        return market.trades(symbol, from: from, to: min(to, clock.now()), limit: limit, descending: descending)
+        let (market, to) = (market, min(to, clock.now()))
+        return await ComputeLane.run {
+            market.trades(symbol, from: from, to: to, limit: limit, descending: descending)
+        }
     }
 
     public func quotes(_ symbol: String, from: Timestamp, to: Timestamp, limit: Int, descending: Bool)
         async throws(FeedError) -> [TopOfBook]
     {
         guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
-        return market.quotes(symbol, from: from, to: min(to, clock.now()), limit: limit, descending: descending)
+        let (market, to) = (market, min(to, clock.now()))
+        return await ComputeLane.run {
+            market.quotes(symbol, from: from, to: to, limit: limit, descending: descending)
+        }
     }
 
     public func auctions(_ symbol: String, from: CivilDate, through: CivilDate) async throws(FeedError)
         -> [DailyAuctions]
     {
         guard market.directory.entry(symbol) != nil else { throw .unknownSymbol(symbol) }
-        return market.auctions(symbol, from: from, through: through, before: clock.now())
+        let (market, now) = (market, clock.now())
+        return await ComputeLane.run { market.auctions(symbol, from: from, through: through, before: now) }
     }
 
     /// The simulated market's news: its corporate actions' announcements, once made.
@@ -202,7 +215,8 @@ public struct SimulatedFeed: MarketDataFeed {
     }
 
     public func movers(_ market: Market, kind: MoverKind, limit: Int) async throws(FeedError) -> [Mover] {
-        self.market.movers(market, kind: kind, at: clock.now(), limit: limit)
+        let (simulated, now) = (self.market, clock.now())
+        return await ComputeLane.run { simulated.movers(market, kind: kind, at: now, limit: limit) }
     }
 
     /// Companies of the same GICS sub-industry (known for S&P 500 members).

@@ -90,14 +90,17 @@ public final class OptionMarket: Sendable {
         let key = DayKey(underlying: optionClass.underlying, date: date)
         if let cached = days.withLock({ $0[key] }) { return cached }
         let history = try await history(optionClass.underlying, on: date)
-        let surface = OptionQuoteModel.surface(for: history, optionClass: optionClass, seed: seed)
-        let model = OptionQuoteModel(
-            optionClass: optionClass, surface: surface, history: history, rate: OptionQuoteModel.riskFreeRate,
-            seed: seed)
-        let contracts = optionClass.contracts(history: history)
-        let day = ChainDay(
-            optionClass: optionClass, model: model, contracts: contracts,
-            listed: Dictionary(contracts.map { ($0.occSymbol, $0) }) { first, _ in first })
+        let seed = seed
+        let day = await ComputeLane.run {
+            let surface = OptionQuoteModel.surface(for: history, optionClass: optionClass, seed: seed)
+            let model = OptionQuoteModel(
+                optionClass: optionClass, surface: surface, history: history, rate: OptionQuoteModel.riskFreeRate,
+                seed: seed)
+            let contracts = optionClass.contracts(history: history)
+            return ChainDay(
+                optionClass: optionClass, model: model, contracts: contracts,
+                listed: Dictionary(contracts.map { ($0.occSymbol, $0) }) { first, _ in first })
+        }
         days.withLock { cache in
             // Keep the cache to recent days of each underlying: drop anything older than a week.
             if cache.count > 4096 { cache = cache.filter { $0.key.date.daysSinceEpoch >= date.daysSinceEpoch - 7 } }
@@ -286,20 +289,23 @@ public final class OptionMarket: Sendable {
             }
             return out
         }
-        return Self.map(contracts, price)
+        // A page or a chain goes to the compute lane; the one contract an order or a position asks for is priced
+        // here (the hop would cost more than the pricing).
+        guard contracts.count > 16 else { return price(contracts[...]) }
+        return await ComputeLane.run { Self.map(contracts, price) }
     }
 
     /// A whole chain at once (SPY's is ~11,000 contracts, ~10 ms on one core) is priced on every core; a page of a
     /// thousand or fewer on the calling task. Each contract's snapshot depends on nothing but its inputs, so the
     /// result is the same either way.
     static func map(
-        _ contracts: [OptionContract], _ price: @Sendable (ArraySlice<OptionContract>) -> [OptionSnapshot]
+        _ contracts: [OptionContract], _ price: @escaping @Sendable (ArraySlice<OptionContract>) -> [OptionSnapshot]
     ) -> [OptionSnapshot] {
         let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
         guard contracts.count >= parallelFrom, cores > 1 else { return price(contracts[...]) }
         let parts = Mutex([(Int, [OptionSnapshot])]())
         let size = (contracts.count + cores - 1) / cores
-        DispatchQueue.concurrentPerform(iterations: cores) { part in
+        ComputeLane.parallel(cores) { part in
             let range = min(part * size, contracts.count)..<min((part + 1) * size, contracts.count)
             let priced = price(contracts[range])
             parts.withLock { $0.append((part, priced)) }

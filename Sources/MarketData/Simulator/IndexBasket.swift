@@ -105,10 +105,10 @@ final class IndexBasket: Sendable {
         guard missing.count > 8 else { return }
         let chunks = min(ProcessInfo.processInfo.activeProcessorCount, 16)
         let results = Mutex([(Int, (open: Double, close: Double))]())
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        ComputeLane.parallel(chunks) { chunk in
             var mine: [(Int, (open: Double, close: Double))] = []
             for i in stride(from: chunk, to: missing.count, by: chunks) {
-                mine.append((missing[i], exactDay(missing[i])))
+                mine.append((missing[i], self.exactDay(missing[i])))
             }
             results.withLock { $0 += mine }
         }
