@@ -65,7 +65,9 @@ struct ComputeLaneTests {
     @Test("run hands back the work's value or its error")
     func runReturnsAndThrows() async throws {
         #expect(await ComputeLane.run { (1...100).reduce(0, +) } == 5050)
-        await #expect(throws: Refused.self) { try await ComputeLane.run { () throws(Refused) -> Int in throw Refused() } }
+        await #expect(throws: Refused.self) {
+            try await ComputeLane.run { () throws(Refused) -> Int in throw Refused() }
+        }
     }
 
     @Test("a task is served while the lane's every thread computes")
