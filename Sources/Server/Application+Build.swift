@@ -122,6 +122,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     // Stops just before the journal flush: hands its shards to the other nodes once requests are answered.
     if let node = parts.cluster { application.addServices(node) }
     application.addServices(brokerage.backtests)
+    application.addServices(MarketMemoryService(market: parts.market))
     if configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: brokerage))
         application.addServices(EquityHistoryRecorder(brokerage: brokerage))

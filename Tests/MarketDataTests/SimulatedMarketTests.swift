@@ -11,6 +11,22 @@ struct SimulatedMarketTests {
     let usNoon = Timestamp(CivilDate(2026, 11, 20), hour: 12, in: .newYork)
     let cnMorning = Timestamp(CivilDate(2026, 11, 20), hour: 10, minute: 30, in: .shanghai)
 
+    @Test("days nobody reads are given back: a day read since the last shedding stays, an unread one goes")
+    func idleDaysAreShed() {
+        let market = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))
+        let day = CivilDate(2026, 11, 20)
+        let aapl = market.minuteBars("AAPL", on: day)
+        #expect(market.minuteBars("MSFT", on: day)?.count == 390)
+        #expect(market.cachedMinutes == 780)
+        #expect(market.shedIdleDays() == 0, "both were read since the cache began")
+        #expect(market.minuteBars("AAPL", on: day) == aapl)
+        #expect(market.shedIdleDays() == 390, "MSFT was not read since the last shedding")
+        #expect(market.cachedMinutes == 390)
+        #expect(market.shedIdleDays() == 390)
+        #expect(market.cachedMinutes == 0)
+        #expect(market.minuteBars("AAPL", on: day) == aapl, "a shed day is made again, the same")
+    }
+
     @Test("deterministic: two markets with the same seed agree on history and live quotes")
     func determinism() {
         let other = SimulatedMarket(directory: Self.directory, configuration: SimulatorConfiguration(seed: 42))

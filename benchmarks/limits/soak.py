@@ -1,9 +1,11 @@
 """Drives every limit of docs/limits.md at once against one server and prints its memory (RSS) before, at the peak,
-and after the clients left: market-data sockets each subscribed to the most symbols a connection may follow (all
-different, so the simulator computes days for every one), full watchlists listed over and over, held and trickling
-connections, oversize bodies and MCP requests with ids JSON-RPC does not allow.
+and after the clients left: for each of several API keys the most market-data connections a key may hold, together
+following the most symbols a key may (all different, so the simulator computes days for every one), full
+watchlists listed over and over, held and trickling connections, oversize bodies and MCP requests with ids JSON-RPC
+does not allow. After the clients leave it watches the memory come back down as the market sheds the days nobody
+reads (MarketMemoryService, every two minutes).
 
-    python3 benchmarks/limits/soak.py [--binary .build/debug/papertrade] [--sockets 10] [--seconds 60]
+    .build/e2e-venv/bin/python benchmarks/limits/soak.py [--binary .build/debug/papertrade] [--keys 2] [--seconds 60]
 
 Prints one line per phase and a last line `soak: peak X MB, after Y MB (ceiling 1024 MB)`.
 """
@@ -35,6 +37,22 @@ def rss_mb(pid):
     return 0.0
 
 
+# docs/limits.md: market-data connections per key, symbols a key's connections follow together.
+CONNECTIONS_PER_KEY = 5
+SYMBOLS_PER_KEY = 1_000
+
+
+def new_key(server):
+    """A new user's API key (a user of its own: its own limits)."""
+    s = requests.Session()
+    r = s.post(f"{server.url}/api/v1/auth/signup",
+               json={"username": "soak" + uuid.uuid4().hex[:8], "password": "correct horse"}, timeout=300)
+    r.raise_for_status()
+    account = next(a for a in r.json()["accounts"] if a["market"] == "us")
+    key = s.post(f"{server.url}/api/v1/accounts/{account['id']}/keys", timeout=300).json()
+    return key["key_id"], key["secret"]
+
+
 def symbols():
     path = os.path.join(ROOT, "..", "shared", "data", "nasdaq-listed-symbols.csv")
     with open(path) as f:
@@ -44,9 +62,9 @@ def symbols():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "papertrade"))
-    parser.add_argument("--sockets", type=int, default=10)
+    parser.add_argument("--keys", type=int, default=2, help="API keys (users), each at its limits")
     parser.add_argument("--seconds", type=int, default=60)
-    parser.add_argument("--per-socket", type=int, default=1000, help="symbols each socket subscribes to")
+    parser.add_argument("--after", type=int, default=300, help="seconds to watch the memory after the clients left")
     args = parser.parse_args()
     os.environ["PAPERTRADE_BINARY"] = args.binary
     import conftest
@@ -69,16 +87,19 @@ def main():
 
         threading.Thread(target=sample, daemon=True).start()
         names = symbols()
+        keys = [(server.key_id, server.secret)] + [new_key(server) for _ in range(args.keys - 1)]
         sockets = []
         refused = 0
-        for n in range(args.sockets):
-            ws = websocket.create_connection(f"ws://127.0.0.1:{server.port}/v2/iex", timeout=60)
+        per_socket = SYMBOLS_PER_KEY // CONNECTIONS_PER_KEY
+        for n in range(args.keys * CONNECTIONS_PER_KEY):
+            key_id, secret = keys[n // CONNECTIONS_PER_KEY]
+            ws = websocket.create_connection(f"ws://127.0.0.1:{server.port}/v2/iex", timeout=300)
             ws.recv()
-            ws.send_binary(msgpack.packb({"action": "auth", "key": server.key_id, "secret": server.secret}))
+            ws.send_binary(msgpack.packb({"action": "auth", "key": key_id, "secret": secret}))
             ws.recv()
-            chunk = names[n * args.per_socket:(n + 1) * args.per_socket]
+            chunk = names[n * per_socket:(n + 1) * per_socket]
             ws.send(json.dumps({"action": "subscribe", "quotes": chunk, "trades": chunk}))
-            ws.send(json.dumps({"action": "subscribe", "quotes": names[-10:]}))  # one past the limit: 405
+            ws.send(json.dumps({"action": "subscribe", "quotes": names[-10:]}))  # past the key's limit: 405
             sockets.append(ws)
 
         def drain(ws):
@@ -93,11 +114,12 @@ def main():
 
         for ws in sockets:
             threading.Thread(target=drain, args=(ws,), daemon=True).start()
-        print(f"{len(sockets)} market-data sockets, {args.per_socket} symbols each: {rss_mb(pid):.0f} MB")
+        print(f"{len(sockets)} market-data sockets of {args.keys} keys, {per_socket} symbols each: "
+              f"{rss_mb(pid):.0f} MB")
 
         # Full watchlists (200 known symbols), listed on both APIs again and again.
         known = [s for s in names[:600] if requests.get(f"{server.url}/v2/assets/{s}", headers=headers,
-                                                        timeout=60).status_code == 200][:200]
+                                                        timeout=300).status_code == 200][:200]
         for _ in range(5):
             requests.post(f"{server.url}/v2/watchlists", headers=headers, timeout=60,
                           json={"name": "w" + uuid.uuid4().hex[:6], "symbols": known})
@@ -111,11 +133,11 @@ def main():
         oversize = "x" * (70 * 1024)
         rounds = 0
         while time.time() < ended:
-            requests.get(f"{server.url}/v2/watchlists", headers=headers, timeout=60)
-            requests.post(f"{server.url}/v2/orders", headers=headers, data=oversize, timeout=60)
+            requests.get(f"{server.url}/v2/watchlists", headers=headers, timeout=300)
+            requests.post(f"{server.url}/v2/orders", headers=headers, data=oversize, timeout=300)
             requests.post(f"{server.url}/mcp", headers={**headers, "Content-Type": "application/json",
                                                           "Accept": "application/json, text/event-stream"},
-                          data='{"jsonrpc": "2.0", "id": true, "method": "ping"}', timeout=60)
+                          data='{"jsonrpc": "2.0", "id": true, "method": "ping"}', timeout=300)
             for s in held:
                 try:
                     s.sendall(b"X: 1\r\n")
@@ -130,7 +152,10 @@ def main():
             ws.close()
         for s in held:
             s.close()
-        time.sleep(30)
+        left = time.time()
+        while time.time() - left < args.after:
+            time.sleep(30)
+            print(f"{time.time() - left:.0f} s after the clients left: {rss_mb(pid):.0f} MB")
         after = rss_mb(pid)
         print(f"soak: peak {peak[0]:.0f} MB, after {after:.0f} MB (ceiling 1024 MB; idle before {before:.0f} MB)")
     finally:

@@ -269,6 +269,35 @@ def test_a_subscription_up_to_the_symbol_limit_is_taken_and_past_it_refused_with
         ws.close()
 
 
+def subscribed(ws, symbols):
+    """Subscribes to the symbols' quotes; the server's answer (the subscription, or an error)."""
+    ws.send(json.dumps({"action": "subscribe", "quotes": symbols}))
+    answer = msgpack.unpackb(ws.recv())
+    while answer[0]["T"] not in ("error", "subscription"):
+        answer = msgpack.unpackb(ws.recv())
+    return answer[0]
+
+
+def test_the_symbol_limit_counts_every_connection_of_a_key_and_frees_when_one_leaves(server):
+    symbols = listed_symbols()[:1_200]
+    first, second = stream(server), stream(server)
+    try:
+        assert len(subscribed(first, symbols[:600])["quotes"]) == 600
+        # Symbols the key follows already cost nothing more on its other connection.
+        assert len(subscribed(second, symbols[200:600])["quotes"]) == 400
+        assert len(subscribed(second, symbols[600:1_000])["quotes"]) == 800
+        assert subscribed(second, symbols[1_000:1_001]) == {"T": "error", "code": 405, "msg": "symbol limit exceeded"}
+        first.close()
+        deadline = time.time() + 60  # once the server has seen the first connection go, its symbols are free
+        while (answer := subscribed(second, symbols[1_000:1_100]))["T"] == "error":
+            assert time.time() < deadline, "the closed connection's symbols were never counted out"
+            time.sleep(0.2)
+        assert len(answer["quotes"]) == 900
+    finally:
+        first.close()
+        second.close()
+
+
 def test_a_key_holds_five_market_data_connections_and_a_sixth_is_refused_with_406(server):
     held = [stream(server) for _ in range(5)]
     try:

@@ -70,6 +70,19 @@ public final class SimulatedMarket: Sendable {
 
     // MARK: Days
 
+    /// Drops the computed days nobody has read since the last call and hands the freed memory back to the system
+    /// (the allocator keeps freed pages otherwise); returns how many minutes of prices went. Every day is a pure
+    /// function of the seed, so one dropped is made again when next asked for.
+    @discardableResult
+    public func shedIdleDays() -> Int {
+        let dropped = cache.withLock { $0.shed() }
+        if dropped > 0 { AllocatorTrim.releaseFreeMemory() }
+        return dropped
+    }
+
+    /// Minutes of prices the day cache holds now.
+    public var cachedMinutes: Int { cache.withLock { $0.minutes } }
+
     /// The minute bars of one trading day (minutes that traded: a halt leaves a gap), or nil if the date does not
     /// trade or the symbol is unknown.
     public func minuteBars(_ symbol: String, on date: CivilDate) -> [PriceBar]? {
@@ -579,24 +592,39 @@ struct DailyBarCache: Sendable {
 /// A bounded cache of computed days, bounded by their minutes (what a day's memory grows with: ~170 bytes a minute
 /// in its arrays and bars); the oldest days are dropped until half the room is free when full. Counting days let
 /// 8,192 of them stay, ~2 GB of always-open 1,440-minute days once one client subscribed to 5,571 symbols (issue 55).
+/// Days nobody reads go too: `shed()` drops those not read since the last time it ran, so the memory a departed
+/// client's symbols took comes back (`MarketMemoryService` runs it every two minutes).
 struct DayCache: Sendable {
     struct Key: Hashable, Sendable {
         var symbol: String
         var day: Int
     }
 
-    private var days: [Key: SimulatedDay] = [:]
+    private struct Entry {
+        var day: SimulatedDay
+        /// The sweep during which it was last read or made.
+        var seen: Int
+    }
+
+    private var days: [Key: Entry] = [:]
     private var order: [Key] = []
-    private var minutes = 0
+    private(set) var minutes = 0
+    private var sweep = 0
     /// About 340 MB of days: 5,000 US sessions, or 1,380 always-open days — a day for each of the 1,000 symbols one
     /// market-data connection may follow, in either clock (measured: 1,000 always-open symbols held ~245 MB).
     static let minuteCapacity = 2_000_000
 
-    func get(_ key: Key) -> SimulatedDay? { days[key] }
+    var count: Int { days.count }
+
+    mutating func get(_ key: Key) -> SimulatedDay? {
+        guard let i = days.index(forKey: key) else { return nil }
+        days.values[i].seen = sweep
+        return days.values[i].day
+    }
 
     mutating func put(_ key: Key, _ day: SimulatedDay) {
-        if let old = days.updateValue(day, forKey: key) {
-            minutes -= old.minuteStarts.count
+        if let old = days.updateValue(Entry(day: day, seen: sweep), forKey: key) {
+            minutes -= old.day.minuteStarts.count
         } else {
             order.append(key)
         }
@@ -604,10 +632,21 @@ struct DayCache: Sendable {
         guard minutes > Self.minuteCapacity else { return }
         var dropped = 0
         while minutes > Self.minuteCapacity / 2, dropped < order.count {
-            minutes -= days.removeValue(forKey: order[dropped])?.minuteStarts.count ?? 0
+            minutes -= days.removeValue(forKey: order[dropped])?.day.minuteStarts.count ?? 0
             dropped += 1
         }
         order.removeFirst(dropped)
+    }
+
+    /// Drops the days not read since the previous call; returns how many minutes went.
+    mutating func shed() -> Int {
+        let before = minutes
+        let idle = sweep
+        sweep += 1
+        days = days.filter { $0.value.seen >= idle }
+        order.removeAll { days[$0] == nil }
+        minutes = days.values.reduce(0) { $0 + $1.day.minuteStarts.count }
+        return before - minutes
     }
 }
 

@@ -19,8 +19,10 @@ enum MarketDataStream {
         case options
     }
 
-    /// The most symbols one connection follows, over every channel (Alpaca's 405 past it). Each costs the pump a
-    /// quote a second: a connection subscribed to 10,000 made the server compute a day of prices for each.
+    /// The most symbols one API key's connections follow together, over every channel (Alpaca's 405 past it; Alpaca
+    /// counts a connection, and lets a key hold one). Each costs the pump a quote a second and the market a day of
+    /// prices: a connection subscribed to 10,000 made the server compute a day for each, and five connections of one
+    /// key at 1,000 apiece asked for more days than the day cache holds, so it recomputed them every second.
     static let maximumSymbols = 1_000
 
     struct Subscriptions: Sendable {
@@ -30,8 +32,8 @@ enum MarketDataStream {
         /// Trading statuses: a halt and the resumption (US trading pauses and news halts).
         var statuses: Set<String> = []
 
-        /// How many symbols the connection follows on any channel.
-        var symbolCount: Int { trades.union(quotes).union(bars).union(statuses).count }
+        /// The symbols the connection follows on any channel.
+        var symbols: Set<String> { trades.union(quotes).union(bars).union(statuses) }
 
         func message(_ kind: Kind) -> MessagePack.Value {
             func list(_ s: Set<String>) -> MessagePack.Value { .array(s.sorted().map(MessagePack.Value.string)) }
@@ -55,23 +57,41 @@ enum MarketDataStream {
     /// few more let a client that reconnects be let in before the server has seen its old connection go.
     static let connectionsPerKey = 5
 
-    /// The market-data connections open now, by API key.
+    /// The market-data connections open now, by API key, with the symbols each follows.
     final class Connections: Sendable {
-        private let open = Mutex<[String: Int]>([:])
+        private let open = Mutex<[String: [Int: Set<String>]]>([:])
+        private let numbers = Mutex(0)
 
-        /// Counts a connection of `key` in; false (and nothing counted) when the key holds its limit already.
-        func enter(_ key: String) -> Bool {
+        /// Counts a connection of `key` in and returns its number; nil (and nothing counted) when the key holds its
+        /// limit already.
+        func enter(_ key: String) -> Int? {
+            let number = numbers.withLock { n in
+                n += 1
+                return n
+            }
+            return open.withLock { open in
+                guard open[key, default: [:]].count < MarketDataStream.connectionsPerKey else { return nil }
+                open[key, default: [:]][number] = []
+                return number
+            }
+        }
+
+        /// Records that connection `number` of `key` now follows `symbols`; false (and nothing changed) when the
+        /// key's connections would then follow more than `maximumSymbols` together.
+        func follow(_ key: String, connection number: Int, _ symbols: Set<String>) -> Bool {
             open.withLock { open in
-                guard open[key, default: 0] < MarketDataStream.connectionsPerKey else { return false }
-                open[key, default: 0] += 1
+                var all = symbols
+                for (other, followed) in open[key, default: [:]] where other != number { all.formUnion(followed) }
+                guard all.count <= MarketDataStream.maximumSymbols else { return false }
+                open[key, default: [:]][number] = symbols
                 return true
             }
         }
 
-        func leave(_ key: String) {
+        func leave(_ key: String, connection number: Int) {
             open.withLock { open in
-                open[key, default: 1] -= 1
-                if open[key] == 0 { open[key] = nil }
+                open[key]?[number] = nil
+                if open[key]?.isEmpty == true { open[key] = nil }
             }
         }
     }
@@ -110,11 +130,11 @@ enum MarketDataStream {
             try await send(control("error", [("code", .int(402)), ("msg", .string("auth failed"))]))
             return
         }
-        guard connections.enter(key) else {
+        guard let connection = connections.enter(key) else {
             try await send(control("error", [("code", .int(406)), ("msg", .string("connection limit exceeded"))]))
             return
         }
-        defer { connections.leave(key) }
+        defer { connections.leave(key, connection: connection) }
         try await send(control("success", [("msg", .string("authenticated"))]))
 
         let subscriptions = SubscriptionBox()
@@ -153,7 +173,7 @@ enum MarketDataStream {
                             next[keyPath: path].subtract(symbols)
                         }
                     }
-                    guard next.symbolCount <= Self.maximumSymbols else { return nil }
+                    guard connections.follow(key, connection: connection, next.symbols) else { return nil }
                     s = next
                     return s
                 }
