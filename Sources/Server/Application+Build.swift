@@ -42,6 +42,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     router.get("openapi.json") { _, _ in OpenAPIDocument.document.response() }
     parts.web.addRoutes(to: router)
     MCPController(access: access).addRoutes(to: router)
+    ClockController(clock: brokerage.clock, key: parts.clockKey).addRoutes(to: router)
 
     // Alpaca's API versions share one per-key rate limit and the key authenticator.
     let rateLimiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(limit: configuration.rateLimitPerMinute) : nil

@@ -60,7 +60,10 @@ public struct ServerConfiguration: Sendable {
         switch clock {
         case .realtime: return MarketClock(.realtime)
         case .alwaysOpen: return MarketClock(.alwaysOpen)
-        case .manual: return MarketClock(.manual(start: MarketClock(.realtime).now()))
+        case .manual:
+            // From the replay day's open when one is given (a test steps through a day it chose), else from now.
+            let start = replayStart.map { Timestamp($0, hour: 9, minute: 30, in: .newYork) }
+            return MarketClock(.manual(start: start ?? MarketClock(.realtime).now()))
         case .replay:
             let now = MarketClock(.realtime).now()
             let start =
@@ -89,12 +92,19 @@ public final class Papertrade: Sendable {
     public let cluster: ClusterNode?
     /// The simulated market's warm-up (movers and benchmarks computed ahead of the first screens), stopped at shutdown.
     let warming: Task<Void, Never>?
+    /// On a manual clock, the key that steps it (`POST /api/v1/clock/advance`), made at start and printed in the
+    /// banner for whoever started the server; nil on every other clock.
+    public let clockKey: String?
 
     init(
         configuration: ServerConfiguration, market: SimulatedMarket, brokerage: Brokerage, web: WebApp, vapid: VAPIDKey,
         cluster: ClusterNode? = nil, warming: Task<Void, Never>? = nil
     ) {
         self.warming = warming
+        var random = SystemRandomNumberGenerator()
+        clockKey =
+            brokerage.clock.isManual
+            ? (0..<4).map { _ in String(random.next() as UInt64, radix: 16) }.joined(separator: "-") : nil
         self.cluster = cluster
         self.configuration = configuration
         self.market = market

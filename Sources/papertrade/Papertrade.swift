@@ -48,12 +48,16 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on (env PAPERTRADE_HOST).") var host: String?
     @Option(help: "Port (env PAPERTRADE_PORT).") var port: Int?
     @OptionGroup var database: DatabaseOptions
-    @Option(help: "realtime, always-open, replay or manual (env PAPERTRADE_CLOCK).") var clock: String?
+    @Option(
+        help:
+            "realtime, always-open, replay or manual (env PAPERTRADE_CLOCK). A manual clock stands still until stepped with POST /api/v1/clock/advance and the key the server prints."
+    )
+    var clock: String?
     @Option(help: "Seed of the simulated market (env PAPERTRADE_SEED).") var seed: UInt64?
     @Option(
         name: .customLong("replay-from"),
         help:
-            "With --clock replay: the date (YYYY-MM-DD) whose New York open the market restarts from (env PAPERTRADE_REPLAY_FROM; default 30 days ago)."
+            "With --clock replay or manual: the date (YYYY-MM-DD) whose New York open the market restarts from (env PAPERTRADE_REPLAY_FROM; default 30 days ago for replay, now for manual)."
     )
     var replayFrom: String?
     @Option(
@@ -261,6 +265,11 @@ struct Serve: AsyncParsableCommand {
         print(
             "papertrade serving on http://\(configuration.host):\(configuration.port) — \(configuration.database), market data: \(services.brokerage.feed.name), clock: \(configuration.clock.rawValue)"
         )
+        if let key = services.clockKey {
+            print(
+                "  manual clock at \(services.brokerage.clock.now()): step it with POST /api/v1/clock/advance {\"seconds\": N} and Authorization: Bearer \(key)"
+            )
+        }
         if let node = services.cluster {
             print(
                 "  cluster node \(node.settings.name) at \(node.settings.url): serving \(node.servedShards) of its database's shards"

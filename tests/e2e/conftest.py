@@ -7,6 +7,7 @@ import subprocess
 import tempfile
 import time
 
+import requests
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -35,6 +36,7 @@ class Server:
         self.clock = clock
         self.process = None
         self.key_id = self.secret = self.password = None
+        self.clock_key = None  # on --clock manual: the key that steps the clock (advance_clock)
 
     @property
     def url(self):
@@ -72,6 +74,8 @@ class Server:
                 self.key_id, self.secret = m.group(1), m.group(2)
             if m := re.search(r"log in as demo / (\S+)", banner):
                 self.password = m.group(1)
+            if m := re.search(r"Authorization: Bearer (\S+)", banner):
+                self.clock_key = m.group(1)
             if "serving on" in banner:
                 break
             time.sleep(0.05)
@@ -83,6 +87,13 @@ class Server:
             except OSError:
                 time.sleep(0.05)
         raise RuntimeError("server did not start listening")
+
+    def advance_clock(self, seconds):
+        """Steps a manual clock forward; the market's time it reads now."""
+        r = requests.post(f"{self.url}/api/v1/clock/advance", json={"seconds": int(seconds)},
+                          headers={"Authorization": f"Bearer {self.clock_key}"}, timeout=60)
+        assert r.status_code == 200, r.text
+        return r.json()["time"]
 
     def kill9(self):
         self.process.kill()

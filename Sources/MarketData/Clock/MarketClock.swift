@@ -41,6 +41,12 @@ public final class MarketClock: Sendable {
         }
     }
 
+    /// Whether the clock moves only when told (`advance`, `set`).
+    public var isManual: Bool {
+        if case .manual = mode { return true }
+        return false
+    }
+
     /// The session policy the market and engine should use with this clock.
     public var sessions: EngineConfiguration.SessionPolicy { mode == .alwaysOpen ? .alwaysOpen : .exchangeCalendars }
 

@@ -47,11 +47,20 @@ public protocol MarketDataFeed: Sendable {
     /// On a cluster of `nodes` nodes, holds this process to its share of the provider's rate limits (each limit ÷
     /// nodes), so the whole cluster stays within them; a cluster node sets it on every pass as nodes come and go.
     func shareRateLimits(among nodes: Int)
+    /// The quotes of several symbols now, by symbol; those the feed could not quote are left out. A stream's round
+    /// asks this: the simulated market computes the lot in one go on the compute lane.
+    func latestQuotes(_ symbols: [String]) async -> [String: MarketQuote]
 }
 
 extension MarketDataFeed {
     /// A feed without rate limits of its own (the simulated market) has nothing to share.
     public func shareRateLimits(among nodes: Int) {}
+    /// One `quote` after another.
+    public func latestQuotes(_ symbols: [String]) async -> [String: MarketQuote] {
+        var quotes: [String: MarketQuote] = [:]
+        for symbol in symbols { quotes[symbol] = try? await quote(symbol) }
+        return quotes
+    }
     public func indexBars(_ index: MarketIndex, timeframe: BarTimeframe, from: Timestamp, to: Timestamp)
         async throws(FeedError) -> [PriceBar]
     {
@@ -122,6 +131,17 @@ public struct SimulatedFeed: MarketDataFeed {
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {
         guard let q = market.quote(symbol, at: clock.now()) else { throw .unknownSymbol(symbol) }
         return q
+    }
+
+    /// All at one instant, on the compute lane: a round of a stream following a thousand symbols takes the lane's
+    /// time, not the request threads'.
+    public func latestQuotes(_ symbols: [String]) async -> [String: MarketQuote] {
+        let (market, now) = (market, clock.now())
+        return await ComputeLane.run {
+            var quotes: [String: MarketQuote] = [:]
+            for symbol in symbols { quotes[symbol] = market.quote(symbol, at: now) }
+            return quotes
+        }
     }
 
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
@@ -256,6 +276,11 @@ public struct MarketRoutedFeed: MarketDataFeed {
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote { try await feed(symbol).quote(symbol) }
+    public func latestQuotes(_ symbols: [String]) async -> [String: MarketQuote] {
+        let chinese = symbols.filter(isChinese)
+        let us = symbols.filter { !isChinese($0) }
+        return await self.us.latestQuotes(us).merging(await cn.latestQuotes(chinese)) { a, _ in a }
+    }
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
         -> [PriceBar]
     {

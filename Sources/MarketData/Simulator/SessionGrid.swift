@@ -52,16 +52,23 @@ struct SessionGrid: Sendable {
         return starts
     }
 
+    /// The date's trading minutes as runs of consecutive minutes (a run per period: one in New York, two in
+    /// Shanghai, the whole day when always open): each run's first minute's start and its length in minutes.
+    func minuteRuns(on date: CivilDate) -> [(start: Timestamp, count: Int)] {
+        if policy == .alwaysOpen { return [(Timestamp(date, in: zone), 1440)] }
+        guard let day = calendar.schedule(on: date) else { return [] }
+        return day.periods.compactMap { period in
+            guard period.phase == .continuous || period.phase == .closingAuction, period.end > period.start else {
+                return nil
+            }
+            let nanoseconds = period.end.nanoseconds - period.start.nanoseconds
+            return (period.start, Int((nanoseconds + 59_999_999_999) / 60_000_000_000))
+        }
+    }
+
     /// How many trading minutes a date has (`minuteStarts(on:).count`, without making them).
     func minuteCount(on date: CivilDate) -> Int {
-        if policy == .alwaysOpen { return 1440 }
-        guard let day = calendar.schedule(on: date) else { return 0 }
-        var count = 0
-        for period in day.periods where period.phase == .continuous || period.phase == .closingAuction {
-            let nanoseconds = period.end.nanoseconds - period.start.nanoseconds
-            count += Int((nanoseconds + 59_999_999_999) / 60_000_000_000)
-        }
-        return count
+        minuteRuns(on: date).reduce(0) { $0 + $1.count }
     }
 
     func phase(at time: Timestamp) -> MarketPhase {
@@ -73,31 +80,28 @@ struct SessionGrid: Sendable {
     func session(at time: Timestamp) -> (date: CivilDate, elapsed: (minutes: Int, fraction: Double)) {
         var date = zone.localTime(of: time).date
         for _ in 0..<15 {
-            if isTradingDay(date) {
-                let starts = minuteStarts(on: date)
-                if let first = starts.first, time >= first {
-                    var minutes = 0
-                    var fraction = 0.0
-                    // Binary search for the last minute start at or before `time`.
-                    var lo = 0, hi = starts.count
-                    while lo < hi {
-                        let mid = (lo + hi) / 2
-                        if starts[mid] <= time { lo = mid + 1 } else { hi = mid }
-                    }
-                    let k = lo - 1
-                    let intoMinute = time.nanoseconds - starts[k].nanoseconds
-                    if intoMinute >= 60 * 1_000_000_000 {
-                        minutes = k + 1 // between periods (lunch) or after the close
-                    } else {
-                        minutes = k
-                        fraction = Double(intoMinute) / 60e9
-                    }
-                    return (date, (minutes, fraction))
-                }
-            }
+            if isTradingDay(date), let elapsed = elapsed(at: time, on: date) { return (date, elapsed) }
             date = date.adding(days: -1)
         }
         return (date, (0, 0))
+    }
+
+    /// How far `time` is into the date's trading minutes: the minutes completed and the fraction of the current one
+    /// (between periods, such as Shanghai's lunch, or after the close: the minutes so far and no fraction); nil
+    /// before its first minute. Worked out from the runs, without making the minutes (a quote asks this: making
+    /// 1,440 timestamps for it was a third of a quote's time).
+    func elapsed(at time: Timestamp, on date: CivilDate) -> (minutes: Int, fraction: Double)? {
+        var passed = 0
+        var opened = false
+        for run in minuteRuns(on: date) {
+            guard time >= run.start else { break }
+            opened = true
+            let into = time.nanoseconds - run.start.nanoseconds
+            let k = Int(into / 60_000_000_000)
+            if k < run.count { return (passed + k, Double(into % 60_000_000_000) / 60e9) }
+            passed += run.count
+        }
+        return opened ? (passed, 0) : nil
     }
 
     /// Share of a session's intraday variance done after `x` ∈ [0, 1] of its minutes: a U-shaped intensity

@@ -158,6 +158,14 @@ enum NativeOpenAPI {
                         "429": "too many failed logins",
                     ])
             ]),
+            "/api/v1/clock/advance": .object([
+                "post": op(
+                    "Step a manual clock (a server started with --clock manual) forward by {seconds: 0…31622400}; authorized by the key the server printed at start (Authorization: Bearer …), not a session",
+                    responses: [
+                        "200": "{time}: the clock now", "401": "not the server's clock key",
+                        "409": "the server's clock is not manual", "422": "seconds out of range",
+                    ])
+            ]),
             "/api/v1/auth/logout": .object([
                 "post": op("End the session (answers 200 without one too)", responses: ["200": "logged out"])
             ]),

@@ -254,8 +254,10 @@ enum MarketDataStream {
         while !Task.isCancelled {
             let s = subscriptions.state.withLock { $0 }
             var batch: [MessagePack.Value] = []
-            for symbol in s.quotes.union(s.trades).union(s.statuses).sorted() {
-                guard let q = try? await brokerage.feed.quote(symbol) else { continue }
+            let followed = s.quotes.union(s.trades).union(s.statuses).sorted()
+            let quotes = followed.isEmpty ? [:] : await brokerage.feed.latestQuotes(followed)
+            for symbol in followed {
+                guard let q = quotes[symbol] else { continue }
                 let previous = lastQuote[symbol]
                 lastQuote[symbol] = q
                 // A status when a halt starts or ends (not on subscribing: the stream reports changes).
@@ -283,7 +285,8 @@ enum MarketDataStream {
                 batch.append(barMessage(symbol, bar))
             }
             if !batch.isEmpty { try await send(.array(batch)) }
-            next = next.adding(seconds: 1)
+            // A round that ran past its second (a busy machine) is not made up for with rounds back to back.
+            next = max(next.adding(seconds: 1), brokerage.clock.now())
             await brokerage.clock.sleep(until: next)
         }
     }
@@ -344,7 +347,8 @@ enum MarketDataStream {
                 }
             }
             if !batch.isEmpty { try await send(.array(batch)) }
-            next = next.adding(seconds: 1)
+            // A round that ran past its second (a busy machine) is not made up for with rounds back to back.
+            next = max(next.adding(seconds: 1), brokerage.clock.now())
             await brokerage.clock.sleep(until: next)
         }
     }
