@@ -57,9 +57,6 @@ struct ComputeLaneTests {
     /// Shared state the closures below capture (a `Mutex` or an `Atomic` cannot be captured itself).
     final class Shared: Sendable {
         let total = Mutex(0)
-        let release = Atomic(false)
-        let started = Atomic(0)
-        let timedOut = Atomic(false)
     }
 
     @Test("run hands back the work's value or its error")
@@ -70,38 +67,39 @@ struct ComputeLaneTests {
         }
     }
 
-    @Test("a task is served while the lane's every thread computes")
-    func tasksRunBesideABusyLane() async throws {
-        let shared = Shared()
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        // A thread outside every pool ends the spinning after 60 s whatever happens, so a failure fails rather than
-        // hangs: on the pool tasks run on, the spinners would hold every thread and nothing below could run.
-        Thread {
-            let deadline = Date().addingTimeInterval(60)
-            while !shared.release.load(ordering: .acquiring) && Date() < deadline { usleep(1000) }
-            if !shared.release.load(ordering: .acquiring) { shared.timedOut.store(true, ordering: .releasing) }
-            shared.release.store(true, ordering: .releasing)
-        }.start()
-        // Twice as many spinning jobs as the lane has threads.
-        let lane = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<cores * 2 {
-                    group.addTask {
-                        await ComputeLane.run {
-                            shared.started.add(1, ordering: .sequentiallyConsistent)
-                            while !shared.release.load(ordering: .acquiring) {}
-                        }
+    #if os(Linux)
+        /// The kernel's name of the calling thread (dispatch names a worker after its root queue, e.g.
+        /// "com.apple.root.default-qos", of which the kernel keeps the last 15 characters).
+        static func threadName() -> String {
+            ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        @Test("model work runs on threads of its own, never on those tasks (and so requests) run on")
+        func laneThreadsAreNotTaskThreads() async {
+            var lane: Set<String> = []
+            var tasks: Set<String> = []
+            for _ in 0..<20 {
+                lane.insert(await ComputeLane.run { Self.threadName() })
+                let shared = Shared()
+                let helpers = Mutex<Set<String>>([])
+                let names = await ComputeLane.run {
+                    ComputeLane.parallel(64) { _ in
+                        let name = Self.threadName()
+                        helpers.withLock { _ = $0.insert(name) }
+                        shared.total.withLock { $0 += 1 }
                     }
+                    return helpers.withLock { $0 }
                 }
+                lane.formUnion(names)
+                tasks.insert(await Task.detached { Self.threadName() }.value)
+                // And the priorities the server's own tasks use (the checkpointer's, the warm-up's). High-priority
+                // tasks would share the lane's threads: the server makes none.
+                tasks.insert(await Task.detached(priority: .utility) { Self.threadName() }.value)
+                tasks.insert(await Task.detached(priority: .background) { Self.threadName() }.value)
             }
+            #expect(!lane.isEmpty && !tasks.isEmpty)
+            #expect(lane.isDisjoint(with: tasks), "lane threads \(lane), task threads \(tasks)")
         }
-        // Every lane thread spins; then a new task asks for a thread and ends the spinning.
-        while shared.started.load(ordering: .acquiring) < cores && !shared.release.load(ordering: .acquiring) {
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        await Task.detached { shared.release.store(true, ordering: .releasing) }.value
-        await lane.value
-        let waited = shared.timedOut.load(ordering: .acquiring)
-        #expect(!waited, "tasks waited for the lane's model work to finish")
-    }
+    #endif
 }

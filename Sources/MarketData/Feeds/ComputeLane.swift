@@ -14,8 +14,8 @@ import Synchronization
 /// is answered between the model's slices.
 public enum ComputeLane {
     /// Concurrent, at user-initiated priority (the priority picks the root queue, hence the threads: a lane at the
-    /// default priority would run on the request threads again — the test "a task is served while the lane's every
-    /// thread computes" fails then), targeting the root queue that keeps one running thread per core (not the
+    /// default priority would run on the request threads again — the test "model work runs on threads of its own"
+    /// fails then; tasks of high priority would share its threads, and the server makes none), targeting the root queue that keeps one running thread per core (not the
     /// overcommitting one a bare concurrent queue gets, which would start a thread per waiting job).
     private static let queue = DispatchQueue(
         label: "papertrade.compute", qos: .userInitiated, attributes: .concurrent,
