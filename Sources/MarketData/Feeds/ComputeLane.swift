@@ -13,10 +13,11 @@ import Synchronization
 /// own (one running thread per core), whose threads the kernel shares with the request threads, so a cheap request
 /// is answered between the model's slices.
 public enum ComputeLane {
-    /// Concurrent, at user-initiated priority (the priority picks the root queue, hence the threads: a lane at the
-    /// default priority would run on the request threads again — the test "model work runs on threads of its own"
-    /// fails then; tasks of high priority would share its threads, and the server makes none), targeting the root queue that keeps one running thread per core (not the
-    /// overcommitting one a bare concurrent queue gets, which would start a thread per waiting job).
+    /// Concurrent, at user-initiated priority: the priority picks the root queue, hence the threads. A lane at the
+    /// default priority would run on the request threads again (the test "model work runs on threads of its own"
+    /// fails then); tasks of high priority would share its threads, and the server makes none. It targets the root
+    /// queue that keeps one running thread per core, not the overcommitting one a bare concurrent queue gets (which
+    /// would start a thread per waiting job).
     private static let queue = DispatchQueue(
         label: "papertrade.compute", qos: .userInitiated, attributes: .concurrent,
         target: .global(qos: .userInitiated))
