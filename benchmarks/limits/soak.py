@@ -99,7 +99,8 @@ def main():
             ws.recv()
             chunk = names[n * per_socket:(n + 1) * per_socket]
             ws.send(json.dumps({"action": "subscribe", "quotes": chunk, "trades": chunk}))
-            ws.send(json.dumps({"action": "subscribe", "quotes": names[-10:]}))  # past the key's limit: 405
+            if n % CONNECTIONS_PER_KEY == CONNECTIONS_PER_KEY - 1:  # the key follows 1,000 now: 10 more are a 405
+                ws.send(json.dumps({"action": "subscribe", "quotes": names[-10:]}))
             sockets.append(ws)
 
         def drain(ws):
@@ -155,7 +156,9 @@ def main():
         left = time.time()
         while time.time() - left < args.after:
             time.sleep(30)
-            print(f"{time.time() - left:.0f} s after the clients left: {rss_mb(pid):.0f} MB")
+            now = rss_mb(pid)
+            peak[0] = max(peak[0], now)
+            print(f"{time.time() - left:.0f} s after the clients left: {now:.0f} MB")
         after = rss_mb(pid)
         print(f"soak: peak {peak[0]:.0f} MB, after {after:.0f} MB (ceiling 1024 MB; idle before {before:.0f} MB)")
     finally:
