@@ -115,7 +115,9 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     }
 
     var application = Application(
-        router: router, server: .papertrade(webSockets: sockets),
+        router: router,
+        server: .papertrade(
+            webSockets: sockets, addresses: AddressConnections(limit: configuration.connectionsPerAddress)),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.host, port: configuration.port), serverName: "papertrade"),
         logger: logger)

@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable {
     public var seed: UInt64 = 1
     /// Requests per minute per API key on the Alpaca surface (Alpaca's own limit is 200); 0 turns the limit off.
     public var rateLimitPerMinute = 200
+    /// Connections one client address may hold open on each listening port; 0 turns the limit off (behind a proxy,
+    /// where every client has the proxy's address).
+    public var connectionsPerAddress = 1_000
     public var marketData = MarketDataConfiguration()
     /// Serve the web app from this directory instead of the bundled copy (working on the app without rebuilding).
     public var webDirectory: String?

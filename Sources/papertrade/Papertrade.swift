@@ -70,6 +70,12 @@ struct Serve: AsyncParsableCommand {
             "Alpaca API requests per minute per key, 0 = no limit (env PAPERTRADE_RATE_LIMIT; default 200, as Alpaca).")
     var rateLimit: Int?
     @Option(
+        name: .customLong("connections-per-address"),
+        help:
+            "Connections one client address may hold open on each port, 0 = no limit (env PAPERTRADE_CONNECTIONS_PER_ADDRESS; default 1000). Behind a proxy every client has the proxy's address: limit there, and set 0 here."
+    )
+    var connectionsPerAddress: Int?
+    @Option(
         name: .customLong("ib-port"),
         help:
             "Also serve the Interactive Brokers Client Portal API (HTTPS, /v1/api) on this port (env PAPERTRADE_IB_PORT; IB's gateway uses 5000)."
@@ -170,6 +176,11 @@ struct Serve: AsyncParsableCommand {
         configuration.rateLimitPerMinute = rateLimit ?? env["PAPERTRADE_RATE_LIMIT"].flatMap(Int.init) ?? 200
         guard configuration.rateLimitPerMinute >= 0 else {
             throw ValidationError("--rate-limit must be 0 (off) or a positive number")
+        }
+        configuration.connectionsPerAddress =
+            connectionsPerAddress ?? env["PAPERTRADE_CONNECTIONS_PER_ADDRESS"].flatMap(Int.init) ?? 1_000
+        guard configuration.connectionsPerAddress >= 0 else {
+            throw ValidationError("--connections-per-address must be 0 (off) or a positive number")
         }
         if let port = ibPort ?? env["PAPERTRADE_IB_PORT"].flatMap(Int.init) {
             guard (1...65_535).contains(port), port != configuration.port else {

@@ -233,6 +233,46 @@ def test_slow_and_idle_clients_are_closed_while_a_normal_client_is_served(server
             s.close()
 
 
+def test_an_address_holds_its_connection_limit_and_the_next_is_answered_503_while_another_address_is_served():
+    server = Server(env={"PAPERTRADE_CONNECTIONS_PER_ADDRESS": "20"}).start()
+    held = []
+    try:
+        for _ in range(20):
+            s = socket.create_connection(("127.0.0.1", server.port))
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert b"200 OK" in s.recv(4096)  # answered: counted in, and kept open (keep-alive)
+            held.append(s)
+        extra = socket.create_connection(("127.0.0.1", server.port))
+        extra.settimeout(30)
+        answer = b""
+        while chunk := extra.recv(4096):  # answered and closed before it sends a byte
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 503"), answer
+        assert b"at most 20 at once" in answer and b"Retry-After: 1" in answer, answer
+        # Another address (all of 127.0.0.0/8 is this machine) is served meanwhile.
+        other = socket.create_connection(("127.0.0.1", server.port), source_address=("127.0.0.2", 0))
+        other.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert b"200 OK" in other.recv(4096)
+        other.close()
+        # A connection that closes frees its place.
+        held.pop().close()
+        deadline = time.time() + 60
+        while True:
+            s = socket.create_connection(("127.0.0.1", server.port))
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.settimeout(30)
+            if b"200 OK" in s.recv(4096):
+                held.append(s)
+                break
+            s.close()
+            assert time.time() < deadline, "the closed connection was never counted out"
+            time.sleep(0.2)
+    finally:
+        for s in held:
+            s.close()
+        server.stop()
+
+
 # -- WebSockets --------------------------------------------------------------------------------------------------
 
 def stream(server):

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import Synchronization
 
 /// Limits on a connection that no request handler can set: how long a client may take to send a request head, how
 /// long its body, how long a keep-alive connection may sit idle, and what a request the HTTP parser cannot read is
@@ -34,7 +35,7 @@ extension HTTPServerBuilder {
     /// HTTP/1.1 with WebSocket upgrades on `sockets`, under `ConnectionLimits`; with TLS when `tls` is given (the IB
     /// listener).
     static func papertrade<Sockets: HTTPResponderBuilder>(
-        webSockets sockets: Sockets, tls: TLSConfiguration? = nil
+        webSockets sockets: Sockets, addresses: AddressConnections, tls: TLSConfiguration? = nil
     ) -> HTTPServerBuilder where Sockets.Responder.Context: WebSocketRequestContext {
         let webSocketResponder = sockets.buildResponder()
         return HTTPServerBuilder { responder in
@@ -46,6 +47,7 @@ extension HTTPServerBuilder {
                     maxHeaderListSize: ConnectionLimits.headerBytes,
                     maxHeaderFieldCount: ConnectionLimits.headerCount))
             let channel = GuardedChannel(
+                addresses: addresses,
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
                     configuration: .init(http1: http, ws: .init(maxFrameSize: ConnectionLimits.webSocketMessageBytes))
@@ -56,14 +58,92 @@ extension HTTPServerBuilder {
     }
 }
 
+/// Connections open now on one listener, by client address: past `limit` (0: none) a new connection is answered 503
+/// and closed before anything of it is read.
+final class AddressConnections: Sendable {
+    let limit: Int
+    private let open = Mutex<[String: Int]>([:])
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Counts a connection from `address` in; false (nothing counted) when the address holds `limit` already.
+    func enter(_ address: String) -> Bool {
+        open.withLock { open in
+            guard limit == 0 || open[address, default: 0] < limit else { return false }
+            open[address, default: 0] += 1
+            return true
+        }
+    }
+
+    func leave(_ address: String) {
+        open.withLock { open in
+            open[address, default: 1] -= 1
+            if open[address] == 0 { open[address] = nil }
+        }
+    }
+
+    /// What a connection past the limit reads before it is closed.
+    var refusal: String {
+        let message = "too many connections from this address: at most \(limit) at once\n"
+        return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(message.utf8.count)\r\nRetry-After: 1\r\nConnection: close\r\n\r\n" + message
+    }
+}
+
+/// Answers a connection with `answer` as soon as it is active, reads nothing of it, and closes it.
+final class RefuseConnection: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let answer: String
+    private var answered = false
+
+    init(answer: String) { self.answer = answer }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { refuse(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        refuse(context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    private func refuse(_ context: ChannelHandlerContext) {
+        guard !answered else { return }
+        answered = true
+        let answer = context.channel.allocator.buffer(string: answer)
+        context.writeAndFlush(wrapOutboundOut(answer)).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+}
+
 /// A server channel with `RequestGuard` at the end of its pipeline as it is set up: after the HTTP parser and the
-/// upgrade handler, so it sees the parser's errors and, once the connection stays HTTP, every request part.
+/// upgrade handler, so it sees the parser's errors and, once the connection stays HTTP, every request part. A
+/// connection from an address that holds its `AddressConnections` limit is refused first.
 struct GuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
+    let addresses: AddressConnections
     let base: Base
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        if addresses.limit > 0, let address = channel.remoteAddress?.ipAddress {
+            guard addresses.enter(address) else {
+                logger.debug("refusing a connection from \(address): it holds \(addresses.limit) already")
+                // First in the pipeline: the HTTP handlers behind it never see a byte of this connection.
+                do {
+                    try channel.pipeline.syncOperations.addHandler(
+                        RefuseConnection(answer: addresses.refusal), position: .first)
+                } catch {
+                    channel.close(promise: nil)
+                }
+                return base.setup(channel: channel, logger: logger)
+            }
+            let addresses = addresses
+            channel.closeFuture.whenComplete { _ in addresses.leave(address) }
+        }
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             try channel.pipeline.syncOperations.addHandler(RequestGuard(logger: logger))
             return value
         }

@@ -37,7 +37,8 @@ func buildIBApplication(_ configuration: ServerConfiguration, gateway: IBGateway
     let port = configuration.ib.port ?? 5000
     return Application(
         router: router,
-        server: .papertrade(webSockets: sockets, tls: tls),
+        server: .papertrade(
+            webSockets: sockets, addresses: AddressConnections(limit: configuration.connectionsPerAddress), tls: tls),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.ib.host, port: port), serverName: "papertrade-ib"),
         logger: logger)
