@@ -79,6 +79,31 @@ struct DayProfitTests {
         #expect(profit.bySymbol.isEmpty)
     }
 
+    @Test("a reset starts the day's figure afresh: a loss before it is not shown after it; what follows counts")
+    func resetStartsAfresh() throws {
+        var (f, close, count) = heldOverFriday()
+        // Monday: AAPL falls to 140 (−110 on the 10 held), a purchase at that price, then the learner resets.
+        f.quote(f.aapl, bid: "140.00", ask: "140.00", at: monday)
+        _ = f.place(buy("AAPL", "1"), at: monday)
+        try f.engine.reset(f.us, at: monday)
+        let start = try #require(f.engine.account(f.us)).startingCash
+        #expect(f.cash(f.us) == start)
+        var profit = tracker(f, from: close, after: count).profit(equity: start, values: [:])
+        #expect(profit.total == .zero, "equity is the starting cash with nothing held: nothing gained or lost")
+        #expect(profit.startEquity == start && profit.flows == .zero)
+        // After it: a deposit is money moved, and a purchase counts from its price.
+        let later = monday.adding(seconds: 600)
+        try f.engine.deposit(d("1000"), to: f.us, method: .bank, at: later)
+        f.quote(f.aapl, bid: "141.00", ask: "141.00", at: later)
+        _ = f.place(buy("AAPL", "10"), at: later)
+        let value = d("1430") // 10 at 143 now
+        profit = tracker(f, from: close, after: count).profit(equity: f.cash(f.us) + value, values: ["AAPL": value])
+        let fees = try #require(f.engine.account(f.us)).totalFees
+        #expect(profit.flows == d("1000"))
+        #expect(profit.total == d("20") - fees)
+        #expect(profit.bySymbol == ["AAPL": d("20") - fees])
+    }
+
     @Test("entries already folded are skipped")
     func foldedOnce() throws {
         var (f, close, count) = heldOverFriday()

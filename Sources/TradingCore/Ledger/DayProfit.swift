@@ -6,12 +6,17 @@
 /// sales, fees, dividends and interest, and it is the same figure as the performance report's total return over the
 /// day. A holding's part is its value now, less its value at the close, plus the cash its own entries moved since
 /// (sales in, purchases out, its fees and dividends): a holding sold out today still has one.
+///
+/// A reset starts the figure afresh: from then on it counts from the new starting cash, as if the account had
+/// opened with it (a learner who resets sees nothing gained or lost, not the day's loss before the reset).
 public struct DayProfitTracker: Sendable {
     /// The close the profit counts from (nil: the account opened after it, and counts from nothing).
     public let since: CivilDate?
     public private(set) var lastSequence: Int64
     private var flows: EquityDayBuilder
-    private let startEquity: FixedDecimal
+    private var startEquity: FixedDecimal
+    /// Money moved in before the figure last started afresh (a reset), which it no longer counts.
+    private var flowsBeforeStart = FixedDecimal.zero
     private var startValues: [String: FixedDecimal]
     private var cash: [String: FixedDecimal] = [:]
 
@@ -41,8 +46,10 @@ public struct DayProfitTracker: Sendable {
         guard entry.sequence > lastSequence else { return }
         lastSequence = entry.sequence
         flows.apply(entry)
-        if case .reset = entry.kind {
-            // Everything held was replaced by new cash (a flow): the holdings' parts start again from nothing.
+        if case .reset(let start) = entry.kind {
+            // Everything held was replaced by the new cash: the figure and the holdings' parts start again from it.
+            startEquity = start
+            flowsBeforeStart = flows.pendingFlow
             startValues = [:]
             cash = [:]
         } else if let symbol = entry.symbol {
@@ -58,9 +65,8 @@ public struct DayProfitTracker: Sendable {
                 values[symbol, default: .zero] - startValues[symbol, default: .zero]
                 + cash[symbol, default: .zero]
         }
-        return DayProfit(
-            total: equity - startEquity - flows.pendingFlow, startEquity: startEquity, flows: flows.pendingFlow,
-            bySymbol: bySymbol)
+        let moved = flows.pendingFlow - flowsBeforeStart
+        return DayProfit(total: equity - startEquity - moved, startEquity: startEquity, flows: moved, bySymbol: bySymbol)
     }
 }
 
