@@ -66,7 +66,8 @@ public struct DayProfitTracker: Sendable {
                 + cash[symbol, default: .zero]
         }
         let moved = flows.pendingFlow - flowsBeforeStart
-        return DayProfit(total: equity - startEquity - moved, startEquity: startEquity, flows: moved, bySymbol: bySymbol)
+        return DayProfit(
+            total: equity - startEquity - moved, startEquity: startEquity, flows: moved, bySymbol: bySymbol)
     }
 }
 
