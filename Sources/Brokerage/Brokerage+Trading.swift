@@ -12,6 +12,9 @@ extension Brokerage {
         public var price: Price?
         public var triggerLevel: Price?
         public var instrument: Instrument?
+        /// The average price the rule's order filled at, once it has (the price the rule fired at is the record's
+        /// `firedPrice`: a market order fills at the book, not at the trigger).
+        public var fillPrice: Price? = nil
     }
 
     // MARK: Users and accounts

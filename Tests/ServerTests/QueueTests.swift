@@ -173,6 +173,39 @@ struct QueueTests {
         await services.shutdown()
     }
 
+    @Test("the history says the price a rule fired at and, apart, the price its order filled at")
+    func historyShowsTheFillPrice() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-queue-\(UUID())").path
+        let services = try await Self.start(
+            at: Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork), directory: dir)
+        let user = try await services.access.createUser(username: "filler", password: "correct horse")
+        let account = try await services.brokerage.openAccount(userID: user.id, market: .us, cash: nil, name: nil)
+        let key = headers(try await services.access.createKey(account: account.id))
+        // A market order, fired as soon as the rule is checked: it fills at the ask, the rule fired at the last price.
+        let rule = #"{"symbol":"AAPL","side":"buy","qty":"3","condition":{"type":"price_at_least","value":"1"}}"#
+        try await buildApplication(services).test(.router) { client in
+            try await client.execute(
+                uri: "/api/v1/accounts/\(account.id)/queue", method: .post, headers: key, body: ByteBuffer(string: rule)
+            ) { r in
+                #expect(r.status == .created)
+            }
+            try await pumpMinutes(services, 2)
+            var q = OrderQuery()
+            q.status = .all
+            let order = try #require(try await services.brokerage.orders(account: account.id, q).first)
+            let filled = try #require(order.filledAvgPrice, "the rule's market order filled")
+            try await client.execute(
+                uri: "/api/v1/accounts/\(account.id)/queue/history", method: .get, headers: key
+            ) { r in
+                let entry = json(r)[0]
+                #expect(entry?["status"] == .string("fired"))
+                #expect(entry?["fill_price"] == .string(filled.description))
+                #expect(entry?["fired_price"]?.string != nil)
+            }
+        }
+        await services.shutdown()
+    }
+
     @Test("a queued rule can be canceled; a canceled or unknown rule is 404 afterwards")
     func cancel() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("papertrade-queue-\(UUID())").path

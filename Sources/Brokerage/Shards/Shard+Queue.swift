@@ -166,10 +166,12 @@ extension Shard {
             ?? quote.flatMap { q in
                 q.limitUp.flatMap { up in q.limitDown.map { PriceBand(limitDown: $0, limitUp: up) } }
             }
+        var fillPrice: Price?
+        if let id = record.orderID { fillPrice = (try? await order(id, account: record.rule.accountID))?.filledAvgPrice }
         return Brokerage.QueueEntry(
             record: record, price: quote?.last,
             triggerLevel: record.rule.condition.triggerLevel(previousClose: quote?.previousClose, band: band),
-            instrument: instrument)
+            instrument: instrument, fillPrice: fillPrice)
     }
 
     // MARK: Evaluation (called with the engine up to date for the instrument)

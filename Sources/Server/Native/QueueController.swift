@@ -132,6 +132,7 @@ struct QueueController {
             "updated_at": .string(e.record.updatedAt.description), "currency": .string(currency.rawValue),
             "price": .decimal(e.price), "trigger_level": .decimal(e.triggerLevel),
             "order_id": .text(e.record.orderID?.description), "fired_price": .decimal(e.record.firedPrice),
+            "fill_price": .decimal(e.fillPrice),
             "message": .text(e.record.message),
         ]
         switch r.action.pricing {

@@ -729,6 +729,7 @@ export default {
   'queue.when_text': '{name} · 条件：{condition}',
   'queue.trigger': '触发价 {price}',
   'queue.at': '成交于 {price}',
+  'queue.fired_at': '触发于 {price}',
   'queue.cancel': '取消',
   'queue.queued': '排队中',
   'queue.empty': '队列是空的。',

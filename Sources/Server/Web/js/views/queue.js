@@ -130,7 +130,9 @@ export async function render(view, params, scope) {
         h('span.value', { dataset: { role: 'price' } }, r.price ? F.money(r.price, currency) : '—'),
         h('span.sub', r.trigger_level ? t('queue.trigger', { price: F.price(r.trigger_level) }) : ''),
         h(`span.status.${r.status}`, STATUSES.includes(r.status) ? t(`queue.status.${r.status}`) : r.status),
-        r.fired_price ? h('span.sub', t('queue.at', { price: F.price(r.fired_price) })) : null,
+        // The price the rule fired at, and the one its order filled at (a market order fills at the book).
+        r.fired_price ? h('span.sub', { dataset: { role: 'fired' } }, t('queue.fired_at', { price: F.price(r.fired_price) })) : null,
+        r.fill_price ? h('span.sub', { dataset: { role: 'filled' } }, t('queue.at', { price: F.price(r.fill_price) })) : null,
         cancelable ? h('button.link.danger', { type: 'button', onclick: () => cancel(r) }, t('queue.cancel')) : null));
   }
 
