@@ -167,7 +167,9 @@ extension Shard {
                 q.limitUp.flatMap { up in q.limitDown.map { PriceBand(limitDown: $0, limitUp: up) } }
             }
         var fillPrice: Price?
-        if let id = record.orderID { fillPrice = (try? await order(id, account: record.rule.accountID))?.filledAvgPrice }
+        if let id = record.orderID {
+            fillPrice = (try? await order(id, account: record.rule.accountID))?.filledAvgPrice
+        }
         return Brokerage.QueueEntry(
             record: record, price: quote?.last,
             triggerLevel: record.rule.condition.triggerLevel(previousClose: quote?.previousClose, band: band),
