@@ -23,6 +23,34 @@ struct PerformanceTests {
         f.clock.advance(by: 2 * Duration64.day)
     }
 
+    @Test("a reset starts the figures afresh: after it, nothing gained or lost today or over any period; then a deposit is money in, not a return")
+    func resetStartsAfresh() async throws {
+        try await BrokerageFixture.with { f in
+            // Friday: 10 KO, Monday a deposit; Wednesday morning KO has moved since Tuesday's close (a day's gain or
+            // loss), one more is bought at today's price, and the learner resets.
+            try await Self.week(f)
+            #expect(try await f.brokerage.submit(Self.buyKO(1), account: f.account).status == .filled)
+            #expect(try await f.brokerage.summary(f.account).dayChange != .zero, "the day had moved before the reset")
+            try await f.brokerage.reset(f.account)
+            func expectAfresh(_ when: String, moved: FixedDecimal) async throws {
+                let summary = try await f.brokerage.summary(f.account)
+                #expect(summary.equity == 100_000 + moved, "\(when): the starting cash and what moved in")
+                #expect(summary.dayChange == .zero, "\(when): today's P&L")
+                for period: PerformancePeriod in [.day, .week, .month, .all] {
+                    let report = try await f.brokerage.performance(f.account, period: period)
+                    #expect(report.figures.totalReturn == .zero, "\(when) \(period): total return")
+                    #expect(report.figures.twr == .zero, "\(when) \(period): TWR")
+                    #expect(report.figures.netFlows == moved, "\(when) \(period): money moved in since the reset")
+                    #expect(report.series.first?.value == 100_000, "\(when) \(period): the chart starts at the reset")
+                }
+            }
+            try await expectAfresh("just after the reset", moved: .zero)
+            _ = try await f.brokerage.deposit(1_000, to: f.account, method: .bank, note: nil)
+            f.clock.advance(by: Duration64.hour)
+            try await expectAfresh("after a deposit", moved: 1_000)
+        }
+    }
+
     @Test("months are added with the day clamped to the month's end, in either direction, before year 0 too")
     func addingMonths() {
         #expect(CivilDate(2026, 3, 31).addingMonths(-1) == CivilDate(2026, 2, 28))

@@ -111,7 +111,7 @@ extension Shard {
         let anchorDate = start.map { $0.adding(days: -1) } ?? period?.anchor(before: periodEnd, calendar: calendar)
         if let start, start > endDate { throw .invalid("start \(start) is after end \(endDate)") }
 
-        let rows: [EquityDay]
+        var rows: [EquityDay]
         let anchor: EquityDay?
         do {
             if let anchorDate {
@@ -123,16 +123,27 @@ extension Shard {
                 account: id, from: (anchor?.date ?? anchorDate)?.adding(days: 1), through: endDate, withHoldings: false)
         } catch { throw .storage(error) }
 
-        // The starting point: the close before the period, or nothing the day before the account opened.
+        // The starting point: the close before the period, or nothing the day before the account opened — or, when
+        // the account was reset since that close, its new starting cash at the reset: a reset starts the figures
+        // afresh, as if the account had opened with it then (what came before, that day's moves too, is gone).
+        let restart = try await resetSince(id, anchor: anchor)
         var points: [ValuationPoint] = []
         var series: [PerformancePoint] = []
-        if let anchor {
+        if let restart {
+            rows.removeAll { $0.lastSequence < restart.entry.sequence }
+            let resetDate = calendar.zone.localTime(of: restart.entry.time).date
+            points.append(ValuationPoint(date: resetDate.adding(days: -1), value: restart.start))
+        } else if let anchor {
             points.append(ValuationPoint(date: anchor.date, value: anchor.equity))
         } else {
             let opened = calendar.zone.localTime(of: record.createdAt).date
             points.append(ValuationPoint(date: (rows.first?.date ?? opened).adding(days: -1), value: .zero))
         }
         for row in rows { points.append(row.valuation) }
+        // The first close after a reset counts the money moved since the reset, not the reset itself.
+        if let restart, let first = rows.first {
+            points[1].flow = try await movedIn(id, after: restart.entry.sequence, through: first.lastSequence)
+        }
 
         // The session in progress, money moved since the last close, or an account without a close yet: a live
         // point at the current value.
@@ -152,9 +163,14 @@ extension Shard {
             for entry in since { builder.apply(entry) }
             if latest == nil || !since.isEmpty || latest.map({ $0.date < today }) == true {
                 let live = builder.close(date: Swift.max(today, latest?.date ?? today), closes: [:])
+                var flow = live.flow
+                if let restart, rows.isEmpty {
+                    // The reset is since the last close: the live point counts what moved in after it.
+                    flow = try await movedIn(id, after: restart.entry.sequence, through: Int64.max)
+                }
                 points.append(
                     ValuationPoint(
-                        date: live.date, value: summary.equity, flow: live.flow, dividends: live.dividends,
+                        date: live.date, value: summary.equity, flow: flow, dividends: live.dividends,
                         fees: live.fees))
                 realized += live.realizedPnL
             }
@@ -173,6 +189,15 @@ extension Shard {
             series = try await intradaySeries(
                 id, from: anchor, through: now, step: step, calendar: calendar, currency: account.currency)
             series.append(PerformancePoint(time: now, value: summary.equity, flow: points.last?.flow ?? .zero))
+            if let restart {
+                // The chart starts at the reset, from the new starting cash.
+                series.removeAll { $0.time <= restart.entry.time }
+                if !series.isEmpty {
+                    series[0].flow = try await movedIn(
+                        id, after: restart.entry.sequence, through: Int64.max, until: series[0].time)
+                }
+                series.insert(PerformancePoint(time: restart.entry.time, value: restart.start, flow: .zero), at: 0)
+            }
         } else {
             // The chart starts at the first point with money in it (the figures keep the empty start).
             let drawn = points.first.map { $0.value.isZero } == true ? Array(points.dropFirst()) : points
@@ -199,6 +224,36 @@ extension Shard {
             accountID: id, currency: account.currency, period: period, figures: figures, realizedPnL: realized,
             unrealizedPnL: summary.positions.reduce(FixedDecimal.zero) { $0 + $1.valuation.unrealizedPnL },
             series: series, benchmark: benchmark, holdings: holdings)
+    }
+
+    /// The account's latest reset, when it came after `anchor`'s close (or the account has no close before the
+    /// period), with the starting cash it set.
+    func resetSince(_ id: AccountID, anchor: EquityDay?) async throws(BrokerageError) -> (
+        entry: LedgerEntry, start: FixedDecimal
+    )? {
+        var query = ActivityQuery()
+        query.kinds = ["reset"]
+        query.limit = 1
+        let latest: LedgerEntry?
+        do { latest = try await storage.activities(account: id, query: query).first } catch { throw .storage(error) }
+        guard let latest, case .reset(let start) = latest.kind, latest.sequence > (anchor?.lastSequence ?? 0) else {
+            return nil
+        }
+        return (latest, start)
+    }
+
+    /// Deposits less withdrawals among the account's entries after sequence `after` through `through` (and at or
+    /// before `until`).
+    func movedIn(_ id: AccountID, after: Int64, through: Int64, until: Timestamp? = nil) async throws(BrokerageError)
+        -> FixedDecimal
+    {
+        try await ledgerEntries(id, after: after).reduce(.zero) { total, entry in
+            guard entry.sequence <= through, until.map({ entry.time <= $0 }) ?? true else { return total }
+            switch entry.kind {
+            case .deposit, .withdrawal: return total + entry.cashChange
+            default: return total
+            }
+        }
     }
 
     /// Brings an account's daily closes up to the last completed session: from its last stored close, or — the
