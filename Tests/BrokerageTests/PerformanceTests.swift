@@ -23,7 +23,9 @@ struct PerformanceTests {
         f.clock.advance(by: 2 * Duration64.day)
     }
 
-    @Test("a reset starts the figures afresh: after it, nothing gained or lost today or over any period; then a deposit is money in, not a return")
+    @Test(
+        "a reset starts the figures afresh: after it, nothing gained or lost today or over any period; then a deposit is money in, not a return"
+    )
     func resetStartsAfresh() async throws {
         try await BrokerageFixture.with { f in
             // Friday: 10 KO, Monday a deposit; Wednesday morning KO has moved since Tuesday's close (a day's gain or
