@@ -360,6 +360,28 @@ def test_a_long_contract_is_exercised_or_declined_from_the_stock_page(language_d
     driver.get_log("browser")
     app.go("stock/MSFT")
     app.css("table.option-chain tbody tr.price-line")
+
+    # The call just above the price is out of the money: before exercising it the learner is told so, what the
+    # shares cost against what they are worth, what selling brings, and the loss exercising locks in.
+    otm = app.d.execute_script("return document.querySelector('tr.price-line').nextElementSibling.dataset.symbol")
+    placed = app.api("POST", f"/accounts/{account}/orders",
+                     {"symbol": otm, "side": "buy", "type": "market", "qty": "1", "time_in_force": "day"})
+    assert placed["status"] in (200, 201) and placed["body"]["status"] == "filled", placed
+    app.go("")
+    app.go("stock/MSFT")
+    app.click("[data-testid=exercise-actions] button[data-action=exercise]")
+    warning = app.text("dialog[open] [data-testid=confirm-warning]")
+    assert ("价外" in warning and "亏损" in warning) if chinese else ("out of the money" in warning and "down" in warning), warning
+    assert "MSFT" in warning and str(Decimal(int(otm[-8:])) / 1000).rstrip("0").rstrip(".") in warning.replace(",", ""), warning
+    app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-exercise-otm-{'zh' if chinese else 'en'}-phone.png"))
+    app.click("dialog[open] .confirm button.secondary")  # not exercised
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+    held = next(p for p in app.api("GET", f"/accounts/{account}")["body"]["positions"] if p["symbol"] == otm)
+    assert Decimal(held["qty"]) == 1, "canceling the dialog exercised nothing"
+    sold = app.api("POST", f"/accounts/{account}/orders",
+                   {"symbol": otm, "side": "sell", "type": "market", "qty": "1", "time_in_force": "day"})
+    assert sold["body"]["status"] == "filled", sold
+
     # The call just below the price: in the money.
     call = app.d.execute_script("return document.querySelector('tr.price-line').previousElementSibling.dataset.symbol")
     placed = app.api("POST", f"/accounts/{account}/orders",
@@ -374,6 +396,9 @@ def test_a_long_contract_is_exercised_or_declined_from_the_stock_page(language_d
     app.go("stock/MSFT")
     app.visible("[data-testid=exercise-actions] button[data-action=dne]")
     app.click("[data-testid=exercise-actions] button[data-action=dne]")
+    # Not exercising an in-the-money contract gives up its intrinsic value: said before confirming.
+    warning = app.text("dialog[open] [data-testid=confirm-warning]")
+    assert "价内" in warning if chinese else "in the money" in warning, warning
     app.click("dialog[open] .confirm button.danger")
     app.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-testid=exercise-actions] [data-role=dne]"))
     assert app.text("[data-testid=exercise-actions] [data-role=dne]") == ("到期不行权" if chinese else "Will not be exercised at expiry")

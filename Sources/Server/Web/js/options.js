@@ -187,6 +187,18 @@ export function optionChain(symbol, currency) {
     const shares = D.format(D.mul(l.qty, HUNDRED), 0, false);
     const values = { qty, name: legName(l), shares, symbol, strike: F.money(D.format(l.strike, null, false), currency),
       total: F.money(D.format(D.round(D.mul(D.mul(l.qty, HUNDRED), l.strike), 2), 2, false), currency) };
+    const row = chain.rows.find((r) => r[l.right]?.symbol === l.symbol);
+    const warning = exerciseWarning(l, D.parse(chain.price), row ? D.parse(row[l.right].bid) : null);
+    const money = (v) => F.money(D.format(D.round(v, 2), 2, false), currency);
+    const warned = (key) => {
+      if (!warning || warning.kind !== key) return null;
+      return t(`options.warning.${key === 'otm' ? `otm_${l.right}` : key}`, {
+        symbol, spot: F.money(D.format(warning.spot, null, false), currency), strike: values.strike,
+        total: values.total, worth: money(warning.worth), sale: warning.sale ? money(warning.sale) : '—',
+        loss: money(D.abs(warning.exercisedProfit)), paid: money(warning.paid), intrinsic: money(warning.intrinsic),
+        value: money(warning.given), shares,
+      });
+    };
     async function act(path, done) {
       const account = store.account();
       if (!account) return;
@@ -198,13 +210,16 @@ export function optionChain(symbol, currency) {
     }
     return h('span.exercise-actions', { dataset: { testid: 'exercise-actions' } },
       h('button.link', { type: 'button', dataset: { action: 'exercise' }, onclick: async () => {
-        if (!await confirmAction(t('options.exercise.title'), t(`options.exercise.confirm.${l.right}`, values), t('options.exercise.button'))) return;
+        const otm = warned('otm');
+        if (!await confirmAction(t('options.exercise.title'), t(`options.exercise.confirm.${l.right}`, values), t('options.exercise.button'),
+          { warning: otm, danger: otm !== null })) return;
         act('exercise', 'options.exercise.done');
       } }, t('options.exercise.button')),
       l.doNotExercise
         ? h('span.sub', { dataset: { role: 'dne' } }, t('options.dne.marked'))
         : h('button.link', { type: 'button', dataset: { action: 'dne' }, onclick: async () => {
-          if (!await confirmAction(t('options.dne.title'), t('options.dne.confirm', values), t('options.dne.button'), { danger: true })) return;
+          if (!await confirmAction(t('options.dne.title'), t('options.dne.confirm', values), t('options.dne.button'),
+            { danger: true, warning: warned('itm') })) return;
           act('do-not-exercise', 'options.dne.done');
         } }, t('options.dne.button')));
   }
@@ -214,6 +229,29 @@ export function optionChain(symbol, currency) {
     element,
     destroy() { destroyed = true; clearInterval(timer); },
   };
+}
+
+/**
+ * What a learner should hear before exercising a long contract, or before marking it not to be exercised: nil when
+ * nothing is out of the ordinary; `otm` when exercising now is worth less than nothing (the stock is below a call's
+ * strike or above a put's), `itm` when not exercising gives up intrinsic value. Amounts for the whole holding
+ * (contracts × 100 shares): what the shares are worth at `spot`, what selling the contracts at `bid` brings, what was
+ * paid for them, the profit at today's price once exercised (negative: the loss it locks in), and the intrinsic value
+ * a share and in all (what not exercising gives up).
+ */
+export function exerciseWarning(leg, spot, bid) {
+  if (!spot || !leg.right || D.sign(leg.qty) <= 0) return null;
+  const shares = D.mul(leg.qty, HUNDRED);
+  // What exercising is worth a share now: negative when out of the money.
+  const edge = leg.right === 'call' ? D.sub(spot, leg.strike) : D.sub(leg.strike, spot);
+  const intrinsic = D.sign(edge) > 0 ? edge : D.zero;
+  const facts = {
+    spot, intrinsic, worth: D.mul(spot, shares), sale: bid ? D.mul(bid, shares) : null,
+    paid: D.mul(leg.price ?? D.zero, shares), exercisedProfit: D.mul(D.sub(edge, leg.price ?? D.zero), shares),
+    given: D.mul(intrinsic, shares),
+  };
+  if (D.sign(edge) <= 0) return { kind: 'otm', ...facts };
+  return { kind: 'itm', ...facts };
 }
 
 /** "12.3%" from a probability ("0.1234"). */

@@ -120,10 +120,12 @@ export function sheet(title, build, { className = '' } = {}) {
 }
 
 /** Asks before something irreversible; resolves true when confirmed. */
-export function confirmAction(title, message, confirmLabel = t('ui.confirm'), { danger = false } = {}) {
+export function confirmAction(title, message, confirmLabel = t('ui.confirm'), { danger = false, warning = null } = {}) {
   return new Promise((resolve) => {
     let answered = false;
     const { dialog } = sheet(title, (close) => h('div.confirm',
+      // What the learner should know before going on (an out-of-the-money exercise), above what the action does.
+      warning ? h('p.warning', { role: 'alert', dataset: { testid: 'confirm-warning' } }, warning) : null,
       h('p', message),
       h('div.actions',
         h('button.secondary', { type: 'button', onclick: () => { answered = true; close(); resolve(false); } }, t('ui.cancel')),
