@@ -4,6 +4,7 @@ default, the server's JSON with --json, refusals on standard error with a non-ze
 import json
 import os
 import pty
+import signal
 import subprocess
 import threading
 import time
@@ -165,10 +166,17 @@ class Lines:
         return "".join(self.lines)
 
 
+def ctrl_c_works():
+    """In the child, before it runs: Ctrl-C (SIGINT) ends it as at a terminal. A suite started in the background
+    (`cmd &` in a script) runs with SIGINT ignored, and an ignored signal stays ignored across exec: the watcher
+    then never heard the test's Ctrl-C (seen as a 20 s timeout in a background run of the suite)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_watch_streams_quotes_and_fills_until_interrupted(server):
     env = dict(os.environ, PAPERTRADE_URL=server.url, APCA_API_KEY_ID=server.key_id, APCA_API_SECRET_KEY=server.secret)
     watcher = subprocess.Popen([BINARY, "watch", "AAPL", "MSFT", "--json"], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_works)
     parsed = lambda lines: [json.loads(line) for line in lines if line.strip()]
     quoted = lambda lines: {l["symbol"] for l in parsed(lines) if "last" in l}
     filled = lambda lines: [l for l in parsed(lines) if l.get("event") == "fill"]
@@ -186,7 +194,8 @@ def test_watch_streams_quotes_and_fills_until_interrupted(server):
     assert quoted(out.splitlines()) == {"AAPL", "MSFT"}, (out, err)
     assert len(fills) == 1 and fills[0]["order"]["symbol"] == "MSFT" and fills[0]["order"]["filled_qty"] == "1"
 
-    plain = subprocess.Popen([BINARY, "watch", "AAPL"], env=env, stdout=subprocess.PIPE, text=True)
+    plain = subprocess.Popen([BINARY, "watch", "AAPL"], env=env, stdout=subprocess.PIPE, text=True,
+                             preexec_fn=ctrl_c_works)
     output = Lines(plain)
     output.until(lambda lines: any(r.startswith("AAPL") for r in lines))
     plain.send_signal(2)
