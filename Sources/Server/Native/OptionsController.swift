@@ -53,6 +53,13 @@ struct OptionsController {
     /// `GET /api/v1/options/{underlying}` → `{underlying, multiplier, expirations: [{date, kind, days}]}`.
     /// A listed stock with no options (a right, a unit, a small company) has no expirations: an empty list, so the
     /// stock page asks without an error.
+    /// The date in New York now: what "in 3 days" counts from. (The listing's day, `OptionMarket.today()`, is the
+    /// next trading day's after the close: counted from it, an expiration on Friday the 4th read "in 2 days" on
+    /// Tuesday the 1st's evening.)
+    static func calendarToday(_ brokerage: Brokerage) -> CivilDate {
+        TradingCalendar.xnys.zone.localTime(of: brokerage.clock.now()).date
+    }
+
     @Sendable func expirations(_ request: Request, context: AppContext) async throws -> Response {
         let underlying = try context.parameters.require("underlying").uppercased()
         guard let entry = brokerage.directory.entry(underlying) else {
@@ -64,6 +71,7 @@ struct OptionsController {
             ]).response(headers: [.cacheControl: "no-store"])
         }
         let today = brokerage.options.today()
+        let calendarToday = Self.calendarToday(brokerage)
         return JSONValue.object([
             "underlying": .string(optionClass.underlying), "multiplier": .int(100),
             "expirations": .array(
@@ -71,7 +79,7 @@ struct OptionsController {
                     .object([
                         "date": .string(date.description),
                         "kind": .string(optionClass.expirations.kind(of: date)?.rawValue ?? "weekly"),
-                        "days": .int(date.daysSinceEpoch - today.daysSinceEpoch),
+                        "days": .int(date.daysSinceEpoch - calendarToday.daysSinceEpoch),
                     ])
                 }),
         ]).response(headers: [.cacheControl: "no-store"])
@@ -121,7 +129,8 @@ struct OptionsController {
         return JSONValue.object([
             "underlying": .string(optionClass.underlying), "price": .decimal(price),
             "expiration": .string(expiration.description),
-            "days": .int(expiration.daysSinceEpoch - today.daysSinceEpoch), "multiplier": .int(100),
+            "days": .int(expiration.daysSinceEpoch - Self.calendarToday(brokerage).daysSinceEpoch),
+            "multiplier": .int(100),
             "at_the_money": .decimal(atTheMoney),
             "rows": .array(
                 strikes.map { strike in
