@@ -66,7 +66,8 @@ struct LanguageAPITests {
                         (
                             "\(cn)/orders",
                             #"{"symbol":"600519","qty":"150","side":"buy","type":"limit","limit_price":"\#(price)","time_in_force":"day"}"#,
-                            .unprocessableContent, "must be a multiple of the board lot of 100 shares",
+                            .unprocessableContent,
+                            "trades in lots of 100 shares, and 150 is not a whole number of lots",
                             "600519 的委托数量 150 必须是每手 100 股的整数倍"
                         ),
                         (
@@ -153,7 +154,7 @@ struct LanguageAPITests {
                     let lotText = lot["refusal"]?.string ?? ""
                     #expect(
                         lotText.contains(
-                            english ? "must be a multiple of the board lot of 100 shares" : "必须是每手 100 股的整数倍"),
+                            english ? "50 is not a whole number of lots: buy 100 shares instead" : "必须是每手 100 股的整数倍"),
                         "\(lotText)")
                     // A whole lot at a price it can pay: no refusal.
                     #expect(

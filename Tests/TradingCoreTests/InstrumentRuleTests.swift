@@ -63,7 +63,8 @@ struct InstrumentRuleTests {
         #expect(main.violation(side: .buy, qty: d("200"), held: .zero, symbol: "600519") == nil)
         #expect(
             main.violation(side: .buy, qty: d("150"), held: .zero, symbol: "600519")?.message
-                == "qty 150 for 600519 must be a multiple of the board lot of 100 shares")
+                == "600519 trades in lots of 100 shares, and 150 is not a whole number of lots: buy 100 or 200 shares instead"
+        )
         #expect(main.violation(side: .sell, qty: d("150"), held: d("150"), symbol: "600519") == nil)
         #expect(main.violation(side: .sell, qty: d("50"), held: d("150"), symbol: "600519") != nil)
         let star = LotRule.minimumThenIncrement(minimum: 200)

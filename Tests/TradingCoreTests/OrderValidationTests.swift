@@ -33,7 +33,10 @@ struct OrderValidationTests {
     @Test("A-share buys must be whole board lots")
     mutating func lotSize() {
         let r = f.place(buy("600519", "150", .limit, limit: "1760.00"), at: c)
-        #expect(r.message == "qty 150 for 600519 must be a multiple of the board lot of 100 shares")
+        #expect(
+            r.message
+                == "600519 trades in lots of 100 shares, and 150 is not a whole number of lots: buy 100 or 200 shares instead"
+        )
         #expect(r.rejection?.reason == .lotSize)
     }
 

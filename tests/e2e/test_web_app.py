@@ -168,9 +168,9 @@ def test_a_share_lot_size_rejection_is_shown_verbatim(app):
     app.set_qty("150")
     # Said while typing (before review or confirm), with the most the account can buy; again on "Review".
     refusal = app.text_in('dialog[open] [data-testid="refusal"]',
-                          "qty 150 for 600519 must be a multiple of the board lot of 100 shares")
+                          "600519 trades in lots of 100 shares, and 150 is not a whole number of lots: buy 100 or 200 shares instead")
     app.button("Review order", within="dialog")
-    assert app.toast("qty 150 for 600519 must be a multiple of the board lot of 100 shares")
+    assert app.toast("600519 trades in lots of 100 shares, and 150 is not a whole number of lots: buy 100 or 200 shares instead")
     assert app.all("dialog[open] #qty") and not app.all("dialog[open] .confirm-step"), "the sheet stays on the form"
     app.set_qty("100000")
     app.text_in('dialog[open] [data-testid="refusal"]', "You can buy at most")

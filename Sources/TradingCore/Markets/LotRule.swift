@@ -30,14 +30,23 @@ public enum LotRule: Sendable, Codable, Hashable {
             if qty.isMultiple(of: lotSize) { return nil }
             if side == .sell && qty == held { return nil }
             extra = ("lot", String(lot))
+            // Said as a broker would: the lot, what was asked, and the nearest whole lots to ask instead.
+            let below =
+                lot > 0
+                ? ((qty.integerPart ?? 0) / lot).multipliedReportingOverflow(by: lot)
+                : (partialValue: 0, overflow: false)
+            let above = below.partialValue.addingReportingOverflow(lot)
+            let nearest =
+                below.partialValue > 0 && !below.overflow && !above.overflow
+                ? "\(below.partialValue) or \(above.partialValue)" : "\(lot)"
+            let lots = "\(symbol) trades in lots of \(lot) shares, and \(qty) is not a whole number of lots"
             if side == .sell {
                 return rejection(
                     "lot_size.board_lot_sell",
-                    "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares; an odd lot can only be sold together with the whole remaining position (\(held) shares)"
+                    "\(lots): sell \(nearest) shares, or all \(held) you hold (a part lot can only be sold together with the rest)"
                 )
             }
-            return rejection(
-                "lot_size.board_lot", "qty \(qty) for \(symbol) must be a multiple of the board lot of \(lot) shares")
+            return rejection("lot_size.board_lot", "\(lots): buy \(nearest) shares instead")
         case .minimumThenIncrement(let minimum):
             let min = FixedDecimal(minimum)
             if qty >= min { return nil }
