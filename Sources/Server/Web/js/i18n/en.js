@@ -928,6 +928,7 @@ export default {
   'games.says.resets.one': 'One reset allowed.',
   'games.says.resets.other': '{n} resets allowed.',
   'games.created': 'Created {name}. Share the code or the invite link.',
+  'games.created_playing': 'Created {name}; you play in it, so your game account is selected. Share the code or the invite link.',
   'games.invite_help': 'Players join with this code, or straight from the link.',
   'games.invite_link': 'Invite link',
   'games.copy_link': 'Copy link',

@@ -928,6 +928,7 @@ export default {
   'games.says.resets.one': '允许重置一次。',
   'games.says.resets.other': '允许重置 {n} 次。',
   'games.created': '已创建 {name}。分享邀请码或邀请链接吧。',
+  'games.created_playing': '已创建 {name}；您也参赛，已切换到您的比赛账户。分享邀请码或邀请链接吧。',
   'games.invite_help': '选手可输入此邀请码，或直接打开链接加入。',
   'games.invite_link': '邀请链接',
   'games.copy_link': '复制链接',

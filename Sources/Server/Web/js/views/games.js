@@ -171,17 +171,19 @@ function renderCreate(view, scope) {
     submit.disabled = true;
     try {
       const game = await api.post('/games', body);
-      toast(t('games.created', { name: game.name }), 'success');
-      // A teacher may only run the game; a friend who starts one plays in it (the join goes by the game's code).
+      // A teacher may only run the game; a friend who starts one plays in it (the join goes by the game's code), and
+      // is told that the app now shows the game account (one toast, saying both).
+      let playing = false;
       if (form.querySelector('#g-play').checked) {
         try {
           const joined = await api.post(`/games/${api.enc(game.id)}/join`, game.join_code ? { code: game.join_code } : {});
           await store.refreshAccounts();
-          if (joined.account_id) store.selectAccount(joined.account_id);
+          if (joined.account_id) { store.selectAccount(joined.account_id); playing = true; }
         } catch (error) {
           toast(error.message, 'error');
         }
       }
+      toast(t(playing ? 'games.created_playing' : 'games.created', { name: game.name }), 'success');
       scope.navigate(`games/${api.enc(game.id)}`);
     } catch (error) {
       toast(error.message, 'error');
