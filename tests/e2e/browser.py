@@ -139,6 +139,11 @@ class App:
 
     def switch_account(self, market):
         account = next(a for a in self.accounts() if a["market"] == market)
+        self.select_account(account)
+        return account
+
+    def select_account(self, account):
+        """Picks `account` (an /accounts entry) in the header's switcher, on the home screen."""
         self.go("")
         # The home screen re-renders as its data arrives; a switcher found just before that is stale, so find it again.
         for attempt in range(5):
@@ -149,7 +154,6 @@ class App:
                 if attempt == 4:
                     raise
         self.wait.until(lambda d: account["name"] in d.find_element(By.CSS_SELECTOR, "main h1").text)
-        return account
 
     def open_trade(self, symbol, side):
         self.go(f"stock/{symbol}")

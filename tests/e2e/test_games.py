@@ -14,7 +14,7 @@ from alpaca.trading.enums import OrderSide, OrderStatus, TimeInForce
 from alpaca.trading.requests import LimitOrderRequest, MarketOrderRequest
 from selenium.webdriver.common.by import By
 
-from browser import App
+from browser import App, SCREENSHOTS
 from conftest import BINARY
 
 
@@ -191,3 +191,46 @@ def test_create_a_game_join_by_invite_link_trade_and_see_the_leaderboard(app):
     assert student in row.text
     assert teacher not in app.text("table.leaderboard")
     assert app.overflow() == 0, "the game page fits a 320 px phone"
+
+
+@pytest.mark.parametrize("language", ["zh-CN", "en-US"])
+def test_a_long_game_name_keeps_the_header_to_two_rows_on_a_phone(server, language):
+    """A game account named at length (issue 56: 40 characters took 185 of 844 px and pushed the header to three
+    rows): at 320 and 390 px the brand, the account switcher, the bell and settings share the first row, the search
+    the second; on a desktop, one row."""
+    from browser import chromium
+    driver = chromium(language)
+    try:
+        app = App(driver, server).signup()
+        name = "班级模拟大赛 2026 冬季挑战赛（第一期）决赛圈特别加赛" if language == "zh-CN" else \
+            "Winter Challenge 2026, Round One: The Grand Final Qualifier"
+        game = app.api("POST", "/games", {"name": name, "starting_cash": "100000", "market": "us"})
+        assert game["status"] in (200, 201), game
+        joined = app.api("POST", f"/games/{game['body']['id']}/join", {"code": game["body"].get("join_code")})
+        assert joined["status"] in (200, 201), joined
+        app.d.refresh()
+        app.select_account(next(a for a in app.accounts() if a["id"] == joined["body"]["account_id"]))
+        for width, rows in [(320, 2), (390, 2), (1280, 1)]:
+            app.size(width, 844 if width < 1000 else 900)
+            app.settled()
+            boxes = driver.execute_script("""
+                const box = (s) => { const r = document.querySelector(s).getBoundingClientRect();
+                                     return {top: r.top, bottom: r.bottom, right: r.right}; };
+                return {bar: box('header.topbar'), brand: box('header.topbar .brand'),
+                        switcher: box('header.topbar .account-switcher'), bell: box('header.topbar .bell'),
+                        settings: box('header.topbar a[href="#/settings"]'), search: box('header.topbar .search'),
+                        page: document.documentElement.scrollWidth};
+            """)
+            first = boxes["brand"]["top"]
+            for part in ("switcher", "bell", "settings"):
+                assert abs(boxes[part]["top"] - boxes["brand"]["top"]) < 12, (width, part, boxes)
+            if rows == 2:
+                assert boxes["search"]["top"] > first + 20, (width, boxes)
+            else:
+                assert abs(boxes["search"]["top"] - first) < 12, (width, boxes)
+            assert boxes["settings"]["right"] <= width and boxes["page"] <= width, (width, boxes)
+            assert boxes["bar"]["bottom"] - boxes["bar"]["top"] <= (112 if rows == 2 else 64), (width, boxes)
+            if width == 320:
+                app.d.save_screenshot(os.path.join(SCREENSHOTS, f"header-long-game-{language[:2]}-320.png"))
+    finally:
+        driver.quit()
