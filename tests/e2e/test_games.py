@@ -234,3 +234,47 @@ def test_a_long_game_name_keeps_the_header_to_two_rows_on_a_phone(server, langua
                 app.d.save_screenshot(os.path.join(SCREENSHOTS, f"header-long-game-{language[:2]}-320.png"))
     finally:
         driver.quit()
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_the_owners_leaderboard_fits_a_phone_with_long_player_names(server, width):
+    """The owner's view in Chinese (issue 56: a hidden "移除" label escaped the table's scroll box and widened the page
+    to 398 px, the remove column was off screen, long names were cut without an ellipsis): nothing wider than the
+    screen, every remove button on it, long names ending in an ellipsis."""
+    from browser import chromium
+    driver = chromium("zh-CN")
+    try:
+        app = App(driver, server).signup()
+        created = app.api("POST", "/games", {"name": "排行榜", "starting_cash": "100000", "market": "us"})
+        assert created["status"] in (200, 201), created
+        game = created["body"]
+        for n in range(3):
+            player = requests.Session()
+            name = f"p{n}_{uuid.uuid4().hex[:6]}_with_a_long_name_x"[:32]
+            signed = player.post(f"{server.url}/api/v1/auth/signup", json={"username": name, "password": "correct horse"},
+                                 timeout=60)
+            assert signed.status_code in (200, 201), signed.text
+            joined = player.post(f"{server.url}/api/v1/games/{game['id']}/join", json={"code": game.get("join_code")},
+                                 timeout=60)
+            assert joined.status_code in (200, 201), joined.text
+        app.size(width, 844)
+        app.go(f"games/{game['id']}")
+        app.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "table.leaderboard tbody tr")) == 3)
+        app.settled()
+        facts = driver.execute_script("""
+            const names = [...document.querySelectorAll('table.leaderboard th[scope=row] .link')];
+            const removes = [...document.querySelectorAll('table.leaderboard .remove')];
+            const tabs = [...document.querySelectorAll('nav.tabs a, .tabs a')];
+            return {page: document.documentElement.scrollWidth,
+                    removes: removes.map((b) => b.getBoundingClientRect().right),
+                    tabs: tabs.map((a) => a.getBoundingClientRect().right),
+                    names: names.map((b) => ({cut: b.scrollWidth > b.clientWidth,
+                                              ellipsis: getComputedStyle(b).textOverflow === 'ellipsis'}))};
+        """)
+        assert facts["page"] <= width, facts
+        assert len(facts["removes"]) == 3 and max(facts["removes"]) <= width, facts
+        assert facts["tabs"] and max(facts["tabs"]) <= width, facts
+        assert all(n["ellipsis"] for n in facts["names"]) and any(n["cut"] for n in facts["names"]), facts
+        app.d.save_screenshot(os.path.join(SCREENSHOTS, f"leaderboard-owner-zh-{width}.png"))
+    finally:
+        driver.quit()
