@@ -420,3 +420,21 @@ def test_a_long_contract_is_exercised_or_declined_from_the_stock_page(language_d
     assert Decimal(shares["qty"]) == 100
     assert Decimal(detail["cash"]) == cash - strike * 100
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_the_chain_fits_a_320_px_phone_without_scrolling_sideways(language_driver, server):
+    """Issue 56: at 320 px the chain's last column needed a sideways scroll; its five columns now fit."""
+    driver, language = language_driver
+    app = App(driver, server).signup()
+    app.switch_account("us")
+    app.size(320, 700)
+    try:
+        app.go("stock/MSFT")
+        app.css("table.option-chain tbody tr.price-line")
+        app.settled()
+        scroll, client = driver.execute_script(
+            "const s = document.querySelector('table.option-chain').parentElement; return [s.scrollWidth, s.clientWidth]")
+        assert scroll <= client, (language, scroll, client)
+        assert app.d.execute_script("return document.documentElement.scrollWidth") <= 320
+    finally:
+        app.size(390, 844)
