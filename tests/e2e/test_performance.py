@@ -118,6 +118,14 @@ def test_performance_screen_lists_every_figure_with_its_definition(app):
         assert len(row.split("\n")) >= 2, f"{key} has no definition: {row!r}"
     assert "Nov" in app.text('[data-testid="monthly-returns"]')
     assert "AAPL" in app.text('[data-testid="holding-performance"]')
+    # The title once (the chart's card says what it shows, with no link back to this screen), and dates as people
+    # write them, not 2026-11-02.
+    headings = app.d.execute_script("return [...document.querySelectorAll('main h1, main h2')].map((e) => e.textContent)")
+    assert headings.count("Performance") == 1 and "Value over time" in headings, headings
+    assert not app.d.find_elements(By.CSS_SELECTOR, 'main a[href="#/performance"]')
+    figures = app.text("main section.card .card-head .sub")
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", app.text("main")), "an ISO date on the Performance screen"
+    assert "Nov" in figures, figures
     app.css(".drawdown-area canvas")
     for label, (w, h) in (("phone", PHONE), ("desktop", DESKTOP)):
         app.size(w, h)

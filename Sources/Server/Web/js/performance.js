@@ -19,7 +19,7 @@ export function fetchPerformance(accountId, period) {
 }
 
 /** {element, reload(), destroy()}; `onReport(report)` gets each loaded report (the Performance screen's figures). */
-export function performanceChart(account, { period = '1M', onReport } = {}) {
+export function performanceChart(account, { period = '1M', onReport, title = t('perf.title'), details = true } = {}) {
   const currency = account.currency;
   const timeZone = timeZoneOf(account);
   const area = h('div.chart-area.performance-area', { role: 'img', 'aria-label': t('perf.chart_label') });
@@ -29,7 +29,7 @@ export function performanceChart(account, { period = '1M', onReport } = {}) {
   const tabs = segmented(t('perf.period'), PERIODS.map((p) => [p, t(`perf.period.${p}`)]), period, (p) => { period = p; load(); });
   tabs.classList.add('period-tabs');
   const element = h('section.card.performance-card', { 'aria-labelledby': 'performance-title' },
-    h('div.card-head', h('h2#performance-title', t('perf.title')), h('a.link', { href: '#/performance' }, t('perf.details'))),
+    h('div.card-head', h('h2#performance-title', title), details ? h('a.link', { href: '#/performance' }, t('perf.details')) : null),
     readout, area, h('div.chart-foot', tabs, benchmarkToggle), returns);
 
   let chart = null;

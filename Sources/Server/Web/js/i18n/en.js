@@ -567,6 +567,7 @@ export default {
   'perf.benchmark': 'Benchmark',
   'perf.period': 'Performance period',
   'perf.title': 'Performance',
+  'perf.chart_title': 'Value over time',
   'perf.details': 'Details',
   'perf.twr_short': 'Time-weighted (TWR)',
   'perf.mwr_short': 'Money-weighted (MWR)',

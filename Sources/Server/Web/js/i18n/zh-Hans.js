@@ -567,6 +567,7 @@ export default {
   'perf.benchmark': '基准',
   'perf.period': '收益区间',
   'perf.title': '收益',
+  'perf.chart_title': '资产走势',
   'perf.details': '详情',
   'perf.twr_short': '时间加权（TWR）',
   'perf.mwr_short': '资金加权（MWR）',

@@ -22,7 +22,10 @@ export async function render(view, params, scope) {
   let report = null;
   let drawdownChart = null;
 
-  const chart = performanceChart(account, { period: '1Y', onReport: (r) => { report = r; renderAll(); } });
+  // The screen's title is the h1: the chart's card says what it shows, and has no link to this screen.
+  const chart = performanceChart(account, { period: '1Y', onReport: (r) => { report = r; renderAll(); },
+    title: t('perf.chart_title'), details: false });
+  const day = (ymd) => F.calendarDate(ymd, { year: true }) || ymd;
   clear(view,
     h('header.page-head', h('h1', t('perf.title')),
       eyeToggle(store.amountsHidden(), () => store.setAmountsHidden(!store.amountsHidden()))),
@@ -45,8 +48,8 @@ export async function render(view, params, scope) {
   function renderFigures() {
     const d = report.definitions;
     const dd = report.max_drawdown == null ? '—'
-      : [pct(report.max_drawdown), h('span.sub', ` ${report.max_drawdown_start} → ${report.max_drawdown_end}`,
-        report.max_drawdown_recovery ? t('perf.recovered', { date: report.max_drawdown_recovery }) : t('perf.not_recovered'))];
+      : [pct(report.max_drawdown), h('span.sub', ` ${day(report.max_drawdown_start)} → ${day(report.max_drawdown_end)}`,
+        report.max_drawdown_recovery ? t('perf.recovered', { date: day(report.max_drawdown_recovery) }) : t('perf.not_recovered'))];
     const value = {
       twr: pct(report.twr), mwr: pct(report.mwr), mwr_annualized: pct(report.mwr_annualized),
       total_return: money(report.total_return), price_return: money(report.price_return),
@@ -59,7 +62,7 @@ export async function render(view, params, scope) {
       ...FIGURES.map((key) => [t(`perf.fig.${key}`), key, value[key]]),
       [report.benchmark?.name ?? t('perf.benchmark'), 'benchmark', pct(report.benchmark?.return)],
     ];
-    clear(figures, h('div.card-head', h('h2#figures-title', t('perf.figures')), h('span.sub', `${report.start} → ${report.end}`)),
+    clear(figures, h('div.card-head', h('h2#figures-title', t('perf.figures')), h('span.sub', `${day(report.start)} → ${day(report.end)}`)),
       h('dl.figure-list', rows.map(([label, key, value]) => h('div.figure-row', { dataset: { testid: `figure-${key}` } },
         h('dt', label), h('dd', value), h('p.definition', d[key] ?? '')))));
   }
