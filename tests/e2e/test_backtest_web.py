@@ -47,6 +47,11 @@ def test_run_a_backtest_and_read_the_report(driver, server):
     jobs = app.api("GET", "/backtests")["body"]
     job = app.api("GET", f"/backtests/{jobs[0]['id']}")["body"]
     assert job["result"]["trades"] == int(trades)
+    # Sizes carry no sign (a volatility of "+18%" read as a gain); the return does.
+    for figure in ("volatility", "win_rate", "exposure"):
+        shown = app.text(f'[data-figure="{figure}"]')
+        assert not shown.startswith("+"), (figure, shown)
+    assert app.text('[data-figure="volatility"]').endswith("%")
     app.shot("backtest")
     assert app.overflow() == 0, "the report fits a 320 px phone"
 

@@ -116,15 +116,17 @@ export async function render(view, params, scope) {
     const r = job.result;
     const pct = (v) => (v === null || v === undefined ? '—' : F.percent(v, { fraction: true }));
     const num = (v) => (v === null || v === undefined ? '—' : F.signedNumber(v));
+    // A size, not a change: no sign (a volatility of +18% read as a gain).
+    const plainPct = (v) => (v === null || v === undefined ? '—' : F.percent(v, { fraction: true }).replace('+', ''));
     const money = (v) => F.money(v, r.currency);
     const figures = [
       ['backtest.final_equity', money(r.final_equity)], ['backtest.return', pct(r.return)],
       ['backtest.buy_and_hold', pct(r.buy_and_hold_return)], ['backtest.cagr', pct(r.cagr)],
       ['backtest.sharpe', num(r.sharpe)], ['backtest.sortino', num(r.sortino)],
-      ['backtest.max_drawdown', pct(r.max_drawdown)], ['backtest.volatility', pct(r.volatility)],
-      ['backtest.trades', String(r.trades)], ['backtest.win_rate', r.win_rate ? F.percent(r.win_rate, { fraction: true }).replace('+', '') : '—'],
+      ['backtest.max_drawdown', pct(r.max_drawdown)], ['backtest.volatility', plainPct(r.volatility)],
+      ['backtest.trades', String(r.trades)], ['backtest.win_rate', r.win_rate ? plainPct(r.win_rate) : '—'],
       ['backtest.profit_factor', r.profit_factor ?? '—'], ['backtest.fees', money(r.fees)],
-      ['backtest.exposure', r.exposure ? F.percent(r.exposure, { fraction: true }).replace('+', '') : '—'],
+      ['backtest.exposure', r.exposure ? plainPct(r.exposure) : '—'],
       ['backtest.bars', F.qty(String(r.bars))],
     ];
     const months = monthlyTable(r.monthly_returns);
