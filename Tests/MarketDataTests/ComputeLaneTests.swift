@@ -6,8 +6,9 @@ import Testing
 
 @Suite("The compute lane keeps model work off the request threads")
 struct ComputeLaneTests {
-    /// Waits for `body` at most `seconds`; false when it did not finish by then (a hang, not a slow machine: the
-    /// work here takes milliseconds).
+    /// Waits for `body` at most `seconds`; false when it did not finish by then. Only a hang gets there: the work
+    /// takes milliseconds, but in the whole suite it queues behind every other test's model work on the lane (seen:
+    /// minutes, beside two busy processes).
     func finishes(within seconds: Int, _ body: @escaping @Sendable () async -> Void) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -37,7 +38,7 @@ struct ComputeLaneTests {
     func nestedParallelFinishes() async {
         let jobs = ProcessInfo.processInfo.activeProcessorCount * 4
         let shared = Shared()
-        let done = await finishes(within: 120) {
+        let done = await finishes(within: 900) {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<jobs {
                     group.addTask {
@@ -79,7 +80,7 @@ struct ComputeLaneTests {
         func laneThreadsAreNotTaskThreads() async {
             var lane: Set<String> = []
             var tasks: Set<String> = []
-            for _ in 0..<20 {
+            for _ in 0..<4 {
                 lane.insert(await ComputeLane.run { Self.threadName() })
                 let shared = Shared()
                 let helpers = Mutex<Set<String>>([])
