@@ -127,6 +127,9 @@ extension Shard {
         // the account was reset since that close, its new starting cash at the reset: a reset starts the figures
         // afresh, as if the account had opened with it then (what came before, that day's moves too, is gone).
         let restart = try await resetSince(id, anchor: anchor)
+        // The entries since the reset, read once: what moved in after it is summed from them for each first point.
+        var sinceReset: [LedgerEntry] = []
+        if let restart { sinceReset = try await ledgerEntries(id, after: restart.entry.sequence) }
         var points: [ValuationPoint] = []
         var series: [PerformancePoint] = []
         if let restart {
@@ -142,7 +145,7 @@ extension Shard {
         for row in rows { points.append(row.valuation) }
         // The first close after a reset counts the money moved since the reset, not the reset itself.
         if let restart, let first = rows.first {
-            points[1].flow = try await movedIn(id, after: restart.entry.sequence, through: first.lastSequence)
+            points[1].flow = Self.movedIn(sinceReset, through: first.lastSequence)
         }
 
         // The session in progress, money moved since the last close, or an account without a close yet: a live
@@ -166,7 +169,7 @@ extension Shard {
                 var flow = live.flow
                 if let restart, rows.isEmpty {
                     // The reset is since the last close: the live point counts what moved in after it.
-                    flow = try await movedIn(id, after: restart.entry.sequence, through: Int64.max)
+                    flow = Self.movedIn(sinceReset, through: Int64.max)
                 }
                 points.append(
                     ValuationPoint(
@@ -193,8 +196,7 @@ extension Shard {
                 // The chart starts at the reset, from the new starting cash.
                 series.removeAll { $0.time <= restart.entry.time }
                 if !series.isEmpty {
-                    series[0].flow = try await movedIn(
-                        id, after: restart.entry.sequence, through: Int64.max, until: series[0].time)
+                    series[0].flow = Self.movedIn(sinceReset, through: Int64.max, until: series[0].time)
                 }
                 series.insert(PerformancePoint(time: restart.entry.time, value: restart.start, flow: .zero), at: 0)
             }
@@ -242,12 +244,9 @@ extension Shard {
         return (latest, start)
     }
 
-    /// Deposits less withdrawals among the account's entries after sequence `after` through `through` (and at or
-    /// before `until`).
-    func movedIn(_ id: AccountID, after: Int64, through: Int64, until: Timestamp? = nil) async throws(BrokerageError)
-        -> FixedDecimal
-    {
-        try await ledgerEntries(id, after: after).reduce(.zero) { total, entry in
+    /// Deposits less withdrawals among `entries` through sequence `through` (and at or before `until`).
+    static func movedIn(_ entries: [LedgerEntry], through: Int64, until: Timestamp? = nil) -> FixedDecimal {
+        entries.reduce(.zero) { total, entry in
             guard entry.sequence <= through, until.map({ entry.time <= $0 }) ?? true else { return total }
             switch entry.kind {
             case .deposit, .withdrawal: return total + entry.cashChange
