@@ -127,7 +127,8 @@ fi
 export PAPERTRADE_BINARY="$PWD/.build/debug/papertrade"
 walls=(tests/e2e/test_openapi.py tests/e2e/test_ib_openapi.py tests/e2e/test_socket_fuzz.py tests/e2e/test_mcp_fuzz.py)
 screens=(tests/e2e/test_web_tour.py tests/e2e/test_web_app.py tests/e2e/test_web_app_zh.py tests/e2e/test_performance.py
-    tests/e2e/test_options_web.py tests/e2e/test_earnings.py tests/e2e/test_backtest_web.py tests/e2e/test_figures_agree.py)
+    tests/e2e/test_options_web.py tests/e2e/test_earnings.py tests/e2e/test_backtest_web.py tests/e2e/test_figures_agree.py
+    tests/e2e/test_accessibility.py)
 walls_log=$(mktemp)
 screens_log=$(mktemp)
 "$venv/bin/pytest" -q --durations=8 "${walls[@]}" >"$walls_log" 2>&1 &

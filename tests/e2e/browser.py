@@ -25,15 +25,17 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 
-def chromium(language="en-US"):
-    """Debian's headless Chromium through chromedriver, with `language` as the browser's language."""
+def chromium(language="en-US", font_size=16):
+    """Debian's headless Chromium through chromedriver, with `language` as the browser's language and `font_size`
+    (px) as its text size, the setting a person who needs larger text changes (32 is 200%)."""
     if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
         pytest.fail("Chromium and chromedriver are required (scripts/test.sh installs them with apt-get)")
     options = webdriver.ChromeOptions()
     for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--lang={language}",
                 "--window-size=1280,900"]:
         options.add_argument(arg)
-    options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    options.add_experimental_option("prefs", {"intl.accept_languages": language,
+                                              "webkit.webprefs.default_font_size": font_size})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for the tour's error check
     options.binary_location = CHROMIUM
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)

@@ -6,7 +6,7 @@ import * as api from './api.js';
 import * as D from './decimal.js';
 import * as F from './format.js';
 import * as store from './store.js';
-import { loadLibrary, zoneOffset, css } from './chart.js';
+import { loadLibrary, zoneOffset, css, readable, unreadable } from './chart.js';
 import { t, locale } from './i18n.js';
 import { h, clear, segmented, loading, failure, empty, change } from './ui.js';
 
@@ -18,12 +18,15 @@ export function fetchPerformance(accountId, period) {
   return api.get(`/accounts/${api.enc(accountId)}/performance` + api.query({ period }));
 }
 
+let charts = 0;  // numbers each chart's read-out id (home and the Performance screen may both have one)
+
 /** {element, reload(), destroy()}; `onReport(report)` gets each loaded report (the Performance screen's figures). */
 export function performanceChart(account, { period = '1M', onReport, title = t('perf.title'), details = true } = {}) {
   const currency = account.currency;
   const timeZone = timeZoneOf(account);
-  const area = h('div.chart-area.performance-area', { role: 'img', 'aria-label': t('perf.chart_label') });
-  const readout = h('p.readout', { dataset: { testid: 'performance-readout' }, 'aria-live': 'polite' });
+  const readout = h('p.readout', { id: `performance-readout-${++charts}`, dataset: { testid: 'performance-readout' }, 'aria-live': 'polite' });
+  const area = h('div.chart-area.performance-area', {
+    tabIndex: 0, role: 'group', 'aria-label': `${t('perf.chart_label')}. ${t('chart.keys')}`, 'aria-describedby': readout.id });
   const returns = h('div.returns');
   const benchmarkToggle = h('button.chip', { type: 'button', 'aria-pressed': 'false', dataset: { testid: 'benchmark-toggle' } }, t('perf.benchmark'));
   const tabs = segmented(t('perf.period'), PERIODS.map((p) => [p, t(`perf.period.${p}`)]), period, (p) => { period = p; load(); });
@@ -46,7 +49,7 @@ export function performanceChart(account, { period = '1M', onReport, title = t('
 
   // A resized chart (a phone turned, a window widened) fits its points to the new width again.
   let resize = null;
-  function destroyChart() { resize?.disconnect(); resize = null; chart?.remove(); chart = null; }
+  function destroyChart() { unreadable(area); resize?.disconnect(); resize = null; chart?.remove(); chart = null; }
 
   const hidden = () => store.amountsHidden();
   const amount = (text) => (hidden() ? '••••••' : F.money(text, currency));
@@ -78,7 +81,7 @@ export function performanceChart(account, { period = '1M', onReport, title = t('
     const d = report.definitions;
     const figure = (label, key, testid) => h('div.figure', { dataset: { testid } },
       h('dt', label), h('dd', hidden() ? '••••' : report[key] == null ? '—' : change(report[key], F.percent(report[key], { fraction: true }))),
-      h('p.definition', d[key]));
+      h('dd.definition', d[key]));
     clear(returns, h('dl.return-pair', figure(t('perf.twr_short'), 'twr', 'twr'), figure(t('perf.mwr_short'), 'mwr', 'mwr')),
       report.benchmark?.return != null
         ? h('p.sub', `${report.benchmark.name}: `, change(report.benchmark.return, F.percent(report.benchmark.return, { fraction: true })))
@@ -136,7 +139,7 @@ export function performanceChart(account, { period = '1M', onReport, title = t('
       chart.addSeries(LWC.LineSeries, { color: css('--muted'), lineWidth: 1, lineStyle: 2, priceLineVisible: false, lastValueVisible: false, title: report.benchmark.name })
         .setData(points);
     }
-    chart.subscribeCrosshairMove((param) => showReadout(param.time ? byTime.get(param.time) : null));
+    readable(area, chart, line, data, (p) => showReadout(p ? byTime.get(p.time) : null));
     chart.timeScale().fitContent();
     const drawn = chart;
     resize = new ResizeObserver(() => requestAnimationFrame(() => { if (chart === drawn) chart.timeScale().fitContent(); }));

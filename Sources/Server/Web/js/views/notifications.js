@@ -18,7 +18,7 @@ export async function render(view, params, scope) {
     clear(list, items.length === 0 ? empty(t('notifications.empty'))
       : h('ul.rows.notifications', items.map((n) => h(`li.row${n.read ? '' : '.unread'}`, { dataset: { kind: n.kind } },
         h('span.row-main', h('span.sym', n.title), h('span.sub.body', n.body)),
-        h('span.row-end', h('span.sub', F.dateTime(n.created_at)), n.read ? null : h('span.dot.unread-dot', { 'aria-label': t('notifications.unread') }))))));
+        h('span.row-end', h('span.sub', F.dateTime(n.created_at)), n.read ? null : h('span.dot.unread-dot', { role: 'img', 'aria-label': t('notifications.unread') }))))));
   }
 
   async function load() {

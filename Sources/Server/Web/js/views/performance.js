@@ -4,7 +4,7 @@
 import * as D from '../decimal.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
-import { loadLibrary, css } from '../chart.js';
+import { loadLibrary, css, readable } from '../chart.js';
 import { performanceChart } from '../performance.js';
 import { t, locale } from '../i18n.js';
 import { h, clear, change, empty, eyeToggle } from '../ui.js';
@@ -64,7 +64,7 @@ export async function render(view, params, scope) {
     ];
     clear(figures, h('div.card-head', h('h2#figures-title', t('perf.figures')), h('span.sub', `${day(report.start)} → ${day(report.end)}`)),
       h('dl.figure-list', rows.map(([label, key, value]) => h('div.figure-row', { dataset: { testid: `figure-${key}` } },
-        h('dt', label), h('dd', value), h('p.definition', d[key] ?? '')))));
+        h('dt', label), h('dd', value), h('dd.definition', d[key] ?? '')))));
   }
 
   function renderMonthly() {
@@ -96,8 +96,10 @@ export async function render(view, params, scope) {
 
   async function renderDrawdown() {
     removeDrawdown();
-    const area = h('div.chart-area.drawdown-area', { role: 'img', 'aria-label': t('perf.drawdown_label') });
-    clear(drawdown, h('div.card-head', h('h2#drawdown-title', t('perf.drawdown')), h('span.sub', t('perf.drawdown_sub'))), area);
+    const readout = h('p.readout.chart-readout#drawdown-readout', { 'aria-live': 'polite' });
+    const area = h('div.chart-area.drawdown-area', {
+      tabIndex: 0, role: 'group', 'aria-label': `${t('perf.drawdown_label')}. ${t('chart.keys')}`, 'aria-describedby': readout.id });
+    clear(drawdown, h('div.card-head', h('h2#drawdown-title', t('perf.drawdown')), h('span.sub', t('perf.drawdown_sub'))), area, readout);
     if (report.drawdown.length < 2) { clear(area, empty(t('perf.no_history'))); return; }
     let LWC;
     try { LWC = await loadLibrary(); } catch (error) { clear(area, empty(error.message)); return; }
@@ -114,7 +116,7 @@ export async function render(view, params, scope) {
     });
     const red = css('--down');
     // Filled between the line and 0% only: a flat 0% (no drawdown yet) is a line, not a block down to the axis.
-    drawdownChart.addSeries(LWC.BaselineSeries, {
+    const series = drawdownChart.addSeries(LWC.BaselineSeries, {
       baseValue: { type: 'price', price: 0 }, lineWidth: 1,
       topLineColor: red, topFillColor1: 'transparent', topFillColor2: 'transparent',
       bottomLineColor: red, bottomFillColor1: red + '08', bottomFillColor2: red + '55',
@@ -123,8 +125,12 @@ export async function render(view, params, scope) {
         const range = original()?.priceRange;
         return { priceRange: { minValue: Math.min(range?.minValue ?? 0, -1), maxValue: Math.max(range?.maxValue ?? 0, 0) } };
       },
-    })
-      .setData(report.drawdown.map((p) => ({ time: p.date, value: D.toNumber(D.shift(D.parse(p.value), 2)) })));
+    });
+    const points = report.drawdown.map((p) => ({ time: p.date, value: D.toNumber(D.shift(D.parse(p.value), 2)) }));
+    series.setData(points);
+    const fall = new Map(report.drawdown.map((p) => [p.date, p.value]));
+    readable(area, drawdownChart, series, points, (p) => clear(readout, p
+      ? `${F.calendarDate(p.time, { year: true })} · ${F.percent(fall.get(p.time), { fraction: true })}` : ''));
     drawdownChart.timeScale().fitContent();
     const drawn = drawdownChart;
     drawdownResize = new ResizeObserver(() => requestAnimationFrame(() => { if (drawdownChart === drawn) drawn.timeScale().fitContent(); }));

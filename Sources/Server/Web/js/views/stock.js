@@ -116,8 +116,8 @@ export async function render(view, [symbolParam], scope) {
     const asks = [...(quote.asks ?? [])].slice(0, 5).map((l, i) => level('ask', l, i)).reverse();
     const bids = (quote.bids ?? []).slice(0, 5).map((l, i) => level('bid', l, i));
     clear(depth, h('h2#depth-title', t('stock.depth.title')),
-      h('table.depth-table', h('thead', h('tr', ['level', 'price', 'shares'].map((k) => h('th', { scope: 'col' }, t(`stock.depth.${k}`))))),
-        h('tbody.asks', asks), h('tbody.bids', bids)));
+      h('div.table-scroll', h('table.depth-table', h('thead', h('tr', ['level', 'price', 'shares'].map((k) => h('th', { scope: 'col' }, t(`stock.depth.${k}`))))),
+        h('tbody.asks', asks), h('tbody.bids', bids))));
   }
 
   /** While the stock is halted: why, and when trading resumes (orders wait for the reopening). */
