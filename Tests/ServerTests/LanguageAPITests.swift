@@ -40,6 +40,36 @@ struct LanguageAPITests {
         }
     }
 
+    @Test("an account still called by its default name reads in the user's language; a name the user gave stays theirs")
+    func defaultAccountNamesFollowTheLanguage() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let auth = try await AlertsAPITests().session(client, f)
+                try await client.execute(
+                    uri: "/api/v1/accounts", method: .post, headers: auth,
+                    body: body(#"{"market":"us","name":"US paper account savings"}"#)
+                ) { r in #expect(r.status == .created || r.status == .ok) }
+                func names() async throws -> Set<String> {
+                    try await client.execute(uri: "/api/v1/accounts", method: .get, headers: auth) { r in
+                        Set((f.json(r).array ?? []).compactMap { $0["name"]?.string })
+                    }
+                }
+                #expect(try await names() == ["US paper account", "A-share paper account", "US paper account savings"])
+                try await client.execute(
+                    uri: "/api/v1/me", method: .put, headers: auth, body: body(#"{"language":"zh-Hans"}"#)
+                ) { r in
+                    let profile = Set((f.json(r)["accounts"]?.array ?? []).compactMap { $0["name"]?.string })
+                    #expect(profile == ["美股模拟账户", "A 股模拟账户", "US paper account savings"])
+                }
+                #expect(try await names() == ["美股模拟账户", "A 股模拟账户", "US paper account savings"])
+                try await client.execute(
+                    uri: "/api/v1/me", method: .put, headers: auth, body: body(#"{"language":"en"}"#)
+                ) { r in #expect(r.status == .ok) }
+                #expect(try await names() == ["US paper account", "A-share paper account", "US paper account savings"])
+            }
+        }
+    }
+
     @Test(
         "a signed-in user who chose Chinese reads the native API's order and transfer refusals in Chinese, with the same status and figures; English otherwise"
     )

@@ -105,6 +105,7 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     driver, language = language_driver
     chinese = language.startswith("zh")
     app = App(driver, server).signup()
+    app.switch_account("us")  # a Chinese user starts on the A-share account
     driver.get_log("browser")
     app.go("stock/AAPL")
     app.css("table.option-chain tbody tr.price-line")

@@ -67,11 +67,15 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
     assert app.api("GET", "/me")["body"]["language"] == "zh-Hans"
     assert {a["name"] for a in app.accounts()} == {"美股模拟账户", "A 股模拟账户"}
 
+    # A Chinese user starts on the A-share account: the first buy of 茅台 goes through, no refusal for the market.
+    app.go("")
+    assert app.text("main h1") == "A 股模拟账户"
+    zh_trade(app, "600519", "buy", "100")
+    assert app.toast("您已成功买入 600519 100 股")
+    app.switch_account("us")
     zh_trade(app, "AAPL", "buy", "3")
     assert app.toast("您已成功买入 AAPL 3 股")
     app.switch_account("cn")
-    zh_trade(app, "600519", "buy", "100")
-    assert app.toast("您已成功买入 600519 100 股")
 
     screens = [("home", "", ".net-worth"), ("explore", "explore", ".rows"), ("orders", "orders", ".order"),
                ("account", "account", ".transactions"), ("notifications", "notifications", ".notifications"),
@@ -139,6 +143,29 @@ def test_a_refused_order_is_explained_in_chinese(app):
     assert "{" not in refusal
 
 
+def test_cash_held_for_an_open_order_is_named_where_cash_is_shown(app):
+    """Home's cash balance counts cash an open buy order holds; the trade sheet's available cash does not. Both say
+    so, with the same figures, instead of two different amounts called the same."""
+    account = next(a for a in app.accounts() if a["market"] == "cn")
+    last = app.api("GET", "/quotes/600519")["body"]["last"]
+    bid = app.d.execute_script("return (Math.floor(+arguments[0] * 0.95 * 100) / 100).toFixed(2)", last)
+    placed = app.api("POST", f"/accounts/{account['id']}/orders", {"symbol": "600519", "side": "buy", "type": "limit",
+                                                                  "qty": "100", "limit_price": bid, "time_in_force": "day"})
+    assert placed["status"] in (200, 201), placed
+    detail = app.api("GET", f"/accounts/{account['id']}")["body"]
+    money = lambda text: app.d.execute_async_script(
+        "import('/app/js/format.js').then((F) => arguments[1](F.money(arguments[0], 'CNY')))", text)
+    held = app.d.execute_script("return (+arguments[0] - +arguments[1]).toFixed(2)", detail["cash"], detail["buying_power"])
+    assert float(held) > 0, detail
+    app.select_account(account)
+    assert app.text('[data-testid="cash"]') == money(detail["cash"])
+    assert app.text('[data-testid="held"]') == money(held)
+    assert "冻结" in app.text(".figures .held dt")
+    app.open_trade("600519", "buy")
+    available = app.text_in("dialog[open] p.available", "冻结")
+    assert available == f"可用资金：{money(detail['buying_power'])}（现金余额 {money(detail['cash'])}，其中 {money(held)} 为未成交委托冻结）", available
+
+
 def first_tab(driver):
     """The first tab's label, read in one step (the shell re-renders when the language changes)."""
     return driver.execute_script("return document.querySelector('nav.tabs a')?.innerText.trim()")
@@ -153,6 +180,13 @@ def test_settings_switches_the_language_and_back(app):
     # Colours follow the language until chosen: English defaults to green-up.
     assert app.d.execute_script("return document.documentElement.dataset.colors") == "green-up"
     assert app.text("main h1") == "Settings"
+    # The accounts still called by their default names read in English now, in the switcher and from the API; a
+    # name the user gave stays theirs.
+    switcher = lambda: app.d.execute_script(
+        "return [...document.querySelectorAll('select.account-switcher option')].map((o) => o.textContent)")
+    app.wait.until(lambda d: "US paper account · USD" in switcher())
+    assert not any("模拟账户" in name for name in switcher()), switcher()
+    assert {a["name"] for a in app.accounts()} >= {"US paper account"}
     app.d.refresh()
     app.wait.until(lambda d: first_tab(d) == "Home")
 
@@ -161,6 +195,7 @@ def test_settings_switches_the_language_and_back(app):
     app.wait.until(lambda d: first_tab(d) == "首页")
     assert app.api("GET", "/me")["body"]["language"] == "zh-Hans"
     assert app.text("main h1") == "设置"
+    app.wait.until(lambda d: "美股模拟账户 · USD" in switcher())
 
 
 def test_a_game_in_chinese_and_its_rule_refusal(app):

@@ -48,6 +48,15 @@ extension Brokerage {
             terms: accountType == .margin ? .margin : .cash)
     }
 
+    /// The name an account is shown by: one still called by its default name reads in its owner's language now (a
+    /// user who switched from English to Chinese sees 美股模拟账户, not "US paper account"); a name the user gave is
+    /// theirs, unchanged.
+    public func displayName(of record: AccountRecord) -> String {
+        let key = record.market == .us ? "account.default_name.us" : "account.default_name.cn"
+        guard Language.allCases.contains(where: { Catalogue($0)(key) == record.name }) else { return record.name }
+        return Catalogue(languages.language(of: record.userID))(key)
+    }
+
     /// Creates a user after checking the username (the password is checked and hashed by the caller, which alone
     /// sees it).
     public func createUser(username: String, passwordHash: String) async throws(BrokerageError) -> UserRecord {

@@ -119,8 +119,8 @@ extension Catalogue {
         "account.default_name.cn": "A 股模拟账户",
         // 业绩指标的定义
         "performance.twr": "时间加权收益率：在每次入金、出金或重置处切分区间，每天的收益按当天资金变动后的市值计算，再按 (1 + r) 连乘后减 1；资金进出不影响它。",
-        "performance.mwr": "资金加权收益率：按日期的现金流（期初市值、入金、出金、期末市值）的内部收益率（XIRR，按实际天数 / 365），在区间内复利计算；投入资金越多的日子权重越大。",
-        "performance.mwr_annualized": "按年计算的资金加权收益率（XIRR）；仅在一年或更长的区间显示。",
+        "performance.mwr": "资金加权收益率：按日期的现金流（期初市值、入金、出金、期末市值）的内部收益率（按实际天数 / 365 计息），在区间内复利计算；投入资金越多的日子权重越大。",
+        "performance.mwr_annualized": "按年计算的资金加权收益率（即内部收益率）；仅在一年或更长的区间显示。",
         "performance.total_return": "区间内的盈利金额：期末市值减期初市值再减净入金；包含分红，已扣除费用。",
         "performance.price_return": "仅由价格变动带来的盈利：总收益减分红再加费用。",
         "performance.realized_pnl": "区间内卖出股份相对其平均成本的盈亏，未扣费用。",

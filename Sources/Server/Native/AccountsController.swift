@@ -32,7 +32,7 @@ struct AccountsController {
 
     func detail(_ record: AccountRecord) async throws -> JSONValue {
         let summary = try await brokerage.summary(record.id)
-        var o = NativeEncoding.account(record, summary: summary).object ?? [:]
+        var o = NativeEncoding.account(record, summary: summary, name: brokerage.displayName(of: record)).object ?? [:]
         let now = brokerage.clock.now()
         var positions: [JSONValue] = []
         for p in summary.positions {
@@ -84,7 +84,7 @@ struct AccountsController {
         var out: [JSONValue] = []
         for record in accounts {
             let summary = try await brokerage.summary(record.id)
-            out.append(NativeEncoding.account(record, summary: summary))
+            out.append(NativeEncoding.account(record, summary: summary, name: brokerage.displayName(of: record)))
         }
         return JSONValue.array(out).response()
     }

@@ -115,7 +115,7 @@ struct AuthController {
         var list: [JSONValue] = []
         for record in accounts {
             let summary = try await brokerage.summary(record.id)
-            list.append(NativeEncoding.account(record, summary: summary))
+            list.append(NativeEncoding.account(record, summary: summary, name: brokerage.displayName(of: record)))
         }
         return .object([
             "id": .string(user.id.text), "username": .string(user.username), "language": .text(user.language),

@@ -6,9 +6,10 @@ import TradingCore
 /// The native API's shapes (/api/v1 and the app's WebSocket): its own, chosen for the web app and the CLI, never
 /// the Alpaca surface's encoders (that surface follows Alpaca's documents; this one follows our users).
 enum NativeEncoding {
-    static func account(_ record: AccountRecord, summary: AccountSummary) -> JSONValue {
+    /// `name`: the name to show (`Brokerage.displayName(of:)`: a default name in the owner's language).
+    static func account(_ record: AccountRecord, summary: AccountSummary, name: String) -> JSONValue {
         .object([
-            "id": .string(record.id.description), "name": .string(record.name),
+            "id": .string(record.id.description), "name": .string(name),
             "market": .string(record.market.rawValue),
             "currency": .string(summary.account.currency.rawValue), "account_number": .string(record.accountNumber),
             "cash": .decimal(summary.account.cash), "buying_power": .decimal(summary.buyingPower),

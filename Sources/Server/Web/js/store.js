@@ -14,6 +14,13 @@ export const state = { user: null, accounts: [], accountId: localStorage.getItem
 export function onChange(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 function changed(what) { listeners.forEach((fn) => fn(what)); }
 
+/** A new device's first account: the A-share one for a user who reads Chinese, the US one otherwise. */
+function preferred(me) {
+  const market = (me?.language ?? document.documentElement.lang ?? '').startsWith('zh') ? 'cn' : 'us';
+  const own = state.accounts.filter((a) => !a.in_game);
+  return own.find((a) => a.market === market) ?? own[0] ?? state.accounts[0];
+}
+
 export function setSession(me) {
   state.user = me ? { id: me.id, username: me.username, language: me.language ?? null } : null;
   state.accounts = me?.accounts ?? [];
@@ -21,7 +28,7 @@ export function setSession(me) {
   const has = (id) => state.accounts.some((a) => a.id === id);
   if (!has(state.accountId)) {
     const remembered = localStorage.getItem(KEY_ACCOUNT);
-    state.accountId = has(remembered) ? remembered : state.accounts[0]?.id ?? null;
+    state.accountId = has(remembered) ? remembered : preferred(me)?.id ?? null;
   }
   changed('session');
 }
@@ -33,6 +40,7 @@ export function setSession(me) {
 export async function setLanguage(language, { quiet = false } = {}) {
   const me = await api.put('/me', { language });
   state.user = { ...state.user, language: me.language ?? null };
+  if (me.accounts) state.accounts = me.accounts;  // default account names now read in the new language
   if (!quiet) changed('language');
 }
 

@@ -62,6 +62,15 @@ export async function render(view, params, scope) {
 
   function amount(text) { return store.amountsHidden() ? '••••••' : F.money(text, currency); }
 
+  /** Cash held for open buy orders: what the cash balance has and the trade sheet cannot spend (a cash account). */
+  function held() {
+    if (detail.multiplier > 1) return null;
+    const cash = D.parse(detail.cash);
+    const power = D.parse(detail.buying_power);
+    const gap = cash && power ? D.sub(cash, power) : null;
+    return gap && D.sign(gap) > 0 ? gap : null;
+  }
+
   function renderPortfolio() {
     const hidden = store.amountsHidden();
     clear(portfolio,
@@ -70,6 +79,7 @@ export async function render(view, params, scope) {
       h('p.net-worth', { dataset: { testid: 'net-worth' } }, amount(detail.equity)),
       h('dl.figures',
         h('div', h('dt', t('home.cash')), h('dd', { dataset: { testid: 'cash' } }, amount(detail.cash))),
+        held() ? h('div.held', h('dt', t('home.held')), h('dd', { dataset: { testid: 'held' } }, amount(D.format(held(), null, false)))) : null,
         h('div', h('dt', t('home.day_change')), h('dd', { dataset: { testid: 'day-change' } }, hidden ? '••••' : change(detail.day_change, F.signedMoney(detail.day_change, currency)))),
         h('div', h('dt', t('home.holdings_value')), h('dd', amount(detail.market_value)))),
       h('p.definition', t('home.day_change_help')));

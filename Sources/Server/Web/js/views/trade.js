@@ -84,8 +84,11 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       const a = store.account() ?? account;
       const cash = a?.cash;
       const margin = cash != null && D.cmp(D.parse(amount), D.parse(cash)) > 0;
-      return margin
-        ? t('trade.buying_power_margin', { amount: F.money(amount, currency), cash: F.money(cash, currency) })
+      // Less than the cash: the rest is held for open orders (the home screen's cash balance counts it).
+      const held = cash != null && D.cmp(D.parse(amount), D.parse(cash)) < 0 ? D.sub(D.parse(cash), D.parse(amount)) : null;
+      if (margin) return t('trade.buying_power_margin', { amount: F.money(amount, currency), cash: F.money(cash, currency) });
+      return held
+        ? t('trade.available_held', { amount: F.money(amount, currency), cash: F.money(cash, currency), held: F.money(D.format(held, null, false), currency) })
         : t('trade.available_cash', { amount: F.money(amount, currency) });
     }
 
