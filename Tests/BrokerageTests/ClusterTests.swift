@@ -136,6 +136,7 @@ struct ClusterTests {
         #expect(seen.map(\.clientOrderID.text) == ["first"], "b loaded the order a placed, from the journal")
 
         // a wakes up still believing it serves the shard: its commit is refused by the fence, not acknowledged.
+        let servedByA = a.node.servedShards
         do {
             _ = try await Self.buy(a.brokerage, account.id, id: "zombie")
             Issue.record("a paused node's commit was acknowledged after another node took its shard")
@@ -145,6 +146,21 @@ struct ClusterTests {
                 return
             }
         }
+        // From that refusal on, a serves the shard no more, before any pass: its memory holds the refused order, which
+        // a read must not show and a retry must not be told is taken ("client_order_id must be unique").
+        do {
+            let shown = try await a.brokerage.order(clientOrderID: ClientOrderID("zombie"), account: account.id)
+            Issue.record("a still served the fenced shard: it showed the refused order \(shown.clientOrderID.text)")
+        } catch {
+            guard case .elsewhere = error else { Issue.record("expected .elsewhere, got \(error)"); return }
+        }
+        do {
+            _ = try await Self.buy(a.brokerage, account.id, id: "zombie")
+            Issue.record("a retry on the fenced node was acknowledged")
+        } catch {
+            guard case .elsewhere = error else { Issue.record("expected .elsewhere for the retry, got \(error)"); return }
+        }
+        #expect(a.node.servedShards == servedByA - 1, "the fenced shard is no longer counted as served")
         _ = try await Self.buy(b.brokerage, account.id, id: "second")
         let stored = try await b.brokerage.orders(account: account.id, OrderQuery())
         #expect(Set(stored.map(\.clientOrderID.text)) == ["first", "second"], "nothing of a's after the takeover")

@@ -71,6 +71,8 @@ actor Shard {
     /// Each account's profit since the last close, kept current as ledger entries are staged.
     var dayProfits = DayProfitBook()
     let metrics: BrokerageMetrics
+    /// Where a commit refused by the lease fence is recorded, so the router stops serving this shard at once.
+    nonisolated let fences: ShardFences
 
     init(id: ShardID, owner: ShardOwners.Owner, context: ShardContext, lease: Lease = .local) {
         self.id = id
@@ -85,6 +87,7 @@ actor Shard {
         languages = context.languages
         streams = context.streams
         metrics = context.metrics
+        fences = context.fences
         configuration = context.configuration(for: id)
         engine = TradingEngine(configuration: configuration)
     }
@@ -147,6 +150,10 @@ actor Shard {
         try await reload(alertsOf: alertUsers)
         lease = .held(epoch: epoch)
     }
+
+    /// Refuses every step from now on (`.elsewhere`), without waiting for those staged (a refused commit: theirs are
+    /// refused too).
+    func stopWriting() { lease = .released }
 
     /// Stops writing: every step after this is refused (`.elsewhere`); those already staged are waited for.
     func release() async {
@@ -238,7 +245,11 @@ actor Shard {
         do {
             try await step.durable()
         } catch StorageError.fenced(let id, let held, let current) {
-            // Another node owns the shard now: nothing to reload; the cluster node drops it on its next pass.
+            // Another node owns the shard now: nothing to reload. It is served no more from this moment (reads
+            // too: the engine holds the refused step) and writes nothing further; the cluster's next pass records
+            // its new owner.
+            shard.fences.fence(id, epoch: held)
+            await shard.stopWriting()
             shard.metrics.fencedCommits.increment()
             throw .storage(StorageError.fenced(shard: id, held: held, current: current))
         } catch {

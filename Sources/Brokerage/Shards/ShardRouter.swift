@@ -17,6 +17,8 @@ struct ShardContext: Sendable {
     let streams: UpdateStreams
     let metrics: BrokerageMetrics
     let seed: UInt64
+    /// Shards whose commit the lease fence refused (cluster); shared by the shards and their router.
+    let fences = ShardFences()
 
     /// Shard `id`'s engine configuration: its own seed, so ids drawn by different shards never collide and each
     /// shard's ids are the same however many shard actors run.
@@ -57,6 +59,20 @@ final class ShardOwners: Sendable {
     static var defaultCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 }
 
+/// The shards whose commit the lease fence refused, with the epoch they were served at: another node owns them now,
+/// and this node's memory of them may hold the refused step (an order placed in the engine, never durable). The
+/// router stops serving such a shard at once — reads too, which would show that order, and a retry of it, which
+/// would be told its client_order_id is taken — instead of at the cluster's next pass. A later lease (a new epoch,
+/// loaded afresh from storage) is served again.
+final class ShardFences: Sendable {
+    private let refused = Mutex<[ShardID: Int64]>([:])
+
+    func fence(_ shard: ShardID, epoch: Int64) { refused.withLock { $0[shard] = epoch } }
+
+    /// Whether `shard`, served at `epoch`, had a commit refused.
+    func isFenced(_ shard: ShardID, epoch: Int64) -> Bool { refused.withLock { $0[shard] == epoch } }
+}
+
 /// Whether this process serves a virtual shard. A single process serves them all; a node of a cluster serves
 /// the shards whose lease it holds (`ClusterNode`), and knows which node it last saw owning each of the others.
 enum ShardService: Sendable, Equatable {
@@ -81,6 +97,7 @@ final class ShardRouter: Sendable {
     /// Accounts per shard (new accounts go to the emptiest).
     private let load: Mutex<[Int]>
     private let storage: any AccountRepository
+    private let fences: ShardFences
 
     /// Makes the `count` shards over `context`, run by `owners`, and routes `accounts` (each account's stored shard).
     init(
@@ -97,6 +114,7 @@ final class ShardRouter: Sendable {
         }
         self.owners = owners
         self.storage = storage
+        fences = context.fences
         self.accounts = Mutex(accounts)
         var load = [Int](repeating: 0, count: count)
         for shard in accounts.values where load.indices.contains(shard.index) { load[shard.index] += 1 }
@@ -135,8 +153,11 @@ final class ShardRouter: Sendable {
 
     /// Throws `.elsewhere` unless this process serves `shard`.
     func served(_ shard: ShardID) throws(BrokerageError) {
-        if case .elsewhere(let owner, let url) = service(of: shard) {
-            throw .elsewhere(shard: shard, owner: owner, url: url)
+        switch service(of: shard) {
+        case .elsewhere(let owner, let url): throw .elsewhere(shard: shard, owner: owner, url: url)
+        case .serving(let epoch?) where fences.isFenced(shard, epoch: epoch):
+            throw .elsewhere(shard: shard, owner: nil, url: nil)
+        case .serving: return
         }
     }
 
@@ -167,7 +188,11 @@ final class ShardRouter: Sendable {
     func servedShards() -> [ShardID: Int64?] {
         service.withLock { all in
             var served: [ShardID: Int64?] = [:]
-            for (i, s) in all.enumerated() { if case .serving(let epoch) = s { served[ShardID(i)] = epoch } }
+            for (i, s) in all.enumerated() {
+                guard case .serving(let epoch) = s else { continue }
+                if let epoch, fences.isFenced(ShardID(i), epoch: epoch) { continue }  // lost: see `ShardFences`
+                served[ShardID(i)] = epoch
+            }
             return served
         }
     }
