@@ -81,6 +81,23 @@ struct NativeAccountsTests {
                     #expect(f.json(response)["cash"] == .string("100000"))
                     #expect(f.json(response)["positions"]?.array?.isEmpty == true)
                 }
+                // A reset starts the figures afresh: the buy's spread and fees before it are not today's loss, nor the
+                // period's return (they were: −105.00 today and −0.10% TWR with nothing held).
+                try await client.execute(uri: "/api/v1/accounts/\(usd)", method: .get, headers: auth) { response in
+                    #expect(Decimal(string: f.json(response)["day_change"]?.string ?? "x") == 0)
+                    #expect(f.json(response)["equity"] == .string("100000"))
+                }
+                for period in ["1D", "1M"] {
+                    try await client.execute(
+                        uri: "/api/v1/accounts/\(usd)/performance?period=\(period)", method: .get, headers: auth
+                    ) { response in
+                        let report = f.json(response)
+                        #expect(response.status == .ok)
+                        for figure in ["twr", "total_return"] {
+                            #expect(Decimal(string: report[figure]?.string ?? "x") == 0, "\(period) \(figure): \(report[figure] ?? .null)")
+                        }
+                    }
+                }
                 // Another user cannot see or touch this account.
                 let (other, _, _) = try await signup(client, f, "erin")
                 try await client.execute(uri: "/api/v1/accounts/\(usd)", method: .get, headers: [.cookie: other]) {
