@@ -53,6 +53,21 @@ public protocol MarketDataFeed: Sendable {
 }
 
 extension MarketDataFeed {
+    /// The 52-week high and low: the daily bars of the year to `now` and today's session so far (the quote's high,
+    /// low and last — today's daily bar may not be out yet, and a range must hold the price it is shown beside).
+    /// Nil when the feed has neither.
+    public func yearRange(_ symbol: String, now: Timestamp) async -> (high: Price, low: Price)? {
+        let bars = (try? await bars(symbol, timeframe: .day, from: now.adding(seconds: -365 * 86_400), to: now)) ?? []
+        var highs = bars.map(\.high)
+        var lows = bars.map(\.low)
+        if let quote = try? await quote(symbol) {
+            highs += [quote.high, quote.last].compactMap { $0 }
+            lows += [quote.low, quote.last].compactMap { $0 }
+        }
+        guard let high = highs.max(), let low = lows.min() else { return nil }
+        return (high, low)
+    }
+
     /// A feed without rate limits of its own (the simulated market) has nothing to share.
     public func shareRateLimits(among nodes: Int) {}
     /// One `quote` after another.

@@ -173,13 +173,8 @@ extension IBGateway {
         return IBMarketFields.snapshot(quote, context, requested: fields, updated: brokerage.clock.now())
     }
 
-    /// The 52-week high and low from daily bars.
+    /// The 52-week high and low (`MarketDataFeed.yearRange`: the year's daily bars and today so far).
     func yearRange(_ entry: DirectoryEntry) async -> (high: Price, low: Price)? {
-        let now = brokerage.clock.now()
-        let from = now.adding(seconds: -365 * 86_400)
-        guard let bars = try? await brokerage.feed.bars(entry.symbol, timeframe: .day, from: from, to: now),
-            let high = bars.map(\.high).max(), let low = bars.map(\.low).min()
-        else { return nil }
-        return (high, low)
+        await brokerage.feed.yearRange(entry.symbol, now: brokerage.clock.now())
     }
 }

@@ -27,10 +27,7 @@ struct StockController {
         let profile = await optional { () throws(FeedError) in try await feed.profile(entry.symbol) }
         let peers = await optional { () throws(FeedError) in try await feed.peers(entry.symbol) } ?? []
         let now = brokerage.clock.now()
-        let year =
-            await optional { () throws(FeedError) in
-                try await feed.bars(entry.symbol, timeframe: .day, from: now.adding(seconds: -365 * 86_400), to: now)
-            } ?? []
+        let year = await feed.yearRange(entry.symbol, now: now)
         let today = instrument.calendar.zone.localTime(of: now).date
         let news = await optional { () throws(FeedError) in
             try await feed.news(entry.symbol, from: today.adding(days: -7), to: today)
@@ -58,7 +55,7 @@ struct StockController {
             "website": .text(profile?.website), "logo": .text(profile?.logo), "country": .text(profile?.country),
             "market_cap_millions": .decimal(profile?.marketCapitalizationMillions),
             "round_lot": .int(entry.roundLot), "time_zone": .string(instrument.calendar.zone.identifier),
-            "week52_high": .decimal(year.map(\.high).max()), "week52_low": .decimal(year.map(\.low).min()),
+            "week52_high": .decimal(year?.high), "week52_low": .decimal(year?.low),
             "peers": .array(
                 peers.compactMap { brokerage.directory.entry($0) }.map { peer in
                     .object(["symbol": .string(peer.symbol), "name": .string(peer.name)])
