@@ -61,7 +61,8 @@ let package = Package(
             name: "MarketData",
             dependencies: ["TradingCore", "JSON"],
             resources: [
-                .copy("Resources/symbols.tsv"), .copy("Resources/names-zh.tsv"), .copy("Resources/history-daily.csv"),
+                .copy("Resources/symbols.tsv"), .copy("Resources/names-zh.tsv"), .copy("Resources/names-pinyin.tsv"),
+                .copy("Resources/names-en.tsv"), .copy("Resources/history-daily.csv"),
                 .copy("Resources/history-000338-5min.csv"),
                 .copy("Resources/DATA-SOURCES.md"),
             ]

@@ -63,6 +63,15 @@ struct CatalogueTests {
         await brokerage.shutdown()
     }
 
+    @Test("notifications name an option contract in the reader's language, never by its OCC code; a stock by its symbol")
+    func contractNames() {
+        #expect(Catalogue(.en).instrumentName("AAPL261218C00250000") == "AAPL Dec 18 2026 250 Call")
+        #expect(Catalogue(.zhHans).instrumentName("AAPL261218C00250000") == "AAPL 2026年12月18日 250 看涨")
+        #expect(Catalogue(.zhHans).instrumentName("SPY270115P00412500") == "SPY 2027年1月15日 412.5 看跌")
+        #expect(Catalogue(.zhHans).instrumentName("600519") == "600519")
+        #expect(Catalogue(.en).instrumentName("AAPL") == "AAPL")
+    }
+
     @Test("alert wording fills every placeholder in both languages")
     func alertWording() {
         let conditions: [AlertCondition] = [

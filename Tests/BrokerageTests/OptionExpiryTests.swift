@@ -83,8 +83,8 @@ struct OptionExpiryTests {
             #expect(try await f.brokerage.activities(f.account, limit: 100).count == ledger.count)
 
             let notes = try await f.brokerage.notifications.recent(user: f.userID).items
-            #expect(notes.contains { $0.title == "\(itm.occSymbol) exercised" })
-            #expect(notes.contains { $0.title == "\(otm.occSymbol) expired" })
+            #expect(notes.contains { $0.title == "\(itm.name) exercised" })
+            #expect(notes.contains { $0.title == "\(otm.name) expired" })
         }
     }
 
@@ -121,8 +121,8 @@ struct OptionExpiryTests {
             let released = sharesCost - left.costBasis
             #expect(sale.count == 1 && sale.first?.realizedPnL == first.strike.times(200) - released - premium)
             let notes = try await f.brokerage.notifications.recent(user: f.userID).items
-            #expect(notes.contains { $0.title == "\(first.occSymbol) exercised" })
-            let note = try #require(notes.first { $0.title == "\(second.occSymbol) expired" })
+            #expect(notes.contains { $0.title == "\(first.name) exercised" })
+            let note = try #require(notes.first { $0.title == "\(second.name) expired" })
             #expect(note.body.contains("expired without being exercised") && note.body.contains("100 are available"))
             _ = shares
         }
@@ -176,9 +176,9 @@ struct OptionExpiryTests {
             let replay = LedgerReplay(startingCash: FixedDecimal(200_000), entries: ledger)
             #expect(replay.cash == account.cash)
             let notes = try await f.brokerage.notifications.recent(user: f.userID).items
-            let assigned = try #require(notes.first { $0.title == "\(call.occSymbol) assigned" })
+            let assigned = try #require(notes.first { $0.title == "\(call.name) assigned" })
             #expect(assigned.body.contains("you sold 200 shares of AAPL"))
-            let expired = try #require(notes.first { $0.title == "\(put.occSymbol) expired" })
+            let expired = try #require(notes.first { $0.title == "\(put.name) expired" })
             #expect(expired.body.contains("the premium is yours"))
         }
     }
@@ -248,7 +248,7 @@ struct OptionExpiryTests {
             #expect(sold.allSatisfy { $0.symbol == call.occSymbol && $0.orderID == sold.first?.orderID })
             #expect(sold.reduce(FixedDecimal.zero) { $0 + $1.qty } == FixedDecimal(5))
             let notes = try await f.brokerage.notifications.recent(user: f.userID).items
-            let note = try #require(notes.first { $0.title == "\(call.occSymbol) sold before expiry" })
+            let note = try #require(notes.first { $0.title == "\(call.name) sold before expiry" })
             #expect(note.body.contains("buying power is"))
         }
     }
@@ -335,7 +335,7 @@ struct OptionExpiryTests {
             let events = activities.compactMap { if case .optionEvent(let e) = $0.kind { e } else { nil } }
             #expect(events.map(\.symbol) == [deep.occSymbol] && events.first?.kind == .assignment)
             let notes = try await f.brokerage.notifications.recent(user: f.userID).items
-            let told = try #require(notes.first { $0.title == "\(deep.occSymbol) assigned" })
+            let told = try #require(notes.first { $0.title == "\(deep.name) assigned" })
             #expect(told.body.contains("before their expiration (\(later))"))
             #expect(told.body.contains("You bought 100 shares of AAPL"))
 

@@ -63,6 +63,31 @@ struct SymbolDirectoryTests {
         #expect(Self.directory.entries.filter { !$0.chineseName.isEmpty }.allSatisfy { $0.instrument.market == .us })
     }
 
+    @Test(
+        "A-shares are found by pinyin, its initials and the English names their companies go by, shown by their own names"
+    )
+    func pinyinAndEnglishNames() {
+        let d = Self.directory
+        for (query, symbol) in [
+            ("moutai", "600519"), ("Kweichow", "600519"), ("maotai", "600519"), ("gzmt", "600519"),
+            ("guizhoumaotai", "600519"), ("zsyh", "600036"),
+            ("China Merchants", "600036"), ("wuliangye", "000858"),
+        ] {
+            let first = d.search(query, limit: 3).first
+            #expect(first?.symbol == symbol, "\(query) → \(d.search(query, limit: 3).map(\.symbol))")
+        }
+        #expect(d.search("moutai").first?.name == "贵州茅台", "the result reads as the market names it")
+        // A US ticker spelled the same comes first (BYD is Boyd Gaming); among A-shares the company is found.
+        #expect(d.search("BYD").first?.symbol == "BYD")
+        #expect(d.search("BYD", market: .cn).first?.symbol == "002594")
+        #expect(d.search("CATL", market: .cn).first?.symbol == "300750")
+        #expect(d.search("Contemporary Amperex", market: .cn).first?.symbol == "300750")  // CTATF: its OTC shares
+        // Aliases of A-shares do not push US companies down: English words still find them first.
+        #expect(d.search("apple").first?.symbol == "AAPL")
+        #expect(d.search("bank of america").first?.symbol == "BAC")
+        #expect(d.search("yinhang", market: .cn, limit: 10).count == 10, "every bank (银行) answers")
+    }
+
     @Test("empty or unmatched queries return nothing")
     func noMatches() {
         #expect(Self.directory.search("   ").isEmpty)

@@ -52,6 +52,20 @@ def test_run_a_backtest_and_read_the_report(driver, server):
         shown = app.text(f'[data-figure="{figure}"]')
         assert not shown.startswith("+"), (figure, shown)
     assert app.text('[data-figure="volatility"]').endswith("%")
+    # Each figure says what it means, as on the Performance screen (Sharpe, Sortino, profit factor, CAGR…).
+    definitions = app.d.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('.backtest-figures > div')].map((d) =>"
+        " [d.querySelector('[data-figure]').dataset.figure, d.querySelector('dd.definition').textContent]))")
+    assert len(definitions) == 14 and all(len(text) > 15 for text in definitions.values()), definitions
+    assert "√252" in definitions["sharpe"] and "whole starting cash" in definitions["buy_and_hold"], definitions
+    # The charts have axes: the highest and lowest equity and the first and last date, read aloud as the chart's name.
+    final = app.text('[data-figure="final_equity"]')
+    axis = app.text('[data-testid="equity-chart"] .y-axis')
+    assert axis.count("$") == 2, axis
+    dates = app.text('[data-testid="equity-chart"] .x-axis')
+    assert "2024" in dates and "2025" in dates, dates
+    name = app.d.execute_script("return document.querySelector('[data-testid=equity-chart]').getAttribute('aria-label')")
+    assert final in name and "highest" in name, (final, name)
     app.shot("backtest")
     assert app.overflow() == 0, "the report fits a 320 px phone"
 

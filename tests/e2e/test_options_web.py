@@ -2,6 +2,7 @@
 strikes around the price with the price line between them, every strike on request, the legend; nothing wider than a
 320 px phone, no console error, no English left in Chinese. Screenshots go to tests/e2e/screenshots/."""
 import os
+import re
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -114,7 +115,8 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
         "return document.querySelector('tr.price-line').nextElementSibling.dataset.symbol")
     cells = next(r for r in rows(app) if r["symbol"] == symbol)["cells"]
     strike, bid, ask = (Decimal(c.replace(",", "")) for c in cells[:3])
-    app.click(f"tr[data-symbol='{symbol}'] th button")
+    # A tap anywhere on the row opens its sheet (here the ask), not only on the strike.
+    app.click(f"tr[data-symbol='{symbol}'] td:nth-of-type(2)")
     app.visible("dialog.option-sheet[open]")
     limit = Decimal(app.value("#option-limit"))
     assert bid <= limit <= ask
@@ -137,6 +139,14 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     assert model["status"] == 200, model
     assert chance.endswith("%") and 0 < float(chance[:-1]) < 100
     assert abs(float(chance[:-1]) - float(model["body"]["probability_itm"]) * 100) <= 5, (chance, model["body"])
+    # The greeks, each with what it means a share and a contract: a call's delta between 0 and 1, theta a loss a day.
+    sheet_delta, sheet_theta = Decimal(figure("option-delta")), Decimal(figure("option-theta"))
+    assert 0 < sheet_delta < 1 and sheet_theta < 0, (sheet_delta, sheet_theta)
+    assert Decimal(figure("option-gamma")) > 0 and Decimal(figure("option-vega")) > 0
+    theta_help = app.text("[data-testid=option-theta] .field-help")
+    per_contract = Decimal(re.findall(r"\$([\d,]+\.\d\d)", theta_help)[-1].replace(",", ""))
+    assert abs(per_contract - abs(Decimal(model["body"]["theta"])) * 100) <= Decimal("0.5"), (theta_help, model["body"])
+    assert ("每张" if chinese else "a contract") in theta_help, theta_help
     # The profit or loss at expiration: the premium lost below the strike, breakeven at strike + price, and from
     # there a dollar a share for every dollar the stock closes higher.
     points, even = payoff(app)
@@ -150,7 +160,7 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     # Every figure says in one sentence what it means.
     helps = app.d.execute_script(
         "return [...document.querySelectorAll('dialog.option-sheet [data-testid] .field-help')].map(e => e.textContent)")
-    assert len(helps) == 5 and all(len(h) > 10 for h in helps)
+    assert len(helps) == 9 and all(len(h) > 10 for h in helps)  # 5 figures and 4 greeks
     for width in (320, 390):
         app.size(width, 800)
         app.settled()
@@ -169,6 +179,11 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     app.click("dialog.option-sheet button[type=submit]")
     app.wait.until(lambda d: any("AAPL" in t for t in app.toasts()))
     app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.option-sheet[open]"))
+
+    # Orders name the contract, never its OCC code.
+    app.go("orders")
+    name = app.text(f".order a[title='{symbol}']")
+    assert symbol not in name and name.startswith("AAPL ") and (("看涨" in name) if chinese else name.endswith(" Call")), name
 
     # The portfolio lists the contracts as contracts, valued at 100 shares each, linked to the stock's page. The ask
     # may have shown a single contract that minute (its size is drawn each minute, as on a real book): then one
@@ -195,8 +210,10 @@ def test_the_option_trade_sheet_explains_a_trade_and_places_it(language_driver, 
     assert abs(Decimal(held["position_delta"]) - delta * 100 * n) <= Decimal("0.02")
     assert abs(Decimal(held["position_theta"]) - theta * 100 * n) <= Decimal("0.02")
     line = app.text(f".row-link[data-symbol='{symbol}'] [data-role=greeks]")
-    shares = f"+{Decimal(held['position_delta']).quantize(Decimal(1))}"
-    assert shares in line and (("相当于" in line) if chinese else line.startswith("Moves like")), line
+    # (The page and the API read the model a moment apart: the price may have moved a cent between them.)
+    shown_delta = Decimal(re.search(r"\+(\d+)", line).group(1))
+    assert abs(shown_delta - Decimal(held["position_delta"])) <= 1, (line, held["position_delta"])
+    assert (("相当于" in line) if chinese else line.startswith("Moves like")), line
     app.d.execute_script(f"document.querySelector(\".row-link[data-symbol='{symbol}']\").scrollIntoView({{block: 'center'}})")
     app.settled()
     app.d.save_screenshot(os.path.join(SCREENSHOTS, f"option-holding-{'zh' if chinese else 'en'}-phone.png"))
@@ -320,11 +337,16 @@ def test_a_spread_held_is_charted_as_one_on_the_stock_page(language_driver, serv
     app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.option-sheet[open]"))
     # The sheet says the spread filled, and each leg's fill is told; the package itself bought no MSFT shares and
     # says nothing of the kind.
-    app.wait.until(lambda d: sum(symbol in t for t in app.toasts() for symbol in (lower, higher)) >= 2)
+    # Each leg's fill names its contract as the user reads it ("MSFT Jan 15 2027 400 Call", "… 看涨"), not its code.
+    names = app.d.execute_async_script(
+        "import('/app/js/format.js').then((F) => arguments[2]([F.contractName(arguments[0]), F.contractName(arguments[1])]))",
+        lower, higher)
+    app.wait.until(lambda d: sum(name in t for t in app.toasts() for name in names) >= 2)
+    assert not [t for t in app.toasts() if lower in t or higher in t], app.toasts()
     filled = "价差已成交" if chinese else "Spread filled"
     assert [t for t in app.toasts() if t.startswith(filled)], app.toasts()
     assert not [t for t in app.toasts()
-                if "MSFT" in t and lower not in t and higher not in t and not t.startswith(filled)], app.toasts()
+                if "MSFT" in t and not any(n in t for n in names) and not t.startswith(filled)], app.toasts()
     detail = app.api("GET", f"/accounts/{account}")["body"]
     paid = {p["symbol"]: Decimal(p["avg_entry_price"]) for p in detail["positions"]}
     debit = paid[lower] - paid[higher]
@@ -343,8 +365,9 @@ def test_a_spread_held_is_charted_as_one_on_the_stock_page(language_driver, serv
     tag = app.text("li.row.order[data-order-class=mleg] .sym .tag")
     assert tag == ("组合委托" if chinese else "Multi-leg")
     symbols = app.d.execute_script(
-        "return [...document.querySelectorAll('li.row.order[data-order-class=mleg] .sym a')].map((a) => a.textContent)")
-    assert sorted(symbols) == sorted(["MSFT", lower, higher]), symbols
+        "return [...document.querySelectorAll('li.row.order[data-order-class=mleg] .sym a')].map((a) => [a.title, a.textContent])")
+    assert sorted(code for code, _ in symbols) == sorted(["MSFT", lower, higher]), symbols
+    assert sorted(text for _, text in symbols) == sorted(["MSFT"] + names), symbols
     if chinese:
         assert english_left(app, ".position-payoff") == []
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -134,8 +134,7 @@ def test_the_backtest_screens_defaults_make_trades(tour_driver, server, market):
     default once could not afford one lot), and any refusals in the report are in the user's language."""
     app = App(tour_driver, server).signup()
     chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
-    if market == "cn":
-        app.switch_account("cn")
+    app.switch_account(market)  # (a Chinese user starts on the A-share account, an English one on the US one)
     app.go("backtest")
     app.click("form.backtest-form button[type=submit]")
     app.css(".backtest-report h2")

@@ -155,7 +155,7 @@ extension Shard {
         let text = text(for: id)
         let values = [
             "underlying": action.symbol, "ratio": "\(action.newRate)-for-\(action.oldRate)",
-            "contracts": event.qty.magnitude.description, "symbol": event.symbol,
+            "contracts": event.qty.magnitude.description, "symbol": text.instrumentName(event.symbol),
             "shares": settlement.shares.description,
             "cash": MoneyText.text(cashPerContract, symbol: currency.symbol, minimumPlaces: 2),
             "amount": MoneyText.text(entry.cashChange.magnitude, symbol: currency.symbol, minimumPlaces: 2),

@@ -100,7 +100,7 @@ extension Shard {
                 assigned = true
                 let text = text(for: id)
                 let values = [
-                    "symbol": contract.occSymbol, "contracts": position.qty.magnitude.description,
+                    "symbol": text.instrumentName(contract.occSymbol), "contracts": position.qty.magnitude.description,
                     "shares": position.qty.magnitude.times(contract.deliverable).description,
                     "underlying": contract.underlying,
                     "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
@@ -153,7 +153,7 @@ extension Shard {
                 placed = true
                 let text = text(for: id)
                 let values = [
-                    "symbol": contract.occSymbol, "contracts": position.qty.description,
+                    "symbol": text.instrumentName(contract.occSymbol), "contracts": position.qty.description,
                     "reason": RejectionWording.message(why, in: text.language),
                 ]
                 notify(
@@ -273,7 +273,7 @@ extension Shard {
         let written = contracts.isNegative
         let shares = contracts.magnitude.times(contract.deliverable)
         var values = [
-            "symbol": contract.occSymbol, "contracts": contracts.magnitude.description, "shares": shares.description,
+            "symbol": text.instrumentName(contract.occSymbol), "contracts": contracts.magnitude.description, "shares": shares.description,
             "underlying": contract.underlying, "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
             "close": close.map { MoneyText.text($0, symbol: "$", minimumPlaces: 2) } ?? "",
         ]

@@ -304,11 +304,11 @@ actor Shard {
         case .fill where o.status == .filled:
             kind = "fill"
             let side = o.side == .buy ? "buy" : "sell"
-            title = text("fill.title." + side, ["symbol": o.symbol])
+            title = text("fill.title." + side, ["symbol": text.instrumentName(o.symbol)])
             body = text(
                 "fill.body." + side,
                 [
-                    "symbol": o.symbol, "qty": o.filledQty.description,
+                    "symbol": text.instrumentName(o.symbol), "qty": o.filledQty.description,
                     // (An option's quantity is contracts.)
                     "unit": text(
                         (OptionContract(occSymbol: o.symbol) == nil ? "shares" : "contracts")
@@ -318,7 +318,7 @@ actor Shard {
                 ])
         case .canceled where o.reason != nil && o.reason != "account reset":
             kind = "order_canceled"
-            title = text("canceled.title", ["symbol": o.symbol])
+            title = text("canceled.title", ["symbol": text.instrumentName(o.symbol)])
             body = o.reason ?? ""
         default:
             return nil

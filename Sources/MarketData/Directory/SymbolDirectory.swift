@@ -13,6 +13,9 @@ public struct DirectoryEntry: Sendable, Hashable {
     /// The name Chinese-language brokers and media use for a US company (苹果 for AAPL), empty when there is none;
     /// search finds it, so a Chinese user can type 苹果. A-shares' own names are Chinese already.
     public var chineseName: String = ""
+    /// Other spellings search finds an A-share by, never shown: its name in pinyin and the pinyin's initials
+    /// ("guizhoumaotai gzmt"), and the English name its company goes by abroad (Kweichow Moutai) where it has one.
+    public var aliases: String = ""
 
     public var symbol: String { instrument.symbol }
     public var name: String { instrument.name }
@@ -55,25 +58,37 @@ public final class SymbolDirectory: Sendable {
         }
     }
 
-    /// The directory shipped with papertrade (Resources/symbols.tsv, with the Chinese names of Resources/names-zh.tsv).
+    /// The directory shipped with papertrade (Resources/symbols.tsv, with the Chinese names of Resources/names-zh.tsv
+    /// and the A-shares' other spellings of names-pinyin.tsv and names-en.tsv).
     public static func bundled() throws -> SymbolDirectory {
-        guard let url = Bundle.module.url(forResource: "symbols", withExtension: "tsv"),
-            let names = Bundle.module.url(forResource: "names-zh", withExtension: "tsv")
-        else {
-            throw LoadError.missingResource
+        func resource(_ name: String) throws -> String {
+            guard let url = Bundle.module.url(forResource: name, withExtension: "tsv") else {
+                throw LoadError.missingResource
+            }
+            return String(decoding: try Data(contentsOf: url), as: UTF8.self)
         }
         return try SymbolDirectory(
-            tsv: String(decoding: try Data(contentsOf: url), as: UTF8.self),
-            chineseNames: String(decoding: try Data(contentsOf: names), as: UTF8.self))
+            tsv: try resource("symbols"), chineseNames: try resource("names-zh"),
+            aliases: [try resource("names-pinyin"), try resource("names-en")])
     }
 
     /// Parses the TSV written by scripts/build-symbol-directory.py (a header line, then one instrument a line), and
-    /// optionally a `symbol<TAB>Chinese name` TSV (with a header line) of US companies' Chinese names.
-    public convenience init(tsv: String, chineseNames: String = "") throws {
+    /// optionally a `symbol<TAB>Chinese name` TSV (with a header line) of US companies' Chinese names and `aliases`,
+    /// TSVs (with a header line) of `symbol<TAB>spelling…` that search also finds a symbol by.
+    public convenience init(tsv: String, chineseNames: String = "", aliases: [String] = []) throws {
         var chinese: [String: String] = [:]
         for line in chineseNames.split(separator: "\n").dropFirst() {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
             if f.count == 2, !f[0].isEmpty, !f[1].isEmpty { chinese[String(f[0])] = String(f[1]) }
+        }
+        var spellings: [String: String] = [:]
+        for table in aliases {
+            for line in table.split(separator: "\n").dropFirst() {
+                let f = line.split(separator: "\t", omittingEmptySubsequences: true)
+                guard f.count >= 2 else { continue }
+                let words = f.dropFirst().joined(separator: " ")
+                spellings[String(f[0]), default: ""] += spellings[String(f[0])] == nil ? words : " " + words
+            }
         }
         var entries: [DirectoryEntry] = []
         entries.reserveCapacity(24_000)
@@ -94,7 +109,7 @@ public final class SymbolDirectory: Sendable {
             entries.append(
                 DirectoryEntry(
                     instrument: instrument, sector: f[5], industry: f[6], cik: f[8],
-                    roundLot: Int(f[4]) ?? 100, chineseName: chinese[f[0]] ?? ""))
+                    roundLot: Int(f[4]) ?? 100, chineseName: chinese[f[0]] ?? "", aliases: spellings[f[0]] ?? ""))
         }
         let symbols = Set(entries.map(\.symbol))
         for i in entries.indices where Self.isWarrantRightOrUnit(entries[i], symbols: symbols) {
@@ -131,7 +146,7 @@ public final class SymbolDirectory: Sendable {
         self.bySymbol = bySymbol
         index = SearchIndex(
             symbols: entries.map { Self.folded($0.symbol) },
-            names: entries.map { Self.folded($0.chineseName.isEmpty ? $0.name : $0.name + " " + $0.chineseName) },
+            names: entries.map { Self.folded([$0.name, $0.chineseName, $0.aliases].filter { !$0.isEmpty }.joined(separator: " ")) },
             ranks: entries.map(Self.listingRank), markets: entries.map(\.instrument.market))
     }
 

@@ -132,17 +132,25 @@ export function optionUnderlying(symbol) {
 }
 
 /**
- * An option contract's name in the user's language: the server's (Alpaca's "AAPL Dec 18 2026 250 Call") in English,
- * "AAPL 2026年12月18日 250 看涨" in Chinese; `name` unchanged for anything that is not an OCC symbol.
+ * An option contract's name in the user's language: the server's (Alpaca's "AAPL Dec 18 2026 250 Call") in English
+ * (made from the symbol when there is none), "AAPL 2026年12月18日 250 看涨" in Chinese; `name` unchanged for anything
+ * that is not an OCC symbol.
  */
 export function contractName(symbol, name) {
   const m = /^([A-Z][A-Z0-9]{0,5})(\d{2})(\d{2})(\d{2})([CP])(\d{8})$/.exec(symbol ?? '');
-  if (!m || !lang().startsWith('zh')) return name;
+  if (!m || (name && !lang().startsWith('zh'))) return name;
   const strike = D.format(D.shift({ n: BigInt(m[6]), s: 0 }, -3), null, false);
+  if (!lang().startsWith('zh')) {
+    const month = new Date(Date.UTC(2000, +m[3] - 1, 1)).toLocaleString('en-US', { month: 'short', timeZone: 'UTC' });
+    return `${m[1]} ${month} ${m[4]} 20${m[2]} ${strike} ${m[5] === 'C' ? 'Call' : 'Put'}`;
+  }
   const date = new Date(`20${m[2]}-${m[3]}-${m[4]}T12:00:00Z`).toLocaleDateString(locale(),
     { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
   return `${m[1]} ${date} ${strike} ${t(m[5] === 'C' ? 'options.right.call' : 'options.right.put')}`;
 }
+
+/** What a row calls a symbol: an option contract by its name (`contractName`), a stock by its symbol. */
+export function instrumentLabel(symbol) { return optionUnderlying(symbol) ? contractName(symbol) : symbol; }
 
 /** The stock page a symbol's row leads to: an option's underlying, else the symbol's own. */
 export function stockRoute(symbol) {

@@ -113,9 +113,11 @@ export function optionChain(symbol, currency) {
   function row(r) {
     const side = r[right];
     if (!side) return null;
-    return h(`tr${side.in_the_money ? '.itm' : ''}`, { dataset: { symbol: side.symbol } },
-      h('th', { scope: 'row' }, h('button.link', { type: 'button', 'aria-label': t('options.trade_label', { name: F.contractName(side.symbol, side.name) }),
-        onclick: () => optionTradeSheet(side, currency, chain.price, chain.rows.map((x) => x[right]).filter(Boolean)) },
+    // The whole row opens the trade sheet (a tap anywhere on it); its strike is the button a keyboard reaches, whose
+    // click bubbles up to the row.
+    return h(`tr${side.in_the_money ? '.itm' : ''}`, { dataset: { symbol: side.symbol },
+      onclick: () => optionTradeSheet(side, currency, chain.price, chain.rows.map((x) => x[right]).filter(Boolean)) },
+      h('th', { scope: 'row' }, h('button.link', { type: 'button', 'aria-label': t('options.trade_label', { name: F.contractName(side.symbol, side.name) }) },
       F.price(r.strike))),
       h('td', F.price(side.bid)), h('td', F.price(side.ask)),
       h('td.not-narrow', side.last ? F.price(side.last) : '—'),
@@ -307,6 +309,18 @@ export function optionTradeSheet(contract, currency, spotText, strikes = []) {
       return h('div', { dataset: { testid } }, h('dt', term), h('dd', h('span.value', value), h('span.field-help', sentence)));
     }
 
+    /** Delta, gamma, theta and vega from the model that prices the chain, each with what it means per share and
+     * for one contract (100 shares), in money where it is money. */
+    function greeks() {
+      const one = F.money('1', currency);
+      const perContract = (text) => F.money(D.format(D.mul(D.parse(text), HUNDRED), 2, false), currency);
+      const figure = (text, places) => D.format(D.round(D.parse(text), places), places);
+      return ['delta', 'gamma', 'theta', 'vega'].filter((g) => D.parse(contract[g]))
+        .map((g) => explain(t(`options.greeks.${g}`), figure(contract[g], g === 'gamma' ? 4 : g === 'delta' ? 2 : 3),
+          t(`options.greeks.${g}_help`, { one, value: F.money(D.format(D.round(D.parse(contract[g]), 2), 2, false), currency), contract: perContract(contract[g]) }),
+          `option-${g}`));
+    }
+
     function render() {
       const n = D.parse(qty.value);
       const price = D.parse(limit.value);
@@ -358,6 +372,7 @@ export function optionTradeSheet(contract, currency, spotText, strikes = []) {
       }
       rows.push(explain(t(writing ? 'options.sheet.assignment' : 'options.sheet.probability'), probability(contract.probability_itm),
         t(writing ? 'options.sheet.assignment_help' : 'options.sheet.probability_help'), 'option-probability'));
+      rows.push(...greeks());
       clear(figures, rows);
       // What the trade makes or loses at expiration (a call written with the shares that cover it, from their price
       // now); selling to close leaves nothing to chart.

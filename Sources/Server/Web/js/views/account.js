@@ -56,7 +56,7 @@ export async function render(view, params, scope) {
   function describe(tx) {
     switch (tx.kind) {
       case 'deposit': case 'withdrawal': return [methodName(tx.method), tx.note].filter(Boolean).join(' · ');
-      case 'buy': case 'sell': return t('account.trade', { shares: F.shares(tx.qty), symbol: tx.symbol, price: F.price(tx.price) });
+      case 'buy': case 'sell': return t('account.trade', { shares: F.holdingQty(tx.symbol, tx.qty), symbol: F.instrumentLabel(tx.symbol), price: F.price(tx.price) });
       case 'fee': return t('account.fee', { fee: F.feeName(tx.fee), symbol: tx.symbol });
       case 'reset': return t('account.reset_to', { amount: F.money(tx.starting_cash, currency) });
       case 'margin_call': return t(`account.margin_call.${tx.event}`, { amount: F.money(tx.deficit, currency) });

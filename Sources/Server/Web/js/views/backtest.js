@@ -136,9 +136,12 @@ export async function render(view, params, scope) {
       h('p', h('a.button.download-report', { href: `/api/v1/backtests/${api.enc(job.id)}/report.html`, target: '_blank', rel: 'noopener',
         download: `backtest-${job.id}.html` }, t('backtest.download'))),
       r.warnings.length ? h('ul.warnings', r.warnings.map((w) => h('li', w))) : null,
-      h('dl.figures.backtest-figures', figures.map(([k, v]) => [h('dt', t(k)), h('dd', { dataset: { figure: k.split('.')[1] } }, v)])),
-      h('h3', t('backtest.equity')), lineChart(r.equity.map((p) => Number(p.equity)), 'equity'),
-      h('h3', t('backtest.drawdown')), lineChart(r.equity.map((p) => Number(p.drawdown)), 'drawdown'),
+      h('dl.figures.backtest-figures', figures.map(([k, v]) => h('div',
+        h('dt', t(k)), h('dd', { dataset: { figure: k.split('.')[1] } }, v), h('dd.definition', t(`backtest.def.${k.split('.')[1]}`))))),
+      h('h3', t('backtest.equity')), lineChart(r.equity.map((p) => Number(p.equity)), 'equity',
+        { label: (v) => F.money(v.toFixed(2), r.currency), start: r.start, end: r.end }),
+      h('h3', t('backtest.drawdown')), lineChart(r.equity.map((p) => Number(p.drawdown)), 'drawdown',
+        { label: (v) => F.percent(v.toFixed(4), { fraction: true }).replace('+', ''), start: r.start, end: r.end }),
       months ? [h('h3', t('backtest.monthly')), months] : null,
       h('h3', t('backtest.trade_list')),
       r.trade_list.length ? h('div.table-scroll', h('table.small.trades',
@@ -168,23 +171,33 @@ export async function render(view, params, scope) {
   await loadRecent();
 }
 
-/** A line through the values, scaled to the box (an SVG, no library). */
-function lineChart(values, kind) {
+/**
+ * A line through the values, scaled to the box (an SVG, no library), with its axes in text beside it: the highest and
+ * lowest value (`label` formats them) and the first and last date; the same words name the chart for screen readers.
+ */
+function lineChart(values, kind, { label, start, end }) {
   const w = 600, hgt = 160, pad = 6;
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   svg.setAttribute('viewBox', `0 0 ${w} ${hgt}`);
   svg.setAttribute('class', `backtest-chart ${kind}`);
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', t(`backtest.${kind}`));
+  svg.setAttribute('aria-hidden', 'true');
   if (values.length < 2) return svg;
   const min = Math.min(...values), max = Math.max(...values);
+  const [from, to] = [F.shortDate(start), F.shortDate(end)];
+  const box = h('figure.backtest-chart-box', {
+    dataset: { testid: `${kind}-chart` }, role: 'img',
+    'aria-label': t('backtest.chart_label', { what: t(`backtest.${kind}`), first: label(values[0]), last: label(values[values.length - 1]),
+      high: label(max), low: label(min), from, to }),
+  },
+  h('div.y-axis', { 'aria-hidden': 'true' }, h('span', label(max)), h('span', label(min))), svg,
+  h('div.x-axis', { 'aria-hidden': 'true' }, h('span', from), h('span', to)));
   const span = max - min || 1;
   const x = (i) => pad + (i * (w - 2 * pad)) / (values.length - 1);
   const y = (v) => pad + ((max - v) * (hgt - 2 * pad)) / span;
   const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
   line.setAttribute('points', values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' '));
   svg.append(line);
-  return svg;
+  return box;
 }
 
 /** Years down, months across; each cell the month's time-weighted return. */

@@ -99,11 +99,11 @@ export async function render(view, params, scope) {
     const share = (p) => (D.sign(equity) ? D.format(D.div(D.parse(p.market_value), equity, 6), null, false) : '0');
     clear(leaders,
       h('div.leader-col', { dataset: { testid: 'top-positions' } }, h('h3', t('home.top_positions')),
-        h('ol', byValue.map((p) => h('li', h('a', { href: F.stockRoute(p.symbol) }, p.symbol),
+        h('ol', byValue.map((p) => h('li', h('a', { href: F.stockRoute(p.symbol), title: p.symbol }, F.instrumentLabel(p.symbol)),
           h('span.sub', hidden ? '••••' : t('home.of_portfolio', { share: F.percent(share(p), { fraction: true }).replace('+', '') })))))),
       h('div.leader-col', { dataset: { testid: 'day-gainers' } }, h('h3', t('home.gainers')),
         gainers.length
-          ? h('ol', gainers.map((p) => h('li', h('a', { href: F.stockRoute(p.symbol) }, p.symbol),
+          ? h('ol', gainers.map((p) => h('li', h('a', { href: F.stockRoute(p.symbol), title: p.symbol }, F.instrumentLabel(p.symbol)),
             hidden ? h('span.sub', '••••') : change(p.day_pl, F.signedMoney(p.day_pl, currency)))))
           : h('p.sub', t('home.no_gainers'))));
   }

@@ -42,7 +42,7 @@ export async function render(view, params, scope) {
     const price = o.limit_price ? ` @ ${F.price(o.limit_price)}` : o.stop_price ? t('orders.stop_at', { price: F.price(o.stop_price) }) : '';
     return h('li.row.order', { dataset: { status: o.status, id: o.id, orderClass: o.order_class || 'simple' } },
       h('span.row-main',
-        h('span.sym', h('a', { href: F.stockRoute(o.symbol) }, o.symbol), ' ',
+        h('span.sym', h('a', { href: F.stockRoute(o.symbol), title: o.symbol }, F.instrumentLabel(o.symbol)), ' ',
           spread ? h('span.tag', t('orders.spread')) : h(`span.side.${o.side}`, t(o.side === 'buy' ? 'orders.buy' : 'orders.sell')),
           auto ? h('span.tag', { title: t('orders.auto_title') }, t('orders.auto')) : null),
         h('span.sub', `${TYPES.includes(o.type) ? t(`orders.type.${o.type}`) : o.type}${price} · ${F.dateTime(o.submitted_at || o.created_at, zone)} ${t(`city.${zone}`)}`)),
@@ -67,7 +67,7 @@ export async function render(view, params, scope) {
   async function cancel(o) {
     const spread = o.order_class === 'mleg' && !F.optionUnderlying(o.symbol);
     const question = spread ? t('orders.cancel_confirm.spread', { symbol: o.symbol })
-      : t(o.side === 'buy' ? 'orders.cancel_confirm.buy' : 'orders.cancel_confirm.sell', { shares: F.shares(o.qty), symbol: o.symbol });
+      : t(o.side === 'buy' ? 'orders.cancel_confirm.buy' : 'orders.cancel_confirm.sell', { shares: F.holdingQty(o.symbol, o.qty), symbol: F.instrumentLabel(o.symbol) });
     if (!await confirmAction(t('orders.cancel_title'), question, t('orders.cancel_title'), { danger: true })) return;
     try {
       await api.del(`/accounts/${api.enc(account.id)}/orders/${api.enc(o.id)}`);
