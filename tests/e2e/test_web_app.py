@@ -508,3 +508,18 @@ def test_recently_viewed_stocks_on_home_and_search_and_swiping_between_them(app)
     app.text_in(".stock-title .sub", "AAPL")
     swipe(120)
     app.text_in(".stock-title .sub", "KO")
+
+
+def test_toasts_never_stack_over_a_form(app):
+    """Messages arriving together (a fill, an automatic order, a refusal) show two at most, the newest last, and the
+    same words twice are one toast: three once stacked over the trade sheet's fields."""
+    app.open_trade("AAPL", "buy")
+    shown = app.d.execute_async_script("""
+        const done = arguments[0];
+        import('/app/js/ui.js').then(({ toast }) => {
+          toast('first'); toast('second'); toast('second'); toast('third', 'error'); toast('fourth');
+          done([...document.querySelectorAll('.toast:not(.leaving) .toast-text')].map((t) => t.textContent));
+        });""")
+    assert shown == ["third", "fourth"], shown
+    # Inside the open sheet, above its fields (the top layer hides anything outside it).
+    assert app.d.execute_script("return Boolean(document.querySelector('dialog[open] .toasts .toast'))")

@@ -432,8 +432,11 @@ export function optionTradeSheet(contract, currency, spotText, strikes = []) {
           { symbol: other.symbol, ratio_qty: '1', side: 'sell', position_intent: 'sell_to_open' },
         ],
       };
-      const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
       const names = { buy: F.contractName(contract.symbol, contract.name), sell: F.contractName(other.symbol, other.name) };
+      // This sheet tells the fill itself: the legs' fill notifications are not toasted as well (Notifications has them).
+      store.noteOwnTrade(names.buy);
+      store.noteOwnTrade(names.sell);
+      const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
       toast(t(order.status === 'filled' ? 'options.spread.done' : 'options.spread.placed', names), 'success', { timeout: 5000 });
     }
 
@@ -459,6 +462,7 @@ export function optionTradeSheet(contract, currency, spotText, strikes = []) {
           qty: qty.value.trim(), limit_price: limit.value.trim(), position_intent: intents[side],
         };
         try {
+          store.noteOwnTrade(F.contractName(contract.symbol, contract.name));  // its fill is toasted here, once
           const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
           toast(t(order.status === 'filled' ? `options.sheet.done.${side === 'buy' ? 'buy' : 'sell'}` : 'options.sheet.placed',
             { qty: F.qty(order.qty), name: F.contractName(contract.symbol, contract.name) }), 'success', { timeout: 5000 });

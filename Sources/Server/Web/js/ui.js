@@ -71,6 +71,8 @@ export function eyeToggle(hidden, onToggle) {
 
 let toastRegion;
 /** Shows a message at the bottom for a few seconds; kind 'error' | 'success' | 'info'. Screen readers hear it. */
+const MAX_TOASTS = 2;  // at once; see `toast`
+
 export function toast(message, kind = 'info', { timeout = 3500, action } = {}) {
   if (!toastRegion) {
     toastRegion = h('div.toasts', { role: 'status', 'aria-live': 'polite' });
@@ -79,6 +81,11 @@ export function toast(message, kind = 'info', { timeout = 3500, action } = {}) {
   // Toasts sit inside an open modal dialog so they show above it (the top layer hides everything else).
   const host = document.querySelector('dialog[open]') || document.body;
   if (toastRegion.parentElement !== host) host.append(toastRegion);
+  // The same words again are not a second toast; more than two at once would cover the form the user is on, so
+  // the oldest gives way (what they said is in Notifications, or was answered by the newer one).
+  const showing = [...toastRegion.querySelectorAll('.toast:not(.leaving)')];
+  showing.filter((t) => t.querySelector('.toast-text')?.textContent === message).forEach((t) => t.remove());
+  showing.filter((t) => t.isConnected).slice(0, -(MAX_TOASTS - 1) || undefined).forEach((t) => t.remove());
   const item = h(`div.toast.${kind}`, { role: kind === 'error' ? 'alert' : undefined },
     h('span.toast-text', message),
     action ? h('button.link', { type: 'button', onclick: () => { action.run(); item.remove(); } }, action.label) : null);
