@@ -63,7 +63,8 @@ struct CatalogueTests {
         await brokerage.shutdown()
     }
 
-    @Test("notifications name an option contract in the reader's language, never by its OCC code; a stock by its symbol")
+    @Test(
+        "notifications name an option contract in the reader's language, never by its OCC code; a stock by its symbol")
     func contractNames() {
         #expect(Catalogue(.en).instrumentName("AAPL261218C00250000") == "AAPL Dec 18 2026 250 Call")
         #expect(Catalogue(.zhHans).instrumentName("AAPL261218C00250000") == "AAPL 2026年12月18日 250 看涨")

@@ -152,13 +152,19 @@ struct ClusterTests {
             let shown = try await a.brokerage.order(clientOrderID: ClientOrderID("zombie"), account: account.id)
             Issue.record("a still served the fenced shard: it showed the refused order \(shown.clientOrderID.text)")
         } catch {
-            guard case .elsewhere = error else { Issue.record("expected .elsewhere, got \(error)"); return }
+            guard case .elsewhere = error else {
+                Issue.record("expected .elsewhere, got \(error)")
+                return
+            }
         }
         do {
             _ = try await Self.buy(a.brokerage, account.id, id: "zombie")
             Issue.record("a retry on the fenced node was acknowledged")
         } catch {
-            guard case .elsewhere = error else { Issue.record("expected .elsewhere for the retry, got \(error)"); return }
+            guard case .elsewhere = error else {
+                Issue.record("expected .elsewhere for the retry, got \(error)")
+                return
+            }
         }
         #expect(a.node.servedShards == servedByA - 1, "the fenced shard is no longer counted as served")
         _ = try await Self.buy(b.brokerage, account.id, id: "second")

@@ -81,7 +81,7 @@ struct SymbolDirectoryTests {
         #expect(d.search("BYD").first?.symbol == "BYD")
         #expect(d.search("BYD", market: .cn).first?.symbol == "002594")
         #expect(d.search("CATL", market: .cn).first?.symbol == "300750")
-        #expect(d.search("Contemporary Amperex", market: .cn).first?.symbol == "300750")  // CTATF: its OTC shares
+        #expect(d.search("Contemporary Amperex", market: .cn).first?.symbol == "300750") // CTATF: its OTC shares
         // Aliases of A-shares do not push US companies down: English words still find them first.
         #expect(d.search("apple").first?.symbol == "AAPL")
         #expect(d.search("bank of america").first?.symbol == "BAC")

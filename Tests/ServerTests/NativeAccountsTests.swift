@@ -94,7 +94,9 @@ struct NativeAccountsTests {
                         let report = f.json(response)
                         #expect(response.status == .ok)
                         for figure in ["twr", "total_return"] {
-                            #expect(Decimal(string: report[figure]?.string ?? "x") == 0, "\(period) \(figure): \(report[figure] ?? .null)")
+                            #expect(
+                                Decimal(string: report[figure]?.string ?? "x") == 0,
+                                "\(period) \(figure): \(report[figure] ?? .null)")
                         }
                     }
                 }

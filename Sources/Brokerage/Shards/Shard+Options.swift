@@ -273,7 +273,8 @@ extension Shard {
         let written = contracts.isNegative
         let shares = contracts.magnitude.times(contract.deliverable)
         var values = [
-            "symbol": text.instrumentName(contract.occSymbol), "contracts": contracts.magnitude.description, "shares": shares.description,
+            "symbol": text.instrumentName(contract.occSymbol), "contracts": contracts.magnitude.description,
+            "shares": shares.description,
             "underlying": contract.underlying, "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
             "close": close.map { MoneyText.text($0, symbol: "$", minimumPlaces: 2) } ?? "",
         ]

@@ -190,7 +190,7 @@ final class ShardRouter: Sendable {
             var served: [ShardID: Int64?] = [:]
             for (i, s) in all.enumerated() {
                 guard case .serving(let epoch) = s else { continue }
-                if let epoch, fences.isFenced(ShardID(i), epoch: epoch) { continue }  // lost: see `ShardFences`
+                if let epoch, fences.isFenced(ShardID(i), epoch: epoch) { continue } // lost: see `ShardFences`
                 served[ShardID(i)] = epoch
             }
             return served

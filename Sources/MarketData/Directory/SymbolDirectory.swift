@@ -146,7 +146,9 @@ public final class SymbolDirectory: Sendable {
         self.bySymbol = bySymbol
         index = SearchIndex(
             symbols: entries.map { Self.folded($0.symbol) },
-            names: entries.map { Self.folded([$0.name, $0.chineseName, $0.aliases].filter { !$0.isEmpty }.joined(separator: " ")) },
+            names: entries.map {
+                Self.folded([$0.name, $0.chineseName, $0.aliases].filter { !$0.isEmpty }.joined(separator: " "))
+            },
             ranks: entries.map(Self.listingRank), markets: entries.map(\.instrument.market))
     }
 
