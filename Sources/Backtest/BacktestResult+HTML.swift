@@ -1,12 +1,15 @@
 import TradingCore
 
 extension BacktestResult {
-    /// The report as one self-contained HTML page (`papertrade backtest --report html`): the figures, equity and
-    /// drawdown charts as inline SVG, monthly returns and the trade list. No scripts, no external files; chart
-    /// coordinates are computed in decimals like every figure.
-    public var html: String {
+    /// The report as one self-contained HTML page in English (`papertrade backtest --report html`).
+    public var html: String { html(.english) }
+
+    /// The report as one self-contained HTML page in `words`' language: the figures, equity and drawdown charts as
+    /// inline SVG, monthly returns and the trade list; `warnings` in that language too (the result's own, English,
+    /// when nil). No scripts, no external files; chart coordinates are computed in decimals like every figure.
+    public func html(_ words: ReportWords, warnings localized: [String]? = nil) -> String {
         let f = figures
-        let title = "Backtest of \(symbols.joined(separator: ", "))"
+        let title = words("title", ["symbols": symbols.joined(separator: ", ")])
         func percent(_ v: FixedDecimal?, signed: Bool = true) -> String {
             guard let v else { return "—" }
             let p = v.times(100).rounded(places: 2, rule: .halfEven)
@@ -22,20 +25,22 @@ extension BacktestResult {
         func tone(_ v: FixedDecimal?) -> String { v.map { $0.isNegative ? "down" : $0.isPositive ? "up" : "" } ?? "" }
 
         let rows: [(String, String, String)] = [
-            ("Final equity", money(finalEquity), ""), ("Return", percent(totalReturn), tone(totalReturn)),
-            ("Buy and hold", percent(buyAndHoldReturn), tone(buyAndHoldReturn)),
-            (index?.name ?? "Index", percent(index?.return), tone(index?.return)), ("CAGR", percent(cagr), tone(cagr)),
-            ("Sharpe", number(f?.sharpe), ""), ("Sortino", number(f?.sortino), ""), ("Calmar", number(calmar), ""),
-            ("Volatility", percent(f?.volatility, signed: false), ""),
-            ("Max drawdown", percent(f?.maxDrawdown?.depth), "down"), ("Round trips", String(trades.count), ""),
-            ("Win rate", percent(winRate, signed: false), ""), ("Profit factor", number(profitFactor), ""),
-            ("Expectancy", expectancy.map(money) ?? "—", tone(expectancy)), ("SQN", number(sqn), ""),
-            ("Exposure", percent(exposure, signed: false), ""), ("Fees", money(fees), ""),
-            ("Bars", String(bars), ""), ("Peak equity", money(peakEquity), ""),
+            (words("final_equity"), money(finalEquity), ""), (words("return"), percent(totalReturn), tone(totalReturn)),
+            (words("buy_and_hold"), percent(buyAndHoldReturn), tone(buyAndHoldReturn)),
+            (index?.name ?? words("index"), percent(index?.return), tone(index?.return)),
+            (words("cagr"), percent(cagr), tone(cagr)), (words("sharpe"), number(f?.sharpe), ""),
+            (words("sortino"), number(f?.sortino), ""), (words("calmar"), number(calmar), ""),
+            (words("volatility"), percent(f?.volatility, signed: false), ""),
+            (words("max_drawdown"), percent(f?.maxDrawdown?.depth), "down"),
+            (words("round_trips"), String(trades.count), ""), (words("win_rate"), percent(winRate, signed: false), ""),
+            (words("profit_factor"), number(profitFactor), ""),
+            (words("expectancy"), expectancy.map(money) ?? "—", tone(expectancy)), (words("sqn"), number(sqn), ""),
+            (words("exposure"), percent(exposure, signed: false), ""), (words("fees"), money(fees), ""),
+            (words("bar_count"), String(bars), ""), (words("peak_equity"), money(peakEquity), ""),
         ]
         var page = """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <html lang="\(words.htmlLanguage)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(Self.escape(title))</title>
             <style>
             body{font:15px/1.45 system-ui,sans-serif;margin:0;padding:1rem;color:#111;background:#f6f7f9}
@@ -51,22 +56,24 @@ extension BacktestResult {
             @media (prefers-color-scheme:dark){body{background:#0f1115;color:#e8e8e8}section{background:#171a21;border-color:#2a2f3a}th,td{border-color:#2a2f3a}}
             </style></head><body><main>
             <h1>\(Self.escape(title))</h1>
-            <p class="sub">\(frequency) bars · \(start.minuteText) → \(end.minuteText) UTC · \(days) days · orders fill \(fill == .nextOpen ? "at the next bar's open" : "at the signal bar's close") · starting cash \(money(startingCash))</p>
+            <p class="sub">\(words("bars", ["frequency": frequency.description])) · \(start.minuteText) → \(end.minuteText) UTC · \(words("days", ["days": String(days)])) · \(words(fill == .nextOpen ? "fill.next_open" : "fill.close")) · \(words("starting_cash", ["cash": money(startingCash)]))</p>
 
             """
-        for warning in warnings { page += "<p class=\"warn\">Warning: \(Self.escape(warning))</p>\n" }
-        page += "<section><h2>Figures</h2><dl>"
+        for warning in localized ?? warnings {
+            page += "<p class=\"warn\">\(Self.escape(words("warning", ["text": warning])))</p>\n"
+        }
+        page += "<section><h2>\(words("figures"))</h2><dl>"
         for (name, value, style) in rows {
-            page += "<div><dt>\(name)</dt><dd class=\"\(style)\">\(Self.escape(value))</dd></div>"
+            page += "<div><dt>\(Self.escape(name))</dt><dd class=\"\(style)\">\(Self.escape(value))</dd></div>"
         }
         page += "</dl></section>\n"
         let values = pointsWithStart.map(\.value)
-        page += "<section><h2>Equity</h2>\(Self.chart(values, color: "#2962ff"))</section>\n"
+        page += "<section><h2>\(words("equity"))</h2>\(Self.chart(values, color: "#2962ff"))</section>\n"
         if let drawdowns = f?.drawdowns {
-            page += "<section><h2>Drawdown</h2>\(Self.chart(drawdowns, color: "#c0392b"))</section>\n"
+            page += "<section><h2>\(words("drawdown"))</h2>\(Self.chart(drawdowns, color: "#c0392b"))</section>\n"
         }
         if let monthly = f?.monthly, !monthly.isEmpty {
-            page += "<section><h2>Monthly returns</h2><div class=\"scroll\"><table><thead><tr><th></th>"
+            page += "<section><h2>\(words("monthly"))</h2><div class=\"scroll\"><table><thead><tr><th></th>"
             for m in 1...12 { page += "<th>\(m)</th>" }
             page += "</tr></thead><tbody>"
             for year in Set(monthly.map(\.year)).sorted() {
@@ -79,13 +86,14 @@ extension BacktestResult {
             }
             page += "</tbody></table></div></section>\n"
         }
-        page +=
-            "<section><h2>Trades</h2><div class=\"scroll\"><table><thead><tr><th>Symbol</th><th>Side</th><th>Entry</th><th>Price</th><th>Exit</th><th>Price</th><th>Shares</th><th>P&amp;L</th><th>Return</th><th>Fees</th></tr></thead><tbody>"
+        let columns = ["symbol", "side", "entry", "price", "exit", "price", "shares", "pnl", "return", "fees"]
+        page += "<section><h2>\(words("trades"))</h2><div class=\"scroll\"><table><thead><tr>"
+        page += columns.map { "<th>\(Self.escape(words("col." + $0)))</th>" }.joined() + "</tr></thead><tbody>"
         for t in trades + openTrades {
             page +=
-                "<tr><td>\(Self.escape(t.symbol))</td><td>\(t.side.rawValue)</td><td>\(t.entryTime.minuteText)</td><td>\(number(t.entryPrice))</td>"
+                "<tr><td>\(Self.escape(t.symbol))</td><td>\(words("side." + t.side.rawValue))</td><td>\(t.entryTime.minuteText)</td><td>\(number(t.entryPrice))</td>"
             page +=
-                "<td>\(t.exitTime?.minuteText ?? "open")</td><td>\(number(t.exitPrice))</td><td>\(t.qty.formatted(minimumPlaces: 0))</td>"
+                "<td>\(t.exitTime?.minuteText ?? words("open"))</td><td>\(number(t.exitPrice))</td><td>\(t.qty.formatted(minimumPlaces: 0))</td>"
             page +=
                 "<td class=\"\(tone(t.pnl))\">\(money(t.pnl))</td><td class=\"\(tone(t.pnl))\">\(percent(t.returnFraction))</td><td>\(money(t.fees))</td></tr>"
         }

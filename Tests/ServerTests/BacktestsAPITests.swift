@@ -90,6 +90,21 @@ struct BacktestsAPITests {
                     #expect(r.headers[.contentType]?.hasPrefix("text/html") == true)
                     let page = String(buffer: r.body)
                     #expect(page.hasPrefix("<!doctype html>") && page.contains("MSFT") && page.contains("<svg"))
+                    #expect(page.contains("<html lang=\"en\">") && page.contains("Final equity"))
+                }
+                // A user who reads papertrade in Chinese downloads the report in Chinese: its words, not its figures.
+                try await client.execute(
+                    uri: "/api/v1/me", method: .put, headers: auth, body: ByteBuffer(string: #"{"language":"zh-Hans"}"#)
+                ) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/api/v1/backtests/\(id)/report.html", method: .get, headers: auth) { r in
+                    let page = String(buffer: r.body)
+                    #expect(page.contains("<html lang=\"zh-Hans\">") && page.contains("MSFT 回测报告"))
+                    for chinese in ["期末权益", "夏普比率", "最大回撤", "交易明细", "委托以下一根 K 线开盘价成交"] {
+                        #expect(page.contains(chinese), "\(chinese)")
+                    }
+                    for english in ["Final equity", "Sharpe", "Max drawdown", "Trades", "orders fill", "Warning"] {
+                        #expect(!page.contains(">\(english)") && !page.contains(" \(english) "), "\(english) left")
+                    }
                 }
                 try await client.execute(uri: "/api/v1/backtests/nope/report.html", method: .get, headers: auth) { r in
                     #expect(r.status == .notFound)

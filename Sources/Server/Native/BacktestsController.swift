@@ -56,7 +56,11 @@ struct BacktestsController {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.contentDisposition] = "inline; filename=\"backtest-\(job.id).html\""
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: result.html)))
+        // In the reader's language, warnings too (the report a Chinese learner downloads is Chinese).
+        let language = brokerage.languages.language(of: user)
+        let page = result.html(
+            language == .zhHans ? .simplifiedChinese : .english, warnings: result.warnings(in: language))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 
     @Sendable func start(_ request: Request, context: AppContext) async throws -> Response {
