@@ -6,6 +6,7 @@ The console is read after each screen and again after leaving it, so errors thro
 (timers and live updates not stopped) are blamed on that screen.
 """
 import shutil
+from decimal import Decimal
 import time
 
 import pytest
@@ -136,6 +137,14 @@ def test_the_backtest_screens_defaults_make_trades(tour_driver, server, market):
     chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
     app.switch_account(market)  # (a Chinese user starts on the A-share account, an English one on the US one)
     app.go("backtest")
+    # Shares per order start at about three fifths of the starting cash at today's price, in whole lots: a strategy
+    # compared with buy and hold (all the cash) is not 10 shares of 100,000.
+    symbol, lot = ("600519", 100) if market == "cn" else ("AAPL", 1)
+    app.wait.until(lambda d: app.value("#bt-qty") not in ("", "10", "100"))
+    qty = int(app.value("#bt-qty"))
+    cash = Decimal(app.value("#bt-cash"))
+    price = Decimal(app.api("GET", f"/quotes/{symbol}")["body"]["last"])
+    assert qty % lot == 0 and cash * Decimal("0.4") <= qty * price <= cash * Decimal("0.65"), (qty, price, cash)
     app.click("form.backtest-form button[type=submit]")
     app.css(".backtest-report h2")
     jobs = app.api("GET", "/backtests")["body"]

@@ -1,6 +1,7 @@
 // Backtest: pick symbols, dates and a strategy (built in, or the account's queue rules), run it on the server through
 // the real engine, and read the report — figures, equity and drawdown charts, monthly returns, the trades.
 import * as api from '../api.js';
+import * as D from '../decimal.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
 import { t } from '../i18n.js';
@@ -58,10 +59,36 @@ export async function render(view, params, scope) {
     timeframe.disabled = real && !fiveMinute;
   }
   strategy.addEventListener('change', sync);
+
+  // Shares per order, until the learner types their own: about three fifths of the starting cash at the first
+  // symbol's price now, shared among the symbols and rounded down to the board lot — so the report compares a
+  // strategy that invests much of the account with buy and hold (all of it), not 10 shares with 100,000. (Three
+  // fifths: the price a year ago may have been higher, and an order the cash cannot pay for is refused.)
+  let qtyTyped = false;
+  qty.addEventListener('input', () => { qtyTyped = true; });
+  async function sizeQty() {
+    const named = symbols.value.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+    const money = D.parse(cash.value);
+    if (qtyTyped || source.value !== 'feed' || !named.length || !money || D.sign(money) <= 0) return;
+    let quote;
+    try { quote = await api.get(`/quotes/${api.enc(named[0])}`); } catch { return; }
+    const price = D.parse(quote.last);
+    if (!price || D.sign(price) <= 0 || qtyTyped) return;
+    const lot = quote.market === 'cn' ? 100n : 1n;
+    // ⌊cash × 3/5 ÷ (price × symbols × lot)⌋ lots, in exact decimals.
+    const scale = 10n ** BigInt(Math.max(money.s, price.s));
+    const budget = money.n * (scale / 10n ** BigInt(money.s)) * 3n;
+    const cost = price.n * (scale / 10n ** BigInt(price.s)) * 5n * BigInt(named.length) * lot;
+    const lots = budget / cost;
+    qty.value = String((lots > 0n ? lots : 1n) * lot);
+  }
+  for (const control of [symbols, cash]) control.addEventListener('change', sizeQty);
+  source.addEventListener('change', sizeQty);
   commission.addEventListener('change', sync);
   source.addEventListener('change', sync);
   symbols.addEventListener('input', sync);
   sync();
+  sizeQty();
 
   const form = h('form.card.backtest-form', { novalidate: true, 'aria-labelledby': 'bt-title' },
     h('h2#bt-title', t('backtest.setup')),
