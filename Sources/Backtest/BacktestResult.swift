@@ -113,6 +113,11 @@ public struct BacktestResult: Sendable {
                 "orders filled at the close of the bar that produced them: the strategy saw that close before trading at it (look-ahead); next-open is the realistic setting"
             )
         }
+        if points.contains(where: { $0.date.isWeekend }) {
+            out.append(
+                "This server's market trades every day (its always-open clock), so these bars include weekends, which no exchange trades; a server on the real calendar has none."
+            )
+        }
         for refusal in refusals.prefix(5) {
             let count = refusal.count
             out.append("\(count) \(count == 1 ? "order was" : "orders were") refused: \(refusal.rejection.message)")

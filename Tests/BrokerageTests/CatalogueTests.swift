@@ -150,5 +150,18 @@ struct CatalogueTests {
         #expect(chinese.count == 1 && chinese[0].hasPrefix("2 笔委托被拒绝：可用资金不足（需要 "), "\(chinese)")
         #expect(result.warnings(in: .en) == result.warnings, "the CLI's English and the app's agree")
         #expect(result.warnings.first?.hasPrefix("2 orders were refused: ") == true)
+
+        // Bars on a weekend (the always-open clock's market trades every day): said in both languages.
+        let weekend = (0..<3).map { i in
+            HistoricalBar(
+                time: Timestamp(CivilDate(2024, 1, 5 + i), hour: 15, in: .shanghai), open: 1_500, high: 1_510,
+                low: 1_490, close: 1_500, volume: 10_000)
+        }
+        let everyDay = try Backtester(settings: BacktestSettings(cash: 1_000_000)).run(
+            [BarSeries(symbol: "600519", bars: weekend)], instruments: ["600519": moutai], strategy: BuyEveryBar())
+        #expect(everyDay.warnings(in: .zhHans).contains { $0.contains("包含周末") }, "\(everyDay.warnings(in: .zhHans))")
+        #expect(everyDay.warnings(in: .en) == everyDay.warnings)
+        #expect(everyDay.warnings.contains { $0.contains("include weekends") })
+        #expect(!result.warnings.contains { $0.contains("weekends") }, "2024-01-02…04 are weekdays")
     }
 }

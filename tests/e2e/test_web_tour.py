@@ -159,4 +159,5 @@ def test_the_backtest_screens_defaults_make_trades(tour_driver, server, market):
     result = job["result"]
     assert result["trades"] >= 1, result["warnings"]
     for warning in result["warnings"]:
-        assert ("笔委托被拒绝" in warning or "前视" in warning) if chinese else "refused" in warning or "look-ahead" in warning
+        assert ("笔委托被拒绝" in warning or "前视" in warning or "周末" in warning) if chinese \
+            else "refused" in warning or "look-ahead" in warning or "weekends" in warning

@@ -32,6 +32,8 @@ extension Catalogue {
         "queue.failed.title.cash": "Automatic order failed",
         "queue.failed.body": "Your queued order to {what} could not be placed: {reason}.",
         "queue.failed.cash": "not enough cash",
+        "backtest.weekends":
+            "This server's market trades every day (its always-open clock), so these bars include weekends, which no exchange trades; a server on the real calendar has none.",
         "backtest.look_ahead":
             "Orders filled at the close of the bar that produced them: the strategy saw that close before trading at it (look-ahead). Next open is the realistic setting.",
         "backtest.refused.one": "{n} order was refused: {reason}",

@@ -13,6 +13,7 @@ extension Catalogue {
         "contracts.other": "张",
         "canceled.title": "{symbol} 订单已撤销",
         // 回测报告
+        "backtest.weekends": "本服务器的市场每天都交易（全天开市时钟），因此这些 K 线包含周末，而真实交易所周末休市；按真实日历运行的服务器不会有。",
         "backtest.look_ahead": "委托按产生信号那根 K 线的收盘价成交：策略在交易前已看到这个收盘价（前视偏差）。按下一根 K 线开盘价成交更贴近真实。",
         "backtest.refused.one": "{n} 笔委托被拒绝：{reason}",
         "backtest.refused.other": "{n} 笔委托被拒绝：{reason}",
