@@ -261,8 +261,11 @@ def test_queue_screen_adds_shows_and_cancels_a_rule(app):
     box.send_keys("茅台")
     app.click('.queue-form .suggestion[data-symbol="600519"]')
     app.text_in(".queue-form .chosen", "600519")
-    app.css("#q-qty").send_keys("100")
+    # The fields start with values, not grey examples that submit as empty: a lot, and 1% for "near limit-up".
+    assert app.value("#q-qty") == "100" and app.value("#q-value") == "1"
+    assert not app.css("#q-qty").get_attribute("placeholder")
     Select(app.css("#q-condition")).select_by_value("price_at_least")
+    assert app.value("#q-value") == ""  # a price has no sensible start: the learner types it
     app.css("#q-value").send_keys("99999")
     Select(app.css("#q-order-type")).select_by_value("limit_up")
     app.button("Add to queue")
@@ -272,6 +275,13 @@ def test_queue_screen_adds_shows_and_cancels_a_rule(app):
     assert re.search(r"trigger [\d,]+\.\d\d", row), row
     assert re.search(r"¥[\d,]+\.\d\d", row), row  # the current price
     assert "Queued" in row
+    # The condition is never cut off, even on a 320 px phone (it wrapped into "距涨停价 1% …" once).
+    app.size(320, 700)
+    app.settled()
+    cut = app.d.execute_script("const e = document.querySelector('.rule[data-status=queued] .condition');"
+                               " return e.scrollWidth - e.clientWidth")
+    app.size(390, 844)
+    assert cut <= 0, cut
     app.click(".rule[data-status=queued] button.link.danger")
     app.button("Cancel rule", within="dialog")
     assert app.toast("Rule canceled")
@@ -282,7 +292,6 @@ def test_queue_screen_adds_shows_and_cancels_a_rule(app):
     box = app.css(".queue-form .search-input")
     box.send_keys("600519")
     app.click('.queue-form .suggestion[data-symbol="600519"]')
-    app.css("#q-qty").send_keys("100")
     Select(app.css("#q-condition")).select_by_value("price_at_least")
     app.css("#q-value").clear()
     app.css("#q-value").send_keys("1")
@@ -511,15 +520,19 @@ def test_recently_viewed_stocks_on_home_and_search_and_swiping_between_them(app)
 
 
 def test_toasts_never_stack_over_a_form(app):
-    """Messages arriving together (a fill, an automatic order, a refusal) show two at most, the newest last, and the
-    same words twice are one toast: three once stacked over the trade sheet's fields."""
+    """Messages arriving together (a fill, an automatic order, a refusal) show two at a time, in order, the rest
+    waiting their turn, and the same words twice are one toast: three once stacked over the trade sheet's fields."""
     app.open_trade("AAPL", "buy")
+    showing = "return [...document.querySelectorAll('.toast:not(.leaving) .toast-text')].map((t) => t.textContent)"
     shown = app.d.execute_async_script("""
         const done = arguments[0];
         import('/app/js/ui.js').then(({ toast }) => {
-          toast('first'); toast('second'); toast('second'); toast('third', 'error'); toast('fourth');
+          toast('first', 'info', { timeout: 400 }); toast('second', 'info', { timeout: 400 }); toast('second');
+          toast('third', 'error'); toast('fourth');
           done([...document.querySelectorAll('.toast:not(.leaving) .toast-text')].map((t) => t.textContent));
         });""")
-    assert shown == ["third", "fourth"], shown
+    assert shown == ["first", "second"], shown
     # Inside the open sheet, above its fields (the top layer hides anything outside it).
     assert app.d.execute_script("return Boolean(document.querySelector('dialog[open] .toasts .toast'))")
+    # As the first two leave, the waiting ones follow, in the order they came.
+    app.wait.until(lambda d: d.execute_script(showing) == ["third", "fourth"])

@@ -70,29 +70,44 @@ export function eyeToggle(hidden, onToggle) {
 // MARK: toasts
 
 let toastRegion;
-/** Shows a message at the bottom for a few seconds; kind 'error' | 'success' | 'info'. Screen readers hear it. */
-const MAX_TOASTS = 2;  // at once; see `toast`
+const MAX_TOASTS = 2;  // on screen at once: more would cover the form the user is on
+const MAX_WAITING = 4;  // behind them; a burst beyond that is in Notifications (the bell counts it)
+const waiting = [];
 
+/**
+ * Shows a message at the bottom for a few seconds; kind 'error' | 'success' | 'info'. Screen readers hear it. Two
+ * at most are on screen: later ones wait their turn, in order, and the same words are never shown twice at once.
+ */
 export function toast(message, kind = 'info', { timeout = 3500, action } = {}) {
   if (!toastRegion) {
     toastRegion = h('div.toasts', { role: 'status', 'aria-live': 'polite' });
     document.body.append(toastRegion);
   }
+  const showing = [...toastRegion.querySelectorAll('.toast:not(.leaving)')];
+  if (showing.some((t) => t.querySelector('.toast-text')?.textContent === message)
+      || waiting.some((w) => w.message === message)) return;
+  if (showing.length >= MAX_TOASTS) {
+    waiting.push({ message, kind, timeout, action });
+    if (waiting.length > MAX_WAITING) waiting.shift();
+    return;
+  }
   // Toasts sit inside an open modal dialog so they show above it (the top layer hides everything else).
   const host = document.querySelector('dialog[open]') || document.body;
   if (toastRegion.parentElement !== host) host.append(toastRegion);
-  // The same words again are not a second toast; more than two at once would cover the form the user is on, so
-  // the oldest gives way (what they said is in Notifications, or was answered by the newer one).
-  const showing = [...toastRegion.querySelectorAll('.toast:not(.leaving)')];
-  showing.filter((t) => t.querySelector('.toast-text')?.textContent === message).forEach((t) => t.remove());
-  showing.filter((t) => t.isConnected).slice(0, -(MAX_TOASTS - 1) || undefined).forEach((t) => t.remove());
   const item = h(`div.toast.${kind}`, { role: kind === 'error' ? 'alert' : undefined },
     h('span.toast-text', message),
-    action ? h('button.link', { type: 'button', onclick: () => { action.run(); item.remove(); } }, action.label) : null);
+    action ? h('button.link', { type: 'button', onclick: () => { action.run(); gone(); } }, action.label) : null);
+  let done = false;
+  function gone() {
+    if (done) return;
+    done = true;
+    item.remove();
+    const next = waiting.shift();
+    if (next) toast(next.message, next.kind, next);
+  }
   toastRegion.append(item);
   setTimeout(() => item.classList.add('leaving'), timeout);
-  setTimeout(() => item.remove(), timeout + 300);
-  return item;
+  setTimeout(gone, timeout + 300);
 }
 
 // MARK: sheets and dialogs

@@ -9,7 +9,7 @@ import { searchBox } from './search.js';
 import { t } from '../i18n.js';
 import { h, clear, toast, failure, empty, loading, confirmAction } from '../ui.js';
 
-/** [condition, placeholder, A-shares only]; the names are `queue.cond.<condition>`. */
+/** [condition, starting value, A-shares only]; the names are `queue.cond.<condition>`. */
 const CONDITIONS = [
   ['within_percent_of_limit_up', '1', true],
   ['touches_limit_up', '', true],
@@ -54,7 +54,9 @@ export async function render(view, params, scope) {
     let picked = null;
     const chosen = h('p.chosen', { 'aria-live': 'polite' }, t('queue.no_stock'));
     const side = h('select#q-side', h('option', { value: 'buy' }, t('queue.buy')), h('option', { value: 'sell' }, t('queue.sell')));
-    const qty = h('input#q-qty', { inputMode: 'numeric', autocomplete: 'off', placeholder: account.market === 'cn' ? '100' : '1' });
+    // Starting values, not grey examples: a placeholder looks filled in and submits as empty.
+    const lot = account.market === 'cn' ? '100' : '1';
+    const qty = h('input#q-qty', { inputMode: 'numeric', autocomplete: 'off', value: lot });
     const condition = h('select#q-condition', CONDITIONS
       .filter(([, , cnOnly]) => !cnOnly || account.market === 'cn')
       .map(([v]) => h('option', { value: v }, t(`queue.cond.${v}`))));
@@ -70,10 +72,12 @@ export async function render(view, params, scope) {
     const untilField = h('div.field', h('label', { for: 'q-until' }, t('queue.until')), until);
     const submit = h('button.primary.wide', { type: 'submit' }, t('queue.add'));
 
+    let suggested = '';  // the value the last condition started with: replaced when the condition changes
     function sync() {
       const spec = CONDITIONS.find(([v]) => v === condition.value);
       valueField.hidden = condition.value === 'touches_limit_up';
-      value.placeholder = spec?.[1] ?? '';
+      if (value.value === suggested) value.value = spec?.[1] ?? '';
+      suggested = spec?.[1] ?? '';
       limitField.hidden = orderType.value !== 'limit';
       untilField.hidden = lifetime.value !== 'until';
     }
@@ -110,7 +114,7 @@ export async function render(view, params, scope) {
       try {
         const rule = await api.post(base, body);
         toast(rule.status === 'fired' ? t('queue.already_holds', { symbol: picked.symbol }) : t('queue.queued_toast', { shares: F.shares(rule.qty), symbol: picked.symbol }), 'success');
-        qty.value = '';
+        qty.value = lot;  // ready for the next rule
         load();
       } catch (error) { toast(error.message, 'error'); }
       submit.disabled = false;
@@ -124,7 +128,8 @@ export async function render(view, params, scope) {
     return h('li.row.rule', { dataset: { id: r.id, status: r.status } },
       h('span.row-main',
         h('span.sym', h('a', { href: `#/stock/${api.enc(r.symbol)}` }, r.symbol), ' ', h(`span.side.${r.side}`, t(r.side === 'buy' ? 'queue.buy' : 'queue.sell')), ` ${F.shares(r.qty ?? '0')}`),
-        h('span.sub', t('queue.when_text', { name: r.name ?? '', condition: describeCondition(r.condition) })),
+        // The condition is the rule: it wraps rather than being cut ("距涨停价 1% …").
+        h('span.sub.condition', t('queue.when_text', { name: r.name ?? '', condition: describeCondition(r.condition) })),
         r.message ? h('span.sub.error-text', r.message) : null),
       h('span.row-end',
         h('span.value', { dataset: { role: 'price' } }, r.price ? F.money(r.price, currency) : '—'),
