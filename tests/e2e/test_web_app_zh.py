@@ -94,6 +94,13 @@ def test_every_main_screen_is_in_chinese_with_red_up_colours(app):
     stats = app.text(".stats")
     assert "涨停价" in stats and "跌停价" in stats
     assert any(unit in stats for unit in ("万", "亿")), stats
+    # The chart's range tabs are Chinese, and so are the labels it draws on its canvas (a DOM check cannot read
+    # them): the volume axis in 万/亿, the time axis in the Chinese locale.
+    tabs = [b.text for b in app.all(".chart-card .segmented:not(.kline) button")]
+    assert tabs == ["1日", "1周", "1月", "6月", "1年", "5年"], tabs
+    volume = app.d.execute_async_script(
+        "import('/app/js/chart.js').then((c) => arguments[0]([c.volumeLabel(4070000), c.volumeLabel(159200)]))")
+    assert volume == ["407.00万", "15.92万"], volume
     assert "卖1" in app.text(".depth-table") and "买1" in app.text(".depth-table")
     assert "北京时间" in app.text(".market-status")
 
