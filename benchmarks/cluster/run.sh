@@ -4,7 +4,7 @@
 # to serve a kill -9'd node's shards (every account answering again through the front).
 #   bash benchmarks/cluster/run.sh [seconds]
 # On this project's 2-core VM every node, PostgreSQL, HAProxy and wrk share two cores: the figures show what the
-# cluster costs (forwarding, fencing), not how it scales — see README "Running several servers" for the model.
+# cluster costs (forwarding, fencing), not how it scales — see docs/OPERATIONS.md "Running several servers" for the model.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 duration=${1:-10}

@@ -28,7 +28,7 @@ public enum FeedError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformed(let p, let d): return "\(p) sent data papertrade cannot read: \(d)"
         case .transport(let p, let d): return "cannot reach \(p): \(d)"
         case .unsupported(let p, let f): return "\(p) does not provide \(f)"
-        case .missingCredentials(let p): return "\(p) needs an API key (see README: market data)"
+        case .missingCredentials(let p): return "\(p) needs an API key (see docs/API.md: market data)"
         case .unavailable(let p, let r, _, let age):
             return "\(p) is unavailable (\(r))" + (age.map { "; showing data from \($0) s ago" } ?? "")
         }

@@ -31,7 +31,7 @@ enum AlpacaEncoding {
 
     static func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.description) } ?? .null }
 
-    /// Exchanges alpaca-py accepts; SSE, SZSE and BSE map to "" with an `exchange:` attribute (documented in README),
+    /// Exchanges alpaca-py accepts; SSE, SZSE and BSE map to "" with an `exchange:` attribute (documented in docs/API.md),
     /// options to "" as Alpaca writes them.
     static func exchange(_ e: Exchange) -> String {
         switch e {
