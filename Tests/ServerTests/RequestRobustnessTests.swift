@@ -32,6 +32,36 @@ struct RequestRobustnessTests {
         }
     }
 
+    @Test(
+        "every surface reads a date the same way: a bad one is a 422 naming the parameter; Alpaca's day-only ones take a time"
+    )
+    func oneDateReader() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                for uri in [
+                    "/v1/corporate-actions?symbols=AAPL&start=2026-13-01&end=2026-12-31",
+                    "/v2/calendar?start=20261201", "/v2/options/contracts?underlying_symbols=AAPL&expiration_date=soon",
+                    "/api/v1/earnings?from=2026-02-30", "/api/v1/halts?symbols=AAPL&from=tomorrow",
+                    "/api/v1/options/AAPL/chain?expiration=2026-1-5",
+                ] {
+                    try await client.execute(uri: uri, method: .get, headers: f.auth) { response in
+                        #expect(response.status == .unprocessableContent, "\(uri)")
+                        let message = f.json(response)["message"]?.string ?? ""
+                        #expect(message.contains("must be a date (YYYY-MM-DD)"), "\(uri): \(message)")
+                    }
+                }
+                // Alpaca takes an RFC 3339 time where only the day counts (the calendar, portfolio history).
+                try await client.execute(
+                    uri: "/v2/calendar?start=2026-12-01T00:00:00Z&end=2026-12-04T23:59:59Z", method: .get,
+                    headers: f.auth
+                ) { response in
+                    #expect(response.status == .ok)
+                    #expect(f.json(response).array?.first?["date"] == .string("2026-12-01"))
+                }
+            }
+        }
+    }
+
     @Test("a reversed or empty date range is refused or empty, never a range built backwards")
     func reversedRanges() async throws {
         try await ServerFixture.with { f in

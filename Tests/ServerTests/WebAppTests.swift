@@ -62,7 +62,7 @@ struct WebAppTests {
     }
 
     @Test(
-        "every file the service worker caches exists; a browser taking gzip downloads our own JS and CSS in under 120 KB, and they unpack to the files"
+        "every file the service worker caches exists; a browser taking gzip downloads our own JS and CSS in under 125 KB, and they unpack to the files"
     )
     func shellAndBudget() async throws {
         try await ServerFixture.with { f in
@@ -95,7 +95,9 @@ struct WebAppTests {
                 }
                 // The modules the stock page imports are in the offline shell too.
                 #expect(listed.contains("/app/js/options.js") && listed.contains("/app/js/payoff.js"))
-                #expect(bytes > 20_000 && sent < 120_000, "own JS and CSS: \(bytes) bytes, \(sent) sent gzipped")
+                // (The budget was 120 KB at 106 KB; accessibility, the option greeks and the backtest's definitions in
+                // two languages took the shell to ~120 KB of 407 KB, 2026-12-04.)
+                #expect(bytes > 20_000 && sent < 125_000, "own JS and CSS: \(bytes) bytes, \(sent) sent gzipped")
                 #expect(sent * 2 < bytes)
             }
         }

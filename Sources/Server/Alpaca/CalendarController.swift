@@ -104,11 +104,7 @@ struct CalendarController {
     func dateRange(_ request: Request, calendar: TradingCalendar) throws -> (CivilDate, CivilDate) {
         let today = calendar.zone.localTime(of: brokerage.clock.now()).date
         func date(_ name: String, _ fallback: CivilDate) throws -> CivilDate {
-            guard let text = request.query(name) else { return fallback }
-            guard let d = CivilDate(String(text.prefix(10))) else {
-                throw APIError.unprocessable("invalid \(name) \(text); expected YYYY-MM-DD")
-            }
-            return d
+            try request.dateQuery(name, timeAllowed: true) ?? fallback
         }
         let first = CivilDate(1970, 1, 1), last = CivilDate(today.year + 1, 12, 31)
         let start = max(try date("start", first), first)

@@ -20,13 +20,7 @@ struct CorporateActionsController {
 
     // MARK: Reading
 
-    func date(_ request: Request, _ name: String) throws -> CivilDate? {
-        guard let text = request.query(name) else { return nil }
-        guard let date = CivilDate(String(text.prefix(10))), text.count == 10 else {
-            throw APIError.unprocessable("invalid \(name) \(text); expected YYYY-MM-DD")
-        }
-        return date
-    }
+    func date(_ request: Request, _ name: String) throws -> CivilDate? { try request.dateQuery(name) }
 
     func list(_ request: Request, _ name: String) -> [String]? {
         guard let text = request.query(name), !text.isEmpty else { return nil }

@@ -174,13 +174,7 @@ struct OptionMarketDataController {
         }
         var q = OptionMarket.ContractQuery()
         q.underlyings = [underlying]
-        func date(_ name: String) throws -> CivilDate? {
-            guard let text = request.query(name) else { return nil }
-            guard let date = CivilDate(text) else {
-                throw APIError.unprocessable("invalid \(name) \(text); expected YYYY-MM-DD")
-            }
-            return date
-        }
+        func date(_ name: String) throws -> CivilDate? { try request.dateQuery(name) }
         if let exact = try date("expiration_date") {
             q.expirationFrom = exact
             q.expirationThrough = exact

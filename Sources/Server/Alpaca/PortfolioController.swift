@@ -180,8 +180,8 @@ struct PortfolioController {
         _ = try request.boolQuery("extended_hours") // accepted and checked; sessions are what they are
         let zone = (await brokerage.accountRecord(account))?.market.calendar.zone ?? .newYork
         let periodText = request.query("period") ?? (request.query("start") == nil ? "1M" : nil)
-        let end = try request.query("end").map(Self.date) ?? request.query("date_end").map(Self.date)
-        var start = try request.query("start").map(Self.date)
+        let end = try request.dateQuery("end", timeAllowed: true) ?? request.dateQuery("date_end", timeAllowed: true)
+        var start = try request.dateQuery("start", timeAllowed: true)
         var period: PerformancePeriod?
         if let text = periodText?.uppercased() {
             switch text {
@@ -225,14 +225,6 @@ struct PortfolioController {
             report, timeframe: tfText, resetDaily: pnlReset == "per_day" && step != nil, zone: zone
         )
         .response()
-    }
-
-    static func date(_ text: String) throws -> CivilDate {
-        // Alpaca takes RFC 3339 times or dates; the history is daily, so the date part is what counts.
-        guard let date = CivilDate(String(text.prefix(10))) else {
-            throw APIError.unprocessable("invalid date \(text); expected YYYY-MM-DD or an RFC 3339 time")
-        }
-        return date
     }
 
     /// Alpaca's arrays: P&L against the base value (the first point, or each day's first point with per_day),

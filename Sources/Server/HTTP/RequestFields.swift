@@ -131,6 +131,16 @@ extension Request {
         throw APIError.unprocessable("invalid \(name) \(text); expected RFC 3339 or YYYY-MM-DD")
     }
 
+    /// A date query parameter, YYYY-MM-DD — or, `timeAllowed`, an RFC 3339 time counted by its date, as Alpaca takes
+    /// either where only the day matters; a 422 naming it otherwise. Every surface's one date reader.
+    func dateQuery(_ name: String, timeAllowed: Bool = false) throws -> CivilDate? {
+        guard let text = query(name) else { return nil }
+        guard let date = CivilDate(timeAllowed ? String(text.prefix(10)) : text), timeAllowed || text.count == 10 else {
+            throw APIError.unprocessable("invalid \(name) \(text): \(name) must be a date (YYYY-MM-DD)")
+        }
+        return date
+    }
+
     /// A boolean query parameter: true/false or 1/0 in any letter case (alpaca-py sends "True"); else a 422.
     func boolQuery(_ name: String) throws -> Bool? {
         guard let text = query(name) else { return nil }

@@ -91,7 +91,11 @@ public struct WebApp: Sendable {
         let text = type.hasPrefix("text/") || type.hasPrefix("application/") || type.hasPrefix("image/svg")
         guard text, body.readableBytes >= 1024 else { return nil }
         var input = body
-        guard let packed = try? input.compress(with: .gzip()), packed.readableBytes < body.readableBytes else {
+        // The best compression: it is done once, when the files load, and every first visit downloads the result.
+        let best = ZlibConfiguration(compressionLevel: 9, memoryLevel: 9)
+        guard let packed = try? input.compress(with: .gzip(configuration: best)),
+            packed.readableBytes < body.readableBytes
+        else {
             return nil
         }
         return packed

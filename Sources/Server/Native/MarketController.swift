@@ -99,13 +99,7 @@ extension MarketController {
     /// The earnings calendar: reports dated `from` through `to` (YYYY-MM-DD; from today and a week on by default, at
     /// most a year), of `symbols` (comma-separated, at most 100) or of every company (of one `market`, us or cn).
     @Sendable func earnings(_ request: Request, context: AppContext) async throws -> Response {
-        func date(_ name: String) throws -> CivilDate? {
-            guard let text = request.query(name) else { return nil }
-            guard let date = CivilDate(text) else {
-                throw APIError.unprocessable("\(name) must be a date (YYYY-MM-DD)")
-            }
-            return date
-        }
+        func date(_ name: String) throws -> CivilDate? { try request.dateQuery(name) }
         let today = Market.us.calendar.zone.localTime(of: brokerage.clock.now()).date
         let from = try date("from") ?? today
         let to = try date("to") ?? from.adding(days: 7)
@@ -155,13 +149,7 @@ extension MarketController {
     /// Trading halts of `symbols` (comma-separated, 1 to 200) in their sessions `from` through `to` (YYYY-MM-DD;
     /// today by default; at most 31 days), those that have started by now: as the exchanges' halt lists.
     @Sendable func halts(_ request: Request, context: AppContext) async throws -> Response {
-        func date(_ name: String) throws -> CivilDate? {
-            guard let text = request.query(name) else { return nil }
-            guard let date = CivilDate(text) else {
-                throw APIError.unprocessable("\(name) must be a date (YYYY-MM-DD)")
-            }
-            return date
-        }
+        func date(_ name: String) throws -> CivilDate? { try request.dateQuery(name) }
         let today = Market.us.calendar.zone.localTime(of: brokerage.clock.now()).date
         let from = try date("from") ?? today
         let to = try date("to") ?? from

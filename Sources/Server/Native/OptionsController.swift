@@ -93,12 +93,9 @@ struct OptionsController {
         let today = options.today()
         let listed = optionClass.expirations.listed(on: today)
         let expiration: CivilDate
-        if let text = request.query("expiration") {
-            guard let date = CivilDate(text) else {
-                throw APIError.unprocessable("invalid expiration \(text); expected YYYY-MM-DD")
-            }
+        if let date = try request.dateQuery("expiration") {
             guard listed.contains(date) else {
-                throw APIError.notFound("\(optionClass.underlying) has no options expiring on \(text)")
+                throw APIError.notFound("\(optionClass.underlying) has no options expiring on \(date)")
             }
             expiration = date
         } else {

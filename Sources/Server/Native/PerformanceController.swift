@@ -23,13 +23,7 @@ struct PerformanceController {
 
     /// `period` (1D, 1W, 1M, 3M, 6M, YTD, 1Y, ALL; 1M by default) or `start`/`end` dates (YYYY-MM-DD).
     static func span(_ request: Request) throws -> (PerformancePeriod?, CivilDate?, CivilDate?) {
-        func date(_ name: String) throws -> CivilDate? {
-            guard let text = request.query(name) else { return nil }
-            guard let date = CivilDate(text) else {
-                throw APIError.unprocessable("\(name) must be a date (YYYY-MM-DD)")
-            }
-            return date
-        }
+        func date(_ name: String) throws -> CivilDate? { try request.dateQuery(name) }
         let start = try date("start")
         let end = try date("end")
         if let text = request.query("period") {
