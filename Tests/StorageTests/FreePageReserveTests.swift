@@ -16,6 +16,11 @@ struct FreePageReserveTests {
             try await Task.sleep(for: .milliseconds(100))
             free = try await FreePageReserve.freeBytes(storage.db)
         }
+        let looks = storage.checkpointerProgress.reserveLooks.load(ordering: .relaxed)
+        let failures = storage.checkpointerProgress.reserveFailures.load(ordering: .relaxed)
+        if free < target {
+            Issue.record("\(free) of \(target) bytes free after 90 s: \(looks) looks, \(failures) failed")
+        }
         return free
     }
 

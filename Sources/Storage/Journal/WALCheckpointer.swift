@@ -55,9 +55,16 @@ struct WALCheckpointer: Sendable {
             let written = lastWrite.withLock { $0 }
             let idle = now - written >= policy.whenIdleFor
             if reserveDue, idle, written <= lastCheckpoint {
-                reserveDue = false
-                await topUpReserve()
+                // A top-up that failed (SQLite busy past its timeout on a loaded machine, say) is tried again at the
+                // next idle look, a second later: without a write to re-arm it, it once never came back, and a new
+                // database kept no reserve at all. One a write stopped is re-armed by that write's checkpoint.
+                let done = await topUpReserve()
+                reserveDue = !done
                 progress.reserveLooks.add(1, ordering: .relaxed)
+                if !done {
+                    progress.reserveFailures.add(1, ordering: .relaxed)
+                    try? await Task.sleep(for: .seconds(1))
+                }
                 continue
             }
             guard written > lastCheckpoint, idle || now - lastCheckpoint >= policy.atLeastEvery else { continue }
@@ -75,15 +82,21 @@ struct WALCheckpointer: Sendable {
     }
 
     /// Tops the free-page reserve up while no writes arrive (each chunk under the writer lock; it stops at the
-    /// first write and goes on at the next idle checkpoint), once it has fallen below three quarters.
-    private func topUpReserve() async {
+    /// first write and goes on at the next idle checkpoint), once it has fallen below three quarters. False when it
+    /// failed (it is tried again).
+    private func topUpReserve() async -> Bool {
         let target = policy.freePageReserve
-        guard target > 0 else { return }
+        guard target > 0 else { return true }
         let lastWrite = self.lastWrite, idle = policy.whenIdleFor, lock = writerLock
-        _ = try? await FreePageReserve.topUp(
-            connection, target: target, slack: target / 4,
-            exclusive: { body in try await lock.withLock { try await body() } },
-            mayContinue: { lastWrite.withLock { ContinuousClock.now - $0 >= idle } })
+        do {
+            try await FreePageReserve.topUp(
+                connection, target: target, slack: target / 4,
+                exclusive: { body in try await lock.withLock { try await body() } },
+                mayContinue: { lastWrite.withLock { ContinuousClock.now - $0 >= idle } })
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// One PASSIVE checkpoint: (frames in the WAL, frames not yet copied), or nil if it failed.
@@ -101,6 +114,8 @@ struct WALCheckpointer: Sendable {
 final class CheckpointerProgress: Sendable {
     /// How many times the checkpointer looked at the free-page reserve (and topped it up if it had to).
     let reserveLooks = Atomic<Int>(0)
+    /// How many of those looks failed (and were tried again a second later).
+    let reserveFailures = Atomic<Int>(0)
 }
 
 /// The time of the last committed write, shared with the checkpointer.
