@@ -137,14 +137,18 @@ struct CatalogueTests {
     @Test("a backtest's refusals are counted and worded in the user's language; the CLI's English agrees")
     func backtestWarnings() throws {
         let moutai = try #require(Instrument.aShare("600519", name: "贵州茅台"))
-        let bars = (0..<3).map { i in
-            HistoricalBar(
-                time: Timestamp(CivilDate(2024, 1, 2 + i), hour: 15, in: .shanghai), open: 1_500, high: 1_510,
-                low: 1_490, close: 1_500, volume: 10_000)
+        /// Three daily bars of 600519 at ¥1,500 from `day`.
+        func bars(from day: CivilDate) -> [HistoricalBar] {
+            (0..<3).map { i in
+                HistoricalBar(
+                    time: Timestamp(day.adding(days: i), hour: 15, in: .shanghai), open: 1_500, high: 1_510,
+                    low: 1_490, close: 1_500, volume: 10_000)
+            }
         }
         // ¥100,000 cannot buy a lot of 600519 at ¥1,500: each of the first two bars' orders is refused.
         let result = try Backtester(settings: BacktestSettings(cash: 100_000)).run(
-            [BarSeries(symbol: "600519", bars: bars)], instruments: ["600519": moutai], strategy: BuyEveryBar())
+            [BarSeries(symbol: "600519", bars: bars(from: CivilDate(2024, 1, 2)))], instruments: ["600519": moutai],
+            strategy: BuyEveryBar())
         #expect(result.trades.isEmpty)
         let chinese = result.warnings(in: .zhHans)
         #expect(chinese.count == 1 && chinese[0].hasPrefix("2 笔委托被拒绝：可用资金不足（需要 "), "\(chinese)")
@@ -152,13 +156,9 @@ struct CatalogueTests {
         #expect(result.warnings.first?.hasPrefix("2 orders were refused: ") == true)
 
         // Bars on a weekend (the always-open clock's market trades every day): said in both languages.
-        let weekend = (0..<3).map { i in
-            HistoricalBar(
-                time: Timestamp(CivilDate(2024, 1, 5 + i), hour: 15, in: .shanghai), open: 1_500, high: 1_510,
-                low: 1_490, close: 1_500, volume: 10_000)
-        }
         let everyDay = try Backtester(settings: BacktestSettings(cash: 1_000_000)).run(
-            [BarSeries(symbol: "600519", bars: weekend)], instruments: ["600519": moutai], strategy: BuyEveryBar())
+            [BarSeries(symbol: "600519", bars: bars(from: CivilDate(2024, 1, 5)))], instruments: ["600519": moutai],
+            strategy: BuyEveryBar())
         #expect(everyDay.warnings(in: .zhHans).contains { $0.contains("包含周末") }, "\(everyDay.warnings(in: .zhHans))")
         #expect(everyDay.warnings(in: .en) == everyDay.warnings)
         #expect(everyDay.warnings.contains { $0.contains("include weekends") })
