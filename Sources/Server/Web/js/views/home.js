@@ -73,13 +73,14 @@ export async function render(view, params, scope) {
 
   function renderPortfolio() {
     const hidden = store.amountsHidden();
+    const reserved = held();
     clear(portfolio,
       h('div.card-head', h('h2', t('home.net_worth')),
         eyeToggle(hidden, () => store.setAmountsHidden(!store.amountsHidden()))),
       h('p.net-worth', { dataset: { testid: 'net-worth' } }, amount(detail.equity)),
       h('dl.figures',
         h('div', h('dt', t('home.cash')), h('dd', { dataset: { testid: 'cash' } }, amount(detail.cash))),
-        held() ? h('div.held', h('dt', t('home.held')), h('dd', { dataset: { testid: 'held' } }, amount(D.format(held(), null, false)))) : null,
+        reserved ? h('div.held', h('dt', t('home.held')), h('dd', { dataset: { testid: 'held' } }, amount(D.format(reserved, null, false)))) : null,
         h('div', h('dt', t('home.day_change')), h('dd', { dataset: { testid: 'day-change' } }, hidden ? '••••' : change(detail.day_change, F.signedMoney(detail.day_change, currency)))),
         h('div', h('dt', t('home.holdings_value')), h('dd', amount(detail.market_value)))),
       h('p.definition', t('home.day_change_help')));
