@@ -3,7 +3,7 @@
 properties (one job per type: past ~15, split it). Run from the repository root: python3 scripts/measure-structure.py
 
 Stored properties are counted from the source text: the `let` and `var` members of a class, struct or actor
-declared at the top level of a file, without `static` ones and computed ones (a `{` after the type).
+declared at the top level of a file, without `static` ones and computed ones (a `{` after the type, before any `=`).
 """
 import glob
 import re
@@ -26,7 +26,8 @@ for path in sorted(glob.glob("Sources/**/*.swift", recursive=True)):
             while j < len(text) and not text[j].startswith("}"):
                 line = text[j]
                 if MEMBER.match(line) and "static" not in line.split("=")[0]:
-                    if not (line.rstrip().endswith("{") and "=" not in line):
+                    # A `{` before any `=` opens a getter: computed, not stored.
+                    if not ("{" in line and "=" not in line.split("{")[0]):
                         count += 1
                 j += 1
             stored[f"{declared.group(2)} ({module})"] = count

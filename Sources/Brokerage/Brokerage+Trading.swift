@@ -5,28 +5,19 @@ import TradingCore
 // The front's account-scoped calls: each finds the account's shard and runs there. (Work that spans shards is in
 // Brokerage+Scatter.swift; games in Games/GameRegistry.swift.)
 
+/// A queue entry as the apps show it: the rule, its status, the current price and the trigger level.
+public struct QueueEntry: Sendable {
+    public var record: QueueRuleRecord
+    public var price: Price?
+    public var triggerLevel: Price?
+    public var instrument: Instrument?
+    /// The average price the rule's order filled at, once it has (the price the rule fired at is the record's
+    /// `firedPrice`: a market order fills at the book, not at the trigger).
+    public var fillPrice: Price? = nil
+}
+
 extension Brokerage {
-    /// A queue entry as the apps show it: the rule, its status, the current price and the trigger level.
-    public struct QueueEntry: Sendable {
-        public var record: QueueRuleRecord
-        public var price: Price?
-        public var triggerLevel: Price?
-        public var instrument: Instrument?
-        /// The average price the rule's order filled at, once it has (the price the rule fired at is the record's
-        /// `firedPrice`: a market order fills at the book, not at the trigger).
-        public var fillPrice: Price? = nil
-    }
-
-    // MARK: Users and accounts
-
-    /// Creates a user (the password must already be hashed by the caller).
-    public func createUser(id: UserID, username: String, passwordHash: String) async throws(BrokerageError)
-        -> UserRecord
-    {
-        let record = UserRecord(id: id, username: username, passwordHash: passwordHash, createdAt: clock.now())
-        try await stored { try await repositories.users.createUser(record) }
-        return record
-    }
+    // MARK: Accounts
 
     /// Opens a paper account for a user, durably, in the shard with the fewest accounts.
     public func openAccount(

@@ -59,7 +59,7 @@ public final class Brokerage: Sendable {
         languages = context.languages
         streams = context.streams
         metrics = context.metrics
-        users = UserDirectory(storage: repositories.users, clock: clock)
+        users = UserDirectory(storage: repositories.users, clock: clock, languages: languages)
         watchlists = Watchlists(storage: repositories.watchlists)
         notifications = Notifications(storage: repositories.notifications, clock: clock, streams: streams)
         webhooks = Webhooks(storage: repositories.notifications, clock: clock)

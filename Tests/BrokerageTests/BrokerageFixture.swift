@@ -28,7 +28,8 @@ struct BrokerageFixture {
         let brokerage = try await Brokerage.open(
             .sqlite(path: path), feed: SimulatedFeed(market: market, clock: clock),
             directory: symbols, clock: clock)
-        let user = try await brokerage.createUser(id: UserID(UUID().uuidString), username: "trader", passwordHash: "-")
+        let user = try await brokerage.users.createUser(
+            id: UserID(UUID().uuidString), username: "trader", passwordHash: "-")
         let account = try await brokerage.openAccount(userID: user.id, market: .us, cash: cash, name: "test")
         return BrokerageFixture(brokerage: brokerage, path: path, clock: clock, userID: user.id, account: account.id)
     }

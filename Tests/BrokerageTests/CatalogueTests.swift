@@ -38,7 +38,7 @@ struct CatalogueTests {
     )
     func chineseNotifications() async throws {
         let f = try await BrokerageFixture.make()
-        try await f.brokerage.setLanguage(.zhHans, user: f.userID)
+        try await f.brokerage.users.setLanguage(.zhHans, user: f.userID)
         await f.brokerage.shutdown()
         let brokerage = try await AlertTests.reopen(f)
         _ = try await brokerage.submit(

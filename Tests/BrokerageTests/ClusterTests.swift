@@ -112,7 +112,8 @@ struct ClusterTests {
         #expect(a.node.isReady && b.node.isReady)
 
         // An account opened on a lives in one of a's shards; b refuses it, naming a.
-        let user = try await a.brokerage.createUser(id: UserID(UUID().uuidString), username: "u", passwordHash: "-")
+        let user = try await a.brokerage.users.createUser(
+            id: UserID(UUID().uuidString), username: "u", passwordHash: "-")
         let account = try await a.brokerage.openAccount(userID: user.id, market: .us, cash: 10_000, name: "x")
         _ = try await Self.buy(a.brokerage, account.id, id: "first")
         do {
@@ -239,7 +240,8 @@ struct ClusterTests {
         await a.node.pass()
         await b.node.pass()
         #expect(a.node.servedShards == 32 && b.node.servedShards == 32)
-        let user = try await a.brokerage.createUser(id: UserID(UUID().uuidString), username: "u", passwordHash: "-")
+        let user = try await a.brokerage.users.createUser(
+            id: UserID(UUID().uuidString), username: "u", passwordHash: "-")
         let account = try await a.brokerage.openAccount(userID: user.id, market: .us, cash: 10_000, name: "x")
 
         // One listener on each node; b's relay is run by hand (its reads follow PostgreSQL's signal when served).
@@ -300,7 +302,9 @@ struct ClusterTests {
         var users: [UserID] = []
         for u in 0..<7 {
             users.append(
-                try await a.brokerage.createUser(id: UserID(UUID().uuidString), username: "g\(u)", passwordHash: "-").id
+                try await a.brokerage.users.createUser(
+                    id: UserID(UUID().uuidString), username: "g\(u)", passwordHash: "-"
+                ).id
             )
         }
         let game = try await a.brokerage.games.create(

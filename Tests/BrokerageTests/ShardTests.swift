@@ -51,7 +51,9 @@ struct ShardTests {
         var users: [UserID] = []
         for u in 0..<20 {
             users.append(
-                try await brokerage.createUser(id: UserID(UUID().uuidString), username: "u\(u)", passwordHash: "-").id)
+                try await brokerage.users.createUser(
+                    id: UserID(UUID().uuidString), username: "u\(u)", passwordHash: "-"
+                ).id)
         }
         var accounts: [AccountID] = []
         for a in 0..<200 {
@@ -214,7 +216,7 @@ struct ShardTests {
             clock: clock)
         let database = DatabaseLocation.sqlite(path: path + "/papertrade.sqlite")
         let brokerage = try await Brokerage.open(database, feed: feed, directory: directory, clock: clock, shards: 8)
-        let user = try await brokerage.createUser(id: UserID(UUID().uuidString), username: "t", passwordHash: "-")
+        let user = try await brokerage.users.createUser(id: UserID(UUID().uuidString), username: "t", passwordHash: "-")
         for n in 0..<20 {
             _ = try await brokerage.openAccount(userID: user.id, market: .us, cash: 1_000, name: "a\(n)")
         }

@@ -38,7 +38,7 @@ let market = SimulatedMarket(
 let brokerage = try await Brokerage.open(
     .sqlite(path: directory.path + "/papertrade.sqlite"), feed: SimulatedFeed(market: market, clock: marketClock),
     directory: symbols, clock: marketClock)
-let user = try await brokerage.createUser(id: UserID(UUID().uuidString), username: "bench", passwordHash: "-")
+let user = try await brokerage.users.createUser(id: UserID(UUID().uuidString), username: "bench", passwordHash: "-")
 let account = try await brokerage.openAccount(userID: user.id, market: .us, cash: 100_000, name: "five years").id
 
 // Five years of trading: every other trading day one order (buy, or sell half of what is held), a deposit a month.

@@ -48,7 +48,8 @@ for mode in Mode.allCases {
             .sqlite(path: directory.path + "/papertrade.sqlite"), checkpoints: checkpoints,
             feed: SimulatedFeed(market: market, clock: clock), directory: symbols, clock: clock, shardOwners: owners,
             journal: mode == .engine ? AcknowledgingJournal() : nil)
-        let user = try await brokerage.createUser(id: UserID(UUID().uuidString), username: "bench", passwordHash: "-")
+        let user = try await brokerage.users.createUser(
+            id: UserID(UUID().uuidString), username: "bench", passwordHash: "-")
         var accounts: [AccountID] = []
         for n in 0..<64 {
             accounts.append(

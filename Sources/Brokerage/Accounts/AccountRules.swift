@@ -56,14 +56,4 @@ extension Brokerage {
         guard Language.allCases.contains(where: { Catalogue($0)(key) == record.name }) else { return record.name }
         return Catalogue(languages.language(of: record.userID))(key)
     }
-
-    /// Creates a user after checking the username (the password is checked and hashed by the caller, which alone
-    /// sees it).
-    public func createUser(username: String, passwordHash: String) async throws(BrokerageError) -> UserRecord {
-        if let problem = AccountRules.usernameProblem(username) { throw .invalid(problem) }
-        var generator = SystemRandomNumberGenerator()
-        return try await createUser(
-            id: UserID(Identifier.random(using: &generator).description), username: username,
-            passwordHash: passwordHash)
-    }
 }

@@ -474,7 +474,7 @@ public final class GameRegistry: Sendable {
         while places < 4, exact.rounded(places: places, rule: .halfEven).isZero, !exact.isZero { places += 1 }
         let percent = exact.rounded(places: places, rule: .halfEven)
         return NotificationRecord(
-            id: Shard.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
+            id: PendingCommit.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
             title: text("game.ended.title", ["game": game.name]),
             body: text(
                 "game.ended.body",

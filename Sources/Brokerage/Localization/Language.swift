@@ -38,12 +38,3 @@ public final class LanguagePreferences: Sendable {
 
     func replaceAll(_ languages: [UserID: Language]) { chosen.withLock { $0 = languages } }
 }
-
-extension Brokerage {
-    /// Sets (or, with nil, clears: follow the browser) the language a user reads papertrade in; notifications made
-    /// from now on are written in it.
-    public nonisolated func setLanguage(_ language: Language?, user: UserID) async throws(BrokerageError) {
-        try await stored { try await repositories.users.setLanguage(language?.rawValue, user: user) }
-        languages.set(language, for: user)
-    }
-}

@@ -60,7 +60,7 @@ extension Shard {
     /// max_margin_multiplier), durably.
     func setMarginTerms(_ terms: MarginTerms, for id: AccountID) async throws(BrokerageError) {
         do { try engine.setMarginTerms(terms, for: id) } catch { throw .rejected(error) }
-        pendingAccounts.insert(id)
+        pending.accounts.insert(id)
         try await commit()
     }
 

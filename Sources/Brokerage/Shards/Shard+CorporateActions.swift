@@ -29,7 +29,7 @@ extension Shard {
             let today = session ?? account.market.calendar.zone.localTime(of: now).date
             guard let through = account.corporateActionsThrough else {
                 engine.markCorporateActions(through: today, for: id)
-                pendingAccounts.insert(id)
+                pending.accounts.insert(id)
                 continue
             }
             guard through < today else { continue }
@@ -56,7 +56,7 @@ extension Shard {
                 notify(id, booking: booking, cash: entry.cashChange, at: now)
             }
             engine.markCorporateActions(through: today, for: id)
-            pendingAccounts.insert(id)
+            pending.accounts.insert(id)
         }
         // Prices traded before a split are in the old shares: the engine's marks follow the feed's restated ones.
         for symbol in restated.sorted() {
@@ -64,7 +64,7 @@ extension Shard {
             engine.recordLastTrade(quote.last, instrument: instrument)
             engine.apply(
                 MarketEvent(instrument: instrument, time: now, kind: .reference(previousClose: quote.previousClose)))
-            referenceDates[instrument] = quote.tradingDate
+            sessionMarks.markReference(instrument, for: quote.tradingDate)
         }
         try await commit()
     }
@@ -170,34 +170,10 @@ extension Shard {
             at: now)
     }
 
-    func notify(_ id: AccountID, booking b: CorporateActionBooking, cash: FixedDecimal, at now: Timestamp) {
-        let text = text(for: id)
-        let currency = engine.account(id)?.currency ?? .usd
-        func money(_ amount: FixedDecimal) -> String {
-            MoneyText.text(amount.magnitude.rounded(places: 2, rule: .halfUp), symbol: currency.symbol)
-        }
-        switch b.kind {
-        case .cashDividend:
-            let values = [
-                "symbol": b.symbol, "cash": MoneyText.text(b.cashPerShare, symbol: currency.symbol, minimumPlaces: 0),
-                "qty": b.qtyBefore.magnitude.description, "amount": money(cash),
-            ]
-            notify(
-                id, kind: "dividend", title: text("action.dividend.title", values),
-                body: text(b.qtyBefore.isNegative ? "action.dividend.short.body" : "action.dividend.body", values),
-                at: now)
-        case .forwardSplit, .reverseSplit, .stockDividend:
-            let lieu =
-                b.fractionPaid.isPositive
-                ? text("action.lieu", ["fraction": b.fractionPaid.description, "amount": money(cash)]) : ""
-            let bonus = b.kind == .stockDividend
-            let values = [
-                "symbol": b.symbol, "before": b.qtyBefore.description, "after": b.qtyAfter.description, "lieu": lieu,
-                "ratio": bonus ? b.newRate.description : "\(b.newRate)-for-\(b.oldRate)",
-            ]
-            notify(
-                id, kind: "split", title: text(bonus ? "action.bonus.title" : "action.split.title", values),
-                body: text(bonus ? "action.bonus.body" : "action.split.body", values), at: now)
-        }
+    /// Tells the account's owner of a dividend or split booked to it (`CorporateActionWording`).
+    func notify(_ id: AccountID, booking: CorporateActionBooking, cash: FixedDecimal, at now: Timestamp) {
+        let wording = CorporateActionWording(text: text(for: id), currency: engine.account(id)?.currency ?? .usd)
+        let (kind, title, body) = wording.booked(booking, cash: cash)
+        notify(id, kind: kind, title: title, body: body, at: now)
     }
 }

@@ -42,7 +42,7 @@ extension Shard {
         rules.startsAt = startsAt
         rules.endsAt = endsAt
         do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
-        pendingAccounts.insert(account)
+        pending.accounts.insert(account)
         try await commit()
     }
 
@@ -51,7 +51,7 @@ extension Shard {
         if var rules = engine.account(account)?.gameRules {
             rules.removed = true
             do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
-            pendingAccounts.insert(account)
+            pending.accounts.insert(account)
         }
         _ = try? engine.cancelAll(account: account, at: clock.now())
         try await commit()
@@ -69,7 +69,7 @@ extension Shard {
             rules.closedAt = rules.closedAt ?? end
             if noticeSent { rules.finalNoticeSent = true }
             do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
-            pendingAccounts.insert(account)
+            pending.accounts.insert(account)
         }
         _ = try? engine.cancelAll(account: account, at: clock.now())
         try await commit()
@@ -81,8 +81,8 @@ extension Shard {
         guard var rules = engine.account(account)?.gameRules, rules.finalNoticeSent != true else { return }
         rules.finalNoticeSent = true
         do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
-        pendingAccounts.insert(account)
-        pendingNotifications.append(notice)
+        pending.accounts.insert(account)
+        pending.notifications.append(notice)
         try await commit()
     }
 

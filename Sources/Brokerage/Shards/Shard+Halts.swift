@@ -5,8 +5,7 @@ extension Shard {
     /// When a stock's trading is halted, tells the owner of every account that holds it or has an order working in
     /// it why, and when trading resumes (their orders wait for the reopening); once per halt.
     func announceHalt(_ quote: MarketQuote, instrument id: InstrumentID, at now: Timestamp) {
-        guard announcedHalts[id] != quote.halt else { return }
-        announcedHalts[id] = quote.halt
+        guard sessionMarks.isNews(quote.halt, for: id) else { return }
         guard let halt = quote.halt else { return }
         let symbol = quote.symbol
         let zone = directory.entry(symbol)?.instrument.calendar.zone ?? .newYork

@@ -17,7 +17,6 @@ public struct MarginPolicy: Sendable, Hashable {
 extension Shard {
     func setMarginPolicy(_ policy: MarginPolicy) {
         marginPolicy = policy
-        configuration.margin = policy.rates
         engine.setMarginRates(policy.rates)
     }
 
@@ -37,7 +36,7 @@ extension Shard {
             }
             engine.chargeBorrowFees(id, close: date, marks: { marks[$0] }, at: now)
             engine.chargeMarginInterest(id, close: date, rate: marginPolicy.interestRate, at: now)
-            pendingAccounts.insert(id)
+            pending.accounts.insert(id)
             try await checkMaintenance(id, close: date, at: now)
         }
         try await commit()

@@ -12,8 +12,11 @@ struct ShardContext: Sendable {
     let feed: any MarketDataFeed
     let directory: SymbolDirectory
     let clock: MarketClock
+    /// Per-instrument state every shard shares (quotes, references, auctions, index closes).
     let market: SharedMarket
+    /// Users' chosen languages (notifications are written in them).
     let languages: LanguagePreferences
+    /// Subscribers to order updates and notifications (published from the journal writer as steps become durable).
     let streams: UpdateStreams
     let metrics: BrokerageMetrics
     let seed: UInt64

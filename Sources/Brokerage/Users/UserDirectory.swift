@@ -9,6 +9,34 @@ import TradingCore
 public struct UserDirectory: Sendable {
     let storage: any UserRepository
     let clock: MarketClock
+    /// Users' chosen languages (`setLanguage` keeps them with the stored choice).
+    let languages: LanguagePreferences
+
+    /// Creates a user after checking the username (the password is checked and hashed by the caller, which alone
+    /// sees it).
+    public func createUser(username: String, passwordHash: String) async throws(BrokerageError) -> UserRecord {
+        if let problem = AccountRules.usernameProblem(username) { throw .invalid(problem) }
+        var generator = SystemRandomNumberGenerator()
+        return try await createUser(
+            id: UserID(Identifier.random(using: &generator).description), username: username,
+            passwordHash: passwordHash)
+    }
+
+    /// Creates a user with a given id (the password must already be hashed by the caller).
+    public func createUser(id: UserID, username: String, passwordHash: String) async throws(BrokerageError)
+        -> UserRecord
+    {
+        let record = UserRecord(id: id, username: username, passwordHash: passwordHash, createdAt: clock.now())
+        try await stored { try await storage.createUser(record) }
+        return record
+    }
+
+    /// Sets (or, with nil, clears: follow the browser) the language a user reads papertrade in; notifications made
+    /// from now on are written in it.
+    public func setLanguage(_ language: Language?, user: UserID) async throws(BrokerageError) {
+        try await stored { try await storage.setLanguage(language?.rawValue, user: user) }
+        languages.set(language, for: user)
+    }
 
     public func user(username: String) async throws(BrokerageError) -> UserRecord? {
         try await stored { try await storage.user(username: username) }

@@ -36,7 +36,7 @@ public final class UserAccess: Sendable {
         }
         let hash = try await Credentials.hashPassword(password)
         do {
-            return try await brokerage.createUser(username: username, passwordHash: hash)
+            return try await brokerage.users.createUser(username: username, passwordHash: hash)
         } catch .conflict {
             throw APIError(.conflict, code: Refusal.usernameTaken, "the username \(username) is taken")
         }

@@ -37,7 +37,7 @@ struct AuthController {
         var request = request
         let (username, password, language) = try await credentials(&request, context: context)
         let user = try await access.createUser(username: username, password: password)
-        if let language { try await brokerage.setLanguage(language, user: user.id) }
+        if let language { try await brokerage.users.setLanguage(language, user: user.id) }
         _ = try await brokerage.openAccount(userID: user.id, market: .us, cash: nil, name: nil)
         _ = try await brokerage.openAccount(userID: user.id, market: .cn, cash: nil, name: nil)
         return try await sessionResponse(user: user, status: .created)
@@ -105,7 +105,7 @@ struct AuthController {
             }
             language = chosen
         }
-        try await brokerage.setLanguage(language, user: userID)
+        try await brokerage.users.setLanguage(language, user: userID)
         guard let user = try await brokerage.users.user(id: userID) else { throw APIError.unauthorized }
         return try await profile(user).response()
     }

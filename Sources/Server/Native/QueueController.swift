@@ -114,7 +114,7 @@ struct QueueController {
 
     // MARK: Encoding
 
-    static func encode(_ e: Brokerage.QueueEntry, currency: Currency) -> JSONValue {
+    static func encode(_ e: QueueEntry, currency: Currency) -> JSONValue {
         let r = e.record.rule
         var lifetime: [String: JSONValue]
         switch r.lifetime {
