@@ -45,6 +45,12 @@ public struct PriceConditionBook<Watch: PriceWatch>: Sendable {
         var watch: Watch
         var instrument: Int
         var memory: Watch.Memory
+
+        mutating func evaluate(price: Price, moment: Watch.Moment, closes: RecentCloses) -> (
+            firing: Watch.Firing, done: Bool
+        )? {
+            Watch.evaluate(watch, memory: &memory, price: price, moment: moment, closes: closes)
+        }
     }
 
     private var slots: [Slot?] = []
@@ -136,15 +142,13 @@ public struct PriceConditionBook<Watch: PriceWatch>: Sendable {
         guard i < byInstrument.count, !byInstrument[i].isEmpty else { return }
         scratch.removeAll(keepingCapacity: true)
         let recent = RecentCloses(closes: closes[i])
-        for index in byInstrument[i] {
-            guard var slot = slots[index], only == nil || slot.watch.id == only else { continue }
+        for index in byInstrument[i] where only == nil || slots[index]?.watch.id == only {
+            // (In place: the watch is read and its memory changed where they are, never copied out and back.)
+            // (The index lists live slots only.)
             evaluations += 1
-            let outcome = Watch.evaluate(slot.watch, memory: &slot.memory, price: price, moment: moment, closes: recent)
-            slots[index] = slot
-            if let outcome {
-                fired.append(outcome.firing)
-                if outcome.done { scratch.append(index) }
-            }
+            guard let outcome = slots[index]?.evaluate(price: price, moment: moment, closes: recent) else { continue }
+            fired.append(outcome.firing)
+            if outcome.done { scratch.append(index) }
         }
         for index in scratch {
             if let id = slots[index]?.watch.id { remove(id) }
