@@ -13,6 +13,8 @@
 #   shards are made and reached only through the router: nothing outside Sources/Brokerage/Shards constructs a
 #   `Shard` or indexes the router's shards;
 #   nothing below Server imports Server, Hummingbird or the CLI's ArgumentParser;
+#   in Server only the composition root (Application+Build.swift, Papertrade.swift) names the `Brokerage` front: a
+#   controller, stream or service is handed the narrow services it uses (MarketView, AccountService, OrderService …);
 #   in the web app, nothing imports the shell (js/main.js): shared state lives in js/store.js.
 # Usage: scripts/check-layering.sh [SOURCES_DIR]   (default: Sources next to this script)
 set -euo pipefail
@@ -75,6 +77,15 @@ if [ -d "$sources/Brokerage" ]; then
         status=1
     done < <(grep -rnE '(^|[^.A-Za-z_])Shard\(|router\.shards\[' --include='*.swift' "$sources" | grep -v "^$sources/Brokerage/Shards/" || true)
 fi
+# Controllers take narrow services, never the front: only the composition root names `Brokerage`.
+if [ -d "$sources/Server" ]; then
+    while IFS= read -r line; do
+        echo "layering: ${line%%:*}:$(cut -d: -f2 <<<"$line"): only the composition root takes the Brokerage front (hand this type the services it uses)"
+        status=1
+    done < <(grep -rnE '(^|[^A-Za-z0-9_."])Brokerage([^A-Za-z0-9_]|$)' --include='*.swift' "$sources/Server" \
+        | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(//|import[[:space:]])' \
+        | grep -vE "^$sources/Server/(Application\+Build|Papertrade)\.swift:" || true)
+fi
 # The core is plain safe Swift: byte-level writing with unsafe pointers belongs in JSON.
 while IFS= read -r line; do
     echo "layering: ${line%%:*}:$(cut -d: -f2 <<<"$line"): TradingCore must not use unsafe pointers (write bytes in JSON)"
@@ -87,5 +98,5 @@ if [ -d "$web" ]; then
         status=1
     done < <(grep -rlE "from ['\"](\./|\.\./)main\.js['\"]" --include='*.js' "$web" || true)
 fi
-if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, Backtest, BrokerageModel, PapertradeKit, PapertradeMCP, MarketData, Storage, Brokerage, Server, papertrade, web app; Storage re-exports, shard construction)"; fi
+if [ "$status" -eq 0 ]; then echo "layering: ok (TradingCore, JSON, Backtest, BrokerageModel, PapertradeKit, PapertradeMCP, MarketData, Storage, Brokerage, Server, papertrade, web app; Storage re-exports, shard construction, the front only in the composition root)"; fi
 exit "$status"

@@ -19,7 +19,13 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     -> some ApplicationProtocol
 {
     let configuration = parts.configuration
+    // The composition root: the one place that holds the brokerage front. Each controller is handed the narrow
+    // services it names (the brokerage implements the service protocols; `MarketView` is the market's read side).
     let brokerage = parts.brokerage
+    let market = brokerage.marketView
+    let events = AppEvents.Sources(
+        market: market, accountService: brokerage, orderService: brokerage, notifications: brokerage.notifications)
+    let leads: @Sendable () -> Bool = { brokerage.leadsCluster }
     let access = parts.access
     let router = Router(context: AppContext.self)
     router.add(middleware: RequestLogMiddleware())
@@ -42,7 +48,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     router.get("openapi.json") { _, _ in OpenAPIDocument.document.response() }
     parts.web.addRoutes(to: router)
     MCPController(access: access).addRoutes(to: router)
-    ClockController(clock: brokerage.clock, key: parts.clockKey).addRoutes(to: router)
+    ClockController(clock: market.clock, key: parts.clockKey).addRoutes(to: router)
 
     // Alpaca's API versions share one per-key rate limit and the key authenticator.
     let rateLimiter = configuration.rateLimitPerMinute > 0 ? RateLimiter(limit: configuration.rateLimitPerMinute) : nil
@@ -52,47 +58,66 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
         return group.add(middleware: APIKeyAuthenticator(access: access))
     }
     let alpaca = alpacaGroup("v2")
-    TradingController(brokerage: brokerage).addRoutes(to: alpaca)
-    MarketDataController(brokerage: brokerage).addRoutes(to: alpaca)
-    OptionContractsController(brokerage: brokerage).addRoutes(to: alpaca)
-    WatchlistsController(brokerage: brokerage).addRoutes(to: alpaca)
-    PortfolioController(brokerage: brokerage).addRoutes(to: alpaca)
-    CalendarController(brokerage: brokerage).addRoutes(v2: alpaca, v3: alpacaGroup("v3"))
+    TradingController(market: market, accountService: brokerage, orderService: brokerage).addRoutes(to: alpaca)
+    MarketDataController(market: market).addRoutes(to: alpaca)
+    OptionContractsController(options: market.options).addRoutes(to: alpaca)
+    WatchlistsController(market: market, watchlists: brokerage.watchlists).addRoutes(to: alpaca)
+    PortfolioController(
+        clock: market.clock, accountService: brokerage, orderService: brokerage,
+        configurations: brokerage.configurations
+    ).addRoutes(to: alpaca)
+    CalendarController(clock: market.clock).addRoutes(v2: alpaca, v3: alpacaGroup("v3"))
     let v1beta1 = alpacaGroup("v1beta1")
-    ScreenerController(brokerage: brokerage).addRoutes(to: v1beta1)
-    NewsController(brokerage: brokerage).addRoutes(to: v1beta1)
-    OptionMarketDataController(brokerage: brokerage).addRoutes(to: v1beta1)
-    CorporateActionsController(brokerage: brokerage).addRoutes(v2: alpaca, v1: alpacaGroup("v1"))
+    ScreenerController(market: market).addRoutes(to: v1beta1)
+    NewsController(market: market).addRoutes(to: v1beta1)
+    OptionMarketDataController(market: market).addRoutes(to: v1beta1)
+    CorporateActionsController(market: market).addRoutes(v2: alpaca, v1: alpacaGroup("v1"))
 
     let native = router.group("api/v1").add(middleware: SessionAuthenticator(access: access))
         .add(middleware: UserLanguageMiddleware(languages: brokerage.languages))
-    AuthController(brokerage: brokerage, access: access).addRoutes(to: native)
-    MarketController(brokerage: brokerage).addRoutes(to: native)
-    AccountsController(brokerage: brokerage, access: access).addRoutes(to: native)
-    PerformanceController(brokerage: brokerage).addRoutes(to: native)
-    NotificationsController(brokerage: brokerage).addRoutes(to: native)
-    EventStreamController(brokerage: brokerage).addRoutes(to: native)
-    StockController(brokerage: brokerage).addRoutes(to: native)
-    OptionsController(brokerage: brokerage).addRoutes(to: native)
-    FavoritesController(brokerage: brokerage).addRoutes(to: native)
-    QueueController(brokerage: brokerage).addRoutes(to: native)
-    AlertsController(brokerage: brokerage).addRoutes(to: native)
-    GamesController(brokerage: brokerage, access: access).addRoutes(to: native)
-    BacktestsController(brokerage: brokerage).addRoutes(to: native)
-    PushController(brokerage: brokerage, vapid: parts.vapid, outbound: configuration.outboundAddresses)
-        .addRoutes(to: native)
-    WebhookController(brokerage: brokerage, outbound: configuration.outboundAddresses).addRoutes(to: native)
+    AuthController(clock: market.clock, accountService: brokerage, users: brokerage.users, access: access).addRoutes(
+        to: native)
+    MarketController(market: market).addRoutes(to: native)
+    AccountsController(
+        market: market, accountService: brokerage, orderService: brokerage, languages: brokerage.languages,
+        access: access
+    ).addRoutes(to: native)
+    PerformanceController(accountService: brokerage, languages: brokerage.languages).addRoutes(to: native)
+    NotificationsController(notifications: brokerage.notifications).addRoutes(to: native)
+    EventStreamController(sources: events).addRoutes(to: native)
+    StockController(market: market).addRoutes(to: native)
+    OptionsController(market: market).addRoutes(to: native)
+    FavoritesController(market: market, accountService: brokerage, watchlists: brokerage.watchlists).addRoutes(
+        to: native)
+    QueueController(accountService: brokerage, queueService: brokerage).addRoutes(to: native)
+    AlertsController(market: market, accountService: brokerage, alertService: brokerage).addRoutes(to: native)
+    GamesController(
+        clock: market.clock, accountService: brokerage, games: brokerage.games, users: brokerage.users, access: access
+    ).addRoutes(to: native)
+    BacktestsController(
+        clock: market.clock, accountService: brokerage, backtestService: brokerage, languages: brokerage.languages
+    ).addRoutes(to: native)
+    PushController(
+        clock: market.clock, deliveries: brokerage.deliveries, push: brokerage.push, vapid: parts.vapid,
+        outbound: configuration.outboundAddresses
+    )
+    .addRoutes(to: native)
+    WebhookController(
+        clock: market.clock, webhooks: brokerage.webhooks, deliveries: brokerage.deliveries,
+        outbound: configuration.outboundAddresses
+    ).addRoutes(to: native)
 
     // WebSockets: Alpaca's trade_updates (JSON) and market-data (MessagePack) streams.
     let sockets = Router(context: BasicWebSocketRequestContext.self)
     sockets.ws("stream") { inbound, outbound, _ in
         try await WebSocketClients.counting("trade_updates") {
-            try await TradeUpdatesStream.handle(inbound, outbound, brokerage: brokerage, access: access)
+            try await TradeUpdatesStream.handle(inbound, outbound, orderService: brokerage, access: access)
         }
     }
     sockets.ws("api/v1/ws") { inbound, outbound, context in
         try await WebSocketClients.counting("app") {
-            try await AppSocket.handle(inbound, outbound, headers: context.request.headers, brokerage: brokerage)
+            try await AppSocket.handle(
+                inbound, outbound, headers: context.request.headers, sources: events, users: brokerage.users)
         }
     }
     let marketDataConnections = MarketDataStream.Connections()
@@ -100,7 +125,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
         sockets.ws(RouterPath(feed)) { inbound, outbound, context in
             try await WebSocketClients.counting("market_data") {
                 try await MarketDataStream.handle(
-                    inbound, outbound, brokerage: brokerage, access: access, connections: marketDataConnections,
+                    inbound, outbound, market: market, access: access, connections: marketDataConnections,
                     kind: .options, headers: context.request.headers)
             }
         }
@@ -109,7 +134,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
         sockets.ws(RouterPath(feed)) { inbound, outbound, _ in
             try await WebSocketClients.counting("market_data") {
                 try await MarketDataStream.handle(
-                    inbound, outbound, brokerage: brokerage, access: access, connections: marketDataConnections)
+                    inbound, outbound, market: market, access: access, connections: marketDataConnections)
             }
         }
     }
@@ -135,19 +160,21 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     }
     if configuration.ib.port != nil {
         application.addServices(
-            IBGatewayService(configuration: configuration, brokerage: brokerage, access: access, logger: logger))
+            IBGatewayService(
+                configuration: configuration, market: market, accountService: brokerage, orderService: brokerage,
+                access: access, logger: logger))
     }
     // The outbox's channels: webhooks and Web Push.
     application.addServices(
         DeliveryDispatcher(
-            WebhookSender(addresses: configuration.outboundAddresses), brokerage: brokerage,
-            logger: Logger(label: "papertrade.webhooks")))
+            WebhookSender(addresses: configuration.outboundAddresses), outbox: brokerage.deliveries,
+            clock: market.clock, leads: leads, logger: Logger(label: "papertrade.webhooks")))
     application.addServices(
         DeliveryDispatcher(
             PushSender(
-                brokerage: brokerage, key: parts.vapid, contact: configuration.pushContact,
-                addresses: configuration.outboundAddresses),
-            brokerage: brokerage, logger: Logger(label: "papertrade.push")))
+                push: brokerage.push, languages: brokerage.languages, key: parts.vapid,
+                contact: configuration.pushContact, addresses: configuration.outboundAddresses),
+            outbox: brokerage.deliveries, clock: market.clock, leads: leads, logger: Logger(label: "papertrade.push")))
     return application
 }
 

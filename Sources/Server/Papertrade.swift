@@ -112,7 +112,7 @@ public final class Papertrade: Sendable {
         self.configuration = configuration
         self.market = market
         self.brokerage = brokerage
-        access = UserAccess(brokerage: brokerage)
+        access = UserAccess(users: brokerage.users, accountService: brokerage)
         self.web = web
         self.vapid = vapid
     }

@@ -50,6 +50,8 @@ PapertradeMCP|import Brokerage
 PapertradeMCP|import NIOCore
 Brokerage|let extra = Shard(id: ShardID(0), owner: owner, context: context)
 Server|let first = router.shards[0]
+Server|struct SneakyController { let brokerage: Brokerage }
+Server|extension Brokerage { func sneaky() {} }
 CASES
 
 # A web app view importing the shell (the cycle store.js exists to prevent).

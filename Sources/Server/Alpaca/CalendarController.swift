@@ -7,7 +7,7 @@ import TradingCore
 /// Alpaca's market clock and calendar: `/v2/clock` and `/v2/calendar` (the US market), and the multi-market
 /// `/v3/clock` and `/v3/calendar/{market}`, which also answer for the A-share exchanges (XSHG, XSHE).
 struct CalendarController {
-    let brokerage: Brokerage
+    let clock: MarketClock
 
     func addRoutes(v2: RouterGroup<AppContext>, v3: RouterGroup<AppContext>) {
         v2.get("clock", use: clock)
@@ -84,9 +84,9 @@ struct CalendarController {
     // MARK: v2
 
     @Sendable func clock(_ request: Request, context: AppContext) async throws -> Response {
-        let now = brokerage.clock.now()
+        let now = clock.now()
         let calendar = TradingCalendar.xnys
-        let alwaysOpen = brokerage.clock.sessions == .alwaysOpen
+        let alwaysOpen = clock.sessions == .alwaysOpen
         let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
         let session = calendar.currentOrNextSession(at: now)
         let nextOpen =
@@ -102,7 +102,7 @@ struct CalendarController {
 
     /// `start`/`end` as dates, clamped to 1970 … the end of next year (Alpaca's table) when absent.
     func dateRange(_ request: Request, calendar: TradingCalendar) throws -> (CivilDate, CivilDate) {
-        let today = calendar.zone.localTime(of: brokerage.clock.now()).date
+        let today = calendar.zone.localTime(of: clock.now()).date
         func date(_ name: String, _ fallback: CivilDate) throws -> CivilDate {
             try request.dateQuery(name, timeAllowed: true) ?? fallback
         }
@@ -155,9 +155,9 @@ struct CalendarController {
             }
             now = t
         } else {
-            now = brokerage.clock.now()
+            now = clock.now()
         }
-        let alwaysOpen = request.query("time") == nil && brokerage.clock.sessions == .alwaysOpen
+        let alwaysOpen = request.query("time") == nil && clock.sessions == .alwaysOpen
         return JSONValue.object(["clocks": .array(venues.map { clock($0, at: now, alwaysOpen: alwaysOpen) })])
             .response()
     }
@@ -194,7 +194,7 @@ struct CalendarController {
     @Sendable func calendarV3(_ request: Request, context: AppContext) async throws -> Response {
         let venue = try Venue.named(try context.parameters.require("market"))
         let calendar = venue.calendar
-        let today = calendar.zone.localTime(of: brokerage.clock.now()).date
+        let today = calendar.zone.localTime(of: clock.now()).date
         var (start, end) = try dateRange(request, calendar: calendar)
         if request.query("start") == nil && request.query("end") == nil {
             (start, end) = (today, today.adding(days: 7))

@@ -10,7 +10,7 @@ import TradingCore
 /// API's corporate actions (`/v1/corporate-actions`). Only actions declared by now are shown. Without a symbol
 /// every stock and ETF of the directory is searched.
 struct CorporateActionsController {
-    let brokerage: Brokerage
+    let market: MarketView
 
     func addRoutes(v2: RouterGroup<AppContext>, v1: RouterGroup<AppContext>) {
         v2.get("corporate_actions/announcements", use: announcements)
@@ -31,16 +31,16 @@ struct CorporateActionsController {
     func actions(_ symbols: [String]?, from: CivilDate, through: CivilDate) async throws -> [CorporateAction] {
         let candidates =
             symbols?.map { $0.uppercased() }
-            ?? brokerage.directory.entries.filter { $0.instrument.kind == .stock || $0.instrument.kind == .etf }
+            ?? market.directory.entries.filter { $0.instrument.kind == .stock || $0.instrument.kind == .etf }
             .map(\.symbol)
         var out: [CorporateAction] = []
         for symbol in candidates {
-            guard brokerage.directory.entry(symbol) != nil else {
+            guard market.directory.entry(symbol) != nil else {
                 if symbols != nil { throw APIError.notFound("asset not found for \(symbol)") }
                 continue
             }
             do throws(FeedError) {
-                out += try await brokerage.feed.corporateActions(symbol, from: from, through: through)
+                out += try await market.feed.corporateActions(symbol, from: from, through: through)
             } catch {
                 throw APIError(feed: error)
             }
@@ -197,7 +197,7 @@ struct CorporateActionsController {
                 }
             }
         } else {
-            let today = ExchangeTimeZone.newYork.localTime(of: brokerage.clock.now()).date
+            let today = ExchangeTimeZone.newYork.localTime(of: market.clock.now()).date
             let start = try date(request, "start") ?? today
             let end = try date(request, "end") ?? today
             guard start <= end else { throw APIError.unprocessable("start must not be after end") }

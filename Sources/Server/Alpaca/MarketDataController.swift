@@ -10,7 +10,7 @@ import TradingCore
 /// snapshots, and the exchange and condition code tables.
 /// Market-data numbers are JSON numbers, as Alpaca sends them.
 struct MarketDataController {
-    let brokerage: Brokerage
+    let market: MarketView
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("stocks/bars", use: multiBars)
@@ -66,7 +66,7 @@ struct MarketDataController {
 
     /// The SIP tape a US listing reports to (A: NYSE, B: Arca, American and Cboe, C: Nasdaq); A-shares say "C".
     func tape(_ symbol: String) -> String {
-        switch brokerage.directory.entry(symbol)?.instrument.exchange {
+        switch market.directory.entry(symbol)?.instrument.exchange {
         case .nyse?: return "A"
         case .arca?, .amex?, .bats?: return "B"
         default: return "C"
@@ -75,7 +75,7 @@ struct MarketDataController {
 
     /// The code of the exchange whose auctions set a listing's official open and close.
     func listingExchangeCode(_ symbol: String) -> String {
-        switch brokerage.directory.entry(symbol)?.instrument.exchange {
+        switch market.directory.entry(symbol)?.instrument.exchange {
         case .nyse?: return "N"
         case .nasdaq?: return "Q"
         case .arca?: return "P"
@@ -134,7 +134,7 @@ struct MarketDataController {
     /// `start` (today's midnight in New York by default), `end` (now; never later) and `limit` (1,000; 1 to 10,000),
     /// and the feed, sort and currency parameters checked against Alpaca's values.
     func range(_ request: Request) throws -> (start: Timestamp, end: Timestamp, limit: Int) {
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         let start =
             try request.timeQuery("start", zone: .newYork)
             ?? Timestamp(TradingCalendar.xnys.zone.localTime(of: now).date, in: .newYork)
@@ -187,7 +187,7 @@ struct MarketDataController {
         var last: (String, Timestamp)?
         for symbol in symbols.sorted() {
             if let after, symbol < after.symbol { continue }
-            guard brokerage.directory.entry(symbol) != nil else { continue }
+            guard market.directory.entry(symbol) != nil else { continue }
             var from = start, to = end.adding(nanoseconds: 1)
             if let after, symbol == after.symbol {
                 if descending {
@@ -219,9 +219,9 @@ struct MarketDataController {
         guard let adjustment = BarAdjustment(rawValue: adjustmentText.lowercased()) else {
             throw APIError.unprocessable("invalid adjustment \(adjustmentText); expected raw, split, dividend or all")
         }
-        let feed = brokerage.feed
-        let directory = brokerage.directory
-        let now = brokerage.clock.now()
+        let feed = market.feed
+        let directory = market.directory
+        let now = market.clock.now()
         return try await paged(
             symbols, request: request,
             fetch: { symbol, from, to, limit, descending throws(FeedError) in
@@ -238,7 +238,7 @@ struct MarketDataController {
     }
 
     func pagedTrades(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
-        let feed = brokerage.feed
+        let feed = market.feed
         return try await paged(
             symbols, request: request,
             fetch: { symbol, from, to, limit, descending throws(FeedError) in
@@ -247,7 +247,7 @@ struct MarketDataController {
     }
 
     func pagedQuotes(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
-        let feed = brokerage.feed
+        let feed = market.feed
         return try await paged(
             symbols, request: request,
             fetch: { symbol, from, to, limit, descending throws(FeedError) in
@@ -257,7 +257,7 @@ struct MarketDataController {
 
     /// Auctions page by trading day: a day is in [start, end) when its opening auction is.
     func pagedAuctions(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
-        let feed = brokerage.feed
+        let feed = market.feed
         func time(_ a: DailyAuctions) -> Timestamp { a.opening?.time ?? Timestamp(a.date, in: .utc) }
         let (items, token) = try await paged(
             symbols, request: request,
@@ -286,7 +286,7 @@ struct MarketDataController {
     /// The single-symbol form: `{"<key>": [...], "symbol": "AAPL", "next_page_token": ...}`.
     func single(_ request: Request, context: AppContext, key: String, _ pager: Pager) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
-        guard brokerage.directory.entry(symbol) != nil else { throw APIError.notFound("symbol \(symbol) not found") }
+        guard market.directory.entry(symbol) != nil else { throw APIError.notFound("symbol \(symbol) not found") }
         let (items, token) = try await pager([symbol], request)
         return JSONValue.object([
             key: .array(items[symbol] ?? []), "symbol": .string(symbol), "next_page_token": .text(token),
@@ -328,8 +328,8 @@ struct MarketDataController {
     func latest(_ request: Request, _ encode: (MarketQuote) -> JSONValue, key: String) async throws -> Response {
         try Self.feedAndCurrency(request)
         var out: [String: JSONValue] = [:]
-        for symbol in try symbols(request) where brokerage.directory.entry(symbol) != nil {
-            if let q = try? await brokerage.feed.quote(symbol) { out[symbol] = encode(q) }
+        for symbol in try symbols(request) where market.directory.entry(symbol) != nil {
+            if let q = try? await market.feed.quote(symbol) { out[symbol] = encode(q) }
         }
         return JSONValue.object([key: .object(out)]).response()
     }
@@ -344,16 +344,16 @@ struct MarketDataController {
 
     /// The latest minute bar (looking back four days, over a weekend).
     func latestBar(_ symbol: String) async -> PriceBar? {
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         return
-            (try? await brokerage.feed.bars(
+            (try? await market.feed.bars(
                 symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now))?.last
     }
 
     @Sendable func latestBars(_ request: Request, context: AppContext) async throws -> Response {
         try Self.feedAndCurrency(request)
         var out: [String: JSONValue] = [:]
-        for symbol in try symbols(request) where brokerage.directory.entry(symbol) != nil {
+        for symbol in try symbols(request) where market.directory.entry(symbol) != nil {
             if let last = await latestBar(symbol) { out[symbol] = Self.bar(last) }
         }
         return JSONValue.object(["bars": .object(out)]).response()
@@ -365,14 +365,14 @@ struct MarketDataController {
     ) async throws -> Response {
         try Self.feedAndCurrency(request)
         let symbol = try context.parameters.require("symbol").uppercased()
-        guard brokerage.directory.entry(symbol) != nil, let found = try await value(symbol) else {
+        guard market.directory.entry(symbol) != nil, let found = try await value(symbol) else {
             throw APIError.notFound("symbol \(symbol) not found")
         }
         return JSONValue.object(["symbol": .string(symbol), key: found]).response()
     }
 
     func feedQuote(_ symbol: String) async throws -> MarketQuote {
-        do throws(FeedError) { return try await brokerage.feed.quote(symbol) } catch { throw APIError(feed: error) }
+        do throws(FeedError) { return try await market.feed.quote(symbol) } catch { throw APIError(feed: error) }
     }
 
     @Sendable func latestBar(_ request: Request, context: AppContext) async throws -> Response {
@@ -440,15 +440,15 @@ struct MarketDataController {
     }
 
     func snapshotValue(_ symbol: String) async -> JSONValue? {
-        guard brokerage.directory.entry(symbol) != nil, let q = try? await brokerage.feed.quote(symbol) else {
+        guard market.directory.entry(symbol) != nil, let q = try? await market.feed.quote(symbol) else {
             return nil
         }
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         let minute =
-            (try? await brokerage.feed.bars(
+            (try? await market.feed.bars(
                 symbol, timeframe: .minutes(1), from: now.adding(seconds: -4 * 86_400), to: now))?.last
         let days =
-            (try? await brokerage.feed.bars(
+            (try? await market.feed.bars(
                 symbol, timeframe: .day, from: now.adding(seconds: -10 * 86_400), to: now.adding(seconds: 1))) ?? []
         return .object([
             "latestTrade": Self.trade(q), "latestQuote": Self.quote(q), "minuteBar": minute.map(Self.bar) ?? .null,

@@ -8,7 +8,7 @@ import TradingCore
 /// Alpaca's news (/v1beta1/news) from the feed: a provider's company news, or the simulated market's announcements
 /// of its corporate actions. Without `symbols`, the news of the feed's 100 most active US stocks.
 struct NewsController {
-    let brokerage: Brokerage
+    let market: MarketView
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("news", use: news)
@@ -17,7 +17,7 @@ struct NewsController {
     /// `symbols`, `start` and `end` (RFC 3339 or YYYY-MM-DD; the last 30 days by default), `limit` (1–50, 10),
     /// `sort` (desc, the default, or asc), `include_content`, `exclude_contentless`, `page_token`.
     @Sendable func news(_ request: Request, context: AppContext) async throws -> Response {
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         let end = min(try request.timeQuery("end", zone: .newYork) ?? now, now)
         let start = try request.timeQuery("start", zone: .newYork) ?? end.adding(seconds: -30 * 86_400)
         guard start <= end else { throw APIError.unprocessable("start must not be after end") }
@@ -30,14 +30,14 @@ struct NewsController {
                 $0.trimmingCharacters(in: .whitespaces).uppercased()
             }.filter { !$0.isEmpty } ?? []
         if symbols.isEmpty {
-            symbols = ((try? await brokerage.feed.movers(.us, kind: .active, limit: 100)) ?? []).map(\.symbol)
+            symbols = ((try? await market.feed.movers(.us, kind: .active, limit: 100)) ?? []).map(\.symbol)
         }
         var items: [Int: (item: NewsItem, symbols: [String])] = [:]
         for symbol in symbols {
-            guard let entry = brokerage.directory.entry(symbol) else { continue }
+            guard let entry = market.directory.entry(symbol) else { continue }
             let zone = entry.instrument.calendar.zone
             let found =
-                (try? await brokerage.feed.news(
+                (try? await market.feed.news(
                     entry.symbol, from: zone.localTime(of: start).date, to: zone.localTime(of: end).date)) ?? []
             for item in found where item.time >= start && item.time <= end {
                 items[item.id, default: (item, [])].symbols.append(entry.symbol)

@@ -6,9 +6,9 @@ import MarketData
 import TradingCore
 
 /// Alpaca's option contracts (`/v2/options/contracts`): the listing with every filter Alpaca takes and its defaults,
-/// and the lookup by OCC symbol or contract id. Contracts are the simulated chains of `brokerage.options`.
+/// and the lookup by OCC symbol or contract id. Contracts are the simulated chains of `options`.
 struct OptionContractsController {
-    let brokerage: Brokerage
+    let options: OptionMarket
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("options/contracts", use: list)
@@ -79,7 +79,7 @@ struct OptionContractsController {
             q.expirationFrom = try date("expiration_date_gte")
             q.expirationThrough = try date("expiration_date_lte")
             if q.expirationFrom == nil, q.expirationThrough == nil, q.active {
-                q.expirationThrough = Self.comingWeekend(after: brokerage.options.today())
+                q.expirationThrough = Self.comingWeekend(after: options.today())
             }
         }
         if let root = request.query("root_symbol") { q.root = root.uppercased() }
@@ -117,9 +117,9 @@ struct OptionContractsController {
         }
         let (page, next): ([(contract: OptionContract, chain: OptionMarket.ChainDay)], OptionMarket.ContractCursor?)
         do throws(FeedError) {
-            (page, next) = try await brokerage.options.contracts(q, from: cursor, limit: limit)
+            (page, next) = try await options.contracts(q, from: cursor, limit: limit)
         } catch { throw APIError(feed: error) }
-        let options = brokerage.options
+        let options = self.options
         return JSONValue.object([
             "option_contracts": .array(
                 page.map {
@@ -135,7 +135,7 @@ struct OptionContractsController {
     @Sendable func lookup(_ request: Request, context: AppContext) async throws -> Response {
         let key = context.parameters.get("symbol_or_id") ?? ""
         let symbol = Identifier(key).flatMap(OptionContractID.contract)?.occSymbol ?? key
-        let options = brokerage.options
+        let options = self.options
         guard let found = await options.contract(symbol) else {
             throw APIError.notFound("option contract \(key) not found")
         }

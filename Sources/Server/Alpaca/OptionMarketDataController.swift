@@ -11,7 +11,7 @@ import TradingCore
 /// alpaca-py's `OptionHistoricalDataClient` makes. Quotes, greeks and volatility come from the same surface that
 /// prices fills.
 struct OptionMarketDataController {
-    let brokerage: Brokerage
+    let market: MarketView
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("options/snapshots", use: snapshots)
@@ -151,7 +151,7 @@ struct OptionMarketDataController {
         var out: [String: OptionSnapshot] = [:]
         for symbol in symbols {
             do throws(FeedError) {
-                if let s = try await brokerage.options.snapshot(symbol) { out[s.contract.occSymbol] = s }
+                if let s = try await market.options.snapshot(symbol) { out[s.contract.occSymbol] = s }
             } catch { throw APIError(feed: error) }
         }
         return out
@@ -169,7 +169,7 @@ struct OptionMarketDataController {
     @Sendable func chain(_ request: Request, context: AppContext) async throws -> Response {
         try Self.checkFeed(request)
         let underlying = (context.parameters.get("underlying_symbol") ?? "").uppercased()
-        guard brokerage.options.optionClass(underlying) != nil else {
+        guard market.options.optionClass(underlying) != nil else {
             throw APIError.notFound("no options are listed on \(underlying)")
         }
         var q = OptionMarket.ContractQuery()
@@ -202,7 +202,7 @@ struct OptionMarketDataController {
             }
             cursor = parsed
         }
-        let options = brokerage.options
+        let options = market.options
         do throws(FeedError) {
             let (page, next) = try await options.contracts(q, from: cursor, limit: limit)
             var snapshots: [OptionSnapshot] = []
@@ -228,7 +228,7 @@ struct OptionMarketDataController {
     /// Bars of contracts in symbol then time order (`start`: today's midnight in New York by default; `end`: now,
     /// never later; `limit` 1–10,000, 1,000; `sort`), paged with a token naming the last bar given ("SYMBOL|ns").
     func pagedBars(_ request: Request, timeframe: BarTimeframe) async throws -> ([String: [PriceBar]], String?) {
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         let start =
             try request.timeQuery("start", zone: .newYork)
             ?? Timestamp(TradingCalendar.xnys.zone.localTime(of: now).date, in: .newYork)
@@ -249,7 +249,7 @@ struct OptionMarketDataController {
             if let after, symbol < after.symbol { continue }
             var bars: [PriceBar]
             do throws(FeedError) {
-                bars = try await brokerage.options.bars(symbol, timeframe: timeframe, from: start, to: end)
+                bars = try await market.options.bars(symbol, timeframe: timeframe, from: start, to: end)
             } catch { throw APIError(feed: error) }
             if descending { bars.reverse() }
             if let after, symbol == after.symbol {

@@ -8,7 +8,10 @@ import TradingCore
 
 /// Closing positions, account configurations and portfolio history.
 struct PortfolioController {
-    let brokerage: Brokerage
+    let clock: MarketClock
+    let accountService: any AccountService
+    let orderService: any OrderService
+    let configurations: AccountConfigurations
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.delete("positions", use: closeAll)
@@ -28,7 +31,7 @@ struct PortfolioController {
         let qty = try request.decimalQuery("qty")
         let percentage = try request.decimalQuery("percentage")
         guard qty == nil || percentage == nil else { throw APIError.unprocessable("give qty or percentage, not both") }
-        let order = try await brokerage.closePosition(symbol, account: account, qty: qty, percentage: percentage)
+        let order = try await orderService.closePosition(symbol, account: account, qty: qty, percentage: percentage)
         return AlpacaEncoding.order(order).response()
     }
 
@@ -38,7 +41,7 @@ struct PortfolioController {
         let key = try context.parameters.require("symbol")
         let symbol = Identifier(key).flatMap(OptionContractID.contract)?.occSymbol ?? key.uppercased()
         guard OptionContract(occSymbol: symbol) != nil else { throw APIError.unprocessable("invalid symbol") }
-        try await brokerage.exercise(symbol, account: account)
+        try await orderService.exercise(symbol, account: account)
         return Response(status: .ok)
     }
 
@@ -49,19 +52,19 @@ struct PortfolioController {
         let key = try context.parameters.require("symbol")
         let symbol = Identifier(key).flatMap(OptionContractID.contract)?.occSymbol ?? key.uppercased()
         guard OptionContract(occSymbol: symbol) != nil else { throw APIError.unprocessable("invalid symbol") }
-        try await brokerage.doNotExercise(symbol, account: account)
+        try await orderService.doNotExercise(symbol, account: account)
         return Response(status: .ok)
     }
 
     @Sendable func closeAll(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         if try request.boolQuery("cancel_orders") == true {
-            _ = try await brokerage.cancelAll(account: account)
+            _ = try await orderService.cancelAll(account: account)
         }
         var results: [JSONValue] = []
-        for symbol in try await brokerage.heldSymbols(account) {
+        for symbol in try await orderService.heldSymbols(account) {
             do throws(BrokerageError) {
-                let order = try await brokerage.closePosition(symbol, account: account, qty: nil, percentage: nil)
+                let order = try await orderService.closePosition(symbol, account: account, qty: nil, percentage: nil)
                 results.append(
                     .object(["symbol": .string(symbol), "status": .int(200), "body": AlpacaEncoding.order(order)]))
             } catch {
@@ -96,13 +99,13 @@ struct PortfolioController {
     /// terms): max_margin_multiplier, no_shorting (always true on cash accounts), pdt_check and pdt_protection.
     func currentConfiguration(_ account: AccountID) async throws -> [String: JSONValue] {
         var config = Self.defaultConfiguration
-        if let stored = try await brokerage.configurations.saved(account),
+        if let stored = try await configurations.saved(account),
             let object = (try? JSONValue(parsing: stored))?.object
         {
             config.merge(object) { $1 }
         }
         do {
-            let terms = try await brokerage.account(account).terms
+            let terms = try await accountService.account(account).terms
             config["max_margin_multiplier"] = .string(String(terms.maxMultiplier))
             config["no_shorting"] = .bool(terms.type == .cash || terms.noShorting)
             config["pdt_check"] = .string(terms.dayTradeCheck.rawValue)
@@ -141,7 +144,7 @@ struct PortfolioController {
             }
         }
         do {
-            let current = try await brokerage.account(account).terms
+            let current = try await accountService.account(account).terms
             var terms = current
             if let text = changes["max_margin_multiplier"]?.string {
                 guard let multiplier = Int(text), MarginTerms.multipliers.contains(multiplier) else {
@@ -165,9 +168,9 @@ struct PortfolioController {
             if let level = changes["max_options_trading_level"]?.int.flatMap(OptionsLevel.init(rawValue:)) {
                 terms.maxOptionsLevel = level
             }
-            if terms != current { try await brokerage.setMarginTerms(terms, for: account) }
+            if terms != current { try await accountService.setMarginTerms(terms, for: account) }
         }
-        try await brokerage.configurations.save(account, json: JSONValue.object(config).serialized)
+        try await configurations.save(account, json: JSONValue.object(config).serialized)
         return JSONValue.object(config).response()
     }
 
@@ -178,7 +181,7 @@ struct PortfolioController {
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         _ = try request.boolQuery("extended_hours") // accepted and checked; sessions are what they are
-        let zone = (await brokerage.accountRecord(account))?.market.calendar.zone ?? .newYork
+        let zone = (await accountService.accountRecord(account))?.market.calendar.zone ?? .newYork
         let periodText = request.query("period") ?? (request.query("start") == nil ? "1M" : nil)
         let end = try request.dateQuery("end", timeAllowed: true) ?? request.dateQuery("date_end", timeAllowed: true)
         var start = try request.dateQuery("start", timeAllowed: true)
@@ -198,7 +201,7 @@ struct PortfolioController {
                 else {
                     throw APIError.unprocessable("invalid period \(text); expected e.g. 1D, 1W, 1M, 3M, 6M, 1A or all")
                 }
-                start = (end ?? zone.localTime(of: brokerage.clock.now()).date).adding(days: -n * days + 1)
+                start = (end ?? zone.localTime(of: clock.now()).date).adding(days: -n * days + 1)
             }
         }
         let tfText = request.query("timeframe") ?? (period == .day || period == .week ? "15Min" : "1D")
@@ -218,7 +221,7 @@ struct PortfolioController {
         guard pnlReset == "per_day" || pnlReset == "no_reset" else {
             throw APIError.unprocessable("invalid pnl_reset \(pnlReset); expected per_day or no_reset")
         }
-        let report = try await brokerage.performance(
+        let report = try await accountService.performance(
             account, period: start == nil ? period : nil, start: start, end: end,
             resolution: step.map { .every($0) } ?? .daily)
         return Self.alpacaHistory(

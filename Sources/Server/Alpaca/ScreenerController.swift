@@ -9,7 +9,7 @@ import TradingCore
 /// feed's movers (the simulated market's by default; a real provider's when it has them). US stocks only, as
 /// Alpaca's screener.
 struct ScreenerController {
-    let brokerage: Brokerage
+    let market: MarketView
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("screener/stocks/most-actives", use: mostActives)
@@ -22,10 +22,10 @@ struct ScreenerController {
         return n
     }
 
-    var lastUpdated: JSONValue { .string(brokerage.clock.now().description) }
+    var lastUpdated: JSONValue { .string(market.clock.now().description) }
 
     func movers(_ kind: MoverKind, limit: Int) async throws -> [Mover] {
-        do throws(FeedError) { return try await brokerage.feed.movers(.us, kind: kind, limit: limit) } catch {
+        do throws(FeedError) { return try await market.feed.movers(.us, kind: kind, limit: limit) } catch {
             throw APIError(feed: error)
         }
     }
@@ -40,10 +40,10 @@ struct ScreenerController {
         case let other?: throw APIError.unprocessable("invalid by \(other); expected volume or trades")
         }
         let top = try top(request, default: 10, max: 100)
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         var rows: [(symbol: String, volume: Quantity, trades: Int)] = []
         for mover in try await movers(.active, limit: 100) {
-            let day = try? await brokerage.feed.bars(
+            let day = try? await market.feed.bars(
                 mover.symbol, timeframe: .day, from: now.adding(seconds: -5 * 86_400), to: now.adding(seconds: 1)
             ).last
             rows.append((mover.symbol, mover.volume, day?.tradeCount ?? 0))

@@ -8,12 +8,16 @@ import TradingCore
 
 /// Alpaca Trading API v2: account, orders, positions, assets, activities.
 struct TradingController {
-    let brokerage: Brokerage
+    let market: MarketView
+    let accountService: any AccountService
+    let orderService: any OrderService
     let assetList: AlpacaAssets
 
-    init(brokerage: Brokerage) {
-        self.brokerage = brokerage
-        assetList = AlpacaAssets(directory: brokerage.directory)
+    init(market: MarketView, accountService: any AccountService, orderService: any OrderService) {
+        self.market = market
+        self.accountService = accountService
+        self.orderService = orderService
+        assetList = AlpacaAssets(directory: market.directory)
     }
 
     func addRoutes(to group: RouterGroup<AppContext>) {
@@ -35,7 +39,7 @@ struct TradingController {
 
     @Sendable func account(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
-        let summary = try await brokerage.summary(id)
+        let summary = try await accountService.summary(id)
         return AlpacaEncoding.account(summary).response()
     }
 
@@ -43,7 +47,7 @@ struct TradingController {
         let id = try context.account()
         var request = request
         let order = try OrderRequest(json: try await request.jsonBody(context: context))
-        let placed = try await brokerage.submit(order, account: id)
+        let placed = try await orderService.submit(order, account: id)
         guard placed.legs.isEmpty else { return try await encode(placed, account: id).response() }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
@@ -82,7 +86,7 @@ struct TradingController {
         if let symbols = request.query("symbols") {
             query.symbols = symbols.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
         }
-        let orders = try await brokerage.orders(account: id, query)
+        let orders = try await orderService.orders(account: id, query)
         let nested = try request.boolQuery("nested") ?? false
         var out: [JSONValue] = []
         for order in orders where !(nested && order.parentID != nil) {
@@ -94,7 +98,7 @@ struct TradingController {
     @Sendable func getOrder(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         let id = try orderID(context)
-        let order = try await brokerage.order(id, account: account)
+        let order = try await orderService.order(id, account: account)
         return try await encode(order, account: account).response()
     }
 
@@ -103,7 +107,7 @@ struct TradingController {
         guard let clientID = request.query("client_order_id") else {
             throw APIError.unprocessable("client_order_id is required")
         }
-        let order = try await brokerage.order(clientOrderID: ClientOrderID(clientID), account: account)
+        let order = try await orderService.order(clientOrderID: ClientOrderID(clientID), account: account)
         return try await encode(order, account: account).response()
     }
 
@@ -112,20 +116,20 @@ struct TradingController {
         let id = try orderID(context)
         var request = request
         let change = try ReplaceRequest(json: try await request.jsonBody(context: context))
-        let order = try await brokerage.replace(id, account: account, with: change)
+        let order = try await orderService.replace(id, account: account, with: change)
         return try await encode(order, account: account).response()
     }
 
     @Sendable func cancelOrder(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
         let id = try orderID(context)
-        _ = try await brokerage.cancel(id, account: account)
+        _ = try await orderService.cancel(id, account: account)
         return Response(status: .noContent)
     }
 
     @Sendable func cancelAll(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        let results = try await brokerage.cancelAll(account: account)
+        let results = try await orderService.cancelAll(account: account)
         let body: [JSONValue] = results.map { (id, result) -> JSONValue in
             switch result {
             case .success(let order):
@@ -143,12 +147,12 @@ struct TradingController {
 
     @Sendable func positions(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
-        let summary = try await brokerage.summary(id)
-        let date = brokerage.clock.now()
+        let summary = try await accountService.summary(id)
+        let date = market.clock.now()
         return JSONValue.array(
             summary.positions.map {
                 AlpacaEncoding.position(
-                    $0, date: brokerage.clock.sessions.tradingDate($0.instrument.calendar, at: date))
+                    $0, date: market.clock.sessions.tradingDate($0.instrument.calendar, at: date))
             }
         ).response()
     }
@@ -156,7 +160,7 @@ struct TradingController {
     @Sendable func position(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
         let symbol = try context.parameters.require("symbol").uppercased()
-        let summary = try await brokerage.summary(id)
+        let summary = try await accountService.summary(id)
         guard
             let p = summary.positions.first(where: {
                 $0.position.symbol == symbol
@@ -165,7 +169,7 @@ struct TradingController {
         else {
             throw APIError.notFound("position does not exist")
         }
-        let today = brokerage.clock.sessions.tradingDate(p.instrument.calendar, at: brokerage.clock.now())
+        let today = market.clock.sessions.tradingDate(p.instrument.calendar, at: market.clock.now())
         return AlpacaEncoding.position(p, date: today).response()
     }
 
@@ -248,7 +252,7 @@ struct TradingController {
         }
         // Types Alpaca has that never happen here (ACATS, options, …) list nothing, once the rest is checked.
         if !types.isEmpty, query.kinds.isEmpty { return JSONValue.array([]).response() }
-        let entries = try await brokerage.activities(id, query: query)
+        let entries = try await accountService.activities(id, query: query)
         return JSONValue.array(entries.map(ActivityEncoding.alpaca)).response()
     }
 
@@ -264,7 +268,7 @@ struct TradingController {
         guard nested, !order.legs.isEmpty else { return AlpacaEncoding.order(order) }
         var legs: [Order] = []
         for leg in order.legs {
-            if let o = try? await brokerage.order(leg, account: account) { legs.append(o) }
+            if let o = try? await orderService.order(leg, account: account) { legs.append(o) }
         }
         return AlpacaEncoding.order(order, legs: legs)
     }

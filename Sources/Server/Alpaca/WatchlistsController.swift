@@ -7,7 +7,8 @@ import TradingCore
 
 /// Alpaca watchlists, including the `:by_name` variants; every change answers with the updated watchlist.
 struct WatchlistsController {
-    let brokerage: Brokerage
+    let market: MarketView
+    let watchlists: Watchlists
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("watchlists", use: list)
@@ -27,13 +28,13 @@ struct WatchlistsController {
         .object([
             "id": .string(w.id), "account_id": .string(w.accountID.description), "name": .string(w.name),
             "created_at": .string(w.createdAt.description), "updated_at": .string(w.updatedAt.description),
-            "assets": .array(w.symbols.compactMap { brokerage.directory.entry($0).map(AlpacaEncoding.asset) }),
+            "assets": .array(w.symbols.compactMap { market.directory.entry($0).map(AlpacaEncoding.asset) }),
         ])
     }
 
     func find(_ context: AppContext, id: String? = nil, name: String? = nil) async throws -> WatchlistRecord {
         let account = try context.account()
-        let all = try await brokerage.watchlists.all(account: account)
+        let all = try await watchlists.all(account: account)
         guard let w = all.first(where: { (id != nil && $0.id == id) || (name != nil && $0.name == name) }) else {
             throw APIError.notFound("watchlist not found")
         }
@@ -56,7 +57,7 @@ struct WatchlistsController {
         var symbols: [String] = []
         for item in list {
             guard let s = item.string?.uppercased() else { throw APIError.unprocessable("symbols must be strings") }
-            guard brokerage.directory.entry(s) != nil else { throw APIError.unprocessable("asset \(s) not found") }
+            guard market.directory.entry(s) != nil else { throw APIError.unprocessable("asset \(s) not found") }
             if !symbols.contains(s) { symbols.append(s) }
         }
         return symbols
@@ -64,7 +65,7 @@ struct WatchlistsController {
 
     func save(_ w: WatchlistRecord) async throws -> Response {
         do throws(BrokerageError) {
-            try await brokerage.watchlists.save(w)
+            try await watchlists.save(w)
         } catch {
             guard error.isDuplicate else { throw error }
             throw APIError(.unprocessableContent, code: 40010001, "watchlist name must be unique")
@@ -73,7 +74,7 @@ struct WatchlistsController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let lists = try await brokerage.watchlists.all(account: try context.account())
+        let lists = try await watchlists.all(account: try context.account())
         return JSONValue.array(
             lists.map { w in
                 var o = encode(w).object ?? [:]
@@ -86,7 +87,7 @@ struct WatchlistsController {
     @Sendable func create(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
         let body = try await request.jsonBody(context: context)
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         let w = WatchlistRecord(
             id: UUID().uuidString.lowercased(), accountID: try context.account(),
             name: try validName(body["name"]?.string), symbols: try validSymbols(body["symbols"]),
@@ -108,7 +109,7 @@ struct WatchlistsController {
         var w = w
         if let name = body["name"], !name.isNull { w.name = try validName(name.string) }
         w.symbols = try validSymbols(body["symbols"])
-        w.updatedAt = brokerage.clock.now()
+        w.updatedAt = market.clock.now()
         return try await save(w)
     }
 
@@ -128,12 +129,12 @@ struct WatchlistsController {
         guard let symbol = body["symbol"]?.string?.uppercased() else {
             throw APIError.unprocessable("symbol is required")
         }
-        guard brokerage.directory.entry(symbol) != nil else {
+        guard market.directory.entry(symbol) != nil else {
             throw APIError.unprocessable("asset \(symbol) not found")
         }
         var w = w
         if !w.symbols.contains(symbol) { w.symbols.append(symbol) }
-        w.updatedAt = brokerage.clock.now()
+        w.updatedAt = market.clock.now()
         return try await save(w)
     }
 
@@ -148,13 +149,13 @@ struct WatchlistsController {
 
     @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await find(context, id: try context.parameters.require("id"))
-        try await brokerage.watchlists.delete(w.id, account: w.accountID)
+        try await watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 
     @Sendable func deleteByName(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await find(context, name: request.query("name"))
-        try await brokerage.watchlists.delete(w.id, account: w.accountID)
+        try await watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 
@@ -163,7 +164,7 @@ struct WatchlistsController {
         let symbol = try context.parameters.require("symbol").uppercased()
         guard w.symbols.contains(symbol) else { throw APIError.notFound("\(symbol) is not in this watchlist") }
         w.symbols.removeAll { $0 == symbol }
-        w.updatedAt = brokerage.clock.now()
+        w.updatedAt = market.clock.now()
         return try await save(w)
     }
 }

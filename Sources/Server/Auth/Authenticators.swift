@@ -34,7 +34,7 @@ struct SessionAuthenticator: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         if let token = request.cookies[Self.cookie]?.value,
-            let user = try await access.brokerage.users.sessionUser(tokenHash: Credentials.sha256(token))
+            let user = try await access.users.sessionUser(tokenHash: Credentials.sha256(token))
         {
             context.caller = .user(id: user, sessionToken: token)
         } else if let keyID = request.headers[HTTPField.Name.alpacaKeyID] {

@@ -7,14 +7,18 @@ import TradingCore
 /// and throttles failed logins. Every surface that signs someone in (the native API, the Alpaca key headers, the
 /// IB gateway's login, the streams) shares this one instance, so a throttled username is throttled everywhere.
 public final class UserAccess: Sendable {
-    let brokerage: Brokerage
+    let users: UserDirectory
+    let accountService: any AccountService
     /// Failed logins per username (the native API and the IB gateway's login page).
     let throttle = LoginThrottle()
     /// Verified API keys whose accounts are loaded (key id → secret hash and account): a request with a known key
     /// touches neither storage nor a shard to authenticate.
     private let keys = Mutex<[String: APIKeyRecord]>([:])
 
-    public init(brokerage: Brokerage) { self.brokerage = brokerage }
+    public init(users: UserDirectory, accountService: any AccountService) {
+        self.users = users
+        self.accountService = accountService
+    }
 
     /// Codes of the sign-up and log-in refusals, each one thing a person can fix (the app words them in the user's
     /// language; the message stays English for API clients).
@@ -36,7 +40,7 @@ public final class UserAccess: Sendable {
         }
         let hash = try await Credentials.hashPassword(password)
         do {
-            return try await brokerage.users.createUser(username: username, passwordHash: hash)
+            return try await users.createUser(username: username, passwordHash: hash)
         } catch .conflict {
             throw APIError(.conflict, code: Refusal.usernameTaken, "the username \(username) is taken")
         }
@@ -46,7 +50,7 @@ public final class UserAccess: Sendable {
     public func createKey(account: AccountID) async throws -> (keyID: String, secret: String) {
         let keyID = Credentials.keyID()
         let secret = Credentials.token(bytes: 30)
-        try await brokerage.users.addKey(
+        try await users.addKey(
             APIKeyRecord(keyID: keyID, secretHash: Credentials.sha256(secret), accountID: account))
         return (keyID, secret)
     }
@@ -59,11 +63,11 @@ public final class UserAccess: Sendable {
         if let record = keys.withLock({ $0[keyID] }) {
             return Credentials.equal(record.secretHash, hash) ? record.accountID : nil
         }
-        guard let record = try await brokerage.users.key(keyID), Credentials.equal(record.secretHash, hash) else {
+        guard let record = try await users.key(keyID), Credentials.equal(record.secretHash, hash) else {
             return nil
         }
         guard loading else { return record.accountID }
-        try await brokerage.loadAccountIfNeeded(record.accountID)
+        try await accountService.loadAccountIfNeeded(record.accountID)
         keys.withLock { $0[keyID] = record }
         return record.accountID
     }
@@ -72,11 +76,11 @@ public final class UserAccess: Sendable {
     public func bootstrapDemoIfEmpty() async throws -> (
         username: String, password: String, keyID: String, secret: String
     )? {
-        guard try await brokerage.users.count() == 0 else { return nil }
+        guard try await users.count() == 0 else { return nil }
         let password = "demo-" + Credentials.token(bytes: 6)
         let user = try await createUser(username: "demo", password: password)
-        let us = try await brokerage.openAccount(userID: user.id, market: .us, cash: nil, name: "Demo USD")
-        _ = try await brokerage.openAccount(userID: user.id, market: .cn, cash: nil, name: "Demo A-shares")
+        let us = try await accountService.openAccount(userID: user.id, market: .us, cash: nil, name: "Demo USD")
+        _ = try await accountService.openAccount(userID: user.id, market: .cn, cash: nil, name: "Demo A-shares")
         let key = try await createKey(account: us.id)
         return ("demo", password, key.keyID, key.secret)
     }

@@ -40,11 +40,14 @@ public struct DeliveryDispatcher: Service {
     /// Attempts running at once.
     let concurrency = 8
 
-    init(_ sender: any DeliverySender, brokerage: Brokerage, logger: Logger) {
+    init(
+        _ sender: any DeliverySender, outbox: DeliveryOutbox, clock: MarketClock, leads: @escaping @Sendable () -> Bool,
+        logger: Logger
+    ) {
         self.sender = sender
-        outbox = brokerage.deliveries
-        clock = brokerage.clock
-        leads = { brokerage.leadsCluster }
+        self.outbox = outbox
+        self.clock = clock
+        self.leads = leads
         self.logger = logger
     }
 

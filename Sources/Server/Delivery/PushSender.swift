@@ -35,9 +35,12 @@ struct PushSender: DeliverySender {
     let addresses: OutboundAddressPolicy
     var transport: WebhookSender.Transport = WebhookSender.urlSession
 
-    init(brokerage: Brokerage, key: VAPIDKey, contact: String, addresses: OutboundAddressPolicy) {
-        push = brokerage.push
-        languages = brokerage.languages
+    init(
+        push: PushSubscriptions, languages: LanguagePreferences, key: VAPIDKey, contact: String,
+        addresses: OutboundAddressPolicy
+    ) {
+        self.push = push
+        self.languages = languages
         self.key = key
         self.contact = contact
         self.addresses = addresses

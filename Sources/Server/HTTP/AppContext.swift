@@ -25,7 +25,7 @@ public struct AppContext: RequestContext {
     public var maxUploadSize: Int { 64 * 1024 }
 }
 
-extension Brokerage {
+extension AccountService {
     /// The account in the path (`{id}`), if it belongs to the logged-in user or is the API key's own account;
     /// "account not found" otherwise (never "forbidden": another user's account ids are not confirmed).
     func account(ownedBy context: AppContext) async throws -> AccountRecord {

@@ -107,14 +107,18 @@ enum IBCertificate {
 /// the gateway in as `--ib-user` first when given.
 struct IBGatewayService: Service {
     let configuration: ServerConfiguration
-    let brokerage: Brokerage
+    let market: MarketView
+    let accountService: any AccountService
+    let orderService: any OrderService
     let access: UserAccess
     let logger: Logger
 
     func run() async throws {
-        let gateway = IBGateway(brokerage: brokerage, access: access, configuration: configuration.ib)
+        let gateway = IBGateway(
+            market: market, accountService: accountService, orderService: orderService, access: access,
+            configuration: configuration.ib)
         if let name = configuration.ib.user {
-            guard let user = try await brokerage.users.user(username: name.lowercased()) else {
+            guard let user = try await access.users.user(username: name.lowercased()) else {
                 throw IBError(.badRequest, "--ib-user \(name): no such papertrade user")
             }
             gateway.logIn(user)

@@ -77,13 +77,20 @@ final class IBGateway: Sendable {
         var value: FixedDecimal = .zero
     }
 
-    let brokerage: Brokerage
+    let market: MarketView
+    let accountService: any AccountService
+    let orderService: any OrderService
     let access: UserAccess
     let configuration: IBGatewayConfiguration
     let state = Mutex(State())
 
-    init(brokerage: Brokerage, access: UserAccess, configuration: IBGatewayConfiguration) {
-        self.brokerage = brokerage
+    init(
+        market: MarketView, accountService: any AccountService, orderService: any OrderService, access: UserAccess,
+        configuration: IBGatewayConfiguration
+    ) {
+        self.market = market
+        self.accountService = accountService
+        self.orderService = orderService
         self.access = access
         self.configuration = configuration
     }
@@ -110,7 +117,7 @@ final class IBGateway: Sendable {
     /// The user's accounts, in the order they were opened, with their IB ids.
     func accounts() async throws -> [(ib: String, record: AccountRecord)] {
         let user = try user()
-        let records = try await brokerage.loadAccounts(of: user).sorted {
+        let records = try await accountService.loadAccounts(of: user).sorted {
             ($0.createdAt, $0.id) < ($1.createdAt, $1.id)
         }
         return records.map { (IBAccountID.make($0.id), $0) }
@@ -191,9 +198,9 @@ final class IBGateway: Sendable {
     /// The order an IB number stands for in the account; looks through the account's orders after a restart.
     func order(number: Int, account: AccountID) async throws -> Order {
         if let id = state.withLock({ $0.orders[number] }),
-            let order = try? await brokerage.order(id, account: account)
+            let order = try? await orderService.order(id, account: account)
         {
-            if let next = order.replacedBy, let newer = try? await brokerage.order(next, account: account) {
+            if let next = order.replacedBy, let newer = try? await orderService.order(next, account: account) {
                 state.withLock { $0.orders[number] = newer.id }
                 return newer
             }
@@ -202,7 +209,7 @@ final class IBGateway: Sendable {
         var query = OrderQuery()
         query.status = .all
         query.limit = 500
-        let orders = try await brokerage.orders(account: account, query)
+        let orders = try await orderService.orders(account: account, query)
         let chain = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var found: Order?
         for order in orders where self.number(of: order, chain: chain) == number {

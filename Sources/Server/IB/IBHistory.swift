@@ -153,7 +153,7 @@ extension IBGateway {
     /// 52-week range when asked for (fields 7293/7294).
     func snapshot(_ entry: DirectoryEntry, fields: [String]) async throws -> JSONValue {
         let quote: MarketQuote
-        do { quote = try await brokerage.feed.quote(entry.symbol) } catch {
+        do { quote = try await market.feed.quote(entry.symbol) } catch {
             throw IBError(.serviceUnavailable, "market data unavailable for \(entry.symbol)")
         }
         var context = IBMarketFields.Context(entry: entry)
@@ -163,18 +163,18 @@ extension IBGateway {
                 ["73", "74", "75", "76", "77", "78", "79", "80", "7292", "7920", "7921"].contains($0)
             }
         if wantsPosition, let account = try? await selectedAccount(), account.market == entry.instrument.market {
-            context.position = try await brokerage.summary(account.id).positions.first {
+            context.position = try await accountService.summary(account.id).positions.first {
                 $0.instrument.symbol == entry.symbol
             }
         }
         if fields.isEmpty || fields.contains("7293") || fields.contains("7294") {
             context.yearRange = await yearRange(entry)
         }
-        return IBMarketFields.snapshot(quote, context, requested: fields, updated: brokerage.clock.now())
+        return IBMarketFields.snapshot(quote, context, requested: fields, updated: market.clock.now())
     }
 
     /// The 52-week high and low (`MarketDataFeed.yearRange`: the year's daily bars and today so far).
     func yearRange(_ entry: DirectoryEntry) async -> (high: Price, low: Price)? {
-        await brokerage.feed.yearRange(entry.symbol, now: brokerage.clock.now())
+        await market.feed.yearRange(entry.symbol, now: market.clock.now())
     }
 }

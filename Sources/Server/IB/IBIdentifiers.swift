@@ -54,10 +54,10 @@ enum IBConid {
 
     /// The instrument a conid given as text names: a listed stock of that market, or an option contract of an
     /// optionable underlying (whether it is listed is the order's to find out).
-    static func instrument(_ text: String, brokerage: Brokerage) -> Instrument? {
+    static func instrument(_ text: String, market: MarketView) -> Instrument? {
         guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else { return nil }
-        if let contract = IBOptionConid.contract(number) { return brokerage.instrument(contract.occSymbol) }
-        return entry(text, in: brokerage.directory)?.instrument
+        if let contract = IBOptionConid.contract(number) { return market.instrument(contract.occSymbol) }
+        return entry(text, in: market.directory)?.instrument
     }
 
     /// The directory entry of a conid given as text, when it names a listed instrument of that market.

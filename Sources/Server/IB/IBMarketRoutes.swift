@@ -8,8 +8,8 @@ import TradingCore
 /// Contracts (conid lookup, search, info and rules), market data (snapshot, history) and the scanner.
 struct IBMarketRoutes {
     let gateway: IBGateway
-    var brokerage: Brokerage { gateway.brokerage }
-    var directory: SymbolDirectory { brokerage.directory }
+    var market: MarketView { gateway.market }
+    var directory: SymbolDirectory { market.directory }
     var options: IBOptionRoutes { IBOptionRoutes(gateway: gateway) }
 
     func addRoutes(to api: RouterGroup<AppContext>) {
@@ -168,7 +168,7 @@ struct IBMarketRoutes {
     @Sendable func infoAndRules(_ request: Request, context: AppContext) async throws -> Response {
         let e = try entry(context.parameters.get("conid"))
         guard case .object(var object) = IBEncoding.contractInfo(e) else { throw IBError(.internalServerError, "") }
-        object["rules"] = IBEncoding.rules(e, quote: try? await brokerage.feed.quote(e.symbol))
+        object["rules"] = IBEncoding.rules(e, quote: try? await market.feed.quote(e.symbol))
         return JSONValue.object(object).response()
     }
 
@@ -177,7 +177,7 @@ struct IBMarketRoutes {
         let body = try await request.ibBody(context: context)
         let conid = body?["conid"].flatMap { $0.int.map(String.init) ?? $0.string }
         let e = try entry(conid)
-        return IBEncoding.rules(e, quote: try? await brokerage.feed.quote(e.symbol)).response()
+        return IBEncoding.rules(e, quote: try? await market.feed.quote(e.symbol)).response()
     }
 
     // MARK: Market data
@@ -232,7 +232,7 @@ struct IBMarketRoutes {
             throw IBError(
                 .badRequest, "period \(periodText) must be {1-30}min, {1-8}h, {1-1000}d, {1-792}w, {1-182}m or {1-15}y")
         }
-        var end = brokerage.clock.now()
+        var end = market.clock.now()
         if let start = request.query("startTime"), !start.isEmpty {
             guard let t = IBHistory.time(start) else {
                 throw IBError(.badRequest, "startTime must be yyyyMMdd-HH:mm:ss")
@@ -244,7 +244,7 @@ struct IBMarketRoutes {
         defer { gateway.endHistory() }
         let answer = try await IBHistory.answer(
             e, bar: bar, barText: barText, period: period, periodText: periodText, end: end, outsideRTH: outsideRTH,
-            feed: brokerage.feed)
+            feed: market.feed)
         return answer.response()
     }
 
@@ -268,7 +268,7 @@ struct IBMarketRoutes {
             throw IBError(
                 .badRequest, "scanner type \(type) is not supported; use TOP_PERC_GAIN, TOP_PERC_LOSE or MOST_ACTIVE")
         }
-        let movers = try await brokerage.feed.movers(market, kind: kind, limit: 50)
+        let movers = try await self.market.feed.movers(market, kind: kind, limit: 50)
         let contracts: [JSONValue] = movers.compactMap { m in
             guard let e = directory.entry(m.symbol) else { return nil }
             let conid = IBConid.conid(e.instrument)

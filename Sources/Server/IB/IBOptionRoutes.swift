@@ -11,8 +11,8 @@ import TradingCore
 /// option fields (greeks, implied volatility, open interest, option volume).
 struct IBOptionRoutes {
     let gateway: IBGateway
-    var brokerage: Brokerage { gateway.brokerage }
-    var options: OptionMarket { brokerage.options }
+    var market: MarketView { gateway.market }
+    var options: OptionMarket { market.options }
 
     func addRoutes(to api: RouterGroup<AppContext>) {
         api.get("iserver/secdef/strikes", use: strikes)
@@ -58,7 +58,7 @@ struct IBOptionRoutes {
     /// The option class of an underlying's conid, with IB's refusal for anything else.
     func optionClass(_ conid: String?) throws -> OptionClass {
         guard let conid, !conid.isEmpty else { throw IBError(.badRequest, "conid is required") }
-        guard let entry = IBConid.entry(conid, in: brokerage.directory) else {
+        guard let entry = IBConid.entry(conid, in: market.directory) else {
             throw IBError(.badRequest, "invalid conid \(conid): no such contract")
         }
         guard let optionClass = options.optionClass(entry.symbol) else {
@@ -192,7 +192,7 @@ struct IBOptionRoutes {
         ]
         var object: [String: JSONValue] = [
             "conid": .int(conid), "conidEx": .string(String(conid)),
-            "_updated": .int(Int(brokerage.clock.now().nanoseconds / 1_000_000)),
+            "_updated": .int(Int(market.clock.now().nanoseconds / 1_000_000)),
             "server_id": .string("q\(conid % 1000)"),
             "6119": .string("q\(conid % 1000)"),
         ]

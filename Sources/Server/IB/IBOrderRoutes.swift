@@ -8,7 +8,10 @@ import TradingCore
 /// Orders: place with IB's reply questions, modify, cancel, what-if, live orders, status and trades.
 struct IBOrderRoutes {
     let gateway: IBGateway
-    var brokerage: Brokerage { gateway.brokerage }
+    var configurations: AccountConfigurations { gateway.accountService.configurations }
+    var market: MarketView { gateway.market }
+    var orderService: any OrderService { gateway.orderService }
+    var accountService: any AccountService { gateway.accountService }
 
     func addRoutes(to api: RouterGroup<AppContext>) {
         api.post("iserver/account/{acct}/orders", use: place)
@@ -41,7 +44,7 @@ struct IBOrderRoutes {
     }
 
     /// What a conid names for an order: a listed stock or an option contract.
-    var findInstrument: (String) -> Instrument? { { [brokerage] in IBConid.instrument($0, brokerage: brokerage) } }
+    var findInstrument: (String) -> Instrument? { { [market] in IBConid.instrument($0, market: market) } }
 
     func check(_ ticket: IBOrderTicket, _ record: AccountRecord) throws {
         guard ticket.instrument.market == record.market else {
@@ -56,7 +59,7 @@ struct IBOrderRoutes {
 
     func settings(_ account: AccountID) async throws -> IBQuestions.Settings {
         var settings = IBQuestions.Settings()
-        if let saved = try await brokerage.configurations.saved(account),
+        if let saved = try await configurations.saved(account),
             let object = (try? JSONValue(parsing: saved))?["ib_precautions"]?.object
         {
             try? settings.apply(object)
@@ -78,9 +81,9 @@ struct IBOrderRoutes {
         var settings = try await settings(record.id)
         try settings.apply(changes)
         var saved =
-            (try await brokerage.configurations.saved(record.id)).flatMap { try? JSONValue(parsing: $0) }?.object ?? [:]
+            (try await configurations.saved(record.id)).flatMap { try? JSONValue(parsing: $0) }?.object ?? [:]
         saved["ib_precautions"] = settings.json
-        try await brokerage.configurations.save(record.id, json: JSONValue.object(saved).serialized)
+        try await configurations.save(record.id, json: JSONValue.object(saved).serialized)
         return settings.json.response()
     }
 
@@ -113,7 +116,7 @@ struct IBOrderRoutes {
         return .array([
             .object([
                 "order_id": .string(String(number)),
-                "order_status": .string(IBEncoding.status(order, now: brokerage.clock.now())),
+                "order_status": .string(IBEncoding.status(order, now: market.clock.now())),
                 "encrypt_message": .string("1"),
             ])
         ])
@@ -123,7 +126,7 @@ struct IBOrderRoutes {
         let record = try await account(context)
         var request = request
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
-        let quote = ticket.combo == nil ? try? await brokerage.quote(ticket.symbol) : nil
+        let quote = ticket.combo == nil ? try? await market.quote(ticket.symbol) : nil
         let questions = IBQuestions.questions(
             for: ticket, quote: quote, settings: try await settings(record.id), suppressed: gateway.suppressed)
         guard let first = questions.first else { return try await submit(ticket, record.id).response() }
@@ -133,7 +136,7 @@ struct IBOrderRoutes {
 
     func submit(_ ticket: IBOrderTicket, _ account: AccountID) async throws -> JSONValue {
         do throws(BrokerageError) {
-            return placed(try await brokerage.submit(ticket.request, account: account))
+            return placed(try await orderService.submit(ticket.request, account: account))
         } catch {
             if case .rejected(let rejection) = error, rejection.reason == .duplicateClientOrderID {
                 throw IBError(
@@ -169,8 +172,8 @@ struct IBOrderRoutes {
         case .place(let ticket):
             return try await submit(ticket, pending.account).response()
         case .modify(let orderID, let number, let change):
-            let old = try await brokerage.order(orderID, account: pending.account)
-            let order = try await brokerage.replace(orderID, account: pending.account, with: change)
+            let old = try await orderService.order(orderID, account: pending.account)
+            let order = try await orderService.replace(orderID, account: pending.account, with: change)
             gateway.carry(from: old, to: order)
             gateway.remember(number, order)
             return placed(order).response()
@@ -192,7 +195,7 @@ struct IBOrderRoutes {
         guard order.status.isOpen else {
             throw IBError(
                 .badRequest,
-                "order \(number) is \(IBEncoding.status(order, now: brokerage.clock.now())) and can no longer be modified"
+                "order \(number) is \(IBEncoding.status(order, now: market.clock.now())) and can no longer be modified"
             )
         }
         if order.orderClass == .mleg {
@@ -236,7 +239,7 @@ struct IBOrderRoutes {
         let change = ReplaceRequest(
             qty: ticket.quantity - carried.qty, timeInForce: ticket.timeInForce, limitPrice: ticket.limitPrice,
             stopPrice: ticket.stopPrice, trail: ticket.trailAmount ?? ticket.trailPercent, qtyIncludesFills: true)
-        let quote = try? await brokerage.feed.quote(order.symbol)
+        let quote = try? await market.feed.quote(order.symbol)
         var settings = try await settings(record.id)
         settings.marketOrderWarning = false
         let questions = IBQuestions.questions(
@@ -248,7 +251,7 @@ struct IBOrderRoutes {
                     created: Date()))
             return Self.question(id, first).response()
         }
-        let replaced = try await brokerage.replace(order.id, account: record.id, with: change)
+        let replaced = try await orderService.replace(order.id, account: record.id, with: change)
         gateway.carry(from: order, to: replaced)
         gateway.remember(number, replaced)
         return placed(replaced).response()
@@ -280,7 +283,7 @@ struct IBOrderRoutes {
         case let other?: throw IBError(.badRequest, "tif \(other) is not supported for combos; use DAY or GTC")
         }
         let change = ReplaceRequest(qty: quantity, timeInForce: tif, limitPrice: price)
-        let replaced = try await brokerage.replace(order.id, account: record.id, with: change)
+        let replaced = try await orderService.replace(order.id, account: record.id, with: change)
         gateway.remember(number, replaced)
         return placed(replaced).response()
     }
@@ -301,7 +304,7 @@ struct IBOrderRoutes {
         let ib = IBAccountID.make(record.id)
         let idText = try context.parameters.require("id")
         if idText == "-1" {
-            _ = try await brokerage.cancelAll(account: record.id)
+            _ = try await orderService.cancelAll(account: record.id)
             return JSONValue.object([
                 "msg": .string("Request was submitted"), "order_id": .int(-1), "account": .string(ib),
             ])
@@ -312,7 +315,7 @@ struct IBOrderRoutes {
         guard order.status.isOpen else {
             throw IBError(.badRequest, "OrderID \(number) doesn't exist or is no longer working")
         }
-        _ = try await brokerage.cancel(order.id, account: record.id)
+        _ = try await orderService.cancel(order.id, account: record.id)
         return JSONValue.object([
             "msg": .string("Request was submitted"), "order_id": .int(number),
             "conid": .int(IBConid.conid(symbol: order.symbol, market: record.market) ?? 0), "account": .string(ib),
@@ -324,11 +327,11 @@ struct IBOrderRoutes {
         let record = try await account(context)
         var request = request
         let ticket = try ticket(try await request.ibBody(context: context), for: record)
-        let summary = try await brokerage.summary(record.id)
+        let summary = try await accountService.summary(record.id)
         if ticket.combo != nil, ticket.type == .market {
             throw IBError(.badRequest, "a what-if of a combo needs its net price: send it as LMT")
         }
-        let quote = ticket.combo == nil ? try? await brokerage.quote(ticket.symbol) : nil
+        let quote = ticket.combo == nil ? try? await market.quote(ticket.symbol) : nil
         // A combo's price is its net per unit (negative: a credit), so what it pays or brings in is that × 100.
         let net = ticket.combo == nil ? nil : ticket.request.limitPrice
         let price =
@@ -383,7 +386,7 @@ struct IBOrderRoutes {
             (request.query("filters") ?? "").lowercased().split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")
             }.filter { !$0.isEmpty && $0 != "sortbytime" })
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         var rows: [(Timestamp, JSONValue)] = []
         for record in records {
             let ib = IBAccountID.make(record.id)
@@ -397,7 +400,7 @@ struct IBOrderRoutes {
                     (
                         order.updatedAt,
                         IBEncoding.liveOrder(
-                            order, number: number, ib: ib, entry: brokerage.directory.entry(order.symbol), now: now,
+                            order, number: number, ib: ib, entry: market.directory.entry(order.symbol), now: now,
                             carried: gateway.carried(order), combo: await comboLegs(order, among: known))
                     ))
             }
@@ -413,7 +416,7 @@ struct IBOrderRoutes {
         for id in order.legs {
             if let leg = known[id] {
                 legs.append(leg)
-            } else if let leg = try? await brokerage.order(id, account: order.accountID) {
+            } else if let leg = try? await orderService.order(id, account: order.accountID) {
                 legs.append(leg)
             }
         }
@@ -429,7 +432,8 @@ struct IBOrderRoutes {
         closed.status = .closed
         closed.limit = 500
         closed.after = now.adding(seconds: -86_400)
-        let orders = try await brokerage.orders(account: account, open) + brokerage.orders(account: account, closed)
+        let orders =
+            try await orderService.orders(account: account, open) + orderService.orders(account: account, closed)
         let chain = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for order in orders {
             _ = gateway.number(of: order, chain: chain)
@@ -445,8 +449,8 @@ struct IBOrderRoutes {
         for (ib, record) in try await gateway.accounts() {
             if let order = try? await gateway.order(number: number, account: record.id) {
                 return IBEncoding.orderStatus(
-                    order, number: number, ib: ib, entry: brokerage.directory.entry(order.symbol),
-                    now: brokerage.clock.now(), carried: gateway.carried(order), combo: await comboLegs(order)
+                    order, number: number, ib: ib, entry: market.directory.entry(order.symbol),
+                    now: market.clock.now(), carried: gateway.carried(order), combo: await comboLegs(order)
                 ).response()
             }
         }
@@ -480,7 +484,7 @@ extension IBGateway {
     /// (the fee entries booked after each fill of the order).
     func trades(_ record: AccountRecord, days: Int) async throws -> [(Timestamp, JSONValue)] {
         let calendar = record.market.calendar
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         var date = calendar.zone.localTime(of: now).date
         for _ in 1..<max(1, days) { date = calendar.previousTradingDay(before: date) }
         var query = ActivityQuery()
@@ -488,7 +492,7 @@ extension IBGateway {
         query.after = Timestamp(date, in: calendar.zone)
         query.ascending = true
         query.limit = 5000
-        let entries = try await brokerage.activities(record.id, query: query)
+        let entries = try await accountService.activities(record.id, query: query)
         var fills: [(Fill, Timestamp, FixedDecimal)] = []
         for entry in entries {
             switch entry.kind {
@@ -503,14 +507,14 @@ extension IBGateway {
         let ib = IBAccountID.make(record.id)
         var out: [(Timestamp, JSONValue)] = []
         for (fill, time, commission) in fills {
-            let order = try? await brokerage.order(fill.orderID, account: record.id)
+            let order = try? await orderService.order(fill.orderID, account: record.id)
             let number = order.map { self.number(of: $0) } ?? IBOrderNumber.make(fill.orderID)
             out.append(
                 (
                     time,
                     IBEncoding.trade(
                         fill, at: time, commission: commission, order: order, number: number, ib: ib,
-                        entry: brokerage.directory.entry(fill.symbol))
+                        entry: market.directory.entry(fill.symbol))
                 ))
         }
         return out

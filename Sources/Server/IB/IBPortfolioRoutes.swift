@@ -7,7 +7,8 @@ import TradingCore
 /// Accounts and portfolio: every papertrade account of the user is an IB paper ("DEMO") account.
 struct IBPortfolioRoutes {
     let gateway: IBGateway
-    var brokerage: Brokerage { gateway.brokerage }
+    var accountService: any AccountService { gateway.accountService }
+    var market: MarketView { gateway.market }
 
     func addRoutes(to api: RouterGroup<AppContext>) {
         api.get("portfolio/accounts", use: portfolioAccounts)
@@ -102,26 +103,26 @@ struct IBPortfolioRoutes {
 
     @Sendable func summary(_ request: Request, context: AppContext) async throws -> Response {
         let (ib, record) = try await account(context)
-        return IBEncoding.summary(ib, try await brokerage.summary(record.id), at: brokerage.clock.now()).response()
+        return IBEncoding.summary(ib, try await accountService.summary(record.id), at: market.clock.now()).response()
     }
 
     @Sendable func iserverSummary(_ request: Request, context: AppContext) async throws -> Response {
         let (_, record) = try await account(context)
-        return IBEncoding.iserverSummary(try await brokerage.summary(record.id)).response()
+        return IBEncoding.iserverSummary(try await accountService.summary(record.id)).response()
     }
 
     @Sendable func ledger(_ request: Request, context: AppContext) async throws -> Response {
         let (ib, record) = try await account(context)
-        return IBEncoding.ledger(ib, try await brokerage.summary(record.id), at: brokerage.clock.now()).response()
+        return IBEncoding.ledger(ib, try await accountService.summary(record.id), at: market.clock.now()).response()
     }
 
     @Sendable func allocation(_ request: Request, context: AppContext) async throws -> Response {
         let (_, record) = try await account(context)
-        let summary = try await brokerage.summary(record.id)
+        let summary = try await accountService.summary(record.id)
         var sectors: [String: FixedDecimal] = [:]
         var groups: [String: FixedDecimal] = [:]
         for p in summary.positions where !p.position.qty.isZero {
-            let entry = brokerage.directory.entry(p.instrument.symbol)
+            let entry = market.directory.entry(p.instrument.symbol)
             let sector = entry.flatMap { $0.sector.isEmpty ? nil : $0.sector } ?? "Others"
             let group = entry.flatMap { $0.industry.isEmpty ? nil : $0.industry } ?? "Others"
             sectors[sector, default: .zero] += p.valuation.marketValue
@@ -149,22 +150,22 @@ struct IBPortfolioRoutes {
                 }
                 return n
             } ?? 0
-        let held = try await brokerage.summary(record.id).positions.filter { !$0.position.qty.isZero }
+        let held = try await accountService.summary(record.id).positions.filter { !$0.position.qty.isZero }
             .sorted { $0.instrument.symbol < $1.instrument.symbol }
         // (A page past the end is empty, however large: `page * 100` overflowed for a page near Int.max.)
         let slice = held.dropFirst(page < held.count ? page * 100 : held.count).prefix(100)
         return JSONValue.array(
-            slice.map { IBEncoding.position(ib, $0, entry: brokerage.directory.entry($0.instrument.symbol)) }
+            slice.map { IBEncoding.position(ib, $0, entry: market.directory.entry($0.instrument.symbol)) }
         ).response()
     }
 
     @Sendable func position(_ request: Request, context: AppContext) async throws -> Response {
         let (ib, record) = try await account(context)
         let conid = try context.parameters.require("conid")
-        guard let entry = IBConid.entry(conid, in: brokerage.directory) else {
+        guard let entry = IBConid.entry(conid, in: market.directory) else {
             throw IBError(.badRequest, "invalid conid \(conid)")
         }
-        let held = try await brokerage.summary(record.id).positions.filter {
+        let held = try await accountService.summary(record.id).positions.filter {
             $0.instrument.symbol == entry.symbol && !$0.position.qty.isZero
         }
         return JSONValue.array(held.map { IBEncoding.position(ib, $0, entry: entry) }).response()
@@ -187,7 +188,7 @@ struct IBPortfolioRoutes {
     @Sendable func pnl(_ request: Request, context: AppContext) async throws -> Response {
         var rows: [String: JSONValue] = [:]
         for (ib, record) in try await gateway.accounts() {
-            rows[ib + ".Core"] = Self.pnlRow(try await brokerage.summary(record.id))
+            rows[ib + ".Core"] = Self.pnlRow(try await accountService.summary(record.id))
         }
         return JSONValue.object(["upnl": .object(rows)]).response()
     }
@@ -211,8 +212,8 @@ struct IBPortfolioRoutes {
         var dates: [String] = []
         for ib in ids {
             let record = try await gateway.account(ib)
-            let report = try await brokerage.performance(
-                record.id, period: period == .day ? .week : period, resolution: .daily)
+            let report = try await accountService.performance(
+                record.id, period: period == .day ? .week : period, start: nil, end: nil, resolution: .daily)
             let figures = report.figures
             dates = figures.dates.map { $0.compact }
             var cumulative: [JSONValue] = []

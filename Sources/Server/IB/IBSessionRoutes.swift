@@ -9,7 +9,8 @@ import TradingCore
 /// `/` with papertrade credentials, after which every client of the port acts as that user — as with IB's gateway.
 struct IBSessionRoutes {
     let gateway: IBGateway
-    var brokerage: Brokerage { gateway.brokerage }
+    var market: MarketView { gateway.market }
+    var users: UserDirectory { gateway.access.users }
     var access: UserAccess { gateway.access }
 
     /// Open to everyone: status, login page, logout.
@@ -122,12 +123,12 @@ struct IBSessionRoutes {
         }
         let username = (fields["username"] ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         let password = fields["password"] ?? ""
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         guard !access.throttle.isBlocked(username, at: now) else {
             return page(
                 loginForm(error: "Too many failed logins; try again in a few minutes."), status: .tooManyRequests)
         }
-        guard let user = try await brokerage.users.user(username: username),
+        guard let user = try await users.user(username: username),
             try await Credentials.verifyPassword(password, hash: user.passwordHash)
         else {
             access.throttle.recordFailure(username, at: now)

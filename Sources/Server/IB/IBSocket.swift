@@ -78,7 +78,7 @@ enum IBSocket {
             ]))
         let mine = Dictionary(accounts.map { ($0.record.id, $0.ib) }, uniquingKeysWith: { a, _ in a })
         let box = Box()
-        let updates = gateway.brokerage.orderUpdates(account: nil)
+        let updates = gateway.orderService.orderUpdates(account: nil)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Heartbeats on the wall clock (clients compare them with their own), whatever the market's clock.
@@ -96,12 +96,12 @@ enum IBSocket {
                 for await update in updates {
                     guard let ib = mine[update.order.accountID] else { continue }
                     let subscriptions = box.state.withLock { ($0.orders, $0.trades, $0.summaries, $0.ledgers) }
-                    let now = gateway.brokerage.clock.now()
+                    let now = gateway.market.clock.now()
                     if subscriptions.0, update.order.status != .replaced, !IBEncoding.isComboLeg(update.order) {
                         let number = gateway.number(of: update.order)
                         let row = IBEncoding.liveOrder(
                             update.order, number: number, ib: ib,
-                            entry: gateway.brokerage.directory.entry(update.order.symbol), now: now,
+                            entry: gateway.market.directory.entry(update.order.symbol), now: now,
                             carried: gateway.carried(update.order),
                             combo: await IBOrderRoutes(gateway: gateway).comboLegs(update.order))
                         try await send(.object(["topic": .string("sor"), "args": .array([row])]))
@@ -110,7 +110,7 @@ enum IBSocket {
                         let number = gateway.number(of: update.order)
                         let trade = IBEncoding.trade(
                             fill, at: update.time, commission: update.order.fees, order: update.order, number: number,
-                            ib: ib, entry: gateway.brokerage.directory.entry(fill.symbol))
+                            ib: ib, entry: gateway.market.directory.entry(fill.symbol))
                         try await send(.object(["topic": .string("str"), "args": .array([trade])]))
                     }
                     if update.fill != nil {
@@ -171,7 +171,7 @@ enum IBSocket {
         case "ech":
             try await send(.object(["topic": .string("ech"), "hb": .int(millisNow())]))
         case "smd":
-            guard let entry = IBConid.entry(argument, in: gateway.brokerage.directory), let conid = Int(argument) else {
+            guard let entry = IBConid.entry(argument, in: gateway.market.directory), let conid = Int(argument) else {
                 try await send(
                     .object(["topic": .string("smd+" + argument), "error": .string("invalid conid \(argument)")]))
                 return
@@ -184,7 +184,7 @@ enum IBSocket {
         case "sor":
             box.state.withLock { $0.orders = true }
             var rows: [JSONValue] = []
-            let now = gateway.brokerage.clock.now()
+            let now = gateway.market.clock.now()
             let routes = IBOrderRoutes(gateway: gateway)
             for (ib, record) in accounts {
                 let orders = try await routes.recentOrders(record.id, now: now)
@@ -193,7 +193,7 @@ enum IBSocket {
                     rows.append(
                         IBEncoding.liveOrder(
                             order, number: gateway.number(of: order), ib: ib,
-                            entry: gateway.brokerage.directory.entry(order.symbol), now: now,
+                            entry: gateway.market.directory.entry(order.symbol), now: now,
                             carried: gateway.carried(order), combo: await routes.comboLegs(order, among: known)))
                 }
             }
@@ -276,7 +276,7 @@ enum IBSocket {
     {
         var rows: [String: JSONValue] = [:]
         for (ib, record) in accounts {
-            rows[ib + ".Core"] = IBPortfolioRoutes.pnlRow(try await gateway.brokerage.summary(record.id))
+            rows[ib + ".Core"] = IBPortfolioRoutes.pnlRow(try await gateway.accountService.summary(record.id))
         }
         return .object(["topic": .string("spl"), "args": .object(rows)])
     }
@@ -284,7 +284,7 @@ enum IBSocket {
     static func sendSummary(
         _ id: AccountID, ib: String, gateway: IBGateway, send: @Sendable (JSONValue) async throws -> Void
     ) async throws {
-        let summary = try await gateway.brokerage.summary(id)
+        let summary = try await gateway.accountService.summary(id)
         let t = IBEncoding.Totals(summary)
         let stamp = JSONValue.int(millisNow())
         var result: [JSONValue] = [.object(["key": .string("AccountCode"), "value": .string(ib), "timestamp": stamp])]
@@ -307,8 +307,8 @@ enum IBSocket {
     static func sendLedger(
         _ id: AccountID, ib: String, gateway: IBGateway, send: @Sendable (JSONValue) async throws -> Void
     ) async throws {
-        let summary = try await gateway.brokerage.summary(id)
-        let now = gateway.brokerage.clock.now()
+        let summary = try await gateway.accountService.summary(id)
+        let now = gateway.market.clock.now()
         var entries: [JSONValue] = []
         for key in [summary.account.currency.rawValue, "BASE"] {
             guard case .object(var entry) = IBEncoding.ledgerEntry(ib, summary, key: key, at: now) else { continue }

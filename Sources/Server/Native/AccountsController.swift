@@ -8,7 +8,10 @@ import TradingCore
 /// The logged-in user's accounts: create, summary with positions, deposit, withdraw, reset, transactions,
 /// orders (same bodies as Alpaca's), chart bars and market status. Another user's account is a 404.
 struct AccountsController {
-    let brokerage: Brokerage
+    let market: MarketView
+    let accountService: any AccountService
+    let orderService: any OrderService
+    let languages: LanguagePreferences
     let access: UserAccess
 
     func addRoutes(to group: RouterGroup<AppContext>) {
@@ -31,13 +34,14 @@ struct AccountsController {
     }
 
     func detail(_ record: AccountRecord) async throws -> JSONValue {
-        let summary = try await brokerage.summary(record.id)
-        var o = NativeEncoding.account(record, summary: summary, name: brokerage.displayName(of: record)).object ?? [:]
-        let now = brokerage.clock.now()
+        let summary = try await accountService.summary(record.id)
+        var o =
+            NativeEncoding.account(record, summary: summary, name: accountService.displayName(of: record)).object ?? [:]
+        let now = market.clock.now()
         var positions: [JSONValue] = []
         for p in summary.positions {
             var position =
-                NativeEncoding.position(p, date: brokerage.clock.sessions.tradingDate(p.instrument.calendar, at: now))
+                NativeEncoding.position(p, date: market.clock.sessions.tradingDate(p.instrument.calendar, at: now))
             if p.instrument.option != nil, case .object(var fields) = position {
                 fields.merge(await greeks(of: p)) { _, new in new }
                 position = .object(fields)
@@ -54,7 +58,7 @@ struct AccountsController {
     /// no figure (an expired contract).
     func greeks(of p: PositionSummary) async -> [String: JSONValue] {
         let empty: [String: JSONValue] = ["greeks": .null, "position_delta": .null, "position_theta": .null]
-        guard let snapshot = try? await brokerage.options.snapshot(p.position.symbol), !snapshot.expired,
+        guard let snapshot = try? await market.options.snapshot(p.position.symbol), !snapshot.expired,
             let contracts = Double(p.position.qty.description)
         else { return empty }
         let g = snapshot.greeks
@@ -76,15 +80,15 @@ struct AccountsController {
     /// The user's accounts; for an API key, its own account (how a client learns which account a key trades).
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let accounts: [AccountRecord]
-        if case .account(let id) = context.caller, let record = await brokerage.accountRecord(id) {
+        if case .account(let id) = context.caller, let record = await accountService.accountRecord(id) {
             accounts = [record]
         } else {
-            accounts = try await brokerage.loadAccounts(of: try context.user())
+            accounts = try await accountService.loadAccounts(of: try context.user())
         }
         var out: [JSONValue] = []
         for record in accounts {
-            let summary = try await brokerage.summary(record.id)
-            out.append(NativeEncoding.account(record, summary: summary, name: brokerage.displayName(of: record)))
+            let summary = try await accountService.summary(record.id)
+            out.append(NativeEncoding.account(record, summary: summary, name: accountService.displayName(of: record)))
         }
         return JSONValue.array(out).response()
     }
@@ -109,17 +113,17 @@ struct AccountsController {
             }
             return type
         }
-        let record = try await brokerage.openAccount(
+        let record = try await accountService.openAccount(
             userID: user, market: market, cash: cash, name: name, type: type)
         return try await detail(record).response(status: .created)
     }
 
     @Sendable func get(_ request: Request, context: AppContext) async throws -> Response {
-        try await detail(try await brokerage.account(ownedBy: context)).response()
+        try await detail(try await accountService.account(ownedBy: context)).response()
     }
 
     func transfer(_ request: Request, context: AppContext, deposit: Bool) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         var request = request
         let body = try await request.jsonBody(context: context)
         guard let amount = body["amount"]?.decimal else { throw APIError.unprocessable("Please enter a valid amount") }
@@ -133,9 +137,9 @@ struct AccountsController {
         let note = body["note"]?.string.map { String($0.prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 }
         let entry: LedgerEntry
         if deposit {
-            entry = try await brokerage.deposit(amount, to: record.id, method: method, note: note)
+            entry = try await accountService.deposit(amount, to: record.id, method: method, note: note)
         } else {
-            entry = try await brokerage.withdraw(amount, from: record.id, method: method, note: note)
+            entry = try await accountService.withdraw(amount, from: record.id, method: method, note: note)
         }
         var detail = try await self.detail(record).object ?? [:]
         detail["transaction"] = NativeEncoding.transaction(entry)
@@ -151,15 +155,15 @@ struct AccountsController {
     }
 
     @Sendable func reset(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
-        try await brokerage.reset(record.id)
+        let record = try await accountService.account(ownedBy: context)
+        try await accountService.reset(record.id)
         return try await detail(record).response()
     }
 
     /// A new Alpaca API key pair for the account (a bot trades it, a game account included): the secret is shown
     /// this once and stored only as a hash.
     @Sendable func createKey(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         _ = try context.user() // an API key does not mint more keys
         let key = try await access.createKey(account: record.id)
         return JSONValue.object([
@@ -168,14 +172,14 @@ struct AccountsController {
     }
 
     @Sendable func transactions(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 200, 1), 1000)
-        let entries = try await brokerage.activities(record.id, limit: limit)
+        let entries = try await accountService.activities(record.id, limit: limit)
         // Fills and fees of orders a queued rule placed are marked automatic (their client order id is queue-<rule>).
         var recent = OrderQuery()
         recent.status = .all
         recent.limit = 500
-        let orders = try await brokerage.orders(account: record.id, recent)
+        let orders = try await orderService.orders(account: record.id, recent)
         let automatic = Set(orders.filter { $0.clientOrderID.text.hasPrefix("queue-") }.map(\.id))
         return JSONValue.array(
             entries.map { entry in
@@ -191,46 +195,46 @@ struct AccountsController {
     }
 
     @Sendable func orders(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         var query = OrderQuery()
         query.status = OrderQuery.Status(rawValue: request.query("status") ?? "all") ?? .all
         query.limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
-        let list = try await brokerage.orders(account: record.id, query)
+        let list = try await orderService.orders(account: record.id, query)
         return JSONValue.array(list.map { NativeEncoding.order($0) }).response()
     }
 
     @Sendable func placeOrder(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         var request = request
         let order = try OrderRequest(json: try await request.jsonBody(context: context))
-        let placed = try await brokerage.submit(order, account: record.id)
+        let placed = try await orderService.submit(order, account: record.id)
         return NativeEncoding.order(placed).response(status: .created)
     }
 
     @Sendable func cancelOrder(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         guard let id = OrderID(try context.parameters.require("order")) else {
             throw APIError.notFound("order not found")
         }
-        let order = try await brokerage.cancel(id, account: record.id)
+        let order = try await orderService.cancel(id, account: record.id)
         return NativeEncoding.order(order).response()
     }
 
     /// Exercises every contract of a long option position now (the same call as Alpaca's
     /// `POST /v2/positions/{symbol}/exercise`); answers the account as `GET accounts/{id}` does.
     @Sendable func exercise(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         let symbol = try Self.contractSymbol(context)
-        try await brokerage.exercise(symbol, account: record.id)
+        try await orderService.exercise(symbol, account: record.id)
         return try await detail(record).response()
     }
 
     /// Lets a long option position expire unexercised, even in the money (Alpaca's do-not-exercise); answers the
     /// account, the position marked `do_not_exercise`.
     @Sendable func doNotExercise(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         let symbol = try Self.contractSymbol(context)
-        try await brokerage.doNotExercise(symbol, account: record.id)
+        try await orderService.doNotExercise(symbol, account: record.id)
         return try await detail(record).response()
     }
 
@@ -247,9 +251,9 @@ struct AccountsController {
     /// `price` (default: the best ask for a buy, the best bid for a sell), with buying power and sellable shares.
     /// Fees follow the account's own schedule, exactly as a fill would charge them.
     @Sendable func estimate(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         let symbol = (request.query("symbol") ?? "").uppercased()
-        guard let entry = brokerage.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        guard let entry = market.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         guard let side = OrderSide(rawValue: request.query("side") ?? "buy") else {
             throw APIError.unprocessable("side must be buy or sell")
         }
@@ -264,20 +268,20 @@ struct AccountsController {
             }
             return price
         }
-        let summary = try await brokerage.summary(record.id)
+        let summary = try await accountService.summary(record.id)
         let price: FixedDecimal
         if let explicit {
             price = explicit
         } else {
             let quote: MarketQuote
-            do { quote = try await brokerage.feed.quote(entry.symbol) } catch { throw APIError(feed: error) }
+            do { quote = try await market.feed.quote(entry.symbol) } catch { throw APIError(feed: error) }
             price = (side == .buy ? quote.asks.best?.price : quote.bids.best?.price) ?? quote.last
         }
         let account = summary.account
         let value = account.currency.round(price.multiplied(by: qty), .halfUp)
         let fees = account.fees.fees(side: side, filledQty: qty, filledValue: value, currency: account.currency)
         let feeTotal = fees.reduce(FixedDecimal.zero) { $0 + $1.amount }
-        let date = brokerage.clock.sessions.tradingDate(entry.instrument.calendar, at: brokerage.clock.now())
+        let date = market.clock.sessions.tradingDate(entry.instrument.calendar, at: market.clock.now())
         let position = summary.positions.first { $0.instrument.symbol == entry.symbol }?.position
         let held = position?.qty ?? .zero
         let sellable = held.isPositive ? position?.availableToSell(on: date) ?? .zero : .zero
@@ -290,9 +294,9 @@ struct AccountsController {
         var refusal: String?
         if let order = Self.estimatedOrder(
             request.query("type"), symbol: entry.symbol, side: side, qty: qty, price: explicit),
-            let rejection = try await brokerage.check(order, account: record.id)
+            let rejection = try await orderService.check(order, account: record.id)
         {
-            let language = (try? context.user()).map { brokerage.languages.language(of: $0) } ?? .en
+            let language = (try? context.user()).map { languages.language(of: $0) } ?? .en
             refusal = RejectionWording.message(rejection, in: language)
         }
         return JSONValue.object([
@@ -357,13 +361,13 @@ struct AccountsController {
     /// Chart bars: `timeframe` (1Min … 1Month) over [`from`, `to`) (RFC 3339 or YYYY-MM-DD); defaults to today's 5Min.
     @Sendable func bars(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
-        guard let entry = brokerage.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        guard let entry = market.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         let zone = entry.instrument.calendar.zone
         let tfText = request.query("timeframe") ?? "5Min"
         guard let timeframe = BarTimeframe(tfText) else { throw APIError.unprocessable("invalid timeframe \(tfText)") }
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         let to = min(try request.timeQuery("to", zone: zone) ?? now, now)
-        let session = try? await brokerage.feed.quote(entry.symbol)
+        let session = try? await market.feed.quote(entry.symbol)
         let from =
             try request.timeQuery("from", zone: zone)
             ?? Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
@@ -371,7 +375,7 @@ struct AccountsController {
             throw APIError.unprocessable("from must be before to, within ten years")
         }
         let list: [PriceBar]
-        do { list = try await brokerage.feed.bars(entry.symbol, timeframe: timeframe, from: from, to: to) } catch {
+        do { list = try await market.feed.bars(entry.symbol, timeframe: timeframe, from: from, to: to) } catch {
             throw APIError(feed: error)
         }
         return JSONValue.object([
@@ -393,8 +397,8 @@ struct AccountsController {
             throw APIError.unprocessable("market must be us or cn")
         }
         let calendar = market.calendar
-        let now = brokerage.clock.now()
-        let alwaysOpen = brokerage.clock.sessions == .alwaysOpen
+        let now = self.market.clock.now()
+        let alwaysOpen = self.market.clock.sessions == .alwaysOpen
         let phase = alwaysOpen ? MarketPhase.continuous : calendar.phase(at: now)
         let session = calendar.currentOrNextSession(at: now)
         return JSONValue.object([

@@ -18,7 +18,9 @@ import TradingCore
 /// (`value` an amount of price), moving_up_percent, moving_down_percent (`value` in percent), each with `within`:
 /// a number of bars (`5`) or a duration (`"90s"`, `"15m"`, `"2h"`, `"1d"`).
 struct AlertsController {
-    let brokerage: Brokerage
+    let market: MarketView
+    let accountService: any AccountService
+    let alertService: any AlertService
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("alerts", use: list)
@@ -31,37 +33,37 @@ struct AlertsController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         var encoded: [JSONValue] = []
-        for record in try await brokerage.alerts(user: user) { encoded.append(await encode(record)) }
+        for record in try await alertService.alerts(user: user) { encoded.append(await encode(record)) }
         return JSONValue.array(encoded).response()
     }
 
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
         var encoded: [JSONValue] = []
-        for record in try await brokerage.alertHistory(user: user, limit: limit) {
+        for record in try await alertService.alertHistory(user: user, limit: limit) {
             encoded.append(await encode(record))
         }
         return JSONValue.array(encoded).response()
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
-        return await encode(try await brokerage.alert(try Self.id(context), user: user)).response()
+        let user = try await accountService.userOrKeyOwner(context)
+        return await encode(try await alertService.alert(try Self.id(context), user: user)).response()
     }
 
     @Sendable func triggers(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
         var alert: AlertID?
         if context.parameters.get("id") != nil {
             let id = try Self.id(context)
-            _ = try await brokerage.alert(id, user: user) // 404 for someone else's alert
+            _ = try await alertService.alert(id, user: user) // 404 for someone else's alert
             alert = id
         }
-        let items = try await brokerage.alertTriggers(user: user, alert: alert, limit: limit)
+        let items = try await alertService.alertTriggers(user: user, alert: alert, limit: limit)
         return JSONValue.array(
             items.map { t in
                 .object([
@@ -74,19 +76,19 @@ struct AlertsController {
     }
 
     @Sendable func add(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         var request = request
         let body = try await request.jsonBody(context: context)
         let parsed = try Self.parse(body)
-        let record = try await brokerage.addAlert(
+        let record = try await alertService.addAlert(
             user: user, symbol: parsed.symbol, condition: parsed.condition, frequency: parsed.frequency,
             timeframe: parsed.timeframe, expiresAt: parsed.expiresAt, message: parsed.message)
         return await encode(record).response(status: .created)
     }
 
     @Sendable func cancel(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
-        return await encode(try await brokerage.cancelAlert(try Self.id(context), user: user)).response()
+        let user = try await accountService.userOrKeyOwner(context)
+        return await encode(try await alertService.cancelAlert(try Self.id(context), user: user)).response()
     }
 
     static func id(_ context: AppContext) throws -> AlertID {
@@ -236,18 +238,18 @@ struct AlertsController {
 
     func encode(_ record: AlertRecord) async -> JSONValue {
         let a = record.alert
-        let price = try? await brokerage.feed.quote(a.symbol).last
+        let price = try? await market.feed.quote(a.symbol).last
         var o: [String: JSONValue] = [
             "id": .string(a.id.description), "symbol": .string(a.symbol),
-            "name": .text(brokerage.directory.entry(a.symbol)?.instrument.name),
+            "name": .text(market.directory.entry(a.symbol)?.instrument.name),
             "condition": .string(a.condition.name), "frequency": .string(a.frequency.rawValue),
             "timeframe": .string(a.timeframe.rawValue), "expires_at": .text(a.expiresAt?.description),
             "message": .text(a.message), "status": .string(record.status.rawValue),
             "created_at": .string(a.createdAt.description), "updated_at": .string(record.updatedAt.description),
             "last_triggered_at": .text(record.lastTriggeredAt?.description),
             "last_triggered_price": .decimal(record.lastTriggeredPrice), "trigger_count": .int(record.triggerCount),
-            "price": .decimal(price), "level": .decimal(await brokerage.alertLevel(record)),
-            "currency": .text(brokerage.directory.entry(a.symbol)?.instrument.market.currency.rawValue),
+            "price": .decimal(price), "level": .decimal(await alertService.alertLevel(record)),
+            "currency": .text(market.directory.entry(a.symbol)?.instrument.market.currency.rawValue),
         ]
         switch a.condition.operand {
         case .value(let v)?: o["value"] = .decimal(v)

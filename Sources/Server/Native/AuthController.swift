@@ -8,7 +8,9 @@ import TradingCore
 /// Sign up, log in, log out, me (and the user's language) — sessions in HttpOnly, SameSite=Lax cookies; failed
 /// logins throttled.
 struct AuthController {
-    let brokerage: Brokerage
+    let clock: MarketClock
+    let accountService: any AccountService
+    let users: UserDirectory
     let access: UserAccess
     static let sessionDays: Int64 = 30
 
@@ -37,22 +39,22 @@ struct AuthController {
         var request = request
         let (username, password, language) = try await credentials(&request, context: context)
         let user = try await access.createUser(username: username, password: password)
-        if let language { try await brokerage.users.setLanguage(language, user: user.id) }
-        _ = try await brokerage.openAccount(userID: user.id, market: .us, cash: nil, name: nil)
-        _ = try await brokerage.openAccount(userID: user.id, market: .cn, cash: nil, name: nil)
+        if let language { try await users.setLanguage(language, user: user.id) }
+        _ = try await accountService.openAccount(userID: user.id, market: .us, cash: nil, name: nil)
+        _ = try await accountService.openAccount(userID: user.id, market: .cn, cash: nil, name: nil)
         return try await sessionResponse(user: user, status: .created)
     }
 
     @Sendable func login(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
         let (username, password, _) = try await credentials(&request, context: context)
-        let now = brokerage.clock.now()
+        let now = clock.now()
         guard !access.throttle.isBlocked(username, at: now) else {
             throw APIError(
                 .tooManyRequests, code: UserAccess.Refusal.tooManyLogins,
                 "too many failed logins; try again in a few minutes")
         }
-        guard let user = try await brokerage.users.user(username: username),
+        guard let user = try await users.user(username: username),
             try await Credentials.verifyPassword(password, hash: user.passwordHash)
         else {
             access.throttle.recordFailure(username, at: now)
@@ -64,7 +66,7 @@ struct AuthController {
 
     @Sendable func logout(_ request: Request, context: AppContext) async throws -> Response {
         if case .user(_, let token) = context.caller {
-            try await brokerage.users.closeSession(tokenHash: Credentials.sha256(token))
+            try await users.closeSession(tokenHash: Credentials.sha256(token))
         }
         var response = JSONValue.object(["ok": .bool(true)]).response()
         response.setCookie(
@@ -74,14 +76,14 @@ struct AuthController {
 
     @Sendable func me(_ request: Request, context: AppContext) async throws -> Response {
         let userID = try context.user()
-        guard let user = try await brokerage.users.user(id: userID) else { throw APIError.unauthorized }
+        guard let user = try await users.user(id: userID) else { throw APIError.unauthorized }
         return try await profile(user).response()
     }
 
     /// `GET /api/v1/auth/session`: `{"user": …}` as `/me` gives it when the session cookie is valid, `{"user": null}`
     /// otherwise — always a 200, so the app asks at start without a failed request in the browser's console.
     @Sendable func session(_ request: Request, context: AppContext) async throws -> Response {
-        guard case .user(let userID, _) = context.caller, let user = try await brokerage.users.user(id: userID) else {
+        guard case .user(let userID, _) = context.caller, let user = try await users.user(id: userID) else {
             return JSONValue.object(["user": .null]).response()
         }
         return try await JSONValue.object(["user": profile(user)]).response()
@@ -105,17 +107,17 @@ struct AuthController {
             }
             language = chosen
         }
-        try await brokerage.users.setLanguage(language, user: userID)
-        guard let user = try await brokerage.users.user(id: userID) else { throw APIError.unauthorized }
+        try await users.setLanguage(language, user: userID)
+        guard let user = try await users.user(id: userID) else { throw APIError.unauthorized }
         return try await profile(user).response()
     }
 
     func profile(_ user: UserRecord) async throws -> JSONValue {
-        let accounts = try await brokerage.loadAccounts(of: user.id)
+        let accounts = try await accountService.loadAccounts(of: user.id)
         var list: [JSONValue] = []
         for record in accounts {
-            let summary = try await brokerage.summary(record.id)
-            list.append(NativeEncoding.account(record, summary: summary, name: brokerage.displayName(of: record)))
+            let summary = try await accountService.summary(record.id)
+            list.append(NativeEncoding.account(record, summary: summary, name: accountService.displayName(of: record)))
         }
         return .object([
             "id": .string(user.id.text), "username": .string(user.username), "language": .text(user.language),
@@ -125,7 +127,7 @@ struct AuthController {
 
     func sessionResponse(user: UserRecord, status: HTTPResponse.Status) async throws -> Response {
         let token = Credentials.token()
-        try await brokerage.users.openSession(
+        try await users.openSession(
             tokenHash: Credentials.sha256(token), userID: user.id,
             lifetime: Self.sessionDays * 86_400)
         var response = try await profile(user).response(status: status)

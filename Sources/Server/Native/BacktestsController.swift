@@ -18,7 +18,10 @@ import TradingCore
 /// `strategy` is buy-and-hold, sma-cross or queue-rules: with `rules` (queue rule bodies, as the queue routes take
 /// them) or `account_id` (replay that account's queued rules; `symbols` then defaults to theirs).
 struct BacktestsController {
-    let brokerage: Brokerage
+    let clock: MarketClock
+    let accountService: any AccountService
+    let backtestService: any BacktestService
+    let languages: LanguagePreferences
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("backtests", use: list)
@@ -28,24 +31,24 @@ struct BacktestsController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         return JSONValue.array(
-            await brokerage.backtests.jobs(user: user).map { Self.encode($0, withResult: false) }
+            await backtestService.backtests.jobs(user: user).map { Self.encode($0, withResult: false) }
         ).response()
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
-        guard let job = await brokerage.backtests.job(try context.parameters.require("id"), user: user) else {
+        let user = try await accountService.userOrKeyOwner(context)
+        guard let job = await backtestService.backtests.job(try context.parameters.require("id"), user: user) else {
             throw APIError.notFound("backtest not found")
         }
-        return Self.encode(job, withResult: true, language: brokerage.languages.language(of: user)).response()
+        return Self.encode(job, withResult: true, language: languages.language(of: user)).response()
     }
 
     /// The finished report as the CLI's `--report html` page: one self-contained file with its charts.
     @Sendable func report(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
-        guard let job = await brokerage.backtests.job(try context.parameters.require("id"), user: user) else {
+        let user = try await accountService.userOrKeyOwner(context)
+        guard let job = await backtestService.backtests.job(try context.parameters.require("id"), user: user) else {
             throw APIError.notFound("backtest not found")
         }
         guard let result = job.result else {
@@ -57,18 +60,18 @@ struct BacktestsController {
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.contentDisposition] = "inline; filename=\"backtest-\(job.id).html\""
         // In the reader's language, warnings too (the report a Chinese learner downloads is Chinese).
-        let language = brokerage.languages.language(of: user)
+        let language = languages.language(of: user)
         let page = result.html(
             language == .zhHans ? .simplifiedChinese : .english, warnings: result.warnings(in: language))
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
     }
 
     @Sendable func start(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         var request = request
         let body = try await request.jsonBody(context: context)
-        let (parsed, account) = try Self.parse(body, today: brokerage.clock.now())
-        let job = try await brokerage.startBacktest(parsed, user: user, rulesOf: account)
+        let (parsed, account) = try Self.parse(body, today: clock.now())
+        let job = try await backtestService.startBacktest(parsed, user: user, rulesOf: account)
         return Self.encode(job, withResult: false).response(status: .accepted)
     }
 

@@ -8,7 +8,9 @@ import TradingCore
 /// Watchlists of one of the user's accounts, as the app shows them: each symbol with its price and change,
 /// in the user's order. Reorder by moving one symbol (`move`) or by sending the whole list (`PUT`).
 struct FavoritesController {
-    let brokerage: Brokerage
+    let market: MarketView
+    let accountService: any AccountService
+    let watchlists: Watchlists
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("accounts/{id}/watchlists", use: list)
@@ -23,8 +25,8 @@ struct FavoritesController {
     func encode(_ w: WatchlistRecord) async -> JSONValue {
         var items: [JSONValue] = []
         for symbol in w.symbols {
-            let entry = brokerage.directory.entry(symbol)
-            let quote = try? await brokerage.feed.quote(symbol)
+            let entry = market.directory.entry(symbol)
+            let quote = try? await market.feed.quote(symbol)
             items.append(
                 .object([
                     "symbol": .string(symbol), "name": .text(entry?.name),
@@ -40,9 +42,9 @@ struct FavoritesController {
     }
 
     func watchlist(_ context: AppContext) async throws -> WatchlistRecord {
-        let account = try await brokerage.account(ownedBy: context)
+        let account = try await accountService.account(ownedBy: context)
         let id = try context.parameters.require("wid")
-        guard let w = try await brokerage.watchlists.find(id, account: account.id) else {
+        guard let w = try await watchlists.find(id, account: account.id) else {
             throw APIError.notFound("watchlist not found")
         }
         return w
@@ -50,7 +52,7 @@ struct FavoritesController {
 
     func save(_ w: WatchlistRecord, status: HTTPResponse.Status = .ok) async throws -> Response {
         do throws(BrokerageError) {
-            try await brokerage.watchlists.save(w)
+            try await watchlists.save(w)
         } catch {
             guard error.isDuplicate else { throw error }
             throw APIError(.conflict, code: 40900000, "a watchlist named \(w.name) already exists")
@@ -65,7 +67,7 @@ struct FavoritesController {
         }
         var out: [String] = []
         for item in items {
-            guard let s = item.string?.uppercased(), brokerage.directory.entry(s) != nil else {
+            guard let s = item.string?.uppercased(), market.directory.entry(s) != nil else {
                 throw APIError.unprocessable("unknown symbol \(item.string ?? "")")
             }
             if !out.contains(s) { out.append(s) }
@@ -74,21 +76,21 @@ struct FavoritesController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let account = try await brokerage.account(ownedBy: context)
+        let account = try await accountService.account(ownedBy: context)
         var out: [JSONValue] = []
-        for w in try await brokerage.watchlists.all(account: account.id) { out.append(await encode(w)) }
+        for w in try await watchlists.all(account: account.id) { out.append(await encode(w)) }
         return JSONValue.array(out).response()
     }
 
     @Sendable func create(_ request: Request, context: AppContext) async throws -> Response {
-        let account = try await brokerage.account(ownedBy: context)
+        let account = try await accountService.account(ownedBy: context)
         var request = request
         let body = try await request.jsonBody(context: context)
         guard let name = body["name"]?.string?.trimmingCharacters(in: .whitespaces), !name.isEmpty, name.count <= 64
         else {
             throw APIError.unprocessable("name must be 1 to 64 characters")
         }
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         return try await save(
             WatchlistRecord(
                 id: UUID().uuidString.lowercased(), accountID: account.id, name: name,
@@ -103,13 +105,13 @@ struct FavoritesController {
             w.name = String(name.prefix(64))
         }
         if body["symbols"] != nil { w.symbols = try symbols(body["symbols"]) }
-        w.updatedAt = brokerage.clock.now()
+        w.updatedAt = market.clock.now()
         return try await save(w)
     }
 
     @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
         let w = try await watchlist(context)
-        try await brokerage.watchlists.delete(w.id, account: w.accountID)
+        try await watchlists.delete(w.id, account: w.accountID)
         return Response(status: .noContent)
     }
 
@@ -119,7 +121,7 @@ struct FavoritesController {
         let body = try await request.jsonBody(context: context)
         let symbol = try symbols(.array([body["symbol"] ?? .null])).first ?? ""
         if !w.symbols.contains(symbol) { w.symbols.append(symbol) }
-        w.updatedAt = brokerage.clock.now()
+        w.updatedAt = market.clock.now()
         return try await save(w)
     }
 
@@ -128,7 +130,7 @@ struct FavoritesController {
         let symbol = try context.parameters.require("symbol").uppercased()
         guard w.symbols.contains(symbol) else { throw APIError.notFound("\(symbol) is not in this watchlist") }
         w.symbols.removeAll { $0 == symbol }
-        w.updatedAt = brokerage.clock.now()
+        w.updatedAt = market.clock.now()
         return try await save(w)
     }
 
@@ -143,7 +145,7 @@ struct FavoritesController {
         guard let to = body["to"]?.int else { throw APIError.unprocessable("to must be a position (0 = first)") }
         w.symbols.remove(at: from)
         w.symbols.insert(symbol, at: min(max(to, 0), w.symbols.count))
-        w.updatedAt = brokerage.clock.now()
+        w.updatedAt = market.clock.now()
         return try await save(w)
     }
 }

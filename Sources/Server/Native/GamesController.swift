@@ -19,7 +19,10 @@ import TradingCore
 ///            "resets_allowed": 1, "portfolios_visible": "after_end", "ranking": "return", "options": false}}
 /// ```
 struct GamesController {
-    let brokerage: Brokerage
+    let clock: MarketClock
+    let accountService: any AccountService
+    let games: GameRegistry
+    let users: UserDirectory
     let access: UserAccess
 
     func addRoutes(to group: RouterGroup<AppContext>) {
@@ -40,16 +43,16 @@ struct GamesController {
     // MARK: Routes
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         // ?code= finds the game a join code belongs to (the invite link's screen shows it before joining).
         if let code = request.query("code") {
-            guard let id = brokerage.games.id(code: code) else { return JSONValue.array([]).response() }
-            return JSONValue.array([encode(try brokerage.games.view(id, user: user, code: code), request: request)])
+            guard let id = games.id(code: code) else { return JSONValue.array([]).response() }
+            return JSONValue.array([encode(try games.view(id, user: user, code: code), request: request)])
                 .response()
         }
         let scope = request.query("scope") ?? "public"
         guard scope == "mine" || scope == "public" else { throw APIError.unprocessable("scope must be mine or public") }
-        let views = brokerage.games.views(user: user, mine: scope == "mine")
+        let views = games.views(user: user, mine: scope == "mine")
         return JSONValue.array(views.map { encode($0, request: request) }).response()
     }
 
@@ -57,14 +60,14 @@ struct GamesController {
         let user = try context.user()
         var request = request
         let body = try await request.jsonBody(context: context)
-        let (name, market, settings) = try Self.parseCreation(body, now: brokerage.clock.now())
-        let game = try await brokerage.games.create(owner: user, name: name, market: market, settings: settings)
-        return encode(try brokerage.games.view(game.id, user: user), request: request).response(status: .created)
+        let (name, market, settings) = try Self.parseCreation(body, now: clock.now())
+        let game = try await games.create(owner: user, name: name, market: market, settings: settings)
+        return encode(try games.view(game.id, user: user), request: request).response(status: .created)
     }
 
     @Sendable func show(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
-        let view = try brokerage.games.view(try Self.id(context), user: user, code: request.query("code"))
+        let user = try await accountService.userOrKeyOwner(context)
+        let view = try games.view(try Self.id(context), user: user, code: request.query("code"))
         return encode(view, request: request).response()
     }
 
@@ -73,12 +76,12 @@ struct GamesController {
         let id = try Self.id(context)
         var request = request
         let change = try Self.parseChange(try await request.jsonBody(context: context))
-        _ = try await brokerage.games.update(id, by: user, change)
-        return encode(try brokerage.games.view(id, user: user), request: request).response()
+        _ = try await games.update(id, by: user, change)
+        return encode(try games.view(id, user: user), request: request).response()
     }
 
     @Sendable func join(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         var request = request
         let body = try await Self.joinBody(&request, context: context)
         return try await joined(try Self.id(context), body: body, user: user)
@@ -86,19 +89,19 @@ struct GamesController {
 
     /// Joins the game a code belongs to (the web app's "enter a code" and invite links).
     @Sendable func joinByCode(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
+        let user = try await accountService.userOrKeyOwner(context)
         var request = request
         let body = try await Self.joinBody(&request, context: context)
         guard let code = body.code, !code.isEmpty else { throw APIError.unprocessable("code is required") }
-        guard let id = brokerage.games.id(code: code) else { throw APIError.notFound("no game has this code") }
+        guard let id = games.id(code: code) else { throw APIError.notFound("no game has this code") }
         return try await joined(id, body: body, user: user)
     }
 
     /// Joins and answers with the game account (and, with `api_key: true`, an Alpaca API key for it: the secret is
     /// shown once).
     func joined(_ id: GameID, body: (code: String?, apiKey: Bool), user: UserID) async throws -> Response {
-        let name = try await brokerage.users.user(id: user)?.username ?? user.text
-        let player = try await brokerage.games.join(id, user: user, name: name, code: body.code)
+        let name = try await users.user(id: user)?.username ?? user.text
+        let player = try await games.join(id, user: user, name: name, code: body.code)
         var o: [String: JSONValue] = [
             "account_id": .string(player.accountID.description), "game_id": .string(id.description),
             "player": .string(player.name), "joined_at": .string(player.joinedAt.description),
@@ -112,9 +115,9 @@ struct GamesController {
     }
 
     @Sendable func leaderboard(_ request: Request, context: AppContext) async throws -> Response {
-        let user = try await brokerage.userOrKeyOwner(context)
-        let board = try await brokerage.games.leaderboard(try Self.id(context), user: user, code: request.query("code"))
-        let me = try? brokerage.games.view(board.game.id, user: user, code: request.query("code"))
+        let user = try await accountService.userOrKeyOwner(context)
+        let board = try await games.leaderboard(try Self.id(context), user: user, code: request.query("code"))
+        let me = try? games.view(board.game.id, user: user, code: request.query("code"))
         return JSONValue.object([
             "game_id": .string(board.game.id.description), "as_of": .string(board.asOf.description),
             "final": .bool(board.isFinal), "ranking": .string(board.game.settings.ranking.rawValue),
@@ -137,7 +140,7 @@ struct GamesController {
 
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let days = try await brokerage.games.history(try Self.id(context), user: user, code: request.query("code"))
+        let days = try await games.history(try Self.id(context), user: user, code: request.query("code"))
         return JSONValue.object([
             "days": .array(
                 days.map { day in
@@ -159,9 +162,9 @@ struct GamesController {
     @Sendable func export(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let id = try Self.id(context)
-        let view = try brokerage.games.view(id, user: user)
+        let view = try games.view(id, user: user)
         guard view.isOwner else { throw BrokerageError.forbidden("only the game's owner may export its results") }
-        let board = try await brokerage.games.leaderboard(id, user: user)
+        let board = try await games.leaderboard(id, user: user)
         var csv = "rank,player,account_id,return,equity,day_change,trades,sharpe,excess_return\r\n"
         for s in board.standings {
             let fields = [
@@ -193,9 +196,9 @@ struct GamesController {
 
     @Sendable func portfolio(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let summary = try await brokerage.games.portfolio(
+        let summary = try await games.portfolio(
             try Self.id(context), account: try Self.player(context), user: user, code: request.query("code"))
-        let now = brokerage.clock.now()
+        let now = clock.now()
         return JSONValue.object([
             "account_id": .string(summary.account.id.description), "cash": .decimal(summary.account.cash),
             "equity": .decimal(summary.equity), "market_value": .decimal(summary.marketValue),
@@ -203,7 +206,7 @@ struct GamesController {
             "positions": .array(
                 summary.positions.map { p in
                     NativeEncoding.position(
-                        p, date: brokerage.clock.sessions.tradingDate(p.instrument.calendar, at: now))
+                        p, date: clock.sessions.tradingDate(p.instrument.calendar, at: now))
                 }),
         ]).response()
     }
@@ -211,15 +214,15 @@ struct GamesController {
     @Sendable func remove(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let id = try Self.id(context)
-        try await brokerage.games.removePlayer(try Self.player(context), from: id, by: user)
-        return encode(try brokerage.games.view(id, user: user), request: request).response()
+        try await games.removePlayer(try Self.player(context), from: id, by: user)
+        return encode(try games.view(id, user: user), request: request).response()
     }
 
     @Sendable func end(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let id = try Self.id(context)
-        _ = try await brokerage.games.end(id, by: user)
-        return encode(try brokerage.games.view(id, user: user), request: request).response()
+        _ = try await games.end(id, by: user)
+        return encode(try games.view(id, user: user), request: request).response()
     }
 
     // MARK: Encoding

@@ -7,7 +7,7 @@ import TradingCore
 
 /// Search, quotes, market overview and movers (public: no login needed to look at the market).
 struct MarketController {
-    let brokerage: Brokerage
+    let market: MarketView
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("search", use: search)
@@ -26,7 +26,7 @@ struct MarketController {
         }
         let limit = min(max(Int(request.query("limit") ?? "") ?? 10, 1), 50)
         return JSONValue.array(
-            brokerage.directory.search(q, market: market, limit: limit).map { r in
+            self.market.directory.search(q, market: market, limit: limit).map { r in
                 .object([
                     "symbol": .string(r.symbol), "name": .string(r.name), "exchange": .string(r.exchange.rawValue),
                     "market": .string(r.market.rawValue), "kind": .string(r.kind.rawValue),
@@ -37,9 +37,9 @@ struct MarketController {
 
     @Sendable func quote(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
-        guard let entry = brokerage.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        guard let entry = market.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         do {
-            let q = try await brokerage.feed.quote(entry.symbol)
+            let q = try await market.feed.quote(entry.symbol)
             return NativeEncoding.quote(q, entry: entry).response(headers: [.cacheControl: "no-store"])
         } catch {
             if case .unavailable(_, _, let last?, let age) = error {
@@ -55,10 +55,10 @@ struct MarketController {
 
     @Sendable func overview(_ request: Request, context: AppContext) async throws -> Response {
         let indices: [IndexQuote]
-        do { indices = try await brokerage.feed.indices() } catch { throw APIError(feed: error) }
+        do { indices = try await market.feed.indices() } catch { throw APIError(feed: error) }
         return JSONValue.object([
-            "source": .string(brokerage.feed.name), "source_url": .text(brokerage.feed.attributionURL),
-            "simulated": .bool(brokerage.feed.isSimulated),
+            "source": .string(market.feed.name), "source_url": .text(market.feed.attributionURL),
+            "simulated": .bool(market.feed.isSimulated),
             "indices": .array(
                 indices.map { i in
                     .object([
@@ -80,7 +80,7 @@ struct MarketController {
         }
         let limit = min(max(Int(request.query("limit") ?? "") ?? 20, 1), 50)
         let rows: [Mover]
-        do { rows = try await brokerage.feed.movers(market, kind: kind, limit: limit) } catch {
+        do { rows = try await self.market.feed.movers(market, kind: kind, limit: limit) } catch {
             throw APIError(feed: error)
         }
         return JSONValue.array(
@@ -100,7 +100,7 @@ extension MarketController {
     /// most a year), of `symbols` (comma-separated, at most 100) or of every company (of one `market`, us or cn).
     @Sendable func earnings(_ request: Request, context: AppContext) async throws -> Response {
         func date(_ name: String) throws -> CivilDate? { try request.dateQuery(name) }
-        let today = Market.us.calendar.zone.localTime(of: brokerage.clock.now()).date
+        let today = Market.us.calendar.zone.localTime(of: market.clock.now()).date
         let from = try date("from") ?? today
         let to = try date("to") ?? from.adding(days: 7)
         guard from <= to else { throw APIError.unprocessable("from must not be after to") }
@@ -118,20 +118,20 @@ extension MarketController {
             guard !list.isEmpty, list.count <= 100 else {
                 throw APIError.unprocessable("symbols must list 1 to 100 comma-separated symbols")
             }
-            for symbol in list where brokerage.directory.entry(symbol) == nil {
+            for symbol in list where self.market.directory.entry(symbol) == nil {
                 throw APIError.notFound("unknown symbol \(symbol)")
             }
-            symbols = list.compactMap { brokerage.directory.entry($0)?.symbol }
+            symbols = list.compactMap { self.market.directory.entry($0)?.symbol }
         }
         let reports: [EarningsReport]
-        do { reports = try await brokerage.feed.earningsCalendar(from: from, through: to, symbols: symbols) } catch {
+        do { reports = try await self.market.feed.earningsCalendar(from: from, through: to, symbols: symbols) } catch {
             throw APIError(feed: error)
         }
         return JSONValue.object([
             "from": .string(from.description), "to": .string(to.description),
             "earnings": .array(
                 reports.compactMap { r -> JSONValue? in
-                    let entry = brokerage.directory.entry(r.symbol)
+                    let entry = self.market.directory.entry(r.symbol)
                     if let market, entry?.instrument.market != market { return nil }
                     return .object([
                         "symbol": .string(r.symbol), "name": .text(entry?.name),
@@ -150,7 +150,7 @@ extension MarketController {
     /// today by default; at most 31 days), those that have started by now: as the exchanges' halt lists.
     @Sendable func halts(_ request: Request, context: AppContext) async throws -> Response {
         func date(_ name: String) throws -> CivilDate? { try request.dateQuery(name) }
-        let today = Market.us.calendar.zone.localTime(of: brokerage.clock.now()).date
+        let today = Market.us.calendar.zone.localTime(of: market.clock.now()).date
         let from = try date("from") ?? today
         let to = try date("to") ?? from
         guard from <= to else { throw APIError.unprocessable("from must not be after to") }
@@ -164,14 +164,14 @@ extension MarketController {
         }
         var symbols: [String] = []
         for symbol in list {
-            guard let entry = brokerage.directory.entry(symbol) else {
+            guard let entry = market.directory.entry(symbol) else {
                 throw APIError.notFound("unknown symbol \(symbol)")
             }
             symbols.append(entry.symbol)
         }
         var halts: [TradingHalt] = []
         for symbol in symbols {
-            do { halts += try await brokerage.feed.halts(symbol, from: from, through: to) } catch {
+            do { halts += try await market.feed.halts(symbol, from: from, through: to) } catch {
                 throw APIError(feed: error)
             }
         }

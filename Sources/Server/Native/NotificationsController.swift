@@ -5,7 +5,7 @@ import MarketData
 
 /// In-app notifications: list with the unread count, mark one or all read.
 struct NotificationsController {
-    let brokerage: Brokerage
+    let notifications: Notifications
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("notifications", use: list)
@@ -24,19 +24,19 @@ struct NotificationsController {
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
         let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
-        let (items, unread) = try await brokerage.notifications.recent(user: user, limit: limit)
+        let (items, unread) = try await notifications.recent(user: user, limit: limit)
         return JSONValue.object(["unread": .int(unread), "notifications": .array(items.map(Self.encode))]).response()
     }
 
     @Sendable func read(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        try await brokerage.notifications.markRead(user: user, id: try context.parameters.require("id"))
+        try await notifications.markRead(user: user, id: try context.parameters.require("id"))
         return try await list(request, context: context)
     }
 
     @Sendable func readAll(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        try await brokerage.notifications.markRead(user: user, id: nil)
+        try await notifications.markRead(user: user, id: nil)
         return try await list(request, context: context)
     }
 }

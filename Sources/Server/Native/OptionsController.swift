@@ -9,7 +9,7 @@ import TradingCore
 /// expiration's calls and puts side by side by strike with quotes, volume, open interest, implied volatility and
 /// greeks. Decimals are strings, as everywhere in the native API; greeks and volatility to four places.
 struct OptionsController {
-    let brokerage: Brokerage
+    let market: MarketView
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("options/{underlying}", use: expirations)
@@ -41,10 +41,10 @@ struct OptionsController {
 
     func optionClass(_ context: AppContext) throws -> OptionClass {
         let underlying = try context.parameters.require("underlying").uppercased()
-        guard brokerage.directory.entry(underlying) != nil else {
+        guard market.directory.entry(underlying) != nil else {
             throw APIError.notFound("unknown symbol \(underlying)")
         }
-        guard let optionClass = brokerage.options.optionClass(underlying) else {
+        guard let optionClass = market.options.optionClass(underlying) else {
             throw APIError.notFound("no options are listed on \(underlying)")
         }
         return optionClass
@@ -56,22 +56,22 @@ struct OptionsController {
     /// The date in New York now: what "in 3 days" counts from. (The listing's day, `OptionMarket.today()`, is the
     /// next trading day's after the close: counted from it, an expiration on Friday the 4th read "in 2 days" on
     /// Tuesday the 1st's evening.)
-    static func calendarToday(_ brokerage: Brokerage) -> CivilDate {
-        TradingCalendar.xnys.zone.localTime(of: brokerage.clock.now()).date
+    static func calendarToday(_ clock: MarketClock) -> CivilDate {
+        TradingCalendar.xnys.zone.localTime(of: clock.now()).date
     }
 
     @Sendable func expirations(_ request: Request, context: AppContext) async throws -> Response {
         let underlying = try context.parameters.require("underlying").uppercased()
-        guard let entry = brokerage.directory.entry(underlying) else {
+        guard let entry = market.directory.entry(underlying) else {
             throw APIError.notFound("unknown symbol \(underlying)")
         }
-        guard let optionClass = brokerage.options.optionClass(entry.symbol) else {
+        guard let optionClass = market.options.optionClass(entry.symbol) else {
             return JSONValue.object([
                 "underlying": .string(entry.symbol), "multiplier": .int(100), "expirations": .array([]),
             ]).response(headers: [.cacheControl: "no-store"])
         }
-        let today = brokerage.options.today()
-        let calendarToday = Self.calendarToday(brokerage)
+        let today = market.options.today()
+        let calendarToday = Self.calendarToday(market.clock)
         return JSONValue.object([
             "underlying": .string(optionClass.underlying), "multiplier": .int(100),
             "expirations": .array(
@@ -89,7 +89,7 @@ struct OptionsController {
     /// when absent) → the strikes' rows, calls and puts side by side, with the strike nearest the money.
     @Sendable func chain(_ request: Request, context: AppContext) async throws -> Response {
         let optionClass = try optionClass(context)
-        let options = brokerage.options
+        let options = market.options
         let today = options.today()
         let listed = optionClass.expirations.listed(on: today)
         let expiration: CivilDate
@@ -126,7 +126,7 @@ struct OptionsController {
         return JSONValue.object([
             "underlying": .string(optionClass.underlying), "price": .decimal(price),
             "expiration": .string(expiration.description),
-            "days": .int(expiration.daysSinceEpoch - Self.calendarToday(brokerage).daysSinceEpoch),
+            "days": .int(expiration.daysSinceEpoch - Self.calendarToday(market.clock).daysSinceEpoch),
             "multiplier": .int(100),
             "at_the_money": .decimal(atTheMoney),
             "rows": .array(
@@ -145,11 +145,11 @@ struct OptionsController {
     @Sendable func contract(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol")
         let found: OptionSnapshot?
-        do throws(FeedError) { found = try await brokerage.options.snapshot(symbol) } catch {
+        do throws(FeedError) { found = try await market.options.snapshot(symbol) } catch {
             throw APIError(feed: error)
         }
         guard let s = found else { throw APIError.notFound("option contract \(symbol) not found") }
-        let tick = brokerage.options.optionClass(s.contract.underlying)?.tickRule ?? .usOption
+        let tick = market.options.optionClass(s.contract.underlying)?.tickRule ?? .usOption
         var body = Self.side(s, tick: tick).object ?? [:]
         body["underlying"] = .string(s.contract.underlying)
         body["type"] = .string(s.contract.right.rawValue)

@@ -7,17 +7,18 @@ import TradingCore
 /// `GET /api/v1/accounts/{id}/performance`: the equity chart and every performance figure with its definition
 /// (`Brokerage.performance`, `PerformanceMetrics`).
 struct PerformanceController {
-    let brokerage: Brokerage
+    let accountService: any AccountService
+    let languages: LanguagePreferences
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("accounts/{id}/performance", use: performance)
     }
 
     @Sendable func performance(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         let (period, start, end) = try Self.span(request)
-        let report = try await brokerage.performance(record.id, period: period, start: start, end: end)
-        let catalogue = Catalogue(brokerage.languages.language(of: record.userID))
+        let report = try await accountService.performance(record.id, period: period, start: start, end: end)
+        let catalogue = Catalogue(languages.language(of: record.userID))
         return Self.encode(report, zone: record.market.calendar.zone, catalogue: catalogue).response()
     }
 

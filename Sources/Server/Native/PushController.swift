@@ -3,18 +3,20 @@ import Crypto
 import Foundation
 import Hummingbird
 import JSON
+import MarketData
 
 /// Web Push: the server's VAPID public key, the signed-in user's device subscriptions, a test push.
 ///
 /// `POST /api/v1/push/subscriptions` takes the browser's `PushSubscription.toJSON()` as it is:
 /// `{"endpoint": "https://…", "expirationTime": null, "keys": {"p256dh": "B…", "auth": "…"}}`.
 struct PushController {
-    let brokerage: Brokerage
+    let clock: MarketClock
+    let deliveries: DeliveryOutbox
+    let push: PushSubscriptions
     /// Signs the JWT each push message carries; its public half is what browsers subscribe with.
     let vapid: VAPIDKey
     /// Where push endpoints may point.
     let outbound: OutboundAddressPolicy
-    var push: PushSubscriptions { brokerage.push }
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("push/vapid-public-key", use: publicKey)
@@ -60,7 +62,7 @@ struct PushController {
         let agent = request.headers[.userAgent].map { String($0.prefix(300)) }
         let record = PushSubscriptionRecord(
             id: UUID().uuidString.lowercased(), userID: user, endpoint: endpoint, p256dh: p256dhText, auth: authText,
-            userAgent: agent, createdAt: brokerage.clock.now())
+            userAgent: agent, createdAt: clock.now())
         try await push.save(record)
         return Self.encode(record).response(status: .created)
     }
@@ -98,7 +100,7 @@ struct PushController {
         let user = try context.user()
         let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
         return JSONValue.array(
-            try await brokerage.deliveries.history(.push, user: user, limit: limit).map { d in
+            try await deliveries.history(.push, user: user, limit: limit).map { d in
                 .object([
                     "id": .string(d.id), "subscription_id": .text(d.subscriptionID),
                     "notification_id": .string(d.notificationID), "type": .string(d.notification?.kind ?? "test"),

@@ -18,7 +18,8 @@ import TradingCore
 /// within_percent_of_limit_down, touches_limit_up (no value), crosses_above_moving_average,
 /// crosses_below_moving_average (value = number of daily bars).
 struct QueueController {
-    let brokerage: Brokerage
+    let accountService: any AccountService
+    let queueService: any QueueService
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("accounts/{id}/queue", use: list)
@@ -28,37 +29,37 @@ struct QueueController {
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
-        let entries = try await brokerage.queue(account: record.id)
+        let record = try await accountService.account(ownedBy: context)
+        let entries = try await queueService.queue(account: record.id)
         return JSONValue.array(entries.map { Self.encode($0, currency: record.market.currency) }).response()
     }
 
     @Sendable func history(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         let limit = min(max(Int(request.query("limit") ?? "") ?? 100, 1), 500)
-        let entries = try await brokerage.queueHistory(account: record.id, limit: limit)
+        let entries = try await queueService.queueHistory(account: record.id, limit: limit)
         return JSONValue.array(entries.map { Self.encode($0, currency: record.market.currency) }).response()
     }
 
     @Sendable func add(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         var request = request
         let body = try await request.jsonBody(context: context)
         let parsed = try Self.parse(body)
-        let added = try await brokerage.addRule(
+        let added = try await queueService.addRule(
             account: record.id, symbol: parsed.symbol, condition: parsed.condition,
             action: parsed.action, lifetime: parsed.lifetime)
-        let entry = await brokerage.entry(added)
+        let entry = await queueService.entry(added)
         return Self.encode(entry, currency: record.market.currency).response(status: .created)
     }
 
     @Sendable func cancel(_ request: Request, context: AppContext) async throws -> Response {
-        let record = try await brokerage.account(ownedBy: context)
+        let record = try await accountService.account(ownedBy: context)
         guard let id = QueueRuleID(try context.parameters.require("rule")) else {
             throw APIError.notFound("queued rule not found")
         }
-        let canceled = try await brokerage.cancelRule(id, account: record.id)
-        let entry = await brokerage.entry(canceled)
+        let canceled = try await queueService.cancelRule(id, account: record.id)
+        let entry = await queueService.entry(canceled)
         return Self.encode(entry, currency: record.market.currency).response()
     }
 

@@ -8,7 +8,7 @@ import TradingCore
 /// news, recommendation trends and earnings surprises (null when the feed does not provide them, so the app hides
 /// those sections). Public, like quotes.
 struct StockController {
-    let brokerage: Brokerage
+    let market: MarketView
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("stocks/{symbol}/profile", use: profile)
@@ -21,12 +21,12 @@ struct StockController {
 
     @Sendable func profile(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.parameters.require("symbol").uppercased()
-        guard let entry = brokerage.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
-        let feed = brokerage.feed
+        guard let entry = market.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
+        let feed = market.feed
         let instrument = entry.instrument
         let profile = await optional { () throws(FeedError) in try await feed.profile(entry.symbol) }
         let peers = await optional { () throws(FeedError) in try await feed.peers(entry.symbol) } ?? []
-        let now = brokerage.clock.now()
+        let now = market.clock.now()
         let year = await feed.yearRange(entry.symbol, now: now)
         let today = instrument.calendar.zone.localTime(of: now).date
         let news = await optional { () throws(FeedError) in
@@ -57,7 +57,7 @@ struct StockController {
             "round_lot": .int(entry.roundLot), "time_zone": .string(instrument.calendar.zone.identifier),
             "week52_high": .decimal(year?.high), "week52_low": .decimal(year?.low),
             "peers": .array(
-                peers.compactMap { brokerage.directory.entry($0) }.map { peer in
+                peers.compactMap { market.directory.entry($0) }.map { peer in
                     .object(["symbol": .string(peer.symbol), "name": .string(peer.name)])
                 }),
             "news": news.map { items in

@@ -8,7 +8,9 @@ import TradingCore
 /// The logged-in user's webhook: set the URL (a signing secret is made and shown once), rotate the secret, disable,
 /// remove, send a test ping, and see recent deliveries with their attempts and errors. See WebhookSender.
 struct WebhookController {
-    let brokerage: Brokerage
+    let clock: MarketClock
+    let webhooks: Webhooks
+    let deliveries: DeliveryOutbox
     /// Where webhook URLs may point.
     let outbound: OutboundAddressPolicy
 
@@ -43,7 +45,7 @@ struct WebhookController {
 
     @Sendable func get(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        let hook = try await brokerage.webhooks.webhook(user: user)
+        let hook = try await webhooks.webhook(user: user)
         return JSONValue.object(["webhook": hook.map { Self.encode($0, revealSecret: false) } ?? .null]).response()
     }
 
@@ -66,21 +68,21 @@ struct WebhookController {
         if let enabled = body["enabled"], enabled.bool == nil {
             throw APIError.unprocessable("enabled must be true or false")
         }
-        let now = brokerage.clock.now()
-        let existing = try await brokerage.webhooks.webhook(user: user)
+        let now = clock.now()
+        let existing = try await webhooks.webhook(user: user)
         let kept = body["rotate_secret"]?.bool == true ? nil : existing?.secret
         let rotate = kept == nil
         let hook = WebhookRecord(
             userID: user, url: text, secret: kept ?? "whsec_" + Credentials.token(bytes: 24),
             enabled: body["enabled"]?.bool ?? existing?.enabled ?? true,
             createdAt: existing?.createdAt ?? now, updatedAt: now)
-        try await brokerage.webhooks.save(hook)
+        try await webhooks.save(hook)
         return Self.encode(hook, revealSecret: rotate).response(status: existing == nil ? .created : .ok)
     }
 
     @Sendable func delete(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        guard try await brokerage.webhooks.delete(user: user) else {
+        guard try await webhooks.delete(user: user) else {
             throw APIError.notFound("no webhook is set")
         }
         return JSONValue.object(["webhook": .null]).response()
@@ -88,11 +90,11 @@ struct WebhookController {
 
     @Sendable func ping(_ request: Request, context: AppContext) async throws -> Response {
         let user = try context.user()
-        guard try await brokerage.webhooks.webhook(user: user) != nil else {
+        guard try await webhooks.webhook(user: user) != nil else {
             throw APIError.notFound("no webhook is set")
         }
         let id = "ping-" + UUID().uuidString.lowercased()
-        try await brokerage.webhooks.ping(user: user, id: id)
+        try await webhooks.ping(user: user, id: id)
         return JSONValue.object(["id": .string(id), "status": .string("pending")]).response(status: .accepted)
     }
 
@@ -100,7 +102,7 @@ struct WebhookController {
         let user = try context.user()
         let limit = min(max(Int(request.query("limit") ?? "") ?? 50, 1), 500)
         return JSONValue.array(
-            try await brokerage.deliveries.history(.webhook, user: user, limit: limit).map(Self.encode)
+            try await deliveries.history(.webhook, user: user, limit: limit).map(Self.encode)
         ).response()
     }
 }

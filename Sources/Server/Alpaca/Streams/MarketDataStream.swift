@@ -97,7 +97,7 @@ enum MarketDataStream {
     }
 
     static func handle(
-        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage,
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, market: MarketView,
         access: UserAccess, connections: Connections, kind: Kind = .stocks, headers: HTTPFields = [:]
     )
         async throws
@@ -141,8 +141,8 @@ enum MarketDataStream {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 switch kind {
-                case .stocks: try await pump(subscriptions: subscriptions, brokerage: brokerage, send: send)
-                case .options: try await optionPump(subscriptions: subscriptions, brokerage: brokerage, send: send)
+                case .stocks: try await pump(subscriptions: subscriptions, market: market, send: send)
+                case .options: try await optionPump(subscriptions: subscriptions, market: market, send: send)
                 }
             }
             // This task reads the client's subscribe/unsubscribe requests until it leaves.
@@ -245,17 +245,17 @@ enum MarketDataStream {
     }
 
     static func pump(
-        subscriptions: SubscriptionBox, brokerage: Brokerage,
+        subscriptions: SubscriptionBox, market: MarketView,
         send: @Sendable (MessagePack.Value) async throws -> Void
     ) async throws {
         var lastQuote: [String: MarketQuote] = [:]
         var lastBar: [String: Timestamp] = [:]
-        var next = brokerage.clock.now()
+        var next = market.clock.now()
         while !Task.isCancelled {
             let s = subscriptions.state.withLock { $0 }
             var batch: [MessagePack.Value] = []
             let followed = s.quotes.union(s.trades).union(s.statuses).sorted()
-            let quotes = followed.isEmpty ? [:] : await brokerage.feed.latestQuotes(followed)
+            let quotes = followed.isEmpty ? [:] : await market.feed.latestQuotes(followed)
             for symbol in followed {
                 guard let q = quotes[symbol] else { continue }
                 let previous = lastQuote[symbol]
@@ -273,10 +273,10 @@ enum MarketDataStream {
                     batch.append(tradeMessage(symbol, q))
                 }
             }
-            let now = brokerage.clock.now()
+            let now = market.clock.now()
             for symbol in s.bars.sorted() {
                 let bars =
-                    (try? await brokerage.feed.bars(
+                    (try? await market.feed.bars(
                         symbol, timeframe: .minutes(1), from: now.adding(seconds: -120), to: now)) ?? []
                 // The newest bar that has finished (its minute is over).
                 guard let bar = bars.last(where: { $0.time.adding(seconds: 60) <= now }), bar.time != lastBar[symbol]
@@ -286,8 +286,8 @@ enum MarketDataStream {
             }
             if !batch.isEmpty { try await send(.array(batch)) }
             // A round that ran past its second (a busy machine) is not made up for with rounds back to back.
-            next = max(next.adding(seconds: 1), brokerage.clock.now())
-            await brokerage.clock.sleep(until: next)
+            next = max(next.adding(seconds: 1), market.clock.now())
+            await market.clock.sleep(until: next)
         }
     }
 
@@ -323,17 +323,17 @@ enum MarketDataStream {
 
     /// Once a second: each subscribed contract's quote when it changed, and a trade when its last print did.
     static func optionPump(
-        subscriptions: SubscriptionBox, brokerage: Brokerage,
+        subscriptions: SubscriptionBox, market: MarketView,
         send: @Sendable (MessagePack.Value) async throws -> Void
     ) async throws {
         var lastQuote: [String: (bid: Price, ask: Price, bidSize: Int, askSize: Int)] = [:]
         var lastTrade: [String: Timestamp] = [:]
-        var next = brokerage.clock.now()
+        var next = market.clock.now()
         while !Task.isCancelled {
             let s = subscriptions.state.withLock { $0 }
             var batch: [MessagePack.Value] = []
             for symbol in s.quotes.union(s.trades).sorted() {
-                guard let snapshot = try? await brokerage.options.snapshot(symbol) else { continue }
+                guard let snapshot = try? await market.options.snapshot(symbol) else { continue }
                 let quote = (snapshot.bid, snapshot.ask, snapshot.bidSize, snapshot.askSize)
                 if s.quotes.contains(symbol), lastQuote[symbol].map({ $0 != quote }) ?? true {
                     batch.append(optionQuoteMessage(snapshot))
@@ -348,8 +348,8 @@ enum MarketDataStream {
             }
             if !batch.isEmpty { try await send(.array(batch)) }
             // A round that ran past its second (a busy machine) is not made up for with rounds back to back.
-            next = max(next.adding(seconds: 1), brokerage.clock.now())
-            await brokerage.clock.sleep(until: next)
+            next = max(next.adding(seconds: 1), market.clock.now())
+            await market.clock.sleep(until: next)
         }
     }
 

@@ -12,7 +12,8 @@ import TradingCore
 /// carries it: other nodes' events arrive through the brokerage's live-event relay.
 enum TradeUpdatesStream {
     static func handle(
-        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, brokerage: Brokerage, access: UserAccess
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, orderService: any OrderService,
+        access: UserAccess
     )
         async throws
     {
@@ -50,7 +51,7 @@ enum TradeUpdatesStream {
             ]))
 
         let listening = Flag()
-        let updates = brokerage.orderUpdates(account: account)
+        let updates = orderService.orderUpdates(account: account)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await update in updates where listening.value {

@@ -13,6 +13,14 @@ import TradingCore
 ///     order         {"event", "account_id", "order"}   order updates of the caller's accounts
 ///     notification  {…native notification…}            the user's notifications (an API key: its account's)
 enum AppEvents {
+    /// What the channels read: the market, the listener's accounts, their order updates and notifications.
+    struct Sources: Sendable {
+        let market: MarketView
+        let accountService: any AccountService
+        let orderService: any OrderService
+        let notifications: Notifications
+    }
+
     /// Who listens: a user (every account of theirs) or an API key (its one account).
     struct Audience: Sendable {
         var user: UserID
@@ -20,18 +28,18 @@ enum AppEvents {
         /// An API key hears only the notifications about its account.
         var onlyAccount: AccountID?
 
-        static func resolve(_ caller: Caller, brokerage: Brokerage) async throws -> Audience? {
+        static func resolve(_ caller: Caller, accountService: any AccountService) async throws -> Audience? {
             switch caller {
             case .user(let user, _):
                 // On a cluster some of the user's accounts may live in shards other nodes serve: listening needs
                 // only their ids (their events come through the brokerage's live-event relay).
-                var accounts = try? await brokerage.loadAccounts(of: user)
-                if accounts == nil { accounts = await brokerage.accounts(of: user) }
+                var accounts = try? await accountService.loadAccounts(of: user)
+                if accounts == nil { accounts = await accountService.accounts(of: user) }
                 return Audience(user: user, accounts: Set((accounts ?? []).map(\.id)))
             case .account(let account):
                 // (Loaded when this node serves it; on a cluster another node may, and listening needs no more.)
-                try? await brokerage.loadAccountIfNeeded(account)
-                guard let record = await brokerage.accountRecord(account) else { return nil }
+                try? await accountService.loadAccountIfNeeded(account)
+                guard let record = await accountService.accountRecord(account) else { return nil }
                 return Audience(user: record.userID, accounts: [account], onlyAccount: account)
             }
         }
@@ -47,8 +55,8 @@ enum AppEvents {
         var current: [String] { state.withLock { $0 }.sorted() }
 
         /// Adds or removes symbols the directory knows; the set stays within the limit.
-        func change(_ requested: [String], subscribe: Bool, brokerage: Brokerage) {
-            let known = requested.map { $0.uppercased() }.filter { brokerage.directory.entry($0) != nil }.prefix(50)
+        func change(_ requested: [String], subscribe: Bool, directory: SymbolDirectory) {
+            let known = requested.map { $0.uppercased() }.filter { directory.entry($0) != nil }.prefix(50)
             state.withLock { s in
                 if subscribe { s.formUnion(known) } else { s.subtract(known) }
                 if s.count > Self.limit { s = Set(s.sorted().prefix(Self.limit)) }
@@ -58,11 +66,11 @@ enum AppEvents {
 
     /// Sends events to `send` until the task is canceled or `send` throws (the listener left).
     static func run(
-        _ audience: Audience, symbols: Symbols, brokerage: Brokerage,
+        _ audience: Audience, symbols: Symbols, sources: Sources,
         send: @escaping @Sendable (String, JSONValue) async throws -> Void
     ) async throws {
-        let orders = brokerage.orderUpdates(account: nil)
-        let notifications = brokerage.notifications.live(user: audience.user)
+        let orders = sources.orderService.orderUpdates(account: nil)
+        let notifications = sources.notifications.live(user: audience.user)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await update in orders where audience.accounts.contains(update.order.accountID) {
@@ -82,15 +90,15 @@ enum AppEvents {
             }
             group.addTask {
                 var last: [String: MarketQuote] = [:]
-                var next = brokerage.clock.now()
+                var next = sources.market.clock.now()
                 while !Task.isCancelled {
                     for symbol in symbols.current {
-                        guard let q = try? await brokerage.feed.quote(symbol), last[symbol] != q else { continue }
+                        guard let q = try? await sources.market.feed.quote(symbol), last[symbol] != q else { continue }
                         last[symbol] = q
-                        try await send("quote", NativeEncoding.quote(q, entry: brokerage.directory.entry(symbol)))
+                        try await send("quote", NativeEncoding.quote(q, entry: sources.market.directory.entry(symbol)))
                     }
                     next = next.adding(seconds: 1)
-                    await brokerage.clock.sleep(until: next)
+                    await sources.market.clock.sleep(until: next)
                 }
             }
             try await group.next()

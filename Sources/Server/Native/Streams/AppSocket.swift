@@ -15,12 +15,12 @@ import TradingCore
 ///     ← {"type": "hello", "user": "…"}   ← {"type": "quote", "data": {…}}   ← {"type": "order", "data": {"event", "order"}}
 ///     ← {"type": "notification", "data": {…}}
 enum AppSocket {
-    static func user(from headers: HTTPFields, brokerage: Brokerage) async throws -> UserID? {
+    static func user(from headers: HTTPFields, users: UserDirectory) async throws -> UserID? {
         guard let cookies = headers[.cookie] else { return nil }
         for part in cookies.split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0] == SessionAuthenticator.cookie {
-                return try await brokerage.users.sessionUser(tokenHash: Credentials.sha256(String(pair[1])))
+                return try await users.sessionUser(tokenHash: Credentials.sha256(String(pair[1])))
             }
         }
         return nil
@@ -28,13 +28,14 @@ enum AppSocket {
 
     static func handle(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, headers: HTTPFields,
-        brokerage: Brokerage
+        sources: AppEvents.Sources, users: UserDirectory
     ) async throws {
         @Sendable func send(_ type: String, _ data: JSONValue) async throws {
             try await outbound.write(.text(JSONValue.object(["type": .string(type), "data": data]).serialized))
         }
-        guard let user = try await user(from: headers, brokerage: brokerage),
-            let audience = try await AppEvents.Audience.resolve(.user(id: user, sessionToken: ""), brokerage: brokerage)
+        guard let user = try await user(from: headers, users: users),
+            let audience = try await AppEvents.Audience.resolve(
+                .user(id: user, sessionToken: ""), accountService: sources.accountService)
         else {
             try await send("error", .object(["message": .string("not logged in")]))
             return
@@ -42,7 +43,7 @@ enum AppSocket {
         try await send("hello", .object(["user": .string(user.text)]))
         let symbols = AppEvents.Symbols()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await AppEvents.run(audience, symbols: symbols, brokerage: brokerage, send: send) }
+            group.addTask { try await AppEvents.run(audience, symbols: symbols, sources: sources, send: send) }
             var messages = inbound.messages(maxSize: ConnectionLimits.webSocketMessageBytes).makeAsyncIterator()
             while let message = try await messages.next() {
                 guard case .text(let text) = message, let request = try? JSONValue(parsing: text),
@@ -57,7 +58,7 @@ enum AppSocket {
                 }
                 symbols.change(
                     (request["symbols"]?.array ?? []).compactMap(\.string), subscribe: type == "subscribe",
-                    brokerage: brokerage)
+                    directory: sources.market.directory)
                 try await send("subscribed", .object(["symbols": .array(symbols.current.map(JSONValue.string))]))
             }
             group.cancelAll()

@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// A comment line (": keep-alive") every 5 seconds keeps proxies from closing a quiet stream and tells the server
 /// when the client has gone.
 struct EventStreamController {
-    let brokerage: Brokerage
+    let sources: AppEvents.Sources
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("events", use: events)
@@ -23,20 +23,20 @@ struct EventStreamController {
 
     @Sendable func events(_ request: Request, context: AppContext) async throws -> Response {
         guard let caller = context.caller,
-            let audience = try await AppEvents.Audience.resolve(caller, brokerage: brokerage)
+            let audience = try await AppEvents.Audience.resolve(caller, accountService: sources.accountService)
         else { throw APIError.unauthorized }
         let requested = (request.query("symbols") ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         }.filter { !$0.isEmpty }
-        if let unknown = requested.first(where: { brokerage.directory.entry($0.uppercased()) == nil }) {
+        if let unknown = requested.first(where: { sources.market.directory.entry($0.uppercased()) == nil }) {
             throw APIError.notFound("unknown symbol \(unknown)")
         }
         let symbols = AppEvents.Symbols()
-        symbols.change(requested, subscribe: true, brokerage: brokerage)
+        symbols.change(requested, subscribe: true, directory: sources.market.directory)
         let body = ResponseBody { writer in
             let (chunks, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
-            let producer = Task { [brokerage] in
-                try? await AppEvents.run(audience, symbols: symbols, brokerage: brokerage) { type, data in
+            let producer = Task { [sources] in
+                try? await AppEvents.run(audience, symbols: symbols, sources: sources) { type, data in
                     continuation.yield("event: \(type)\ndata: \(data.serialized)\n\n")
                 }
                 continuation.finish()
