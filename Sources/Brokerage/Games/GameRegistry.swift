@@ -124,26 +124,19 @@ public final class GameRegistry: Sendable {
 
     // MARK: Creating and finding
 
-    /// How many games one user may own that have not ended.
-    public static let openGamesPerOwner = 20
-
     /// Creates a game owned by `owner`. Throws `.invalid` with the first problem of the settings, and past
-    /// `openGamesPerOwner`.
+    /// `GameReferee.openGamesPerOwner`.
     public func create(owner: UserID, name: String, market: Market, settings: GameSettings)
         async throws(BrokerageError) -> GameRecord
     {
-        let now = clock.now()
-        if let problem = Self.problem(name: name, market: market, settings: settings, now: now) {
-            throw .invalid(problem)
-        }
-        guard games.values.filter({ $0.ownerID == owner && $0.endedAt == nil }).count < Self.openGamesPerOwner else {
-            throw .invalid("a user may run at most \(Self.openGamesPerOwner) games at a time; end one first")
-        }
+        let referee = self.referee
+        let now = referee.now
+        try referee.mayCreate(owner: owner, name: name, market: market, settings: settings)
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5 {
             let game = GameRecord(
                 id: GameID(.random(using: &generator)), ownerID: owner, name: name.trimmed, market: market,
-                joinCode: Self.joinCode(using: &generator), settings: settings, createdAt: now)
+                joinCode: GameReferee.joinCode(using: &generator), settings: settings, createdAt: now)
             do {
                 try await storage.createGame(game)
                 book.set(game)
@@ -159,69 +152,6 @@ public final class GameRegistry: Sendable {
         throw .unavailable("could not draw a free join code; try again")
     }
 
-    /// Eight characters without look-alikes (no 0/O, 1/I/L): read aloud in a classroom, typed on a phone.
-    static func joinCode(using generator: inout some RandomNumberGenerator) -> String {
-        let alphabet = Array("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
-        return String((0..<8).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
-    }
-
-    /// The first thing wrong with a game's settings, in words a teacher understands.
-    static func problem(name: String, market: Market, settings s: GameSettings, now: Timestamp) -> String? {
-        let trimmed = name.trimmed
-        if trimmed.isEmpty { return "name is required" }
-        if trimmed.count > 100 { return "name must be at most 100 characters" }
-        if s.description.count > 2000 { return "description must be at most 2000 characters" }
-        let cash = s.startingCash
-        if !cash.isPositive || !cash.isMultiple(of: market.currency.minorUnit) || cash > FixedDecimal(1_000_000_000) {
-            return "starting_cash must be a positive amount in \(market.currency.rawValue) cents, at most 1000000000"
-        }
-        let r = s.rules
-        if let start = r.startsAt, let end = r.endsAt, end <= start { return "ends_at must be after starts_at" }
-        if let end = r.endsAt, end <= now { return "ends_at must be in the future" }
-        if let close = s.registrationEndsAt, let end = r.endsAt, close > end {
-            return "registration_ends_at must not be after ends_at"
-        }
-        if market == .cn, s.margin || r.shortSelling {
-            return "A-share games cannot allow margin or short selling: A-share accounts are cash accounts"
-        }
-        if r.shortSelling, !s.margin {
-            return
-                "short_selling needs margin: a short sale borrows shares, which only a margin account may do; allow margin too, or turn short selling off"
-        }
-        if s.margin, s.marginMultiplier != 2, s.marginMultiplier != 4 {
-            return "margin_multiplier must be 2 (Reg T) or 4 (intraday, for $25,000 and more)"
-        }
-        for (field, value) in [
-            ("commission_per_trade", s.commissionPerTrade), ("commission_percent", s.commissionPercent),
-        ]
-        where value?.isNegative ?? false {
-            return "\(field) must not be negative"
-        }
-        if let percent = s.commissionPercent, percent > FixedDecimal(10) {
-            return "commission_percent must be at most 10"
-        }
-        for (field, value) in [("min_price_buy", r.minimumBuyPrice), ("min_price_short", r.minimumShortPrice)]
-        where value?.isNegative ?? false {
-            return "\(field) must not be negative"
-        }
-        for (field, value) in [
-            ("max_position_percent", r.maximumPositionPercent), ("max_volume_percent", r.maximumVolumePercent),
-        ] {
-            if let value, !value.isPositive || value > FixedDecimal(100) {
-                return "\(field) must be above 0 and at most 100"
-            }
-        }
-        if let minutes = r.quickSellMinutes, minutes < 0 || minutes > 7 * 24 * 60 {
-            return "quick_sell_minutes must be between 0 and 10080 (a week)"
-        }
-        if let most = r.maximumOrdersPerDay, most < 1 || most > 100_000 {
-            return "max_trades_per_day must be between 1 and 100000"
-        }
-        if let resets = s.resetsAllowed, resets < 0 { return "resets_allowed must not be negative" }
-        if let most = s.maxPlayers, most < 1 || most > 1_000_000 { return "max_players must be between 1 and 1000000" }
-        return nil
-    }
-
     public func game(_ id: GameID) -> GameRecord? { games[id] }
 
     /// The game a join code belongs to.
@@ -232,44 +162,16 @@ public final class GameRegistry: Sendable {
     /// A game as `user` may see it: public games to everyone; private ones to their owner, their players, and
     /// whoever has the join code. Anyone else gets "not found" (a private game's existence is not revealed).
     public func view(_ id: GameID, user: UserID, code: String? = nil) throws(BrokerageError) -> GameView {
-        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
-        return makeView(game, user: user)
+        let game = try referee.visibleGame(id, user: user, code: code)
+        return referee.view(game, user: user)
     }
+
+    /// The book's decisions as of now (`GameReferee`).
+    var referee: GameReferee { GameReferee(games: games, players: players, now: clock.now()) }
 
     /// Games the user owns or plays in (`mine`), or every public game (newest first).
     public func views(user: UserID, mine: Bool) -> [GameView] {
-        let playing = Set(players.values.filter { $0.userID == user && $0.removedAt == nil }.map(\.gameID))
-        return games.values
-            .filter { mine ? $0.ownerID == user || playing.contains($0.id) : $0.settings.visibility == .public }
-            .sorted { $0.createdAt > $1.createdAt }
-            .map { makeView($0, user: user) }
-    }
-
-    func mayView(_ game: GameRecord, user: UserID, code: String?) -> Bool {
-        game.settings.visibility == .public || game.ownerID == user || code.map(game.matches) == true
-            || players.values.contains { $0.gameID == game.id && $0.userID == user }
-    }
-
-    func makeView(_ game: GameRecord, user: UserID) -> GameView {
-        let players = activePlayers(game.id)
-        return GameView(
-            game: game, status: status(game), players: players.count, isOwner: game.ownerID == user,
-            account: players.first { $0.userID == user }?.accountID, registrationEndsAt: registrationEnd(game))
-    }
-
-    func status(_ game: GameRecord) -> GameStatus {
-        let now = clock.now()
-        if game.endedAt != nil || game.endsAt.map({ $0 <= now }) == true { return .ended }
-        return game.startsAt > now ? .upcoming : .running
-    }
-
-    func registrationEnd(_ game: GameRecord) -> Timestamp? {
-        if let close = game.settings.registrationEndsAt { return close }
-        return game.settings.lateEntry ? game.endsAt : game.startsAt
-    }
-
-    func activePlayers(_ id: GameID) -> [GamePlayerRecord] {
-        players.values.filter { $0.gameID == id && $0.removedAt == nil }.sorted { $0.joinedAt < $1.joinedAt }
+        referee.views(user: user, mine: mine)
     }
 
     // MARK: Joining
@@ -280,25 +182,9 @@ public final class GameRegistry: Sendable {
         -> GamePlayerRecord
     {
         await refresh(unlessKnown: id)
-        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
-        if game.settings.visibility == .private, game.ownerID != user, code.map(game.matches) != true {
-            throw .forbidden("this game is private: joining needs its join code or invite link")
-        }
-        if let existing = players.values.first(where: { $0.gameID == id && $0.userID == user }) {
-            if existing.removedAt != nil { throw .forbidden("the owner removed you from this game") }
-            throw .conflict("you already play in this game (account \(existing.accountID))")
-        }
-        let now = clock.now()
-        guard status(game) != .ended else { throw .forbidden("this game has ended") }
-        if let close = registrationEnd(game), now >= close {
-            throw .forbidden(
-                game.settings.lateEntry || game.settings.registrationEndsAt != nil
-                    ? "registration for this game closed at \(close.minuteText) UTC"
-                    : "this game started at \(game.startsAt.minuteText) UTC and does not allow late entry")
-        }
-        if let most = game.settings.maxPlayers, activePlayers(id).count >= most {
-            throw .forbidden("this game is full: at most \(most) players")
-        }
+        let referee = self.referee
+        let game = try referee.admission(to: id, user: user, code: code)
+        let now = referee.now
         let s = game.settings
         let terms =
             s.margin
@@ -319,50 +205,18 @@ public final class GameRegistry: Sendable {
 
     // MARK: Owner tools
 
-    func ownedGame(_ id: GameID, by user: UserID) throws(BrokerageError) -> GameRecord {
-        guard let game = games[id], mayView(game, user: user, code: nil) else { throw .notFound("game not found") }
-        guard game.ownerID == user else { throw .forbidden("only the game's owner may do this") }
-        return game
-    }
-
     /// Changes what may change. Dates that moved are written into every player's account rules.
     public func update(_ id: GameID, by user: UserID, _ change: GameChange) async throws(BrokerageError)
         -> GameRecord
     {
         await refresh(unlessKnown: id)
-        var game = try ownedGame(id, by: user)
-        guard status(game) != .ended else { throw .forbidden("this game has ended: its settings are final") }
-        let now = clock.now()
-        let started = status(game) == .running
-        if let name = change.name { game.name = name.trimmed }
-        if let description = change.description { game.settings.description = description }
-        if let visibility = change.visibility { game.settings.visibility = visibility }
-        if let start = change.startsAt {
-            guard !started else { throw .invalid("starts_at cannot change: the game has started") }
-            guard start > now else { throw .invalid("starts_at must be in the future") }
-            game.settings.rules.startsAt = start
-        }
-        if let end = change.endsAt { game.settings.rules.endsAt = end }
-        if let close = change.registrationEndsAt { game.settings.registrationEndsAt = close }
-        if let late = change.lateEntry { game.settings.lateEntry = late }
-        if let most = change.maxPlayers { game.settings.maxPlayers = most }
-        if let resets = change.resetsAllowed { game.settings.resetsAllowed = resets }
-        if let visible = change.portfoliosVisible { game.settings.portfoliosVisible = visible }
-        if let ranking = change.ranking {
-            guard !started || ranking == game.settings.ranking else {
-                throw .invalid("ranking cannot change once the game has started")
-            }
-            game.settings.ranking = ranking
-        }
-        if let problem = Self.problem(name: game.name, market: game.market, settings: game.settings, now: now) {
-            throw .invalid(problem)
-        }
+        let game = try referee.applying(change, to: id, by: user)
         do { try await storage.saveGame(game) } catch { throw .storage(error) }
         book.set(game)
         if change.startsAt != nil || change.endsAt != nil {
             // The dates are durable with the game: players served here move now, others on their node's next
             // pass (`reconcile`).
-            for player in activePlayers(id) {
+            for player in referee.activePlayers(id) {
                 guard let shard = await servedShard(player.accountID) else { continue }
                 try await shard.setGameDates(
                     player.accountID, startsAt: game.settings.rules.startsAt, endsAt: game.settings.rules.endsAt)
@@ -374,7 +228,7 @@ public final class GameRegistry: Sendable {
     /// Removes a player: their open orders are canceled, their account stops trading, they leave the board.
     public func removePlayer(_ account: AccountID, from id: GameID, by user: UserID) async throws(BrokerageError) {
         await refresh(unlessKnown: id)
-        let game = try ownedGame(id, by: user)
+        let game = try referee.ownedGame(id, by: user)
         guard var player = players[account], player.gameID == id, player.removedAt == nil else {
             throw .notFound("player not found in this game")
         }
@@ -389,7 +243,7 @@ public final class GameRegistry: Sendable {
     /// Ends a game now (its owner, early) — see `finish`.
     public func end(_ id: GameID, by user: UserID) async throws(BrokerageError) -> GameRecord {
         await refresh(unlessKnown: id)
-        let game = try ownedGame(id, by: user)
+        let game = try referee.ownedGame(id, by: user)
         guard game.endedAt == nil else { throw .forbidden("this game has already ended") }
         return try await finish(id)
     }
@@ -414,7 +268,7 @@ public final class GameRegistry: Sendable {
             book.set(game)
         }
         var elsewhere: [AccountID] = []
-        for player in activePlayers(id) {
+        for player in referee.activePlayers(id) {
             if let shard = await servedShard(player.accountID) {
                 try await shard.endGame(for: player.accountID, at: end)
             } else {
@@ -572,17 +426,7 @@ public final class GameRegistry: Sendable {
     /// Checks a game account's reset against its game's allowance and counts it (before the reset, so a failure
     /// afterwards never grants an extra one).
     func consumeReset(_ account: AccountID) async throws(BrokerageError) {
-        guard var player = players[account], let game = games[player.gameID] else { return }
-        guard player.removedAt == nil else { throw .forbidden("the owner removed you from this game") }
-        guard status(game) != .ended else { throw .forbidden("this game has ended: its accounts are final") }
-        if let allowed = game.settings.resetsAllowed {
-            guard allowed > 0 else { throw .forbidden("this game does not allow resets") }
-            guard player.resetsUsed < allowed else {
-                throw .forbidden(
-                    "this game allows \(allowed) \(allowed == 1 ? "reset" : "resets"); you have used \(player.resetsUsed)"
-                )
-            }
-        }
+        guard var player = try referee.mayReset(account) else { return }
         player.resetsUsed += 1
         do { try await storage.savePlayer(player) } catch { throw .storage(error) }
         book.set(player)
@@ -593,7 +437,7 @@ public final class GameRegistry: Sendable {
     /// The game's standings: final once it ended, else live at current prices.
     public func leaderboard(_ id: GameID, user: UserID, code: String? = nil) async throws(BrokerageError) -> GameBoard {
         await refresh(unlessKnown: id)
-        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
+        let game = try referee.visibleGame(id, user: user, code: code)
         if let final = game.final, let ended = game.endedAt {
             return GameBoard(
                 game: game, standings: final, asOf: ended, isFinal: true, benchmark: Self.benchmark(game),
@@ -608,7 +452,7 @@ public final class GameRegistry: Sendable {
     /// close (the day's closing price, or the previous close before the open), not at an extended-hours print —
     /// a game's values freeze at the last close.
     func liveStandings(_ game: GameRecord, final: Bool = false) async throws(BrokerageError) -> GameBoard {
-        let players = activePlayers(game.id)
+        let players = referee.activePlayers(game.id)
         var accounts: [AccountID: Account] = [:]
         for player in players {
             if let account = await playerAccount(player.accountID) {
@@ -701,12 +545,12 @@ public final class GameRegistry: Sendable {
             date: CivilDate, standings: [(accountID: AccountID, player: String, rank: Int, totalReturn: FixedDecimal)]
         )]
     {
-        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
+        let game = try referee.visibleGame(id, user: user, code: code)
         let zone = game.market.calendar.zone
         let from = zone.localTime(of: game.startsAt).date
         let through = game.endedAt.map { zone.localTime(of: $0).date }
         var byDate: [CivilDate: [(AccountID, String, FixedDecimal)]] = [:]
-        for player in activePlayers(id) {
+        for player in referee.activePlayers(id) {
             _ = try? await shard(player.accountID).catchUpEquityDays(player.accountID)
             let days: [EquityDay]
             do {
@@ -737,14 +581,14 @@ public final class GameRegistry: Sendable {
     public func portfolio(_ id: GameID, account: AccountID, user: UserID, code: String? = nil)
         async throws(BrokerageError) -> AccountSummary
     {
-        guard let game = games[id], mayView(game, user: user, code: code) else { throw .notFound("game not found") }
+        let game = try referee.visibleGame(id, user: user, code: code)
         guard let player = players[account], player.gameID == id else {
             throw .notFound("player not found in this game")
         }
         let allowed =
             switch game.settings.portfoliosVisible {
             case .always: true
-            case .afterEnd: status(game) == .ended
+            case .afterEnd: referee.status(game) == .ended
             case .never: false
             }
         guard allowed || game.ownerID == user || player.userID == user else {
