@@ -105,7 +105,7 @@ public final class Brokerage: Sendable {
     ) async throws -> Brokerage {
         let count = try await storage.ensureShardMap(requested: requested)
         let context = ShardContext(
-            storage: storage, journal: journal, feed: feed, directory: directory, clock: clock,
+            storage: Repositories(storage).shard, journal: journal, feed: feed, directory: directory, clock: clock,
             market: SharedMarket(feed: feed, directory: directory, clock: clock), languages: LanguagePreferences(),
             streams: UpdateStreams(), metrics: BrokerageMetrics(), seed: seed)
         let owners = ShardOwners(count: shardOwners ?? ShardOwners.defaultCount)

@@ -2,8 +2,10 @@ import BrokerageModel
 import Storage
 
 /// The database by aggregate, as the brokerage holds it: the front reads listings through these, and each service
-/// and shard is given only the repositories it needs (`Sources/Storage/Repositories.swift` declares them; `Storage`
-/// is their SQL implementation on SQLite and PostgreSQL).
+/// and shard is given only the repositories it needs (BrokerageModel/Repositories.swift declares them; the Storage
+/// module implements each in SQL on SQLite and PostgreSQL — `SQLUsers`, `SQLWatchlists`, `SQLNotifications`,
+/// `SQLRules`, `SQLGames`, `SQLEquityHistory`, and the database itself for accounts, their journal and the
+/// cluster's leases). Everything past this initializer sees protocols only.
 struct Repositories: Sendable {
     let users: any UserRepository
     let accounts: any AccountRepository
@@ -16,18 +18,28 @@ struct Repositories: Sendable {
     let liveEvents: any LiveEventRepository
 
     init(_ storage: Storage) {
-        users = storage
+        users = SQLUsers(storage)
         accounts = storage
-        watchlists = storage
-        notifications = storage
-        rules = storage
-        games = storage
-        equityHistory = storage
+        watchlists = SQLWatchlists(storage)
+        notifications = SQLNotifications(storage)
+        rules = SQLRules(storage)
+        games = SQLGames(storage)
+        equityHistory = SQLEquityHistory(storage)
         cluster = storage
         liveEvents = storage
+    }
+
+    /// What a shard reads and writes.
+    var shard: ShardStores {
+        ShardStores(accounts: accounts, rules: rules, equityHistory: equityHistory, games: games)
     }
 }
 
 /// What a shard reads and writes: its accounts and their journal, their rules and alerts, their equity history,
 /// and the game accounts it opens.
-typealias ShardRepository = AccountRepository & RuleRepository & EquityHistoryRepository & GameRepository
+struct ShardStores: Sendable {
+    let accounts: any AccountRepository
+    let rules: any RuleRepository
+    let equityHistory: any EquityHistoryRepository
+    let games: any GameRepository
+}

@@ -5,96 +5,6 @@ import SQLiteKit
 import TradingCore
 
 extension Storage {
-    // MARK: Users and sessions
-
-    public func createUser(_ user: UserRecord) async throws {
-        try await transaction { db in
-            let existing = try await db.raw("SELECT id FROM users WHERE username = \(bind: user.username)").first()
-            guard existing == nil else { throw StorageError.duplicate("user \(user.username)") }
-            try await db.raw(
-                """
-                INSERT INTO users (id, username, password_hash, created_at)
-                VALUES (\(bind: user.id.text), \(bind: user.username), \(bind: user.passwordHash), \(bind: user.createdAt.nanoseconds))
-                """
-            ).run()
-        }
-    }
-
-    public func user(username: String) async throws -> UserRecord? {
-        try await read { db in
-            try await db.raw("SELECT * FROM users WHERE username = \(bind: username)").first().map(Self.user)
-        }
-    }
-
-    public func user(id: UserID) async throws -> UserRecord? {
-        try await read { db in
-            try await db.raw("SELECT * FROM users WHERE id = \(bind: id.text)").first().map(Self.user)
-        }
-    }
-
-    public func userCount() async throws -> Int {
-        try await read { db in
-            try await db.raw("SELECT COUNT(*) AS n FROM users").first()?.decode(column: "n", as: Int.self) ?? 0
-        }
-    }
-
-    static func user(_ row: any SQLRow) throws -> UserRecord {
-        UserRecord(
-            id: UserID(try row.decode(column: "id", as: String.self)),
-            username: try row.decode(column: "username", as: String.self),
-            passwordHash: try row.decode(column: "password_hash", as: String.self),
-            createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
-            language: try row.decode(column: "language", as: String?.self))
-    }
-
-    /// Sets (or, with nil, clears) a user's language.
-    public func setLanguage(_ language: String?, user: UserID) async throws {
-        try await transaction { db in
-            try await db.raw("UPDATE users SET language = \(bind: language) WHERE id = \(bind: user.text)").run()
-        }
-    }
-
-    /// Every user who chose a language (what the brokerage writes their notifications in).
-    public func userLanguages() async throws -> [UserID: String] {
-        try await read { db in
-            var languages: [UserID: String] = [:]
-            for row in try await db.raw("SELECT id, language FROM users WHERE language IS NOT NULL").all() {
-                languages[UserID(try row.decode(column: "id", as: String.self))] = try row.decode(
-                    column: "language", as: String.self)
-            }
-            return languages
-        }
-    }
-
-    public func createSession(tokenHash: String, userID: UserID, createdAt: Timestamp, expiresAt: Timestamp)
-        async throws
-    {
-        try await transaction { db in
-            try await db.raw(
-                """
-                INSERT INTO web_sessions (token_hash, user_id, created_at, expires_at)
-                VALUES (\(bind: tokenHash), \(bind: userID.text), \(bind: createdAt.nanoseconds), \(bind: expiresAt.nanoseconds))
-                """
-            ).run()
-        }
-    }
-
-    /// The user of a live session, or nil if unknown or expired.
-    public func sessionUser(tokenHash: String, at now: Timestamp) async throws -> UserID? {
-        try await read { db in
-            try await db.raw(
-                "SELECT user_id FROM web_sessions WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: now.nanoseconds)"
-            )
-            .first()?.decode(column: "user_id", as: String.self)
-        }.map { UserID($0) }
-    }
-
-    public func deleteSession(tokenHash: String) async throws {
-        try await transaction { db in
-            try await db.raw("DELETE FROM web_sessions WHERE token_hash = \(bind: tokenHash)").run()
-        }
-    }
-
     // MARK: Accounts and keys
 
     public func createAccount(_ account: AccountRecord) async throws {
@@ -176,27 +86,6 @@ extension Storage {
                 }
             }
             return snapshot
-        }
-    }
-
-    public func createAPIKey(_ key: APIKeyRecord, at time: Timestamp) async throws {
-        try await transaction { db in
-            try await db.raw(
-                """
-                INSERT INTO api_keys (key_id, secret_hash, account_id, created_at)
-                VALUES (\(bind: key.keyID), \(bind: key.secretHash), \(bind: key.accountID.description), \(bind: time.nanoseconds))
-                """
-            ).run()
-        }
-    }
-
-    public func apiKey(_ keyID: String) async throws -> APIKeyRecord? {
-        try await read { db in
-            guard let row = try await db.raw("SELECT * FROM api_keys WHERE key_id = \(bind: keyID)").first(),
-                let account = AccountID(try row.decode(column: "account_id", as: String.self))
-            else { return nil }
-            return APIKeyRecord(
-                keyID: keyID, secretHash: try row.decode(column: "secret_hash", as: String.self), accountID: account)
         }
     }
 
@@ -302,6 +191,25 @@ extension Storage {
             }
         }
     }
+
+    public func accountConfiguration(_ account: AccountID) async throws -> String? {
+        try await read { db in
+            try await db.raw("SELECT body FROM account_configurations WHERE account_id = \(bind: account.description)")
+                .first()?
+                .decode(column: "body", as: String.self)
+        }
+    }
+
+    public func saveAccountConfiguration(_ account: AccountID, body: String) async throws {
+        try await transaction { db in
+            try await db.raw(
+                """
+                INSERT INTO account_configurations (account_id, body) VALUES (\(bind: account.description), \(bind: body))
+                ON CONFLICT (account_id) DO UPDATE SET body = excluded.body
+                """
+            ).run()
+        }
+    }
 }
 
 extension LedgerEntry.Kind {
@@ -326,51 +234,6 @@ extension LedgerEntry.Kind {
             case .cashDeliverable: return "option_cash_deliverable"
             }
         case .optionDelivery: return "option_delivery"
-        }
-    }
-}
-
-extension Storage {
-    /// A user's notifications, newest first, and how many are unread.
-    public func notifications(user: UserID, limit: Int = 50) async throws -> (items: [NotificationRecord], unread: Int)
-    {
-        try await read { db in
-            let rows = try await db.raw(
-                """
-                SELECT * FROM notifications WHERE user_id = \(bind: user.text) ORDER BY created_at DESC, id DESC LIMIT \(bind: max(1, min(limit, 500)))
-                """
-            ).all()
-            let items = try rows.map { row in
-                NotificationRecord(
-                    id: try row.decode(column: "id", as: String.self), userID: user,
-                    accountID: try row.decode(column: "account_id", as: String?.self).flatMap(AccountID.init),
-                    kind: try row.decode(column: "kind", as: String.self),
-                    title: try row.decode(column: "title", as: String.self),
-                    body: try row.decode(column: "body", as: String.self),
-                    createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
-                    readAt: try row.decode(column: "read_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)))
-            }
-            let unread =
-                try await db.raw(
-                    "SELECT COUNT(*) AS n FROM notifications WHERE user_id = \(bind: user.text) AND read_at IS NULL"
-                )
-                .first()?.decode(column: "n", as: Int.self) ?? 0
-            return (items, unread)
-        }
-    }
-
-    /// Marks one notification (or, with nil, all of a user's) read. Returns how many changed.
-    public func markNotificationsRead(user: UserID, id: String?, at time: Timestamp) async throws {
-        try await transaction { db in
-            if let id {
-                try await db.raw(
-                    "UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user.text) AND id = \(bind: id) AND read_at IS NULL"
-                ).run()
-            } else {
-                try await db.raw(
-                    "UPDATE notifications SET read_at = \(bind: time.nanoseconds) WHERE user_id = \(bind: user.text) AND read_at IS NULL"
-                ).run()
-            }
         }
     }
 }

@@ -1,6 +1,5 @@
 import BrokerageModel
 
-/// The SQL implementation of every repository (BrokerageModel/Repositories.swift), on SQLite and PostgreSQL.
-extension Storage: JournalWriter, UserRepository, AccountRepository, WatchlistRepository, NotificationRepository,
-    RuleRepository, GameRepository, EquityHistoryRepository
-{}
+/// The database itself keeps the accounts and their journal (it is the group-commit writer every shard's steps go
+/// through); each other aggregate has its own repository type over it (`Repositories/SQL<Aggregate>.swift`).
+extension Storage: JournalWriter, AccountRepository {}

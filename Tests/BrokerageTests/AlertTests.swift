@@ -65,7 +65,7 @@ struct AlertTests {
 
         // Read back by a second connection: durable, not just in memory.
         let other = try await f.independentStorage()
-        #expect(try await other.alertTriggers(user: f.userID, alert: record.alert.id).count == 1)
+        #expect(try await SQLRules(other).alertTriggers(user: f.userID, alert: record.alert.id).count == 1)
         await other.shutdown()
 
         await f.brokerage.shutdown()

@@ -68,7 +68,7 @@ struct PerformanceTests {
             try await Self.week(f)
             let report = try await f.brokerage.performance(f.account, period: .all)
             let storage = try await f.independentStorage()
-            let days = try await storage.equityDays(account: f.account, withHoldings: true)
+            let days = try await SQLEquityHistory(storage).equityDays(account: f.account, withHoldings: true)
             await storage.shutdown()
             // Friday, Monday, Tuesday have closed; Wednesday is in progress.
             #expect(days.map(\.date) == [CivilDate(2026, 11, 20), CivilDate(2026, 11, 23), CivilDate(2026, 11, 24)])
@@ -115,13 +115,13 @@ struct PerformanceTests {
             f.clock.advance(by: 2 * Duration64.day)
             try await f.brokerage.catchUpEquityDays(f.account) // Wednesday: Monday's and Tuesday's
             let storage = try await f.independentStorage()
-            let kept = try await storage.equityDays(account: f.account, withHoldings: true)
+            let kept = try await SQLEquityHistory(storage).equityDays(account: f.account, withHoldings: true)
             #expect(kept.count == 3)
             try await storage.transaction { db in try await db.raw("DELETE FROM equity_days").run() }
             await storage.shutdown()
             try await f.brokerage.catchUpEquityDays(f.account)
             let reopened = try await f.independentStorage()
-            let backfilled = try await reopened.equityDays(account: f.account, withHoldings: true)
+            let backfilled = try await SQLEquityHistory(reopened).equityDays(account: f.account, withHoldings: true)
             await reopened.shutdown()
             #expect(backfilled == kept)
             #expect(kept.last?.holdings == ["KO": 13])

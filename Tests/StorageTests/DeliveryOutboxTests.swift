@@ -24,12 +24,13 @@ struct DeliveryOutboxTests {
 
     /// A user with a webhook and two devices.
     func subscribe(_ storage: Storage) async throws {
-        try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
-        try await storage.saveWebhook(
+        try await SQLUsers(storage).createUser(
+            UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+        try await SQLNotifications(storage).saveWebhook(
             WebhookRecord(
                 userID: "u1", url: "https://hooks.example.com/p", secret: "whsec_x", createdAt: Self.t0,
                 updatedAt: Self.t0))
-        for id in ["s1", "s2"] { try await storage.savePushSubscription(subscription(id)) }
+        for id in ["s1", "s2"] { try await SQLNotifications(storage).savePushSubscription(subscription(id)) }
     }
 
     @Test(
@@ -40,9 +41,9 @@ struct DeliveryOutboxTests {
             try await subscribe(storage)
             try await storage.journal(Journal(notifications: [notification("n1")]))
 
-            let hooks = try await storage.dueDeliveries(.webhook, at: Self.t0)
+            let hooks = try await SQLNotifications(storage).dueDeliveries(.webhook, at: Self.t0)
             #expect(hooks.map(\.delivery.id) == ["n1"])
-            let pushes = try await storage.dueDeliveries(.push, at: Self.t0)
+            let pushes = try await SQLNotifications(storage).dueDeliveries(.push, at: Self.t0)
             #expect(pushes.map(\.delivery.id) == ["n1:s1", "n1:s2"])
             #expect(pushes.allSatisfy { $0.delivery.notification?.title == "Filled" })
             let endpoints = pushes.compactMap { item -> String? in
@@ -52,23 +53,30 @@ struct DeliveryOutboxTests {
             #expect(endpoints == ["https://push.example.com/s1", "https://push.example.com/s2"])
 
             // Tests of each channel: a ping to the webhook, a test push to every device.
-            #expect(try await storage.enqueueTestDelivery(.webhook, user: "u1", id: "ping1", at: Self.t0) == 1)
-            #expect(try await storage.enqueueTestDelivery(.push, user: "u1", id: "test1", at: Self.t0) == 2)
-            #expect(try await storage.deliveries(.webhook, user: "u1").count == 2)
-            #expect(try await storage.deliveries(.push, user: "u1").count == 4)
+            #expect(
+                try await SQLNotifications(storage).enqueueTestDelivery(.webhook, user: "u1", id: "ping1", at: Self.t0)
+                    == 1)
+            #expect(
+                try await SQLNotifications(storage).enqueueTestDelivery(.push, user: "u1", id: "test1", at: Self.t0)
+                    == 2)
+            #expect(try await SQLNotifications(storage).deliveries(.webhook, user: "u1").count == 2)
+            #expect(try await SQLNotifications(storage).deliveries(.push, user: "u1").count == 4)
 
             // One device unsubscribes: its pending deliveries fail with the reason, the other device's stay due.
             #expect(
-                try await storage.deletePushSubscription(
+                try await SQLNotifications(storage).deletePushSubscription(
                     user: "u1", id: "s1", endpoint: nil, reason: "unsubscribed", at: Self.t0))
-            let history = try await storage.deliveries(.push, user: "u1")
+            let history = try await SQLNotifications(storage).deliveries(.push, user: "u1")
             #expect(
                 history.filter { $0.subscriptionID == "s1" }.allSatisfy {
                     $0.status == .failed && $0.lastError == "unsubscribed"
                 })
-            #expect(try await storage.dueDeliveries(.push, at: Self.t0).map(\.delivery.id) == ["n1:s2", "test1:s2"])
+            #expect(
+                try await SQLNotifications(storage).dueDeliveries(.push, at: Self.t0).map(\.delivery.id) == [
+                    "n1:s2", "test1:s2",
+                ])
             // The webhook's deliveries are untouched by the device's leaving.
-            #expect(try await storage.dueDeliveries(.webhook, at: Self.t0).count == 2)
+            #expect(try await SQLNotifications(storage).dueDeliveries(.webhook, at: Self.t0).count == 2)
         }
     }
 
@@ -96,17 +104,18 @@ struct DeliveryOutboxTests {
 
         storage = try await Storage.open(.sqlite(path: path))
         do {
-            let hooks = try await storage.deliveries(.webhook, user: "u1")
+            let hooks = try await SQLNotifications(storage).deliveries(.webhook, user: "u1")
             #expect(hooks.map(\.id) == ["n1"])
             #expect(hooks.first?.status == .delivered && hooks.first?.lastStatus == 204 && hooks.first?.attempts == 1)
-            let pushes = try await storage.deliveries(.push, user: "u1")
+            let pushes = try await SQLNotifications(storage).deliveries(.push, user: "u1")
             #expect(Set(pushes.map(\.id)) == ["n1:s1", "n1:s2"])
             #expect(pushes.allSatisfy { $0.status == .pending && $0.subscriptionID != nil })
             // The new trigger queues the next notification on both channels.
             try await storage.journal(Journal(notifications: [notification("n2", at: Self.t0.adding(seconds: 1))]))
             #expect(
-                try await storage.dueDeliveries(.webhook, at: Self.t0.adding(seconds: 1)).map(\.delivery.id) == ["n2"])
-            #expect(try await storage.dueDeliveries(.push, at: Self.t0.adding(seconds: 1)).count == 4)
+                try await SQLNotifications(storage).dueDeliveries(.webhook, at: Self.t0.adding(seconds: 1)).map(
+                    \.delivery.id) == ["n2"])
+            #expect(try await SQLNotifications(storage).dueDeliveries(.push, at: Self.t0.adding(seconds: 1)).count == 4)
         } catch {
             await storage.shutdown()
             throw error

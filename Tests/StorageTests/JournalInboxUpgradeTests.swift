@@ -33,7 +33,7 @@ struct JournalInboxUpgradeTests {
     }
 
     func journalsWhole(_ storage: Storage) async throws {
-        try await storage.createUser(
+        try await SQLUsers(storage).createUser(
             UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
         var (record, engine) = try await StorageTests().account(storage)
         let order = try engine.submit(

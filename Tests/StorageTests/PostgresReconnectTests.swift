@@ -34,19 +34,21 @@ struct PostgresReconnectTests {
     @Test("after the server ended its sessions, writes (a transaction too) and reads go on, and closing returns")
     func reconnects() async throws {
         try await withStorage(.postgres) { storage in
-            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: t0))
+            try await SQLUsers(storage).createUser(
+                UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: t0))
             try await terminateOthers(storage)
             // Before, PostgresNIO never answered a statement sent on the closed connection: this waited forever.
-            try await storage.createUser(UserRecord(id: "u2", username: "bob", passwordHash: "h", createdAt: t0))
+            try await SQLUsers(storage).createUser(
+                UserRecord(id: "u2", username: "bob", passwordHash: "h", createdAt: t0))
             for _ in 0..<4 {
-                #expect(try await storage.user(username: "bob")?.id == "u2")
-                #expect(try await storage.user(username: "alice")?.id == "u1")
+                #expect(try await SQLUsers(storage).user(username: "bob")?.id == "u2")
+                #expect(try await SQLUsers(storage).user(username: "alice")?.id == "u1")
             }
             try await terminateOthers(storage)
             try await storage.transaction { db in
                 try await db.raw("UPDATE users SET password_hash = 'h2' WHERE id = 'u1'").run()
             }
-            #expect(try await storage.userCount() == 2)
+            #expect(try await SQLUsers(storage).userCount() == 2)
         }
     }
 }

@@ -60,26 +60,28 @@ struct StorageTests {
     @Test("users are unique by name; sessions expire", arguments: Backend.available)
     func users(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
-            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            try await SQLUsers(storage).createUser(
+                UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
             await #expect(throws: StorageError.duplicate("user alice")) {
-                try await storage.createUser(
+                try await SQLUsers(storage).createUser(
                     UserRecord(id: "u2", username: "alice", passwordHash: "h", createdAt: Self.t0))
             }
-            #expect(try await storage.user(username: "alice")?.id == "u1")
-            #expect(try await storage.userCount() == 1)
-            try await storage.createSession(
+            #expect(try await SQLUsers(storage).user(username: "alice")?.id == "u1")
+            #expect(try await SQLUsers(storage).userCount() == 1)
+            try await SQLUsers(storage).createSession(
                 tokenHash: "t", userID: "u1", createdAt: Self.t0, expiresAt: Self.t0.adding(seconds: 60))
-            #expect(try await storage.sessionUser(tokenHash: "t", at: Self.t0) == "u1")
-            #expect(try await storage.sessionUser(tokenHash: "t", at: Self.t0.adding(seconds: 61)) == nil)
-            try await storage.deleteSession(tokenHash: "t")
-            #expect(try await storage.sessionUser(tokenHash: "t", at: Self.t0) == nil)
+            #expect(try await SQLUsers(storage).sessionUser(tokenHash: "t", at: Self.t0) == "u1")
+            #expect(try await SQLUsers(storage).sessionUser(tokenHash: "t", at: Self.t0.adding(seconds: 61)) == nil)
+            try await SQLUsers(storage).deleteSession(tokenHash: "t")
+            #expect(try await SQLUsers(storage).sessionUser(tokenHash: "t", at: Self.t0) == nil)
         }
     }
 
     @Test("a journal writes orders, activities and the account snapshot together", arguments: Backend.available)
     func journal(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
-            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            try await SQLUsers(storage).createUser(
+                UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
             var (record, engine) = try await account(storage)
             engine.apply(.quote(InstrumentID(0), at: Self.t0, bid: 99, bidSize: 100, ask: 100, askSize: 100))
             _ = try engine.submit(OrderRequest(symbol: "AAPL", side: .buy, qty: 10), account: record.id, at: Self.t0)
@@ -123,7 +125,8 @@ struct StorageTests {
     @Test("a journal that fails midway leaves nothing behind", arguments: Backend.available)
     func atomicity(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
-            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            try await SQLUsers(storage).createUser(
+                UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
             let (record, engine) = try await account(storage)
             let entry = LedgerEntry(
                 sequence: 1, accountID: record.id, time: Self.t0, kind: .deposit(method: .bank, note: nil),
@@ -144,7 +147,8 @@ struct StorageTests {
         arguments: Backend.available)
     func journalSizes(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
-            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            try await SQLUsers(storage).createUser(
+                UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
             var (record, engine) = try await account(storage)
             engine.apply(.quote(InstrumentID(0), at: Self.t0, bid: 99, bidSize: 100, ask: 100, askSize: 100))
             func drain() -> Journal {
@@ -164,8 +168,9 @@ struct StorageTests {
                     title: "Bought AAPL", body: "It's \"done\"", createdAt: Self.t0)
             ]
             try await storage.journal(small)
-            #expect(try await storage.notifications(user: "u1").items.map(\.body) == ["It's \"done\""])
-            #expect(try await storage.notifications(user: "u1").items.first?.accountID == record.id)
+            #expect(
+                try await SQLNotifications(storage).notifications(user: "u1").items.map(\.body) == ["It's \"done\""])
+            #expect(try await SQLNotifications(storage).notifications(user: "u1").items.first?.accountID == record.id)
 
             for i in 1...3_001 {
                 _ = try engine.submit(
@@ -183,23 +188,24 @@ struct StorageTests {
     @Test("API keys, watchlists (unique names per account) and configurations", arguments: Backend.available)
     func keysAndWatchlists(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
-            try await storage.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+            try await SQLUsers(storage).createUser(
+                UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
             let (record, _) = try await account(storage)
-            try await storage.createAPIKey(
+            try await SQLUsers(storage).createAPIKey(
                 APIKeyRecord(keyID: "PK1", secretHash: "abc", accountID: record.id), at: Self.t0)
-            #expect(try await storage.apiKey("PK1")?.accountID == record.id)
-            #expect(try await storage.apiKey("PK2") == nil)
+            #expect(try await SQLUsers(storage).apiKey("PK1")?.accountID == record.id)
+            #expect(try await SQLUsers(storage).apiKey("PK2") == nil)
             let w = WatchlistRecord(
                 id: "w1", accountID: record.id, name: "tech", symbols: ["AAPL"], createdAt: Self.t0, updatedAt: Self.t0)
-            try await storage.saveWatchlist(w)
+            try await SQLWatchlists(storage).saveWatchlist(w)
             await #expect(throws: StorageError.duplicate("watchlist tech")) {
-                try await storage.saveWatchlist(
+                try await SQLWatchlists(storage).saveWatchlist(
                     WatchlistRecord(
                         id: "w2", accountID: record.id, name: "tech", symbols: [],
                         createdAt: Self.t0, updatedAt: Self.t0))
             }
-            #expect(try await storage.watchlists(account: record.id).map(\.symbols) == [["AAPL"]])
-            #expect(try await storage.deleteWatchlist(id: "w1", account: record.id))
+            #expect(try await SQLWatchlists(storage).watchlists(account: record.id).map(\.symbols) == [["AAPL"]])
+            #expect(try await SQLWatchlists(storage).deleteWatchlist(id: "w1", account: record.id))
             try await storage.saveAccountConfiguration(record.id, body: #"{"no_shorting":true}"#)
             #expect(try await storage.accountConfiguration(record.id) == #"{"no_shorting":true}"#)
         }
@@ -211,10 +217,11 @@ struct StorageTests {
             "papertrade-reopen-\(UUID())/db.sqlite"
         ).path
         let first = try await Storage.open(.sqlite(path: path))
-        try await first.createUser(UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+        try await SQLUsers(first).createUser(
+            UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
         await first.shutdown()
         let second = try await Storage.open(.sqlite(path: path))
-        #expect(try await second.userCount() == 1)
+        #expect(try await SQLUsers(second).userCount() == 1)
         await second.shutdown()
     }
 }
@@ -230,7 +237,7 @@ struct CheckpointTests {
         policy.walSizeLimit = 1 << 20
         policy.preallocateWAL = true // restarts over a file written out to the limit
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
-        try await storage.createUser(
+        try await SQLUsers(storage).createUser(
             UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
         var engine = TradingEngine()
         engine.register(.usEquity("AAPL", name: "Apple"))
@@ -283,7 +290,7 @@ extension CheckpointTests {
         policy.preallocateWAL = true
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
         #expect((try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) == 4 << 20)
-        try await storage.createUser(
+        try await SQLUsers(storage).createUser(
             UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
         var engine = TradingEngine()
         engine.register(.usEquity("AAPL", name: "Apple"))
@@ -323,7 +330,7 @@ struct ConcurrentReadTests {
         arguments: Backend.available)
     func readsDoNotWaitForWrites(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
-            try await storage.createUser(
+            try await SQLUsers(storage).createUser(
                 UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: StorageTests.t0))
             let (reader, signal) = AsyncStream.makeStream(of: Int.self)
             let outcome = try await withThrowingTaskGroup(of: String.self) { group in
@@ -345,7 +352,7 @@ struct ConcurrentReadTests {
                     }
                 }
                 group.addTask {
-                    let count = try await storage.userCount()
+                    let count = try await SQLUsers(storage).userCount()
                     signal.yield(count)
                     return ""
                 }
@@ -354,7 +361,7 @@ struct ConcurrentReadTests {
                 return results.first ?? ""
             }
             #expect(outcome == "read 1 users while the write was open")
-            #expect(try await storage.userCount() == 2)
+            #expect(try await SQLUsers(storage).userCount() == 2)
         }
     }
 }
@@ -376,10 +383,10 @@ struct WebhookStorageTests {
     func deliveriesFollowNotifications(_ backend: Backend) async throws {
         try await withStorage(backend) { storage in
             for (id, name) in [("u1", "alice"), ("u2", "bob")] {
-                try await storage.createUser(
+                try await SQLUsers(storage).createUser(
                     UserRecord(id: UserID(id), username: name, passwordHash: "h", createdAt: Self.t0))
             }
-            try await storage.saveWebhook(
+            try await SQLNotifications(storage).saveWebhook(
                 WebhookRecord(
                     userID: "u1", url: "http://127.0.0.1:9/hook", secret: "whsec_x",
                     createdAt: Self.t0, updatedAt: Self.t0))
@@ -388,7 +395,7 @@ struct WebhookStorageTests {
                     notification("n1", user: "u1", at: Self.t0),
                     notification("n2", user: "u2", at: Self.t0),
                 ]))
-            let due = try await storage.dueDeliveries(.webhook, at: Self.t0)
+            let due = try await SQLNotifications(storage).dueDeliveries(.webhook, at: Self.t0)
             #expect(due.map(\.delivery.id) == ["n1"])
             guard case .webhook(let url, _)? = due.first?.destination else {
                 Issue.record("the due delivery goes to the webhook")
@@ -396,7 +403,7 @@ struct WebhookStorageTests {
             }
             #expect(url == "http://127.0.0.1:9/hook")
             #expect(due.first?.delivery.notification?.kind == "order_placed_automatically")
-            #expect(try await storage.deliveries(.webhook, user: "u2").isEmpty)
+            #expect(try await SQLNotifications(storage).deliveries(.webhook, user: "u2").isEmpty)
 
             // A journal that fails takes its notifications' deliveries with it.
             let broken = LedgerEntry(
@@ -406,35 +413,37 @@ struct WebhookStorageTests {
                 try await storage.journal(
                     Journal(entries: [broken, broken], notifications: [notification("n3", user: "u1", at: Self.t0)]))
             }
-            #expect(try await storage.deliveries(.webhook, user: "u1").map(\.id) == ["n1"])
+            #expect(try await SQLNotifications(storage).deliveries(.webhook, user: "u1").map(\.id) == ["n1"])
 
             // Retry bookkeeping: not due before its next attempt; delivered leaves the queue.
-            try await storage.recordDeliveryAttempt(
+            try await SQLNotifications(storage).recordDeliveryAttempt(
                 id: "n1", status: .pending, attempts: 1, nextAttempt: Self.t0.adding(seconds: 5),
                 httpStatus: 500, error: "HTTP 500", at: Self.t0)
-            #expect(try await storage.dueDeliveries(.webhook, at: Self.t0.adding(seconds: 4)).isEmpty)
+            #expect(try await SQLNotifications(storage).dueDeliveries(.webhook, at: Self.t0.adding(seconds: 4)).isEmpty)
             #expect(
-                try await storage.dueDeliveries(.webhook, at: Self.t0.adding(seconds: 5)).map(\.delivery.attempts) == [
-                    1
-                ])
-            try await storage.recordDeliveryAttempt(
+                try await SQLNotifications(storage).dueDeliveries(.webhook, at: Self.t0.adding(seconds: 5)).map(
+                    \.delivery.attempts) == [
+                        1
+                    ])
+            try await SQLNotifications(storage).recordDeliveryAttempt(
                 id: "n1", status: .delivered, attempts: 2, nextAttempt: Self.t0.adding(seconds: 5),
                 httpStatus: 204, error: nil, at: Self.t0.adding(seconds: 5))
-            #expect(try await storage.dueDeliveries(.webhook, at: Self.t0.adding(seconds: 60)).isEmpty)
-            let history = try await storage.deliveries(.webhook, user: "u1")
+            #expect(
+                try await SQLNotifications(storage).dueDeliveries(.webhook, at: Self.t0.adding(seconds: 60)).isEmpty)
+            let history = try await SQLNotifications(storage).deliveries(.webhook, user: "u1")
             #expect(
                 history.first?.status == .delivered && history.first?.lastStatus == 204 && history.first?.attempts == 2)
 
             // Disabled or removed: new notifications are not queued, pending ones are marked failed.
             try await storage.journal(
                 Journal(notifications: [notification("n4", user: "u1", at: Self.t0.adding(seconds: 6))]))
-            #expect(try await storage.deleteWebhook(user: "u1", at: Self.t0.adding(seconds: 7)))
+            #expect(try await SQLNotifications(storage).deleteWebhook(user: "u1", at: Self.t0.adding(seconds: 7)))
             try await storage.journal(
                 Journal(notifications: [notification("n5", user: "u1", at: Self.t0.adding(seconds: 8))]))
-            let after = try await storage.deliveries(.webhook, user: "u1")
+            let after = try await SQLNotifications(storage).deliveries(.webhook, user: "u1")
             #expect(after.map(\.id) == ["n4", "n1"])
             #expect(after.first?.status == .failed && after.first?.lastError == "webhook removed")
-            #expect(try await storage.webhook(user: "u1") == nil)
+            #expect(try await SQLNotifications(storage).webhook(user: "u1") == nil)
         }
     }
 }

@@ -6,7 +6,7 @@ import TradingCore
 /// to the last completed session), its intraday values and its benchmark. It holds no state of its own; the shard
 /// reads it for the performance report and the day's profit.
 struct AccountHistory: Sendable {
-    let storage: any ShardRepository
+    let storage: ShardStores
     let market: SharedMarket
     let feed: any MarketDataFeed
 
@@ -19,7 +19,9 @@ struct AccountHistory: Sendable {
         query.kinds = ["reset"]
         query.limit = 1
         let latest: LedgerEntry?
-        do { latest = try await storage.activities(account: id, query: query).first } catch { throw .storage(error) }
+        do { latest = try await storage.accounts.activities(account: id, query: query).first } catch {
+            throw .storage(error)
+        }
         guard let latest, case .reset(let start) = latest.kind, latest.sequence > (anchor?.lastSequence ?? 0) else {
             return nil
         }
@@ -51,7 +53,9 @@ struct AccountHistory: Sendable {
             lastClosed = calendar.previousTradingDay(before: lastClosed)
         }
         let stored: EquityDay?
-        do { stored = try await storage.lastEquityDay(account: id, onOrBefore: nil) } catch { throw .storage(error) }
+        do { stored = try await storage.equityHistory.lastEquityDay(account: id, onOrBefore: nil) } catch {
+            throw .storage(error)
+        }
         if let stored, stored.date >= lastClosed { return stored }
 
         var builder: EquityDayBuilder
@@ -97,7 +101,7 @@ struct AccountHistory: Sendable {
             }
             rows.append(builder.close(date: day, closes: closes[day] ?? [:]))
         }
-        do { try await storage.saveEquityDays(rows) } catch { throw .storage(error) }
+        do { try await storage.equityHistory.saveEquityDays(rows) } catch { throw .storage(error) }
         return rows.last ?? stored
     }
 
@@ -119,7 +123,9 @@ struct AccountHistory: Sendable {
         query.afterSequence = sequence
         while true {
             let page: [LedgerEntry]
-            do { page = try await storage.activities(account: id, query: query) } catch { throw .storage(error) }
+            do { page = try await storage.accounts.activities(account: id, query: query) } catch {
+                throw .storage(error)
+            }
             entries += page
             guard page.count == query.limit, let last = page.last else { return entries }
             query.afterSequence = last.sequence

@@ -16,7 +16,7 @@ extension Shard {
             id: id, userID: userID, name: name, market: market, accountNumber: number,
             createdAt: clock.now(), snapshot: snapshot, shard: self.id)
         do {
-            try await storage.createAccount(record)
+            try await storage.accounts.createAccount(record)
         } catch {
             try? await reload()
             throw .storage(error)
@@ -174,10 +174,10 @@ extension Shard {
     func loadAccountIfNeeded(_ id: AccountID) async throws(BrokerageError) {
         guard records[id] == nil else { return }
         let stored: AccountRecord?
-        do { stored = try await storage.account(id) } catch { throw .storage(error) }
+        do { stored = try await storage.accounts.account(id) } catch { throw .storage(error) }
         guard let record = stored, record.shard == self.id else { throw .notFound("account not found") }
         let snapshot: AccountSnapshot
-        do { snapshot = try await storage.restorable(record) } catch { throw .storage(error) }
+        do { snapshot = try await storage.accounts.restorable(record) } catch { throw .storage(error) }
         guard records[id] == nil else { return } // loaded by a concurrent call meanwhile
         for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
             if let instrument = await market.resolvedInstrument(symbol) { engine.register(instrument) }

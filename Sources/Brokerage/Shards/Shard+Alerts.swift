@@ -52,7 +52,7 @@ extension Shard {
     func alert(_ id: AlertID, user: UserID) async throws(BrokerageError) -> AlertRecord {
         if let record = alerts.active[id], record.userID == user.text { return record }
         let stored: AlertRecord?
-        do { stored = try await storage.alert(id, user: user) } catch { throw .storage(error) }
+        do { stored = try await storage.rules.alert(id, user: user) } catch { throw .storage(error) }
         guard let stored else { throw .notFound("alert not found") }
         return stored
     }
@@ -68,7 +68,7 @@ extension Shard {
     /// reload).
     func reloadAlerts(of users: @escaping @Sendable (UserID) -> Bool) async throws {
         var loaded: [(record: AlertRecord, instrument: InstrumentID, lastTriggered: CivilDate?)] = []
-        for record in try await storage.activeAlerts() where users(UserID(record.userID)) {
+        for record in try await storage.rules.activeAlerts() where users(UserID(record.userID)) {
             guard let entry = directory.entry(record.alert.symbol) else { continue }
             let date = record.lastTriggeredAt.map { entry.instrument.calendar.tradingDate(at: $0) }
             loaded.append((record, engine.register(entry.instrument), date))

@@ -40,7 +40,7 @@ extension Shard {
         await flush()
         do {
             _ = try await catchUpEquityDays(id)
-            let close = try await storage.lastEquityDay(account: id, onOrBefore: anchor)
+            let close = try await storage.equityHistory.lastEquityDay(account: id, onOrBefore: anchor)
             let entries = try await ledgerEntries(id, after: close?.lastSequence ?? 0)
             // An account that opened after the close counts from its opening cash.
             var tracker = DayProfitTracker(

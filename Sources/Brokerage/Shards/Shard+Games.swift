@@ -27,7 +27,7 @@ extension Shard {
         let player = GamePlayerRecord(
             gameID: game.id, accountID: accountID, userID: user, name: playerName, joinedAt: now)
         do {
-            try await storage.joinGame(player, account: record)
+            try await storage.games.joinGame(player, account: record)
         } catch {
             try? await reload()
             throw .storage(error)

@@ -36,7 +36,9 @@ extension Shard {
     func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
         let order: Order
         do { order = try engine.cancel(id, account: account, at: clock.now()) } catch {
-            if error.reason == .orderNotFound, let stored = try? await storage.order(id), stored.accountID == account {
+            if error.reason == .orderNotFound, let stored = try? await storage.accounts.order(id),
+                stored.accountID == account
+            {
                 throw .rejected(
                     OrderRejection(.notCancelable, "order is \(stored.status.rawValue) and can no longer be canceled"))
             }
@@ -75,7 +77,7 @@ extension Shard {
     func order(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
         if let order = engine.order(id), order.accountID == account { return order }
         let stored: Order?
-        do { stored = try await storage.order(id) } catch { throw .storage(error) }
+        do { stored = try await storage.accounts.order(id) } catch { throw .storage(error) }
         guard let stored, stored.accountID == account else { throw .notFound("order not found") }
         return stored
     }
@@ -83,7 +85,7 @@ extension Shard {
     func order(clientOrderID: ClientOrderID, account: AccountID) async throws(BrokerageError) -> Order {
         if let order = engine.order(clientOrderID: clientOrderID, account: account) { return order }
         let stored: Order?
-        do { stored = try await storage.order(clientOrderID: clientOrderID, account: account) } catch {
+        do { stored = try await storage.accounts.order(clientOrderID: clientOrderID, account: account) } catch {
             throw .storage(error)
         }
         guard let stored else { throw .notFound("order not found") }

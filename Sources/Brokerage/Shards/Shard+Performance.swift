@@ -30,11 +30,11 @@ extension Shard {
         let anchor: EquityDay?
         do {
             if let anchorDate {
-                anchor = try await storage.lastEquityDay(account: id, onOrBefore: anchorDate)
+                anchor = try await storage.equityHistory.lastEquityDay(account: id, onOrBefore: anchorDate)
             } else {
                 anchor = nil
             }
-            rows = try await storage.equityDays(
+            rows = try await storage.equityHistory.equityDays(
                 account: id, from: (anchor?.date ?? anchorDate)?.adding(days: 1), through: endDate, withHoldings: false)
         } catch { throw .storage(error) }
 

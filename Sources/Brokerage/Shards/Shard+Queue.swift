@@ -28,7 +28,7 @@ extension Shard {
     /// Loads the queued rules of this shard's accounts into the desk (at start and after a reload).
     func reloadRules() async throws {
         var loaded: [(record: QueueRuleRecord, instrument: InstrumentID)] = []
-        for record in try await storage.queuedRules() where self.records[record.rule.accountID] != nil {
+        for record in try await storage.rules.queuedRules() where self.records[record.rule.accountID] != nil {
             guard let entry = directory.entry(record.rule.symbol) else { continue }
             loaded.append((record, engine.register(entry.instrument)))
         }
@@ -97,7 +97,7 @@ extension Shard {
     /// Fired, failed, canceled and expired rules, newest first.
     func queueHistory(account: AccountID, limit: Int = 100) async throws(BrokerageError) -> [QueueEntry] {
         let records: [QueueRuleRecord]
-        do { records = try await storage.queueRules(account: account, queued: false, limit: limit) } catch {
+        do { records = try await storage.rules.queueRules(account: account, queued: false, limit: limit) } catch {
             throw .storage(error)
         }
         var entries: [QueueEntry] = []

@@ -52,7 +52,7 @@ actor Shard {
     typealias Lease = ShardCommits.Lease
 
     // The shared services, by name (`ShardContext` says what each is).
-    var storage: any ShardRepository { context.storage }
+    var storage: ShardStores { context.storage }
     nonisolated var feed: any MarketDataFeed { context.feed }
     nonisolated var directory: SymbolDirectory { context.directory }
     nonisolated var clock: MarketClock { context.clock }
@@ -67,8 +67,8 @@ actor Shard {
     func reload(alertsOf alertUsers: @escaping @Sendable (UserID) -> Bool) async throws {
         var fresh = TradingEngine(configuration: engine.configuration)
         var records: [AccountID: AccountRecord] = [:]
-        for record in try await storage.accounts(shard: id) {
-            let snapshot = try await storage.restorable(record)
+        for record in try await storage.accounts.accounts(shard: id) {
+            let snapshot = try await storage.accounts.restorable(record)
             for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
                 if let instrument = await market.resolvedInstrument(symbol) { fresh.register(instrument) }
             }
@@ -77,7 +77,7 @@ actor Shard {
             }
             records[record.id] = record
         }
-        if let random = try await storage.randomState(shard: id) { fresh.randomState = random }
+        if let random = try await storage.accounts.randomState(shard: id) { fresh.randomState = random }
         engine = fresh
         self.records = records
         sessionMarks = SessionMarks()

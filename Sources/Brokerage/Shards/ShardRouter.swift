@@ -6,7 +6,7 @@ import TradingCore
 
 /// What every shard is made with: the services they share (nothing mutable but behind locks).
 struct ShardContext: Sendable {
-    let storage: any ShardRepository
+    let storage: ShardStores
     /// Where the shards' steps are committed.
     let journal: any JournalWriter
     let feed: any MarketDataFeed

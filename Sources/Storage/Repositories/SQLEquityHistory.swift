@@ -2,9 +2,16 @@ import BrokerageModel
 import SQLKit
 import TradingCore
 
+/// Each account's daily closes (`EquityDay`): what performance and leaderboards read. The SQL of `EquityHistoryRepository`, on SQLite and PostgreSQL.
+public struct SQLEquityHistory: EquityHistoryRepository {
+    let database: Storage
+
+    public init(_ database: Storage) { self.database = database }
+}
+
 /// Accounts' daily closes (`EquityDay`), the performance history. Amounts are stored as decimal text like every
 /// amount in the database; the shares held at each close are kept as JSON so the next day continues from them.
-extension Storage {
+extension SQLEquityHistory {
     /// Inserts or replaces days (one transaction): recomputing a day gives the same row, so two writers agree.
     public func saveEquityDays(_ days: [EquityDay]) async throws {
         guard !days.isEmpty else { return }
@@ -16,7 +23,7 @@ extension Storage {
                 })
             return (day, try Coding.encode(lines))
         }
-        try await transaction { db in
+        try await database.transaction { db in
             for (day, holdings) in rows {
                 try await db.raw(
                     """
@@ -42,7 +49,7 @@ extension Storage {
     public func equityDays(
         account: AccountID, from start: CivilDate? = nil, through end: CivilDate? = nil, withHoldings: Bool = false
     ) async throws -> [EquityDay] {
-        try await read { db in
+        try await database.read { db in
             // A series read leaves the holdings' JSON in the database (the widest column, and unused).
             let columns =
                 withHoldings
@@ -66,7 +73,7 @@ extension Storage {
 
     /// The latest close on or before `date` (the latest of all without one), with its holdings.
     public func lastEquityDay(account: AccountID, onOrBefore date: CivilDate? = nil) async throws -> EquityDay? {
-        try await read { db in
+        try await database.read { db in
             var sql = SQLQueryString("SELECT * FROM equity_days WHERE account_id = \(bind: account.description)")
             if let date {
                 sql.appendInterpolation(unsafeRaw: " AND day <= ")

@@ -2,10 +2,17 @@ import BrokerageModel
 import SQLKit
 import TradingCore
 
-extension Storage {
+/// Games and their players; joining opens the player's game account in the same transaction. The SQL of `GameRepository`, on SQLite and PostgreSQL.
+public struct SQLGames: GameRepository {
+    let database: Storage
+
+    public init(_ database: Storage) { self.database = database }
+}
+
+extension SQLGames {
     public func createGame(_ game: GameRecord) async throws {
         let settings = try Coding.encode(game.settings)
-        try await transaction { db in
+        try await database.transaction { db in
             try await db.raw(
                 """
                 INSERT INTO games (id, owner_id, name, market, join_code, visibility, settings, created_at)
@@ -21,7 +28,7 @@ extension Storage {
     public func saveGame(_ game: GameRecord) async throws {
         let settings = try Coding.encode(game.settings)
         let final = try game.final.map { try Coding.encode($0) }
-        try await transaction { db in
+        try await database.transaction { db in
             try await db.raw(
                 """
                 UPDATE games SET name = \(bind: game.name), visibility = \(bind: game.settings.visibility.rawValue),
@@ -34,7 +41,7 @@ extension Storage {
     }
 
     public func games() async throws -> [GameRecord] {
-        try await read { db in
+        try await database.read { db in
             try await db.raw("SELECT * FROM games ORDER BY created_at").all().map(Self.game)
         }
     }
@@ -58,7 +65,7 @@ extension Storage {
     /// Opens a player's game account and records them as a player, in one transaction.
     public func joinGame(_ player: GamePlayerRecord, account: AccountRecord) async throws {
         let state = try Coding.encode(account.snapshot.account)
-        try await transaction { db in
+        try await database.transaction { db in
             let taken = try await db.raw(
                 """
                 SELECT account_id FROM game_players WHERE game_id = \(bind: player.gameID.description)
@@ -91,7 +98,7 @@ extension Storage {
 
     /// Writes a player's removal and resets used.
     public func savePlayer(_ p: GamePlayerRecord) async throws {
-        try await transaction { db in
+        try await database.transaction { db in
             try await db.raw(
                 """
                 UPDATE game_players SET removed_at = \(bind: p.removedAt?.nanoseconds), resets_used = \(bind: p.resetsUsed)
@@ -102,7 +109,7 @@ extension Storage {
     }
 
     public func gamePlayers() async throws -> [GamePlayerRecord] {
-        try await read { db in
+        try await database.read { db in
             try await db.raw("SELECT * FROM game_players ORDER BY joined_at").all().map { row in
                 guard let game = GameID(try row.decode(column: "game_id", as: String.self)),
                     let account = AccountID(try row.decode(column: "account_id", as: String.self))

@@ -3,9 +3,16 @@ import Foundation
 import SQLKit
 import TradingCore
 
-extension Storage {
+/// An account's watchlists (named lists of symbols, unique names per account). The SQL of `WatchlistRepository`, on SQLite and PostgreSQL.
+public struct SQLWatchlists: WatchlistRepository {
+    let database: Storage
+
+    public init(_ database: Storage) { self.database = database }
+}
+
+extension SQLWatchlists {
     public func watchlists(account: AccountID) async throws -> [WatchlistRecord] {
-        try await read { db in
+        try await database.read { db in
             try await db.raw(
                 "SELECT * FROM watchlists WHERE account_id = \(bind: account.description) ORDER BY created_at, id"
             ).all().map(Self.watchlist)
@@ -27,7 +34,7 @@ extension Storage {
     /// Inserts or replaces a watchlist; a name already used by another list of the account is a duplicate.
     public func saveWatchlist(_ w: WatchlistRecord) async throws {
         let symbols = try Coding.encode(w.symbols)
-        try await transaction { db in
+        try await database.transaction { db in
             let clash = try await db.raw(
                 """
                 SELECT id FROM watchlists WHERE account_id = \(bind: w.accountID.description) AND name = \(bind: w.name) AND id <> \(bind: w.id)
@@ -46,32 +53,13 @@ extension Storage {
     }
 
     public func deleteWatchlist(id: String, account: AccountID) async throws -> Bool {
-        try await transaction { db in
+        try await database.transaction { db in
             let found = try await db.raw(
                 "SELECT id FROM watchlists WHERE id = \(bind: id) AND account_id = \(bind: account.description)"
             ).first()
             guard found != nil else { return false }
             try await db.raw("DELETE FROM watchlists WHERE id = \(bind: id)").run()
             return true
-        }
-    }
-
-    public func accountConfiguration(_ account: AccountID) async throws -> String? {
-        try await read { db in
-            try await db.raw("SELECT body FROM account_configurations WHERE account_id = \(bind: account.description)")
-                .first()?
-                .decode(column: "body", as: String.self)
-        }
-    }
-
-    public func saveAccountConfiguration(_ account: AccountID, body: String) async throws {
-        try await transaction { db in
-            try await db.raw(
-                """
-                INSERT INTO account_configurations (account_id, body) VALUES (\(bind: account.description), \(bind: body))
-                ON CONFLICT (account_id) DO UPDATE SET body = excluded.body
-                """
-            ).run()
         }
     }
 }
