@@ -2,9 +2,9 @@ import TradingCore
 
 // The brokerage's records by aggregate, and where they are kept. Each part of the brokerage takes only the
 // repositories it needs (a shard: accounts, rules, equity history and games; the user directory: users), so what a
-// service can read and write is visible in its type. The Storage module is the SQL implementation of all of them, on
-// SQLite and PostgreSQL alike (`Storage+Repositories.swift`; the SQL for each aggregate in
-// `Storage+<Aggregate>.swift`).
+// service can read and write is visible in its type. The Storage module implements each in SQL, on SQLite and
+// PostgreSQL alike: a type per aggregate in `Storage/Repositories/SQL<Aggregate>.swift`, and the database itself for
+// accounts and their journal (`Storage+Repositories.swift`).
 
 /// Users, their web sessions, their API keys and their languages.
 public protocol UserRepository: Sendable {

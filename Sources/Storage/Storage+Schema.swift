@@ -184,7 +184,7 @@ extension Storage {
         // was then (`JournalInboxHistory`: frozen). (The random-state row now carries its key: c1 = 1, c2 = the state.)
         // A change to a journal table needs a new migration like this one, so existing databases get the new triggers.
         (7, sqliteOnly(JournalInboxHistory.migration7)),
-        // Performance history: one row per account per trading day's close (Storage+EquityHistory.swift).
+        // Performance history: one row per account per trading day's close (Repositories/SQLEquityHistory.swift).
         (
             8,
             [
@@ -198,7 +198,7 @@ extension Storage {
                 """
             ]
         ),
-        // Price alerts and their triggers, journaled with the notifications they send (Storage+Alerts.swift); the
+        // Price alerts and their triggers, journaled with the notifications they send (Repositories/SQLRules.swift); the
         // SQLite inbox gains their row kinds.
         (
             9,
@@ -271,7 +271,7 @@ extension Storage {
         ),
         // Each user's language (nil: follow the browser): notifications and pushes are written in it.
         (11, ["ALTER TABLE users ADD COLUMN language TEXT"]),
-        // Games and their players (Storage+Games.swift): a player's game account is an ordinary account row.
+        // Games and their players (Repositories/SQLGames.swift): a player's game account is an ordinary account row.
         (
             12,
             [
@@ -302,7 +302,7 @@ extension Storage {
                 "CREATE TABLE shard_map (id INTEGER PRIMARY KEY, shard_count INTEGER NOT NULL)",
             ]
         ),
-        // One delivery outbox for every channel (Storage+Deliveries.swift): webhook and Web Push deliveries move into
+        // One delivery outbox for every channel (Repositories/SQLNotifications.swift): webhook and Web Push deliveries move into
         // `deliveries`, and one trigger on `notifications` queues a notification for the user's enabled webhook and
         // each of their push subscriptions, in the notification's own transaction.
         (
