@@ -16,7 +16,7 @@ import TradingCore
 /// services below, which read and write their own records. Nothing above the brokerage touches storage.
 public final class Brokerage: Sendable {
     /// The database the brokerage opened and closes.
-    let database: Storage
+    let database: any DatabaseConnection
     /// The same database by aggregate: what the front reads for listings and hands to its services.
     let repositories: Repositories
     let router: ShardRouter
@@ -47,9 +47,8 @@ public final class Brokerage: Sendable {
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
 
-    init(storage: Storage, router: ShardRouter, context: ShardContext) {
-        database = storage
-        let repositories = Repositories(storage)
+    init(database: any DatabaseConnection, repositories: Repositories, router: ShardRouter, context: ShardContext) {
+        self.database = database
         self.repositories = repositories
         self.router = router
         market = context.market
@@ -103,16 +102,17 @@ public final class Brokerage: Sendable {
         clock: MarketClock, seed: UInt64 = 1, shards requested: Int? = nil, shardOwners: Int? = nil,
         clustered: Bool = false
     ) async throws -> Brokerage {
-        let count = try await storage.ensureShardMap(requested: requested)
+        let repositories = Repositories(storage)
+        let count = try await repositories.accounts.ensureShardMap(requested: requested)
         let context = ShardContext(
-            storage: Repositories(storage).shard, journal: journal, feed: feed, directory: directory, clock: clock,
+            storage: repositories.shard, journal: journal, feed: feed, directory: directory, clock: clock,
             market: SharedMarket(feed: feed, directory: directory, clock: clock), languages: LanguagePreferences(),
             streams: UpdateStreams(), metrics: BrokerageMetrics(), seed: seed)
         let owners = ShardOwners(count: shardOwners ?? ShardOwners.defaultCount)
         let router = ShardRouter(
-            count: count, owners: owners, context: context, accounts: try await storage.accountShards(),
-            storage: storage, clustered: clustered)
-        let brokerage = Brokerage(storage: storage, router: router, context: context)
+            count: count, owners: owners, context: context, accounts: try await repositories.accounts.accountShards(),
+            storage: repositories.accounts, clustered: clustered)
+        let brokerage = Brokerage(database: storage, repositories: repositories, router: router, context: context)
         try await brokerage.reload()
         return brokerage
     }

@@ -4,8 +4,8 @@ import Storage
 /// The database by aggregate, as the brokerage holds it: the front reads listings through these, and each service
 /// and shard is given only the repositories it needs (BrokerageModel/Repositories.swift declares them; the Storage
 /// module implements each in SQL on SQLite and PostgreSQL — `SQLUsers`, `SQLWatchlists`, `SQLNotifications`,
-/// `SQLRules`, `SQLGames`, `SQLEquityHistory`, and the database itself for accounts, their journal and the
-/// cluster's leases). Everything past this initializer sees protocols only.
+/// `SQLRules`, `SQLGames`, `SQLEquityHistory`, `SQLAccounts`, `SQLClusterLeases`; the database itself writes the
+/// journal, live events included). Everything past this initializer sees protocols only.
 struct Repositories: Sendable {
     let users: any UserRepository
     let accounts: any AccountRepository
@@ -19,13 +19,13 @@ struct Repositories: Sendable {
 
     init(_ storage: Storage) {
         users = SQLUsers(storage)
-        accounts = storage
+        accounts = SQLAccounts(storage)
         watchlists = SQLWatchlists(storage)
         notifications = SQLNotifications(storage)
         rules = SQLRules(storage)
         games = SQLGames(storage)
         equityHistory = SQLEquityHistory(storage)
-        cluster = storage
+        cluster = SQLClusterLeases(storage)
         liveEvents = storage
     }
 

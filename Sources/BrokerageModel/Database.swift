@@ -39,3 +39,9 @@ public struct CheckpointPolicy: Sendable {
 
     public init() {}
 }
+
+/// The database as the brokerage holds it once open: something to close after every step is durable. (Everything it
+/// reads and writes goes through the repositories; only the factory that opens it names its type.)
+public protocol DatabaseConnection: Sendable {
+    func shutdown() async
+}

@@ -11,6 +11,18 @@ import TradingCore
 /// the cluster benchmark signalling every commit cost 20–30% of the orders/s (1 node 1,751 → 1,421, 3 nodes 1,014 →
 /// 705); the readers poll instead (`LiveEventRelay`).
 extension Storage: LiveEventRepository {
+    /// The database's clock in nanoseconds since 1970 (microsecond resolution): live events' age, and the lease
+    /// clock's base (`SQLClusterLeases`).
+    static let databaseNow = "(CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) * 1000)"
+
+    /// Refuses what only a cluster does (leases, live events) on SQLite.
+    func requirePostgres() throws {
+        guard isPostgres else {
+            throw StorageError.unavailable(
+                "a cluster of nodes needs PostgreSQL (--database-url); SQLite serves one process")
+        }
+    }
+
     /// From now on commits write live events in the name of `node` (on joining a cluster).
     func writeLiveEvents(as node: String) {
         liveEventNode.withLock { $0 = node }

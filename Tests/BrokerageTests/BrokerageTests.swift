@@ -21,7 +21,7 @@ struct BrokerageTests {
             #expect(order.status == .new)
             #expect(await f.state()?.reservedCash == 10, "10 shares at a 1.00 limit hold 10.00 of cash")
             let storage = try await f.independentStorage()
-            let stored = try await storage.order(order.id)
+            let stored = try await SQLAccounts(storage).order(order.id)
             await storage.shutdown()
             #expect(stored?.status == .new, "another connection already reads the order")
             #expect(try await f.brokerage.orders(account: f.account, OrderQuery()).map(\.id) == [order.id])

@@ -363,7 +363,7 @@ struct OptionExpiryTests {
             }
             // The instruction is durable: committed with the account.
             let storage = try await f.independentStorage()
-            let stored = try await storage.account(f.account)?.snapshot.account
+            let stored = try await SQLAccounts(storage).account(f.account)?.snapshot.account
             await storage.shutdown()
             #expect(stored?.positions.values.first { $0.symbol == declined.occSymbol }?.doNotExercise == true)
             let cashBefore = try #require(await f.state()).cash

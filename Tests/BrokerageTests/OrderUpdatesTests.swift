@@ -19,7 +19,7 @@ struct OrderUpdatesTests {
             let reader = Task {
                 var seen: [(OrderID, OrderUpdate.Event, OrderStatus?)] = []
                 for await update in updates {
-                    let stored = try? await storage.order(update.order.id)
+                    let stored = try? await SQLAccounts(storage).order(update.order.id)
                     seen.append((update.order.id, update.event, stored?.status))
                     if seen.count == 2 * count { break }
                 }

@@ -41,11 +41,11 @@ struct JournalInboxUpgradeTests {
             account: record.id, at: StorageTests.t0)
         try await storage.journal(
             Journal(orders: [order], accounts: [engine.account(record.id)!], randomState: engine.randomState))
-        #expect(try await storage.order(order.id)?.status == .new)
+        #expect(try await SQLAccounts(storage).order(order.id)?.status == .new)
         #expect(
-            try await storage.randomState(shard: ShardID(0)) == engine.randomState,
+            try await SQLAccounts(storage).randomState(shard: ShardID(0)) == engine.randomState,
             "the random state row lands in its column")
-        record = try #require(try await storage.accounts(userID: "u1").first)
+        record = try #require(try await SQLAccounts(storage).accounts(userID: "u1").first)
         #expect(record.snapshot.account.reservedCash == 1)
     }
 }

@@ -28,7 +28,7 @@ struct RepositoryTests {
         let record = AccountRecord(
             id: id, userID: UserID(user), name: "Paper", market: .us, accountNumber: "PA\(id.low)", createdAt: Self.t0,
             snapshot: engine.snapshot(of: id)!)
-        try await storage.createAccount(record)
+        try await SQLAccounts(storage).createAccount(record)
         return record
     }
 
@@ -106,8 +106,8 @@ struct RepositoryTests {
             let first = try await join(1)
             await #expect(throws: StorageError.self) { _ = try await join(2) }
             // The refused join left no account behind.
-            #expect(try await storage.account(AccountID(high: 9, low: 2)) == nil)
-            #expect(try await storage.account(first.id) != nil)
+            #expect(try await SQLAccounts(storage).account(AccountID(high: 9, low: 2)) == nil)
+            #expect(try await SQLAccounts(storage).account(first.id) != nil)
             var player = try #require(try await games.gamePlayers().first)
             player.removedAt = Self.t0.adding(seconds: 60)
             try await games.savePlayer(player)

@@ -53,7 +53,7 @@ struct StorageTests {
         let record = AccountRecord(
             id: id, userID: UserID(user), name: "Paper", market: .us, accountNumber: "PA\(id.low)",
             createdAt: Self.t0, snapshot: engine.snapshot(of: id)!)
-        try await storage.createAccount(record)
+        try await SQLAccounts(storage).createAccount(record)
         return (record, engine)
     }
 
@@ -101,19 +101,19 @@ struct StorageTests {
             journal.accounts = [engine.account(record.id)!]
             try await storage.journal(journal)
 
-            let stored = try await storage.accounts(userID: "u1")
+            let stored = try await SQLAccounts(storage).accounts(userID: "u1")
             #expect(stored.first?.snapshot.account.cash == 9_000)
             var q = OrderQuery()
             q.status = .all
-            #expect(try await storage.orders(account: record.id, q).count == 2)
+            #expect(try await SQLAccounts(storage).orders(account: record.id, q).count == 2)
             q.status = .open
-            #expect(try await storage.orders(account: record.id, q).map(\.id) == [resting.id])
-            #expect(try await storage.order(clientOrderID: "c-1", account: record.id)?.id == resting.id)
-            let activities = try await storage.activities(account: record.id, ascending: true)
+            #expect(try await SQLAccounts(storage).orders(account: record.id, q).map(\.id) == [resting.id])
+            #expect(try await SQLAccounts(storage).order(clientOrderID: "c-1", account: record.id)?.id == resting.id)
+            let activities = try await SQLAccounts(storage).activities(account: record.id, ascending: true)
             #expect(activities.map(\.sequence) == [1])
-            #expect(try await storage.randomState(shard: ShardID(0)) == engine.randomState)
+            #expect(try await SQLAccounts(storage).randomState(shard: ShardID(0)) == engine.randomState)
             // Restoring brings back the open order and every client order id used.
-            let restored = try await storage.restorable(stored[0])
+            let restored = try await SQLAccounts(storage).restorable(stored[0])
             #expect(restored.openOrders.map(\.id) == [resting.id])
             #expect(restored.clientOrderIDs["c-1"] == resting.id)
             #expect(restored.clientOrderIDs.count == 2)
@@ -137,8 +137,8 @@ struct StorageTests {
             await #expect(throws: (any Error).self) {
                 try await storage.journal(Journal(entries: [entry, entry], accounts: [account]))
             }
-            #expect(try await storage.activities(account: record.id).isEmpty)
-            #expect(try await storage.accounts(userID: "u1").first?.snapshot.account.cash == 10_000)
+            #expect(try await SQLAccounts(storage).activities(account: record.id).isEmpty)
+            #expect(try await SQLAccounts(storage).accounts(userID: "u1").first?.snapshot.account.cash == 10_000)
         }
     }
 
@@ -178,8 +178,8 @@ struct StorageTests {
                     account: record.id, at: Self.t0.adding(seconds: Int64(i)))
             }
             try await storage.journal(drain())
-            let stored = try await storage.accounts(userID: "u1")
-            #expect(try await storage.restorable(stored[0]).openOrders.count == 3_002)
+            let stored = try await SQLAccounts(storage).accounts(userID: "u1")
+            #expect(try await SQLAccounts(storage).restorable(stored[0]).openOrders.count == 3_002)
             #expect(stored.first?.snapshot.account.reservedCash == engine.account(record.id)?.reservedCash)
             record = stored[0]
         }
@@ -206,8 +206,8 @@ struct StorageTests {
             }
             #expect(try await SQLWatchlists(storage).watchlists(account: record.id).map(\.symbols) == [["AAPL"]])
             #expect(try await SQLWatchlists(storage).deleteWatchlist(id: "w1", account: record.id))
-            try await storage.saveAccountConfiguration(record.id, body: #"{"no_shorting":true}"#)
-            #expect(try await storage.accountConfiguration(record.id) == #"{"no_shorting":true}"#)
+            try await SQLAccounts(storage).saveAccountConfiguration(record.id, body: #"{"no_shorting":true}"#)
+            #expect(try await SQLAccounts(storage).accountConfiguration(record.id) == #"{"no_shorting":true}"#)
         }
     }
 
@@ -246,7 +246,7 @@ struct CheckpointTests {
         let record = AccountRecord(
             id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA8",
             createdAt: StorageTests.t0, snapshot: engine.snapshot(of: id)!)
-        try await storage.createAccount(record)
+        try await SQLAccounts(storage).createAccount(record)
         // Back-to-back journals (never idle, so only the size limit can restart the WAL): at least 12,000 orders
         // (~15 MB of WAL), over at least 1.5 s so the checkpointer gets its rounds on a fast machine too.
         var largest = 0
@@ -268,8 +268,8 @@ struct CheckpointTests {
             largest = max(largest, size)
         }
         #expect(largest < 4 * policy.walSizeLimit, "the WAL peaked at \(largest) bytes")
-        let stored = try await storage.accounts(userID: "u1")
-        #expect(try await storage.restorable(stored[0]).openOrders.count == written)
+        let stored = try await SQLAccounts(storage).accounts(userID: "u1")
+        #expect(try await SQLAccounts(storage).restorable(stored[0]).openOrders.count == written)
         await storage.shutdown()
         // What went through the WAL reached the database file: several times the WAL's limit, so the WAL was
         // checkpointed and started over rather than left to grow.
@@ -296,7 +296,7 @@ extension CheckpointTests {
         engine.register(.usEquity("AAPL", name: "Apple"))
         let id = AccountID(high: 7, low: 9)
         try engine.openAccount(id, market: .us, startingCash: 1_000_000)
-        try await storage.createAccount(
+        try await SQLAccounts(storage).createAccount(
             AccountRecord(
                 id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA9",
                 createdAt: StorageTests.t0, snapshot: engine.snapshot(of: id)!))
@@ -316,9 +316,11 @@ extension CheckpointTests {
         try FileManager.default.copyItem(atPath: path + "-wal", toPath: crashed + "-wal")
         await storage.shutdown()
         let recovered = try await Storage.open(.sqlite(path: crashed))
-        let accounts = try await recovered.accounts(userID: "u1")
-        #expect(try await recovered.restorable(accounts[0]).openOrders.count == 20)
-        #expect(try await recovered.restorable(accounts[0]).account.reservedCash == engine.account(id)!.reservedCash)
+        let accounts = try await SQLAccounts(recovered).accounts(userID: "u1")
+        #expect(try await SQLAccounts(recovered).restorable(accounts[0]).openOrders.count == 20)
+        #expect(
+            try await SQLAccounts(recovered).restorable(accounts[0]).account.reservedCash
+                == engine.account(id)!.reservedCash)
         await recovered.shutdown()
     }
 }

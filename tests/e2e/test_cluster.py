@@ -183,9 +183,11 @@ def test_kill9_of_a_node_under_load_its_shards_return_within_10s_and_nothing_is_
         assert positions.get("KO", 0) == filled
 
 
-def place_until_acknowledged(client, cid, stop=None):
-    """Places a market buy with `cid`, retrying through 503s while a shard moves; the order it got, once."""
-    while stop is None or not stop.is_set():
+def place_until_acknowledged(client, cid, stop=None, within=None):
+    """Places a market buy with `cid`, retrying through 503s while a shard moves; the order it got, once. With
+    `within` (seconds), gives up then and returns None: a shard that never comes back fails the test, not hangs it."""
+    deadline = time.time() + within if within else None
+    while (stop is None or not stop.is_set()) and (deadline is None or time.time() < deadline):
         try:
             return client.submit_order(MarketOrderRequest(symbol="KO", qty=1, side=OrderSide.BUY,
                                                           time_in_force=TimeInForce.DAY, client_order_id=cid))
@@ -365,7 +367,9 @@ def test_a_paused_owner_woken_after_another_node_took_its_shard_writes_nothing_m
     paused = time.time()
     try:
         # Another node takes the shard once the lease (3 s) runs out; orders through the front wait for it.
-        acknowledged += [str(place_until_acknowledged(client, f"paused-{n}").client_order_id) for n in range(5)]
+        placed = [place_until_acknowledged(client, f"paused-{n}", within=180) for n in range(5)]
+        assert all(placed), "the paused owner's shard was not served again within 3 minutes" + cluster.logs()
+        acknowledged += [str(o.client_order_id) for o in placed]
         taken = time.time() - paused
         time.sleep(1)
     finally:

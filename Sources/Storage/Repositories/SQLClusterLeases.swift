@@ -6,28 +6,24 @@ import TradingCore
 /// PostgreSQL's clock, read in the statement that uses it: nodes whose own clocks disagree still agree on who is
 /// live and which lease has expired. Lease calls run on the writer connection, in line with journal commits, so a
 /// node whose writes are stuck stops renewing too.
-extension Storage: ClusterRepository {
+public struct SQLClusterLeases: ClusterRepository {
+    let database: Storage
+
+    public init(_ database: Storage) { self.database = database }
+
     /// The lease clock in nanoseconds since 1970 (microsecond resolution): the database's clock, plus the offset
     /// only tests move (`LeaseClock`).
     var clusterNow: String {
-        let offset = leaseClock.offsetNanoseconds
-        return offset == 0 ? Self.databaseNow : "(\(Self.databaseNow) + \(offset))"
+        let offset = database.leaseClock.offsetNanoseconds
+        return offset == 0 ? Storage.databaseNow : "(\(Storage.databaseNow) + \(offset))"
     }
+}
 
-    /// The database's clock in nanoseconds since 1970 (microsecond resolution): live events' age.
-    static let databaseNow = "(CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) * 1000)"
-
-    func requirePostgres() throws {
-        guard isPostgres else {
-            throw StorageError.unavailable(
-                "a cluster of nodes needs PostgreSQL (--database-url); SQLite serves one process")
-        }
-    }
-
+extension SQLClusterLeases {
     public func joinCluster(node name: String, url: String, shards: Int) async throws {
-        try requirePostgres()
+        try database.requirePostgres()
         let now = clusterNow
-        try await transaction { db in
+        try await database.transaction { db in
             try await db.raw(
                 """
                 INSERT INTO shard_leases (shard, owner, epoch, expires_at, acquired_at)
@@ -44,12 +40,12 @@ extension Storage: ClusterRepository {
                 """
             ).run()
         }
-        writeLiveEvents(as: name)
+        database.writeLiveEvents(as: name)
     }
 
     public func heartbeat(node name: String) async throws -> ClusterView {
-        try requirePostgres()
-        return try await transaction { db in
+        try database.requirePostgres()
+        return try await database.transaction { db in
             try await db.raw(
                 "UPDATE cluster_nodes SET heartbeat_at = \(unsafeRaw: clusterNow), state = 'up' WHERE name = \(bind: name)"
             ).run()
@@ -58,8 +54,8 @@ extension Storage: ClusterRepository {
     }
 
     public func clusterView() async throws -> ClusterView {
-        try requirePostgres()
-        return try await read { db in try await Self.clusterView(db, now: clusterNow) }
+        try database.requirePostgres()
+        return try await database.read { db in try await Self.clusterView(db, now: clusterNow) }
     }
 
     static func clusterView(_ db: any SQLDatabase, now: String) async throws -> ClusterView {
@@ -92,11 +88,11 @@ extension Storage: ClusterRepository {
     }
 
     public func acquireShard(_ shard: ShardID, node: String, ttl: Int64) async throws -> Int64? {
-        try requirePostgres()
+        try database.requirePostgres()
         let now = clusterNow
         // The row lock this UPDATE takes waits for the old owner's commits in flight (they hold it FOR SHARE,
         // `EncodedJournal.checkFences`); once it commits, none of theirs can.
-        return try await transaction { db in
+        return try await database.transaction { db in
             try await db.raw(
                 """
                 UPDATE shard_leases SET owner = \(bind: node), epoch = epoch + 1,
@@ -110,10 +106,10 @@ extension Storage: ClusterRepository {
     }
 
     public func renewShards(_ held: [ShardID: Int64], node: String, ttl: Int64) async throws -> Set<ShardID> {
-        try requirePostgres()
+        try database.requirePostgres()
         guard !held.isEmpty else { return [] }
         let list = held.keys.map { String($0.index) }.joined(separator: ", ")
-        let rows = try await transaction { db in
+        let rows = try await database.transaction { db in
             try await db.raw(
                 """
                 UPDATE shard_leases SET expires_at = \(unsafeRaw: clusterNow) + \(bind: ttl)
@@ -130,8 +126,8 @@ extension Storage: ClusterRepository {
     }
 
     public func releaseShard(_ shard: ShardID, node: String, epoch: Int64) async throws {
-        try requirePostgres()
-        try await transaction { db in
+        try database.requirePostgres()
+        try await database.transaction { db in
             try await db.raw(
                 """
                 UPDATE shard_leases SET owner = NULL, expires_at = 0
@@ -142,8 +138,8 @@ extension Storage: ClusterRepository {
     }
 
     public func leaveCluster(node name: String) async throws {
-        try requirePostgres()
-        try await transaction { db in
+        try database.requirePostgres()
+        try await database.transaction { db in
             try await db.raw("UPDATE cluster_nodes SET state = 'left' WHERE name = \(bind: name)").run()
         }
     }
