@@ -21,9 +21,9 @@ public final class Brokerage: Sendable {
     let repositories: Repositories
     let router: ShardRouter
     let market: SharedMarket
-    public let feed: any MarketDataFeed
-    public let directory: SymbolDirectory
-    public let clock: MarketClock
+    public var feed: any MarketDataFeed { market.feed }
+    public var directory: SymbolDirectory { market.directory }
+    public var clock: MarketClock { market.clock }
     /// Users, web sessions, API keys.
     public let users: UserDirectory
     public let watchlists: Watchlists
@@ -43,7 +43,7 @@ public final class Brokerage: Sendable {
     /// Games and their players (Games/GameRegistry.swift); their accounts' rules live in the accounts' shards.
     public let games: GameRegistry
     /// Listed options of the US underlyings, priced off the feed (MarketData/Options).
-    public let options: OptionMarket
+    public var options: OptionMarket { market.options }
     /// One market pump at a time (see `pumpMarket`).
     let pumpGate = AsyncLock()
 
@@ -52,23 +52,20 @@ public final class Brokerage: Sendable {
         self.repositories = repositories
         self.router = router
         market = context.market
-        feed = context.feed
-        directory = context.directory
-        clock = context.clock
         languages = context.languages
         streams = context.streams
         metrics = context.metrics
-        users = UserDirectory(storage: repositories.users, clock: clock, languages: languages)
+        users = UserDirectory(storage: repositories.users, clock: context.clock, languages: languages)
         watchlists = Watchlists(storage: repositories.watchlists)
-        notifications = Notifications(storage: repositories.notifications, clock: clock, streams: streams)
-        webhooks = Webhooks(storage: repositories.notifications, clock: clock)
-        push = PushSubscriptions(storage: repositories.notifications, clock: clock)
-        deliveries = DeliveryOutbox(storage: repositories.notifications, clock: clock)
+        notifications = Notifications(storage: repositories.notifications, clock: context.clock, streams: streams)
+        webhooks = Webhooks(storage: repositories.notifications, clock: context.clock)
+        push = PushSubscriptions(storage: repositories.notifications, clock: context.clock)
+        deliveries = DeliveryOutbox(storage: repositories.notifications, clock: context.clock)
         configurations = AccountConfigurations(storage: repositories.accounts)
-        backtests = BacktestJobs(feed: feed, directory: directory, clock: clock)
-        options = market.options
+        backtests = BacktestJobs(feed: context.feed, directory: context.directory, clock: context.clock)
         games = GameRegistry(
-            router: router, market: market, feed: feed, directory: directory, clock: clock, languages: languages,
+            router: router, market: market, feed: context.feed, directory: context.directory, clock: context.clock,
+            languages: languages,
             storage: repositories.games, equityHistory: repositories.equityHistory, accounts: repositories.accounts)
     }
 
