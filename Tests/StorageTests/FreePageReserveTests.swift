@@ -9,7 +9,11 @@ import Testing
 struct FreePageReserveTests {
     /// Waits (up to 90 s) until the checkpointer has filled the reserve; returns the free bytes. It fills only while
     /// the writer is idle, in the background: with the whole suite running on two cores that took over 20 s at times.
+    /// Filled is what the checkpointer calls filled: it tops the reserve up only once it is below three quarters of
+    /// its target (`WALCheckpointer`: slack target / 4), so a fill that stopped short — writes arrived, and one at
+    /// 98% was left so under load — is not completed later, and waiting for every last byte waited in vain.
     func filled(_ storage: Storage, _ target: Int) async throws -> Int {
+        let target = target - target / 4
         let deadline = ContinuousClock.now + .seconds(90)
         var free = try await FreePageReserve.freeBytes(storage.db)
         while free < target, ContinuousClock.now < deadline {
@@ -33,9 +37,9 @@ struct FreePageReserveTests {
         var policy = CheckpointPolicy()
         policy.freePageReserve = 8 << 20
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
-        #expect(try await filled(storage, 8 << 20) >= 8 << 20)
+        #expect(try await filled(storage, 8 << 20) >= 6 << 20)
         let fileSize = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
-        #expect(fileSize() >= 8 << 20, "the reserve is in the file itself, written out")
+        #expect(fileSize() >= 6 << 20, "the reserve is in the file itself, written out")
 
         // 6 MB of new rows take their pages from the reserve (read in the writing transaction: once it commits the
         // checkpointer may top the reserve up again, at any moment on a busy machine).
@@ -47,7 +51,7 @@ struct FreePageReserveTests {
         #expect(afterWrite < 3 << 20, "\(afterWrite) bytes still free")
 
         // Once the writer is idle (200 ms), the checkpointer tops the reserve up again.
-        #expect(try await filled(storage, 8 << 20) >= 8 << 20)
+        #expect(try await filled(storage, 8 << 20) >= 6 << 20)
         let rows = try await storage.db.raw("SELECT length(b) AS n FROM filler").first()?.decode(
             column: "n", as: Int.self)
         #expect(rows == 6_291_456, "the rows written meanwhile are intact")
@@ -86,7 +90,7 @@ struct FreePageReserveTests {
         var policy = CheckpointPolicy()
         policy.freePageReserve = 4 << 20
         let first = try await Storage.open(.sqlite(path: path), checkpoints: policy)
-        #expect(try await filled(first, 4 << 20) >= 4 << 20)
+        #expect(try await filled(first, 4 << 20) >= 3 << 20)
         await first.shutdown()
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
         let storage = try await Storage.open(.sqlite(path: path), checkpoints: policy)
