@@ -73,20 +73,22 @@ public final class Brokerage: Sendable {
     /// virtual shards of a database being created (default 64; an existing database keeps its own, and asking
     /// for another number is an error); `shardOwners` is how many owner actors run them (default: one per core).
     /// `journal` replaces the database as the shards' journal writer — only to measure the engine alone
-    /// (benchmarks/ShardBench): nothing is durable then. `leaseClock` is the clock of a cluster's leases (tests
-    /// share one among their nodes and move it; see `LeaseClock`).
+    /// (benchmarks/ShardBench): nothing is durable then. `clusterNode` is this process's node name in a cluster
+    /// (nil: not clustered); `leaseClock` is the clock of a cluster's leases (tests share one among their nodes and
+    /// move it; see `LeaseClock`).
     public static func open(
         _ database: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
         feed: any MarketDataFeed, directory: SymbolDirectory, clock: MarketClock,
         seed: UInt64 = 1, shards: Int? = nil, shardOwners: Int? = nil, journal: (any JournalWriter)? = nil,
-        clustered: Bool = false, exclusive: Bool = false, leaseClock: LeaseClock = LeaseClock()
+        clusterNode: String? = nil, exclusive: Bool = false, leaseClock: LeaseClock = LeaseClock()
     ) async throws -> Brokerage {
         let storage = try await Storage.open(
-            database, checkpoints: checkpoints, exclusive: exclusive, leaseClock: leaseClock)
+            database, checkpoints: checkpoints, exclusive: exclusive, leaseClock: leaseClock,
+            clusterNode: clusterNode)
         do {
             return try await start(
                 storage: storage, journal: journal ?? storage, feed: feed, directory: directory, clock: clock,
-                seed: seed, shards: shards, shardOwners: shardOwners, clustered: clustered)
+                seed: seed, shards: shards, shardOwners: shardOwners, clustered: clusterNode != nil)
         } catch {
             await storage.shutdown()
             throw error

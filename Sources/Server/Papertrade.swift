@@ -139,7 +139,7 @@ public final class Papertrade: Sendable {
         let brokerage = try await Brokerage.open(
             configuration.database, checkpoints: configuration.checkpoints, feed: feed,
             directory: directory, clock: clock, seed: configuration.seed, shards: configuration.shards,
-            shardOwners: configuration.shardActors, clustered: configuration.cluster != nil,
+            shardOwners: configuration.shardActors, clusterNode: configuration.cluster?.name,
             exclusive: configuration.exclusive)
         await brokerage.setMarginPolicy(configuration.margin)
         var node: ClusterNode?

@@ -43,7 +43,7 @@ public final class Storage: Sendable {
     public let isPostgres: Bool
     /// On a cluster, the node this process is: its commits write live events (`Storage+LiveEvents.swift`).
     let liveEventNode = Mutex<String?>(nil)
-    /// The clock of leases and heartbeats (`Storage+Cluster.swift`): the database's, moved only by tests.
+    /// The clock of leases and heartbeats (`SQLClusterLeases`): the database's, moved only by tests.
     let leaseClock: LeaseClock
 
     init(
@@ -68,7 +68,7 @@ public final class Storage: Sendable {
     public static func open(
         _ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
         logger: Logger = Logger(label: "papertrade.storage"), exclusive: Bool = false,
-        leaseClock: LeaseClock = LeaseClock()
+        leaseClock: LeaseClock = LeaseClock(), clusterNode: String? = nil
     ) async throws -> Storage {
         var processLock: ProcessLock?
         if exclusive, case .sqlite(let path) = location {
@@ -78,7 +78,8 @@ public final class Storage: Sendable {
         }
         let storage: Storage
         do {
-            storage = try await connect(location, checkpoints: checkpoints, logger: logger, leaseClock: leaseClock)
+            storage = try await connect(
+                location, checkpoints: checkpoints, logger: logger, leaseClock: leaseClock, clusterNode: clusterNode)
         } catch {
             processLock?.release()
             throw error
@@ -94,7 +95,8 @@ public final class Storage: Sendable {
     /// Opens the database without migrating it (tests of a migration stop at the version before it).
     static func connect(
         _ location: DatabaseLocation, checkpoints: CheckpointPolicy = CheckpointPolicy(),
-        logger: Logger = Logger(label: "papertrade.storage"), leaseClock: LeaseClock = LeaseClock()
+        logger: Logger = Logger(label: "papertrade.storage"), leaseClock: LeaseClock = LeaseClock(),
+        clusterNode: String? = nil
     ) async throws -> Storage {
         let storage: Storage
         switch location {
@@ -152,7 +154,12 @@ public final class Storage: Sendable {
             ).start()
             background.withLock { $0 = task }
         case .postgres(let url):
-            let configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
+            var configuration = try SQLPostgresConfiguration(url: url).coreConfiguration
+            // Names this node's sessions in pg_stat_activity: a node taking an expired lease ends the transactions
+            // its old owner left open (`SQLClusterLeases.acquireShard`).
+            configuration.options.additionalStartupParameters = [
+                ("application_name", Self.applicationName(clusterNode: clusterNode))
+            ]
             let connection = try await PostgresLink.connect(configuration: configuration, id: 1, logger: logger)
             var readers: [PostgresLink] = []
             for n in 0..<Self.readConnections {
@@ -201,6 +208,21 @@ public final class Storage: Sendable {
         processLock.withLock { lock in
             lock?.release()
             lock = nil
+        }
+    }
+
+    /// The `application_name` of a node's PostgreSQL sessions (at most 63 bytes are kept; node names are short).
+    static func applicationName(clusterNode: String?) -> String {
+        clusterNode.map { "papertrade node " + $0 } ?? "papertrade"
+    }
+
+    /// Runs single statements on the writer connection, each committing by itself: no transaction is left open
+    /// between them, so a process stopped here (SIGSTOP, a stalled VM) holds no row lock another node waits for.
+    func autocommit<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await lock.withLock {
+            let value = try await body(self.db)
+            lastWrite.touch()
+            return value
         }
     }
 

@@ -67,7 +67,7 @@ struct ClusterTests {
             directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: clock.sessions))
         let brokerage = try await Brokerage.open(
             .postgres(url: url), feed: SimulatedFeed(market: market, clock: clock), directory: symbols, clock: clock,
-            clustered: true, leaseClock: leases)
+            clusterNode: name, leaseClock: leases)
         var settings = ClusterSettings(name: name, url: "http://\(name).invalid:8080")
         settings.leaseTTL = ttl
         return Node(brokerage: brokerage, node: ClusterNode(settings: settings, brokerage: brokerage))

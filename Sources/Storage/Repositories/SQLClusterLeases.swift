@@ -1,4 +1,5 @@
 import BrokerageModel
+import PostgresNIO
 import SQLKit
 import TradingCore
 
@@ -6,6 +7,12 @@ import TradingCore
 /// PostgreSQL's clock, read in the statement that uses it: nodes whose own clocks disagree still agree on who is
 /// live and which lease has expired. Lease calls run on the writer connection, in line with journal commits, so a
 /// node whose writes are stuck stops renewing too.
+///
+/// Each lease call is one statement that commits by itself (`Storage.autocommit`): a node stopped between a lease
+/// statement and its COMMIT (SIGSTOP, a frozen VM) would hold the lease rows' locks, and every other node's
+/// takeover would wait on it forever — their writer connections too, so the whole cluster stopped. The one lock a
+/// stopped node can still hold is a commit's fence (`FOR SHARE` on its leases, `EncodedJournal.checkFences`):
+/// `acquireShard` does not wait for it, and ends the expired owner's open transactions instead.
 public struct SQLClusterLeases: ClusterRepository {
     let database: Storage
 
@@ -23,7 +30,7 @@ extension SQLClusterLeases {
     public func joinCluster(node name: String, url: String, shards: Int) async throws {
         try database.requirePostgres()
         let now = clusterNow
-        try await database.transaction { db in
+        try await database.autocommit { db in
             try await db.raw(
                 """
                 INSERT INTO shard_leases (shard, owner, epoch, expires_at, acquired_at)
@@ -45,7 +52,7 @@ extension SQLClusterLeases {
 
     public func heartbeat(node name: String) async throws -> ClusterView {
         try database.requirePostgres()
-        return try await database.transaction { db in
+        return try await database.autocommit { db in
             try await db.raw(
                 "UPDATE cluster_nodes SET heartbeat_at = \(unsafeRaw: clusterNow), state = 'up' WHERE name = \(bind: name)"
             ).run()
@@ -89,27 +96,67 @@ extension SQLClusterLeases {
 
     public func acquireShard(_ shard: ShardID, node: String, ttl: Int64) async throws -> Int64? {
         try database.requirePostgres()
+        return try await database.autocommit { db in
+            do {
+                return try await take(shard, node: node, ttl: ttl, db)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.lockNotAvailable {
+                // The lease row is locked by a commit of the expired owner still open: it is stopped or too slow to
+                // have renewed. End its open transactions (none of them can be acknowledged: its lease is gone)
+                // and try once more.
+                try await endTransactions(ofExpiredOwnerOf: shard, node: node, db)
+                do {
+                    return try await take(shard, node: node, ttl: ttl, db)
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.lockNotAvailable {
+                    return nil // the next pass tries again
+                }
+            }
+        }
+    }
+
+    /// PostgreSQL's `lock_not_available`: `NOWAIT` found the row locked.
+    static let lockNotAvailable = "55P03"
+
+    /// Takes the lease if it is free, expired or already `node`'s — without waiting for a lock on its row. The
+    /// row lock waits for nothing: the old owner's commits in flight hold it `FOR SHARE` (`checkFences`), and
+    /// once this commits none of theirs can.
+    func take(_ shard: ShardID, node: String, ttl: Int64, _ db: any SQLDatabase) async throws -> Int64? {
         let now = clusterNow
-        // The row lock this UPDATE takes waits for the old owner's commits in flight (they hold it FOR SHARE,
-        // `EncodedJournal.checkFences`); once it commits, none of theirs can.
-        return try await database.transaction { db in
-            try await db.raw(
-                """
-                UPDATE shard_leases SET owner = \(bind: node), epoch = epoch + 1,
-                    expires_at = \(unsafeRaw: now) + \(bind: ttl), acquired_at = \(unsafeRaw: now)
+        return try await db.raw(
+            """
+            WITH lease AS (
+                SELECT shard FROM shard_leases
                 WHERE shard = \(bind: shard.index)
                     AND (owner IS NULL OR owner = \(bind: node) OR expires_at < \(unsafeRaw: now))
-                RETURNING epoch
-                """
-            ).first()?.decode(column: "epoch", as: Int64.self)
-        }
+                FOR UPDATE NOWAIT
+            )
+            UPDATE shard_leases SET owner = \(bind: node), epoch = shard_leases.epoch + 1,
+                expires_at = \(unsafeRaw: now) + \(bind: ttl), acquired_at = \(unsafeRaw: now)
+            FROM lease WHERE shard_leases.shard = lease.shard
+            RETURNING shard_leases.epoch
+            """
+        ).first()?.decode(column: "epoch", as: Int64.self)
+    }
+
+    /// Ends the open transactions of the shard's owner when its lease has expired and it is another node: they
+    /// hold locks its takeover would wait for. It waits up to 5 s for each to end.
+    func endTransactions(ofExpiredOwnerOf shard: ShardID, node: String, _ db: any SQLDatabase) async throws {
+        let prefix = Storage.applicationName(clusterNode: "")
+        try await db.raw(
+            """
+            SELECT pg_terminate_backend(activity.pid, 5000) FROM pg_stat_activity AS activity
+            JOIN shard_leases AS lease ON activity.application_name = \(bind: prefix) || lease.owner
+            WHERE lease.shard = \(bind: shard.index) AND lease.owner <> \(bind: node)
+                AND lease.expires_at < \(unsafeRaw: clusterNow)
+                AND activity.datname = current_database() AND activity.state LIKE 'idle in transaction%'
+            """
+        ).run()
     }
 
     public func renewShards(_ held: [ShardID: Int64], node: String, ttl: Int64) async throws -> Set<ShardID> {
         try database.requirePostgres()
         guard !held.isEmpty else { return [] }
         let list = held.keys.map { String($0.index) }.joined(separator: ", ")
-        let rows = try await database.transaction { db in
+        let rows = try await database.autocommit { db in
             try await db.raw(
                 """
                 UPDATE shard_leases SET expires_at = \(unsafeRaw: clusterNow) + \(bind: ttl)
@@ -127,7 +174,7 @@ extension SQLClusterLeases {
 
     public func releaseShard(_ shard: ShardID, node: String, epoch: Int64) async throws {
         try database.requirePostgres()
-        try await database.transaction { db in
+        try await database.autocommit { db in
             try await db.raw(
                 """
                 UPDATE shard_leases SET owner = NULL, expires_at = 0
@@ -139,7 +186,7 @@ extension SQLClusterLeases {
 
     public func leaveCluster(node name: String) async throws {
         try database.requirePostgres()
-        try await database.transaction { db in
+        try await database.autocommit { db in
             try await db.raw("UPDATE cluster_nodes SET state = 'left' WHERE name = \(bind: name)").run()
         }
     }
