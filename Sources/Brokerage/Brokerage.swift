@@ -20,7 +20,9 @@ public final class Brokerage: Sendable {
     /// The same database by aggregate: what the front reads for listings and hands to its services.
     let repositories: Repositories
     let router: ShardRouter
-    let market: SharedMarket
+    /// What every shard shares: the market, users' languages, the update streams, the metrics.
+    let context: ShardContext
+    var market: SharedMarket { context.market }
     public var feed: any MarketDataFeed { market.feed }
     public var directory: SymbolDirectory { market.directory }
     public var clock: MarketClock { market.clock }
@@ -36,10 +38,10 @@ public final class Brokerage: Sendable {
     /// Backtests the native API runs as jobs.
     public let backtests: BacktestJobs
     /// Users' chosen languages (notifications are written in them).
-    public let languages: LanguagePreferences
+    public var languages: LanguagePreferences { context.languages }
     /// Subscribers to order updates and notifications (published as each shard's steps become durable).
-    let streams: UpdateStreams
-    let metrics: BrokerageMetrics
+    var streams: UpdateStreams { context.streams }
+    var metrics: BrokerageMetrics { context.metrics }
     /// Games and their players (Games/GameRegistry.swift); their accounts' rules live in the accounts' shards.
     public let games: GameRegistry
     /// Listed options of the US underlyings, priced off the feed (MarketData/Options).
@@ -51,21 +53,19 @@ public final class Brokerage: Sendable {
         self.database = database
         self.repositories = repositories
         self.router = router
-        market = context.market
-        languages = context.languages
-        streams = context.streams
-        metrics = context.metrics
-        users = UserDirectory(storage: repositories.users, clock: context.clock, languages: languages)
+        self.context = context
+        users = UserDirectory(storage: repositories.users, clock: context.clock, languages: context.languages)
         watchlists = Watchlists(storage: repositories.watchlists)
-        notifications = Notifications(storage: repositories.notifications, clock: context.clock, streams: streams)
+        notifications = Notifications(
+            storage: repositories.notifications, clock: context.clock, streams: context.streams)
         webhooks = Webhooks(storage: repositories.notifications, clock: context.clock)
         push = PushSubscriptions(storage: repositories.notifications, clock: context.clock)
         deliveries = DeliveryOutbox(storage: repositories.notifications, clock: context.clock)
         configurations = AccountConfigurations(storage: repositories.accounts)
         backtests = BacktestJobs(feed: context.feed, directory: context.directory, clock: context.clock)
         games = GameRegistry(
-            router: router, market: market, feed: context.feed, directory: context.directory, clock: context.clock,
-            languages: languages,
+            router: router, market: context.market, feed: context.feed, directory: context.directory,
+            clock: context.clock, languages: context.languages,
             storage: repositories.games, equityHistory: repositories.equityHistory, accounts: repositories.accounts)
     }
 

@@ -40,7 +40,7 @@ public final class Storage: Sendable {
     /// The SQLite file's process lock while this process serves it (`open(exclusive:)`).
     let processLock = Mutex<ProcessLock?>(nil)
     public let location: DatabaseLocation
-    public let isPostgres: Bool
+    public var isPostgres: Bool { postgres != nil }
     /// On a cluster, the node this process is: its commits write live events (`Storage+LiveEvents.swift`).
     let liveEventNode = Mutex<String?>(nil)
     /// The clock of leases and heartbeats (`SQLClusterLeases`): the database's, moved only by tests.
@@ -50,7 +50,7 @@ public final class Storage: Sendable {
         db: any SQLDatabase, sqliteWriter: SQLiteConnection? = nil, postgres: PostgresLink? = nil,
         readers: [any SQLDatabase],
         location: DatabaseLocation, leaseClock: LeaseClock = LeaseClock(),
-        isPostgres: Bool, shutdown: @escaping @Sendable () async throws -> Void
+        shutdown: @escaping @Sendable () async throws -> Void
     ) {
         self.leaseClock = leaseClock
         self.db = db
@@ -58,7 +58,6 @@ public final class Storage: Sendable {
         self.postgres = postgres
         self.readers = readers
         self.location = location
-        self.isPostgres = isPostgres
         shutdownAction = shutdown
     }
 
@@ -141,7 +140,7 @@ public final class Storage: Sendable {
             let readConnections = readers
             storage = Storage(
                 db: connection.sql(queryLogLevel: nil), sqliteWriter: connection,
-                readers: readers.map { $0.sql(queryLogLevel: nil) }, location: location, isPostgres: false
+                readers: readers.map { $0.sql(queryLogLevel: nil) }, location: location
             ) {
                 background.withLock { $0?.cancel() }
                 for reader in readConnections { try await reader.close() }
@@ -167,8 +166,7 @@ public final class Storage: Sendable {
             }
             let readConnections = readers
             storage = Storage(
-                db: connection, postgres: connection, readers: readers, location: location, leaseClock: leaseClock,
-                isPostgres: true
+                db: connection, postgres: connection, readers: readers, location: location, leaseClock: leaseClock
             ) {
                 for reader in readConnections { try? await reader.close() }
                 try await connection.close()
