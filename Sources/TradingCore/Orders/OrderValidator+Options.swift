@@ -40,7 +40,7 @@ extension OrderValidator {
                 "\(r.orderClass.rawValue) orders are not available for options: place simple orders",
                 facts: .init("option.order_class", ["class": r.orderClass.rawValue]))
         }
-        if contract.expiration < tradingDate {
+        if contract.expiration < market.tradingDate {
             throw OrderRejection(
                 .invalidInput, "\(symbol) expired on \(contract.expiration) and no longer trades",
                 facts: .init("option.expired", ["symbol": symbol, "date": contract.expiration.description]))

@@ -4,20 +4,27 @@
 ///
 /// It holds plain values taken from the engine (never the engine itself, whose storage a copy would pin).
 struct OrderValidator {
+    /// What the validator knows of the instrument's market at the order's time, as the engine's caches have it.
+    struct MarketMoment {
+        let phase: MarketPhase
+        let isTradingDay: Bool
+        let tradingDate: CivilDate
+        /// Today's price band, if a reference event set one for today.
+        let band: PriceBand?
+        let bestBid: Price?
+        let bestAsk: Price?
+        let lastTrade: Price?
+        /// Shares traded so far today, when the market view says (game rules only).
+        let dayVolume: Quantity?
+    }
+
     let configuration: EngineConfiguration
     let account: Account
     let instrumentID: InstrumentID
     let instrument: Instrument
     let time: Timestamp
-    /// Market state at `time`.
-    let phase: MarketPhase
-    let isTradingDay: Bool
-    let tradingDate: CivilDate
-    /// Today's price band, if a reference event set one for today.
-    let band: PriceBand?
-    let bestBid: Price?
-    let bestAsk: Price?
-    let lastTrade: Price?
+    /// The instrument's market at `time`.
+    let market: MarketMoment
     /// What the request would reserve if it is a buy to open or a short sale.
     let buyCost: FixedDecimal
     /// What the account may spend on it: free cash on cash accounts, Reg T buying power on margin accounts
@@ -29,8 +36,6 @@ struct OrderValidator {
     let margin: MarginState?
     /// Whether the account already used the request's client order id.
     let clientOrderIDTaken: Bool
-    /// Shares traded so far today, when the market view says (game rules only).
-    let dayVolume: Quantity?
     /// The account's equity at the engine's marks, for a game's one-stock limit (nil when it has none).
     let gameEquity: FixedDecimal?
     /// For a sale of a stock: its shares that calls the account wrote hold (they cannot be sold). Zero otherwise.
@@ -270,29 +275,29 @@ struct OrderValidator {
                     .marketClosed,
                     "\(r.timeInForce.rawValue) orders need auctions, which an always-open market does not hold")
             }
-            if let (from, until) = rejectionWindow(r.timeInForce), minute >= from, minute < until, isTradingDay {
+            if let (from, until) = rejectionWindow(r.timeInForce), minute >= from, minute < until, market.isTradingDay {
                 throw OrderRejection(
                     .marketClosed,
                     "\(r.timeInForce.rawValue) orders are not accepted between \(clock(from)) and \(clock(until)) \(zoneName)"
                 )
             }
         case .ioc, .fok:
-            guard phase.isRegularTrading || (r.extendedHours && phase.isExtendedHours) else {
+            guard market.phase.isRegularTrading || (r.extendedHours && market.phase.isExtendedHours) else {
                 throw OrderRejection(
                     .marketClosed,
-                    "market is \(phase.rawValue.replacingUnderscores); \(r.timeInForce.rawValue) orders need continuous trading"
+                    "market is \(market.phase.rawValue.replacingUnderscores); \(r.timeInForce.rawValue) orders need continuous trading"
                 )
             }
         case .day, .gtc:
             break
         }
-        if instrument.market == .cn, r.type == .market, !phase.isRegularTrading {
+        if instrument.market == .cn, r.type == .market, !market.phase.isRegularTrading {
             throw OrderRejection(
                 .marketClosed,
-                "market orders for \(instrument.exchange.rawValue) are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is \(phase.rawValue.replacingUnderscores)",
+                "market orders for \(instrument.exchange.rawValue) are accepted only during continuous trading (09:30–11:30, 13:00–14:57 CST); market is \(market.phase.rawValue.replacingUnderscores)",
                 facts: .init(
                     "market_closed.cn_market_order",
-                    ["exchange": instrument.exchange.rawValue, "phase": phase.rawValue]))
+                    ["exchange": instrument.exchange.rawValue, "phase": market.phase.rawValue]))
         }
     }
 
@@ -412,7 +417,7 @@ struct OrderValidator {
     // MARK: Market rules
 
     func validatePriceLimits(_ r: OrderRequest) throws(OrderRejection) {
-        guard let band else { return }
+        guard let band = market.band else { return }
         for (name, price) in [
             ("limit_price", r.limitPrice), ("take_profit.limit_price", r.takeProfit?.limitPrice),
             ("stop_loss.limit_price", r.stopLoss?.limitPrice),
@@ -444,7 +449,7 @@ struct OrderValidator {
         let position = account.positions[instrumentID]
         let held = position?.qty ?? .zero
         guard let qty = r.qty ?? sellQtyEstimate(r) else { return }
-        let date = tradingDate
+        let date = market.tradingDate
         let reserved = position?.reservedForSale ?? .zero
         let sellable = position?.sellableQty(on: date) ?? .zero
         let available = sellable - reserved - sharesCoveringCalls
@@ -536,22 +541,23 @@ struct OrderValidator {
     /// The pattern day trader rule, for margin accounts whose configuration checks it (`pdt_check`).
     func validateDayTrading() throws(OrderRejection) {
         guard let margin else { return }
-        let opensToday = account.positions[instrumentID].map { $0.openedQty(on: tradingDate).isPositive } ?? false
+        let opensToday =
+            account.positions[instrumentID].map { $0.openedQty(on: market.tradingDate).isPositive } ?? false
         if let refusal = account.dayTradeRefusal(
-            intent: intent, opensToday: opensToday, equity: margin.equity, on: tradingDate)
+            intent: intent, opensToday: opensToday, equity: margin.equity, on: market.tradingDate)
         {
             throw refusal
         }
     }
 
     func sellQtyEstimate(_ r: OrderRequest) -> Quantity? {
-        guard let notional = r.notional, let bid = bestBid ?? lastTrade else { return nil }
+        guard let notional = r.notional, let bid = market.bestBid ?? market.lastTrade else { return nil }
         return notional.divided(by: bid, rule: .up)
     }
 
     func validateBuyingPower(_ r: OrderRequest) throws(OrderRejection) {
         let needsMarketPrice = r.notional == nil && (r.type == .market || r.type == .trailingStop)
-        if needsMarketPrice, bestAsk == nil, lastTrade == nil, band == nil {
+        if needsMarketPrice, market.bestAsk == nil, market.lastTrade == nil, market.band == nil {
             throw OrderRejection(
                 .noQuote, "no market price for \(instrument.symbol) yet; place a limit order instead",
                 facts: .init("no_quote", ["symbol": instrument.symbol]))
@@ -613,11 +619,13 @@ extension TradingEngine {
         let spends = instrument.option != nil || (intent != .sellToClose && intent != .buyToClose)
         var validator = OrderValidator(
             configuration: configuration, account: account, instrumentID: id, instrument: instrument, time: time,
-            phase: phase(of: instrument, at: time),
-            isTradingDay: alwaysOpen || sessionCache.isTradingDay(instrument.calendar, local),
-            tradingDate: tradingDate(instrument, at: time), band: band,
-            bestBid: books[i].bidPrice, bestAsk: books[i].askPrice,
-            lastTrade: books[i].lastTrade, buyCost: cost,
+            market: OrderValidator.MarketMoment(
+                phase: phase(of: instrument, at: time),
+                isTradingDay: alwaysOpen || sessionCache.isTradingDay(instrument.calendar, local),
+                tradingDate: tradingDate(instrument, at: time), band: band,
+                bestBid: books[i].bidPrice, bestAsk: books[i].askPrice, lastTrade: books[i].lastTrade,
+                dayVolume: books[i].quoteDayVolume),
+            buyCost: cost,
             buyingPower: spends
                 ? buyingPower(account, for: id, price: reservationPrice(terms, instrument: instrument)) : .zero,
             intent: intent,
@@ -626,7 +634,6 @@ extension TradingEngine {
                 clientOrderIDs[account.id, $0] != nil
             }
                 ?? false,
-            dayVolume: books[i].quoteDayVolume,
             gameEquity: !account.inGame || account.gameRules?.maximumPositionPercent == nil
                 ? nil : account.equity(marks: mark))
         if let contract = instrument.option, intent == .sellToOpen || intent == .sellToClose {
@@ -636,7 +643,7 @@ extension TradingEngine {
             validator.optionNeeds = Self.addedRequirement(
                 account, contract: contract, by: -(request.qty ?? .zero), longsCover: longsCover)
             validator.sharesFreeToCover = sharesFreeToCover(
-                account, underlying: contract.underlying, on: validator.tradingDate)
+                account, underlying: contract.underlying, on: validator.market.tradingDate)
         } else if intent == .sellToClose {
             validator.sharesCoveringCalls = account.sharesCoveringCalls(instrument.symbol)
         }

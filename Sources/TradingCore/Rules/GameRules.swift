@@ -118,10 +118,10 @@ extension OrderValidator {
                 facts: .init("game.ended", ["end": end.minuteText]))
         }
         let activity = account.gameActivity ?? GameActivity()
-        if let most = rules.maximumOrdersPerDay, activity.orders(on: tradingDate) >= most {
+        if let most = rules.maximumOrdersPerDay, activity.orders(on: market.tradingDate) >= most {
             throw OrderRejection(
                 .gameRule,
-                "This game allows at most \(most) \(most == 1 ? "order" : "orders") a day; you have placed \(activity.orders(on: tradingDate)) today",
+                "This game allows at most \(most) \(most == 1 ? "order" : "orders") a day; you have placed \(activity.orders(on: market.tradingDate)) today",
                 facts: .init("game.orders_per_day", ["most": String(most)]))
         }
         if instrument.kind == .option, !rules.optionsAllowed {
@@ -151,7 +151,7 @@ extension OrderValidator {
         if intent == .buyToOpen || intent == .sellToOpen {
             try validateGameConcentration(r, rules: rules, price: price)
         }
-        if let percent = rules.maximumVolumePercent, let volume = dayVolume, volume.isPositive,
+        if let percent = rules.maximumVolumePercent, let volume = market.dayVolume, volume.isPositive,
             let shares = r.qty ?? price.flatMap({ r.notional?.divided(by: $0, rule: .up) })
         {
             let most = volume.multiplied(by: percent).divided(by: FixedDecimal(100), rule: .down) ?? .zero
@@ -186,7 +186,7 @@ extension OrderValidator {
         guard let position = account.positions[instrumentID] else { return }
         let symbol = instrument.symbol
         if !rules.dayTrading {
-            let openedToday = position.openedQty(on: tradingDate)
+            let openedToday = position.openedQty(on: market.tradingDate)
             let older = position.qty.magnitude - openedToday
             let closing = r.qty ?? position.qty.magnitude
             if openedToday.isPositive, closing > older {
@@ -239,8 +239,8 @@ extension OrderValidator {
     /// else its stop.
     func estimatedPrice(_ r: OrderRequest) -> Price? {
         if let limit = r.limitPrice { return limit }
-        let side = r.side == .buy ? bestAsk : bestBid
-        return side ?? lastTrade ?? r.stopPrice
+        let side = r.side == .buy ? market.bestAsk : market.bestBid
+        return side ?? market.lastTrade ?? r.stopPrice
     }
 }
 
