@@ -44,6 +44,8 @@ enum AlpacaEncoding {
         case .sse, .szse, .bse: return ""
         // Alpaca writes option positions' exchange empty (alpaca-py's AssetExchange.EMPTY).
         case .opra: return ""
+        // alpaca-py's AssetExchange.CRYPTO.
+        case .crypto: return "CRYPTO"
         }
     }
 

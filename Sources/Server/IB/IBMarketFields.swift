@@ -136,6 +136,8 @@ enum IBMarketFields {
         case .szse: return "SEHKSZSE"
         case .bse: return "BSE"
         case .opra: return "SMART"
+        // IB clears its clients' crypto through Paxos.
+        case .crypto: return "PAXOS"
         }
     }
 

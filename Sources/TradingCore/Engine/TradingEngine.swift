@@ -128,9 +128,9 @@ public struct TradingEngine: Sendable {
         guard account.terms.type == .margin else { return account.buyingPower }
         let state = account.margin(marks: mark, rates: configuration.margin)
         guard state.isMargin else { return account.buyingPower }
-        // Options and stocks under $2.50 are not marginable: they are paid for in full.
-        let marginable =
-            price >= configuration.margin.marginablePrice && instruments[Int(instrument.index)].kind != .option
+        // Options, crypto and stocks under $2.50 are not marginable: they are paid for in full.
+        let kind = instruments[Int(instrument.index)].kind
+        let marginable = price >= configuration.margin.marginablePrice && kind != .option && kind != .crypto
         return marginable ? state.buyingPower : state.nonMarginableBuyingPower
     }
 
@@ -366,22 +366,25 @@ struct SessionCache: Sendable {
         var day: Int
     }
 
-    /// One slot per calendar (there are two): asked several times per order, a dictionary's hashing showed.
+    /// One slot per calendar (there are three): asked several times per order, a dictionary's hashing showed.
     struct PerCalendar<Value: Sendable>: Sendable {
         var xnys: Value?
         var xshg: Value?
+        var crypto: Value?
 
         subscript(id: TradingCalendar.Identifier) -> Value? {
             get {
                 switch id {
                 case .xnys: return xnys
                 case .xshg: return xshg
+                case .crypto: return crypto
                 }
             }
             set {
                 switch id {
                 case .xnys: xnys = newValue
                 case .xshg: xshg = newValue
+                case .crypto: crypto = newValue
                 }
             }
         }

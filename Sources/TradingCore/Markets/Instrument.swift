@@ -62,7 +62,8 @@ public struct Instrument: Sendable, Codable, Hashable {
     /// Shares one unit of quantity stands for: the contract's multiplier for an option (100), else 1. A trade's value,
     /// a position's market value and cost basis are price × qty × multiplier.
     public var multiplier: Quantity { option.map { FixedDecimal($0.multiplier) } ?? .one }
-    public var calendar: TradingCalendar { market.calendar }
+    /// The instrument's trading calendar: its market's, or around the clock for a crypto pair.
+    public var calendar: TradingCalendar { kind == .crypto ? .crypto : market.calendar }
 
     public init(
         symbol: String, name: String, exchange: Exchange, board: Board, kind: InstrumentKind,
@@ -97,6 +98,18 @@ public struct Instrument: Sendable, Codable, Hashable {
             symbol: symbol, name: name, exchange: exchange, board: .us, kind: kind, currency: .usd,
             lot: .anyWholeShares, tick: .usEquity, priceLimit: .none, sellableSameDay: true,
             fractionable: fractionable)
+    }
+
+    /// A crypto pair quoted in US dollars, as Alpaca lists it (`BTC/USD`): fractional quantities of at least
+    /// `minimumOrder` in steps of `increment`, prices in steps of `priceIncrement`, no price limits, every second of
+    /// every day (`TradingCalendar.crypto`), sellable at once; never sold short or bought on margin.
+    public static func cryptoPair(
+        _ symbol: String, name: String, minimumOrder: Quantity, increment: Quantity, priceIncrement: Price
+    ) -> Instrument {
+        Instrument(
+            symbol: symbol, name: name, exchange: .crypto, board: .crypto, kind: .crypto, currency: .usd,
+            lot: .fractional(minimum: minimumOrder, increment: increment), tick: .fixed(priceIncrement),
+            priceLimit: .none, sellableSameDay: true, fractionable: true)
     }
 
     /// A US equity or ETF option: whole contracts, premiums on the Penny Program's ticks (pennies below $3, nickels

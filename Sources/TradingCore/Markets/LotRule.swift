@@ -9,6 +9,16 @@ public enum LotRule: Sendable, Codable, Hashable {
     /// Buys of at least `minimum` shares, then any whole number (STAR: 200; BSE: 100). Sells below the
     /// minimum only for the whole remaining position.
     case minimumThenIncrement(minimum: Int)
+    /// Fractions (crypto): at least `minimum`, in steps of `increment` (Alpaca's `min_order_size` and
+    /// `min_trade_increment`). A sale of everything held is allowed off the steps and below the minimum: a fee taken
+    /// in the coin leaves a position no step divides.
+    case fractional(minimum: Quantity, increment: Quantity)
+
+    /// Whether the rule itself judges fractional quantities (else fractions come only from notional orders).
+    public var admitsFractions: Bool {
+        if case .fractional = self { return true }
+        return false
+    }
 
     /// Why a quantity breaks the rule (a `.lotSize` rejection with its facts), or nil if it is fine. `held` is the position's total quantity.
     public func violation(side: OrderSide, qty: Quantity, held: Quantity, symbol: String) -> OrderRejection? {
@@ -19,11 +29,26 @@ public enum LotRule: Sendable, Codable, Hashable {
             if let extra { facts[extra.key] = extra.value }
             return OrderRejection(.lotSize, message, facts: .init(sentence, facts))
         }
+        if case .fractional(let minimum, let increment) = self {
+            if side == .sell && qty == held { return nil }
+            if qty < minimum {
+                extra = ("minimum", minimum.description)
+                return rejection(
+                    "lot_size.crypto_minimum", "qty \(qty) for \(symbol) is below the minimum order of \(minimum)")
+            }
+            if increment.isPositive, !qty.isMultiple(of: increment) {
+                extra = ("increment", increment.description)
+                return rejection(
+                    "lot_size.crypto_increment",
+                    "qty \(qty) for \(symbol) must be a multiple of its minimum trade increment \(increment)")
+            }
+            return nil
+        }
         guard qty.isInteger else {
             return rejection("lot_size.whole", "qty \(qty) for \(symbol) must be a whole number of shares")
         }
         switch self {
-        case .anyWholeShares:
+        case .anyWholeShares, .fractional:
             return nil
         case .boardLot(let lot):
             let lotSize = FixedDecimal(lot)
@@ -66,7 +91,7 @@ public enum LotRule: Sendable, Codable, Hashable {
     /// The usual order size shown to users (round lot).
     public var roundLot: Int {
         switch self {
-        case .anyWholeShares: return 1
+        case .anyWholeShares, .fractional: return 1
         case .boardLot(let lot): return lot
         case .minimumThenIncrement(let minimum): return minimum
         }

@@ -28,6 +28,8 @@ public enum Exchange: String, Sendable, Codable, CaseIterable, Hashable {
     case szse = "SZSE"
     /// Beijing Stock Exchange.
     case bse = "BSE"
+    /// Crypto pairs (Alpaca's `exchange` for them), traded by US-dollar accounts.
+    case crypto = "CRYPTO"
 
     public var market: Market {
         switch self {
@@ -49,6 +51,8 @@ public enum Board: String, Sendable, Codable, CaseIterable, Hashable {
     case chinext
     /// Beijing Stock Exchange.
     case beijing
+    /// Crypto pairs, which no exchange board lists.
+    case crypto
     /// B shares (900 SSE in USD, 200 SZSE in HKD).
     case bShare = "b_share"
 }
@@ -62,4 +66,6 @@ public enum InstrumentKind: String, Sendable, Codable, Hashable {
     case index
     /// A listed option contract (`Instrument.option`).
     case option
+    /// A crypto pair (`BTC/USD`): its quantity is the coin, its price the quote currency per coin.
+    case crypto
 }

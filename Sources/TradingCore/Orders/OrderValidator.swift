@@ -62,6 +62,7 @@ struct OrderValidator {
                     ]))
         }
         if let contract = instrument.option { try validateOption(r, contract: contract) }
+        if instrument.kind == .crypto { try validateCrypto(r) }
         try validateQuantity(r)
         try validatePrices(r)
         try validateGameRules(r)
@@ -83,7 +84,8 @@ struct OrderValidator {
         case .buyToClose: try instrument.option == nil ? validateCover(r) : validateBuyBack(r)
         case .buyToOpen: try validateBuyingPower(r)
         }
-        if !r.isLiquidation { try validateDayTrading() }
+        // (Crypto trades are not day trades: the pattern day trader rule counts securities.)
+        if !r.isLiquidation, instrument.kind != .crypto { try validateDayTrading() }
     }
 
     // MARK: Magnitudes
@@ -132,7 +134,7 @@ struct OrderValidator {
                         "lot_size.maximum",
                         ["qty": qty.description, "maximum": maximum.description, "symbol": instrument.symbol]))
             }
-            if !qty.isInteger {
+            if !qty.isInteger, !instrument.lot.admitsFractions {
                 guard instrument.fractionable else {
                     throw OrderRejection(
                         .lotSize, "fractional qty \(qty) is not allowed: \(instrument.symbol) trades in whole shares",
@@ -155,7 +157,8 @@ struct OrderValidator {
                     .invalidInput,
                     "notional orders are not available for \(instrument.symbol): it trades in whole shares")
             }
-            guard r.type == .market, r.timeInForce == .day else {
+            // (Crypto's notional orders are market orders good until canceled or immediate: `validateCrypto`.)
+            guard r.type == .market, r.timeInForce == .day || instrument.kind == .crypto else {
                 throw OrderRejection(.invalidInput, "notional orders must be market orders with time_in_force day")
             }
             guard !r.extendedHours else {
@@ -438,7 +441,7 @@ struct OrderValidator {
     func validateLots(_ r: OrderRequest) throws(OrderRejection) {
         guard let qty = r.qty else { return }
         // Fractions were checked against `fractionable` with the quantity.
-        if !qty.isInteger && instrument.fractionable { return }
+        if !qty.isInteger && instrument.fractionable && !instrument.lot.admitsFractions { return }
         let held = account.positions[instrumentID]?.qty ?? .zero
         if let problem = instrument.lot.violation(side: r.side, qty: qty, held: held, symbol: instrument.symbol) {
             throw problem

@@ -1,11 +1,13 @@
 /// An exchange calendar: which days trade, and the sessions of each day (as a table of timestamps).
 ///
-/// Two calendars cover the markets papertrade trades: XNYS (NYSE, Nasdaq, NYSE Arca, Cboe and NYSE American share
-/// it) and XSHG (SSE, SZSE and BSE share it).
+/// Three calendars cover the markets papertrade trades: XNYS (NYSE, Nasdaq, NYSE Arca, Cboe and NYSE American share
+/// it), XSHG (SSE, SZSE and BSE share it) and CRYPTO (every second of every day; its days are UTC dates).
 public struct TradingCalendar: Sendable, Hashable {
     public enum Identifier: String, Sendable, Codable, Hashable {
         case xnys = "XNYS"
         case xshg = "XSHG"
+        /// Crypto pairs: no sessions, holidays or daylight-saving gaps.
+        case crypto = "CRYPTO"
     }
 
     public let identifier: Identifier
@@ -13,6 +15,7 @@ public struct TradingCalendar: Sendable, Hashable {
 
     public static let xnys = TradingCalendar(identifier: .xnys, zone: .newYork)
     public static let xshg = TradingCalendar(identifier: .xshg, zone: .shanghai)
+    public static let crypto = TradingCalendar(identifier: .crypto, zone: .utc)
 
     /// Years whose holidays come from published exchange notices. Outside them XNYS applies its holiday rules
     /// (still right) and XSHG treats every weekday as a trading day (wrong on its holidays: add the table).
@@ -20,14 +23,15 @@ public struct TradingCalendar: Sendable, Hashable {
         switch identifier {
         case .xnys: return 1990...2100
         case .xshg: return 2024...2026
+        case .crypto: return Int.min...Int.max
         }
     }
 
     public func isTradingDay(_ date: CivilDate) -> Bool {
-        guard !date.isWeekend else { return false }
         switch identifier {
-        case .xnys: return !USHolidays.isHoliday(date)
-        case .xshg: return !ChinaHolidays.closures.contains(date)
+        case .xnys: return !date.isWeekend && !USHolidays.isHoliday(date)
+        case .xshg: return !date.isWeekend && !ChinaHolidays.closures.contains(date)
+        case .crypto: return true
         }
     }
 
@@ -58,6 +62,11 @@ public struct TradingCalendar: Sendable, Hashable {
                     .init(phase: .continuous, start: at(13, 0), end: at(14, 57)),
                     .init(phase: .closingAuction, start: at(14, 57), end: at(15, 0)),
                 ], open: at(9, 30), close: at(15, 0))
+        case .crypto:
+            let (start, end) = (at(0, 0), Timestamp(date.adding(days: 1), in: zone))
+            return DaySchedule(
+                date: date, early: false, periods: [.init(phase: .continuous, start: start, end: end)], open: start,
+                close: end)
         }
     }
 
