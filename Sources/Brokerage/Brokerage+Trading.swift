@@ -153,13 +153,29 @@ extension Brokerage {
     /// once the step is durable. The wait for the disk happens off the shard: the shard is free for the next
     /// request meanwhile.
     public func submit(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> Order {
-        try await shard(account).submit(request, account: account)
+        try await shard(account).submit(canonical(request), account: account)
     }
 
     /// The refusal placing `request` would meet now (lots, ticks, price limits, buying power, T+1…), or nil when
     /// it would be accepted; nothing is placed.
     public func check(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> OrderRejection? {
-        try await shard(account).check(request, account: account)
+        try await shard(account).check(canonical(request), account: account)
+    }
+
+    /// The request with its symbol as the directory spells it: a crypto pair's legacy symbol (`BTCUSD`, as Alpaca
+    /// still accepts) becomes the pair's (`BTC/USD`). Other symbols are left as they are.
+    func canonical(_ request: OrderRequest) -> OrderRequest {
+        let symbol = canonicalSymbol(request.symbol)
+        guard symbol != request.symbol else { return request }
+        var request = request
+        request.symbol = symbol
+        return request
+    }
+
+    /// A crypto pair's symbol for its legacy spelling (`BTCUSD` → `BTC/USD`); any other symbol as it is.
+    func canonicalSymbol(_ symbol: String) -> String {
+        guard let entry = directory.entry(symbol), entry.instrument.kind == .crypto else { return symbol }
+        return entry.symbol
     }
 
     public func cancel(_ id: OrderID, account: AccountID) async throws(BrokerageError) -> Order {
@@ -196,7 +212,7 @@ extension Brokerage {
         _ symbol: String, account: AccountID, qty: Quantity?, percentage: FixedDecimal?, liquidation: Bool = false
     ) async throws(BrokerageError) -> Order {
         try await shard(account).closePosition(
-            symbol, account: account, qty: qty, percentage: percentage, liquidation: liquidation)
+            canonicalSymbol(symbol), account: account, qty: qty, percentage: percentage, liquidation: liquidation)
     }
 
     /// The quote orders on `symbol` trade against: a stock's from the feed, an option contract's from its chain.

@@ -132,13 +132,21 @@ extension Shard {
                 throw .invalid("percentage must be between 0 and 100")
             }
             amount = held.multiplied(by: percentage).divided(by: FixedDecimal(100), rule: .down) ?? .zero
-            if !instrument.fractionable || position.isShort { amount = amount.rounded(places: 0, rule: .down) }
+            if case .fractional(_, let step) = instrument.lot, amount < held {
+                // A part of a coin position is sold in the pair's steps.
+                amount = amount.rounded(toMultipleOf: step, rule: .down)
+            } else if !instrument.fractionable || position.isShort {
+                amount = amount.rounded(places: 0, rule: .down)
+            }
             guard amount.isPositive else {
                 throw .invalid("\(percentage)% of \(held) shares is less than one share")
             }
         }
+        // Crypto orders are good until canceled (a day order is refused for them, as by Alpaca).
+        let timeInForce: TimeInForce = instrument.kind == .crypto ? .gtc : .day
         var request = OrderRequest(
-            symbol: symbol, side: position.isShort ? .buy : .sell, type: .market, timeInForce: .day, qty: amount)
+            symbol: symbol, side: position.isShort ? .buy : .sell, type: .market, timeInForce: timeInForce,
+            qty: amount)
         request.isLiquidation = liquidation
         return try await submit(request, account: account)
     }

@@ -69,13 +69,38 @@ public final class SymbolDirectory: Sendable {
         }
         return try SymbolDirectory(
             tsv: try resource("symbols"), chineseNames: try resource("names-zh"),
-            aliases: [try resource("names-pinyin"), try resource("names-en")])
+            aliases: [try resource("names-pinyin"), try resource("names-en")],
+            cryptoPairs: try resource("crypto-pairs"))
+    }
+
+    /// Crypto pairs from a TSV (a header line, then `symbol, name, Chinese name, min_order_size,
+    /// min_trade_increment, price_increment`, as Resources/crypto-pairs.tsv): each a `cryptoPair` instrument with
+    /// its Chinese name, found by search under its coin's ticker, name and Chinese name.
+    static func cryptoEntries(_ tsv: String) throws -> [DirectoryEntry] {
+        var entries: [DirectoryEntry] = []
+        for (n, line) in tsv.split(separator: "\n", omittingEmptySubsequences: true).enumerated() where n > 0 {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 6, f[0].contains("/"), let minimum = FixedDecimal(f[3]),
+                let increment = FixedDecimal(f[4]), let priceIncrement = FixedDecimal(f[5]), minimum.isPositive,
+                increment.isPositive, priceIncrement.isPositive
+            else { throw LoadError.malformedLine(n + 1, String(line)) }
+            let instrument = Instrument.cryptoPair(
+                f[0], name: f[1], minimumOrder: minimum, increment: increment, priceIncrement: priceIncrement)
+            entries.append(
+                DirectoryEntry(
+                    instrument: instrument, sector: "", industry: "", cik: "", roundLot: 1,
+                    chineseName: f[2] == f[1] ? "" : f[2],
+                    aliases: f[0] + " " + f[0].replacingOccurrences(of: "/", with: "")))
+        }
+        return entries
     }
 
     /// Parses the TSV written by scripts/build-symbol-directory.py (a header line, then one instrument a line), and
     /// optionally a `symbol<TAB>Chinese name` TSV (with a header line) of US companies' Chinese names and `aliases`,
     /// TSVs (with a header line) of `symbol<TAB>spelling…` that search also finds a symbol by.
-    public convenience init(tsv: String, chineseNames: String = "", aliases: [String] = []) throws {
+    public convenience init(
+        tsv: String, chineseNames: String = "", aliases: [String] = [], cryptoPairs: String = ""
+    ) throws {
         var chinese: [String: String] = [:]
         for line in chineseNames.split(separator: "\n").dropFirst() {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
@@ -115,6 +140,7 @@ public final class SymbolDirectory: Sendable {
         for i in entries.indices where Self.isWarrantRightOrUnit(entries[i], symbols: symbols) {
             entries[i].isWarrantRightOrUnit = true
         }
+        entries += try Self.cryptoEntries(cryptoPairs)
         self.init(entries: entries)
     }
 
@@ -143,9 +169,20 @@ public final class SymbolDirectory: Sendable {
         self.entries = entries
         var bySymbol: [String: Int] = [:]
         for (i, entry) in entries.enumerated() { bySymbol[entry.symbol] = bySymbol[entry.symbol] ?? i }
+        // A crypto pair answers to its legacy symbol too (`BTCUSD` for `BTC/USD`), as Alpaca's API does, unless a
+        // listing has that symbol.
+        for (i, entry) in entries.enumerated() where entry.instrument.kind == .crypto {
+            let legacy = entry.symbol.replacingOccurrences(of: "/", with: "")
+            bySymbol[legacy] = bySymbol[legacy] ?? i
+        }
         self.bySymbol = bySymbol
         index = SearchIndex(
-            symbols: entries.map { Self.folded($0.symbol) },
+            // A crypto pair is searched by its coin's ticker (ETH finds ETH/USD as an exact ticker); the pair's
+            // symbols are among its aliases.
+            symbols: entries.map {
+                Self.folded(
+                    $0.instrument.kind == .crypto ? String($0.symbol.prefix { $0 != "/" }) : $0.symbol)
+            },
             names: entries.map {
                 Self.folded([$0.name, $0.chineseName, $0.aliases].filter { !$0.isEmpty }.joined(separator: " "))
             },
@@ -174,7 +211,9 @@ public final class SymbolDirectory: Sendable {
     static func listingRank(_ entry: DirectoryEntry) -> Int32 {
         let venue: Int32
         switch entry.instrument.exchange {
+        // (A crypto pair is its coin's primary listing: "bitcoin" finds it before Bitcoin Depot's shares.)
         case .nasdaq, .nyse, .sse, .szse: venue = 0
+        case .crypto: return -1
         case .otc: venue = 4
         default: venue = 2
         }

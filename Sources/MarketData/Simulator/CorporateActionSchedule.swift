@@ -48,8 +48,8 @@ struct CorporateActionSchedule: Sendable {
         market = profile.market
         kind = profile.isIndex ? .index : profile.kind
         // Indices have no actions; warrants, rights and units pay no dividends and do not split (their company's
-        // shares do).
-        hasActions = !profile.isIndex && !profile.isWarrantRightOrUnit
+        // shares do); nor do coins.
+        hasActions = !profile.isIndex && !profile.isWarrantRightOrUnit && profile.kind != .crypto
         anchor = profile.anchor
     }
 
@@ -154,7 +154,7 @@ extension SimulatedMarket {
     func plannedActions(_ profile: SimulatedProfile, year: Int) -> [CorporateActionSchedule.Planned] {
         let key = ActionCache.Key(symbol: profile.symbol, year: year)
         if let hit = actionCache.withLock({ $0.entries[key] }) { return hit }
-        let planned = CorporateActionSchedule(profile: profile).actions(in: year, grid: grid(profile.market))
+        let planned = CorporateActionSchedule(profile: profile).actions(in: year, grid: profile.grid)
         actionCache.withLock { cache in
             if cache.entries.count > 100_000 { cache.entries.removeAll(keepingCapacity: true) }
             cache.entries[key] = planned
@@ -214,7 +214,7 @@ extension SimulatedMarket {
         var cash = FixedDecimal.zero
         if p.kind == .cashDividend {
             // The yield of the raw close on the declaration day: cents per share in the US, 0.01 yuan per 10 shares.
-            let grid = grid(profile.market)
+            let grid = profile.grid
             let close = exp(
                 profile.path.logLevel(day: grid.dayIndex(p.declarationDate), fraction: 1)
                     + logPriceFactor(profile, on: p.declarationDate))

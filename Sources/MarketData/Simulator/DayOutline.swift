@@ -60,7 +60,7 @@ struct DayOutline: Sendable {
         let day = grid.dayIndex(date)
         dayIndex = day
         let ends = Self.ends(
-            profile, day: day, minutes: minutes, configuration: configuration, previousClose: previousClose,
+            profile, day: day, minutes: minutes, grid: grid, configuration: configuration, previousClose: previousClose,
             logFactor: logFactor)
         limitEvent = ends.event
         openingHalt = ends.openingHalt
@@ -73,9 +73,9 @@ struct DayOutline: Sendable {
         // the day's variance (the distribution the minutes' own extremes have), kept inside the day's band.
         let key = profile.path.key
         let activity = profile.path.activity(day: day)
-        let traded = 1 - SessionGrid.intensityShare(Double(ends.openingHalt) / Double(minutes))
+        let traded = 1 - grid.intensity(Double(ends.openingHalt) / Double(minutes))
         let variance =
-            profile.path.dailyVolatility * profile.path.dailyVolatility * activity * (1 - configuration.overnightShare)
+            profile.path.dailyVolatility * profile.path.dailyVolatility * activity * (1 - grid.overnightShare)
             * traded
         let la = log(open), lb = log(close)
         let seed = CounterRandom.hash(key, 0xD417, UInt64(bitPattern: Int64(day)))
@@ -99,9 +99,9 @@ struct DayOutline: Sendable {
         switch ends.event {
         case .none: break
         case .up(let by), .down(let by):
-            dailyVolume *= 1 - 0.85 * (1 - SessionGrid.intensityShare(Double(by) / Double(minutes)))
+            dailyVolume *= 1 - 0.85 * (1 - grid.intensity(Double(by) / Double(minutes)))
         }
-        let lots = dailyVolume.isFinite ? Int(min(max(dailyVolume / Double(profile.lot), 0), 1e12)) : 0
+        let lots = dailyVolume.isFinite ? Int(min(max(dailyVolume / profile.lotLevel, 0), 1e12)) : 0
         volumeLots = max(minutes, lots)
         tradeCount = max(minutes, volumeLots / 4)
 
@@ -115,7 +115,7 @@ struct DayOutline: Sendable {
         let tick = profile.tick
         let o = Quantize.price(open, tick: tick), c = Quantize.price(close, tick: tick)
         let h = Quantize.price(high, tick: tick), l = Quantize.price(low, tick: tick)
-        let volume = FixedDecimal(volumeLots * profile.lot)
+        let volume = profile.lotSize.times(volumeLots)
         let typical = (high + low + close) / 3
         let vwap = min(max(Quantize.price(typical, tick: .fixed(FixedDecimal(units: 1, exponent: 4))), l), h)
         return PriceBar(
@@ -126,7 +126,7 @@ struct DayOutline: Sendable {
     /// The day's open and close (latent and visible), its band and limit event: all a day needs to chain to the
     /// next one, without drawing its range or volume.
     static func ends(
-        _ profile: SimulatedProfile, day: Int, minutes: Int, configuration: SimulatorConfiguration,
+        _ profile: SimulatedProfile, day: Int, minutes: Int, grid: SessionGrid, configuration: SimulatorConfiguration,
         previousClose: Double, logFactor: Double
     ) -> (
         latentOpen: Double, latentClose: Double, open: Double, close: Double, band: PriceBand?,
@@ -136,8 +136,7 @@ struct DayOutline: Sendable {
         let halted =
             profile.haltRule?.openingHalt(
                 key: profile.path.key, day: day, minutes: minutes, isReportDay: { profile.isReportDay(day) }) ?? 0
-        let g = configuration.overnightShare
-        let openFraction = g + (1 - g) * SessionGrid.intensityShare(Double(halted) / Double(max(minutes, 1)))
+        let openFraction = grid.fraction(Double(halted) / Double(max(minutes, 1)))
         let latentOpen = exp(profile.path.logLevel(day: day, fraction: openFraction) + logFactor)
         let latentClose = exp(profile.path.logLevel(day: day, fraction: 1) + logFactor)
         let band = band(profile, previousClose: previousClose)

@@ -74,6 +74,13 @@ final class FactorModel: Sendable {
         return Factor(key: key, cascadeSpread: min(cascadeSpread + Self.marketExtraSpread, 0.45), regimeKey: key)
     }
 
+    /// The crypto market's common factor: what moves every coin together (most of bitcoin's moves, about half of an
+    /// altcoin's). Its storms are the market factors'.
+    func crypto() -> Factor {
+        let key = CounterRandom.hash(seed, CounterRandom.key("factor/market/crypto"))
+        return Factor(key: key, cascadeSpread: min(cascadeSpread + Self.marketExtraSpread, 0.45), regimeKey: key)
+    }
+
     func sector(_ market: Market, _ name: String) -> Factor {
         Factor(
             key: CounterRandom.hash(seed, CounterRandom.key("factor/sector/" + market.rawValue + "/" + name)),

@@ -253,7 +253,7 @@ extension IndexBasket {
         }
         var members: [(symbol: String, path: StockPath, weight: Double, limit: Double?)] = []
         for entry in candidates {
-            let profile = SimulatedProfile(entry: entry, model: model)
+            let profile = SimulatedProfile.make(entry, model: model)
             guard case .stock(let path) = profile.path.source else { continue }
             let limit = profile.limit?.fraction.map(Quantize.level)
             members.append((entry.symbol, path, index == .dowJones ? profile.anchor : profile.capitalisation, limit))

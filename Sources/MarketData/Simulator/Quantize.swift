@@ -5,7 +5,8 @@ import TradingCore
 enum Quantize {
     /// A price level rounded half-up onto the tick grid at that price.
     static func price(_ level: Double, tick: TickRule) -> Price {
-        let clamped = level.isFinite ? min(max(level, 0.0001), 1_000_000_000) : 0.0001
+        // (The floor is the smallest tick of any instrument: a meme coin's 0.000000001.)
+        let clamped = level.isFinite ? min(max(level, 0.000_000_001), 1_000_000_000) : 0.0001
         let places: Int
         switch tick {
         case .usEquity: places = clamped >= 0.99995 ? 2 : 4

@@ -12,7 +12,7 @@ enum QuoteBook {
                 CounterRandom.hash(profile.path.key, 0xB00C, second, side * 8 + UInt64(level)))
             let lots =
                 profile.market == .cn ? 1 + Int(u * Double(60 * (level + 1))) : 1 + Int(u * Double(8 * (level + 1)))
-            return FixedDecimal(lots * 100)
+            return profile.bookLot.times(lots)
         }
         var bidLevels: [(Price, Quantity)] = []
         var askLevels: [(Price, Quantity)] = []

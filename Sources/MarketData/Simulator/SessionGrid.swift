@@ -1,12 +1,44 @@
 import TradingCore
 
-/// The minutes in which a simulated market trades, per exchange calendar or always open.
+/// The minutes in which a simulated market trades, per exchange calendar or always open, and how a day's variance is
+/// spread over them: an overnight gap (the opening gap of a market that closes) and an intraday intensity.
 struct SessionGrid: Sendable {
-    let market: Market
+    let calendar: TradingCalendar
     let policy: EngineConfiguration.SessionPolicy
+    /// Share of a day's variance in its overnight gap (none for a market that never closes).
+    let overnightShare: Double
+    /// Whether trading is as busy at every minute (crypto) rather than busiest at the open and close.
+    let flat: Bool
 
-    var calendar: TradingCalendar { market.calendar }
     var zone: ExchangeTimeZone { calendar.zone }
+
+    /// A stock market's sessions (by its exchange calendar, or every minute when the clock says always open).
+    init(market: Market, policy: EngineConfiguration.SessionPolicy, overnightShare: Double = 0.2) {
+        calendar = market.calendar
+        self.policy = policy
+        self.overnightShare = overnightShare
+        flat = false
+    }
+
+    /// Crypto's: every minute of every UTC day, without a gap at midnight, as busy at any minute.
+    static let crypto = SessionGrid(calendar: .crypto)
+
+    private init(calendar: TradingCalendar) {
+        self.calendar = calendar
+        policy = .alwaysOpen
+        overnightShare = 0
+        flat = true
+    }
+
+    /// The day's fraction of trading time (past its overnight gap) at `x` ∈ [0, 1] of its minutes.
+    func fraction(_ x: Double) -> Double {
+        overnightShare + (1 - overnightShare) * intensity(x)
+    }
+
+    /// Share of a session's intraday variance done after `x` ∈ [0, 1] of its minutes.
+    func intensity(_ x: Double) -> Double {
+        flat ? min(max(x, 0), 1) : Self.intensityShare(x)
+    }
 
     func isTradingDay(_ date: CivilDate) -> Bool {
         policy == .alwaysOpen || calendar.isTradingDay(date)

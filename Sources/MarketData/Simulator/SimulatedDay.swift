@@ -27,7 +27,7 @@ struct SimulatedDay: Sendable {
     /// The session's halts, in order.
     let halts: [TradingHalt]
     let outline: DayOutline
-    private let overnightShare: Double
+    private let grid: SessionGrid
     private let stretch: Stretch
 
     typealias LimitEvent = DayOutline.LimitEvent
@@ -40,10 +40,9 @@ struct SimulatedDay: Sendable {
         previousClose = outline.previousClose
         logFactor = outline.logFactor
         band = outline.band(profile)
-        overnightShare = configuration.overnightShare
+        self.grid = grid
         let n = minuteStarts.count
-        let g = configuration.overnightShare
-        let fractions = (0...n).map { g + (1 - g) * SessionGrid.intensityShare(Double($0) / Double(max(n, 1))) }
+        let fractions = (0...n).map { grid.fraction(Double($0) / Double(max(n, 1))) }
         let latent = profile.path.logLevels(day: dayIndex, fractions: fractions).map { $0 + outline.logFactor }
         let event = outline.limitEvent
         let bandRange = band.map { (down: Quantize.level($0.limitDown), up: Quantize.level($0.limitUp)) }
@@ -115,14 +114,14 @@ struct SimulatedDay: Sendable {
         close = c
         let lots = DayOutline.apportion(outline.volumeLots, weights: weights)
         let prints = DayOutline.apportion(outline.tradeCount, weights: weights)
-        volume = lots.map { Double($0 * profile.lot) }
+        volume = lots.map { Double($0) * profile.lotLevel }
         let tick = profile.tick
         var bars: [PriceBar] = []
         bars.reserveCapacity(n)
         for k in 0..<n {
             let op = Quantize.price(o[k], tick: tick), cl = Quantize.price(c[k], tick: tick)
             let hp = Quantize.price(h[k], tick: tick), lp = Quantize.price(l[k], tick: tick)
-            let vol = FixedDecimal(lots[k] * profile.lot)
+            let vol = profile.lotSize.times(lots[k])
             let typical = (h[k] + l[k] + c[k]) / 3
             let vw = min(max(Quantize.price(typical, tick: .fixed(FixedDecimal(units: 1, exponent: 4))), lp), hp)
             bars.append(
@@ -151,7 +150,7 @@ struct SimulatedDay: Sendable {
     /// The position in the path of a moment inside minute `k` (`x` ∈ [0, 1) of the minute).
     func fraction(minute k: Int, within x: Double) -> Double {
         let n = Double(max(minuteStarts.count, 1))
-        return overnightShare + (1 - overnightShare) * SessionGrid.intensityShare((Double(k) + x) / n)
+        return grid.fraction((Double(k) + x) / n)
     }
 
     /// A latent log-level (of the adjusted path) made visible at minute `k`, in the day's raw prices, on the same
@@ -233,8 +232,7 @@ struct SimulatedDay: Sendable {
     /// so far.
     func trades(minute k: Int, profile: SimulatedProfile) -> [TradeTick] {
         let bar = bars[k]
-        let lotSize = max(profile.lot, 1)
-        let lots = Int(volume[k]) / lotSize
+        let lots = Int((volume[k] / profile.lotLevel).rounded())
         guard lots > 0 else { return [] }
         let seed = CounterRandom.hash(profile.path.key, 0x7EAD, UInt64(bitPattern: Int64(dayIndex)), UInt64(k))
         let n = min(4 + Int(CounterRandom.uniform(seed) * 3), lots)
@@ -266,7 +264,7 @@ struct SimulatedDay: Sendable {
         return (0..<n).map { i in
             TradeTick(
                 symbol: profile.symbol, time: minuteStarts[k].adding(nanoseconds: offsets[i]), price: prices[i],
-                size: FixedDecimal(sizes[i] * lotSize))
+                size: profile.lotSize.times(sizes[i]))
         }
     }
 }

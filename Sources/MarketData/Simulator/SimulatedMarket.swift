@@ -57,7 +57,7 @@ public final class SimulatedMarket: Sendable {
     /// The simulation parameters of a symbol (a pure function of seed and symbol).
     func profile(_ entry: DirectoryEntry) -> SimulatedProfile {
         if let hit = profiles.withLock({ $0[entry.symbol] }) { return hit }
-        let profile = SimulatedProfile(entry: entry, model: model)
+        let profile = SimulatedProfile.make(entry, model: model)
         profiles.withLock { $0[entry.symbol] = profile }
         return profile
     }
@@ -66,7 +66,9 @@ public final class SimulatedMarket: Sendable {
 
     // MARK: Sessions
 
-    func grid(_ market: Market) -> SessionGrid { SessionGrid(market: market, policy: configuration.sessions) }
+    func grid(_ market: Market) -> SessionGrid {
+        SessionGrid(market: market, policy: configuration.sessions, overnightShare: configuration.overnightShare)
+    }
 
     // MARK: Days
 
@@ -112,7 +114,7 @@ public final class SimulatedMarket: Sendable {
         if let hit = cache.withLock({ $0.get(key) }) { return hit }
         guard let outline = outline(profile, on: date) else { return nil }
         let day = SimulatedDay(
-            profile: profile, outline: outline, grid: grid(profile.market), configuration: configuration)
+            profile: profile, outline: outline, grid: profile.grid, configuration: configuration)
         cache.withLock { $0.put(key, day) }
         return day
     }
@@ -121,7 +123,7 @@ public final class SimulatedMarket: Sendable {
     /// or computed on its own; nil on a day without trading.
     func outline(_ profile: SimulatedProfile, on date: CivilDate) -> DayOutline? {
         if let hit = dailyCache.withLock({ $0.get(profile.symbol, day: date.daysSinceEpoch) }) { return hit }
-        let grid = grid(profile.market)
+        let grid = profile.grid
         guard grid.isTradingDay(date) else { return nil }
         // On an ex-date the reference price is the last close adjusted by the day's actions (除权除息参考价).
         let factor = logPriceFactor(profile, on: date)
@@ -157,8 +159,8 @@ public final class SimulatedMarket: Sendable {
             let factor = logPriceFactor(profile, on: day)
             close =
                 DayOutline.ends(
-                    profile, day: grid.dayIndex(day), minutes: grid.minuteCount(on: day), configuration: configuration,
-                    previousClose: close * exp(factor - previousFactor), logFactor: factor
+                    profile, day: grid.dayIndex(day), minutes: grid.minuteCount(on: day), grid: grid,
+                    configuration: configuration, previousClose: close * exp(factor - previousFactor), logFactor: factor
                 ).close
             previousFactor = factor
         }
@@ -175,7 +177,7 @@ public final class SimulatedMarket: Sendable {
     /// walks back on its own).
     func outlines(_ profile: SimulatedProfile, from first: CivilDate, through last: CivilDate) -> [DayOutline] {
         guard first <= last else { return [] }
-        let grid = grid(profile.market)
+        let grid = profile.grid
         if case .basket(let basket, _) = profile.path.source {
             // An index (or a fund that tracks one): its members' days, all at once.
             basket.prefetch(grid.dayIndex(first.adding(days: -7))...max(grid.dayIndex(last), grid.dayIndex(first)))
@@ -220,7 +222,7 @@ public final class SimulatedMarket: Sendable {
                 chain.append((outline.close, outline.closeIsLatent))
             } else {
                 let ends = DayOutline.ends(
-                    profile, day: grid.dayIndex(date), minutes: grid.minuteCount(on: date),
+                    profile, day: grid.dayIndex(date), minutes: grid.minuteCount(on: date), grid: grid,
                     configuration: configuration, previousClose: chained, logFactor: factor)
                 chain.append((ends.close, ends.close == ends.latentClose))
             }
@@ -239,7 +241,7 @@ public final class SimulatedMarket: Sendable {
     }
 
     func quote(_ profile: SimulatedProfile, at time: Timestamp) -> MarketQuote? {
-        let grid = grid(profile.market)
+        let grid = profile.grid
         let date = grid.session(at: time).date
         guard let session = day(profile, on: date) else { return nil }
         let phase = grid.phase(at: time)
@@ -289,7 +291,7 @@ public final class SimulatedMarket: Sendable {
     func traded(_ profile: SimulatedProfile, _ day: SimulatedDay, at time: Timestamp) -> (
         completed: ArraySlice<PriceBar>, partial: PriceBar?, last: TradeTick?
     ) {
-        let (date, elapsed) = grid(profile.market).session(at: time)
+        let (date, elapsed) = profile.grid.session(at: time)
         guard date >= day.date else { return ([], nil, nil) }
         let n = day.bars.count
         let complete = date == day.date ? min(elapsed.minutes, n) : n
@@ -324,7 +326,7 @@ public final class SimulatedMarket: Sendable {
 
     func bars(_ profile: SimulatedProfile, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) -> [PriceBar] {
         guard from < to else { return [] }
-        let grid = grid(profile.market)
+        let grid = profile.grid
         let zone = grid.zone
         let first = zone.localTime(of: from).date
         // The latest session that has opened by `to`: later dates have no bars yet.
@@ -392,7 +394,7 @@ public final class SimulatedMarket: Sendable {
         _ visit: (SimulatedDay, Int) -> Bool
     ) {
         guard from < to else { return }
-        let zone = grid(profile.market).zone
+        let zone = profile.grid.zone
         let first = zone.localTime(of: from).date, last = zone.localTime(of: to).date
         guard last.daysSinceEpoch - first.daysSinceEpoch <= 366 * 40 else { return }
         var date = descending ? last : first
@@ -462,6 +464,8 @@ public final class SimulatedMarket: Sendable {
             through.daysSinceEpoch - from.daysSinceEpoch <= 366 * 40
         else { return [] }
         let profile = profile(entry)
+        // Crypto trades continuously: no auction opens or closes its day.
+        guard profile.kind != .crypto else { return [] }
         let calendar = profile.market.calendar
         var out: [DailyAuctions] = []
         var date = from
@@ -522,9 +526,7 @@ public final class SimulatedMarket: Sendable {
             let previous = p.path.logLevel(day: grid.dayIndex(grid.previousTradingDay(before: date)), fraction: 1)
             let done = Double(elapsed.minutes) + elapsed.fraction
             let n = Double(grid.minuteCount(on: date))
-            let f =
-                configuration.overnightShare + (1 - configuration.overnightShare)
-                * SessionGrid.intensityShare(done / max(n, 1))
+            let f = grid.fraction(done / max(n, 1))
             let now = p.path.logLevel(day: dayIndex, fraction: f)
             let score: Double
             switch kind {

@@ -9,6 +9,13 @@ struct SimulatedProfile: Sendable {
     let market: Market
     let tick: TickRule
     let lot: Int
+    /// The exact size of one lot of the model's volumes and prints (`lot` shares; a round amount of a coin).
+    let lotSize: Quantity
+    let lotLevel: Double
+    /// The unit of the quote book's sizes (100 shares; a coin's lot).
+    let bookLot: Quantity
+    /// Its trading minutes and how a day's variance spreads over them.
+    let grid: SessionGrid
     let limit: PriceLimitRule?
     let isIndex: Bool
     let kind: InstrumentKind
@@ -46,6 +53,10 @@ struct SimulatedProfile: Sendable {
         market = instrument.market
         tick = instrument.tick
         lot = instrument.market == .cn ? 100 : 1
+        lotSize = FixedDecimal(lot)
+        lotLevel = Double(lot)
+        bookLot = 100
+        grid = model.grid(instrument.market)
         limit = instrument.priceLimit.fraction == nil ? nil : instrument.priceLimit
         isIndex = false
         kind = instrument.kind
@@ -127,6 +138,10 @@ struct SimulatedProfile: Sendable {
         market = index.market
         tick = .cent
         lot = 1
+        lotSize = 1
+        lotLevel = 1
+        bookLot = 100
+        grid = model.grid(index.market)
         limit = nil
         isIndex = true
         kind = .index
@@ -336,6 +351,8 @@ final class SimulationModel: Sendable {
     let directory: SymbolDirectory
     let configuration: SimulatorConfiguration
     let factors: FactorModel
+    /// Crypto's factors: the same walks, without an overnight gap (the market never closes).
+    let cryptoFactors: FactorModel
     private let baskets = Mutex([MarketIndex: IndexBasket?]())
 
     init(directory: SymbolDirectory, configuration: SimulatorConfiguration) {
@@ -344,9 +361,13 @@ final class SimulationModel: Sendable {
         factors = FactorModel(
             seed: configuration.seed, cascadeSpread: configuration.cascadeSpread,
             overnightShare: configuration.overnightShare)
+        cryptoFactors = FactorModel(
+            seed: configuration.seed, cascadeSpread: configuration.cascadeSpread, overnightShare: 0)
     }
 
-    func grid(_ market: Market) -> SessionGrid { SessionGrid(market: market, policy: configuration.sessions) }
+    func grid(_ market: Market) -> SessionGrid {
+        SessionGrid(market: market, policy: configuration.sessions, overnightShare: configuration.overnightShare)
+    }
 
     /// The index's basket, or nil when the directory has none of its members.
     func basket(_ index: MarketIndex) -> IndexBasket? {

@@ -20,11 +20,12 @@ struct AlpacaAssets: Sendable {
     /// The entry for a symbol (any case) or an asset id.
     func entry(_ symbolOrID: String) -> DirectoryEntry? {
         if let entry = directory.entry(symbolOrID) { return entry }
-        return Identifier(symbolOrID).flatMap { symbolsByID[$0] }.flatMap(directory.entry)
+        return Identifier(symbolOrID.lowercased()).flatMap { symbolsByID[$0] }.flatMap(directory.entry)
     }
 
-    /// Alpaca's filters: `status` (active, inactive), `asset_class` (us_equity; crypto and us_option list
-    /// nothing here), `exchange` (AMEX, ARCA, BATS, NYSE, NASDAQ, NYSEARCA, OTC), `attributes` (any of them).
+    /// Alpaca's filters: `status` (active, inactive), `asset_class` (us_equity by default, as Alpaca's; crypto;
+    /// us_option lists nothing here), `exchange` (AMEX, ARCA, BATS, NYSE, NASDAQ, NYSEARCA, OTC, CRYPTO),
+    /// `attributes` (any of them).
     struct Filter: Sendable {
         var status: String?
         var assetClass: String?
@@ -36,14 +37,14 @@ struct AlpacaAssets: Sendable {
     static let assetClasses: Set<String> = ["us_equity", "crypto", "us_option"]
     static let exchanges: Set<String> = ["AMEX", "ARCA", "BATS", "NYSE", "NASDAQ", "NYSEARCA", "OTC", "CRYPTO"]
 
-    /// Every listed instrument is active and a us_equity for Alpaca's clients (A-shares included, with an
-    /// `exchange:SSE` style attribute; see `AlpacaEncoding.asset`).
+    /// Every listed instrument is active; stocks and funds are us_equity for Alpaca's clients (A-shares included,
+    /// with an `exchange:SSE` style attribute; see `AlpacaEncoding.asset`), pairs crypto.
     func list(_ filter: Filter) -> [JSONValue] {
         if let status = filter.status, status != "active" { return [] }
-        if let assetClass = filter.assetClass, assetClass != "us_equity" { return [] }
+        let assetClass = filter.assetClass ?? "us_equity"
         var out: [JSONValue] = []
         out.reserveCapacity(directory.count)
-        for entry in directory.entries {
+        for entry in directory.entries where AlpacaEncoding.assetClass(entry.instrument) == assetClass {
             if let exchange = filter.exchange {
                 let name = AlpacaEncoding.exchange(entry.instrument.exchange)
                 guard name == exchange || (exchange == "NYSEARCA" && name == "ARCA") else { continue }

@@ -24,9 +24,24 @@ enum AlpacaEncoding {
         return OptionContractID.id(contract)
     }
 
-    /// `us_option` for an option contract's symbol, else `us_equity`.
+    /// `us_option` for an option contract's symbol, `crypto` for a pair's (`BTC/USD`), else `us_equity`.
     static func assetClass(_ symbol: String) -> String {
-        OptionContract.multiplier(ofSymbol: symbol) != nil ? "us_option" : "us_equity"
+        if symbol.contains("/") { return "crypto" }
+        return OptionContract.multiplier(ofSymbol: symbol) != nil ? "us_option" : "us_equity"
+    }
+
+    /// An instrument's asset class as Alpaca names it.
+    static func assetClass(_ instrument: Instrument) -> String {
+        switch instrument.kind {
+        case .crypto: return "crypto"
+        case .option: return "us_option"
+        default: return "us_equity"
+        }
+    }
+
+    /// A position's symbol as Alpaca lists it: a crypto pair without its slash (`BTCUSD`), as Alpaca's positions do.
+    static func positionSymbol(_ instrument: Instrument) -> String {
+        instrument.kind == .crypto ? instrument.symbol.replacingOccurrences(of: "/", with: "") : instrument.symbol
     }
 
     static func time(_ t: Timestamp?) -> JSONValue { t.map { .string($0.description) } ?? .null }
@@ -212,11 +227,13 @@ enum AlpacaEncoding {
 
     static func position(_ p: PositionSummary, date: CivilDate) -> JSONValue {
         let option = p.instrument.kind == .option
-        let marginable = p.instrument.market == .us && !option && p.current >= MarginRates().marginablePrice
+        let marginable =
+            p.instrument.market == .us && !option && p.instrument.kind != .crypto
+            && p.current >= MarginRates().marginablePrice
         return .object([
             "asset_id": .string(tradedAssetIdentifier(p.position.symbol).description),
-            "symbol": .string(p.position.symbol), "exchange": .string(exchange(p.instrument.exchange)),
-            "asset_class": .string(option ? "us_option" : "us_equity"),
+            "symbol": .string(positionSymbol(p.instrument)), "exchange": .string(exchange(p.instrument.exchange)),
+            "asset_class": .string(assetClass(p.instrument)),
             "asset_marginable": .bool(marginable), "avg_entry_price": .decimal(p.position.averageEntryPrice),
             "qty": .decimal(p.position.qty),
             "qty_available": .decimal(p.quantityAvailable(on: date)),
@@ -232,6 +249,18 @@ enum AlpacaEncoding {
 
     static func asset(_ e: DirectoryEntry) -> JSONValue {
         let i = e.instrument
+        if i.kind == .crypto, case .fractional(let minimum, let increment) = i.lot {
+            // A pair as Alpaca's crypto assets are: never marginable or shortable, fractional to its steps.
+            return .object([
+                "id": .string(assetID(i.symbol)), "class": .string("crypto"), "exchange": .string("CRYPTO"),
+                "symbol": .string(i.symbol), "name": .string(i.name), "status": .string("active"),
+                "tradable": .bool(true), "marginable": .bool(false), "shortable": .bool(false),
+                "easy_to_borrow": .bool(false), "fractionable": .bool(true),
+                "maintenance_margin_requirement": .int(100),
+                "min_order_size": .string(minimum.description), "min_trade_increment": .string(increment.description),
+                "price_increment": .string(i.tick.tick(at: .one).description), "attributes": .array([]),
+            ])
+        }
         var attributes: [JSONValue] = []
         if i.market == .cn { attributes.append(.string("exchange:\(i.exchange.rawValue)")) }
         if i.fractionable { attributes.append(.string("fractional_eh_enabled")) }

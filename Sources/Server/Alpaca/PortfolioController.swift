@@ -16,6 +16,7 @@ struct PortfolioController {
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.delete("positions", use: closeAll)
         group.delete("positions/{symbol}", use: close)
+        group.delete("positions/{symbol}/{quote}", use: close)
         group.post("positions/{symbol}/exercise", use: exercise)
         group.post("positions/{symbol}/do-not-exercise", use: doNotExercise)
         group.get("account/configurations", use: configurations)
@@ -25,9 +26,9 @@ struct PortfolioController {
 
     @Sendable func close(_ request: Request, context: AppContext) async throws -> Response {
         let account = try context.account()
-        let key = try context.parameters.require("symbol")
+        let key = try context.pathSymbol()
         // An option position is closed by its symbol or its contract's id (alpaca-py's `close_position`).
-        let symbol = Identifier(key).flatMap(OptionContractID.contract)?.occSymbol ?? key.uppercased()
+        let symbol = Identifier(key.lowercased()).flatMap(OptionContractID.contract)?.occSymbol ?? key
         let qty = try request.decimalQuery("qty")
         let percentage = try request.decimalQuery("percentage")
         guard qty == nil || percentage == nil else { throw APIError.unprocessable("give qty or percentage, not both") }

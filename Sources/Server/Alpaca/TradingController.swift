@@ -33,8 +33,10 @@ struct TradingController {
         group.delete("orders/{id}", use: cancelOrder)
         group.get("positions", use: positions)
         group.get("positions/{symbol}", use: position)
+        group.get("positions/{symbol}/{quote}", use: position)
         group.get("assets", use: assets)
         group.get("assets/{symbol}", use: asset)
+        group.get("assets/{symbol}/{quote}", use: asset)
     }
 
     @Sendable func account(_ request: Request, context: AppContext) async throws -> Response {
@@ -159,11 +161,11 @@ struct TradingController {
 
     @Sendable func position(_ request: Request, context: AppContext) async throws -> Response {
         let id = try context.account()
-        let symbol = try context.parameters.require("symbol").uppercased()
+        let symbol = try context.pathSymbol()
         let summary = try await accountService.summary(id)
         guard
             let p = summary.positions.first(where: {
-                $0.position.symbol == symbol
+                $0.position.symbol == symbol || AlpacaEncoding.positionSymbol($0.instrument) == symbol
                     || AlpacaEncoding.tradedAssetIdentifier($0.position.symbol).description == symbol.lowercased()
             })
         else {
@@ -195,7 +197,7 @@ struct TradingController {
     }
 
     @Sendable func asset(_ request: Request, context: AppContext) async throws -> Response {
-        let symbol = try context.parameters.require("symbol")
+        let symbol = try context.pathSymbol()
         guard let entry = assetList.entry(symbol) else {
             throw APIError.notFound("asset not found for \(symbol)")
         }

@@ -1,4 +1,5 @@
 import Brokerage
+import Foundation
 import Hummingbird
 import NIOCore
 import TradingCore
@@ -55,5 +56,15 @@ extension AccountService {
             return record.userID
         case nil: throw APIError.unauthorized
         }
+    }
+}
+
+extension AppContext {
+    /// The symbol a path names: `{symbol}`, or a crypto pair written with its slash (`/v2/assets/BTC/USD`, as
+    /// alpaca-py sends it: `{symbol}/{quote}`); percent-escapes decoded (`BTC%2FUSD`), upper-cased.
+    func pathSymbol() throws -> String {
+        var text = try parameters.require("symbol")
+        if let quote = parameters.get("quote") { text += "/" + quote }
+        return (text.removingPercentEncoding ?? text).uppercased()
     }
 }
