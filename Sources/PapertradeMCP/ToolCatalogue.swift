@@ -5,7 +5,7 @@ import PapertradeKit
 /// Every tool, in the order `tools/list` gives them: the account, orders and positions, market data, watchlists,
 /// options, then papertrade's own.
 enum ToolCatalogue {
-    static let all: [ToolDefinition] = account + orders + marketData + watchlists + options + papertrade
+    static let all: [ToolDefinition] = account + orders + marketData + crypto + watchlists + options + papertrade
 
     static let byName: [String: ToolDefinition] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
 

@@ -60,6 +60,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     let alpaca = alpacaGroup("v2")
     TradingController(market: market, accountService: brokerage, orderService: brokerage).addRoutes(to: alpaca)
     MarketDataController(market: market).addRoutes(to: alpaca)
+    CryptoDataController(data: MarketDataController(market: market)).addRoutes(to: alpacaGroup("v1beta3"))
     OptionContractsController(options: market.options).addRoutes(to: alpaca)
     WatchlistsController(market: market, watchlists: brokerage.watchlists).addRoutes(to: alpaca)
     PortfolioController(

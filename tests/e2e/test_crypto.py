@@ -83,3 +83,58 @@ def test_alpacas_refusals_for_crypto(client):
     assert notional_limit.status_code == 422
     unknown = refused(MarketOrderRequest(symbol="NOPE/USD", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.GTC))
     assert unknown.status_code in (404, 422)
+
+
+def test_crypto_market_data_through_alpaca_pys_data_client(saturday):
+    """Every call of alpaca-py's CryptoHistoricalDataClient, on the Saturday: a weekend minute has bars, quotes and
+    trades, and the latest of each agrees with the book."""
+    from datetime import datetime, timedelta, timezone
+
+    from alpaca.data.historical.crypto import CryptoHistoricalDataClient
+    from alpaca.data.requests import (CryptoBarsRequest, CryptoLatestBarRequest, CryptoLatestOrderbookRequest,
+                                      CryptoLatestQuoteRequest, CryptoLatestTradeRequest, CryptoQuoteRequest,
+                                      CryptoSnapshotRequest, CryptoTradesRequest)
+    from alpaca.data.timeframe import TimeFrame
+
+    data = CryptoHistoricalDataClient(saturday.key_id, saturday.secret, url_override=saturday.url)
+    pairs = ["BTC/USD", "ETH/USD"]
+    # The manual clock stands at 09:30 New York on Saturday 21 November (14:30 UTC).
+    now = datetime(2026, 11, 21, 14, 30, tzinfo=timezone.utc)
+    bars = data.get_crypto_bars(CryptoBarsRequest(symbol_or_symbols=pairs, timeframe=TimeFrame.Minute,
+                                                  start=now - timedelta(hours=3), end=now))
+    for pair in pairs:
+        minutes = bars[pair]
+        assert len(minutes) == 180, "every minute of a Saturday morning traded"
+        assert all(b.low <= min(b.open, b.close) and b.high >= max(b.open, b.close) for b in minutes)
+    days = data.get_crypto_bars(CryptoBarsRequest(symbol_or_symbols="BTC/USD", timeframe=TimeFrame.Day,
+                                                  start=now - timedelta(days=14), end=now))["BTC/USD"]
+    assert len(days) == 15, "a daily bar for every day, weekends included (today's so far)"
+    # Paging: 2,000 minutes in pages of at most 10,000 items, asked 500 at a time by limit.
+    paged = data.get_crypto_bars(CryptoBarsRequest(symbol_or_symbols="BTC/USD", timeframe=TimeFrame.Minute,
+                                                   start=now - timedelta(days=2), end=now, limit=500))["BTC/USD"]
+    assert len(paged) == 500
+    trades = data.get_crypto_trades(CryptoTradesRequest(symbol_or_symbols="BTC/USD", start=now - timedelta(minutes=5),
+                                                        end=now))["BTC/USD"]
+    quotes = data.get_crypto_quotes(CryptoQuoteRequest(symbol_or_symbols="BTC/USD", start=now - timedelta(minutes=5),
+                                                       end=now))["BTC/USD"]
+    assert trades and quotes and all(q.bid_price < q.ask_price for q in quotes)
+
+    quote = data.get_crypto_latest_quote(CryptoLatestQuoteRequest(symbol_or_symbols=pairs))
+    trade = data.get_crypto_latest_trade(CryptoLatestTradeRequest(symbol_or_symbols=pairs))
+    latest_bar = data.get_crypto_latest_bar(CryptoLatestBarRequest(symbol_or_symbols=pairs))
+    books = data.get_crypto_latest_orderbook(CryptoLatestOrderbookRequest(symbol_or_symbols=pairs))
+    snapshots = data.get_crypto_snapshot(CryptoSnapshotRequest(symbol_or_symbols=pairs))
+    for pair in pairs:
+        book = books[pair]
+        assert len(book.bids) == 5 and len(book.asks) == 5
+        assert book.bids[0].price == quote[pair].bid_price and book.asks[0].price == quote[pair].ask_price
+        assert all(a.price < b.price for a, b in zip(book.asks, book.asks[1:])), "asks rise away from the best"
+        assert quote[pair].bid_price <= trade[pair].price <= quote[pair].ask_price + 1
+        assert latest_bar[pair].timestamp <= now
+        snap = snapshots[pair]
+        assert snap.latest_quote.bid_price == quote[pair].bid_price and snap.daily_bar is not None
+        assert snap.previous_daily_bar.timestamp < snap.daily_bar.timestamp
+
+    with pytest.raises(APIError) as stock:
+        data.get_crypto_latest_quote(CryptoLatestQuoteRequest(symbol_or_symbols="AAPL"))
+    assert stock.value.status_code == 422

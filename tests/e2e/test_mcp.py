@@ -26,6 +26,9 @@ REQUIRED = {
     "get_account_activities", "search_symbols", "get_performance", "list_games", "join_game", "get_leaderboard",
     "create_price_alert", "add_queue_rule", "run_backtest", "get_option_contracts", "place_option_order",
     "get_earnings_calendar",
+    # alpaca-mcp-server's crypto tools.
+    "place_crypto_order", "get_crypto_bars", "get_crypto_quotes", "get_crypto_trades", "get_crypto_latest_quote",
+    "get_crypto_latest_bar", "get_crypto_latest_trade", "get_crypto_snapshot", "get_crypto_latest_orderbook",
 }
 
 
@@ -126,6 +129,40 @@ def test_an_agent_reads_the_account_places_and_lists_an_order(server, transport)
 
     account = run(connect(server, server.key_id, server.secret, body))
     assert account["id"]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_an_agent_trades_crypto_and_reads_its_market(server, transport):
+    connect = over_stdio if transport == "stdio" else over_http
+    _, _, key_id, secret = new_key(server)
+
+    async def body(session):
+        bought = ok(await session.call_tool("place_crypto_order", {"symbol": "BTC/USD", "side": "buy", "qty": "0.002"}))
+        assert bought["status"] == "filled" and bought["time_in_force"] == "gtc" and bought["asset_class"] == "crypto"
+        dollars = ok(await session.call_tool("place_crypto_order", {
+            "symbol": "ETH/USD", "side": "buy", "notional": 25, "time_in_force": "ioc"}))
+        assert dollars["status"] == "filled"
+        short = await session.call_tool("place_crypto_order", {"symbol": "SOL/USD", "side": "sell", "qty": 1})
+        assert short.is_error and "insufficient balance for SOL" in text(short)
+        positions = ok(await session.call_tool("get_all_positions", {}))
+        assert {p["symbol"] for p in positions} == {"BTCUSD", "ETHUSD"}
+
+        book = ok(await session.call_tool("get_crypto_latest_orderbook", {"symbols": "BTC/USD"}))["orderbooks"]["BTC/USD"]
+        quote = ok(await session.call_tool("get_crypto_latest_quote", {"symbols": ["BTC/USD"]}))["quotes"]["BTC/USD"]
+        # (The clock runs here: the book and the quote are read a moment apart.)
+        assert book["b"][0]["p"] < book["a"][0]["p"] and len(book["a"]) == 5 and quote["bp"] < quote["ap"]
+        bars = ok(await session.call_tool("get_crypto_bars", {"symbols": "BTC/USD,ETH/USD", "timeframe": "1Hour",
+                                                              "hours": 48}))
+        assert len(bars["bars"]["BTC/USD"]) >= 47 and len(bars["bars"]["ETH/USD"]) >= 47
+        for name in ["get_crypto_quotes", "get_crypto_trades"]:
+            found = ok(await session.call_tool(name, {"symbols": "BTC/USD", "minutes": 10}))
+            assert found[name.split("_")[-1]]["BTC/USD"], name
+        trade = ok(await session.call_tool("get_crypto_latest_trade", {"symbols": "BTC/USD"}))["trades"]["BTC/USD"]
+        bar = ok(await session.call_tool("get_crypto_latest_bar", {"symbols": "BTC/USD"}))["bars"]["BTC/USD"]
+        snap = ok(await session.call_tool("get_crypto_snapshot", {"symbols": "BTC/USD"}))["snapshots"]["BTC/USD"]
+        assert trade["p"] > 0 and bar["c"] > 0 and 0 < snap["latestQuote"]["bp"] < snap["latestQuote"]["ap"]
+
+    run(connect(server, key_id, secret, body))
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -219,7 +219,9 @@ enum AlpacaOpenAPI {
                 [
                     // Any letter case; empty is the same as absent (no filter), as the server reads them.
                     query("status", "active or inactive", S.caseless(["", "active", "inactive"])),
-                    query("asset_class", "us_equity", S.caseless(["", "us_equity", "crypto", "us_option"])),
+                    query(
+                        "asset_class", "us_equity (the default), crypto or us_option",
+                        S.caseless(["", "us_equity", "crypto", "us_option"])),
                     query(
                         "exchange", "AMEX, ARCA, BATS, NYSE, NASDAQ, NYSEARCA or OTC",
                         S.caseless(["", "AMEX", "ARCA", "BATS", "NYSE", "NASDAQ", "NYSEARCA", "OTC", "CRYPTO"])),
@@ -228,6 +230,20 @@ enum AlpacaOpenAPI {
                 ["200": "assets"])
         ])
         p["/v2/assets/{symbol}"] = .object(["get": op("One asset", [symbol], ["200": "asset"])])
+        let pair = [
+            path("symbol", "the pair's coin", S.example(S.string, "BTC")),
+            path("quote", "the pair's quote currency", S.example(S.string, "USD")),
+        ]
+        p["/v2/assets/{symbol}/{quote}"] = .object([
+            "get": op("A crypto pair (BTC/USD, as alpaca-py asks for it)", pair, ["200": "asset"])
+        ])
+        p["/v2/positions/{symbol}/{quote}"] = .object([
+            "get": op("A crypto position (BTC/USD)", pair, ["200": "position", "404": "no position"]),
+            "delete": op(
+                "Close a crypto position, or part of it (in the pair's steps)",
+                pair + [query("qty", "coins", S.decimal), query("percentage", "0–100", S.decimal)],
+                ["200": "the closing order", "404": "no position"]),
+        ])
         p["/v2/watchlists"] = .object([
             "get": op("Watchlists", ["200": "watchlists"]),
             "post": op("Create a watchlist", body: watchlist, ["200": "the watchlist"]),
@@ -374,6 +390,7 @@ enum AlpacaOpenAPI {
                 ["200": "snapshot"])
         ])
         options(&p)
+        crypto(&p)
         p["/v2/stocks/meta/exchanges"] = .object(["get": op("Exchange codes", ["200": "codes"])])
         p["/v2/stocks/meta/conditions/{ticktype}"] = .object([
             "get": op(
@@ -385,6 +402,32 @@ enum AlpacaOpenAPI {
                 ["200": "codes"])
         ])
         return p
+    }
+
+    /// Crypto market data (/v1beta3/crypto/{feed}): every feed is the same market.
+    static func crypto(_ p: inout [String: JSONValue]) {
+        let feed = path("feed", "us, us-1 or eu-1", S.enumeration(["us", "us-1", "eu-1"]))
+        let pairs = query(
+            "symbols", "comma-separated crypto pairs", S.example(S.string, "BTC/USD,ETH/USD"), required: true)
+        let history = [start, end, limit, pageToken, sort]
+        p["/v1beta3/crypto/{feed}/bars"] = .object([
+            "get": op("Historical crypto bars", [feed, pairs, timeframe] + history, ["200": "bars by pair"])
+        ])
+        for (kind, what) in [("quotes", "quotes"), ("trades", "trades")] {
+            p["/v1beta3/crypto/{feed}/\(kind)"] = .object([
+                "get": op("Historical crypto \(what)", [feed, pairs] + history, ["200": "\(what) by pair"])
+            ])
+        }
+        for (kind, what) in [("bars", "minute bar"), ("quotes", "quote"), ("trades", "trade"), ("orderbooks", "book")] {
+            p["/v1beta3/crypto/{feed}/latest/\(kind)"] = .object([
+                "get": op("The latest \(what) of crypto pairs", [feed, pairs], ["200": "\(what)s by pair"])
+            ])
+        }
+        p["/v1beta3/crypto/{feed}/snapshots"] = .object([
+            "get": op(
+                "Snapshots of crypto pairs: latest trade, quote, minute, daily and previous daily bar", [feed, pairs],
+                ["200": "snapshots by pair"])
+        ])
     }
 
     /// Option contracts (/v2) and option market data (/v1beta1).

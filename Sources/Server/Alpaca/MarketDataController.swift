@@ -238,21 +238,34 @@ struct MarketDataController {
     }
 
     func pagedTrades(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
+        try await pagedTrades(symbols, request: request, encode: trade)
+    }
+
+    /// Trades written by `encode` (crypto's are written without exchanges and tapes: `CryptoDataController`).
+    func pagedTrades(_ symbols: [String], request: Request, encode: (TradeTick) -> JSONValue) async throws -> (
+        [String: [JSONValue]], String?
+    ) {
         let feed = market.feed
         return try await paged(
             symbols, request: request,
             fetch: { symbol, from, to, limit, descending throws(FeedError) in
                 try await feed.trades(symbol, from: from, to: to, limit: limit, descending: descending)
-            }, time: \.time, encode: trade)
+            }, time: \.time, encode: encode)
     }
 
     func pagedQuotes(_ symbols: [String], request: Request) async throws -> ([String: [JSONValue]], String?) {
+        try await pagedQuotes(symbols, request: request, encode: quote)
+    }
+
+    func pagedQuotes(_ symbols: [String], request: Request, encode: (TopOfBook) -> JSONValue) async throws -> (
+        [String: [JSONValue]], String?
+    ) {
         let feed = market.feed
         return try await paged(
             symbols, request: request,
             fetch: { symbol, from, to, limit, descending throws(FeedError) in
                 try await feed.quotes(symbol, from: from, to: to, limit: limit, descending: descending)
-            }, time: \.time, encode: quote)
+            }, time: \.time, encode: encode)
     }
 
     /// Auctions page by trading day: a day is in [start, end) when its opening auction is.

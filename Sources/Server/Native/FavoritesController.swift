@@ -127,7 +127,7 @@ struct FavoritesController {
 
     @Sendable func remove(_ request: Request, context: AppContext) async throws -> Response {
         var w = try await watchlist(context)
-        let symbol = try context.parameters.require("symbol").uppercased()
+        let symbol = try context.pathSymbol()
         guard w.symbols.contains(symbol) else { throw APIError.notFound("\(symbol) is not in this watchlist") }
         w.symbols.removeAll { $0 == symbol }
         w.updatedAt = market.clock.now()

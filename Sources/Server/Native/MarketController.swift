@@ -36,7 +36,7 @@ struct MarketController {
     }
 
     @Sendable func quote(_ request: Request, context: AppContext) async throws -> Response {
-        let symbol = try context.parameters.require("symbol").uppercased()
+        let symbol = try context.pathSymbol()
         guard let entry = market.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         do {
             let q = try await market.feed.quote(entry.symbol)

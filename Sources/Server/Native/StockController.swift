@@ -20,7 +20,7 @@ struct StockController {
     }
 
     @Sendable func profile(_ request: Request, context: AppContext) async throws -> Response {
-        let symbol = try context.parameters.require("symbol").uppercased()
+        let symbol = try context.pathSymbol()
         guard let entry = market.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         let feed = market.feed
         let instrument = entry.instrument

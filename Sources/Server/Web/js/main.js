@@ -95,7 +95,7 @@ function shell() {
     h('header.topbar',
       h('a.brand', { href: '#/', 'aria-label': t('shell.home') }, h('img', { src: '/app/icons/icon.svg', alt: '', width: 28, height: 28 }), h('span', 'papertrade')),
       switcher,
-      searchBox((symbol) => navigate('stock/' + symbol)),
+      searchBox((symbol) => navigate('stock/' + encodeURIComponent(symbol))),
       bell,
       h('a.icon-button', { href: '#/settings', 'aria-label': t('shell.settings') },
         icon('M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM19 12l2-1-1-3-2 .3-1.5-1.5.3-2-3-1-1 2h-2l-1-2-3 1 .3 2L5 7.3 3 7 2 10l2 1v2l-2 1 1 3 2-.3 1.5 1.5-.3 2 3 1 1-2h2l1 2 3-1-.3-2 1.5-1.5 2 .3 1-3-2-1z'))),
