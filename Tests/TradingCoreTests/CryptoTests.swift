@@ -138,6 +138,24 @@ struct CryptoTests {
         }
     }
 
+    @Test("a coin's sale pays none of the stock fees (no FINRA TAF, no SEC fee) on an account that pays them on stocks")
+    func noSecuritiesFees() throws {
+        var f = Fixture(usCash: 100_000) // the US default schedule: FINRA TAF on every sale
+        let btc = f.engine.register(
+            .cryptoPair(
+                "BTC/USD", name: "Bitcoin", minimumOrder: d("0.0001"), increment: d("0.0001"), priceIncrement: d("1")))
+        let t = Fixture.usMorning
+        f.quote(btc, bid: "91000", ask: "91001", size: 5, at: t)
+        f.quote(f.aapl, bid: "199.99", ask: "200.00", at: t)
+        _ = try #require(f.place(buy("BTC/USD", "0.01", tif: .gtc), at: t).order)
+        let sold = try #require(f.place(sell("BTC/USD", "0.01", tif: .gtc), at: t).order)
+        #expect(sold.status == .filled && sold.fees == .zero)
+        #expect(f.cash(f.us) == d("100000") - d("910.01") + d("910.00"))
+        // The same account's stock sale still pays the TAF.
+        _ = try #require(f.place(buy("AAPL", "100"), at: t).order)
+        #expect(try #require(f.place(sell("AAPL", "100"), at: t).order).fees.isPositive)
+    }
+
     @Test("crypto is paid for in full on a margin account: its buying power is the cash, not twice it")
     mutating func notMarginable() throws {
         let t = Fixture.usMorning

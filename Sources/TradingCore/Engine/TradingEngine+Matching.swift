@@ -382,7 +382,9 @@ extension TradingEngine {
             var affordable = qty
             while affordable.isPositive, cost(order, qty: affordable, price: price, account: account) > spendable {
                 let estimate =
-                    (spendable - account.fees.minimumChargeCushion(side: .buy, currency: currency))
+                    (spendable
+                    - account.fees(for: instruments[Int(order.instrument.index)]).minimumChargeCushion(
+                        side: .buy, currency: currency))
                     .divided(by: price.multiplied(by: instruments[Int(order.instrument.index)].multiplier), rule: .down)
                     ?? .zero
                 let next = Swift.min(affordable - (fractional ? FixedDecimal(raw: 1) : .one), estimate)
@@ -405,11 +407,12 @@ extension TradingEngine {
     /// Cash a buy of `qty` at `price` takes: trade value plus the fees it adds to the order.
     func cost(_ order: Order, qty: Quantity, price: Price, account: Account) -> FixedDecimal {
         let currency = account.currency
-        let multiplier = instruments[Int(order.instrument.index)].multiplier
+        let instrument = instruments[Int(order.instrument.index)]
+        let multiplier = instrument.multiplier
         let value = LedgerMath.tradeValue(price: price, qty: qty, multiplier: multiplier, currency: currency)
         let basis = LedgerMath.feeBasis(
             order.filledValue + price.multiplied(by: qty), multiplier: multiplier, currency: currency)
-        let fees = account.fees.total(
+        let fees = account.fees(for: instrument).total(
             side: .buy, filledQty: order.filledQty + qty, filledValue: basis, currency: currency)
         return value + fees - order.fees
     }
@@ -541,9 +544,10 @@ extension TradingEngine {
         // Fees: the order's cumulative fees after this fill, minus what it paid already, per kind.
         let basisBefore = LedgerMath.feeBasis(order.filledValue, multiplier: multiplier, currency: currency)
         let basisAfter = LedgerMath.feeBasis(order.filledValue + exact, multiplier: multiplier, currency: currency)
-        let before = account.fees.fees(
+        let schedule = account.fees(for: instrument)
+        let before = schedule.fees(
             side: order.side, filledQty: order.filledQty, filledValue: basisBefore, currency: currency)
-        let after = account.fees.fees(
+        let after = schedule.fees(
             side: order.side, filledQty: order.filledQty + qty, filledValue: basisAfter, currency: currency)
         var feeCharges: [FeeCharge] = []
         for charge in after {

@@ -355,8 +355,8 @@ extension TradingEngine {
         InstrumentID, cash: FixedDecimal, shares: Quantity
     ) {
         if order.orderClass == .mleg { return packageReservation(order, account: account) }
-        let (fees, currency) = (account.fees, account.currency)
         let instrument = instruments[Int(order.instrument.index)]
+        let (fees, currency) = (account.fees(for: instrument), account.currency)
         var cash = FixedDecimal.zero
         var shares = FixedDecimal.zero
         switch order.intent {

@@ -110,6 +110,13 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         get { storage.fields.fees }
         _modify { yield &storage.fields.fees }
     }
+
+    /// The schedule a trade in `instrument` pays: the account's, whose components (commission, SEC fee, FINRA TAF,
+    /// stamp duty) are securities' — a crypto pair pays none of them. (Crypto's own maker/taker fees are still to
+    /// come: its fills pay nothing until then.)
+    public func fees(for instrument: Instrument) -> FeeSchedule {
+        instrument.kind == .crypto ? .free : fees
+    }
     public var positions: [InstrumentID: Position] {
         get { storage.fields.positions }
         _modify { yield &storage.fields.positions }

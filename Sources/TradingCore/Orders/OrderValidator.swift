@@ -607,12 +607,13 @@ extension TradingEngine {
         let cost: FixedDecimal =
             switch intent {
             case .buyToOpen:
-                buyReservation(terms, instrument: instrument, fees: account.fees, currency: account.currency)
+                buyReservation(
+                    terms, instrument: instrument, fees: account.fees(for: instrument), currency: account.currency)
             case .sellToOpen:
                 if let contract = instrument.option {
                     writeReservation(terms, contract: contract, account: account).cash
                 } else {
-                    shortSaleReservation(terms, fees: account.fees, currency: account.currency)
+                    shortSaleReservation(terms, fees: account.fees(for: instrument), currency: account.currency)
                 }
             case .buyToClose where instrument.option != nil:
                 buyBackReservation(terms, instrument: instrument, account: account)
