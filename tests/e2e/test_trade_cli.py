@@ -232,3 +232,16 @@ def test_colour_only_on_a_terminal(server):
     assert "\x1b[32m" in coloured or "\x1b[31m" in coloured, coloured
     assert "\x1b[" not in on_terminal({"NO_COLOR": "1"})
     assert "\x1b[" not in cli(server, "quote", "AAPL", "MSFT").stdout
+
+
+def test_a_crypto_pair_from_the_terminal(server):
+    quote = json.loads(cli(server, "quote", "BTC/USD", "--json").stdout)[0]
+    assert quote["symbol"] == "BTC/USD" and len(quote["asks"]) == 5
+    bought = cli(server, "buy", "BTC/USD", "$50", "--json")
+    assert bought.returncode == 0, bought.stderr
+    order = json.loads(bought.stdout)
+    assert order["status"] == "filled" and order["time_in_force"] == "gtc", "a pair's orders are gtc by default"
+    sold = cli(server, "sell", "BTC/USD", "0.0001")
+    assert sold.returncode == 0 and "sell 0.0001 BTC/USD market (gtc): filled" in sold.stdout, sold.stdout + sold.stderr
+    day = cli(server, "buy", "BTC/USD", "0.001", "--tif", "day")
+    assert day.returncode == 1 and "invalid crypto time_in_force" in day.stderr

@@ -48,7 +48,8 @@ struct OrderFlags: ParsableArguments {
     @Option(help: "Stop price (with --limit: a stop-limit order).") var stop: String?
     @Option(help: "Trailing stop: a percentage (5%) or an amount of price (2.50) behind the best price.")
     var trail: String?
-    @Option(help: "Time in force: day, gtc, ioc, fok, opg or cls.") var tif: String = "day"
+    @Option(help: "Time in force: day, gtc, ioc, fok, opg or cls (default: day; gtc for a crypto pair, BTC/USD).")
+    var tif: String?
     @Flag(name: .customLong("extended-hours"), help: "Also fill before the open and after the close (limit day).")
     var extendedHours = false
 
@@ -59,7 +60,9 @@ struct OrderFlags: ParsableArguments {
             }
             return value
         }
-        var order = OrderRequest(symbol: symbol.uppercased(), side: side, timeInForce: TimeInForce(rawValue: tif))
+        // A crypto pair trades around the clock: its orders are good until canceled (a day order is refused).
+        let timeInForce = TimeInForce(rawValue: tif ?? (symbol.contains("/") ? "gtc" : "day"))
+        var order = OrderRequest(symbol: symbol.uppercased(), side: side, timeInForce: timeInForce)
         if qty.hasPrefix("$") {
             order.notional = try decimal(String(qty.dropFirst()), "the amount")
         } else {
