@@ -7,7 +7,7 @@ import PapertradeKit
 extension ToolCatalogue {
     static let pair = Schema.symbols("Crypto pairs, as BTC/USD.")
 
-    /// `start` from `days`, `hours` or `minutes` back when no start is given.
+    /// `start` from `days`, `hours` or `minutes` back when no start is given (the stock and crypto bars tools).
     static func start(_ a: ToolArguments) throws -> String? {
         if let start = try a.string("start") { return start }
         let back =

@@ -258,14 +258,11 @@ enum ToolCatalogue {
                 "sort": Schema.string("asc (oldest first) or desc.", values: ["asc", "desc"]),
             ], required: ["symbols"], effect: .reads, idempotent: true
         ) { a, client in
-            var start = try a.string("start")
-            let back =
-                (try a.int("days") ?? 0) * 86_400 + (try a.int("hours") ?? 0) * 3600 + (try a.int("minutes") ?? 0) * 60
-            if start == nil, back > 0 { start = ServerTime.text(Date().addingTimeInterval(-Double(back))) }
-            return try await client.get(
+            try await client.get(
                 "/v2/stocks/bars",
                 [
-                    "symbols": try symbolList(a), "timeframe": try a.string("timeframe") ?? "1Day", "start": start,
+                    "symbols": try symbolList(a), "timeframe": try a.string("timeframe") ?? "1Day",
+                    "start": try start(a),
                     "end": try a.string("end"), "limit": try a.int("limit").map(String.init),
                     "sort": try a.string("sort"),
                 ])
