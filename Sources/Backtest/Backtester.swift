@@ -357,6 +357,11 @@ struct TradeRecorder {
             case .fee(_, _, let symbol):
                 guard let s = symbols.firstIndex(of: symbol) else { continue }
                 charge(-entry.cashChange, series: s)
+            case .cryptoFee(let fee):
+                guard let s = symbols.firstIndex(of: fee.symbol) else { continue }
+                // Coins a purchase paid in leave the position smaller: the trade closes when what is left is sold.
+                if fee.side == .buy { positions[s] -= fee.qty }
+                charge(fee.value, series: s)
             default:
                 continue
             }

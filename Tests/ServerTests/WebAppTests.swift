@@ -189,6 +189,31 @@ struct WebAppTests {
                     #expect(e["price"]?.decimal?.isPositive == true)
                     #expect(e["value"]?.decimal == e["price"]?.decimal.map { $0.multiplied(by: FixedDecimal(2)) })
                 }
+                // A coin: the taker's 25 bps in bitcoin out of a market purchase (no dollars added), the maker's
+                // 15 bps in dollars out of a resting sale; no securities' fees, and no refusal for a day order.
+                try await client.execute(
+                    uri: base + "?symbol=BTC%2FUSD&side=buy&qty=0.1&type=market", method: .get, headers: f.auth
+                ) { response in
+                    let e = f.json(response)
+                    #expect(e["refusal"] == .null)
+                    let fee = try #require(e["fees"]?.array?.first)
+                    #expect(fee["kind"] == .string("crypto_fee") && fee["liquidity"] == .string("taker"))
+                    #expect(
+                        fee["qty"]?.decimal == FixedDecimal("0.00025") && fee["rate"]?.decimal == FixedDecimal("0.0025")
+                    )
+                    #expect(e["receive"]?.decimal == FixedDecimal("0.09975"))
+                    #expect(e["total"]?.decimal == e["value"]?.decimal)
+                }
+                try await client.execute(
+                    uri: base + "?symbol=BTC%2FUSD&side=sell&qty=0.1&price=9000000&type=limit", method: .get,
+                    headers: f.auth
+                ) { response in
+                    let e = f.json(response)
+                    // 0.1 × $9,000,000 = $900,000; 15 bps = $1,350.
+                    #expect(e["fee_total"]?.decimal == FixedDecimal("1350"))
+                    #expect(e["fees"]?.array?.first?["liquidity"] == .string("maker"))
+                    #expect(e["receive"]?.decimal == FixedDecimal("898650"))
+                }
                 for bad in ["qty=0", "qty=-1", "qty=abc", "qty=NaN", ""] {
                     try await client.execute(uri: base + "?symbol=AAPL&side=buy&\(bad)", method: .get, headers: f.auth)
                     { response in

@@ -138,7 +138,9 @@ struct CryptoTests {
         }
     }
 
-    @Test("a coin's sale pays none of the stock fees (no FINRA TAF, no SEC fee) on an account that pays them on stocks")
+    @Test(
+        "a coin's trades pay the crypto fee and none of the stock fees (no FINRA TAF, no SEC fee) on an account that pays them on stocks"
+    )
     func noSecuritiesFees() throws {
         var f = Fixture(usCash: 100_000) // the US default schedule: FINRA TAF on every sale
         let btc = f.engine.register(
@@ -148,9 +150,12 @@ struct CryptoTests {
         f.quote(btc, bid: "91000", ask: "91001", size: 5, at: t)
         f.quote(f.aapl, bid: "199.99", ask: "200.00", at: t)
         _ = try #require(f.place(buy("BTC/USD", "0.01", tif: .gtc), at: t).order)
-        let sold = try #require(f.place(sell("BTC/USD", "0.01", tif: .gtc), at: t).order)
-        #expect(sold.status == .filled && sold.fees == .zero)
-        #expect(f.cash(f.us) == d("100000") - d("910.01") + d("910.00"))
+        // The purchase paid its taker fee in bitcoin (0.01 × 0.25%); the sale of what is left pays it in dollars, and
+        // nothing else: 0.009975 × $91,000 = $907.725 → $907.73, its fee $2.269… → $2.27.
+        #expect(f.position(f.us, btc)?.qty == d("0.009975"))
+        let sold = try #require(f.place(sell("BTC/USD", "0.009975", tif: .gtc), at: t).order)
+        #expect(sold.status == .filled && sold.fees == d("2.27"))
+        #expect(f.cash(f.us) == d("100000") - d("910.01") + d("907.73") - d("2.27"))
         // The same account's stock sale still pays the TAF.
         _ = try #require(f.place(buy("AAPL", "100"), at: t).order)
         #expect(try #require(f.place(sell("AAPL", "100"), at: t).order).fees.isPositive)

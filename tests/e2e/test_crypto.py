@@ -1,7 +1,9 @@
 """Crypto through alpaca-py's TradingClient, unchanged: on a Saturday (a manual clock started on 21 November 2026)
 bitcoin fills while a stock's market order waits for Monday; pairs are listed as Alpaca lists them; positions show
-`BTCUSD`; Alpaca's refusals for crypto come back with Alpaca's words."""
+`BTCUSD` less the taker fee taken in the coin, each fee a CFEE activity; Alpaca's refusals for crypto come back with
+Alpaca's words."""
 import shutil
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 from alpaca.common.exceptions import APIError
@@ -52,17 +54,35 @@ def test_on_a_saturday_bitcoin_fills_and_a_stock_waits(client):
     assert dollars.status == OrderStatus.FILLED and dollars.symbol == "ETH/USD"
     assert abs(float(dollars.filled_qty) * float(dollars.filled_avg_price) - 50) < 0.01
 
+    # Alpaca's first tier takes 25 bps of a market order, in the asset received: coins out of each purchase.
     positions = {p.symbol: p for p in client.get_all_positions()}
     assert set(positions) == {"BTCUSD", "ETHUSD"}, "Alpaca lists crypto positions without the slash"
-    assert float(positions["BTCUSD"].qty) == 0.0125 and positions["BTCUSD"].asset_class == AssetClass.CRYPTO
-    assert float(client.get_open_position("BTC/USD").qty) == 0.0125
-    # Half the position, in the pair's steps; then the rest.
+    assert Decimal(positions["BTCUSD"].qty) == Decimal("0.01246875"), "0.0125 BTC less 0.25%"
+    assert positions["BTCUSD"].asset_class == AssetClass.CRYPTO
+    assert Decimal(client.get_open_position("BTC/USD").qty) == Decimal("0.01246875")
+    assert Decimal(positions["ETHUSD"].qty) == (Decimal(dollars.filled_qty) * Decimal("0.9975")).quantize(
+        Decimal("0.000000001"), rounding=ROUND_HALF_UP)
+    fees = client.get("/account/activities/CFEE")
+    bought = [a for a in fees if a["order_id"] == str(coin.id)]
+    assert len(bought) == 1 and Decimal(bought[0]["qty"]) == Decimal("-0.00003125")
+    assert Decimal(bought[0]["net_amount"]) == 0 and bought[0]["price"] == coin.filled_avg_price
+
+    # Half the position, in the pair's steps; then the rest, off the steps (the fee left it so) but whole.
     half = client.close_position("BTC/USD", ClosePositionRequest(percentage="50"))
-    assert float(half.qty) == 0.0062
-    client.close_position("BTCUSD")
+    assert Decimal(half.qty) == Decimal("0.0062")
+    rest = client.close_position("BTCUSD")
+    assert Decimal(rest.qty) == Decimal("0.00626875")
     assert {p.symbol for p in client.get_all_positions()} == {"ETHUSD"}
     mine = client.get_orders(GetOrdersRequest(status=QueryOrderStatus.ALL, symbols=["BTC/USD"]))
-    assert sorted(float(o.qty) for o in mine) == [0.0062, 0.0063, 0.0125]
+    assert sorted(Decimal(o.qty) for o in mine) == [Decimal("0.0062"), Decimal("0.00626875"), Decimal("0.0125")]
+    # A sale's fee is dollars out of its proceeds: 25 bps of the fill's value, to the cent.
+    for sale in (half, rest):
+        order = client.get_order_by_id(sale.id)
+        value = (Decimal(order.filled_qty) * Decimal(order.filled_avg_price)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+        [fee] = [a for a in client.get("/account/activities", {"activity_types": "CFEE"})
+                 if a["order_id"] == str(order.id)]
+        assert Decimal(fee["net_amount"]) == -(value * Decimal("0.0025")).quantize(Decimal("0.01"), ROUND_HALF_UP)
+        assert Decimal(fee["qty"]) == 0 and fee["description"] == "Coin Pair Transaction Fee (USD)"
 
 
 def test_alpacas_refusals_for_crypto(client):

@@ -276,13 +276,14 @@ struct TradingController {
     }
 }
 
-/// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE (with hard-to-borrow fees), INT for margin interest, MISC for
+/// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE (with hard-to-borrow fees), CFEE (crypto fees), INT for margin interest, MISC for
 /// margin calls, DIV, FORWARD_SPLIT / REVERSE_SPLIT / SPLIT (A-share bonus shares; SPLIT also finds the other two), and
 /// RESET for account resets).
 enum ActivityEncoding {
     /// Alpaca's activity types that papertrade records, with their stored kinds.
     static let storedKinds: [String: [String]] = [
-        "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"], "RESET": ["reset"],
+        "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"],
+        "CFEE": ["crypto_fee"], "RESET": ["reset"],
         "INT": ["interest"], "MISC": ["margin_call"], "DIV": ["dividend"], "OPEXC": ["option_exercise"],
         "OPEXP": ["option_expiry"], "OPASN": ["option_assignment"], "OPTRD": ["option_delivery"],
         "OPCA": ["option_adjustment"], "OPCSH": ["option_cash_deliverable"],
@@ -332,6 +333,19 @@ enum ActivityEncoding {
                 description: [method.rawValue, note].compactMap { $0 }.joined(separator: ": "), symbol: nil)
         case .fee(let kind, _, let symbol):
             return nonTrade(e, id: id, type: "FEE", description: kind.rawValue, symbol: symbol)
+        case .cryptoFee(let fee):
+            // As Alpaca reports a coin pair's fee: the coins taken (negative) on a purchase, the money on a sale.
+            let coin = fee.side == .buy
+            var o = nonTrade(
+                e, id: id, type: "CFEE",
+                description: coin ? "Coin Pair Transaction Fee (Non USD)" : "Coin Pair Transaction Fee (USD)",
+                symbol: fee.symbol, qty: coin ? -fee.qty : .zero)
+            if case .object(var fields) = o {
+                fields["price"] = .decimal(fee.price)
+                fields["order_id"] = .string(fee.orderID.description)
+                o = .object(fields)
+            }
+            return o
         case .reset:
             return nonTrade(e, id: id, type: "RESET", description: "account reset to its starting cash", symbol: nil)
         case .interest(let rate, let balance):

@@ -488,7 +488,7 @@ extension IBGateway {
         var date = calendar.zone.localTime(of: now).date
         for _ in 1..<max(1, days) { date = calendar.previousTradingDay(before: date) }
         var query = ActivityQuery()
-        query.kinds = ["fill", "fee"]
+        query.kinds = ["fill", "fee", "crypto_fee"]
         query.after = Timestamp(date, in: calendar.zone)
         query.ascending = true
         query.limit = 5000
@@ -501,6 +501,9 @@ extension IBGateway {
                 if let index = fills.lastIndex(where: { $0.0.orderID == orderID }) {
                     fills[index].2 += -entry.cashChange
                 }
+            case .cryptoFee(let fee):
+                // A crypto fee's worth in money, whether it was paid in coins or dollars.
+                if let index = fills.lastIndex(where: { $0.0.orderID == fee.orderID }) { fills[index].2 += fee.value }
             default: break
             }
         }

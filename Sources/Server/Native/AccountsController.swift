@@ -187,6 +187,7 @@ struct AccountsController {
                 switch entry.kind {
                 case .fill(let f) where automatic.contains(f.orderID): o["automatic"] = .bool(true)
                 case .fee(_, let order, _) where automatic.contains(order): o["automatic"] = .bool(true)
+                case .cryptoFee(let fee) where automatic.contains(fee.orderID): o["automatic"] = .bool(true)
                 default: break
                 }
                 return .object(o)
@@ -279,9 +280,36 @@ struct AccountsController {
         }
         let account = summary.account
         let value = account.currency.round(price.multiplied(by: qty), .halfUp)
-        let fees = account.fees.fees(side: side, filledQty: qty, filledValue: value, currency: account.currency)
-        let feeTotal = fees.reduce(FixedDecimal.zero) { $0 + $1.amount }
         let date = market.clock.sessions.tradingDate(entry.instrument.calendar, at: market.clock.now())
+        var fees = account.fees(for: entry.instrument).fees(
+            side: side, filledQty: qty, filledValue: value, currency: account.currency
+        ).map { JSONValue.object(["kind": .string($0.kind.rawValue), "amount": .decimal($0.amount)]) }
+        var feeTotal = account.fees(for: entry.instrument).total(
+            side: side, filledQty: qty, filledValue: value, currency: account.currency)
+        // A coin's fee: the taker's rate unless a limit rests (the maker's), at the account's tier, in what the trade
+        // receives — coins less on a purchase, dollars less on a sale.
+        var received = side == .buy ? qty : value - feeTotal
+        if entry.instrument.kind == .crypto {
+            var role = LiquidityRole.taker
+            if let explicit, request.query("type") != "market" {
+                let quote = try? await market.feed.quote(entry.symbol)
+                let far = side == .buy ? quote?.asks.best?.price : quote?.bids.best?.price
+                if let far, side == .buy ? explicit < far : explicit > far { role = .maker }
+            }
+            let volume = account.cryptoVolume.trailing(before: date)
+            let (coin, money) = account.fees.crypto.charge(
+                side: side, role: role, volume: volume, qty: qty, value: value, currency: account.currency)
+            let worth = side == .buy ? account.currency.round(coin.multiplied(by: price), .halfUp) : money
+            feeTotal = worth
+            received = side == .buy ? qty - coin : value - money
+            fees = [
+                .object([
+                    "kind": .string("crypto_fee"), "amount": .decimal(worth), "qty": .decimal(coin),
+                    "liquidity": .string(role.rawValue),
+                    "rate": .decimal(account.fees.crypto.tier(forVolume: volume).rate(role)),
+                ])
+            ]
+        }
         let position = summary.positions.first { $0.instrument.symbol == entry.symbol }?.position
         let held = position?.qty ?? .zero
         let sellable = held.isPositive ? position?.availableToSell(on: date) ?? .zero : .zero
@@ -293,7 +321,8 @@ struct AccountsController {
         // power, T+1, market hours), in the user's language, while they are still typing.
         var refusal: String?
         if let order = Self.estimatedOrder(
-            request.query("type"), symbol: entry.symbol, side: side, qty: qty, price: explicit),
+            request.query("type"), symbol: entry.symbol, side: side, qty: qty, price: explicit,
+            timeInForce: entry.instrument.kind == .crypto ? .gtc : .day),
             let rejection = try await orderService.check(order, account: record.id)
         {
             let language = (try? context.user()).map { languages.language(of: $0) } ?? .en
@@ -309,9 +338,12 @@ struct AccountsController {
             "symbol": .string(entry.symbol), "side": .string(side.rawValue), "qty": .decimal(qty),
             "price": .decimal(price),
             "value": .decimal(value),
-            "fees": .array(
-                fees.map { JSONValue.object(["kind": .string($0.kind.rawValue), "amount": .decimal($0.amount)]) }),
-            "fee_total": .decimal(feeTotal), "total": .decimal(side == .buy ? value + feeTotal : value - feeTotal),
+            "fees": .array(fees), "fee_total": .decimal(feeTotal),
+            // What the trade costs (a coin's fee is not money out of a purchase) and what it gets: shares or coins
+            // bought, money from a sale.
+            "total": .decimal(
+                side == .buy ? value + (entry.instrument.kind == .crypto ? .zero : feeTotal) : value - feeTotal),
+            "receive": .decimal(received),
             "currency": .string(account.currency.rawValue), "buying_power": .decimal(summary.buyingPower),
             "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot), "short_sale": .bool(shortSale),
             "short_qty": .decimal(held.isNegative ? held.magnitude : .zero),
@@ -321,20 +353,22 @@ struct AccountsController {
     /// The order the trade sheet would place, for checking it: `type` market (no price), limit or stop_limit (at
     /// `price` as the limit), stop (at `price` as the stop); nil for a trailing stop (its trail is not known here).
     static func estimatedOrder(
-        _ type: String?, symbol: String, side: OrderSide, qty: FixedDecimal, price: FixedDecimal?
+        _ type: String?, symbol: String, side: OrderSide, qty: FixedDecimal, price: FixedDecimal?,
+        timeInForce: TimeInForce = .day
     )
         -> OrderRequest?
     {
         switch type ?? (price == nil ? "market" : "limit") {
         case "market":
-            return OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: .day, qty: qty)
+            return OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: timeInForce, qty: qty)
         case "limit", "stop_limit":
             guard let price else { return nil }
             return OrderRequest(
-                symbol: symbol, side: side, type: .limit, timeInForce: .day, qty: qty, limitPrice: price)
+                symbol: symbol, side: side, type: .limit, timeInForce: timeInForce, qty: qty, limitPrice: price)
         case "stop":
             guard let price else { return nil }
-            return OrderRequest(symbol: symbol, side: side, type: .stop, timeInForce: .day, qty: qty, stopPrice: price)
+            return OrderRequest(
+                symbol: symbol, side: side, type: .stop, timeInForce: timeInForce, qty: qty, stopPrice: price)
         default: return nil
         }
     }
@@ -435,6 +469,15 @@ extension NativeEncoding {
             o["fee"] = .string(kind.rawValue)
             o["symbol"] = .string(symbol)
             o["order_id"] = .string(order.description)
+        case .cryptoFee(let fee):
+            o["symbol"] = .string(fee.symbol)
+            o["order_id"] = .string(fee.orderID.description)
+            o["side"] = .string(fee.side.rawValue)
+            o["liquidity"] = .string(fee.role.rawValue)
+            o["rate"] = .decimal(fee.rate)
+            o["qty"] = .decimal(fee.qty)
+            o["price"] = .decimal(fee.price)
+            o["value"] = .decimal(fee.value)
         case .reset(let starting):
             o["starting_cash"] = .decimal(starting)
         case .interest(let rate, let balance):

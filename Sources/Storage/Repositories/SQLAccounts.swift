@@ -287,6 +287,7 @@ extension LedgerEntry.Kind {
         case .withdrawal: return "withdrawal"
         case .fill: return "fill"
         case .fee: return "fee"
+        case .cryptoFee: return "crypto_fee"
         case .reset: return "reset"
         case .interest: return "interest"
         case .marginCall: return "margin_call"

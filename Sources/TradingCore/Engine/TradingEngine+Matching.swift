@@ -176,7 +176,8 @@ extension TradingEngine {
                     { o in
                         (
                             working: o.status.isOpen && o.status != .held, timeInForce: o.timeInForce,
-                            needsTrigger: o.needsTrigger, eligibleAt: o.eligibleAt, mayTrade: o.mayTrade(in: phase)
+                            needsTrigger: o.needsTrigger, eligibleAt: o.eligibleAt, mayTrade: o.mayTrade(in: phase),
+                            hasLimit: o.workingLimit != nil
                         )
                     }), order.working
             else { continue }
@@ -187,7 +188,11 @@ extension TradingEngine {
             } else if isAuctionOrder {
                 continue
             }
+            // A crypto fee's rate: an order the market came to while it rested takes the maker's; one that trades as
+            // it arrives (placed now, or a stop-limit triggered by this event) or at the market, the taker's.
+            var role: LiquidityRole = only == nil && order.hasLimit ? .maker : .taker
             if order.needsTrigger, var order = orders[orderID] {
+                role = .taker
                 guard phase.isRegularTrading || configuration.sessions == .alwaysOpen else { continue }
                 if order.type == .trailingStop { updateTrail(&order, event: event, instrument: instrument) }
                 guard Self.triggers(order, event: event) else {
@@ -201,7 +206,7 @@ extension TradingEngine {
                 thresholdsStale = true
             }
             guard order.eligibleAt <= event.time, order.mayTrade || isAuctionOrder else { continue }
-            fill(orderID, liquidity: &liquidity, band: band, instrument: instrument, at: event.time)
+            fill(orderID, liquidity: &liquidity, band: band, instrument: instrument, role: role, at: event.time)
             if isAuctionOrder, orders[orderID]?.status.isOpen == true {
                 finish(orderID, .expired, reason: "not filled in the auction", at: event.time)
             }
@@ -213,7 +218,7 @@ extension TradingEngine {
     /// Fills as much of one order as the event's remaining liquidity, the account and the market rules allow.
     mutating func fill(
         _ orderID: OrderID, liquidity: inout Liquidity, band: PriceBand?, instrument: Instrument,
-        at time: Timestamp
+        role: LiquidityRole, at time: Timestamp
     ) {
         guard
             let order = orders.read(
@@ -239,14 +244,15 @@ extension TradingEngine {
                 if configuration.slippageTicks > 0 || configuration.slippageBasisPoints > 0 {
                     price = slipped(price, buy: buy, worst: worst, limit: limit, instrument: instrument)
                 }
-                let taken = execute(orderID, available: level.size, price: price, instrument: instrument, at: time)
+                let taken = execute(
+                    orderID, available: level.size, price: price, instrument: instrument, role: role, at: time)
                 if buy { liquidity.asks.consume(taken, at: j) } else { liquidity.bids.consume(taken, at: j) }
             }
         case .trade(let price):
             if let limit, buy ? !(price < limit) : !(price > limit) { return }
             if price == blockedPrice { return }
             let taken = execute(
-                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, role: role, at: time)
             liquidity.spend(taken, buy: buy)
         case .bar(let bar):
             var price: Price
@@ -267,12 +273,12 @@ extension TradingEngine {
             }
             if price == blockedPrice { return }
             let taken = execute(
-                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, role: role, at: time)
             liquidity.spend(taken, buy: buy)
         case .auction(let price):
             if let limit, buy ? price > limit : price < limit { return }
             let taken = execute(
-                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, at: time)
+                orderID, available: liquidity.budget(buy), price: price, instrument: instrument, role: role, at: time)
             liquidity.spend(taken, buy: buy)
         }
     }
@@ -297,7 +303,7 @@ extension TradingEngine {
     /// the account can pay (buys) or deliver (sells), and whole shares unless the order is fractional.
     /// Returns the quantity executed.
     mutating func execute(
-        _ orderID: OrderID, available: Quantity, price: Price, instrument: Instrument,
+        _ orderID: OrderID, available: Quantity, price: Price, instrument: Instrument, role: LiquidityRole,
         at time: Timestamp
     ) -> Quantity {
         guard available.isPositive, price.isPositive else { return .zero }
@@ -316,10 +322,12 @@ extension TradingEngine {
             finish(orderID, .fill, reason: nil, at: time)
             return .zero
         case .book(let qty):
-            book(orderID, qty: qty, price: price, instrument: instrument, date: date, at: time)
+            book(orderID, qty: qty, price: price, instrument: instrument, date: date, role: role, at: time)
             return qty
         case .bookAffordable(let qty):
-            if qty.isPositive { book(orderID, qty: qty, price: price, instrument: instrument, date: date, at: time) }
+            if qty.isPositive {
+                book(orderID, qty: qty, price: price, instrument: instrument, date: date, role: role, at: time)
+            }
             finish(orderID, .canceled, reason: "insufficient buying power to fill the rest at \(price)", at: time)
             return Swift.max(qty, .zero)
         case .uncovered:
@@ -420,7 +428,7 @@ extension TradingEngine {
     /// Books one execution: ledger entries (fill, fees), the position, the order, and the update event.
     mutating func book(
         _ orderID: OrderID, qty: Quantity, price: Price, instrument: Instrument, date: CivilDate,
-        at time: Timestamp
+        role: LiquidityRole = .taker, at time: Timestamp
     ) {
         // What the fill needs of the order, read from a copy that ends here (the order changes in place below).
         let order: FillingOrder
@@ -435,12 +443,12 @@ extension TradingEngine {
         // changes in place.
         releaseReservations(orderID)
         guard
-            let (currency, value, exact, realized, feeCharges, feeTotal, soldOut) = withAccount(
+            let (currency, value, exact, realized, feeCharges, feeTotal, soldOut, cryptoFee) = withAccount(
                 order.accountID,
                 { account in
                     Self.book(
                         qty: qty, price: price, of: order, orderID: orderID, instrument: instrument, date: date,
-                        at: time, to: &account)
+                        role: role, at: time, to: &account)
                 })
         else { return }
 
@@ -478,6 +486,11 @@ extension TradingEngine {
                 .fee(kind: charge.kind, orderID: orderID, symbol: order.symbol), cashChange: -charge.amount,
                 account: order.accountID, at: time)
         }
+        if let cryptoFee {
+            record(
+                .cryptoFee(cryptoFee), cashChange: cryptoFee.side == .sell ? -cryptoFee.value : .zero,
+                account: order.accountID, at: time)
+        }
         resizeTwin(of: orderID)
         if complete {
             finish(orderID, .fill, reason: nil, at: time, fill: fill)
@@ -502,11 +515,11 @@ extension TradingEngine {
     /// account in place. Returns what the ledger and the order need.
     static func book(
         qty: Quantity, price: Price,
-        of order: FillingOrder, orderID: OrderID, instrument: Instrument, date: CivilDate, at time: Timestamp,
-        to account: inout Account
+        of order: FillingOrder, orderID: OrderID, instrument: Instrument, date: CivilDate, role: LiquidityRole,
+        at time: Timestamp, to account: inout Account
     ) -> (
         currency: Currency, value: FixedDecimal, exact: FixedDecimal, realized: FixedDecimal, fees: [FeeCharge],
-        feeTotal: FixedDecimal, soldOut: Bool
+        feeTotal: FixedDecimal, soldOut: Bool, cryptoFee: CryptoFeeBooking?
     ) {
         let currency = account.currency
         // The order's filled value stays per share (its average price is a premium, not a contract's cost); cash and
@@ -533,9 +546,12 @@ extension TradingEngine {
                 position.lockedQty = qty
             }
         }
-        countDayTrade(
-            orderID, side: order.side, symbol: order.symbol, qty: qty, heldBefore: heldBefore, position: &position,
-            account: &account, date: date)
+        // The pattern day trader rule counts securities: a coin bought and sold the same day is no day trade.
+        if instrument.kind != .crypto {
+            countDayTrade(
+                orderID, side: order.side, symbol: order.symbol, qty: qty, heldBefore: heldBefore,
+                position: &position, account: &account, date: date)
+        }
         if account.inGame {
             if order.side == .buy, !heldBefore.isNegative { position.lastBoughtAt = time }
             if order.filledQty.isZero { account.gameActivity?.trades += 1 }
@@ -554,14 +570,45 @@ extension TradingEngine {
             let paid = before.first { $0.kind == charge.kind }?.amount ?? .zero
             if charge.amount > paid { feeCharges.append(FeeCharge(kind: charge.kind, amount: charge.amount - paid)) }
         }
-        let feeTotal = feeCharges.reduce(FixedDecimal.zero) { $0 + $1.amount }
+        var feeTotal = feeCharges.reduce(FixedDecimal.zero) { $0 + $1.amount }
+        var cryptoFee: CryptoFeeBooking?
+        if instrument.kind == .crypto {
+            cryptoFee = chargeCrypto(
+                qty: qty, price: price, value: value, of: order, orderID: orderID, date: date, role: role,
+                position: &position, account: &account)
+            // A sale's fee is money, paid like the securities' fees; a purchase's is coins, its worth in the cost.
+            if order.side == .sell { feeTotal += cryptoFee?.value ?? .zero }
+        }
         position.realizedPnL -= feeTotal
         account.totalFees += feeTotal
+        if order.side == .buy, let cryptoFee { account.totalFees += cryptoFee.value }
         let soldOut = position.qty.isZero
         if !(position.qty.isZero && position.reservedForSale.isZero) { account.positions[order.instrument] = position }
         // What written contracts require follows the option positions (a long contract may cover a written one).
         if position.multiplier != nil { account.refreshOptionRequirements() }
-        return (currency, value, exact, realized, feeCharges, feeTotal, soldOut)
+        return (currency, value, exact, realized, feeCharges, feeTotal, soldOut, cryptoFee)
+    }
+
+    /// A crypto fill's maker or taker fee at the account's tier (its volume of the 30 days before `date`), taken from
+    /// what the fill received: coins out of the position bought (its cost stays: the coins left cost more each), or
+    /// money out of a sale's proceeds (its entry's cash change). The fill's value then counts toward the volume.
+    static func chargeCrypto(
+        qty: Quantity, price: Price, value: FixedDecimal, of order: FillingOrder, orderID: OrderID, date: CivilDate,
+        role: LiquidityRole, position: inout Position, account: inout Account
+    ) -> CryptoFeeBooking? {
+        let tiers = account.fees.crypto
+        let volume = account.cryptoVolume.trailing(before: date)
+        account.cryptoVolume.add(value, on: date)
+        let (coin, money) = tiers.charge(
+            side: order.side, role: role, volume: volume, qty: qty, value: value, currency: account.currency)
+        guard coin.isPositive || money.isPositive else { return nil }
+        position.qty -= coin
+        let worth =
+            order.side == .buy
+            ? LedgerMath.tradeValue(price: price, qty: coin, currency: account.currency) : money
+        return CryptoFeeBooking(
+            orderID: orderID, symbol: order.symbol, side: order.side, role: role,
+            rate: tiers.tier(forVolume: volume).rate(role), qty: coin, price: price, value: worth)
     }
 
     /// Keeps count of what a fill opens today, and records a day trade when it closes shares opened today (once

@@ -269,6 +269,7 @@ public struct TradingEngine: Sendable {
         accounts[id]?.refreshOptionRequirements()
         accounts[id]?.reservedCash = .zero
         accounts[id]?.totalFees = .zero
+        accounts[id]?.cryptoVolume = CryptoVolume()
         return record(.reset(startingCash: start), cashChange: change, account: id, at: time)
     }
 

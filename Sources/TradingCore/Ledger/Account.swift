@@ -25,6 +25,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         var corporateActionsThrough: CivilDate?
         var gameRules: GameRules?
         var gameActivity: GameActivity?
+        var cryptoVolume: CryptoVolume
         /// Derived from `positions` (never written): see `Account.optionRequirements`.
         var optionRequirements: [String: SpreadRule.Requirement]
         /// Σ of `optionRequirements`' cash (derived with them): see `Account.optionCollateral`.
@@ -51,6 +52,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             corporateActionsThrough = nil
             self.gameRules = gameRules
             gameActivity = gameRules == nil ? nil : GameActivity()
+            cryptoVolume = CryptoVolume()
             optionRequirements = [:]
             optionCollateral = .zero
         }
@@ -74,6 +76,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             corporateActionsThrough = try c.decodeIfPresent(CivilDate.self, forKey: .corporateActionsThrough)
             gameRules = try c.decodeIfPresent(GameRules.self, forKey: .gameRules)
             gameActivity = try c.decodeIfPresent(GameActivity.self, forKey: .gameActivity)
+            cryptoVolume = try c.decodeIfPresent(CryptoVolume.self, forKey: .cryptoVolume) ?? CryptoVolume()
             optionRequirements = SpreadRule.requirements(of: positions.values)
             optionCollateral = optionRequirements.values.reduce(.zero) { $0 + $1.cash }
         }
@@ -111,11 +114,16 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         _modify { yield &storage.fields.fees }
     }
 
-    /// The schedule a trade in `instrument` pays: the account's, whose components (commission, SEC fee, FINRA TAF,
-    /// stamp duty) are securities' — a crypto pair pays none of them. (Crypto's own maker/taker fees are still to
-    /// come: its fills pay nothing until then.)
+    /// The schedule a trade in `instrument` pays in money as it fills: the account's, whose components (commission,
+    /// SEC fee, FINRA TAF, stamp duty) are securities' — a crypto pair pays none of them, but its maker/taker fee
+    /// (`fees.crypto`, by `cryptoVolume`), which the fill books in the asset it receives.
     public func fees(for instrument: Instrument) -> FeeSchedule {
         instrument.kind == .crypto ? .free : fees
+    }
+    /// The account's crypto trades by day over the last 30 days: what its crypto fee tier follows.
+    public var cryptoVolume: CryptoVolume {
+        get { storage.fields.cryptoVolume }
+        _modify { yield &storage.fields.cryptoVolume }
     }
     public var positions: [InstrumentID: Position] {
         get { storage.fields.positions }
@@ -235,7 +243,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
 
     enum CodingKeys: String, CodingKey {
         case id, market, currency, startingCash, cash, reservedCash, fees, positions, lastSequence, totalFees, terms
-        case marginDayClosed, marginCall, dayTrades, corporateActionsThrough, gameRules, gameActivity
+        case marginDayClosed, marginCall, dayTrades, corporateActionsThrough, gameRules, gameActivity, cryptoVolume
     }
 
     public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }

@@ -88,6 +88,7 @@ extension LedgerEntry {
         switch kind {
         case .fill(let fill): return fill.symbol
         case .fee(_, _, let symbol): return symbol
+        case .cryptoFee(let fee): return fee.symbol
         case .borrowFee(let symbol, _, _, _): return symbol
         case .corporateAction(let booking): return booking.symbol
         case .optionEvent(let event): return event.symbol

@@ -104,6 +104,12 @@ public struct EquityDayBuilder: Sendable {
             flow += entry.cashChange
         case .fee:
             fees -= entry.cashChange
+        case .cryptoFee(let fee):
+            fees += fee.value
+            if fee.side == .buy {
+                let left = holdings[fee.symbol, default: .zero] - fee.qty
+                holdings[fee.symbol] = left.isZero ? nil : left
+            }
         case .corporateAction(let booking):
             if booking.kind.changesShares {
                 holdings[booking.symbol] = booking.qtyAfter.isZero ? nil : booking.qtyAfter

@@ -22,6 +22,9 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
         case withdrawal(method: TransferMethod, note: String?)
         case fill(Fill)
         case fee(kind: FeeKind, orderID: OrderID, symbol: String)
+        /// A crypto fill's maker or taker fee, in the asset the fill received: coins out of a purchase (moving no
+        /// cash), dollars out of a sale (the cash change).
+        case cryptoFee(CryptoFeeBooking)
         /// Account reset: positions and orders cleared, cash set to the starting balance.
         case reset(startingCash: FixedDecimal)
         /// Margin interest for one night on borrowed cash (`balance`, positive) at an annual `rate` (0.07 = 7%).
@@ -39,6 +42,37 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
         case optionEvent(OptionEventBooking)
         /// Shares bought or sold at the strike by an exercise: the cash change is the strike × the shares.
         case optionDelivery(OptionDeliveryBooking)
+    }
+}
+
+/// A crypto fee booked on a fill (`LedgerEntry.Kind.cryptoFee`).
+public struct CryptoFeeBooking: Sendable, Codable, Hashable {
+    public var orderID: OrderID
+    /// The pair (`BTC/USD`).
+    public var symbol: String
+    public var side: OrderSide
+    public var role: LiquidityRole
+    /// The rate charged (0.0025 = 25 basis points).
+    public var rate: FixedDecimal
+    /// Coins taken out of a purchase (zero for a sale, whose fee is the entry's cash change).
+    public var qty: Quantity
+    /// The fill's price: what the coins were worth.
+    public var price: Price
+    /// The fee in money: the sale's fee, or the coins' worth at the fill price (half-up to the minor unit).
+    public var value: FixedDecimal
+
+    public init(
+        orderID: OrderID, symbol: String, side: OrderSide, role: LiquidityRole, rate: FixedDecimal, qty: Quantity,
+        price: Price, value: FixedDecimal
+    ) {
+        self.orderID = orderID
+        self.symbol = symbol
+        self.side = side
+        self.role = role
+        self.rate = rate
+        self.qty = qty
+        self.price = price
+        self.value = value
     }
 }
 

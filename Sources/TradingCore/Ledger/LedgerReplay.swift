@@ -33,6 +33,14 @@ public struct LedgerReplay: Sendable, Hashable {
             if let symbol = feeSymbol[orderID] {
                 holdings[symbol, default: Holding()].realizedPnL += entry.cashChange
             }
+        case .cryptoFee(let fee):
+            totalFees += fee.value
+            // Coins out of a purchase leave its cost on fewer coins; a sale's money is a fee of the position's.
+            if fee.side == .buy {
+                holdings[fee.symbol, default: Holding()].qty -= fee.qty
+            } else {
+                holdings[fee.symbol, default: Holding()].realizedPnL += entry.cashChange
+            }
         case .corporateAction(let booking):
             var holding = holdings[booking.symbol, default: Holding()]
             holding.realizedPnL += LedgerMath.apply(

@@ -1,9 +1,24 @@
 /// The fees an account pays on its trades. Every component is configurable per account; the defaults are
 /// the published rates noted on each (dates in the comments).
 public struct FeeSchedule: Sendable, Codable, Hashable {
+    /// The securities' fees (commission, SEC fee, FINRA TAF, stamp duty, transfer fee).
     public var components: [FeeComponent]
+    /// What crypto trades pay instead (none of the securities' fees apply to a coin).
+    public var crypto: CryptoFeeTiers
 
-    public init(components: [FeeComponent]) { self.components = components }
+    public init(components: [FeeComponent], crypto: CryptoFeeTiers = .alpaca) {
+        self.components = components
+        self.crypto = crypto
+    }
+
+    private enum CodingKeys: String, CodingKey { case components, crypto }
+
+    /// Schedules stored before crypto existed pay Alpaca's crypto rates.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        components = try c.decode([FeeComponent].self, forKey: .components)
+        crypto = try c.decodeIfPresent(CryptoFeeTiers.self, forKey: .crypto) ?? .alpaca
+    }
 
     /// US defaults: zero commission; SEC Section 31 fee on sells ($0.00 per $1M since 2025-05-14; it was
     /// $27.80 per $1M before — set `rate` to 0.0000278 to model that); FINRA TAF $0.000166 per share sold,
@@ -29,7 +44,7 @@ public struct FeeSchedule: Sendable, Codable, Hashable {
             rounding: .halfUp),
     ])
 
-    public static let free = FeeSchedule(components: [])
+    public static let free = FeeSchedule(components: [], crypto: .free)
 
     public static func `default`(for market: Market) -> FeeSchedule { market == .us ? .usDefault : .cnDefault }
 
