@@ -131,6 +131,15 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
             }
         }
     }
+    for feed in ["v1beta3/crypto/us", "v1beta3/crypto/us-1", "v1beta3/crypto/eu-1"] {
+        sockets.ws(RouterPath(feed)) { inbound, outbound, context in
+            try await WebSocketClients.counting("market_data") {
+                try await MarketDataStream.handle(
+                    inbound, outbound, market: market, access: access, connections: marketDataConnections,
+                    kind: .crypto, headers: context.request.headers)
+            }
+        }
+    }
     for feed in ["v2/iex", "v2/sip"] {
         sockets.ws(RouterPath(feed)) { inbound, outbound, _ in
             try await WebSocketClients.counting("market_data") {

@@ -158,3 +158,99 @@ def test_crypto_market_data_through_alpaca_pys_data_client(saturday):
     with pytest.raises(APIError) as stock:
         data.get_crypto_latest_quote(CryptoLatestQuoteRequest(symbol_or_symbols="AAPL"))
     assert stock.value.status_code == 422
+
+
+@pytest.fixture(scope="module")
+def weekend_replay():
+    """The Saturday again, replayed at a minute a second: crypto streams while the stock market is shut."""
+    s = Server(clock="replay", env={"PAPERTRADE_REPLAY_FROM": "2026-11-21", "PAPERTRADE_REPLAY_SPEED": "60"}).start()
+    yield s
+    s.stop()
+    shutil.rmtree(s.data_dir, ignore_errors=True)
+
+
+def test_crypto_data_stream_through_alpaca_pys_client(weekend_replay):
+    """alpaca-py's CryptoDataStream, unchanged, on /v1beta3/crypto/us: trades within seconds, quotes at the book's
+    top, the order book whole and then its changes, minute bars and the day's bar as minutes end, each under the
+    symbol subscribed (the legacy BTCUSD too)."""
+    import threading
+    import time
+
+    from alpaca.data.live.crypto import CryptoDataStream
+
+    s = weekend_replay
+    got = {"trades": [], "quotes": [], "books": [], "bars": [], "daily": [], "legacy": []}
+
+    def collect(name):
+        async def handler(item):
+            got[name].append(item)
+        return handler
+
+    stream = CryptoDataStream(s.key_id, s.secret, url_override=f"ws://127.0.0.1:{s.port}/v1beta3/crypto/us")
+    stream.subscribe_trades(collect("trades"), "BTC/USD", "ETH/USD")
+    stream.subscribe_quotes(collect("quotes"), "BTC/USD")
+    stream.subscribe_orderbooks(collect("books"), "BTC/USD")
+    stream.subscribe_bars(collect("bars"), "ETH/USD")
+    stream.subscribe_daily_bars(collect("daily"), "ETH/USD")
+    stream.subscribe_quotes(collect("legacy"), "SOLUSD")
+    threading.Thread(target=stream.run, daemon=True).start()
+    started = time.time()
+    try:
+        deadline = started + 60
+        while time.time() < deadline and not all(got.values()):
+            time.sleep(0.1)
+        assert all(got.values()), {k: len(v) for k, v in got.items()}
+        first_trade = time.time() - started
+        assert {t.symbol for t in got["trades"]} == {"BTC/USD", "ETH/USD"}
+        assert all(t.price > 0 and 0 < t.size for t in got["trades"])
+        assert any(t.size != int(t.size) for t in got["trades"]), "coins trade in fractions"
+        q = got["quotes"][-1]
+        assert q.symbol == "BTC/USD" and 0 < q.bid_price < q.ask_price
+        assert q.timestamp.weekday() == 5, "a Saturday's quote"
+        books = got["books"]
+        assert books[0].reset and len(books[0].bids) == 5 and len(books[0].asks) == 5
+        assert books[0].bids[0].price < books[0].asks[0].price
+        bar = got["bars"][-1]
+        assert bar.symbol == "ETH/USD" and bar.low <= min(bar.open, bar.close) <= max(bar.open, bar.close) <= bar.high
+        assert bar.timestamp.second == 0
+        day = got["daily"][-1]
+        assert day.timestamp.hour == 0 and day.volume > bar.volume, "the UTC day's bar so far"
+        assert got["legacy"][-1].symbol == "SOLUSD", "answered under the symbol subscribed"
+        print(f"first of every channel after {first_trade:.1f} s")
+        # Changes follow the whole book: levels that moved, gone ones at size 0.
+        deadline = time.time() + 20
+        while time.time() < deadline and len(got["books"]) < 3:
+            time.sleep(0.1)
+        assert len(got["books"]) >= 3 and not any(b.reset for b in got["books"][1:])
+    finally:
+        stream.stop()
+
+
+def test_crypto_stream_refuses_what_is_not_a_pair(weekend_replay):
+    import asyncio
+
+    import msgpack
+    import websockets
+
+    s = weekend_replay
+
+    async def talk():
+        async with websockets.connect(f"ws://127.0.0.1:{s.port}/v1beta3/crypto/us") as ws:
+            assert msgpack.unpackb(await ws.recv())[0]["msg"] == "connected"
+            await ws.send(msgpack.packb({"action": "auth", "key": s.key_id, "secret": s.secret}))
+            assert msgpack.unpackb(await ws.recv())[0]["msg"] == "authenticated"
+            await ws.send(msgpack.packb({"action": "subscribe", "trades": ["AAPL"]}))
+            refusal = msgpack.unpackb(await ws.recv())[0]
+            await ws.send(msgpack.packb({"action": "subscribe", "orderbooks": ["*"], "trades": ["ETH/USD"]}))
+            while True:
+                answer = msgpack.unpackb(await ws.recv())[0]
+                if answer["T"] == "subscription":
+                    return refusal, answer
+
+    refusal, subscription = asyncio.run(asyncio.wait_for(talk(), 30))
+    assert refusal["T"] == "error" and refusal["code"] == 400 and "AAPL" in refusal["msg"]
+    assert subscription["orderbooks"] == ["*"] and subscription["trades"] == ["ETH/USD"]
+    assert set(subscription) == {"T", "trades", "quotes", "orderbooks", "bars", "updatedBars", "dailyBars"}
+    import requests
+    streams = {w["path"]: w for w in requests.get(f"{s.url}/openapi.json", timeout=30).json()["x-websockets"]}
+    assert "orderbooks" in streams["/v1beta3/crypto/{feed}"]["channels"], "the stream is in the API's document"

@@ -404,6 +404,33 @@ enum AlpacaOpenAPI {
         return p
     }
 
+    /// Alpaca's WebSocket streams, each opened with `{"action": "auth", "key", "secret"}` (trade_updates: `listen`),
+    /// then `subscribe`/`unsubscribe` with lists of symbols by channel.
+    static let streams: JSONValue = {
+        func stream(_ path: String, _ description: String, format: String, channels: [String]) -> JSONValue {
+            .object([
+                "path": .string(path), "description": .string(description), "format": .string(format),
+                "channels": .array(channels.map(JSONValue.string)),
+            ])
+        }
+        return .array([
+            stream(
+                "/stream", "Order updates of the key's account (alpaca-py's TradingStream)", format: "JSON",
+                channels: ["trade_updates"]),
+            stream(
+                "/v2/{feed}", "Stocks (feed iex or sip; alpaca-py's StockDataStream)", format: "MessagePack",
+                channels: ["trades", "quotes", "bars", "statuses"]),
+            stream(
+                "/v1beta1/{feed}",
+                "Option contracts by OCC symbol (feed indicative or opra; alpaca-py's OptionDataStream)",
+                format: "MessagePack", channels: ["trades", "quotes"]),
+            stream(
+                "/v1beta3/crypto/{feed}",
+                "Crypto pairs, BTC/USD or * (feed us, us-1 or eu-1; alpaca-py's CryptoDataStream): order books whole first (r: true), then their changed levels",
+                format: "MessagePack", channels: ["trades", "quotes", "orderbooks", "bars", "updatedBars", "dailyBars"]),
+        ])
+    }()
+
     /// Crypto market data (/v1beta3/crypto/{feed}): every feed is the same market.
     static func crypto(_ p: inout [String: JSONValue]) {
         let feed = path("feed", "us, us-1 or eu-1", S.enumeration(["us", "us-1", "eu-1"]))

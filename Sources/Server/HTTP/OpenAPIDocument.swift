@@ -57,6 +57,8 @@ enum OpenAPIDocument {
             ),
         ])
         root["paths"] = .object(normalized(nativePaths.merging(AlpacaOpenAPI.paths) { a, _ in a }))
+        // WebSockets have no operations in OpenAPI: they are listed beside the paths.
+        root["x-websockets"] = AlpacaOpenAPI.streams
         return .object(root)
     }()
 

@@ -8,15 +8,17 @@ import NIOCore
 import Synchronization
 import TradingCore
 
-/// Alpaca's market-data streams: stocks at ws://HOST/v2/iex (and /v2/sip) — trades, quotes and minute bars — and
+/// Alpaca's market-data streams: stocks at ws://HOST/v2/iex (and /v2/sip) — trades, quotes and minute bars —,
 /// options at ws://HOST/v1beta1/indicative (and /opra) — trades and quotes of OCC symbols, MessagePack only, as
-/// Alpaca's option stream. MessagePack both ways; connect, auth, subscribe; then the subscribed symbols' updates
+/// Alpaca's option stream — and crypto at ws://HOST/v1beta3/crypto/us (`MarketDataStream+Crypto.swift`). MessagePack both ways; connect, auth, subscribe; then the subscribed symbols' updates
 /// as the feed moves.
 enum MarketDataStream {
     /// Which stream a connection is: stocks, or option contracts.
     enum Kind: Sendable {
         case stocks
         case options
+        /// Crypto pairs (`MarketDataStream+Crypto.swift`).
+        case crypto
     }
 
     /// The most symbols one API key's connections follow together, over every channel (Alpaca's 405 past it; Alpaca
@@ -31,15 +33,36 @@ enum MarketDataStream {
         var bars: Set<String> = []
         /// Trading statuses: a halt and the resumption (US trading pauses and news halts).
         var statuses: Set<String> = []
+        /// Crypto's channels: order books, bars corrected by late trades, and the day's bar.
+        var orderbooks: Set<String> = []
+        var updatedBars: Set<String> = []
+        var dailyBars: Set<String> = []
 
         /// The symbols the connection follows on any channel.
-        var symbols: Set<String> { trades.union(quotes).union(bars).union(statuses) }
+        var symbols: Set<String> {
+            trades.union(quotes).union(bars).union(statuses).union(orderbooks).union(updatedBars).union(dailyBars)
+        }
+
+        /// The channels a stream of `kind` takes subscriptions for.
+        static func channels(_ kind: Kind) -> [(String, WritableKeyPath<Subscriptions, Set<String>>)] {
+            switch kind {
+            case .options: [("trades", \.trades), ("quotes", \.quotes)]
+            case .stocks: [("trades", \.trades), ("quotes", \.quotes), ("bars", \.bars), ("statuses", \.statuses)]
+            case .crypto:
+                [
+                    ("trades", \.trades), ("quotes", \.quotes), ("orderbooks", \.orderbooks), ("bars", \.bars),
+                    ("updatedBars", \.updatedBars), ("dailyBars", \.dailyBars),
+                ]
+            }
+        }
 
         func message(_ kind: Kind) -> MessagePack.Value {
             func list(_ s: Set<String>) -> MessagePack.Value { .array(s.sorted().map(MessagePack.Value.string)) }
-            if kind == .options {
+            if kind != .stocks {
                 return .array([
-                    .map([("T", .string("subscription")), ("trades", list(trades)), ("quotes", list(quotes))])
+                    .map(
+                        [("T", .string("subscription"))]
+                            + Self.channels(kind).map { ($0.0, list(self[keyPath: $0.1])) })
                 ])
             }
             return .array([
@@ -143,6 +166,7 @@ enum MarketDataStream {
                 switch kind {
                 case .stocks: try await pump(subscriptions: subscriptions, market: market, send: send)
                 case .options: try await optionPump(subscriptions: subscriptions, market: market, send: send)
+                case .crypto: try await cryptoPump(subscriptions: subscriptions, market: market, send: send)
                 }
             }
             // This task reads the client's subscribe/unsubscribe requests until it leaves.
@@ -159,10 +183,11 @@ enum MarketDataStream {
                     try await send(control("error", refusal))
                     continue
                 }
-                let channels: [(String, WritableKeyPath<Subscriptions, Set<String>>)] =
-                    kind == .options
-                    ? [("trades", \.trades), ("quotes", \.quotes)]
-                    : [("trades", \.trades), ("quotes", \.quotes), ("bars", \.bars), ("statuses", \.statuses)]
+                if kind == .crypto, let refusal = cryptoRefusal(request, market: market) {
+                    try await send(control("error", refusal))
+                    continue
+                }
+                let channels = Subscriptions.channels(kind)
                 let current = subscriptions.state.withLock { s -> Subscriptions? in
                     var next = s
                     for (field, path) in channels {
