@@ -21,6 +21,7 @@ SCREENS = [
     ("", ".net-worth"),
     ("stock/AAPL", ".stock-title h1"),
     ("stock/600519", ".stock-title h1"),
+    ("stock/BTC%2FUSD", ".stock-title h1"),  # a coin: around the clock, its book, steps and fees
     ("explore", "main h1"),
     ("orders", "main h1"),
     ("queue", "main h1"),
@@ -78,6 +79,10 @@ def test_every_screen_loads_without_a_console_error(tour_driver, tour_server):
                    {"symbol": "AAPL", "side": "buy", "type": "market", "qty": "2", "time_in_force": "day"})["status"] in (200, 201)
     assert app.api("POST", f"/accounts/{account['id']}/orders",
                    {"symbol": "MSFT", "side": "buy", "type": "limit", "qty": "1", "limit_price": "1.00",
+                    "time_in_force": "gtc"})["status"] in (200, 201)
+    # Some bitcoin bought with dollars: a fraction of a coin less its fee, held on the coin page and the home screen.
+    assert app.api("POST", f"/accounts/{account['id']}/orders",
+                   {"symbol": "BTC/USD", "side": "buy", "type": "market", "notional": "50",
                     "time_in_force": "gtc"})["status"] in (200, 201)
     # A game the user runs and plays in: its page has the leaderboard, the invite and the owner's tools.
     game = app.api("POST", "/games", {"name": "Tour", "starting_cash": "50000"})["body"]

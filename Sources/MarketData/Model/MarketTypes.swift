@@ -226,4 +226,27 @@ public struct Mover: Sendable, Hashable {
     public var change: FixedDecimal
     public var changePercent: FixedDecimal
     public var volume: Quantity
+
+    public init(
+        symbol: String, name: String, last: Price, change: FixedDecimal, changePercent: FixedDecimal, volume: Quantity
+    ) {
+        self.symbol = symbol
+        self.name = name
+        self.last = last
+        self.change = change
+        self.changePercent = changePercent
+        self.volume = volume
+    }
+
+    /// `movers` in the order of `kind`: the largest rise, the largest fall, or the most money traded; ties by symbol.
+    public static func ranked(_ movers: [Mover], _ kind: MoverKind) -> [Mover] {
+        switch kind {
+        case .gainers: movers.sorted { ($0.changePercent, $1.symbol) > ($1.changePercent, $0.symbol) }
+        case .losers: movers.sorted { ($0.changePercent, $0.symbol) < ($1.changePercent, $1.symbol) }
+        case .active:
+            movers.sorted {
+                ($0.volume.multiplied(by: $0.last), $1.symbol) > ($1.volume.multiplied(by: $1.last), $0.symbol)
+            }
+        }
+    }
 }

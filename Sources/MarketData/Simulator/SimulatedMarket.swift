@@ -538,22 +538,14 @@ public final class SimulatedMarket: Sendable {
         }
         // Rank on the latent path, then report exact quotes (limits applied) for a generous shortlist.
         let shortlist = rows.sorted { $0.score < $1.score }.prefix(max(limit * 3, limit))
-        var movers: [Mover] = shortlist.compactMap { row in
+        let movers: [Mover] = shortlist.compactMap { row in
             let entry = directory.entries[row.index]
             guard let q = quote(profile(entry), at: time) else { return nil }
             return Mover(
                 symbol: entry.symbol, name: entry.name, last: q.last, change: q.change,
                 changePercent: q.changePercent, volume: q.volume)
         }
-        switch kind {
-        case .gainers: movers.sort { ($0.changePercent, $1.symbol) > ($1.changePercent, $0.symbol) }
-        case .losers: movers.sort { ($0.changePercent, $0.symbol) < ($1.changePercent, $1.symbol) }
-        case .active:
-            movers.sort {
-                ($0.volume.multiplied(by: $0.last), $1.symbol) > ($1.volume.multiplied(by: $1.last), $0.symbol)
-            }
-        }
-        return Array(movers.prefix(limit))
+        return Array(Mover.ranked(movers, kind).prefix(limit))
     }
 }
 

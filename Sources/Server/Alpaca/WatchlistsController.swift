@@ -161,7 +161,7 @@ struct WatchlistsController {
 
     @Sendable func removeSymbol(_ request: Request, context: AppContext) async throws -> Response {
         var w = try await find(context, id: try context.parameters.require("id"))
-        let symbol = try context.parameters.require("symbol").uppercased()
+        let symbol = try context.pathSymbol()
         guard w.symbols.contains(symbol) else { throw APIError.notFound("\(symbol) is not in this watchlist") }
         w.symbols.removeAll { $0 == symbol }
         w.updatedAt = market.clock.now()

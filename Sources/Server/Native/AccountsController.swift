@@ -258,9 +258,10 @@ struct AccountsController {
         guard let side = OrderSide(rawValue: request.query("side") ?? "buy") else {
             throw APIError.unprocessable("side must be buy or sell")
         }
-        guard let qty = request.query("qty").flatMap(FixedDecimal.init), qty.isPositive,
-            qty <= FixedDecimal(1_000_000_000)
-        else {
+        // A quantity, or (a market order's) an amount of money: what it buys at the price is worked out below.
+        let notional = request.query("notional").flatMap(FixedDecimal.init)
+        let requested = notional == nil ? request.query("qty").flatMap(FixedDecimal.init) : notional
+        guard let requested, requested.isPositive, requested <= FixedDecimal(1_000_000_000) else {
             throw APIError.unprocessable("Please enter a valid amount")
         }
         let explicit = try request.query("price").map { text -> FixedDecimal in
@@ -279,7 +280,13 @@ struct AccountsController {
             price = (side == .buy ? quote.asks.best?.price : quote.bids.best?.price) ?? quote.last
         }
         let account = summary.account
-        let value = account.currency.round(price.multiplied(by: qty), .halfUp)
+        // A coin is never bought on margin: the cash is what buys it.
+        let buyingPower =
+            entry.instrument.kind == .crypto ? min(account.buyingPower, summary.buyingPower) : summary.buyingPower
+        // A notional order's quantity: the money over the price, to the quantity's nine places (as its fill divides).
+        let qty = notional.map { ($0.divided(by: price, rule: .down) ?? .zero) } ?? requested
+        guard qty.isPositive else { throw APIError.unprocessable("Please enter a valid amount") }
+        let value = notional ?? account.currency.round(price.multiplied(by: qty), .halfUp)
         let date = market.clock.sessions.tradingDate(entry.instrument.calendar, at: market.clock.now())
         var fees = account.fees(for: entry.instrument).fees(
             side: side, filledQty: qty, filledValue: value, currency: account.currency
@@ -320,11 +327,14 @@ struct AccountsController {
         // Would the order be accepted now? The refusal placing it would meet (lots, ticks, price limits, buying
         // power, T+1, market hours), in the user's language, while they are still typing.
         var refusal: String?
-        if let order = Self.estimatedOrder(
+        var checked = Self.estimatedOrder(
             request.query("type"), symbol: entry.symbol, side: side, qty: qty, price: explicit,
-            timeInForce: entry.instrument.kind == .crypto ? .gtc : .day),
-            let rejection = try await orderService.check(order, account: record.id)
-        {
+            timeInForce: entry.instrument.kind == .crypto ? .gtc : .day)
+        if let notional {
+            checked?.qty = nil
+            checked?.notional = notional
+        }
+        if let order = checked, let rejection = try await orderService.check(order, account: record.id) {
             let language = (try? context.user()).map { languages.language(of: $0) } ?? .en
             refusal = RejectionWording.message(rejection, in: language)
         }
@@ -333,7 +343,8 @@ struct AccountsController {
             "most": side == .buy
                 ? .decimal(
                     Self.mostAffordable(
-                        price: price, lot: entry.roundLot, buyingPower: summary.buyingPower, account: account))
+                        price: price, instrument: entry.instrument, lot: entry.roundLot,
+                        buyingPower: buyingPower, account: account))
                 : .decimal(shortSale ? .zero : sellable),
             "symbol": .string(entry.symbol), "side": .string(side.rawValue), "qty": .decimal(qty),
             "price": .decimal(price),
@@ -344,7 +355,7 @@ struct AccountsController {
             "total": .decimal(
                 side == .buy ? value + (entry.instrument.kind == .crypto ? .zero : feeTotal) : value - feeTotal),
             "receive": .decimal(received),
-            "currency": .string(account.currency.rawValue), "buying_power": .decimal(summary.buyingPower),
+            "currency": .string(account.currency.rawValue), "buying_power": .decimal(buyingPower),
             "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot), "short_sale": .bool(shortSale),
             "short_qty": .decimal(held.isNegative ? held.magnitude : .zero),
         ]).response(headers: [.cacheControl: "no-store"])
@@ -374,9 +385,16 @@ struct AccountsController {
     }
 
     /// The most whole lots a buy at `price` can pay for, fees included ("you can buy at most …").
-    static func mostAffordable(price: FixedDecimal, lot: Int, buyingPower: FixedDecimal, account: Account)
-        -> FixedDecimal
-    {
+    static func mostAffordable(
+        price: FixedDecimal, instrument: Instrument, lot: Int, buyingPower: FixedDecimal, account: Account
+    ) -> FixedDecimal {
+        // A coin: as much as the money buys, down to the pair's step (its fee is paid in the coin, not the money).
+        if case .fractional(_, let increment) = instrument.lot {
+            guard price.isPositive, buyingPower.isPositive, increment.isPositive,
+                let most = buyingPower.divided(by: price, rule: .down)
+            else { return .zero }
+            return most.rounded(toMultipleOf: increment, rule: .down)
+        }
         let lotSize = FixedDecimal(max(lot, 1))
         guard price.isPositive, buyingPower.isPositive,
             let lots = buyingPower.divided(by: price.multiplied(by: lotSize), places: 0, rule: .down)
@@ -394,7 +412,7 @@ struct AccountsController {
 
     /// Chart bars: `timeframe` (1Min … 1Month) over [`from`, `to`) (RFC 3339 or YYYY-MM-DD); defaults to today's 5Min.
     @Sendable func bars(_ request: Request, context: AppContext) async throws -> Response {
-        let symbol = try context.parameters.require("symbol").uppercased()
+        let symbol = try context.pathSymbol()
         guard let entry = market.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
         let zone = entry.instrument.calendar.zone
         let tfText = request.query("timeframe") ?? "5Min"

@@ -78,10 +78,18 @@ struct MarketController {
         guard let kind = MoverKind(rawValue: request.query("kind") ?? "gainers") else {
             throw APIError.unprocessable("kind must be gainers, losers or active")
         }
+        let assetClass = request.query("asset_class") ?? "stocks"
+        guard assetClass == "stocks" || assetClass == "crypto" else {
+            throw APIError.unprocessable("asset_class must be stocks or crypto")
+        }
         let limit = min(max(Int(request.query("limit") ?? "") ?? 20, 1), 50)
         let rows: [Mover]
-        do { rows = try await self.market.feed.movers(market, kind: kind, limit: limit) } catch {
-            throw APIError(feed: error)
+        if assetClass == "crypto" {
+            rows = await cryptoMovers(kind, limit: limit)
+        } else {
+            do { rows = try await self.market.feed.movers(market, kind: kind, limit: limit) } catch {
+                throw APIError(feed: error)
+            }
         }
         return JSONValue.array(
             rows.map { m in
@@ -96,6 +104,20 @@ struct MarketController {
 }
 
 extension MarketController {
+    /// The crypto pairs ranked as the stocks' movers are — by change since the UTC day began, or by dollar volume —
+    /// from their quotes (a few dozen pairs: every feed's quotes serve).
+    func cryptoMovers(_ kind: MoverKind, limit: Int) async -> [Mover] {
+        let pairs = market.directory.entries.filter { $0.instrument.kind == .crypto }
+        let quotes = await market.feed.latestQuotes(pairs.map(\.symbol))
+        let movers: [Mover] = pairs.compactMap { entry in
+            guard let q = quotes[entry.symbol] else { return nil }
+            return Mover(
+                symbol: entry.symbol, name: entry.name, last: q.last, change: q.change,
+                changePercent: q.changePercent, volume: q.volume)
+        }
+        return Array(Mover.ranked(movers, kind).prefix(limit))
+    }
+
     /// The earnings calendar: reports dated `from` through `to` (YYYY-MM-DD; from today and a week on by default, at
     /// most a year), of `symbols` (comma-separated, at most 100) or of every company (of one `market`, us or cn).
     @Sendable func earnings(_ request: Request, context: AppContext) async throws -> Response {

@@ -33,7 +33,7 @@ enum NativeEncoding {
             "symbol": .string(q.symbol), "name": .text(entry?.name),
             "exchange": .text(entry?.instrument.exchange.rawValue),
             "market": .text(entry?.instrument.market.rawValue), "currency": .text(entry?.instrument.currency.rawValue),
-            "time": .string(q.time.description), "last": .decimal(q.last), "open": .decimal(q.open),
+            "kind": .text(entry?.instrument.kind.rawValue), "time": .string(q.time.description), "last": .decimal(q.last), "open": .decimal(q.open),
             "high": .decimal(q.high),
             "low": .decimal(q.low), "previous_close": .decimal(q.previousClose), "change": .decimal(q.change),
             "change_percent": .decimal(q.changePercent), "volume": .decimal(q.volume), "turnover": .decimal(q.turnover),

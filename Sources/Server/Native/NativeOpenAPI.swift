@@ -732,8 +732,12 @@ enum NativeOpenAPI {
                         OpenAPIDocument.parameter(
                             "kind", in: "query", required: false, "gainers (default), losers or active",
                             schema: OpenAPISchema.enumeration(["gainers", "losers", "active"])),
+                        OpenAPIDocument.parameter(
+                            "asset_class", in: "query", required: false,
+                            "stocks (default: the market's) or crypto (the crypto pairs, by change since 00:00 UTC)",
+                            schema: OpenAPISchema.enumeration(["stocks", "crypto"])),
                     ],
-                    responses: ["200": "movers", "422": "bad market or kind"])
+                    responses: ["200": "movers", "422": "bad market, kind or asset class"])
             ]),
         ]),
     ])

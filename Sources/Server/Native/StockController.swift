@@ -19,6 +19,19 @@ struct StockController {
         do { return try await load() } catch { return nil }
     }
 
+    /// A pair's steps, as its trade sheet and page show them (null for anything else): the smallest order, the step of
+    /// a quantity and of a price.
+    static func cryptoSteps(_ instrument: Instrument) -> JSONValue {
+        guard instrument.kind == .crypto, case .fractional(let minimum, let increment) = instrument.lot else {
+            return .null
+        }
+        return .object([
+            "coin": .string(String(instrument.symbol.prefix { $0 != "/" })),
+            "min_order_size": .decimal(minimum), "min_trade_increment": .decimal(increment),
+            "price_increment": .decimal(instrument.tick.tick(at: .one)),
+        ])
+    }
+
     @Sendable func profile(_ request: Request, context: AppContext) async throws -> Response {
         let symbol = try context.pathSymbol()
         guard let entry = market.directory.entry(symbol) else { throw APIError.notFound("unknown symbol \(symbol)") }
@@ -98,6 +111,7 @@ struct StockController {
                 ])
             } ?? .null,
             "data_source": .object(["name": .string(feed.name), "url": .text(feed.attributionURL)]),
+            "crypto": Self.cryptoSteps(instrument),
         ])
         return body.response(headers: [.cacheControl: "private, max-age=60"])
     }

@@ -26,7 +26,21 @@ export function signedMoney(text, currency = 'USD') {
 export function price(text) {
   const v = D.parse(text);
   if (!v) return '—';
-  return D.format(v, Math.max(2, Math.min(v.s, 4)));
+  // Up to four decimals; a coin under a dollar (DOGE at $0.412345) keeps its six.
+  const below1 = D.cmp(D.abs(v), { n: 1n, s: 0 }) < 0;
+  return D.format(v, Math.max(2, Math.min(v.s, below1 ? 6 : 4)));
+}
+
+/** The coin of a crypto pair ("BTC/USD" → "BTC"), or null for any other symbol. */
+export function coinOf(symbol) {
+  const i = (symbol ?? '').indexOf('/');
+  return i > 0 ? symbol.slice(0, i) : null;
+}
+
+/** A coin quantity to eight decimals at most, without trailing zeros ("0.01246875", "2.5"). */
+export function coins(text) {
+  const v = D.parse(text);
+  return v ? D.format(D.parse(D.format(v, 8, false)), null) : '—';
 }
 
 /** "+1.23%" from a percent string ("1.23"); `fraction` for ratios ("0.0123" → "+1.23%"). */
@@ -157,8 +171,11 @@ export function stockRoute(symbol) {
   return `#/stock/${encodeURIComponent(optionUnderlying(symbol) ?? symbol)}`;
 }
 
-/** "2 contracts" for an option's quantity ("2 contracts written" for a short one), "2 shares" for a stock's. */
+/** "2 contracts" for an option's quantity ("2 contracts written" for a short one), "0.5 BTC" for a pair's, "2 shares"
+ * for a stock's. */
 export function holdingQty(symbol, text) {
+  const coin = coinOf(symbol);
+  if (coin) return `${coins(text)} ${coin}`;
   if (!optionUnderlying(symbol)) return shares(text);
   const v = D.parse(text);
   const one = v && D.cmp(D.abs(v), { n: 1n, s: 0 }) === 0;

@@ -7,7 +7,7 @@ import * as store from '../store.js';
 import { t } from '../i18n.js';
 import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../ui.js';
 
-const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'reset', 'interest', 'margin_call', 'borrow_fee', 'dividend',
+const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'crypto_fee', 'reset', 'interest', 'margin_call', 'borrow_fee', 'dividend',
   'forward_split', 'reverse_split', 'stock_dividend', 'option_exercise', 'option_assignment', 'option_expiry', 'option_delivery',
   'option_adjustment', 'option_cash_deliverable'];
 const METHODS = ['card', 'bank', 'transfer'];
@@ -58,6 +58,10 @@ export async function render(view, params, scope) {
       case 'deposit': case 'withdrawal': return [methodName(tx.method), tx.note].filter(Boolean).join(' · ');
       case 'buy': case 'sell': return t('account.trade', { shares: F.holdingQty(tx.symbol, tx.qty), symbol: F.instrumentLabel(tx.symbol), price: F.price(tx.price) });
       case 'fee': return t('account.fee', { fee: F.feeName(tx.fee), symbol: tx.symbol });
+      case 'crypto_fee': return t(`account.crypto_fee.${tx.liquidity === 'maker' ? 'maker' : 'taker'}`, {
+        rate: F.percent(tx.rate, { fraction: true }).replace('+', ''), symbol: tx.symbol,
+        paid: tx.side === 'buy' ? `${F.holdingQty(tx.symbol, tx.qty)} (${F.money(tx.value, currency)})` : F.money(tx.value, currency),
+      });
       case 'reset': return t('account.reset_to', { amount: F.money(tx.starting_cash, currency) });
       case 'margin_call': return t(`account.margin_call.${tx.event}`, { amount: F.money(tx.deficit, currency) });
       case 'interest': return t('account.interest', { rate: F.percent(tx.rate, { fraction: true }).replace('+', ''), amount: F.money(tx.balance, currency) });

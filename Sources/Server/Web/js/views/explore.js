@@ -1,5 +1,5 @@
-// Explore: top gainers, losers and most active of the account's market, and the week's earnings reports (the
-// largest companies of each day first); tap a row for the stock.
+// Explore: top gainers, losers and most active of the account's market or of the crypto pairs (a US-dollar account
+// trades both), and the week's earnings reports (the largest companies of each day first); tap a row for the stock.
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
@@ -9,10 +9,14 @@ import { h, clear, change, failure, empty, loading, segmented, monogram } from '
 export async function render(view, params, scope) {
   const market = store.account()?.market ?? 'us';
   let kind = 'gainers';
+  // Stocks, or (for a US-dollar account, as Alpaca's) crypto pairs.
+  let assetClass = 'stocks';
   const list = h('section.card', { 'aria-live': 'polite' }, loading());
   const earnings = h('section.card.earnings', { 'aria-labelledby': 'earnings-title' }, h('h2#earnings-title', t('explore.earnings')), loading());
   clear(view, h('header.page-head', h('h1', t('explore.title')), h('a.button', { href: '#/backtest' }, t('backtest.title')),
     h('p.sub', t(market === 'cn' ? 'explore.cn' : 'explore.us'))),
+    market === 'us' ? segmented(t('explore.asset_class'), [['stocks', t('explore.stocks')], ['crypto', t('explore.crypto')]], assetClass,
+      (v) => { assetClass = v; load(true); }) : null,
     segmented(t('explore.movers'), ['gainers', 'losers', 'active'].map((k) => [k, t(`explore.${k}`)]), kind, (v) => { kind = v; load(true); }),
     list, earnings);
 
@@ -41,7 +45,7 @@ export async function render(view, params, scope) {
   async function load(showSpinner) {
     if (showSpinner) clear(list, loading());
     try {
-      const rows = await api.get('/market/movers' + api.query({ market, kind, limit: 20 }));
+      const rows = await api.get('/market/movers' + api.query({ market, kind, limit: 20, asset_class: assetClass }));
       clear(list, rows.length === 0 ? empty(t('explore.none')) : h('ol.rows', rows.map((m) =>
         h('li.row', h('a.row-link', { href: `#/stock/${api.enc(m.symbol)}`, dataset: { symbol: m.symbol } },
           monogram(m.symbol),

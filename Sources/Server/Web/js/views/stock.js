@@ -1,5 +1,6 @@
 // Stock detail: price, change, market status, favorite star, charts, stats, A-share depth and limits, about,
-// news and insights (when the feed has them), your position, Buy and Sell.
+// news and insights (when the feed has them), your position, Buy and Sell. A crypto pair's page is the same page for
+// a coin: trading around the clock (UTC), its order book, its steps and fees, the quantity held in the coin.
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as live from '../live.js';
@@ -38,18 +39,22 @@ export async function render(view, [symbolParam], scope) {
   const recentOrder = swiping ?? store.recent();
   swiping = null;
   const timeZone = profile?.time_zone || (quote.market === 'cn' ? 'Asia/Shanghai' : 'America/New_York');
+  // A crypto pair: its coin ("BTC"), steps (smallest order, quantity and price steps) from the profile.
+  const coin = quote.kind === 'crypto' ? (profile?.crypto?.coin ?? F.coinOf(symbol)) : null;
+  const steps = profile?.crypto ?? null;
+  const showDepth = quote.market === 'cn' || !!coin;
 
   const head = h('section.stock-head');
   const status = h('p.market-status', { role: 'status' });
   const earnings = h('p.earnings-note', { hidden: true, dataset: { testid: 'earnings' } });
   const haltNote = h('p.halt-note', { hidden: true, role: 'status', dataset: { testid: 'halted' } });
   const stats = h('section.card', { 'aria-labelledby': 'stats-title' });
-  const depth = h('section.card.depth', { 'aria-labelledby': 'depth-title', hidden: quote.market !== 'cn' });
+  const depth = h('section.card.depth', { 'aria-labelledby': 'depth-title', hidden: !showDepth });
   const position = h('section.card.position', { 'aria-labelledby': 'position-title' }, loading());
   const about = h('section.card', { 'aria-labelledby': 'about-title' });
   const insights = h('section.card', { 'aria-labelledby': 'news-title', hidden: true });
   const chart = stockChart(symbol, timeZone);
-  const options = quote.market === 'us' ? optionChain(symbol, currency) : null;
+  const options = quote.market === 'us' && !coin ? optionChain(symbol, currency) : null;
   const star = h('button.icon-button.star', { type: 'button' });
   const alertBell = h('button.icon-button.alert-bell', {
     type: 'button', 'aria-label': t('stock.alert_label', { symbol }), title: t('stock.alert_title'),
@@ -106,17 +111,18 @@ export async function render(view, [symbolParam], scope) {
       ['prev_close', F.price(quote.previous_close)], ['volume', F.compact(quote.volume)], ['turnover', F.compact(quote.turnover)],
       ['week52_high', F.price(profile?.week52_high)], ['week52_low', F.price(profile?.week52_low)],
     ];
-    if (quote.market === 'cn') rows.push(['limit_up', F.price(quote.limit_up)], ['limit_down', F.price(quote.limit_down)]);
+    if (quote.market === 'cn' && !coin) rows.push(['limit_up', F.price(quote.limit_up)], ['limit_down', F.price(quote.limit_down)]);
     clear(stats, h('h2#stats-title', t('stock.stats')), h('dl.stats', rows.map(([k, v]) => h('div', h('dt', t(`stock.stat.${k}`)), h('dd', v)))));
   }
 
   function renderDepth() {
-    if (quote.market !== 'cn') return;
-    const level = (side, l, i) => h('tr', h('th', { scope: 'row' }, t(`stock.depth.${side}`, { n: i + 1 })), h('td', F.price(l.price)), h('td', F.qty(l.size)));
+    if (!showDepth) return;
+    const size = (text) => (coin ? F.coins(text) : F.qty(text));
+    const level = (side, l, i) => h('tr', h('th', { scope: 'row' }, t(`stock.depth.${side}`, { n: i + 1 })), h('td', F.price(l.price)), h('td', size(l.size)));
     const asks = [...(quote.asks ?? [])].slice(0, 5).map((l, i) => level('ask', l, i)).reverse();
     const bids = (quote.bids ?? []).slice(0, 5).map((l, i) => level('bid', l, i));
     clear(depth, h('h2#depth-title', t('stock.depth.title')),
-      h('div.table-scroll', h('table.depth-table', h('thead', h('tr', ['level', 'price', 'shares'].map((k) => h('th', { scope: 'col' }, t(`stock.depth.${k}`))))),
+      h('div.table-scroll', h('table.depth-table', h('thead', h('tr', ['level', 'price', coin ? 'size' : 'shares'].map((k) => h('th', { scope: 'col' }, t(`stock.depth.${k}`, { coin }))))),
         h('tbody.asks', asks), h('tbody.bids', bids))));
   }
 
@@ -145,6 +151,12 @@ export async function render(view, [symbolParam], scope) {
   }
 
   async function renderStatus() {
+    if (coin) {
+      // A coin never closes: the status is the market's time (its quote's) in UTC, the pair's trading day.
+      const time = new Date(quote.time).toLocaleTimeString(locale(), { timeZone: 'UTC', hour: '2-digit', minute: '2-digit' });
+      clear(status, h('span.dot.open', { 'aria-hidden': 'true' }), t('stock.crypto_status', { time }));
+      return;
+    }
     try {
       const s = await api.get('/market/status' + api.query({ market: quote.market }));
       const time = new Date(s.local_time).toLocaleTimeString(locale(), { timeZone: s.time_zone, hour: '2-digit', minute: '2-digit' });
@@ -191,25 +203,32 @@ export async function render(view, [symbolParam], scope) {
     const otherMarket = account && account.market !== quote.market;
     if (!held) {
       clear(position, h('h2#position-title', t('stock.position')),
-        h('p.empty-position', otherMarket
+        h('p.empty-position', coin && !otherMarket ? t('stock.no_coins', { coin }) : otherMarket
           ? t(quote.market === 'cn' ? 'stock.other_market.cn' : 'stock.other_market.us', { symbol, currency: quote.currency })
           : t('stock.no_shares', { symbol })));
       return;
     }
     clear(position, h('h2#position-title', t('stock.position')), h('dl.figures',
-      h('div', h('dt', t('stock.shares')), h('dd', F.qty(held.qty))),
+      h('div', h('dt', t(coin ? 'stock.quantity' : 'stock.shares')), h('dd', coin ? F.holdingQty(symbol, held.qty) : F.qty(held.qty))),
       h('div', h('dt', t('stock.avg_cost')), h('dd', F.money(held.avg_entry_price, currency))),
       h('div', h('dt', t('stock.total_cost')), h('dd', F.money(held.cost_basis, currency))),
       h('div', h('dt', t('stock.market_value')), h('dd', F.money(held.market_value, currency))),
       h('div', h('dt', t('stock.change')), h('dd', change(held.unrealized_pl, `${F.signedMoney(held.unrealized_pl, currency)} (${F.percent(held.unrealized_plpc, { fraction: true })})`))),
       held.side === 'short'
         ? h('div', h('dt', t('stock.side')), h('dd', t('stock.short')))
-        : h('div', h('dt', t('stock.sellable')), h('dd', F.qty(held.qty_available)))));
+        : h('div', h('dt', t(coin ? 'stock.available' : 'stock.sellable')), h('dd', coin ? F.holdingQty(symbol, held.qty_available) : F.qty(held.qty_available)))));
   }
 
   function renderAbout() {
     const p = profile;
     const rows = [[t('stock.exchange'), `${quote.exchange ?? '—'}${p?.market === 'cn' ? t('stock.cn_suffix') : ''}`]];
+    if (steps) {
+      rows.push([t('stock.crypto.kind'), t('stock.crypto.pair', { coin, currency })],
+        [t('stock.crypto.min_order'), F.holdingQty(symbol, steps.min_order_size)],
+        [t('stock.crypto.increment'), F.holdingQty(symbol, steps.min_trade_increment)],
+        [t('stock.crypto.price_increment'), F.money(steps.price_increment, currency, Math.max(2, (steps.price_increment.split('.')[1] ?? '').length))],
+        [t('stock.crypto.fees'), t('stock.crypto.fees_text')]);
+    }
     // GICS sectors are a fixed list we translate; an industry is the data's own words (GICS sub-industry or the
     // provider's), shown as given and labelled so in Chinese.
     const sectorKey = p?.sector ? `sector.${p.sector.toLowerCase().replace(/[^a-z]+/g, '_')}` : null;
@@ -249,7 +268,7 @@ export async function render(view, [symbolParam], scope) {
   }
 
   function trade(side) {
-    openTradeSheet({ symbol, side, quote, held, onDone: loadPosition });
+    openTradeSheet({ symbol, side, quote, held, steps: coin ? { coin, ...steps } : null, onDone: loadPosition });
   }
 
   renderHead();

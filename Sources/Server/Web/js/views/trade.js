@@ -1,15 +1,18 @@
 // The trade sheet: order type, quantity (numeric keyboard), live estimate with fees, available cash or sellable
 // shares, a confirmation step, and clear messages. Bad input is a toast and the sheet stays open; server
-// rejections (lot size, T+1, price limits, market closed) are shown verbatim.
+// rejections (lot size, T+1, price limits, market closed) are shown verbatim. A crypto pair (`steps` given) trades
+// around the clock: a quantity of the coin or an amount of money, market, limit or stop-limit orders good until
+// canceled or immediate-or-cancel, and its fee (in what the trade receives) in the estimate.
 import * as api from '../api.js';
 import * as D from '../decimal.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
 import { t } from '../i18n.js';
 import { statusText } from './orders.js';
-import { h, clear, sheet, toast, debounce } from '../ui.js';
+import { h, clear, sheet, toast, debounce, segmented } from '../ui.js';
 
 const TYPES = ['market', 'limit', 'stop', 'stop_limit', 'trailing_stop'];
+const COIN_TYPES = ['market', 'limit', 'stop_limit'];
 
 /** Client-side checks, in the order a user would hit them; null when the quantity is fine. */
 export function checkQuantity(text, side) {
@@ -19,7 +22,7 @@ export function checkQuantity(text, side) {
   return null;
 }
 
-export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone }) {
+export function openTradeSheet({ symbol, side: initialSide, quote, held, steps = null, onDone }) {
   const account = store.account();
   if (!account) { toast(t('trade.open_account_first'), 'error'); return; }
   if (account.market !== quote.market) {
@@ -32,20 +35,36 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
   let side = initialSide;
   let lastEstimate = null;
   const currency = account.currency;
+  const coin = steps?.coin ?? null;
+  // A coin is bought by quantity or by an amount of money (a market order).
+  let byAmount = false;
+  const amountOf = (text) => (coin ? F.holdingQty(symbol, text) : F.shares(text));
 
   sheet(t(`trade.title.${initialSide}`, { symbol }), (close) => {
     const sideGroup = h('div.segmented.side', { role: 'group', 'aria-label': t('trade.side') },
       ['buy', 'sell'].map((s) => h(`button.${s}`, { type: 'button', 'aria-pressed': String(s === side), dataset: { side: s },
         onclick: () => { side = s; sideGroup.querySelectorAll('button').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.side === s))); refresh(); } },
       t(`trade.${s}`))));
-    const type = h('select#order-type', { name: 'type', 'aria-describedby': 'order-type-help' }, TYPES.map((v) => h('option', { value: v }, t(`trade.type.${v}`))));
+    const type = h('select#order-type', { name: 'type', 'aria-describedby': 'order-type-help' }, (coin ? COIN_TYPES : TYPES).map((v) => h('option', { value: v }, t(`trade.type.${v}`))));
     // What the chosen order type does, in one sentence (a learner meets "stop" and "trailing stop" here first).
     const typeHelp = h('p.field-help#order-type-help');
     const qty = h('input#qty', { name: 'qty', inputMode: quote.market === 'cn' ? 'numeric' : 'decimal', autocomplete: 'off', placeholder: quote.market === 'cn' ? '100' : '1', autofocus: true });
     const limit = h('input#limit-price', { name: 'limit_price', inputMode: 'decimal', autocomplete: 'off', placeholder: F.price(quote.last) });
     const stop = h('input#stop-price', { name: 'stop_price', inputMode: 'decimal', autocomplete: 'off', placeholder: F.price(quote.last) });
     const trail = h('input#trail-percent', { name: 'trail_percent', inputMode: 'decimal', autocomplete: 'off', placeholder: '2' });
-    const tif = h('select#tif', { name: 'time_in_force' }, h('option', { value: 'day' }, t('trade.tif.day')), h('option', { value: 'gtc' }, t('trade.tif.gtc')));
+    const tif = h('select#tif', { name: 'time_in_force' }, (coin ? ['gtc', 'ioc'] : ['day', 'gtc']).map((v) => h('option', { value: v }, t(`trade.tif.${v}`))));
+    const qtyLabel = h('label', { for: 'qty' });
+    // A coin's quantity or money: the segmented switch, and all of a holding at once (a fee left it off the steps).
+    const unitGroup = coin ? segmented(t('trade.unit'), [['qty', coin], ['amount', currency]], 'qty', (unit) => {
+      byAmount = unit === 'amount';
+      if (byAmount) type.value = 'market';
+      refresh();
+    }) : null;
+    const allButton = coin ? h('button.link.all', { type: 'button', onclick: () => {
+      unitGroup.querySelector('[data-value="qty"]')?.click();
+      qty.value = held?.qty_available ?? '0';
+      refresh();
+    } }, t('trade.all')) : null;
     const field = (id, label, input, extra) => h('div.field', { dataset: { field: id } }, h('label', { for: input.id }, label), input, extra);
     const limitField = field('limit', t('trade.limit_price'), limit);
     const stopField = field('stop', t('trade.stop_price'), stop);
@@ -60,7 +79,10 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       sideGroup,
       h('p.sub', t('trade.last', { name: quote.name, price: F.currencySymbol(currency) + F.price(quote.last) })),
       field('type', t('trade.order_type'), type, typeHelp),
-      field('qty', t('trade.shares'), qty, quote.market === 'cn' ? h('p.field-help', t('trade.cn_help')) : null),
+      coin ? unitGroup : null,
+      h('div.field', { dataset: { field: 'qty' } }, qtyLabel, qty, allButton,
+        coin ? h('p.field-help', t('trade.crypto_help', { min: F.holdingQty(symbol, steps.min_order_size), step: F.coins(steps.min_trade_increment) }))
+          : quote.market === 'cn' ? h('p.field-help', t('trade.cn_help')) : null),
       limitField, stopField, trailField,
       field('tif', t('trade.tif'), tif),
       estimate, available, refusal, review);
@@ -76,7 +98,12 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       limitField.hidden = !(kind === 'limit' || kind === 'stop_limit');
       stopField.hidden = !(kind === 'stop' || kind === 'stop_limit');
       trailField.hidden = kind !== 'trailing_stop';
-      typeHelp.textContent = t(`trade.type_help.${kind}`);
+      typeHelp.textContent = t(byAmount ? 'trade.type_help.amount' : `trade.type_help.${kind}`);
+      // An amount of money buys at the market only.
+      type.disabled = byAmount;
+      qtyLabel.textContent = coin ? (byAmount ? t('trade.amount', { currency }) : t('trade.quantity_coin', { coin })) : t('trade.shares');
+      qty.placeholder = coin ? (byAmount ? '50' : steps.min_order_size) : quote.market === 'cn' ? '100' : '1';
+      if (allButton) allButton.hidden = side !== 'sell' || !held || D.sign(D.parse(held.qty_available ?? '0')) <= 0;
     }
 
     /** Cash to buy with; on a margin account, said to include what margin lends (it is more than the cash). */
@@ -97,7 +124,8 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       const p = priceFor(type.value);
       const qd = D.parse(q);
       if (!qd || D.sign(qd) <= 0 || (p && !D.parse(p))) return null;
-      return api.get(`/accounts/${api.enc(account.id)}/estimate` + api.query({ symbol, side, qty: q, price: p, type: type.value }));
+      const amount = byAmount ? { notional: q } : { qty: q };
+      return api.get(`/accounts/${api.enc(account.id)}/estimate` + api.query({ symbol, side, ...amount, price: p, type: type.value }));
     }
 
     const refresh = debounce(async () => {
@@ -105,7 +133,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       const sellable = held?.qty_available ?? '0';
       clear(available, side === 'buy'
         ? buyingPower(store.account()?.buying_power ?? account.buying_power)
-        : t('trade.sellable', { qty: F.qty(sellable) }));
+        : t('trade.sellable', { qty: coin ? F.holdingQty(symbol, sellable) : F.qty(sellable) }));
       try {
         lastEstimate = await fetchEstimate();
       } catch { lastEstimate = null; }
@@ -113,16 +141,22 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
       const e = lastEstimate;
       refusal.textContent = e.refusal
         ? e.refusal + (e.most != null && D.sign(D.parse(e.most)) > 0 && D.cmp(D.parse(e.qty), D.parse(e.most)) > 0
-          ? ' ' + t(side === 'buy' ? 'trade.most_buy' : 'trade.most_sell', { shares: F.shares(e.most) }) : '')
+          ? ' ' + t(side === 'buy' ? 'trade.most_buy' : 'trade.most_sell', { shares: amountOf(e.most) }) : '')
         : '';
+      // A coin's fee is taken in what the trade receives: coins out of a purchase, money out of a sale.
+      const feeRow = (f) => (f.kind === 'crypto_fee'
+        ? h('div.fee', h('dt', t(`trade.crypto_fee.${f.liquidity === 'maker' ? 'maker' : 'taker'}`, { rate: F.percent(f.rate, { fraction: true }).replace('+', '') })),
+          h('dd', { dataset: { testid: 'crypto-fee' } }, side === 'buy' ? `${F.holdingQty(symbol, f.qty)} (≈ ${F.money(f.amount, currency)})` : F.money(f.amount, currency)))
+        : h('div.fee', h('dt', F.feeName(f.kind)), h('dd', F.money(f.amount, currency))));
       clear(estimate,
-        h('div', h('dt', `${F.qty(e.qty)} × ${F.price(e.price)}`), h('dd', F.money(e.value, currency))),
-        e.fees.map((f) => h('div.fee', h('dt', F.feeName(f.kind)), h('dd', F.money(f.amount, currency)))),
-        h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
+        h('div', h('dt', `${coin ? F.holdingQty(symbol, e.qty) : F.qty(e.qty)} × ${F.price(e.price)}`), h('dd', F.money(e.value, currency))),
+        e.fees.map(feeRow),
+        coin ? null : h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
+        coin ? h('div', h('dt', t('trade.receive')), h('dd', { dataset: { testid: 'receive' } }, side === 'buy' ? F.holdingQty(symbol, e.receive) : F.money(e.receive, currency))) : null,
         h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', { dataset: { testid: 'estimate-total' } }, F.money(e.total, currency))));
       clear(available, side === 'buy' || e.short_sale
         ? (e.short_sale ? t('trade.short_available', { amount: F.money(e.buying_power, currency) }) : buyingPower(e.buying_power))
-        : t('trade.sellable', { qty: F.qty(e.sellable) }));
+        : t('trade.sellable', { qty: coin ? F.holdingQty(symbol, e.sellable) : F.qty(e.sellable) }));
     }, 150);
 
     [qty, limit, stop, trail].forEach((i) => i.addEventListener('input', refresh));
@@ -154,20 +188,23 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
 
     function confirmStep(e) {
       const kind = type.value;
-      const body = { symbol, qty: qty.value.trim(), side, type: kind, time_in_force: tif.value, client_order_id: crypto.randomUUID() };
+      const body = { symbol, side, type: kind, time_in_force: tif.value, client_order_id: crypto.randomUUID() };
+      if (byAmount) body.notional = qty.value.trim(); else body.qty = qty.value.trim();
+      const what = byAmount ? F.money(body.notional, currency) : amountOf(body.qty);
       if (kind === 'limit' || kind === 'stop_limit') body.limit_price = limit.value.trim();
       if (kind === 'stop' || kind === 'stop_limit') body.stop_price = stop.value.trim();
       if (kind === 'trailing_stop') body.trail_percent = trail.value.trim();
       const confirm = h('button.primary.wide', { type: 'button', autofocus: true }, t(`trade.confirm.${side}`));
       const back = h('button.secondary.wide', { type: 'button' }, t('trade.back'));
       const panel = h('div.confirm-step',
-        h('h3', t(e.short_sale ? 'trade.summary.short' : `trade.summary.${side}`, { shares: F.shares(body.qty), symbol })),
+        h('h3', t(e.short_sale ? 'trade.summary.short' : `trade.summary.${side}`, { shares: what, symbol })),
         h('dl.estimate',
           h('div', h('dt', t('trade.order_type')), h('dd', t(`trade.type.${kind}`))),
           body.limit_price ? h('div', h('dt', t('trade.limit_price')), h('dd', F.money(body.limit_price, currency, 2))) : null,
           body.stop_price ? h('div', h('dt', t('trade.stop_price')), h('dd', F.money(body.stop_price, currency, 2))) : null,
           body.trail_percent ? h('div', h('dt', t('trade.trail')), h('dd', body.trail_percent + '%')) : null,
           h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
+          coin ? h('div', h('dt', t('trade.receive')), h('dd', side === 'buy' ? F.holdingQty(symbol, e.receive) : F.money(e.receive, currency))) : null,
           h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', F.money(e.total, currency)))),
         confirm, back);
       form.hidden = true;
@@ -181,9 +218,9 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, onDone 
           store.noteOwnTrade(symbol);
           const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
           if (order.status === 'filled') {
-            toast(t(`trade.done.${side}`, { shares: F.shares(order.filled_qty), symbol }), 'success', { timeout: 5000 });
+            toast(t(`trade.done.${side}`, { shares: amountOf(order.filled_qty), symbol }), 'success', { timeout: 5000 });
           } else {
-            toast(t(`trade.placed.${side}`, { shares: F.shares(order.qty), symbol, status: statusText(order.status) }), 'success', { timeout: 5000 });
+            toast(t(`trade.placed.${side}`, { shares: order.qty ? amountOf(order.qty) : F.money(order.notional, currency), symbol, status: statusText(order.status) }), 'success', { timeout: 5000 });
           }
           close();
           onDone?.(order);

@@ -1,0 +1,118 @@
+"""Crypto in the web app, in English and in Chinese, on a Saturday (a replay of 21 November 2026): the coin's page
+trades around the clock with its order book, steps and fees; the trade sheet buys by an amount of dollars and shows
+the fee taken in bitcoin and what the purchase receives; the holding shows at most eight decimals; "All" sells
+every coin held (a fee left it off the pair's steps); the history names each fee; Explore ranks the pairs.
+
+Screenshots (crypto-*-phone.png, crypto-*-desktop.png) go to tests/e2e/screenshots/."""
+import re
+import shutil
+from decimal import Decimal
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from browser import App, chromium
+from conftest import Server
+from test_web_app_zh import english_left
+
+
+@pytest.fixture(scope="module")
+def saturday():
+    s = Server(clock="replay", env={"PAPERTRADE_REPLAY_FROM": "2026-11-21"}).start()
+    yield s
+    s.stop()
+    shutil.rmtree(s.data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", params=["en-US", "zh-CN"])
+def driver(request):
+    d = chromium(request.param)
+    yield d
+    d.quit()
+
+
+def coins_shown(text):
+    """The BTC amounts in a text ("0.00054321 BTC")."""
+    return [Decimal(m) for m in re.findall(r"([0-9]+\.[0-9]+)\s*BTC", text)]
+
+
+def test_a_coin_bought_by_amount_and_sold_whole_in_the_web_app(driver, saturday):
+    app = App(driver, saturday).signup()
+    chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    app.switch_account("us")
+
+    # The coin's page: open on a Saturday, its book five levels a side, its steps and fees.
+    app.go("stock/BTC%2FUSD")
+    app.css(".stock-title h1")
+    app.settled()
+    status = app.text(".market-status")
+    assert ("全天候" if chinese else "24/7") in status and "UTC" in status
+    assert len(app.all(".depth-table tbody.asks tr")) == 5 and len(app.all(".depth-table tbody.bids tr")) == 5
+    about = app.text(".stock-side")
+    assert "0.0001 BTC" in about and "0.15%" in about and "0.25%" in about
+    assert not app.d.find_elements(By.CSS_SELECTOR, ".option-chain"), "a coin has no option chain"
+    if chinese:
+        assert english_left(app) == []
+    app.shot(f"crypto-coin-{'zh' if chinese else 'en'}")
+
+    # Buy $50 of bitcoin: the estimate takes the taker's 0.25% in bitcoin and says what is received.
+    app.click(".trade-bar .buy")
+    app.visible("dialog[open] #qty")
+    app.click("dialog[open] .segmented [data-value='amount']")
+    app.set_qty("50")
+    app.wait.until(lambda d: coins_shown(app.text("dialog[open] [data-testid=receive]")))
+    fee = app.text("dialog[open] [data-testid=crypto-fee]")
+    receive = coins_shown(app.text("dialog[open] [data-testid=receive]"))[0]
+    assert "0.25%" in app.text("dialog[open] .estimate") and coins_shown(fee)
+    assert receive < Decimal(50) / Decimal(50000), "fifty dollars buys well under a thousandth of a coin"
+    assert app.value("dialog[open] #order-type") == "market"
+    assert app.d.find_element(By.CSS_SELECTOR, "dialog[open] #order-type").get_attribute("disabled")
+    if chinese:
+        assert english_left(app, "dialog[open]") == []
+    app.shot(f"crypto-sheet-{'zh' if chinese else 'en'}")
+    app.click("dialog[open] form.trade-form button[type=submit]")
+    app.click("dialog[open] .confirm-step button.primary")
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+
+    # The holding: a fraction of a coin less its fee, at most eight decimals.
+    app.wait.until(lambda d: coins_shown(app.text(".position")))
+    held = coins_shown(app.text(".position"))[0]
+    assert 0 < held and len(str(held).split(".")[1]) <= 8
+    account = next(a for a in app.accounts() if a["market"] == "us")
+    detail = app.api("GET", f"/accounts/{account['id']}")["body"]
+    [position] = [p for p in detail["positions"] if p["symbol"] == "BTC/USD"]
+    assert abs(Decimal(position["qty"]) - held) < Decimal("0.00000001")
+
+    # Sell it all: "All" fills in every coin held, off the pair's 0.0001 step, and the sale goes through.
+    app.click(".trade-bar .sell")
+    app.visible("dialog[open] #qty")
+    app.click("dialog[open] button.all")
+    assert Decimal(app.value("dialog[open] #qty")) == Decimal(position["qty"])
+    app.wait.until(lambda d: "0.25%" in app.text("dialog[open] .estimate"))
+    app.click("dialog[open] form.trade-form button[type=submit]")
+    app.click("dialog[open] .confirm-step button.primary")
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+    app.wait.until(lambda d: not [p for p in app.api("GET", f"/accounts/{account['id']}")["body"]["positions"]
+                                  if p["symbol"] == "BTC/USD"])
+
+    # The history: both fees, the purchase's in bitcoin, the sale's in dollars.
+    app.go("account")
+    app.css("ul.transactions")
+    app.settled()
+    fees = [li.text for li in app.all("ul.transactions li[data-kind=crypto_fee]")]
+    assert len(fees) == 2 and any("BTC" in f for f in fees), fees
+    if chinese:
+        assert english_left(app) == []
+
+    # Explore: the pairs ranked by today's change.
+    app.go("explore")
+    app.css("main h1")
+    app.click("main .segmented [data-value='crypto']")
+    app.wait.until(lambda d: any("/USD" in (r.get_attribute("data-symbol") or "")
+                                 for r in d.find_elements(By.CSS_SELECTOR, "main ol.rows a.row-link")))
+    symbols = [r.get_attribute("data-symbol") for r in app.all("main ol.rows a.row-link")]
+    assert len(symbols) >= 20 and all(s.endswith("/USD") or s.endswith("/USDC") or s.endswith("/USDT")
+                                      for s in symbols)
+    if chinese:
+        assert english_left(app) == []
+    app.shot(f"crypto-explore-{'zh' if chinese else 'en'}")
