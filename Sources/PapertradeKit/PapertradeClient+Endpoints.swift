@@ -151,6 +151,18 @@ extension PapertradeClient {
         try await send("GET", "search", query: Self.items(["q": text, "market": market?.rawValue, "limit": limit]))
     }
 
+    /// Today's top gainers, losers or most active stocks of a market, or (`crypto: true`) crypto pairs.
+    public func movers(_ kind: MoverKind = .gainers, market: Market = .us, crypto: Bool = false, limit: Int? = nil)
+        async throws(PapertradeError) -> [Mover]
+    {
+        try await send(
+            "GET", "market/movers",
+            query: Self.items([
+                "kind": kind.rawValue, "market": market.rawValue, "asset_class": crypto ? "crypto" : "stocks",
+                "limit": limit,
+            ]))
+    }
+
     public func marketStatus(_ market: Market = .us) async throws(PapertradeError) -> MarketStatus {
         try await send("GET", "market/status", query: Self.items(["market": market.rawValue]))
     }

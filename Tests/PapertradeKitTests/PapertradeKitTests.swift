@@ -91,6 +91,38 @@ import Testing
         }
     }
 
+    @Test func aCoinIsBoughtByAmountAndSoldWhole() async throws {
+        try await LiveServer.with { server in
+            let client = server.keyClient
+            let quote = try await client.quote("btc/usd")
+            #expect(quote.symbol == "BTC/USD" && quote.kind == "crypto" && quote.asks.count == 5)
+            // A day order is refused for a pair, with Alpaca's words; good until canceled it fills.
+            do {
+                _ = try await client.placeOrder(.market("BTC/USD", .buy, notional: 100))
+                Issue.record("a day order on a crypto pair was accepted")
+            } catch let error as PapertradeError {
+                #expect(error.status == 422 && error.message.contains("invalid crypto time_in_force"))
+            }
+            let bought = try await client.placeOrder(.market("BTC/USD", .buy, notional: 100, timeInForce: .gtc))
+            #expect(bought.status == .filled && bought.notional == 100)
+            // The taker's 0.25% is taken in bitcoin: the position is the coins bought less it.
+            let fee = try #require(try await client.transactions(limit: 10).first { $0.kind == "crypto_fee" })
+            #expect(fee.orderID == bought.id && fee.side == .buy && fee.liquidity == "taker")
+            #expect(fee.rate == Decimal(string: "0.0025")! && fee.amount == 0)
+            let qty = try #require(fee.qty)
+            #expect(qty > 0 && qty < bought.filledQty)
+            let position = try #require(try await client.positions().first { $0.symbol == "BTC/USD" })
+            #expect(position.qty == bought.filledQty - qty)
+            // Sold whole, off the pair's steps; the sale's fee is money.
+            let sold = try await client.placeOrder(
+                OrderRequest(symbol: "BTC/USD", side: .sell, type: .market, timeInForce: .ioc, qty: position.qty))
+            #expect(sold.status == .filled && sold.fees > 0)
+            #expect(try await client.positions().allSatisfy { $0.symbol != "BTC/USD" })
+            let movers = try await client.movers(.active, crypto: true, limit: 30)
+            #expect(movers.count >= 20 && movers.allSatisfy { $0.symbol.contains("/") })
+        }
+    }
+
     @Test func refusalsAndFailuresCarryTheServersMessage() async throws {
         try await LiveServer.with { server in
             let client = server.keyClient

@@ -127,9 +127,16 @@ public struct Transaction: Codable, Hashable, Sendable {
     public var note: String?
     /// Placed by a queued rule rather than by hand.
     public var automatic: Bool?
+    /// A `crypto_fee`'s side (a purchase's fee is `qty` coins, a sale's is `amount`), `maker` or `taker`, its rate
+    /// (0.0025 = 0.25%) and its worth in money.
+    public var side: OrderSide?
+    public var liquidity: String?
+    @OptionalExactDecimal public var rate: Decimal?
+    @OptionalExactDecimal public var value: Decimal?
 
     enum CodingKeys: String, CodingKey {
-        case sequence, kind, time, amount, symbol, qty, price, fee, method, note, automatic
+        case sequence, kind, time, amount, symbol, qty, price, fee, method, note, automatic, side, liquidity, rate
+        case value
         case orderID = "order_id"
     }
 }

@@ -13,6 +13,8 @@ public struct Quote: Codable, Hashable, Sendable {
     public var exchange: String?
     public var market: Market?
     public var currency: String?
+    /// `stock`, `etf`, `option`, `crypto`…: a crypto pair (`BTC/USD`) trades around the clock, in fractions.
+    public var kind: String?
     @ServerTime public var time: Date
     @ExactDecimal public var last: Decimal
     /// The session's open, high and low; nil before its first trade (a stock that opens halted has none until it
@@ -42,7 +44,7 @@ public struct Quote: Codable, Hashable, Sendable {
     public var halt: TradingHalt?
 
     enum CodingKeys: String, CodingKey {
-        case symbol, name, exchange, market, currency, time, last, open, high, low, change, volume, turnover, bids
+        case symbol, name, exchange, market, currency, kind, time, last, open, high, low, change, volume, turnover, bids
         case asks, phase, stale, halted, halt
         case previousClose = "previous_close", changePercent = "change_percent", limitUp = "limit_up"
         case limitDown = "limit_down", tradingDate = "trading_date"
@@ -162,4 +164,29 @@ public struct EarningsCalendar: Codable, Hashable, Sendable {
     public var to: String
     /// By date, then symbol.
     public var earnings: [EarningsReport]
+}
+
+/// A row of the movers lists: a stock's or a crypto pair's change today and volume.
+public struct Mover: Codable, Hashable, Sendable {
+    public var symbol: String
+    public var name: String
+    @ExactDecimal public var last: Decimal
+    @ExactDecimal public var change: Decimal
+    /// In percent (1.23 = 1.23%).
+    @ExactDecimal public var changePercent: Decimal
+    @ExactDecimal public var volume: Decimal
+
+    enum CodingKeys: String, CodingKey {
+        case symbol, name, last, change, volume
+        case changePercent = "change_percent"
+    }
+}
+
+/// Which movers: the largest rises, the largest falls, or the most traded.
+public struct MoverKind: OpenEnumeration {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let gainers: MoverKind = "gainers"
+    public static let losers: MoverKind = "losers"
+    public static let active: MoverKind = "active"
 }

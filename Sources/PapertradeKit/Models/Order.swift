@@ -178,9 +178,11 @@ public struct OrderRequest: Codable, Hashable, Sendable {
         OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: timeInForce, qty: qty)
     }
 
-    /// A market order for an amount of money (fractional shares).
-    public static func market(_ symbol: String, _ side: OrderSide, notional: Decimal) -> OrderRequest {
-        OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: .day, notional: notional)
+    /// A market order for an amount of money (fractional shares, or a crypto pair's coins: give `.gtc` or `.ioc`).
+    public static func market(
+        _ symbol: String, _ side: OrderSide, notional: Decimal, timeInForce: TimeInForce = .day
+    ) -> OrderRequest {
+        OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: timeInForce, notional: notional)
     }
 
     public static func limit(
