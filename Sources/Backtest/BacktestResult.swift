@@ -30,6 +30,9 @@ public struct BacktestResult: Sendable {
     /// The market index over the same dates (its name and return), when the data source has it.
     public var index: (name: String, return: FixedDecimal)?
     public var fill: FillTiming
+    /// Whether every symbol trades around the clock (crypto pairs): the days are UTC days, weekends included, and the
+    /// daily statistics are annualized over 365 of them.
+    public var aroundTheClock = false
 
     public var figures: PerformanceFigures? {
         var series = points
@@ -37,7 +40,9 @@ public struct BacktestResult: Sendable {
             // The starting cash, the day before the first close.
             series.insert(ValuationPoint(date: first.date.adding(days: -1), value: startingCash), at: 0)
         }
-        return PerformanceMetrics.figures(series)
+        return PerformanceMetrics.figures(
+            series,
+            periodsPerYear: aroundTheClock ? PerformanceMetrics.calendarDaysPerYear : PerformanceMetrics.periodsPerYear)
     }
 
     /// An index's return from its first close to its last over the run's dates.
@@ -106,6 +111,10 @@ public struct BacktestResult: Sendable {
             ? .zero : FixedDecimal(exposureBars).divided(by: FixedDecimal(bars), places: 4, rule: .halfEven) ?? .zero
     }
 
+    /// Stock bars on weekends: the always-open clock's market trades every day, its history too, which no exchange
+    /// does (a crypto pair's weekends are real).
+    public var hasUnexpectedWeekends: Bool { !aroundTheClock && points.contains { $0.date.isWeekend } }
+
     public var warnings: [String] {
         var out: [String] = []
         if fill == .close {
@@ -113,7 +122,7 @@ public struct BacktestResult: Sendable {
                 "orders filled at the close of the bar that produced them: the strategy saw that close before trading at it (look-ahead); next-open is the realistic setting"
             )
         }
-        if points.contains(where: { $0.date.isWeekend }) {
+        if hasUnexpectedWeekends {
             out.append(
                 "This server's market trades every day (its always-open clock), so these bars include weekends, which no exchange trades; a server on the real calendar has none."
             )

@@ -103,7 +103,9 @@ public struct Backtester: Sendable {
         } catch {
             throw Problem(error.message)
         }
-        let zone = market.calendar.zone
+        // Crypto alone trades every day: its days are UTC days (a stock's are its exchange's, a mix's New York's).
+        let aroundTheClock = series.allSatisfy { instruments[$0.symbol]?.kind == .crypto }
+        let zone = aroundTheClock ? TradingCalendar.crypto.zone : market.calendar.zone
 
         let total = series.reduce(0) { $0 + $1.bars.count }
         // Several symbols: every bar in time order (ties by the order the symbols were given). One symbol: as it is.
@@ -297,7 +299,7 @@ public struct Backtester: Sendable {
             start: first, end: last, bars: total, startingCash: settings.cash, finalEquity: equity(),
             points: points, peakEquity: max(peak, equity()), trades: recorder.closed, openTrades: recorder.open,
             fees: engine.accounts[account]?.totalFees ?? .zero, exposureBars: barsInMarket, refusals: refusals.list,
-            buyAndHoldReturn: buyAndHold, index: nil, fill: settings.fill)
+            buyAndHoldReturn: buyAndHold, index: nil, fill: settings.fill, aroundTheClock: aroundTheClock)
     }
 }
 

@@ -126,7 +126,7 @@ struct BacktestCommand: AsyncParsableCommand {
                 "--timeframe is for --source real; a CSV file's bars are as the file has them, the simulated market's daily"
             )
         } else if let data {
-            series = try loadCSV(data, wanted: wanted)
+            series = try loadCSV(data, wanted: wanted, directory: directory)
         } else {
             guard let wanted, !wanted.isEmpty else { throw ValidationError("give --data FILE.csv or --symbols") }
             (series, actions) = try simulated(wanted, directory: directory)
@@ -137,12 +137,16 @@ struct BacktestCommand: AsyncParsableCommand {
                 BarSeries(
                     symbol: s.symbol,
                     bars: s.bars.filter { bar in
-                        let day = Self.zone(for: s.symbol).localTime(of: bar.time).date
+                        let day = Self.zone(for: s.symbol, directory: directory).localTime(of: bar.time).date
                         return (start.map { day >= $0 } ?? true) && (end.map { day <= $0 } ?? true)
                     })
             }.filter { !$0.bars.isEmpty }
         }
         var instruments: [String: Instrument] = [:]
+        // A series named as the directory knows it under another name (BTCUSD, BTC-USD) is tested as its pair.
+        series = series.map { s in
+            directory.entry(s.symbol).map { BarSeries(symbol: $0.symbol, bars: s.bars) } ?? s
+        }
         for s in series {
             if let entry = directory.entry(s.symbol) {
                 instruments[s.symbol] = entry.instrument
@@ -167,7 +171,7 @@ struct BacktestCommand: AsyncParsableCommand {
             throw CLIError(error.description)
         }
         if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
-        if data == nil, source != "real" {
+        if data == nil, source != "real", !result.aroundTheClock {
             // The simulated market's index of the same market over the same dates (real data has none bundled).
             let index: MarketIndex = market == .cn ? .sseComposite : .sp500
             let closes = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: seed))
@@ -210,11 +214,13 @@ struct BacktestCommand: AsyncParsableCommand {
         }
     }
 
-    static func zone(for symbol: String) -> ExchangeTimeZone {
-        symbol.count == 6 && symbol.allSatisfy(\.isNumber) ? .shanghai : .newYork
+    /// The time zone of a symbol's days: its instrument's calendar's (UTC for a crypto pair), or by its form.
+    static func zone(for symbol: String, directory: SymbolDirectory) -> ExchangeTimeZone {
+        if let entry = directory.entry(symbol) { return entry.instrument.calendar.zone }
+        return symbol.count == 6 && symbol.allSatisfy(\.isNumber) ? .shanghai : .newYork
     }
 
-    func loadCSV(_ path: String, wanted: [String]?) throws -> [BarSeries] {
+    func loadCSV(_ path: String, wanted: [String]?, directory: SymbolDirectory) throws -> [BarSeries] {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw CLIError("cannot read \(path): \(error.localizedDescription)")
@@ -228,11 +234,16 @@ struct BacktestCommand: AsyncParsableCommand {
             }
             zone = z
         } else {
-            zone = Self.zone(for: fallback)
+            zone = Self.zone(for: fallback, directory: directory)
         }
+        // A date-only row is stamped when its day's bar ends: the close, or a crypto pair's end of the UTC day.
+        let close: (hour: Int, minute: Int) =
+            directory.entry(fallback)?.instrument.dailyBarEnd
+            ?? (zone == .shanghai ? (15, 0) : zone == .utc ? (23, 59) : (16, 0))
         var series: [BarSeries]
         do {
-            series = try CSVBars.parse(text, symbol: fallback, zone: zone, closeHour: zone == .shanghai ? 15 : 16)
+            series = try CSVBars.parse(
+                text, symbol: fallback, zone: zone, closeHour: close.hour, closeMinute: close.minute)
         } catch {
             throw CLIError("\(path): \(error.description)")
         }
@@ -285,12 +296,13 @@ struct BacktestCommand: AsyncParsableCommand {
             guard let entry = directory.entry(symbol) else { throw CLIError("unknown symbol \(symbol)") }
             actions[entry.symbol] = market.corporateActions(entry.symbol, from: first, through: last)
             let zone = entry.instrument.calendar.zone
-            let close = entry.instrument.market == .cn ? 15 : 16
+            let close = entry.instrument.dailyBarEnd
             let bars = market.bars(
                 symbol, timeframe: .day, from: Timestamp(first, in: zone), to: Timestamp(last.adding(days: 1), in: zone)
             ).map { bar in
                 HistoricalBar(
-                    time: Timestamp(zone.localTime(of: bar.time).date, hour: close, in: zone), open: bar.open,
+                    time: Timestamp(zone.localTime(of: bar.time).date, hour: close.hour, minute: close.minute, in: zone),
+                    open: bar.open,
                     high: bar.high, low: bar.low, close: bar.close, volume: bar.volume)
             }
             return BarSeries(symbol: entry.symbol, bars: bars)

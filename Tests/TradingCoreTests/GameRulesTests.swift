@@ -58,6 +58,23 @@ struct GameRulesTests {
         #expect(place(buy("PNNY", "100"), at: t).order?.status == .filled)
     }
 
+    @Test("crypto counts only in a game that says so: refused by default, traded (on a Saturday) when allowed")
+    mutating func crypto() throws {
+        let btc = f.engine.register(
+            .cryptoPair(
+                "BTC/USD", name: "Bitcoin", minimumOrder: d("0.0001"), increment: d("0.0001"), priceIncrement: d("1")))
+        let saturday = Timestamp(CivilDate(2026, 11, 21), hour: 12, in: .utc)
+        quote(btc, bid: "91000", ask: "91001", at: saturday)
+        try join(GameRules())
+        let refused = place(buy("BTC/USD", "0.01", tif: .gtc), at: saturday).rejection
+        #expect(refused?.reason == .gameRule)
+        #expect(refused?.message == "This game does not allow crypto: it is played with stocks and ETFs (BTC/USD)")
+        var rules = GameRules()
+        rules.crypto = true
+        try f.engine.setGameRules(rules, for: player)
+        #expect(place(buy("BTC/USD", "0.01", tif: .gtc), at: saturday).order?.status == .filled)
+    }
+
     @Test("no short selling: a sale of a stock not held is refused with the game's reason")
     mutating func noShortSelling() throws {
         try join(GameRules(shortSelling: false), margin: true)

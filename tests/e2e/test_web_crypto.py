@@ -116,3 +116,29 @@ def test_a_coin_bought_by_amount_and_sold_whole_in_the_web_app(driver, saturday)
     if chinese:
         assert english_left(app) == []
     app.shot(f"crypto-explore-{'zh' if chinese else 'en'}")
+
+
+def test_a_coin_is_backtested_on_its_24_7_days(driver, saturday):
+    """The backtest service on a pair's simulated history: a close every UTC day (weekends included, no weekend
+    warning), the crypto fees charged, no stock index to compare with."""
+    import time
+
+    app = App(driver, saturday).signup()
+    started = app.api("POST", "/backtests", {"symbols": ["BTC/USD"], "from": "2026-06-01", "to": "2026-08-31",
+                                             "strategy": "sma-cross", "params": {"fast": "5", "slow": "20"},
+                                             "qty": "0.05"})
+    assert started["status"] == 202, started
+    deadline = time.time() + 120
+    while True:
+        job = app.api("GET", f"/backtests/{started['body']['id']}")["body"]
+        if job["status"] != "running" or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    assert job["status"] == "done", job
+    result = job["result"]
+    from datetime import date
+    days = [date.fromisoformat(p["date"]) for p in result["equity"]]
+    assert result["bars"] == 92, "every day from June 1 to August 31"
+    assert sum(d.weekday() >= 5 for d in days) >= 26, "the weekends' closes are in the curve"
+    assert result["warnings"] == [] and result["index"] is None
+    assert Decimal(result["fees"]) > 0 and result["trades"] + result["open_trades"] >= 1

@@ -219,11 +219,15 @@ public actor BacktestJobs: Service {
                     series, instruments: work.instruments, strategy: work.strategy, actions: settled
                 ) { done in progress.value.withLock { $0 = done } }
             }
-            let index: MarketIndex = result.currency == .cny ? .sseComposite : .sp500
-            let closes =
-                (try? await feed.indexBars(
-                    index, timeframe: .day, from: result.start.adding(seconds: -86_400), to: result.end))?.map(\.close)
-            result.index = closes.flatMap { BacktestResult.indexReturn(closes: $0) }.map { (index.name, $0) }
+            // A stock index says nothing of a run of coins alone.
+            if !result.aroundTheClock {
+                let index: MarketIndex = result.currency == .cny ? .sseComposite : .sp500
+                let closes =
+                    (try? await feed.indexBars(
+                        index, timeframe: .day, from: result.start.adding(seconds: -86_400), to: result.end))?.map(
+                            \.close)
+                result.index = closes.flatMap { BacktestResult.indexReturn(closes: $0) }.map { (index.name, $0) }
+            }
             return .success(result)
         } catch let error as BrokerageError {
             return .failure(error)
@@ -320,7 +324,7 @@ public actor BacktestJobs: Service {
         for symbol in symbols {
             guard let instrument = instruments[symbol] else { continue }
             let zone = instrument.calendar.zone
-            let close = instrument.market == .cn ? 15 : 16
+            let close = instrument.dailyBarEnd
             let timeframe = request.timeframe
             let bars: [PriceBar]
             do {
@@ -340,7 +344,8 @@ public actor BacktestJobs: Service {
                         let end =
                             timeframe.isIntraday
                             ? $0.time.adding(seconds: Int64(timeframe.minutes) * 60)
-                            : Timestamp(zone.localTime(of: $0.time).date, hour: close, in: zone)
+                            : Timestamp(
+                                zone.localTime(of: $0.time).date, hour: close.hour, minute: close.minute, in: zone)
                         return HistoricalBar(
                             time: end, open: $0.open, high: $0.high, low: $0.low, close: $0.close, volume: $0.volume)
                     }))

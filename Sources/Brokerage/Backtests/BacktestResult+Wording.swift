@@ -8,8 +8,7 @@ extension BacktestResult {
         let words = Catalogue(language)
         var out: [String] = []
         if fill == .close { out.append(words("backtest.look_ahead")) }
-        // The always-open clock's market trades every day, its history too: said, since no exchange does.
-        if points.contains(where: { $0.date.isWeekend }) { out.append(words("backtest.weekends")) }
+        if hasUnexpectedWeekends { out.append(words("backtest.weekends")) }
         for refusal in refusals.prefix(5) {
             out.append(
                 words.count(

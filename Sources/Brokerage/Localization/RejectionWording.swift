@@ -50,6 +50,7 @@ public enum RejectionWording {
         "game.minimum_buy_price": "本比赛只允许买入价格不低于 {minimum} 的股票；{symbol} 低于此价格",
         "game.no_short_selling": "本比赛不允许卖空：您没有 {symbol} 的持仓可卖",
         "game.no_options": "本比赛不允许交易期权，只能交易股票和 ETF（{symbol}）",
+        "game.no_crypto": "本比赛不允许交易加密货币，只能交易股票和 ETF（{symbol}）",
         "game.minimum_short_price": "本比赛只允许卖空价格不低于 {minimum} 的股票；{symbol} 低于此价格",
         "game.volume_share": "本比赛单笔委托不得超过 {symbol} 当日成交量的 {percent}%：目前最多 {most} 股",
         "game.day_trading": "本比赛不允许日内交易：{symbol} 有 {qty} 股为今日开仓，下一个交易日才能平仓",

@@ -171,9 +171,12 @@ public final class SymbolDirectory: Sendable {
         for (i, entry) in entries.enumerated() { bySymbol[entry.symbol] = bySymbol[entry.symbol] ?? i }
         // A crypto pair answers to its legacy symbol too (`BTCUSD` for `BTC/USD`), as Alpaca's API does, unless a
         // listing has that symbol.
+        // (And to `BTC-USD`, as Yahoo Finance names it, so its downloads backtest as the pair.)
         for (i, entry) in entries.enumerated() where entry.instrument.kind == .crypto {
-            let legacy = entry.symbol.replacingOccurrences(of: "/", with: "")
-            bySymbol[legacy] = bySymbol[legacy] ?? i
+            for other in ["", "-"] {
+                let alias = entry.symbol.replacingOccurrences(of: "/", with: other)
+                bySymbol[alias] = bySymbol[alias] ?? i
+            }
         }
         self.bySymbol = bySymbol
         index = SearchIndex(

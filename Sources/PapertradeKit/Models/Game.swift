@@ -23,13 +23,16 @@ public struct Game: Codable, Hashable, Sendable, Identifiable {
         public var ranking: String?
         /// Whether players may trade options (the server's default: true).
         public var options: Bool?
+        /// Whether crypto pairs count (the server's default: false).
+        public var crypto: Bool?
 
         public init(
             commissionPerTrade: Decimal? = nil, commissionPercent: Decimal? = nil, margin: Bool? = nil,
             marginMultiplier: Int? = nil, shortSelling: Bool? = nil, minPriceBuy: Decimal? = nil,
             minPriceShort: Decimal? = nil, maxPositionPercent: Decimal? = nil, maxVolumePercent: Decimal? = nil,
             quickSellMinutes: Int? = nil, maxTradesPerDay: Int? = nil, dayTrading: Bool? = nil,
-            resetsAllowed: Int? = nil, portfoliosVisible: String? = nil, ranking: String? = nil, options: Bool? = nil
+            resetsAllowed: Int? = nil, portfoliosVisible: String? = nil, ranking: String? = nil, options: Bool? = nil,
+            crypto: Bool? = nil
         ) {
             self.commissionPerTrade = commissionPerTrade
             self.commissionPercent = commissionPercent
@@ -47,10 +50,11 @@ public struct Game: Codable, Hashable, Sendable, Identifiable {
             self.portfoliosVisible = portfoliosVisible
             self.ranking = ranking
             self.options = options
+            self.crypto = crypto
         }
 
         enum CodingKeys: String, CodingKey {
-            case margin, ranking, options
+            case margin, ranking, options, crypto
             case commissionPerTrade = "commission_per_trade", commissionPercent = "commission_percent"
             case marginMultiplier = "margin_multiplier", shortSelling = "short_selling"
             case minPriceBuy = "min_price_buy", minPriceShort = "min_price_short"
@@ -172,6 +176,7 @@ public struct GameSettings: Encodable, Hashable, Sendable {
             try c.encodeIfPresent(r.portfoliosVisible, forKey: .portfoliosVisible)
             try c.encodeIfPresent(r.ranking, forKey: .ranking)
             try c.encodeIfPresent(r.options, forKey: .options)
+            try c.encodeIfPresent(r.crypto, forKey: .crypto)
         }
     }
 }

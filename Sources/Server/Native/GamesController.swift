@@ -251,6 +251,7 @@ struct GamesController {
                 "commission_percent": .decimal(s.commissionPercent), "margin": .bool(s.margin),
                 "margin_multiplier": s.margin ? .int(s.marginMultiplier) : .null,
                 "short_selling": .bool(r.shortSelling), "options": .bool(r.optionsAllowed),
+                "crypto": .bool(r.cryptoAllowed),
                 "min_price_buy": .decimal(r.minimumBuyPrice), "min_price_short": .decimal(r.minimumShortPrice),
                 "max_position_percent": .decimal(r.maximumPositionPercent),
                 "max_volume_percent": .decimal(r.maximumVolumePercent),
@@ -299,7 +300,7 @@ struct GamesController {
     static let ruleFields: Set<String> = [
         "commission_per_trade", "commission_percent", "margin", "margin_multiplier", "short_selling", "min_price_buy",
         "min_price_short", "max_position_percent", "max_volume_percent", "quick_sell_minutes", "max_trades_per_day",
-        "day_trading", "resets_allowed", "portfolios_visible", "ranking", "options",
+        "day_trading", "resets_allowed", "portfolios_visible", "ranking", "options", "crypto",
     ]
 
     static func parseCreation(_ body: JSONValue, now: Timestamp) throws -> (String, Market, GameSettings) {
@@ -331,6 +332,7 @@ struct GamesController {
         settings.rules.maximumOrdersPerDay = try r.int("max_trades_per_day")
         settings.rules.dayTrading = try r.bool("day_trading") ?? true
         settings.rules.options = try r.bool("options")
+        settings.rules.crypto = try r.bool("crypto")
         settings.resetsAllowed = try r.int("resets_allowed")
         if let visible = try r.choice("portfolios_visible", PortfolioVisibility.self) {
             settings.portfoliosVisible = visible

@@ -62,6 +62,13 @@ public struct Instrument: Sendable, Codable, Hashable {
     /// Shares one unit of quantity stands for: the contract's multiplier for an option (100), else 1. A trade's value,
     /// a position's market value and cost basis are price × qty × multiplier.
     public var multiplier: Quantity { option.map { FixedDecimal($0.multiplier) } ?? .one }
+    /// When the instrument's daily bar ends, in its calendar's time zone (what a daily bar is stamped with, as a
+    /// strategy sees it): the close — 16:00 New York, 15:00 Shanghai — or, for a crypto pair, the end of the UTC day
+    /// (23:59).
+    public var dailyBarEnd: (hour: Int, minute: Int) {
+        kind == .crypto ? (23, 59) : market == .cn ? (15, 0) : (16, 0)
+    }
+
     /// The instrument's trading calendar: its market's, or around the clock for a crypto pair.
     public var calendar: TradingCalendar { kind == .crypto ? .crypto : market.calendar }
 

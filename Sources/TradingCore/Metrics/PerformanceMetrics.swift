@@ -81,6 +81,8 @@ public struct PerformanceFigures: Sendable, Hashable {
 public enum PerformanceMetrics {
     /// Trading days in a year: the annualization factor of daily statistics.
     public static let periodsPerYear = 252
+    /// Days in a year of a record kept every day (an account or a backtest trading crypto around the clock).
+    public static let calendarDaysPerYear = 365
     /// Fewer daily returns than this give no volatility, Sharpe or Sortino: annualizing a few days says nothing.
     public static let minimumReturns = 20
 
@@ -99,7 +101,7 @@ public enum PerformanceMetrics {
         "dividends": "Cash dividends received in the period.",
         "fees": "Commissions and regulatory fees paid in the period.",
         "volatility":
-            "Standard deviation of daily time-weighted returns (sample, n − 1), annualized by √252; needs 20 daily returns.",
+            "Standard deviation of daily time-weighted returns (sample, n − 1), annualized by √252 (√365 for a record kept every day, as crypto trades); needs 20 daily returns.",
         "sharpe":
             "Mean daily return minus the daily risk-free rate, over the standard deviation of daily returns, annualized by √252; risk-free rate 0 unless configured.",
         "sortino":
@@ -111,8 +113,11 @@ public enum PerformanceMetrics {
     ]
 
     /// Figures for `points` (closes in date order; the first is the starting point, its flow ignored).
-    /// `riskFreeRate` is annual (e.g. 0.04), applied as rate/252 per day.
-    public static func figures(_ points: [ValuationPoint], riskFreeRate: FixedDecimal = .zero) -> PerformanceFigures? {
+    /// `riskFreeRate` is annual (e.g. 0.04), applied as rate/`periodsPerYear` per day. `periodsPerYear` is how many
+    /// closes a year has: 252 trading days, or 365 for a record kept every day (crypto trades around the clock).
+    public static func figures(
+        _ points: [ValuationPoint], riskFreeRate: FixedDecimal = .zero, periodsPerYear: Int = periodsPerYear
+    ) -> PerformanceFigures? {
         guard let first = points.first, let last = points.last else { return nil }
         let rest = points.dropFirst()
         let netFlows = rest.reduce(FixedDecimal.zero) { $0 + $1.flow }

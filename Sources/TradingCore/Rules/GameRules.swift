@@ -31,6 +31,9 @@ public struct GameRules: Sendable, Codable, Hashable {
     public var removed: Bool = false
     /// Whether the players may trade options (nil: games made before the rule, which allowed them).
     public var options: Bool? = nil
+    /// Whether crypto pairs count in the game (nil: games made before crypto, and games that did not ask for them:
+    /// a stock market game is played with stocks unless its owner adds coins).
+    public var crypto: Bool? = nil
     /// When the game's end was applied to the account (its open orders canceled, no more fills): nil while it plays.
     /// On a cluster the node making the standings final waits until every player's node has set it.
     public var closedAt: Timestamp? = nil
@@ -40,6 +43,9 @@ public struct GameRules: Sendable, Codable, Hashable {
 
     /// Options are allowed unless the game says otherwise.
     public var optionsAllowed: Bool { options ?? true }
+
+    /// Crypto pairs are allowed only when the game says so.
+    public var cryptoAllowed: Bool { crypto ?? false }
 
     public init(
         startsAt: Timestamp? = nil, endsAt: Timestamp? = nil, minimumBuyPrice: Price? = nil,
@@ -128,6 +134,11 @@ extension OrderValidator {
             throw OrderRejection(
                 .gameRule, "This game does not allow options: it is played with stocks and ETFs (\(symbol))",
                 facts: .init("game.no_options", ["symbol": symbol]))
+        }
+        if instrument.kind == .crypto, !rules.cryptoAllowed {
+            throw OrderRejection(
+                .gameRule, "This game does not allow crypto: it is played with stocks and ETFs (\(symbol))",
+                facts: .init("game.no_crypto", ["symbol": symbol]))
         }
         let price = estimatedPrice(r)
         switch intent {

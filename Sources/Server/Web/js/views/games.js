@@ -138,6 +138,7 @@ function renderCreate(view, scope) {
     field('g-margin_multiplier', t('games.rule.margin_multiplier'), multiplier),
     toggle('g-short', t('games.rule.short_selling'), t('games.help.short_selling')),
     toggle('g-options', t('games.rule.options'), t('games.help.options'), true),
+    toggle('g-crypto', t('games.rule.crypto'), t('games.help.crypto'), false),
     toggle('g-day-trading', t('games.rule.day_trading'), t('games.help.day_trading'), true),
     RULE_FIELDS.map(([f]) => field(`g-${f}`, t(`games.rule.${f}`), rules[f], t(`games.help.${f}`))),
     field('g-portfolios_visible', t('games.rule.portfolios_visible'), visible, t('games.help.portfolios_visible')),
@@ -154,6 +155,7 @@ function renderCreate(view, scope) {
         margin: form.querySelector('#g-margin').checked,
         short_selling: form.querySelector('#g-short').checked,
         options: form.querySelector('#g-options').checked,
+        crypto: form.querySelector('#g-crypto').checked,
         day_trading: form.querySelector('#g-day-trading').checked,
         portfolios_visible: visible.value, ranking: ranking.value,
       },
@@ -215,6 +217,7 @@ function rulesList(g) {
     r.margin ? t('games.says.margin', { n: r.margin_multiplier }) : t('games.says.no_margin'),
     r.short_selling ? t('games.says.short') : t('games.says.no_short'),
     g.market === 'us' ? t(r.options === false ? 'games.says.no_options' : 'games.says.options') : null,
+    g.market === 'us' ? t(r.crypto ? 'games.says.crypto' : 'games.says.no_crypto') : null,
     r.day_trading ? null : t('games.says.no_day_trading'),
     r.min_price_buy ? t('games.says.min_price_buy', { price: money(r.min_price_buy) }) : null,
     r.min_price_short && r.short_selling ? t('games.says.min_price_short', { price: money(r.min_price_short) }) : null,
@@ -325,7 +328,7 @@ async function renderGame(view, id, scope) {
         h('p', t('games.equity'), ': ', h('strong', F.money(p.equity, game.currency)), ' · ', t('games.cash'), ': ', F.money(p.cash, game.currency)),
         p.positions.length ? h('ul.rows', p.positions.map((x) => h('li.row',
           h('span.row-main', h('span.sym', x.symbol), h('span.sub', x.name)),
-          h('span.row-end', h('span.value', F.money(x.market_value, game.currency)), h('span.sub', F.shares(x.qty)))))) : empty(t('games.no_positions')),
+          h('span.row-end', h('span.value', F.money(x.market_value, game.currency)), h('span.sub', F.holdingQty(x.symbol, x.qty)))))) : empty(t('games.no_positions')),
       ]);
     } catch (error) { toast(error.message, 'error'); }
   }
