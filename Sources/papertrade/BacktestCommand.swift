@@ -301,7 +301,8 @@ struct BacktestCommand: AsyncParsableCommand {
                 symbol, timeframe: .day, from: Timestamp(first, in: zone), to: Timestamp(last.adding(days: 1), in: zone)
             ).map { bar in
                 HistoricalBar(
-                    time: Timestamp(zone.localTime(of: bar.time).date, hour: close.hour, minute: close.minute, in: zone),
+                    time: Timestamp(
+                        zone.localTime(of: bar.time).date, hour: close.hour, minute: close.minute, in: zone),
                     open: bar.open,
                     high: bar.high, low: bar.low, close: bar.close, volume: bar.volume)
             }

@@ -44,7 +44,8 @@ struct CryptoBacktestTests {
         let coinFee = d("0.00125").multiplied(by: d("90400"), places: 2, rule: .halfUp)
         #expect(result.fees == coinFee + soldFee)
         #expect(result.finalEquity == d("100000") - bought + soldValue - soldFee)
-        #expect(result.points.first?.date == CivilDate(2026, 9, 7) && result.points.last?.date == CivilDate(2026, 11, 5))
+        #expect(
+            result.points.first?.date == CivilDate(2026, 9, 7) && result.points.last?.date == CivilDate(2026, 11, 5))
     }
 
     @Test("volatility and Sharpe of a record kept every day are annualized over 365 days, a stock's over 252")

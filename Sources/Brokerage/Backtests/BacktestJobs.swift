@@ -225,7 +225,7 @@ public actor BacktestJobs: Service {
                 let closes =
                     (try? await feed.indexBars(
                         index, timeframe: .day, from: result.start.adding(seconds: -86_400), to: result.end))?.map(
-                            \.close)
+                        \.close)
                 result.index = closes.flatMap { BacktestResult.indexReturn(closes: $0) }.map { (index.name, $0) }
             }
             return .success(result)
