@@ -120,6 +120,24 @@ import Testing
             #expect(try await client.positions().allSatisfy { $0.symbol != "BTC/USD" })
             let movers = try await client.movers(.active, crypto: true, limit: 30)
             #expect(movers.count >= 20 && movers.allSatisfy { $0.symbol.contains("/") })
+
+            // A queued rule on a coin fires as its condition holds: its order is good until canceled (a pair has no
+            // day) and fills; a price alert on a coin is set like a stock's.
+            let rule = try await client.addQueueRule(
+                QueueRuleRequest(symbol: "ETH/USD", notional: 25, condition: .priceAtLeast(1)))
+            #expect(rule.status == "fired")
+            let fired = try await client.orders(limit: 5).first { $0.symbol == "ETH/USD" }
+            #expect(fired?.timeInForce == .gtc && fired?.status == .filled && fired?.notional == 25)
+            let user = try await server.userClient()
+            let alert = try await user.createAlert(.price("BTC/USD", below: 10_000_000))
+            #expect(alert.symbol == "BTC/USD")
+            // Below ten million dollars already: it goes off at the next look at the market.
+            var status = alert.status
+            for _ in 0..<100 where status != "triggered" {
+                try await Task.sleep(for: .milliseconds(100))
+                status = try await user.alerts().first { $0.id == alert.id }?.status ?? status
+            }
+            #expect(status == "triggered")
         }
     }
 

@@ -144,9 +144,15 @@ extension Shard {
         record.updatedAt = now
         record.firedPrice = price
         let id = engine.instrumentID(for: rule.symbol)
+        // A day order, as the apps' rules always were; a crypto pair has no day: good until canceled.
         let result = rule.action.request(
             symbol: rule.symbol, band: id.flatMap { engine.priceBand($0) },
-            clientOrderID: Self.clientOrderID(for: rule.id))
+            clientOrderID: Self.clientOrderID(for: rule.id)
+        ).map { request in
+            var request = request
+            if directory.entry(rule.symbol)?.instrument.kind == .crypto { request.timeInForce = .gtc }
+            return request
+        }
         let wording = QueueWording(
             text: text(for: rule.accountID), currency: engine.account(rule.accountID)?.currency.symbol ?? "")
         switch result.flatMap({ request in
