@@ -103,6 +103,44 @@ struct PerformanceTests {
         }
     }
 
+    @Test(
+        "an account holding a coin keeps a close every UTC day, weekends included, each at that day's price; its statistics are annualized over 365 days"
+    )
+    func aroundTheClock() async throws {
+        try await BrokerageFixture.with { f in
+            // Friday 10:00 New York: 0.5 BTC (its fee taken in bitcoin); Wednesday 10:00: look.
+            let bought = try await f.brokerage.submit(
+                OrderRequest(
+                    symbol: "BTC/USD", side: .buy, type: .market, timeInForce: .gtc, qty: FixedDecimal("0.5")!),
+                account: f.account)
+            #expect(bought.status == .filled)
+            f.clock.advance(by: 5 * Duration64.day)
+            let report = try await f.brokerage.performance(f.account, period: .all)
+            let storage = try await f.independentStorage()
+            let days = try await SQLEquityHistory(storage).equityDays(account: f.account, withHoldings: true)
+            await storage.shutdown()
+            // Friday through Tuesday have ended (UTC days); Wednesday is in progress.
+            #expect(days.map(\.date) == (20...24).map { CivilDate(2026, 11, $0) })
+            let bars = try await f.brokerage.feed.bars(
+                "BTC/USD", timeframe: .day, from: Timestamp(CivilDate(2026, 11, 20), in: .utc), to: f.clock.now())
+            let closes = Dictionary(bars.map { (ExchangeTimeZone.utc.localTime(of: $0.time).date, $0.close) }) { a, _ in
+                a
+            }
+            let held = FixedDecimal("0.49875")!
+            for day in days {
+                #expect(day.holdings == ["BTC/USD": held])
+                let close = try #require(closes[day.date])
+                #expect(day.equity == day.cash + close.multiplied(by: held, places: 2, rule: .halfUp), "\(day.date)")
+            }
+            // Saturday's and Sunday's closes differ from Friday's: the weekend moved the account.
+            #expect(Set(days.prefix(3).map(\.equity)).count == 3)
+            // The chart has the weekend's points too: Saturday's and Sunday's closes, at the end of each UTC day.
+            let times = Set(report.series.map(\.time))
+            #expect(times.isSuperset(of: [22, 23].map { Timestamp(CivilDate(2026, 11, $0), in: .utc) }))
+            #expect(report.figures.dates.contains(CivilDate(2026, 11, 21)))
+        }
+    }
+
     @Test("a backfill from the ledger gives the same rows the history kept day by day")
     func backfillMatchesKept() async throws {
         try await BrokerageFixture.with { f in

@@ -28,6 +28,19 @@ struct AccountHistory: Sendable {
         return (latest, start)
     }
 
+    /// The calendar an account's daily closes follow: its market's, or every UTC day while it holds crypto or has
+    /// traded it in the last 30 days (a coin's value moves on weekends too, and its performance is counted over them).
+    func calendar(_ record: AccountRecord, account: Account, at now: Timestamp) -> TradingCalendar {
+        let today = TradingCalendar.crypto.zone.localTime(of: now).date
+        let recent = account.cryptoVolume.days.last.map {
+            today.daysSinceEpoch - $0.date.daysSinceEpoch <= CryptoVolume.window
+        }
+        let coins =
+            recent == true
+            || account.positions.values.contains { market.directory.entry($0.symbol)?.instrument.kind == .crypto }
+        return coins ? .crypto : record.market.calendar
+    }
+
     /// Deposits less withdrawals among `entries` through sequence `through` (and at or before `until`).
     static func movedIn(_ entries: [LedgerEntry], through: Int64, until: Timestamp? = nil) -> FixedDecimal {
         entries.reduce(.zero) { total, entry in
@@ -47,7 +60,7 @@ struct AccountHistory: Sendable {
         -> EquityDay?
     {
         let id = record.id
-        let calendar = record.market.calendar
+        let calendar = self.calendar(record, account: account, at: now)
         var lastClosed = calendar.zone.localTime(of: now).date
         if !(calendar.schedule(on: lastClosed).map { $0.close <= now } ?? false) {
             lastClosed = calendar.previousTradingDay(before: lastClosed)

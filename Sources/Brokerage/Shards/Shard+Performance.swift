@@ -13,8 +13,8 @@ extension Shard {
         resolution: ChartResolution = .periodDefault
     ) async throws(BrokerageError) -> PerformanceReport {
         guard let record = records[id], let account = engine.account(id) else { throw .notFound("account not found") }
-        let calendar = record.market.calendar
         let now = clock.now()
+        let calendar = history.calendar(record, account: account, at: now)
         let today = calendar.zone.localTime(of: now).date
         let latest = try await catchUpEquityDays(id)
         let endDate = Swift.min(end ?? today, today)
@@ -93,7 +93,11 @@ extension Shard {
                 realized += live.realizedPnL
             }
         }
-        guard let figures = PerformanceMetrics.figures(points) else { throw .notFound("account has no history yet") }
+        let perYear =
+            calendar == .crypto ? PerformanceMetrics.calendarDaysPerYear : PerformanceMetrics.periodsPerYear
+        guard let figures = PerformanceMetrics.figures(points, periodsPerYear: perYear) else {
+            throw .notFound("account has no history yet")
+        }
 
         var step: Int64?
         if period == .day || period == .week {
