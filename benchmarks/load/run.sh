@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Load benchmark (prints figures, asserts nothing): /healthz requests/s and durable order placements/s — stock
-# orders and option orders — with p50/p99 latency at 64 connections, on SQLite and on PostgreSQL. Goal: orders ≥ 25%
-# of /healthz throughput, p99 < 20 ms on SQLite; option orders the same share as stock orders. Needs wrk (installed
-# from Debian if missing).
+# Load benchmark (prints figures, asserts nothing): /healthz requests/s and durable order placements/s — stock,
+# option and crypto orders — with p50/p99 latency at 64 connections, on SQLite and on PostgreSQL. Goal: orders ≥ 25%
+# of /healthz throughput, p99 < 20 ms on SQLite; option and crypto orders the same share as stock orders. Needs wrk
+# (installed from Debian if missing).
 #   bash benchmarks/load/run.sh [seconds per measurement] [rounds]
 # /healthz and orders are measured in alternating rounds (default 3 × 5 s each) and the summary takes the median
 # of each, with the worst round's p99: on a shared 2-core VM the machine's speed drifts by ±15% within a minute, so
@@ -38,11 +38,13 @@ run() { # $1 = label, rest = database options
     wrk -t2 -c64 -d2s "http://127.0.0.1:$port/healthz" >/dev/null # warm up every path
     wrk -t2 -c64 -d2s -s benchmarks/load/orders.lua "http://127.0.0.1:$port/v2/orders" >/dev/null
     wrk -t2 -c64 -d2s -s benchmarks/load/option-orders.lua "http://127.0.0.1:$port/v2/orders" >/dev/null
+    wrk -t2 -c64 -d2s -s benchmarks/load/crypto-orders.lua "http://127.0.0.1:$port/v2/orders" >/dev/null
     local round
     for round in $(seq "$rounds"); do
         wrk -t2 -c64 -d"${duration}s" --latency "http://127.0.0.1:$port/healthz" > "$work/$label.health.$round"
         wrk -t2 -c64 -d"${duration}s" --latency -s benchmarks/load/orders.lua "http://127.0.0.1:$port/v2/orders" > "$work/$label.orders.$round"
         wrk -t2 -c64 -d"${duration}s" --latency -s benchmarks/load/option-orders.lua "http://127.0.0.1:$port/v2/orders" > "$work/$label.options.$round"
+        wrk -t2 -c64 -d"${duration}s" --latency -s benchmarks/load/crypto-orders.lua "http://127.0.0.1:$port/v2/orders" > "$work/$label.crypto.$round"
     done
     pkill -f "$bin serve --port $port" || true
     python3 - "$label" "$work" "$rounds" <<'PY'
@@ -58,21 +60,20 @@ def figures(path):
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     return rps, pct(50), pct(99), int(errors.group(1)) if errors else 0
 health = [figures(f"{work}/{label}.health.{r}") for r in range(1, rounds + 1)]
-orders = [figures(f"{work}/{label}.orders.{r}") for r in range(1, rounds + 1)]
-options = [figures(f"{work}/{label}.options.{r}") for r in range(1, rounds + 1)]
-for r, (h, o, p) in enumerate(zip(health, orders, options), 1):
-    print(f"{label:10} round {r}: /healthz {h[0]:>7.0f} req/s, orders {o[0]:>7.0f} req/s (p99 {o[2]:.2f} ms) → {100 * o[0] / h[0]:.0f}%, "
-          f"option orders {p[0]:>7.0f} req/s (p99 {p[2]:.2f} ms) → {100 * p[0] / h[0]:.0f}%")
+kinds = {"orders": "stock", "options": "option", "crypto": "crypto"}
+runs = {k: [figures(f"{work}/{label}.{k}.{r}") for r in range(1, rounds + 1)] for k in kinds}
+for r in range(rounds):
+    h = health[r]
+    parts = [f"{kinds[k]} orders {runs[k][r][0]:>7.0f} req/s (p99 {runs[k][r][2]:.2f} ms) → {100 * runs[k][r][0] / h[0]:.0f}%"
+             for k in kinds]
+    print(f"{label:10} round {r + 1}: /healthz {h[0]:>7.0f} req/s, " + ", ".join(parts))
 h = (statistics.median(x[0] for x in health), statistics.median(x[1] for x in health), max(x[2] for x in health))
-o = (statistics.median(x[0] for x in orders), statistics.median(x[1] for x in orders), max(x[2] for x in orders),
-     sum(x[3] for x in orders))
 print(f"{label:10} /healthz {h[0]:>9.0f} req/s  p50 {h[1]:6.2f} ms  p99 {h[2]:6.2f} ms   (medians; worst p99)")
-print(f"{label:10} orders   {o[0]:>9.0f} req/s  p50 {o[1]:6.2f} ms  p99 {o[2]:6.2f} ms  non-2xx {o[3]}  "
-      f"→ {100 * o[0] / h[0]:.0f}% of /healthz (goal ≥ 25%)")
-p = (statistics.median(x[0] for x in options), statistics.median(x[1] for x in options), max(x[2] for x in options),
-     sum(x[3] for x in options))
-print(f"{label:10} options  {p[0]:>9.0f} req/s  p50 {p[1]:6.2f} ms  p99 {p[2]:6.2f} ms  non-2xx {p[3]}  "
-      f"→ {100 * p[0] / h[0]:.0f}% of /healthz (goal: as stock orders)")
+for k, goal in (("orders", "goal ≥ 25%"), ("options", "goal: as stock orders"), ("crypto", "goal: as stock orders")):
+    x = runs[k]
+    o = (statistics.median(y[0] for y in x), statistics.median(y[1] for y in x), max(y[2] for y in x), sum(y[3] for y in x))
+    print(f"{label:10} {k:8} {o[0]:>9.0f} req/s  p50 {o[1]:6.2f} ms  p99 {o[2]:6.2f} ms  non-2xx {o[3]}  "
+          f"→ {100 * o[0] / h[0]:.0f}% of /healthz ({goal})")
 PY
 }
 

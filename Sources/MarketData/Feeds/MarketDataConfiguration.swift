@@ -7,6 +7,7 @@ import TradingCore
 ///     PAPERTRADE_FEED=simulated|finnhub|yahoo|alpaca|sina   both markets (US ones apply to US, sina to A-shares)
 ///     PAPERTRADE_FEED_US=simulated|finnhub|yahoo|alpaca     US stocks
 ///     PAPERTRADE_FEED_CN=simulated|sina                     A-shares
+///     PAPERTRADE_FEED_CRYPTO=simulated|alpaca               crypto pairs (Alpaca's crypto data needs no keys)
 ///     FINNHUB_API_KEYS=key1,key2                            rotated in turn (FINNHUB_API_KEY for one)
 ///     APCA_API_KEY_ID=…  APCA_API_SECRET_KEY=…               Alpaca market data
 ///     PAPERTRADE_QUOTE_TTL=5                                seconds a provider quote is reused
@@ -23,6 +24,7 @@ public struct MarketDataConfiguration: Sendable, Hashable {
 
     public var us: Provider = .simulated
     public var cn: Provider = .simulated
+    public var crypto: Provider = .simulated
     public var finnhubKeys: [String] = []
     public var alpacaKeyID = ""
     public var alpacaSecret = ""
@@ -71,6 +73,14 @@ public struct MarketDataConfiguration: Sendable, Hashable {
         }
         if let us = try provider("PAPERTRADE_FEED_US") { c.us = us }
         if let cn = try provider("PAPERTRADE_FEED_CN") { c.cn = cn }
+        if let crypto = try provider("PAPERTRADE_FEED_CRYPTO") {
+            guard crypto == .simulated || crypto == .alpaca else {
+                throw ConfigurationError(
+                    description: "PAPERTRADE_FEED_CRYPTO=\(crypto.rawValue): crypto pairs come from simulated or alpaca"
+                )
+            }
+            c.crypto = crypto
+        }
         guard c.us != .sina else {
             throw ConfigurationError(description: "Sina serves A-shares only; set PAPERTRADE_FEED_CN=sina")
         }
@@ -124,7 +134,11 @@ public struct MarketDataConfiguration: Sendable, Hashable {
         }
         let cnFeed: any MarketDataFeed =
             cn == .sina ? cached(SinaFeed(transport: transport, directory: directory)) : simulated
-        if us == .simulated && cn == .simulated { return simulated }
-        return MarketRoutedFeed(us: usFeed, cn: cnFeed, directory: directory)
+        // Crypto pairs: Alpaca's crypto data (keys only raise its rate limit), or the simulated market.
+        let cryptoFeed: any MarketDataFeed =
+            crypto == .alpaca
+            ? cached(AlpacaCryptoFeed(keyID: alpacaKeyID, secret: alpacaSecret, transport: transport)) : simulated
+        if us == .simulated && cn == .simulated && crypto == .simulated { return simulated }
+        return MarketRoutedFeed(us: usFeed, cn: cnFeed, crypto: cryptoFeed, directory: directory)
     }
 }

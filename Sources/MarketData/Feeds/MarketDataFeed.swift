@@ -263,28 +263,41 @@ public struct SimulatedFeed: MarketDataFeed {
     }
 }
 
-/// Sends each symbol to the feed of its market (e.g. Sina for A-shares, Finnhub for US stocks).
+/// Sends each symbol to the feed of its market (e.g. Sina for A-shares, Finnhub for US stocks), and a crypto pair
+/// to the crypto feed (Alpaca's crypto data; the US feed's when none is given).
 public struct MarketRoutedFeed: MarketDataFeed {
     public let us: any MarketDataFeed
     public let cn: any MarketDataFeed
+    public let crypto: any MarketDataFeed
     public let directory: SymbolDirectory
 
-    public init(us: any MarketDataFeed, cn: any MarketDataFeed, directory: SymbolDirectory) {
+    public init(
+        us: any MarketDataFeed, cn: any MarketDataFeed, crypto: (any MarketDataFeed)? = nil,
+        directory: SymbolDirectory
+    ) {
         self.us = us
         self.cn = cn
+        self.crypto = crypto ?? us
         self.directory = directory
     }
 
-    public var name: String { us.name == cn.name ? us.name : "\(us.name) (US), \(cn.name) (A-shares)" }
+    public var name: String {
+        var name = us.name == cn.name ? us.name : "\(us.name) (US), \(cn.name) (A-shares)"
+        if crypto.name != us.name { name += ", \(crypto.name) (crypto)" }
+        return name
+    }
     public var attributionURL: String? { us.attributionURL ?? cn.attributionURL }
     public var isSimulated: Bool { us.isSimulated && cn.isSimulated }
 
-    func feed(_ symbol: String) -> any MarketDataFeed { isChinese(symbol) ? cn : us }
+    func feed(_ symbol: String) -> any MarketDataFeed { isChinese(symbol) ? cn : isCrypto(symbol) ? crypto : us }
 
     public func shareRateLimits(among nodes: Int) {
         us.shareRateLimits(among: nodes)
         cn.shareRateLimits(among: nodes)
+        if crypto.name != us.name { crypto.shareRateLimits(among: nodes) }
     }
+
+    func isCrypto(_ symbol: String) -> Bool { directory.entry(symbol)?.instrument.kind == .crypto }
 
     func isChinese(_ symbol: String) -> Bool {
         directory.entry(symbol)?.instrument.market == .cn || (symbol.count == 6 && symbol.allSatisfy(\.isNumber))
@@ -293,8 +306,11 @@ public struct MarketRoutedFeed: MarketDataFeed {
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote { try await feed(symbol).quote(symbol) }
     public func latestQuotes(_ symbols: [String]) async -> [String: MarketQuote] {
         let chinese = symbols.filter(isChinese)
-        let us = symbols.filter { !isChinese($0) }
-        return await self.us.latestQuotes(us).merging(await cn.latestQuotes(chinese)) { a, _ in a }
+        let pairs = symbols.filter { !isChinese($0) && isCrypto($0) }
+        let us = symbols.filter { !isChinese($0) && !isCrypto($0) }
+        return await self.us.latestQuotes(us).merging(await cn.latestQuotes(chinese)) { a, _ in a }.merging(
+            await crypto.latestQuotes(pairs)
+        ) { a, _ in a }
     }
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
         -> [PriceBar]
