@@ -91,6 +91,14 @@ def test_axe_finds_nothing_serious_on_any_screen_in_either_language_or_theme(a11
         app.open_trade("600519" if app.d.execute_script("return document.documentElement.lang") == "zh-Hans" else "AAPL", "buy")
         problems += findings(app, f"{theme} the trade sheet")
         app.d.find_element("css selector", "dialog[open] #qty").send_keys(Keys.ESCAPE)
+        # A coin's trade sheet on the US account, by an amount of dollars: its unit switch, fee and what it receives.
+        app.select_account(account)
+        app.open_trade("BTC%2FUSD", "buy")
+        app.click("dialog[open] .segmented [data-value='amount']")
+        app.set_qty("50")
+        app.css("dialog[open] [data-testid=receive]")
+        problems += findings(app, f"{theme} a coin's trade sheet")
+        app.d.find_element("css selector", "dialog[open] #qty").send_keys(Keys.ESCAPE)
     assert problems == [], "\n".join(problems)
 
 

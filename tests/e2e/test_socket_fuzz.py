@@ -1,5 +1,5 @@
 """The fuzz wall for the WebSockets, which no OpenAPI document describes: after a valid authentication, each socket
-(Alpaca's trade_updates, stock and option market data, the web app's) gets random messages — JSON documents of any shape,
+(Alpaca's trade_updates, stock, option and crypto market data, the web app's) gets random messages — JSON documents of any shape,
 near-misses of the real ones (huge and odd symbol lists, wrong types, deep nesting), MessagePack of any shape, and
 raw bytes as text and binary frames. Every message must get an answer or a close, never a dead server: afterwards the
 server is up and its log holds no runtime failure. hypothesis (pinned) generates them from a fixed seed per socket;
@@ -99,12 +99,12 @@ def fuzz_socket(server, path, auth, socket_seed, session=None):
 
 
 @pytest.mark.parametrize("path,socket_seed", [("/stream", 32), ("/v2/iex", 33), ("/api/v1/ws", 34),
-                                              ("/v1beta1/indicative", 35)])
+                                              ("/v1beta1/indicative", 35), ("/v1beta3/crypto/us", 36)])
 def test_no_socket_message_stops_the_server(server, path, socket_seed):
     session = None
     if path == "/stream":
         auth = {"action": "authenticate", "data": {"key_id": server.key_id, "secret_key": server.secret}}
-    elif path in ("/v2/iex", "/v1beta1/indicative"):
+    elif path in ("/v2/iex", "/v1beta1/indicative", "/v1beta3/crypto/us"):
         auth = {"action": "auth", "key": server.key_id, "secret": server.secret}
     else:
         auth = None

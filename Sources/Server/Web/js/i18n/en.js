@@ -268,6 +268,7 @@ export default {
   'explore.title': 'Explore',
   'explore.cn': 'China A-shares',
   'explore.us': 'US stocks',
+  'explore.crypto_pairs': 'Crypto pairs in US dollars, trading around the clock',
   'explore.movers': 'Movers',
   'explore.asset_class': 'Asset class',
   'explore.stocks': 'Stocks',

@@ -268,6 +268,7 @@ export default {
   'explore.title': '发现',
   'explore.cn': 'A 股',
   'explore.us': '美股',
+  'explore.crypto_pairs': '以美元计价的加密货币交易对，全天候交易',
   'explore.movers': '排行',
   'explore.asset_class': '资产类别',
   'explore.stocks': '股票',

@@ -13,10 +13,10 @@ export async function render(view, params, scope) {
   let assetClass = 'stocks';
   const list = h('section.card', { 'aria-live': 'polite' }, loading());
   const earnings = h('section.card.earnings', { 'aria-labelledby': 'earnings-title' }, h('h2#earnings-title', t('explore.earnings')), loading());
-  clear(view, h('header.page-head', h('h1', t('explore.title')), h('a.button', { href: '#/backtest' }, t('backtest.title')),
-    h('p.sub', t(market === 'cn' ? 'explore.cn' : 'explore.us'))),
+  const sub = h('p.sub', t(market === 'cn' ? 'explore.cn' : 'explore.us'));
+  clear(view, h('header.page-head', h('h1', t('explore.title')), h('a.button', { href: '#/backtest' }, t('backtest.title')), sub),
     market === 'us' ? segmented(t('explore.asset_class'), [['stocks', t('explore.stocks')], ['crypto', t('explore.crypto')]], assetClass,
-      (v) => { assetClass = v; load(true); }) : null,
+      (v) => { assetClass = v; sub.textContent = t(v === 'crypto' ? 'explore.crypto_pairs' : 'explore.us'); load(true); }) : null,
     segmented(t('explore.movers'), ['gainers', 'losers', 'active'].map((k) => [k, t(`explore.${k}`)]), kind, (v) => { kind = v; load(true); }),
     list, earnings);
 
