@@ -11,25 +11,16 @@ second — and prints the difference as a share of one core, for the pairs there
 import asyncio
 import json
 import os
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 
 import msgpack
 import websockets
+from harness import BenchServer
 
 binary = sys.argv[1]
 seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 30
-work = tempfile.mkdtemp()
 tick = os.sysconf("SC_CLK_TCK")
-
-
-def admin(*args, stdin=None):
-    return subprocess.run([binary, "admin", *args, "--data-dir", work], input=stdin, capture_output=True, text=True,
-                          check=True).stdout
 
 
 def cpu_seconds(pid):
@@ -37,26 +28,9 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / tick  # utime + stime
 
 
-admin("create-user", "bench", "--password-stdin", stdin="crypto-stream-bench\n")
-account = json.loads(admin("create-account", "bench", "--market", "us"))["account_id"]
-key = json.loads(admin("create-key", account))
-listener = socket.socket()
-listener.bind(("127.0.0.1", 0))
-port = listener.getsockname()[1]
-listener.close()
-server = subprocess.Popen([binary, "serve", "--port", str(port), "--clock", "always-open", "--rate-limit", "0",
-                           "--data-dir", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-base = f"http://127.0.0.1:{port}"
-for _ in range(300):
-    try:
-        urllib.request.urlopen(base + "/healthz", timeout=1)
-        break
-    except OSError:
-        time.sleep(0.1)
-assets = json.load(urllib.request.urlopen(urllib.request.Request(
-    base + "/v2/assets?asset_class=crypto",
-    headers={"APCA-API-KEY-ID": key["key_id"], "APCA-API-SECRET-KEY": key["secret_key"]})))
-pairs = len(assets)
+bench = BenchServer(binary, password="crypto-stream-bench")
+server, port, key = bench.process, bench.port, bench.key
+pairs = len(json.loads(bench.get("/v2/assets?asset_class=crypto")))
 
 
 async def stream(duration):
@@ -94,5 +68,4 @@ try:
           f"({messages / elapsed:.0f}/s); server CPU {100 * busy:.2f}% of a core streaming, {100 * quiet:.2f}% quiet "
           f"→ {100 * cost:.2f}% for {pairs} pairs, {100 * cost * 40 / max(pairs, 1):.2f}% scaled to 40 (goal < 5%)")
 finally:
-    server.terminate()
-    server.wait()
+    bench.stop()

@@ -8,51 +8,24 @@ slowest /healthz took 7 s; after it, a fraction of a second.
 
     python3 benchmarks/load/stall.py .build/debug/papertrade [SPY,AAPL,...]
 """
-import json
 import os
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import urllib.request
+from harness import BenchServer
 
 binary = sys.argv[1]
 underlyings = (sys.argv[2] if len(sys.argv) > 2 else "SPY,AAPL,MSFT,QQQ,NVDA,TSLA,AMZN,META").split(",")
-work = tempfile.mkdtemp()
-
-
-def admin(*args, stdin=None):
-    return subprocess.run([binary, "admin", *args, "--data-dir", work], input=stdin, capture_output=True, text=True,
-                          check=True).stdout
-
-
-admin("create-user", "bench", "--password-stdin", stdin="stall-bench-password\n")
-account = json.loads(admin("create-account", "bench", "--market", "us"))["account_id"]
-key = json.loads(admin("create-key", account))
-listener = socket.socket()
-listener.bind(("127.0.0.1", 0))
-port = listener.getsockname()[1]
-listener.close()
-server = subprocess.Popen([binary, "serve", "--port", str(port), "--clock", "always-open", "--rate-limit", "0",
-                           "--data-dir", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-base = f"http://127.0.0.1:{port}"
-headers = {"APCA-API-KEY-ID": key["key_id"], "APCA-API-SECRET-KEY": key["secret_key"]}
+server = BenchServer(binary, password="stall-bench-password")
 
 
 def get(path):
     start = time.monotonic()
-    urllib.request.urlopen(urllib.request.Request(base + path, headers=headers), timeout=600).read()
+    server.get(path)
     return time.monotonic() - start
 
 
-for _ in range(600):
-    try:
-        get("/healthz")
-        break
-    except OSError:
-        time.sleep(0.1)
 burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(int(os.environ.get("BURN", "2")))]
 try:
     finished = threading.Event()
@@ -81,8 +54,7 @@ try:
 finally:
     for burner in burners:
         burner.kill()
-    server.terminate()
-    server.wait()
+    server.stop()
 health.sort()
 print(f"{len(underlyings)} first option chains at once beside {len(burners)} busy processes: all done in {wall:.1f} s; "
       + ", ".join(f"{symbol} {seconds:.1f} s" for symbol, seconds in sorted(times.items(), key=lambda x: x[1])))

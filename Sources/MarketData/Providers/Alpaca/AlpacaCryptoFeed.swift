@@ -35,18 +35,13 @@ public struct AlpacaCryptoFeed: MarketDataFeed {
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
         -> [PriceBar]
     {
-        var all: [PriceBar] = []
-        var token: String?
-        repeat {
+        try await AlpacaDataParser.allBars(of: symbol) { token throws(FeedError) in
             var query =
                 "&timeframe=\(timeframe)&start=\(from.rfc3339(in: .utc, fractionalDigits: 0))"
                 + "&end=\(to.rfc3339(in: .utc, fractionalDigits: 0))&limit=10000"
             if let token { query += "&page_token=\(FinnhubFeed.escape(token))" }
-            let page = try AlpacaDataParser.bars(try await get("/bars", symbols: [symbol], query: query))
-            all += page.bars[symbol] ?? []
-            token = page.nextPageToken
-        } while token != nil && all.count < 1_000_000
-        return all
+            return try await get("/bars", symbols: [symbol], query: query)
+        }
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {

@@ -29,19 +29,14 @@ public struct AlpacaDataFeed: MarketDataFeed {
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
         -> [PriceBar]
     {
-        var all: [PriceBar] = []
-        var token: String?
-        repeat {
+        try await AlpacaDataParser.allBars(of: nil) { token throws(FeedError) in
             var url =
                 baseURL
                 + "/v2/stocks/\(symbol)/bars?timeframe=\(timeframe)&start=\(from.rfc3339(in: .utc, fractionalDigits: 0))"
                 + "&end=\(to.rfc3339(in: .utc, fractionalDigits: 0))&limit=10000&feed=\(dataFeed)"
             if let token { url += "&page_token=\(FinnhubFeed.escape(token))" }
-            let page = try AlpacaDataParser.bars(try await get(url))
-            all += page.bars.values.flatMap { $0 }
-            token = page.nextPageToken
-        } while token != nil && all.count < 1_000_000
-        return all
+            return try await get(url)
+        }
     }
 
     public func quote(_ symbol: String) async throws(FeedError) -> MarketQuote {

@@ -37,6 +37,21 @@ public enum AlpacaDataParser {
         return (out, token)
     }
 
+    /// Every page of a bars request: `page(token)` fetches the page after `token` (nil: the first); `symbol`'s bars
+    /// are gathered until no `next_page_token` is left (or a million bars).
+    static func allBars(
+        of symbol: String?, page: (String?) async throws(FeedError) -> [UInt8]
+    ) async throws(FeedError) -> [PriceBar] {
+        var all: [PriceBar] = []
+        var token: String?
+        repeat {
+            let next = try bars(try await page(token))
+            all += symbol.map { next.bars[$0] ?? [] } ?? next.bars.values.flatMap { $0 }
+            token = next.nextPageToken
+        } while token != nil && all.count < 1_000_000
+        return all
+    }
+
     static func bar(_ b: JSONValue) throws(FeedError) -> PriceBar {
         guard let t = b["t"]?.string, let time = RFC3339.parse(t), let o = b["o"]?.decimal, let h = b["h"]?.decimal,
             let l = b["l"]?.decimal, let c = b["c"]?.decimal, let v = b["v"]?.decimal
