@@ -45,6 +45,7 @@ def test_a_coin_bought_by_amount_and_sold_whole_in_the_web_app(driver, saturday)
     app.go("stock/BTC%2FUSD")
     app.css(".stock-title h1")
     app.settled()
+    assert app.text(".stock-title h1") == ("比特币" if chinese else "Bitcoin"), "the coin's name in the user's language"
     status = app.text(".market-status")
     assert ("全天候" if chinese else "24/7") in status and "UTC" in status
     assert len(app.all(".depth-table tbody.asks tr")) == 5 and len(app.all(".depth-table tbody.bids tr")) == 5

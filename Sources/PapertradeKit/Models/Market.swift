@@ -10,6 +10,8 @@ public struct Quote: Codable, Hashable, Sendable {
 
     public var symbol: String
     public var name: String?
+    /// The name in Chinese, where papertrade has one (比特币 for BTC/USD, 苹果 for AAPL).
+    public var chineseName: String?
     public var exchange: String?
     public var market: Market?
     public var currency: String?
@@ -46,6 +48,7 @@ public struct Quote: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case symbol, name, exchange, market, currency, kind, time, last, open, high, low, change, volume, turnover, bids
         case asks, phase, stale, halted, halt
+        case chineseName = "chinese_name"
         case previousClose = "previous_close", changePercent = "change_percent", limitUp = "limit_up"
         case limitDown = "limit_down", tradingDate = "trading_date"
     }

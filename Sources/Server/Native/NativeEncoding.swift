@@ -31,6 +31,8 @@ enum NativeEncoding {
         }
         return .object([
             "symbol": .string(q.symbol), "name": .text(entry?.name),
+            // The name in Chinese where the directory has one (比特币, 苹果), for the app's Chinese screens.
+            "chinese_name": .text(entry.flatMap { $0.chineseName.isEmpty ? nil : $0.chineseName }),
             "exchange": .text(entry?.instrument.exchange.rawValue),
             "market": .text(entry?.instrument.market.rawValue), "currency": .text(entry?.instrument.currency.rawValue),
             "kind": .text(entry?.instrument.kind.rawValue), "time": .string(q.time.description),

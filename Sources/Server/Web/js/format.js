@@ -31,6 +31,11 @@ export function price(text) {
   return D.format(v, Math.max(2, Math.min(v.s, below1 ? 6 : 4)));
 }
 
+/** A quote's name in the user's language: its Chinese name on Chinese screens where there is one (比特币). */
+export function displayName(quote) {
+  return (lang() === 'zh-Hans' && quote?.chinese_name) || quote?.name;
+}
+
 /** The coin of a crypto pair ("BTC/USD" → "BTC"), or null for any other symbol. */
 export function coinOf(symbol) {
   const i = (symbol ?? '').indexOf('/');

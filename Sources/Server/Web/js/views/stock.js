@@ -81,7 +81,7 @@ export async function render(view, [symbolParam], scope) {
 
   const priceLine = h('div.stock-price');
   clear(head, monogram(symbol, profile?.logo),
-    h('div.stock-title', h('h1', quote.name || symbol), h('p.sub', `${symbol} · ${quote.exchange ?? ''}`)),
+    h('div.stock-title', h('h1', F.displayName(quote) || symbol), h('p.sub', `${symbol} · ${quote.exchange ?? ''}`)),
     alertBell, star, priceLine);
   // Swipe the header left or right to move through recently viewed stocks (as the tracker app did).
   let touch = null;

@@ -77,7 +77,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
     const review = h('button.primary.wide', { type: 'submit' }, t('trade.review'));
     const form = h('form.trade-form', { novalidate: true },
       sideGroup,
-      h('p.sub', t('trade.last', { name: quote.name, price: F.currencySymbol(currency) + F.price(quote.last) })),
+      h('p.sub', t('trade.last', { name: F.displayName(quote), price: F.currencySymbol(currency) + F.price(quote.last) })),
       field('type', t('trade.order_type'), type, typeHelp),
       coin ? unitGroup : null,
       h('div.field', { dataset: { field: 'qty' } }, qtyLabel, qty, allButton,
