@@ -94,6 +94,8 @@ def test_axe_finds_nothing_serious_on_any_screen_in_either_language_or_theme(a11
         # A coin's trade sheet on the US account, by an amount of dollars: its unit switch, fee and what it receives.
         app.select_account(account)
         app.open_trade("BTC%2FUSD", "buy")
+        app.wait.until(lambda d: d.execute_script(  # the sheet has finished sliding in
+            "return document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"))
         app.click("dialog[open] .segmented [data-value='amount']")
         app.set_qty("50")
         app.css("dialog[open] [data-testid=receive]")

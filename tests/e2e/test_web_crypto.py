@@ -31,6 +31,14 @@ def driver(request):
     d.quit()
 
 
+def sheet_open(app):
+    """Waits for the trade sheet to be open and still: under load its slide-in may still run, and a click computed on
+    a moving button lands beside it."""
+    app.visible("dialog[open] #qty")
+    app.wait.until(lambda d: d.execute_script(
+        "return document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"))
+
+
 def coins_shown(text):
     """The BTC amounts in a text ("0.00054321 BTC")."""
     return [Decimal(m) for m in re.findall(r"([0-9]+\.[0-9]+)\s*BTC", text)]
@@ -58,7 +66,7 @@ def test_a_coin_bought_by_amount_and_sold_whole_in_the_web_app(driver, saturday)
 
     # Buy $50 of bitcoin: the estimate takes the taker's 0.25% in bitcoin and says what is received.
     app.click(".trade-bar .buy")
-    app.visible("dialog[open] #qty")
+    sheet_open(app)
     app.click("dialog[open] .segmented [data-value='amount']")
     app.set_qty("50")
     app.wait.until(lambda d: coins_shown(app.text("dialog[open] [data-testid=receive]")))
@@ -86,8 +94,9 @@ def test_a_coin_bought_by_amount_and_sold_whole_in_the_web_app(driver, saturday)
 
     # Sell it all: "All" fills in every coin held, off the pair's 0.0001 step, and the sale goes through.
     app.click(".trade-bar .sell")
-    app.visible("dialog[open] #qty")
+    sheet_open(app)
     app.click("dialog[open] button.all")
+    app.wait.until(lambda d: app.value("dialog[open] #qty") != "")
     assert Decimal(app.value("dialog[open] #qty")) == Decimal(position["qty"])
     app.wait.until(lambda d: "0.25%" in app.text("dialog[open] .estimate"))
     app.click("dialog[open] form.trade-form button[type=submit]")
