@@ -173,6 +173,8 @@ public struct EarningsCalendar: Codable, Hashable, Sendable {
 public struct Mover: Codable, Hashable, Sendable {
     public var symbol: String
     public var name: String
+    /// The name in Chinese, where papertrade has one.
+    public var chineseName: String?
     @ExactDecimal public var last: Decimal
     @ExactDecimal public var change: Decimal
     /// In percent (1.23 = 1.23%).
@@ -181,7 +183,7 @@ public struct Mover: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case symbol, name, last, change, volume
-        case changePercent = "change_percent"
+        case changePercent = "change_percent", chineseName = "chinese_name"
     }
 }
 

@@ -94,7 +94,9 @@ struct MarketController {
         return JSONValue.array(
             rows.map { m in
                 .object([
-                    "symbol": .string(m.symbol), "name": .string(m.name), "last": .decimal(m.last),
+                    "symbol": .string(m.symbol), "name": .string(m.name),
+                    "chinese_name": .text(chineseName(m.symbol)),
+                    "last": .decimal(m.last),
                     "change": .decimal(m.change),
                     "change_percent": .decimal(m.changePercent), "volume": .decimal(m.volume),
                 ])
@@ -104,6 +106,11 @@ struct MarketController {
 }
 
 extension MarketController {
+    /// A symbol's name in Chinese, where the directory has one.
+    func chineseName(_ symbol: String) -> String? {
+        market.directory.entry(symbol).flatMap { $0.chineseName.isEmpty ? nil : $0.chineseName }
+    }
+
     /// The crypto pairs ranked as the stocks' movers are — by change since the UTC day began, or by dollar volume —
     /// from their quotes (a few dozen pairs: every feed's quotes serve).
     func cryptoMovers(_ kind: MoverKind, limit: Int) async -> [Mover] {

@@ -42,17 +42,23 @@ export async function render(view, params, scope) {
   }
   loadEarnings();
 
+  // Each load's answer is shown only if no later load was asked for meanwhile: switching to crypto while the first
+  // stock list is still coming must not end with the stocks.
+  let generation = 0;
   async function load(showSpinner) {
+    const mine = ++generation;
     if (showSpinner) clear(list, loading());
     try {
       const rows = await api.get('/market/movers' + api.query({ market, kind, limit: 20, asset_class: assetClass }));
+      if (mine !== generation) return;
       clear(list, rows.length === 0 ? empty(t('explore.none')) : h('ol.rows', rows.map((m) =>
         h('li.row', h('a.row-link', { href: `#/stock/${api.enc(m.symbol)}`, dataset: { symbol: m.symbol } },
           monogram(m.symbol),
-          h('span.row-main', h('span.sym', m.symbol), h('span.name', m.name)),
+          h('span.row-main', h('span.sym', m.symbol), h('span.name', F.displayName(m))),
           h('span.row-mid', h('span.sub', t('explore.volume', { volume: F.compact(m.volume) }))),
           h('span.row-end', h('span.value', F.price(m.last)), change(m.change_percent, F.percent(m.change_percent))))))));
     } catch (error) {
+      if (mine !== generation) return;
       if (showSpinner || !list.querySelector('.rows')) clear(list, failure(error, () => load(true)));
     }
   }
