@@ -64,6 +64,7 @@ let package = Package(
                 .copy("Resources/symbols.tsv"), .copy("Resources/names-zh.tsv"), .copy("Resources/names-pinyin.tsv"),
                 .copy("Resources/names-en.tsv"), .copy("Resources/history-daily.csv"),
                 .copy("Resources/history-000338-5min.csv"), .copy("Resources/crypto-pairs.tsv"),
+                .copy("Resources/forex-pairs.tsv"),
                 .copy("Resources/DATA-SOURCES.md"),
             ]
         ),

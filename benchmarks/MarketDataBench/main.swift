@@ -367,6 +367,15 @@ for seed in UInt64(1)...5 {
     print("  seed \(seed): \(stats) (\(fmt(seconds(clock.now - t0), 2)) s)")
 }
 
+// Currencies: daily returns of the forex days against the published figures, on several seeds.
+print("\ncalibration of currency pairs (daily returns of the forex days, 2021–2025):")
+for seed in UInt64(1)...5 {
+    let t0 = clock.now
+    let forex = SimulatedMarket(directory: directory, configuration: SimulatorConfiguration(seed: seed))
+    let stats = ForexStatistics(market: forex, from: CivilDate(2021, 1, 4), through: CivilDate(2025, 12, 31))
+    print("  seed \(seed): \(stats) (\(fmt(seconds(clock.now - t0), 2)) s)")
+}
+
 extension DirectoryEntry {
     /// Common stocks on a primary venue (what a backtest universe is made of).
     var isBenchmarkCandidate: Bool {

@@ -43,6 +43,7 @@ public enum RejectionWording {
         "sub_penny": "{name} {price} 无效：美股价格的最小变动单位为 0.01",
         "off_tick": "{name} {price} 无效：{exchange} 的价格最小变动单位为 {step}",
         "currency_mismatch": "{symbol} 以 {currency} 交易；此账户持有 {account_currency}",
+        "forex_not_tradable": "{symbol} 是货币对：这里可以查看行情，但暂不接受货币对委托（请用账户间转账兑换货币）",
         "unknown_symbol": "找不到股票 {symbol}",
         "no_quote": "{symbol} 暂无市场价格；请改用限价委托",
         "game.ended": "比赛已于 {end} UTC 结束：不能再下单，排名已定",

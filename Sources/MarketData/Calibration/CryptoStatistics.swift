@@ -38,7 +38,7 @@ public struct CryptoStatistics: Sendable, CustomStringConvertible {
         let alts = Self.altcoins.map { market.dailyReturns($0, from: from, through: through) }
         days = btc.count
         bitcoinVolatility = Self.annualised(btc)
-        altcoinVolatilities = alts.map(Self.annualised).sorted()
+        altcoinVolatilities = alts.map { Self.annualised($0) }.sorted()
         let series = [btc] + alts
         var correlations: [Double] = []
         for i in series.indices {
@@ -56,10 +56,10 @@ public struct CryptoStatistics: Sendable, CustomStringConvertible {
         stablecoinRange = (closes.min() ?? 0)...(closes.max() ?? 0)
     }
 
-    static func annualised(_ r: [Double]) -> Double {
+    static func annualised(_ r: [Double], periodsPerYear: Double = 365) -> Double {
         guard r.count > 1 else { return 0 }
         let mean = r.reduce(0, +) / Double(r.count)
-        return (r.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(r.count - 1) * 365).squareRoot()
+        return (r.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(r.count - 1) * periodsPerYear).squareRoot()
     }
 
     static func correlation(_ a: [Double], _ b: [Double]) -> Double {

@@ -70,7 +70,26 @@ public final class SymbolDirectory: Sendable {
         return try SymbolDirectory(
             tsv: try resource("symbols"), chineseNames: try resource("names-zh"),
             aliases: [try resource("names-pinyin"), try resource("names-en")],
-            cryptoPairs: try resource("crypto-pairs"))
+            cryptoPairs: try resource("crypto-pairs"), forexPairs: try resource("forex-pairs"))
+    }
+
+    /// Currency pairs from a TSV (a header line, then `symbol, name, Chinese name, tick`, as
+    /// Resources/forex-pairs.tsv): each a `forexPair` instrument, found by search under its currencies' codes and
+    /// names in both languages.
+    static func forexEntries(_ tsv: String) throws -> [DirectoryEntry] {
+        var entries: [DirectoryEntry] = []
+        for (n, line) in tsv.split(separator: "\n", omittingEmptySubsequences: true).enumerated() where n > 0 {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 4, let tick = FixedDecimal(f[3]),
+                let instrument = Instrument.forexPair(f[0], name: f[1], tick: tick)
+            else { throw LoadError.malformedLine(n + 1, String(line)) }
+            let plain = f[0].replacingOccurrences(of: ".", with: "")
+            entries.append(
+                DirectoryEntry(
+                    instrument: instrument, sector: "", industry: "", cik: "", roundLot: 1, chineseName: f[2],
+                    aliases: [f[0], plain, f[0].replacingOccurrences(of: ".", with: "/")].joined(separator: " ")))
+        }
+        return entries
     }
 
     /// Crypto pairs from a TSV (a header line, then `symbol, name, Chinese name, min_order_size,
@@ -99,7 +118,8 @@ public final class SymbolDirectory: Sendable {
     /// optionally a `symbol<TAB>Chinese name` TSV (with a header line) of US companies' Chinese names and `aliases`,
     /// TSVs (with a header line) of `symbol<TAB>spelling…` that search also finds a symbol by.
     public convenience init(
-        tsv: String, chineseNames: String = "", aliases: [String] = [], cryptoPairs: String = ""
+        tsv: String, chineseNames: String = "", aliases: [String] = [], cryptoPairs: String = "",
+        forexPairs: String = ""
     ) throws {
         var chinese: [String: String] = [:]
         for line in chineseNames.split(separator: "\n").dropFirst() {
@@ -141,6 +161,7 @@ public final class SymbolDirectory: Sendable {
             entries[i].isWarrantRightOrUnit = true
         }
         entries += try Self.cryptoEntries(cryptoPairs)
+        entries += try Self.forexEntries(forexPairs)
         self.init(entries: entries)
     }
 
@@ -175,6 +196,13 @@ public final class SymbolDirectory: Sendable {
         for (i, entry) in entries.enumerated() where entry.instrument.kind == .crypto {
             for other in ["", "-"] {
                 let alias = entry.symbol.replacingOccurrences(of: "/", with: other)
+                bySymbol[alias] = bySymbol[alias] ?? i
+            }
+        }
+        // A currency pair answers to `EURUSD` and `EUR/USD` too, unless a listing has that symbol.
+        for (i, entry) in entries.enumerated() where entry.instrument.kind == .forex {
+            for other in ["", "/"] {
+                let alias = entry.symbol.replacingOccurrences(of: ".", with: other)
                 bySymbol[alias] = bySymbol[alias] ?? i
             }
         }
@@ -216,7 +244,7 @@ public final class SymbolDirectory: Sendable {
         switch entry.instrument.exchange {
         // (A crypto pair is its coin's primary listing: "bitcoin" finds it before Bitcoin Depot's shares.)
         case .nasdaq, .nyse, .sse, .szse: venue = 0
-        case .crypto: return -1
+        case .crypto, .idealpro: return -1
         case .otc: venue = 4
         default: venue = 2
         }

@@ -49,7 +49,9 @@ struct CorporateActionSchedule: Sendable {
         kind = profile.isIndex ? .index : profile.kind
         // Indices have no actions; warrants, rights and units pay no dividends and do not split (their company's
         // shares do); nor do coins.
-        hasActions = !profile.isIndex && !profile.isWarrantRightOrUnit && profile.kind != .crypto
+        hasActions =
+            !profile.isIndex && !profile.isWarrantRightOrUnit && profile.kind != .crypto
+            && profile.kind != .forex
         anchor = profile.anchor
     }
 

@@ -81,6 +81,14 @@ final class FactorModel: Sendable {
         return Factor(key: key, cascadeSpread: min(cascadeSpread + Self.marketExtraSpread, 0.45), regimeKey: key)
     }
 
+    /// A currency factor (`dollar`, `europe`, `commodity`): what moves a group of currencies together. Its storms are
+    /// the US market factor's.
+    func currency(_ name: String) -> Factor {
+        Factor(
+            key: CounterRandom.hash(seed, CounterRandom.key("factor/fx/" + name)), cascadeSpread: cascadeSpread,
+            regimeKey: market(.us).key)
+    }
+
     func sector(_ market: Market, _ name: String) -> Factor {
         Factor(
             key: CounterRandom.hash(seed, CounterRandom.key("factor/sector/" + market.rawValue + "/" + name)),
@@ -158,6 +166,8 @@ struct StockPath: Sendable {
     let marketLoading: Double
     let sector: FactorModel.Factor?
     let sectorLoading: Double
+    /// Further factors and their loadings (a currency pair's bloc and the stock market; none for a stock).
+    let extra: [(factor: FactorModel.Factor, loading: Double)]
     /// Drift per weekday.
     let drift: Double
     let factors: FactorModel
@@ -171,9 +181,11 @@ struct StockPath: Sendable {
     init(
         own: PricePath, ownLoading: Double, market: FactorModel.Factor, marketLoading: Double,
         sector: FactorModel.Factor?, sectorLoading: Double, drift: Double, factors: FactorModel,
-        earnings: EarningsSchedule?, grid: SessionGrid, anchorLevel: Double, anchorDay: Int
+        earnings: EarningsSchedule?, grid: SessionGrid, anchorLevel: Double, anchorDay: Int,
+        extra: [(factor: FactorModel.Factor, loading: Double)] = []
     ) {
         self.own = own
+        self.extra = extra
         self.ownLoading = ownLoading
         self.market = market
         self.marketLoading = marketLoading
@@ -190,6 +202,7 @@ struct StockPath: Sendable {
 
     var variance: Double {
         ownLoading * ownLoading + marketLoading * marketLoading + sectorLoading * sectorLoading
+            + extra.reduce(0) { $0 + $1.loading * $1.loading }
     }
 
     private func raw(day: Int, fraction: Double) -> Double {
@@ -197,6 +210,7 @@ struct StockPath: Sendable {
         var x = ownLoading * own.logLevel(day: d, fraction: fraction)
         x += marketLoading * factors.level(market, day: d, fraction: fraction)
         if let sector { x += sectorLoading * factors.level(sector, day: d, fraction: fraction) }
+        for (factor, loading) in extra { x += loading * factors.level(factor, day: d, fraction: fraction) }
         if let earnings { x += earnings.cumulativeJump(reports(day: d, fraction: fraction)) }
         return x + drift * (Double(d) + fraction)
     }
@@ -234,6 +248,7 @@ struct StockPath: Sendable {
         var out = own.logLevels(day: d, fractions: fractions)
         let m = factors.levels(market, day: d, fractions: fractions)
         let s = sector.map { factors.levels($0, day: d, fractions: fractions) }
+        let e = extra.map { ($0.loading, factors.levels($0.factor, day: d, fractions: fractions)) }
         // The reports counted at the day's start and end (a report's jump lands in the overnight gap).
         let gap = factors.overnightShare
         var jumps: (start: Double, end: Double)?
@@ -246,6 +261,7 @@ struct StockPath: Sendable {
         for i in out.indices {
             var x = ownLoading * out[i] + marketLoading * m[i]
             if let s { x += sectorLoading * s[i] }
+            for (loading, levels) in e { x += loading * levels[i] }
             if let jumps { x += fractions[i] >= gap / 2 ? jumps.end : jumps.start }
             out[i] = reflected(x + drift * (Double(d) + fractions[i]) + offset)
         }
@@ -262,6 +278,11 @@ struct StockPath: Sendable {
         let own = own.logLevels(day: d, fractions: [0, g, 1])
         let m = factorLevels[market.key] ?? (0, 0, 0)
         let s = sector.flatMap { factorLevels[$0.key] } ?? (0, 0, 0)
+        var e = (start: 0.0, open: 0.0, close: 0.0)
+        for (factor, loading) in extra {
+            let l = factorLevels[factor.key] ?? (0, 0, 0)
+            e = (e.start + loading * l.start, e.open + loading * l.open, e.close + loading * l.close)
+        }
         var jumps = (start: 0.0, end: 0.0)
         if let earnings {
             let start = reports(day: d, fraction: 0), end = reports(day: d, fraction: 1)
@@ -272,8 +293,9 @@ struct StockPath: Sendable {
             reflected(ownLoading * o + marketLoading * m + sectorLoading * s + j + drift * (Double(d) + f) + offset)
         }
         return (
-            level(own[0], m.start, s.start, jumps.start, 0), level(own[1], m.open, s.open, jumps.end, g),
-            level(own[2], m.close, s.close, jumps.end, 1)
+            level(own[0], m.start, s.start, jumps.start + e.start, 0),
+            level(own[1], m.open, s.open, jumps.end + e.open, g),
+            level(own[2], m.close, s.close, jumps.end + e.close, 1)
         )
     }
 
@@ -283,6 +305,7 @@ struct StockPath: Sendable {
         var v = ownLoading * ownLoading * own.activity(day: d)
         v += marketLoading * marketLoading * factors.day(market, d).activity
         if let sector { v += sectorLoading * sectorLoading * factors.day(sector, d).activity }
+        for (factor, loading) in extra { v += loading * loading * factors.day(factor, d).activity }
         let total = variance
         return total > 0 ? v / total : 1
     }

@@ -7,8 +7,18 @@ struct SessionGrid: Sendable {
     let policy: EngineConfiguration.SessionPolicy
     /// Share of a day's variance in its overnight gap (none for a market that never closes).
     let overnightShare: Double
-    /// Whether trading is as busy at every minute (crypto) rather than busiest at the open and close.
-    let flat: Bool
+    /// How a day's trading is spread over its minutes.
+    enum Shape: Sendable {
+        /// Busiest at the open and close (stock markets).
+        case uShaped
+        /// As busy at every minute (crypto).
+        case flat
+        /// The currency day from 17:00 New York: quiet in Asian hours, busier once London opens, busiest while London
+        /// and New York overlap, quiet again in the New York afternoon.
+        case forexDay
+    }
+
+    let shape: Shape
 
     var zone: ExchangeTimeZone { calendar.zone }
 
@@ -17,17 +27,23 @@ struct SessionGrid: Sendable {
         calendar = market.calendar
         self.policy = policy
         self.overnightShare = overnightShare
-        flat = false
+        shape = .uShaped
     }
 
     /// Crypto's: every minute of every UTC day, without a gap at midnight, as busy at any minute.
-    static let crypto = SessionGrid(calendar: .crypto)
+    static let crypto = SessionGrid(calendar: .crypto, policy: .alwaysOpen, shape: .flat)
 
-    private init(calendar: TradingCalendar) {
+    /// Currency pairs': the forex week (each weekday's day from 17:00 New York the evening before), without a gap
+    /// between days, busiest in London and New York hours; every minute when the clock says always open.
+    static func forex(policy: EngineConfiguration.SessionPolicy) -> SessionGrid {
+        SessionGrid(calendar: .forex, policy: policy, shape: .forexDay)
+    }
+
+    private init(calendar: TradingCalendar, policy: EngineConfiguration.SessionPolicy, shape: Shape) {
         self.calendar = calendar
-        policy = .alwaysOpen
+        self.policy = policy
         overnightShare = 0
-        flat = true
+        self.shape = shape
     }
 
     /// The day's fraction of trading time (past its overnight gap) at `x` ∈ [0, 1] of its minutes.
@@ -37,7 +53,29 @@ struct SessionGrid: Sendable {
 
     /// Share of a session's intraday variance done after `x` ∈ [0, 1] of its minutes.
     func intensity(_ x: Double) -> Double {
-        flat ? min(max(x, 0), 1) : Self.intensityShare(x)
+        switch shape {
+        case .uShaped: return Self.intensityShare(x)
+        case .flat: return min(max(x, 0), 1)
+        case .forexDay: return Self.forexShare(x)
+        }
+    }
+
+    /// The forex day's weights by stretch of hours from 17:00 New York: Asia (to 02:00), London (to 08:00), London
+    /// and New York together (to 12:00), the New York afternoon (to 17:00).
+    static let forexStretches: [(hours: Double, weight: Double)] = [(9, 0.6), (6, 1.3), (4, 2.0), (5, 0.7)]
+    static let forexTotal = forexStretches.reduce(0) { $0 + $1.hours * $1.weight }
+
+    /// Share of a forex day's variance done after `x` ∈ [0, 1] of its 24 hours.
+    static func forexShare(_ x: Double) -> Double {
+        var hours = min(max(x, 0), 1) * 24
+        var done = 0.0
+        for stretch in forexStretches {
+            let part = min(hours, stretch.hours)
+            done += part * stretch.weight
+            hours -= part
+            if hours <= 0 { break }
+        }
+        return done / forexTotal
     }
 
     func isTradingDay(_ date: CivilDate) -> Bool {
@@ -107,10 +145,16 @@ struct SessionGrid: Sendable {
         policy == .alwaysOpen ? .continuous : calendar.phase(at: time)
     }
 
+    /// The date whose session `time` falls in by the calendar's day (the forex day rolls at 17:00 New York), or the
+    /// local date when every minute trades.
+    func sessionDate(at time: Timestamp) -> CivilDate {
+        policy == .alwaysOpen ? zone.localTime(of: time).date : calendar.sessionDate(at: time)
+    }
+
     /// The session a time belongs to (the latest trading day that has opened by then) and how far into it:
     /// whole minutes completed and the fraction of the current minute.
     func session(at time: Timestamp) -> (date: CivilDate, elapsed: (minutes: Int, fraction: Double)) {
-        var date = zone.localTime(of: time).date
+        var date = sessionDate(at: time)
         for _ in 0..<15 {
             if isTradingDay(date), let elapsed = elapsed(at: time, on: date) { return (date, elapsed) }
             date = date.adding(days: -1)

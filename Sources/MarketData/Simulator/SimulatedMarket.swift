@@ -327,11 +327,10 @@ public final class SimulatedMarket: Sendable {
     func bars(_ profile: SimulatedProfile, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) -> [PriceBar] {
         guard from < to else { return [] }
         let grid = profile.grid
-        let zone = grid.zone
-        let first = zone.localTime(of: from).date
+        let first = grid.sessionDate(at: from)
         // The latest session that has opened by `to`: later dates have no bars yet.
         let (session, elapsed) = grid.session(at: to)
-        let last = min(zone.localTime(of: to).date, session)
+        let last = min(grid.sessionDate(at: to), session)
         guard last.daysSinceEpoch - first.daysSinceEpoch <= 366 * 40 else { return [] }
         var out: [PriceBar] = []
         var pending: [PriceBar] = []
@@ -394,8 +393,8 @@ public final class SimulatedMarket: Sendable {
         _ visit: (SimulatedDay, Int) -> Bool
     ) {
         guard from < to else { return }
-        let zone = profile.grid.zone
-        let first = zone.localTime(of: from).date, last = zone.localTime(of: to).date
+        let grid = profile.grid
+        let first = grid.sessionDate(at: from), last = grid.sessionDate(at: to)
         guard last.daysSinceEpoch - first.daysSinceEpoch <= 366 * 40 else { return }
         var date = descending ? last : first
         while descending ? date >= first : date <= last {
@@ -464,8 +463,8 @@ public final class SimulatedMarket: Sendable {
             through.daysSinceEpoch - from.daysSinceEpoch <= 366 * 40
         else { return [] }
         let profile = profile(entry)
-        // Crypto trades continuously: no auction opens or closes its day.
-        guard profile.kind != .crypto else { return [] }
+        // Crypto and currencies trade continuously: no auction opens or closes their day.
+        guard profile.kind != .crypto, profile.kind != .forex else { return [] }
         let calendar = profile.market.calendar
         var out: [DailyAuctions] = []
         var date = from

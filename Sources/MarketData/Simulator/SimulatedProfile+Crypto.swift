@@ -5,10 +5,13 @@ import TradingCore
 /// fat-tailed walks, and volumes and spreads of the coin's size. Calibrated to the figures in
 /// `CryptoCalibration.published`; `MarketDataBench` prints the simulated figures beside them.
 extension SimulatedProfile {
-    /// A directory entry's profile: a crypto pair's, or a listing's.
+    /// A directory entry's profile: a crypto pair's, a currency pair's, or a listing's.
     static func make(_ entry: DirectoryEntry, model: SimulationModel) -> SimulatedProfile {
-        entry.instrument.kind == .crypto
-            ? SimulatedProfile(crypto: entry, model: model) : SimulatedProfile(entry: entry, model: model)
+        switch entry.instrument.kind {
+        case .crypto: return SimulatedProfile(crypto: entry, model: model)
+        case .forex: return SimulatedProfile(forex: entry, model: model)
+        default: return SimulatedProfile(entry: entry, model: model)
+        }
     }
 
     init(crypto entry: DirectoryEntry, model: SimulationModel) {

@@ -353,6 +353,8 @@ final class SimulationModel: Sendable {
     let factors: FactorModel
     /// Crypto's factors: the same walks, without an overnight gap (the market never closes).
     let cryptoFactors: FactorModel
+    /// Currencies' factors: the same walks (the stock market's among them), without an overnight gap.
+    let forexFactors: FactorModel
     private let baskets = Mutex([MarketIndex: IndexBasket?]())
 
     init(directory: SymbolDirectory, configuration: SimulatorConfiguration) {
@@ -362,6 +364,8 @@ final class SimulationModel: Sendable {
             seed: configuration.seed, cascadeSpread: configuration.cascadeSpread,
             overnightShare: configuration.overnightShare)
         cryptoFactors = FactorModel(
+            seed: configuration.seed, cascadeSpread: configuration.cascadeSpread, overnightShare: 0)
+        forexFactors = FactorModel(
             seed: configuration.seed, cascadeSpread: configuration.cascadeSpread, overnightShare: 0)
     }
 

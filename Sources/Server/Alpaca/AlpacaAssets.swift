@@ -17,10 +17,12 @@ struct AlpacaAssets: Sendable {
         symbolsByID = byID
     }
 
-    /// The entry for a symbol (any case) or an asset id.
+    /// The entry for a symbol (any case) or an asset id; never a currency pair, which Alpaca does not list.
     func entry(_ symbolOrID: String) -> DirectoryEntry? {
-        if let entry = directory.entry(symbolOrID) { return entry }
-        return Identifier(symbolOrID.lowercased()).flatMap { symbolsByID[$0] }.flatMap(directory.entry)
+        let entry =
+            directory.entry(symbolOrID)
+            ?? Identifier(symbolOrID.lowercased()).flatMap { symbolsByID[$0] }.flatMap(directory.entry)
+        return entry?.instrument.kind == .forex ? nil : entry
     }
 
     /// Alpaca's filters: `status` (active, inactive), `asset_class` (us_equity by default, as Alpaca's; crypto;

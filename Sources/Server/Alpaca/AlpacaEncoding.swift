@@ -35,6 +35,8 @@ enum AlpacaEncoding {
         switch instrument.kind {
         case .crypto: return "crypto"
         case .option: return "us_option"
+        // Not one of Alpaca's classes: no Alpaca list or lookup shows a currency pair.
+        case .forex: return "forex"
         default: return "us_equity"
         }
     }
@@ -61,6 +63,8 @@ enum AlpacaEncoding {
         case .opra: return ""
         // alpaca-py's AssetExchange.CRYPTO.
         case .crypto: return "CRYPTO"
+        // Alpaca lists no currency pairs; its asset list leaves them out.
+        case .idealpro: return ""
         }
     }
 

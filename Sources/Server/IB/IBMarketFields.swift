@@ -138,6 +138,7 @@ enum IBMarketFields {
         case .opra: return "SMART"
         // IB clears its clients' crypto through Paxos.
         case .crypto: return "PAXOS"
+        case .idealpro: return "IDEALPRO"
         }
     }
 

@@ -367,11 +367,12 @@ struct SessionCache: Sendable {
         var day: Int
     }
 
-    /// One slot per calendar (there are three): asked several times per order, a dictionary's hashing showed.
+    /// One slot per calendar (there are four): asked several times per order, a dictionary's hashing showed.
     struct PerCalendar<Value: Sendable>: Sendable {
         var xnys: Value?
         var xshg: Value?
         var crypto: Value?
+        var forex: Value?
 
         subscript(id: TradingCalendar.Identifier) -> Value? {
             get {
@@ -379,6 +380,7 @@ struct SessionCache: Sendable {
                 case .xnys: return xnys
                 case .xshg: return xshg
                 case .crypto: return crypto
+                case .forex: return forex
                 }
             }
             set {
@@ -386,6 +388,7 @@ struct SessionCache: Sendable {
                 case .xnys: xnys = newValue
                 case .xshg: xshg = newValue
                 case .crypto: crypto = newValue
+                case .forex: forex = newValue
                 }
             }
         }

@@ -64,13 +64,34 @@ public struct Instrument: Sendable, Codable, Hashable {
     public var multiplier: Quantity { option.map { FixedDecimal($0.multiplier) } ?? .one }
     /// When the instrument's daily bar ends, in its calendar's time zone (what a daily bar is stamped with, as a
     /// strategy sees it): the close — 16:00 New York, 15:00 Shanghai — or, for a crypto pair, the end of the UTC day
-    /// (23:59).
+    /// (23:59), and for a currency pair the forex day's roll at 17:00 New York.
     public var dailyBarEnd: (hour: Int, minute: Int) {
-        kind == .crypto ? (23, 59) : market == .cn ? (15, 0) : (16, 0)
+        switch kind {
+        case .crypto: return (23, 59)
+        case .forex: return (17, 0)
+        default: return market == .cn ? (15, 0) : (16, 0)
+        }
     }
 
-    /// The instrument's trading calendar: its market's, or around the clock for a crypto pair.
-    public var calendar: TradingCalendar { kind == .crypto ? .crypto : market.calendar }
+    /// The instrument's trading calendar: its market's, around the clock for a crypto pair, and the forex week
+    /// (Sunday 17:00 to Friday 17:00 New York) for a currency pair.
+    public var calendar: TradingCalendar {
+        switch kind {
+        case .crypto: return .crypto
+        case .forex: return .forex
+        default: return market.calendar
+        }
+    }
+
+    /// A currency pair's two currencies (`EUR.USD`: euros priced in dollars), or nil for anything else.
+    public var currencyPair: (base: Currency, quote: Currency)? {
+        guard kind == .forex else { return nil }
+        let parts = symbol.split(separator: ".")
+        guard parts.count == 2, let base = Currency(rawValue: String(parts[0])),
+            let quote = Currency(rawValue: String(parts[1]))
+        else { return nil }
+        return (base, quote)
+    }
 
     public init(
         symbol: String, name: String, exchange: Exchange, board: Board, kind: InstrumentKind,
@@ -117,6 +138,22 @@ public struct Instrument: Sendable, Codable, Hashable {
             symbol: symbol, name: name, exchange: .crypto, board: .crypto, kind: .crypto, currency: .usd,
             lot: .fractional(minimum: minimumOrder, increment: increment), tick: .fixed(priceIncrement),
             priceLimit: .none, sellableSameDay: true, fractionable: true)
+    }
+
+    /// A currency pair as IB writes it (`EUR.USD`, secType `CASH` on IDEALPRO): quantities in the base currency to
+    /// a hundredth of a unit, prices in the quote currency in steps of `tick` (a tenth of a pip: 0.00001, or 0.001
+    /// for the yen), no price limits, traded from Sunday 17:00 to Friday 17:00 New York (`TradingCalendar.forex`);
+    /// its currency is the quote currency. Nil unless both halves are currencies papertrade knows.
+    public static func forexPair(_ symbol: String, name: String, tick: Price) -> Instrument? {
+        let parts = symbol.split(separator: ".")
+        guard parts.count == 2, let base = Currency(rawValue: String(parts[0])),
+            let quote = Currency(rawValue: String(parts[1])), base != quote, tick.isPositive
+        else { return nil }
+        return Instrument(
+            symbol: symbol, name: name, exchange: .idealpro, board: .forex, kind: .forex, currency: quote,
+            lot: .fractional(
+                minimum: FixedDecimal(units: 1, exponent: 2), increment: FixedDecimal(units: 1, exponent: 2)),
+            tick: .fixed(tick), priceLimit: .none, sellableSameDay: true, fractionable: true)
     }
 
     /// A US equity or ETF option: whole contracts, premiums on the Penny Program's ticks (pennies below $3, nickels

@@ -30,6 +30,8 @@ public enum Exchange: String, Sendable, Codable, CaseIterable, Hashable {
     case bse = "BSE"
     /// Crypto pairs (Alpaca's `exchange` for them), traded by US-dollar accounts.
     case crypto = "CRYPTO"
+    /// Interactive Brokers' forex venue, where the currency pairs trade (`Instrument.forexPair`).
+    case idealpro = "IDEALPRO"
 
     public var market: Market {
         switch self {
@@ -53,6 +55,8 @@ public enum Board: String, Sendable, Codable, CaseIterable, Hashable {
     case beijing
     /// Crypto pairs, which no exchange board lists.
     case crypto
+    /// Currency pairs, which no exchange board lists.
+    case forex
     /// B shares (900 SSE in USD, 200 SZSE in HKD).
     case bShare = "b_share"
 }
@@ -68,4 +72,7 @@ public enum InstrumentKind: String, Sendable, Codable, Hashable {
     case option
     /// A crypto pair (`BTC/USD`): its quantity is the coin, its price the quote currency per coin.
     case crypto
+    /// A currency pair (`EUR.USD`, IB's `CASH`): its quantity is the base currency (euros), its price the quote
+    /// currency per unit of it (dollars per euro).
+    case forex
 }

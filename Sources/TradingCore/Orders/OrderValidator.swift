@@ -47,6 +47,14 @@ struct OrderValidator {
     var optionNeeds = SpreadRule.Requirement.none
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
+        // Currency pairs are quoted and charted, and money moves between currencies by transfer; an order on a pair
+        // needs cash in several currencies per account, which the ledger does not keep yet.
+        guard instrument.kind != .forex else {
+            throw OrderRejection(
+                .unsupported,
+                "\(instrument.symbol) is a currency pair: it is quoted here, but orders on currency pairs are not accepted yet (move money between your accounts with a transfer)",
+                facts: .init("forex_not_tradable", ["symbol": instrument.symbol]))
+        }
         guard instrument.currency == account.currency, instrument.kind != .index else {
             if instrument.kind == .index {
                 throw OrderRejection(.unsupported, "\(instrument.symbol) is an index and cannot be traded")

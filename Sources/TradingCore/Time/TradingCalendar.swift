@@ -1,13 +1,17 @@
 /// An exchange calendar: which days trade, and the sessions of each day (as a table of timestamps).
 ///
-/// Three calendars cover the markets papertrade trades: XNYS (NYSE, Nasdaq, NYSE Arca, Cboe and NYSE American share
-/// it), XSHG (SSE, SZSE and BSE share it) and CRYPTO (every second of every day; its days are UTC dates).
+/// Four calendars cover the markets papertrade trades: XNYS (NYSE, Nasdaq, NYSE Arca, Cboe and NYSE American share
+/// it), XSHG (SSE, SZSE and BSE share it), CRYPTO (every second of every day; its days are UTC dates) and FOREX (the
+/// currency week: each weekday's session runs from 17:00 New York the evening before to 17:00 that day, so the week
+/// opens on Sunday at 17:00 and closes on Friday at 17:00).
 public struct TradingCalendar: Sendable, Hashable {
     public enum Identifier: String, Sendable, Codable, Hashable {
         case xnys = "XNYS"
         case xshg = "XSHG"
         /// Crypto pairs: no sessions, holidays or daylight-saving gaps.
         case crypto = "CRYPTO"
+        /// Currency pairs: 24 hours a weekday, the day rolling at 17:00 New York.
+        case forex = "FOREX"
     }
 
     public let identifier: Identifier
@@ -16,6 +20,10 @@ public struct TradingCalendar: Sendable, Hashable {
     public static let xnys = TradingCalendar(identifier: .xnys, zone: .newYork)
     public static let xshg = TradingCalendar(identifier: .xshg, zone: .shanghai)
     public static let crypto = TradingCalendar(identifier: .crypto, zone: .utc)
+    public static let forex = TradingCalendar(identifier: .forex, zone: .newYork)
+
+    /// The forex day's roll: 17:00 New York, when one value date's session ends and the next one's begins.
+    public static let forexRollHour = 17
 
     /// Years whose holidays come from published exchange notices. Outside them XNYS applies its holiday rules
     /// (still right) and XSHG treats every weekday as a trading day (wrong on its holidays: add the table).
@@ -23,7 +31,7 @@ public struct TradingCalendar: Sendable, Hashable {
         switch identifier {
         case .xnys: return 1990...2100
         case .xshg: return 2024...2026
-        case .crypto: return Int.min...Int.max
+        case .crypto, .forex: return Int.min...Int.max
         }
     }
 
@@ -32,6 +40,7 @@ public struct TradingCalendar: Sendable, Hashable {
         case .xnys: return !date.isWeekend && !USHolidays.isHoliday(date)
         case .xshg: return !date.isWeekend && !ChinaHolidays.closures.contains(date)
         case .crypto: return true
+        case .forex: return !date.isWeekend
         }
     }
 
@@ -67,7 +76,23 @@ public struct TradingCalendar: Sendable, Hashable {
             return DaySchedule(
                 date: date, early: false, periods: [.init(phase: .continuous, start: start, end: end)], open: start,
                 close: end)
+        case .forex:
+            let (start, end) = (
+                Timestamp(date.adding(days: -1), hour: Self.forexRollHour, minute: 0, in: zone),
+                at(Self.forexRollHour, 0)
+            )
+            return DaySchedule(
+                date: date, early: false, periods: [.init(phase: .continuous, start: start, end: end)], open: start,
+                close: end)
         }
+    }
+
+    /// The date whose session `time` falls in, or would, by the calendar's day: the local date, except on the forex
+    /// calendar, whose day rolls at 17:00 New York (18:00 on a Monday belongs to Tuesday's session).
+    public func sessionDate(at time: Timestamp) -> CivilDate {
+        let local = zone.localTime(of: time)
+        guard identifier == .forex, local.secondOfDay >= Self.forexRollHour * 3600 else { return local.date }
+        return local.date.adding(days: 1)
     }
 
     public func nextTradingDay(after date: CivilDate) -> CivilDate {
@@ -90,7 +115,7 @@ public struct TradingCalendar: Sendable, Hashable {
 
     /// The phase of the market at an instant.
     public func phase(at time: Timestamp) -> MarketPhase {
-        let date = zone.localTime(of: time).date
+        let date = sessionDate(at: time)
         guard let day = schedule(on: date) else { return .closed }
         return day.phase(at: time)
     }
