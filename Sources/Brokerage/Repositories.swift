@@ -16,6 +16,7 @@ struct Repositories: Sendable {
     let equityHistory: any EquityHistoryRepository
     let cluster: any ClusterRepository
     let liveEvents: any LiveEventRepository
+    let transfers: any TransferRepository
 
     init(_ storage: Storage) {
         users = SQLUsers(storage)
@@ -27,19 +28,22 @@ struct Repositories: Sendable {
         equityHistory = SQLEquityHistory(storage)
         cluster = SQLClusterLeases(storage)
         liveEvents = storage
+        transfers = SQLTransfers(storage)
     }
 
     /// What a shard reads and writes.
     var shard: ShardStores {
-        ShardStores(accounts: accounts, rules: rules, equityHistory: equityHistory, games: games)
+        ShardStores(
+            accounts: accounts, rules: rules, equityHistory: equityHistory, games: games, transfers: transfers)
     }
 }
 
 /// What a shard reads and writes: its accounts and their journal, their rules and alerts, their equity history,
-/// and the game accounts it opens.
+/// the game accounts it opens, and the transfers it credits.
 struct ShardStores: Sendable {
     let accounts: any AccountRepository
     let rules: any RuleRepository
     let equityHistory: any EquityHistoryRepository
     let games: any GameRepository
+    let transfers: any TransferRepository
 }

@@ -20,6 +20,10 @@ public struct Journal: Sendable {
     /// and trigger, so a restart can never trigger it twice.
     public var alerts: [AlertRecord] = []
     public var alertTriggers: [AlertTriggerRecord] = []
+    /// Transfers the step debited (pending) or credited (completed), and the credits themselves: a transfer's debit
+    /// commits with its record, its credit with the record completed and its one `TransferCredit`.
+    public var transfers: [TransferRecord] = []
+    public var transferCredits: [TransferCredit] = []
     /// The shard whose engine made the step, and that engine's random state after it (keyed by shard).
     public var shard = ShardID(0)
     public var randomState: SeededGenerator?
@@ -41,6 +45,6 @@ public struct Journal: Sendable {
 
     public var isEmpty: Bool {
         orders.isEmpty && entries.isEmpty && accounts.isEmpty && notifications.isEmpty && rules.isEmpty
-            && alerts.isEmpty && alertTriggers.isEmpty
+            && alerts.isEmpty && alertTriggers.isEmpty && transfers.isEmpty && transferCredits.isEmpty
     }
 }

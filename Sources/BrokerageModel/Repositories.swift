@@ -107,6 +107,17 @@ public protocol GameRepository: Sendable {
     func gamePlayers() async throws -> [GamePlayerRecord]
 }
 
+/// Transfers between a user's accounts, written by the journal with their debits and credits; this reads them back.
+public protocol TransferRepository: Sendable {
+    /// Transfers debited and not yet credited whose destination lives in one of `shards`, oldest first.
+    func pendingTransfers(shards: [ShardID]) async throws -> [TransferRecord]
+    /// A user's transfers, newest first.
+    func transfers(user: UserID, limit: Int) async throws -> [TransferRecord]
+    func transfer(_ id: TransferID) async throws -> TransferRecord?
+    /// Whether the transfer's credit has committed.
+    func isCredited(_ id: TransferID) async throws -> Bool
+}
+
 /// Each account's equity at every trading day's close (performance history).
 public protocol EquityHistoryRepository: Sendable {
     func saveEquityDays(_ days: [EquityDay]) async throws

@@ -10,6 +10,16 @@ public struct UserID: Sendable, Hashable, CustomStringConvertible, ExpressibleBy
     public var description: String { text }
 }
 
+/// Written as its text.
+extension UserID: Codable {
+    public init(from decoder: any Decoder) throws { text = try decoder.singleValueContainer().decode(String.self) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
+
 public struct UserRecord: Sendable, Hashable {
     public var id: UserID
     public var username: String

@@ -90,6 +90,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     OptionsController(market: market).addRoutes(to: native)
     FavoritesController(market: market, accountService: brokerage, watchlists: brokerage.watchlists).addRoutes(
         to: native)
+    TransfersController(transfers: brokerage.transfers).addRoutes(to: native)
     QueueController(accountService: brokerage, queueService: brokerage).addRoutes(to: native)
     AlertsController(market: market, accountService: brokerage, alertService: brokerage).addRoutes(to: native)
     GamesController(
@@ -160,6 +161,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     // Stops just before the journal flush: hands its shards to the other nodes once requests are answered.
     if let node = parts.cluster { application.addServices(node) }
     application.addServices(brokerage.backtests)
+    application.addServices(TransferSettlementService(brokerage: brokerage))
     application.addServices(MarketMemoryService(market: parts.market))
     if configuration.runsMarketPump {
         application.addServices(MarketPump(brokerage: brokerage))

@@ -410,6 +410,28 @@ extension Storage {
                     """
                 ]) + ["CREATE INDEX live_events_by_shard ON live_events (shard, id)"]
         ),
+        // Transfers between a user's accounts (Repositories/SQLTransfers.swift): the record commits with the debit in
+        // the source's shard and is marked completed with the credit in the destination's; a credit row per transfer
+        // (its key) makes a second credit fail to commit. The SQLite inbox gains both row kinds.
+        (
+            17,
+            [
+                """
+                CREATE TABLE transfers (
+                    id TEXT PRIMARY KEY, user_id TEXT NOT NULL, from_account TEXT NOT NULL, to_account TEXT NOT NULL,
+                    to_shard INTEGER NOT NULL, status TEXT NOT NULL, created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL, body TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX transfers_by_user ON transfers (user_id, created_at)",
+                "CREATE INDEX transfers_by_status ON transfers (status, to_shard)",
+                """
+                CREATE TABLE transfer_credits (
+                    transfer_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, time BIGINT NOT NULL
+                )
+                """,
+            ] + sqliteOnly(JournalInboxHistory.migration17)
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

@@ -46,6 +46,8 @@ extension Catalogue {
         "queue.empty.title": "Queue is empty",
         "queue.empty.body": "Every queued order of this account has been handled; nothing is waiting any more.",
         // Margin
+        "transfer.arrived.title": "Transfer received",
+        "transfer.arrived.body": "{amount} arrived from your account {from}.",
         "margin.call.title": "Margin call",
         "margin.call.body":
             "Your equity is {amount} USD below the maintenance margin your positions need. Deposit cash or sell by the close of {due}, or positions will be sold to cover it.",

@@ -38,6 +38,8 @@ extension Catalogue {
         "queue.empty.title": "队列已空",
         "queue.empty.body": "该账户排队的订单都已处理完毕，已没有等待中的订单。",
         // 保证金
+        "transfer.arrived.title": "转账已到账",
+        "transfer.arrived.body": "{amount} 已从您的账户 {from} 转入。",
         "margin.call.title": "追加保证金通知",
         "margin.call.body": "您的账户净值比持仓所需的维持保证金低 {amount} 美元。请在 {due} 收盘前入金或卖出，否则将强制平仓。",
         "margin.met.title": "追加保证金已满足",

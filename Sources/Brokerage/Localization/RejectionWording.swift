@@ -28,6 +28,8 @@ public enum RejectionWording {
         "outside_price_limits": "委托价 {price} 超出 {symbol} 今日的涨跌停价格范围：{down} – {up}",
         "insufficient_buying_power": "可用资金不足（需要 {required}，可用 {available}）",
         "insufficient_buying_power.withdraw": "无法出金 {amount} {currency}：可用资金仅 {available}",
+        "insufficient_buying_power.transfer": "无法转出 {amount} {currency}：可用资金仅 {available}",
+        "market_closed.forex": "外汇市场（纽约时间周日 17:00 至周五 17:00）现已休市，{symbol} 暂不能兑换货币；同币种账户间转账随时可用",
         "insufficient_qty": "可卖股数不足（委托 {requested}，可卖 {available}）",
         "insufficient_qty.covering_calls":
             "您的 {symbol} 中有 {covering} 股是已卖出看涨期权的备兑，期权了结前不能卖出（请先买回期权）；可卖 {available} 股",

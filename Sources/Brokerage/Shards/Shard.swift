@@ -40,6 +40,8 @@ actor Shard {
     var marginPolicy = MarginPolicy()
     /// Each account's profit since the last close, kept current as ledger entries are staged.
     var dayProfits = DayProfitBook()
+    /// The transfers being credited now (Shard+Transfers.swift).
+    var transfers = TransferDesk()
 
     init(id: ShardID, owner: ShardOwners.Owner, context: ShardContext, lease: Lease = .local) {
         self.id = id

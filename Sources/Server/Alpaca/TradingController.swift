@@ -276,14 +276,15 @@ struct TradingController {
     }
 }
 
-/// Ledger entries as Alpaca activities (FILL, CSD, CSW, FEE (with hard-to-borrow fees), CFEE (crypto fees), INT for margin interest, MISC for
+/// Ledger entries as Alpaca activities (FILL, CSD, CSW, JNLC (cash journaled to or from another of the user's accounts),
+/// FEE (with hard-to-borrow fees), CFEE (crypto fees), INT for margin interest, MISC for
 /// margin calls, DIV, FORWARD_SPLIT / REVERSE_SPLIT / SPLIT (A-share bonus shares; SPLIT also finds the other two), and
 /// RESET for account resets).
 enum ActivityEncoding {
     /// Alpaca's activity types that papertrade records, with their stored kinds.
     static let storedKinds: [String: [String]] = [
         "FILL": ["fill"], "CSD": ["deposit"], "CSW": ["withdrawal"], "FEE": ["fee", "borrow_fee"],
-        "CFEE": ["crypto_fee"], "RESET": ["reset"],
+        "CFEE": ["crypto_fee"], "RESET": ["reset"], "JNLC": ["transfer"],
         "INT": ["interest"], "MISC": ["margin_call"], "DIV": ["dividend"], "OPEXC": ["option_exercise"],
         "OPEXP": ["option_expiry"], "OPASN": ["option_assignment"], "OPTRD": ["option_delivery"],
         "OPCA": ["option_adjustment"], "OPCSH": ["option_cash_deliverable"],
@@ -331,6 +332,14 @@ enum ActivityEncoding {
             return nonTrade(
                 e, id: id, type: deposit ? "CSD" : "CSW",
                 description: [method.rawValue, note].compactMap { $0 }.joined(separator: ": "), symbol: nil)
+        case .transfer(let t):
+            // Alpaca's cash journal between accounts (JNLC); the description names the other account and the rate.
+            let other = t.counterpartyAmount.formatted(places: t.counterpartyCurrency.minorUnitDigits)
+            let description =
+                t.direction == .out
+                ? "transfer \(t.transferID) to account \(t.counterparty) (\(other) \(t.counterpartyCurrency.rawValue) at \(t.rate))"
+                : "transfer \(t.transferID) from account \(t.counterparty) (\(other) \(t.counterpartyCurrency.rawValue) at \(t.rate))"
+            return nonTrade(e, id: id, type: "JNLC", description: description, symbol: nil)
         case .fee(let kind, _, let symbol):
             return nonTrade(e, id: id, type: "FEE", description: kind.rawValue, symbol: symbol)
         case .cryptoFee(let fee):

@@ -477,6 +477,13 @@ extension NativeEncoding {
         case .deposit(let method, let note), .withdrawal(let method, let note):
             o["method"] = .string(method.rawValue)
             o["note"] = .text(note)
+        case .transfer(let t):
+            o["transfer_id"] = .string(t.transferID.description)
+            o["direction"] = .string(t.direction.rawValue)
+            o["counterparty_account"] = .string(t.counterparty.description)
+            o["counterparty_amount"] = .decimal(t.counterpartyAmount)
+            o["counterparty_currency"] = .string(t.counterpartyCurrency.rawValue)
+            o["rate"] = .decimal(t.rate)
         case .fill(let f):
             o["kind"] = .string(f.side == .buy ? "buy" : "sell")
             o["symbol"] = .string(f.symbol)

@@ -278,6 +278,35 @@ enum NativeOpenAPI {
                     parameters: [param("id", in: "path", "account id")],
                     responses: ["200": "account and transaction", "403": "not enough cash"])
             ]),
+            "/api/v1/transfers/quote": .object([
+                "post": op(
+                    "What a transfer {from_account, to_account, amount, currency?} would move now, without moving it: from_amount and from_currency (debited), to_amount and to_currency (credited), rate (units credited per unit debited), mid_rate, pair and pair_price (USD.CNH's bid or ask when the currencies differ), spread_cost (in the debited currency), fee, odd_lot (under USD 25,000: IB's odd-lot venue, a spread five times IDEALPRO's). currency is the amount's, either account's (default the debited one's). A user's login only",
+                    auth: true,
+                    responses: [
+                        "200": "the quote", "404": "an account not yours or unknown",
+                        "422": "same account, bad amount or currency, a game account, or the forex market closed",
+                    ])
+            ]),
+            "/api/v1/transfers": .object([
+                "post": op(
+                    "Moves {amount} of {currency?} from one of the user's accounts to another, converted at the live rate when their currencies differ (as /api/v1/transfers/quote prices it). The debit is durable when this answers; status completed once the credit is too, pending while the destination's node credits it (exactly once, also across a node's crash). Never more than the source's buying power. A user's login only",
+                    auth: true,
+                    responses: [
+                        "201": "the transfer", "403": "more than the buying power",
+                        "404": "an account not yours or unknown",
+                        "422": "same account, bad amount or currency, a game account, or the forex market closed",
+                    ]),
+                "get": op(
+                    "The user's transfers, newest first (limit 1–500, default 50)", auth: true,
+                    parameters: [param("limit", in: "query", required: false, "how many")],
+                    responses: ["200": "{transfers: [transfer]}"]),
+            ]),
+            "/api/v1/transfers/{id}": .object([
+                "get": op(
+                    "One of the user's transfers, with its status", auth: true,
+                    parameters: [param("id", in: "path", "transfer id")],
+                    responses: ["200": "the transfer", "404": "not yours or unknown"])
+            ]),
             "/api/v1/accounts/{id}/reset": .object([
                 "post": op(
                     "Cancel orders, clear positions, restore the starting cash", auth: true,

@@ -15,6 +15,8 @@ struct EncodedStep: Sendable {
     var rules: [(QueueRuleRecord, String)]
     var alerts: [(AlertRecord, String)]
     var alertTriggers: [(AlertTriggerRecord, String)]
+    var transfers: [(TransferRecord, String)]
+    var transferCredits: [TransferCredit]
     var shard: ShardID
     var randomState: SeededGenerator?
     /// The lease epoch the step's writer holds (cluster only).
@@ -40,6 +42,8 @@ struct EncodedStep: Sendable {
         rules = try journal.rules.map { ($0, try Coding.encode($0)) }
         alerts = try journal.alerts.map { ($0, try Coding.encode($0)) }
         alertTriggers = try journal.alertTriggers.map { ($0, try Coding.encode($0)) }
+        transfers = try journal.transfers.map { ($0, try Coding.encode($0)) }
+        transferCredits = journal.transferCredits
         randomState = journal.randomState
     }
 }
@@ -55,6 +59,9 @@ struct EncodedJournal: Sendable {
     var rules: [(QueueRuleRecord, String)] = []
     var alerts: [(AlertRecord, String)] = []
     var alertTriggers: [(AlertTriggerRecord, String)] = []
+    /// Each transfer's last state in the group, and every credit.
+    var transfers: [(TransferRecord, String)] = []
+    var transferCredits: [TransferCredit] = []
     /// Each shard's newest random state (shard, encoded state).
     var randoms: [(Int, String)] = []
     /// The lease epochs the steps were made under, per shard (a shard appears twice only if it changed hands
@@ -67,6 +74,7 @@ struct EncodedJournal: Sendable {
     init(merging steps: [EncodedStep]) throws {
         var ruleIndex: [QueueRuleID: Int] = [:]
         var alertIndex: [AlertID: Int] = [:]
+        var transferIndex: [TransferID: Int] = [:]
         var orderIndex: [OrderID: Int] = [:]
         var latestAccounts: [Account] = []
         var accountIndex: [AccountID: Int] = [:]
@@ -104,6 +112,15 @@ struct EncodedJournal: Sendable {
                     alerts.append(alert)
                 }
             }
+            for transfer in step.transfers {
+                if let i = transferIndex[transfer.0.id] {
+                    transfers[i] = transfer
+                } else {
+                    transferIndex[transfer.0.id] = transfers.count
+                    transfers.append(transfer)
+                }
+            }
+            transferCredits += step.transferCredits
             alertTriggers += step.alertTriggers
             entries += step.entries
             notifications += step.notifications
@@ -126,7 +143,8 @@ struct EncodedJournal: Sendable {
             JournalTables.order.rows(orders), JournalTables.activity.rows(entries),
             JournalTables.account.rows(snapshots), JournalTables.notification.rows(notifications),
             JournalTables.rule.rows(rules), JournalTables.alert.rows(alerts),
-            JournalTables.alertTrigger.rows(alertTriggers), JournalTables.random.rows(randoms),
+            JournalTables.alertTrigger.rows(alertTriggers), JournalTables.transfer.rows(transfers),
+            JournalTables.transferCredit.rows(transferCredits), JournalTables.random.rows(randoms),
         ]
     }
 

@@ -19,8 +19,14 @@ enum JournalInboxHistory {
         + [order, activity, account, notification, rule, alert, alertTrigger, random]
         + [unknown("'order', 'activity', 'account', 'notification', 'rule', 'alert', 'alert_trigger', 'random'")]
 
+    /// Migration 17: transfers between a user's accounts and their credits join the journal.
+    static let migration17: [String] =
+        drop(["order", "activity", "account", "notification", "rule", "alert", "alert_trigger", "transfer", "transfer_credit", "random"]) + [view]
+        + [order, activity, account, notification, rule, alert, alertTrigger, transfer, transferCredit, random]
+        + [unknown("'order', 'activity', 'account', 'notification', 'rule', 'alert', 'alert_trigger', 'transfer', 'transfer_credit', 'random'")]
+
     /// The inbox a database has after the newest migration that wrote one.
-    static let latest = migration9
+    static let latest = migration17
 
     static func drop(_ kinds: [String]) -> [String] {
         kinds.map { "DROP TRIGGER IF EXISTS journal_inbox_\($0)" } + [
@@ -84,6 +90,20 @@ enum JournalInboxHistory {
         """
         CREATE TRIGGER journal_inbox_alert_trigger INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'alert_trigger' BEGIN
             INSERT INTO alert_triggers (id, alert_id, user_id, time, body) VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5);
+        END
+        """
+
+    static let transfer =
+        """
+        CREATE TRIGGER journal_inbox_transfer INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'transfer' BEGIN
+            INSERT INTO transfers (id, user_id, from_account, to_account, to_shard, status, created_at, updated_at, body) VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8, NEW.c9) ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, body = excluded.body;
+        END
+        """
+
+    static let transferCredit =
+        """
+        CREATE TRIGGER journal_inbox_transfer_credit INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'transfer_credit' BEGIN
+            INSERT INTO transfer_credits (transfer_id, account_id, time) VALUES (NEW.c1, NEW.c2, NEW.c3);
         END
         """
 

@@ -195,6 +195,25 @@ enum JournalTables {
             .init("user_id") { .text($0.0.userID) }, .init("time") { .integer($0.0.time.nanoseconds) },
             .init("body") { .text($0.1) },
         ])
+    static let transfer = JournalRows<(TransferRecord, String)>(
+        kind: "transfer", table: "transfers",
+        write: .upsert(key: "id", update: ["status", "updated_at", "body"]),
+        columns: [
+            .init("id") { .text($0.0.id.description) }, .init("user_id") { .text($0.0.userID.text) },
+            .init("from_account") { .text($0.0.fromAccount.description) },
+            .init("to_account") { .text($0.0.toAccount.description) },
+            .init("to_shard") { .integer(Int64($0.0.toShard)) }, .init("status") { .text($0.0.status.rawValue) },
+            .init("created_at") { .integer($0.0.createdAt.nanoseconds) },
+            .init("updated_at") { .integer(($0.0.completedAt ?? $0.0.createdAt).nanoseconds) },
+            .init("body") { .text($0.1) },
+        ])
+    /// A transfer's credit: the key is the transfer's id, so a second credit of one transfer cannot commit.
+    static let transferCredit = JournalRows<TransferCredit>(
+        kind: "transfer_credit", table: "transfer_credits", write: .insert,
+        columns: [
+            .init("transfer_id") { .text($0.transferID.description) },
+            .init("account_id") { .text($0.account.description) }, .init("time") { .integer($0.time.nanoseconds) },
+        ])
     /// Each shard's random state (the row's id is the shard's index).
     static let random = JournalRows<(Int, String)>(
         kind: "random", table: "engine_state", write: .upsert(key: "id", update: ["random_state"]),
@@ -202,7 +221,7 @@ enum JournalTables {
 
     static let all = [
         order.table, activity.table, account.table, notification.table, rule.table, alert.table, alertTrigger.table,
-        random.table,
+        transfer.table, transferCredit.table, random.table,
     ]
     /// Columns of the inbox (after `kind`): as many as the widest table.
     static let inboxWidth = all.map(\.columns.count).max() ?? 0

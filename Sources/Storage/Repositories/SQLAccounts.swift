@@ -302,6 +302,7 @@ extension LedgerEntry.Kind {
             case .cashDeliverable: return "option_cash_deliverable"
             }
         case .optionDelivery: return "option_delivery"
+        case .transfer: return "transfer"
         }
     }
 }

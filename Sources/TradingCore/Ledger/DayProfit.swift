@@ -93,7 +93,7 @@ extension LedgerEntry {
         case .corporateAction(let booking): return booking.symbol
         case .optionEvent(let event): return event.symbol
         case .optionDelivery(let delivery): return delivery.symbol
-        case .deposit, .withdrawal, .reset, .interest, .marginCall: return nil
+        case .deposit, .withdrawal, .transfer, .reset, .interest, .marginCall: return nil
         }
     }
 }

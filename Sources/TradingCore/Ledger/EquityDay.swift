@@ -100,7 +100,7 @@ public struct EquityDayBuilder: Sendable {
         guard entry.sequence > lastSequence else { return }
         lastSequence = entry.sequence
         switch entry.kind {
-        case .deposit, .withdrawal:
+        case .deposit, .withdrawal, .transfer:
             flow += entry.cashChange
         case .fee:
             fees -= entry.cashChange

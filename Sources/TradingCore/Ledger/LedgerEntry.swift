@@ -42,6 +42,42 @@ public struct LedgerEntry: Sendable, Codable, Hashable {
         case optionEvent(OptionEventBooking)
         /// Shares bought or sold at the strike by an exercise: the cash change is the strike × the shares.
         case optionDelivery(OptionDeliveryBooking)
+        /// Money moved to or from another account of the same user (converted when their currencies differ): the
+        /// cash change is what left or reached this account.
+        case transfer(TransferBooking)
+    }
+}
+
+/// One side of a transfer between two accounts of one user (`LedgerEntry.Kind.transfer`): the debit of the account
+/// it left or the credit of the account it reached, with what the other side paid or received and the rate.
+public struct TransferBooking: Sendable, Codable, Hashable {
+    public enum Direction: String, Sendable, Codable, Hashable {
+        /// Debited from this account.
+        case out
+        /// Credited to this account.
+        case `in`
+    }
+
+    public var transferID: TransferID
+    public var direction: Direction
+    /// The account on the other side.
+    public var counterparty: AccountID
+    /// What the other side paid (a credit) or received (a debit), in its currency.
+    public var counterpartyAmount: FixedDecimal
+    public var counterpartyCurrency: Currency
+    /// Units of the credited currency one unit of the debited currency bought (1 between accounts of one currency).
+    public var rate: FixedDecimal
+
+    public init(
+        transferID: TransferID, direction: Direction, counterparty: AccountID, counterpartyAmount: FixedDecimal,
+        counterpartyCurrency: Currency, rate: FixedDecimal
+    ) {
+        self.transferID = transferID
+        self.direction = direction
+        self.counterparty = counterparty
+        self.counterpartyAmount = counterpartyAmount
+        self.counterpartyCurrency = counterpartyCurrency
+        self.rate = rate
     }
 }
 

@@ -25,7 +25,7 @@ public struct LedgerReplay: Sendable, Hashable {
             holdings = [:]
             totalFees = .zero
             return
-        case .deposit, .withdrawal, .interest, .marginCall, .borrowFee:
+        case .deposit, .withdrawal, .transfer, .interest, .marginCall, .borrowFee:
             break
         case .fee(_, let orderID, _):
             totalFees -= entry.cashChange

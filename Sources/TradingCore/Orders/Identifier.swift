@@ -183,6 +183,7 @@ public enum ExecutionIdentifierKind: IdentifierKind {}
 public enum QueueRuleIdentifierKind: IdentifierKind {}
 public enum AlertIdentifierKind: IdentifierKind {}
 public enum GameIdentifierKind: IdentifierKind {}
+public enum TransferIdentifierKind: IdentifierKind {}
 
 /// An order (its Alpaca `id`).
 public typealias OrderID = TypedIdentifier<OrderIdentifierKind>
@@ -196,3 +197,5 @@ public typealias QueueRuleID = TypedIdentifier<QueueRuleIdentifierKind>
 public typealias AlertID = TypedIdentifier<AlertIdentifierKind>
 /// A game (a competition whose players trade game accounts).
 public typealias GameID = TypedIdentifier<GameIdentifierKind>
+/// A transfer of money between two accounts of one user (`TransferBooking`).
+public typealias TransferID = TypedIdentifier<TransferIdentifierKind>

@@ -2,7 +2,7 @@ import BrokerageModel
 import TradingCore
 
 /// What a shard's step writes beside the engine's own events (orders and ledger entries): rule and alert changes,
-/// alert triggers, notifications, and accounts whose state changed without a ledger entry or order event (margin
+/// alert triggers, notifications, transfers and their credits, and accounts whose state changed without a ledger entry or order event (margin
 /// terms, game rules). The desks add to it as they decide; `Shard.stage()` takes all of it into the step's journal,
 /// so what one step decided commits in one transaction.
 struct PendingCommit {
@@ -11,9 +11,13 @@ struct PendingCommit {
     var alertTriggers: [AlertTriggerRecord] = []
     var notifications: [NotificationRecord] = []
     var accounts: Set<AccountID> = []
+    /// Transfers debited or credited, and the credits (`Shard+Transfers.swift`).
+    var transfers: [TransferRecord] = []
+    var transferCredits: [TransferCredit] = []
 
     var isEmpty: Bool {
         rules.isEmpty && alerts.isEmpty && alertTriggers.isEmpty && notifications.isEmpty && accounts.isEmpty
+            && transfers.isEmpty && transferCredits.isEmpty
     }
 
     /// Adds a notification for the owner of an account (or a user's own, when `account` is nil).
@@ -32,6 +36,8 @@ struct PendingCommit {
         journal.rules = rules
         journal.alerts = alerts
         journal.alertTriggers = alertTriggers
+        journal.transfers = transfers
+        journal.transferCredits = transferCredits
         journal.notifications += notifications
         let touched = accounts
         self = PendingCommit()
