@@ -78,12 +78,17 @@ extension Brokerage {
         try await stored { try await repositories.accounts.accounts(userID: nil) }
     }
 
-    /// The accounts of a user, including any created by another process.
+    /// The accounts of a user, including any created by another process. On a cluster, those another node serves
+    /// are as their last commit left them (a user's accounts may live on several nodes).
     public func loadAccounts(of userID: UserID) async throws(BrokerageError) -> [AccountRecord] {
         let records = try await stored { try await repositories.accounts.accounts(userID: userID) }
         var loaded: [AccountRecord] = []
         for record in records {
-            let shard = try await shard(record.id)
+            let shard: Shard
+            do { shard = try await self.shard(record.id) } catch .elsewhere {
+                loaded.append(record)
+                continue
+            }
             try await shard.loadAccountIfNeeded(record.id)
             if let live = await shard.accountRecord(record.id) { loaded.append(live) }
         }
@@ -130,7 +135,31 @@ extension Brokerage {
 
     /// An account's balances and positions valued at current quotes.
     public func summary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary {
-        try await shard(id).summary(id, dayProfit: true)
+        do {
+            return try await shard(id).summary(id, dayProfit: true)
+        } catch .elsewhere(let shard, let owner, let url) {
+            // (A user's listing on a cluster names accounts other nodes serve: those are valued as last committed.)
+            guard let summary = try await storedSummary(id) else {
+                throw .elsewhere(shard: shard, owner: owner, url: url)
+            }
+            return summary
+        }
+    }
+
+    /// An account another node serves, valued at current quotes as its last commit left it (its day change is the
+    /// price change of what it holds): for listings of a user whose accounts live on several nodes. Nil when the
+    /// account cannot be read back.
+    func storedSummary(_ id: AccountID) async throws(BrokerageError) -> AccountSummary? {
+        guard let record = try await stored({ try await repositories.accounts.account(id) }) else { return nil }
+        let snapshot = try await stored { try await repositories.accounts.restorable(record) }
+        var engine = TradingEngine(configuration: context.configuration(for: record.shard))
+        for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
+            if let instrument = await market.resolvedInstrument(symbol) { engine.register(instrument) }
+        }
+        guard (try? engine.restore(snapshot)) != nil, let account = engine.account(id) else { return nil }
+        return await AccountValuation.summary(
+            account, record: record, instrument: engine.instrument, margin: engine.configuration.margin,
+            market: market, clock: clock)
     }
 
     /// An account's performance over a period (see `PerformanceReport`).

@@ -56,6 +56,39 @@ extension PapertradeClient {
         return try await send("POST", accountPath(try await resolve(account), kind), body: encode(body))
     }
 
+    /// What moving `amount` (of `currency`, either account's; default the source's) from one of the user's accounts to
+    /// another would debit and credit now, at what rate, spread and fee — nothing moves. A login only.
+    public func transferQuote(from: String, to: String, amount: Decimal, currency: String? = nil)
+        async throws(PapertradeError) -> AccountTransferQuote
+    {
+        try await send("POST", "transfers/quote", body: encode(Self.transferBody(from, to, amount, currency)))
+    }
+
+    /// Moves money between two of the user's accounts, converted at the live rate when their currencies differ.
+    public func transfer(from: String, to: String, amount: Decimal, currency: String? = nil)
+        async throws(PapertradeError) -> AccountTransfer
+    {
+        try await send("POST", "transfers", body: encode(Self.transferBody(from, to, amount, currency)))
+    }
+
+    /// The user's transfers, newest first.
+    public func transfers(limit: Int? = nil) async throws(PapertradeError) -> [AccountTransfer] {
+        struct List: Decodable { var transfers: [AccountTransfer] }
+        let list: List = try await send("GET", "transfers", query: Self.items(["limit": limit]))
+        return list.transfers
+    }
+
+    /// One of the user's transfers (its status: `pending` until credited).
+    public func transfer(id: String) async throws(PapertradeError) -> AccountTransfer {
+        try await send("GET", "transfers/" + Self.segment(id))
+    }
+
+    static func transferBody(_ from: String, _ to: String, _ amount: Decimal, _ currency: String?) -> [String: String] {
+        var body = ["from_account": from, "to_account": to, "amount": ExactDecimal.text(amount)]
+        if let currency { body["currency"] = currency }
+        return body
+    }
+
     /// Starts the account over with its starting cash.
     public func reset(account: String? = nil) async throws(PapertradeError) -> Account {
         try await send("POST", accountPath(try await resolve(account), "reset"))

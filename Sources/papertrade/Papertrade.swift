@@ -16,7 +16,8 @@ struct PapertradeCommand: AsyncParsableCommand {
         abstract: "A self-hosted paper-trading brokerage: Alpaca-compatible API, simulated market, web app.",
         subcommands: [
             Serve.self, Admin.self, QuoteCommand.self, BuyCommand.self, SellCommand.self, PositionsCommand.self,
-            OrdersCommand.self, CancelCommand.self, AccountCommand.self, HistoryCommand.self, WatchCommand.self,
+            OrdersCommand.self, CancelCommand.self, AccountCommand.self, TransferCommand.self, HistoryCommand.self,
+            WatchCommand.self,
             MCPCommand.self,
             Queue.self, Game.self, BacktestCommand.self, OptionPriceCommand.self, Backup.self, Restore.self,
         ])

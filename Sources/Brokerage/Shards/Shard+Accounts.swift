@@ -75,6 +75,32 @@ extension Shard {
     /// need no day change) it is the price change of what is held.
     func summary(_ id: AccountID, dayProfit: Bool = false) async throws(BrokerageError) -> AccountSummary {
         guard let account = engine.account(id) else { throw .notFound("account not found") }
+        var summary = await AccountValuation.summary(
+            account, record: records[id], instrument: engine.instrument, margin: engine.configuration.margin,
+            market: market, clock: clock)
+        if dayProfit,
+            let profit = await self.dayProfit(
+                id, account: account, equity: summary.equity,
+                values: summary.positions.reduce(into: [:]) {
+                    $0[$1.position.symbol, default: .zero] += $1.valuation.marketValue
+                })
+        {
+            summary.dayChange = profit.total
+            for i in summary.positions.indices {
+                summary.positions[i].dayProfit = profit.bySymbol[summary.positions[i].position.symbol]
+            }
+        }
+        return summary
+    }
+}
+
+/// An account's balances and positions valued at current quotes: a shard's live account, or (on a cluster) one
+/// another node serves, as its last commit left it (`Brokerage.summary`).
+enum AccountValuation {
+    static func summary(
+        _ account: Account, record: AccountRecord?, instrument: (InstrumentID) -> Instrument, margin rates: MarginRates,
+        market: SharedMarket, clock: MarketClock
+    ) async -> AccountSummary {
         var positions: [PositionSummary] = []
         var marketValue = FixedDecimal.zero
         var dayChange = FixedDecimal.zero
@@ -86,25 +112,14 @@ extension Shard {
             dayChange += valuation.dayChange
             positions.append(
                 PositionSummary(
-                    position: position, instrument: engine.instrument(position.instrument),
-                    current: mark, previousClose: quote?.previousClose, valuation: valuation))
-        }
-        if dayProfit,
-            let profit = await self.dayProfit(
-                id, account: account, equity: account.cash + marketValue,
-                values: positions.reduce(into: [:]) {
-                    $0[$1.position.symbol, default: .zero] += $1.valuation.marketValue
-                })
-        {
-            dayChange = profit.total
-            for i in positions.indices { positions[i].dayProfit = profit.bySymbol[positions[i].position.symbol] }
+                    position: position, instrument: instrument(position.instrument), current: mark,
+                    previousClose: quote?.previousClose, valuation: valuation))
         }
         let marks = Dictionary(positions.map { ($0.position.instrument, $0.current) }) { a, _ in a }
         let today = TradingCalendar.xnys.tradingDate(at: clock.now())
         return AccountSummary(
-            account: account, record: records[id], positions: positions,
-            marketValue: marketValue, dayChange: dayChange,
-            margin: account.margin(marks: { marks[$0] }, rates: engine.configuration.margin),
+            account: account, record: record, positions: positions, marketValue: marketValue, dayChange: dayChange,
+            margin: account.margin(marks: { marks[$0] }, rates: rates),
             dayTradeCount: account.dayTradeCount(on: today), patternDayTrader: account.isPatternDayTrader(on: today))
     }
 }

@@ -133,11 +133,155 @@ public struct Transaction: Codable, Hashable, Sendable {
     public var liquidity: String?
     @OptionalExactDecimal public var rate: Decimal?
     @OptionalExactDecimal public var value: Decimal?
+    /// A `transfer`'s id, `out` or `in`, the other account, and what it paid or received in its currency (`rate`:
+    /// units credited per unit debited).
+    public var transferID: String?
+    public var direction: String?
+    public var counterpartyAccount: String?
+    @OptionalExactDecimal public var counterpartyAmount: Decimal?
+    public var counterpartyCurrency: String?
 
     enum CodingKeys: String, CodingKey {
         case sequence, kind, time, amount, symbol, qty, price, fee, method, note, automatic, side, liquidity, rate
-        case value
+        case value, direction
         case orderID = "order_id"
+        case transferID = "transfer_id"
+        case counterpartyAccount = "counterparty_account"
+        case counterpartyAmount = "counterparty_amount"
+        case counterpartyCurrency = "counterparty_currency"
+    }
+}
+
+/// How a transfer between two accounts converts (nothing between accounts of one currency: rate 1).
+public struct TransferPricing: Codable, Hashable, Sendable {
+    /// Units credited per unit debited, as applied; and at the pair's mid price.
+    @ExactDecimal public var rate: Decimal
+    @ExactDecimal public var midRate: Decimal
+    /// The currency pair priced (`USD.CNH`) and the bid or ask taken.
+    public var pair: String?
+    @OptionalExactDecimal public var pairPrice: Decimal?
+    /// What the spread cost, in the debited currency, and any fee.
+    @ExactDecimal public var spreadCost: Decimal
+    @ExactDecimal public var fee: Decimal
+    /// Under USD 25,000: IB's odd-lot venue, at a wider spread.
+    public var oddLot: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case rate, pair, fee
+        case midRate = "mid_rate"
+        case pairPrice = "pair_price"
+        case spreadCost = "spread_cost"
+        case oddLot = "odd_lot"
+    }
+}
+
+/// What a transfer between two of the user's accounts would move now (`PapertradeClient.transferQuote`).
+public struct AccountTransferQuote: Codable, Sendable {
+    public var fromAccount: String
+    public var toAccount: String
+    @ExactDecimal public var fromAmount: Decimal
+    public var fromCurrency: String
+    @ExactDecimal public var toAmount: Decimal
+    public var toCurrency: String
+    public var pricing: TransferPricing
+
+    enum CodingKeys: String, CodingKey {
+        case fromAccount = "from_account"
+        case toAccount = "to_account"
+        case fromAmount = "from_amount"
+        case fromCurrency = "from_currency"
+        case toAmount = "to_amount"
+        case toCurrency = "to_currency"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        fromAccount = try c.decode(String.self, forKey: .fromAccount)
+        toAccount = try c.decode(String.self, forKey: .toAccount)
+        _fromAmount = try c.decode(ExactDecimal.self, forKey: .fromAmount)
+        fromCurrency = try c.decode(String.self, forKey: .fromCurrency)
+        _toAmount = try c.decode(ExactDecimal.self, forKey: .toAmount)
+        toCurrency = try c.decode(String.self, forKey: .toCurrency)
+        pricing = try TransferPricing(from: decoder)
+    }
+
+    /// As the server writes it: the pricing's fields beside the amounts.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(fromAccount, forKey: .fromAccount)
+        try c.encode(toAccount, forKey: .toAccount)
+        try c.encode(_fromAmount, forKey: .fromAmount)
+        try c.encode(fromCurrency, forKey: .fromCurrency)
+        try c.encode(_toAmount, forKey: .toAmount)
+        try c.encode(toCurrency, forKey: .toCurrency)
+        try pricing.encode(to: encoder)
+    }
+}
+
+/// Money moved between two of the user's accounts (`PapertradeClient.transfer`): `completed` once credited,
+/// `pending` while the destination's server credits it.
+public struct AccountTransfer: Codable, Sendable {
+    public var id: String
+    public var status: String
+    public var fromAccount: String
+    public var toAccount: String
+    public var fromName: String
+    public var toName: String
+    @ExactDecimal public var fromAmount: Decimal
+    public var fromCurrency: String
+    @ExactDecimal public var toAmount: Decimal
+    public var toCurrency: String
+    public var pricing: TransferPricing
+    @ServerTime public var createdAt: Date
+    @OptionalServerTime public var completedAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, status
+        case fromAccount = "from_account"
+        case toAccount = "to_account"
+        case fromName = "from_name"
+        case toName = "to_name"
+        case fromAmount = "from_amount"
+        case fromCurrency = "from_currency"
+        case toAmount = "to_amount"
+        case toCurrency = "to_currency"
+        case createdAt = "created_at"
+        case completedAt = "completed_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        status = try c.decode(String.self, forKey: .status)
+        fromAccount = try c.decode(String.self, forKey: .fromAccount)
+        toAccount = try c.decode(String.self, forKey: .toAccount)
+        fromName = try c.decode(String.self, forKey: .fromName)
+        toName = try c.decode(String.self, forKey: .toName)
+        _fromAmount = try c.decode(ExactDecimal.self, forKey: .fromAmount)
+        fromCurrency = try c.decode(String.self, forKey: .fromCurrency)
+        _toAmount = try c.decode(ExactDecimal.self, forKey: .toAmount)
+        toCurrency = try c.decode(String.self, forKey: .toCurrency)
+        _createdAt = try c.decode(ServerTime.self, forKey: .createdAt)
+        _completedAt = try c.decode(OptionalServerTime.self, forKey: .completedAt)
+        pricing = try TransferPricing(from: decoder)
+    }
+
+    /// As the server writes it: the pricing's fields beside the rest.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(status, forKey: .status)
+        try c.encode(fromAccount, forKey: .fromAccount)
+        try c.encode(toAccount, forKey: .toAccount)
+        try c.encode(fromName, forKey: .fromName)
+        try c.encode(toName, forKey: .toName)
+        try c.encode(_fromAmount, forKey: .fromAmount)
+        try c.encode(fromCurrency, forKey: .fromCurrency)
+        try c.encode(_toAmount, forKey: .toAmount)
+        try c.encode(toCurrency, forKey: .toCurrency)
+        try c.encode(_createdAt, forKey: .createdAt)
+        try c.encode(_completedAt, forKey: .completedAt)
+        try pricing.encode(to: encoder)
     }
 }
 

@@ -40,8 +40,11 @@ extension AccountService {
             return record
         }
         let user = try context.user()
-        let accounts = try await loadAccounts(of: user)
-        guard let record = accounts.first(where: { $0.id == id }) else { throw APIError.notFound("account not found") }
+        // Only this account is loaded (on a cluster it may be another node's: `.elsewhere` sends the request there).
+        try await loadAccountIfNeeded(id)
+        guard let record = await accountRecord(id), record.userID == user else {
+            throw APIError.notFound("account not found")
+        }
         return record
     }
 
