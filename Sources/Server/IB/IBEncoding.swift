@@ -173,7 +173,8 @@ enum IBEncoding {
             "currency": .string(instrument.currency.rawValue), "avgCost": exact(average), "avgPrice": exact(average),
             "realizedPnl": money(p.position.realizedPnL), "unrealizedPnl": money(p.valuation.unrealizedPnL),
             "exchs": .null, "expiry": .null, "putOrCall": .null, "multiplier": .null, "strike": .number("0"),
-            "exerciseStyle": .null, "conExchMap": .array([]), "assetClass": .string("STK"), "undConid": .int(0),
+            "exerciseStyle": .null, "conExchMap": .array([]), "assetClass": .string(IBMarketFields.secType(instrument)),
+            "undConid": .int(0),
             "model": .string(""), "ticker": .string(instrument.symbol), "name": .string(instrument.name),
             "fullName": .string(instrument.symbol), "isUS": .bool(instrument.market == .us),
             "listingExchange": .string(IBMarketFields.listingExchange(instrument)),
@@ -211,12 +212,14 @@ enum IBEncoding {
     static func contractInfo(_ entry: DirectoryEntry) -> JSONValue {
         let i = entry.instrument
         return .object([
-            "con_id": .int(IBConid.conid(i)), "symbol": .string(i.symbol), "local_symbol": .string(i.symbol),
-            "company_name": .string(i.name), "instrument_type": .string("STK"),
+            "con_id": .int(IBConid.conid(i)), "symbol": .string(i.currencyPair.map { $0.base.rawValue } ?? i.symbol),
+            "local_symbol": .string(i.symbol), "company_name": .string(i.name),
+            "instrument_type": .string(IBMarketFields.secType(i)),
             "currency": .string(i.currency.rawValue),
             "exchange": .string(IBMarketFields.listingExchange(i)),
             "valid_exchanges": .string(IBMarketFields.listingExchange(i)),
-            "trading_class": .string(i.market == .us ? "NMS" : i.board.rawValue.uppercased()),
+            "trading_class": .string(
+                i.kind == .forex ? i.symbol : i.market == .us ? "NMS" : i.board.rawValue.uppercased()),
             "industry": .string(entry.sector), "category": .string(entry.industry), "multiplier": .string(""),
             "contract_clarification_type": .null, "allow_sell_long": .bool(false),
             "is_zero_commission_security": .bool(false),

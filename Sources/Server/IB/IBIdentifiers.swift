@@ -28,8 +28,19 @@ enum IBConid {
     }
 
     static func conid(_ instrument: Instrument) -> Int {
-        conid(symbol: instrument.symbol, market: instrument.market) ?? 0
+        if instrument.kind == .forex { return forex[instrument.symbol] ?? 0 }
+        return conid(symbol: instrument.symbol, market: instrument.market) ?? 0
     }
+
+    /// The currency pairs' conids are IB's own (`EUR.USD` is 12087792 in every IB client's code), not encoded from
+    /// the symbol: clients hard-code them. (IB's values; they sit far from the encoded symbols they could be
+    /// mistaken for — `IBConidTests` checks that no listed symbol encodes to one.)
+    static let forex: [String: Int] = [
+        "EUR.USD": 12_087_792, "GBP.USD": 12_087_797, "AUD.USD": 14_433_401, "NZD.USD": 39_453_441,
+        "USD.JPY": 15_016_059, "USD.CHF": 12_087_820, "USD.CAD": 15_016_062, "USD.SEK": 37_893_486,
+        "USD.NOK": 37_971_206, "USD.CNH": 113_342_317,
+    ]
+    static let forexSymbols = Dictionary(uniqueKeysWithValues: forex.map { ($0.value, $0.key) })
 
     /// The symbol and market a conid stands for (nil for a number no symbol encodes to).
     static func decode(_ conid: Int) -> (symbol: String, market: Market)? {
@@ -62,7 +73,9 @@ enum IBConid {
 
     /// The directory entry of a conid given as text, when it names a listed instrument of that market.
     static func entry(_ text: String, in directory: SymbolDirectory) -> DirectoryEntry? {
-        guard let number = Int(text.trimmingCharacters(in: .whitespaces)), let (symbol, market) = decode(number),
+        guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else { return nil }
+        if let pair = forexSymbols[number] { return directory.entry(pair) }
+        guard let (symbol, market) = decode(number),
             let entry = directory.entry(symbol), entry.instrument.market == market
         else { return nil }
         return entry

@@ -124,6 +124,17 @@ enum IBMarketFields {
         return q.last
     }
 
+    /// IB's security type of an instrument: CASH for a currency pair, OPT for an option, CRYPTO for a coin pair, STK
+    /// for the rest.
+    static func secType(_ instrument: Instrument) -> String {
+        switch instrument.kind {
+        case .forex: return "CASH"
+        case .option: return "OPT"
+        case .crypto: return "CRYPTO"
+        default: return "STK"
+        }
+    }
+
     static func listingExchange(_ instrument: Instrument) -> String {
         switch instrument.exchange {
         case .nasdaq: return "NASDAQ"

@@ -18,6 +18,8 @@ struct IBMarketRoutes {
         api.get("iserver/secdef/search", use: search)
         api.post("iserver/secdef/search", use: search)
         api.get("iserver/secdef/info", use: secdefInfo)
+        api.get("iserver/currency/pairs", use: currencyPairs)
+        api.get("iserver/exchangerate", use: exchangeRate)
         options.addRoutes(to: api)
         api.get("iserver/contract/{conid}/info", use: info)
         api.get("iserver/contract/{conid}/info-and-rules", use: infoAndRules)
@@ -46,7 +48,8 @@ struct IBMarketRoutes {
 
     static func instrumentJSON(_ entry: DirectoryEntry) -> JSONValue {
         .object([
-            "name": .string(entry.name.uppercased()), "chineseName": .null, "assetClass": .string("STK"),
+            "name": .string(entry.name.uppercased()), "chineseName": .null,
+            "assetClass": .string(IBMarketFields.secType(entry.instrument)),
             "contracts": .array([IBEncoding.contract(entry)]),
         ])
     }
@@ -70,12 +73,15 @@ struct IBMarketRoutes {
         return .object([
             "conid": .int(IBConid.conid(i)), "currency": .string(i.currency.rawValue), "time": .int(0),
             "chineseName": .null, "allExchanges": .string(venue), "listingExchange": .string(venue),
-            "countryCode": .string(i.market == .us ? "US" : "CN"), "name": .string(i.name.uppercased()),
-            "assetClass": .string("STK"), "expiry": .null, "lastTradingDay": .null, "group": .text(entry.industry),
+            "countryCode": .string(i.kind == .forex ? "" : i.market == .us ? "US" : "CN"),
+            "name": .string(i.name.uppercased()), "assetClass": .string(IBMarketFields.secType(i)), "expiry": .null,
+            "lastTradingDay": .null, "group": .text(entry.industry),
             "putOrCall": .null, "sector": .text(entry.sector), "sectorGroup": .text(entry.industry),
             "strike": .string("0"),
-            "ticker": .string(i.symbol), "undConid": .int(0), "multiplier": .number("0"), "type": .string("COMMON"),
-            "hasOptions": .bool(false), "fullName": .string(i.symbol), "isUS": .bool(i.market == .us),
+            "ticker": .string(i.currencyPair.map { $0.base.rawValue } ?? i.symbol), "undConid": .int(0),
+            "multiplier": .number("0"), "type": .string(i.kind == .forex ? "" : "COMMON"),
+            "hasOptions": .bool(false), "fullName": .string(i.symbol),
+            "isUS": .bool(i.market == .us && i.kind != .forex),
             "incrementRules": .array([.object(["lowerEdge": .number("0"), "increment": IBEncoding.exact(tick)])]),
             "displayRule": .object([
                 "magnification": .int(0),
@@ -118,19 +124,37 @@ struct IBMarketRoutes {
         guard let text = symbol?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             throw IBError(.badRequest, "symbol is required")
         }
-        let optionsOnly = secType?.uppercased() == "OPT"
-        if let secType, !["STK", "OPT", ""].contains(secType.uppercased()) {
+        let wanted = secType?.uppercased() ?? ""
+        let optionsOnly = wanted == "OPT"
+        if !["STK", "OPT", "CASH", ""].contains(wanted) {
             return JSONValue.array([]).response()
         }
         var entries: [DirectoryEntry] = []
         if !byName, let exact = directory.entry(text) { entries.append(exact) }
-        for result in directory.search(text, limit: 10) where !entries.contains(where: { $0.symbol == result.symbol }) {
+        // A currency (`EUR`, secType CASH) finds the pairs it is in, as IB's search does.
+        let limit = wanted == "CASH" ? 40 : 10
+        for result in directory.search(text, limit: limit)
+        where !entries.contains(where: { $0.symbol == result.symbol }) {
             if let e = directory.entry(result.symbol) { entries.append(e) }
         }
         let options = self.options
         if optionsOnly { entries = entries.filter { options.searchFields($0) != nil } }
+        if wanted == "CASH" {
+            entries = entries.filter { $0.instrument.kind == .forex }
+        } else if wanted == "STK" {
+            entries = entries.filter { $0.instrument.kind != .forex }
+        }
         let out: [JSONValue] = entries.prefix(10).map { e in
             let venue = IBMarketFields.listingExchange(e.instrument)
+            if e.instrument.kind == .forex {
+                return .object([
+                    "conid": .string(String(IBConid.conid(e.instrument))),
+                    "companyHeader": .string("\(e.name) - \(venue)"), "companyName": .string(e.name),
+                    "symbol": .string(e.symbol), "description": .string(venue), "restricted": .string("CASH"),
+                    "fop": .null, "opt": .null, "war": .null,
+                    "sections": .array([.object(["secType": .string("CASH"), "exchange": .string(venue + ";")])]),
+                ])
+            }
             // An optionable stock's OPT section lists its months, as IB's does; ibind reads it to walk the chain.
             let option = options.searchFields(e)
             return .object([
@@ -142,6 +166,47 @@ struct IBMarketRoutes {
         }
         guard !out.isEmpty else { throw IBError(.badRequest, "No symbol found") }
         return JSONValue.array(out).response()
+    }
+
+    /// The currency pairs a currency trades in, as IB lists them: `{"USD": [{"symbol": "USD.JPY", "conid": 15016059,
+    /// "ccyPair": "JPY"}, …]}`.
+    @Sendable func currencyPairs(_ request: Request, context: AppContext) async throws -> Response {
+        guard let code = request.query("currency")?.uppercased(), !code.isEmpty else {
+            throw IBError(.badRequest, "currency is required")
+        }
+        guard let currency = Currency(rawValue: code) else { throw IBError(.badRequest, "unknown currency \(code)") }
+        let pairs: [JSONValue] = directory.entries.compactMap { e in
+            guard let pair = e.instrument.currencyPair, pair.base == currency || pair.quote == currency else {
+                return nil
+            }
+            let other = pair.base == currency ? pair.quote : pair.base
+            return .object([
+                "symbol": .string(e.symbol), "conid": .int(IBConid.conid(e.instrument)),
+                "ccyPair": .string(other.rawValue),
+            ])
+        }
+        return JSONValue.object([code: .array(pairs)]).response()
+    }
+
+    /// Units of `target` one unit of `source` is worth at the pair's mid price now: `{"rate": 7.1234}`.
+    @Sendable func exchangeRate(_ request: Request, context: AppContext) async throws -> Response {
+        guard let source = request.query("source").flatMap({ Currency(rawValue: $0.uppercased()) }),
+            let target = request.query("target").flatMap({ Currency(rawValue: $0.uppercased()) })
+        else { throw IBError(.badRequest, "source and target must be currency codes such as USD and CNH") }
+        if source == target { return JSONValue.object(["rate": .number("1")]).response() }
+        guard
+            let entry = directory.entries.first(where: {
+                guard let p = $0.instrument.currencyPair else { return false }
+                return (p.base == source && p.quote == target) || (p.base == target && p.quote == source)
+            }), let pair = entry.instrument.currencyPair
+        else { throw IBError(.badRequest, "no currency pair joins \(source.rawValue) and \(target.rawValue)") }
+        let quote: MarketQuote
+        do { quote = try await market.quote(entry.symbol) } catch { throw IBError(.serviceUnavailable, "\(error)") }
+        let mid =
+            (quote.bids.best?.price).flatMap { bid in (quote.asks.best?.price).flatMap { (bid + $0).divided(by: 2) } }
+            ?? quote.last
+        let rate = pair.base == source ? mid : FixedDecimal.one.divided(by: mid, places: 9) ?? .zero
+        return JSONValue.object(["rate": IBEncoding.exact(rate)]).response()
     }
 
     @Sendable func secdefInfo(_ request: Request, context: AppContext) async throws -> Response {
@@ -281,7 +346,8 @@ struct IBMarketRoutes {
                 "conidex": .string(String(conid)), "con_id": .int(conid), "conid": .int(conid),
                 "available_chart_periods": .string("#R|1"), "company_name": .string(m.name), "scan_data": .string(data),
                 "contract_description_1": .string(m.symbol),
-                "listing_exchange": .string(IBMarketFields.listingExchange(e.instrument)), "sec_type": .string("STK"),
+                "listing_exchange": .string(IBMarketFields.listingExchange(e.instrument)),
+                "sec_type": .string(IBMarketFields.secType(e.instrument)),
                 "last": .string(m.last.formatted(minimumPlaces: 2)),
             ])
         }

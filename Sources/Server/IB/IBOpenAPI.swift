@@ -179,13 +179,30 @@ enum IBOpenAPI {
                 [query("conids", "comma-separated contract ids", S.example(S.string, aapl), required: true)],
                 ["200": "OK", "400": "bad conid"])
         ]),
+        "/v1/api/iserver/currency/pairs": .object([
+            "get": op(
+                "The currency pairs a currency trades in: {CUR: [{symbol, conid, ccyPair}]}",
+                [query("currency", "a currency code such as USD", S.example(S.string, "USD"), required: true)],
+                ["200": "OK", "400": "currency missing or unknown"])
+        ]),
+        "/v1/api/iserver/exchangerate": .object([
+            "get": op(
+                "Units of target one unit of source is worth at the pair's mid price: {rate}",
+                [
+                    query("source", "the currency converted from", S.example(S.string, "USD"), required: true),
+                    query("target", "the currency converted to", S.example(S.string, "CNH"), required: true),
+                ], ["200": "OK", "400": "no pair joins the two currencies"])
+        ]),
         "/v1/api/iserver/secdef/search": .object([
             "get": op(
                 "Search by symbol, or by company name with name=true",
                 [
                     query("symbol", "ticker, A-share code or name", S.example(S.string, "AAPL"), required: true),
                     query("name", "search names (empty: false)", S.caseless(["true", "false", "1", "0", ""])),
-                    query("secType", "STK, or OPT for underlyings with listed options (others find nothing)"),
+                    query(
+                        "secType",
+                        "STK, OPT for underlyings with listed options, or CASH for currency pairs (others find nothing)"
+                    ),
                 ], ["200": "OK", "400": "symbol missing or nothing found"]),
             "post": op(
                 "Search by symbol, or by company name with name=true",

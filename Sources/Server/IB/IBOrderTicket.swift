@@ -49,7 +49,9 @@ struct IBOrderTicket: Sendable, Equatable {
     var description: String {
         let venue =
             instrument.kind == .option
-            ? "SMART" : instrument.market == .us ? "NASDAQ.NMS" : IBMarketFields.listingExchange(instrument)
+            ? "SMART"
+            : instrument.market == .us && instrument.kind != .forex
+                ? "NASDAQ.NMS" : IBMarketFields.listingExchange(instrument)
         var name = instrument.option.map(IBOrderTicket.optionName) ?? instrument.symbol
         if let combo {
             name = combo.map { leg in
