@@ -101,6 +101,15 @@ def test_axe_finds_nothing_serious_on_any_screen_in_either_language_or_theme(a11
         app.css("dialog[open] [data-testid=receive]")
         problems += findings(app, f"{theme} a coin's trade sheet")
         app.d.find_element("css selector", "dialog[open] #qty").send_keys(Keys.ESCAPE)
+        # Moving money to the other account, reviewed: the rate, mid rate, spread and fee.
+        app.go("account")
+        settled(app, ".balance .actions")
+        app.click(".balance .actions button:last-child")
+        app.visible("dialog[open] #move-amount").send_keys("500")
+        app.click("dialog[open] button[type=submit]")
+        app.css("dialog[open] [data-testid=move-review] dl")
+        problems += findings(app, f"{theme} the move-money sheet, reviewed")
+        app.d.find_element("css selector", "dialog[open] #move-amount").send_keys(Keys.ESCAPE)
     assert problems == [], "\n".join(problems)
 
 

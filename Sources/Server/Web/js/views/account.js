@@ -1,5 +1,6 @@
-// Account: cash balance with hide toggle, deposit (card / bank / transfer, amount, note), withdraw, transaction
-// history with signed, dated amounts; open another paper account.
+// Account: cash balance with hide toggle, deposit (card / bank / transfer, amount, note), withdraw, move money to
+// another of the user's accounts (converted at the live rate between dollars and yuan, reviewed before it moves),
+// transaction history with signed, dated amounts; open another paper account.
 import * as api from '../api.js';
 import * as D from '../decimal.js';
 import * as F from '../format.js';
@@ -7,7 +8,7 @@ import * as store from '../store.js';
 import { t } from '../i18n.js';
 import { h, clear, toast, failure, loading, empty, sheet, eyeToggle } from '../ui.js';
 
-const KINDS = ['deposit', 'withdrawal', 'buy', 'sell', 'fee', 'crypto_fee', 'reset', 'interest', 'margin_call', 'borrow_fee', 'dividend',
+const KINDS = ['deposit', 'withdrawal', 'transfer', 'buy', 'sell', 'fee', 'crypto_fee', 'reset', 'interest', 'margin_call', 'borrow_fee', 'dividend',
   'forward_split', 'reverse_split', 'stock_dividend', 'option_exercise', 'option_assignment', 'option_expiry', 'option_delivery',
   'option_adjustment', 'option_cash_deliverable'];
 const METHODS = ['card', 'bank', 'transfer'];
@@ -37,7 +38,13 @@ export async function render(view, params, scope) {
       // A game account takes no deposits or withdrawals (every player starts alike): say so instead of offering them.
       detail.in_game ? h('p.field-help', t('account.game_no_transfers')) : h('div.actions',
         h('button.primary', { type: 'button', onclick: () => transferSheet('deposit') }, t('account.deposit')),
-        h('button.secondary', { type: 'button', onclick: () => transferSheet('withdraw') }, t('account.withdraw'))));
+        h('button.secondary', { type: 'button', onclick: () => transferSheet('withdraw') }, t('account.withdraw')),
+        otherAccounts().length ? h('button.secondary', { type: 'button', onclick: moveSheet }, t('account.move')) : null));
+  }
+
+  /** The user's other accounts money may move to (not game accounts: every player starts alike). */
+  function otherAccounts() {
+    return store.state.accounts.filter((a) => a.id !== account.id && !a.in_game);
   }
 
   async function load() {
@@ -56,6 +63,15 @@ export async function render(view, params, scope) {
   function describe(tx) {
     switch (tx.kind) {
       case 'deposit': case 'withdrawal': return [methodName(tx.method), tx.note].filter(Boolean).join(' · ');
+      case 'transfer': {
+        const other = store.state.accounts.find((a) => a.id === tx.counterparty_account);
+        const name = other ? other.name : tx.counterparty_account.slice(0, 8);
+        const otherAmount = F.money(tx.counterparty_amount, tx.counterparty_currency);
+        const converted = tx.counterparty_currency !== currency;
+        return t(`account.transfer.${tx.direction === 'out' ? 'out' : 'in'}${converted ? '_converted' : ''}`, {
+          account: name, amount: otherAmount, rate: tx.rate,
+        });
+      }
       case 'buy': case 'sell': return t('account.trade', { shares: F.holdingQty(tx.symbol, tx.qty), symbol: F.instrumentLabel(tx.symbol), price: F.price(tx.price) });
       case 'fee': return t('account.fee', { fee: F.feeName(tx.fee), symbol: tx.symbol });
       case 'crypto_fee': return t(`account.crypto_fee.${tx.liquidity === 'maker' ? 'maker' : 'taker'}`, {
@@ -121,6 +137,79 @@ export async function render(view, params, scope) {
           toast(error.message, 'error');
           submit.disabled = false;
         }
+      });
+      return form;
+    });
+  }
+
+  // Move money: choose the account and the amount (in either account's currency), review what leaves and arrives —
+  // the rate, the mid rate, the spread's cost and the fee — then confirm. Nothing moves before the confirmation.
+  function moveSheet() {
+    sheet(t('account.move'), (close) => {
+      const others = otherAccounts();
+      const target = h('select#move-to', { name: 'to' }, others.map((a) => h('option', { value: a.id }, `${a.name} (${a.currency})`)));
+      const unit = h('select#move-currency', { name: 'currency' });
+      const amount = h('input#move-amount', { name: 'amount', inputMode: 'decimal', autocomplete: 'off', placeholder: '0.00', autofocus: true });
+      const review = h('div.move-review', { 'aria-live': 'polite', dataset: { testid: 'move-review' } });
+      const submit = h('button.primary.wide', { type: 'submit' }, t('account.move_review'));
+      let quoted = null;
+      function currencies() {
+        const to = others.find((a) => a.id === target.value);
+        const codes = [...new Set([currency, to?.currency].filter(Boolean))];
+        clear(unit, codes.map((c) => h('option', { value: c }, c)));
+        unit.closest('.field')?.toggleAttribute('hidden', codes.length < 2);
+        reset();
+      }
+      function reset() { quoted = null; clear(review); submit.textContent = t('account.move_review'); }
+      const form = h('form.transfer-form', { novalidate: true },
+        h('div.field', h('label', { for: 'move-to' }, t('account.move_to')), target),
+        h('div.field', h('label', { for: 'move-amount' }, t('account.move_amount')), amount),
+        h('div.field', h('label', { for: 'move-currency' }, t('account.move_currency')), unit),
+        h('p.field-help', t('account.available', { amount: F.money(detail.buying_power, currency) })),
+        review, submit);
+      target.addEventListener('change', currencies);
+      unit.addEventListener('change', reset);
+      amount.addEventListener('input', reset);
+      currencies();
+      function showQuote(q) {
+        const rows = [
+          [t('account.move_leaves'), F.money(q.from_amount, q.from_currency)],
+          [t('account.move_arrives'), F.money(q.to_amount, q.to_currency)],
+        ];
+        if (q.pair) {
+          rows.push([t('account.move_rate'), t('account.move_rate_value', { rate: q.rate, to: q.to_currency, from: q.from_currency })]);
+          rows.push([t('account.move_mid'), q.mid_rate]);
+          rows.push([t('account.move_spread'), F.money(q.spread_cost, q.from_currency)]);
+          rows.push([t('account.move_fee'), F.money(q.fee, q.from_currency)]);
+        }
+        clear(review, h('dl.figures', rows.map(([k, v]) => h('div', h('dt', k), h('dd', v)))),
+          q.odd_lot ? h('p.field-help', t('account.move_odd_lot')) : null);
+      }
+      form.addEventListener('submit', async (event) => {
+        event.preventDefault();
+        const value = D.parse(amount.value.trim());
+        if (!value || D.sign(value) <= 0 || value.s > 2) { toast(t('trade.invalid_amount'), 'error'); amount.focus(); return; }
+        const body = { from_account: account.id, to_account: target.value, amount: amount.value.trim(), currency: unit.value };
+        submit.disabled = true;
+        try {
+          if (!quoted) {
+            quoted = await api.post('/transfers/quote', body);
+            showQuote(quoted);
+            submit.textContent = t('account.move_confirm');
+          } else {
+            const done = await api.post('/transfers', body);
+            toast(t(done.status === 'completed' ? 'account.moved' : 'account.move_pending', {
+              amount: F.money(done.from_amount, done.from_currency), account: done.to_name,
+            }), 'success');
+            close();
+            load();
+            api.get(`/accounts/${api.enc(done.to_account)}`).then((a) => store.updateAccount(a)).catch(() => {});
+          }
+        } catch (error) {
+          toast(error.message, 'error');
+          reset();
+        }
+        submit.disabled = false;
       });
       return form;
     });

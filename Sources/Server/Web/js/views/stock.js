@@ -1,6 +1,8 @@
 // Stock detail: price, change, market status, favorite star, charts, stats, A-share depth and limits, about,
 // news and insights (when the feed has them), your position, Buy and Sell. A crypto pair's page is the same page for
-// a coin: trading around the clock (UTC), its order book, its steps and fees, the quantity held in the coin.
+// a coin: trading around the clock (UTC), its order book, its steps and fees, the quantity held in the coin. A
+// currency pair's page shows its rate, chart and IDEALPRO book, the forex week's status in New York time, and sends
+// the user to a transfer between accounts to convert (orders on pairs are not taken).
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as live from '../live.js';
@@ -42,7 +44,9 @@ export async function render(view, [symbolParam], scope) {
   // A crypto pair: its coin ("BTC"), steps (smallest order, quantity and price steps) from the profile.
   const coin = quote.kind === 'crypto' ? (profile?.crypto?.coin ?? F.coinOf(symbol)) : null;
   const steps = profile?.crypto ?? null;
-  const showDepth = quote.market === 'cn' || !!coin;
+  // A currency pair (`EUR.USD`): its two currencies.
+  const pair = quote.kind === 'forex' ? symbol.split('.') : null;
+  const showDepth = quote.market === 'cn' || !!coin || !!pair;
 
   const head = h('section.stock-head');
   const status = h('p.market-status', { role: 'status' });
@@ -54,7 +58,7 @@ export async function render(view, [symbolParam], scope) {
   const about = h('section.card', { 'aria-labelledby': 'about-title' });
   const insights = h('section.card', { 'aria-labelledby': 'news-title', hidden: true });
   const chart = stockChart(symbol, timeZone);
-  const options = quote.market === 'us' && !coin ? optionChain(symbol, currency) : null;
+  const options = quote.market === 'us' && !coin && !pair ? optionChain(symbol, currency) : null;
   const star = h('button.icon-button.star', { type: 'button' });
   const alertBell = h('button.icon-button.alert-bell', {
     type: 'button', 'aria-label': t('stock.alert_label', { symbol }), title: t('stock.alert_title'),
@@ -70,9 +74,12 @@ export async function render(view, [symbolParam], scope) {
     alertBell.setAttribute('aria-label', n ? t.count('stock.alerts_set', n, { symbol }) : t('stock.alert_label', { symbol }));
   }
   showAlerts();
-  const actions = h('div.trade-bar',
-    h('button.buy', { type: 'button', onclick: () => trade('buy') }, t('stock.buy')),
-    h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
+  const actions = pair
+    ? h('div.forex-note', { dataset: { testid: 'forex-note' } }, h('p', t('stock.forex.convert_note')),
+      h('a.button.secondary', { href: '#/account' }, t('account.move')))
+    : h('div.trade-bar',
+      h('button.buy', { type: 'button', onclick: () => trade('buy') }, t('stock.buy')),
+      h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
 
   clear(view, h('div.stock', head, status, haltNote, earnings, actions, h('div.stock-grid',
     h('div.stock-main', chart.element, stats, depth, options?.element),
@@ -151,6 +158,14 @@ export async function render(view, [symbolParam], scope) {
   }
 
   async function renderStatus() {
+    if (pair) {
+      // The forex week: open from Sunday 17:00 to Friday 17:00 New York time.
+      const time = new Date(quote.time).toLocaleTimeString(locale(), { timeZone: 'America/New_York', hour: '2-digit', minute: '2-digit' });
+      const open = quote.phase === 'continuous';
+      clear(status, h(`span.dot.${open ? 'open' : 'closed'}`, { 'aria-hidden': 'true' }),
+        t(open ? 'stock.forex_status.open' : 'stock.forex_status.closed', { time }));
+      return;
+    }
     if (coin) {
       // A coin never closes: the status is the market's time (its quote's) in UTC, the pair's trading day.
       const time = new Date(quote.time).toLocaleTimeString(locale(), { timeZone: 'UTC', hour: '2-digit', minute: '2-digit' });
@@ -200,6 +215,10 @@ export async function render(view, [symbolParam], scope) {
   }
 
   function renderPosition() {
+    if (pair) {
+      clear(position, h('h2#position-title', t('stock.position')), h('p.empty-position', t('stock.forex.no_position')));
+      return;
+    }
     const otherMarket = account && account.market !== quote.market;
     if (!held) {
       clear(position, h('h2#position-title', t('stock.position')),
@@ -222,6 +241,11 @@ export async function render(view, [symbolParam], scope) {
   function renderAbout() {
     const p = profile;
     const rows = [[t('stock.exchange'), `${quote.exchange ?? '—'}${p?.market === 'cn' ? t('stock.cn_suffix') : ''}`]];
+    if (pair) {
+      rows.push([t('stock.crypto.kind'), t('stock.forex.kind', { base: pair[0], quote: pair[1] })],
+        [t('stock.forex.price'), t('stock.forex.price_text', { base: pair[0], quote: pair[1] })],
+        [t('stock.forex.hours'), t('stock.forex.hours_text')]);
+    }
     if (steps) {
       rows.push([t('stock.crypto.kind'), t('stock.crypto.pair', { coin, currency })],
         [t('stock.crypto.min_order'), F.holdingQty(symbol, steps.min_order_size)],
