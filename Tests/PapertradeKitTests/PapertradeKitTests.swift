@@ -91,6 +91,34 @@ import Testing
         }
     }
 
+    @Test func dollarsMoveToAYuanAccountAtTheQuotedRateAndShowInBothHistories() async throws {
+        try await LiveServer.with { server in
+            let user = try await server.userClient()
+            let yuan = try await user.openAccount(market: .cn)
+            let quote = try await user.transferQuote(from: server.accountID, to: yuan.id, amount: 30_000)
+            #expect(quote.fromCurrency == "USD" && quote.toCurrency == "CNY" && quote.pricing.pair == "USD.CNH")
+            #expect(quote.pricing.rate < quote.pricing.midRate && !quote.pricing.oddLot && quote.pricing.fee == 0)
+            // The dollars sold at the pair's bid, the yuan rounded down to the fen.
+            let exact = quote.fromAmount * (try #require(quote.pricing.pairPrice))
+            #expect(quote.toAmount <= exact && exact - quote.toAmount < Decimal(string: "0.01")!)
+            let moved = try await user.transfer(from: server.accountID, to: yuan.id, amount: 30_000)
+            #expect(moved.status == "completed" && moved.fromAmount == 30_000)
+            #expect(try await user.account(yuan.id).cash == yuan.cash + moved.toAmount)
+            let out = try #require(try await user.transactions(account: server.accountID, limit: 5).first)
+            #expect(out.kind == "transfer" && out.direction == "out" && out.transferID == moved.id)
+            #expect(out.counterpartyAccount == yuan.id && out.counterpartyAmount == moved.toAmount)
+            #expect(try await user.transfers().map(\.id) == [moved.id])
+            #expect(try await user.transfer(id: moved.id).toAmount == moved.toAmount)
+            // Refused: an account's key moves no money.
+            do {
+                _ = try await server.keyClient.transfer(from: server.accountID, to: yuan.id, amount: 1)
+                Issue.record("a key moved money")
+            } catch let error as PapertradeError {
+                #expect(error.status == 401 || error.status == 403)
+            }
+        }
+    }
+
     @Test func aCoinIsBoughtByAmountAndSoldWhole() async throws {
         try await LiveServer.with { server in
             let client = server.keyClient
