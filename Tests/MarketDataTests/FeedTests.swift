@@ -87,6 +87,21 @@ struct FeedTests {
         }
     }
 
+    @Test(
+        "with a real US provider, currency pairs still come from the simulated market (no provider quotes IDEALPRO), and no request is sent for them"
+    )
+    func currencyPairsStaySimulated() async throws {
+        let clock = MarketClock(.manual(start: Timestamp(CivilDate(2026, 11, 18), hour: 10, in: .newYork)))
+        let configuration = try MarketDataConfiguration.load(
+            environment: ["PAPERTRADE_FEED_US": "finnhub", "FINNHUB_API_KEYS": "k1"])
+        let transport = RecordedTransport([])
+        let feed = configuration.makeFeed(directory: try SymbolDirectory.bundled(), clock: clock, transport: transport)
+        let quote = try await feed.quote("USD.CNH")
+        #expect(quote.phase == .continuous && quote.bids.best != nil && quote.asks.best != nil)
+        #expect(await feed.latestQuotes(["EUR.USD", "USD.JPY"]).count == 2)
+        #expect(feed.name.contains("(currencies)"))
+    }
+
     @Test("no key, no request: missing credentials are reported")
     func missingKeys() async {
         let feed = FinnhubFeed(keys: [], transport: RecordedTransport([]), clock: MarketClock(.realtime))

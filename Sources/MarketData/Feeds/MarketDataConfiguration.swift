@@ -139,6 +139,7 @@ public struct MarketDataConfiguration: Sendable, Hashable {
             crypto == .alpaca
             ? cached(AlpacaCryptoFeed(keyID: alpacaKeyID, secret: alpacaSecret, transport: transport)) : simulated
         if us == .simulated && cn == .simulated && crypto == .simulated { return simulated }
-        return MarketRoutedFeed(us: usFeed, cn: cnFeed, crypto: cryptoFeed, directory: directory)
+        // Currency pairs: the simulated market's (no configured provider quotes IDEALPRO's book and sizes).
+        return MarketRoutedFeed(us: usFeed, cn: cnFeed, crypto: cryptoFeed, forex: simulated, directory: directory)
     }
 }

@@ -263,39 +263,53 @@ public struct SimulatedFeed: MarketDataFeed {
     }
 }
 
-/// Sends each symbol to the feed of its market (e.g. Sina for A-shares, Finnhub for US stocks), and a crypto pair
-/// to the crypto feed (Alpaca's crypto data; the US feed's when none is given).
+/// Sends each symbol to the feed of its market (e.g. Sina for A-shares, Finnhub for US stocks), a crypto pair to the
+/// crypto feed (Alpaca's crypto data; the US feed's when none is given) and a currency pair to the forex feed (the
+/// simulated market's: no configured provider quotes IDEALPRO's book; the US feed's when none is given).
 public struct MarketRoutedFeed: MarketDataFeed {
     public let us: any MarketDataFeed
     public let cn: any MarketDataFeed
     public let crypto: any MarketDataFeed
+    public let forex: any MarketDataFeed
     public let directory: SymbolDirectory
 
     public init(
         us: any MarketDataFeed, cn: any MarketDataFeed, crypto: (any MarketDataFeed)? = nil,
-        directory: SymbolDirectory
+        forex: (any MarketDataFeed)? = nil, directory: SymbolDirectory
     ) {
         self.us = us
         self.cn = cn
         self.crypto = crypto ?? us
+        self.forex = forex ?? us
         self.directory = directory
     }
 
     public var name: String {
         var name = us.name == cn.name ? us.name : "\(us.name) (US), \(cn.name) (A-shares)"
         if crypto.name != us.name { name += ", \(crypto.name) (crypto)" }
+        if forex.name != us.name { name += ", \(forex.name) (currencies)" }
         return name
     }
     public var attributionURL: String? { us.attributionURL ?? cn.attributionURL }
     public var isSimulated: Bool { us.isSimulated && cn.isSimulated }
 
-    func feed(_ symbol: String) -> any MarketDataFeed { isChinese(symbol) ? cn : isCrypto(symbol) ? crypto : us }
+    func feed(_ symbol: String) -> any MarketDataFeed {
+        if isChinese(symbol) { return cn }
+        switch directory.entry(symbol)?.instrument.kind {
+        case .crypto?: return crypto
+        case .forex?: return forex
+        default: return us
+        }
+    }
 
     public func shareRateLimits(among nodes: Int) {
         us.shareRateLimits(among: nodes)
         cn.shareRateLimits(among: nodes)
         if crypto.name != us.name { crypto.shareRateLimits(among: nodes) }
+        if forex.name != us.name { forex.shareRateLimits(among: nodes) }
     }
+
+    func isForex(_ symbol: String) -> Bool { directory.entry(symbol)?.instrument.kind == .forex }
 
     func isCrypto(_ symbol: String) -> Bool { directory.entry(symbol)?.instrument.kind == .crypto }
 
@@ -307,10 +321,11 @@ public struct MarketRoutedFeed: MarketDataFeed {
     public func latestQuotes(_ symbols: [String]) async -> [String: MarketQuote] {
         let chinese = symbols.filter(isChinese)
         let pairs = symbols.filter { !isChinese($0) && isCrypto($0) }
-        let us = symbols.filter { !isChinese($0) && !isCrypto($0) }
+        let currencies = symbols.filter { !isChinese($0) && isForex($0) }
+        let us = symbols.filter { !isChinese($0) && !isCrypto($0) && !isForex($0) }
         return await self.us.latestQuotes(us).merging(await cn.latestQuotes(chinese)) { a, _ in a }.merging(
             await crypto.latestQuotes(pairs)
-        ) { a, _ in a }
+        ) { a, _ in a }.merging(await forex.latestQuotes(currencies)) { a, _ in a }
     }
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
         -> [PriceBar]
