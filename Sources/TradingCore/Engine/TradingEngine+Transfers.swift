@@ -10,15 +10,7 @@ extension TradingEngine {
         let account = try existingAccount(id)
         try Self.refuseGameTransfer(account)
         try Self.validateTransferAmount(amount, currency: account.currency)
-        guard amount <= account.buyingPower else {
-            let (wanted, available) = (amount.formatted(places: 2), account.buyingPower.formatted(places: 2))
-            throw OrderRejection(
-                .insufficientBuyingPower,
-                "cannot transfer \(wanted) \(account.currency.rawValue): only \(available) is available",
-                facts: .init(
-                    "insufficient_buying_power.transfer",
-                    ["amount": wanted, "currency": account.currency.rawValue, "available": available]))
-        }
+        try Self.requireAvailable(amount, in: account, to: "transfer")
         return record(.transfer(booking), cashChange: -amount, account: id, at: time)
     }
 

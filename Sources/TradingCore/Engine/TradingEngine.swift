@@ -233,15 +233,7 @@ public struct TradingEngine: Sendable {
         let account = try existingAccount(id)
         try Self.refuseGameTransfer(account)
         try Self.validateTransferAmount(amount, currency: account.currency)
-        guard amount <= account.buyingPower else {
-            let (wanted, available) = (amount.formatted(places: 2), account.buyingPower.formatted(places: 2))
-            throw OrderRejection(
-                .insufficientBuyingPower,
-                "cannot withdraw \(wanted) \(account.currency.rawValue): only \(available) is available",
-                facts: .init(
-                    "insufficient_buying_power.withdraw",
-                    ["amount": wanted, "currency": account.currency.rawValue, "available": available]))
-        }
+        try Self.requireAvailable(amount, in: account, to: "withdraw")
         return record(.withdrawal(method: method, note: note), cashChange: -amount, account: id, at: time)
     }
 
@@ -275,6 +267,18 @@ public struct TradingEngine: Sendable {
 
     /// Game accounts take no deposits or withdrawals: every player starts with the same cash, and a game's return
     /// is then simply equity over starting cash.
+    /// Refuses taking `amount` out of an account (to `verb` it: "withdraw", "transfer") beyond its buying power.
+    static func requireAvailable(_ amount: FixedDecimal, in account: Account, to verb: String) throws(OrderRejection) {
+        guard amount > account.buyingPower else { return }
+        let (wanted, available) = (amount.formatted(places: 2), account.buyingPower.formatted(places: 2))
+        throw OrderRejection(
+            .insufficientBuyingPower,
+            "cannot \(verb) \(wanted) \(account.currency.rawValue): only \(available) is available",
+            facts: .init(
+                "insufficient_buying_power.\(verb)",
+                ["amount": wanted, "currency": account.currency.rawValue, "available": available]))
+    }
+
     static func refuseGameTransfer(_ account: Account) throws(OrderRejection) {
         guard account.gameRules != nil else { return }
         throw OrderRejection(
