@@ -28,7 +28,9 @@ struct IBClientPortalTests {
         try IBOrderTicket(try JSONValue(parsing: json), instrument: { IBConid.entry($0, in: directory)?.instrument })
     }
 
-    @Test("every listed symbol has its own conid, and the conid reads back to the symbol and market")
+    @Test(
+        "every listed symbol has its own conid, and the conid reads back to the symbol and market; a currency pair's is IB's own, read back by table"
+    )
     func conidsRoundTrip() {
         var seen: [Int: String] = [:]
         for entry in Self.directory.entries {
@@ -36,8 +38,20 @@ struct IBClientPortalTests {
             #expect(conid > 1 && conid < 1 << 53)
             #expect(seen[conid] == nil, "\(entry.symbol) shares conid \(conid) with \(seen[conid] ?? "")")
             seen[conid] = entry.symbol
+            #expect(IBConid.entry(String(conid), in: Self.directory)?.symbol == entry.symbol, "\(entry.symbol)")
+            guard entry.instrument.kind != .forex else { continue }
             let decoded = IBConid.decode(conid)
             #expect(decoded?.symbol == entry.symbol && decoded?.market == entry.instrument.market)
+        }
+        // IB's conids for the pairs, as clients hard-code them; none is a listed symbol's encoding.
+        #expect(IBConid.conid(symbol: "EUR.USD", market: .us) != 12_087_792)
+        #expect(IBConid.entry("12087792", in: Self.directory)?.symbol == "EUR.USD")
+        #expect(IBConid.entry("113342317", in: Self.directory)?.symbol == "USD.CNH")
+        for conid in IBConid.forex.values {
+            let shadowed = IBConid.decode(conid).flatMap { Self.directory.entry($0.symbol) }
+            #expect(
+                shadowed == nil || shadowed?.instrument.kind == .forex,
+                "conid \(conid) is also \(shadowed?.symbol ?? "")")
         }
         #expect(seen.count == Self.directory.count)
         // Fixed forever: clients store conids.

@@ -62,7 +62,7 @@ struct WebAppTests {
     }
 
     @Test(
-        "every file the service worker caches exists; a browser taking gzip downloads our own JS and CSS in under 125 KB, and they unpack to the files"
+        "every file the service worker caches exists; a browser taking gzip downloads our own JS and CSS in under 130 KB, and they unpack to the files"
     )
     func shellAndBudget() async throws {
         try await ServerFixture.with { f in
@@ -96,8 +96,10 @@ struct WebAppTests {
                 // The modules the stock page imports are in the offline shell too.
                 #expect(listed.contains("/app/js/options.js") && listed.contains("/app/js/payoff.js"))
                 // (The budget was 120 KB at 106 KB; accessibility, the option greeks and the backtest's definitions in
-                // two languages took the shell to ~120 KB of 407 KB, 2026-12-04.)
-                #expect(bytes > 20_000 && sent < 125_000, "own JS and CSS: \(bytes) bytes, \(sent) sent gzipped")
+                // two languages took the shell to ~120 KB of 407 KB, 2026-12-04; the coin pages, then moving money
+                // between accounts and the currency pairs' page, in two languages, to 126 KB of 388 KB, 2026-12-04:
+                // every i18n key is in use.)
+                #expect(bytes > 20_000 && sent < 130_000, "own JS and CSS: \(bytes) bytes, \(sent) sent gzipped")
                 #expect(sent * 2 < bytes)
             }
         }
