@@ -114,6 +114,8 @@ public protocol TransferRepository: Sendable {
     /// A user's transfers, newest first.
     func transfers(user: UserID, limit: Int) async throws -> [TransferRecord]
     func transfer(_ id: TransferID) async throws -> TransferRecord?
+    /// The transfer out of `account` a client named `clientTransferID`.
+    func transfer(clientTransferID: String, from account: AccountID) async throws -> TransferRecord?
     /// Whether the transfer's credit has committed.
     func isCredited(_ id: TransferID) async throws -> Bool
 }

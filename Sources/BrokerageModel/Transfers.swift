@@ -16,19 +16,15 @@ public struct TransferRecord: Sendable, Codable, Hashable {
 
     public var id: TransferID
     public var userID: UserID
-    public var fromAccount: AccountID
-    public var toAccount: AccountID
-    /// The accounts' names as their owner saw them when the transfer was made (for the notice and the history).
-    public var fromName: String
-    public var toName: String
+    /// The client's own id for the transfer (unique per source account): a retry with it gets the same transfer,
+    /// never a second one.
+    public var clientTransferID: String?
+    /// Debited: the source account, in its currency.
+    public var from: TransferSide
+    /// Credited: the destination account, in its currency.
+    public var to: TransferSide
     /// The destination's shard (where its credit is made; what its owner looks for).
     public var toShard: Int
-    /// Debited from `fromAccount`, in its currency.
-    public var fromAmount: FixedDecimal
-    public var fromCurrency: Currency
-    /// Credited to `toAccount`, in its currency.
-    public var toAmount: FixedDecimal
-    public var toCurrency: Currency
     /// The conversion (`TransferPricing`): the rate applied, the mid rate, the pair it was priced on.
     public var pricing: TransferPricing
     public var status: Status
@@ -36,40 +32,49 @@ public struct TransferRecord: Sendable, Codable, Hashable {
     public var completedAt: Timestamp?
 
     public init(
-        id: TransferID, userID: UserID, fromAccount: AccountID, toAccount: AccountID, fromName: String,
-        toName: String, toShard: Int,
-        fromAmount: FixedDecimal, fromCurrency: Currency, toAmount: FixedDecimal, toCurrency: Currency,
-        pricing: TransferPricing, status: Status, createdAt: Timestamp, completedAt: Timestamp? = nil
+        id: TransferID, userID: UserID, clientTransferID: String? = nil, from: TransferSide, to: TransferSide,
+        toShard: Int, pricing: TransferPricing, status: Status, createdAt: Timestamp, completedAt: Timestamp? = nil
     ) {
         self.id = id
         self.userID = userID
-        self.fromAccount = fromAccount
-        self.toAccount = toAccount
-        self.fromName = fromName
-        self.toName = toName
+        self.clientTransferID = clientTransferID
+        self.from = from
+        self.to = to
         self.toShard = toShard
-        self.fromAmount = fromAmount
-        self.fromCurrency = fromCurrency
-        self.toAmount = toAmount
-        self.toCurrency = toCurrency
         self.pricing = pricing
         self.status = status
         self.createdAt = createdAt
         self.completedAt = completedAt
     }
 
-    /// The debit's ledger booking (on `fromAccount`).
+    /// The debit's ledger booking (on the source account).
     public var debitBooking: TransferBooking {
         TransferBooking(
-            transferID: id, direction: .out, counterparty: toAccount, counterpartyAmount: toAmount,
-            counterpartyCurrency: toCurrency, rate: pricing.rate)
+            transferID: id, direction: .out, counterparty: to.account, counterpartyAmount: to.amount,
+            counterpartyCurrency: to.currency, rate: pricing.rate)
     }
 
-    /// The credit's ledger booking (on `toAccount`).
+    /// The credit's ledger booking (on the destination account).
     public var creditBooking: TransferBooking {
         TransferBooking(
-            transferID: id, direction: .in, counterparty: fromAccount, counterpartyAmount: fromAmount,
-            counterpartyCurrency: fromCurrency, rate: pricing.rate)
+            transferID: id, direction: .in, counterparty: from.account, counterpartyAmount: from.amount,
+            counterpartyCurrency: from.currency, rate: pricing.rate)
+    }
+}
+
+/// One side of a transfer: the account, its name as its owner saw it when the transfer was made (for the notice and
+/// the history), and the amount it paid or received in its currency.
+public struct TransferSide: Sendable, Codable, Hashable {
+    public var account: AccountID
+    public var name: String
+    public var amount: FixedDecimal
+    public var currency: Currency
+
+    public init(account: AccountID, name: String, amount: FixedDecimal, currency: Currency) {
+        self.account = account
+        self.name = name
+        self.amount = amount
+        self.currency = currency
     }
 }
 

@@ -65,10 +65,14 @@ extension PapertradeClient {
     }
 
     /// Moves money between two of the user's accounts, converted at the live rate when their currencies differ.
-    public func transfer(from: String, to: String, amount: Decimal, currency: String? = nil)
-        async throws(PapertradeError) -> AccountTransfer
-    {
-        try await send("POST", "transfers", body: encode(Self.transferBody(from, to, amount, currency)))
+    /// With a `clientTransferID` a retry is safe: the transfer made under it before is answered again, never made
+    /// twice.
+    public func transfer(
+        from: String, to: String, amount: Decimal, currency: String? = nil, clientTransferID: String? = nil
+    ) async throws(PapertradeError) -> AccountTransfer {
+        var body = Self.transferBody(from, to, amount, currency)
+        if let clientTransferID { body["client_transfer_id"] = clientTransferID }
+        return try await send("POST", "transfers", body: encode(body))
     }
 
     /// The user's transfers, newest first.

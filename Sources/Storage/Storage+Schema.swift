@@ -412,7 +412,8 @@ extension Storage {
         ),
         // Transfers between a user's accounts (Repositories/SQLTransfers.swift): the record commits with the debit in
         // the source's shard and is marked completed with the credit in the destination's; a credit row per transfer
-        // (its key) makes a second credit fail to commit. The SQLite inbox gains both row kinds.
+        // (its key) makes a second credit fail to commit, and a client's id for a transfer names one transfer out of
+        // an account. The SQLite inbox gains both row kinds.
         (
             17,
             [
@@ -420,10 +421,12 @@ extension Storage {
                 CREATE TABLE transfers (
                     id TEXT PRIMARY KEY, user_id TEXT NOT NULL, from_account TEXT NOT NULL, to_account TEXT NOT NULL,
                     to_shard INTEGER NOT NULL, status TEXT NOT NULL, created_at BIGINT NOT NULL,
-                    updated_at BIGINT NOT NULL, body TEXT NOT NULL
+                    client_transfer_id TEXT, body TEXT NOT NULL
                 )
                 """,
                 "CREATE INDEX transfers_by_user ON transfers (user_id, created_at)",
+                // A client's id names one transfer out of an account (NULLs are distinct: most transfers have none).
+                "CREATE UNIQUE INDEX transfers_by_client_id ON transfers (from_account, client_transfer_id)",
                 "CREATE INDEX transfers_by_status ON transfers (status, to_shard)",
                 """
                 CREATE TABLE transfer_credits (

@@ -51,9 +51,10 @@ struct TransferTests {
             let quote = try await f.brokerage.market.quote("USD.CNH", reuse: false)
             let bid = try #require(quote.bids.best?.price), ask = try #require(quote.asks.best?.price)
             let t = try await f.brokerage.transfers.transfer(
-                user: f.userID, from: f.account, to: cn, amount: amount, currency: .usd)
+                user: f.userID, from: f.account, to: cn, amount: amount, currency: .usd
+            ).record
             #expect(t.status == .completed && t.completedAt != nil)
-            #expect(t.fromAmount == amount && t.fromCurrency == .usd && t.toCurrency == .cny)
+            #expect(t.from.amount == amount && t.from.currency == .usd && t.to.currency == .cny)
             #expect(t.pricing.pair == "USD.CNH")
             // Dollars sold for yuan at the bid — or, under USD 25,000, the odd-lot venue's wider bid.
             let odd = amount < 25_000
@@ -63,10 +64,10 @@ struct TransferTests {
             } else {
                 #expect(t.pricing.pairPrice == bid)
             }
-            #expect(t.toAmount == amount.multiplied(by: t.pricing.pairPrice!, places: 2, rule: .down))
+            #expect(t.to.amount == amount.multiplied(by: t.pricing.pairPrice!, places: 2, rule: .down))
             let usdAfter = try await Self.cash(f, f.account), cnyAfter = try await Self.cash(f, cn)
             #expect(usdAfter.live == usdBefore.live - amount && usdAfter.ledger == usdAfter.live)
-            #expect(cnyAfter.live == cnyBefore.live + t.toAmount && cnyAfter.ledger == cnyAfter.live)
+            #expect(cnyAfter.live == cnyBefore.live + t.to.amount && cnyAfter.ledger == cnyAfter.live)
             // Each side's ledger names the transfer, the other account, its amount and the rate.
             let debit = try #require(try await f.brokerage.activities(f.account, limit: 1).first)
             let credit = try #require(try await f.brokerage.activities(cn, limit: 1).first)
@@ -75,15 +76,16 @@ struct TransferTests {
                 return
             }
             #expect(out.transferID == t.id && out.direction == .out && out.counterparty == cn)
-            #expect(out.counterpartyAmount == t.toAmount && out.counterpartyCurrency == .cny)
+            #expect(out.counterpartyAmount == t.to.amount && out.counterpartyCurrency == .cny)
             #expect(into.direction == .in && into.counterparty == f.account && into.counterpartyAmount == amount)
-            #expect(debit.cashChange == -amount && credit.cashChange == t.toAmount)
+            #expect(debit.cashChange == -amount && credit.cashChange == t.to.amount)
             // And back: the yuan buy dollars at the ask.
             let back = try await f.brokerage.transfers.transfer(
-                user: f.userID, from: cn, to: f.account, amount: t.toAmount, currency: .cny)
-            #expect(back.status == .completed && back.toCurrency == .usd)
+                user: f.userID, from: cn, to: f.account, amount: t.to.amount, currency: .cny
+            ).record
+            #expect(back.status == .completed && back.to.currency == .usd)
             #expect(back.pricing.pairPrice! >= ask)
-            let lost = amount - back.toAmount
+            let lost = amount - back.to.amount
             #expect(lost.isPositive, "a round trip costs the spreads")
             let usdEnd = try await Self.cash(f, f.account), cnyEnd = try await Self.cash(f, cn)
             #expect(usdEnd.live == usdBefore.live - lost && usdEnd.ledger == usdEnd.live)
@@ -91,7 +93,7 @@ struct TransferTests {
             // The user's list, newest first; one of them by id.
             let list = try await f.brokerage.transfers.list(user: f.userID, limit: 10)
             #expect(Set(list.map(\.id)) == [t.id, back.id] && list.allSatisfy { $0.status == .completed })
-            #expect(try await f.brokerage.transfers.transfer(t.id, user: f.userID).toAmount == t.toAmount)
+            #expect(try await f.brokerage.transfers.transfer(t.id, user: f.userID).to.amount == t.to.amount)
         }
     }
 
@@ -157,8 +159,9 @@ struct TransferTests {
                 // Between two dollar accounts no conversion is needed: open at the weekend too.
                 let second = try await f.brokerage.openAccount(userID: f.userID, market: .us, cash: 0, name: "savings")
                 let moved = try await t.transfer(
-                    user: f.userID, from: f.account, to: second.id, amount: 1_234, currency: nil)
-                #expect(moved.status == .completed && moved.toAmount == 1_234 && moved.pricing == .none)
+                    user: f.userID, from: f.account, to: second.id, amount: 1_234, currency: nil
+                ).record
+                #expect(moved.status == .completed && moved.to.amount == 1_234 && moved.pricing == .none)
                 #expect(try await Self.cash(f, second.id).live == 1_234)
             }
         }
@@ -174,11 +177,11 @@ struct TransferTests {
             user: f.userID, from: f.account, to: cn.id, amount: 40_000, currency: .usd)
         let record = TransferRecord(
             id: TransferID(Identifier.random(using: &SeededGenerator.testing)), userID: f.userID,
-            fromAccount: f.account, toAccount: cn.id, fromName: "test", toName: "A股", toShard: cn.shard.index,
-            fromAmount: quote.fromAmount, fromCurrency: .usd, toAmount: quote.toAmount, toCurrency: .cny,
-            pricing: quote.pricing, status: .pending, createdAt: quote.time)
+            from: TransferSide(account: f.account, name: "test", amount: quote.fromAmount, currency: .usd),
+            to: TransferSide(account: cn.id, name: "A股", amount: quote.toAmount, currency: .cny),
+            toShard: cn.shard.index, pricing: quote.pricing, status: .pending, createdAt: quote.time)
         // The debit commits; the process "dies" before the credit.
-        try await f.brokerage.router.route(f.account).debitTransfer(record)
+        #expect(try await f.brokerage.router.route(f.account).debitTransfer(record).made)
         await f.brokerage.shutdown()
 
         let clock = f.clock
@@ -204,6 +207,68 @@ struct TransferTests {
         let entries = try await again.activities(cn.id, limit: 100)
         #expect(entries.filter { if case .transfer = $0.kind { true } else { false } }.count == 1)
         await again.shutdown()
+    }
+}
+
+extension TransferTests {
+    @Test(
+        "a client's transfer id makes a retry safe: retried, even eight at once, one transfer is made and answered to every retry; the same id for another transfer is a conflict"
+    )
+    func clientTransferID() async throws {
+        try await Self.withYuanAccount { f, cn in
+            let t = f.brokerage.transfers
+            let before = try await Self.cash(f, f.account).live
+            let first = try await t.transfer(
+                user: f.userID, from: f.account, to: cn, amount: 30_000, currency: .usd,
+                clientTransferID: "rent-2026-11")
+            #expect(first.made && first.record.clientTransferID == "rent-2026-11")
+            let again = try await t.transfer(
+                user: f.userID, from: f.account, to: cn, amount: 30_000, currency: .usd,
+                clientTransferID: "rent-2026-11")
+            #expect(!again.made && again.record.id == first.record.id && again.record.status == .completed)
+            // Eight retries of a new id at once: one makes it; each other finds it made or being made.
+            let answers = await withTaskGroup(of: Result<(TransferRecord, Bool), BrokerageError>.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do {
+                            let r = try await t.transfer(
+                                user: f.userID, from: f.account, to: cn, amount: 1_000, currency: .usd,
+                                clientTransferID: "savings")
+                            return .success((r.record, r.made))
+                        } catch let error as BrokerageError { return .failure(error) } catch {
+                            return .failure(.unavailable("\(error)"))
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let made = answers.compactMap { if case .success(let r) = $0, r.1 { r.0 } else { nil } }
+            #expect(made.count == 1)
+            for answer in answers {
+                switch answer {
+                case .success(let r): #expect(r.0.id == made.first?.id)
+                case .failure(let e):
+                    guard case .conflict = e else {
+                        Issue.record("\(e)")
+                        continue
+                    }
+                }
+            }
+            #expect(try await Self.cash(f, f.account).live == before - 31_000)
+            #expect(try await t.list(user: f.userID, limit: 10).count == 2)
+            // The same id for another amount or account: refused, nothing moves.
+            do {
+                _ = try await t.transfer(
+                    user: f.userID, from: f.account, to: cn, amount: 999, currency: .usd, clientTransferID: "savings")
+                Issue.record("a reused id made another transfer")
+            } catch let error as BrokerageError {
+                guard case .conflict = error else {
+                    Issue.record("\(error)")
+                    return
+                }
+            }
+            #expect(try await Self.cash(f, f.account).live == before - 31_000)
+        }
     }
 }
 

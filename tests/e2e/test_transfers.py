@@ -80,8 +80,18 @@ def test_dollars_to_yuan_and_back_reconcile_to_the_cent_and_refusals_move_nothin
     assert cash(s, server.url, usd) == usd0 - Decimal("29000")
     assert cash(s, server.url, cny) == cny0 + got - Decimal(b["from_amount"])
     listed = s.get(f"{server.url}/api/v1/transfers").json()["transfers"]
-    assert [x["id"] for x in listed] == [b["id"], t["id"]]
+    assert [x["id"] for x in listed] == [b["id"], t["id"]] and t["client_transfer_id"] is None
     assert s.get(f"{server.url}/api/v1/transfers/{t['id']}").json()["status"] == "completed"
+
+    # A retry with the client's own id gets the same transfer back (200), never a second one.
+    keyed = {**body, "amount": "100.00", "client_transfer_id": "lunch-money"}
+    made = s.post(f"{server.url}/api/v1/transfers", json=keyed)
+    assert made.status_code == 201, made.text
+    again = s.post(f"{server.url}/api/v1/transfers", json=keyed)
+    assert again.status_code == 200 and again.json()["id"] == made.json()["id"], again.text
+    other_amount = s.post(f"{server.url}/api/v1/transfers", json={**keyed, "amount": "101.00"})
+    assert other_amount.status_code == 409, other_amount.text
+    assert cash(s, server.url, usd) == usd0 - Decimal("29100")
 
     # Refusals: nothing moves.
     other, _, theirs = signup(server.url)
@@ -102,7 +112,7 @@ def test_dollars_to_yuan_and_back_reconcile_to_the_cent_and_refusals_move_nothin
         assert r.json().get("message"), r.text
     assert other.get(f"{server.url}/api/v1/transfers/{t['id']}").status_code == 404
     assert (cash(s, server.url, usd), cash(s, server.url, cny)) == before
-    assert len(s.get(f"{server.url}/api/v1/transfers").json()["transfers"]) == 2
+    assert len(s.get(f"{server.url}/api/v1/transfers").json()["transfers"]) == 3
     # An account's API key moves no money: a login only.
     key = s.post(f"{server.url}/api/v1/accounts/{usd}/keys").json()
     r = requests.post(f"{server.url}/api/v1/transfers", json=body,

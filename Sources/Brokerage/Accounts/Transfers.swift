@@ -59,28 +59,65 @@ public struct Transfers: Sendable {
 
     /// Moves the money: the debit is durable before this returns; the credit too (status `completed`) unless the
     /// destination's shard is served elsewhere or its commit failed (status `pending`: its owner credits it within a
-    /// pass).
-    public func transfer(user: UserID, from: AccountID, to: AccountID, amount: FixedDecimal, currency: Currency?)
-        async throws(BrokerageError) -> TransferRecord
-    {
+    /// pass). A `clientTransferID` makes a retry safe: the transfer made under it before is answered as it stands
+    /// (`made` false), never made twice; the same id for a different transfer is a conflict.
+    public func transfer(
+        user: UserID, from: AccountID, to: AccountID, amount: FixedDecimal, currency: Currency?,
+        clientTransferID: String? = nil
+    ) async throws(BrokerageError) -> (record: TransferRecord, made: Bool) {
+        if let client = clientTransferID {
+            guard (1...64).contains(client.count),
+                client.allSatisfy({ !$0.isNewline && $0.asciiValue.map { $0 >= 32 } ?? true })
+            else { throw .invalid("client_transfer_id must be 1 to 64 characters") }
+            let made: TransferRecord?
+            do { made = try await storage.transfer(clientTransferID: client, from: from) } catch {
+                throw .storage(error)
+            }
+            if let made {
+                guard made.userID == user else { throw .notFound("account \(from) not found") }
+                return (try Self.replayed(made, to: to, amount: amount, currency: currency), false)
+            }
+        }
         let quote = try await quote(user: user, from: from, to: to, amount: amount, currency: currency)
         let source = try await router.route(from)
         var generator = SystemRandomNumberGenerator()
         let record = TransferRecord(
-            id: TransferID(Identifier.random(using: &generator)), userID: user, fromAccount: from, toAccount: to,
-            fromName: displayName(quote.fromAccount), toName: displayName(quote.toAccount),
-            toShard: quote.toAccount.shard.index, fromAmount: quote.fromAmount, fromCurrency: quote.fromCurrency,
-            toAmount: quote.toAmount, toCurrency: quote.toCurrency, pricing: quote.pricing, status: .pending,
-            createdAt: quote.time)
-        try await source.debitTransfer(record)
+            id: TransferID(Identifier.random(using: &generator)), userID: user, clientTransferID: clientTransferID,
+            from: TransferSide(
+                account: from, name: displayName(quote.fromAccount), amount: quote.fromAmount,
+                currency: quote.fromCurrency),
+            to: TransferSide(
+                account: to, name: displayName(quote.toAccount), amount: quote.toAmount, currency: quote.toCurrency),
+            toShard: quote.toAccount.shard.index, pricing: quote.pricing, status: .pending, createdAt: quote.time)
+        let debited = try await source.debitTransfer(record)
+        guard debited.made else {
+            return (try Self.replayed(debited.record, to: to, amount: amount, currency: currency), false)
+        }
         do {
             let destination = try await router.route(to)
             _ = try await destination.creditTransfer(record)
         } catch {
             // Pending: the destination's owner credits it on its next pass.
-            return record
+            return (record, true)
         }
-        return (try? await storage.transfer(record.id)) ?? record
+        return ((try? await storage.transfer(record.id)) ?? record, true)
+    }
+
+    /// A transfer made before under the client's id, if it is the one asked for again; a conflict otherwise.
+    static func replayed(_ made: TransferRecord, to: AccountID, amount: FixedDecimal, currency: Currency?)
+        throws(BrokerageError) -> TransferRecord
+    {
+        let named = currency ?? made.from.currency
+        let same =
+            made.to.account == to
+            && (named == made.from.currency && made.from.amount == amount
+                || named == made.to.currency && made.to.amount == amount && named != made.from.currency)
+        guard same else {
+            throw .conflict(
+                "client_transfer_id \(made.clientTransferID ?? "") names another transfer (\(made.from.amount) \(made.from.currency.rawValue) to account \(made.to.account))"
+            )
+        }
+        return made
     }
 
     /// A user's transfers, newest first.
@@ -105,7 +142,7 @@ public struct Transfers: Sendable {
         guard let pending = try? await storage.pendingTransfers(shards: served) else { return 0 }
         var credited = 0
         for record in pending {
-            guard let shard = try? await router.route(record.toAccount),
+            guard let shard = try? await router.route(record.to.account),
                 (try? await shard.creditTransfer(record)) == true
             else { continue }
             credited += 1

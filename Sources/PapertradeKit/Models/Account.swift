@@ -222,6 +222,8 @@ public struct AccountTransferQuote: Codable, Sendable {
 /// `pending` while the destination's server credits it.
 public struct AccountTransfer: Codable, Sendable {
     public var id: String
+    /// The client's own id for it, when one was given.
+    public var clientTransferID: String?
     public var status: String
     public var fromAccount: String
     public var toAccount: String
@@ -237,6 +239,7 @@ public struct AccountTransfer: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case id, status
+        case clientTransferID = "client_transfer_id"
         case fromAccount = "from_account"
         case toAccount = "to_account"
         case fromName = "from_name"
@@ -252,6 +255,7 @@ public struct AccountTransfer: Codable, Sendable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
+        clientTransferID = try c.decodeIfPresent(String.self, forKey: .clientTransferID)
         status = try c.decode(String.self, forKey: .status)
         fromAccount = try c.decode(String.self, forKey: .fromAccount)
         toAccount = try c.decode(String.self, forKey: .toAccount)
@@ -270,6 +274,7 @@ public struct AccountTransfer: Codable, Sendable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
+        try c.encodeIfPresent(clientTransferID, forKey: .clientTransferID)
         try c.encode(status, forKey: .status)
         try c.encode(fromAccount, forKey: .fromAccount)
         try c.encode(toAccount, forKey: .toAccount)

@@ -289,7 +289,7 @@ enum NativeOpenAPI {
             ]),
             "/api/v1/transfers": .object([
                 "post": op(
-                    "Moves {amount} of {currency?} from one of the user's accounts to another, converted at the live rate when their currencies differ (as /api/v1/transfers/quote prices it). The debit is durable when this answers; status completed once the credit is too, pending while the destination's node credits it (exactly once, also across a node's crash). Never more than the source's buying power. A user's login only",
+                    "Moves {amount} of {currency?} from one of the user's accounts to another, converted at the live rate when their currencies differ (as /api/v1/transfers/quote prices it). The debit is durable when this answers; status completed once the credit is too, pending while the destination's node credits it (exactly once, also across a node's crash). Never more than the source's buying power. An optional client_transfer_id (1–64 characters, unique per source account) makes a retry safe: the transfer made under it before is answered again (200), a different transfer under it is a 409. A user's login only",
                     auth: true,
                     responses: [
                         "201": "the transfer", "403": "more than the buying power",

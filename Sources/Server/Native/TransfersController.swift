@@ -23,6 +23,7 @@ struct TransfersController {
         var to: AccountID
         var amount: FixedDecimal
         var currency: Currency?
+        var clientTransferID: String?
 
         init(_ body: JSONValue) throws {
             func account(_ key: String) throws -> AccountID {
@@ -42,6 +43,12 @@ struct TransfersController {
                 }
                 return currency
             }
+            clientTransferID = try body["client_transfer_id"].map { value in
+                guard let text = value.string else {
+                    throw APIError.unprocessable("client_transfer_id must be a string")
+                }
+                return text
+            }
         }
     }
 
@@ -58,9 +65,11 @@ struct TransfersController {
         let user = try context.user()
         var request = request
         let body = try Body(try await request.jsonBody(context: context))
-        let record = try await transfers.transfer(
-            user: user, from: body.from, to: body.to, amount: body.amount, currency: body.currency)
-        return NativeEncoding.transfer(record).response(status: .created)
+        let (record, made) = try await transfers.transfer(
+            user: user, from: body.from, to: body.to, amount: body.amount, currency: body.currency,
+            clientTransferID: body.clientTransferID)
+        // A retry with a client_transfer_id already used gets that transfer again (200), never a second one.
+        return NativeEncoding.transfer(record).response(status: made ? .created : .ok)
     }
 
     @Sendable func list(_ request: Request, context: AppContext) async throws -> Response {
@@ -92,11 +101,11 @@ extension NativeEncoding {
     /// A transfer: both accounts, both amounts with their currencies, the pricing, its status.
     static func transfer(_ t: TransferRecord) -> JSONValue {
         var o: [String: JSONValue] = [
-            "id": .string(t.id.description), "from_account": .string(t.fromAccount.description),
-            "to_account": .string(t.toAccount.description), "from_name": .string(t.fromName),
-            "to_name": .string(t.toName), "from_amount": .decimal(t.fromAmount),
-            "from_currency": .string(t.fromCurrency.rawValue), "to_amount": .decimal(t.toAmount),
-            "to_currency": .string(t.toCurrency.rawValue), "status": .string(t.status.rawValue),
+            "id": .string(t.id.description), "client_transfer_id": .text(t.clientTransferID),
+            "from_account": .string(t.from.account.description), "to_account": .string(t.to.account.description),
+            "from_name": .string(t.from.name), "to_name": .string(t.to.name), "from_amount": .decimal(t.from.amount),
+            "from_currency": .string(t.from.currency.rawValue), "to_amount": .decimal(t.to.amount),
+            "to_currency": .string(t.to.currency.rawValue), "status": .string(t.status.rawValue),
             "created_at": .string(t.createdAt.description),
             "completed_at": t.completedAt.map { .string($0.description) } ?? .null,
         ]

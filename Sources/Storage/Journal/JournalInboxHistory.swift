@@ -96,7 +96,7 @@ enum JournalInboxHistory {
     static let transfer =
         """
         CREATE TRIGGER journal_inbox_transfer INSTEAD OF INSERT ON journal_inbox WHEN NEW.kind = 'transfer' BEGIN
-            INSERT INTO transfers (id, user_id, from_account, to_account, to_shard, status, created_at, updated_at, body) VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8, NEW.c9) ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at, body = excluded.body;
+            INSERT INTO transfers (id, user_id, from_account, to_account, to_shard, status, created_at, client_transfer_id, body) VALUES (NEW.c1, NEW.c2, NEW.c3, NEW.c4, NEW.c5, NEW.c6, NEW.c7, NEW.c8, NEW.c9) ON CONFLICT (id) DO UPDATE SET status = excluded.status, body = excluded.body;
         END
         """
 

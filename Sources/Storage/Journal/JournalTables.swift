@@ -197,15 +197,14 @@ enum JournalTables {
         ])
     static let transfer = JournalRows<(TransferRecord, String)>(
         kind: "transfer", table: "transfers",
-        write: .upsert(key: "id", update: ["status", "updated_at", "body"]),
+        write: .upsert(key: "id", update: ["status", "body"]),
         columns: [
             .init("id") { .text($0.0.id.description) }, .init("user_id") { .text($0.0.userID.text) },
-            .init("from_account") { .text($0.0.fromAccount.description) },
-            .init("to_account") { .text($0.0.toAccount.description) },
+            .init("from_account") { .text($0.0.from.account.description) },
+            .init("to_account") { .text($0.0.to.account.description) },
             .init("to_shard") { .integer(Int64($0.0.toShard)) }, .init("status") { .text($0.0.status.rawValue) },
             .init("created_at") { .integer($0.0.createdAt.nanoseconds) },
-            .init("updated_at") { .integer(($0.0.completedAt ?? $0.0.createdAt).nanoseconds) },
-            .init("body") { .text($0.1) },
+            .init("client_transfer_id") { .text($0.0.clientTransferID) }, .init("body") { .text($0.1) },
         ])
     /// A transfer's credit: the key is the transfer's id, so a second credit of one transfer cannot commit.
     static let transferCredit = JournalRows<TransferCredit>(

@@ -35,6 +35,14 @@ public struct SQLTransfers: TransferRepository {
         }
     }
 
+    public func transfer(clientTransferID: String, from account: AccountID) async throws -> TransferRecord? {
+        try await database.read { db in
+            try await db.raw(
+                "SELECT body FROM transfers WHERE from_account = \(bind: account.description) AND client_transfer_id = \(bind: clientTransferID)"
+            ).first().map { try Coding.decode(TransferRecord.self, try $0.decode(column: "body", as: String.self)) }
+        }
+    }
+
     public func isCredited(_ id: TransferID) async throws -> Bool {
         try await database.read { db in
             try await db.raw("SELECT 1 AS one FROM transfer_credits WHERE transfer_id = \(bind: id.description)")
