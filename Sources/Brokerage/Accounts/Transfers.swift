@@ -163,12 +163,7 @@ public struct Transfers: Sendable {
         async throws(BrokerageError) -> (fromAmount: FixedDecimal, toAmount: FixedDecimal, pricing: TransferPricing)
     {
         let (f, t) = (CurrencyConversion.pairCurrency(from), CurrencyConversion.pairCurrency(to))
-        guard
-            let entry = market.directory.entries.first(where: {
-                guard let pair = $0.instrument.currencyPair else { return false }
-                return (pair.base == f && pair.quote == t) || (pair.base == t && pair.quote == f)
-            }), let pair = entry.instrument.currencyPair
-        else {
+        guard let entry = market.directory.currencyPair(f, t), let pair = entry.instrument.currencyPair else {
             throw .invalid("no currency pair converts \(from.rawValue) to \(to.rawValue)")
         }
         let quote: MarketQuote

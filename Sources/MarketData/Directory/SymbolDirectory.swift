@@ -45,6 +45,8 @@ public final class SymbolDirectory: Sendable {
     public let entries: [DirectoryEntry]
     private let bySymbol: [String: Int]
     private let index: SearchIndex
+    /// The currency pairs (a few of ~22,000 entries, kept apart so nothing scans for them).
+    public let currencyPairs: [DirectoryEntry]
 
     public enum LoadError: Error, CustomStringConvertible {
         case missingResource
@@ -207,6 +209,7 @@ public final class SymbolDirectory: Sendable {
             }
         }
         self.bySymbol = bySymbol
+        currencyPairs = entries.filter { $0.instrument.kind == .forex }
         index = SearchIndex(
             // A crypto pair is searched by its coin's ticker (ETH finds ETH/USD as an exact ticker); the pair's
             // symbols are among its aliases.
@@ -221,6 +224,12 @@ public final class SymbolDirectory: Sendable {
     }
 
     public var count: Int { entries.count }
+
+    /// The pair that joins two currencies, either way round (`USD.CNH` for USD and CNH, or CNH and USD), if listed.
+    public func currencyPair(_ a: Currency, _ b: Currency) -> DirectoryEntry? {
+        guard a != b else { return nil }
+        return entry(a.rawValue + "." + b.rawValue) ?? entry(b.rawValue + "." + a.rawValue)
+    }
 
     public func entry(_ symbol: String) -> DirectoryEntry? {
         bySymbol[symbol].map { entries[$0] } ?? bySymbol[symbol.uppercased()].map { entries[$0] }

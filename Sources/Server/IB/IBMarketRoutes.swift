@@ -175,7 +175,7 @@ struct IBMarketRoutes {
             throw IBError(.badRequest, "currency is required")
         }
         guard let currency = Currency(rawValue: code) else { throw IBError(.badRequest, "unknown currency \(code)") }
-        let pairs: [JSONValue] = directory.entries.compactMap { e in
+        let pairs: [JSONValue] = directory.currencyPairs.compactMap { e in
             guard let pair = e.instrument.currencyPair, pair.base == currency || pair.quote == currency else {
                 return nil
             }
@@ -194,12 +194,9 @@ struct IBMarketRoutes {
             let target = request.query("target").flatMap({ Currency(rawValue: $0.uppercased()) })
         else { throw IBError(.badRequest, "source and target must be currency codes such as USD and CNH") }
         if source == target { return JSONValue.object(["rate": .number("1")]).response() }
-        guard
-            let entry = directory.entries.first(where: {
-                guard let p = $0.instrument.currencyPair else { return false }
-                return (p.base == source && p.quote == target) || (p.base == target && p.quote == source)
-            }), let pair = entry.instrument.currencyPair
-        else { throw IBError(.badRequest, "no currency pair joins \(source.rawValue) and \(target.rawValue)") }
+        guard let entry = directory.currencyPair(source, target), let pair = entry.instrument.currencyPair else {
+            throw IBError(.badRequest, "no currency pair joins \(source.rawValue) and \(target.rawValue)")
+        }
         let quote: MarketQuote
         do { quote = try await market.quote(entry.symbol) } catch { throw IBError(.serviceUnavailable, "\(error)") }
         let mid =
