@@ -6,7 +6,7 @@ import Testing
 /// price gives, odd lots at the wider spread, and a round trip that loses the spreads and nothing else.
 @Suite("Currency conversion")
 struct CurrencyConversionTests {
-    static let usdCNH = (base: Currency.usd, quote: Currency.cnh)
+    static let usdCNH = CurrencyPair(base: .usd, quote: .cnh)
     static let tick = FixedDecimal("0.00001")!
 
     @Test(
@@ -67,7 +67,7 @@ struct CurrencyConversionTests {
                 let bid = tick.times(Int.random(in: 500...200_000, using: &r))
                 guard bid.isPositive else { continue }
                 let ask = bid + tick.times(Int.random(in: 1...40, using: &r))
-                let pair = (base: Currency.usd, quote: Currency.cnh)
+                let pair = CurrencyPair(base: .usd, quote: .cnh)
                 let cents = Int.random(in: 1...200_000_000, using: &r)
                 let amount = FixedDecimal(units: cents, exponent: 2)
                 let sell = Bool.random(using: &r)

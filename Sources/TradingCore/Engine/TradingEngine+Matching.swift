@@ -356,6 +356,9 @@ extension TradingEngine {
     func executionStep(
         _ order: borrowing Order, account: borrowing Account, available: Quantity, price: Price, date: CivilDate
     ) -> ExecutionStep {
+        if let pair = instruments[Int(order.instrument.index)].currencyPair {
+            return forexExecutionStep(order, account: account, available: available, price: price, pair: pair)
+        }
         let currency = account.currency
         let fractional = order.notional != nil || !(order.qty?.isInteger ?? true)
         var qty: Quantity
@@ -439,6 +442,9 @@ extension TradingEngine {
                 filledQty: o.filledQty, filledValue: o.filledValue)
         }
         guard accounts.index(forKey: order.accountID) != nil else { return }
+        if let pair = instrument.currencyPair {
+            return bookForex(orderID, order, qty: qty, price: price, pair: pair, date: date, at: time)
+        }
         // Reservations go first (the fill and the reservation of what remains replace them); then the account
         // changes in place.
         releaseReservations(orderID)

@@ -326,9 +326,12 @@ extension TradingEngine {
         // `orders.read` would copy the whole engine.)
         let accountID: AccountID
         let (instrumentID, cash, shares): (InstrumentID, FixedDecimal, Quantity)
+        // The currency the cash is held in, when not the account's (an order on a currency pair).
+        let paid: Currency?
         do {
             guard let order = orders[id] else { return }
             accountID = order.accountID
+            paid = instruments[Int(order.instrument.index)].currencyPair?.paid(order.side)
             // (A call write holds shares as well as cash: `reservation` works both out.)
             if let opening, order.intent != .sellToOpen || instruments[Int(order.instrument.index)].option == nil {
                 (instrumentID, cash, shares) = (order.instrument, opening, .zero)
@@ -342,7 +345,7 @@ extension TradingEngine {
             order.reservedShares = shares
         }
         withAccount(accountID) { account in
-            if !cash.isZero { account.reservedCash += cash }
+            if !cash.isZero { account.hold(cash, in: paid ?? account.currency) }
             if shares.isPositive, let p = account.positions.index(forKey: instrumentID) {
                 // (In place: through `positions[id]?` the position is moved out of the table and back.)
                 account.positions.values[p].reservedForSale += shares
@@ -356,6 +359,10 @@ extension TradingEngine {
     ) {
         if order.orderClass == .mleg { return packageReservation(order, account: account) }
         let instrument = instruments[Int(order.instrument.index)]
+        if let pair = instrument.currencyPair {
+            let held = forexReservation(ReservationTerms(order), side: order.side, pair: pair, instrument: instrument)
+            return (order.instrument, held, .zero)
+        }
         let (fees, currency) = (account.fees(for: instrument), account.currency)
         var cash = FixedDecimal.zero
         var shares = FixedDecimal.zero
@@ -384,7 +391,7 @@ extension TradingEngine {
 
     mutating func releaseReservations(_ id: OrderID) {
         guard
-            let (accountID, ordered, cash, shares, intent) = orders.update(
+            let (accountID, ordered, cash, shares, intent, side) = orders.update(
                 id,
                 { order in
                     defer {
@@ -392,15 +399,17 @@ extension TradingEngine {
                         order.reservedShares = .zero
                     }
                     return (
-                        order.accountID, order.instrument, order.reservedCash, order.reservedShares, order.intent
+                        order.accountID, order.instrument, order.reservedCash, order.reservedShares, order.intent,
+                        order.side
                     )
                 })
         else { return }
         guard !cash.isZero || shares.isPositive else { return }
+        let paid = instruments[Int(ordered.index)].currencyPair?.paid(side)
         // A call write's shares are held in the underlying's position.
         let instrument = intent == .sellToOpen && shares.isPositive ? coveringStock(of: ordered) ?? ordered : ordered
         withAccount(accountID) { account in
-            if !cash.isZero { account.reservedCash -= cash }
+            if !cash.isZero { account.hold(-cash, in: paid ?? account.currency) }
             if shares.isPositive, let p = account.positions.index(forKey: instrument) {
                 account.positions.values[p].reservedForSale -= shares
                 // A position sold out while an exit twin still held its shares goes once the hold is gone.

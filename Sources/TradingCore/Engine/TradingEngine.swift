@@ -258,6 +258,7 @@ public struct TradingEngine: Sendable {
         let start = accounts[id]?.startingCash ?? .zero
         let change = start - (accounts[id]?.cash ?? .zero)
         accounts[id]?.positions = [:]
+        accounts[id]?.balances = [:]
         accounts[id]?.refreshOptionRequirements()
         accounts[id]?.reservedCash = .zero
         accounts[id]?.totalFees = .zero

@@ -26,6 +26,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         var gameRules: GameRules?
         var gameActivity: GameActivity?
         var cryptoVolume: CryptoVolume
+        var balances: [Currency: CurrencyBalance]
         /// Derived from `positions` (never written): see `Account.optionRequirements`.
         var optionRequirements: [String: SpreadRule.Requirement]
         /// Σ of `optionRequirements`' cash (derived with them): see `Account.optionCollateral`.
@@ -53,6 +54,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             self.gameRules = gameRules
             gameActivity = gameRules == nil ? nil : GameActivity()
             cryptoVolume = CryptoVolume()
+            balances = [:]
             optionRequirements = [:]
             optionCollateral = .zero
         }
@@ -77,6 +79,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             gameRules = try c.decodeIfPresent(GameRules.self, forKey: .gameRules)
             gameActivity = try c.decodeIfPresent(GameActivity.self, forKey: .gameActivity)
             cryptoVolume = try c.decodeIfPresent(CryptoVolume.self, forKey: .cryptoVolume) ?? CryptoVolume()
+            balances = try c.decodeIfPresent([Currency: CurrencyBalance].self, forKey: .balances) ?? [:]
             optionRequirements = SpreadRule.requirements(of: positions.values)
             optionCollateral = optionRequirements.values.reduce(.zero) { $0 + $1.cash }
         }
@@ -124,6 +127,11 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
     public var cryptoVolume: CryptoVolume {
         get { storage.fields.cryptoVolume }
         _modify { yield &storage.fields.cryptoVolume }
+    }
+    /// Cash in currencies other than `currency`, bought on currency pairs (none in most accounts).
+    public var balances: [Currency: CurrencyBalance] {
+        get { storage.fields.balances }
+        _modify { yield &storage.fields.balances }
     }
     public var positions: [InstrumentID: Position] {
         get { storage.fields.positions }
@@ -244,6 +252,7 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
     enum CodingKeys: String, CodingKey {
         case id, market, currency, startingCash, cash, reservedCash, fees, positions, lastSequence, totalFees, terms
         case marginDayClosed, marginCall, dayTrades, corporateActionsThrough, gameRules, gameActivity, cryptoVolume
+        case balances
     }
 
     public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
@@ -261,9 +270,10 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
     /// Orders on margin accounts spend `margin(marks:).buyingPower`.
     public var buyingPower: FixedDecimal { cash - reservedCash - optionCollateral }
 
-    /// Cash plus positions at the given marks (missing marks value at cost).
+    /// Cash (in every currency) plus positions at the given marks (missing marks value at cost).
     public func equity(marks: (InstrumentID) -> Price?) -> FixedDecimal {
-        positions.values.reduce(cash) { total, position in
+        let cash = balances.isEmpty ? cash : cash + foreignCashValue(marks: marks)
+        return positions.values.reduce(cash) { total, position in
             if let mark = marks(position.instrument) { return total + position.value(at: mark) }
             return total + position.costBasis
         }

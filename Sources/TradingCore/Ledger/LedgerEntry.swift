@@ -126,7 +126,7 @@ public struct Fill: Sendable, Codable, Hashable {
     public var side: OrderSide
     public var qty: Quantity
     public var price: Price
-    /// Trade value moved in cash: price × qty rounded half-up to the minor unit.
+    /// Trade value moved in cash: price × qty rounded half-up to the minor unit (of the quote currency of a pair).
     public var value: FixedDecimal
     /// The order's filled quantity after this fill, and what remains (nil for notional orders).
     public var cumulativeQty: Quantity
@@ -137,6 +137,9 @@ public struct Fill: Sendable, Codable, Hashable {
     public var realizedPnL: FixedDecimal
     /// The contract multiplier of an option fill (100): `value` is price × qty × multiplier. Nil for shares.
     public var multiplier: Int? = nil
+    /// The pair of a fill on a currency pair: `qty` is in its base currency and `value` in its quote currency (half-up
+    /// to its minor unit), one of them the account's own (`LedgerMath.applyForex`). Nil for everything else.
+    public var pair: CurrencyPair? = nil
 
     /// `multiplier` as a decimal (1 for shares).
     public var valueMultiplier: Quantity { multiplier.map { FixedDecimal($0) } ?? .one }

@@ -8,11 +8,25 @@ public struct LedgerReplay: Sendable, Hashable {
         public var realizedPnL: FixedDecimal = .zero
     }
 
+    /// Cash in another currency: the amount, its cost and what selling it realized, in the account's currency.
+    public struct CurrencyHolding: Sendable, Hashable {
+        public var amount: FixedDecimal = .zero
+        public var cost: FixedDecimal = .zero
+        public var realizedPnL: FixedDecimal = .zero
+    }
+
+    /// The account's own currency (fills on currency pairs move it and one other).
+    public let currency: Currency
     public private(set) var cash: FixedDecimal = .zero
     public private(set) var holdings: [String: Holding] = [:]
+    /// Cash in other currencies (held or once held), by currency.
+    public private(set) var balances: [Currency: CurrencyHolding] = [:]
     public private(set) var totalFees: FixedDecimal = .zero
 
-    public init(startingCash: FixedDecimal, entries: some Sequence<LedgerEntry> = [LedgerEntry]()) {
+    public init(
+        startingCash: FixedDecimal, currency: Currency = .usd, entries: some Sequence<LedgerEntry> = [LedgerEntry]()
+    ) {
+        self.currency = currency
         cash = startingCash
         for entry in entries { apply(entry) }
     }
@@ -23,6 +37,7 @@ public struct LedgerReplay: Sendable, Hashable {
         case .reset(let startingCash):
             cash = startingCash
             holdings = [:]
+            balances = [:]
             totalFees = .zero
             return
         case .deposit, .withdrawal, .transfer, .interest, .marginCall, .borrowFee:
@@ -58,6 +73,16 @@ public struct LedgerReplay: Sendable, Hashable {
             holding.realizedPnL += LedgerMath.apply(
                 delivery, value: entry.cashChange.magnitude, to: &holding.qty, costBasis: &holding.costBasis)
             holdings[delivery.symbol] = holding
+        case .fill(let fill) where fill.pair != nil:
+            guard let pair = fill.pair, let other = pair.other(than: currency) else { break }
+            var held = balances[other, default: CurrencyHolding()]
+            var balance = CurrencyBalance(currency: other, pair: fill.instrument, isPairBase: other == pair.base)
+            (balance.amount, balance.cost) = (held.amount, held.cost)
+            let booked = LedgerMath.applyForex(
+                fill.side, qty: fill.qty, value: fill.value, pair: pair, home: currency, to: &balance)
+            (held.amount, held.cost) = (balance.amount, balance.cost)
+            held.realizedPnL += booked.realized
+            balances[other] = held
         case .fill(let fill):
             feeSymbol[fill.orderID] = fill.symbol
             var holding = holdings[fill.symbol, default: Holding()]

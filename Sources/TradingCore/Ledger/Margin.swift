@@ -117,6 +117,8 @@ public struct MarginState: Sendable, Hashable {
     public var longMarketValue: FixedDecimal
     /// Short positions at marks (negative, or zero).
     public var shortMarketValue: FixedDecimal
+    /// Cash in currencies other than the account's, at the pairs' marks in the account's currency.
+    public var foreignCash: FixedDecimal
     public var equity: FixedDecimal
     /// What the positions require at purchase (50% marginable, 100% not) and to be kept (30%, 100%).
     public var initialMargin: FixedDecimal
@@ -197,7 +199,10 @@ extension Account {
                 maintenance += rates.shortMaintenance(shares: position.qty.magnitude, at: mark)
             }
         }
-        let equity = cash + longValue + shortValue
+        // Cash in other currencies counts in the equity at the pairs' marks (and, as collateral, in a margin
+        // account's excess); it is never spent on a purchase in the account's currency: convert it first.
+        let foreignCash = balances.isEmpty ? .zero : foreignCashValue(marks: marks)
+        let equity = cash + foreignCash + longValue + shortValue
         var multiplier = terms.type == .cash || market != .us ? 1 : terms.maxMultiplier
         if equity < MarginTerms.minimumEquity {
             multiplier = 1
@@ -214,7 +219,7 @@ extension Account {
         let spendable = Swift.max(.zero, regt - held)
         let free = Swift.max(.zero, cash - held)
         return MarginState(
-            longMarketValue: longValue, shortMarketValue: shortValue, equity: equity,
+            longMarketValue: longValue, shortMarketValue: shortValue, foreignCash: foreignCash, equity: equity,
             initialMargin: initial.rounded(places: cent, rule: .up),
             maintenanceMargin: maintenance.rounded(places: cent, rule: .up), multiplier: multiplier,
             regtBuyingPower: regt, daytradingBuyingPower: dayTrading,

@@ -44,7 +44,7 @@ public struct CurrencyConversion: Sendable, Hashable {
     /// base currency in dollars (1 when the base is USD) for the odd-lot threshold. Nil when the pair does not join
     /// the two currencies, the book is crossed or empty, or the amount converts to nothing.
     public static func convert(
-        _ fixed: Fixed, from: Currency, to: Currency, pair: (base: Currency, quote: Currency), bid: Price, ask: Price,
+        _ fixed: Fixed, from: Currency, to: Currency, pair: CurrencyPair, bid: Price, ask: Price,
         tick: Price, usdPerBase: FixedDecimal
     ) -> CurrencyConversion? {
         let (f, t) = (pairCurrency(from), pairCurrency(to))

@@ -84,13 +84,13 @@ public struct Instrument: Sendable, Codable, Hashable {
     }
 
     /// A currency pair's two currencies (`EUR.USD`: euros priced in dollars), or nil for anything else.
-    public var currencyPair: (base: Currency, quote: Currency)? {
+    public var currencyPair: CurrencyPair? {
         guard kind == .forex else { return nil }
         let parts = symbol.split(separator: ".")
         guard parts.count == 2, let base = Currency(rawValue: String(parts[0])),
             let quote = Currency(rawValue: String(parts[1]))
         else { return nil }
-        return (base, quote)
+        return CurrencyPair(base: base, quote: quote)
     }
 
     public init(

@@ -47,14 +47,8 @@ struct OrderValidator {
     var optionNeeds = SpreadRule.Requirement.none
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
-        // Currency pairs are quoted and charted, and money moves between currencies by transfer; an order on a pair
-        // needs cash in several currencies per account, which the ledger does not keep yet.
-        guard instrument.kind != .forex else {
-            throw OrderRejection(
-                .unsupported,
-                "\(instrument.symbol) is a currency pair: it is quoted here, but orders on currency pairs are not accepted yet (move money between your accounts with a transfer)",
-                facts: .init("forex_not_tradable", ["symbol": instrument.symbol]))
-        }
+        // Currency pairs pay in one currency and receive another: their own rules (`validateForex`).
+        if instrument.kind == .forex { return try validateForex(r) }
         guard instrument.currency == account.currency, instrument.kind != .index else {
             if instrument.kind == .index {
                 throw OrderRejection(.unsupported, "\(instrument.symbol) is an index and cannot be traded")
@@ -613,19 +607,23 @@ extension TradingEngine {
         // The cost the order would reserve, computed exactly as the engine will reserve it.
         let terms = ReservationTerms(request, instrument: id)
         let cost: FixedDecimal =
-            switch intent {
-            case .buyToOpen:
-                buyReservation(
-                    terms, instrument: instrument, fees: account.fees(for: instrument), currency: account.currency)
-            case .sellToOpen:
-                if let contract = instrument.option {
-                    writeReservation(terms, contract: contract, account: account).cash
-                } else {
-                    shortSaleReservation(terms, fees: account.fees(for: instrument), currency: account.currency)
+            if let pair = instrument.currencyPair {
+                forexReservation(terms, side: request.side, pair: pair, instrument: instrument)
+            } else {
+                switch intent {
+                case .buyToOpen:
+                    buyReservation(
+                        terms, instrument: instrument, fees: account.fees(for: instrument), currency: account.currency)
+                case .sellToOpen:
+                    if let contract = instrument.option {
+                        writeReservation(terms, contract: contract, account: account).cash
+                    } else {
+                        shortSaleReservation(terms, fees: account.fees(for: instrument), currency: account.currency)
+                    }
+                case .buyToClose where instrument.option != nil:
+                    buyBackReservation(terms, instrument: instrument, account: account)
+                case .buyToClose, .sellToClose: .zero
                 }
-            case .buyToClose where instrument.option != nil:
-                buyBackReservation(terms, instrument: instrument, account: account)
-            case .buyToClose, .sellToClose: .zero
             }
         // (Selling a long contract may spend too: when it covers a written one, cash must take its place.)
         let spends = instrument.option != nil || (intent != .sellToClose && intent != .buyToClose)

@@ -34,6 +34,8 @@ public struct GameRules: Sendable, Codable, Hashable {
     /// Whether crypto pairs count in the game (nil: games made before crypto, and games that did not ask for them:
     /// a stock market game is played with stocks unless its owner adds coins).
     public var crypto: Bool? = nil
+    /// Whether currency pairs may be traded (nil: games made before currencies, and games that did not ask for them).
+    public var forex: Bool? = nil
     /// When the game's end was applied to the account (its open orders canceled, no more fills): nil while it plays.
     /// On a cluster the node making the standings final waits until every player's node has set it.
     public var closedAt: Timestamp? = nil
@@ -46,6 +48,9 @@ public struct GameRules: Sendable, Codable, Hashable {
 
     /// Crypto pairs are allowed only when the game says so.
     public var cryptoAllowed: Bool { crypto ?? false }
+
+    /// Currency pairs are allowed only when the game says so.
+    public var forexAllowed: Bool { forex ?? false }
 
     public init(
         startsAt: Timestamp? = nil, endsAt: Timestamp? = nil, minimumBuyPrice: Price? = nil,
@@ -109,10 +114,8 @@ public struct GameActivity: Sendable, Codable, Hashable {
 }
 
 extension OrderValidator {
-    /// A game account's rules, before every other check but the currency's.
-    func validateGameRules(_ r: OrderRequest) throws(OrderRejection) {
-        guard account.inGame, let rules = account.gameRules else { return }
-        let symbol = instrument.symbol
+    /// Whether a game account may place orders at all: not removed, the game not over, today's orders not used up.
+    func validateGameStanding(_ rules: GameRules) throws(OrderRejection) {
         if rules.removed {
             throw OrderRejection(
                 .gameRule, "The game's owner removed you from this game: its account takes no more orders",
@@ -130,6 +133,13 @@ extension OrderValidator {
                 "This game allows at most \(most) \(most == 1 ? "order" : "orders") a day; you have placed \(activity.orders(on: market.tradingDate)) today",
                 facts: .init("game.orders_per_day", ["most": String(most)]))
         }
+    }
+
+    /// A game account's rules, before every other check but the currency's.
+    func validateGameRules(_ r: OrderRequest) throws(OrderRejection) {
+        guard account.inGame, let rules = account.gameRules else { return }
+        let symbol = instrument.symbol
+        try validateGameStanding(rules)
         if instrument.kind == .option, !rules.optionsAllowed {
             throw OrderRejection(
                 .gameRule, "This game does not allow options: it is played with stocks and ETFs (\(symbol))",
