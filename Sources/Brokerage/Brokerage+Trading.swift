@@ -153,7 +153,7 @@ extension Brokerage {
         guard let record = try await stored({ try await repositories.accounts.account(id) }) else { return nil }
         let snapshot = try await stored { try await repositories.accounts.restorable(record) }
         var engine = TradingEngine(configuration: context.configuration(for: record.shard))
-        for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
+        for symbol in snapshot.symbols {
             if let instrument = await market.resolvedInstrument(symbol) { engine.register(instrument) }
         }
         guard (try? engine.restore(snapshot)) != nil, let account = engine.account(id) else { return nil }

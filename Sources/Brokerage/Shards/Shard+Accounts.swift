@@ -115,10 +115,18 @@ enum AccountValuation {
                     position: position, instrument: instrument(position.instrument), current: mark,
                     previousClose: quote?.previousClose, valuation: valuation))
         }
-        let marks = Dictionary(positions.map { ($0.position.instrument, $0.current) }) { a, _ in a }
+        var currencies: [CurrencySummary] = []
+        for balance in account.balances.values.sorted(by: { $0.currency.rawValue < $1.currency.rawValue }) {
+            let quote = try? await market.quote(balance.pairSymbol, reuse: true)
+            currencies.append(
+                CurrencySummary(balance: balance, pairPrice: quote?.last, home: account.currency))
+        }
+        var marks = Dictionary(positions.map { ($0.position.instrument, $0.current) }) { a, _ in a }
+        for currency in currencies { if let price = currency.pairPrice { marks[currency.balance.pair] = price } }
         let today = TradingCalendar.xnys.tradingDate(at: clock.now())
         return AccountSummary(
-            account: account, record: record, positions: positions, marketValue: marketValue, dayChange: dayChange,
+            account: account, record: record, positions: positions, currencies: currencies, marketValue: marketValue,
+            dayChange: dayChange,
             margin: account.margin(marks: { marks[$0] }, rates: rates),
             dayTradeCount: account.dayTradeCount(on: today), patternDayTrader: account.isPatternDayTrader(on: today))
     }
@@ -129,6 +137,8 @@ public struct AccountSummary: Sendable {
     public var account: Account
     public var record: AccountRecord?
     public var positions: [PositionSummary]
+    /// Cash in currencies other than the account's, each at its pair's price.
+    public var currencies: [CurrencySummary]
     /// Positions at marks, longs less shorts.
     public var marketValue: FixedDecimal
     /// Profit since the last close: equity now − equity at the close − money moved in since (`DayProfitTracker`).
@@ -140,12 +150,37 @@ public struct AccountSummary: Sendable {
     public var patternDayTrader: Bool
     /// Whether the account may sell short now (Alpaca's `shorting_enabled`).
     public var shortingEnabled: Bool { account.shortingEnabled(margin) }
-    public var equity: FixedDecimal { account.cash + marketValue }
+    /// Cash in every currency and positions, at marks.
+    public var equity: FixedDecimal { account.cash + foreignCash + marketValue }
+    /// Cash in other currencies, in the account's currency at the pairs' prices.
+    public var foreignCash: FixedDecimal { currencies.reduce(.zero) { $0 + $1.value } }
     /// What new buy orders may spend.
     public var buyingPower: FixedDecimal { margin.buyingPower }
     /// What long options may spend (Alpaca's `options_buying_power`): options are paid for in full, so cash less what
     /// open orders hold — the non-marginable buying power.
     public var optionsBuyingPower: FixedDecimal { margin.nonMarginableBuyingPower }
+}
+
+/// Cash in a currency other than the account's, valued at its pair's current price: what IB's ledger shows per
+/// currency (and its forex position in the pair).
+public struct CurrencySummary: Sendable {
+    public var balance: CurrencyBalance
+    /// The pair's last price; nil without a quote (the balance is then worth its cost).
+    public var pairPrice: Price?
+    /// Units of the account's currency one unit is worth (nine places; the average cost without a price).
+    public var rate: FixedDecimal
+    /// The balance in the account's currency, half-up to its minor unit.
+    public var value: FixedDecimal
+
+    public init(balance: CurrencyBalance, pairPrice: Price?, home: Currency) {
+        self.balance = balance
+        self.pairPrice = pairPrice
+        rate = pairPrice.map { balance.rate(at: $0) } ?? balance.averageCost
+        value = balance.value(at: pairPrice, places: home.minorUnitDigits)
+    }
+
+    /// What the balance would gain or lose in the account's currency if sold at the pair's price.
+    public var unrealizedPnL: FixedDecimal { value - balance.cost }
 }
 
 /// A position valued at its instrument's current price.
@@ -194,7 +229,7 @@ extension Shard {
         let snapshot: AccountSnapshot
         do { snapshot = try await storage.accounts.restorable(record) } catch { throw .storage(error) }
         guard records[id] == nil else { return } // loaded by a concurrent call meanwhile
-        for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
+        for symbol in snapshot.symbols {
             if let instrument = await market.resolvedInstrument(symbol) { engine.register(instrument) }
         }
         do { try engine.restore(snapshot) } catch { throw .rejected(error) }

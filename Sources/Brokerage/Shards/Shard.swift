@@ -71,7 +71,7 @@ actor Shard {
         var records: [AccountID: AccountRecord] = [:]
         for record in try await storage.accounts.accounts(shard: id) {
             let snapshot = try await storage.accounts.restorable(record)
-            for symbol in Set(snapshot.account.positions.values.map(\.symbol) + snapshot.openOrders.map(\.symbol)) {
+            for symbol in snapshot.symbols {
                 if let instrument = await market.resolvedInstrument(symbol) { fresh.register(instrument) }
             }
             do { try fresh.restore(snapshot) } catch {

@@ -95,7 +95,7 @@ enum IBEncoding {
             "tradingtype-s": text("STKCASH"), "currency": text(t.currency),
         ]
         let amounts: [(String, FixedDecimal)] = [
-            ("netliquidation", t.equity), ("totalcashvalue", t.cash), ("settledcash", t.settled),
+            ("netliquidation", t.equity), ("totalcashvalue", t.cash + summary.foreignCash), ("settledcash", t.settled),
             ("availablefunds", t.buyingPower), ("buyingpower", t.buyingPower), ("equitywithloanvalue", t.equity),
             ("grosspositionvalue", t.marketValue), ("excessliquidity", t.buyingPower), ("initmarginreq", .zero),
             ("maintmarginreq", .zero), ("fullavailablefunds", t.buyingPower), ("fullexcessliquidity", t.buyingPower),
@@ -123,28 +123,46 @@ enum IBEncoding {
             "buyingPower": money(t.buyingPower), "availableFunds": money(t.buyingPower),
             "excessLiquidity": money(t.buyingPower), "netLiquidationValue": money(t.equity),
             "equityWithLoanValue": money(t.equity), "regTLoan": .number("0"), "securitiesGVP": money(t.marketValue),
-            "totalCashValue": money(t.cash), "accruedInterest": .number("0"), "regTMargin": .number("0"),
+            "totalCashValue": money(t.cash + summary.foreignCash), "accruedInterest": .number("0"),
+            "regTMargin": .number("0"),
             "initialMargin": .number("0"), "maintenanceMargin": .number("0"),
-            "cashBalances": .array([
-                .object([
-                    "currency": .string(t.currency), "balance": money(t.cash), "settledCash": money(t.settled),
-                ])
-            ]),
+            "cashBalances": .array(
+                [
+                    .object([
+                        "currency": .string(t.currency), "balance": money(t.cash), "settledCash": money(t.settled),
+                    ])
+                ]
+                    + summary.currencies.map {
+                        .object([
+                            "currency": .string($0.balance.currency.rawValue), "balance": money($0.balance.amount),
+                            "settledCash": money($0.balance.amount),
+                        ])
+                    }),
         ])
     }
 
-    /// One currency's ledger (`/portfolio/{acct}/ledger`, also the WebSocket's `sld`).
-    static func ledgerEntry(_ ib: String, _ summary: AccountSummary, key: String, at now: Timestamp) -> JSONValue {
-        let t = Totals(summary)
+    /// One currency's ledger (`/portfolio/{acct}/ledger`, also the WebSocket's `sld`): its cash, its value in the
+    /// base currency's terms (`exchangerate`: base units per unit), and for the account's own currency and `BASE`
+    /// the positions, equity and profits (IB books those in the currency they trade in: here always the account's).
+    struct LedgerFigures {
+        var key: String
+        var cash: FixedDecimal
+        var rate: FixedDecimal
+        var netLiquidation: FixedDecimal
+        var stockValue: FixedDecimal = .zero
+        var unrealized: FixedDecimal = .zero
+        var realized: FixedDecimal = .zero
+    }
+
+    static func ledgerEntry(_ ib: String, _ f: LedgerFigures, at now: Timestamp) -> JSONValue {
         var object: [String: JSONValue] = [
-            "acctcode": .string(ib), "currency": .string(key == "BASE" ? "BASE" : t.currency),
-            "key": .string("LedgerList"),
-            "secondkey": .string(key), "exchangerate": .number("1"), "sessionid": .int(1), "severity": .int(0),
+            "acctcode": .string(ib), "currency": .string(f.key), "key": .string("LedgerList"),
+            "secondkey": .string(f.key), "exchangerate": exact(f.rate), "sessionid": .int(1), "severity": .int(0),
             "timestamp": .int(Int(now.nanoseconds / 1_000_000_000)),
         ]
         let amounts: [(String, FixedDecimal)] = [
-            ("cashbalance", t.cash), ("settledcash", t.settled), ("netliquidationvalue", t.equity),
-            ("stockmarketvalue", t.marketValue), ("unrealizedpnl", t.unrealized), ("realizedpnl", t.realized),
+            ("cashbalance", f.cash), ("settledcash", f.cash), ("netliquidationvalue", f.netLiquidation),
+            ("stockmarketvalue", f.stockValue), ("unrealizedpnl", f.unrealized), ("realizedpnl", f.realized),
             ("dividends", .zero), ("interest", .zero), ("funds", .zero), ("moneyfunds", .zero),
             ("commoditymarketvalue", .zero), ("futuremarketvalue", .zero), ("corporatebondsmarketvalue", .zero),
             ("warrantsmarketvalue", .zero), ("issueroptionsmarketvalue", .zero), ("stockoptionmarketvalue", .zero),
@@ -155,11 +173,65 @@ enum IBEncoding {
         return .object(object)
     }
 
+    /// Every currency the account holds (its own always) and `BASE`, the whole account in its own currency.
     static func ledger(_ ib: String, _ summary: AccountSummary, at now: Timestamp) -> JSONValue {
-        .object([
-            summary.account.currency.rawValue: ledgerEntry(
-                ib, summary, key: summary.account.currency.rawValue, at: now),
-            "BASE": ledgerEntry(ib, summary, key: "BASE", at: now),
+        let t = Totals(summary)
+        let home = summary.account.currency.rawValue
+        let foreignRealized = summary.currencies.reduce(FixedDecimal.zero) { $0 + $1.balance.realizedPnL }
+        let foreignUnrealized = summary.currencies.reduce(FixedDecimal.zero) { $0 + $1.unrealizedPnL }
+        var object: [String: JSONValue] = [
+            home: ledgerEntry(
+                ib,
+                LedgerFigures(
+                    key: home, cash: t.cash, rate: .one, netLiquidation: t.cash + t.marketValue,
+                    stockValue: t.marketValue, unrealized: t.unrealized, realized: t.realized), at: now),
+            "BASE": ledgerEntry(
+                ib,
+                LedgerFigures(
+                    key: "BASE", cash: t.cash + summary.foreignCash, rate: .one, netLiquidation: t.equity,
+                    stockValue: t.marketValue, unrealized: t.unrealized + foreignUnrealized,
+                    realized: t.realized + foreignRealized), at: now),
+        ]
+        for currency in summary.currencies {
+            let key = currency.balance.currency.rawValue
+            object[key] = ledgerEntry(
+                ib,
+                LedgerFigures(
+                    key: key, cash: currency.balance.amount, rate: currency.rate,
+                    netLiquidation: currency.balance.amount),
+                at: now)
+        }
+        return .object(object)
+    }
+
+    /// A currency held as IB lists it among positions: a `CASH` row in the pair that prices it, signed as the pair is
+    /// written — euros are EUR.USD bought (the euros), yen are USD.JPY sold (dollars' worth at the pair's price) — with
+    /// the average rate paid, and its value and profit in the account's currency.
+    static func currencyPosition(_ ib: String, _ c: CurrencySummary, pair: Instrument) -> JSONValue {
+        let b = c.balance
+        let price =
+            c.pairPrice
+            ?? (b.isPairBase
+                ? b.averageCost : c.rate.isPositive ? (FixedDecimal.one.divided(by: c.rate) ?? .zero) : .zero)
+        let quantity =
+            b.isPairBase
+            ? b.amount : -(price.isPositive ? b.amount.divided(by: price, places: 2, rule: .halfEven) ?? .zero : .zero)
+        // The average price in the pair's terms: dollars per euro paid; yen per dollar received.
+        let average =
+            b.isPairBase
+            ? b.averageCost.rounded(places: 6, rule: .halfEven)
+            : (b.cost.isPositive ? b.amount.divided(by: b.cost, places: 6, rule: .halfEven) ?? .zero : .zero)
+        return .object([
+            "acctId": .string(ib), "conid": .int(IBConid.conid(pair)), "contractDesc": .string(pair.symbol),
+            "position": exact(quantity), "mktPrice": exact(price), "mktValue": money(c.value),
+            "currency": .string(pair.currency.rawValue), "avgCost": exact(average), "avgPrice": exact(average),
+            "realizedPnl": money(b.realizedPnL), "unrealizedPnl": money(c.unrealizedPnL),
+            "exchs": .null, "expiry": .null, "putOrCall": .null, "multiplier": .null, "strike": .number("0"),
+            "exerciseStyle": .null, "conExchMap": .array([]), "assetClass": .string("CASH"), "undConid": .int(0),
+            "model": .string(""), "ticker": .string(pair.currencyPair?.base.rawValue ?? pair.symbol),
+            "name": .string(pair.name), "fullName": .string(pair.symbol), "isUS": .bool(false),
+            "listingExchange": .string("IDEALPRO"), "sector": .null, "group": .null, "hasOptions": .bool(false),
+            "pageSize": .int(100),
         ])
     }
 

@@ -125,8 +125,9 @@ struct IBOrderRoutes {
     @Sendable func place(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await account(context)
         var request = request
-        let ticket = try ticket(try await request.ibBody(context: context), for: record)
+        var ticket = try ticket(try await request.ibBody(context: context), for: record)
         let quote = ticket.combo == nil ? try? await market.quote(ticket.symbol) : nil
+        ticket = try ticket.sized(bid: quote?.bids.best?.price, ask: quote?.asks.best?.price)
         let questions = IBQuestions.questions(
             for: ticket, quote: quote, settings: try await settings(record.id), suppressed: gateway.suppressed)
         guard let first = questions.first else { return try await submit(ticket, record.id).response() }
@@ -326,12 +327,13 @@ struct IBOrderRoutes {
     @Sendable func whatIf(_ request: Request, context: AppContext) async throws -> Response {
         let record = try await account(context)
         var request = request
-        let ticket = try ticket(try await request.ibBody(context: context), for: record)
+        var ticket = try ticket(try await request.ibBody(context: context), for: record)
         let summary = try await accountService.summary(record.id)
         if ticket.combo != nil, ticket.type == .market {
             throw IBError(.badRequest, "a what-if of a combo needs its net price: send it as LMT")
         }
         let quote = ticket.combo == nil ? try? await market.quote(ticket.symbol) : nil
+        ticket = try ticket.sized(bid: quote?.bids.best?.price, ask: quote?.asks.best?.price)
         // A combo's price is its net per unit (negative: a credit), so what it pays or brings in is that × 100.
         let net = ticket.combo == nil ? nil : ticket.request.limitPrice
         let price =

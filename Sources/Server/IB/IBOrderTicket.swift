@@ -30,8 +30,29 @@ struct IBOrderTicket: Sendable, Equatable {
     var timeInForce: TimeInForce
     var clientOrderID: String?
     var outsideRTH: Bool
+    /// How an order on a currency pair gave its size when not as a quantity of the base currency (nil otherwise):
+    /// `sized(at:)` works it into one with the pair's quote before the order is placed.
+    var forexSize: ForexSize?
+
+    /// The sizes of an order on a currency pair other than its `quantity` of the base currency.
+    enum ForexSize: Sendable, Equatable {
+        /// A conversion (`isCcyConv`) of this much of the currency it pays with (`fxQty`).
+        case convertFrom(FixedDecimal)
+        /// A conversion (`isCcyConv`) into this much of the currency it receives (`quantity`).
+        case convertTo(FixedDecimal)
+        /// This much of the quote currency (`cashQty`).
+        case cash(FixedDecimal)
+    }
 
     var currency: String { instrument.currency.rawValue }
+    /// Whether the order is sized by an amount of money (`cashQty`, a conversion's `fxQty`): IB asks two more questions.
+    var expressedInMoney: Bool {
+        switch forexSize {
+        case .cash, .convertFrom: true
+        case .convertTo: false
+        case nil: cashQuantity != nil
+        }
+    }
     var symbol: String { instrument.symbol }
 
     /// IB's spread conid for combos in US dollars.
@@ -125,12 +146,23 @@ struct IBOrderTicket: Sendable, Equatable {
             return number
         }
         cashQuantity = try decimal("cashQty")
+        let conversion = o["isCcyConv"]?.bool ?? false
+        let fxQuantity = try decimal("fxQty")
+        if instrument.kind == .forex {
+            forexSize = try Self.forexSize(
+                conversion: conversion, fxQuantity: fxQuantity, quantity: try decimal("quantity"),
+                cashQuantity: cashQuantity)
+        } else if conversion || fxQuantity != nil {
+            throw IBError(.badRequest, "isCcyConv and fxQty apply to currency pairs (secType CASH) only")
+        }
         if combo != nil, cashQuantity != nil || o["auxPrice"].map({ !$0.isNull }) == true {
             throw IBError(
                 .badRequest,
                 "a combo order takes quantity (units of the combo) and price (the net), not cashQty or auxPrice")
         }
-        if let cash = cashQuantity {
+        if forexSize != nil {
+            quantity = .zero
+        } else if let cash = cashQuantity {
             guard cash.isPositive, side == .buy, type == .market else {
                 throw IBError(.badRequest, "cashQty must be positive and is accepted on market buy orders only")
             }
@@ -216,6 +248,64 @@ struct IBOrderTicket: Sendable, Equatable {
             throw IBError(.badRequest, "a combo has 2 to 4 legs")
         }
         return (first, legs)
+    }
+
+    /// Reads how an order on a pair is sized: `quantity` of the base currency; or a conversion (`isCcyConv`) of
+    /// `fxQty` of the currency paid or into `quantity` of the currency received, never both; or `cashQty` of the
+    /// quote currency.
+    static func forexSize(
+        conversion: Bool, fxQuantity: FixedDecimal?, quantity: FixedDecimal?, cashQuantity: FixedDecimal?
+    ) throws(IBError) -> ForexSize? {
+        if let fxQuantity {
+            guard conversion else {
+                throw IBError(.badRequest, "fxQty is the amount of a currency conversion: set isCcyConv true with it")
+            }
+            guard quantity == nil, cashQuantity == nil else {
+                throw IBError(
+                    .badRequest,
+                    "give fxQty (the amount to convert from) or quantity (the amount to convert to), never both")
+            }
+            guard fxQuantity.isPositive else { throw IBError(.badRequest, "fxQty must be a positive number") }
+            return .convertFrom(fxQuantity)
+        } else if let cash = cashQuantity {
+            guard quantity == nil else { throw IBError(.badRequest, "give cashQty or quantity, not both") }
+            guard cash.isPositive, !conversion else {
+                throw IBError(
+                    .badRequest, "cashQty must be positive; a conversion (isCcyConv) gives fxQty or quantity instead")
+            }
+            return .cash(cash)
+        } else if conversion, let quantity, quantity.isPositive {
+            return .convertTo(quantity)
+        }
+        return nil
+    }
+
+    /// The order with its size worked into a quantity of the pair's base currency at the quote it would trade at
+    /// (the limit, else the ask for a purchase and the bid for a sale), rounded down to the base currency's minor
+    /// unit. Itself when it gave a quantity.
+    func sized(bid: Price?, ask: Price?) throws(IBError) -> IBOrderTicket {
+        guard let size = forexSize, let pair = instrument.currencyPair else { return self }
+        let price = limitPrice ?? (side == .buy ? ask : bid)
+        let places = pair.base.minorUnitDigits
+        func base(_ quote: FixedDecimal) throws(IBError) -> Quantity {
+            guard let price, price.isPositive else {
+                throw IBError(.badRequest, "no quote for \(symbol) yet: give quantity, or a limit price")
+            }
+            return quote.divided(by: price, places: places, rule: .down) ?? .zero
+        }
+        var sized = self
+        switch size {
+        case .cash(let amount): sized.quantity = try base(amount)
+        // Buying the pair pays its quote currency and receives its base; selling the reverse.
+        case .convertFrom(let amount): sized.quantity = side == .buy ? try base(amount) : amount
+        case .convertTo(let amount): sized.quantity = side == .buy ? amount : try base(amount)
+        }
+        sized.quantity = sized.quantity.rounded(places: places, rule: .down)
+        sized.cashQuantity = nil
+        guard sized.quantity.isPositive else {
+            throw IBError(.badRequest, "the amount is too small: it converts to no \(pair.base.rawValue)")
+        }
+        return sized
     }
 
     var request: OrderRequest {

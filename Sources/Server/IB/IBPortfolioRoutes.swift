@@ -133,7 +133,8 @@ struct IBPortfolioRoutes {
         }
         return JSONValue.object([
             "assetClass": .object([
-                "long": object(["STK": summary.marketValue, "CASH": summary.account.cash]), "short": .object([:]),
+                "long": object(["STK": summary.marketValue, "CASH": summary.account.cash + summary.foreignCash]),
+                "short": .object([:]),
             ]),
             "sector": .object(["long": object(sectors), "short": .object([:])]),
             "group": .object(["long": object(groups), "short": .object([:])]),
@@ -150,13 +151,22 @@ struct IBPortfolioRoutes {
                 }
                 return n
             } ?? 0
-        let held = try await accountService.summary(record.id).positions.filter { !$0.position.qty.isZero }
-            .sorted { $0.instrument.symbol < $1.instrument.symbol }
+        let held = try await rows(ib, try await accountService.summary(record.id))
         // (A page past the end is empty, however large: `page * 100` overflowed for a page near Int.max.)
         let slice = held.dropFirst(page < held.count ? page * 100 : held.count).prefix(100)
-        return JSONValue.array(
-            slice.map { IBEncoding.position(ib, $0, entry: market.directory.entry($0.instrument.symbol)) }
-        ).response()
+        return JSONValue.array(slice.map(\.row)).response()
+    }
+
+    /// Every position row, by symbol: securities, and the currencies held as `CASH` rows in their pairs.
+    func rows(_ ib: String, _ summary: AccountSummary) async throws -> [(symbol: String, row: JSONValue)] {
+        var rows = summary.positions.filter { !$0.position.qty.isZero }.map {
+            ($0.instrument.symbol, IBEncoding.position(ib, $0, entry: market.directory.entry($0.instrument.symbol)))
+        }
+        for currency in summary.currencies where !currency.balance.amount.isZero {
+            guard let pair = market.directory.entry(currency.balance.pairSymbol)?.instrument else { continue }
+            rows.append((pair.symbol, IBEncoding.currencyPosition(ib, currency, pair: pair)))
+        }
+        return rows.sorted { $0.0 < $1.0 }.map { (symbol: $0.0, row: $0.1) }
     }
 
     @Sendable func position(_ request: Request, context: AppContext) async throws -> Response {
@@ -165,10 +175,8 @@ struct IBPortfolioRoutes {
         guard let entry = IBConid.entry(conid, in: market.directory) else {
             throw IBError(.badRequest, "invalid conid \(conid)")
         }
-        let held = try await accountService.summary(record.id).positions.filter {
-            $0.instrument.symbol == entry.symbol && !$0.position.qty.isZero
-        }
-        return JSONValue.array(held.map { IBEncoding.position(ib, $0, entry: entry) }).response()
+        let held = try await rows(ib, try await accountService.summary(record.id)).filter { $0.symbol == entry.symbol }
+        return JSONValue.array(held.map(\.row)).response()
     }
 
     @Sendable func invalidate(_ request: Request, context: AppContext) async throws -> Response {

@@ -134,8 +134,23 @@ enum IBQuestions {
             }
         }
         if settings.marketOrderWarning, order.type == .market { out.append(marketQuestion) }
+        if order.expressedInMoney { out += cashQuantityQuestions }
         return out.filter { !suppressed.contains($0.messageID) }
     }
+
+    /// What IB asks of an order sized by an amount of money (`cashQty`, or a conversion's `fxQty`).
+    static let cashQuantityQuestions = [
+        Question(
+            messageID: "o10164",
+            text:
+                "Traders are responsible for understanding cash quantity details, which are provided on a best efforts basis only."
+        ),
+        Question(
+            messageID: "o10223",
+            text:
+                "<h4>Cash Quantity Order Confirmation</h4>Orders that express size using a monetary value (cash quantity) are provided on a non-guaranteed basis. The system simulates the order by cancelling it once the specified amount is spent (for buy orders) or collected (for sell orders). In addition to the monetary value, the order uses a maximum size that is calculated using the Cash Quantity Estimate Factor, which you can modify in Presets."
+        ),
+    ]
 
     static func sizeQuestion(_ description: String, _ limit: Quantity) -> Question {
         Question(

@@ -310,8 +310,8 @@ enum IBSocket {
         let summary = try await gateway.accountService.summary(id)
         let now = gateway.market.clock.now()
         var entries: [JSONValue] = []
-        for key in [summary.account.currency.rawValue, "BASE"] {
-            guard case .object(var entry) = IBEncoding.ledgerEntry(ib, summary, key: key, at: now) else { continue }
+        for (_, ledger) in (IBEncoding.ledger(ib, summary, at: now).object ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard case .object(var entry) = ledger else { continue }
             entry["acctCode"] = .string(ib)
             entries.append(.object(entry))
         }

@@ -47,7 +47,9 @@ extension TradingEngine {
                     guard let other = pair.other(than: account.currency) else { return nil }
                     var balance =
                         account.balances.removeValue(forKey: other)
-                        ?? CurrencyBalance(currency: other, pair: order.instrument, isPairBase: other == pair.base)
+                        ?? CurrencyBalance(
+                            currency: other, pair: order.instrument, pairSymbol: order.symbol,
+                            isPairBase: other == pair.base)
                     let booked = LedgerMath.applyForex(
                         order.side, qty: qty, value: value, pair: pair, home: account.currency, to: &balance)
                     if !balance.isEmpty || !balance.cost.isZero { account.balances[other] = balance }

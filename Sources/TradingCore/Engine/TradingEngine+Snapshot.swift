@@ -12,6 +12,14 @@ public struct AccountSnapshot: Sendable, Codable, Hashable {
         self.openOrders = openOrders
         self.clientOrderIDs = clientOrderIDs
     }
+
+    /// Every instrument the account refers to, by symbol: its positions, its open orders and the pairs that price
+    /// its other currencies. An engine must have them registered to `restore` it.
+    public var symbols: Set<String> {
+        Set(
+            account.positions.values.map(\.symbol) + openOrders.map(\.symbol)
+                + account.balances.values.map(\.pairSymbol))
+    }
 }
 
 extension TradingEngine {
@@ -41,6 +49,12 @@ extension TradingEngine {
             positions[id] = position
         }
         account.positions = positions
+        for currency in account.balances.keys {
+            guard let symbol = account.balances[currency]?.pairSymbol, let id = symbols[symbol] else {
+                throw OrderRejection(.unknownSymbol, "asset \(account.balances[currency]?.pairSymbol ?? "") not found")
+            }
+            account.balances[currency]?.pair = id
+        }
         accounts[account.id] = account
         for (clientOrderID, orderID) in snapshot.clientOrderIDs {
             clientOrderIDs.insert(clientOrderID, account: account.id, order: orderID, madeByEngine: false)

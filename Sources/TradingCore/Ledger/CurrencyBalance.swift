@@ -29,8 +29,10 @@ public struct CurrencyPair: Sendable, Codable, Hashable, CustomStringConvertible
 /// (`EUR.USD` 30,000 at an average price); both are read from this.
 public struct CurrencyBalance: Sendable, Codable, Hashable {
     public var currency: Currency
-    /// The pair that prices the currency in the account's currency (`EUR.USD` for euros in a dollar account).
+    /// The pair that prices the currency in the account's currency (`EUR.USD` for euros in a dollar account), by id
+    /// in this engine (`TradingEngine.restore` binds it again by `pairSymbol`).
     public var pair: InstrumentID
+    public var pairSymbol: String
     /// Whether `currency` is the pair's base (EUR in EUR.USD: worth amount × price) rather than its quote (JPY in
     /// USD.JPY: worth amount ÷ price).
     public var isPairBase: Bool
@@ -43,9 +45,10 @@ public struct CurrencyBalance: Sendable, Codable, Hashable {
     /// Gains and losses in the account's currency closed out by selling the currency.
     public var realizedPnL: FixedDecimal
 
-    public init(currency: Currency, pair: InstrumentID, isPairBase: Bool) {
+    public init(currency: Currency, pair: InstrumentID, pairSymbol: String, isPairBase: Bool) {
         self.currency = currency
         self.pair = pair
+        self.pairSymbol = pairSymbol
         self.isPairBase = isPairBase
         amount = .zero
         reserved = .zero

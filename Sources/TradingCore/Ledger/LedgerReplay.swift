@@ -76,7 +76,8 @@ public struct LedgerReplay: Sendable, Hashable {
         case .fill(let fill) where fill.pair != nil:
             guard let pair = fill.pair, let other = pair.other(than: currency) else { break }
             var held = balances[other, default: CurrencyHolding()]
-            var balance = CurrencyBalance(currency: other, pair: fill.instrument, isPairBase: other == pair.base)
+            var balance = CurrencyBalance(
+                currency: other, pair: fill.instrument, pairSymbol: fill.symbol, isPairBase: other == pair.base)
             (balance.amount, balance.cost) = (held.amount, held.cost)
             let booked = LedgerMath.applyForex(
                 fill.side, qty: fill.qty, value: fill.value, pair: pair, home: currency, to: &balance)
