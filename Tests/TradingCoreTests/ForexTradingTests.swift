@@ -92,6 +92,22 @@ struct ForexTradingTests {
         #expect(replay.balances[.jpy]?.amount == d("75622") && replay.balances[.jpy]?.cost == balance(.jpy)?.cost)
     }
 
+    @Test("the day's closing equity counts euros at EUR.USD and yen at USD.JPY, as the live account values them")
+    mutating func closingEquity() throws {
+        quotes()
+        _ = try #require(f.place(buy("EUR.USD", "27700", tif: .gtc), at: t).order)
+        _ = try #require(f.place(sell("USD.JPY", "1000", tif: .gtc), at: t).order)
+        var builder = EquityDayBuilder(accountID: f.us, currency: .usd, openingCash: d("100000"))
+        for entry in f.ledger(f.us) { builder.apply(entry) }
+        let closes = ["EUR.USD": d("1.09125"), "USD.JPY": d("151.500")]
+        let day = builder.close(date: CivilDate(2026, 11, 20), closes: closes)
+        let marks: [InstrumentID: Price] = [eurusd: d("1.09125"), usdjpy: d("151.500")]
+        let live = f.engine.account(f.us)!.equity(marks: { marks[$0] })
+        // 100,000 − 29,999.65 − 1,000 + 27,700 × 1.09125 (30,227.63) + ¥150,120 ÷ 151.5 (990.89).
+        #expect(live == d("100000") - d("29999.65") - d("1000") + d("30227.63") + d("990.89"))
+        #expect(day.equity == live && day.cash == f.cash(f.us))
+    }
+
     @Test("refused, moving nothing: a currency not held, a yuan account, stops, notionals, sub-cent amounts, a game")
     mutating func refusals() throws {
         quotes()

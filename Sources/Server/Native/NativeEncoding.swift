@@ -21,6 +21,20 @@ enum NativeEncoding {
             "max_margin_multiplier": .int(summary.account.terms.maxMultiplier),
             "maintenance_margin": .decimal(summary.margin.maintenanceMargin),
             "margin_deficit": .decimal(summary.margin.deficit),
+            // Cash in other currencies (bought on currency pairs), and all of it in the account's currency.
+            "foreign_cash": .decimal(summary.foreignCash), "balances": .array(summary.currencies.map(balance)),
+        ])
+    }
+
+    /// A currency the account holds besides its own: the amount and what open orders hold of it, the pair that
+    /// prices it and the rate, its worth, cost and profit in the account's currency.
+    static func balance(_ c: CurrencySummary) -> JSONValue {
+        .object([
+            "currency": .string(c.balance.currency.rawValue), "amount": .decimal(c.balance.amount),
+            "available": .decimal(c.balance.available), "pair": .string(c.balance.pairSymbol),
+            "pair_price": .decimal(c.pairPrice), "rate": .decimal(c.rate), "value": .decimal(c.value),
+            "cost": .decimal(c.balance.cost), "unrealized_pl": .decimal(c.unrealizedPnL),
+            "realized_pl": .decimal(c.balance.realizedPnL),
         ])
     }
 

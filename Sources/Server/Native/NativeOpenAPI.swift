@@ -261,7 +261,7 @@ enum NativeOpenAPI {
             ]),
             "/api/v1/accounts/{id}": .object([
                 "get": op(
-                    "Account with positions valued at current prices. day_change is the profit since the last close (equity − the close's equity − money moved in since: today's purchases count from their price; sales, fees and dividends are in it); each position's day_pl is its part of it. An option position also has greeks (delta, gamma, theta, vega per share, implied_volatility), position_delta (the shares of the underlying it moves like) and position_theta (its time decay a day)",
+                    "Account with positions valued at current prices. day_change is the profit since the last close (equity − the close's equity − money moved in since: today's purchases count from their price; sales, fees and dividends are in it); each position's day_pl is its part of it. An option position also has greeks (delta, gamma, theta, vega per share, implied_volatility), position_delta (the shares of the underlying it moves like) and position_theta (its time decay a day). Cash in other currencies (bought on currency pairs such as EUR.USD) is in balances [{currency, amount, available, pair, pair_price, rate, value, cost, unrealized_pl, realized_pl}] (value, cost and profits in the account's currency) and, summed, in foreign_cash; equity counts it",
                     auth: true,
                     parameters: [param("id", in: "path", "account id")],
                     responses: ["200": "account", "404": "not yours or unknown"])

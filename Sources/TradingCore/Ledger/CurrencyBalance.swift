@@ -8,6 +8,15 @@ public struct CurrencyPair: Sendable, Codable, Hashable, CustomStringConvertible
         self.quote = quote
     }
 
+    /// A pair written as IB writes it (`EUR.USD`); nil unless both halves are currencies papertrade knows and differ.
+    public init?(symbol: String) {
+        let parts = symbol.split(separator: ".")
+        guard parts.count == 2, let base = Currency(rawValue: String(parts[0])),
+            let quote = Currency(rawValue: String(parts[1])), base != quote
+        else { return nil }
+        self.init(base: base, quote: quote)
+    }
+
     public var description: String { "\(base.rawValue).\(quote.rawValue)" }
 
     /// The currency an order on the pair pays with: the quote for a purchase (of the base), the base for a sale.

@@ -137,7 +137,13 @@ public struct EquityDayBuilder: Sendable {
             realized += delivery.realizedPnL
         case .fill(let fill):
             let held = holdings[fill.symbol, default: .zero]
-            holdings[fill.symbol] = fill.side == .buy ? held + fill.qty : held - fill.qty
+            // A pair quoted in another currency against the account's (USD.JPY in dollars) holds that currency: the
+            // fill's value moves it (`value(of:)` prices it back). Every other fill moves its quantity.
+            if let pair = fill.pair, pair.base == currency {
+                holdings[fill.symbol] = fill.side == .buy ? held - fill.value : held + fill.value
+            } else {
+                holdings[fill.symbol] = fill.side == .buy ? held + fill.qty : held - fill.qty
+            }
             if holdings[fill.symbol]?.isZero != false { holdings[fill.symbol] = nil }
             marks[fill.symbol] = fill.price
             // Sales close longs and purchases cover shorts: either may realize P&L (opening fills realize none).
@@ -179,6 +185,11 @@ public struct EquityDayBuilder: Sendable {
     /// One holding's value at `price`, rounded half-up to the currency's minor unit (an option holding is contracts:
     /// each is worth the premium × its multiplier).
     public static func value(of symbol: String, qty: Quantity, at price: Price, currency: Currency) -> FixedDecimal {
+        // A holding of the quote currency of a pair priced against the account's (yen, by USD.JPY): amount ÷ price.
+        if let pair = CurrencyPair(symbol: symbol), pair.base == currency {
+            return price.isPositive
+                ? qty.divided(by: price, places: currency.minorUnitDigits, rule: .halfUp) ?? .zero : .zero
+        }
         let shares = OptionContract.multiplier(ofSymbol: symbol).map { qty.times($0) } ?? qty
         return shares.multiplied(by: price, places: currency.minorUnitDigits, rule: .halfUp)
     }

@@ -85,12 +85,7 @@ public struct Instrument: Sendable, Codable, Hashable {
 
     /// A currency pair's two currencies (`EUR.USD`: euros priced in dollars), or nil for anything else.
     public var currencyPair: CurrencyPair? {
-        guard kind == .forex else { return nil }
-        let parts = symbol.split(separator: ".")
-        guard parts.count == 2, let base = Currency(rawValue: String(parts[0])),
-            let quote = Currency(rawValue: String(parts[1]))
-        else { return nil }
-        return CurrencyPair(base: base, quote: quote)
+        kind == .forex ? CurrencyPair(symbol: symbol) : nil
     }
 
     public init(
@@ -145,12 +140,9 @@ public struct Instrument: Sendable, Codable, Hashable {
     /// for the yen), no price limits, traded from Sunday 17:00 to Friday 17:00 New York (`TradingCalendar.forex`);
     /// its currency is the quote currency. Nil unless both halves are currencies papertrade knows.
     public static func forexPair(_ symbol: String, name: String, tick: Price) -> Instrument? {
-        let parts = symbol.split(separator: ".")
-        guard parts.count == 2, let base = Currency(rawValue: String(parts[0])),
-            let quote = Currency(rawValue: String(parts[1])), base != quote, tick.isPositive
-        else { return nil }
+        guard let pair = CurrencyPair(symbol: symbol), tick.isPositive else { return nil }
         return Instrument(
-            symbol: symbol, name: name, exchange: .idealpro, board: .forex, kind: .forex, currency: quote,
+            symbol: symbol, name: name, exchange: .idealpro, board: .forex, kind: .forex, currency: pair.quote,
             lot: .fractional(
                 minimum: FixedDecimal(units: 1, exponent: 2), increment: FixedDecimal(units: 1, exponent: 2)),
             tick: .fixed(tick), priceLimit: .none, sellableSameDay: true, fractionable: true)
