@@ -2,7 +2,9 @@
 of the forex week (a replay of Wednesday 18 November 2026): the account screen's "Move money" sheet reviews what
 leaves, what arrives, the rate, the mid rate, the spread's cost and the fee before anything moves, then moves it and
 both balances show it; the history names the transfer; USD.CNH's page shows the rate, its chart and book and the
-forex week's status, and sends the user to the transfer to convert. No English is left on the Chinese screens.
+forex week's status, and sends the user to the transfer to convert; euros and yen bought in the dollar account show on
+the account screen (amount, worth at the rate, profit) and on EUR.USD's page. No English is left on the Chinese
+screens.
 
 Screenshots (transfer-*-phone.png, transfer-*-desktop.png, forex-*) go to tests/e2e/screenshots/."""
 import shutil
@@ -78,7 +80,7 @@ def test_a_currency_pairs_page_shows_the_rate_and_sends_conversions_to_a_transfe
     status = app.text(".market-status")
     assert ("外汇市场交易中" if chinese else "Forex market open") in status
     assert len(app.all(".depth-table tbody.asks tr")) == 5 and len(app.all(".depth-table tbody.bids tr")) == 5
-    assert not app.d.find_elements(By.CSS_SELECTOR, ".trade-bar"), "no buy or sell on a pair"
+    assert not app.d.find_elements(By.CSS_SELECTOR, ".trade-bar"), "no trade sheet on a pair: the note says how"
     assert not app.d.find_elements(By.CSS_SELECTOR, ".option-chain")
     note = app.text("[data-testid=forex-note]")
     assert ("兑换" if chinese else "convert") in note
@@ -90,3 +92,35 @@ def test_a_currency_pairs_page_shows_the_rate_and_sends_conversions_to_a_transfe
     assert app.overflow(320) == 0
     app.click("[data-testid=forex-note] a")
     app.css(".balance")
+
+
+def test_euros_and_yen_bought_in_the_dollar_account_show_per_currency(driver, wednesday):
+    app = App(driver, wednesday).signup()
+    chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    usd = app.switch_account("us")
+    for symbol, side, qty in (("EUR.USD", "buy", "27700"), ("USD.JPY", "sell", "1000")):
+        placed = app.api("POST", f"/accounts/{usd['id']}/orders",
+                         {"symbol": symbol, "side": side, "type": "market", "qty": qty, "time_in_force": "gtc"})
+        assert placed["status"] in (200, 201) and placed["body"]["status"] == "filled", placed
+    detail = app.api("GET", f"/accounts/{usd['id']}")["body"]
+    balances = {b["currency"]: b for b in detail["balances"]}
+    assert balances["EUR"]["amount"] == "27700" and Decimal(balances["JPY"]["amount"]) > 100_000
+    # Equity is the dollars and what the euros and yen are worth at the rates.
+    assert Decimal(detail["equity"]) == Decimal(detail["cash"]) + Decimal(detail["foreign_cash"]) + Decimal(
+        detail["market_value"])
+    assert Decimal(detail["foreign_cash"]) == sum(Decimal(b["value"]) for b in detail["balances"])
+
+    app.go("account")
+    app.settled()
+    listed = app.text("[data-testid=currency-balances]")
+    assert ("其他币种" if chinese else "Other currencies") in listed
+    assert "27,700.00 EUR" in listed and " JPY" in listed and ("汇率" if chinese else " at ") in listed
+    if chinese:
+        assert english_left(app) == []
+    app.shot(f"currencies-{'zh' if chinese else 'en'}")
+    assert app.overflow(320) == 0
+    app.click("[data-testid=currency-balances] li[data-currency=EUR] a")
+    held = app.text_in("[data-testid=currency-held]", "EUR")
+    assert "27,700.00 EUR" in held and ("现值" if chinese else "Worth now") in held
+    if chinese:
+        assert english_left(app) == []

@@ -29,16 +29,20 @@ enum OrderNotice {
             kind = "fill"
             let side = o.side == .buy ? "buy" : "sell"
             title = text("fill.title." + side, ["symbol": text.instrumentName(o.symbol)])
+            // A currency pair's quantity is its base currency, and its price a rate in its quote currency.
+            let pair = CurrencyPair(symbol: o.symbol)
             body = text(
                 "fill.body." + side,
                 [
                     "symbol": text.instrumentName(o.symbol), "qty": o.filledQty.description,
                     // (An option's quantity is contracts.)
-                    "unit": text(
-                        (OptionContract(occSymbol: o.symbol) == nil ? "shares" : "contracts")
-                            + (o.filledQty == .one ? ".one" : ".other")),
-                    "at": o.filledAvgPrice.map { text("fill.at", ["price": MoneyText.text($0, symbol: currency)]) }
-                        ?? "",
+                    "unit": pair?.base.rawValue
+                        ?? text(
+                            (OptionContract(occSymbol: o.symbol) == nil ? "shares" : "contracts")
+                                + (o.filledQty == .one ? ".one" : ".other")),
+                    "at": o.filledAvgPrice.map {
+                        text("fill.at", ["price": pair == nil ? MoneyText.text($0, symbol: currency) : $0.description])
+                    } ?? "",
                 ])
         default:
             kind = "order_canceled"

@@ -14,6 +14,13 @@ export function money(text, currency = 'USD', places = 2) {
   return (D.sign(v) < 0 ? '-' : '') + currencySymbol(currency) + body;
 }
 
+/** "27,700.00 EUR", "150,120 JPY": an amount of a currency by its code, to its minor unit (the yen has none). */
+export function currencyAmount(text, currency) {
+  const v = D.parse(text);
+  if (!v) return '—';
+  return `${D.format(v, currency === 'JPY' ? 0 : 2)} ${currency}`;
+}
+
 /** "+$1.20", "-$3.00", "$0.00": for changes and signed transaction amounts. */
 export function signedMoney(text, currency = 'USD') {
   const v = D.parse(text);
@@ -176,11 +183,14 @@ export function stockRoute(symbol) {
   return `#/stock/${encodeURIComponent(optionUnderlying(symbol) ?? symbol)}`;
 }
 
-/** "2 contracts" for an option's quantity ("2 contracts written" for a short one), "0.5 BTC" for a pair's, "2 shares"
- * for a stock's. */
+/** "2 contracts" for an option's quantity ("2 contracts written" for a short one), "0.5 BTC" for a crypto pair's,
+ * "1,000.00 USD" for a currency pair's, "2 shares" for a stock's. */
 export function holdingQty(symbol, text) {
   const coin = coinOf(symbol);
   if (coin) return `${coins(text)} ${coin}`;
+  // A currency pair's quantity is an amount of its base currency ("27,700.00 EUR" of EUR.USD).
+  const pair = /^([A-Z]{3})\.([A-Z]{3})$/.exec(symbol);
+  if (pair) return currencyAmount(text, pair[1]);
   if (!optionUnderlying(symbol)) return shares(text);
   const v = D.parse(text);
   const one = v && D.cmp(D.abs(v), { n: 1n, s: 0 }) === 0;

@@ -35,11 +35,26 @@ export async function render(view, params, scope) {
         h('div', h('dt', t('account.buying_power')), h('dd', hidden ? '••••' : F.money(detail.buying_power, currency))),
         h('div', h('dt', t('account.net_worth')), h('dd', hidden ? '••••' : F.money(detail.equity, currency))),
         h('div', h('dt', t('account.account')), h('dd', `${detail.name} · ${detail.account_number}`))),
+      currencies(hidden),
       // A game account takes no deposits or withdrawals (every player starts alike): say so instead of offering them.
       detail.in_game ? h('p.field-help', t('account.game_no_transfers')) : h('div.actions',
         h('button.primary', { type: 'button', onclick: () => transferSheet('deposit') }, t('account.deposit')),
         h('button.secondary', { type: 'button', onclick: () => transferSheet('withdraw') }, t('account.withdraw')),
         otherAccounts().length ? h('button.secondary', { type: 'button', onclick: moveSheet }, t('account.move')) : null));
+  }
+
+  /** Cash held in other currencies (bought on currency pairs): each amount, its worth here at the rate, and its
+   * profit since it was bought. Nothing when the account holds only its own currency. */
+  function currencies(hidden) {
+    const held = (detail.balances ?? []).filter((b) => D.sign(D.parse(b.amount) ?? D.parse('0')) !== 0);
+    if (!held.length) return null;
+    return h('section.currency-balances', { 'aria-labelledby': 'currencies-title', dataset: { testid: 'currency-balances' } },
+      h('h3#currencies-title', t('account.currencies')),
+      h('ul.currency-list', held.map((b) => h('li', { dataset: { currency: b.currency } },
+        h('a.currency-code', { href: `#/stock/${encodeURIComponent(b.pair)}` }, b.currency),
+        h('span.currency-amount', hidden ? '••••' : F.currencyAmount(b.amount, b.currency)),
+        h('span.currency-worth', hidden ? '' : t('account.currency_worth', { value: F.money(b.value, currency), rate: F.price(b.rate), currency })),
+        h(`span.currency-pl.${F.direction(b.unrealized_pl)}`, hidden ? '' : F.signedMoney(b.unrealized_pl, currency))))));
   }
 
   /** The user's other accounts money may move to (not game accounts: every player starts alike). */

@@ -2,8 +2,9 @@
 // news and insights (when the feed has them), your position, Buy and Sell. A crypto pair's page is the same page for
 // a coin: trading around the clock (UTC), its order book, its steps and fees, the quantity held in the coin. A
 // currency pair's page shows its rate, chart and IDEALPRO book, the forex week's status in New York time, and sends
-// the user to a transfer between accounts to convert (orders on pairs are not taken).
+// the user to a transfer between accounts to convert; what the dollar account holds of the pair's other currency.
 import * as api from '../api.js';
+import * as D from '../decimal.js';
 import * as F from '../format.js';
 import * as live from '../live.js';
 import * as store from '../store.js';
@@ -216,7 +217,16 @@ export async function render(view, [symbolParam], scope) {
 
   function renderPosition() {
     if (pair) {
-      clear(position, h('h2#position-title', t('stock.position')), h('p.empty-position', t('stock.forex.no_position')));
+      // What the account holds of the pair's other currency (euros for EUR.USD in a dollar account).
+      const other = pair[0] === account?.currency ? pair[1] : pair[0];
+      const b = (store.account()?.balances ?? []).find((x) => x.currency === other && x.pair === symbol);
+      clear(position, h('h2#position-title', t('stock.position')), b && D.sign(D.parse(b.amount)) > 0
+        ? h('dl.figures', { dataset: { testid: 'currency-held' } },
+          h('div', h('dt', t('stock.forex.held')), h('dd', F.currencyAmount(b.amount, b.currency))),
+          h('div', h('dt', t('stock.forex.worth')), h('dd', F.money(b.value, account.currency))),
+          h('div', h('dt', t('stock.forex.cost')), h('dd', F.money(b.cost, account.currency))),
+          h('div', h('dt', t('stock.change')), h('dd', change(b.unrealized_pl, F.signedMoney(b.unrealized_pl, account.currency)))))
+        : h('p.empty-position', t('stock.forex.no_position', { currency: other })));
       return;
     }
     const otherMarket = account && account.market !== quote.market;
