@@ -118,6 +118,33 @@ def test_a_bot_plays_a_game_through_alpaca_py_and_meets_its_rules(server):
         f"{server.url}/api/v1/games/{game['id']}/leaderboard").json()["entries"]
 
 
+def test_a_game_that_allows_currencies_counts_euros_at_the_rate_and_one_that_does_not_refuses_them(server):
+    teacher, player = signup(server), signup(server)
+    results = {}
+    for forex in (True, False):
+        game = teacher.post(f"{server.url}/api/v1/games", json={
+            "name": f"Currencies {forex}", "market": "us", "starting_cash": "50000", "visibility": "private",
+            "rules": {"forex": forex}}).json()
+        assert game["rules"]["forex"] is forex
+        joined = player.post(f"{server.url}/api/v1/games/{game['id']}/join", json={"code": game["join_code"]})
+        assert joined.status_code == 201, joined.text
+        account = joined.json()["account_id"]
+        placed = player.post(f"{server.url}/api/v1/accounts/{account}/orders", json={
+            "symbol": "EUR.USD", "side": "buy", "type": "market", "qty": "10000", "time_in_force": "gtc"})
+        results[forex] = (game, account, placed)
+    game, account, placed = results[True]
+    assert placed.status_code in (200, 201) and placed.json()["status"] == "filled", placed.text
+    detail = player.get(f"{server.url}/api/v1/accounts/{account}").json()
+    eur = next(b for b in detail["balances"] if b["currency"] == "EUR")
+    assert eur["amount"] == "10000"
+    board = teacher.get(f"{server.url}/api/v1/games/{game['id']}/leaderboard").json()
+    # The standings count the euros at the rate: equity is the dollars left and the euros' worth.
+    assert Decimal(board["entries"][0]["equity"]) == Decimal(detail["cash"]) + Decimal(eur["value"])
+    refused = results[False][2]
+    assert refused.status_code == 403, refused.text
+    assert "This game does not allow currencies" in refused.json()["message"]
+
+
 @pytest.fixture
 def app(driver, server):
     return App(driver, server)

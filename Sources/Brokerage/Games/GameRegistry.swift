@@ -463,6 +463,7 @@ public final class GameRegistry: Sendable {
         var held: [String: AccountID] = [:]
         for (id, account) in accounts {
             for position in account.positions.values where !position.qty.isZero { held[position.symbol] = id }
+            for balance in account.balances.values where !balance.amount.isZero { held[balance.pairSymbol] = id }
         }
         var marks: [String: Leaderboard.Mark] = [:]
         for (symbol, holder) in held.sorted(by: { $0.key < $1.key }) {

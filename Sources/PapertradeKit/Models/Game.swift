@@ -25,6 +25,8 @@ public struct Game: Codable, Hashable, Sendable, Identifiable {
         public var options: Bool?
         /// Whether crypto pairs count (the server's default: false).
         public var crypto: Bool?
+        /// Whether currency pairs may be traded (the server's default: false).
+        public var forex: Bool?
 
         public init(
             commissionPerTrade: Decimal? = nil, commissionPercent: Decimal? = nil, margin: Bool? = nil,
@@ -32,7 +34,7 @@ public struct Game: Codable, Hashable, Sendable, Identifiable {
             minPriceShort: Decimal? = nil, maxPositionPercent: Decimal? = nil, maxVolumePercent: Decimal? = nil,
             quickSellMinutes: Int? = nil, maxTradesPerDay: Int? = nil, dayTrading: Bool? = nil,
             resetsAllowed: Int? = nil, portfoliosVisible: String? = nil, ranking: String? = nil, options: Bool? = nil,
-            crypto: Bool? = nil
+            crypto: Bool? = nil, forex: Bool? = nil
         ) {
             self.commissionPerTrade = commissionPerTrade
             self.commissionPercent = commissionPercent
@@ -51,10 +53,11 @@ public struct Game: Codable, Hashable, Sendable, Identifiable {
             self.ranking = ranking
             self.options = options
             self.crypto = crypto
+            self.forex = forex
         }
 
         enum CodingKeys: String, CodingKey {
-            case margin, ranking, options, crypto
+            case margin, ranking, options, crypto, forex
             case commissionPerTrade = "commission_per_trade", commissionPercent = "commission_percent"
             case marginMultiplier = "margin_multiplier", shortSelling = "short_selling"
             case minPriceBuy = "min_price_buy", minPriceShort = "min_price_short"
@@ -177,6 +180,7 @@ public struct GameSettings: Encodable, Hashable, Sendable {
             try c.encodeIfPresent(r.ranking, forKey: .ranking)
             try c.encodeIfPresent(r.options, forKey: .options)
             try c.encodeIfPresent(r.crypto, forKey: .crypto)
+            try c.encodeIfPresent(r.forex, forKey: .forex)
         }
     }
 }

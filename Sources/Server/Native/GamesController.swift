@@ -251,7 +251,7 @@ struct GamesController {
                 "commission_percent": .decimal(s.commissionPercent), "margin": .bool(s.margin),
                 "margin_multiplier": s.margin ? .int(s.marginMultiplier) : .null,
                 "short_selling": .bool(r.shortSelling), "options": .bool(r.optionsAllowed),
-                "crypto": .bool(r.cryptoAllowed),
+                "crypto": .bool(r.cryptoAllowed), "forex": .bool(r.forexAllowed),
                 "min_price_buy": .decimal(r.minimumBuyPrice), "min_price_short": .decimal(r.minimumShortPrice),
                 "max_position_percent": .decimal(r.maximumPositionPercent),
                 "max_volume_percent": .decimal(r.maximumVolumePercent),
@@ -301,6 +301,7 @@ struct GamesController {
         "commission_per_trade", "commission_percent", "margin", "margin_multiplier", "short_selling", "min_price_buy",
         "min_price_short", "max_position_percent", "max_volume_percent", "quick_sell_minutes", "max_trades_per_day",
         "day_trading", "resets_allowed", "portfolios_visible", "ranking", "options", "crypto",
+        "forex",
     ]
 
     static func parseCreation(_ body: JSONValue, now: Timestamp) throws -> (String, Market, GameSettings) {
@@ -333,6 +334,7 @@ struct GamesController {
         settings.rules.dayTrading = try r.bool("day_trading") ?? true
         settings.rules.options = try r.bool("options")
         settings.rules.crypto = try r.bool("crypto")
+        settings.rules.forex = try r.bool("forex")
         settings.resetsAllowed = try r.int("resets_allowed")
         if let visible = try r.choice("portfolios_visible", PortfolioVisibility.self) {
             settings.portfoliosVisible = visible

@@ -103,6 +103,15 @@ enum NativeOpenAPI {
                                     "type": .string("boolean"),
                                     "description": .string("whether players may trade options (default true)"),
                                 ]),
+                                "crypto": .object([
+                                    "type": .string("boolean"),
+                                    "description": .string("whether players may trade crypto pairs (default false)"),
+                                ]),
+                                "forex": .object([
+                                    "type": .string("boolean"),
+                                    "description": .string(
+                                        "whether players may trade currency pairs such as EUR.USD (default false)"),
+                                ]),
                                 "min_price_buy": OpenAPISchema.decimal,
                                 "min_price_short": OpenAPISchema.decimal,
                                 "max_position_percent": OpenAPISchema.decimal,

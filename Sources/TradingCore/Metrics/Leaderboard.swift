@@ -91,6 +91,16 @@ public enum Leaderboard {
                 equity += position.value(at: mark.last)
                 if let previous = mark.previousClose { dayChange += position.value(at: mark.last - previous) }
             }
+            // Other currencies at their pairs' marks (in games that allow them).
+            let places = account.currency.minorUnitDigits
+            for balance in account.balances.values where !balance.amount.isZero {
+                let mark = marks[balance.pairSymbol]
+                let value = balance.value(at: mark?.last, places: places)
+                equity += value
+                if let previous = mark?.previousClose {
+                    dayChange += value - balance.value(at: previous, places: places)
+                }
+            }
             let start = account.startingCash
             let totalReturn =
                 start.isPositive ? (equity - start).divided(by: start, places: 6, rule: .halfEven) ?? .zero : .zero
