@@ -245,3 +245,18 @@ def test_a_crypto_pair_from_the_terminal(server):
     assert sold.returncode == 0 and "sell 0.0001 BTC/USD market (gtc): filled" in sold.stdout, sold.stdout + sold.stderr
     day = cli(server, "buy", "BTC/USD", "0.001", "--tif", "day")
     assert day.returncode == 1 and "invalid crypto time_in_force" in day.stderr
+
+
+def test_euros_bought_from_the_terminal_show_in_the_account(server):
+    bought = cli(server, "buy", "EUR.USD", "1000", "--tif", "gtc")
+    assert bought.returncode == 0, bought.stderr
+    assert "buy 1000 EUR.USD market (gtc): filled" in bought.stdout
+    account = json.loads(cli(server, "account", "--json").stdout)
+    eur = next(b for b in account["balances"] if b["currency"] == "EUR")
+    assert eur["amount"] == "1000" and eur["pair"] == "EUR.USD"
+    shown = cli(server, "account").stdout
+    assert any(line.split()[:2] == ["EUR", "1000"] and "USD at" in line for line in shown.splitlines()), shown
+    # Selling more euros than held is refused on standard error, and nothing moves.
+    refused = cli(server, "sell", "EUR.USD", "5000", "--tif", "gtc")
+    assert refused.returncode == 1 and "insufficient EUR balance" in refused.stderr
+    assert json.loads(cli(server, "account", "--json").stdout)["balances"][0]["amount"] == "1000"

@@ -32,12 +32,38 @@ public struct Account: Codable, Hashable, Sendable, Identifiable {
     /// A game account: every player starts with the same cash, so it takes no deposits or withdrawals.
     public var inGame: Bool
     public var positions: [Position]?
+    /// Cash in other currencies, in the account's currency at the rates (nil from servers before currencies).
+    @OptionalExactDecimal public var foreignCash: Decimal?
+    /// The other currencies held (bought on currency pairs), each valued at its pair.
+    public var balances: [CurrencyBalance]?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, market, currency, type, cash, equity, multiplier, positions
+        case id, name, market, currency, type, cash, equity, multiplier, positions, balances
+        case foreignCash = "foreign_cash"
         case accountNumber = "account_number", buyingPower = "buying_power", marketValue = "market_value"
         case dayChange = "day_change", startingCash = "starting_cash", maxMarginMultiplier = "max_margin_multiplier"
         case maintenanceMargin = "maintenance_margin", marginDeficit = "margin_deficit", inGame = "in_game"
+    }
+}
+
+/// Cash an account holds in a currency other than its own: the amount, what open orders leave of it, the pair that
+/// prices it and the rate (units of the account's currency per unit), and its worth, cost and profits in the account's
+/// currency.
+public struct CurrencyBalance: Codable, Hashable, Sendable {
+    public var currency: String
+    @ExactDecimal public var amount: Decimal
+    @ExactDecimal public var available: Decimal
+    public var pair: String
+    @OptionalExactDecimal public var pairPrice: Decimal?
+    @ExactDecimal public var rate: Decimal
+    @ExactDecimal public var value: Decimal
+    @ExactDecimal public var cost: Decimal
+    @ExactDecimal public var unrealizedPL: Decimal
+    @ExactDecimal public var realizedPL: Decimal
+
+    enum CodingKeys: String, CodingKey {
+        case currency, amount, available, pair, rate, value, cost
+        case pairPrice = "pair_price", unrealizedPL = "unrealized_pl", realizedPL = "realized_pl"
     }
 }
 

@@ -284,7 +284,13 @@ struct AccountCommand: AsyncParsableCommand {
                             Terminal.tone(a.dayChange), market: a.market)
                     ),
                     ("Positions", String(a.positions?.count ?? 0)),
-                ]))
+                ]
+                    + (a.balances ?? []).map { b in
+                        (
+                            b.currency,
+                            "\(Terminal.amount(b.amount)) (≈ \(Terminal.amount(b.value)) \(a.currency) at \(b.rate))"
+                        )
+                    }))
         }
     }
 }
