@@ -50,7 +50,8 @@ public enum RejectionWording {
         "forex.time_in_force": "货币对不支持 {tif} 有效期：请使用 day、gtc 或 ioc",
         "forex.order_class": "货币对不支持 {class} 委托：请下普通委托",
         "forex.qty_places": "数量 {qty} 的小数位过多：{currency} 只能精确到最小货币单位",
-        "forex.insufficient_balance": "{currency} 余额不足，无法交易 {symbol}（需要 {required} {currency}，可用 {available} {currency}）",
+        "forex.insufficient_balance":
+            "{currency} 余额不足，无法交易 {symbol}（需要 {required} {currency}，可用 {available} {currency}）",
         "unknown_symbol": "找不到股票 {symbol}",
         "no_quote": "{symbol} 暂无市场价格；请改用限价委托",
         "game.ended": "比赛已于 {end} UTC 结束：不能再下单，排名已定",

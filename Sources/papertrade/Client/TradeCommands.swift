@@ -273,24 +273,25 @@ struct AccountCommand: AsyncParsableCommand {
             if options.json { return try options.printJSON(a) }
             let change = a.equity - a.dayChange == 0 ? nil : a.dayChange / (a.equity - a.dayChange)
             print(
-                Terminal.pairs([
-                    ("Account", "\(a.name) (\(a.accountNumber)), \(a.type), \(a.currency)"),
-                    ("Cash", Terminal.amount(a.cash)), ("Buying power", Terminal.amount(a.buyingPower)),
-                    ("Market value", Terminal.amount(a.marketValue)), ("Equity", Terminal.amount(a.equity)),
-                    (
-                        "Today",
-                        Terminal.paint(
-                            "\(Terminal.signed(a.dayChange)) (\(Terminal.percent(fraction: change)))",
-                            Terminal.tone(a.dayChange), market: a.market)
-                    ),
-                    ("Positions", String(a.positions?.count ?? 0)),
-                ]
-                    + (a.balances ?? []).map { b in
+                Terminal.pairs(
+                    [
+                        ("Account", "\(a.name) (\(a.accountNumber)), \(a.type), \(a.currency)"),
+                        ("Cash", Terminal.amount(a.cash)), ("Buying power", Terminal.amount(a.buyingPower)),
+                        ("Market value", Terminal.amount(a.marketValue)), ("Equity", Terminal.amount(a.equity)),
                         (
-                            b.currency,
-                            "\(Terminal.amount(b.amount)) (≈ \(Terminal.amount(b.value)) \(a.currency) at \(b.rate))"
-                        )
-                    }))
+                            "Today",
+                            Terminal.paint(
+                                "\(Terminal.signed(a.dayChange)) (\(Terminal.percent(fraction: change)))",
+                                Terminal.tone(a.dayChange), market: a.market)
+                        ),
+                        ("Positions", String(a.positions?.count ?? 0)),
+                    ]
+                        + (a.balances ?? []).map { b in
+                            (
+                                b.currency,
+                                "\(Terminal.amount(b.amount)) (≈ \(Terminal.amount(b.value)) \(a.currency) at \(b.rate))"
+                            )
+                        }))
         }
     }
 }
