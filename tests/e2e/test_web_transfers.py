@@ -2,9 +2,9 @@
 of the forex week (a replay of Wednesday 18 November 2026): the account screen's "Move money" sheet reviews what
 leaves, what arrives, the rate, the mid rate, the spread's cost and the fee before anything moves, then moves it and
 both balances show it; the history names the transfer; USD.CNH's page shows the rate, its chart and book and the
-forex week's status, and sends the user to the transfer to convert; euros and yen bought in the dollar account show on
-the account screen (amount, worth at the rate, profit) and on EUR.USD's page. No English is left on the Chinese
-screens.
+forex week's status, and sends the user to the transfer to convert; EUR.USD's currency sheet buys euros after showing
+what is paid, received and the rate; euros and yen bought in the dollar account show on the account screen (amount,
+worth at the rate, profit) and on EUR.USD's page. No English is left on the Chinese screens.
 
 Screenshots (transfer-*-phone.png, transfer-*-desktop.png, forex-*) go to tests/e2e/screenshots/."""
 import shutil
@@ -80,7 +80,7 @@ def test_a_currency_pairs_page_shows_the_rate_and_sends_conversions_to_a_transfe
     status = app.text(".market-status")
     assert ("外汇市场交易中" if chinese else "Forex market open") in status
     assert len(app.all(".depth-table tbody.asks tr")) == 5 and len(app.all(".depth-table tbody.bids tr")) == 5
-    assert not app.d.find_elements(By.CSS_SELECTOR, ".trade-bar"), "no trade sheet on a pair: the note says how"
+    assert app.d.find_elements(By.CSS_SELECTOR, ".forex-actions .trade-bar button.buy")
     assert not app.d.find_elements(By.CSS_SELECTOR, ".option-chain")
     note = app.text("[data-testid=forex-note]")
     assert ("兑换" if chinese else "convert") in note
@@ -122,5 +122,45 @@ def test_euros_and_yen_bought_in_the_dollar_account_show_per_currency(driver, we
     app.click("[data-testid=currency-balances] li[data-currency=EUR] a")
     held = app.text_in("[data-testid=currency-held]", "EUR")
     assert "27,700.00 EUR" in held and ("现值" if chinese else "Worth now") in held
+    if chinese:
+        assert english_left(app) == []
+
+
+def test_the_currency_sheet_buys_euros_after_showing_what_is_paid_and_received(driver, wednesday):
+    app = App(driver, wednesday).signup()
+    chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    usd = app.switch_account("us")
+    app.go("stock/EUR.USD")
+    app.settled()
+    app.click(".forex-actions .trade-bar button.buy")
+    app.visible("dialog[open] #qty").send_keys("2500")
+    pay = app.text_in("dialog[open] [data-testid=forex-pay]", "USD")
+    receive = app.text("dialog[open] [data-testid=forex-receive]")
+    assert receive == "2,500.00 EUR", receive
+    assert ("无：点差即价格" if chinese else "None: the spread is the price") in app.text("dialog[open] .estimate")
+    if chinese:
+        assert english_left(app, "dialog[open]") == []
+    app.shot(f"forex-sheet-{'zh' if chinese else 'en'}")
+    app.click("dialog[open] form.trade-form button[type=submit]")  # Review
+    summary = app.text_in("dialog[open] .confirm-step h3", "EUR")
+    assert " USD" in summary and "2,500.00 EUR" in summary
+    app.click("dialog[open] .confirm-step button.primary")  # Confirm
+    app.toast("已买入 2,500.00 EUR" if chinese else "Bought 2,500.00 EUR")
+    detail = app.api("GET", f"/accounts/{usd['id']}")["body"]
+    eur = next(b for b in detail["balances"] if b["currency"] == "EUR")
+    assert eur["amount"] == "2500"
+    # A market order pays the ask when it fills: what the sheet said, give or take the market's move meanwhile.
+    paid = Decimal(usd["cash"]) - Decimal(detail["cash"])
+    said = Decimal(pay.split()[0].replace(",", ""))
+    assert abs(paid - said) < said * Decimal("0.005"), (paid, said)
+    assert Decimal(eur["cost"]) == paid
+    held = app.text_in("[data-testid=currency-held]", "2,500.00 EUR")
+    assert ("持有" if chinese else "Held") in held
+
+    # Selling more euros than held: the sheet says why before anything is placed.
+    app.click(".forex-actions .trade-bar button.sell")
+    app.visible("dialog[open] #qty").send_keys("9000")
+    refusal = app.text_in("dialog[open] [data-testid=refusal]", "EUR")
+    assert ("余额不足" if chinese else "insufficient EUR balance") in refusal
     if chinese:
         assert english_left(app) == []

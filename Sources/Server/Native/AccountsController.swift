@@ -279,6 +279,11 @@ struct AccountsController {
             do { quote = try await market.feed.quote(entry.symbol) } catch { throw APIError(feed: error) }
             price = (side == .buy ? quote.asks.best?.price : quote.bids.best?.price) ?? quote.last
         }
+        if let pair = entry.instrument.currencyPair {
+            return try await forexEstimate(
+                record, summary: summary, symbol: entry.symbol, pair: pair, side: side, qty: requested, price: price,
+                limit: explicit, type: request.query("type"), context: context)
+        }
         let account = summary.account
         // A coin is never bought on margin: the cash is what buys it.
         let buyingPower =

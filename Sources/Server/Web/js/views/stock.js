@@ -2,7 +2,8 @@
 // news and insights (when the feed has them), your position, Buy and Sell. A crypto pair's page is the same page for
 // a coin: trading around the clock (UTC), its order book, its steps and fees, the quantity held in the coin. A
 // currency pair's page shows its rate, chart and IDEALPRO book, the forex week's status in New York time, and sends
-// the user to a transfer between accounts to convert; what the dollar account holds of the pair's other currency.
+// the user to the currency sheet (the dollar account) or a transfer between accounts to convert; what the account
+// holds of the pair's other currency.
 import * as api from '../api.js';
 import * as D from '../decimal.js';
 import * as F from '../format.js';
@@ -75,12 +76,15 @@ export async function render(view, [symbolParam], scope) {
     alertBell.setAttribute('aria-label', n ? t.count('stock.alerts_set', n, { symbol }) : t('stock.alert_label', { symbol }));
   }
   showAlerts();
+  const tradeBar = h('div.trade-bar',
+    h('button.buy', { type: 'button', onclick: () => trade('buy') }, t('stock.buy')),
+    h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
+  // A pair: bought and sold in the dollar account (its sheet says what is paid and received); converting between the
+  // dollar and yuan accounts is a transfer.
   const actions = pair
-    ? h('div.forex-note', { dataset: { testid: 'forex-note' } }, h('p', t('stock.forex.convert_note')),
-      h('a.button.secondary', { href: '#/account' }, t('account.move')))
-    : h('div.trade-bar',
-      h('button.buy', { type: 'button', onclick: () => trade('buy') }, t('stock.buy')),
-      h('button.sell', { type: 'button', onclick: () => trade('sell') }, t('stock.sell')));
+    ? h('div.forex-actions', tradeBar, h('div.forex-note', { dataset: { testid: 'forex-note' } }, h('p', t('stock.forex.convert_note')),
+      h('a.button.secondary', { href: '#/account' }, t('account.move'))))
+    : tradeBar;
 
   clear(view, h('div.stock', head, status, haltNote, earnings, actions, h('div.stock-grid',
     h('div.stock-main', chart.element, stats, depth, options?.element),
@@ -302,6 +306,12 @@ export async function render(view, [symbolParam], scope) {
   }
 
   function trade(side) {
+    // (The currency sheet loads when first opened: it needs the network anyway, so the offline shell leaves it out.)
+    if (pair) {
+      import('./forex.js').then(({ openForexSheet }) => openForexSheet({ symbol, side, quote, onDone: loadPosition }))
+        .catch((error) => toast(error.message, 'error'));
+      return;
+    }
     openTradeSheet({ symbol, side, quote, held, steps: coin ? { coin, ...steps } : null, onDone: loadPosition });
   }
 
