@@ -90,6 +90,13 @@ public struct Backtester: Sendable {
         var currency: Currency?
         for s in series {
             guard let instrument = instruments[s.symbol] else { throw Problem("no instrument for \(s.symbol)") }
+            // A pair priced in dollars is bought with the account's dollars; one priced in another currency (USD.JPY)
+            // would be bought with yen a dollar account does not hold.
+            if let pair = instrument.currencyPair, pair.quote != .usd {
+                throw Problem(
+                    "\(s.symbol) is priced in \(pair.quote.rawValue): a backtest's dollar account has none to buy it with — backtest a pair priced in dollars (EUR.USD, GBP.USD, AUD.USD, NZD.USD)"
+                )
+            }
             if let currency, instrument.currency != currency {
                 throw Problem("one backtest trades one currency: \(s.symbol) trades in \(instrument.currency.rawValue)")
             }
@@ -168,7 +175,12 @@ public struct Backtester: Sendable {
             guard let balance = engine.readAccount(account, { $0.cash }) else { return }
             cash = balance
             for (s, id) in ids.enumerated() {
-                held[s] = engine.readAccount(account) { $0.positions[id]?.qty ?? .zero } ?? .zero
+                // (A pair's holding is the account's balance of its base currency: euros for EUR.USD.)
+                held[s] =
+                    engine.readAccount(account) { a in
+                        a.positions[id]?.qty
+                            ?? (a.balances.isEmpty ? .zero : a.balances.values.first { $0.pair == id }?.amount ?? .zero)
+                    } ?? .zero
             }
         }
 

@@ -134,3 +134,22 @@ def test_the_bundled_real_five_minute_bars():
     assert daily_only.returncode != 0 and "no bundled 5-minute history for 000001; it has 000338" in daily_only.stderr
     csv_too = backtest("--symbols", "AAPL", "--timeframe", "5Min")
     assert csv_too.returncode != 0 and "--timeframe is for --source real" in csv_too.stderr
+
+
+def test_a_currency_pair_priced_in_dollars_backtests_and_one_priced_in_yen_is_refused():
+    run = backtest("--symbols", "EUR.USD", "--from", "2025-01-01", "--to", "2025-12-31", "--strategy", "sma-cross",
+                   "--param", "fast=10", "--param", "slow=30", "--qty", "50000", "--report", "json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["symbols"] == ["EUR.USD"] and report["currency"] == "USD" and report["warnings"] == []
+    assert report["trades"] >= 2 and Decimal(report["fees"]) == 0
+    # The euros held count in the equity at each close: every trade's profit (the open one at the last close) is
+    # what the account made, to the cent.
+    made = sum(Decimal(t["pnl"]) for t in report["trade_list"])
+    assert Decimal(report["final_equity"]) - Decimal(report["starting_cash"]) == made
+    assert all(Decimal(t["qty"]) == 50000 for t in report["trade_list"])
+    # Weekdays only, each ending at the forex day's roll (17:00 New York).
+    assert report["bars"] in range(255, 263)
+
+    yen = backtest("--symbols", "USD.JPY", "--from", "2025-01-01", "--to", "2025-03-31", "--strategy", "buy-and-hold")
+    assert yen.returncode != 0 and "priced in JPY" in yen.stderr and "EUR.USD" in yen.stderr
