@@ -1,8 +1,8 @@
 """Accessibility, as people who cannot use a pointer or small text meet the web app:
 
 - axe-core (the engine PyPI's axe-core-python ships, 4.4) on every screen of the tour — sign-in and sign-up, each
-  tab, a US and an A-share stock, a game, the trade sheet — in English and Chinese, light and dark, finds nothing
-  serious or critical (contrast, names of buttons and icons, labels of fields, ARIA, structure);
+  tab, a US and an A-share stock, a game, the trade sheet, the currency sheet — in English and Chinese, light and
+  dark, finds nothing serious or critical (contrast, names of buttons and icons, labels of fields, ARIA, structure);
 - a price chart's values are read with the arrow keys into a live region, and a trade is placed with the keyboard
   alone (Tab, Enter, typing);
 - at 200% text (the browser's own text-size setting) no screen is pushed sideways off a phone and the tab bar's
@@ -110,6 +110,16 @@ def test_axe_finds_nothing_serious_on_any_screen_in_either_language_or_theme(a11
         app.css("dialog[open] [data-testid=move-review] dl")
         problems += findings(app, f"{theme} the move-money sheet, reviewed")
         app.d.find_element("css selector", "dialog[open] #move-amount").send_keys(Keys.ESCAPE)
+        # The currency sheet on a pair's page, an amount typed: what it pays and receives, and the rate.
+        app.go("stock/EUR.USD")
+        settled(app, ".forex-actions .trade-bar")
+        app.click(".forex-actions .trade-bar button.buy")
+        app.visible("dialog[open] #qty").send_keys("1000")
+        app.css("dialog[open] [data-testid=forex-pay]")
+        app.wait.until(lambda d: d.execute_script(
+            "return document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"))
+        problems += findings(app, f"{theme} the currency sheet")
+        app.d.find_element("css selector", "dialog[open] #qty").send_keys(Keys.ESCAPE)
     assert problems == [], "\n".join(problems)
 
 
