@@ -8,6 +8,7 @@ import * as F from '../format.js';
 import * as store from '../store.js';
 import { t } from '../i18n.js';
 import { statusText } from './orders.js';
+import { placeReviewed } from './trade.js';
 import { h, clear, sheet, toast, debounce } from '../ui.js';
 
 export function openForexSheet({ symbol, side: initialSide, quote, onDone }) {
@@ -114,22 +115,13 @@ export function openForexSheet({ symbol, side: initialSide, quote, onDone }) {
       confirm.addEventListener('click', async () => {
         confirm.disabled = true;
         back.disabled = true;
-        try {
-          store.noteOwnTrade(symbol);
-          const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
-          const amount = F.currencyAmount(order.filled_qty && D.sign(D.parse(order.filled_qty)) > 0 ? order.filled_qty : order.qty, base);
-          toast(order.status === 'filled'
-            ? t(`forex.done.${side}`, { amount, price: order.filled_avg_price })
-            : t(`trade.placed.${side}`, { shares: amount, symbol, status: statusText(order.status) }), 'success', { timeout: 5000 });
-          close();
-          onDone?.(order);
-        } catch (error) {
-          store.forgetOwnTrade(symbol);
-          toast(error.message, 'error', { timeout: 6000 });
-          panel.remove();
-          form.hidden = false;
-          qty.focus();
-        }
+        await placeReviewed({ account, symbol, body, panel, form, focus: qty, close, onDone,
+          said: (order) => {
+            const amount = F.currencyAmount(D.sign(D.parse(order.filled_qty ?? '0')) > 0 ? order.filled_qty : order.qty, base);
+            return order.status === 'filled'
+              ? t(`forex.done.${side}`, { amount, price: order.filled_avg_price })
+              : t(`trade.placed.${side}`, { shares: amount, symbol, status: statusText(order.status) });
+          } });
       });
     }
 

@@ -22,6 +22,24 @@ export function checkQuantity(text, side) {
   return null;
 }
 
+/** Places an order a sheet reviewed: on success the sheet closes and a toast says what happened (`said`); a refusal
+ * brings the form back with the server's words, focus on `focus`. */
+export async function placeReviewed({ account, symbol, body, panel, form, focus, close, onDone, said }) {
+  try {
+    store.noteOwnTrade(symbol);
+    const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
+    toast(said(order), 'success', { timeout: 5000 });
+    close();
+    onDone?.(order);
+  } catch (error) {
+    store.forgetOwnTrade(symbol);
+    toast(error.message, 'error', { timeout: 6000 });
+    panel.remove();
+    form.hidden = false;
+    focus.focus();
+  }
+}
+
 export function openTradeSheet({ symbol, side: initialSide, quote, held, steps = null, onDone }) {
   const account = store.account();
   if (!account) { toast(t('trade.open_account_first'), 'error'); return; }
@@ -214,23 +232,10 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
       confirm.addEventListener('click', async () => {
         confirm.disabled = true;
         back.disabled = true;
-        try {
-          store.noteOwnTrade(symbol);
-          const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
-          if (order.status === 'filled') {
-            toast(t(`trade.done.${side}`, { shares: amountOf(order.filled_qty), symbol }), 'success', { timeout: 5000 });
-          } else {
-            toast(t(`trade.placed.${side}`, { shares: order.qty ? amountOf(order.qty) : F.money(order.notional, currency), symbol, status: statusText(order.status) }), 'success', { timeout: 5000 });
-          }
-          close();
-          onDone?.(order);
-        } catch (error) {
-          store.forgetOwnTrade(symbol);
-          toast(error.message, 'error', { timeout: 6000 });
-          panel.remove();
-          form.hidden = false;
-          qty.focus();
-        }
+        await placeReviewed({ account, symbol, body, panel, form, focus: qty, close, onDone,
+          said: (order) => (order.status === 'filled'
+            ? t(`trade.done.${side}`, { shares: amountOf(order.filled_qty), symbol })
+            : t(`trade.placed.${side}`, { shares: order.qty ? amountOf(order.qty) : F.money(order.notional, currency), symbol, status: statusText(order.status) })) });
       });
     }
 
