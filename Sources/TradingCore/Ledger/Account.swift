@@ -5,32 +5,44 @@
 /// twice (validation, the fill's decision), ~520 bytes and a retain of each of its tables, ~4% of a backtest — and
 /// the engine changes its accounts in place, where a block held once is changed where it is.
 public struct Account: Sendable, Codable, Hashable, CustomReflectable {
-    /// The stored fields, documented on the accessors below (written under `Account.CodingKeys`).
+    /// The stored fields, documented on the accessors below (written flat under `Account.CodingKeys`): what the
+    /// account is, its money, its positions and the record of what it did that rules look back on.
     struct Fields: Sendable, Codable, Hashable {
         typealias CodingKeys = Account.CodingKeys
         var id: AccountID
         var market: Market
         var currency: Currency
-        var startingCash: FixedDecimal
-        var cash: FixedDecimal
-        var reservedCash: FixedDecimal
         var fees: FeeSchedule
-        var positions: [InstrumentID: Position]
-        var lastSequence: Int64
-        var totalFees: FixedDecimal
         var terms: MarginTerms
-        var marginDayClosed: CivilDate?
-        var marginCall: MarginCall?
-        var dayTrades: [DayTrade]
-        var corporateActionsThrough: CivilDate?
         var gameRules: GameRules?
-        var gameActivity: GameActivity?
-        var cryptoVolume: CryptoVolume
-        var balances: [Currency: CurrencyBalance]
+        var money: Money
+        var positions: [InstrumentID: Position]
+        var record: Record
         /// Derived from `positions` (never written): see `Account.optionRequirements`.
         var optionRequirements: [String: SpreadRule.Requirement]
         /// Σ of `optionRequirements`' cash (derived with them): see `Account.optionCollateral`.
         var optionCollateral: FixedDecimal
+
+        /// Cash in the account's currency and in others, what open orders hold of it, and the fees paid.
+        struct Money: Sendable, Hashable {
+            var startingCash: FixedDecimal
+            var cash: FixedDecimal
+            var reservedCash: FixedDecimal
+            var totalFees: FixedDecimal
+            var balances: [Currency: CurrencyBalance]
+        }
+
+        /// What the account did that its rules look back on: the ledger's last sequence, margin days and calls, day
+        /// trades, corporate actions applied, a game's counts, crypto volume.
+        struct Record: Sendable, Hashable {
+            var lastSequence: Int64
+            var marginDayClosed: CivilDate?
+            var marginCall: MarginCall?
+            var dayTrades: [DayTrade]
+            var corporateActionsThrough: CivilDate?
+            var gameActivity: GameActivity?
+            var cryptoVolume: CryptoVolume
+        }
 
         init(
             id: AccountID, market: Market, startingCash: FixedDecimal, fees: FeeSchedule, terms: MarginTerms,
@@ -39,22 +51,15 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             self.id = id
             self.market = market
             currency = market.currency
-            self.startingCash = startingCash
-            cash = startingCash
-            reservedCash = .zero
             self.fees = fees
-            positions = [:]
-            lastSequence = 0
-            totalFees = .zero
             self.terms = terms
-            marginDayClosed = nil
-            marginCall = nil
-            dayTrades = []
-            corporateActionsThrough = nil
             self.gameRules = gameRules
-            gameActivity = gameRules == nil ? nil : GameActivity()
-            cryptoVolume = CryptoVolume()
-            balances = [:]
+            money = Money(
+                startingCash: startingCash, cash: startingCash, reservedCash: .zero, totalFees: .zero, balances: [:])
+            positions = [:]
+            record = Record(
+                lastSequence: 0, marginDayClosed: nil, marginCall: nil, dayTrades: [], corporateActionsThrough: nil,
+                gameActivity: gameRules == nil ? nil : GameActivity(), cryptoVolume: CryptoVolume())
             optionRequirements = [:]
             optionCollateral = .zero
         }
@@ -64,24 +69,50 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
             id = try c.decode(AccountID.self, forKey: .id)
             market = try c.decode(Market.self, forKey: .market)
             currency = try c.decode(Currency.self, forKey: .currency)
-            startingCash = try c.decode(FixedDecimal.self, forKey: .startingCash)
-            cash = try c.decode(FixedDecimal.self, forKey: .cash)
-            reservedCash = try c.decode(FixedDecimal.self, forKey: .reservedCash)
             fees = try c.decode(FeeSchedule.self, forKey: .fees)
-            positions = try c.decode([InstrumentID: Position].self, forKey: .positions)
-            lastSequence = try c.decode(Int64.self, forKey: .lastSequence)
-            totalFees = try c.decode(FixedDecimal.self, forKey: .totalFees)
             terms = try c.decodeIfPresent(MarginTerms.self, forKey: .terms) ?? .cash
-            marginDayClosed = try c.decodeIfPresent(CivilDate.self, forKey: .marginDayClosed)
-            marginCall = try c.decodeIfPresent(MarginCall.self, forKey: .marginCall)
-            dayTrades = try c.decodeIfPresent([DayTrade].self, forKey: .dayTrades) ?? []
-            corporateActionsThrough = try c.decodeIfPresent(CivilDate.self, forKey: .corporateActionsThrough)
             gameRules = try c.decodeIfPresent(GameRules.self, forKey: .gameRules)
-            gameActivity = try c.decodeIfPresent(GameActivity.self, forKey: .gameActivity)
-            cryptoVolume = try c.decodeIfPresent(CryptoVolume.self, forKey: .cryptoVolume) ?? CryptoVolume()
-            balances = try c.decodeIfPresent([Currency: CurrencyBalance].self, forKey: .balances) ?? [:]
+            money = Money(
+                startingCash: try c.decode(FixedDecimal.self, forKey: .startingCash),
+                cash: try c.decode(FixedDecimal.self, forKey: .cash),
+                reservedCash: try c.decode(FixedDecimal.self, forKey: .reservedCash),
+                totalFees: try c.decode(FixedDecimal.self, forKey: .totalFees),
+                balances: try c.decodeIfPresent([Currency: CurrencyBalance].self, forKey: .balances) ?? [:])
+            positions = try c.decode([InstrumentID: Position].self, forKey: .positions)
+            record = Record(
+                lastSequence: try c.decode(Int64.self, forKey: .lastSequence),
+                marginDayClosed: try c.decodeIfPresent(CivilDate.self, forKey: .marginDayClosed),
+                marginCall: try c.decodeIfPresent(MarginCall.self, forKey: .marginCall),
+                dayTrades: try c.decodeIfPresent([DayTrade].self, forKey: .dayTrades) ?? [],
+                corporateActionsThrough: try c.decodeIfPresent(CivilDate.self, forKey: .corporateActionsThrough),
+                gameActivity: try c.decodeIfPresent(GameActivity.self, forKey: .gameActivity),
+                cryptoVolume: try c.decodeIfPresent(CryptoVolume.self, forKey: .cryptoVolume) ?? CryptoVolume())
             optionRequirements = SpreadRule.requirements(of: positions.values)
             optionCollateral = optionRequirements.values.reduce(.zero) { $0 + $1.cash }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(market, forKey: .market)
+            try c.encode(currency, forKey: .currency)
+            try c.encode(fees, forKey: .fees)
+            try c.encode(terms, forKey: .terms)
+            try c.encodeIfPresent(gameRules, forKey: .gameRules)
+            try c.encode(money.startingCash, forKey: .startingCash)
+            try c.encode(money.cash, forKey: .cash)
+            try c.encode(money.reservedCash, forKey: .reservedCash)
+            try c.encode(money.totalFees, forKey: .totalFees)
+            // (Written only when held: most accounts keep one currency.)
+            if !money.balances.isEmpty { try c.encode(money.balances, forKey: .balances) }
+            try c.encode(positions, forKey: .positions)
+            try c.encode(record.lastSequence, forKey: .lastSequence)
+            try c.encodeIfPresent(record.marginDayClosed, forKey: .marginDayClosed)
+            try c.encodeIfPresent(record.marginCall, forKey: .marginCall)
+            try c.encode(record.dayTrades, forKey: .dayTrades)
+            try c.encodeIfPresent(record.corporateActionsThrough, forKey: .corporateActionsThrough)
+            try c.encodeIfPresent(record.gameActivity, forKey: .gameActivity)
+            try c.encode(record.cryptoVolume, forKey: .cryptoVolume)
         }
     }
 
@@ -100,17 +131,17 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         _modify { yield &storage.fields.currency }
     }
     public var startingCash: FixedDecimal {
-        get { storage.fields.startingCash }
-        _modify { yield &storage.fields.startingCash }
+        get { storage.fields.money.startingCash }
+        _modify { yield &storage.fields.money.startingCash }
     }
     public var cash: FixedDecimal {
-        get { storage.fields.cash }
-        _modify { yield &storage.fields.cash }
+        get { storage.fields.money.cash }
+        _modify { yield &storage.fields.money.cash }
     }
     /// Cash promised to open buy orders (and the fee cushion of open sells).
     public var reservedCash: FixedDecimal {
-        get { storage.fields.reservedCash }
-        _modify { yield &storage.fields.reservedCash }
+        get { storage.fields.money.reservedCash }
+        _modify { yield &storage.fields.money.reservedCash }
     }
     public var fees: FeeSchedule {
         get { storage.fields.fees }
@@ -125,13 +156,13 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
     }
     /// The account's crypto trades by day over the last 30 days: what its crypto fee tier follows.
     public var cryptoVolume: CryptoVolume {
-        get { storage.fields.cryptoVolume }
-        _modify { yield &storage.fields.cryptoVolume }
+        get { storage.fields.record.cryptoVolume }
+        _modify { yield &storage.fields.record.cryptoVolume }
     }
     /// Cash in currencies other than `currency`, bought on currency pairs (none in most accounts).
     public var balances: [Currency: CurrencyBalance] {
-        get { storage.fields.balances }
-        _modify { yield &storage.fields.balances }
+        get { storage.fields.money.balances }
+        _modify { yield &storage.fields.money.balances }
     }
     public var positions: [InstrumentID: Position] {
         get { storage.fields.positions }
@@ -139,13 +170,13 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
     }
     /// Sequence number of the last ledger entry.
     public var lastSequence: Int64 {
-        get { storage.fields.lastSequence }
-        _modify { yield &storage.fields.lastSequence }
+        get { storage.fields.record.lastSequence }
+        _modify { yield &storage.fields.record.lastSequence }
     }
     /// Σ fees charged since the last reset.
     public var totalFees: FixedDecimal {
-        get { storage.fields.totalFees }
-        _modify { yield &storage.fields.totalFees }
+        get { storage.fields.money.totalFees }
+        _modify { yield &storage.fields.money.totalFees }
     }
     /// Cash or margin account, and its leverage limit (accounts stored before margin existed are cash accounts).
     public var terms: MarginTerms {
@@ -154,23 +185,23 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
     }
     /// The last US close the account's margin day was closed for (interest charged, maintenance checked).
     public var marginDayClosed: CivilDate? {
-        get { storage.fields.marginDayClosed }
-        _modify { yield &storage.fields.marginDayClosed }
+        get { storage.fields.record.marginDayClosed }
+        _modify { yield &storage.fields.record.marginDayClosed }
     }
     /// An open margin call: equity fell below maintenance margin at a close.
     public var marginCall: MarginCall? {
-        get { storage.fields.marginCall }
-        _modify { yield &storage.fields.marginCall }
+        get { storage.fields.record.marginCall }
+        _modify { yield &storage.fields.record.marginCall }
     }
     /// Day trades of the last few weeks, oldest first (the pattern day trader rule counts the last five trading days).
     public var dayTrades: [DayTrade] {
-        get { storage.fields.dayTrades }
-        _modify { yield &storage.fields.dayTrades }
+        get { storage.fields.record.dayTrades }
+        _modify { yield &storage.fields.record.dayTrades }
     }
     /// The last trading day whose corporate actions were applied to the account (nil: none tracked yet).
     public var corporateActionsThrough: CivilDate? {
-        get { storage.fields.corporateActionsThrough }
-        _modify { yield &storage.fields.corporateActionsThrough }
+        get { storage.fields.record.corporateActionsThrough }
+        _modify { yield &storage.fields.record.corporateActionsThrough }
     }
     /// The rules of the game the account plays in, and what they count (nil outside games).
     public var gameRules: GameRules? {
@@ -178,8 +209,8 @@ public struct Account: Sendable, Codable, Hashable, CustomReflectable {
         _modify { yield &storage.fields.gameRules }
     }
     public var gameActivity: GameActivity? {
-        get { storage.fields.gameActivity }
-        _modify { yield &storage.fields.gameActivity }
+        get { storage.fields.record.gameActivity }
+        _modify { yield &storage.fields.record.gameActivity }
     }
 
     /// What the contracts the account has written require, by underlying (Alpaca's universal spread rule,
