@@ -101,7 +101,41 @@ final class PostgresLink: SQLDatabase, Sendable {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        try await connection().sql(queryLogLevel: nil).execute(sql: query, onRow)
+        try await connection().answer(query, onRow)
+    }
+}
+
+extension PostgresConnection {
+    /// Runs a statement and returns with its answer — or fails as soon as the connection closes without one.
+    /// PostgresNIO never answers a statement the connection closed around (sent just before the server's goodbye
+    /// arrived): a transaction's ROLLBACK sent after its session was ended waited for good, inside the storage's
+    /// write lock, and every commit of the node waited behind it (seen when a takeover ended a loaded node's idle
+    /// transaction: the node answered health checks and nothing else).
+    func answer(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        let answered: EventLoopFuture<Void> = sql(queryLogLevel: nil).execute(sql: query, onRow)
+        let closed = closeFuture
+        let once = Once()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            @Sendable func finish(_ result: Result<Void, any Error>) {
+                if once.first() { continuation.resume(with: result) }
+            }
+            answered.whenComplete { finish($0) }
+            // (A statement answered before the goodbye completes first: the channel reads its answer before it sees
+            // the close.)
+            closed.whenComplete { _ in finish(.failure(PinnedSession.closed)) }
+        }
+    }
+}
+
+/// True the first time it is asked, false after: which of two racing events came first.
+private final class Once: Sendable {
+    private let taken = Mutex(false)
+
+    func first() -> Bool {
+        taken.withLock { taken in
+            defer { taken = true }
+            return !taken
+        }
     }
 }
 
@@ -117,12 +151,11 @@ struct PinnedSession: SQLDatabase {
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
         -> EventLoopFuture<Void>
     {
-        guard !connection.isClosed else { return eventLoop.makeFailedFuture(Self.closed) }
-        return connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
+        eventLoop.makeFutureWithTask { try await self.execute(sql: query, onRow) }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         guard !connection.isClosed else { throw Self.closed }
-        try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
+        try await connection.answer(query, onRow)
     }
 }
