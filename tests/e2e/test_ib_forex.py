@@ -134,6 +134,10 @@ def test_a_limit_order_on_usd_jpy_fills_and_moves_dollars_and_yen(client):
     assert yen >= (bid * 1000).quantize(Decimal(1)) and yen < bid * 1000 + 500
     rows = {p["contractDesc"]: p for p in client.positions(client.account_id).data}
     assert rows["USD.JPY"]["assetClass"] == "CASH" and Decimal(str(rows["USD.JPY"]["position"])) < 0
+    # The order lists as IB's: the pair's conid, secType CASH, its quote currency.
+    listed = [o for o in client.live_orders(force=True).data.get("orders", []) if o["orderId"] == int(placed["order_id"])]
+    assert listed and listed[0]["conid"] == 15016059 and listed[0]["secType"] == "CASH"
+    assert listed[0]["cashCcy"] == "JPY" and listed[0]["status"] == "Filled"
 
 
 def test_conversions_that_make_no_sense_are_refused_and_move_nothing(client):

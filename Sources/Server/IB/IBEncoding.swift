@@ -426,7 +426,10 @@ enum IBEncoding {
             "orderId": .int(number), "cashCcy": .string(entry?.instrument.currency.rawValue ?? ""),
             "sizeAndFills": .string("\(filled.formatted(minimumPlaces: 0))/\(total.formatted(minimumPlaces: 0))"),
             "orderDesc": .string(description(order)), "description1": .string(order.symbol),
-            "ticker": .string(order.symbol), "secType": .string("STK"),
+            "ticker": .string(order.symbol),
+            "secType": .string(
+                entry.map { IBMarketFields.secType($0.instrument) }
+                    ?? (OptionContract(occSymbol: order.symbol) == nil ? "STK" : "OPT")),
             "listingExchange": .string(entry.map { IBMarketFields.listingExchange($0.instrument) } ?? ""),
             "remainingQuantity": exact(remaining), "filledQuantity": exact(filled),
             "totalSize": exact(total), "companyName": .string(entry?.name ?? order.symbol),
