@@ -53,6 +53,37 @@ struct PerformanceTests {
         }
     }
 
+    @Test(
+        "euros bought on EUR.USD: the closes value them at the pair's close, and performance counts what they gained or lost at the rate"
+    )
+    func currencies() async throws {
+        try await BrokerageFixture.with { f in
+            let bought = try await f.brokerage.submit(
+                OrderRequest(symbol: "EUR.USD", side: .buy, type: .market, timeInForce: .gtc, qty: 10_000),
+                account: f.account)
+            #expect(bought.status == .filled)
+            f.clock.advance(by: 2 * Duration64.day)
+            let summary = try await f.brokerage.summary(f.account)
+            let euros = try #require(summary.currencies.first { $0.balance.currency == .eur })
+            #expect(euros.balance.amount == 10_000 && summary.positions.isEmpty)
+            #expect(summary.equity == summary.account.cash + euros.value)
+            #expect(euros.unrealizedPnL != .zero, "two days of a 7%-a-year rate move the euros' worth")
+            let report = try await f.brokerage.performance(f.account, period: .all)
+            #expect(report.unrealizedPnL == euros.unrealizedPnL)
+            #expect(report.series.last?.value == summary.equity)
+            // Friday's and Monday's closes: the dollars left and the euros at EUR.USD's close that day.
+            let storage = try await f.independentStorage()
+            let days = try await SQLEquityHistory(storage).equityDays(account: f.account, withHoldings: true)
+            await storage.shutdown()
+            #expect(!days.isEmpty)
+            for day in days {
+                #expect(day.holdings == ["EUR.USD": 10_000])
+                let close = try #require(day.marks["EUR.USD"])
+                #expect(day.equity == day.cash + close.multiplied(by: 10_000, places: 2, rule: .halfUp), "\(day.date)")
+            }
+        }
+    }
+
     @Test("months are added with the day clamped to the month's end, in either direction, before year 0 too")
     func addingMonths() {
         #expect(CivilDate(2026, 3, 31).addingMonths(-1) == CivilDate(2026, 2, 28))

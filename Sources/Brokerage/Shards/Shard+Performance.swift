@@ -143,7 +143,9 @@ extension Shard {
         }
         return PerformanceReport(
             accountID: id, currency: account.currency, period: period, figures: figures, realizedPnL: realized,
-            unrealizedPnL: summary.positions.reduce(FixedDecimal.zero) { $0 + $1.valuation.unrealizedPnL },
+            // (Other currencies held gain or lose at their rates as positions do at their prices.)
+            unrealizedPnL: summary.positions.reduce(FixedDecimal.zero) { $0 + $1.valuation.unrealizedPnL }
+                + summary.currencies.reduce(FixedDecimal.zero) { $0 + $1.unrealizedPnL },
             series: series, benchmark: benchmark, holdings: holdings)
     }
 
