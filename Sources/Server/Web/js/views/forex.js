@@ -8,7 +8,7 @@ import * as F from '../format.js';
 import * as store from '../store.js';
 import { t } from '../i18n.js';
 import { statusText } from './orders.js';
-import { placeReviewed } from './trade.js';
+import { showConfirmStep } from './trade.js';
 import { h, clear, sheet, toast, debounce } from '../ui.js';
 
 export function openForexSheet({ symbol, side: initialSide, quote, onDone }) {
@@ -98,31 +98,19 @@ export function openForexSheet({ symbol, side: initialSide, quote, onDone }) {
     function confirmStep(e) {
       const body = { symbol, side, type: type.value, qty: qty.value.trim(), time_in_force: tif.value, client_order_id: crypto.randomUUID() };
       if (type.value === 'limit') body.limit_price = limit.value.trim();
-      const confirm = h('button.primary.wide', { type: 'button', autofocus: true }, t(`trade.confirm.${side}`));
-      const back = h('button.secondary.wide', { type: 'button' }, t('trade.back'));
-      const panel = h('div.confirm-step',
-        h('h3', t('forex.summary', { pay: amountText(e, 'pays'), receive: amountText(e, 'receives') })),
-        h('dl.estimate',
+      showConfirmStep({ account, symbol, side, body, form, review, focus: qty, close, onDone,
+        summary: h('h3', t('forex.summary', { pay: amountText(e, 'pays'), receive: amountText(e, 'receives') })),
+        details: [
           h('div', h('dt', t('trade.order_type')), h('dd', t(`trade.type.${body.type}`))),
           body.limit_price ? h('div', h('dt', t('trade.limit_price')), h('dd', `${body.limit_price} ${quoteCurrency}/${base}`)) : null,
           h('div', h('dt', t('trade.tif')), h('dd', t(`trade.tif.${body.time_in_force}`))),
-          h('div', h('dt', t('forex.rate')), h('dd', `${e.price} ${quoteCurrency}/${base}`))),
-        confirm, back);
-      form.hidden = true;
-      form.after(panel);
-      confirm.focus();
-      back.addEventListener('click', () => { panel.remove(); form.hidden = false; review.focus(); });
-      confirm.addEventListener('click', async () => {
-        confirm.disabled = true;
-        back.disabled = true;
-        await placeReviewed({ account, symbol, body, panel, form, focus: qty, close, onDone,
-          said: (order) => {
-            const amount = F.currencyAmount(D.sign(D.parse(order.filled_qty ?? '0')) > 0 ? order.filled_qty : order.qty, base);
-            return order.status === 'filled'
-              ? t(`forex.done.${side}`, { amount, price: order.filled_avg_price })
-              : t(`trade.placed.${side}`, { shares: amount, symbol, status: statusText(order.status) });
-          } });
-      });
+          h('div', h('dt', t('forex.rate')), h('dd', `${e.price} ${quoteCurrency}/${base}`))],
+        said: (order) => {
+          const amount = F.currencyAmount(D.sign(D.parse(order.filled_qty ?? '0')) > 0 ? order.filled_qty : order.qty, base);
+          return order.status === 'filled'
+            ? t(`forex.done.${side}`, { amount, price: order.filled_avg_price })
+            : t(`trade.placed.${side}`, { shares: amount, symbol, status: statusText(order.status) });
+        } });
     }
 
     showFields();

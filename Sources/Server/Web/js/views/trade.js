@@ -22,22 +22,34 @@ export function checkQuantity(text, side) {
   return null;
 }
 
-/** Places an order a sheet reviewed: on success the sheet closes and a toast says what happened (`said`); a refusal
+/** A sheet's confirm step, shown in place of its form: `summary` (a heading) and `details` (rows), then Confirm —
+ * which places `body` (the sheet closes and a toast says what happened, `said`) — and Back to the form. A refusal
  * brings the form back with the server's words, focus on `focus`. */
-export async function placeReviewed({ account, symbol, body, panel, form, focus, close, onDone, said }) {
-  try {
-    store.noteOwnTrade(symbol);
-    const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
-    toast(said(order), 'success', { timeout: 5000 });
-    close();
-    onDone?.(order);
-  } catch (error) {
-    store.forgetOwnTrade(symbol);
-    toast(error.message, 'error', { timeout: 6000 });
-    panel.remove();
-    form.hidden = false;
-    focus.focus();
-  }
+export function showConfirmStep({ account, symbol, side, body, form, review, focus, close, onDone, summary, details, said }) {
+  const confirm = h('button.primary.wide', { type: 'button', autofocus: true }, t(`trade.confirm.${side}`));
+  const back = h('button.secondary.wide', { type: 'button' }, t('trade.back'));
+  const panel = h('div.confirm-step', summary, h('dl.estimate', details), confirm, back);
+  form.hidden = true;
+  form.after(panel);
+  confirm.focus();
+  back.addEventListener('click', () => { panel.remove(); form.hidden = false; review.focus(); });
+  confirm.addEventListener('click', async () => {
+    confirm.disabled = true;
+    back.disabled = true;
+    try {
+      store.noteOwnTrade(symbol);
+      const order = await api.post(`/accounts/${api.enc(account.id)}/orders`, body);
+      toast(said(order), 'success', { timeout: 5000 });
+      close();
+      onDone?.(order);
+    } catch (error) {
+      store.forgetOwnTrade(symbol);
+      toast(error.message, 'error', { timeout: 6000 });
+      panel.remove();
+      form.hidden = false;
+      focus.focus();
+    }
+  });
 }
 
 export function openTradeSheet({ symbol, side: initialSide, quote, held, steps = null, onDone }) {
@@ -212,31 +224,19 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
       if (kind === 'limit' || kind === 'stop_limit') body.limit_price = limit.value.trim();
       if (kind === 'stop' || kind === 'stop_limit') body.stop_price = stop.value.trim();
       if (kind === 'trailing_stop') body.trail_percent = trail.value.trim();
-      const confirm = h('button.primary.wide', { type: 'button', autofocus: true }, t(`trade.confirm.${side}`));
-      const back = h('button.secondary.wide', { type: 'button' }, t('trade.back'));
-      const panel = h('div.confirm-step',
-        h('h3', t(e.short_sale ? 'trade.summary.short' : `trade.summary.${side}`, { shares: what, symbol })),
-        h('dl.estimate',
+      showConfirmStep({ account, symbol, side, body, form, review, focus: qty, close, onDone,
+        summary: h('h3', t(e.short_sale ? 'trade.summary.short' : `trade.summary.${side}`, { shares: what, symbol })),
+        details: [
           h('div', h('dt', t('trade.order_type')), h('dd', t(`trade.type.${kind}`))),
           body.limit_price ? h('div', h('dt', t('trade.limit_price')), h('dd', F.money(body.limit_price, currency, 2))) : null,
           body.stop_price ? h('div', h('dt', t('trade.stop_price')), h('dd', F.money(body.stop_price, currency, 2))) : null,
           body.trail_percent ? h('div', h('dt', t('trade.trail')), h('dd', body.trail_percent + '%')) : null,
           h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
           coin ? h('div', h('dt', t('trade.receive')), h('dd', side === 'buy' ? F.holdingQty(symbol, e.receive) : F.money(e.receive, currency))) : null,
-          h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', F.money(e.total, currency)))),
-        confirm, back);
-      form.hidden = true;
-      form.after(panel);
-      confirm.focus();
-      back.addEventListener('click', () => { panel.remove(); form.hidden = false; review.focus(); });
-      confirm.addEventListener('click', async () => {
-        confirm.disabled = true;
-        back.disabled = true;
-        await placeReviewed({ account, symbol, body, panel, form, focus: qty, close, onDone,
-          said: (order) => (order.status === 'filled'
-            ? t(`trade.done.${side}`, { shares: amountOf(order.filled_qty), symbol })
-            : t(`trade.placed.${side}`, { shares: order.qty ? amountOf(order.qty) : F.money(order.notional, currency), symbol, status: statusText(order.status) })) });
-      });
+          h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', F.money(e.total, currency)))],
+        said: (order) => (order.status === 'filled'
+          ? t(`trade.done.${side}`, { shares: amountOf(order.filled_qty), symbol })
+          : t(`trade.placed.${side}`, { shares: order.qty ? amountOf(order.qty) : F.money(order.notional, currency), symbol, status: statusText(order.status) })) });
     }
 
     showFields();
