@@ -201,6 +201,13 @@ class App:
         """
         self.wait.until(lambda d: d.execute_async_script(quiet))
 
+    def still(self):
+        """Waits until nothing on the page is moving (a sheet's slide-in, a toast's fade; endless animations such as
+        spinners aside): a click computed on a moving button lands beside it, and a half-faded toast measures as faint
+        text."""
+        self.wait.until(lambda d: d.execute_script(
+            "return document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"))
+
     def shot(self, name):
         for label, (w, h) in (("phone", PHONE), ("desktop", DESKTOP)):
             self.size(w, h)

@@ -42,8 +42,7 @@ def findings(app, where):
     """axe-core's serious and critical findings on the page as it is now, each with where it was and its first
     elements. Transitions are waited out first: a toast half faded in measures as faint text."""
     app.settled()
-    app.wait.until(lambda d: d.execute_script("""
-        return document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"""))
+    app.still()
     if not app.d.execute_script("return Boolean(window.axe)"):
         app.d.execute_script(AXE)
     violations = app.d.execute_async_script("""
@@ -94,8 +93,7 @@ def test_axe_finds_nothing_serious_on_any_screen_in_either_language_or_theme(a11
         # A coin's trade sheet on the US account, by an amount of dollars: its unit switch, fee and what it receives.
         app.select_account(account)
         app.open_trade("BTC%2FUSD", "buy")
-        app.wait.until(lambda d: d.execute_script(  # the sheet has finished sliding in
-            "return document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"))
+        app.still()  # the sheet has finished sliding in
         app.click("dialog[open] .segmented [data-value='amount']")
         app.set_qty("50")
         app.css("dialog[open] [data-testid=receive]")
@@ -116,8 +114,6 @@ def test_axe_finds_nothing_serious_on_any_screen_in_either_language_or_theme(a11
         app.click(".forex-actions .trade-bar button.buy")
         app.visible("dialog[open] #qty").send_keys("1000")
         app.css("dialog[open] [data-testid=forex-pay]")
-        app.wait.until(lambda d: d.execute_script(
-            "return document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"))
         problems += findings(app, f"{theme} the currency sheet")
         app.d.find_element("css selector", "dialog[open] #qty").send_keys(Keys.ESCAPE)
     assert problems == [], "\n".join(problems)

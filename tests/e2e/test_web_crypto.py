@@ -35,8 +35,7 @@ def sheet_open(app):
     """Waits for the trade sheet to be open and still: under load its slide-in may still run, and a click computed on
     a moving button lands beside it."""
     app.visible("dialog[open] #qty")
-    app.wait.until(lambda d: d.execute_script(
-        "return document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"))
+    app.still()
 
 
 def coins_shown(text):
