@@ -4,7 +4,7 @@ import Storage
 /// The database by aggregate, as the brokerage holds it: the front reads listings through these, and each service
 /// and shard is given only the repositories it needs (BrokerageModel/Repositories.swift declares them; the Storage
 /// module implements each in SQL on SQLite and PostgreSQL — `SQLUsers`, `SQLWatchlists`, `SQLNotifications`,
-/// `SQLRules`, `SQLGames`, `SQLEquityHistory`, `SQLAccounts`, `SQLClusterLeases`; the database itself writes the
+/// `SQLRules`, `SQLGames`, `SQLClasses`, `SQLEquityHistory`, `SQLAccounts`, `SQLClusterLeases`; the database itself writes the
 /// journal, live events included). Everything past this initializer sees protocols only.
 struct Repositories: Sendable {
     let users: any UserRepository
@@ -17,6 +17,7 @@ struct Repositories: Sendable {
     let cluster: any ClusterRepository
     let liveEvents: any LiveEventRepository
     let transfers: any TransferRepository
+    let classes: any ClassRepository
 
     init(_ storage: Storage) {
         users = SQLUsers(storage)
@@ -29,6 +30,7 @@ struct Repositories: Sendable {
         cluster = SQLClusterLeases(storage)
         liveEvents = storage
         transfers = SQLTransfers(storage)
+        classes = SQLClasses(storage)
     }
 
     /// What a shard reads and writes.

@@ -19,6 +19,31 @@ public protocol UserRepository: Sendable {
     func deleteSession(tokenHash: String) async throws
     func createAPIKey(_ key: APIKeyRecord, at time: Timestamp) async throws
     func apiKey(_ keyID: String) async throws -> APIKeyRecord?
+    /// Replaces a user's password hash; `mustChange` makes their next log-in ask for a new one.
+    func setPassword(user: UserID, hash: String, mustChange: Bool) async throws
+}
+
+/// Classes, their rosters, assignments and marks.
+public protocol ClassRepository: Sendable {
+    func createClass(_ record: ClassRecord) async throws
+    /// Writes a class's name and teachers.
+    func saveClass(_ record: ClassRecord) async throws
+    func classRecord(_ id: ClassID) async throws -> ClassRecord?
+    /// The classes a user teaches or is a student of (removed students' classes included: their work stays).
+    func classes(of user: UserID) async throws -> [ClassRecord]
+    /// Writes roster rows and creates the new users among them in one transaction: all of them, or none (a
+    /// username taken, a student already on the roster).
+    func enroll(_ students: [ClassStudentRecord], creating users: [UserRecord]) async throws
+    /// Writes a student's roster row (a removal).
+    func saveStudent(_ student: ClassStudentRecord) async throws
+    /// A class's roster, in the order students were added.
+    func students(of id: ClassID) async throws -> [ClassStudentRecord]
+    func saveAssignment(_ assignment: AssignmentRecord) async throws
+    /// A class's assignments, by due date.
+    func assignments(of id: ClassID) async throws -> [AssignmentRecord]
+    /// Sets (or replaces) a teacher's mark.
+    func saveMark(_ mark: AssignmentMark) async throws
+    func marks(of id: ClassID) async throws -> [AssignmentMark]
 }
 
 /// Where a shard's steps go to become durable: each step's journal is queued for the next group commit, and

@@ -28,13 +28,20 @@ public struct UserRecord: Sendable, Hashable {
     /// The language the user chose ("en", "zh-Hans"); nil follows the browser. Server-side texts (notifications,
     /// pushes) are written in it.
     public var language: String?
+    /// Set on a password someone else chose (a teacher's roster, a reset): the user is asked to choose their own
+    /// at their next log-in.
+    public var mustChangePassword: Bool
 
-    public init(id: UserID, username: String, passwordHash: String, createdAt: Timestamp, language: String? = nil) {
+    public init(
+        id: UserID, username: String, passwordHash: String, createdAt: Timestamp, language: String? = nil,
+        mustChangePassword: Bool = false
+    ) {
         self.id = id
         self.username = username
         self.passwordHash = passwordHash
         self.createdAt = createdAt
         self.language = language
+        self.mustChangePassword = mustChangePassword
     }
 }
 

@@ -435,6 +435,50 @@ extension Storage {
                 """,
             ] + sqliteOnly(JournalInboxHistory.migration17)
         ),
+        // Classes (Repositories/SQLClasses.swift): a class runs on a game and adds teachers, a roster, assignments
+        // and marks; a student's class account is their game account. A password someone else chose (a roster's,
+        // a reset's) is to be changed at the next log-in.
+        (
+            18,
+            [
+                "ALTER TABLE users ADD COLUMN must_change_password INTEGER NOT NULL DEFAULT 0",
+                """
+                CREATE TABLE classes (
+                    id TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games(id), name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE class_teachers (
+                    class_id TEXT NOT NULL REFERENCES classes(id), user_id TEXT NOT NULL REFERENCES users(id),
+                    position INTEGER NOT NULL, PRIMARY KEY (class_id, user_id)
+                )
+                """,
+                "CREATE INDEX class_teachers_by_user ON class_teachers (user_id)",
+                """
+                CREATE TABLE class_students (
+                    class_id TEXT NOT NULL REFERENCES classes(id), user_id TEXT NOT NULL REFERENCES users(id),
+                    username TEXT NOT NULL, display_name TEXT NOT NULL, email TEXT, account_id TEXT NOT NULL,
+                    added_at BIGINT NOT NULL, removed_at BIGINT, PRIMARY KEY (class_id, user_id)
+                )
+                """,
+                "CREATE INDEX class_students_by_user ON class_students (user_id)",
+                """
+                CREATE TABLE assignments (
+                    id TEXT PRIMARY KEY, class_id TEXT NOT NULL REFERENCES classes(id), title TEXT NOT NULL,
+                    due BIGINT NOT NULL, checks TEXT NOT NULL, created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX assignments_by_class ON assignments (class_id, due)",
+                """
+                CREATE TABLE assignment_marks (
+                    assignment_id TEXT NOT NULL REFERENCES assignments(id), student_id TEXT NOT NULL,
+                    class_id TEXT NOT NULL, mark TEXT NOT NULL, marked_by TEXT NOT NULL, marked_at BIGINT NOT NULL,
+                    PRIMARY KEY (assignment_id, student_id)
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

@@ -178,8 +178,9 @@ public final class GameRegistry: Sendable {
 
     /// Joins `user` to a game: opens their game account (starting cash, the game's fees, margin terms and rules)
     /// and records them as a player, in one transaction. A private game needs its join code (its owner does not).
-    public func join(_ id: GameID, user: UserID, name: String, code: String?) async throws(BrokerageError)
-        -> GamePlayerRecord
+    /// `account` names the game account to open (a class plans its students' accounts with their roster rows).
+    public func join(_ id: GameID, user: UserID, name: String, code: String?, account: AccountID? = nil)
+        async throws(BrokerageError) -> GamePlayerRecord
     {
         await refresh(unlessKnown: id)
         let referee = self.referee
@@ -193,7 +194,7 @@ public final class GameRegistry: Sendable {
         let player: GamePlayerRecord
         do {
             player = try await router.shard(placement).openGameAccount(
-                Brokerage.newAccountID(), game: game, user: user, playerName: name, terms: terms, at: now)
+                account ?? Brokerage.newAccountID(), game: game, user: user, playerName: name, terms: terms, at: now)
         } catch {
             router.unplaced(placement)
             throw error

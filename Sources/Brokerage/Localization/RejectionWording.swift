@@ -66,6 +66,7 @@ public enum RejectionWording {
         "game.day_trading": "本比赛不允许日内交易：{symbol} 有 {qty} 股为今日开仓，下一个交易日才能平仓",
         "game.quick_sell": "本比赛规定买入后 {minutes} 分钟内不得卖出：{symbol} 还需等待 {wait} 分钟",
         "game.position_share": "本比赛单只股票最多占组合的 {percent}%；此委托会使 {symbol} 占到 {share}%",
+        "game.journal_required": "本班级要求每笔委托都写交易日志：请写明下单的理由",
         "game.removed": "比赛组织者已将您移出本比赛：此账户不能再下单",
         "game.transfer": "此账户参加比赛：不允许入金或出金（所有选手起始资金相同）",
         "lot_size.crypto_minimum": "{symbol} 的委托数量 {qty} 低于最小下单量 {minimum}",

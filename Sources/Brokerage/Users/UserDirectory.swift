@@ -38,6 +38,12 @@ public struct UserDirectory: Sendable {
         languages.set(language, for: user)
     }
 
+    /// Replaces a user's password (already hashed by the caller); `mustChange` asks for a new one at the next
+    /// log-in (a teacher's reset), and a user's own change clears it.
+    public func setPassword(user: UserID, hash: String, mustChange: Bool) async throws(BrokerageError) {
+        try await stored { try await storage.setPassword(user: user, hash: hash, mustChange: mustChange) }
+    }
+
     public func user(username: String) async throws(BrokerageError) -> UserRecord? {
         try await stored { try await storage.user(username: username) }
     }

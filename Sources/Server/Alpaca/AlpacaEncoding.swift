@@ -107,6 +107,7 @@ enum AlpacaEncoding {
         // papertrade extensions, ignored by Alpaca clients:
         case .fees: return ["fees"]
         case .reason: return ["reject_reason"]
+        case .note: return ["note"]
         case .accountID, .instrument, .filledValue, .legs, .parentID, .triggered, .eligibleAt, .reservedCash,
             .reservedShares:
             return []

@@ -16,13 +16,29 @@ extension SQLUsers {
     // MARK: Users and sessions
 
     public func createUser(_ user: UserRecord) async throws {
+        try await database.transaction { db in try await Self.insert(user, into: db) }
+    }
+
+    /// Inserts a new user inside a transaction another repository runs (a class's roster); a taken username is a
+    /// duplicate.
+    static func insert(_ user: UserRecord, into db: any SQLDatabase) async throws {
+        let existing = try await db.raw("SELECT id FROM users WHERE username = \(bind: user.username)").first()
+        guard existing == nil else { throw StorageError.duplicate("user \(user.username)") }
+        try await db.raw(
+            """
+            INSERT INTO users (id, username, password_hash, created_at, must_change_password, language)
+            VALUES (\(bind: user.id.text), \(bind: user.username), \(bind: user.passwordHash), \(bind: user.createdAt.nanoseconds),
+                    \(bind: user.mustChangePassword ? 1 : 0), \(bind: user.language))
+            """
+        ).run()
+    }
+
+    public func setPassword(user: UserID, hash: String, mustChange: Bool) async throws {
         try await database.transaction { db in
-            let existing = try await db.raw("SELECT id FROM users WHERE username = \(bind: user.username)").first()
-            guard existing == nil else { throw StorageError.duplicate("user \(user.username)") }
             try await db.raw(
                 """
-                INSERT INTO users (id, username, password_hash, created_at)
-                VALUES (\(bind: user.id.text), \(bind: user.username), \(bind: user.passwordHash), \(bind: user.createdAt.nanoseconds))
+                UPDATE users SET password_hash = \(bind: hash), must_change_password = \(bind: mustChange ? 1 : 0)
+                WHERE id = \(bind: user.text)
                 """
             ).run()
         }
@@ -52,7 +68,8 @@ extension SQLUsers {
             username: try row.decode(column: "username", as: String.self),
             passwordHash: try row.decode(column: "password_hash", as: String.self),
             createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
-            language: try row.decode(column: "language", as: String?.self))
+            language: try row.decode(column: "language", as: String?.self),
+            mustChangePassword: try row.decode(column: "must_change_password", as: Int.self) != 0)
     }
 
     /// Sets (or, with nil, clears) a user's language.

@@ -49,7 +49,7 @@ extension TradingEngine {
                 replacedBy: nil, replaces: nil, legs: [], parentID: nil, triggered: false, fees: .zero, reason: nil,
                 eligibleAt: works.adding(nanoseconds: configuration.fillLatency), reservedCash: .zero,
                 reservedShares: .zero,
-                positionIntent: checked.intent))
+                positionIntent: checked.intent, note: request.note))
         // What an opening order reserves was priced by validation, from the same state; a trailing stop's is not
         // (its stop is set just below).
         var reservation = checked.opening
@@ -125,6 +125,7 @@ extension TradingEngine {
             trailPrice: old.trailPrice, trailPercent: old.trailPercent,
             extendedHours: old.extendedHours,
             clientOrderID: change.clientOrderID)
+        request.note = old.note
         if carriesFills, !old.filledQty.isZero {
             let total = change.qty ?? old.qty ?? old.filledQty
             guard total > old.filledQty else {

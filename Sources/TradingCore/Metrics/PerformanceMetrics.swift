@@ -108,6 +108,10 @@ public enum PerformanceMetrics {
             "Like Sharpe, over the downside deviation: √(mean of squared daily shortfalls below the risk-free rate), annualized by √252.",
         "max_drawdown":
             "The largest peak-to-trough fall of the time-weighted value (so deposits and withdrawals do not count), with the peak and trough dates and the recovery date.",
+        "beta":
+            "The slope of the daily returns on the benchmark's daily returns over the same days: sample covariance over the benchmark's variance; 1 moves with the index, 0 apart from it. Needs 20 daily returns.",
+        "alpha":
+            "Jensen's alpha: the mean daily return above the risk-free rate that beta times the benchmark's excess return does not explain, times 252; a yearly rate.",
         "benchmark":
             "The index's price return over the same dates: S&P 500 for US accounts, SSE Composite for A-share accounts.",
     ]
@@ -185,6 +189,57 @@ public enum PerformanceMetrics {
     public static func xirr(_ flows: [(date: CivilDate, amount: FixedDecimal)]) -> FixedDecimal? {
         guard let rate = internalRate(flows) else { return nil }
         return Wide.exp(rate).map { ($0 - .one).rounded }
+    }
+
+    /// An account's returns against a benchmark's on the same days: beta, the slope of the account's daily returns on
+    /// the benchmark's (sample covariance over the benchmark's variance), and Jensen's alpha, the mean daily excess
+    /// return the benchmark's beta-weighted excess does not explain, annualized by the periods per year.
+    public struct Relative: Sendable, Hashable {
+        public var beta: FixedDecimal
+        /// Annual, as a fraction (0.05: 5% a year above what the beta explains).
+        public var alpha: FixedDecimal
+        /// The days both series had a return.
+        public var days: Int
+    }
+
+    /// `returns[i]` is the account's return from `dates[i]` to `dates[i + 1]` (as `figures` gives them); the
+    /// benchmark's return on the same span comes from its closes on both dates. Days the benchmark has no close
+    /// are left out; nil below `minimumReturns` days, or when the benchmark did not move.
+    public static func relative(
+        _ returns: [FixedDecimal], dates: [CivilDate], benchmark closes: [CivilDate: FixedDecimal],
+        riskFreeRate: FixedDecimal = .zero, periodsPerYear: Int = periodsPerYear
+    ) -> Relative? {
+        var pairs: [(FixedDecimal, FixedDecimal)] = []
+        for (i, r) in returns.enumerated() where i + 1 < dates.count {
+            guard let before = closes[dates[i]], let after = closes[dates[i + 1]], before.isPositive,
+                let b = (after - before).divided(by: before)
+            else { continue }
+            pairs.append((r, b))
+        }
+        return relative(pairs, riskFreeRate: riskFreeRate, periodsPerYear: periodsPerYear)
+    }
+
+    /// Beta and alpha of paired daily returns (account, benchmark).
+    public static func relative(
+        _ pairs: [(FixedDecimal, FixedDecimal)], riskFreeRate: FixedDecimal = .zero,
+        periodsPerYear: Int = periodsPerYear
+    ) -> Relative? {
+        let n = pairs.count
+        guard n >= minimumReturns else { return nil }
+        let meanR = pairs.reduce(Wide.zero) { $0 + Wide($1.0) }.dividedBy(n)
+        let meanB = pairs.reduce(Wide.zero) { $0 + Wide($1.1) }.dividedBy(n)
+        var covariance = Wide.zero
+        var variance = Wide.zero
+        for (r, b) in pairs {
+            let db = Wide(b) - meanB
+            covariance = covariance + (Wide(r) - meanR) * db
+            variance = variance + db * db
+        }
+        guard variance.raw > 0 else { return nil }
+        let beta = covariance / variance
+        let dailyFree = Wide(riskFreeRate).dividedBy(periodsPerYear)
+        let alpha = ((meanR - dailyFree) - beta * (meanB - dailyFree)) * Wide(periodsPerYear)
+        return Relative(beta: beta.rounded, alpha: alpha.rounded, days: n)
     }
 
     // MARK: - The pieces

@@ -62,6 +62,7 @@ extension Order.Field {
         case .reservedCash: return .decimal(order.reservedCash)
         case .reservedShares: return .decimal(order.reservedShares)
         case .positionIntent: return .text(order.positionIntent?.rawValue)
+        case .note: return .text(order.note)
         }
     }
 }

@@ -50,6 +50,7 @@ public struct Order: Sendable, Codable, Hashable, CustomReflectable {
         var reservedCash: FixedDecimal
         var reservedShares: Quantity
         var positionIntent: PositionIntent? = nil
+        var note: String? = nil
     }
 
     private var storage: CopyOnWrite<Fields>
@@ -231,6 +232,13 @@ public struct Order: Sendable, Codable, Hashable, CustomReflectable {
         _modify { yield &storage.fields.positionIntent }
     }
 
+    /// Why the trader placed it, in their words (a class's trade journal): set at placement, carried to a
+    /// replacement, never changed after.
+    public var note: String? {
+        get { storage.fields.note }
+        _modify { yield &storage.fields.note }
+    }
+
     public static func == (lhs: Order, rhs: Order) -> Bool {
         lhs.storage.shares(rhs.storage) || lhs.storage.fields == rhs.storage.fields
     }
@@ -277,7 +285,7 @@ extension Order {
         case filledQty, filledValue, limitPrice, stopPrice, trailPrice, trailPercent, hwm, extendedHours, status
         case createdAt, updatedAt, submittedAt, filledAt, expiredAt, canceledAt, failedAt, replacedAt, expiresAt
         case replacedBy, replaces, legs, parentID, triggered, fees, reason, eligibleAt, reservedCash, reservedShares
-        case positionIntent
+        case positionIntent, note
     }
     public typealias Field = CodingKeys
 }

@@ -26,6 +26,10 @@ public struct OrderRequest: Sendable, Codable, Hashable {
     public var isLiquidation = false
     /// The contracts of a multi-leg order (`orderClass == .mleg`; `symbol` and `side` are then unused).
     public var legs: [OptionLeg]? = nil
+    /// The trader's reason for the order (a class's trade journal; required where the game's rules say so).
+    public var note: String? = nil
+    /// The longest journal note, in characters.
+    public static let longestNote = 2_000
 
     /// One leg of a multi-leg order: a contract, its ratio to the order's units, the side, and optionally the
     /// intent the client states (checked against the position).
@@ -46,7 +50,7 @@ public struct OrderRequest: Sendable, Codable, Hashable {
     /// Everything but `isLiquidation`, which no client sends: only the house sets it.
     enum CodingKeys: String, CodingKey {
         case symbol, side, type, timeInForce, qty, notional, limitPrice, stopPrice, trailPrice, trailPercent
-        case extendedHours, clientOrderID, orderClass, takeProfit, stopLoss, positionIntent, legs
+        case extendedHours, clientOrderID, orderClass, takeProfit, stopLoss, positionIntent, legs, note
     }
 
     public struct TakeProfit: Sendable, Codable, Hashable {

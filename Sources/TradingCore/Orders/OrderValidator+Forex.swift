@@ -15,7 +15,7 @@ extension OrderValidator {
                     "forex.account_currency", ["symbol": symbol, "account_currency": account.currency.rawValue]))
         }
         if account.inGame, let rules = account.gameRules {
-            try validateGameStanding(rules)
+            try validateGameStanding(rules, r)
             guard rules.forexAllowed else {
                 throw OrderRejection(
                     .gameRule, "This game does not allow currencies: it is played with stocks and ETFs (\(symbol))",

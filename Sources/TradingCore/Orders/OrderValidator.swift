@@ -101,6 +101,10 @@ struct OrderValidator {
     /// numbers each refused alone (qty 10^20 × limit 10^14) overflowed the product and trapped the process. Within
     /// these bounds every product the engine forms (value, fees, margin) fits with room to spare.
     static func checkMagnitudes(_ r: OrderRequest, configuration: EngineConfiguration) throws(OrderRejection) {
+        if let note = r.note, note.count > OrderRequest.longestNote {
+            throw OrderRejection(
+                .invalidInput, "note is \(note.count) characters; at most \(OrderRequest.longestNote) are kept")
+        }
         if let qty = r.qty, qty > configuration.maximumQty {
             throw OrderRejection(.invalidInput, "qty \(qty) exceeds the maximum of \(configuration.maximumQty)")
         }

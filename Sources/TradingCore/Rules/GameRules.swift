@@ -36,6 +36,8 @@ public struct GameRules: Sendable, Codable, Hashable {
     public var crypto: Bool? = nil
     /// Whether currency pairs may be traded (nil: games made before currencies, and games that did not ask for them).
     public var forex: Bool? = nil
+    /// Whether every order must carry a journal note (a class's trade journal: students say why they trade).
+    public var journal: Bool? = nil
     /// When the game's end was applied to the account (its open orders canceled, no more fills): nil while it plays.
     /// On a cluster the node making the standings final waits until every player's node has set it.
     public var closedAt: Timestamp? = nil
@@ -51,6 +53,9 @@ public struct GameRules: Sendable, Codable, Hashable {
 
     /// Currency pairs are allowed only when the game says so.
     public var forexAllowed: Bool { forex ?? false }
+
+    /// Orders need a note only when the game says so.
+    public var journalRequired: Bool { journal ?? false }
 
     public init(
         startsAt: Timestamp? = nil, endsAt: Timestamp? = nil, minimumBuyPrice: Price? = nil,
@@ -114,8 +119,9 @@ public struct GameActivity: Sendable, Codable, Hashable {
 }
 
 extension OrderValidator {
-    /// Whether a game account may place orders at all: not removed, the game not over, today's orders not used up.
-    func validateGameStanding(_ rules: GameRules) throws(OrderRejection) {
+    /// Whether a game account may place this order at all: not removed, the game not over, today's orders not used
+    /// up, a journal note where the class asks for one.
+    func validateGameStanding(_ rules: GameRules, _ r: OrderRequest) throws(OrderRejection) {
         if rules.removed {
             throw OrderRejection(
                 .gameRule, "The game's owner removed you from this game: its account takes no more orders",
@@ -133,13 +139,18 @@ extension OrderValidator {
                 "This game allows at most \(most) \(most == 1 ? "order" : "orders") a day; you have placed \(activity.orders(on: market.tradingDate)) today",
                 facts: .init("game.orders_per_day", ["most": String(most)]))
         }
+        if rules.journalRequired, !r.isLiquidation, (r.note ?? "").allSatisfy(\.isWhitespace) {
+            throw OrderRejection(
+                .gameRule, "This class asks for a journal note on every order: write why you are placing it",
+                facts: .init("game.journal_required", [:]))
+        }
     }
 
     /// A game account's rules, before every other check but the currency's.
     func validateGameRules(_ r: OrderRequest) throws(OrderRejection) {
         guard account.inGame, let rules = account.gameRules else { return }
         let symbol = instrument.symbol
-        try validateGameStanding(rules)
+        try validateGameStanding(rules, r)
         if instrument.kind == .option, !rules.optionsAllowed {
             throw OrderRejection(
                 .gameRule, "This game does not allow options: it is played with stocks and ETFs (\(symbol))",
