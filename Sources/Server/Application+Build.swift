@@ -93,8 +93,12 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     TransfersController(transfers: brokerage.transfers).addRoutes(to: native)
     QueueController(accountService: brokerage, queueService: brokerage).addRoutes(to: native)
     AlertsController(market: market, accountService: brokerage, alertService: brokerage).addRoutes(to: native)
-    GamesController(
-        clock: market.clock, accountService: brokerage, games: brokerage.games, users: brokerage.users, access: access
+    let gamesController = GamesController(
+        clock: market.clock, accountService: brokerage, games: brokerage.games, users: brokerage.users, access: access)
+    gamesController.addRoutes(to: native)
+    ClassesController(
+        clock: market.clock, accountService: brokerage, classes: brokerage.classes, users: brokerage.users,
+        games: gamesController
     ).addRoutes(to: native)
     BacktestsController(
         clock: market.clock, accountService: brokerage, backtestService: brokerage, languages: brokerage.languages

@@ -36,6 +36,37 @@ struct PerformanceMetricsTests {
         #expect(mwr.isPositive)
     }
 
+    @Test(
+        "beta and Jensen's alpha by hand: returns of twice the index plus 0.1% a day have beta 2 and alpha 25.2% a year; half the index plus noise that does not move with it, beta 0.5 and alpha 0"
+    )
+    func relativeToBenchmark() throws {
+        let index = (0..<24).map { i in d(["0.01", "-0.004", "0.006", "-0.012"][i % 4]) }
+        let levered = index.map { $0.times(2) + d("0.001") }
+        let first = try #require(PerformanceMetrics.relative(Array(zip(levered, index))))
+        #expect(first.beta == d("2") && first.alpha == d("0.252") && first.days == 24)
+        // Noise of ±0.2% in blocks of four is orthogonal to an index alternating ±1%: it moves neither figure.
+        let alternating = (0..<20).map { d($0 % 2 == 0 ? "0.01" : "-0.01") }
+        let noise = (0..<20).map { d($0 % 4 < 2 ? "0.002" : "-0.002") }
+        let half = zip(alternating, noise).map { $0.divided(by: d("2"))! + $1 }
+        let second = try #require(PerformanceMetrics.relative(Array(zip(half, alternating))))
+        #expect(second.beta == d("0.5") && second.alpha == .zero)
+        // Too few days (19) say nothing; an index that never moves has no beta.
+        #expect(PerformanceMetrics.relative(Array(zip(half, alternating).prefix(19))) == nil)
+        #expect(PerformanceMetrics.relative(Array(zip(half, [FixedDecimal](repeating: .zero, count: 20)))) == nil)
+        // Dated: a day the index has no close is left out of both series.
+        let dates = (0...24).map { day0.adding(days: $0) }
+        var closes: [CivilDate: FixedDecimal] = [:]
+        var level = d("1000")
+        for (i, date) in dates.enumerated() {
+            closes[date] = level
+            if i < index.count { level = level + level.multiplied(by: index[i]) }
+        }
+        let dated = try #require(PerformanceMetrics.relative(levered, dates: dates, benchmark: closes))
+        #expect(dated.beta == d("2") && dated.alpha == d("0.252") && dated.days == 24)
+        closes[dates[5]] = nil
+        #expect(PerformanceMetrics.relative(levered, dates: dates, benchmark: closes)?.days == 22)
+    }
+
     @Test("XIRR on irregular dates matches Excel's documented example (37.34%)")
     func xirrExcel() throws {
         let flows: [(date: CivilDate, amount: FixedDecimal)] = [

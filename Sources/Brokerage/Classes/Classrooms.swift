@@ -13,6 +13,8 @@ public struct ClassView: Sendable {
     public var students: Int
     /// The student's own class account (students only).
     public var account: AccountID?
+    /// Who sees it.
+    public var viewer: UserID
 }
 
 /// A student's line in the class's rankings: return, risk-adjusted figures over the daily closes since the class
@@ -62,7 +64,7 @@ public struct Classrooms: Sendable {
             id: ClassID(.random(using: &generator)), gameID: game.id, name: game.name, teachers: [teacher],
             createdAt: clock.now())
         try await stored { try await storage.createClass(record) }
-        return ClassView(record: record, game: game, role: .teacher, students: 0, account: nil)
+        return ClassView(record: record, game: game, role: .teacher, students: 0, account: nil, viewer: teacher)
     }
 
     /// The classes a user teaches or studies in, oldest first.
@@ -86,7 +88,7 @@ public struct Classrooms: Sendable {
         let mine = roster.first { $0.userID == user && $0.removedAt == nil }
         return ClassView(
             record: record, game: game, role: record.isTeacher(user) ? .teacher : .student,
-            students: roster.count { $0.removedAt == nil }, account: mine?.accountID)
+            students: roster.count { $0.removedAt == nil }, account: mine?.accountID, viewer: user)
     }
 
     /// The class, if `user` teaches it or is on its roster; else "not found" (a class's existence is not revealed).

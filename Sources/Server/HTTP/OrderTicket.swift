@@ -8,7 +8,7 @@ extension OrderRequest {
     static let fields: Set<String> = [
         "symbol", "qty", "notional", "side", "type", "time_in_force", "limit_price", "stop_price", "trail_price",
         "trail_percent", "extended_hours", "client_order_id", "order_class", "take_profit", "stop_loss",
-        "position_intent", "order_type", "legs",
+        "position_intent", "order_type", "legs", "note",
     ]
 
     init(json: JSONValue) throws {
@@ -46,6 +46,7 @@ extension OrderRequest {
             clientOrderID: try o.string("client_order_id").map { ClientOrderID($0) },
             orderClass: orderClass, takeProfit: takeProfit, stopLoss: stopLoss,
             positionIntent: try o.choice("position_intent", PositionIntent.self))
+        note = try o.string("note").flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
     }
 }
 
@@ -83,6 +84,7 @@ extension OrderRequest {
             extendedHours: try o.bool("extended_hours") ?? false,
             clientOrderID: try o.string("client_order_id").map { ClientOrderID($0) }, orderClass: .mleg)
         self.legs = legs
+        note = try o.string("note").flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
     }
 }
 

@@ -21,6 +21,7 @@ struct AuthController {
         group.get("auth/session", use: session)
         group.get("me", use: me)
         group.put("me", use: update)
+        group.put("me/password", use: changePassword)
     }
 
     /// The username and password of a signup or login, and the language the signup asks for (the app sends the
@@ -112,6 +113,37 @@ struct AuthController {
         return try await profile(user).response()
     }
 
+    /// `PUT /api/v1/me/password {"current_password", "new_password"}`: the user chooses their own password (a
+    /// student whose teacher handed one out is asked to at the first log-in: `must_change_password`).
+    @Sendable func changePassword(_ request: Request, context: AppContext) async throws -> Response {
+        let userID = try context.user()
+        var request = request
+        let o = try BodyFields(
+            try await request.jsonBody(context: context), allowed: ["current_password", "new_password"])
+        let current = try o.required("current_password") { try o.string($0) }
+        let new = try o.required("new_password") { try o.string($0) }
+        guard let user = try await users.user(id: userID) else { throw APIError.unauthorized }
+        let now = clock.now()
+        guard !access.throttle.isBlocked(user.username, at: now) else {
+            throw APIError(
+                .tooManyRequests, code: UserAccess.Refusal.tooManyLogins,
+                "too many wrong passwords; try again in a few minutes")
+        }
+        guard try await Credentials.verifyPassword(current, hash: user.passwordHash) else {
+            access.throttle.recordFailure(user.username, at: now)
+            throw APIError(.forbidden, code: UserAccess.Refusal.wrongPassword, "the current password is wrong")
+        }
+        if let problem = AccountRules.passwordProblem(new) {
+            throw APIError(.unprocessableContent, code: UserAccess.Refusal.password, problem)
+        }
+        guard new != current else {
+            throw APIError(.unprocessableContent, code: UserAccess.Refusal.password, "choose a new password")
+        }
+        try await users.setPassword(user: userID, hash: try await Credentials.hashPassword(new), mustChange: false)
+        guard let changed = try await users.user(id: userID) else { throw APIError.unauthorized }
+        return try await profile(changed).response()
+    }
+
     func profile(_ user: UserRecord) async throws -> JSONValue {
         let accounts = try await accountService.loadAccounts(of: user.id)
         var list: [JSONValue] = []
@@ -121,7 +153,7 @@ struct AuthController {
         }
         return .object([
             "id": .string(user.id.text), "username": .string(user.username), "language": .text(user.language),
-            "accounts": .array(list),
+            "must_change_password": .bool(user.mustChangePassword), "accounts": .array(list),
         ])
     }
 

@@ -90,7 +90,7 @@ enum NativeEncoding {
             "filled_at": time(o.filledAt), "expired_at": time(o.expiredAt), "canceled_at": time(o.canceledAt),
             "failed_at": time(o.failedAt), "replaced_at": time(o.replacedAt), "expires_at": time(o.expiresAt),
             "replaced_by": .text(o.replacedBy?.description), "replaces": .text(o.replaces?.description),
-            "legs": o.legs.isEmpty ? .null : .array(legs.map { order($0) }),
+            "legs": o.legs.isEmpty ? .null : .array(legs.map { order($0) }), "note": .text(o.note),
         ])
     }
 

@@ -64,7 +64,7 @@ extension TradingEngine {
                 submittedAt: time, filledAt: nil, expiredAt: nil, canceledAt: nil, failedAt: nil, replacedAt: nil,
                 expiresAt: expiresAt, replacedBy: nil, replaces: nil, legs: legIDs, parentID: nil, triggered: false,
                 fees: .zero, reason: nil, eligibleAt: eligibleAt, reservedCash: .zero, reservedShares: .zero,
-                positionIntent: nil))
+                positionIntent: nil, note: request.note))
         if accounts[accountID]?.inGame == true {
             let date = tradingDate(firstLeg, at: time)
             accounts[accountID]?.gameActivity?.recordOrder(on: date)
