@@ -37,7 +37,9 @@ struct ClassesAPITests {
     }
 
     /// Imports a roster; returns username → (password, account id).
-    func importRoster(_ client: some TestClientProtocol, _ f: ServerFixture, _ auth: HTTPFields, _ id: String, _ csv: String)
+    func importRoster(
+        _ client: some TestClientProtocol, _ f: ServerFixture, _ auth: HTTPFields, _ id: String, _ csv: String
+    )
         async throws -> [String: (password: String, account: String)]
     {
         var headers = auth
@@ -79,7 +81,8 @@ struct ClassesAPITests {
                     #expect(r.status == .unprocessableContent)
                     let message = f.json(r)["message"]?.string ?? ""
                     #expect(message.contains("nothing was created"), "\(message)")
-                    #expect(message.contains("line 3:") && message.contains("line 4: username s01 is already on line 2"))
+                    #expect(
+                        message.contains("line 3:") && message.contains("line 4: username s01 is already on line 2"))
                     #expect(message.contains("line 5: \"nope\" is not an email address"), "\(message)")
                     #expect(!message.contains("line 2:"))
                 }
@@ -166,7 +169,8 @@ struct ClassesAPITests {
                     #expect(r.status == .created, "\(String(buffer: r.body))")
                     return f.json(r)["id"]?.string ?? ""
                 }
-                let essay = #"{"title": "Essay", "due": "\#(due.description)", "checks": [{"kind": "task", "text": "Why index funds?"}]}"#
+                let essay =
+                    #"{"title": "Essay", "due": "\#(due.description)", "checks": [{"kind": "task", "text": "Why index funds?"}]}"#
                 let task = try await client.execute(
                     uri: "/api/v1/classes/\(id)/assignments", method: .post, headers: teacher, body: body(essay)
                 ) { r in f.json(r)["id"]?.string ?? "" }
@@ -277,7 +281,8 @@ struct ClassesAPITests {
                 let (status, order) = try await games.order(client, f, mei, account: account, noted)
                 #expect(status == .created && order["note"] == .string("Buying on the earnings beat"))
                 // The class's position cap refuses the order that would take AAPL past 20% of equity.
-                let big = #"{"symbol":"AAPL","notional":"11000","side":"buy","type":"market","time_in_force":"day","note":"All in"}"#
+                let big =
+                    #"{"symbol":"AAPL","notional":"11000","side":"buy","type":"market","time_in_force":"day","note":"All in"}"#
                 let (capped, capRefusal) = try await games.order(client, f, mei, account: account, big)
                 #expect(capped == .forbidden)
                 #expect(capRefusal["message"]?.string?.contains("20%") == true, "\(capRefusal)")
@@ -290,7 +295,9 @@ struct ClassesAPITests {
                 csv[.accept] = "text/csv"
                 try await client.execute(uri: "/api/v1/classes/\(id)/journal", method: .get, headers: csv) { r in
                     let rows = String(buffer: r.body).components(separatedBy: "\r\n").filter { !$0.isEmpty }
-                    #expect(rows.count == 2 && rows[1].hasPrefix("mei,") && rows[1].hasSuffix(",Buying on the earnings beat"))
+                    #expect(
+                        rows.count == 2 && rows[1].hasPrefix("mei,")
+                            && rows[1].hasSuffix(",Buying on the earnings beat"))
                 }
             }
         }

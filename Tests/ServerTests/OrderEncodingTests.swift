@@ -39,6 +39,7 @@ struct OrderEncodingTests {
         full.replaces = OrderID(high: .max, low: 0)
         full.reason = "insufficient\nfunds"
         full.positionIntent = .sellToOpen
+        full.note = "a \"journal\" note"
         orders.append(full)
         for order in orders {
             #expect(

@@ -24,8 +24,12 @@ struct DeliveryOutboxTests {
 
     /// A user with a webhook and two devices.
     func subscribe(_ storage: Storage) async throws {
-        try await SQLUsers(storage).createUser(
-            UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
+        // (As the schema stood at migration 13: the migration test writes this before migrating further.)
+        try await storage.transaction { db in
+            try await db.raw(
+                "INSERT INTO users (id, username, password_hash, created_at) VALUES ('u1', 'alice', 'h', \(bind: Self.t0.nanoseconds))"
+            ).run()
+        }
         try await SQLNotifications(storage).saveWebhook(
             WebhookRecord(
                 userID: "u1", url: "https://hooks.example.com/p", secret: "whsec_x", createdAt: Self.t0,

@@ -108,6 +108,7 @@ struct StreamingJSONEncoderTests {
         full.parentID = OrderID(high: 15, low: 16)
         full.reason = "quote \" backslash \\ newline \n control \u{01} 中文"
         full.clientOrderID = "client \"id\"\t😀"
+        full.note = "why: \"earnings\", 中文\n"
         let unset = Mirror(reflecting: full).children.filter { child in
             let value = Mirror(reflecting: child.value)
             return value.displayStyle == .optional && value.children.isEmpty

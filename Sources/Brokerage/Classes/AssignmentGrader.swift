@@ -102,7 +102,10 @@ public struct AssignmentGrader: Sendable {
                     limit: percent, detail: "the portfolio at the due date's close is not recorded yet")
             }
             let shares = holdings.map { holding in
-                (holding.symbol, holding.value.magnitude.times(100).divided(by: equity, places: 2, rule: .halfEven) ?? .zero)
+                (
+                    holding.symbol,
+                    holding.value.magnitude.times(100).divided(by: equity, places: 2, rule: .halfEven) ?? .zero
+                )
             }
             let over = shares.filter { $0.1 > percent }.map(\.0)
             let largest = shares.map(\.1).max() ?? .zero
@@ -122,7 +125,8 @@ public struct AssignmentGrader: Sendable {
         case .beatBenchmark:
             guard let mine = work.totalReturn, let index = work.benchmarkReturn else {
                 return CheckProgress(
-                    check: check, done: false, count: nil, needed: nil, orders: [], symbols: [], value: work.totalReturn,
+                    check: check, done: false, count: nil, needed: nil, orders: [], symbols: [],
+                    value: work.totalReturn,
                     limit: work.benchmarkReturn, detail: "the benchmark's return is not known yet")
             }
             return CheckProgress(

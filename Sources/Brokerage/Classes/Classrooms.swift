@@ -366,8 +366,10 @@ public struct Classrooms: Sendable {
         fillQuery.until = due
         fillQuery.ascending = true
         fillQuery.limit = 10_000
-        let fills = try await stored { try await accountStorage.activities(account: student.accountID, query: fillQuery) }
-            .compactMap { entry -> Fill? in if case .fill(let fill) = entry.kind { fill } else { nil } }
+        let fills = try await stored {
+            try await accountStorage.activities(account: student.accountID, query: fillQuery)
+        }
+        .compactMap { entry -> Fill? in if case .fill(let fill) = entry.kind { fill } else { nil } }
         var work = StudentWork(orders: orders.filter { $0.parentID == nil || $0.orderClass != .mleg }, fills: fills)
         let start = game.settings.startingCash
         let index = GameRegistry.benchmark(game)

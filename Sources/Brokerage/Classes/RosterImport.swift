@@ -40,10 +40,12 @@ public struct RosterImport: Sendable, Hashable {
         guard let usernameColumn = names.firstIndex(of: "username"),
             let nameColumn = names.firstIndex(of: "display_name")
         else {
-            throw .invalid("the roster's first line must name the columns username and display_name (and optionally email)")
+            throw .invalid(
+                "the roster's first line must name the columns username and display_name (and optionally email)")
         }
         if let unknown = names.first(where: { !["username", "display_name", "email"].contains($0) }) {
-            throw .invalid("line 1: unknown column \"\(unknown)\": expected username, display_name and optionally email")
+            throw .invalid(
+                "line 1: unknown column \"\(unknown)\": expected username, display_name and optionally email")
         }
         let emailColumn = names.firstIndex(of: "email")
         var rows: [Row] = []
@@ -133,7 +135,9 @@ enum CSV {
             if quoted {
                 if c == "\"" {
                     if let after = next() {
-                        if after == "\"" { field.append("\"") } else {
+                        if after == "\"" {
+                            field.append("\"")
+                        } else {
                             quoted = false
                             pending = after
                         }

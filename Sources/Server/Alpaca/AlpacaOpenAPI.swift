@@ -61,6 +61,11 @@ enum AlpacaOpenAPI {
             "time_in_force": S.enumeration(["day", "gtc", "opg", "cls", "ioc", "fok"]),
             "limit_price": S.decimal, "stop_price": S.decimal, "trail_price": S.decimal, "trail_percent": S.decimal,
             "extended_hours": S.boolean, "client_order_id": S.string,
+            // papertrade's: the trader's reason (a class's trade journal; required where the class asks for it).
+            "note": .object([
+                "type": .string("string"), "maxLength": .number("2000"),
+                "description": .string("why the order is placed: kept on the order, unchangeable (papertrade)"),
+            ]),
             "order_class": S.enumeration(["", "simple", "bracket", "oco", "oto", "mleg"]),
             "legs": .object([
                 "type": .string("array"), "minItems": .number("2"), "maxItems": .number("4"),

@@ -49,6 +49,9 @@ enum OpenAPIDocument {
             schemes[name] = .object(["type": .string("apiKey"), "in": .string("header"), "name": .string(header)])
         }
         components["securitySchemes"] = .object(schemes)
+        if case .object(let schemas) = components["schemas"] ?? .null {
+            components["schemas"] = .object(schemas.merging(NativeOpenAPI.classSchemas) { a, _ in a })
+        }
         root["components"] = .object(components)
         root["info"] = .object([
             "title": .string("papertrade API"), "version": .string("1"),
@@ -56,7 +59,8 @@ enum OpenAPIDocument {
                 "The Alpaca-compatible API (/v2, /v3, /v1beta1, /v1; key headers) and the native API the web app uses (/api/v1; session cookie). Decimals are JSON strings."
             ),
         ])
-        root["paths"] = .object(normalized(nativePaths.merging(AlpacaOpenAPI.paths) { a, _ in a }))
+        let native = nativePaths.merging(NativeOpenAPI.classPaths) { a, _ in a }
+        root["paths"] = .object(normalized(native.merging(AlpacaOpenAPI.paths) { a, _ in a }))
         // WebSockets have no operations in OpenAPI: they are listed beside the paths.
         root["x-websockets"] = AlpacaOpenAPI.streams
         return .object(root)

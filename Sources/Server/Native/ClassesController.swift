@@ -245,11 +245,13 @@ struct ClassesController {
         let id = try Self.id(context)
         let book = try await classes.gradebook(id, by: try context.user())
         if Self.wantsCSV(request) {
-            var csv = (["username", "display_name"] + book.assignments.map(\.title)).map(GamesController.csvField)
+            var csv =
+                (["username", "display_name"] + book.assignments.map(\.title)).map(GamesController.csvField)
                 .joined(separator: ",") + "\r\n"
             for row in book.rows {
                 let cells = row.cells.map(Self.cell)
-                csv += ([row.student.username, row.student.displayName] + cells).map(GamesController.csvField)
+                csv +=
+                    ([row.student.username, row.student.displayName] + cells).map(GamesController.csvField)
                     .joined(separator: ",") + "\r\n"
             }
             return Self.csv(csv, file: "gradebook-\(id.description.prefix(8)).csv")
