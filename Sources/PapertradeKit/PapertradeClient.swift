@@ -99,9 +99,9 @@ public final class PapertradeClient: Sendable {
         return url
     }
 
-    func request(_ method: String, _ path: String, query: [URLQueryItem], body: Data?) throws(PapertradeError)
-        -> URLRequest
-    {
+    func request(
+        _ method: String, _ path: String, query: [URLQueryItem], body: Data?, contentType: String = "application/json"
+    ) throws(PapertradeError) -> URLRequest {
         var request = URLRequest(url: try url(path, query: query))
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -114,17 +114,18 @@ public final class PapertradeClient: Sendable {
         case .session: break
         }
         if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
             request.httpBody = body
         }
         return request
     }
 
     /// One request: the body and response of a 2xx answer; anything else becomes the server's error.
-    func exchange(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil)
-        async throws(PapertradeError) -> (Data, HTTPURLResponse)
-    {
-        let request = try request(method, path, query: query, body: body)
+    func exchange(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil,
+        contentType: String = "application/json"
+    ) async throws(PapertradeError) -> (Data, HTTPURLResponse) {
+        let request = try request(method, path, query: query, body: body, contentType: contentType)
         let data: Data
         let response: URLResponse
         do { (data, response) = try await urlSession.data(for: request) } catch {

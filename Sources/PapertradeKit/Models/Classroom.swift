@@ -1,0 +1,119 @@
+import Foundation
+
+/// A class: a teacher's roster, assignments and grade book on a private game of its own (the game's market, cash,
+/// dates and rules; each student's class account is that game's account).
+public struct Classroom: Codable, Hashable, Sendable, Identifiable {
+    public var id: String
+    public var name: String
+    /// `teacher` or `student`: what the caller is in it.
+    public var role: String
+    public var market: Market
+    @ExactDecimal public var startingCash: Decimal
+    /// Every order of a student needs a journal note.
+    public var requireJournal: Bool
+    /// What students type to join (teachers only).
+    public var joinCode: String?
+    public var gameID: String
+    public var students: Int
+    /// The student's own class account (students only).
+    public var accountID: String?
+    /// The teachers' usernames, the one who made it first.
+    public var teachers: [String]
+    public var rules: Game.Rules?
+
+    public var isTeacher: Bool { role == "teacher" }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, role, market, students, teachers, rules
+        case startingCash = "starting_cash", requireJournal = "require_journal", joinCode = "join_code"
+        case gameID = "game_id", accountID = "account_id"
+    }
+}
+
+/// What a class is made with: a game's settings (market, cash, dates, rules) and whether orders need a note.
+public struct ClassSettings: Encodable, Hashable, Sendable {
+    public var game: GameSettings
+    public var requireJournal: Bool
+
+    public init(game: GameSettings, requireJournal: Bool = false) {
+        self.game = game
+        self.requireJournal = requireJournal
+    }
+
+    enum CodingKeys: String, CodingKey { case requireJournal = "require_journal" }
+
+    public func encode(to encoder: any Encoder) throws {
+        try game.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(requireJournal, forKey: .requireJournal)
+    }
+}
+
+/// A student on a class's roster.
+public struct ClassStudent: Codable, Hashable, Sendable {
+    public var username: String
+    public var displayName: String
+    public var email: String?
+    public var accountID: String
+    /// Set on a student a teacher took off the roster.
+    @OptionalServerTime public var removedAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case username, email
+        case displayName = "display_name", accountID = "account_id", removedAt = "removed_at"
+    }
+}
+
+/// A student a roster import created, with the password shown this once (changed at their first log-in).
+public struct EnrolledStudent: Codable, Hashable, Sendable {
+    public var username: String
+    public var displayName: String
+    public var initialPassword: String
+    public var accountID: String
+
+    enum CodingKeys: String, CodingKey {
+        case username
+        case displayName = "display_name", initialPassword = "initial_password", accountID = "account_id"
+    }
+}
+
+/// An assignment: checks read from each student's ledger up to the due time (and tasks a teacher marks).
+public struct Assignment: Codable, Hashable, Sendable, Identifiable {
+    /// One check: `kind` is trades, order_type, holdings, max_position, journal, beat_benchmark or task.
+    public struct Check: Codable, Hashable, Sendable {
+        public var kind: String
+        public var count: Int?
+        public var types: [String]?
+        /// holdings: `symbols` or `sectors`.
+        public var by: String?
+        @OptionalExactDecimal public var percent: Decimal?
+        public var text: String?
+
+        public init(
+            kind: String, count: Int? = nil, types: [String]? = nil, by: String? = nil, percent: Decimal? = nil,
+            text: String? = nil
+        ) {
+            self.kind = kind
+            self.count = count
+            self.types = types
+            self.by = by
+            self.percent = percent
+            self.text = text
+        }
+
+        public static func trades(_ count: Int) -> Check { Check(kind: "trades", count: count) }
+        public static func orderType(_ types: [String]) -> Check { Check(kind: "order_type", types: types) }
+        public static func holdings(_ count: Int, bySector: Bool = false) -> Check {
+            Check(kind: "holdings", count: count, by: bySector ? "sectors" : "symbols")
+        }
+        public static func maxPosition(percent: Decimal) -> Check { Check(kind: "max_position", percent: percent) }
+        public static let journal = Check(kind: "journal")
+        public static let beatBenchmark = Check(kind: "beat_benchmark")
+        public static func task(_ text: String) -> Check { Check(kind: "task", text: text) }
+    }
+
+    public var id: String
+    public var title: String
+    @ServerTime public var due: Date
+    public var checks: [Check]
+}

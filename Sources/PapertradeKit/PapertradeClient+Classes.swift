@@ -1,0 +1,63 @@
+import Foundation
+
+/// Classes (a session: classes belong to users): a teacher's class, roster, assignments and grade book; a student's
+/// class and progress.
+extension PapertradeClient {
+    /// The classes the user teaches or studies in.
+    public func classes() async throws(PapertradeError) -> [Classroom] {
+        try await send("GET", "classes")
+    }
+
+    public func classroom(_ id: String) async throws(PapertradeError) -> Classroom {
+        try await send("GET", "classes/\(Self.segment(id))")
+    }
+
+    /// Makes a class (the caller teaches it) on a private game of its own.
+    public func createClass(_ settings: ClassSettings) async throws(PapertradeError) -> Classroom {
+        try await send("POST", "classes", body: encode(settings))
+    }
+
+    /// Joins a class as a student with its code.
+    public func joinClass(code: String) async throws(PapertradeError) -> Classroom {
+        struct Body: Encodable { var code: String }
+        return try await send("POST", "classes/join", body: encode(Body(code: code)))
+    }
+
+    /// Imports students from CSV text (`username,display_name[,email]` with a header line): each is created with a
+    /// password shown in the answer this once. A bad line refuses the whole file (the error names every line).
+    public func importRoster(_ classID: String, csv: String) async throws(PapertradeError) -> [EnrolledStudent] {
+        struct Answer: Decodable { var students: [EnrolledStudent] }
+        let (data, _) = try await exchange(
+            "POST", "classes/\(Self.segment(classID))/roster", body: Data(csv.utf8), contentType: "text/csv")
+        return try decode(Answer.self, from: data).students
+    }
+
+    public func roster(_ classID: String) async throws(PapertradeError) -> [ClassStudent] {
+        try await send("GET", "classes/\(Self.segment(classID))/roster")
+    }
+
+    public func assignments(_ classID: String) async throws(PapertradeError) -> [Assignment] {
+        try await send("GET", "classes/\(Self.segment(classID))/assignments")
+    }
+
+    public func createAssignment(_ classID: String, title: String, due: Date, checks: [Assignment.Check])
+        async throws(PapertradeError) -> Assignment
+    {
+        struct Body: Encodable {
+            var title: String
+            var due: String
+            var checks: [Assignment.Check]
+        }
+        return try await send(
+            "POST", "classes/\(Self.segment(classID))/assignments",
+            body: encode(Body(title: title, due: ServerTime.text(due), checks: checks)))
+    }
+
+    /// The grade book as CSV: a row per student, `username` first, a column per assignment titled with its title,
+    /// cells `done`, `not done` or the teacher's mark.
+    public func gradebookCSV(_ classID: String) async throws(PapertradeError) -> String {
+        let (data, _) = try await exchange(
+            "GET", "classes/\(Self.segment(classID))/gradebook", query: [URLQueryItem(name: "format", value: "csv")])
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,105 @@
+"""Classes end to end against a real `papertrade serve`: a teacher scripts a class with the CLI — creates it, imports
+a roster of 30 from a CSV file, sets an assignment — two students log in with the passwords the import printed and
+trade over the native API, and the grade book the CLI exports says, cell by cell, who did the work."""
+import csv
+import io
+import json
+import os
+import subprocess
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import requests
+
+from conftest import BINARY
+from test_games import signup
+
+
+def class_cli(server, username, *args, password="correct horse"):
+    env = dict(os.environ, PAPERTRADE_URL=server.url, PAPERTRADE_USERNAME=username, PAPERTRADE_PASSWORD=password)
+    return subprocess.run([BINARY, "class", *args], env=env, capture_output=True, text=True, timeout=120)
+
+
+def login(server, username, password):
+    s = requests.Session()
+    r = s.post(f"{server.url}/api/v1/auth/login", json={"username": username, "password": password})
+    return s, r
+
+
+def test_a_teacher_scripts_a_class_and_the_grade_book_says_who_did_the_work(server, tmp_path):
+    teacher = "t" + uuid.uuid4().hex[:8]
+    signup(server, teacher)
+    created = class_cli(server, teacher, "create", "Econ 101", "--cash", "50000", "--journal",
+                        "--rule", "max_position_percent=30")
+    assert created.returncode == 0, created.stderr
+    class_id = created.stdout.split("id ")[1].split()[0]
+    assert "journal notes required" in created.stdout
+
+    # A roster with a duplicate is refused whole, naming its lines; nothing is created.
+    prefix = uuid.uuid4().hex[:5]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"username,display_name\n{prefix}a,Ann\n{prefix}a,Ann again\n")
+    refused = class_cli(server, teacher, "roster", class_id, str(bad))
+    assert refused.returncode != 0 and f"line 3: username {prefix}a is already on line 2" in refused.stderr
+    assert login(server, f"{prefix}a", "anything-at-all")[1].status_code == 401
+
+    roster = tmp_path / "roster.csv"
+    rows = [(f"{prefix}s{i:02d}", f"Student {i}", f"s{i}@school.example") for i in range(1, 31)]
+    with roster.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["username", "display_name", "email"])
+        w.writerows(rows)
+    imported = class_cli(server, teacher, "roster", class_id, str(roster), "--json")
+    assert imported.returncode == 0, imported.stderr
+    students = {s["username"]: s for s in json.loads(imported.stdout)}
+    assert len(students) == 30 and all(len(s["initial_password"]) == 12 for s in students.values())
+    listed = class_cli(server, teacher, "roster", class_id)
+    assert listed.returncode == 0 and all(r[0] in listed.stdout for r in rows)
+
+    due = (datetime.now(timezone.utc) + timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assigned = class_cli(server, teacher, "assign", class_id, "Week 1", "--due", due,
+                         "--check", "trades=2", "--check", "order_type=limit,stop", "--check", "journal")
+    assert assigned.returncode == 0, assigned.stderr
+
+    # Student 1 does the work; student 2 trades once. Each must first change the handed-out password.
+    first, second = rows[0][0], rows[1][0]
+    sessions = {}
+    for name in (first, second):
+        s, r = login(server, name, students[name]["initial_password"])
+        assert r.status_code == 200 and r.json()["must_change_password"] is True
+        changed = s.put(f"{server.url}/api/v1/me/password",
+                        json={"current_password": students[name]["initial_password"], "new_password": "my own pass"})
+        assert changed.status_code == 200 and changed.json()["must_change_password"] is False
+        sessions[name] = s
+
+    def order(name, body):
+        account = students[name]["account_id"]
+        return sessions[name].post(f"{server.url}/api/v1/accounts/{account}/orders", json=body)
+
+    no_note = order(first, {"symbol": "AAPL", "qty": "1", "side": "buy", "type": "market", "time_in_force": "day"})
+    assert no_note.status_code == 403 and "journal note" in no_note.json()["message"]
+    assert order(first, {"symbol": "AAPL", "qty": "1", "side": "buy", "type": "market", "time_in_force": "day",
+                         "note": "Services keep growing"}).status_code == 201
+    quote = sessions[first].get(f"{server.url}/api/v1/quotes/MSFT").json()
+    ask = quote.get("ask") or quote.get("last")
+    limit = f"{float(ask) * 1.02:.2f}"
+    filled = order(first, {"symbol": "MSFT", "qty": "1", "side": "buy", "type": "limit", "limit_price": limit,
+                           "time_in_force": "day", "note": "Cloud demand"})
+    assert filled.status_code == 201 and filled.json()["status"] == "filled", filled.text
+    assert order(second, {"symbol": "AAPL", "qty": "1", "side": "buy", "type": "market", "time_in_force": "day",
+                          "note": "A start"}).status_code == 201
+
+    book = class_cli(server, teacher, "gradebook", class_id)
+    assert book.returncode == 0, book.stderr
+    table = list(csv.reader(io.StringIO(book.stdout)))
+    assert table[0] == ["username", "display_name", "Week 1"]
+    cells = {row[0]: row[2] for row in table[1:]}
+    assert len(cells) == 30
+    assert cells[first] == "done" and cells[second] == "not done"
+    assert all(cells[r[0]] == "not done" for r in rows[2:])
+
+    # A student cannot read the grade book nor another class.
+    assert sessions[second].get(f"{server.url}/api/v1/classes/{class_id}/gradebook").status_code == 403
+    other = class_cli(server, teacher, "create", "Other class")
+    other_id = other.stdout.split("id ")[1].split()[0]
+    assert sessions[second].get(f"{server.url}/api/v1/classes/{other_id}").status_code == 404
