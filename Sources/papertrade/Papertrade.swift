@@ -19,7 +19,8 @@ struct PapertradeCommand: AsyncParsableCommand {
             OrdersCommand.self, CancelCommand.self, AccountCommand.self, TransferCommand.self, HistoryCommand.self,
             WatchCommand.self,
             MCPCommand.self,
-            Queue.self, Game.self, ClassCommand.self, BacktestCommand.self, OptionPriceCommand.self, Backup.self, Restore.self,
+            Queue.self, Game.self, ClassCommand.self, BacktestCommand.self, OptionPriceCommand.self, Backup.self,
+            Restore.self,
         ])
 }
 
