@@ -159,13 +159,16 @@ public struct Classrooms: Sendable {
         let record = try await taught(id, by: user)
         guard passwordHashes.count == roster.rows.count else { throw .invalid("one password per student") }
         let now = clock.now()
+        // Students read papertrade in their teacher's language until they choose one (their class account is named
+        // in it, and so are their notifications).
+        let language = try await users.user(id: user)?.language
         var generator = SystemRandomNumberGenerator()
         var newUsers: [UserRecord] = []
         var students: [ClassStudentRecord] = []
         for (row, hash) in zip(roster.rows, passwordHashes) {
             let student = UserRecord(
                 id: UserID(Identifier.random(using: &generator).description), username: row.username,
-                passwordHash: hash, createdAt: now, mustChangePassword: true)
+                passwordHash: hash, createdAt: now, language: language, mustChangePassword: true)
             newUsers.append(student)
             students.append(
                 ClassStudentRecord(
@@ -181,6 +184,9 @@ public struct Classrooms: Sendable {
             throw .storage(error)
         } catch {
             throw .storage(error)
+        }
+        for student in newUsers {
+            users.languages.set(student.language.flatMap(Language.init(rawValue:)), for: student.id)
         }
         try await openAccounts(record, students)
         return students

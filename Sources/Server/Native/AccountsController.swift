@@ -368,12 +368,23 @@ struct AccountsController {
 
     /// The order the trade sheet would place, for checking it: `type` market (no price), limit or stop_limit (at
     /// `price` as the limit), stop (at `price` as the stop); nil for a trailing stop (its trail is not known here).
+    /// The order an estimate checks. It carries a journal note: the note is written on the trade sheet's last step
+    /// and a class's requirement of one is checked when the order is placed; the estimate says what else refuses it.
     static func estimatedOrder(
         _ type: String?, symbol: String, side: OrderSide, qty: FixedDecimal, price: FixedDecimal?,
         timeInForce: TimeInForce = .day
     )
         -> OrderRequest?
     {
+        var order = unnotedOrder(type, symbol: symbol, side: side, qty: qty, price: price, timeInForce: timeInForce)
+        order?.note = "estimate"
+        return order
+    }
+
+    static func unnotedOrder(
+        _ type: String?, symbol: String, side: OrderSide, qty: FixedDecimal, price: FixedDecimal?,
+        timeInForce: TimeInForce
+    ) -> OrderRequest? {
         switch type ?? (price == nil ? "market" : "limit") {
         case "market":
             return OrderRequest(symbol: symbol, side: side, type: .market, timeInForce: timeInForce, qty: qty)

@@ -18,6 +18,8 @@ enum NativeEncoding {
             "type": .string(summary.account.terms.type.rawValue), "multiplier": .int(summary.margin.multiplier),
             // A game account: every player starts with the same cash, so it takes no deposits or withdrawals.
             "in_game": .bool(summary.account.inGame),
+            // A class's game that asks for a journal note on every order (the trade sheet asks for one).
+            "journal_required": .bool(summary.account.gameRules?.journalRequired ?? false),
             "max_margin_multiplier": .int(summary.account.terms.maxMultiplier),
             "maintenance_margin": .decimal(summary.margin.maintenanceMargin),
             "margin_deficit": .decimal(summary.margin.deficit),

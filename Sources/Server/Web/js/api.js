@@ -43,14 +43,14 @@ export async function request(method, path, body, options = {}) {
   }
 }
 
-async function send(method, path, body, { signal, quiet401 = false }) {
+async function send(method, path, body, { signal, quiet401 = false, contentType = 'application/json' }) {
   let response;
   try {
     response = await fetch('/api/v1' + path, {
       method,
       credentials: 'same-origin',
-      headers: body === undefined ? { Accept: 'application/json' } : { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: body === undefined ? { Accept: 'application/json' } : { 'Content-Type': contentType, Accept: 'application/json' },
+      body: body === undefined ? undefined : contentType === 'application/json' ? JSON.stringify(body) : body,
       signal,
     });
   } catch (error) {
@@ -75,6 +75,8 @@ export const post = (path, body = {}, options) => request('POST', path, body, op
 export const put = (path, body = {}, options) => request('PUT', path, body, options);
 export const patch = (path, body = {}, options) => request('PATCH', path, body, options);
 export const del = (path, options) => request('DELETE', path, undefined, options);
+/** A text body of another type (a class roster as text/csv). */
+export const postText = (path, text, contentType) => request('POST', path, text, { contentType });
 
 /** Query string from an object, skipping empty values. */
 export function query(params) {

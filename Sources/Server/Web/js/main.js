@@ -18,6 +18,7 @@ const views = {
   stock: () => import('./views/stock.js'),
   performance: () => import('./views/performance.js'),
   games: () => import('./views/games.js'),
+  classes: () => import('./views/classes.js'),
   join: () => import('./views/join.js'),
   backtest: () => import('./views/backtest.js'),
 };
@@ -114,7 +115,7 @@ async function show() {
   const { name, params } = route();
   if (!store.state.user) return;
   const load = views[name] ?? views[''];
-  renderNav(TABS.some(([p]) => p === name) ? name : name === 'join' ? 'games' : null);
+  renderNav(TABS.some(([p]) => p === name) ? name : name === 'join' || name === 'classes' ? 'games' : null);
   clear(view, loading());
   try {
     const module = await load();
@@ -139,6 +140,12 @@ async function renderLogin() {
 
 async function start() {
   const language = choose(store.state.user?.language);
+  if (store.state.user?.mustChangePassword) {
+    const { renderPasswordChange } = await import('./views/login.js');
+    runCleanups();
+    clear(root, renderPasswordChange(async (me) => { store.setSession(me); await start(); }));
+    return;
+  }
   // A user who never chose keeps the browser's language: remembered on the server for notifications and pushes.
   if (!store.state.user?.language) store.setLanguage(language, { quiet: true }).catch(() => {});
   shell();

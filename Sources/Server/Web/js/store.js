@@ -22,7 +22,7 @@ function preferred(me) {
 }
 
 export function setSession(me) {
-  state.user = me ? { id: me.id, username: me.username, language: me.language ?? null } : null;
+  state.user = me ? { id: me.id, username: me.username, language: me.language ?? null, mustChangePassword: me.must_change_password === true } : null;
   state.accounts = me?.accounts ?? [];
   // The account used last on this device, after a log-out and log-in too (a log-out forgets it in memory only).
   const has = (id) => state.accounts.some((a) => a.id === id);

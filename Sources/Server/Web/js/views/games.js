@@ -56,6 +56,7 @@ async function renderList(view, scope) {
   });
   clear(view, h('header.page-head', h('h1', t('games.title')),
     h('a.button.primary', { href: '#/games/new' }, t('games.create')),
+    h('a.button', { href: '#/classes' }, t('classes.title')),
     h('p.sub', t('games.intro'))),
   h('div.queue-grid', h('div', mine, codeForm), open));
 

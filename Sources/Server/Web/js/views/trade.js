@@ -105,6 +105,11 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
     // most that can be bought or sold; the sheet never reaches "confirm" with an order the server will refuse.
     const refusal = h('p.form-error.refusal', { role: 'alert', dataset: { testid: 'refusal' } });
     const review = h('button.primary.wide', { type: 'submit' }, t('trade.review'));
+    // A class's trade journal: why the student trades, kept on the order (required where the class says so).
+    const note = account.in_game ? h('textarea#order-note', { name: 'note', rows: 2, maxLength: 2000, 'aria-describedby': 'order-note-help', required: account.journal_required || undefined }) : null;
+    const noteField = note ? h('div.field', { dataset: { field: 'note' } },
+      h('label', { for: 'order-note' }, t(account.journal_required ? 'trade.note_required' : 'trade.note')), note,
+      h('p.field-help#order-note-help', t('trade.note_help'))) : null;
     const form = h('form.trade-form', { novalidate: true },
       sideGroup,
       h('p.sub', t('trade.last', { name: F.displayName(quote), price: F.currencySymbol(currency) + F.price(quote.last) })),
@@ -114,7 +119,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
         coin ? h('p.field-help', t('trade.crypto_help', { min: F.holdingQty(symbol, steps.min_order_size), step: F.coins(steps.min_trade_increment) }))
           : quote.market === 'cn' ? h('p.field-help', t('trade.cn_help')) : null),
       limitField, stopField, trailField,
-      field('tif', t('trade.tif'), tif),
+      field('tif', t('trade.tif'), tif), noteField,
       estimate, available, refusal, review);
 
     function priceFor(kind) {
@@ -202,6 +207,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
         const v = D.parse(input.value.trim());
         if (needed && (!v || D.sign(v) <= 0)) { toast(t(`trade.need.${name}`), 'error'); input.focus(); return; }
       }
+      if (account.journal_required && !note?.value.trim()) { toast(t('trade.need.note'), 'error'); note?.focus(); return; }
       review.disabled = true;
       let e;
       try { e = await fetchEstimate(); } catch (error) { toast(error.message, 'error'); review.disabled = false; return; }
@@ -224,6 +230,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
       if (kind === 'limit' || kind === 'stop_limit') body.limit_price = limit.value.trim();
       if (kind === 'stop' || kind === 'stop_limit') body.stop_price = stop.value.trim();
       if (kind === 'trailing_stop') body.trail_percent = trail.value.trim();
+      if (note?.value.trim()) body.note = note.value.trim();
       showConfirmStep({ account, symbol, side, body, form, review, focus: qty, close, onDone,
         summary: h('h3', t(e.short_sale ? 'trade.summary.short' : `trade.summary.${side}`, { shares: what, symbol })),
         details: [
@@ -232,6 +239,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
           body.stop_price ? h('div', h('dt', t('trade.stop_price')), h('dd', F.money(body.stop_price, currency, 2))) : null,
           body.trail_percent ? h('div', h('dt', t('trade.trail')), h('dd', body.trail_percent + '%')) : null,
           h('div', h('dt', t('trade.fees')), h('dd', F.money(e.fee_total, currency))),
+          body.note ? h('div.note', h('dt', t('trade.note')), h('dd', body.note)) : null,
           coin ? h('div', h('dt', t('trade.receive')), h('dd', side === 'buy' ? F.holdingQty(symbol, e.receive) : F.money(e.receive, currency))) : null,
           h('div.total', h('dt', t(side === 'buy' ? 'trade.estimated_total' : 'trade.estimated_proceeds')), h('dd', F.money(e.total, currency)))],
         said: (order) => (order.status === 'filled'

@@ -1,0 +1,319 @@
+// Classes: the list (make one, join with a code), a teacher's desk — students and who is behind, assignments and a
+// form that sets one, the grade book (CSV download), a roster import whose passwords are shown once, the journal and
+// the rankings — and a student's — what is due, what is done and why, their journal, the rankings. Wide screens put
+// the teacher's cards side by side; a phone stacks the student's.
+import * as api from '../api.js';
+import * as F from '../format.js';
+import * as store from '../store.js';
+import { t } from '../i18n.js';
+import { h, clear, toast, failure, empty, loading } from '../ui.js';
+
+export async function render(view, params, scope) {
+  const [id] = params;
+  if (!id) return renderList(view, scope);
+  return renderClass(view, id, scope);
+}
+
+// MARK: List
+
+async function renderList(view, scope) {
+  const list = h('section.card', { 'aria-labelledby': 'classes-mine-title' }, loading());
+  const field = (id, label, control, help) => h('div.field', h('label', { for: id }, label), control,
+    help ? h('p.field-help', help) : null);
+  const name = h('input#c-name', { autocomplete: 'off', maxLength: 100, required: true });
+  const market = h('select#c-market', h('option', { value: 'us' }, t('games.market.us')), h('option', { value: 'cn' }, t('games.market.cn')));
+  const cash = h('input#c-cash', { autocomplete: 'off', inputMode: 'decimal', value: '100000' });
+  const journal = h('input#c-journal', { type: 'checkbox' });
+  const create = h('form.card', { 'aria-labelledby': 'classes-new-title' },
+    h('h2#classes-new-title', t('classes.create')),
+    field('c-name', t('classes.name'), name), field('c-market', t('games.market'), market),
+    field('c-cash', t('games.starting_cash'), cash),
+    h('div.field', h('label.switch', { for: 'c-journal' }, journal, t('classes.require_journal')),
+      h('p.field-help', t('classes.require_journal_help'))),
+    h('button.primary.wide', { type: 'submit' }, t('classes.create')));
+  create.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!name.value.trim()) { toast(t('classes.need_name'), 'error'); name.focus(); return; }
+    const button = create.querySelector('button');
+    button.disabled = true;
+    try {
+      const made = await api.post('/classes', { name: name.value.trim(), market: market.value, starting_cash: cash.value.trim(), require_journal: journal.checked });
+      toast(t('classes.created', { name: made.name }), 'success');
+      scope.navigate(`classes/${api.enc(made.id)}`);
+    } catch (error) { toast(error.message, 'error'); button.disabled = false; }
+  });
+  const code = h('input#class-code', { autocomplete: 'off', autocapitalize: 'characters', placeholder: 'ABCD2345', maxLength: 12 });
+  const join = h('form.card', { 'aria-labelledby': 'classes-join-title' },
+    h('h2#classes-join-title', t('classes.join')),
+    field('class-code', t('games.code'), code),
+    h('button.primary.wide', { type: 'submit' }, t('classes.join_button')));
+  join.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const text = code.value.replace(/\s+/g, '').toUpperCase();
+    if (!text) { code.focus(); return; }
+    try {
+      const joined = await api.post('/classes/join', { code: text });
+      await store.refreshAccounts();
+      toast(t('classes.joined', { name: joined.name }), 'success');
+      scope.navigate(`classes/${api.enc(joined.id)}`);
+    } catch (error) { toast(error.message, 'error'); }
+  });
+  clear(view, h('header.page-head', h('h1', t('classes.title')), h('p.sub', t('classes.intro'))),
+    h('div.queue-grid', list, h('div', join, create)));
+  try {
+    const classes = await api.get('/classes');
+    clear(list, h('h2#classes-mine-title', t('classes.mine')), classes.length ? h('ul.rows', classes.map((c) =>
+      h('li.row', { dataset: { id: c.id } }, h('a.row-link', { href: `#/classes/${api.enc(c.id)}` },
+        h('span.row-main', h('span.sym', c.name), h('span.sub', [t(`classes.role.${c.role}`), t.count('classes.students', c.students)].join(' · '))),
+        h('span.row-end', c.join_code ? h('span.code', c.join_code) : null))))) : empty(t('classes.none')));
+  } catch (error) { clear(list, failure(error, () => renderList(view, scope))); }
+}
+
+// MARK: A class
+
+async function renderClass(view, id, scope) {
+  const base = `/classes/${api.enc(id)}`;
+  const klass = await api.get(base);
+  if (klass.role === 'teacher') return teacherDesk(view, klass, base, scope);
+  return studentDesk(view, klass, base, scope);
+}
+
+/** A card whose body loads after the page shows. */
+function card(id, title, ...extra) {
+  return h('section.card', { 'aria-labelledby': `${id}-title`, dataset: { card: id } }, h(`h2#${id}-title`, title), ...extra);
+}
+
+async function fill(section, load, build) {
+  const title = section.firstChild;
+  section.append(loading());
+  try {
+    const data = await load();
+    clear(section, title, build(data));
+  } catch (error) { clear(section, title, failure(error, () => fill(section, load, build))); }
+}
+
+function classFacts(klass) {
+  return [t(`games.market.${klass.market}`), F.money(klass.starting_cash, klass.market === 'cn' ? 'CNY' : 'USD', 0),
+    t.count('classes.students', klass.students), klass.require_journal ? t('classes.journal_on') : null].filter(Boolean).join(' · ');
+}
+
+// MARK: Teacher
+
+async function teacherDesk(view, klass, base, scope) {
+  const students = card('class-students', t('classes.students_title'));
+  const assignments = card('class-assignments', t('classes.assignments'));
+  const gradebook = card('class-gradebook', t('classes.gradebook'),
+    h('a.button', { href: `/api/v1${base}/gradebook?format=csv`, download: `gradebook-${klass.id.slice(0, 8)}.csv` }, t('classes.download_csv')));
+  // After an import or a new assignment the whole desk is drawn again, the class's figures included.
+  const again = () => renderClass(view, klass.id, scope);
+  const roster = card('class-roster', t('classes.import'), rosterForm(base, again));
+  const journal = card('class-journal', t('classes.journal'),
+    h('a.button', { href: `/api/v1${base}/journal?format=csv`, download: `journal-${klass.id.slice(0, 8)}.csv` }, t('classes.download_csv')));
+  const rankings = card('class-rankings', t('classes.rankings'));
+  clear(view, h('header.page-head', h('h1', klass.name),
+    h('p.sub', classFacts(klass)),
+    h('p.sub', t('classes.code_line', { code: klass.join_code }), ' ', h('a', { href: '#/classes' }, t('classes.all')))),
+  h('div.class-desk', students, assignments, gradebook, roster, journal, rankings));
+
+  const [progress, list] = await Promise.all([api.get(`${base}/progress`).catch(() => []), api.get(`${base}/assignments`).catch(() => [])]);
+  const now = Date.now();
+  const due = list.filter((a) => new Date(a.due).getTime() <= now);
+  clear(students, students.firstChild, progress.length ? h('ul.rows', progress
+    .map((p) => ({ p, behind: due.filter((a) => !p.assignments.find((x) => x.assignment_id === a.id)?.done).length }))
+    .sort((a, b) => b.behind - a.behind || a.p.student.username.localeCompare(b.p.student.username))
+    .map(({ p, behind }) => h('li.row', { dataset: { student: p.student.username } },
+      h('span.row-main', h('span.sym', p.student.display_name), h('span.sub', p.student.username)),
+      h('span.row-end', h('span', t('classes.done_of', { done: p.assignments.filter((a) => a.done).length, total: p.assignments.length })),
+        behind ? h('span.pill.late', t.count('classes.behind', behind)) : h('span.pill', t('classes.on_track'))))))
+    : empty(t('classes.no_students')));
+
+  clear(assignments, assignments.firstChild,
+    list.length ? h('ul.rows', list.map((a) => {
+      const done = progress.filter((p) => p.assignments.find((x) => x.assignment_id === a.id)?.done).length;
+      return h('li.row', h('span.row-main', h('span.sym', a.title), h('span.sub', [t('classes.due', { date: F.dateTime(a.due) }), a.checks.map(checkName).join(', ')].join(' · '))),
+        h('span.row-end', t('classes.done_of', { done, total: progress.length })));
+    })) : empty(t('classes.no_assignments')),
+    assignmentForm(base, again));
+
+  fill(gradebook, () => api.get(`${base}/gradebook`), (book) => book.students.length && book.assignments.length
+    ? h('div.table-scroll', { tabindex: '0', role: 'region', 'aria-labelledby': 'class-gradebook-title' }, h('table.gradebook',
+      h('thead', h('tr', h('th', { scope: 'col' }, t('classes.student')), book.assignments.map((a) => h('th', { scope: 'col' }, a.title)))),
+      h('tbody', book.students.map((s) => h('tr', h('th', { scope: 'row' }, s.display_name),
+        s.cells.map((c) => h(`td.${c.done ? 'done' : c.mark ? 'marked' : 'open'}`, c.mark ?? t(c.done ? 'classes.cell.done' : 'classes.cell.not_done'))))))))
+    : empty(t('classes.no_grades')));
+  fill(journal, () => api.get(`${base}/journal`), (lines) => journalList(lines.slice(0, 50), true));
+  fill(rankings, () => api.get(`${base}/rankings`), rankingTable);
+}
+
+function rosterForm(base, done) {
+  const text = h('textarea#roster-csv', { rows: 5, placeholder: 'username,display_name,email\nwei,Li Wei,\n', spellcheck: false, 'aria-describedby': 'roster-help' });
+  const file = h('input#roster-file', { type: 'file', accept: '.csv,text/csv' });
+  file.addEventListener('change', async () => { if (file.files?.[0]) text.value = await file.files[0].text(); });
+  const result = h('div.roster-result', { 'aria-live': 'polite' });
+  const form = h('form.roster-form',
+    h('p.field-help#roster-help', t('classes.import_help')),
+    h('div.field', h('label', { for: 'roster-file' }, t('classes.import_file')), file),
+    h('div.field', h('label', { for: 'roster-csv' }, t('classes.import_text')), text),
+    h('button.primary', { type: 'submit' }, t('classes.import_button')), result);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!text.value.trim()) { text.focus(); return; }
+    try {
+      const { students } = await api.postText(`${base}/roster`, text.value, 'text/csv');
+      text.value = '';
+      clear(result, h('p.notice', t('classes.passwords_once', { n: students.length })),
+        h('div.table-scroll', { tabindex: '0', role: 'region', 'aria-label': t('classes.passwords') }, h('table.passwords',
+          h('thead', h('tr', [t('classes.student'), t('classes.username'), t('classes.password')].map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', students.map((s) => h('tr', h('td', s.display_name), h('td', s.username), h('td.mono', s.initial_password)))))),
+        h('button', { type: 'button', onclick: () => window.print() }, t('classes.print')),
+        h('button', { type: 'button', onclick: done }, t('classes.done')));
+    } catch (error) { clear(result, h('p.form-error', { role: 'alert' }, error.message)); }
+  });
+  return form;
+}
+
+/** The new-assignment form: a title, a due time, and the checks a teacher ticks. */
+function assignmentForm(base, done) {
+  const title = h('input#a-title', { autocomplete: 'off', maxLength: 120 });
+  const dueInput = h('input#a-due', { type: 'datetime-local' });
+  const number = (id, value) => h(`input#${id}`, { inputMode: 'numeric', autocomplete: 'off', value, size: 4 });
+  const trades = number('a-trades', '3');
+  const holdings = number('a-holdings', '5');
+  const position = number('a-position', '25');
+  const task = h('input#a-task', { autocomplete: 'off', maxLength: 500 });
+  const box = (id) => h(`input#${id}`, { type: 'checkbox' });
+  const checks = {
+    trades: box('ac-trades'), stop: box('ac-stop'), holdings: box('ac-holdings'), position: box('ac-position'),
+    journal: box('ac-journal'), benchmark: box('ac-benchmark'), task: box('ac-task'),
+  };
+  const line = (id, ...label) => h('div.check-line', h('label.switch', { for: id }, checks[id.slice(3)], ...label));
+  const form = h('form.assignment-form', { 'aria-labelledby': 'a-form-title' },
+    h('h3#a-form-title', t('classes.new_assignment')),
+    h('div.field', h('label', { for: 'a-title' }, t('classes.assignment_title')), title),
+    h('div.field', h('label', { for: 'a-due' }, t('classes.due_label')), dueInput),
+    h('fieldset', h('legend', t('classes.checks')),
+      line('ac-trades', t('classes.form.trades')), h('label.inline', { for: 'a-trades' }, t('classes.form.count'), trades),
+      line('ac-stop', t('classes.form.stop')),
+      line('ac-holdings', t('classes.form.holdings')), h('label.inline', { for: 'a-holdings' }, t('classes.form.count'), holdings),
+      line('ac-position', t('classes.form.position')), h('label.inline', { for: 'a-position' }, t('classes.form.percent'), position),
+      line('ac-journal', t('classes.form.journal')),
+      line('ac-benchmark', t('classes.form.benchmark')),
+      line('ac-task', t('classes.form.task')), h('label.inline', { for: 'a-task' }, t('classes.form.task_text'), task)),
+    h('button.primary', { type: 'submit' }, t('classes.assign')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const list = [];
+    if (checks.trades.checked) list.push({ kind: 'trades', count: Number(trades.value) });
+    if (checks.stop.checked) list.push({ kind: 'order_type', types: ['stop', 'stop_limit', 'trailing_stop', 'limit'] });
+    if (checks.holdings.checked) list.push({ kind: 'holdings', count: Number(holdings.value), by: 'symbols' });
+    if (checks.position.checked) list.push({ kind: 'max_position', percent: position.value.trim() });
+    if (checks.journal.checked) list.push({ kind: 'journal' });
+    if (checks.benchmark.checked) list.push({ kind: 'beat_benchmark' });
+    if (checks.task.checked) list.push({ kind: 'task', text: task.value.trim() });
+    if (!title.value.trim()) { toast(t('classes.need_title'), 'error'); title.focus(); return; }
+    if (!dueInput.value) { toast(t('classes.need_due'), 'error'); dueInput.focus(); return; }
+    if (!list.length) { toast(t('classes.need_check'), 'error'); return; }
+    try {
+      await api.post(`${base}/assignments`, { title: title.value.trim(), due: new Date(dueInput.value).toISOString(), checks: list });
+      toast(t('classes.assigned', { title: title.value.trim() }), 'success');
+      done();
+    } catch (error) { toast(error.message, 'error'); }
+  });
+  return form;
+}
+
+// MARK: Student
+
+async function studentDesk(view, klass, base, scope) {
+  const due = card('class-due', t('classes.what_due'));
+  const finished = card('class-done', t('classes.what_done'));
+  const journal = card('class-journal', t('classes.my_journal'));
+  const rankings = card('class-rankings', t('classes.rankings'));
+  // (The route changes first: selecting another account re-renders the route, which is then home.)
+  const trade = h('button.primary', { type: 'button', onclick: () => {
+    scope.navigate('');
+    if (store.state.accountId !== klass.account_id) store.selectAccount(klass.account_id);
+  } }, t('classes.trade'));
+  clear(view, h('header.page-head', h('h1', klass.name), h('p.sub', classFacts(klass)),
+    h('p.sub', t('classes.teachers', { names: klass.teachers.join(', ') })), klass.account_id ? trade : null),
+  h('div.class-desk.student', due, finished, journal, rankings));
+  try {
+    const [mine] = await api.get(`${base}/progress`);
+    const now = Date.now();
+    const open = (mine?.assignments ?? []).filter((a) => !a.done);
+    const done = (mine?.assignments ?? []).filter((a) => a.done);
+    clear(due, due.firstChild, open.length ? h('ul.assignments', open.map((a) => assignmentItem(a, now))) : empty(t('classes.nothing_due')));
+    clear(finished, finished.firstChild, done.length ? h('ul.assignments', done.map((a) => assignmentItem(a, now))) : empty(t('classes.nothing_done')));
+  } catch (error) { clear(due, due.firstChild, failure(error, () => studentDesk(view, klass, base, scope))); }
+  fill(journal, () => api.get(`${base}/journal`), (lines) => journalList(lines, false));
+  fill(rankings, () => api.get(`${base}/rankings`), rankingTable);
+}
+
+function assignmentItem(a, now) {
+  const late = new Date(a.due).getTime() < now;
+  return h('li.assignment', { dataset: { assignment: a.assignment_id } },
+    h('div.assignment-head', h('span.sym', a.title),
+      h(`span.pill${a.done ? '.done' : late ? '.late' : ''}`, a.mark ?? t(a.done ? 'classes.cell.done' : late ? 'classes.late' : 'classes.open')),
+      h('span.sub', t('classes.due', { date: F.dateTime(a.due) }))),
+    h('ul.checks', a.checks.map((c) => h(`li.${c.done ? 'done' : 'open'}`,
+      h('span.mark', { 'aria-hidden': 'true' }, c.done ? '✓' : '○'),
+      h('span.sr-only', t(c.done ? 'classes.check_done' : 'classes.check_open')),
+      h('span', checkWords(c, a.mark))))));
+}
+
+/** What a check asks, in a few words (the teacher's list). */
+function checkName(c) {
+  switch (c.kind) {
+    case 'trades': return t.count('classes.name.trades', c.count);
+    case 'order_type': return t('classes.name.order_type', { types: c.types.map((x) => t(`trade.type.${x}`)).join(' / ') });
+    case 'holdings': return t.count(c.by === 'sectors' ? 'classes.name.sectors' : 'classes.name.holdings', c.count);
+    case 'max_position': return t('classes.name.max_position', { percent: c.percent });
+    case 'task': return c.text;
+    default: return t(`classes.name.${c.kind}`);
+  }
+}
+
+/** A check's state in the reader's language, from its figures (the API's detail is English). */
+function checkWords(p, mark) {
+  const c = p.check;
+  const pct = (v) => F.percent(v, { fraction: true });
+  switch (c.kind) {
+    case 'trades': return t('classes.words.trades', { count: p.count, needed: p.needed });
+    case 'order_type': return p.done ? t('classes.words.order_type_done', { types: checkName(c) }) : t('classes.words.order_type', { types: checkName(c) });
+    case 'holdings': return t(c.by === 'sectors' ? 'classes.words.sectors' : 'classes.words.holdings', { count: p.count, needed: p.needed, symbols: p.symbols.join(', ') || '—' });
+    case 'max_position': return p.value === undefined ? t('classes.words.not_recorded')
+      : p.done ? t('classes.words.max_position_ok', { value: F.signedNumber(p.value).replace(/^\+/, ''), limit: c.percent })
+        : t('classes.words.max_position_over', { symbols: p.symbols.join(', '), limit: c.percent });
+    case 'journal': return p.needed ? t('classes.words.journal', { count: p.count, needed: p.needed }) : t('classes.words.no_trades');
+    case 'beat_benchmark': return p.value === undefined || p.limit === undefined ? t('classes.words.no_benchmark')
+      : t('classes.words.beat_benchmark', { mine: pct(p.value), index: pct(p.limit) });
+    case 'task': return mark ? t('classes.words.task_marked', { text: c.text, mark }) : t('classes.words.task', { text: c.text });
+    default: return p.detail;
+  }
+}
+
+function journalList(lines, withNames) {
+  const noted = lines.filter((l) => l.order.note);
+  if (!noted.length) return empty(t('classes.no_notes'));
+  return h('ul.rows.journal', noted.map(({ display_name: name, order: o }) => h('li.row',
+    h('span.row-main', h('span.sym', [withNames ? name : null, `${t(`trade.${o.side}`)} ${o.symbol}`].filter(Boolean).join(' · ')),
+      h('span.note', o.note)),
+    h('span.row-end.sub', F.dateTime(o.created_at)))));
+}
+
+function rankingTable(r) {
+  if (!r.students.length) return empty(t('classes.no_students'));
+  const ratio = (v) => (v == null ? '—' : F.signedNumber(v).replace(/^\+/, ''));
+  const pct = (v) => (v == null ? '—' : F.percent(v, { fraction: true }));
+  // Each heading's definition (as the backtest report words it) shows on hover.
+  const headers = [['#', null], [t('classes.student'), null], [t('classes.rank.return'), null],
+    [t('backtest.sharpe'), 'backtest.def.sharpe'], [t('backtest.sortino'), 'backtest.def.sortino'],
+    [t('classes.rank.drawdown'), 'backtest.def.max_drawdown'], ['α', 'classes.def.alpha'], ['β', 'classes.def.beta'],
+    [t('classes.rank.trades'), null]];
+  return h('div.table-scroll', { tabindex: '0', role: 'region', 'aria-labelledby': 'class-rankings-title' }, h('table.rankings',
+    h('thead', h('tr', headers.map(([label, key]) => h('th', { scope: 'col', title: key ? t(key) : undefined }, label)))),
+    h('tbody', r.students.map((s) => h('tr',
+      h('td', String(s.rank)), h('th', { scope: 'row' }, s.display_name), h('td', pct(s.return)), h('td', ratio(s.sharpe)),
+      h('td', ratio(s.sortino)), h('td', pct(s.max_drawdown)), h('td', pct(s.alpha)), h('td', ratio(s.beta)), h('td', String(s.trades)))))),
+  h('p.field-help', t('classes.rank.help')));
+}

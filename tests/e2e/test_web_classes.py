@@ -1,0 +1,125 @@
+"""Classes in the web app, in English and in Chinese: a teacher makes a class that asks for a journal, pastes a roster
+and reads the passwords it shows once, and sets an assignment (desktop first); a student logs in with a handed-out
+password, is made to choose their own, trades from the class account through the trade sheet — which refuses to go on
+without a journal note — and sees on their phone what is due and which check their trade satisfied. The teacher's
+desk then shows the grade book, the journal and the rankings. No English is left on the Chinese screens, and axe finds nothing serious on them.
+
+Screenshots (class-teacher-*, class-student-*, class-password-*) go to tests/e2e/screenshots/."""
+import uuid
+from datetime import datetime, timedelta
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from browser import App, chromium, DESKTOP
+from test_accessibility import findings
+from test_web_app_zh import english_left
+
+
+@pytest.fixture(scope="module", params=["en-US", "zh-CN"])
+def driver(request):
+    d = chromium(request.param)
+    yield d
+    d.quit()
+
+
+def login(app, username, password):
+    app.d.delete_all_cookies()
+    app.open()
+    app.d.execute_script("localStorage.clear()")
+    app.d.refresh()
+    app.css("#username").send_keys(username)
+    app.css("#password").send_keys(password)
+    app.click("form button[type=submit]")
+
+
+def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
+    app = App(driver, server).signup()
+    chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    tag = "zh" if chinese else "en"
+
+    # The teacher, on a desktop: make a class that asks for a journal.
+    app.size(*DESKTOP)
+    app.go("classes")
+    app.visible("#c-name").send_keys("Econ 101")
+    app.click("#c-journal")
+    app.click("form[aria-labelledby=classes-new-title] button[type=submit]")
+    app.css("[data-card=class-roster]")
+    class_id = app.d.execute_script("return location.hash.split('/')[2]")
+    prefix = uuid.uuid4().hex[:5]
+    roster = "username,display_name\n" + "".join(f"{prefix}{i},Wang {i}\n" for i in range(1, 4))
+    app.visible("#roster-csv").send_keys(roster)
+    app.click(".roster-form button[type=submit]")
+    passwords = {}
+    app.css("table.passwords tbody tr")
+    for row in app.all("table.passwords tbody tr"):
+        cells = [c.text for c in row.find_elements(By.CSS_SELECTOR, "td")]
+        passwords[cells[1]] = cells[2]
+    assert len(passwords) == 3 and all(len(p) == 12 for p in passwords.values())
+    notice = app.text(".roster-result .notice")
+    assert ("只显示这一次" if chinese else "shown only once") in notice
+    if chinese:
+        assert english_left(app) == []
+    app.click(".roster-result button:last-child")  # Done
+    app.css("[data-card=class-students] li.row")
+
+    due = (datetime.now() + timedelta(days=5)).strftime("%Y-%m-%dT%H:%M")
+    app.visible("#a-title").send_keys("Week 1")
+    app.d.execute_script("const i = document.querySelector('#a-due'); i.value = arguments[0]; i.dispatchEvent(new Event('input'))", due)
+    for box in ("#ac-trades", "#ac-journal"):
+        app.click(box)
+    trades = app.css("#a-trades")
+    trades.clear()
+    trades.send_keys("1")
+    app.click(".assignment-form button[type=submit]")
+    app.text_in("[data-card=class-assignments] .rows", "Week 1")
+    app.settled()
+    assert app.text("[data-card=class-gradebook] table.gradebook thead").count("Week 1") == 1
+    if chinese:
+        assert english_left(app) == []
+    app.shot(f"class-teacher-{tag}")
+    assert findings(app, "the teacher's desk") == []
+    assert app.overflow(390) == 0
+
+    # A student, on a phone: the handed-out password first, then their own.
+    student = f"{prefix}1"
+    login(app, student, passwords[student])
+    app.visible("#current-password").send_keys(passwords[student])
+    app.css("#new-password").send_keys("my own secret")
+    app.css("#again-password").send_keys("my own secret")
+    if chinese:
+        assert english_left(app, "main.login") == []
+    app.shot(f"class-password-{tag}")
+    assert findings(app, "the password change") == []
+    app.click("form button[type=submit]")
+    app.css(".net-worth")
+
+    app.go(f"classes/{class_id}")
+    app.text_in("[data-card=class-due]", "Week 1")
+    assert ("已完成交易：0/1" if chinese else "Trades made: 0 of 1") in app.text("[data-card=class-due]")
+    app.click(".page-head button.primary")  # Trade in the class account
+    app.css(".net-worth")
+    app.open_trade("AAPL", "buy")
+    app.set_qty("1")
+    app.click("dialog[open] form.trade-form button[type=submit]")
+    app.toast("请写明" if chinese else "journal note")
+    note = "业绩超预期，服务收入增长" if chinese else "Earnings beat; services growing"
+    app.visible("dialog[open] #order-note").send_keys(note)
+    app.click("dialog[open] form.trade-form button[type=submit]")
+    app.text_in("dialog[open] .confirm-step", note)
+    app.click("dialog[open] .confirm-step button.primary")
+    app.toast("AAPL")
+
+    app.go(f"classes/{class_id}")
+    done = app.text_in("[data-card=class-done]", "Week 1")
+    assert ("已完成交易：1/1" if chinese else "Trades made: 1 of 1") in done
+    assert ("写了日志的交易：1/1" if chinese else "Trades with a journal note: 1 of 1") in done
+    app.text_in("[data-card=class-journal]", note)
+    app.settled()
+    if chinese:
+        assert english_left(app) == []
+    app.shot(f"class-student-{tag}")
+    assert findings(app, "the student's desk") == []
+    assert app.overflow(320) == 0
+    # The student is not shown the roster: the API says so too.
+    assert app.api("GET", f"/classes/{class_id}/roster")["status"] == 403
