@@ -233,11 +233,15 @@ struct WebAppTests {
         }
     }
 
-    /// The keys and `{placeholders}` of a catalogue file (`'key': 'text',` lines).
+    /// The keys and `{placeholders}` of a language's catalogue (`'key': 'text',` lines): its file and the texts that
+    /// screens outside the offline shell bring with them (`i18n/<screen>.<language>.js`).
     static func catalogue(_ name: String) throws -> [String: Set<String>] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/Server/Web/js/i18n/\(name).js").standardized
-        let text = try String(contentsOf: url, encoding: .utf8)
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/Server/Web/js/i18n").standardized
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0 == "\(name).js" || $0.hasSuffix(".\(name).js") }
+        var text = ""
+        for file in files { text += try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8) + "\n" }
         var entries: [String: Set<String>] = [:]
         let entry = /^\s*'([^']+)':\s*'((?:[^'\\]|\\.)*)',?\s*$/
         let placeholder = /\{(\w+)\}/

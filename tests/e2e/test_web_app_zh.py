@@ -31,7 +31,10 @@ def english_left(app, selector="main"):
     name, not an untranslated "Bank"."""
     return app.d.execute_async_script("""
         const [selector, done] = arguments;
-        Promise.all([import('/app/js/i18n/en.js'), import('/app/js/i18n/zh-Hans.js')]).then(([en, zh]) => {
+        // The main catalogues and the texts screens outside the offline shell bring (i18n/<screen>.<language>.js).
+        Promise.all(['en.js', 'zh-Hans.js', 'classes.en.js', 'classes.zh-Hans.js'].map((f) => import('/app/js/i18n/' + f))).then(([en0, zh0, enClasses, zhClasses]) => {
+          const en = { default: { ...en0.default, ...enClasses.default } };
+          const zh = { default: { ...zh0.default, ...zhClasses.default } };
           const root = document.querySelector(selector);
           let text = root?.innerText ?? '';
           for (const data of root?.querySelectorAll('.name, [lang=en]') ?? []) {

@@ -38,6 +38,14 @@ export function t(key, values = {}) {
   const template = catalogues[current][key] ?? en[key] ?? key;
   return template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
+/**
+ * Adds a screen's own texts (`{ en: {...}, 'zh-Hans': {...} }`, from i18n/<screen>.<language>.js) to the catalogues:
+ * screens outside the offline shell bring their words with them.
+ */
+export function addTexts(chunks) {
+  for (const [language, texts] of Object.entries(chunks)) Object.assign(catalogues[language], texts);
+}
+
 /** Whether the catalogues have `key` (for words from data that we translate when we know them). */
 t.has = (key) => key in en;
 t.count = (key, n, values = {}) => t(`${key}.${Number(n) === 1 ? 'one' : 'other'}`, { n, ...values });

@@ -5,8 +5,12 @@
 import * as api from '../api.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
-import { t } from '../i18n.js';
+import { t, addTexts } from '../i18n.js';
 import { h, clear, toast, failure, empty, loading } from '../ui.js';
+import en from '../i18n/classes.en.js';
+import zhHans from '../i18n/classes.zh-Hans.js';
+
+addTexts({ en, 'zh-Hans': zhHans });
 
 export async function render(view, params, scope) {
   const [id] = params;
