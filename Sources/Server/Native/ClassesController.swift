@@ -246,15 +246,15 @@ struct ClassesController {
         let book = try await classes.gradebook(id, by: try context.user())
         if Self.wantsCSV(request) {
             var csv =
-                (["username", "display_name"] + book.assignments.map(\.title)).map(GamesController.csvField)
+                (["username", "display_name"] + book.assignments.map(\.title)).map(CSVFile.field)
                 .joined(separator: ",") + "\r\n"
             for row in book.rows {
                 let cells = row.cells.map(Self.cell)
                 csv +=
-                    ([row.student.username, row.student.displayName] + cells).map(GamesController.csvField)
+                    ([row.student.username, row.student.displayName] + cells).map(CSVFile.field)
                     .joined(separator: ",") + "\r\n"
             }
-            return Self.csv(csv, file: "gradebook-\(id.description.prefix(8)).csv")
+            return CSVFile.response(csv, file: "gradebook-\(id.description.prefix(8)).csv")
         }
         return JSONValue.object([
             "assignments": .array(book.assignments.map(Self.assignment)),
@@ -288,9 +288,9 @@ struct ClassesController {
                     o.qty?.description ?? "", o.notional?.description ?? "", o.status.rawValue,
                     o.filledQty.description, o.filledAvgPrice?.description ?? "", o.note ?? "",
                 ]
-                csv += fields.map(GamesController.csvField).joined(separator: ",") + "\r\n"
+                csv += fields.map(CSVFile.field).joined(separator: ",") + "\r\n"
             }
-            return Self.csv(csv, file: "journal-\(id.description.prefix(8)).csv")
+            return CSVFile.response(csv, file: "journal-\(id.description.prefix(8)).csv")
         }
         return JSONValue.array(
             lines.map { line in
@@ -416,13 +416,6 @@ struct ClassesController {
 
     static func wantsCSV(_ request: Request) -> Bool {
         request.query("format") == "csv" || (request.headers[.accept] ?? "").contains("text/csv")
-    }
-
-    static func csv(_ text: String, file: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/csv; charset=utf-8"
-        headers[.contentDisposition] = "attachment; filename=\"\(file)\""
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// A password a teacher can read out or print: 12 letters and digits, none that look alike (0/O, 1/l/I).

@@ -172,26 +172,10 @@ struct GamesController {
                 s.dayChange.description, String(s.trades), s.sharpe?.description ?? "",
                 s.excessReturn?.description ?? "",
             ]
-            csv += fields.map(Self.csvField).joined(separator: ",") + "\r\n"
+            csv += fields.map(CSVFile.field).joined(separator: ",") + "\r\n"
         }
-        let file = "game-" + String(id.description.prefix(8)) + (board.isFinal ? "-final" : "") + ".csv"
-        var headers = HTTPFields()
-        headers[.contentType] = "text/csv; charset=utf-8"
-        headers[.contentDisposition] = "attachment; filename=\"\(file)\""
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: csv)))
-    }
-
-    /// A CSV field, quoted when it holds a comma, quote or line break; a leading =, +, - or @ is prefixed with an
-    /// apostrophe so a spreadsheet does not run a player's name as a formula.
-    static func csvField(_ text: String) -> String {
-        var value = text
-        if let first = value.first, "=+-@".contains(first), Int(value) == nil,
-            (try? FixedDecimal(parsing: value)) == nil
-        {
-            value = "'" + value
-        }
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return CSVFile.response(
+            csv, file: "game-" + String(id.description.prefix(8)) + (board.isFinal ? "-final" : "") + ".csv")
     }
 
     @Sendable func portfolio(_ request: Request, context: AppContext) async throws -> Response {
