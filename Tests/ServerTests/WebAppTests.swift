@@ -241,7 +241,9 @@ struct WebAppTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0 == "\(name).js" || $0.hasSuffix(".\(name).js") }
         var text = ""
-        for file in files { text += try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8) + "\n" }
+        for file in files {
+            text += try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8) + "\n"
+        }
         var entries: [String: Set<String>] = [:]
         let entry = /^\s*'([^']+)':\s*'((?:[^'\\]|\\.)*)',?\s*$/
         let placeholder = /\{(\w+)\}/
