@@ -75,6 +75,10 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     app.text_in("[data-card=class-assignments] .rows", "Week 1")
     app.settled()
     assert app.text("[data-card=class-gradebook] table.gradebook thead").count("Week 1") == 1
+    csv_link = app.css("[data-card=class-gradebook] a.button[download]").get_attribute("href")
+    assert csv_link.endswith(f"/api/v1/classes/{class_id}/gradebook?format=csv")
+    csv = app.d.execute_async_script("fetch(arguments[0]).then(r => r.text()).then(arguments[1])", csv_link)
+    assert csv.splitlines()[0] == "username,display_name,Week 1" and len(csv.splitlines()) == 4
     if chinese:
         assert english_left(app) == []
     app.shot(f"class-teacher-{tag}")

@@ -87,13 +87,14 @@ function card(id, title, ...extra) {
   return h('section.card', { 'aria-labelledby': `${id}-title`, dataset: { card: id } }, h(`h2#${id}-title`, title), ...extra);
 }
 
+/** Loads a card's body; what the card already holds (its title, its buttons) stays above it. */
 async function fill(section, load, build) {
-  const title = section.firstChild;
+  const head = [...section.childNodes];
   section.append(loading());
   try {
     const data = await load();
-    clear(section, title, build(data));
-  } catch (error) { clear(section, title, failure(error, () => fill(section, load, build))); }
+    clear(section, ...head, build(data));
+  } catch (error) { clear(section, ...head, failure(error, () => fill(section, load, build))); }
 }
 
 function classFacts(klass) {
@@ -107,7 +108,8 @@ async function teacherDesk(view, klass, base, scope) {
   const students = card('class-students', t('classes.students_title'));
   const assignments = card('class-assignments', t('classes.assignments'));
   const gradebook = card('class-gradebook', t('classes.gradebook'),
-    h('a.button', { href: `/api/v1${base}/gradebook?format=csv`, download: `gradebook-${klass.id.slice(0, 8)}.csv` }, t('classes.download_csv')));
+    h('a.button', { href: `/api/v1${base}/gradebook?format=csv`, download: `gradebook-${klass.id.slice(0, 8)}.csv` }, t('classes.download_csv')),
+    h('button', { type: 'button', onclick: () => window.print() }, t('classes.print')));
   // After an import or a new assignment the whole desk is drawn again, the class's figures included.
   const again = () => renderClass(view, klass.id, scope);
   const roster = card('class-roster', t('classes.import'), rosterForm(base, again));
