@@ -3,6 +3,16 @@ import Foundation
 /// Classes (a session: classes belong to users): a teacher's class, roster, assignments and grade book; a student's
 /// class and progress.
 extension PapertradeClient {
+    /// Replaces the user's password (a student's first log-in with a handed-out one); the answer is the user, no
+    /// longer asked to change it.
+    public func changePassword(current: String, new: String) async throws(PapertradeError) -> User {
+        struct Body: Encodable {
+            var current_password: String
+            var new_password: String
+        }
+        return try await send("PUT", "me/password", body: encode(Body(current_password: current, new_password: new)))
+    }
+
     /// The classes the user teaches or studies in.
     public func classes() async throws(PapertradeError) -> [Classroom] {
         try await send("GET", "classes")

@@ -31,6 +31,8 @@ public struct Account: Codable, Hashable, Sendable, Identifiable {
     @ExactDecimal public var marginDeficit: Decimal
     /// A game account: every player starts with the same cash, so it takes no deposits or withdrawals.
     public var inGame: Bool
+    /// A class's account whose orders need a journal note (nil from servers before classes).
+    public var journalRequired: Bool?
     public var positions: [Position]?
     /// Cash in other currencies, in the account's currency at the rates (nil from servers before currencies).
     @OptionalExactDecimal public var foreignCash: Decimal?
@@ -43,6 +45,7 @@ public struct Account: Codable, Hashable, Sendable, Identifiable {
         case accountNumber = "account_number", buyingPower = "buying_power", marketValue = "market_value"
         case dayChange = "day_change", startingCash = "starting_cash", maxMarginMultiplier = "max_margin_multiplier"
         case maintenanceMargin = "maintenance_margin", marginDeficit = "margin_deficit", inGame = "in_game"
+        case journalRequired = "journal_required"
     }
 }
 
@@ -356,5 +359,13 @@ public struct User: Codable, Hashable, Sendable, Identifiable {
     public var username: String
     /// `en`, `zh`, or nil to follow the browser.
     public var language: String?
+    /// Set while the user logs in with a password someone else chose (a teacher's roster): change it with
+    /// `changePassword` (nil from servers before classes).
+    public var mustChangePassword: Bool?
     public var accounts: [Account]
+
+    enum CodingKeys: String, CodingKey {
+        case id, username, language, accounts
+        case mustChangePassword = "must_change_password"
+    }
 }
