@@ -42,10 +42,12 @@ public struct ClassStudentRecord: Sendable, Hashable {
     public var addedAt: Timestamp
     /// Set when a teacher took the student off the roster (their account stops trading; their work stays).
     public var removedAt: Timestamp?
+    /// The student's last log-in (read with the roster; nil: never logged in).
+    public var lastLoginAt: Timestamp?
 
     public init(
         classID: ClassID, userID: UserID, username: String, displayName: String, email: String?,
-        accountID: AccountID, addedAt: Timestamp, removedAt: Timestamp? = nil
+        accountID: AccountID, addedAt: Timestamp, removedAt: Timestamp? = nil, lastLoginAt: Timestamp? = nil
     ) {
         self.classID = classID
         self.userID = userID
@@ -55,6 +57,7 @@ public struct ClassStudentRecord: Sendable, Hashable {
         self.accountID = accountID
         self.addedAt = addedAt
         self.removedAt = removedAt
+        self.lastLoginAt = lastLoginAt
     }
 }
 

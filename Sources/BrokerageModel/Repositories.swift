@@ -21,6 +21,8 @@ public protocol UserRepository: Sendable {
     func apiKey(_ keyID: String) async throws -> APIKeyRecord?
     /// Replaces a user's password hash; `mustChange` makes their next log-in ask for a new one.
     func setPassword(user: UserID, hash: String, mustChange: Bool) async throws
+    /// Notes a log-in with the password.
+    func recordLogin(user: UserID, at time: Timestamp) async throws
 }
 
 /// Classes, their rosters, assignments and marks.

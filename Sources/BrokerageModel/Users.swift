@@ -31,10 +31,12 @@ public struct UserRecord: Sendable, Hashable {
     /// Set on a password someone else chose (a teacher's roster, a reset): the user is asked to choose their own
     /// at their next log-in.
     public var mustChangePassword: Bool
+    /// When the user last logged in with their password (nil: never).
+    public var lastLoginAt: Timestamp?
 
     public init(
         id: UserID, username: String, passwordHash: String, createdAt: Timestamp, language: String? = nil,
-        mustChangePassword: Bool = false
+        mustChangePassword: Bool = false, lastLoginAt: Timestamp? = nil
     ) {
         self.id = id
         self.username = username
@@ -42,6 +44,7 @@ public struct UserRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.language = language
         self.mustChangePassword = mustChangePassword
+        self.lastLoginAt = lastLoginAt
     }
 }
 

@@ -437,11 +437,12 @@ extension Storage {
         ),
         // Classes (Repositories/SQLClasses.swift): a class runs on a game and adds teachers, a roster, assignments
         // and marks; a student's class account is their game account. A password someone else chose (a roster's,
-        // a reset's) is to be changed at the next log-in.
+        // a reset's) is to be changed at the next log-in; the last log-in tells a teacher who never came.
         (
             18,
             [
                 "ALTER TABLE users ADD COLUMN must_change_password INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE users ADD COLUMN last_login_at BIGINT",
                 """
                 CREATE TABLE classes (
                     id TEXT PRIMARY KEY, game_id TEXT NOT NULL REFERENCES games(id), name TEXT NOT NULL,

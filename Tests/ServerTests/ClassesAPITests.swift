@@ -138,6 +138,36 @@ struct ClassesAPITests {
                     #expect(list.count == 1 && list.first?["role"] == .string("student"))
                     #expect(list.first?["account_id"]?.string == s07.account && list.first?["join_code"] == .null)
                 }
+                // The roster tells who logged in: s07 did, s08 never.
+                try await client.execute(uri: "/api/v1/classes/\(id)/roster", method: .get, headers: teacher) { r in
+                    let roster = f.json(r).array ?? []
+                    #expect(roster.first { $0["username"] == .string("s07") }?["last_login_at"]?.string != nil)
+                    #expect(roster.first { $0["username"] == .string("s08") }?["last_login_at"] == .null)
+                }
+                // The teacher adjusts a student's cash with a reason: a prize, then a penalty; the student cannot,
+                // nor can anyone deposit into a class account themselves.
+                for (amount, cash) in [("500", "50500"), ("-125.50", "50374.5")] {
+                    try await client.execute(
+                        uri: "/api/v1/classes/\(id)/students/s07/cash", method: .post, headers: teacher,
+                        body: body(#"{"amount":"\#(amount)","reason":"Essay prize"}"#)
+                    ) { r in
+                        #expect(r.status == .created, "\(String(buffer: r.body))")
+                        #expect(f.json(r)["reason"] == .string("Essay prize"))
+                    }
+                    try await client.execute(uri: "/api/v1/accounts/\(s07.account)", method: .get, headers: cookie) {
+                        r in #expect(f.json(r)["cash"] == .string(cash))
+                    }
+                }
+                try await client.execute(
+                    uri: "/api/v1/classes/\(id)/students/s07/cash", method: .post, headers: cookie,
+                    body: body(#"{"amount":"1000000","reason":"me"}"#)
+                ) { r in #expect(r.status == .forbidden) }
+                for method in ["adjustment", "bank"] {
+                    try await client.execute(
+                        uri: "/api/v1/accounts/\(s07.account)/deposit", method: .post, headers: cookie,
+                        body: body(#"{"amount":"1000","method":"\#(method)"}"#)
+                    ) { r in #expect(r.status == (method == "bank" ? .forbidden : .unprocessableContent), "\(method)") }
+                }
                 // A teacher's reset hands out a new password to change again.
                 let reset = try await client.execute(
                     uri: "/api/v1/classes/\(id)/students/s07/password", method: .post, headers: teacher

@@ -275,6 +275,33 @@ public struct Classrooms: Sendable {
         try await router.route(student.accountID).reset(student.accountID)
     }
 
+    /// Adds cash to (a positive amount) or takes it from (a negative one) a student's class account, with the
+    /// teacher's reason kept on the ledger entry. It counts in the student's equity and return, as a prize or a
+    /// penalty should.
+    ///
+    /// Untyped `throws` (it throws only `BrokerageError`): declared `throws(BrokerageError)`, Swift 6.3.1 built this
+    /// async function — its decimal argument is 16-byte aligned — into one whose task jumped to a null address after
+    /// it returned or threw (a server crash on every call, 2026-12-04).
+    public func adjustCash(
+        _ id: ClassID, by user: UserID, username: String, amount: FixedDecimal, reason: String
+    ) async throws -> LedgerEntry {
+        _ = try await taught(id, by: user)
+        let student = try await student(id, username: username)
+        let reason = reason.trimmed
+        guard (1...200).contains(reason.count) else {
+            throw BrokerageError.invalid("reason must be 1 to 200 characters")
+        }
+        guard !amount.isZero else { throw BrokerageError.invalid("amount must not be 0") }
+        let shard = try await router.route(student.accountID)
+        let entry: LedgerEntry
+        if amount.isPositive {
+            entry = try await shard.deposit(amount, to: student.accountID, method: .adjustment, note: reason)
+        } else {
+            entry = try await shard.withdraw(-amount, from: student.accountID, method: .adjustment, note: reason)
+        }
+        return entry
+    }
+
     // MARK: Assignments
 
     public func assignments(_ id: ClassID, user: UserID) async throws(BrokerageError) -> [AssignmentRecord] {

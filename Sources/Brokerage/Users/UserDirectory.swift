@@ -44,6 +44,12 @@ public struct UserDirectory: Sendable {
         try await stored { try await storage.setPassword(user: user, hash: hash, mustChange: mustChange) }
     }
 
+    /// Notes a log-in (a teacher's roster shows who never logged in).
+    public func recordLogin(user: UserID) async throws(BrokerageError) {
+        let now = clock.now()
+        try await stored { try await storage.recordLogin(user: user, at: now) }
+    }
+
     public func user(username: String) async throws(BrokerageError) -> UserRecord? {
         try await stored { try await storage.user(username: username) }
     }

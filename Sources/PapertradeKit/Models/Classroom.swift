@@ -57,10 +57,13 @@ public struct ClassStudent: Codable, Hashable, Sendable {
     public var accountID: String
     /// Set on a student a teacher took off the roster.
     @OptionalServerTime public var removedAt: Date?
+    /// The student's last log-in (nil: never).
+    @OptionalServerTime public var lastLoginAt: Date?
 
     enum CodingKeys: String, CodingKey {
         case username, email
         case displayName = "display_name", accountID = "account_id", removedAt = "removed_at"
+        case lastLoginAt = "last_login_at"
     }
 }
 

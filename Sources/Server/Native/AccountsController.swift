@@ -129,7 +129,8 @@ struct AccountsController {
         guard let amount = body["amount"]?.decimal else { throw APIError.unprocessable("Please enter a valid amount") }
         let method =
             try body["method"]?.string.map { text -> TransferMethod in
-                guard let m = TransferMethod(rawValue: text) else {
+                // (An adjustment is a class teacher's, through the class: never a user's own.)
+                guard let m = TransferMethod(rawValue: text), m != .adjustment else {
                     throw APIError.unprocessable("method must be bank, card or transfer")
                 }
                 return m

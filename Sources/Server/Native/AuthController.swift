@@ -62,6 +62,7 @@ struct AuthController {
             throw APIError(.unauthorized, code: UserAccess.Refusal.wrongPassword, "wrong username or password")
         }
         access.throttle.reset(username)
+        try await users.recordLogin(user: user.id)
         return try await sessionResponse(user: user, status: .ok)
     }
 

@@ -28,6 +28,7 @@ struct ClassesController {
         group.delete("classes/{id}/students/{username}", use: removeStudent)
         group.post("classes/{id}/students/{username}/password", use: resetPassword)
         group.post("classes/{id}/students/{username}/reset", use: resetPortfolio)
+        group.post("classes/{id}/students/{username}/cash", use: adjustCash)
         group.get("classes/{id}/assignments", use: assignments)
         group.post("classes/{id}/assignments", use: assign)
         group.put("classes/{id}/assignments/{assignment}/marks/{username}", use: mark)
@@ -151,6 +152,26 @@ struct ClassesController {
         try await classes.resetPortfolio(
             try Self.id(context), by: try context.user(), username: try Self.username(context))
         return Response(status: .noContent)
+    }
+
+    /// `{"amount": "500" | "-250", "reason": "…"}`: cash added to or taken from a student's class account, the reason
+    /// kept on the ledger entry; answers the entry.
+    @Sendable func adjustCash(_ request: Request, context: AppContext) async throws -> Response {
+        var request = request
+        let o = try BodyFields(try await request.jsonBody(context: context), allowed: ["amount", "reason"])
+        let entry = try await classes.adjustCash(
+            try Self.id(context), by: try context.user(), username: try Self.username(context),
+            amount: try o.required("amount") { try o.decimal($0) },
+            reason: try o.required("reason") { try o.string($0) })
+        var reason: String?
+        switch entry.kind {
+        case .deposit(_, let note), .withdrawal(_, let note): reason = note
+        default: break
+        }
+        return JSONValue.object([
+            "amount": .decimal(entry.cashChange), "reason": .text(reason),
+            "time": NativeEncoding.time(entry.time), "account_id": .string(entry.accountID.description),
+        ]).response(status: .created)
     }
 
     // MARK: Assignments and grades
@@ -354,7 +375,7 @@ struct ClassesController {
         .object([
             "username": .string(s.username), "display_name": .string(s.displayName), "email": .text(s.email),
             "account_id": .string(s.accountID.description), "added_at": NativeEncoding.time(s.addedAt),
-            "removed_at": NativeEncoding.time(s.removedAt),
+            "removed_at": NativeEncoding.time(s.removedAt), "last_login_at": NativeEncoding.time(s.lastLoginAt),
         ])
     }
 

@@ -130,7 +130,10 @@ extension SQLClasses {
     public func students(of id: ClassID) async throws -> [ClassStudentRecord] {
         try await database.read { db in
             try await db.raw(
-                "SELECT * FROM class_students WHERE class_id = \(bind: id.description) ORDER BY added_at, username"
+                """
+                SELECT s.*, u.last_login_at FROM class_students s JOIN users u ON u.id = s.user_id
+                WHERE s.class_id = \(bind: id.description) ORDER BY s.added_at, s.username
+                """
             ).all().map { row in
                 guard let account = AccountID(try row.decode(column: "account_id", as: String.self)) else {
                     throw StorageError.corrupt("class student row")
@@ -141,7 +144,9 @@ extension SQLClasses {
                     displayName: try row.decode(column: "display_name", as: String.self),
                     email: try row.decode(column: "email", as: String?.self), accountID: account,
                     addedAt: Timestamp(nanoseconds: try row.decode(column: "added_at", as: Int64.self)),
-                    removedAt: try row.decode(column: "removed_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)))
+                    removedAt: try row.decode(column: "removed_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)),
+                    lastLoginAt: try row.decode(column: "last_login_at", as: Int64?.self).map(
+                        Timestamp.init(nanoseconds:)))
             }
         }
     }

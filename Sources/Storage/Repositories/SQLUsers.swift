@@ -33,6 +33,13 @@ extension SQLUsers {
         ).run()
     }
 
+    public func recordLogin(user: UserID, at time: Timestamp) async throws {
+        try await database.transaction { db in
+            try await db.raw("UPDATE users SET last_login_at = \(bind: time.nanoseconds) WHERE id = \(bind: user.text)")
+                .run()
+        }
+    }
+
     public func setPassword(user: UserID, hash: String, mustChange: Bool) async throws {
         try await database.transaction { db in
             try await db.raw(
@@ -69,7 +76,8 @@ extension SQLUsers {
             passwordHash: try row.decode(column: "password_hash", as: String.self),
             createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)),
             language: try row.decode(column: "language", as: String?.self),
-            mustChangePassword: try row.decode(column: "must_change_password", as: Int.self) != 0)
+            mustChangePassword: try row.decode(column: "must_change_password", as: Int.self) != 0,
+            lastLoginAt: try row.decode(column: "last_login_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)))
     }
 
     /// Sets (or, with nil, clears) a user's language.

@@ -212,7 +212,7 @@ public struct TradingEngine: Sendable {
         at time: Timestamp
     ) throws(OrderRejection) -> LedgerEntry {
         let account = try existingAccount(id)
-        try Self.refuseGameTransfer(account)
+        if method != .adjustment { try Self.refuseGameTransfer(account) }
         try Self.validateTransferAmount(amount, currency: account.currency)
         // Deposits are capped one by one; a balance built from many of them is capped too, so that what is later
         // multiplied by it (margin, interest, a game's percentages) and stored stays far inside 128 bits.
@@ -231,7 +231,7 @@ public struct TradingEngine: Sendable {
         note: String? = nil, at time: Timestamp
     ) throws(OrderRejection) -> LedgerEntry {
         let account = try existingAccount(id)
-        try Self.refuseGameTransfer(account)
+        if method != .adjustment { try Self.refuseGameTransfer(account) }
         try Self.validateTransferAmount(amount, currency: account.currency)
         try Self.requireAvailable(amount, in: account, to: "withdraw")
         return record(.withdrawal(method: method, note: note), cashChange: -amount, account: id, at: time)
@@ -267,7 +267,7 @@ public struct TradingEngine: Sendable {
     }
 
     /// Game accounts take no deposits or withdrawals: every player starts with the same cash, and a game's return
-    /// is then simply equity over starting cash.
+    /// is then simply equity over starting cash — save a class teacher's adjustments (`TransferMethod.adjustment`).
     /// Refuses taking `amount` out of an account (to `verb` it: "withdraw", "transfer") beyond its buying power.
     static func requireAvailable(_ amount: FixedDecimal, in account: Account, to verb: String) throws(OrderRejection) {
         guard amount > account.buyingPower else { return }

@@ -102,4 +102,7 @@ public enum OrderStatus: String, Sendable, Codable, Hashable, CaseIterable {
 /// How a deposit or withdrawal moved money (the A-share app's transaction types).
 public enum TransferMethod: String, Sendable, Codable, Hashable, CaseIterable {
     case bank, card, transfer
+    /// A teacher's adjustment of a class account's cash, with its reason as the note: the one way money enters or
+    /// leaves a game account (never a method a user picks).
+    case adjustment
 }
