@@ -32,9 +32,10 @@ def english_left(app, selector="main"):
     return app.d.execute_async_script("""
         const [selector, done] = arguments;
         // The main catalogues and the texts screens outside the offline shell bring (i18n/<screen>.<language>.js).
-        Promise.all(['en.js', 'zh-Hans.js', 'classes.en.js', 'classes.zh-Hans.js'].map((f) => import('/app/js/i18n/' + f))).then(([en0, zh0, enClasses, zhClasses]) => {
-          const en = { default: { ...en0.default, ...enClasses.default } };
-          const zh = { default: { ...zh0.default, ...zhClasses.default } };
+        const files = ['', 'classes.', 'password.'].flatMap((screen) => [`${screen}en.js`, `${screen}zh-Hans.js`]);
+        Promise.all(files.map((f) => import('/app/js/i18n/' + f))).then((modules) => {
+          const en = { default: Object.assign({}, ...modules.filter((m, i) => i % 2 === 0).map((m) => m.default)) };
+          const zh = { default: Object.assign({}, ...modules.filter((m, i) => i % 2 === 1).map((m) => m.default)) };
           const root = document.querySelector(selector);
           let text = root?.innerText ?? '';
           for (const data of root?.querySelectorAll('.name, [lang=en]') ?? []) {

@@ -141,7 +141,7 @@ async function renderLogin() {
 async function start() {
   const language = choose(store.state.user?.language);
   if (store.state.user?.mustChangePassword) {
-    const { renderPasswordChange } = await import('./views/login.js');
+    const { renderPasswordChange } = await import('./views/password.js');
     runCleanups();
     clear(root, renderPasswordChange(async (me) => { store.setSession(me); await start(); }));
     return;

@@ -1169,13 +1169,5 @@ export default {
   'trade.note_required': 'Journal note (required by your class)',
   'trade.note_help': 'Say why you are placing this order. It is kept with the order and your teacher reads it; it cannot be changed later.',
   'trade.need.note': 'Your class asks for a journal note: write why you are placing this order',
-  'password.title': 'Choose your own password',
-  'password.hint': 'You logged in with a password your teacher handed out. Choose one only you know before you start.',
-  'password.current': 'Password you were given',
-  'password.new': 'New password',
-  'password.again': 'New password again',
-  'password.submit': 'Save and continue',
-  'password.mismatch': 'The two new passwords differ',
-  'password.wrong': 'The password you were given is not this one',
   'classes.title': 'Classes',
 };

@@ -1169,13 +1169,5 @@ export default {
   'trade.note_required': '交易日志（本班级要求填写）',
   'trade.note_help': '写明下单的理由。日志随委托保存，老师可以看到，之后不能修改。',
   'trade.need.note': '本班级要求写交易日志：请写明下单的理由',
-  'password.title': '设置自己的密码',
-  'password.hint': '您用老师发的密码登录。开始之前，请设置一个只有您知道的密码。',
-  'password.current': '老师发的密码',
-  'password.new': '新密码',
-  'password.again': '再次输入新密码',
-  'password.submit': '保存并继续',
-  'password.mismatch': '两次输入的新密码不一致',
-  'password.wrong': '老师发的密码不正确',
   'classes.title': '班级',
 };

@@ -11,6 +11,10 @@ import en from '../i18n/classes.en.js';
 import zhHans from '../i18n/classes.zh-Hans.js';
 
 addTexts({ en, 'zh-Hans': zhHans });
+// The screens' own style sheet, linked once.
+if (!document.querySelector('link[data-sheet=classes]')) {
+  document.head.append(h('link', { rel: 'stylesheet', href: '/app/css/classes.css', dataset: { sheet: 'classes' } }));
+}
 
 export async function render(view, params, scope) {
   const [id] = params;
