@@ -111,6 +111,13 @@ extension NativeOpenAPI {
                 parameters: [param("id", in: "path", "class id"), param("username", in: "path", "the student")],
                 responses: ["204": "reset"])
         ]),
+        "/api/v1/classes/{id}/students/{username}/cash": .object([
+            "post": op(
+                "Adjust a student's cash {amount (negative takes), reason}: kept on the ledger entry (a deposit or withdrawal by adjustment); counts in the return",
+                auth: true,
+                parameters: [param("id", in: "path", "class id"), param("username", in: "path", "the student")],
+                responses: ["201": "{amount, reason, time, account_id}", "403": "not a teacher; or more than the cash"])
+        ]),
         "/api/v1/classes/{id}/assignments": .object([
             "get": op(
                 "The class's assignments, by due date", auth: true, parameters: [param("id", in: "path", "class id")],
