@@ -83,7 +83,7 @@ extension NativeOpenAPI {
         ]),
         "/api/v1/classes/{id}/roster": .object([
             "get": op(
-                "The roster (teachers): [{username, display_name, email, account_id, added_at, removed_at}]",
+                "The roster (teachers): [{username, display_name, email, account_id, added_at, removed_at, last_login_at}]",
                 auth: true,
                 parameters: [param("id", in: "path", "class id")], responses: ["200": "students"]),
             "post": op(
