@@ -245,6 +245,22 @@ struct ClassesAPITests {
                     #expect(bChecks[0]["detail"] == .string("1 of 2 trades made"))
                     #expect(bChecks[1]["done"] == .bool(false) && bChecks[2]["orders"]?.array?.count == 1)
                 }
+                // The teacher's report on Alice: her holdings, her orders with their notes, her progress; Bob may read
+                // his own report and not hers.
+                try await client.execute(uri: "/api/v1/classes/\(id)/students/alice", method: .get, headers: teacher) {
+                    r in
+                    let report = f.json(r)
+                    #expect(
+                        Set((report["positions"]?.array ?? []).compactMap { $0["symbol"]?.string }) == ["AAPL", "MSFT"])
+                    #expect(report["orders"]?.array?.compactMap { $0["note"]?.string }.count == 2)
+                    #expect(report["assignments"]?.array?.first?["done"] == .bool(true))
+                }
+                try await client.execute(uri: "/api/v1/classes/\(id)/students/alice", method: .get, headers: bob) { r in
+                    #expect(r.status == .notFound)
+                }
+                try await client.execute(uri: "/api/v1/classes/\(id)/students/bob", method: .get, headers: bob) { r in
+                    #expect(r.status == .ok && f.json(r)["orders"]?.array?.count == 1)
+                }
                 // A student sees their own progress only.
                 try await client.execute(uri: "/api/v1/classes/\(id)/progress", method: .get, headers: bob) { r in
                     #expect(f.json(r).array?.count == 1)

@@ -35,6 +35,7 @@ def login(app, username, password):
 
 def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     app = App(driver, server).signup()
+    teacher = app.username
     chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
     tag = "zh" if chinese else "en"
 
@@ -127,3 +128,25 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     assert app.overflow(320) == 0
     # The student is not shown the roster: the API says so too.
     assert app.api("GET", f"/classes/{class_id}/roster")["status"] == 403
+
+    # Back to the teacher: the student's report shows the holding and the note, and the grade book says done.
+    login(app, teacher, "correct horse battery")
+    app.css(".net-worth")
+    app.size(*DESKTOP)
+    app.go(f"classes/{class_id}")
+    app.click(f"[data-card=class-students] li[data-student='{student}'] a.row-main")
+    app.text_in("[data-card=student-holdings]", "AAPL")
+    assert note in app.text("[data-card=student-journal]")
+    assert ("从未登录" if chinese else "never logged in") not in app.text(".page-head")
+    app.settled()
+    if chinese:
+        assert english_left(app) == []
+    app.shot(f"class-report-{tag}")
+    assert findings(app, "a student's report") == []
+    app.go(f"classes/{class_id}")
+    app.css("[data-card=class-gradebook] table.gradebook tbody tr")
+    cells = app.d.execute_script("""
+        return Object.fromEntries([...document.querySelectorAll('table.gradebook tbody tr')]
+          .map((tr) => [tr.querySelector('th').textContent, tr.querySelector('td').textContent]))""")
+    done, not_done = ("已完成", "未完成") if chinese else ("done", "not done")
+    assert cells == {"Wang 1": done, "Wang 2": not_done, "Wang 3": not_done}, cells

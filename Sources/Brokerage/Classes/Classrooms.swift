@@ -28,6 +28,16 @@ public struct StudentFigures: Sendable {
     public var trades: Int
 }
 
+/// One student's report for their teacher (or themselves): the portfolio now, every assignment's progress, the
+/// orders with their notes, and the closes since the class started (the performance chart).
+public struct StudentReport: Sendable {
+    public var student: ClassStudentRecord
+    public var summary: AccountSummary?
+    public var assignments: [AssignmentProgress]
+    public var orders: [Order]
+    public var closes: [EquityDay]
+}
+
 /// One journal line: an order and the note its student wrote.
 public struct JournalLine: Sendable {
     public var student: ClassStudentRecord
@@ -477,6 +487,29 @@ public struct Classrooms: Sendable {
             lines += orders.filter { $0.parentID == nil }.map { JournalLine(student: student, order: $0) }
         }
         return lines.sorted { $0.order.createdAt > $1.order.createdAt }
+    }
+
+    /// A student's report: to the class's teachers, and to the student themselves (anyone else: not found).
+    public func report(_ id: ClassID, username: String, user: UserID) async throws(BrokerageError) -> StudentReport {
+        let record = try await member(id, user: user)
+        let student = try await student(id, username: username)
+        guard record.isTeacher(user) || student.userID == user else { throw .notFound("class not found") }
+        guard let game = games.game(record.gameID) else { throw .notFound("class not found") }
+        let progress = try await progress(id, user: user).first { $0.student.userID == student.userID }
+        var query = OrderQuery()
+        query.status = .all
+        query.limit = 10_000
+        let orders = try await stored { try await accountStorage.orders(account: student.accountID, query) }
+        _ = try? await router.route(student.accountID).catchUpEquityDays(student.accountID)
+        let zone = game.market.calendar.zone
+        let closes = try await stored {
+            try await equityHistory.equityDays(
+                account: student.accountID, from: zone.localTime(of: game.startsAt).date, through: nil,
+                withHoldings: false)
+        }
+        return StudentReport(
+            student: student, summary: await summary(student.accountID), assignments: progress?.assignments ?? [],
+            orders: orders.filter { $0.parentID == nil }, closes: closes)
     }
 
     /// Each student's return and risk-adjusted figures since the class started (members only), best return first.

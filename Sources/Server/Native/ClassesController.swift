@@ -29,6 +29,7 @@ struct ClassesController {
         group.post("classes/{id}/students/{username}/password", use: resetPassword)
         group.post("classes/{id}/students/{username}/reset", use: resetPortfolio)
         group.post("classes/{id}/students/{username}/cash", use: adjustCash)
+        group.get("classes/{id}/students/{username}", use: report)
         group.get("classes/{id}/assignments", use: assignments)
         group.post("classes/{id}/assignments", use: assign)
         group.put("classes/{id}/assignments/{assignment}/marks/{username}", use: mark)
@@ -172,6 +173,29 @@ struct ClassesController {
             "amount": .decimal(entry.cashChange), "reason": .text(reason),
             "time": NativeEncoding.time(entry.time), "account_id": .string(entry.accountID.description),
         ]).response(status: .created)
+    }
+
+    /// A student's report: holdings and equity now, each assignment's progress, the orders with their notes, the
+    /// closes since the class started (teachers, and the student themselves).
+    @Sendable func report(_ request: Request, context: AppContext) async throws -> Response {
+        let report = try await classes.report(
+            try Self.id(context), username: try Self.username(context), user: try context.user())
+        let date = clock.now()
+        var fields: [String: JSONValue] = [
+            "student": Self.student(report.student),
+            "assignments": .array(report.assignments.map(Self.progress)),
+            "orders": .array(report.orders.map { NativeEncoding.order($0) }),
+            "closes": .array(
+                report.closes.map { .object(["date": .string($0.date.description), "equity": .decimal($0.equity)]) }),
+        ]
+        if let summary = report.summary {
+            let day = summary.account.market.calendar.zone.localTime(of: date).date
+            fields["currency"] = .string(summary.account.currency.rawValue)
+            fields["equity"] = .decimal(summary.equity)
+            fields["cash"] = .decimal(summary.account.cash)
+            fields["positions"] = .array(summary.positions.map { NativeEncoding.position($0, date: day) })
+        }
+        return JSONValue.object(fields).response()
     }
 
     // MARK: Assignments and grades

@@ -92,11 +92,16 @@ extension NativeOpenAPI {
                 responses: ["201": "the students and their passwords", "422": "the roster's problems, by line"]),
         ]),
         "/api/v1/classes/{id}/students/{username}": .object([
+            "get": op(
+                "A student's report (the class's teachers, and the student): {student, equity, cash, currency, positions, assignments (progress), orders (with notes), closes [{date, equity}]}",
+                auth: true,
+                parameters: [param("id", in: "path", "class id"), param("username", in: "path", "the student")],
+                responses: ["200": "the report"]),
             "delete": op(
                 "Take a student off the roster: their orders are canceled and their account stops trading; their work stays",
                 auth: true,
                 parameters: [param("id", in: "path", "class id"), param("username", in: "path", "the student")],
-                responses: ["204": "removed"])
+                responses: ["204": "removed"]),
         ]),
         "/api/v1/classes/{id}/students/{username}/password": .object([
             "post": op(

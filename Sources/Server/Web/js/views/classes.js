@@ -17,8 +17,9 @@ if (!document.querySelector('link[data-sheet=classes]')) {
 }
 
 export async function render(view, params, scope) {
-  const [id] = params;
+  const [id, part, username] = params;
   if (!id) return renderList(view, scope);
+  if (part === 'students' && username) return renderStudent(view, id, username);
   return renderClass(view, id, scope);
 }
 
@@ -132,7 +133,8 @@ async function teacherDesk(view, klass, base, scope) {
     .map((p) => ({ p, behind: due.filter((a) => !p.assignments.find((x) => x.assignment_id === a.id)?.done).length }))
     .sort((a, b) => b.behind - a.behind || a.p.student.username.localeCompare(b.p.student.username))
     .map(({ p, behind }) => h('li.row', { dataset: { student: p.student.username } },
-      h('span.row-main', h('span.sym', p.student.display_name), h('span.sub', p.student.username)),
+      h('a.row-main', { href: `#/classes/${api.enc(klass.id)}/students/${api.enc(p.student.username)}` },
+        h('span.sym', p.student.display_name), h('span.sub', p.student.username)),
       h('span.row-end', h('span', t('classes.done_of', { done: p.assignments.filter((a) => a.done).length, total: p.assignments.length })),
         behind ? h('span.pill.late', t.count('classes.behind', behind)) : h('span.pill', t('classes.on_track'))))))
     : empty(t('classes.no_students')));
@@ -230,6 +232,36 @@ function assignmentForm(base, done) {
     } catch (error) { toast(error.message, 'error'); }
   });
   return form;
+}
+
+// MARK: A student's report (their teacher's view)
+
+async function renderStudent(view, id, username) {
+  const report = await api.get(`/classes/${api.enc(id)}/students/${api.enc(username)}`);
+  const s = report.student;
+  const currency = report.currency ?? 'USD';
+  const holdings = card('student-holdings', t('classes.report.holdings'), (report.positions ?? []).length
+    ? h('ul.rows', report.positions.map((p) => h('li.row', h('span.row-main', h('span.sym', p.symbol), h('span.sub', F.shares(p.qty))),
+      h('span.row-end', F.money(p.market_value, currency)))))
+    : empty(t('classes.report.no_holdings')));
+  const now = Date.now();
+  const work = card('student-work', t('classes.assignments'), report.assignments.length
+    ? h('ul.assignments', report.assignments.map((a) => assignmentItem(a, now))) : empty(t('classes.no_assignments')));
+  const trades = card('student-journal', t('classes.report.orders'), report.orders.length
+    ? h('ul.rows.journal', report.orders.map((o) => h('li.row',
+      h('span.row-main', h('span.sym', `${t(`trade.${o.side}`)} ${o.symbol} · ${F.shares(o.filled_qty)}/${o.qty ? F.shares(o.qty) : '—'}`),
+        o.note ? h('span.note', o.note) : h('span.sub', t('classes.report.no_note'))),
+      h('span.row-end.sub', F.dateTime(o.created_at)))))
+    : empty(t('classes.report.no_orders')));
+  const closes = report.closes.slice(-10).reverse();
+  const history = card('student-closes', t('classes.report.closes'), closes.length
+    ? h('ul.rows', closes.map((c) => h('li.row', h('span.row-main', F.calendarDate(c.date)), h('span.row-end', F.money(c.equity, currency)))))
+    : empty(t('classes.report.no_closes')));
+  clear(view, h('header.page-head', h('h1', s.display_name),
+    h('p.sub', [s.username, report.equity ? t('classes.report.equity', { amount: F.money(report.equity, currency) }) : null,
+      s.last_login_at ? t('classes.report.last_login', { time: F.dateTime(s.last_login_at) }) : t('classes.report.never')].filter(Boolean).join(' · ')),
+    h('p.sub', h('a', { href: `#/classes/${api.enc(id)}` }, t('classes.report.back')))),
+  h('div.class-desk', work, holdings, trades, history));
 }
 
 // MARK: Student
