@@ -173,6 +173,23 @@ struct NativeAccountsTests {
         }
     }
 
+    @Test(
+        "a currency pair's day chart has bars in the evening too, when its trading day (from 17:00 New York) is already tomorrow's"
+    )
+    func forexEveningBars() async throws {
+        for hour in [16, 17, 18, 23] {
+            try await ServerFixture.with(at: Timestamp(CivilDate(2026, 11, 18), hour: hour, minute: 30, in: .newYork)) {
+                f in
+                try await f.app.test(.router) { client in
+                    try await client.execute(uri: "/api/v1/bars/USD.CNH?timeframe=1Min", method: .get) { response in
+                        #expect(response.status == .ok, "\(hour):30 \(String(buffer: response.body))")
+                        #expect((f.json(response)["bars"]?.array?.count ?? 0) > 60, "\(hour):30")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("chart bars and market status")
     func barsAndStatus() async throws {
         try await ServerFixture.with { f in

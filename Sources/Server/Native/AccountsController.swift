@@ -437,9 +437,12 @@ struct AccountsController {
         let now = market.clock.now()
         let to = min(try request.timeQuery("to", zone: zone) ?? now, now)
         let session = try? await market.feed.quote(entry.symbol)
+        // Without `from`: the trading day's bars. A currency pair's day starts at 17:00 New York the evening before,
+        // so from then to midnight its trading date is tomorrow's: the chart starts at today's midnight instead.
+        let dayStart = Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
         let from =
             try request.timeQuery("from", zone: zone)
-            ?? Timestamp(session?.tradingDate ?? zone.localTime(of: now).date, in: zone)
+            ?? (dayStart < to ? dayStart : Timestamp(zone.localTime(of: to).date, in: zone))
         guard from < to, to.nanoseconds - from.nanoseconds <= Int64(3700) * Duration64.day else {
             throw APIError.unprocessable("from must be before to, within ten years")
         }
