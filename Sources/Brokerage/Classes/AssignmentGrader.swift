@@ -28,6 +28,19 @@ public struct StudentWork: Sendable {
     }
 }
 
+extension StudentWork {
+    /// The portfolio as it stands (an open assignment): its holdings, equity and return since the class started,
+    /// and the benchmark's return now.
+    mutating func value(_ summary: AccountSummary?, startingCash start: FixedDecimal, benchmark: FixedDecimal?) {
+        if let summary {
+            holdings = summary.positions.map { ($0.position.symbol, $0.valuation.marketValue) }
+            equity = summary.equity
+            totalReturn = (summary.equity - start).divided(by: start, places: 6, rule: .halfEven)
+        }
+        benchmarkReturn = benchmark
+    }
+}
+
 /// How far one check of an assignment is, and what satisfied it: the orders that counted, the symbols held, the
 /// figure against its limit — so a student sees why a check is done or not, and a teacher can verify it.
 public struct CheckProgress: Sendable, Hashable {

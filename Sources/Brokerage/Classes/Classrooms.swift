@@ -373,18 +373,39 @@ public struct Classrooms: Sendable {
         -> [(student: ClassStudentRecord, assignments: [AssignmentProgress])]
     {
         let record = try await member(id, user: user)
-        guard let game = games.game(record.gameID) else { throw .notFound("class not found") }
-        let assignments = try await stored { try await storage.assignments(of: id) }
-        let marks = try await stored { try await storage.marks(of: id) }
         let roster = try await stored { try await storage.students(of: id) }.filter {
             record.isTeacher(user) ? $0.removedAt == nil : $0.userID == user
         }
+        return try await grade(roster, of: record)
+    }
+
+    /// Each student's progress on every assignment of the class. A student's ledger is read once for all the
+    /// assignments (each counts what came before its own due time); the portfolio now and the benchmark's return
+    /// now are read once, and only when an assignment is still open.
+    func grade(_ students: [ClassStudentRecord], of record: ClassRecord) async throws(BrokerageError)
+        -> [(student: ClassStudentRecord, assignments: [AssignmentProgress])]
+    {
+        guard let game = games.game(record.gameID) else { throw .notFound("class not found") }
+        let assignments = try await stored { try await storage.assignments(of: record.id) }
+        let marks = try await stored { try await storage.marks(of: record.id) }
         let grader = AssignmentGrader(sector: { [market] in market.directory.entry($0)?.sector })
+        let now = clock.now()
+        let open = assignments.contains { now < $0.due }
+        let benchmarkNow = open ? await games.indexReturn(GameRegistry.benchmark(game), since: game.startsAt) : nil
         var result: [(student: ClassStudentRecord, assignments: [AssignmentProgress])] = []
-        for student in roster {
+        for student in students {
+            let ledger = try await ledger(of: student)
+            let live = open ? await summary(student.accountID) : nil
             var lines: [AssignmentProgress] = []
             for assignment in assignments {
-                let work = try await work(of: student, game: game, until: assignment.due)
+                var work = StudentWork(
+                    orders: ledger.orders.filter { $0.submittedAt < assignment.due },
+                    fills: ledger.fills.filter { $0.time < assignment.due }.map(\.fill))
+                if now < assignment.due {
+                    work.value(live, startingCash: game.settings.startingCash, benchmark: benchmarkNow)
+                } else {
+                    try await value(&work, of: student, in: game, at: assignment.due)
+                }
                 let mark = marks.first { $0.assignmentID == assignment.id && $0.studentID == student.userID }
                 lines.append(grader.progress(assignment, work: work, mark: mark))
             }
@@ -393,54 +414,47 @@ public struct Classrooms: Sendable {
         return result
     }
 
-    /// A student's work up to `due`: their orders and fills then, and the portfolio now (while open) or at the due
-    /// date's close (once due).
-    func work(of student: ClassStudentRecord, game: GameRecord, until due: Timestamp) async throws(BrokerageError)
-        -> StudentWork
+    /// A student's orders (the packages of multi-leg orders, not their legs) and fills, oldest first.
+    func ledger(of student: ClassStudentRecord) async throws(BrokerageError)
+        -> (orders: [Order], fills: [(time: Timestamp, fill: Fill)])
     {
         var orderQuery = OrderQuery()
         orderQuery.status = .all
         orderQuery.limit = 10_000
-        orderQuery.until = due
         orderQuery.ascending = true
         let orders = try await stored { try await accountStorage.orders(account: student.accountID, orderQuery) }
         var fillQuery = ActivityQuery()
         fillQuery.kinds = ["fill"]
-        fillQuery.until = due
         fillQuery.ascending = true
         fillQuery.limit = 10_000
         let fills = try await stored {
             try await accountStorage.activities(account: student.accountID, query: fillQuery)
         }
-        .compactMap { entry -> Fill? in if case .fill(let fill) = entry.kind { fill } else { nil } }
-        var work = StudentWork(orders: orders.filter { $0.parentID == nil || $0.orderClass != .mleg }, fills: fills)
-        let start = game.settings.startingCash
-        let index = GameRegistry.benchmark(game)
-        if clock.now() < due {
-            if let summary = await summary(student.accountID) {
-                work.holdings = summary.positions.map { ($0.position.symbol, $0.valuation.marketValue) }
-                work.equity = summary.equity
-                work.totalReturn = (summary.equity - start).divided(by: start, places: 6, rule: .halfEven)
-            }
-            work.benchmarkReturn = await games.indexReturn(index, since: game.startsAt)
-        } else {
-            let zone = game.market.calendar.zone
-            let date = zone.localTime(of: due).date
-            _ = try? await router.route(student.accountID).catchUpEquityDays(student.accountID)
-            let days = try await stored {
-                try await equityHistory.equityDays(
-                    account: student.accountID, from: date.adding(days: -10), through: date, withHoldings: true)
-            }
-            if let close = days.last {
-                work.holdings = close.holdings.compactMap { symbol, qty in
-                    close.marks[symbol].map { (symbol, qty.multiplied(by: $0)) }
-                }
-                work.equity = close.equity
-                work.totalReturn = (close.equity - start).divided(by: start, places: 6, rule: .halfEven)
-                work.benchmarkReturn = await indexReturn(index, from: game.startsAt, through: close.date)
-            }
+        .compactMap { entry -> (time: Timestamp, fill: Fill)? in
+            if case .fill(let fill) = entry.kind { (entry.time, fill) } else { nil }
         }
-        return work
+        return (orders.filter { $0.parentID == nil || $0.orderClass != .mleg }, fills)
+    }
+
+    /// Values a past-due assignment's work at the due date's close (from the equity history).
+    func value(_ work: inout StudentWork, of student: ClassStudentRecord, in game: GameRecord, at due: Timestamp)
+        async throws(BrokerageError)
+    {
+        let zone = game.market.calendar.zone
+        let date = zone.localTime(of: due).date
+        _ = try? await router.route(student.accountID).catchUpEquityDays(student.accountID)
+        let days = try await stored {
+            try await equityHistory.equityDays(
+                account: student.accountID, from: date.adding(days: -10), through: date, withHoldings: true)
+        }
+        guard let close = days.last else { return }
+        let start = game.settings.startingCash
+        work.holdings = close.holdings.compactMap { symbol, qty in
+            close.marks[symbol].map { (symbol, qty.multiplied(by: $0)) }
+        }
+        work.equity = close.equity
+        work.totalReturn = (close.equity - start).divided(by: start, places: 6, rule: .halfEven)
+        work.benchmarkReturn = await indexReturn(GameRegistry.benchmark(game), from: game.startsAt, through: close.date)
     }
 
     /// An account's summary from its shard, or as last committed when another node serves it.
@@ -495,7 +509,7 @@ public struct Classrooms: Sendable {
         let student = try await student(id, username: username)
         guard record.isTeacher(user) || student.userID == user else { throw .notFound("class not found") }
         guard let game = games.game(record.gameID) else { throw .notFound("class not found") }
-        let progress = try await progress(id, user: user).first { $0.student.userID == student.userID }
+        let progress = try await grade([student], of: record).first
         var query = OrderQuery()
         query.status = .all
         query.limit = 10_000
