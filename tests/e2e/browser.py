@@ -40,8 +40,20 @@ def chromium(language="en-US", font_size=16):
     options.binary_location = CHROMIUM
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     d.set_script_timeout(20)
+    # Every toast the page shows, kept after it fades: a wait for one toast that fails then says what was said instead.
+    d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TOAST_RECORDER})
     os.makedirs(SCREENSHOTS, exist_ok=True)
     return d
+
+
+TOAST_RECORDER = """
+    window.__toastsSeen = [];
+    new MutationObserver((changes) => {
+      for (const change of changes) for (const node of change.addedNodes) {
+        if (node.nodeType === 1 && node.classList.contains('toast')) window.__toastsSeen.push(node.textContent);
+      }
+    }).observe(document, { childList: true, subtree: true });
+"""
 
 
 class App:
@@ -109,7 +121,13 @@ class App:
         try:
             return self.wait.until(lambda d: next((t for t in self.toasts() if text in t), None))
         except TimeoutException:
-            raise AssertionError(f"no toast with {text!r}; toasts: {self.toasts()}")
+            seen = self.d.execute_script("return window.__toastsSeen ?? []")[-8:]
+            sheet = self.d.execute_script("""
+                const d = document.querySelector('dialog[open]');
+                return d ? (d.querySelector('.confirm-step:not([hidden])') ? 'confirm step: ' : 'form: ') + d.innerText.slice(0, 400)
+                         : 'no sheet open; page: ' + (document.querySelector('main')?.innerText ?? '').slice(0, 200);
+            """)
+            raise AssertionError(f"no toast with {text!r}; toasts now: {self.toasts()}; the last shown: {seen}; {sheet}")
 
     def clear_toasts(self):
         self.d.execute_script("document.querySelectorAll('.toast').forEach(t => t.remove())")

@@ -7,6 +7,7 @@ are written to tests/e2e/screenshots/ for a person to look at.
 import json
 import os
 import re
+import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -335,6 +336,29 @@ def test_offline_shows_a_message_not_a_blank_page(app):
     for retry in app.all(".state.error button"):
         app.press(retry)
     app.css(".rows")
+
+
+def test_a_page_still_loading_when_the_user_moves_on_never_covers_the_next(app):
+    """Switching the account re-renders the page; a tap that moves on while that render still awaits its data must
+    land on the new page, and the old render, when its data comes, must not paint over it (a stock page could come
+    back over the page a learner had moved to)."""
+    app.go("stock/MSFT")
+    app.css(".stock-title h1")
+    app.d.execute_script("""
+        const real = window.fetch;
+        // The stock page's quote comes late, as it does on a busy server.
+        window.fetch = (url, options) => String(url).includes('/quotes/MSFT')
+          ? new Promise((resolve) => setTimeout(resolve, 1500)).then(() => real(url, options))
+          : real(url, options);
+        const select = document.querySelector('select.account-switcher');
+        select.value = [...select.options].find((o) => !o.selected).value;
+        select.dispatchEvent(new Event('change'));
+        location.hash = '#/orders';
+    """)
+    app.css(".page-head h1")
+    time.sleep(3)  # past the stock page's late quote
+    assert app.d.execute_script("return document.querySelectorAll('main').length") == 1
+    assert app.all("main .page-head h1") and not app.all(".stock-title"), app.text("main")[:200]
 
 
 def test_first_load_is_small_and_nothing_overflows_at_320px(app):

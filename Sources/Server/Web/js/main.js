@@ -52,7 +52,11 @@ function navigate(path) { location.hash = '#/' + path; }
 
 // MARK: shell
 
-const view = h('main#view', { tabindex: '-1' });
+// Each route's render gets a fresh <main>: a render still awaiting its data when the route changes again (a
+// switched account re-renders the page while a tap moves on) then writes into a detached element, never over the
+// newer page, and what it registers for cleanup runs at once.
+let view = h('main#view', { tabindex: '-1' });
+let rendering = 0;
 const badge = h('span.badge', { hidden: true, 'aria-hidden': 'true' });
 const bell = h('a.icon-button.bell', { href: '#/notifications', 'aria-label': t('shell.notifications') },
   icon('M6 8a6 6 0 1 1 12 0c0 7 3 8 3 8H3s3-1 3-8M10 20a2 2 0 0 0 4 0'), badge);
@@ -116,15 +120,19 @@ async function show() {
   if (!store.state.user) return;
   const load = views[name] ?? views[''];
   renderNav(TABS.some(([p]) => p === name) ? name : name === 'join' || name === 'classes' ? 'games' : null);
-  clear(view, loading());
+  const mine = ++rendering;
+  const target = h('main#view', { tabindex: '-1' }, loading());
+  view.replaceWith(target);
+  view = target;
+  const current = () => mine === rendering;
   try {
     const module = await load();
-    const scope = { onCleanup: (fn) => cleanups.push(fn), navigate };
-    await module.render(view, params, scope);
+    const scope = { onCleanup: (fn) => { if (current()) cleanups.push(fn); else fn(); }, navigate };
+    await module.render(target, params, scope);
   } catch (error) {
-    clear(view, failure(error, show));
+    clear(target, failure(error, show));
   }
-  if (document.activeElement === document.body) view.focus({ preventScroll: true });
+  if (current() && document.activeElement === document.body) target.focus({ preventScroll: true });
 }
 
 // MARK: login
