@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # A throwaway papertrade cluster on loopback: PostgreSQL (scripts/postgres.sh), N nodes, HAProxy in front.
-#   bash scripts/cluster.sh start N DIR [serve options…]   prints one line per process:
+#   bash scripts/cluster.sh start N DIR [--ha] [serve options…]   prints one line per process:
 #       postgres URL
+#       database NAME URL PID ROLE (with --ha, one per PostgreSQL member: scripts/patroni.sh)
 #       node NAME URL PID          (one per node: node1 … nodeN)
 #       front URL                  (HAProxy, configured from deploy/haproxy.cfg)
+#   With --ha the database fails over: three PostgreSQL members under Patroni and etcd, HAProxy sending the nodes'
+#   connections to the primary (scripts/patroni.sh; `patroni.sh status DIR/postgres` gives the members' roles now).
 #   bash scripts/cluster.sh restart DIR NAME      SIGTERM to node NAME (it hands its shards over and leaves), then
 #       the same node again on its port, once it has exited; prints its new `node NAME URL PID` line once it is ready
 #   bash scripts/cluster.sh stop DIR
@@ -48,6 +51,8 @@ start)
     dir=${3:?directory}
     shift 3
     [[ "$count" =~ ^[1-9][0-9]?$ ]] || { echo "N must be 1 to 99" >&2; exit 2; }
+    ha=""
+    if [ "${1:-}" = --ha ]; then ha=yes; shift; fi
     bin=${PAPERTRADE_BINARY:-.build/debug/papertrade}
     [ -x "$bin" ] || swift build --product papertrade >&2
     if ! command -v haproxy >/dev/null; then
@@ -57,12 +62,19 @@ start)
     fi
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
-    admin=$(bash scripts/postgres.sh start "$dir/postgres" | tail -1)
-    psql "$admin" -qc "CREATE DATABASE papertrade" >&2
-    url=${admin/\/postgres\?/\/papertrade?}
-    echo "$url" > "$dir/database-url"
+    if [ -n "$ha" ]; then
+        database=$(bash scripts/patroni.sh start "$dir/postgres")
+        url=$(echo "$database" | awk '$1 == "postgres" { print $2 }')
+        echo "$url" > "$dir/database-url"
+        echo "$database"
+    else
+        admin=$(bash scripts/postgres.sh start "$dir/postgres" | tail -1)
+        psql "$admin" -qc "CREATE DATABASE papertrade" >&2
+        url=${admin/\/postgres\?/\/papertrade?}
+        echo "$url" > "$dir/database-url"
+        echo "postgres $url"
+    fi
     printf '%s\0' "$@" > "$dir/serve-args"
-    echo "postgres $url"
     servers=""
     backups=""
     for k in $(seq "$count"); do
@@ -114,10 +126,11 @@ stop)
         kill -9 "$pid" 2>/dev/null || true
         rm -f "$pidfile"
     done
-    bash scripts/postgres.sh stop "$dir/postgres"
+    if [ -f "$dir/postgres/etcd.pid" ]; then bash scripts/patroni.sh stop "$dir/postgres"
+    else bash scripts/postgres.sh stop "$dir/postgres"; fi
     ;;
 *)
-    echo "usage: cluster.sh start N DIR [serve options…] | restart DIR NAME | stop DIR" >&2
+    echo "usage: cluster.sh start N DIR [--ha] [serve options…] | restart DIR NAME | stop DIR" >&2
     exit 2
     ;;
 esac

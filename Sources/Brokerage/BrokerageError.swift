@@ -54,6 +54,11 @@ public enum BrokerageError: Error, Sendable, Hashable, CustomStringConvertible {
         if let e = error as? StorageError, case .fenced(let shard, _, _) = e {
             return .elsewhere(shard: shard, owner: nil, url: nil)
         }
+        if let e = error as? StorageError, case .outcomeUnknown = e {
+            return .unavailable(
+                "the database stopped answering while this change was being saved, and whether it was is not known yet; "
+                    + "look it up before trying again (an order: by its client_order_id) (\(e))")
+        }
         return .unavailable("storage unavailable; nothing was changed (\(error))")
     }
 }

@@ -163,6 +163,13 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
     case unavailable(String)
     /// A journal commit refused because the shard's lease moved on to another epoch (another node owns it now).
     case fenced(shard: ShardID, held: Int64, current: Int64?)
+    /// A commit was sent and its answer never came, and the database could not be asked afterwards whether it
+    /// landed: it may or may not have.
+    case outcomeUnknown(String)
+
+    public var isOutcomeUnknown: Bool {
+        if case .outcomeUnknown = self { true } else { false }
+    }
 
     public var description: String {
         switch self {
@@ -170,6 +177,7 @@ public enum StorageError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notFound(let what): return "\(what) not found"
         case .corrupt(let what): return "stored data cannot be read: \(what)"
         case .unavailable(let what): return "database unavailable: \(what)"
+        case .outcomeUnknown(let what): return "the database did not say whether the change was saved: \(what)"
         case .fenced(let shard, let held, let current):
             return
                 "shard \(shard) is no longer this node's (lease epoch \(current.map(String.init) ?? "none"), held \(held))"

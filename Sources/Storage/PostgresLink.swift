@@ -26,13 +26,13 @@ final class PostgresLink: SQLDatabase, Sendable {
 
     private init(
         configuration: PostgresConnection.Configuration, id: Int, logger: Logger, eventLoop: any EventLoop,
-        connection: PostgresConnection
+        connection: WatchedConnection
     ) {
         self.configuration = configuration
         self.id = id
         self.logger = logger
         self.eventLoop = eventLoop
-        current = Mutex((WatchedConnection(connection), false))
+        current = Mutex((connection, false))
     }
 
     /// Connects at once (a database that cannot be reached at start-up is an error then, not at the first write).
@@ -43,7 +43,8 @@ final class PostgresLink: SQLDatabase, Sendable {
         let connection = try await PostgresConnection.connect(
             on: eventLoop, configuration: configuration, id: id, logger: logger)
         return PostgresLink(
-            configuration: configuration, id: id, logger: logger, eventLoop: eventLoop, connection: connection)
+            configuration: configuration, id: id, logger: logger, eventLoop: eventLoop,
+            connection: await WatchedConnection.identified(connection))
     }
 
     /// The open connection, connecting again if the last one closed.
@@ -52,7 +53,7 @@ final class PostgresLink: SQLDatabase, Sendable {
         await connecting.acquire()
         defer { connecting.release() }
         if let open = try usable() { return open }
-        let connection = WatchedConnection(
+        let connection = await WatchedConnection.identified(
             try await PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger))
         let installed = current.withLock { slot -> Bool in
             guard !slot.closed else { return false }
@@ -103,6 +104,39 @@ final class PostgresLink: SQLDatabase, Sendable {
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         try await connection().answer(query, onRow)
     }
+
+    /// Whether the transaction that wrote `key` into journal_commits committed, asked after it failed on `sent`
+    /// (its answer lost with the connection, or an error). Connects again as often as it takes within `patience`
+    /// — through a failover, the proxy's next primary. If the transaction's server process may still be finishing
+    /// it (the connection was cut between papertrade and a live server), the question waits until that process has
+    /// ended, so the answer cannot change after it is given. Throws `outcomeUnknown` when the database could not be
+    /// asked in time.
+    func committed(key: String, sentOn sent: WatchedConnection, patience: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: patience)
+        var lastError: any Error = StorageError.unavailable("not asked")
+        repeat {
+            do {
+                let asking = try await connection()
+                let db = PinnedSession(connection: asking)
+                if asking !== sent, let backend = sent.backend {
+                    for _ in 0..<100 {
+                        let alive = try await db.raw(
+                            "SELECT 1 AS alive FROM pg_stat_activity WHERE pid = \(bind: backend.pid) AND backend_start::text = \(bind: backend.start)"
+                        ).all()
+                        if alive.isEmpty { break }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+                let found = try await db.raw("SELECT 1 AS found FROM journal_commits WHERE key = \(bind: key)").all()
+                return !found.isEmpty
+            } catch {
+                if current.withLock({ $0.closed }) { throw error }  // papertrade is stopping
+                lastError = error
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        } while ContinuousClock.now < deadline
+        throw StorageError.outcomeUnknown("journal commit \(key): \(lastError)")
+    }
 }
 
 /// A connection and the statements waiting for its answers. PostgresNIO never answers a statement the connection closed
@@ -113,11 +147,25 @@ final class PostgresLink: SQLDatabase, Sendable {
 /// connection, each statement only enters and leaves the list of those waiting.
 final class WatchedConnection: Sendable {
     let connection: PostgresConnection
+    /// The server process at the other end (its pid and start time): a commit whose answer was lost is looked up
+    /// only once that process has ended (`PostgresLink.committed`). Nil if it could not be read.
+    let backend: (pid: Int, start: String)?
     /// Whether the connection has closed, and how to fail each statement still waiting (by a number of its own).
     private let waiting = Mutex<(closed: Bool, next: Int, fail: [Int: @Sendable () -> Void])>((false, 0, [:]))
 
-    init(_ connection: PostgresConnection) {
+    /// Watches `connection`, first reading which server process serves it.
+    static func identified(_ connection: PostgresConnection) async -> WatchedConnection {
+        let row = try? await connection.sql(queryLogLevel: nil).raw(
+            "SELECT pid, backend_start::text AS start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        ).first()
+        let pid = try? row?.decode(column: "pid", as: Int.self)
+        let start = try? row?.decode(column: "start", as: String.self)
+        return WatchedConnection(connection, backend: pid.flatMap { pid in start.map { (pid, $0) } })
+    }
+
+    init(_ connection: PostgresConnection, backend: (pid: Int, start: String)? = nil) {
         self.connection = connection
+        self.backend = backend
         connection.closeFuture.whenComplete { [weak self] _ in
             guard let self else { return }
             let fail = self.waiting.withLock { state in

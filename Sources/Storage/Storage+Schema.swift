@@ -480,6 +480,15 @@ extension Storage {
                 """,
             ]
         ),
+        // PostgreSQL: each journal commit writes its key, so a commit whose answer was lost (the connection cut by a
+        // failover) is looked up after reconnecting instead of guessed (`Storage.writeTagged`). Keys older than an
+        // hour are pruned.
+        (
+            19,
+            postgresOnly([
+                "CREATE TABLE journal_commits (key TEXT PRIMARY KEY, committed_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+            ])
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

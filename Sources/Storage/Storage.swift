@@ -29,6 +29,8 @@ public final class Storage: Sendable {
     let journalQueue = Mutex<(pending: [(EncodedStep, JournalCompletion)], writing: Bool)>(([], false))
     /// When the last write committed (the SQLite checkpointer waits for a quiet moment).
     let lastWrite = WriteClock()
+    /// PostgreSQL journal commits since start, for pruning journal_commits now and then (`writeTagged`).
+    let commitsSincePrune = Atomic<Int>(0)
     /// What the SQLite checkpointer has done (tests wait on it).
     let checkpointerProgress = CheckpointerProgress()
     /// Group-commit latency and size (exported at /metrics when the process installs a metrics backend).

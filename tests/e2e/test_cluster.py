@@ -24,10 +24,13 @@ from conftest import BINARY, ROOT
 
 
 class Cluster:
-    def __init__(self, nodes):
+    """scripts/cluster.sh's cluster: `nodes` nodes behind HAProxy, on one PostgreSQL or (`ha`) three under Patroni."""
+
+    def __init__(self, nodes, ha=False):
         self.dir = tempfile.mkdtemp(prefix="papertrade-cluster-")
         out = subprocess.run(
-            ["bash", "scripts/cluster.sh", "start", str(nodes), self.dir, "--clock", "always-open", "--rate-limit", "0"],
+            ["bash", "scripts/cluster.sh", "start", str(nodes), self.dir] + (["--ha"] if ha else [])
+            + ["--clock", "always-open", "--rate-limit", "0"],
             cwd=ROOT, capture_output=True, text=True, timeout=600,
             env={**os.environ, "PAPERTRADE_BINARY": BINARY, "PAPERTRADE_WAL_LIMIT_MB": "64"})
         assert out.returncode == 0, out.stdout + out.stderr
@@ -165,8 +168,14 @@ def test_kill9_of_a_node_under_load_its_shards_return_within_10s_and_nothing_is_
     # busy machine takes longer; only a takeover that never happens fails here.
     assert back is not None, cluster.logs()
 
+    check_books(cluster.front, keys, acknowledged, starting)
+
+
+def check_books(front, keys, acknowledged, starting):
+    """Every acknowledged order of each key's account is there once, cash moved only by fills and the position is
+    what was filled."""
     for key_id, secret in keys:
-        client = TradingClient(key_id, secret, paper=True, url_override=cluster.front)
+        client = TradingClient(key_id, secret, paper=True, url_override=front)
         orders = client.get_orders(GetOrdersRequest(status="all", limit=500))
         ids = [o.client_order_id for o in orders]
         assert len(ids) == len(set(ids)), "no client_order_id was executed twice"

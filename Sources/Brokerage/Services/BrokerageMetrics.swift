@@ -14,6 +14,8 @@ struct BrokerageMetrics: Sendable {
     let shardsOwned = Gauge(label: "papertrade_cluster_shards_owned")
     let takeovers = Counter(label: "papertrade_cluster_takeovers_total")
     let fencedCommits = Counter(label: "papertrade_cluster_fenced_commits_total")
+    /// Shards that went stale: a write failed and storage could not be read to reload (the database was down).
+    let staleShards = Counter(label: "papertrade_shards_stale_total")
     /// Cluster: other nodes' order updates and notifications published to this node's streams.
     let relayedEvents = Counter(label: "papertrade_cluster_live_events_relayed_total")
 

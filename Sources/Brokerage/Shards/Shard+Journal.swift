@@ -40,6 +40,11 @@ extension Shard {
     /// same order. Nil when the engine produced nothing.
     func stage() throws(BrokerageError) -> StagedStep? {
         if commits.isReleased { throw .elsewhere(shard: id, owner: nil, url: nil) }
+        if health.isStale {
+            // Built on memory the database may not hold: nothing of it is written; the recovery's reload replaces it.
+            engine.outbox.removeAll()
+            throw .unavailable(ShardHealth.refusal)
+        }
         pruneDurableClosedOrders()
         let events = engine.outbox
         engine.outbox.removeAll(keepingCapacity: true)
@@ -105,8 +110,26 @@ extension Shard {
             shard.metrics.fencedCommits.increment()
             throw .storage(StorageError.fenced(shard: id, held: held, current: current))
         } catch {
-            try? await shard.reload()
+            await shard.recoverAfterFailedWrite()
             throw .storage(error)
+        }
+    }
+
+    /// After a failed write: memory must not run ahead of disk, so the shard reloads from storage. When storage
+    /// cannot be read either (the database is down or failing over), the shard is stale — it serves nothing — and
+    /// a reload is tried every half second until one succeeds (or the shard goes to another node, whose taking
+    /// reloads it).
+    func recoverAfterFailedWrite() async {
+        if (try? await reload()) != nil { return }
+        guard health.markStale() else { return }
+        metrics.staleShards.increment()
+        Task { await self.reloadUntilHealthy() }
+    }
+
+    private func reloadUntilHealthy() async {
+        while health.isStale, !commits.isReleased {
+            if (try? await reload()) != nil { return }
+            try? await Task.sleep(for: .milliseconds(500))
         }
     }
 

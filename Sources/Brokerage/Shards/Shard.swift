@@ -42,6 +42,8 @@ actor Shard {
     var dayProfits = DayProfitBook()
     /// The transfers being credited now (Shard+Transfers.swift).
     var transfers = TransferDesk()
+    /// Whether memory may be trusted (stale after a failed write whose reload failed too, until one succeeds).
+    nonisolated let health = ShardHealth()
 
     init(id: ShardID, owner: ShardOwners.Owner, context: ShardContext, lease: Lease = .local) {
         self.id = id
@@ -88,6 +90,7 @@ actor Shard {
         dayProfits = DayProfitBook()
         try await reloadRules()
         try await reloadAlerts(of: alertUsers)
+        health.markHealthy()
     }
 
     /// Reloads after a failed write, with the same alert users.

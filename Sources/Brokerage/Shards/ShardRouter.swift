@@ -154,8 +154,12 @@ final class ShardRouter: Sendable {
         return shard
     }
 
-    /// Throws `.elsewhere` unless this process serves `shard`.
+    /// Throws `.elsewhere` unless this process serves `shard`; `.unavailable` while its memory is stale
+    /// (`ShardHealth`).
     func served(_ shard: ShardID) throws(BrokerageError) {
+        if shards.indices.contains(shard.index), shards[shard.index].health.isStale {
+            throw .unavailable(ShardHealth.refusal)
+        }
         switch service(of: shard) {
         case .elsewhere(let owner, let url): throw .elsewhere(shard: shard, owner: owner, url: url)
         case .serving(let epoch?) where fences.isFenced(shard, epoch: epoch):

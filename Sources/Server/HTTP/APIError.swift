@@ -23,7 +23,10 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
     public init(_ error: BrokerageError) {
         self.init(error.status, code: error.alpacaCode, error.message)
-        if case .elsewhere = error { retryAfter = 1 }
+        switch error {
+        case .elsewhere, .unavailable: retryAfter = 1  // a shard changing hands, a database failing over
+        default: break
+        }
     }
 
     public static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: 40010000, message) }

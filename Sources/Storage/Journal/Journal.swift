@@ -24,8 +24,9 @@ import TradingCore
 //                                         notifications go out, its caller ──▶  answers (durable)
 //                                         resumes
 //
-// A failed group is retried step by step (one bad step cannot sink the others); a failed step's caller gets the
-// error and the brokerage reloads its engine from storage. The table layout is described once, in
+// A failed group is retried step by step (one bad step cannot sink the others) — unless whether it committed is
+// unknown (PostgreSQL: see `writeTagged`); a failed step's caller gets the error and the brokerage reloads its engine
+// from storage. The table layout is described once, in
 // JournalTables.swift; the WAL is checkpointed by WALCheckpointer.swift.
 
 extension Storage {
@@ -87,6 +88,9 @@ extension Storage {
                 metrics.commit.record(duration: ContinuousClock.now - started)
                 metrics.groupSize.record(batch.count)
                 for (_, completion) in batch { completion(.success(())) }
+            } catch let error as StorageError where error.isOutcomeUnknown {
+                // Whether the group committed is not known: writing its steps again could apply them twice.
+                for (_, completion) in batch { completion(.failure(error)) }
             } catch {
                 for (step, completion) in batch {
                     do {
@@ -117,8 +121,48 @@ extension Storage {
         if let sqlite = sqliteWriter, let statement = journal.inboxStatement() {
             try await lock.withLock { try await sqlite.query(statement.sql, statement.binds) { _ in } }
             lastWrite.touch()
+        } else if let postgres {
+            try await writeTagged(journal, on: postgres)
         } else {
             try await transaction { db in try await journal.write(to: db) }
         }
     }
+
+    /// PostgreSQL: the journal's transaction also writes a key of its own to journal_commits. When it fails — above
+    /// all when the connection is cut after COMMIT was sent (a failover, a network blip), so the answer never came —
+    /// the key is looked up once the database answers again: found, the commit happened and the step is durable;
+    /// absent, it did not. Neither applied twice nor reported done when it was not; a database that stays away
+    /// longer than `outcomePatience` leaves it unknown (`StorageError.outcomeUnknown`).
+    func writeTagged(_ journal: EncodedJournal, on link: PostgresLink) async throws {
+        let key = UUID().uuidString
+        try await lock.withLock {
+            let connection = try await link.connection()
+            let db = PinnedSession(connection: connection)
+            do {
+                try await db.raw("BEGIN").run()
+                try await journal.write(to: db)
+                try await db.raw("INSERT INTO journal_commits (key) VALUES (\(bind: key))").run()
+                try await db.raw("COMMIT").run()
+            } catch {
+                try? await db.raw("ROLLBACK").run()
+                if let e = error as? StorageError, case .fenced = e { throw error }  // refused before COMMIT
+                guard try await link.committed(key: key, sentOn: connection, patience: Self.outcomePatience) else {
+                    throw error
+                }
+                // It did commit: the step is durable.
+            }
+            lastWrite.touch()
+            if commitsSincePrune.add(1, ordering: .relaxed).newValue % Self.pruneEvery == 0 {
+                try? await PinnedSession(connection: link.connection()).raw(
+                    "DELETE FROM journal_commits WHERE committed_at < now() - interval '1 hour'"
+                ).run()
+            }
+        }
+    }
+
+    /// How long a commit whose outcome is unknown waits for the database to answer the question (a Patroni
+    /// failover takes ~15 s).
+    static let outcomePatience = Duration.seconds(45)
+    /// Journal commits between two prunings of journal_commits.
+    static let pruneEvery = 4096
 }
