@@ -130,7 +130,7 @@ final class PostgresLink: SQLDatabase, Sendable {
                 let found = try await db.raw("SELECT 1 AS found FROM journal_commits WHERE key = \(bind: key)").all()
                 return !found.isEmpty
             } catch {
-                if current.withLock({ $0.closed }) { throw error }  // papertrade is stopping
+                if current.withLock({ $0.closed }) { throw error } // papertrade is stopping
                 lastError = error
                 try? await Task.sleep(for: .milliseconds(250))
             }

@@ -24,7 +24,7 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public init(_ error: BrokerageError) {
         self.init(error.status, code: error.alpacaCode, error.message)
         switch error {
-        case .elsewhere, .unavailable: retryAfter = 1  // a shard changing hands, a database failing over
+        case .elsewhere, .unavailable: retryAfter = 1 // a shard changing hands, a database failing over
         default: break
         }
     }

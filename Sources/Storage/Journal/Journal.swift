@@ -145,7 +145,7 @@ extension Storage {
                 try await db.raw("COMMIT").run()
             } catch {
                 try? await db.raw("ROLLBACK").run()
-                if let e = error as? StorageError, case .fenced = e { throw error }  // refused before COMMIT
+                if let e = error as? StorageError, case .fenced = e { throw error } // refused before COMMIT
                 guard try await link.committed(key: key, sentOn: connection, patience: Self.outcomePatience) else {
                     throw error
                 }
