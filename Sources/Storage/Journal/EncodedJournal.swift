@@ -183,16 +183,32 @@ struct EncodedJournal: Sendable {
 
     /// Writes the journal with one statement per table (and per `rowsPerStatement` rows), inside the caller's
     /// transaction: PostgreSQL, and SQLite journals too large for one inbox statement.
-    func write(to db: any SQLDatabase) async throws {
+    /// `key` (PostgreSQL): the commit's key, written to journal_commits by the first statement (a data-modifying
+    /// `WITH` in front of it: no round trip of its own) — see `Storage.writeTagged`.
+    func write(to db: any SQLDatabase, key: String? = nil) async throws {
         try await checkFences(db)
+        var untagged = key
         for (table, rows) in rows() {
             for start in stride(from: 0, to: rows.count, by: Self.rowsPerStatement) {
                 for statement in table.statements(rows: rows[start..<min(start + Self.rowsPerStatement, rows.count)]) {
-                    try await db.raw(statement).run()
+                    if let key = untagged {
+                        try await db.raw(Self.tagging(key) + statement).run()
+                        untagged = nil
+                    } else {
+                        try await db.raw(statement).run()
+                    }
                 }
             }
         }
+        if let key = untagged {
+            try await db.raw("INSERT INTO journal_commits (key) VALUES (\(bind: key))").run()
+        }
         try await writeLiveEvents(db)
+    }
+
+    /// The `WITH` that writes a commit's key in front of one of its statements.
+    static func tagging(_ key: String) -> SQLQueryString {
+        "WITH journal_key AS (INSERT INTO journal_commits (key) VALUES (\(bind: key))) "
     }
 
     /// The fence (cluster): inside the commit's transaction, each shard's lease must still have the epoch its

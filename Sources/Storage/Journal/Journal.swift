@@ -140,8 +140,7 @@ extension Storage {
             let db = PinnedSession(connection: connection)
             do {
                 try await db.raw("BEGIN").run()
-                try await journal.write(to: db)
-                try await db.raw("INSERT INTO journal_commits (key) VALUES (\(bind: key))").run()
+                try await journal.write(to: db, key: key)
                 try await db.raw("COMMIT").run()
             } catch {
                 try? await db.raw("ROLLBACK").run()
