@@ -77,6 +77,7 @@ start)
     printf '%s\0' "$@" > "$dir/serve-args"
     servers=""
     backups=""
+    owners=""
     for k in $(seq "$count"); do
         port=$(free_port)
         node="http://127.0.0.1:$port"
@@ -84,16 +85,20 @@ start)
         # One at a time: the first creates the schema, the others join it.
         start_node "$dir" "node$k" "$@"
         servers+="    server node$k 127.0.0.1:$port check"$'\n'
+        owners+="    use-server node$k if { var(txn.owner) -m str node$k }"$'\n'
         backups+="    server node$k-unchecked 127.0.0.1:$port backup"$'\n'
     done
     front=$(free_port)
-    python3 - "$dir/haproxy.cfg" "$front" "$servers" "$backups" <<'PY'
+    : > "$dir/owners.map"
+    python3 - "$dir/haproxy.cfg" "$front" "$servers" "$backups" "$owners" "$dir/owners.map" <<'PY'
 import re, sys
-path, port, servers, backups = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+path, port, servers, backups, owners, owner_map = sys.argv[1:]
 text = open("deploy/haproxy.cfg").read()
 text = text.replace("bind 127.0.0.1:8080", f"bind 127.0.0.1:{port}")
 text = re.sub(r"(    server node\d+ .* check\n)+", lambda _: servers, text)
 text = re.sub(r"(    server node\d+-unchecked .*\n)+", lambda _: backups, text)
+text = re.sub(r"(    use-server node\d+ .*\n)+", lambda _: owners, text)
+text = text.replace("/etc/haproxy/papertrade-owners.map", owner_map)
 open(path, "w").write(text)
 PY
     haproxy -f "$dir/haproxy.cfg" -D -p "$dir/haproxy.pid" 2> "$dir/haproxy.log"

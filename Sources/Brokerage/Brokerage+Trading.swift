@@ -73,6 +73,10 @@ extension Brokerage {
         try await shard(id).loadAccountIfNeeded(id)
     }
 
+    public func servesHere(_ id: AccountID) async -> Bool {
+        (try? await router.route(id)) != nil
+    }
+
     /// Every account in the database, including any created by another process (the admin commands list them).
     public func allAccounts() async throws(BrokerageError) -> [AccountRecord] {
         try await stored { try await repositories.accounts.accounts(userID: nil) }

@@ -55,7 +55,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     func alpacaGroup(_ prefix: RouterPath) -> RouterGroup<AppContext> {
         var group = router.group(prefix)
         if let rateLimiter { group = group.add(middleware: RateLimitMiddleware(limiter: rateLimiter)) }
-        return group.add(middleware: APIKeyAuthenticator(access: access))
+        return group.add(middleware: APIKeyAuthenticator(access: access, node: parts.cluster?.settings.name))
     }
     let alpaca = alpacaGroup("v2")
     TradingController(market: market, accountService: brokerage, orderService: brokerage).addRoutes(to: alpaca)

@@ -99,6 +99,40 @@ def test_any_node_answers_any_account_and_the_operator_sees_the_cluster(cluster)
     assert sorted(n["shards"] for n in view["nodes"]) == [21, 21, 22]
 
 
+def forwards(cluster):
+    """Requests the nodes have sent on to another node so far (their Prometheus counters, summed)."""
+    total = 0.0
+    for node in cluster.nodes.values():
+        for line in requests.get(f"{node['url']}/metrics", timeout=10).text.splitlines():
+            if line.startswith("papertrade_cluster_forwards_total"):
+                total += float(line.split()[-1])
+    return total
+
+
+def test_the_front_learns_which_node_serves_each_key_so_forwarding_is_the_exception(cluster):
+    """Each answer for an Alpaca key names the node that serves its account (Papertrade-Shard-Owner); HAProxy keeps
+    it and sends the key's next requests there. Without it, consistent hashing by key lands (N-1)/N of requests on
+    a node that must forward them."""
+    keys = [new_trader(cluster.front) for _ in range(9)]
+    before, sent = forwards(cluster), 0
+    owners = {}
+    for key_id, secret in keys:
+        for i in range(12):
+            path = "/v2/orders" if i % 3 == 0 else "/v2/account"
+            headers = {"APCA-API-KEY-ID": key_id, "APCA-API-SECRET-KEY": secret}
+            r = (requests.post(f"{cluster.front}{path}", headers=headers, timeout=30, json={
+                "symbol": "KO", "qty": "1", "side": "buy", "type": "market", "time_in_force": "day"})
+                 if path == "/v2/orders" else requests.get(f"{cluster.front}{path}", headers=headers, timeout=30))
+            assert r.status_code == 200, r.text
+            owners.setdefault(key_id, set()).add(r.headers.get("Papertrade-Shard-Owner"))
+            sent += 1
+    forwarded = forwards(cluster) - before
+    print(f"\nforwards per request through the front, 3 nodes, 9 keys: {forwarded:.0f}/{sent} "
+          f"({forwarded / sent:.1%}; consistent hashing alone: about 2/3)")
+    assert all(len(o) == 1 and None not in o and o <= set(cluster.nodes) for o in owners.values()), owners
+    assert forwarded <= len(keys), "at most each key's first request takes a hop"
+
+
 def test_kill9_of_a_node_under_load_its_shards_return_within_10s_and_nothing_is_lost_or_doubled(cluster):
     keys = [new_trader(cluster.front) for _ in range(6)]
     starting = {k: float(TradingClient(k, s, paper=True, url_override=cluster.front).get_account().cash) for k, s in keys}

@@ -18,6 +18,9 @@ public protocol AccountService: Sendable {
     func accounts(of userID: UserID) async -> [AccountRecord]
     /// Loads an account created by another process.
     func loadAccountIfNeeded(_ id: AccountID) async throws(BrokerageError)
+    /// Whether this process serves the account's shard now (always, outside a cluster): what a cluster node tells
+    /// the proxy, so an account's next requests come straight here (`Papertrade-Shard-Owner`).
+    func servesHere(_ id: AccountID) async -> Bool
     /// The accounts of a user, including any created by another process.
     func loadAccounts(of userID: UserID) async throws(BrokerageError) -> [AccountRecord]
     func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?)

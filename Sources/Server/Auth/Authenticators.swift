@@ -4,8 +4,15 @@ import Hummingbird
 import TradingCore
 
 /// Alpaca's auth headers (APCA-API-KEY-ID / APCA-API-SECRET-KEY) → the key's account; 401 otherwise.
+///
+/// On a cluster node (`node` is its name) an answer for an account whose shard this node serves says so in
+/// `Papertrade-Shard-Owner`; an answer forwarded from the owner carries the owner's. HAProxy keeps the last one per
+/// key (deploy/haproxy.cfg, `set-map`) and sends the key's next requests to that node, so a key's requests are
+/// forwarded only until its first answer, and again only after its shard moves.
 struct APIKeyAuthenticator: RouterMiddleware {
     let access: UserAccess
+    var node: String? = nil
+    static let shardOwner = HTTPField.Name.literal("Papertrade-Shard-Owner")
 
     func handle(
         _ request: Request, context: AppContext,
@@ -17,7 +24,11 @@ struct APIKeyAuthenticator: RouterMiddleware {
         }
         var context = context
         context.caller = .account(account)
-        return try await next(request, context)
+        var response = try await next(request, context)
+        if let node, await access.accountService.servesHere(account) {
+            response.headers[Self.shardOwner] = node
+        }
+        return response
     }
 }
 
