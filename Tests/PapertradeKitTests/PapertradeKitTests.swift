@@ -17,10 +17,13 @@ import Testing
             #expect(quote.symbol == "AAPL" && quote.last > 0 && quote.asks.count == 5)
             let ask = try #require(quote.asks.first?.price)
 
-            // A resting limit order: listed open, then canceled.
-            let resting = try await client.placeOrder(.limit("AAPL", .buy, qty: 2, limitPrice: 1, timeInForce: .gtc))
+            // A resting limit order with a journal note: listed open with its note, then canceled.
+            var dip = OrderRequest.limit("AAPL", .buy, qty: 2, limitPrice: 1, timeInForce: .gtc)
+            dip.note = "buying the dip — 买在低点"
+            let resting = try await client.placeOrder(dip)
             #expect(resting.status == .new && resting.limitPrice == 1 && resting.qty == 2 && resting.status.isOpen)
-            #expect(try await client.orders(status: "open").map(\.id) == [resting.id])
+            #expect(resting.note == "buying the dip — 买在低点")
+            #expect(try await client.orders(status: "open").map(\.note) == ["buying the dip — 买在低点"])
             let canceled = try await client.cancelOrder(resting.id)
             #expect(canceled.status == .canceled && canceled.canceledAt != nil)
             #expect(try await client.orders(status: "open").isEmpty)

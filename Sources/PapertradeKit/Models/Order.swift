@@ -91,9 +91,11 @@ public struct Order: Codable, Hashable, Sendable, Identifiable {
     public var replacedBy: String?
     public var replaces: String?
     public var legs: [Order]?
+    /// The trader's journal note (a class may require one on every order); never changed once placed.
+    public var note: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, symbol, side, type, qty, notional, hwm, status, fees, replaces, legs
+        case id, symbol, side, type, qty, notional, hwm, status, fees, replaces, legs, note
         case clientOrderID = "client_order_id", accountID = "account_id", timeInForce = "time_in_force"
         case orderClass = "order_class", positionIntent = "position_intent", extendedHours = "extended_hours"
         case limitPrice = "limit_price", stopPrice = "stop_price", trailPrice = "trail_price"
@@ -146,13 +148,15 @@ public struct OrderRequest: Codable, Hashable, Sendable {
     public var stopLoss: Exit?
     /// For options: `buy_to_open`, `sell_to_close`….
     public var positionIntent: String?
+    /// A journal note kept with the order (up to 2,000 characters; a class may require one).
+    public var note: String?
 
     public init(
         symbol: String, side: OrderSide, type: OrderType = .market, timeInForce: TimeInForce = .day,
         qty: Decimal? = nil, notional: Decimal? = nil, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil,
         trailPrice: Decimal? = nil, trailPercent: Decimal? = nil, extendedHours: Bool? = nil,
         clientOrderID: String? = nil, orderClass: String? = nil, takeProfit: Exit? = nil, stopLoss: Exit? = nil,
-        positionIntent: String? = nil
+        positionIntent: String? = nil, note: String? = nil
     ) {
         self.symbol = symbol
         self.side = side
@@ -170,6 +174,7 @@ public struct OrderRequest: Codable, Hashable, Sendable {
         self.takeProfit = takeProfit
         self.stopLoss = stopLoss
         self.positionIntent = positionIntent
+        self.note = note
     }
 
     public static func market(_ symbol: String, _ side: OrderSide, qty: Decimal, timeInForce: TimeInForce = .day)
@@ -226,7 +231,7 @@ public struct OrderRequest: Codable, Hashable, Sendable {
         case timeInForce = "time_in_force", limitPrice = "limit_price", stopPrice = "stop_price"
         case trailPrice = "trail_price", trailPercent = "trail_percent", extendedHours = "extended_hours"
         case clientOrderID = "client_order_id", orderClass = "order_class", takeProfit = "take_profit"
-        case stopLoss = "stop_loss", positionIntent = "position_intent"
+        case stopLoss = "stop_loss", positionIntent = "position_intent", note
     }
 
     /// Leaves out what is not set (the server treats a null price as a wrong value).
@@ -248,6 +253,7 @@ public struct OrderRequest: Codable, Hashable, Sendable {
         try c.encodeIfPresent(takeProfit, forKey: .takeProfit)
         try c.encodeIfPresent(stopLoss, forKey: .stopLoss)
         try c.encodeIfPresent(positionIntent, forKey: .positionIntent)
+        try c.encodeIfPresent(note, forKey: .note)
     }
 }
 
