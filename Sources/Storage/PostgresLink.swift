@@ -23,6 +23,8 @@ final class PostgresLink: SQLDatabase, Sendable {
     /// The connection, or nil once the link is closed (nothing connects again after that).
     private let current: Mutex<(connection: WatchedConnection, closed: Bool)>
     private let connecting = AsyncLock()
+    /// Journal commits written through the link, for pruning journal_commits now and then (`pruneDue`).
+    private let commits = Atomic<Int>(0)
 
     private init(
         configuration: PostgresConnection.Configuration, id: Int, logger: Logger, eventLoop: any EventLoop,
@@ -103,6 +105,11 @@ final class PostgresLink: SQLDatabase, Sendable {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         try await connection().answer(query, onRow)
+    }
+
+    /// Counts a journal commit; true once every `every` commits (time to prune old keys from journal_commits).
+    func pruneDue(every: Int) -> Bool {
+        commits.add(1, ordering: .relaxed).newValue % every == 0
     }
 
     /// Whether the transaction that wrote `key` into journal_commits committed, asked after it failed on `sent`

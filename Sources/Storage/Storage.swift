@@ -29,8 +29,6 @@ public final class Storage: Sendable {
     let journalQueue = Mutex<(pending: [(EncodedStep, JournalCompletion)], writing: Bool)>(([], false))
     /// When the last write committed (the SQLite checkpointer waits for a quiet moment).
     let lastWrite = WriteClock()
-    /// PostgreSQL journal commits since start, for pruning journal_commits now and then (`writeTagged`).
-    let commitsSincePrune = Atomic<Int>(0)
     /// What the SQLite checkpointer has done (tests wait on it).
     let checkpointerProgress = CheckpointerProgress()
     /// Group-commit latency and size (exported at /metrics when the process installs a metrics backend).
@@ -230,17 +228,23 @@ public final class Storage: Sendable {
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await lock.withLock {
             // On PostgreSQL the whole transaction runs on one connection (`PostgresLink.session`).
-            let db = try await postgres?.session() ?? self.db
-            try await db.raw(SQLQueryString(isPostgres ? "BEGIN" : "BEGIN IMMEDIATE")).run()
-            do {
-                let value = try await body(db)
-                try await db.raw("COMMIT").run()
-                lastWrite.touch()
-                return value
-            } catch {
-                try? await db.raw("ROLLBACK").run()
-                throw error
-            }
+            try await inTransaction(on: try await postgres?.session() ?? self.db, body)
+        }
+    }
+
+    /// Runs `body` in one transaction on `db`, the write lock already held.
+    func inTransaction<T: Sendable>(on db: any SQLDatabase, _ body: @Sendable (any SQLDatabase) async throws -> T)
+        async throws -> T
+    {
+        try await db.raw(SQLQueryString(isPostgres ? "BEGIN" : "BEGIN IMMEDIATE")).run()
+        do {
+            let value = try await body(db)
+            try await db.raw("COMMIT").run()
+            lastWrite.touch()
+            return value
+        } catch {
+            try? await db.raw("ROLLBACK").run()
+            throw error
         }
     }
 

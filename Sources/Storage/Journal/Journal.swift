@@ -137,24 +137,19 @@ extension Storage {
         let key = UUID().uuidString
         try await lock.withLock {
             let connection = try await link.connection()
-            let db = PinnedSession(connection: connection)
             do {
-                try await db.raw("BEGIN").run()
-                try await journal.write(to: db, key: key)
-                try await db.raw("COMMIT").run()
+                try await inTransaction(on: PinnedSession(connection: connection)) { db in
+                    try await journal.write(to: db, key: key)
+                }
             } catch {
-                try? await db.raw("ROLLBACK").run()
                 if let e = error as? StorageError, case .fenced = e { throw error } // refused before COMMIT
                 guard try await link.committed(key: key, sentOn: connection, patience: Self.outcomePatience) else {
                     throw error
                 }
-                // It did commit: the step is durable.
+                lastWrite.touch() // it did commit: the step is durable
             }
-            lastWrite.touch()
-            if commitsSincePrune.add(1, ordering: .relaxed).newValue % Self.pruneEvery == 0 {
-                try? await PinnedSession(connection: link.connection()).raw(
-                    "DELETE FROM journal_commits WHERE committed_at < now() - interval '1 hour'"
-                ).run()
+            if link.pruneDue(every: Self.pruneEvery) {
+                try? await db.raw("DELETE FROM journal_commits WHERE committed_at < now() - interval '1 hour'").run()
             }
         }
     }
