@@ -26,6 +26,14 @@ public struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "{"))
     }
 
+    /// An object written on after `bytes`, which the writer takes (no copy) until `finish()` hands them back:
+    /// a member's value inside another writer's object.
+    public init(continuing bytes: inout [UInt8]) {
+        self.bytes = []
+        swap(&self.bytes, &bytes)
+        self.bytes.append(UInt8(ascii: "{"))
+    }
+
     /// Starts a member: a comma after the first, then `"name":`.
     public mutating func key(_ key: JSONKey) {
         if !empty { bytes.append(UInt8(ascii: ",")) }

@@ -243,3 +243,17 @@ struct PinnedSession: SQLDatabase {
         try await connection.answer(query, onRow)
     }
 }
+
+extension StorageError {
+    /// The journal fence's refusal (`journal_fence`: SQLSTATE PTF01, detail "shard held current") as the error the
+    /// brokerage knows (nil for any other error).
+    static func fence(from error: any Error) -> StorageError? {
+        if let storage = error as? StorageError, case .fenced = storage { return storage }
+        guard let psql = error as? PSQLError, psql.serverInfo?[.sqlState] == "PTF01",
+            let detail = psql.serverInfo?[.detail]
+        else { return nil }
+        let parts = detail.split(separator: " ")
+        guard parts.count >= 2, let shard = Int(parts[0]), let held = Int64(parts[1]) else { return nil }
+        return .fenced(shard: ShardID(shard), held: held, current: parts.count > 2 ? Int64(parts[2]) : nil)
+    }
+}

@@ -489,6 +489,32 @@ extension Storage {
                 "CREATE TABLE journal_commits (key TEXT PRIMARY KEY, committed_at TIMESTAMPTZ NOT NULL DEFAULT now())"
             ])
         ),
+        // PostgreSQL: the commit's fence as a function, so a journal commit is one statement (`EncodedJournal.
+        // postgresStatement`): each shard's lease, locked FOR SHARE in shard order, must still have the epoch the
+        // commit was made under, or the statement fails with SQLSTATE PTF01 and "shard held current" as its detail
+        // (`StorageError.fence(from:)`).
+        (
+            20,
+            postgresOnly([
+                """
+                CREATE FUNCTION journal_fence(shards INTEGER[], epochs BIGINT[]) RETURNS INTEGER LANGUAGE plpgsql AS $$
+                DECLARE
+                    current BIGINT;
+                BEGIN
+                    FOR i IN 1 .. coalesce(array_length(shards, 1), 0) LOOP
+                        SELECT epoch INTO current FROM shard_leases WHERE shard = shards[i] FOR SHARE;
+                        IF current IS DISTINCT FROM epochs[i] THEN
+                            RAISE EXCEPTION 'journal fence: shard % is at epoch %; the commit was made under %',
+                                shards[i], current, epochs[i]
+                                USING ERRCODE = 'PTF01', DETAIL = concat_ws(' ', shards[i], epochs[i], current);
+                        END IF;
+                    END LOOP;
+                    RETURN 0;
+                END
+                $$
+                """
+            ])
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

@@ -82,6 +82,20 @@ struct StreamingJSONEncoderTests {
         #expect(try roundTrip(engine.randomState) == engine.randomState)
     }
 
+    @Test("an order update's hand-written JSON (a cluster's live event) is byte for byte the encoder's, fills too")
+    func storedUpdateJSON() throws {
+        let (engine, _) = try busyEngine()
+        let updates = engine.outbox.compactMap { event -> OrderUpdate? in
+            if case .order(let update) = event { return update } else { return nil }
+        }
+        #expect(updates.contains { $0.fill != nil } && updates.contains { $0.fill == nil })
+        #expect(Set(updates.map(\.event)).count >= 3, "new, fill and canceled at least")
+        for update in updates {
+            #expect(try update.storedJSON() == (try StreamingJSONEncoder.encode(update)))
+            #expect(try Coding.decode(OrderUpdate.self, update.storedJSON()) == update)
+        }
+    }
+
     @Test("an order's hand-written stored JSON is byte for byte the encoder's, in every state and with every field set")
     func storedOrderJSON() throws {
         let (engine, _) = try busyEngine()

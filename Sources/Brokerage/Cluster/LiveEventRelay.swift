@@ -9,7 +9,7 @@ import TradingCore
 ///
 /// The node's own events reach its streams straight from its journal writer; here only other nodes' are
 /// published. It polls: every `listening` interval while anyone listens on this node (the delay an event from another
-/// node may take), every `idle` interval otherwise, reading ids only to keep its place. (Signalling each commit with
+/// node may take), every `idle` interval otherwise, reading only where each shard's events stand to keep its place. (Signalling each commit with
 /// NOTIFY instead serialized every node's commits in PostgreSQL: see `Storage+LiveEvents.swift`.)
 struct LiveEventRelay: Sendable {
     let node: String
@@ -43,7 +43,11 @@ struct LiveEventRelay: Sendable {
             // Idle: a read a second keeps the marks current, so the first listener misses nothing after it arrives.
             guard brokerage.streams.hasSubscribers || ContinuousClock.now - lastRead >= idle else { continue }
             lastRead = .now
-            await read(&marks)
+            if brokerage.streams.hasSubscribers {
+                await read(&marks)
+            } else {
+                await skip(&marks)
+            }
             if ContinuousClock.now - lastPrune > pruneEvery {
                 lastPrune = .now
                 await prune()
@@ -75,6 +79,16 @@ struct LiveEventRelay: Sendable {
             }
         } catch {
             logger.warning("live events: read failed: \(error)")
+        }
+    }
+
+    /// Moves the marks to each shard's newest event without reading the events (no one here listens: one index
+    /// probe per shard, where reading them took a read per thousand events).
+    func skip(_ marks: inout [ShardID: Int64]) async {
+        do {
+            marks.merge(try await repository.liveEventMarks()) { Swift.max($0, $1) }
+        } catch {
+            logger.warning("live events: cannot read where they stand: \(error)")
         }
     }
 

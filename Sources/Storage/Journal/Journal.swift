@@ -18,7 +18,8 @@ import TradingCore
 //                                         journal_inbox view, its triggers route
 //                                         rows to tables (JournalTables); WAL,
 //                                         synchronous=FULL. PostgreSQL — one
-//                                         transaction, a statement per table.
+//                                         statement, a WITH per table, that
+//                                         commits on its own (postgresStatement).
 //                                       publish: each step's completion, in
 //                                         order: its order updates and
 //                                         notifications go out, its caller ──▶  answers (durable)
@@ -137,12 +138,16 @@ extension Storage {
         let key = UUID().uuidString
         try await lock.withLock {
             let connection = try await link.connection()
+            let session = PinnedSession(connection: connection)
             do {
-                try await inTransaction(on: PinnedSession(connection: connection)) { db in
-                    try await journal.write(to: db, key: key)
+                if let statement = journal.postgresStatement(key: key) {
+                    try await session.raw(statement).run()
+                    lastWrite.touch()
+                } else {
+                    try await inTransaction(on: session) { db in try await journal.write(to: db, key: key) }
                 }
             } catch {
-                if let e = error as? StorageError, case .fenced = e { throw error } // refused before COMMIT
+                if let fenced = StorageError.fence(from: error) { throw fenced } // refused: nothing committed
                 guard try await link.committed(key: key, sentOn: connection, patience: Self.outcomePatience) else {
                     throw error
                 }

@@ -78,36 +78,38 @@ struct JournalTable: Sendable {
     }
 
     /// The statement that writes `rows` (each with a value per column) without the inbox: PostgreSQL, and SQLite
-    /// journals too large for one inbox statement. One multi-row INSERT, or one UPDATE per row.
-    func statements(rows: ArraySlice<[JournalValue]>) -> [SQLQueryString] {
+    /// journals too large for one inbox statement. A multi-row INSERT, or one UPDATE joined to the rows' VALUES
+    /// (whose columns both databases name column1, column2, …).
+    func statement(rows: ArraySlice<[JournalValue]>) -> SQLQueryString {
+        var sql: SQLQueryString
         switch write {
         case .update(let key):
-            return rows.map { row in
-                var sql = SQLQueryString("UPDATE " + table + " SET ")
-                var first = true
-                for (column, value) in zip(columns, row) where column != key {
-                    sql.appendInterpolation(unsafeRaw: (first ? "" : ", ") + column + " = ")
-                    value.bind(into: &sql)
-                    first = false
-                }
-                sql.appendInterpolation(unsafeRaw: " WHERE \(key) = ")
-                // swift-format-ignore: NeverForceUnwrap
-                // (The key is one of the kind's own columns: the tables are fixed at compile time and every kind is tested.)
-                row[columns.firstIndex(of: key)!].bind(into: &sql)
-                return sql
+            let sets = columns.enumerated().filter { $0.element != key }.map {
+                "\($0.element) = v.column\($0.offset + 1)"
             }
+            // swift-format-ignore: NeverForceUnwrap
+            // (The key is one of the kind's own columns: the tables are fixed at compile time and every kind is tested.)
+            let keyColumn = columns.firstIndex(of: key)! + 1
+            sql = SQLQueryString("UPDATE \(table) SET \(sets.joined(separator: ", ")) FROM (")
+            appendValues(rows, to: &sql)
+            sql.appendInterpolation(unsafeRaw: ") AS v WHERE \(table).\(key) = v.column\(keyColumn)")
         case .insert, .upsert:
-            var sql = SQLQueryString("INSERT INTO " + table + " (" + columns.joined(separator: ", ") + ") VALUES ")
-            for (i, row) in rows.enumerated() {
-                sql.appendInterpolation(unsafeRaw: i == 0 ? "(" : ", (")
-                for (j, value) in row.enumerated() {
-                    if j > 0 { sql.appendInterpolation(unsafeRaw: ", ") }
-                    value.bind(into: &sql)
-                }
-                sql.appendInterpolation(unsafeRaw: ")")
-            }
+            sql = SQLQueryString("INSERT INTO " + table + " (" + columns.joined(separator: ", ") + ") ")
+            appendValues(rows, to: &sql)
             sql.appendInterpolation(unsafeRaw: conflictClause)
-            return [sql]
+        }
+        return sql
+    }
+
+    /// `VALUES (…), (…)` with each row's values bound.
+    private func appendValues(_ rows: ArraySlice<[JournalValue]>, to sql: inout SQLQueryString) {
+        for (i, row) in rows.enumerated() {
+            sql.appendInterpolation(unsafeRaw: i == 0 ? "VALUES (" : ", (")
+            for (j, value) in row.enumerated() {
+                if j > 0 { sql.appendInterpolation(unsafeRaw: ", ") }
+                value.bind(into: &sql)
+            }
+            sql.appendInterpolation(unsafeRaw: ")")
         }
     }
 }
