@@ -188,7 +188,21 @@ final class WatchedConnection: Sendable {
 
     /// Runs a statement and returns with its answer, or fails once the connection closes without one.
     func answer(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        let answered: EventLoopFuture<Void> = connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
+        try await watch(connection.sql(queryLogLevel: nil).execute(sql: query, onRow))
+    }
+
+    /// Runs a prepared statement (prepared on this connection the first time), reading its rows to the end; fails
+    /// once the connection closes without an answer.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws {
+        let connection = connection
+        try await watch(
+            connection.eventLoop.makeFutureWithTask {
+                for try await _ in try await connection.execute(statement, logger: connection.logger) {}
+            })
+    }
+
+    /// The statement's answer, or a failure as soon as the connection closes without one.
+    private func watch(_ answered: EventLoopFuture<Void>) async throws {
         let once = Once()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             @Sendable func finish(_ result: Result<Void, any Error>) {

@@ -125,27 +125,3 @@ struct LiveNotification: Codable {
             createdAt: createdAt)
     }
 }
-
-extension EncodedJournal {
-    /// Rows per live-events INSERT.
-    static let liveEventsPerStatement = 200
-
-    /// The statement that writes `events` of the journal, or nil when there are none (or the journal is not a
-    /// cluster node's).
-    func liveEventsStatement(_ events: ArraySlice<(shard: Int, kind: String, body: String)>) -> SQLQueryString? {
-        guard let node = liveNode, !events.isEmpty else { return nil }
-        var sql = SQLQueryString("INSERT INTO live_events (shard, node, kind, created_at, body) VALUES ")
-        for (i, event) in events.enumerated() {
-            sql.appendInterpolation(unsafeRaw: i == 0 ? "(" : ", (")
-            sql.appendInterpolation(bind: event.shard)
-            sql.appendInterpolation(unsafeRaw: ", ")
-            sql.appendInterpolation(bind: node)
-            sql.appendInterpolation(unsafeRaw: ", ")
-            sql.appendInterpolation(bind: event.kind)
-            sql.appendInterpolation(unsafeRaw: ", " + Storage.databaseNow + ", ")
-            sql.appendInterpolation(bind: event.body)
-            sql.appendInterpolation(unsafeRaw: ")")
-        }
-        return sql
-    }
-}

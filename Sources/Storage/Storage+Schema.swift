@@ -489,15 +489,15 @@ extension Storage {
                 "CREATE TABLE journal_commits (key TEXT PRIMARY KEY, committed_at TIMESTAMPTZ NOT NULL DEFAULT now())"
             ])
         ),
-        // PostgreSQL: the commit's fence as a function, so a journal commit is one statement (`EncodedJournal.
-        // postgresStatement`): each shard's lease, locked FOR SHARE in shard order, must still have the epoch the
+        // PostgreSQL: the commit's fence as a function, so a journal commit is one statement
+        // (`PostgresJournalStatement`): each shard's lease, locked FOR SHARE in shard order, must still have the epoch the
         // commit was made under, or the statement fails with SQLSTATE PTF01 and "shard held current" as its detail
         // (`StorageError.fence(from:)`).
         (
             20,
             postgresOnly([
                 """
-                CREATE FUNCTION journal_fence(shards INTEGER[], epochs BIGINT[]) RETURNS INTEGER LANGUAGE plpgsql AS $$
+                CREATE FUNCTION journal_fence(shards BIGINT[], epochs BIGINT[]) RETURNS INTEGER LANGUAGE plpgsql AS $$
                 DECLARE
                     current BIGINT;
                 BEGIN

@@ -3,7 +3,7 @@
 # option and crypto orders — with p50/p99 latency at 64 connections, on SQLite and on PostgreSQL. Goal: orders ≥ 25%
 # of /healthz throughput, p99 < 20 ms on SQLite; option and crypto orders the same share as stock orders. Needs wrk
 # (installed from Debian if missing).
-#   bash benchmarks/load/run.sh [seconds per measurement] [rounds]
+#   bash benchmarks/load/run.sh [seconds per measurement] [rounds] [databases: "sqlite postgres" (default), one of them]
 # /healthz and orders are measured in alternating rounds (default 3 × 5 s each) and the summary takes the median
 # of each, with the worst round's p99: on a shared 2-core VM the machine's speed drifts by ±15% within a minute, so
 # one measurement of each, taken a minute apart, mostly measured the drift.
@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 duration=${1:-5}
 rounds=${2:-3}
+databases=${3:-sqlite postgres}
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 swift build -c release --product papertrade
 bin=.build/release/papertrade
@@ -77,6 +78,13 @@ for k, goal in (("orders", "goal ≥ 25%"), ("options", "goal: as stock orders")
 PY
 }
 
-run sqlite --data-dir "$work/sqlite"
-url=$(bash scripts/postgres.sh start "$pgdir" | tail -1)
-run postgres --database-url "$url"
+for database in $databases; do
+    case "$database" in
+    sqlite) run sqlite --data-dir "$work/sqlite" ;;
+    postgres)
+        url=$(bash scripts/postgres.sh start "$pgdir" | tail -1)
+        run postgres --database-url "$url"
+        ;;
+    *) echo "unknown database $database (sqlite or postgres)" >&2; exit 2 ;;
+    esac
+done

@@ -182,81 +182,15 @@ struct EncodedJournal: Sendable {
     /// parameter limit).
     static let rowsPerStatement = 100
 
-    /// Parameters one PostgreSQL statement may bind (the protocol counts them in 16 bits: at most 65,535).
-    static let postgresBindLimit = 60_000
-
-    /// PostgreSQL: the whole journal as one statement, which commits on its own — its key, a data-modifying `WITH`
-    /// per table and one for the live events, and the fence (`journal_fence`) as what it selects — or nil when it
-    /// would bind more than `postgresBindLimit` parameters (then `write(to:key:)`, in a transaction).
-    ///
-    /// One statement is one round trip, where BEGIN, the fence, a statement per table and COMMIT were five or more,
-    /// each waiting for the last under the writer's lock. All of it is one atomic commit: the sub-statements share
-    /// a snapshot (no two touch the same row: the merge keeps one state per order, account, rule, alert, transfer
-    /// and shard), foreign keys are checked at the statement's end, and the fence's FOR SHARE holds a takeover
-    /// until the statement has committed, as in a transaction.
-    func postgresStatement(key: String) -> SQLQueryString? {
-        let tables = rows().filter { !$0.rows.isEmpty }
-        let binds = 1 + live.count * 4 + tables.reduce(0) { $0 + $1.rows.count * $1.table.columns.count }
-        guard binds <= Self.postgresBindLimit else { return nil }
-        var sql = Self.tagging(key)
-        for (table, rows) in tables {
-            sql.appendInterpolation(unsafeRaw: ", journal_\(table.kind) AS (")
-            sql += table.statement(rows: rows[...])
-            sql.appendInterpolation(unsafeRaw: ")")
-        }
-        if let events = liveEventsStatement(live[...]) {
-            sql.appendInterpolation(unsafeRaw: ", journal_live AS (")
-            sql += events
-            sql.appendInterpolation(unsafeRaw: ")")
-        }
-        sql.appendInterpolation(unsafeRaw: " " + fenceQuery)
-        return sql
-    }
-
     /// Writes the journal with one statement per table (and per `rowsPerStatement` rows), inside the caller's
-    /// transaction: SQLite journals too large for one inbox statement, and PostgreSQL journals too large for
-    /// `postgresStatement`. `key` (PostgreSQL): the commit's key, written to journal_commits by the first
-    /// statement — see `Storage.writeTagged`.
-    func write(to db: any SQLDatabase, key: String? = nil) async throws {
-        if !fences.isEmpty { try await db.raw(SQLQueryString(fenceQuery)).run() }
-        var untagged = key
+    /// transaction: SQLite journals too large for one inbox statement. (PostgreSQL writes every journal with one
+    /// statement: `PostgresJournalStatement`. SQLite serves no cluster, so there are no fences or live events here.)
+    func write(to db: any SQLDatabase) async throws {
         for (table, rows) in rows() {
             for start in stride(from: 0, to: rows.count, by: Self.rowsPerStatement) {
-                let statement = table.statement(rows: rows[start..<min(start + Self.rowsPerStatement, rows.count)])
-                if let key = untagged {
-                    try await db.raw(Self.tagging(key) + statement).run()
-                    untagged = nil
-                } else {
-                    try await db.raw(statement).run()
-                }
+                try await db.raw(table.statement(rows: rows[start..<min(start + Self.rowsPerStatement, rows.count)]))
+                    .run()
             }
         }
-        if let key = untagged {
-            try await db.raw("INSERT INTO journal_commits (key) VALUES (\(bind: key))").run()
-        }
-        for start in stride(from: 0, to: live.count, by: Self.liveEventsPerStatement) {
-            if let events = liveEventsStatement(live[start..<min(start + Self.liveEventsPerStatement, live.count)]) {
-                try await db.raw(events).run()
-            }
-        }
-    }
-
-    /// The `WITH` that writes a commit's key in front of one of its statements.
-    static func tagging(_ key: String) -> SQLQueryString {
-        "WITH journal_key AS (INSERT INTO journal_commits (key) VALUES (\(bind: key))) "
-    }
-
-    /// The fence (cluster): in the commit, each shard's lease must still have the epoch its steps were made under
-    /// (`journal_fence`, migration 20, refuses with SQLSTATE PTF01: `StorageError.fence(from:)`). It locks the
-    /// leases `FOR SHARE`, which lets one owner's commits run together but makes a takeover (which updates the
-    /// lease row) wait until they end, and a commit that waited behind a takeover reads the new epoch — so nothing
-    /// from the old owner commits after another node took the shard (Temporal checks its range id the same way).
-    /// Shards in ascending order: every commit locks leases in one order.
-    var fenceQuery: String {
-        guard !fences.isEmpty else { return "SELECT 0" }
-        let sorted = fences.sorted { ($0.shard.index, $0.epoch) < ($1.shard.index, $1.epoch) }
-        let shards = sorted.map { String($0.shard.index) }.joined(separator: ", ")
-        let epochs = sorted.map { String($0.epoch) }.joined(separator: ", ")
-        return "SELECT journal_fence(ARRAY[\(shards)]::INTEGER[], ARRAY[\(epochs)]::BIGINT[])"
     }
 }

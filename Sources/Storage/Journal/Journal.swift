@@ -18,8 +18,9 @@ import TradingCore
 //                                         journal_inbox view, its triggers route
 //                                         rows to tables (JournalTables); WAL,
 //                                         synchronous=FULL. PostgreSQL — one
-//                                         statement, a WITH per table, that
-//                                         commits on its own (postgresStatement).
+//                                         prepared statement, a WITH per table,
+//                                         that commits on its own
+//                                         (PostgresJournalStatement).
 //                                       publish: each step's completion, in
 //                                         order: its order updates and
 //                                         notifications go out, its caller ──▶  answers (durable)
@@ -117,7 +118,7 @@ extension Storage {
     /// `journal_inbox` view, whose triggers route each row to its table: one statement is one atomic, durable
     /// commit and one trip to SQLite's thread, where BEGIN, an INSERT per table, an UPDATE and COMMIT were six
     /// (on two cores those trips, not SQLite, bounded order placement). Larger journals, and PostgreSQL, use
-    /// an explicit transaction.
+    /// an explicit transaction (SQLite) or one prepared statement (PostgreSQL: `PostgresJournalStatement`).
     func write(_ journal: EncodedJournal) async throws {
         if let sqlite = sqliteWriter, let statement = journal.inboxStatement() {
             try await lock.withLock { try await sqlite.query(statement.sql, statement.binds) { _ in } }
@@ -129,7 +130,7 @@ extension Storage {
         }
     }
 
-    /// PostgreSQL: the journal's transaction also writes a key of its own to journal_commits. When it fails — above
+    /// PostgreSQL: the journal's statement also writes a key of its own to journal_commits. When it fails — above
     /// all when the connection is cut after COMMIT was sent (a failover, a network blip), so the answer never came —
     /// the key is looked up once the database answers again: found, the commit happened and the step is durable;
     /// absent, it did not. Neither applied twice nor reported done when it was not; a database that stays away
@@ -138,14 +139,9 @@ extension Storage {
         let key = UUID().uuidString
         try await lock.withLock {
             let connection = try await link.connection()
-            let session = PinnedSession(connection: connection)
             do {
-                if let statement = journal.postgresStatement(key: key) {
-                    try await session.raw(statement).run()
-                    lastWrite.touch()
-                } else {
-                    try await inTransaction(on: session) { db in try await journal.write(to: db, key: key) }
-                }
+                try await connection.execute(PostgresJournalStatement(journal: journal, key: key))
+                lastWrite.touch()
             } catch {
                 if let fenced = StorageError.fence(from: error) { throw fenced } // refused: nothing committed
                 guard try await link.committed(key: key, sentOn: connection, patience: Self.outcomePatience) else {

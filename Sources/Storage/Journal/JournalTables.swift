@@ -46,6 +46,7 @@ struct JournalTable: Sendable {
     let kind: String
     let table: String
     let columns: [String]
+    let types: [JournalType]
     let write: Write
 
     /// The INSTEAD OF trigger on `journal_inbox` that writes a row of this kind: column i is `NEW.c<i+1>`.
@@ -114,15 +115,24 @@ struct JournalTable: Sendable {
     }
 }
 
-/// One column of a journal table: its name and how a journal row gives its value, described together so a column
-/// cannot be named in one place and filled in another.
+/// What a journal column holds (PostgreSQL binds a column of a journal as an array of its type).
+enum JournalType: Sendable {
+    case text, integer
+}
+
+/// One column of a journal table: its name, its type and how a journal row gives its value, described together so
+/// a column cannot be named in one place and filled in another.
 struct JournalColumn<Row>: Sendable {
     let name: String
+    let type: JournalType
     let value: @Sendable (Row) -> JournalValue
 
-    init(_ name: String, _ value: @escaping @Sendable (Row) -> JournalValue) {
-        self.name = name
-        self.value = value
+    static func text(_ name: String, _ value: @escaping @Sendable (Row) -> String?) -> Self {
+        Self(name: name, type: .text) { .text(value($0)) }
+    }
+
+    static func integer(_ name: String, _ value: @escaping @Sendable (Row) -> Int64?) -> Self {
+        Self(name: name, type: .integer) { .integer(value($0)) }
     }
 }
 
@@ -133,7 +143,8 @@ struct JournalRows<Row>: Sendable {
     let columns: [JournalColumn<Row>]
 
     init(kind: String, table: String, write: JournalTable.Write, columns: [JournalColumn<Row>]) {
-        self.table = JournalTable(kind: kind, table: table, columns: columns.map(\.name), write: write)
+        self.table = JournalTable(
+            kind: kind, table: table, columns: columns.map(\.name), types: columns.map(\.type), write: write)
         self.columns = columns
     }
 
@@ -148,77 +159,77 @@ enum JournalTables {
     static let order = JournalRows<(Order, String)>(
         kind: "order", table: "orders", write: .upsert(key: "id", update: ["status", "is_open", "updated_at", "body"]),
         columns: [
-            .init("id") { .text($0.0.id.description) }, .init("account_id") { .text($0.0.accountID.description) },
-            .init("client_order_id") { .text($0.0.clientOrderID.text) }, .init("symbol") { .text($0.0.symbol) },
-            .init("status") { .text($0.0.status.rawValue) }, .init("is_open") { .integer($0.0.status.isOpen ? 1 : 0) },
-            .init("submitted_at") { .integer($0.0.submittedAt.nanoseconds) },
-            .init("updated_at") { .integer($0.0.updatedAt.nanoseconds) }, .init("body") { .text($0.1) },
+            .text("id") { $0.0.id.description }, .text("account_id") { $0.0.accountID.description },
+            .text("client_order_id") { $0.0.clientOrderID.text }, .text("symbol") { $0.0.symbol },
+            .text("status") { $0.0.status.rawValue }, .integer("is_open") { $0.0.status.isOpen ? 1 : 0 },
+            .integer("submitted_at") { $0.0.submittedAt.nanoseconds },
+            .integer("updated_at") { $0.0.updatedAt.nanoseconds }, .text("body") { $0.1 },
         ])
     static let activity = JournalRows<(LedgerEntry, String)>(
         kind: "activity", table: "activities", write: .insert,
         columns: [
-            .init("account_id") { .text($0.0.accountID.description) }, .init("sequence") { .integer($0.0.sequence) },
-            .init("time") { .integer($0.0.time.nanoseconds) }, .init("kind") { .text($0.0.kind.name) },
-            .init("cash_change") { .text($0.0.cashChange.description) }, .init("body") { .text($0.1) },
+            .text("account_id") { $0.0.accountID.description }, .integer("sequence") { $0.0.sequence },
+            .integer("time") { $0.0.time.nanoseconds }, .text("kind") { $0.0.kind.name },
+            .text("cash_change") { $0.0.cashChange.description }, .text("body") { $0.1 },
         ])
     static let account = JournalRows<(AccountID, String)>(
         kind: "account", table: "accounts", write: .update(key: "id"),
-        columns: [.init("id") { .text($0.0.description) }, .init("state") { .text($0.1) }])
+        columns: [.text("id") { $0.0.description }, .text("state") { $0.1 }])
     static let notification = JournalRows<NotificationRecord>(
         kind: "notification", table: "notifications", write: .insert,
         columns: [
-            .init("id") { .text($0.id) }, .init("user_id") { .text($0.userID.text) },
-            .init("account_id") { .text($0.accountID?.description) }, .init("kind") { .text($0.kind) },
-            .init("title") { .text($0.title) }, .init("body") { .text($0.body) },
-            .init("created_at") { .integer($0.createdAt.nanoseconds) },
-            .init("read_at") { .integer($0.readAt?.nanoseconds) },
+            .text("id") { $0.id }, .text("user_id") { $0.userID.text },
+            .text("account_id") { $0.accountID?.description }, .text("kind") { $0.kind },
+            .text("title") { $0.title }, .text("body") { $0.body },
+            .integer("created_at") { $0.createdAt.nanoseconds },
+            .integer("read_at") { $0.readAt?.nanoseconds },
         ])
     static let rule = JournalRows<(QueueRuleRecord, String)>(
         kind: "rule", table: "queue_rules", write: .upsert(key: "id", update: ["status", "updated_at", "body"]),
         columns: [
-            .init("id") { .text($0.0.rule.id.description) },
-            .init("account_id") { .text($0.0.rule.accountID.description) },
-            .init("status") { .text($0.0.status.rawValue) },
-            .init("created_at") { .integer($0.0.rule.createdAt.nanoseconds) },
-            .init("updated_at") { .integer($0.0.updatedAt.nanoseconds) }, .init("body") { .text($0.1) },
+            .text("id") { $0.0.rule.id.description },
+            .text("account_id") { $0.0.rule.accountID.description },
+            .text("status") { $0.0.status.rawValue },
+            .integer("created_at") { $0.0.rule.createdAt.nanoseconds },
+            .integer("updated_at") { $0.0.updatedAt.nanoseconds }, .text("body") { $0.1 },
         ])
     static let alert = JournalRows<(AlertRecord, String)>(
         kind: "alert", table: "alerts", write: .upsert(key: "id", update: ["status", "updated_at", "body"]),
         columns: [
-            .init("id") { .text($0.0.alert.id.description) }, .init("user_id") { .text($0.0.userID) },
-            .init("symbol") { .text($0.0.alert.symbol) }, .init("status") { .text($0.0.status.rawValue) },
-            .init("created_at") { .integer($0.0.alert.createdAt.nanoseconds) },
-            .init("updated_at") { .integer($0.0.updatedAt.nanoseconds) }, .init("body") { .text($0.1) },
+            .text("id") { $0.0.alert.id.description }, .text("user_id") { $0.0.userID },
+            .text("symbol") { $0.0.alert.symbol }, .text("status") { $0.0.status.rawValue },
+            .integer("created_at") { $0.0.alert.createdAt.nanoseconds },
+            .integer("updated_at") { $0.0.updatedAt.nanoseconds }, .text("body") { $0.1 },
         ])
     static let alertTrigger = JournalRows<(AlertTriggerRecord, String)>(
         kind: "alert_trigger", table: "alert_triggers", write: .insert,
         columns: [
-            .init("id") { .text($0.0.id) }, .init("alert_id") { .text($0.0.alertID.description) },
-            .init("user_id") { .text($0.0.userID) }, .init("time") { .integer($0.0.time.nanoseconds) },
-            .init("body") { .text($0.1) },
+            .text("id") { $0.0.id }, .text("alert_id") { $0.0.alertID.description },
+            .text("user_id") { $0.0.userID }, .integer("time") { $0.0.time.nanoseconds },
+            .text("body") { $0.1 },
         ])
     static let transfer = JournalRows<(TransferRecord, String)>(
         kind: "transfer", table: "transfers",
         write: .upsert(key: "id", update: ["status", "body"]),
         columns: [
-            .init("id") { .text($0.0.id.description) }, .init("user_id") { .text($0.0.userID.text) },
-            .init("from_account") { .text($0.0.from.account.description) },
-            .init("to_account") { .text($0.0.to.account.description) },
-            .init("to_shard") { .integer(Int64($0.0.toShard)) }, .init("status") { .text($0.0.status.rawValue) },
-            .init("created_at") { .integer($0.0.createdAt.nanoseconds) },
-            .init("client_transfer_id") { .text($0.0.clientTransferID) }, .init("body") { .text($0.1) },
+            .text("id") { $0.0.id.description }, .text("user_id") { $0.0.userID.text },
+            .text("from_account") { $0.0.from.account.description },
+            .text("to_account") { $0.0.to.account.description },
+            .integer("to_shard") { Int64($0.0.toShard) }, .text("status") { $0.0.status.rawValue },
+            .integer("created_at") { $0.0.createdAt.nanoseconds },
+            .text("client_transfer_id") { $0.0.clientTransferID }, .text("body") { $0.1 },
         ])
     /// A transfer's credit: the key is the transfer's id, so a second credit of one transfer cannot commit.
     static let transferCredit = JournalRows<TransferCredit>(
         kind: "transfer_credit", table: "transfer_credits", write: .insert,
         columns: [
-            .init("transfer_id") { .text($0.transferID.description) },
-            .init("account_id") { .text($0.account.description) }, .init("time") { .integer($0.time.nanoseconds) },
+            .text("transfer_id") { $0.transferID.description },
+            .text("account_id") { $0.account.description }, .integer("time") { $0.time.nanoseconds },
         ])
     /// Each shard's random state (the row's id is the shard's index).
     static let random = JournalRows<(Int, String)>(
         kind: "random", table: "engine_state", write: .upsert(key: "id", update: ["random_state"]),
-        columns: [.init("id") { .integer(Int64($0.0)) }, .init("random_state") { .text($0.1) }])
+        columns: [.integer("id") { Int64($0.0) }, .text("random_state") { $0.1 }])
 
     static let all = [
         order.table, activity.table, account.table, notification.table, rule.table, alert.table, alertTrigger.table,
