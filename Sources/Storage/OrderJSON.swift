@@ -52,12 +52,17 @@ extension OrderUpdate {
     /// for it, with the order written by `Order.appendStoredJSON` — encoding updates through `Encoder` containers
     /// took a tenth of a PostgreSQL node's CPU on the load benchmark. `StreamingJSONEncoderTests` holds the two to
     /// the same bytes.
-    func storedJSON() throws -> String {
+    /// `orderJSON`: the order's `storedJSON()` when the caller has it already (the journal stores the same state).
+    func storedJSON(orderJSON: String? = nil) throws -> String {
         var w = JSONObjectWriter(capacity: 1024)
         w.key(Self.keys.event)
         JSONText.appendQuoted(event.rawValue, to: &w.bytes)
         w.key(Self.keys.order)
-        order.appendStoredJSON(to: &w.bytes)
+        if let orderJSON {
+            w.bytes.append(contentsOf: orderJSON.utf8)
+        } else {
+            order.appendStoredJSON(to: &w.bytes)
+        }
         w.key(Self.keys.time)
         JSONText.appendInteger(time.nanoseconds, to: &w.bytes)
         if let fill {

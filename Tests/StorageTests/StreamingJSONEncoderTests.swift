@@ -92,6 +92,9 @@ struct StreamingJSONEncoderTests {
         #expect(Set(updates.map(\.event)).count >= 3, "new, fill and canceled at least")
         for update in updates {
             #expect(try update.storedJSON() == (try StreamingJSONEncoder.encode(update)))
+            #expect(
+                try update.storedJSON(orderJSON: update.order.storedJSON()) == (try StreamingJSONEncoder.encode(update))
+            )
             #expect(try Coding.decode(OrderUpdate.self, update.storedJSON()) == update)
         }
     }

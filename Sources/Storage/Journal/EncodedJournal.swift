@@ -30,12 +30,16 @@ struct EncodedStep: Sendable {
         shard = journal.shard
         epoch = journal.epoch
         self.liveNode = liveNode
+        orders = journal.orders.map { ($0, $0.storedJSON()) }
         if liveNode != nil {
             live.reserveCapacity(journal.updates.count + journal.notifications.count)
-            for update in journal.updates { live.append(("order", try update.storedJSON())) }
+            for update in journal.updates {
+                // An update usually carries the state the step stores: its JSON is made once.
+                let stored = orders.first { $0.0.id == update.order.id && $0.0 == update.order }?.1
+                live.append(("order", try update.storedJSON(orderJSON: stored)))
+            }
             for n in journal.notifications { live.append(("notification", try Coding.encode(LiveNotification(n)))) }
         }
-        orders = journal.orders.map { ($0, $0.storedJSON()) }
         entries = try journal.entries.map { ($0, try Coding.encode($0)) }
         accounts = journal.accounts
         notifications = journal.notifications
