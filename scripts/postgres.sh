@@ -32,7 +32,7 @@ start)
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; chmod a+x "$(dirname "$dir")"; fi
     as_owner "$initdb" -D "$dir/data" -U papertrade --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1
     as_owner "$pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-        -o "-p $port -k /tmp -c listen_addresses=127.0.0.1 -c fsync=on" start >&2
+        -o "-p $port -k /tmp -c listen_addresses=127.0.0.1 -c fsync=on -c max_wal_size=8GB" start >&2
     echo "$port" > "$dir/port"
     echo "postgres://papertrade@127.0.0.1:$port/postgres?sslmode=disable"
     ;;

@@ -94,13 +94,40 @@ extension Storage: LiveEventRepository {
     }
 
     public func pruneLiveEvents(olderThan age: Int64) async throws {
+        try await pruneLiveEvents(olderThan: age, batch: Self.liveEventPruneBatch)
+    }
+
+    func pruneLiveEvents(olderThan age: Int64, batch: Int64) async throws {
         try requirePostgres()
-        try await transaction { db in
+        // By id, a batch at a time, on a connection of its own: one DELETE by age read the whole table (10 minutes
+        // of events) under the journal writer's lock — 440 ms during which no order committed, every minute, at
+        // 10k orders/s. Ids grow with time, so every event below the first one young enough to keep is old.
+        let bounds = try await outsideWriter { db in
             try await db.raw(
-                "DELETE FROM live_events WHERE created_at < \(unsafeRaw: Self.databaseNow) - \(bind: age)"
-            ).run()
+                """
+                SELECT (SELECT min(id) FROM live_events) AS first,
+                    (SELECT min(id) FROM live_events WHERE created_at >= \(unsafeRaw: Self.databaseNow) - \(bind: age))
+                        AS kept,
+                    (SELECT max(id) FROM live_events) AS last
+                """
+            ).first()
+        }
+        guard let bounds, let oldest: Int64 = try bounds.decode(column: "first", as: Int64?.self),
+            let newest: Int64 = try bounds.decode(column: "last", as: Int64?.self)
+        else { return }
+        let end: Int64 = try bounds.decode(column: "kept", as: Int64?.self) ?? (newest + 1)
+        var low = oldest
+        while low < end {
+            let (from, to) = (low, Swift.min(low + batch, end))
+            try await outsideWriter { db in
+                try await db.raw("DELETE FROM live_events WHERE id >= \(bind: from) AND id < \(bind: to)").run()
+            }
+            low = to
         }
     }
+
+    /// Live events one pruning statement deletes at most.
+    static let liveEventPruneBatch: Int64 = 10_000
 }
 
 /// A notification as a live event's body (`NotificationRecord` is not Codable: its user id is deliberately not).

@@ -251,6 +251,13 @@ public final class Storage: Sendable {
     /// How many read-only connections each database gets.
     static let readConnections = 2
 
+    /// Statements that must neither wait behind the journal writer nor hold it up — the prunings of live events and
+    /// commit keys — each committing by itself: on PostgreSQL on a read connection, on SQLite on the writer.
+    func outsideWriter<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        guard postgres != nil else { return try await autocommit(body) }
+        return try await read(body)
+    }
+
     /// A read outside any transaction, on one of the read connections (it does not wait for writes).
     func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         guard !readers.isEmpty else { return try await lock.withLock { try await body(db) } }

@@ -150,7 +150,12 @@ extension Storage {
                 lastWrite.touch() // it did commit: the step is durable
             }
             if link.pruneDue(every: Self.pruneEvery) {
-                try? await db.raw("DELETE FROM journal_commits WHERE committed_at < now() - interval '1 hour'").run()
+                Task {
+                    try? await self.outsideWriter { db in
+                        try await db.raw("DELETE FROM journal_commits WHERE committed_at < now() - interval '1 hour'")
+                            .run()
+                    }
+                }
             }
         }
     }
