@@ -1,7 +1,7 @@
 """The database fails over too: papertrade on PostgreSQL under Patroni (three members, synchronous mode, etcd) behind
 HAProxy (scripts/cluster.sh --ha), driven by alpaca-py through the front — kill -9 of the primary's postmaster and a
 planned switchover under load lose nothing and apply nothing twice. And the case a failover makes possible: the
-connection cut after COMMIT was sent, so papertrade never hears whether its commit landed (a TCP proxy here cuts it
+connection cut after the commit was sent, so papertrade never hears whether its commit landed (a TCP proxy here cuts it
 on purpose) — the commit's key is looked up once the database answers again, and the client is told the truth."""
 import concurrent.futures
 import os
@@ -189,10 +189,15 @@ def test_a_switchover_under_load_fails_no_order_a_retrying_client_cannot_complet
 
 
 class CuttingProxy:
-    """A TCP proxy to PostgreSQL that cuts a connection once, at a chosen moment of a journal commit: `arm("after")`
-    forwards the commit's COMMIT and then closes both ends (the server commits; papertrade never hears it);
-    `arm("before", times)` closes both ends instead of forwarding the key's INSERT (nothing commits), `times`
-    commits in a row."""
+    """A TCP proxy to PostgreSQL that cuts a connection once, at a chosen moment of a journal commit — one prepared
+    statement, `papertrade_journal`, that commits by itself (its text, with the key's INSERT, goes out once per
+    connection in a Parse; each commit is a Bind naming it, with Execute and Sync): `arm("after")` forwards the
+    commit's Bind/Execute/Sync and then closes both ends (the server commits; papertrade never hears it);
+    `arm("before", times)` closes both ends instead of forwarding the statement (nothing commits), `times` commits
+    in a row."""
+
+    statement = b"papertrade_journal"
+    parse = b"INSERT INTO journal_commits"
 
     def __init__(self, port):
         self.target = port
@@ -215,7 +220,7 @@ class CuttingProxy:
             except OSError:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.target))
-            state = {"tagged": False, "silenced": False}
+            state = {"silenced": False}
             threading.Thread(target=self.pump, args=(client, upstream, state, True), daemon=True).start()
             threading.Thread(target=self.pump, args=(upstream, client, state, False), daemon=True).start()
 
@@ -225,12 +230,10 @@ class CuttingProxy:
                 cut = False
                 if outbound:
                     with self.lock:
-                        if self.mode == "before" and b"INSERT INTO journal_commits" in data:
+                        if self.mode == "before" and self.statement in data:
                             cut, self.times = True, self.times - 1
                             self.mode = self.mode if self.times > 0 else None
-                        elif self.mode == "after" and b"INSERT INTO journal_commits" in data:
-                            state["tagged"] = True
-                        elif self.mode == "after" and state["tagged"] and b"COMMIT" in data:
+                        elif self.mode == "after" and self.statement in data and self.parse not in data:
                             state["silenced"] = True  # the server's answer goes nowhere
                             sink.sendall(data)
                             time.sleep(0.2)  # the server has read it and committed

@@ -131,9 +131,9 @@ extension Storage {
     }
 
     /// PostgreSQL: the journal's statement also writes a key of its own to journal_commits. When it fails — above
-    /// all when the connection is cut after COMMIT was sent (a failover, a network blip), so the answer never came —
-    /// the key is looked up once the database answers again: found, the commit happened and the step is durable;
-    /// absent, it did not. Neither applied twice nor reported done when it was not; a database that stays away
+    /// all when the connection is cut after the statement was sent (a failover, a network blip), so the answer never
+    /// came — the key is looked up once the database answers again: found, the commit happened and the step is
+    /// durable; absent, it did not. Neither applied twice nor reported done when it was not; a database that stays away
     /// longer than `outcomePatience` leaves it unknown (`StorageError.outcomeUnknown`).
     func writeTagged(_ journal: EncodedJournal, on link: PostgresLink) async throws {
         let key = UUID().uuidString
