@@ -74,8 +74,11 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     OptionMarketDataController(market: market).addRoutes(to: v1beta1)
     CorporateActionsController(market: market).addRoutes(v2: alpaca, v1: alpacaGroup("v1"))
 
-    let native = router.group("api/v1").add(middleware: SessionAuthenticator(access: access))
+    var native = router.group("api/v1").add(middleware: SessionAuthenticator(access: access))
         .add(middleware: UserLanguageMiddleware(languages: brokerage.languages))
+    if let node = parts.cluster {
+        native = native.add(middleware: AccountOwnerHint(accounts: brokerage, node: node.settings.name))
+    }
     AuthController(clock: market.clock, accountService: brokerage, users: brokerage.users, access: access).addRoutes(
         to: native)
     MarketController(market: market).addRoutes(to: native)

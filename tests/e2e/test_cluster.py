@@ -133,6 +133,32 @@ def test_the_front_learns_which_node_serves_each_key_so_forwarding_is_the_except
     assert forwarded <= len(keys), "at most each key's first request takes a hop"
 
 
+def test_the_web_app_s_requests_for_an_account_go_to_its_owner_too(cluster):
+    """A web session carries no key, but the app's calls name their account in the path (/api/v1/accounts/{id}/…):
+    the front keeps the owner per account id, so after an account's first answer its calls are not forwarded —
+    orders placed from the app's session included."""
+    sessions = [new_trader(cluster.front, session=True)[2] for _ in range(9)]
+    before, sent = forwards(cluster), 0
+    owners = {}
+    for s in sessions:
+        usd = next(a for a in s.get(f"{cluster.front}/api/v1/accounts", timeout=30).json() if a["market"] == "us")
+        for i in range(12):
+            base = f"{cluster.front}/api/v1/accounts/{usd['id']}"
+            r = (s.post(f"{base}/orders", timeout=30, json={
+                "symbol": "KO", "qty": "1", "side": "buy", "type": "market", "time_in_force": "day"})
+                 if i % 3 == 0 else s.get(f"{base}/orders" if i % 3 == 1 else base, timeout=30))
+            assert r.status_code in (200, 201), r.text
+            owners.setdefault(usd["id"], set()).add(r.headers.get("Papertrade-Shard-Owner"))
+            sent += 1
+    forwarded = forwards(cluster) - before
+    print(f"\nweb app requests forwarded through the front, 3 nodes, 9 sessions: {forwarded:.0f}/{sent} "
+          f"({forwarded / sent:.1%}; round-robin alone: about 2/3)")
+    assert all(len(o) == 1 and None not in o and o <= set(cluster.nodes) for o in owners.values()), owners
+    # The account list above goes round-robin (it names no account; any node reads it): only each account's first
+    # call may take a hop.
+    assert forwarded <= len(sessions), "at most each account's first request takes a hop"
+
+
 def test_kill9_of_a_node_under_load_its_shards_return_within_10s_and_nothing_is_lost_or_doubled(cluster):
     keys = [new_trader(cluster.front) for _ in range(6)]
     starting = {k: float(TradingClient(k, s, paper=True, url_override=cluster.front).get_account().cash) for k, s in keys}

@@ -32,6 +32,35 @@ struct APIKeyAuthenticator: RouterMiddleware {
     }
 }
 
+/// On a cluster node, the web app's (and the CLI's) answers about one account — `/api/v1/accounts/{id}/…` — name
+/// this node in `Papertrade-Shard-Owner` when it serves the account, as `APIKeyAuthenticator` does for an Alpaca key:
+/// HAProxy keeps the last name per account id and sends that account's next requests straight here
+/// (deploy/haproxy.cfg). A forwarded answer keeps the owner's name.
+struct AccountOwnerHint: RouterMiddleware {
+    let accounts: any AccountService
+    let node: String
+
+    func handle(
+        _ request: Request, context: AppContext,
+        next: (Request, AppContext) async throws -> Response
+    ) async throws -> Response {
+        var response = try await next(request, context)
+        if response.headers[APIKeyAuthenticator.shardOwner] == nil, let account = Self.account(in: request.uri.path),
+            await accounts.servesHere(account)
+        {
+            response.headers[APIKeyAuthenticator.shardOwner] = node
+        }
+        return response
+    }
+
+    /// The account a native path names (`/api/v1/accounts/{id}` and below), if it names one.
+    static func account(in path: String) -> AccountID? {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 4, parts[0] == "api", parts[1] == "v1", parts[2] == "accounts" else { return nil }
+        return AccountID(String(parts[3]))
+    }
+}
+
 /// The web session cookie → the logged-in user, when there is one (routes decide whether they need it).
 /// Without a cookie, an API key (Alpaca's headers) may call the routes of its own account
 /// (`/api/v1/accounts/{its id}/…`: the CLI and bots use this); a wrong key is a 401.
