@@ -24,6 +24,14 @@ id=$(echo "$key" | python3 -c 'import json,sys; print(json.load(sys.stdin)["key_
 secret=$(echo "$key" | python3 -c 'import json,sys; print(json.load(sys.stdin)["secret_key"])')
 $bin serve --port "$port" --clock always-open --rate-limit 0 --data-dir "$work" > "$work/server.log" 2>&1 &
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+# The first request of SPY's chain after the server started (its warm-up — SimulatedMarket.warm — has had 5 s; the
+# chain's day is made by this request): goal ≤ 50 ms. Then one more, warm.
+sleep 5
+for n in first second; do
+    curl -sf -o /dev/null -w "options endpoint: SPY's chain, $n request after the start: %{time_total} s\n" \
+        -H "APCA-API-KEY-ID: $id" -H "APCA-API-SECRET-KEY: $secret" \
+        "http://127.0.0.1:$port/v1beta1/options/snapshots/SPY?limit=100"
+done
 for query in "SPY?limit=100" "SPY?limit=1000" "AAPL?limit=1000"; do
     url="http://127.0.0.1:$port/v1beta1/options/snapshots/$query"
     curl -sf -H "APCA-API-KEY-ID: $id" -H "APCA-API-SECRET-KEY: $secret" "$url" >/dev/null # the chain's day, made once

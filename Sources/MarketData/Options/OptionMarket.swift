@@ -109,11 +109,14 @@ public final class OptionMarket: Sendable {
         return day
     }
 
-    /// Closes for four years before `date` (LEAPS are listed up to 40 months ahead), the dividend yield, the average
-    /// volume and the sessions that carry earnings reports.
+    /// The calendar days of closes a chain's history reads: four years (LEAPS are listed up to 40 months ahead).
+    public static let historyDays = 4 * 366
+
+    /// Closes for `historyDays` before `date`, the dividend yield, the average volume and the sessions that carry
+    /// earnings reports.
     func history(_ symbol: String, on date: CivilDate) async throws(FeedError) -> UnderlyingHistory {
         let zone = ExchangeTimeZone.newYork
-        let start = Timestamp(date.adding(days: -4 * 366), in: zone)
+        let start = Timestamp(date.adding(days: -Self.historyDays), in: zone)
         let end = min(Timestamp(date, in: zone), clock.now())
         let bars = end > start ? try await feed.bars(symbol, timeframe: .day, from: start, to: end) : []
         var closes: [UnderlyingHistory.DailyClose] = []
@@ -128,7 +131,7 @@ public final class OptionMarket: Sendable {
         // Splits up to the day (their ex-dates may be today): closes and dividends before each are put in today's
         // shares.
         // (Eight years of actions: an adjusted root's digit counts the adjustments in the four years before it.)
-        let actionsFrom = date.adding(days: -4 * 366)
+        let actionsFrom = date.adding(days: -Self.historyDays)
         let longer =
             (try? await feed.corporateActions(symbol, from: date.adding(days: -8 * 366), through: date)) ?? []
         let actions = longer.filter { $0.exDate >= actionsFrom }

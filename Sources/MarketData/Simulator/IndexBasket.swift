@@ -271,19 +271,27 @@ extension IndexBasket {
 extension SimulatedMarket {
     /// Works out ahead of the first request what the first screens need: the profiles of the movers' candidates
     /// (thousands of symbols placed on their paths) and the benchmark indices' last `days` calendar days (an index's
-    /// day is hundreds of members' days): the S&P 500 (SPY tracks it) and the SSE Composite.
+    /// day is hundreds of members' days): the S&P 500 (SPY tracks it) and the SSE Composite; then the four years
+    /// before `time` of the indices whose funds list options (SPY, QQQ, DIA), which their option chains' history
+    /// reads — SPY's chain took 0.46 s to open the first time, 0.44 s of it these days (`MarketDataBench --options`).
     /// Stops early when its task is canceled (the server is shutting down).
     public func warm(through time: Timestamp, days: Int = 400) {
         for entry in directory.entries where entry.isMoverCandidate {
             if Task.isCancelled { return }
             _ = profile(entry)
         }
-        for index in [MarketIndex.sp500, .sseComposite] {
+        let optionHistory = OptionMarket.historyDays
+        let spans: [(MarketIndex, Int)] = [
+            (.sp500, days), (.sseComposite, days), (.sp500, optionHistory), (.nasdaq100, optionHistory),
+            (.dowJones, optionHistory),
+        ]
+        for (index, span) in spans {
             guard let basket = model.basket(index) else { continue }
             let grid = grid(index.market)
             let last = grid.zone.localTime(of: time).date
-            // One day at a time, on one core: the server is starting and serving meanwhile.
-            for day in grid.dayIndex(last.adding(days: -days))...grid.dayIndex(last) {
+            // One day at a time, on one core: the server is starting and serving meanwhile. (Days known already —
+            // the S&P 500's last year on its second pass — are looked up, not made again.)
+            for day in grid.dayIndex(last.adding(days: -span))...grid.dayIndex(last) {
                 if Task.isCancelled { return }
                 _ = basket.day(day)
             }
