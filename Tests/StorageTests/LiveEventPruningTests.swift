@@ -16,14 +16,9 @@ struct LiveEventPruningTests {
         try await withStorage(.postgres) { storage in
             try await SQLUsers(storage).createUser(
                 UserRecord(id: "u1", username: "alice", passwordHash: "h", createdAt: Self.t0))
-            var engine = TradingEngine()
-            engine.register(.usEquity("AAPL", name: "Apple"))
-            let id = AccountID(high: 7, low: 9)
-            try engine.openAccount(id, market: .us, startingCash: 10_000)
-            try await SQLAccounts(storage).createAccount(
-                AccountRecord(
-                    id: id, userID: "u1", name: "Paper", market: .us, accountNumber: "PA9", createdAt: Self.t0,
-                    snapshot: engine.snapshot(of: id)!))
+            let opened = try await StorageTests().account(storage)
+            let id = opened.0.id
+            var engine = opened.1
             try await storage.db.raw(
                 "INSERT INTO shard_leases (shard, owner, epoch, expires_at, acquired_at) VALUES (0, 'a', 1, 0, 0)"
             ).run()
