@@ -231,24 +231,38 @@ def test_kill9_of_a_node_under_load_its_shards_return_within_10s_and_nothing_is_
     check_books(cluster.front, keys, acknowledged, starting)
 
 
+def through_503s(call, within=30):
+    """`call()` as a retrying client makes it: a 503 (with Retry-After) is what a shard answers while it cannot read
+    the database — for a moment after a failover, until its reload succeeds — so it is asked again, for up to
+    `within` seconds."""
+    deadline = time.time() + within
+    while True:
+        try:
+            return call()
+        except APIError as e:
+            if e.status_code != 503 or time.time() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 def check_books(front, keys, acknowledged, starting):
     """Every acknowledged order of each key's account is there once, cash moved only by fills and the position is
     what was filled."""
     for key_id, secret in keys:
         client = TradingClient(key_id, secret, paper=True, url_override=front)
-        orders = client.get_orders(GetOrdersRequest(status="all", limit=500))
+        orders = through_503s(lambda: client.get_orders(GetOrdersRequest(status="all", limit=500)))
         ids = [o.client_order_id for o in orders]
         assert len(ids) == len(set(ids)), "no client_order_id was executed twice"
         assert set(acknowledged[key_id]) <= set(ids), "every acknowledged order is there"
         # The bank invariant: cash moved only by fills.
-        account = client.get_account()
-        activities = client.get("/account/activities", {"page_size": 1000})
+        account = through_503s(client.get_account)
+        activities = through_503s(lambda: client.get("/account/activities", {"page_size": 1000}))
         fills = [a for a in activities if a["activity_type"] == "FILL"]
         spent = sum(float(f["price"]) * float(f["qty"]) for f in fills)
         net = sum(float(a.get("net_amount", 0) or 0) for a in activities if a["activity_type"] != "FILL")
         assert abs(starting[key_id] + net - spent - float(account.cash)) < 0.01 * max(1, len(fills))
         filled = sum(float(f["qty"]) for f in fills)
-        positions = {p.symbol: float(p.qty) for p in client.get_all_positions()}
+        positions = {p.symbol: float(p.qty) for p in through_503s(client.get_all_positions)}
         assert positions.get("KO", 0) == filled
 
 
