@@ -11,8 +11,9 @@ import TradingCore
 /// Each lease call is one statement that commits by itself (`Storage.autocommit`): a node stopped between a lease
 /// statement and its COMMIT (SIGSTOP, a frozen VM) would hold the lease rows' locks, and every other node's
 /// takeover would wait on it forever — their writer connections too, so the whole cluster stopped. The one lock a
-/// stopped node can still hold is a commit's fence (`FOR SHARE` on its leases, `EncodedJournal.fenceQuery`):
-/// `acquireShard` does not wait for it, and ends the expired owner's open transactions instead.
+/// stopped node can still hold is a commit's fence (`FOR SHARE` on its leases: `journal_fence`, in
+/// `PostgresJournalStatement`): `acquireShard` does not wait for it, and ends the expired owner's open transactions
+/// instead.
 public struct SQLClusterLeases: ClusterRepository {
     let database: Storage
 
@@ -117,8 +118,8 @@ extension SQLClusterLeases {
     static let lockNotAvailable = "55P03"
 
     /// Takes the lease if it is free, expired or already `node`'s — without waiting for a lock on its row. The
-    /// row lock waits for nothing: the old owner's commits in flight hold it `FOR SHARE` (`EncodedJournal.fenceQuery`), and
-    /// once this commits none of theirs can.
+    /// row lock waits for nothing: the old owner's commits in flight hold it `FOR SHARE` (`journal_fence`, in
+    /// `PostgresJournalStatement`), and once this commits none of theirs can.
     func take(_ shard: ShardID, node: String, ttl: Int64, _ db: any SQLDatabase) async throws -> Int64? {
         let now = clusterNow
         return try await db.raw(
