@@ -118,6 +118,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -142,6 +143,15 @@ let package = Package(
         .executableTarget(
             name: "PerformanceBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
             path: "benchmarks/PerformanceBench"),
+        // The quote fan-out benchmark's load client (benchmarks/fanout/run.sh): SwiftNIO WebSocket clients by the
+        // thousand against a running server.
+        .executableTarget(
+            name: "FanoutBench",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            path: "benchmarks/FanoutBench"),
         .executableTarget(
             name: "ShardBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
             path: "benchmarks/ShardBench"),

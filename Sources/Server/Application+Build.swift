@@ -130,12 +130,13 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
         }
     }
     let marketDataConnections = MarketDataStream.Connections()
+    let stockQuotes = MarketDataStream.stockFanout(market)
     for feed in ["v1beta1/indicative", "v1beta1/opra"] {
         sockets.ws(RouterPath(feed)) { inbound, outbound, context in
             try await WebSocketClients.counting("market_data") {
                 try await MarketDataStream.handle(
                     inbound, outbound, market: market, access: access, connections: marketDataConnections,
-                    kind: .options, headers: context.request.headers)
+                    stocks: stockQuotes, kind: .options, headers: context.request.headers)
             }
         }
     }
@@ -144,7 +145,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
             try await WebSocketClients.counting("market_data") {
                 try await MarketDataStream.handle(
                     inbound, outbound, market: market, access: access, connections: marketDataConnections,
-                    kind: .crypto, headers: context.request.headers)
+                    stocks: stockQuotes, kind: .crypto, headers: context.request.headers)
             }
         }
     }
@@ -152,7 +153,8 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
         sockets.ws(RouterPath(feed)) { inbound, outbound, _ in
             try await WebSocketClients.counting("market_data") {
                 try await MarketDataStream.handle(
-                    inbound, outbound, market: market, access: access, connections: marketDataConnections)
+                    inbound, outbound, market: market, access: access, connections: marketDataConnections,
+                    stocks: stockQuotes)
             }
         }
     }

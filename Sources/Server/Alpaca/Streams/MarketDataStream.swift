@@ -27,7 +27,7 @@ enum MarketDataStream {
     /// key at 1,000 apiece asked for more days than the day cache holds, so it recomputed them every second.
     static let maximumSymbols = 1_000
 
-    struct Subscriptions: Sendable {
+    struct Subscriptions: Hashable, Sendable {
         var trades: Set<String> = []
         var quotes: Set<String> = []
         var bars: Set<String> = []
@@ -121,7 +121,8 @@ enum MarketDataStream {
 
     static func handle(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, market: MarketView,
-        access: UserAccess, connections: Connections, kind: Kind = .stocks, headers: HTTPFields = [:]
+        access: UserAccess, connections: Connections, stocks: Fanout<StockRound>, kind: Kind = .stocks,
+        headers: HTTPFields = [:]
     )
         async throws
     {
@@ -164,7 +165,15 @@ enum MarketDataStream {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 switch kind {
-                case .stocks: try await pump(subscriptions: subscriptions, market: market, send: send)
+                case .stocks:
+                    // One round a second serves every stock connection (`MarketDataStream+Fanout.swift`).
+                    let listener = stocks.join { subscriptions.state.withLock { $0 } }
+                    defer { stocks.leave(listener) }
+                    for await frame in listener.frames { try await outbound.write(.binary(frame)) }
+                    guard !Task.isCancelled else { return }
+                    // The frames ended without the connection leaving: it fell too far behind the market.
+                    try await send(control("error", [("code", .int(407)), ("msg", .string("slow client"))]))
+                    try await outbound.close(.policyViolation, reason: "slow client")
                 case .options: try await optionPump(subscriptions: subscriptions, market: market, send: send)
                 case .crypto: try await cryptoPump(subscriptions: subscriptions, market: market, send: send)
                 }
@@ -207,6 +216,7 @@ enum MarketDataStream {
                     try await send(control("error", [("code", .int(405)), ("msg", .string("symbol limit exceeded"))]))
                     continue
                 }
+                if kind == .stocks { stocks.subscribed() }
                 try await send(current.message(kind))
             }
             group.cancelAll()
@@ -267,53 +277,6 @@ enum MarketDataStream {
             ("n", .int(Int64(bar.tradeCount))), ("vw", .price(bar.vwap)),
         ]
         return .map(fields)
-    }
-
-    static func pump(
-        subscriptions: SubscriptionBox, market: MarketView,
-        send: @Sendable (MessagePack.Value) async throws -> Void
-    ) async throws {
-        var lastQuote: [String: MarketQuote] = [:]
-        var lastBar: [String: Timestamp] = [:]
-        var next = market.clock.now()
-        while !Task.isCancelled {
-            let s = subscriptions.state.withLock { $0 }
-            var batch: [MessagePack.Value] = []
-            let followed = s.quotes.union(s.trades).union(s.statuses).sorted()
-            let quotes = followed.isEmpty ? [:] : await market.feed.latestQuotes(followed)
-            for symbol in followed {
-                guard let q = quotes[symbol] else { continue }
-                let previous = lastQuote[symbol]
-                lastQuote[symbol] = q
-                // A status when a halt starts or ends (not on subscribing: the stream reports changes).
-                if s.statuses.contains(symbol), let previous, previous.halt != q.halt {
-                    batch.append(statusMessage(symbol, halt: q.halt, at: q.time))
-                }
-                if s.quotes.contains(symbol), previous == nil || previous?.bids != q.bids || previous?.asks != q.asks {
-                    batch.append(quoteMessage(symbol, q))
-                }
-                if s.trades.contains(symbol),
-                    previous == nil || previous?.last != q.last || previous?.volume != q.volume
-                {
-                    batch.append(tradeMessage(symbol, q))
-                }
-            }
-            let now = market.clock.now()
-            for symbol in s.bars.sorted() {
-                let bars =
-                    (try? await market.feed.bars(
-                        symbol, timeframe: .minutes(1), from: now.adding(seconds: -120), to: now)) ?? []
-                // The newest bar that has finished (its minute is over).
-                guard let bar = bars.last(where: { $0.time.adding(seconds: 60) <= now }), bar.time != lastBar[symbol]
-                else { continue }
-                lastBar[symbol] = bar.time
-                batch.append(barMessage(symbol, bar))
-            }
-            if !batch.isEmpty { try await send(.array(batch)) }
-            // A round that ran past its second (a busy machine) is not made up for with rounds back to back.
-            next = max(next.adding(seconds: 1), market.clock.now())
-            await market.clock.sleep(until: next)
-        }
     }
 
     /// Why an option subscription is refused: `*` (Alpaca refuses it for quotes; papertrade for trades too — its

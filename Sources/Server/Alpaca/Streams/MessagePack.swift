@@ -50,6 +50,28 @@ enum MessagePack {
         return buffer
     }
 
+    /// An array of values encoded already (a stream round encodes each message once and sends it to many): the same
+    /// bytes as `encode(.array(values))`.
+    static func array(ofEncoded items: [ByteBuffer]) -> ByteBuffer {
+        var b = ByteBuffer()
+        b.reserveCapacity(5 + items.reduce(0) { $0 + $1.readableBytes })
+        writeArrayHeader(items.count, to: &b)
+        for item in items { b.writeImmutableBuffer(item) }
+        return b
+    }
+
+    static func writeArrayHeader(_ count: Int, to b: inout ByteBuffer) {
+        if count < 16 {
+            b.writeInteger(UInt8(0x90 | count))
+        } else if count < 65_536 {
+            b.writeInteger(UInt8(0xDC))
+            b.writeInteger(UInt16(count))
+        } else {
+            b.writeInteger(UInt8(0xDD))
+            b.writeInteger(UInt32(count))
+        }
+    }
+
     static func write(_ value: Value, to b: inout ByteBuffer) {
         switch value {
         case .null: b.writeInteger(UInt8(0xC0))
@@ -82,15 +104,7 @@ enum MessagePack {
             }
             b.writeBytes(bytes)
         case .array(let items):
-            if items.count < 16 {
-                b.writeInteger(UInt8(0x90 | items.count))
-            } else if items.count < 65_536 {
-                b.writeInteger(UInt8(0xDC))
-                b.writeInteger(UInt16(items.count))
-            } else {
-                b.writeInteger(UInt8(0xDD))
-                b.writeInteger(UInt32(items.count))
-            }
+            writeArrayHeader(items.count, to: &b)
             for item in items { write(item, to: &b) }
         case .map(let pairs):
             if pairs.count < 16 {

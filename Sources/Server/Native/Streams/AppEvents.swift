@@ -19,6 +19,18 @@ enum AppEvents {
         let accountService: any AccountService
         let orderService: any OrderService
         let notifications: Notifications
+        /// Every listener's quotes, read and encoded once a round (`AppQuoteRound`).
+        let quotes: Fanout<AppQuoteRound>
+
+        init(
+            market: MarketView, accountService: any AccountService, orderService: any OrderService,
+            notifications: Notifications
+        ) {
+            (self.market, self.accountService, self.orderService) = (market, accountService, orderService)
+            self.notifications = notifications
+            // Sixteen rounds of a full watchlist: a client further behind is dropped.
+            quotes = Fanout(clock: market.clock, mailboxFrames: 16 * Symbols.limit) { AppQuoteRound(market: market) }
+        }
     }
 
     /// Who listens: a user (every account of theirs) or an API key (its one account).
@@ -64,10 +76,15 @@ enum AppEvents {
         }
     }
 
-    /// Sends events to `send` until the task is canceled or `send` throws (the listener left).
+    /// A listener whose client reads slower than the quotes come (its quotes stopped; the channel says so and closes).
+    struct Lagging: Error {}
+
+    /// Sends events to `send` and quotes (encoded once for every listener) to `sendQuote` until the task is canceled,
+    /// a send throws (the listener left) or the listener falls too far behind the quotes (`Lagging`).
     static func run(
         _ audience: Audience, symbols: Symbols, sources: Sources,
-        send: @escaping @Sendable (String, JSONValue) async throws -> Void
+        send: @escaping @Sendable (String, JSONValue) async throws -> Void,
+        sendQuote: @escaping @Sendable (AppQuoteMessage) async throws -> Void
     ) async throws {
         let orders = sources.orderService.orderUpdates(account: nil)
         let notifications = sources.notifications.live(user: audience.user)
@@ -89,17 +106,12 @@ enum AppEvents {
                 }
             }
             group.addTask {
-                var last: [String: MarketQuote] = [:]
-                var next = sources.market.clock.now()
-                while !Task.isCancelled {
-                    for symbol in symbols.current {
-                        guard let q = try? await sources.market.feed.quote(symbol), last[symbol] != q else { continue }
-                        last[symbol] = q
-                        try await send("quote", NativeEncoding.quote(q, entry: sources.market.directory.entry(symbol)))
-                    }
-                    next = next.adding(seconds: 1)
-                    await sources.market.clock.sleep(until: next)
-                }
+                let listener = sources.quotes.join { symbols.state.withLock { $0 } }
+                sources.quotes.subscribed()
+                defer { sources.quotes.leave(listener) }
+                for await quote in listener.frames { try await sendQuote(quote) }
+                // The quotes ended without the listener leaving: it fell too far behind them.
+                if !Task.isCancelled { throw Lagging() }
             }
             try await group.next()
             group.cancelAll()

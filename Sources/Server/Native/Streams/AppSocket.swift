@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import JSON
 import MarketData
 import NIOCore
+import NIOWebSocket
 import Synchronization
 import TradingCore
 
@@ -43,7 +44,16 @@ enum AppSocket {
         try await send("hello", .object(["user": .string(user.text)]))
         let symbols = AppEvents.Symbols()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await AppEvents.run(audience, symbols: symbols, sources: sources, send: send) }
+            group.addTask {
+                do {
+                    try await AppEvents.run(audience, symbols: symbols, sources: sources, send: send) { quote in
+                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: quote.socket)))
+                    }
+                } catch is AppEvents.Lagging {
+                    try await send("error", .object(["message": .string("too slow: quotes are waiting to be read")]))
+                    try await outbound.close(.policyViolation, reason: "slow client")
+                }
+            }
             var messages = inbound.messages(maxSize: ConnectionLimits.webSocketMessageBytes).makeAsyncIterator()
             while let message = try await messages.next() {
                 guard case .text(let text) = message, let request = try? JSONValue(parsing: text),
@@ -59,6 +69,7 @@ enum AppSocket {
                 symbols.change(
                     (request["symbols"]?.array ?? []).compactMap(\.string), subscribe: type == "subscribe",
                     directory: sources.market.directory)
+                sources.quotes.subscribed()
                 try await send("subscribed", .object(["symbols": .array(symbols.current.map(JSONValue.string))]))
             }
             group.cancelAll()

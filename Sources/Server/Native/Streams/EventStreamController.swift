@@ -34,28 +34,30 @@ struct EventStreamController {
         let symbols = AppEvents.Symbols()
         symbols.change(requested, subscribe: true, directory: sources.market.directory)
         let body = ResponseBody { writer in
-            let (chunks, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
+            let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
             let producer = Task { [sources] in
                 try? await AppEvents.run(audience, symbols: symbols, sources: sources) { type, data in
-                    continuation.yield("event: \(type)\ndata: \(data.serialized)\n\n")
+                    continuation.yield(ByteBuffer(string: "event: \(type)\ndata: \(data.serialized)\n\n"))
+                } sendQuote: { quote in
+                    continuation.yield(quote.event)
                 }
                 continuation.finish()
             }
             let keepAlive = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(5))
-                    continuation.yield(": keep-alive\n\n")
+                    continuation.yield(ByteBuffer(string: ": keep-alive\n\n"))
                 }
             }
             defer {
                 producer.cancel()
                 keepAlive.cancel()
             }
-            continuation.yield(": papertrade events\n\n")
+            continuation.yield(ByteBuffer(string: ": papertrade events\n\n"))
             // A server shutting down ends the stream at once (the client reconnects to another node or later)
             // instead of holding the shutdown until the next keep-alive finds the connection gone.
             try await withGracefulShutdownHandler {
-                for await chunk in chunks { try await writer.write(ByteBuffer(string: chunk)) }
+                for await chunk in chunks { try await writer.write(chunk) }
             } onGracefulShutdown: {
                 continuation.finish()
             }
