@@ -25,15 +25,18 @@ final class Stats: Sendable {
 
     func measuring(_ on: Bool) { state.withLock { $0.measuring = on } }
 
-    /// A quote or trade client `id` received `latency` nanoseconds after the server's stamp.
-    func received(client id: Int, latencyNanoseconds latency: Int64) {
+    /// Quotes and trades client `id` received in one frame, each `latencies` nanoseconds after the server's stamp.
+    func received(client id: Int, latencies: [Int64]) {
+        guard !latencies.isEmpty else { return }
         state.withLock { s in
             guard s.measuring else { return }
-            let bucket = min(max(Int(latency / 100_000), 0), s.buckets.count - 1)
-            s.buckets[bucket] += 1
-            s.messages += 1
-            s.perClient[id] += 1
-            s.worst = max(s.worst, Double(latency) / 1e6)
+            for latency in latencies {
+                let bucket = min(max(Int(latency / 100_000), 0), s.buckets.count - 1)
+                s.buckets[bucket] += 1
+                s.worst = max(s.worst, Double(latency) / 1e6)
+            }
+            s.messages += latencies.count
+            s.perClient[id] += latencies.count
         }
     }
 

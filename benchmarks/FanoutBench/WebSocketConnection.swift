@@ -35,7 +35,8 @@ enum ClientPlan: Sendable {
                 #"{"action":"subscribe","quotes":\#(list(symbols)),"trades":\#(list(symbols)),"bars":\#(list(bars ? symbols : []))}"#,
             ]
         case .app(_, _, let symbols):
-            return [#"{"type":"subscribe","symbols":\#(list(symbols))}"#]
+            // (As the web app does: a second's quotes in one frame.)
+            return [#"{"type":"subscribe","symbols":\#(list(symbols)),"batch":true}"#]
         }
     }
 }
@@ -172,8 +173,9 @@ final class ClientHandler: ChannelInboundHandler {
         pending = nil
         let arrived = Wire.now()
         if pendingText, case .app = plan {
-            if let stamp = Wire.appQuoteStamp(message) {
-                stats.received(client: plan.id, latencyNanoseconds: arrived - stamp)
+            let stamps = Wire.appQuoteStamps(message)
+            if !stamps.isEmpty {
+                stats.received(client: plan.id, latencies: stamps.map { arrived - $0 })
             } else if !acknowledged, message.readableBytesView.starts(with: Array(#"{"#.utf8)),
                 String(buffer: message).contains(#""subscribed""#)
             {
@@ -189,10 +191,11 @@ final class ClientHandler: ChannelInboundHandler {
             stats.error("iex: " + String(buffer: message))
             return
         }
+        stats.received(
+            client: plan.id,
+            latencies: messages.compactMap { ($0.type == "q" || $0.type == "t") ? $0.stamp : nil }.map { arrived - $0 })
         for m in messages {
             switch m.type {
-            case "q", "t":
-                if let stamp = m.stamp { stats.received(client: plan.id, latencyNanoseconds: arrived - stamp) }
             case "subscription":
                 if !acknowledged {
                     acknowledged = true

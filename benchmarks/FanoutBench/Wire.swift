@@ -42,19 +42,27 @@ enum Wire {
         return out
     }
 
-    /// The stamp of an app-socket quote message (`"time":"2026-12-05T05:19:47.123456789Z"`); nil for other messages.
-    static func appQuoteStamp(_ text: ByteBuffer) -> Int64? {
-        text.withUnsafeReadableBytes { bytes -> Int64? in
-            guard find(quoteType, in: bytes) != nil, let at = find(timeKey, in: bytes) else { return nil }
-            return rfc3339(bytes, from: at + timeKey.count)
+    /// The stamps of an app-socket quote message (`{"type":"quote"}`, or a second's `{"type":"quotes"}` batch): each
+    /// quote's `"time":"2026-12-05T05:19:47.123456789Z"`; none for other messages.
+    static func appQuoteStamps(_ text: ByteBuffer) -> [Int64] {
+        text.withUnsafeReadableBytes { bytes -> [Int64] in
+            guard find(quoteType, in: bytes, from: 0) != nil else { return [] }
+            var stamps: [Int64] = []
+            var at = 0
+            while let found = find(timeKey, in: bytes, from: at) {
+                if let stamp = rfc3339(bytes, from: found + timeKey.count) { stamps.append(stamp) }
+                at = found + timeKey.count
+            }
+            return stamps
         }
     }
-    static let quoteType = Array(#""type":"quote""#.utf8)
+    /// (Both `"type":"quote"` and `"type":"quotes"` begin so.)
+    static let quoteType = Array(#""type":"quote"#.utf8)
     static let timeKey = Array(#""time":""#.utf8)
 
-    static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+    static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         guard needle.count <= bytes.count else { return nil }
-        var i = 0
+        var i = start
         while i + needle.count <= bytes.count {
             if bytes[i] == needle[0] {
                 var k = 1

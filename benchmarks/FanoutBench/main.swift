@@ -101,6 +101,7 @@ print(
 try await Task.sleep(for: .seconds(3))
 stats.measuring(true)
 let window = Date()
+let clientCPUAtStart = Sampler.cpuSeconds(getpid())
 let rssDuring = Sampler(pid: options.serverPID)
 for _ in 0..<options.seconds {
     try await Task.sleep(for: .seconds(1))
@@ -112,7 +113,10 @@ let report = stats.report(seconds: measured)
 print(report.details)
 let rss = rssDuring.peakMB.map { String(format: "%.0f MB", $0) } ?? "n/a"
 let cpu = rssDuring.cpuSeconds(over: measured).map { String(format: " (server CPU %.0f%% of a core)", $0 * 100) } ?? ""
-print("fanout: server RSS peak \(rss)\(cpu)")
+let clientCPU =
+    zip(clientCPUAtStart.map { [$0] } ?? [], [Sampler.cpuSeconds(getpid()) ?? 0]).map { ($1 - $0) / measured }
+    .first.map { String(format: "; this client %.0f%%", $0 * 100) } ?? ""
+print("fanout: server RSS peak \(rss)\(cpu)\(clientCPU)")
 print(
     "fanout: \(options.clients) clients, p50 \(report.p50) ms, p99 \(report.p99) ms, dropped \(report.dropped + failedToConnect), server RSS \(rss)"
 )

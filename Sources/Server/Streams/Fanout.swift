@@ -1,5 +1,6 @@
 import MarketData
 import Synchronization
+import TradingCore
 
 /// What a fan-out listener follows. The hub compares it round to round to find what a listener has just started to
 /// follow (sent whole, as a stream sends a new subscription's first quote), and groups listeners that follow the
@@ -9,6 +10,8 @@ protocol FanoutInterest: Hashable, Sendable {
     static var nothing: Self { get }
     /// What `self` follows that `before` did not.
     func added(since before: Self) -> Self
+    /// Whether it follows nothing.
+    var isEmpty: Bool { get }
 }
 
 /// One stream's second, done once for all its listeners: `prepare` asks the market once for everything any listener
@@ -27,17 +30,23 @@ protocol FanoutRound: Sendable {
     func frames(_ interest: Interest, fresh: Interest) -> [Frame]
 }
 
-/// The listeners of one live stream, served by one task a second — not a task, a market read and an encoding per
-/// listener. A classroom of 10,000 phones on twenty watchlists costs twenty frames a second to make, and one write
-/// each to send (issue 62: before, each connection read its own quotes and encoded its own messages every second).
+/// The listeners of one live stream, served by a few tasks a second — not a task, a market read and an encoding per
+/// listener. A classroom of 10,000 phones on twenty watchlists costs a few hundred frames a second to make, and one
+/// write each to send (issue 62: before, each connection read its own quotes and encoded its own messages every
+/// second, and past a few thousand connections the server fell seconds behind).
 ///
-/// A subscription is served at once (`subscribed()` wakes the task for a round of what is new, and nothing else):
+/// Listeners are dealt round-robin to `lanes` lanes whose rounds fall at even steps through the second (ten: one
+/// every 100 ms). A round's quotes are stamped when it reads them, and its listeners are written to at once, so a
+/// quote's delay is the time to serve one lane — a tenth of the listeners — not all of them: at 10,000 listeners on
+/// two cores one round for all took ~150 ms to reach the last (`benchmarks/fanout/run.sh`).
+///
+/// A subscription is served at once (`subscribed()` wakes the lane for a round of what is new, and nothing else):
 /// a new follower sees the quote without waiting for the second, and a symbol nobody followed has a first quote to
 /// compare the next with (with a manual clock the next round may be far off).
 ///
 /// Each listener has a mailbox of `mailboxFrames`; a listener that lets it fill (its client reads slower than the
 /// market moves) is dropped — its `frames` end — rather than held in memory without bound: its connection says so
-/// and closes (Alpaca's stream: 407 "slow client"). The task runs while anyone listens and stops with the last.
+/// and closes (Alpaca's stream: 407 "slow client"). A lane's task runs while anyone in it listens.
 final class Fanout<Round: FanoutRound>: Sendable {
     typealias Interest = Round.Interest
     typealias Frame = Round.Frame
@@ -45,8 +54,49 @@ final class Fanout<Round: FanoutRound>: Sendable {
     /// A listener's frames, until it leaves or falls behind.
     struct Listener: Sendable {
         let id: Int
+        let lane: Int
         let frames: AsyncStream<Frame>
     }
+
+    private let lanes: [FanoutLane<Round>]
+    private let dealt = Mutex(0)
+
+    /// `makeRound` starts a lane's memory (the last quotes sent) when its first listener arrives.
+    init(
+        clock: MarketClock, lanes count: Int = 10, mailboxFrames: Int, round makeRound: @escaping @Sendable () -> Round
+    ) {
+        let step = 1_000_000_000 / Int64(max(count, 1))
+        lanes = (0..<max(count, 1)).map {
+            FanoutLane(
+                index: $0, phase: Int64($0) * step, clock: clock, mailboxFrames: mailboxFrames, round: makeRound)
+        }
+    }
+
+    /// Listens from its lane's next round on; `interest` is read each round (the connection changes it as it goes,
+    /// and calls `subscribed(_:)` when it grows).
+    func join(_ interest: @escaping @Sendable () -> Interest) -> Listener {
+        let lane = dealt.withLock { n in
+            defer { n += 1 }
+            return n % lanes.count
+        }
+        return lanes[lane].join(interest)
+    }
+
+    func leave(_ listener: Listener) { lanes[listener.lane].leave(listener) }
+
+    /// `listener`'s interest grew: its lane serves what is new at once.
+    func subscribed(_ listener: Listener) { lanes[listener.lane].subscribed() }
+
+    /// How many listen now.
+    var count: Int { lanes.reduce(0) { $0 + $1.count } }
+}
+
+/// One lane of a `Fanout`: its listeners, and the task that serves them once a second at the lane's phase.
+final class FanoutLane<Round: FanoutRound>: Sendable {
+    typealias Interest = Round.Interest
+    typealias Frame = Round.Frame
+
+    typealias Listener = Fanout<Round>.Listener
 
     private struct Member {
         let interest: @Sendable () -> Interest
@@ -67,16 +117,20 @@ final class Fanout<Round: FanoutRound>: Sendable {
     private let clock: MarketClock
     private let makeRound: @Sendable () -> Round
     let mailboxFrames: Int
+    let index: Int
+    /// Where in each second this lane's rounds fall.
+    let phase: Int64
 
-    /// `makeRound` starts a round's memory (the last quotes sent) when the first listener arrives.
-    init(clock: MarketClock, mailboxFrames: Int, round makeRound: @escaping @Sendable () -> Round) {
+    init(
+        index: Int, phase: Int64, clock: MarketClock, mailboxFrames: Int,
+        round makeRound: @escaping @Sendable () -> Round
+    ) {
+        (self.index, self.phase) = (index, phase)
         self.clock = clock
         self.mailboxFrames = mailboxFrames
         self.makeRound = makeRound
     }
 
-    /// Listens from the next round on; `interest` is read each round (the connection changes it as it goes, and
-    /// calls `subscribed()` when it grows).
     func join(_ interest: @escaping @Sendable () -> Interest) -> Listener {
         let (frames, mailbox) = AsyncStream<Frame>.makeStream(bufferingPolicy: .bufferingOldest(mailboxFrames))
         let (id, start) = state.withLock { s in
@@ -87,7 +141,7 @@ final class Fanout<Round: FanoutRound>: Sendable {
             return (id, !s.running)
         }
         if start { Task { await run() } }
-        return Listener(id: id, frames: frames)
+        return Listener(id: id, lane: index, frames: frames)
     }
 
     /// A listener's interest grew: the task serves what is new at once.
@@ -122,7 +176,6 @@ final class Fanout<Round: FanoutRound>: Sendable {
         state.withLock { $0.members.removeValue(forKey: listener.id) }?.mailbox.finish()
     }
 
-    /// How many listen now.
     var count: Int { state.withLock { $0.members.count } }
 
     private struct Group: Hashable {
@@ -132,8 +185,11 @@ final class Fanout<Round: FanoutRound>: Sendable {
 
     private func run() async {
         var round = makeRound()
-        var next = clock.now()
-        var freshOnly = false
+        // The lane's first round at its phase of the second.
+        let now = clock.now().nanoseconds
+        var next = Timestamp(nanoseconds: now - now % 1_000_000_000 + phase)
+        if next < clock.now() { next = next.adding(seconds: 1) }
+        var freshOnly = true
         while true {
             // (The interests are read outside the hub's lock: each takes its connection's.)
             guard
@@ -151,7 +207,7 @@ final class Fanout<Round: FanoutRound>: Sendable {
             for (id, member) in members {
                 let interest = member.interest()
                 let fresh = interest.added(since: member.served)
-                if freshOnly && fresh == .nothing { continue }
+                if freshOnly && fresh.isEmpty { continue }
                 groups[Group(interest: interest, fresh: fresh), default: []].append(member.mailbox)
                 served.append((id, interest))
             }
@@ -165,7 +221,7 @@ final class Fanout<Round: FanoutRound>: Sendable {
             }
             if !freshOnly {
                 // A round that ran past its second (a busy machine) is not made up for with rounds back to back.
-                next = max(next.adding(seconds: 1), clock.now())
+                while next <= clock.now() { next = next.adding(seconds: 1) }
             }
             // Until the next second, or a subscription before it.
             await withTaskGroup(of: Void.self) { sleep in

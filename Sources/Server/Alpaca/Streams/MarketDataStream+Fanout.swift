@@ -137,6 +137,7 @@ extension MarketDataStream {
 
 extension MarketDataStream.Subscriptions: FanoutInterest {
     static var nothing: Self { Self() }
+    var isEmpty: Bool { symbols.isEmpty }
 
     func added(since before: Self) -> Self {
         var added = Self()

@@ -162,13 +162,14 @@ enum MarketDataStream {
         try await send(control("success", [("msg", .string("authenticated"))]))
 
         let subscriptions = SubscriptionBox()
+        // One round a second serves every stock connection (`MarketDataStream+Fanout.swift`).
+        let listener = kind == .stocks ? stocks.join { subscriptions.state.withLock { $0 } } : nil
+        defer { if let listener { stocks.leave(listener) } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 switch kind {
                 case .stocks:
-                    // One round a second serves every stock connection (`MarketDataStream+Fanout.swift`).
-                    let listener = stocks.join { subscriptions.state.withLock { $0 } }
-                    defer { stocks.leave(listener) }
+                    guard let listener else { return }
                     for await frame in listener.frames { try await outbound.write(.binary(frame)) }
                     guard !Task.isCancelled else { return }
                     // The frames ended without the connection leaving: it fell too far behind the market.
@@ -216,7 +217,7 @@ enum MarketDataStream {
                     try await send(control("error", [("code", .int(405)), ("msg", .string("symbol limit exceeded"))]))
                     continue
                 }
-                if kind == .stocks { stocks.subscribed() }
+                if let listener { stocks.subscribed(listener) }
                 try await send(current.message(kind))
             }
             group.cancelAll()

@@ -2,6 +2,7 @@ import Brokerage
 import Foundation
 import JSON
 import MarketData
+import NIOCore
 import Synchronization
 import TradingCore
 
@@ -57,34 +58,44 @@ enum AppEvents {
         }
     }
 
-    /// The symbols a listener follows (the socket changes them as it goes; the event stream fixes them at start).
+    /// The symbols a listener follows (the socket changes them as it goes; the event stream fixes them at start) and
+    /// how its quotes are sent.
     final class Symbols: Sendable {
-        let state = Mutex(Set<String>())
+        let state: Mutex<AppQuoteInterest>
         static let limit = 100
 
-        init(_ initial: [String] = []) { state.withLock { $0 = Set(initial.prefix(Self.limit)) } }
+        /// Tells the quotes' fan-out that the set grew (set when the listener joins it).
+        private let grew = Mutex<@Sendable () -> Void>({})
 
-        var current: [String] { state.withLock { $0 }.sorted() }
+        init(form: AppQuoteInterest.Form) { state = Mutex(AppQuoteInterest(symbols: [], form: form)) }
 
-        /// Adds or removes symbols the directory knows; the set stays within the limit.
-        func change(_ requested: [String], subscribe: Bool, directory: SymbolDirectory) {
+        func onGrowth(_ action: @escaping @Sendable () -> Void) { grew.withLock { $0 = action } }
+
+        var current: [String] { state.withLock { $0.symbols }.sorted() }
+
+        /// Adds or removes symbols the directory knows; the set stays within the limit. A socket that asks for
+        /// `batched` quotes gets them so from then on.
+        func change(_ requested: [String], subscribe: Bool, directory: SymbolDirectory, batched: Bool = false) {
             let known = requested.map { $0.uppercased() }.filter { directory.entry($0) != nil }.prefix(50)
             state.withLock { s in
-                if subscribe { s.formUnion(known) } else { s.subtract(known) }
-                if s.count > Self.limit { s = Set(s.sorted().prefix(Self.limit)) }
+                if subscribe { s.symbols.formUnion(known) } else { s.symbols.subtract(known) }
+                if s.symbols.count > Self.limit { s.symbols = Set(s.symbols.sorted().prefix(Self.limit)) }
+                if batched, s.form == .socket { s.form = .socketBatched }
             }
+            if subscribe { grew.withLock { $0 }() }
         }
     }
 
     /// A listener whose client reads slower than the quotes come (its quotes stopped; the channel says so and closes).
     struct Lagging: Error {}
 
-    /// Sends events to `send` and quotes (encoded once for every listener) to `sendQuote` until the task is canceled,
+    /// Sends events to `send` and quotes (encoded once for every listener: the bytes of a text frame or of event-stream
+    /// chunks, as `symbols.form` says) to `sendQuote` until the task is canceled,
     /// a send throws (the listener left) or the listener falls too far behind the quotes (`Lagging`).
     static func run(
         _ audience: Audience, symbols: Symbols, sources: Sources,
         send: @escaping @Sendable (String, JSONValue) async throws -> Void,
-        sendQuote: @escaping @Sendable (AppQuoteMessage) async throws -> Void
+        sendQuote: @escaping @Sendable (ByteBuffer) async throws -> Void
     ) async throws {
         let orders = sources.orderService.orderUpdates(account: nil)
         let notifications = sources.notifications.live(user: audience.user)
@@ -107,7 +118,8 @@ enum AppEvents {
             }
             group.addTask {
                 let listener = sources.quotes.join { symbols.state.withLock { $0 } }
-                sources.quotes.subscribed()
+                symbols.onGrowth { sources.quotes.subscribed(listener) }
+                sources.quotes.subscribed(listener)
                 defer { sources.quotes.leave(listener) }
                 for await quote in listener.frames { try await sendQuote(quote) }
                 // The quotes ended without the listener leaving: it fell too far behind them.

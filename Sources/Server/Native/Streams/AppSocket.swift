@@ -15,6 +15,10 @@ import TradingCore
 ///     → {"type": "subscribe", "symbols": ["AAPL", "600519"]}     → {"type": "unsubscribe", "symbols": [...]}
 ///     ← {"type": "hello", "user": "…"}   ← {"type": "quote", "data": {…}}   ← {"type": "order", "data": {"event", "order"}}
 ///     ← {"type": "notification", "data": {…}}
+///
+/// A subscribe with `"batch": true` (the web app's) has each second's quotes come in one frame from then on,
+/// `{"type": "quotes", "data": [{…}, …]}`: one write a second instead of one per symbol (`AppQuoteRound`). A client
+/// that reads too slowly is told so (`{"type": "error"}`) and closed.
 enum AppSocket {
     static func user(from headers: HTTPFields, users: UserDirectory) async throws -> UserID? {
         guard let cookies = headers[.cookie] else { return nil }
@@ -42,12 +46,12 @@ enum AppSocket {
             return
         }
         try await send("hello", .object(["user": .string(user.text)]))
-        let symbols = AppEvents.Symbols()
+        let symbols = AppEvents.Symbols(form: .socket)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
                     try await AppEvents.run(audience, symbols: symbols, sources: sources, send: send) { quote in
-                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: quote.socket)))
+                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: quote)))
                     }
                 } catch is AppEvents.Lagging {
                     try await send("error", .object(["message": .string("too slow: quotes are waiting to be read")]))
@@ -68,8 +72,7 @@ enum AppSocket {
                 }
                 symbols.change(
                     (request["symbols"]?.array ?? []).compactMap(\.string), subscribe: type == "subscribe",
-                    directory: sources.market.directory)
-                sources.quotes.subscribed()
+                    directory: sources.market.directory, batched: request["batch"]?.bool == true)
                 try await send("subscribed", .object(["symbols": .array(symbols.current.map(JSONValue.string))]))
             }
             group.cancelAll()

@@ -31,7 +31,7 @@ struct EventStreamController {
         if let unknown = requested.first(where: { sources.market.directory.entry($0.uppercased()) == nil }) {
             throw APIError.notFound("unknown symbol \(unknown)")
         }
-        let symbols = AppEvents.Symbols()
+        let symbols = AppEvents.Symbols(form: .events)
         symbols.change(requested, subscribe: true, directory: sources.market.directory)
         let body = ResponseBody { writer in
             let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
@@ -39,7 +39,7 @@ struct EventStreamController {
                 try? await AppEvents.run(audience, symbols: symbols, sources: sources) { type, data in
                     continuation.yield(ByteBuffer(string: "event: \(type)\ndata: \(data.serialized)\n\n"))
                 } sendQuote: { quote in
-                    continuation.yield(quote.event)
+                    continuation.yield(quote)
                 }
                 continuation.finish()
             }

@@ -19,12 +19,14 @@ function connect() {
   socket.addEventListener('open', () => {
     retry = 0;
     handlers.status.forEach((fn) => fn(true));
-    if (wanted.size) send({ type: 'subscribe', symbols: [...wanted.keys()] });
+    if (wanted.size) send({ type: 'subscribe', symbols: [...wanted.keys()], batch: true });
   });
   socket.addEventListener('message', (event) => {
     let message;
     try { message = JSON.parse(event.data); } catch { return; }
-    handlers[message.type]?.forEach((fn) => fn(message.data));
+    // A second's quotes come in one message (asked for with `batch` below).
+    if (message.type === 'quotes') message.data.forEach((q) => handlers.quote.forEach((fn) => fn(q)));
+    else handlers[message.type]?.forEach((fn) => fn(message.data));
   });
   socket.addEventListener('close', () => {
     handlers.status.forEach((fn) => fn(false));
@@ -59,7 +61,7 @@ export function watch(symbols, onQuote) {
   const list = [...new Set(symbols.filter(Boolean).map((s) => s.toUpperCase()))];
   const fresh = list.filter((s) => !wanted.has(s));
   list.forEach((s) => wanted.set(s, (wanted.get(s) || 0) + 1));
-  if (fresh.length) send({ type: 'subscribe', symbols: fresh });
+  if (fresh.length) send({ type: 'subscribe', symbols: fresh, batch: true });
   const off = on('quote', (q) => { if (list.includes(q.symbol)) onQuote(q); });
   return () => {
     off();
