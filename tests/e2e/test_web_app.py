@@ -560,3 +560,16 @@ def test_toasts_never_stack_over_a_form(app):
     assert app.d.execute_script("return Boolean(document.querySelector('dialog[open] .toasts .toast'))")
     # As the first two leave, the waiting ones follow, in the order they came.
     app.wait.until(lambda d: d.execute_script(showing) == ["third", "fourth"])
+
+
+def test_the_stock_pages_book_moves_with_the_live_quotes(app):
+    """The page's quotes come over the app socket a second at a time (batched frames): the book redraws as they do."""
+    app.go("stock/600519")  # (an A-share's page shows its five-level book)
+    app.wait.until(lambda d: d.execute_script("return document.querySelectorAll('.depth-table tbody.bids tr').length") > 0)
+    books = set()
+    deadline = time.time() + 20
+    while len(books) < 3 and time.time() < deadline:
+        books.add(app.d.execute_script("return document.querySelector('.depth-table').textContent"))
+        time.sleep(0.3)
+    assert len(books) >= 3, "the book did not move with the live quotes"
+    assert [e for e in app.d.get_log("browser") if e["level"] == "SEVERE"] == []

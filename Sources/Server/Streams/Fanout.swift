@@ -188,7 +188,7 @@ final class FanoutLane<Round: FanoutRound>: Sendable {
         // The lane's first round at its phase of the second.
         let now = clock.now().nanoseconds
         var next = Timestamp(nanoseconds: now - now % 1_000_000_000 + phase)
-        if next < clock.now() { next = next.adding(seconds: 1) }
+        if next <= clock.now() { next = next.adding(seconds: 1) }
         var freshOnly = true
         while true {
             // (The interests are read outside the hub's lock: each takes its connection's.)
