@@ -46,7 +46,8 @@ struct FanoutTests {
     }
 
     /// The next frame within 10 s (nil: none came, or the frames ended).
-    static func next(_ frames: AsyncStream<String>.AsyncIterator) async -> (String?, AsyncStream<String>.AsyncIterator) {
+    static func next(_ frames: AsyncStream<String>.AsyncIterator) async -> (String?, AsyncStream<String>.AsyncIterator)
+    {
         nonisolated(unsafe) var iterator = frames
         let frame = await withTaskGroup(of: String?.self) { group in
             group.addTask { await iterator.next() }
@@ -84,7 +85,9 @@ struct FanoutTests {
         clock.advance(by: 1_000_000_000)
         (frame, aFrames) = await Self.next(aFrames)
         (first, bFrames) = await Self.next(bFrames)
-        #expect(frame != nil && frame == first && frame?.hasSuffix("AAPL,MSFT new ") == true, "\(frame ?? "-") \(first ?? "-")")
+        #expect(
+            frame != nil && frame == first && frame?.hasSuffix("AAPL,MSFT new ") == true,
+            "\(frame ?? "-") \(first ?? "-")")
         #expect(calls.frames.withLock { $0 } - before == 1)
 
         // The watchlist grows: what is new goes out at once, and only to its followers.

@@ -91,7 +91,7 @@ struct JournalTable: Sendable {
             // swift-format-ignore: NeverForceUnwrap
             // (The key is one of the kind's own columns: the tables are fixed at compile time and every kind is tested.)
             let keyColumn = columns.firstIndex(of: key)! + 1
-            sql = SQLQueryString("UPDATE \(table) SET \(sets.joined(separator: ", ")) FROM (")
+            sql = SQLQueryString("UPDATE " + table + " SET " + sets.joined(separator: ", ") + " FROM (")
             appendValues(rows, to: &sql)
             sql.appendInterpolation(unsafeRaw: ") AS v WHERE \(table).\(key) = v.column\(keyColumn)")
         case .insert, .upsert:
