@@ -62,6 +62,14 @@ struct BacktestCommand: AsyncParsableCommand {
     var source = "simulated"
     @Option(help: "With --source real: 1Day (default) or 5Min (000338's real 5-minute bars, 2007–2020).")
     var timeframe = "1Day"
+    @Option(
+        parsing: .upToNextOption,
+        help:
+            "Sweep parameters over a grid, on every core: name=first..last[:step] or name=a,b,c, e.g. fast=5..50 slow=20..200."
+    )
+    var sweep: [String] = []
+    @Option(help: "With --sweep: how many of the best points the table shows (JSON lists them all).") var top = 20
+    @Option(help: "With --sweep: how many backtests run at once (default: one per core).") var workers: Int?
 
     func run() async throws {
         guard let timing = FillTiming(rawValue: fill) else {
@@ -88,8 +96,22 @@ struct BacktestCommand: AsyncParsableCommand {
             guard parts.count == 2 else { throw ValidationError("--param takes k=v: \(item)") }
             params[parts[0]] = parts[1]
         }
+        var grid: ParameterGrid?
+        if !sweep.isEmpty {
+            guard strategy != "queue-rules", strategy != "buy-and-hold" else {
+                throw ValidationError("--sweep is for a strategy with parameters: sma-cross")
+            }
+            guard report != "html" else { throw ValidationError("a sweep reports text or json") }
+            guard top > 0, (workers ?? 1) > 0 else { throw ValidationError("--top and --workers must be positive") }
+            do { grid = try ParameterGrid(parsing: sweep) } catch { throw ValidationError("--sweep: \(error)") }
+            if let clash = grid?.axes.first(where: { params[$0.name] != nil }) {
+                throw ValidationError("\(clash.name) is both swept and set with --param")
+            }
+        }
         let chosen: any Strategy
-        if strategy == "queue-rules" {
+        if grid != nil {
+            chosen = BuyAndHold(qty: quantity) // (each point makes its own)
+        } else if strategy == "queue-rules" {
             guard let rulesFile else { throw ValidationError("--strategy queue-rules needs --rules FILE.json") }
             let bytes: [UInt8]
             do { bytes = Array(try Data(contentsOf: URL(fileURLWithPath: rulesFile))) } catch {
@@ -160,6 +182,12 @@ struct BacktestCommand: AsyncParsableCommand {
         let settings = BacktestSettings(
             cash: startingCash, fill: timing, fees: try fees(market), slippageTicks: slippageTicks,
             slippageBasisPoints: slippageBasisPoints, volumeParticipation: cap)
+        if let grid {
+            try await runSweep(
+                grid, fixed: params, quantity: quantity, settings: settings, series: series, instruments: instruments,
+                actions: actions)
+            return
+        }
         let total = series.reduce(0) { $0 + $1.bars.count }
         let showProgress = total >= 200_000 && isatty(STDERR_FILENO) != 0
         var result: BacktestResult
@@ -185,6 +213,47 @@ struct BacktestCommand: AsyncParsableCommand {
             case "html": result.html
             default: result.text
             }
+        if let out {
+            try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: out))
+        } else {
+            print(text)
+        }
+    }
+
+    /// `--sweep`: a backtest at every point of the grid on every core, then the best points as a table (or every
+    /// point as JSON).
+    func runSweep(
+        _ grid: ParameterGrid, fixed: [String: String], quantity: Quantity, settings: BacktestSettings,
+        series: [BarSeries], instruments: [String: Instrument], actions: [String: [CorporateAction]]
+    ) async throws {
+        let name = strategy
+        let started = ContinuousClock.now
+        let cores = workers ?? ProcessInfo.processInfo.activeProcessorCount
+        let rows = await ParameterSweep.run(
+            grid, settings: settings, series: series, instruments: instruments, actions: actions, workers: cores
+        ) { point throws(StrategyProblem) in
+            try BuiltInStrategy.make(name, parameters: fixed.merging(point) { _, swept in swept }, qty: quantity)
+        }
+        let elapsed = ContinuousClock.now - started
+        let skipped = rows.filter { $0.skipped != nil }
+        guard skipped.count < rows.count else {
+            throw CLIError("no point of the sweep could run: \(skipped.first?.skipped ?? "")")
+        }
+        let text: String
+        if report == "json" {
+            text = String(decoding: ParameterSweep.json(rows).serializedBytes, as: UTF8.self)
+        } else {
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            var lines = [
+                "Sweep of \(name) over \(series.map(\.symbol).joined(separator: ", ")): \(rows.count) points "
+                    + "(\(grid.axes.map { "\($0.name) \($0.values.count)" }.joined(separator: " × "))), "
+                    + String(format: "%.2f s on %d cores", seconds, cores)
+                    + (skipped.isEmpty ? "" : "; \(skipped.count) skipped (\(skipped[0].skipped ?? ""))"),
+                "Best \(min(top, rows.count - skipped.count)) by return:", "",
+            ]
+            lines.append(ParameterSweep.table(rows, axes: grid.axes.map(\.name), top: top))
+            text = lines.joined(separator: "\n")
+        }
         if let out {
             try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: out))
         } else {

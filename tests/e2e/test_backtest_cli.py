@@ -153,3 +153,40 @@ def test_a_currency_pair_priced_in_dollars_backtests_and_one_priced_in_yen_is_re
 
     yen = backtest("--symbols", "USD.JPY", "--from", "2025-01-01", "--to", "2025-03-31", "--strategy", "buy-and-hold")
     assert yen.returncode != 0 and "priced in JPY" in yen.stderr and "EUR.USD" in yen.stderr
+
+
+def test_a_sweep_runs_every_point_and_its_best_is_the_same_as_a_run_of_its_own():
+    common = ["--symbols", "AAPL,MSFT", "--from", "2022-01-01", "--to", "2024-12-31", "--qty", "10"]
+    run = backtest(*common, "--sweep", "fast=5..20:5", "slow=10,30,60", "--report", "json")
+    assert run.returncode == 0, run.stderr
+    rows = json.loads(run.stdout)
+    assert len(rows) == 12
+    assert [r["parameters"] for r in rows if "skipped" in r] == [{"fast": 10, "slow": 10}, {"fast": 15, "slow": 10},
+                                                                  {"fast": 20, "slow": 10}]
+    ran = [r for r in rows if "skipped" not in r]
+    best = max(ran, key=lambda r: Decimal(r["total_return"]))
+    alone = backtest(*common, "--param", f"fast={best['parameters']['fast']}",
+                     "--param", f"slow={best['parameters']['slow']}", "--report", "json")
+    assert alone.returncode == 0, alone.stderr
+    report = json.loads(alone.stdout)
+    assert report["return"] == best["total_return"] and report["final_equity"] == best["final_equity"]
+    assert report["trades"] == best["trades"] and report["sharpe"] == best["sharpe"]
+
+    table = backtest(*common, "--sweep", "fast=5..20:5", "slow=10,30,60", "--top", "3")
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert "12 points (fast 4 × slow 3)" in lines[0] and "3 skipped" in lines[0]
+    assert lines[3].split()[:2] == ["fast", "slow"] and len(lines) == 7
+    assert lines[4].split()[:2] == [str(best["parameters"]["fast"]), str(best["parameters"]["slow"])]
+
+
+def test_a_sweep_refuses_what_it_cannot_run():
+    for args, message in [
+        (["--sweep", "fast=0..5"], "fast: 0 is not a whole number"),
+        (["--sweep", "fast=1..1000", "slow=1..1000"], "more than 100000 points"),
+        (["--sweep", "fast=5..10", "--param", "fast=3"], "fast is both swept and set"),
+        (["--sweep", "fast=5..10", "--strategy", "buy-and-hold"], "--sweep is for a strategy with parameters"),
+        (["--sweep", "fast=40..50", "slow=10..20"], "no point of the sweep could run"),
+    ]:
+        run = backtest("--symbols", "AAPL", *args)
+        assert run.returncode != 0 and message in run.stderr, (args, run.stderr)
