@@ -148,6 +148,7 @@ let package = Package(
         .executableTarget(
             name: "FanoutBench",
             dependencies: [
+                "TradingCore",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
             ],

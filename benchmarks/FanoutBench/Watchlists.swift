@@ -1,3 +1,5 @@
+import TradingCore
+
 /// What each client follows. People in a class watch their teacher's list (twenty lists of ten), a third keep their
 /// own (5–20 symbols, the popular ones most often); bots follow one of ten strategy universes (20–30 symbols) or a
 /// handful of their own. So the server meets both many clients on the same set and many sets.
@@ -17,27 +19,27 @@ enum Watchlists {
     ]
 
     static let classLists: [[String]] = {
-        var random = SplitMix(seed: 7)
+        var random = SeededGenerator(seed: 7)
         return (0..<20).map { _ in draw(&random, count: 10, from: us + cn) }
     }()
     static let universes: [[String]] = {
-        var random = SplitMix(seed: 11)
-        return (0..<10).map { _ in draw(&random, count: 20 + random.next(below: 11), from: us) }
+        var random = SeededGenerator(seed: 11)
+        return (0..<10).map { _ in draw(&random, count: 20 + Int.random(in: 0..<11, using: &random), from: us) }
     }()
 
-    static func pick(_ random: inout SplitMix, alpaca: Bool) -> [String] {
+    static func pick(_ random: inout SeededGenerator, alpaca: Bool) -> [String] {
         if alpaca {
-            return random.next(below: 2) == 0
+            return Int.random(in: 0..<2, using: &random) == 0
                 ? universes[zipf(&random, count: universes.count)]
-                : draw(&random, count: 1 + random.next(below: 10), from: us)
+                : draw(&random, count: 1 + Int.random(in: 0..<10, using: &random), from: us)
         }
-        return random.next(below: 3) < 2
+        return Int.random(in: 0..<3, using: &random) < 2
             ? classLists[zipf(&random, count: classLists.count)]
-            : draw(&random, count: 5 + random.next(below: 16), from: us + cn)
+            : draw(&random, count: 5 + Int.random(in: 0..<16, using: &random), from: us + cn)
     }
 
     /// `count` different symbols of `pool`, the first ones of the pool most likely.
-    static func draw(_ random: inout SplitMix, count: Int, from pool: [String]) -> [String] {
+    static func draw(_ random: inout SeededGenerator, count: Int, from pool: [String]) -> [String] {
         var chosen: [String] = []
         while chosen.count < min(count, pool.count) {
             let symbol = pool[zipf(&random, count: pool.count)]
@@ -47,27 +49,13 @@ enum Watchlists {
     }
 
     /// An index below `count`, k chosen with weight 1/(k+1).
-    static func zipf(_ random: inout SplitMix, count: Int) -> Int {
+    static func zipf(_ random: inout SeededGenerator, count: Int) -> Int {
         let total = (1...count).reduce(0.0) { $0 + 1 / Double($1) }
-        var u = Double(random.next(below: 1 << 30)) / Double(1 << 30) * total
+        var u = Double.random(in: 0..<total, using: &random)
         for k in 0..<count {
             u -= 1 / Double(k + 1)
             if u <= 0 { return k }
         }
         return count - 1
     }
-}
-
-/// A small deterministic generator: the same clients each run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(below n: Int) -> Int { Int(next() % UInt64(n)) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import TradingCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -62,14 +63,14 @@ print("fanout: set up a user and \(setup.keys.count) API keys")
 
 let stats = Stats(clients: options.clients)
 let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-var random = SplitMix(seed: 20_261_205)
+var random = SeededGenerator(seed: 20_261_205)
 var plans: [ClientPlan] = []
 for n in 0..<options.clients {
     let alpaca = n < alpacaClients
     let symbols = Watchlists.pick(&random, alpaca: alpaca)
     plans.append(
         alpaca
-            ? .alpaca(id: n, key: setup.keys[n / 5], symbols: symbols, bars: random.next(below: 4) == 0)
+            ? .alpaca(id: n, key: setup.keys[n / 5], symbols: symbols, bars: Int.random(in: 0..<4, using: &random) == 0)
             : .app(id: n, cookie: setup.cookie, symbols: symbols))
 }
 
