@@ -564,6 +564,7 @@ def test_toasts_never_stack_over_a_form(app):
 
 def test_the_stock_pages_book_moves_with_the_live_quotes(app):
     """The page's quotes come over the app socket a second at a time (batched frames): the book redraws as they do."""
+    app.d.get_log("browser")  # (what earlier tests on this browser logged)
     app.go("stock/600519")  # (an A-share's page shows its five-level book)
     app.wait.until(lambda d: d.execute_script("return document.querySelectorAll('.depth-table tbody.bids tr').length") > 0)
     books = set()
