@@ -49,13 +49,15 @@ cat "$work/load.txt"; grep "^fanout:" "$work/fanout.txt" | tail -3 || true
 python3 - "$work/samples" <<'PY'
 import sys
 rows = [list(map(int, line.split())) for line in open(sys.argv[1]) if line.strip()]
+start_rss = rows[0][1] if rows else 0
+rows = [r for r in rows if r[0] >= 2]  # (the first two minutes are the clients arriving and the market warming)
 if len(rows) >= 6:
     third = len(rows) // 3
     def growth(part, column):  # MB a minute over that part of the run
         first, last = part[0], part[-1]
         return (last[column] - first[column]) / max(1, last[0] - first[0])
     early, late = rows[:third], rows[-third:]
-    print(f"soak: RSS {rows[0][1]} → {rows[-1][1]} MB (peak {max(r[1] for r in rows)}); growth first third "
+    print(f"soak: RSS {start_rss} at start, {rows[0][1]} at minute 2, {rows[-1][1]} MB at the end (peak {max(r[1] for r in rows)}); growth first third "
           f"{growth(early, 1):+.1f} MB/min, last third {growth(late, 1):+.1f} MB/min; WAL peak {max(r[3] for r in rows)} MB; "
           f"database {rows[-1][2]} MB")
 PY
