@@ -8,7 +8,7 @@ import TradingCore
 /// or queue rules — given, or an account's queued ones), the bars' timeframe (daily, or intraday down to one minute) and
 /// the realism settings; the job fetches the bars from the market-data feed (the simulated market, or the configured
 /// provider), runs `Backtester` and keeps its progress and report. Jobs are computations, not account state: they
-/// live in memory (the last 20 per user) and a restart forgets them.
+/// live in memory (the last 20 per user, 500 in all) and a restart forgets them.
 ///
 /// A service of the application: `start` checks a request and queues its job; `run` works the queue, `workers`
 /// backtests at a time, until graceful shutdown (the backtests it is running finish first; queued ones fail with
@@ -87,6 +87,9 @@ public actor BacktestJobs: Service {
     let clock: MarketClock
     var jobs: [String: Job] = [:]
     static let keptPerUser = 20
+    /// Finished jobs kept for all users together, the oldest forgotten past it: a report holds its equity points and
+    /// trades (megabytes for a year of minute bars), and twenty for each of 50,000 users would not fit in memory.
+    static let keptInAll = 500
     static let runningPerUser = 2
     /// Backtests computed at once (each holds a core while it runs).
     let workers: Int
@@ -258,10 +261,19 @@ public actor BacktestJobs: Service {
     }
 
     func forgetOldJobs(of user: UserID) {
-        let mine = jobs.values.filter { $0.userID == user && $0.status != .running }.sorted {
-            $0.createdAt > $1.createdAt
-        }
-        for job in mine.dropFirst(Self.keptPerUser) { jobs[job.id] = nil }
+        for id in Self.forgotten(Array(jobs.values), after: user) { jobs[id] = nil }
+    }
+
+    /// The finished jobs to forget once `user` has started one: theirs past the newest `perUser`, then everyone's
+    /// oldest past `inAll` (running jobs are never forgotten).
+    static func forgotten(
+        _ jobs: [Job], after user: UserID, perUser: Int = keptPerUser, inAll: Int = keptInAll
+    ) -> [String] {
+        let finished = jobs.filter { $0.status != .running }.sorted { $0.createdAt > $1.createdAt }
+        let theirs = finished.filter { $0.userID == user }.dropFirst(perUser).map(\.id)
+        let gone = Set(theirs)
+        let rest = finished.filter { !gone.contains($0.id) }
+        return theirs + rest.dropFirst(inAll).map(\.id)
     }
 
     static func strategy(_ request: Request) throws(BrokerageError) -> any Strategy {
