@@ -65,8 +65,8 @@ def user(n, stop):
         symbol = random.choice(SYMBOLS)
         account = cn if symbol.isdigit() else us
         qty = "100" if symbol.isdigit() else ("0.001" if "/" in symbol else "1")
-        # Cancels keep each user's resting orders near 200 (on the always-open clock day orders never expire: without
-        # them the open book, which is data, would grow all run and hide what else grows).
+        # Cancels keep each user's resting orders at most ~200 (on the always-open clock day orders never expire), so
+        # the open book — data, not waste — stays small and what grows is something else.
         if resting and (random.random() < 0.45 or len(resting) > 200):
             status, _ = client.call("DELETE", f"/api/v1/accounts/{resting.pop(0)}")
             count("cancels" if status in (200, 204) else "errors")
