@@ -154,6 +154,10 @@ let package = Package(
             ],
             path: "benchmarks/FanoutBench"),
         .executableTarget(
+            name: "MemoryBench", dependencies: ["Brokerage", "MarketData", "TradingCore", "HeapInfo"],
+            path: "benchmarks/MemoryBench"),
+        .target(name: "HeapInfo", path: "benchmarks/HeapInfo"),
+        .executableTarget(
             name: "ShardBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
             path: "benchmarks/ShardBench"),
         .executableTarget(name: "market-demo", dependencies: ["MarketData"], path: "Examples/market-demo"),

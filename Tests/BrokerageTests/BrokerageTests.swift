@@ -46,6 +46,62 @@ struct BrokerageTests {
     }
 
     @Test(
+        "a client_order_id is the account's for good: refused once its order has closed and left memory, after a restart too; an engine-made one the same; one that reads as a queued rule's is refused"
+    )
+    func clientOrderIDsAreUniqueForGood() async throws {
+        let f = try await BrokerageFixture.make()
+        var mine = Self.limitBuy(1)
+        mine.clientOrderID = "retry-1"
+        let first = try await f.brokerage.submit(mine, account: f.account)
+        let made = try await f.brokerage.submit(Self.limitBuy(1), account: f.account)
+        _ = try await f.brokerage.cancel(first.id, account: f.account)
+        _ = try await f.brokerage.cancel(made.id, account: f.account)
+        // The next step prunes the two closed orders (their steps are durable): the engine forgets them and their ids.
+        let later = try await f.brokerage.submit(Self.limitBuy(1), account: f.account)
+        let engine = await (try await f.brokerage.shard(f.account)).engine
+        #expect(engine.order(first.id) == nil && engine.order(clientOrderID: "retry-1", account: f.account) == nil)
+        #expect(engine.order(clientOrderID: later.clientOrderID, account: f.account)?.id == later.id)
+        let duplicate = BrokerageError.rejected(
+            OrderRejection(.duplicateClientOrderID, "client_order_id must be unique"))
+        await #expect(throws: duplicate) { _ = try await f.brokerage.submit(mine, account: f.account) }
+        var copied = Self.limitBuy(1)
+        copied.clientOrderID = made.clientOrderID
+        await #expect(throws: duplicate) { _ = try await f.brokerage.submit(copied, account: f.account) }
+        // A replacement may not take it either, and a preview says the same.
+        var change = ReplaceRequest()
+        change.clientOrderID = "retry-1"
+        await #expect(throws: duplicate) {
+            _ = try await f.brokerage.replace(later.id, account: f.account, with: change)
+        }
+        #expect(try await f.brokerage.check(mine, account: f.account)?.reason == .duplicateClientOrderID)
+        // A queued rule's form is the house's.
+        var spoof = Self.limitBuy(1)
+        spoof.clientOrderID = "queue-\(UUID().uuidString.lowercased())"
+        await #expect {
+            _ = try await f.brokerage.submit(spoof, account: f.account)
+        } throws: { error in
+            guard case .rejected(let r) = error as? BrokerageError else { return false }
+            return r.reason == .invalidInput && r.message.contains("queue-")
+        }
+
+        await f.brokerage.shutdown()
+        let symbols = try SymbolDirectory.bundled()
+        let market = SimulatedMarket(
+            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
+        let restarted = try await Brokerage.open(
+            .sqlite(path: f.path), feed: SimulatedFeed(market: market, clock: f.clock), directory: symbols,
+            clock: f.clock)
+        await #expect(throws: duplicate) { _ = try await restarted.submit(mine, account: f.account) }
+        var open = Self.limitBuy(1)
+        open.clientOrderID = later.clientOrderID
+        await #expect(throws: duplicate) { _ = try await restarted.submit(open, account: f.account) }
+        var fresh = Self.limitBuy(1)
+        fresh.clientOrderID = "retry-2"
+        #expect(try await restarted.submit(fresh, account: f.account).clientOrderID == "retry-2")
+        await restarted.shutdown()
+    }
+
+    @Test(
         "a queue rule fires once on a price update, with its order and a notification; a restart does not fire it again"
     )
     func queueRuleFires() async throws {

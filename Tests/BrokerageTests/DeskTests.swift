@@ -212,18 +212,55 @@ struct DeskTests {
         second.complete(.success(()))
         commits.pruneDurable {
             pruned.append($0)
-            return []
+            return ([], [])
         }
         #expect(pruned.isEmpty) // the first is not on disk yet
         first.complete(.success(()))
+        let account = AccountID(high: 1, low: 1)
         commits.pruneDurable {
             pruned.append($0)
-            return []
+            return ([], [ClosedClientOrderIDs.Key(account: account, id: "mine-1")])
         }
         #expect(pruned == [[a, b]])
         #expect(commits.waiting.isEmpty)
+        let lately = [
+            commits.prunedLately("mine-1", account: account), commits.prunedLately("mine-2", account: account),
+        ]
+        #expect(lately == [true, false])
         commits.lease = .released
         #expect(commits.isReleased && commits.epoch == nil)
+    }
+}
+
+extension DeskTests {
+    @Test("pruned client order ids are kept for the window and no longer; a reload is counted")
+    func closedClientOrderIDsExpire() {
+        var ids = ClosedClientOrderIDs()
+        let mine = AccountID(high: 1, low: 1)
+        let theirs = AccountID(high: 1, low: 2)
+        let t0 = ContinuousClock.now
+        let w = ClosedClientOrderIDs.window
+        ids.pruned([.init(account: mine, id: "a"), .init(account: mine, id: "b")], at: t0)
+        ids.pruned([.init(account: mine, id: "a")], at: t0 + w * 0.6) // reused after a storage miss, pruned again
+        let seen = [
+            ids.contains("a", account: mine, at: t0 + w * 0.1),
+            ids.contains("a", account: theirs, at: t0 + w * 0.1),
+            ids.contains("b", account: mine, at: t0 + w * 0.9),
+            ids.contains("b", account: mine, at: t0 + w),
+            ids.contains("a", account: mine, at: t0 + w * 1.1), // its second pruning is still in the window
+            ids.contains("a", account: mine, at: t0 + w * 1.7),
+        ]
+        #expect(seen == [true, false, true, false, true, false])
+        #expect(ids.count == 0)
+        // Thousands, then all expired: nothing is kept.
+        for k in 0..<5_000 { ids.pruned([.init(account: mine, id: ClientOrderID("x\(k)"))], at: t0 + w * 2) }
+        let last = ids.contains("x4999", account: mine, at: t0 + w * 2)
+        #expect(ids.count == 5_000 && last)
+        let first = ids.contains("x0", account: mine, at: t0 + w * 3)
+        #expect(!first && ids.count == 0)
+        #expect(ids.reloads == 0)
+        ids.reloaded()
+        #expect(ids.reloads == 1)
     }
 }
 

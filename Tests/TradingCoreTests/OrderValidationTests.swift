@@ -129,31 +129,43 @@ struct OrderValidationTests {
         #expect(ClientOrderID(text.uppercased()) != made.clientOrderID)
     }
 
-    @Test("thousands of engine-made client_order_ids: each is found and taken, the first and the last alike")
-    mutating func manyGeneratedClientOrderIDs() throws {
-        // Over 4,096 (one block of the index): orders placed and canceled, so the account's cash never runs out.
-        var made: [Order] = []
+    @Test(
+        "the engine knows the client_order_ids of the orders it holds: thousands taken while held, forgotten once pruned (the owner's storage has them)"
+    )
+    mutating func clientOrderIDsFollowTheOrdersHeld() throws {
+        // Orders placed and canceled, so the account's cash never runs out; every third with an id of its own.
+        var closed: [Order] = []
         for k in 0..<4_500 {
-            let order = try #require(
-                f.place(buy("AAPL", "1", .limit, limit: "100.00"), at: t.adding(seconds: Int64(k))).order)
-            made.append(try f.engine.cancel(order.id, account: f.us, at: t.adding(seconds: Int64(k))))
+            var request = buy("AAPL", "1", .limit, limit: "100.00")
+            if k % 3 == 0 { request.clientOrderID = ClientOrderID("mine-\(k)") }
+            let order = try #require(f.place(request, at: t.adding(seconds: Int64(k))).order)
+            closed.append(try f.engine.cancel(order.id, account: f.us, at: t.adding(seconds: Int64(k))))
         }
-        for k in [0, 1, 2_047, 4_095, 4_096, 4_097, 4_499] {
-            #expect(f.engine.order(clientOrderID: made[k].clientOrderID, account: f.us)?.id == made[k].id)
+        var open = buy("AAPL", "1", .limit, limit: "100.00")
+        open.clientOrderID = "still-open"
+        let resting = try #require(f.place(open, at: t.adding(seconds: 4_500)).order)
+        for k in [0, 1, 2_047, 4_095, 4_096, 4_497, 4_499] {
+            #expect(f.engine.order(clientOrderID: closed[k].clientOrderID, account: f.us)?.id == closed[k].id)
             var reuse = buy("AAPL", "1", .limit, limit: "100.00")
-            reuse.clientOrderID = made[k].clientOrderID
+            reuse.clientOrderID = closed[k].clientOrderID
             #expect(f.place(reuse, at: t.adding(seconds: 5_000)).rejection?.reason == .duplicateClientOrderID)
         }
-        // An id between two made ones, and one after the last, are free.
-        var fresh = buy("AAPL", "1", .limit, limit: "100.00")
-        let last = Identifier(made[4_499].clientOrderID.text)!
-        fresh.clientOrderID = ClientOrderID(Identifier(high: last.high, low: last.low &+ 1).description)
-        #expect(f.place(fresh, at: t.adding(seconds: 5_001)).order != nil)
-        #expect(f.engine.snapshot(of: f.us)?.clientOrderIDs.count == 4_501)
+        // Pruned (their owner made them durable): the engine no longer holds them or their ids.
+        #expect(f.engine.prune(closed.map(\.id)).isEmpty)
+        for k in [0, 2_047, 4_497, 4_499] {
+            #expect(f.engine.order(clientOrderID: closed[k].clientOrderID, account: f.us) == nil)
+        }
+        #expect(f.engine.order(clientOrderID: "still-open", account: f.us)?.id == resting.id)
+        #expect(f.place(open, at: t.adding(seconds: 5_001)).rejection?.reason == .duplicateClientOrderID)
+        // The restored engine knows the open order's id, nothing else.
+        var restored = Fixture()
+        try restored.engine.restore(try #require(f.engine.snapshot(of: f.us)))
+        #expect(restored.engine.order(clientOrderID: "still-open", account: f.us)?.id == resting.id)
+        #expect(restored.place(open, at: t.adding(seconds: 5_001)).rejection?.reason == .duplicateClientOrderID)
     }
 
     @Test(
-        "engine-made client_order_ids are per account and survive a snapshot: another account may use one; restored, it is still taken"
+        "engine-made client_order_ids are per account and an open order's survives a snapshot: another account may use one; restored, it is still taken"
     )
     mutating func madeClientOrderIDsAcrossAccounts() throws {
         let first = try #require(f.place(buy("AAPL", "1", .limit, limit: "100.00"), at: t).order)
@@ -168,8 +180,7 @@ struct OrderValidationTests {
         #expect(f.engine.order(clientOrderID: first.clientOrderID, account: f.us)?.id == first.id)
 
         let snapshot = try #require(f.engine.snapshot(of: f.us))
-        #expect(snapshot.clientOrderIDs[first.clientOrderID] == first.id)
-        #expect(snapshot.clientOrderIDs[second.clientOrderID] == second.id)
+        #expect(Set(snapshot.openOrders.map(\.clientOrderID)) == [first.clientOrderID, second.clientOrderID])
         var restored = Fixture()
         try restored.engine.restore(snapshot)
         var reuse = buy("AAPL", "1", .limit, limit: "100.00")

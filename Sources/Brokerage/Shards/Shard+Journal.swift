@@ -136,7 +136,14 @@ extension Shard {
     /// Drops closed orders from the engine once the steps that closed them are durable (reads of them then go to
     /// storage); orders a bracket or OCO group still needs stay until the group is done.
     func pruneDurableClosedOrders() {
-        commits.pruneDurable { engine.prune($0) }
+        commits.pruneDurable { closed in
+            let orders = closed.compactMap { engine.order($0) }
+            let kept = engine.prune(closed)
+            let forgotten = orders.filter { engine.order($0.id) == nil }.map {
+                ClosedClientOrderIDs.Key(account: $0.accountID, id: $0.clientOrderID)
+            }
+            return (kept, forgotten)
+        }
     }
 
     /// The notification an order event deserves (`OrderNotice`), in its owner's language.

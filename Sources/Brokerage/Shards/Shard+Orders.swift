@@ -15,6 +15,7 @@ extension Shard {
     func place(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> (Order, StagedStep?) {
         guard records.index(forKey: account) != nil else { throw .notFound("account not found") }
         try await prepareMarkets(for: request)
+        try await ensureUnused(request.clientOrderID, account: account)
         let order: Order
         do { order = try engine.submit(request, account: account, at: clock.now()) } catch {
             metrics.rejected(error.reason)
@@ -29,6 +30,10 @@ extension Shard {
     func check(_ request: OrderRequest, account: AccountID) async throws(BrokerageError) -> OrderRejection? {
         guard records.index(forKey: account) != nil else { throw .notFound("account not found") }
         try await prepareMarkets(for: request)
+        do { try await ensureUnused(request.clientOrderID, account: account) } catch {
+            if case .rejected(let rejection) = error { return rejection }
+            throw error
+        }
         do { try engine.check(request, account: account, at: clock.now()) } catch { return error }
         return nil
     }
@@ -65,12 +70,42 @@ extension Shard {
                 if let symbol = engine.order(leg)?.symbol { _ = try await prepareMarket(for: symbol) }
             }
         }
+        try await ensureUnused(change.clientOrderID, account: account)
         let replacement: Order
         do { replacement = try engine.replace(id, account: account, with: change, at: clock.now()) } catch {
             throw .rejected(error)
         }
         try await commit()
         return engine.order(replacement.id) ?? replacement
+    }
+
+    /// Refuses a client order id the account used before, as Alpaca does (ids are unique for good), and one that
+    /// reads as a queued rule's (`queue-…`: the app shows those orders as placed automatically, and the rule's own
+    /// order must be free to take its id). The engine refuses the ids of the orders it holds; it prunes closed orders
+    /// once durable, so the others are in storage — or, pruned while the lookup ran, in `commits.pruned` (a lookup
+    /// slower than its window, or one a reload overtook, reads again).
+    func ensureUnused(_ id: ClientOrderID?, account: AccountID) async throws(BrokerageError) {
+        guard let id else { return }
+        guard !id.text.hasPrefix(Self.queueClientOrderIDPrefix) else {
+            throw .rejected(
+                OrderRejection(
+                    .invalidInput,
+                    "client_order_id may not begin with \"\(Self.queueClientOrderIDPrefix)\": those name the orders queued rules place"
+                ))
+        }
+        while engine.order(clientOrderID: id, account: account) == nil {
+            let started = ContinuousClock.now
+            let reloads = commits.pruned.reloads
+            let stored: Order?
+            do { stored = try await storage.accounts.order(clientOrderID: id, account: account) } catch {
+                throw .storage(error)
+            }
+            if stored != nil || commits.prunedLately(id, account: account) {
+                throw .rejected(OrderRejection(.duplicateClientOrderID, "client_order_id must be unique"))
+            }
+            if ContinuousClock.now - started < ClosedClientOrderIDs.window, commits.pruned.reloads == reloads { return }
+        }
+        // The engine holds an order with this id: its own check refuses the placement.
     }
 
     /// An order by id: from the engine while it is open (or recently closed), else from storage.

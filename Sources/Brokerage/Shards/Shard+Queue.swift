@@ -23,7 +23,11 @@ extension Shard {
     func queuedRules(of account: AccountID) -> [QueueRule] { rules.records(of: account).map(\.rule) }
 
     /// Client order id of the order a rule places.
-    static func clientOrderID(for rule: QueueRuleID) -> ClientOrderID { "queue-\(rule)" }
+    static func clientOrderID(for rule: QueueRuleID) -> ClientOrderID {
+        ClientOrderID(queueClientOrderIDPrefix + "\(rule)")
+    }
+    /// How the client order ids of rules' orders begin (no client may choose one: `ensureUnused`).
+    static let queueClientOrderIDPrefix = "queue-"
 
     /// Loads the queued rules of this shard's accounts into the desk (at start and after a reload).
     func reloadRules() async throws {

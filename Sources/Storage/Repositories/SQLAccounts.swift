@@ -133,8 +133,8 @@ extension SQLAccounts {
             shard: ShardID(try row.decode(column: "shard", as: Int.self)))
     }
 
-    /// The full engine state of an account: stored balances and positions, plus its open orders and every
-    /// client order id it has used (from the orders table).
+    /// The full engine state of an account: stored balances and positions, plus its open orders. (The client order
+    /// ids of its closed orders stay in the orders table: `order(clientOrderID:account:)` finds them.)
     public func restorable(_ record: AccountRecord) async throws -> AccountSnapshot {
         try await database.read { db in
             var snapshot = record.snapshot
@@ -144,14 +144,6 @@ extension SQLAccounts {
                 """
             ).all().map { try Coding.decode(Order.self, try $0.decode(column: "body", as: String.self)) }
             snapshot.openOrders = open
-            for row in try await db.raw(
-                "SELECT id, client_order_id FROM orders WHERE account_id = \(bind: record.id.description)"
-            ).all() {
-                if let id = OrderID(try row.decode(column: "id", as: String.self)) {
-                    snapshot.clientOrderIDs[ClientOrderID(try row.decode(column: "client_order_id", as: String.self))] =
-                        id
-                }
-            }
             return snapshot
         }
     }

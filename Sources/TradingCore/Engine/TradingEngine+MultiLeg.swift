@@ -69,8 +69,8 @@ extension TradingEngine {
             let date = tradingDate(firstLeg, at: time)
             accounts[accountID]?.gameActivity?.recordOrder(on: date)
         }
-        accept(parent, clientIDMadeByEngine: request.clientOrderID == nil, at: time)
-        for child in children { accept(child, clientIDMadeByEngine: true, at: time) }
+        accept(parent, at: time)
+        for child in children { accept(child, at: time) }
         // (The parent's hold is worked out from its legs, which exist only now.)
         reserve(parentID)
         trackPackage(parentID)

@@ -36,7 +36,7 @@ extension TradingEngine {
             order.expiresAt = expiry(order.timeInForce, extendedHours: false, instrument: instrument, at: time)
             ids.append(order.id)
             orders[parentID]?.legs.append(order.id)
-            accept(order, clientIDMadeByEngine: true, at: time)
+            accept(order, at: time)
         }
         _ = ids
     }

@@ -57,7 +57,7 @@ extension TradingEngine {
             initializeTrail(&order, instrument: instrument)
             reservation = nil
         }
-        accept(consume order, clientIDMadeByEngine: request.clientOrderID == nil, reservation: reservation, at: time)
+        accept(consume order, reservation: reservation, at: time)
         createLegs(for: id, request: request, at: time)
         fillImmediately(id, at: time)
         return orders[id] ?? Order.probe(request, instrument: instrumentID, account: accountID) // (accept stored it)
@@ -213,14 +213,13 @@ extension TradingEngine {
     /// Records a validated order, reserves what it needs, and makes it work (or hold, for exit legs).
     /// `reservation`: the cash an opening order holds back, when the caller priced it already.
     mutating func accept(
-        _ order: consuming Order, clientIDMadeByEngine: Bool, reservation: FixedDecimal? = nil, at time: Timestamp
+        _ order: consuming Order, reservation: FixedDecimal? = nil, at time: Timestamp
     ) {
         let id = order.id
         let held = order.status == .held
         // A multi-leg order rests on no book: its legs' quotes try it as one (`matchPackage`).
         let booked = order.orderClass != .mleg
-        clientOrderIDs.insert(
-            order.clientOrderID, account: order.accountID, order: id, madeByEngine: clientIDMadeByEngine)
+        clientOrderIDs.insert(order.clientOrderID, account: order.accountID, order: id)
         if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
         // Moved in: the table's is the only reference, so reserving changes it in place.
         orders[id] = consume order
@@ -576,7 +575,7 @@ extension TradingEngine {
 extension TradingEngine {
     /// Forgets closed orders once the caller has persisted them, so memory follows open orders rather than
     /// history. Orders whose bracket/oco group still has an open member are kept (the group needs them).
-    /// client_order_id uniqueness is still enforced: the account keeps every id it has used.
+    /// Their client_order_ids are forgotten with them: from then on the caller's stored orders say an id is taken.
     public mutating func pruneClosedOrders() {
         closedOrders = prune(closedOrders)
     }
@@ -594,7 +593,12 @@ extension TradingEngine {
         var stillNeeded: [OrderID] = []
         for id in ids {
             guard let order = orders[id] else { continue }
-            if groupHasOpenMember(order) { stillNeeded.append(id) } else { orders[id] = nil }
+            if groupHasOpenMember(order) {
+                stillNeeded.append(id)
+            } else {
+                clientOrderIDs.remove(order.clientOrderID, account: order.accountID, order: id)
+                orders[id] = nil
+            }
         }
         return stillNeeded
     }

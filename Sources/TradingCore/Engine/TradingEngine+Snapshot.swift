@@ -3,14 +3,12 @@
 /// are re-bound by symbol, since they are only dense indexes within one engine).
 public struct AccountSnapshot: Sendable, Codable, Hashable {
     public var account: Account
+    /// (Their client order ids are the ones the restored engine knows; the owner's stored orders know the rest.)
     public var openOrders: [Order]
-    /// Every client order id the account has used, open orders or not (a new order may reuse none of them).
-    public var clientOrderIDs: [ClientOrderID: OrderID]
 
-    public init(account: Account, openOrders: [Order], clientOrderIDs: [ClientOrderID: OrderID] = [:]) {
+    public init(account: Account, openOrders: [Order]) {
         self.account = account
         self.openOrders = openOrders
-        self.clientOrderIDs = clientOrderIDs
     }
 
     /// Every instrument the account refers to, by symbol: its positions, its open orders and the pairs that price
@@ -25,9 +23,7 @@ public struct AccountSnapshot: Sendable, Codable, Hashable {
 extension TradingEngine {
     public func snapshot(of id: AccountID) -> AccountSnapshot? {
         guard let account = accounts[id] else { return nil }
-        let used = clientOrderIDs.entries(of: id)
-        return AccountSnapshot(
-            account: account, openOrders: openOrders(of: id), clientOrderIDs: Dictionary(uniqueKeysWithValues: used))
+        return AccountSnapshot(account: account, openOrders: openOrders(of: id))
     }
 
     /// Loads an account (replacing any account with the same id). Throws if an instrument it refers to is
@@ -56,9 +52,6 @@ extension TradingEngine {
             account.balances[currency]?.pair = id
         }
         accounts[account.id] = account
-        for (clientOrderID, orderID) in snapshot.clientOrderIDs {
-            clientOrderIDs.insert(clientOrderID, account: account.id, order: orderID, madeByEngine: false)
-        }
         for var order in snapshot.openOrders {
             guard let id = symbols[order.symbol] else {
                 throw OrderRejection(.unknownSymbol, "asset \(order.symbol) not found")
@@ -66,6 +59,7 @@ extension TradingEngine {
             order.instrument = id
             orders[order.id] = order
             openOrders.insert(order.id)
+            clientOrderIDs.insert(order.clientOrderID, account: account.id, order: order.id)
             if order.status != .held, order.orderClass != .mleg { addToBook(order.id) }
             if let expiresAt = order.expiresAt, expiresAt < nextDeadline { nextDeadline = expiresAt }
         }

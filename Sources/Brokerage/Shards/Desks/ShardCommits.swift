@@ -16,6 +16,8 @@ struct ShardCommits {
     private(set) var inFlight: [(step: StagedStep, closed: [OrderID])] = []
     /// Closed orders whose steps are durable but whose bracket/OCO group still has an open member.
     private var closedAwaitingGroups: [OrderID] = []
+    /// The client order ids of the orders pruned lately (a placement's lookup of an id in storage may have missed them).
+    private(set) var pruned = ClosedClientOrderIDs()
 
     init(lease: Lease) { self.lease = lease }
 
@@ -33,18 +35,31 @@ struct ShardCommits {
     mutating func forget() {
         inFlight = []
         closedAwaitingGroups = []
+        pruned.reloaded()
     }
 
     /// Hands the orders closed by steps that have become durable (with those still waiting for their group) to
-    /// `prune`, which drops them from the engine and returns those a bracket or OCO group still needs.
-    mutating func pruneDurable(_ prune: ([OrderID]) -> [OrderID]) {
+    /// `prune`, which drops them from the engine and returns those a bracket or OCO group still needs, and the client
+    /// order ids of those it dropped.
+    mutating func pruneDurable(_ prune: ([OrderID]) -> (kept: [OrderID], forgotten: [ClosedClientOrderIDs.Key])) {
         var durable = 0
         while durable < inFlight.count, inFlight[durable].step.isDurable { durable += 1 }
         guard durable > 0 else { return }
         var closed = closedAwaitingGroups
         for i in 0..<durable { closed += inFlight[i].closed }
         inFlight.removeFirst(durable)
-        closedAwaitingGroups = closed.isEmpty ? [] : prune(closed)
+        guard !closed.isEmpty else {
+            closedAwaitingGroups = []
+            return
+        }
+        let (kept, forgotten) = prune(closed)
+        closedAwaitingGroups = kept
+        pruned.pruned(forgotten)
+    }
+
+    /// Whether `id` was pruned in `account` within `ClosedClientOrderIDs.window`.
+    mutating func prunedLately(_ id: ClientOrderID, account: AccountID) -> Bool {
+        pruned.contains(id, account: account)
     }
 
     /// The steps still waiting (a flush waits for each).

@@ -1,0 +1,15 @@
+#include "heap_info.h"
+
+#if defined(__linux__)
+#include <features.h>
+#include <malloc.h>
+#endif
+
+size_t papertrade_heap_in_use(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+#else
+    return 0;
+#endif
+}
