@@ -100,5 +100,22 @@ struct SymbolDirectoryTests {
         #expect(throws: SymbolDirectory.LoadError.self) {
             try SymbolDirectory(tsv: "symbol\tname\n" + "AAPL\tApple\tMOON\tstock\t100\t\t\t\t\n")
         }
+        let header = "symbol\tname\texchange\tkind\tlot\tsector\tindustry\tlisted\tcik\n"
+        let apple = "AAPL\tApple Inc.\tNASDAQ\tstock\t100\tTechnology\t\t\t0000320193\n"
+        do {
+            _ = try SymbolDirectory(tsv: header + apple + "\n" + "MSFT\tMicrosoft\tNASDAQ\n")
+            Issue.record("a short line was read")
+        } catch {
+            #expect("\(error)" == "symbols.tsv line 4 is malformed: MSFT\tMicrosoft\tNASDAQ")
+        }
+        // Windows line ends, empty lines, an empty last field and Chinese names read as the plain file does.
+        let names = "symbol\tname_zh\nAAPL\t苹果\n"
+        let crlf = try? SymbolDirectory(
+            tsv: (header + "\n" + apple).replacingOccurrences(of: "\n", with: "\r\n"),
+            chineseNames: names.replacingOccurrences(of: "\n", with: "\r\n"))
+        let plain = try? SymbolDirectory(tsv: header + apple, chineseNames: names)
+        #expect(crlf?.count == 1 && crlf?.entry("AAPL")?.chineseName == "苹果")
+        #expect(crlf?.entry("AAPL")?.cik == plain?.entry("AAPL")?.cik && plain?.entry("AAPL")?.cik == "0000320193")
+        #expect(crlf?.search("苹果").map(\.symbol) == ["AAPL"])
     }
 }

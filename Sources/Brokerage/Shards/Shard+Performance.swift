@@ -59,7 +59,7 @@ extension Shard {
         }
         for row in rows { points.append(row.valuation) }
         // The first close after a reset counts the money moved since the reset, not the reset itself.
-        if let restart, let first = rows.first {
+        if restart != nil, let first = rows.first {
             points[1].flow = AccountHistory.movedIn(sinceReset, through: first.lastSequence)
         }
 
@@ -82,7 +82,7 @@ extension Shard {
             if latest == nil || !since.isEmpty || latest.map({ $0.date < today }) == true {
                 let live = builder.close(date: Swift.max(today, latest?.date ?? today), closes: [:])
                 var flow = live.flow
-                if let restart, rows.isEmpty {
+                if restart != nil, rows.isEmpty {
                     // The reset is since the last close: the live point counts what moved in after it.
                     flow = AccountHistory.movedIn(sinceReset, through: Int64.max)
                 }

@@ -38,13 +38,17 @@ struct SearchIndex: Sendable {
         for i in 1..<buffer.count where buffer[i] != 10 && (buffer[i - 1] == 10 || buffer[i - 1] == 32) {
             starts.append(Int32(i))
         }
-        starts.sort { a, b in
-            var i = Int(a), j = Int(b)
-            while true {
-                let x = buffer[i], y = buffer[j]
-                if x != y || x == 10 { return x < y }
-                i += 1
-                j += 1
+        // (Compared through the buffer's pointer: with the array's checked subscript this sort was a sixth of the
+        // directory's load.)
+        buffer.withUnsafeBufferPointer { text in
+            starts.sort { a, b in
+                var i = Int(a), j = Int(b)
+                while true {
+                    let x = text[i], y = text[j]
+                    if x != y || x == 10 { return x < y }
+                    i += 1
+                    j += 1
+                }
             }
         }
         wordStarts = starts
