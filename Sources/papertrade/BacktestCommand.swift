@@ -290,8 +290,9 @@ struct BacktestCommand: AsyncParsableCommand {
     }
 
     func loadCSV(_ path: String, wanted: [String]?, directory: SymbolDirectory) throws -> [BarSeries] {
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+        // Read as bytes and parsed in place: a String of a million-row file was a copy and a validation pass, ~0.06 s.
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw CLIError("cannot read \(path): \(error.localizedDescription)")
         }
         let fallback =
@@ -311,10 +312,13 @@ struct BacktestCommand: AsyncParsableCommand {
             ?? (zone == .shanghai ? (15, 0) : zone == .utc ? (23, 59) : (16, 0))
         var series: [BarSeries]
         do {
-            series = try CSVBars.parse(
-                text, symbol: fallback, zone: zone, closeHour: close.hour, closeMinute: close.minute)
+            series = try data.withUnsafeBytes { raw throws(CSVBars.Problem) in
+                try CSVBars.parse(
+                    bytes: raw.bindMemory(to: UInt8.self), symbol: fallback, zone: zone, closeHour: close.hour,
+                    closeMinute: close.minute)
+            }
         } catch {
-            throw CLIError("\(path): \(error.description)")
+            throw CLIError("\(path): \((error as? CSVBars.Problem)?.description ?? "\(error)")")
         }
         if let wanted, series.count > 1 {
             series = series.filter { wanted.contains($0.symbol) }

@@ -312,6 +312,27 @@ struct CSVBarsTests {
         #expect(series[0].frequency == .daily)
     }
 
+    @Test(
+        "Excel's CSV UTF-8 (a byte order mark, CRLF line ends) reads as the plain file; bytes that are not UTF-8 are refused with the line"
+    )
+    func excel() throws {
+        let plain = "Date,Open,High,Low,Close,Volume\n2024-01-02,187.15,188.44,183.89,185.64,82488700\n"
+        let excel = Array("\u{FEFF}".utf8) + plain.utf8.flatMap { $0 == 10 ? [13, 10] : [$0] }
+        let read = try excel.withUnsafeBufferPointer { b throws(CSVBars.Problem) in
+            try CSVBars.parse(bytes: b, symbol: "AAPL", zone: .newYork)
+        }
+        #expect(read == (try CSVBars.parse(plain, symbol: "AAPL", zone: .newYork)))
+        #expect(read.first?.bars.first?.close == d("185.64"))
+        let latin1 = Array(plain.utf8).map { $0 == UInt8(ascii: "7") ? 0xB7 : $0 }  // a stray byte in a price
+        #expect {
+            try latin1.withUnsafeBufferPointer { b throws(CSVBars.Problem) in
+                try CSVBars.parse(bytes: b, symbol: "AAPL", zone: .newYork)
+            }
+        } throws: { error in
+            "\(error)".hasPrefix("line 2: \"18\u{FFFD}.15\" is not a positive price (open)")
+        }
+    }
+
     @Test("several symbols in one file, date-times local to the zone, RFC 3339 and Unix times")
     func formats() throws {
         let text = """
