@@ -87,7 +87,8 @@ public enum CSVBars {
         var text = text
         do {
             return try text.withUTF8 { bytes in
-                try parse(bytes: bytes, symbol: defaultSymbol, zone: zone, closeHour: closeHour, closeMinute: closeMinute)
+                try parse(
+                    bytes: bytes, symbol: defaultSymbol, zone: zone, closeHour: closeHour, closeMinute: closeMinute)
             }
         } catch let problem as Problem {
             throw problem

@@ -323,7 +323,7 @@ struct CSVBarsTests {
         }
         #expect(read == (try CSVBars.parse(plain, symbol: "AAPL", zone: .newYork)))
         #expect(read.first?.bars.first?.close == d("185.64"))
-        let latin1 = Array(plain.utf8).map { $0 == UInt8(ascii: "7") ? 0xB7 : $0 }  // a stray byte in a price
+        let latin1 = Array(plain.utf8).map { $0 == UInt8(ascii: "7") ? 0xB7 : $0 } // a stray byte in a price
         #expect {
             try latin1.withUnsafeBufferPointer { b throws(CSVBars.Problem) in
                 try CSVBars.parse(bytes: b, symbol: "AAPL", zone: .newYork)
