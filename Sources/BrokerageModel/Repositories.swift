@@ -40,7 +40,10 @@ public protocol ClassRepository: Sendable {
     func saveStudent(_ student: ClassStudentRecord) async throws
     /// A class's roster, in the order students were added.
     func students(of id: ClassID) async throws -> [ClassStudentRecord]
+    /// Writes an assignment, new or changed (its marks stay).
     func saveAssignment(_ assignment: AssignmentRecord) async throws
+    /// Deletes an assignment of the class and its marks; false when the class has no such assignment.
+    func deleteAssignment(_ id: AssignmentID, of classID: ClassID) async throws -> Bool
     /// A class's assignments, by due date.
     func assignments(of id: ClassID) async throws -> [AssignmentRecord]
     /// Sets (or replaces) a teacher's mark.

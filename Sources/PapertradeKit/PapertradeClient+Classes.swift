@@ -63,6 +63,37 @@ extension PapertradeClient {
             body: encode(Body(title: title, due: ServerTime.text(due), checks: checks)))
     }
 
+    /// Changes an assignment (a teacher): what is nil stays. Its marks stay; progress is read again.
+    public func editAssignment(
+        _ classID: String, assignment id: String, title: String? = nil, due: Date? = nil,
+        checks: [Assignment.Check]? = nil
+    ) async throws(PapertradeError) -> Assignment {
+        struct Body: Encodable {
+            var title: String?
+            var due: String?
+            var checks: [Assignment.Check]?
+        }
+        return try await send(
+            "PATCH", "classes/\(Self.segment(classID))/assignments/\(Self.segment(id))",
+            body: encode(Body(title: title, due: due.map(ServerTime.text), checks: checks)))
+    }
+
+    /// Deletes an assignment and its marks (a teacher).
+    public func deleteAssignment(_ classID: String, assignment id: String) async throws(PapertradeError) {
+        try await sendIgnoringBody("DELETE", "classes/\(Self.segment(classID))/assignments/\(Self.segment(id))")
+    }
+
+    /// A teacher's mark of a student's assignment: the grade book's cell; it completes a `task` check.
+    public func markAssignment(_ classID: String, assignment id: String, student username: String, mark: String)
+        async throws(PapertradeError)
+    {
+        struct Body: Encodable { var mark: String }
+        try await sendIgnoringBody(
+            "PUT",
+            "classes/\(Self.segment(classID))/assignments/\(Self.segment(id))/marks/\(Self.segment(username))",
+            body: encode(Body(mark: mark)))
+    }
+
     /// The grade book as CSV: a row per student, `username` first, a column per assignment titled with its title,
     /// cells `done`, `not done` or the teacher's mark.
     public func gradebookCSV(_ classID: String) async throws(PapertradeError) -> String {

@@ -289,7 +289,58 @@ struct ClassesAPITests {
                 try await client.execute(uri: "/api/v1/classes/\(id)/gradebook", method: .get, headers: bob) { r in
                     #expect(r.status == .forbidden)
                 }
-                #expect(!assignment.isEmpty)
+                // The teacher changes Week 1 to one trade (Bob's one now does it) and retitles the essay: its mark
+                // stays. A student may not change either; bad checks change nothing.
+                let oneTrade = #"{"title": "Week 1: one trade", "checks": [{"kind": "trades", "count": 1}]}"#
+                let path = "/api/v1/classes/\(id)/assignments"
+                try await client.execute(
+                    uri: "\(path)/\(assignment)", method: .patch, headers: bob, body: body(oneTrade)
+                ) { r in #expect(r.status == .forbidden) }
+                try await client.execute(
+                    uri: "\(path)/\(assignment)", method: .patch, headers: teacher,
+                    body: body(#"{"checks": [{"kind": "trades", "count": 0}]}"#)
+                ) { r in #expect(r.status == .unprocessableContent) }
+                try await client.execute(
+                    uri: "\(path)/\(assignment)", method: .patch, headers: teacher, body: body(oneTrade)
+                ) { r in
+                    #expect(r.status == .ok, "\(String(buffer: r.body))")
+                    #expect(f.json(r)["title"] == .string("Week 1: one trade") && f.json(r)["due"] != nil)
+                    #expect(f.json(r)["checks"]?.array?.count == 1)
+                }
+                try await client.execute(
+                    uri: "\(path)/\(task)", method: .patch, headers: teacher,
+                    body: body(#"{"title": "Essay (500 words)"}"#)
+                ) { r in #expect(r.status == .ok) }
+                func gradebookRows() async throws -> [String] {
+                    try await client.execute(uri: "/api/v1/classes/\(id)/gradebook", method: .get, headers: csvHeaders)
+                    {
+                        r in String(buffer: r.body).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+                    }
+                }
+                #expect(
+                    try await gradebookRows() == [
+                        "username,display_name,Week 1: one trade,Essay (500 words)", "alice,Alice A,done,not done",
+                        "bob,\"Bob, B\",done,B+",
+                    ])
+                // Deleted, the essay and its mark are gone; again, or an id the class does not have, is 404.
+                try await client.execute(uri: "\(path)/\(task)", method: .delete, headers: bob) { r in
+                    #expect(r.status == .forbidden)
+                }
+                try await client.execute(uri: "\(path)/\(task)", method: .delete, headers: teacher) { r in
+                    #expect(r.status == .noContent)
+                }
+                #expect(
+                    try await gradebookRows() == [
+                        "username,display_name,Week 1: one trade", "alice,Alice A,done", "bob,\"Bob, B\",done",
+                    ])
+                for missing in [task, UUID().uuidString.lowercased(), "not-an-id"] {
+                    try await client.execute(uri: "\(path)/\(missing)", method: .delete, headers: teacher) { r in
+                        #expect(r.status == .notFound)
+                    }
+                    try await client.execute(
+                        uri: "\(path)/\(missing)", method: .patch, headers: teacher, body: body(oneTrade)
+                    ) { r in #expect(r.status == .notFound) }
+                }
             }
         }
     }

@@ -150,3 +150,31 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
           .map((tr) => [tr.querySelector('th').textContent, tr.querySelector('td').textContent]))""")
     done, not_done = ("已完成", "未完成") if chinese else ("done", "not done")
     assert cells == {"Wang 1": done, "Wang 2": not_done, "Wang 3": not_done}, cells
+
+    # The teacher changes the assignment to two trades: Wang 1's one trade no longer does it; then deletes it.
+    app.click("[data-card=class-assignments] li.row button[data-action=edit]")
+    assert app.css("#a-title").get_attribute("value") == "Week 1" and app.css("#ac-trades").is_selected()
+    assert app.css("#a-trades").get_attribute("value") == "1" and app.css("#ac-journal").is_selected()
+    assert app.css("#a-due").get_attribute("value") == due
+    app.text_in("#a-form-title", "Week 1")
+    app.css("#a-title").send_keys(" (two trades)")
+    trades = app.css("#a-trades")
+    trades.clear()
+    trades.send_keys("2")
+    app.click("#a-submit")
+    app.text_in("[data-card=class-assignments] .rows", "Week 1 (two trades)")
+    app.css("[data-card=class-gradebook] table.gradebook tbody tr")
+    app.settled()
+    cells = app.d.execute_script("""
+        return Object.fromEntries([...document.querySelectorAll('table.gradebook tbody tr')]
+          .map((tr) => [tr.querySelector('th').textContent, tr.querySelector('td').textContent]))""")
+    assert cells == {"Wang 1": not_done, "Wang 2": not_done, "Wang 3": not_done}, cells
+    assert app.text("[data-card=class-gradebook] thead").count("Week 1 (two trades)") == 1
+    app.click("[data-card=class-assignments] li.row button[data-action=delete]")
+    app.text_in("dialog[open] .confirm", "Week 1 (two trades)")
+    if chinese:
+        assert english_left(app, "dialog[open]") == []
+    assert findings(app, "deleting an assignment") == []
+    app.click("dialog[open] .confirm button.danger")
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-card=class-assignments] li.row"))
+    assert app.api("GET", f"/classes/{class_id}/assignments")["body"] == []

@@ -324,6 +324,47 @@ public struct Classrooms: Sendable {
         async throws(BrokerageError) -> AssignmentRecord
     {
         _ = try await taught(id, by: user)
+        let title = try Self.checked(title: title, checks: checks)
+        var generator = SystemRandomNumberGenerator()
+        let assignment = AssignmentRecord(
+            id: AssignmentID(.random(using: &generator)), classID: id, title: title, due: due, checks: checks,
+            createdAt: clock.now())
+        try await stored { try await storage.saveAssignment(assignment) }
+        return assignment
+    }
+
+    /// Changes an assignment's title, due time or checks (teachers only; what is nil stays). Its marks stay: progress
+    /// is read from the ledger again against what it now asks.
+    public func editAssignment(
+        _ id: ClassID, by user: UserID, assignment: AssignmentID, title: String?, due: Timestamp?,
+        checks: [AssignmentCheck]?
+    ) async throws(BrokerageError) -> AssignmentRecord {
+        _ = try await taught(id, by: user)
+        guard
+            var record = try await stored({ try await storage.assignments(of: id) }).first(where: {
+                $0.id == assignment
+            })
+        else { throw .notFound("assignment not found") }
+        record.title = try Self.checked(title: title ?? record.title, checks: checks ?? record.checks)
+        if let due { record.due = due }
+        if let checks { record.checks = checks }
+        let changed = record
+        try await stored { try await storage.saveAssignment(changed) }
+        return changed
+    }
+
+    /// Deletes an assignment and its marks (teachers only).
+    public func deleteAssignment(_ id: ClassID, by user: UserID, assignment: AssignmentID)
+        async throws(BrokerageError)
+    {
+        _ = try await taught(id, by: user)
+        guard try await stored({ try await storage.deleteAssignment(assignment, of: id) }) else {
+            throw .notFound("assignment not found")
+        }
+    }
+
+    /// The trimmed title, once it and the checks are within sense.
+    static func checked(title: String, checks: [AssignmentCheck]) throws(BrokerageError) -> String {
         let title = title.trimmed
         guard (1...120).contains(title.count) else { throw .invalid("title must be 1 to 120 characters") }
         guard (1...20).contains(checks.count) else { throw .invalid("an assignment has 1 to 20 checks") }
@@ -344,12 +385,7 @@ public struct Classrooms: Sendable {
             case .journal, .beatBenchmark: break
             }
         }
-        var generator = SystemRandomNumberGenerator()
-        let assignment = AssignmentRecord(
-            id: AssignmentID(.random(using: &generator)), classID: id, title: title, due: due, checks: checks,
-            createdAt: clock.now())
-        try await stored { try await storage.saveAssignment(assignment) }
-        return assignment
+        return title
     }
 
     /// A teacher's mark of a student's assignment (what the grade book shows; completes a `task` check).

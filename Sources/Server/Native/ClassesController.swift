@@ -32,6 +32,8 @@ struct ClassesController {
         group.get("classes/{id}/students/{username}", use: report)
         group.get("classes/{id}/assignments", use: assignments)
         group.post("classes/{id}/assignments", use: assign)
+        group.patch("classes/{id}/assignments/{assignment}", use: editAssignment)
+        group.delete("classes/{id}/assignments/{assignment}", use: deleteAssignment)
         group.put("classes/{id}/assignments/{assignment}/marks/{username}", use: mark)
         group.get("classes/{id}/progress", use: progress)
         group.get("classes/{id}/gradebook", use: gradebook)
@@ -213,8 +215,39 @@ struct ClassesController {
         let o = try BodyFields(try await request.jsonBody(context: context), allowed: ["title", "due", "checks"])
         let title = try o.required("title") { try o.string($0) }
         let due = try o.required("due") { try o.time($0) }
+        guard let checks = try Self.checks(o) else { throw APIError.unprocessable("checks is required") }
+        let assignment = try await classes.assign(
+            try Self.id(context), by: try context.user(), title: title, due: due, checks: checks)
+        return Self.assignment(assignment).response(status: .created)
+    }
+
+    /// `{"title", "due", "checks"}`, any of them: what is left out stays.
+    @Sendable func editAssignment(_ request: Request, context: AppContext) async throws -> Response {
+        var request = request
+        let o = try BodyFields(try await request.jsonBody(context: context), allowed: ["title", "due", "checks"])
+        let assignment = try await classes.editAssignment(
+            try Self.id(context), by: try context.user(), assignment: try Self.assignmentID(context),
+            title: try o.string("title"), due: try o.time("due"), checks: try Self.checks(o))
+        return Self.assignment(assignment).response()
+    }
+
+    @Sendable func deleteAssignment(_ request: Request, context: AppContext) async throws -> Response {
+        try await classes.deleteAssignment(
+            try Self.id(context), by: try context.user(), assignment: try Self.assignmentID(context))
+        return Response(status: .noContent)
+    }
+
+    static func assignmentID(_ context: AppContext) throws -> AssignmentID {
+        guard let id = AssignmentID(try context.parameters.require("assignment")) else {
+            throw APIError.notFound("assignment not found")
+        }
+        return id
+    }
+
+    /// An assignment body's `checks` (nil when absent).
+    static func checks(_ o: BodyFields) throws -> [AssignmentCheck]? {
         guard let items = try o.objects("checks", allowed: ["kind", "count", "types", "by", "percent", "text"]) else {
-            throw APIError.unprocessable("checks is required")
+            return nil
         }
         var checks: [AssignmentCheck] = []
         for (i, c) in items.enumerated() {
@@ -251,17 +284,13 @@ struct ClassesController {
                 )
             }
         }
-        let assignment = try await classes.assign(
-            try Self.id(context), by: try context.user(), title: title, due: due, checks: checks)
-        return Self.assignment(assignment).response(status: .created)
+        return checks
     }
 
     @Sendable func mark(_ request: Request, context: AppContext) async throws -> Response {
         var request = request
         let o = try BodyFields(try await request.jsonBody(context: context), allowed: ["mark"])
-        guard let assignment = AssignmentID(try context.parameters.require("assignment")) else {
-            throw APIError.notFound("assignment not found")
-        }
+        let assignment = try Self.assignmentID(context)
         let mark = try await classes.mark(
             try Self.id(context), by: try context.user(), assignment: assignment,
             username: try Self.username(context), mark: try o.required("mark") { try o.string($0) })

@@ -53,6 +53,15 @@ extension NativeOpenAPI {
                 ]),
             ]),
         ]),
+        "AssignmentChange": .object([
+            "type": .string("object"),
+            "description": .string("Any of an assignment's title, due and checks; what is left out stays"),
+            "properties": .object([
+                "title": .object(["$ref": .string("#/components/schemas/AssignmentCreate/properties/title")]),
+                "due": OpenAPISchema.dateTime,
+                "checks": .object(["$ref": .string("#/components/schemas/AssignmentCreate/properties/checks")]),
+            ]),
+        ]),
     ]
 
     static let classPaths: [String: JSONValue] = [
@@ -131,6 +140,17 @@ extension NativeOpenAPI {
                 "Set an assignment (teachers): checks read from each student's ledger up to the due time", auth: true,
                 parameters: [param("id", in: "path", "class id")], body: "AssignmentCreate",
                 responses: ["201": "the assignment"]),
+        ]),
+        "/api/v1/classes/{id}/assignments/{assignment}": .object([
+            "patch": op(
+                "Change an assignment (teachers): any of title, due, checks; its marks stay and progress is read again",
+                auth: true,
+                parameters: [param("id", in: "path", "class id"), param("assignment", in: "path", "assignment id")],
+                body: "AssignmentChange", responses: ["200": "the assignment", "404": "no such assignment"]),
+            "delete": op(
+                "Delete an assignment and its marks (teachers)", auth: true,
+                parameters: [param("id", in: "path", "class id"), param("assignment", in: "path", "assignment id")],
+                responses: ["204": "deleted", "404": "no such assignment"]),
         ]),
         "/api/v1/classes/{id}/assignments/{assignment}/marks/{username}": .object([
             "put": op(

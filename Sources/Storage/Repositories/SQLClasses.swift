@@ -155,15 +155,30 @@ extension SQLClasses {
 
     public func saveAssignment(_ a: AssignmentRecord) async throws {
         let checks = try Coding.encode(a.checks)
+        // (Updated in place: its marks refer to it.)
         try await database.transaction { db in
-            try await db.raw("DELETE FROM assignments WHERE id = \(bind: a.id.description)").run()
             try await db.raw(
                 """
                 INSERT INTO assignments (id, class_id, title, due, checks, created_at)
                 VALUES (\(bind: a.id.description), \(bind: a.classID.description), \(bind: a.title),
                         \(bind: a.due.nanoseconds), \(bind: checks), \(bind: a.createdAt.nanoseconds))
+                ON CONFLICT (id) DO UPDATE SET title = excluded.title, due = excluded.due, checks = excluded.checks
                 """
             ).run()
+        }
+    }
+
+    public func deleteAssignment(_ id: AssignmentID, of classID: ClassID) async throws -> Bool {
+        try await database.transaction { db in
+            let found = try await db.raw(
+                """
+                SELECT id FROM assignments WHERE id = \(bind: id.description) AND class_id = \(bind: classID.description)
+                """
+            ).first()
+            guard found != nil else { return false }
+            try await db.raw("DELETE FROM assignment_marks WHERE assignment_id = \(bind: id.description)").run()
+            try await db.raw("DELETE FROM assignments WHERE id = \(bind: id.description)").run()
+            return true
         }
     }
 

@@ -6,7 +6,7 @@ import * as api from '../api.js';
 import * as F from '../format.js';
 import * as store from '../store.js';
 import { t, addTexts } from '../i18n.js';
-import { h, clear, toast, failure, empty, loading } from '../ui.js';
+import { h, clear, toast, failure, empty, loading, confirmAction } from '../ui.js';
 import en from '../i18n/classes.en.js';
 import zhHans from '../i18n/classes.zh-Hans.js';
 
@@ -139,13 +139,26 @@ async function teacherDesk(view, klass, base, scope) {
         behind ? h('span.pill.late', t.count('classes.behind', behind)) : h('span.pill', t('classes.on_track'))))))
     : empty(t('classes.no_students')));
 
+  const form = assignmentForm(base, again);
+  async function remove(a) {
+    if (!await confirmAction(t('classes.delete_title'), t('classes.delete_confirm', { title: a.title }), t('classes.delete'), { danger: true })) return;
+    try {
+      await api.del(`${base}/assignments/${api.enc(a.id)}`);
+      toast(t('classes.deleted', { title: a.title }), 'success');
+      again();
+    } catch (error) { toast(error.message, 'error'); }
+  }
   clear(assignments, assignments.firstChild,
     list.length ? h('ul.rows', list.map((a) => {
       const done = progress.filter((p) => p.assignments.find((x) => x.assignment_id === a.id)?.done).length;
-      return h('li.row', h('span.row-main', h('span.sym', a.title), h('span.sub', [t('classes.due', { date: F.dateTime(a.due) }), a.checks.map(checkName).join(', ')].join(' · '))),
-        h('span.row-end', t('classes.done_of', { done, total: progress.length })));
+      return h('li.row', { dataset: { assignment: a.id } },
+        h('span.row-main', h('span.sym', a.title), h('span.sub', [t('classes.due', { date: F.dateTime(a.due) }), a.checks.map(checkName).join(', ')].join(' · '))),
+        h('span.row-end', h('span', t('classes.done_of', { done, total: progress.length })),
+          h('span.row-actions',
+            h('button.secondary.small', { type: 'button', dataset: { action: 'edit' }, 'aria-label': t('classes.edit_named', { title: a.title }), onclick: () => form.edit(a) }, t('classes.edit')),
+            h('button.secondary.small', { type: 'button', dataset: { action: 'delete' }, 'aria-label': t('classes.delete_named', { title: a.title }), onclick: () => remove(a) }, t('classes.delete')))));
     })) : empty(t('classes.no_assignments')),
-    assignmentForm(base, again));
+    form);
 
   fill(gradebook, () => api.get(`${base}/gradebook`), (book) => book.students.length && book.assignments.length
     ? h('div.table-scroll', { tabindex: '0', role: 'region', 'aria-labelledby': 'class-gradebook-title' }, h('table.gradebook',
@@ -184,8 +197,10 @@ function rosterForm(base, done) {
   return form;
 }
 
-/** The new-assignment form: a title, a due time, and the checks a teacher ticks. */
+/** The new-assignment form: a title, a due time, and the checks a teacher ticks. `form.edit(a)` loads an assignment
+ * into it to change (its marks stay); saving or canceling turns it back into the new-assignment form. */
 function assignmentForm(base, done) {
+  let editing = null;
   const title = h('input#a-title', { autocomplete: 'off', maxLength: 120 });
   const dueInput = h('input#a-due', { type: 'datetime-local' });
   const number = (id, value) => h(`input#${id}`, { inputMode: 'numeric', autocomplete: 'off', value, size: 4 });
@@ -211,12 +226,49 @@ function assignmentForm(base, done) {
       line('ac-journal', t('classes.form.journal')),
       line('ac-benchmark', t('classes.form.benchmark')),
       line('ac-task', t('classes.form.task')), h('label.inline', { for: 'a-task' }, t('classes.form.task_text'), task)),
-    h('button.primary', { type: 'submit' }, t('classes.assign')));
+    h('div.actions', h('button.primary#a-submit', { type: 'submit' }, t('classes.assign')),
+      h('button.secondary#a-cancel', { type: 'button', hidden: true, onclick: () => reset() }, t('ui.cancel'))));
+  const heading = form.querySelector('#a-form-title');
+  const submit = form.querySelector('#a-submit');
+  const cancel = form.querySelector('#a-cancel');
+  function reset() {
+    editing = null;
+    form.reset();
+    heading.textContent = t('classes.new_assignment');
+    submit.textContent = t('classes.assign');
+    cancel.hidden = true;
+  }
+  /** Loads an assignment's title, due time (in this browser's zone) and checks into the form. */
+  form.edit = (a) => {
+    reset();
+    editing = a;
+    title.value = a.title;
+    const due = new Date(a.due);
+    dueInput.value = new Date(due.getTime() - due.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    for (const c of a.checks) {
+      switch (c.kind) {
+        case 'trades': checks.trades.checked = true; trades.value = String(c.count); break;
+        case 'order_type': checks.stop.checked = true; break;
+        case 'holdings': checks.holdings.checked = true; holdings.value = String(c.count); break;
+        case 'max_position': checks.position.checked = true; position.value = String(c.percent); break;
+        case 'journal': checks.journal.checked = true; break;
+        case 'beat_benchmark': checks.benchmark.checked = true; break;
+        case 'task': checks.task.checked = true; task.value = c.text; break;
+      }
+    }
+    heading.textContent = t('classes.edit_assignment', { title: a.title });
+    submit.textContent = t('classes.save');
+    cancel.hidden = false;
+    form.scrollIntoView({ block: 'nearest' });
+    title.focus();
+  };
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const list = [];
     if (checks.trades.checked) list.push({ kind: 'trades', count: Number(trades.value) });
-    if (checks.stop.checked) list.push({ kind: 'order_type', types: ['stop', 'stop_limit', 'trailing_stop', 'limit'] });
+    // (An assignment set through the API with other order types keeps them while the box stays ticked.)
+    const types = editing?.checks.find((c) => c.kind === 'order_type')?.types ?? ['stop', 'stop_limit', 'trailing_stop', 'limit'];
+    if (checks.stop.checked) list.push({ kind: 'order_type', types });
     if (checks.holdings.checked) list.push({ kind: 'holdings', count: Number(holdings.value), by: 'symbols' });
     if (checks.position.checked) list.push({ kind: 'max_position', percent: position.value.trim() });
     if (checks.journal.checked) list.push({ kind: 'journal' });
@@ -225,9 +277,15 @@ function assignmentForm(base, done) {
     if (!title.value.trim()) { toast(t('classes.need_title'), 'error'); title.focus(); return; }
     if (!dueInput.value) { toast(t('classes.need_due'), 'error'); dueInput.focus(); return; }
     if (!list.length) { toast(t('classes.need_check'), 'error'); return; }
+    const body = { title: title.value.trim(), due: new Date(dueInput.value).toISOString(), checks: list };
     try {
-      await api.post(`${base}/assignments`, { title: title.value.trim(), due: new Date(dueInput.value).toISOString(), checks: list });
-      toast(t('classes.assigned', { title: title.value.trim() }), 'success');
+      if (editing) {
+        await api.patch(`${base}/assignments/${api.enc(editing.id)}`, body);
+        toast(t('classes.saved', { title: body.title }), 'success');
+      } else {
+        await api.post(`${base}/assignments`, body);
+        toast(t('classes.assigned', { title: body.title }), 'success');
+      }
       done();
     } catch (error) { toast(error.message, 'error'); }
   });
