@@ -133,6 +133,11 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     login(app, teacher, "correct horse battery")
     app.css(".net-worth")
     app.size(*DESKTOP)
+    essay = app.api("POST", f"/classes/{class_id}/assignments", {
+        "title": "Essay", "due": (datetime.now() + timedelta(days=6)).astimezone().isoformat(),
+        "checks": [{"kind": "task", "text": "Why index funds?"}]})
+    assert essay["status"] == 201, essay
+    essay_id = essay["body"]["id"]
     app.go(f"classes/{class_id}")
     app.click(f"[data-card=class-students] li[data-student='{student}'] a.row-main")
     app.text_in("[data-card=student-holdings]", "AAPL")
@@ -143,6 +148,29 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
         assert english_left(app) == []
     app.shot(f"class-report-{tag}")
     assert findings(app, "a student's report") == []
+
+    # The teacher's tools on the report: the essay marked, cash added with a reason, a new password shown once.
+    report = lambda: app.api("GET", f"/classes/{class_id}/students/{student}")["body"]
+    cash_before = report()["cash"]
+    app.visible(f"#mark-{essay_id}").send_keys("A-")
+    app.click(f"li.assignment[data-assignment='{essay_id}'] .mark-form button")
+    app.toast("A-")
+    app.text_in(f"li.assignment[data-assignment='{essay_id}'] .pill", "A-")
+    app.visible("#tool-amount").send_keys("500")
+    app.css("#tool-reason").send_keys("Best journal of the week")
+    app.click(".cash-form button[type=submit]")
+    app.toast("资金已调整" if chinese else "Cash adjusted")
+    assert float(report()["cash"]) == float(cash_before) + 500
+    app.click("[data-card=student-tools] button[data-action=password]")
+    app.text_in("dialog[open] .confirm", "Wang 1")
+    if chinese:
+        assert english_left(app, "dialog[open]") == []
+    app.click("dialog[open] .confirm button.primary")
+    shown = app.visible("[data-card=student-tools] code.password").text
+    assert len(shown) == 12
+    if chinese:
+        assert english_left(app) == []
+    assert findings(app, "the teacher's tools") == []
     app.go(f"classes/{class_id}")
     app.css("[data-card=class-gradebook] table.gradebook tbody tr")
     cells = app.d.execute_script("""
@@ -176,5 +204,19 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
         assert english_left(app, "dialog[open]") == []
     assert findings(app, "deleting an assignment") == []
     app.click("dialog[open] .confirm button.danger")
-    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-card=class-assignments] li.row"))
-    assert app.api("GET", f"/classes/{class_id}/assignments")["body"] == []
+    app.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-card=class-assignments] li.row")) == 1)
+    assert [a["title"] for a in app.api("GET", f"/classes/{class_id}/assignments")["body"]] == ["Essay"]
+
+    # The student logs in with the new password (and is asked to choose their own); the teacher takes Wang 3 off the
+    # roster from their page.
+    login(app, student, shown)
+    app.visible("#current-password")
+    login(app, teacher, "correct horse battery")
+    app.css(".net-worth")
+    app.go(f"classes/{class_id}/students/{prefix}3")
+    app.click("[data-card=student-tools] button[data-action=remove]")
+    app.click("dialog[open] .confirm button.danger")
+    app.wait.until(lambda d: d.execute_script("return location.hash") == f"#/classes/{class_id}")
+    roster = app.api("GET", f"/classes/{class_id}/roster")["body"]
+    gone = [r for r in roster if r.get("username") == f"{prefix}3"]
+    assert not gone or gone[0].get("removed_at"), roster

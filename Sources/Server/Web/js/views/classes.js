@@ -295,7 +295,9 @@ function assignmentForm(base, done) {
 // MARK: A student's report (their teacher's view)
 
 async function renderStudent(view, id, username) {
-  const report = await api.get(`/classes/${api.enc(id)}/students/${api.enc(username)}`);
+  const base = `/classes/${api.enc(id)}`;
+  const [report, klass] = await Promise.all([api.get(`${base}/students/${api.enc(username)}`), api.get(base).catch(() => null)]);
+  const teaching = klass?.role === 'teacher';
   const s = report.student;
   const currency = report.currency ?? 'USD';
   const holdings = card('student-holdings', t('classes.report.holdings'), (report.positions ?? []).length
@@ -303,8 +305,14 @@ async function renderStudent(view, id, username) {
       h('span.row-end', F.money(p.market_value, currency)))))
     : empty(t('classes.report.no_holdings')));
   const now = Date.now();
+  const again = () => renderStudent(view, id, username);
   const work = card('student-work', t('classes.assignments'), report.assignments.length
-    ? h('ul.assignments', report.assignments.map((a) => assignmentItem(a, now))) : empty(t('classes.no_assignments')));
+    ? h('ul.assignments', report.assignments.map((a) => {
+      const item = assignmentItem(a, now);
+      // A teacher marks the work the ledger cannot check (a task), or gives any assignment a grade.
+      if (teaching) item.append(markForm(base, a, username, again));
+      return item;
+    })) : empty(t('classes.no_assignments')));
   const trades = card('student-journal', t('classes.report.orders'), report.orders.length
     ? h('ul.rows.journal', report.orders.map((o) => h('li.row',
       h('span.row-main', h('span.sym', `${t(`trade.${o.side}`)} ${o.symbol} · ${F.shares(o.filled_qty)}/${o.qty ? F.shares(o.qty) : '—'}`),
@@ -319,7 +327,76 @@ async function renderStudent(view, id, username) {
     h('p.sub', [s.username, report.equity ? t('classes.report.equity', { amount: F.money(report.equity, currency) }) : null,
       s.last_login_at ? t('classes.report.last_login', { time: F.dateTime(s.last_login_at) }) : t('classes.report.never')].filter(Boolean).join(' · ')),
     h('p.sub', h('a', { href: `#/classes/${api.enc(id)}` }, t('classes.report.back')))),
-  h('div.class-desk', work, holdings, trades, history));
+  h('div.class-desk', work, holdings, trades, history, teaching ? studentTools(base, klass, report, currency, again) : null));
+}
+
+/** A teacher's mark of one student's assignment: the grade book's cell. */
+function markForm(base, a, username, done) {
+  const id = `mark-${a.assignment_id}`;
+  const input = h(`input#${id}`, { autocomplete: 'off', maxLength: 40, size: 6, value: a.mark ?? '' });
+  const form = h('form.mark-form', h('label', { for: id }, t('classes.tools.mark')), input,
+    h('button.secondary.small', { type: 'submit' }, t('classes.tools.save_mark')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!input.value.trim()) { input.focus(); return; }
+    try {
+      await api.put(`${base}/assignments/${api.enc(a.assignment_id)}/marks/${api.enc(username)}`, { mark: input.value.trim() });
+      toast(t('classes.tools.marked', { title: a.title, mark: input.value.trim() }), 'success');
+      done();
+    } catch (error) { toast(error.message, 'error'); }
+  });
+  return form;
+}
+
+/** The teacher's tools for one student: cash adjusted with a reason, a new password shown once, the portfolio
+ * started over, the student taken off the roster. Each says what it does before it does it. */
+function studentTools(base, klass, report, currency, done) {
+  const who = report.student.username;
+  const path = `${base}/students/${api.enc(who)}`;
+  const amount = h('input#tool-amount', { inputMode: 'decimal', autocomplete: 'off', placeholder: '500.00' });
+  const reason = h('input#tool-reason', { autocomplete: 'off', maxLength: 200 });
+  const cash = h('form.cash-form', { 'aria-labelledby': 'tool-cash-title' },
+    h('h3#tool-cash-title', t('classes.tools.cash')),
+    h('p.sub', t('classes.tools.cash_help')),
+    h('div.field', h('label', { for: 'tool-amount' }, t('classes.tools.amount', { currency })), amount),
+    h('div.field', h('label', { for: 'tool-reason' }, t('classes.tools.reason')), reason),
+    h('button.primary', { type: 'submit' }, t('classes.tools.adjust')));
+  cash.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!/^-?\d+(\.\d{1,2})?$/.test(amount.value.trim()) || Number(amount.value) === 0) { toast(t('classes.tools.need_amount'), 'error'); amount.focus(); return; }
+    if (!reason.value.trim()) { toast(t('classes.tools.need_reason'), 'error'); reason.focus(); return; }
+    try {
+      await api.post(`${path}/cash`, { amount: amount.value.trim(), reason: reason.value.trim() });
+      toast(t('classes.tools.adjusted', { amount: F.money(amount.value.trim(), currency) }), 'success');
+      done();
+    } catch (error) { toast(error.message, 'error'); }
+  });
+  const shown = h('div.tool-result', { 'aria-live': 'polite' });
+  async function password() {
+    if (!await confirmAction(t('classes.tools.password'), t('classes.tools.password_confirm', { name: report.student.display_name }), t('classes.tools.password'))) return;
+    try {
+      const answer = await api.post(`${path}/password`);
+      clear(shown, h('p.notice', t('classes.tools.password_shown', { username: answer.username })),
+        h('p', h('code.password', answer.initial_password)));
+    } catch (error) { toast(error.message, 'error'); }
+  }
+  async function startOver() {
+    if (!await confirmAction(t('classes.tools.reset'), t('classes.tools.reset_confirm', { name: report.student.display_name, cash: F.money(klass.starting_cash, currency, 0) }), t('classes.tools.reset'), { danger: true })) return;
+    try { await api.post(`${path}/reset`); toast(t('classes.tools.reset_done'), 'success'); done(); } catch (error) { toast(error.message, 'error'); }
+  }
+  async function remove() {
+    if (!await confirmAction(t('classes.tools.remove'), t('classes.tools.remove_confirm', { name: report.student.display_name }), t('classes.tools.remove'), { danger: true })) return;
+    try {
+      await api.del(path);
+      toast(t('classes.tools.removed', { name: report.student.display_name }), 'success');
+      location.hash = `#${base}`;
+    } catch (error) { toast(error.message, 'error'); }
+  }
+  return card('student-tools', t('classes.tools.title'), cash,
+    h('div.actions', h('button.secondary', { type: 'button', dataset: { action: 'password' }, onclick: password }, t('classes.tools.password')),
+      h('button.secondary', { type: 'button', dataset: { action: 'reset' }, onclick: startOver }, t('classes.tools.reset')),
+      h('button.danger', { type: 'button', dataset: { action: 'remove' }, onclick: remove }, t('classes.tools.remove'))),
+    shown);
 }
 
 // MARK: Student
