@@ -94,6 +94,28 @@ extension PapertradeClient {
             body: encode(Body(mark: mark)))
     }
 
+    /// Every student's progress on every assignment (a teacher), or the caller's own (a student).
+    public func progress(_ classID: String) async throws(PapertradeError) -> [StudentProgress] {
+        try await send("GET", "classes/\(Self.segment(classID))/progress")
+    }
+
+    /// The trade journal, newest first: the class's (a teacher) or the caller's own (a student).
+    public func classJournal(_ classID: String) async throws(PapertradeError) -> [ClassJournalLine] {
+        try await send("GET", "classes/\(Self.segment(classID))/journal")
+    }
+
+    /// Return, Sharpe, Sortino, maximum drawdown, volatility, alpha and beta of every student, best return first.
+    public func rankings(_ classID: String) async throws(PapertradeError) -> ClassRankings {
+        try await send("GET", "classes/\(Self.segment(classID))/rankings")
+    }
+
+    /// A student's report (the class's teachers, or the student).
+    public func studentReport(_ classID: String, student username: String) async throws(PapertradeError)
+        -> StudentReport
+    {
+        try await send("GET", "classes/\(Self.segment(classID))/students/\(Self.segment(username))")
+    }
+
     /// The grade book as CSV: a row per student, `username` first, a column per assignment titled with its title,
     /// cells `done`, `not done` or the teacher's mark.
     public func gradebookCSV(_ classID: String) async throws(PapertradeError) -> String {

@@ -396,3 +396,64 @@ func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () as
         return value
     }
 }
+
+@Suite("PapertradeKit: classes")
+struct PapertradeKitClassTests {
+    @Test func aTeacherFollowsAClassAndChangesItsWorkThroughTheKit() async throws {
+        try await LiveServer.with { server in
+            let teacher = try await server.userClient()
+            let klass = try await teacher.createClass(ClassSettings(game: GameSettings(name: "Econ")))
+            let students = try await teacher.importRoster(
+                klass.id,
+                csv: "username,display_name\nkit-a-\(klass.id.prefix(6)),Ann\nkit-b-\(klass.id.prefix(6)),Ben\n")
+            let ann = try #require(students.first)
+            let due = Date().addingTimeInterval(5 * 86_400)
+            let week = try await teacher.createAssignment(
+                klass.id, title: "Week 1", due: due, checks: [.trades(1), .journal])
+            let essay = try await teacher.createAssignment(
+                klass.id, title: "Essay", due: due, checks: [.task("Why index funds?")])
+            // Ann changes her handed-out password and trades once, with a note.
+            let student = try await PapertradeClient.login(
+                baseURL: server.baseURL, username: ann.username, password: ann.initialPassword)
+            _ = try await student.changePassword(current: ann.initialPassword, new: "ann's own secret")
+            var buy = OrderRequest.market("AAPL", .buy, qty: 1)
+            buy.note = "Services keep growing"
+            let order = try await student.placeOrder(buy, account: ann.accountID)
+
+            let progress = try await teacher.progress(klass.id)
+            let annWork = try #require(progress.first { $0.student.username == ann.username })
+            #expect(annWork.assignments.first { $0.assignmentID == week.id }?.done == true)
+            #expect(annWork.assignments.first { $0.assignmentID == week.id }?.checks.first?.orders == [order.id])
+            #expect(progress.first { $0.student.username != ann.username }?.assignments.allSatisfy { !$0.done } == true)
+            #expect(try await teacher.classJournal(klass.id).map(\.order.note) == ["Services keep growing"])
+            let rankings = try await teacher.rankings(klass.id)
+            #expect(rankings.students.map(\.rank) == [1, 2] && rankings.definitions["sharpe"] != nil)
+            let report = try await teacher.studentReport(klass.id, student: ann.username)
+            #expect(report.positions?.map(\.symbol) == ["AAPL"] && report.orders.map(\.id) == [order.id])
+            // Ann reads her own progress only, and not Ben's report.
+            #expect(try await student.progress(klass.id).map(\.student.username) == [ann.username])
+            await #expect(throws: PapertradeError.self) {
+                _ = try await student.studentReport(klass.id, student: students[1].username)
+            }
+            for (type, path): (any Codable.Type, String) in [
+                ([StudentProgress].self, "progress"), ([ClassJournalLine].self, "journal"),
+                (ClassRankings.self, "rankings"), (StudentReport.self, "students/\(ann.username)"),
+            ] {
+                try expectRoundTrip(type, try await server.raw("classes/\(klass.id)/\(path)", session: teacher))
+            }
+
+            // The teacher marks the essay, asks for two trades instead of one, then deletes the essay.
+            try await teacher.markAssignment(klass.id, assignment: essay.id, student: ann.username, mark: "A-")
+            let changed = try await teacher.editAssignment(klass.id, assignment: week.id, checks: [.trades(2)])
+            #expect(changed.title == "Week 1" && changed.checks == [.trades(2)])
+            let after = try await teacher.progress(klass.id).first { $0.student.username == ann.username }
+            #expect(after?.assignments.first { $0.assignmentID == week.id }?.done == false)
+            #expect(after?.assignments.first { $0.assignmentID == essay.id }?.mark == "A-")
+            try await teacher.deleteAssignment(klass.id, assignment: essay.id)
+            #expect(try await teacher.assignments(klass.id).map(\.title) == ["Week 1"])
+            await #expect(throws: PapertradeError.self) {
+                try await teacher.deleteAssignment(klass.id, assignment: essay.id)
+            }
+        }
+    }
+}

@@ -55,6 +55,8 @@ public struct ClassStudent: Codable, Hashable, Sendable {
     public var displayName: String
     public var email: String?
     public var accountID: String
+    /// When the student joined the roster.
+    @OptionalServerTime public var addedAt: Date?
     /// Set on a student a teacher took off the roster.
     @OptionalServerTime public var removedAt: Date?
     /// The student's last log-in (nil: never).
@@ -63,7 +65,7 @@ public struct ClassStudent: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case username, email
         case displayName = "display_name", accountID = "account_id", removedAt = "removed_at"
-        case lastLoginAt = "last_login_at"
+        case lastLoginAt = "last_login_at", addedAt = "added_at"
     }
 }
 
@@ -119,4 +121,101 @@ public struct Assignment: Codable, Hashable, Sendable, Identifiable {
     public var title: String
     @ServerTime public var due: Date
     public var checks: [Check]
+}
+
+/// One student's progress on one assignment: done or not, the teacher's mark, and each check with what satisfied it.
+public struct AssignmentProgress: Codable, Hashable, Sendable {
+    /// A check's state: its count against what it needs, or its figure against its limit, and the orders and symbols
+    /// that counted; `detail` says it in words.
+    public struct CheckProgress: Codable, Hashable, Sendable {
+        public var check: Assignment.Check
+        public var done: Bool
+        public var detail: String
+        /// The ids of the orders that counted.
+        public var orders: [String]
+        public var symbols: [String]
+        public var count: Int?
+        public var needed: Int?
+        @OptionalExactDecimal public var value: Decimal?
+        @OptionalExactDecimal public var limit: Decimal?
+    }
+
+    public var assignmentID: String
+    public var title: String
+    @ServerTime public var due: Date
+    public var done: Bool
+    public var mark: String?
+    public var checks: [CheckProgress]
+
+    enum CodingKeys: String, CodingKey {
+        case title, due, done, mark, checks
+        case assignmentID = "assignment_id"
+    }
+}
+
+/// A student and their progress on every assignment of the class.
+public struct StudentProgress: Codable, Hashable, Sendable {
+    public var student: ClassStudent
+    public var assignments: [AssignmentProgress]
+}
+
+/// An order of a class's journal, with its student (the note is the order's `note`).
+public struct ClassJournalLine: Codable, Hashable, Sendable {
+    public var username: String
+    public var displayName: String
+    public var order: Order
+
+    enum CodingKeys: String, CodingKey {
+        case username, order
+        case displayName = "display_name"
+    }
+}
+
+/// The class's rankings, best return first, with the figures' definitions.
+public struct ClassRankings: Codable, Hashable, Sendable {
+    public struct Line: Codable, Hashable, Sendable {
+        public var rank: Int
+        public var username: String
+        public var displayName: String
+        @ExactDecimal public var equity: Decimal
+        /// Fraction since the start (0.05 = +5%).
+        @OptionalExactDecimal public var `return`: Decimal?
+        @OptionalExactDecimal public var sharpe: Decimal?
+        @OptionalExactDecimal public var sortino: Decimal?
+        @OptionalExactDecimal public var maxDrawdown: Decimal?
+        @OptionalExactDecimal public var volatility: Decimal?
+        /// Against the class's benchmark index.
+        @OptionalExactDecimal public var alpha: Decimal?
+        @OptionalExactDecimal public var beta: Decimal?
+        /// Daily returns the figures are made of.
+        public var days: Int
+        public var trades: Int
+
+        enum CodingKeys: String, CodingKey {
+            case rank, username, equity, `return`, sharpe, sortino, volatility, alpha, beta, days, trades
+            case displayName = "display_name", maxDrawdown = "max_drawdown"
+        }
+    }
+
+    public var students: [Line]
+    /// What each figure means, by its field name.
+    public var definitions: [String: String]
+}
+
+/// A student's report: their progress, holdings, orders with their journal notes, and equity at recent closes.
+public struct StudentReport: Codable, Hashable, Sendable {
+    public struct Close: Codable, Hashable, Sendable {
+        /// The trading day, `YYYY-MM-DD`.
+        public var date: String
+        @ExactDecimal public var equity: Decimal
+    }
+
+    public var student: ClassStudent
+    public var assignments: [AssignmentProgress]
+    public var orders: [Order]
+    public var closes: [Close]
+    public var currency: String?
+    @OptionalExactDecimal public var equity: Decimal?
+    @OptionalExactDecimal public var cash: Decimal?
+    public var positions: [Position]?
 }
