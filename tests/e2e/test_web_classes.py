@@ -9,6 +9,7 @@ import uuid
 from datetime import datetime, timedelta
 
 import pytest
+import requests
 from selenium.webdriver.common.by import By
 
 from browser import App, chromium, DESKTOP
@@ -80,6 +81,15 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     assert csv_link.endswith(f"/api/v1/classes/{class_id}/gradebook?format=csv")
     csv = app.d.execute_async_script("fetch(arguments[0]).then(r => r.text()).then(arguments[1])", csv_link)
     assert csv.splitlines()[0] == "username,display_name,Week 1" and len(csv.splitlines()) == 4
+    # A colleague becomes a co-teacher by username.
+    colleague = f"co{prefix}"
+    signup = requests.post(f"{server.url}/api/v1/auth/signup",
+                           json={"username": colleague, "password": "correct horse battery"}, timeout=10)
+    assert signup.status_code == 201, signup.text
+    app.visible("#t-username").send_keys(colleague)
+    app.click(".teacher-form button[type=submit]")
+    app.text_in("[data-card=class-teachers] .rows", colleague)
+    assert app.api("GET", f"/classes/{class_id}")["body"]["teachers"] == [teacher, colleague]
     if chinese:
         assert english_left(app) == []
     app.shot(f"class-teacher-{tag}")

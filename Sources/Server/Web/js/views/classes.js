@@ -121,10 +121,13 @@ async function teacherDesk(view, klass, base, scope) {
   const journal = card('class-journal', t('classes.journal'),
     h('a.button', { href: `/api/v1${base}/journal?format=csv`, download: `journal-${klass.id.slice(0, 8)}.csv` }, t('classes.download_csv')));
   const rankings = card('class-rankings', t('classes.rankings'));
+  const teachers = card('class-teachers', t('classes.teachers_title'),
+    h('ul.rows', klass.teachers.map((name) => h('li.row', h('span.row-main', h('span.sym', name))))),
+    teacherForm(base, again));
   clear(view, h('header.page-head', h('h1', klass.name),
     h('p.sub', classFacts(klass)),
     h('p.sub', t('classes.code_line', { code: klass.join_code }), ' ', h('a', { href: '#/classes' }, t('classes.all')))),
-  h('div.class-desk', students, assignments, gradebook, roster, journal, rankings));
+  h('div.class-desk', students, assignments, gradebook, roster, journal, rankings, teachers));
 
   const [progress, list] = await Promise.all([api.get(`${base}/progress`).catch(() => []), api.get(`${base}/assignments`).catch(() => [])]);
   const now = Date.now();
@@ -193,6 +196,24 @@ function rosterForm(base, done) {
         h('button', { type: 'button', onclick: () => window.print() }, t('classes.print')),
         h('button', { type: 'button', onclick: done }, t('classes.done')));
     } catch (error) { clear(result, h('p.form-error', { role: 'alert' }, error.message)); }
+  });
+  return form;
+}
+
+/** Adds a co-teacher by username: they see and run the class as its maker does. */
+function teacherForm(base, done) {
+  const name = h('input#t-username', { autocomplete: 'off', autocapitalize: 'none', spellcheck: false, maxLength: 40 });
+  const form = h('form.teacher-form', h('div.field', h('label', { for: 't-username' }, t('classes.add_teacher_label')), name),
+    h('p.field-help', t('classes.add_teacher_help')),
+    h('button.secondary', { type: 'submit' }, t('classes.add_teacher')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!name.value.trim()) { name.focus(); return; }
+    try {
+      await api.post(`${base}/teachers`, { username: name.value.trim() });
+      toast(t('classes.teacher_added', { username: name.value.trim() }), 'success');
+      done();
+    } catch (error) { toast(error.message, 'error'); }
   });
   return form;
 }
