@@ -45,9 +45,17 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     app.go("classes")
     app.visible("#c-name").send_keys("Econ 101")
     app.click("#c-journal")
+    # Its rules: five trades a day at most, and crypto allowed beside the stocks.
+    app.click("details.class-rules summary")
+    app.visible("#c-max_trades_per_day").send_keys("5")
+    app.click("#c-crypto")
+    if chinese:
+        assert english_left(app, "details.class-rules") == []
     app.click("form[aria-labelledby=classes-new-title] button[type=submit]")
     app.css("[data-card=class-roster]")
     class_id = app.d.execute_script("return location.hash.split('/')[2]")
+    rules = app.api("GET", f"/classes/{class_id}")["body"]["rules"]
+    assert rules["max_trades_per_day"] == 5 and rules["crypto"] is True and rules["options"] is True, rules
     prefix = uuid.uuid4().hex[:5]
     roster = "username,display_name\n" + "".join(f"{prefix}{i},Wang {i}\n" for i in range(1, 4))
     app.visible("#roster-csv").send_keys(roster)

@@ -45,6 +45,8 @@ export default {
   'classes.form.task_text': 'What to do',
   'classes.assign': 'Assign',
   'classes.assigned': '{title} is assigned',
+  'classes.rules': 'Trading rules',
+  'classes.rules_intro': 'What students may trade and the limits on it. Refusals name the rule in each student\'s language.',
   'classes.teachers_title': 'Teachers',
   'classes.add_teacher_label': 'Add a teacher (their username)',
   'classes.add_teacher_help': 'A co-teacher sees the roster, sets and marks assignments and exports the grade book, as you do.',

@@ -45,6 +45,8 @@ export default {
   'classes.form.task_text': '任务内容',
   'classes.assign': '布置',
   'classes.assigned': '已布置 {title}',
+  'classes.rules': '交易规则',
+  'classes.rules_intro': '学生可交易的品种及限制。被拒绝时会以学生的语言说明是哪条规则。',
   'classes.teachers_title': '教师',
   'classes.add_teacher_label': '添加教师（用户名）',
   'classes.add_teacher_help': '协同教师可以查看名单、布置和评阅作业、导出成绩册，与你相同。',

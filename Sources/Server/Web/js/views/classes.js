@@ -7,6 +7,7 @@ import * as F from '../format.js';
 import * as store from '../store.js';
 import { t, addTexts } from '../i18n.js';
 import { h, clear, toast, failure, empty, loading, confirmAction } from '../ui.js';
+import { rulesControls } from './games.js';
 import en from '../i18n/classes.en.js';
 import zhHans from '../i18n/classes.zh-Hans.js';
 
@@ -33,12 +34,15 @@ async function renderList(view, scope) {
   const market = h('select#c-market', h('option', { value: 'us' }, t('games.market.us')), h('option', { value: 'cn' }, t('games.market.cn')));
   const cash = h('input#c-cash', { autocomplete: 'off', inputMode: 'decimal', value: '100000' });
   const journal = h('input#c-journal', { type: 'checkbox' });
+  const trading = rulesControls('c');
   const create = h('form.card', { 'aria-labelledby': 'classes-new-title' },
     h('h2#classes-new-title', t('classes.create')),
     field('c-name', t('classes.name'), name), field('c-market', t('games.market'), market),
     field('c-cash', t('games.starting_cash'), cash),
     h('div.field', h('label.switch', { for: 'c-journal' }, journal, t('classes.require_journal')),
       h('p.field-help', t('classes.require_journal_help'))),
+    // What students may trade and the limits on it: the class's game's rules (closed: most classes keep the defaults).
+    h('details.class-rules', h('summary', t('classes.rules')), h('p.sub', t('classes.rules_intro')), trading.nodes),
     h('button.primary.wide', { type: 'submit' }, t('classes.create')));
   create.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -46,7 +50,7 @@ async function renderList(view, scope) {
     const button = create.querySelector('button');
     button.disabled = true;
     try {
-      const made = await api.post('/classes', { name: name.value.trim(), market: market.value, starting_cash: cash.value.trim(), require_journal: journal.checked });
+      const made = await api.post('/classes', { name: name.value.trim(), market: market.value, starting_cash: cash.value.trim(), require_journal: journal.checked, rules: trading.read() });
       toast(t('classes.created', { name: made.name }), 'success');
       scope.navigate(`classes/${api.enc(made.id)}`);
     } catch (error) { toast(error.message, 'error'); button.disabled = false; }

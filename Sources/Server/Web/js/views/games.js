@@ -100,13 +100,46 @@ const RULE_FIELDS = [
   ['resets_allowed', 'integer', ''],
 ];
 
+const input = (id, props = {}) => h(`input#${id}`, { autocomplete: 'off', ...props });
+const field = (id, label, control, help) => h('div.field', h('label', { for: id }, label), control,
+  help ? h('p.field-help', { id: `${id}-help` }, help) : null);
+const toggle = (id, label, help, checked = false) => h('div.field',
+  h('label.switch', { for: id }, h(`input#${id}`, { type: 'checkbox', checked }), label),
+  h('p.field-help', help));
+
+/** The trading rules' controls, a game's or a class's (ids begin with `prefix`): what may be traded (options, crypto,
+ * currencies, margin and short selling, day trades) and the limits. `read()` gives the API's `rules` object, the
+ * limits left empty left out. */
+export function rulesControls(prefix) {
+  const rules = Object.fromEntries(RULE_FIELDS.map(([f, kind]) => [f, input(`${prefix}-${f}`, { inputMode: kind === 'integer' ? 'numeric' : 'decimal' })]));
+  const multiplier = h(`select#${prefix}-margin_multiplier`, h('option', { value: '2' }, '2×'), h('option', { value: '4' }, '4×'));
+  const nodes = [
+    toggle(`${prefix}-margin`, t('games.rule.margin'), t('games.help.margin')),
+    field(`${prefix}-margin_multiplier`, t('games.rule.margin_multiplier'), multiplier),
+    toggle(`${prefix}-short`, t('games.rule.short_selling'), t('games.help.short_selling')),
+    toggle(`${prefix}-options`, t('games.rule.options'), t('games.help.options'), true),
+    toggle(`${prefix}-crypto`, t('games.rule.crypto'), t('games.help.crypto'), false),
+    toggle(`${prefix}-forex`, t('games.rule.forex'), t('games.help.forex'), false),
+    toggle(`${prefix}-day-trading`, t('games.rule.day_trading'), t('games.help.day_trading'), true),
+    RULE_FIELDS.map(([f]) => field(`${prefix}-${f}`, t(`games.rule.${f}`), rules[f], t(`games.help.${f}`))),
+  ];
+  const checked = (id) => nodes.flat().map((n) => n.querySelector(`#${prefix}-${id}`)).find(Boolean).checked;
+  function read() {
+    const body = {
+      margin: checked('margin'), short_selling: checked('short'), options: checked('options'),
+      crypto: checked('crypto'), forex: checked('forex'), day_trading: checked('day-trading'),
+    };
+    if (body.margin) body.margin_multiplier = Number(multiplier.value);
+    for (const [f, kind] of RULE_FIELDS) {
+      const text = rules[f].value.trim();
+      if (text) body[f] = kind === 'integer' ? Number(text) : text;
+    }
+    return body;
+  }
+  return { nodes, read };
+}
+
 function renderCreate(view, scope) {
-  const input = (id, props = {}) => h(`input#${id}`, { autocomplete: 'off', ...props });
-  const field = (id, label, control, help) => h('div.field', h('label', { for: id }, label), control,
-    help ? h('p.field-help', { id: `${id}-help` }, help) : null);
-  const toggle = (id, label, help, checked = false) => h('div.field',
-    h('label.switch', { for: id }, h(`input#${id}`, { type: 'checkbox', checked }), label),
-    h('p.field-help', help));
 
   const name = input('g-name', { maxLength: 100, required: true });
   const description = h('textarea#g-description', { rows: 2, maxLength: 2000 });
@@ -116,8 +149,7 @@ function renderCreate(view, scope) {
   const starts = input('g-starts', { type: 'datetime-local' });
   const ends = input('g-ends', { type: 'datetime-local' });
   const maxPlayers = input('g-max-players', { inputMode: 'numeric' });
-  const rules = Object.fromEntries(RULE_FIELDS.map(([f, kind]) => [f, input(`g-${f}`, { inputMode: kind === 'integer' ? 'numeric' : 'decimal' })]));
-  const multiplier = h('select#g-margin_multiplier', h('option', { value: '2' }, '2×'), h('option', { value: '4' }, '4×'));
+  const trading = rulesControls('g');
   const visible = h('select#g-portfolios_visible', ['after_end', 'always', 'never'].map((v) => h('option', { value: v }, t(`games.visible.${v}`))));
   const ranking = h('select#g-ranking', ['return', 'sharpe', 'excess_return'].map((v) => h('option', { value: v }, t(`games.ranking.${v}`))));
   const submit = h('button.primary.wide', { type: 'submit' }, t('games.create'));
@@ -135,14 +167,7 @@ function renderCreate(view, scope) {
     field('g-max-players', t('games.max_players'), maxPlayers, t('games.help.max_players')),
     h('h2', t('games.rules')),
     h('p.sub', t('games.rules_intro')),
-    toggle('g-margin', t('games.rule.margin'), t('games.help.margin')),
-    field('g-margin_multiplier', t('games.rule.margin_multiplier'), multiplier),
-    toggle('g-short', t('games.rule.short_selling'), t('games.help.short_selling')),
-    toggle('g-options', t('games.rule.options'), t('games.help.options'), true),
-    toggle('g-crypto', t('games.rule.crypto'), t('games.help.crypto'), false),
-    toggle('g-forex', t('games.rule.forex'), t('games.help.forex'), false),
-    toggle('g-day-trading', t('games.rule.day_trading'), t('games.help.day_trading'), true),
-    RULE_FIELDS.map(([f]) => field(`g-${f}`, t(`games.rule.${f}`), rules[f], t(`games.help.${f}`))),
+    trading.nodes,
     field('g-portfolios_visible', t('games.rule.portfolios_visible'), visible, t('games.help.portfolios_visible')),
     field('g-ranking', t('games.rule.ranking'), ranking, t('games.help.ranking')),
     submit);
@@ -153,25 +178,11 @@ function renderCreate(view, scope) {
       name: name.value.trim(), description: description.value.trim(), market: market.value,
       starting_cash: cash.value.trim(), visibility: visibility.value,
       late_entry: form.querySelector('#g-late').checked,
-      rules: {
-        margin: form.querySelector('#g-margin').checked,
-        short_selling: form.querySelector('#g-short').checked,
-        options: form.querySelector('#g-options').checked,
-        crypto: form.querySelector('#g-crypto').checked,
-        forex: form.querySelector('#g-forex').checked,
-        day_trading: form.querySelector('#g-day-trading').checked,
-        portfolios_visible: visible.value, ranking: ranking.value,
-      },
+      rules: { ...trading.read(), portfolios_visible: visible.value, ranking: ranking.value },
     };
-    if (body.rules.margin) body.rules.margin_multiplier = Number(multiplier.value);
     if (starts.value) body.starts_at = new Date(starts.value).toISOString();
     if (ends.value) body.ends_at = new Date(ends.value).toISOString();
     if (maxPlayers.value.trim()) body.max_players = Number(maxPlayers.value.trim());
-    for (const [f, kind] of RULE_FIELDS) {
-      const text = rules[f].value.trim();
-      if (!text) continue;
-      body.rules[f] = kind === 'integer' ? Number(text) : text;
-    }
     if (!body.name) { toast(t('games.need_name'), 'error'); name.focus(); return; }
     submit.disabled = true;
     try {
