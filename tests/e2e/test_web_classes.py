@@ -5,6 +5,7 @@ without a journal note — and sees on their phone what is due and which check t
 desk then shows the grade book, the journal and the rankings. No English is left on the Chinese screens, and axe finds nothing serious on them.
 
 Screenshots (class-teacher-*, class-student-*, class-password-*) go to tests/e2e/screenshots/."""
+import time
 import uuid
 from datetime import datetime, timedelta
 
@@ -238,3 +239,71 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     roster = app.api("GET", f"/classes/{class_id}/roster")["body"]
     gone = [r for r in roster if r.get("username") == f"{prefix}3"]
     assert not gone or gone[0].get("removed_at"), roster
+
+
+@pytest.fixture(scope="module")
+def replay_server():
+    """A manual clock from a Monday before the open: the test steps it through the week's closes."""
+    from conftest import Server
+    s = Server(clock="manual", env={"PAPERTRADE_REPLAY_FROM": "2026-11-02"}).start()
+    yield s
+    s.stop()
+
+
+def test_a_student_s_report_charts_equity_at_every_close_since_the_class_began(driver, replay_server):
+    app = App(driver, replay_server).signup()
+    chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    made = app.api("POST", "/classes", {"name": "Week of closes", "market": "us", "starting_cash": "100000"})
+    assert made["status"] == 201, made
+    class_id = made["body"]["id"]
+    student = "s" + uuid.uuid4().hex[:8]
+    enrolled = app.d.execute_async_script("""
+        const [path, csv, done] = arguments;
+        fetch('/api/v1' + path, {method: 'POST', headers: {'Content-Type': 'text/csv'}, body: csv})
+          .then(r => r.json()).then(done);""", f"/classes/{class_id}/roster", f"username,display_name\n{student},Li Lei\n")
+    handed = enrolled["students"][0]["initial_password"]
+    session = requests.Session()
+    assert session.post(f"{replay_server.url}/api/v1/auth/login",
+                        json={"username": student, "password": handed}, timeout=10).status_code == 200
+    assert session.put(f"{replay_server.url}/api/v1/me/password",
+                       json={"current_password": handed, "new_password": "li lei's own"}, timeout=10).ok
+    account = enrolled["students"][0]["account_id"]
+    replay_server.advance_clock(30 * 60)  # Monday 10:00 New York
+    placed = session.post(f"{replay_server.url}/api/v1/accounts/{account}/orders", timeout=10, json={
+        "symbol": "NVDA", "side": "buy", "qty": "400", "type": "market", "time_in_force": "day"})
+    assert placed.status_code == 201, placed.text
+    # A day at a time until three closes are recorded (a weekend in between records none; the second language's
+    # run starts where the first left the clock).
+    path = f"/classes/{class_id}/students/{student}"
+    for _ in range(8):
+        replay_server.advance_clock(86_400)
+        deadline = time.time() + 3  # (the report catches the closes up as it is read)
+        while time.time() < deadline:
+            closes = app.api("GET", path)["body"]["closes"]
+            if len(closes) >= 3:
+                break
+            time.sleep(0.3)
+        if len(closes) >= 3:
+            break
+    assert len(closes) >= 3, closes
+
+    app.size(*DESKTOP)
+    app.go(path.lstrip("/"))
+    chart = app.css("[data-card=student-chart] svg.equity-chart")
+    label = chart.get_attribute("aria-label")
+    money = lambda text: "$" + f"{float(text):,.2f}"
+    assert money(closes[0]["equity"]) in label and money(closes[-1]["equity"]) in label, (label, closes)
+    assert str(len(closes)) in label
+    points = app.d.execute_script(
+        "return document.querySelector('svg.equity-chart polyline').getAttribute('points').split(' ').length")
+    assert points == len(closes)
+    # Higher equity is drawn higher: the polyline's y follows the closes' order.
+    ys = app.d.execute_script("""return document.querySelector('svg.equity-chart polyline').getAttribute('points')
+        .split(' ').map((p) => Number(p.split(',')[1]))""")
+    values = [float(c["equity"]) for c in closes]
+    for (a, b), (ya, yb) in zip(zip(values, values[1:]), zip(ys, ys[1:])):
+        assert (a < b) == (ya > yb) or a == b
+    if chinese:
+        assert english_left(app) == []
+    assert findings(app, "a student's report with its chart") == []
+    app.shot(f"class-chart-{'zh' if chinese else 'en'}")

@@ -344,6 +344,8 @@ async function renderStudent(view, id, username) {
         o.note ? h('span.note', o.note) : h('span.sub', t('classes.report.no_note'))),
       h('span.row-end.sub', F.dateTime(o.created_at)))))
     : empty(t('classes.report.no_orders')));
+  const chart = card('student-chart', t('classes.report.chart'), report.closes.length >= 2
+    ? equityChart(report.closes, klass?.starting_cash, currency) : empty(t('classes.report.chart_wait')));
   const closes = report.closes.slice(-10).reverse();
   const history = card('student-closes', t('classes.report.closes'), closes.length
     ? h('ul.rows', closes.map((c) => h('li.row', h('span.row-main', F.calendarDate(c.date)), h('span.row-end', F.money(c.equity, currency)))))
@@ -352,7 +354,41 @@ async function renderStudent(view, id, username) {
     h('p.sub', [s.username, report.equity ? t('classes.report.equity', { amount: F.money(report.equity, currency) }) : null,
       s.last_login_at ? t('classes.report.last_login', { time: F.dateTime(s.last_login_at) }) : t('classes.report.never')].filter(Boolean).join(' · ')),
     h('p.sub', h('a', { href: `#/classes/${api.enc(id)}` }, t('classes.report.back')))),
-  h('div.class-desk', work, holdings, trades, history, teaching ? studentTools(base, klass, report, currency, again) : null));
+  h('div.class-desk', chart, work, holdings, trades, history, teaching ? studentTools(base, klass, report, currency, again) : null));
+}
+
+/** Equity at each close since the class began, as a line over the starting cash: an SVG a teacher reads at a glance
+ * (no chart library to load for it); its label says the first and last closes, the highest and the lowest. (Numbers
+ * here only place points on the drawing: the amounts shown are the server's decimals.) */
+function equityChart(closes, start, currency) {
+  const width = 600, height = 180, pad = 8;
+  const values = closes.map((c) => Number(c.equity));
+  const base = start === undefined ? null : Number(start);
+  const low = Math.min(...values, base ?? Infinity), high = Math.max(...values, base ?? -Infinity);
+  const span = high - low || 1;
+  const x = (i) => pad + (i * (width - 2 * pad)) / (closes.length - 1);
+  const y = (v) => pad + ((high - v) * (height - 2 * pad)) / span;
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(NS, 'svg');
+  const highest = closes[values.indexOf(Math.max(...values))];
+  const lowest = closes[values.indexOf(Math.min(...values))];
+  const label = t('classes.report.chart_label', {
+    first: F.money(closes[0].equity, currency), from: F.calendarDate(closes[0].date),
+    last: F.money(closes[closes.length - 1].equity, currency), to: F.calendarDate(closes[closes.length - 1].date),
+    high: F.money(highest.equity, currency), low: F.money(lowest.equity, currency), days: closes.length,
+  });
+  for (const [k, v] of Object.entries({ viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label, class: 'equity-chart', preserveAspectRatio: 'none' })) svg.setAttribute(k, v);
+  const add = (name, attributes) => {
+    const el = document.createElementNS(NS, name);
+    for (const [k, v] of Object.entries(attributes)) el.setAttribute(k, v);
+    svg.append(el);
+  };
+  if (base !== null) add('line', { x1: pad, x2: width - pad, y1: y(base), y2: y(base), class: 'baseline' });
+  add('polyline', { points: values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' '), class: 'equity', fill: 'none' });
+  const last = values[values.length - 1];
+  add('circle', { cx: x(values.length - 1), cy: y(last), r: 4, class: base !== null && last < base ? 'end down' : 'end' });
+  return h('figure.equity-figure', svg,
+    h('figcaption.sub', t('classes.report.chart_caption', { first: F.money(closes[0].equity, currency), last: F.money(closes[closes.length - 1].equity, currency) })));
 }
 
 /** A teacher's mark of one student's assignment: the grade book's cell. */
