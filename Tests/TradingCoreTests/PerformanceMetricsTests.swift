@@ -37,19 +37,24 @@ struct PerformanceMetricsTests {
     }
 
     @Test(
-        "beta and Jensen's alpha by hand: returns of twice the index plus 0.1% a day have beta 2 and alpha 25.2% a year; half the index plus noise that does not move with it, beta 0.5 and alpha 0"
+        "beta, Jensen's alpha and Treynor by hand: returns of twice the index plus 0.1% a day have beta 2, alpha 25.2% and Treynor 12.6% a year; half the index plus noise that does not move with it, beta 0.5 and alpha 0"
     )
     func relativeToBenchmark() throws {
         let index = (0..<24).map { i in d(["0.01", "-0.004", "0.006", "-0.012"][i % 4]) }
         let levered = index.map { $0.times(2) + d("0.001") }
         let first = try #require(PerformanceMetrics.relative(Array(zip(levered, index))))
         #expect(first.beta == d("2") && first.alpha == d("0.252") && first.days == 24)
+        // Treynor: the index's mean is 0, so 0.001 × 252 a year over beta 2.
+        #expect(first.treynor == d("0.126"))
         // Noise of ±0.2% in blocks of four is orthogonal to an index alternating ±1%: it moves neither figure.
         let alternating = (0..<20).map { d($0 % 2 == 0 ? "0.01" : "-0.01") }
         let noise = (0..<20).map { d($0 % 4 < 2 ? "0.002" : "-0.002") }
         let half = zip(alternating, noise).map { $0.divided(by: d("2"))! + $1 }
         let second = try #require(PerformanceMetrics.relative(Array(zip(half, alternating))))
-        #expect(second.beta == d("0.5") && second.alpha == .zero)
+        #expect(second.beta == d("0.5") && second.alpha == .zero && second.treynor == .zero)
+        // Returns that do not move with the index (beta 0) have no Treynor ratio.
+        let apart = try #require(PerformanceMetrics.relative(Array(zip(noise, alternating))))
+        #expect(apart.beta == .zero && apart.treynor == nil)
         // Too few days (19) say nothing; an index that never moves has no beta.
         #expect(PerformanceMetrics.relative(Array(zip(half, alternating).prefix(19))) == nil)
         #expect(PerformanceMetrics.relative(Array(zip(half, [FixedDecimal](repeating: .zero, count: 20)))) == nil)

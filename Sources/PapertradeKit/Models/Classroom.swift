@@ -187,12 +187,14 @@ public struct ClassRankings: Codable, Hashable, Sendable {
         /// Against the class's benchmark index.
         @OptionalExactDecimal public var alpha: Decimal?
         @OptionalExactDecimal public var beta: Decimal?
+        /// Yearly excess return per unit of beta (nil when beta is near 0).
+        @OptionalExactDecimal public var treynor: Decimal?
         /// Daily returns the figures are made of.
         public var days: Int
         public var trades: Int
 
         enum CodingKeys: String, CodingKey {
-            case rank, username, equity, `return`, sharpe, sortino, volatility, alpha, beta, days, trades
+            case rank, username, equity, `return`, sharpe, sortino, volatility, alpha, beta, treynor, days, trades
             case displayName = "display_name", maxDrawdown = "max_drawdown"
         }
     }

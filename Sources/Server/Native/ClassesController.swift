@@ -390,12 +390,13 @@ struct ClassesController {
                         "sortino": .decimal(line.figures?.sortino),
                         "max_drawdown": .decimal(line.figures?.maxDrawdown?.depth),
                         "volatility": .decimal(line.figures?.volatility), "alpha": .decimal(line.relative?.alpha),
-                        "beta": .decimal(line.relative?.beta), "days": .int(line.figures?.dailyReturns.count ?? 0),
+                        "beta": .decimal(line.relative?.beta), "treynor": .decimal(line.relative?.treynor),
+                        "days": .int(line.figures?.dailyReturns.count ?? 0),
                         "trades": .int(line.trades),
                     ])
                 }),
             "definitions": .object(
-                ["sharpe", "sortino", "max_drawdown", "alpha", "beta", "volatility"].reduce(into: [:]) {
+                ["sharpe", "sortino", "max_drawdown", "alpha", "beta", "treynor", "volatility"].reduce(into: [:]) {
                     $0[$1] = PerformanceMetrics.definitions[$1].map(JSONValue.string)
                 }),
         ]).response()

@@ -185,11 +185,11 @@ extension NativeOpenAPI {
         ]),
         "/api/v1/classes/{id}/rankings": .object([
             "get": op(
-                "Each student's return, Sharpe, Sortino, maximum drawdown, volatility, alpha and beta against the class benchmark (daily closes since the start) and trades; best return first, with the figures' definitions",
+                "Each student's return, Sharpe, Sortino, maximum drawdown, volatility, alpha, beta and Treynor against the class benchmark (daily closes since the start) and trades; best return first, with the figures' definitions",
                 auth: true, parameters: [param("id", in: "path", "class id")],
                 responses: [
                     "200":
-                        "{students: [{rank, username, return, sharpe, sortino, max_drawdown, alpha, beta, trades}], definitions}"
+                        "{students: [{rank, username, return, sharpe, sortino, max_drawdown, alpha, beta, treynor, trades}], definitions}"
                 ])
         ]),
         "/api/v1/me/password": .object([

@@ -112,6 +112,8 @@ public enum PerformanceMetrics {
             "The slope of the daily returns on the benchmark's daily returns over the same days: sample covariance over the benchmark's variance; 1 moves with the index, 0 apart from it. Needs 20 daily returns.",
         "alpha":
             "Jensen's alpha: the mean daily return above the risk-free rate that beta times the benchmark's excess return does not explain, times 252; a yearly rate.",
+        "treynor":
+            "Treynor's ratio: the mean daily return above the risk-free rate times 252, over beta: the yearly excess return per unit of market risk. None when beta is within 0.01 of 0.",
         "benchmark":
             "The index's price return over the same dates: S&P 500 for US accounts, SSE Composite for A-share accounts.",
     ]
@@ -198,6 +200,9 @@ public enum PerformanceMetrics {
         public var beta: FixedDecimal
         /// Annual, as a fraction (0.05: 5% a year above what the beta explains).
         public var alpha: FixedDecimal
+        /// Treynor's ratio: the yearly return above the risk-free rate per unit of beta; nil when beta is within 0.01
+        /// of 0 (a portfolio that does not move with the index has no market risk to reward).
+        public var treynor: FixedDecimal?
         /// The days both series had a return.
         public var days: Int
     }
@@ -239,7 +244,10 @@ public enum PerformanceMetrics {
         let beta = covariance / variance
         let dailyFree = Wide(riskFreeRate).dividedBy(periodsPerYear)
         let alpha = ((meanR - dailyFree) - beta * (meanB - dailyFree)) * Wide(periodsPerYear)
-        return Relative(beta: beta.rounded, alpha: alpha.rounded, days: n)
+        let minimumBeta = Wide(FixedDecimal(units: 1, exponent: 2))
+        let treynor =
+            beta < minimumBeta && -beta < minimumBeta ? nil : (meanR - dailyFree) * Wide(periodsPerYear) / beta
+        return Relative(beta: beta.rounded, alpha: alpha.rounded, treynor: treynor?.rounded, days: n)
     }
 
     // MARK: - The pieces

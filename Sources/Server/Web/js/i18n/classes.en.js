@@ -45,6 +45,8 @@ export default {
   'classes.form.task_text': 'What to do',
   'classes.assign': 'Assign',
   'classes.assigned': '{title} is assigned',
+  'classes.rank.treynor': 'Treynor',
+  'classes.def.treynor': 'Treynor ratio: the yearly return above the risk-free rate per unit of beta (market risk). None when beta is near 0.',
   'classes.rules': 'Trading rules',
   'classes.rules_intro': 'What students may trade and the limits on it. Refusals name the rule in each student\'s language.',
   'classes.teachers_title': 'Teachers',

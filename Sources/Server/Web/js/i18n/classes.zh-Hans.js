@@ -45,6 +45,8 @@ export default {
   'classes.form.task_text': '任务内容',
   'classes.assign': '布置',
   'classes.assigned': '已布置 {title}',
+  'classes.rank.treynor': '特雷诺比率',
+  'classes.def.treynor': '特雷诺比率：每单位贝塔（市场风险）带来的高于无风险利率的年化收益。贝塔接近 0 时不计算。',
   'classes.rules': '交易规则',
   'classes.rules_intro': '学生可交易的品种及限制。被拒绝时会以学生的语言说明是哪条规则。',
   'classes.teachers_title': '教师',

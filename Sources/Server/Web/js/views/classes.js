@@ -547,11 +547,11 @@ function rankingTable(r) {
   const headers = [['#', null], [t('classes.student'), null], [t('classes.rank.return'), null],
     [t('backtest.sharpe'), 'backtest.def.sharpe'], [t('backtest.sortino'), 'backtest.def.sortino'],
     [t('classes.rank.drawdown'), 'backtest.def.max_drawdown'], ['α', 'classes.def.alpha'], ['β', 'classes.def.beta'],
-    [t('classes.rank.trades'), null]];
+    [t('classes.rank.treynor'), 'classes.def.treynor'], [t('classes.rank.trades'), null]];
   return h('div.table-scroll', { tabindex: '0', role: 'region', 'aria-labelledby': 'class-rankings-title' }, h('table.rankings',
     h('thead', h('tr', headers.map(([label, key]) => h('th', { scope: 'col', title: key ? t(key) : undefined }, label)))),
     h('tbody', r.students.map((s) => h('tr',
       h('td', String(s.rank)), h('th', { scope: 'row' }, s.display_name), h('td', pct(s.return)), h('td', ratio(s.sharpe)),
-      h('td', ratio(s.sortino)), h('td', pct(s.max_drawdown)), h('td', pct(s.alpha)), h('td', ratio(s.beta)), h('td', String(s.trades)))))),
+      h('td', ratio(s.sortino)), h('td', pct(s.max_drawdown)), h('td', pct(s.alpha)), h('td', ratio(s.beta)), h('td', pct(s.treynor)), h('td', String(s.trades)))))),
   h('p.field-help', t('classes.rank.help')));
 }
