@@ -88,7 +88,7 @@ struct FeedTests {
     }
 
     @Test(
-        "with a real US provider, currency pairs still come from the simulated market (no provider quotes IDEALPRO), and no request is sent for them"
+        "with a real US provider, currency pairs still come from the simulated market unless PAPERTRADE_FEED_FOREX names a provider, and no request is sent for them"
     )
     func currencyPairsStaySimulated() async throws {
         let clock = MarketClock(.manual(start: Timestamp(CivilDate(2026, 11, 18), hour: 10, in: .newYork)))

@@ -8,6 +8,7 @@ import TradingCore
 ///     PAPERTRADE_FEED_US=simulated|finnhub|yahoo|alpaca     US stocks
 ///     PAPERTRADE_FEED_CN=simulated|sina                     A-shares
 ///     PAPERTRADE_FEED_CRYPTO=simulated|alpaca               crypto pairs (Alpaca's crypto data needs no keys)
+///     PAPERTRADE_FEED_FOREX=simulated|yahoo                 currency pairs (Yahoo's rates, IDEALPRO's spread)
 ///     FINNHUB_API_KEYS=key1,key2                            rotated in turn (FINNHUB_API_KEY for one)
 ///     APCA_API_KEY_ID=…  APCA_API_SECRET_KEY=…               Alpaca market data
 ///     PAPERTRADE_QUOTE_TTL=5                                seconds a provider quote is reused
@@ -25,6 +26,7 @@ public struct MarketDataConfiguration: Sendable, Hashable {
     public var us: Provider = .simulated
     public var cn: Provider = .simulated
     public var crypto: Provider = .simulated
+    public var forex: Provider = .simulated
     public var finnhubKeys: [String] = []
     public var alpacaKeyID = ""
     public var alpacaSecret = ""
@@ -80,6 +82,13 @@ public struct MarketDataConfiguration: Sendable, Hashable {
                 )
             }
             c.crypto = crypto
+        }
+        if let forex = try provider("PAPERTRADE_FEED_FOREX") {
+            guard forex == .simulated || forex == .yahoo else {
+                throw ConfigurationError(
+                    description: "PAPERTRADE_FEED_FOREX=\(forex.rawValue): currency pairs come from simulated or yahoo")
+            }
+            c.forex = forex
         }
         guard c.us != .sina else {
             throw ConfigurationError(description: "Sina serves A-shares only; set PAPERTRADE_FEED_CN=sina")
@@ -138,8 +147,10 @@ public struct MarketDataConfiguration: Sendable, Hashable {
         let cryptoFeed: any MarketDataFeed =
             crypto == .alpaca
             ? cached(AlpacaCryptoFeed(keyID: alpacaKeyID, secret: alpacaSecret, transport: transport)) : simulated
-        if us == .simulated && cn == .simulated && crypto == .simulated { return simulated }
-        // Currency pairs: the simulated market's (no configured provider quotes IDEALPRO's book and sizes).
-        return MarketRoutedFeed(us: usFeed, cn: cnFeed, crypto: cryptoFeed, forex: simulated, directory: directory)
+        // Currency pairs: Yahoo's rates with IDEALPRO's spread around them, or the simulated market's.
+        let forexFeed: any MarketDataFeed =
+            forex == .yahoo ? cached(YahooForexFeed(transport: transport, directory: directory)) : simulated
+        if us == .simulated && cn == .simulated && crypto == .simulated && forex == .simulated { return simulated }
+        return MarketRoutedFeed(us: usFeed, cn: cnFeed, crypto: cryptoFeed, forex: forexFeed, directory: directory)
     }
 }

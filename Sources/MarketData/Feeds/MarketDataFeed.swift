@@ -264,8 +264,8 @@ public struct SimulatedFeed: MarketDataFeed {
 }
 
 /// Sends each symbol to the feed of its market (e.g. Sina for A-shares, Finnhub for US stocks), a crypto pair to the
-/// crypto feed (Alpaca's crypto data; the US feed's when none is given) and a currency pair to the forex feed (the
-/// simulated market's: no configured provider quotes IDEALPRO's book; the US feed's when none is given).
+/// crypto feed (Alpaca's crypto data; the US feed's when none is given) and a currency pair to the forex feed (Yahoo's
+/// rates or the simulated market's; the US feed's when none is given).
 public struct MarketRoutedFeed: MarketDataFeed {
     public let us: any MarketDataFeed
     public let cn: any MarketDataFeed

@@ -120,6 +120,9 @@ public struct MarketQuote: Sendable, Hashable {
     /// The halt under way (US trading pauses and news halts): the last price stands, with no bids or offers, until
     /// the reopening.
     public var halt: TradingHalt? = nil
+    /// The provider quotes a last price and no book (Finnhub's `/quote`, Yahoo's chart): orders trade at that price
+    /// (`engineQuote`), and the quote shows no bids or offers.
+    public var lastPriceOnly = false
 
     public var isHalted: Bool { halt != nil }
 
@@ -136,8 +139,18 @@ public struct MarketQuote: Sendable, Hashable {
         MarketEvent(instrument: instrument, time: time, kind: .quote(engineQuote))
     }
 
-    /// The bid and ask levels as the engine's quote.
-    public var engineQuote: Quote { Quote(bids: bids, asks: asks, dayVolume: volume) }
+    /// The bid and ask levels as the engine's quote. A last-price-only quote (`lastPriceOnly`) is traded at its last
+    /// price: one level each side at `last`, `lastPriceDepth` deep (the engine takes its participation share of it).
+    public var engineQuote: Quote {
+        guard lastPriceOnly, bids.isEmpty, asks.isEmpty, halt == nil, last.isPositive else {
+            return Quote(bids: bids, asks: asks, dayVolume: volume)
+        }
+        let level = BookSide([(last, Self.lastPriceDepth)])
+        return Quote(bids: level, asks: level, dayVolume: volume)
+    }
+
+    /// Shares (or units) a last-price-only quote offers at its price, each side.
+    public static let lastPriceDepth: Quantity = 1_000_000
 }
 
 /// A print.

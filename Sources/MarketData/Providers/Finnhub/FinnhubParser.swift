@@ -37,11 +37,13 @@ public enum FinnhubParser {
         }
         if c.isZero && t == 0 { throw .unknownSymbol(symbol) }
         let time = Timestamp(seconds: Int64(t))
-        return MarketQuote(
+        var quote = MarketQuote(
             symbol: symbol, time: time, last: c, open: json["o"]?.decimal, high: json["h"]?.decimal,
             low: json["l"]?.decimal, previousClose: pc, volume: .zero, turnover: .zero,
             bids: .empty, asks: .empty, limitUp: nil, limitDown: nil,
             phase: TradingCalendar.xnys.phase(at: time), tradingDate: TradingCalendar.xnys.tradingDate(at: time))
+        quote.lastPriceOnly = true
+        return quote
     }
 
     /// /stock/profile2. An unknown symbol is an empty object.

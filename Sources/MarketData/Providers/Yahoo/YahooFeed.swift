@@ -49,6 +49,14 @@ public struct YahooFeed: MarketDataFeed {
     public func bars(_ symbol: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) async throws(FeedError)
         -> [PriceBar]
     {
+        let url = try barsURL(
+            symbol.replacingOccurrences(of: "^", with: "%5E"), timeframe: timeframe, from: from, to: to)
+        return try YahooParser.chart(try await get(url), symbol: symbol).bars
+    }
+
+    /// The chart that holds `remote`'s bars of `timeframe` between two instants.
+    func barsURL(_ remote: String, timeframe: BarTimeframe, from: Timestamp, to: Timestamp) throws(FeedError) -> String
+    {
         let interval: String
         switch timeframe {
         case .minutes(let n) where [1, 2, 5, 15, 30, 90].contains(n): interval = "\(n)m"
@@ -58,10 +66,8 @@ public struct YahooFeed: MarketDataFeed {
         case .month: interval = "1mo"
         default: throw .unsupported(provider: name, feature: "\(timeframe) bars")
         }
-        let url =
-            baseURL
-            + "/v8/finance/chart/\(symbol.replacingOccurrences(of: "^", with: "%5E"))?period1=\(from.seconds)&period2=\(to.seconds)&interval=\(interval)"
-        return try YahooParser.chart(try await get(url), symbol: symbol).bars
+        return baseURL
+            + "/v8/finance/chart/\(remote)?period1=\(from.seconds)&period2=\(to.seconds)&interval=\(interval)"
     }
 
     public func search(_ text: String, market: Market?, limit: Int) async throws(FeedError) -> [SearchResult] {

@@ -5,10 +5,12 @@ import TradingCore
 public enum YahooParser {
     static let provider = "Yahoo Finance"
 
-    /// /v8/finance/chart/{symbol} → bars (rows with nulls are skipped) and the current quote.
-    public static func chart(_ body: [UInt8], symbol: String) throws(FeedError) -> (
-        bars: [PriceBar], quote: MarketQuote?
-    ) {
+    /// /v8/finance/chart/{symbol} → bars (rows with nulls are skipped) and the current quote. Prices are rounded
+    /// half-up to `tick` when given (a currency pair's tenth of a pip), else to cents (4 places below $1); the quote's
+    /// phase and trading date are `calendar`'s.
+    public static func chart(
+        _ body: [UInt8], symbol: String, tick: TickRule? = nil, calendar: TradingCalendar = .xnys
+    ) throws(FeedError) -> (bars: [PriceBar], quote: MarketQuote?) {
         let json: JSONValue
         do { json = try JSONValue(parsing: body) } catch {
             throw .malformed(provider: provider, detail: error.description)
@@ -34,9 +36,8 @@ public enum YahooParser {
                     let low = l[i].roundedDecimal, let close = c[i].roundedDecimal
                 else { continue } // Yahoo leaves nulls for minutes without trades
                 let volume = v[i].decimal ?? .zero
-                // Yahoo sends binary-float artefacts like 150.25000762939453: keep cents (4 places below $1).
-                let places = close < .one ? 4 : 2
-                func r(_ x: FixedDecimal) -> FixedDecimal { x.rounded(places: places, rule: .halfUp) }
+                // A bar's prices keep its close's places (a sub-dollar close's four places for all four).
+                let r = { (x: FixedDecimal) in rounded(x, tick: tick, like: close) }
                 bars.append(
                     PriceBar(
                         time: Timestamp(seconds: Int64(t)), open: r(open), high: r(high), low: r(low),
@@ -49,16 +50,24 @@ public enum YahooParser {
             let previous =
                 meta?["chartPreviousClose"]?.roundedDecimal ?? meta?["previousClose"]?.roundedDecimal ?? price
             let time = Timestamp(seconds: Int64(t))
-            let round = { (x: FixedDecimal) in x.rounded(places: x < .one ? 4 : 2, rule: .halfUp) }
+            let round = { (x: FixedDecimal) in rounded(x, tick: tick, like: x) }
             quote = MarketQuote(
                 symbol: symbol, time: time, last: round(price), open: nil,
                 high: meta?["regularMarketDayHigh"]?.roundedDecimal.map(round),
                 low: meta?["regularMarketDayLow"]?.roundedDecimal.map(round), previousClose: round(previous),
                 volume: meta?["regularMarketVolume"]?.decimal ?? .zero, turnover: .zero, bids: .empty,
-                asks: .empty, limitUp: nil, limitDown: nil, phase: TradingCalendar.xnys.phase(at: time),
-                tradingDate: TradingCalendar.xnys.tradingDate(at: time))
+                asks: .empty, limitUp: nil, limitDown: nil, phase: calendar.phase(at: time),
+                tradingDate: calendar.tradingDate(at: time))
+            quote?.lastPriceOnly = true
         }
         return (bars, quote)
+    }
+
+    /// Yahoo sends binary-float artefacts like 150.25000762939453: a price is kept to `tick` when given, else to
+    /// cents (4 places when `reference` is below $1).
+    static func rounded(_ x: FixedDecimal, tick: TickRule?, like reference: FixedDecimal) -> FixedDecimal {
+        if let tick { return tick.round(x, .halfUp) }
+        return x.rounded(places: reference < .one ? 4 : 2, rule: .halfUp)
     }
 
     /// /v1/finance/search → quotes without a symbol are dropped.
