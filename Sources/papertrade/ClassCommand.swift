@@ -2,12 +2,16 @@ import ArgumentParser
 import Foundation
 import PapertradeKit
 
-/// `papertrade class create|list|roster|assign|gradebook`: what a teacher scripts against a running server, as a
-/// user (each command logs in with the username and password first).
+/// `papertrade class create|list|roster|assign|edit|unassign|mark|progress|journal|rankings|report|gradebook`: what a
+/// teacher scripts against a running server, as a user (each command logs in with the username and password first).
+/// The commands that read a class's results are in ClassCommand+Results.swift.
 struct ClassCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "class", abstract: "Make classes, import rosters, set assignments and export the grade book.",
-        subcommands: [Create.self, List.self, Roster.self, Assign.self, Gradebook.self])
+        subcommands: [
+            Create.self, List.self, Roster.self, Assign.self, Edit.self, Unassign.self, Mark.self, Progress.self,
+            Journal.self, Rankings.self, Report.self, Gradebook.self,
+        ])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -132,35 +136,7 @@ struct ClassCommand: AsyncParsableCommand {
 
         func checks() throws -> [Assignment.Check] {
             guard !check.isEmpty else { throw ValidationError("name at least one --check") }
-            return try check.map { item in
-                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-                let value = parts.count == 2 ? parts[1] : nil
-                func count() throws -> Int {
-                    guard let n = value.flatMap(Int.init), n > 0 else {
-                        throw ValidationError("--check \(parts[0]) takes a whole number: \(parts[0])=3")
-                    }
-                    return n
-                }
-                switch parts[0] {
-                case "trades": return .trades(try count())
-                case "holdings": return .holdings(try count())
-                case "sectors": return .holdings(try count(), bySector: true)
-                case "order_type":
-                    guard let value, !value.isEmpty else { throw ValidationError("--check order_type=limit,stop") }
-                    return .orderType(value.split(separator: ",").map(String.init))
-                case "max_position":
-                    guard let percent = value.flatMap(ExactDecimal.parse) else {
-                        throw ValidationError("--check max_position=25 (percent of equity)")
-                    }
-                    return .maxPosition(percent: percent)
-                case "journal": return .journal
-                case "beat_benchmark": return .beatBenchmark
-                case "task":
-                    guard let value, !value.isEmpty else { throw ValidationError("--check task=\"what to do\"") }
-                    return .task(value)
-                default: throw ValidationError("unknown check \(parts[0]); see papertrade class assign --help")
-                }
-            }
+            return try ClassCommand.checks(check)
         }
 
         func validate() throws {
@@ -188,6 +164,39 @@ struct ClassCommand: AsyncParsableCommand {
         func run() async throws {
             try await clientCommand {
                 print(try await options.client(needsUser: true).gradebookCSV(classID), terminator: "")
+            }
+        }
+    }
+
+    /// `--check` values as an assignment's checks.
+    static func checks(_ check: [String]) throws -> [Assignment.Check] {
+        try check.map { item in
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            let value = parts.count == 2 ? parts[1] : nil
+            func count() throws -> Int {
+                guard let n = value.flatMap(Int.init), n > 0 else {
+                    throw ValidationError("--check \(parts[0]) takes a whole number: \(parts[0])=3")
+                }
+                return n
+            }
+            switch parts[0] {
+            case "trades": return .trades(try count())
+            case "holdings": return .holdings(try count())
+            case "sectors": return .holdings(try count(), bySector: true)
+            case "order_type":
+                guard let value, !value.isEmpty else { throw ValidationError("--check order_type=limit,stop") }
+                return .orderType(value.split(separator: ",").map(String.init))
+            case "max_position":
+                guard let percent = value.flatMap(ExactDecimal.parse) else {
+                    throw ValidationError("--check max_position=25 (percent of equity)")
+                }
+                return .maxPosition(percent: percent)
+            case "journal": return .journal
+            case "beat_benchmark": return .beatBenchmark
+            case "task":
+                guard let value, !value.isEmpty else { throw ValidationError("--check task=\"what to do\"") }
+                return .task(value)
+            default: throw ValidationError("unknown check \(parts[0]); see papertrade class assign --help")
             }
         }
     }

@@ -103,3 +103,54 @@ def test_a_teacher_scripts_a_class_and_the_grade_book_says_who_did_the_work(serv
     other = class_cli(server, teacher, "create", "Other class")
     other_id = other.stdout.split("id ")[1].split()[0]
     assert sessions[second].get(f"{server.url}/api/v1/classes/{other_id}").status_code == 404
+
+    # The rest of a teacher's terminal: progress, the journal, rankings, a student's report, a mark, an edit and a
+    # deletion — each read back through the API or the grade book.
+    assignment_id = assigned.stdout.split("(id ")[1].split(")")[0]
+    progress = class_cli(server, teacher, "progress", class_id)
+    assert progress.returncode == 0, progress.stderr
+    lines = {line.split()[0]: line for line in progress.stdout.splitlines()[1:]}
+    assert " done" in lines[first] and "not done" in lines[second]
+    assert "1 of 2" in lines[second] or "trades" in lines[second], lines[second]
+
+    journal = class_cli(server, teacher, "journal", class_id, "--student", first)
+    assert journal.returncode == 0, journal.stderr
+    assert "Cloud demand" in journal.stdout and "Services keep growing" in journal.stdout
+    assert "A start" not in journal.stdout and f"buy 1 MSFT limit" in journal.stdout
+
+    rankings = class_cli(server, teacher, "rankings", class_id, "--definitions")
+    assert rankings.returncode == 0, rankings.stderr
+    header, *ranked = rankings.stdout.split("\n\n")[0].splitlines()
+    assert header.split()[:4] == ["#", "STUDENT", "EQUITY", "RETURN"] and "TREYNOR" in header
+    assert len(ranked) == 30 and {r.split()[1] for r in ranked} == {r[0] for r in rows}
+    assert "sharpe" in rankings.stdout.split("\n\n")[1]
+
+    report = class_cli(server, teacher, "report", class_id, first)
+    assert report.returncode == 0, report.stderr
+    assert f"Student 1 ({first})" in report.stdout and "Equity" in report.stdout
+    assert "MSFT" in report.stdout and "AAPL" in report.stdout and "Week 1" in report.stdout
+    assert "Cloud demand" in report.stdout
+
+    marked = class_cli(server, teacher, "mark", class_id, assignment_id, second, "B, see me")
+    assert marked.returncode == 0, marked.stderr
+    too_long = class_cli(server, teacher, "mark", class_id, assignment_id, second, "x" * 41)
+    assert too_long.returncode != 0 and "1 to 40 characters" in too_long.stderr
+    book = list(csv.reader(io.StringIO(class_cli(server, teacher, "gradebook", class_id).stdout)))
+    assert {row[0]: row[2] for row in book[1:]}[second] == "B, see me"
+
+    later = (datetime.now(timezone.utc) + timedelta(days=14)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    edited = class_cli(server, teacher, "edit", class_id, assignment_id, "--title", "Week 1 (longer)", "--due", later)
+    assert edited.returncode == 0, edited.stderr
+    nothing = class_cli(server, teacher, "edit", class_id, assignment_id)
+    assert nothing.returncode != 0 and "name what changes" in nothing.stderr
+    api = sessions[first].get(f"{server.url}/api/v1/classes/{class_id}/progress").json()
+    mine = api[0]["assignments"][0]
+    assert mine["title"] == "Week 1 (longer)" and mine["due"].startswith(later[:16]) and mine["done"] is True
+
+    # A student reads only their own report; the teacher deletes the assignment and the grade book loses it.
+    assert class_cli(server, second, "report", class_id, first, password="my own pass").returncode != 0
+    assert class_cli(server, second, "report", class_id, second, password="my own pass").returncode == 0
+    deleted = class_cli(server, teacher, "unassign", class_id, assignment_id)
+    assert deleted.returncode == 0, deleted.stderr
+    book = list(csv.reader(io.StringIO(class_cli(server, teacher, "gradebook", class_id).stdout)))
+    assert book[0] == ["username", "display_name"]
