@@ -97,6 +97,12 @@ public struct Backtester: Sendable {
                     "\(s.symbol) is priced in \(pair.quote.rawValue): a backtest's dollar account has none to buy it with — backtest a pair priced in dollars (EUR.USD, GBP.USD, AUD.USD, NZD.USD)"
                 )
             }
+            // A coin pair (BTC/USDT) is paid in a coin a backtest's dollar account does not hold.
+            if let pair = instrument.coinPair {
+                throw Problem(
+                    "\(s.symbol) is priced in \(pair.quote): a backtest's dollar account holds none to buy it with — backtest \(pair.baseLeg)"
+                )
+            }
             if let currency, instrument.currency != currency {
                 throw Problem("one backtest trades one currency: \(s.symbol) trades in \(instrument.currency.rawValue)")
             }

@@ -27,6 +27,23 @@ struct CryptoBacktestTests {
         return try #require(parsed.first)
     }
 
+    @Test("a coin pair (BTC/USDT) is refused with what to backtest instead: the account holds dollars, not tether")
+    func coinPairRefused() throws {
+        let pair = Instrument.cryptoPair(
+            "BTC/USDT", name: "Bitcoin / Tether", minimumOrder: d("0.0001"), increment: d("0.0001"),
+            priceIncrement: d("0.1"))
+        var bars = try series()
+        bars.symbol = "BTC/USDT"
+        #expect(throws: Backtester.Problem.self) {
+            try Backtester().run([bars], instruments: ["BTC/USDT": pair], strategy: BuyThenSell(qty: d("0.5")))
+        }
+        do {
+            _ = try Backtester().run([bars], instruments: ["BTC/USDT": pair], strategy: BuyThenSell(qty: d("0.5")))
+        } catch {
+            #expect(error.description.hasSuffix("backtest BTC/USD"))
+        }
+    }
+
     @Test("a CSV of 24/7 bars backtests as the pair: every day a close, no weekend warning, the round trip closed")
     func everyDay() throws {
         let result = try Backtester(settings: BacktestSettings(cash: 100_000)).run(

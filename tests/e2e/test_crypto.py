@@ -260,3 +260,64 @@ def test_crypto_stream_refuses_what_is_not_a_pair(weekend_replay):
     import requests
     streams = {w["path"]: w for w in requests.get(f"{s.url}/openapi.json", timeout=30).json()["x-websockets"]}
     assert "orderbooks" in streams["/v1beta3/crypto/{feed}"]["channels"], "the stream is in the API's document"
+
+
+def test_coin_pairs_pay_in_tether_through_alpaca_py(client):
+    """BTC/USDT as Alpaca's coin pairs trade: tether bought first with dollars (USDT/USD), then bitcoin paid for in
+    tether; the positions are BTCUSD and USDTUSD, the account's cash moves only for the dollar pair, and the fee of
+    each purchase is taken in the coin received."""
+    pair = client.get_asset("BTC/USDT")
+    assert pair.asset_class == AssetClass.CRYPTO and pair.tradable and not pair.marginable and not pair.shortable
+    assert (pair.min_order_size, pair.min_trade_increment) == (0.0001, 0.0001)
+    listed = {a.symbol for a in client.get_all_assets(GetAssetsRequest(asset_class=AssetClass.CRYPTO))}
+    assert {"BTC/USDT", "ETH/USDT", "BTC/USDC", "ETH/BTC", "USDT/USD"} <= listed
+
+    def refused(request):
+        with pytest.raises(APIError) as e:
+            client.submit_order(request)
+        return e.value
+
+    none = refused(MarketOrderRequest(symbol="BTC/USDT", qty=0.01, side=OrderSide.BUY, time_in_force=TimeInForce.GTC))
+    assert none.status_code == 403 and "insufficient balance for USDT" in str(none)
+
+    cash = Decimal(client.get_account().cash)
+    tether = client.submit_order(MarketOrderRequest(symbol="USDT/USD", qty=20000, side=OrderSide.BUY,
+                                                    time_in_force=TimeInForce.GTC))
+    assert tether.status == OrderStatus.FILLED
+    paid = (Decimal(tether.filled_qty) * Decimal(tether.filled_avg_price)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    assert Decimal(client.get_account().cash) == cash - paid
+    held = Decimal(client.get_open_position("USDTUSD").qty)
+    assert held == Decimal("19950"), "20,000 less the 25 bps taker fee, in tether"
+
+    cash = Decimal(client.get_account().cash)
+    coin = client.submit_order(MarketOrderRequest(symbol="BTC/USDT", qty=0.1, side=OrderSide.BUY,
+                                                  time_in_force=TimeInForce.GTC))
+    assert coin.status == OrderStatus.FILLED and coin.symbol == "BTC/USDT" and coin.asset_class == AssetClass.CRYPTO
+    price = Decimal(coin.filled_avg_price)
+    assert Decimal(client.get_account().cash) == cash, "bitcoin bought with tether moves no dollars"
+    positions = {p.symbol: p for p in client.get_all_positions()}
+    assert Decimal(positions["USDTUSD"].qty) == held - price * Decimal("0.1")
+    assert Decimal(positions["BTCUSD"].qty) == Decimal("0.09975"), "0.1 BTC less the taker fee, in bitcoin"
+    fees = [a for a in client.get("/account/activities/CFEE") if a["order_id"] == str(coin.id)]
+    assert fees and sum(Decimal(f["qty"]) for f in fees) == Decimal("-0.00025"), "one fee a fill, in bitcoin"
+
+    # Selling bitcoin for tether: the proceeds less the fee land in the tether position; dollars still unmoved.
+    sold = client.submit_order(LimitOrderRequest(symbol="BTC/USDT", qty=0.05, limit_price=1, side=OrderSide.SELL,
+                                                 time_in_force=TimeInForce.IOC))
+    assert sold.status == OrderStatus.FILLED
+    fills = [a for a in client.get("/account/activities/FILL") if a["order_id"] == str(sold.id)]
+    received = sum(Decimal(f["qty"]) for f in fills if f["symbol"] in ("USDTUSD", "USDT/USD"))
+    assert received == Decimal(sold.filled_avg_price) * Decimal("0.05"), "one tether fill per execution, at the pair's price"
+    fee_in_tether = -sum(Decimal(f["qty"]) for f in client.get("/account/activities/CFEE")
+                         if f["order_id"] == str(sold.id))
+    assert Decimal("0.0024") * received < fee_in_tether <= Decimal("0.0025") * received + Decimal("0.00000001")
+    after = {p.symbol: Decimal(p.qty) for p in client.get_all_positions()}
+    assert after["USDTUSD"] == Decimal(positions["USDTUSD"].qty) + received - fee_in_tether
+    assert after["BTCUSD"] == Decimal("0.04975") and Decimal(client.get_account().cash) == cash
+
+    notional = refused(MarketOrderRequest(symbol="BTC/USDT", notional=50, side=OrderSide.BUY,
+                                          time_in_force=TimeInForce.GTC))
+    assert notional.status_code == 422 and "instead of notional" in str(notional)
+    too_much = refused(MarketOrderRequest(symbol="ETH/USDT", qty=100, side=OrderSide.BUY,
+                                          time_in_force=TimeInForce.GTC))
+    assert too_much.status_code == 403 and "insufficient balance for USDT" in str(too_much)

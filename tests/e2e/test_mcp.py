@@ -146,6 +146,14 @@ def test_an_agent_trades_crypto_and_reads_its_market(server, transport):
         assert short.is_error and "insufficient balance for SOL" in text(short)
         positions = ok(await session.call_tool("get_all_positions", {}))
         assert {p["symbol"] for p in positions} == {"BTCUSD", "ETHUSD"}
+        # A coin pair: paid in tether, which the agent must buy first.
+        broke = await session.call_tool("place_crypto_order", {"symbol": "BTC/USDT", "side": "buy", "qty": "0.001"})
+        assert broke.is_error and "insufficient balance for USDT" in text(broke)
+        ok(await session.call_tool("place_crypto_order", {"symbol": "USDT/USD", "side": "buy", "qty": "500"}))
+        paired = ok(await session.call_tool("place_crypto_order", {"symbol": "BTC/USDT", "side": "buy", "qty": "0.001"}))
+        assert paired["status"] == "filled" and paired["symbol"] == "BTC/USDT"
+        held = {p["symbol"]: p for p in ok(await session.call_tool("get_all_positions", {}))}
+        assert set(held) == {"BTCUSD", "ETHUSD", "USDTUSD"} and float(held["USDTUSD"]["qty"]) < 498.75
 
         book = ok(await session.call_tool("get_crypto_latest_orderbook", {"symbols": "BTC/USD"}))["orderbooks"]["BTC/USD"]
         quote = ok(await session.call_tool("get_crypto_latest_quote", {"symbols": ["BTC/USD"]}))["quotes"]["BTC/USD"]

@@ -120,11 +120,58 @@ def test_a_coin_bought_by_amount_and_sold_whole_in_the_web_app(driver, saturday)
     app.wait.until(lambda d: any("/USD" in (r.get_attribute("data-symbol") or "")
                                  for r in d.find_elements(By.CSS_SELECTOR, "main ol.rows a.row-link")))
     symbols = [r.get_attribute("data-symbol") for r in app.all("main ol.rows a.row-link")]
-    assert len(symbols) >= 20 and all(s.endswith("/USD") or s.endswith("/USDC") or s.endswith("/USDT")
-                                      for s in symbols)
+    assert len(symbols) >= 20 and all(s.split("/")[1] in ("USD", "USDC", "USDT", "BTC") for s in symbols)
     if chinese:
         assert english_left(app) == []
     app.shot(f"crypto-explore-{'zh' if chinese else 'en'}")
+
+
+def test_a_coin_pair_is_paid_for_in_tether_in_the_web_app(driver, saturday):
+    """BTC/USDT's page prices bitcoin in tether; its trade sheet orders a quantity only and says everything in coins —
+    the tether paid, the fee in bitcoin, the tether free to pay with — and refuses more than the tether held."""
+    app = App(driver, saturday).signup()
+    chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    account = app.switch_account("us")
+    bought = app.api("POST", f"/accounts/{account['id']}/orders", {
+        "symbol": "USDT/USD", "qty": "3000", "side": "buy", "type": "market", "time_in_force": "gtc"})
+    assert bought["status"] == 201 and bought["body"]["status"] == "filled", bought
+    cash = Decimal(app.api("GET", f"/accounts/{account['id']}")["body"]["cash"])
+
+    app.go("stock/BTC%2FUSDT")
+    app.css(".stock-title h1")
+    app.settled()
+    assert app.text("[data-testid=price]").endswith("USDT") and "$" not in app.text("[data-testid=price]")
+    assert "USDT" in app.text(".stock-side")
+
+    app.click(".trade-bar .buy")
+    sheet_open(app)
+    assert not app.d.find_elements(By.CSS_SELECTOR, "dialog[open] .segmented [data-value='amount']"), "no dollar amounts"
+    assert "USDT" in app.text("dialog[open] [data-testid=coin-pair-help]")
+    app.set_qty("1")
+    app.wait.until(lambda d: "USDT" in app.text("dialog[open] [data-testid=refusal]"))
+    app.set_qty("0.01")
+    app.wait.until(lambda d: "USDT" in app.text("dialog[open] [data-testid=estimate-total]")
+                   and not app.text("dialog[open] [data-testid=refusal]"))
+    assert coins_shown(app.text("dialog[open] [data-testid=crypto-fee]"))
+    assert coins_shown(app.text("dialog[open] [data-testid=receive]"))[0] == Decimal("0.009975")
+    assert "USDT" in app.text("dialog[open] p.available")
+    if chinese:
+        assert english_left(app, "dialog[open]") == []
+    app.shot(f"crypto-pair-sheet-{'zh' if chinese else 'en'}")
+    app.click("dialog[open] form.trade-form button[type=submit]")
+    app.visible("dialog[open] .confirm-step")
+    assert "USDT" in app.text("dialog[open] .confirm-step")
+    app.click("dialog[open] .confirm-step button.primary")
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+
+    # The bitcoin is held as BTC/USD, shown on the pair's page; no dollars moved.
+    app.wait.until(lambda d: coins_shown(app.text(".position")))
+    assert coins_shown(app.text(".position"))[0] == Decimal("0.009975")
+    detail = app.api("GET", f"/accounts/{account['id']}")["body"]
+    assert Decimal(detail["cash"]) == cash
+    assert {p["symbol"] for p in detail["positions"]} >= {"BTC/USD", "USDT/USD"}
+    if chinese:
+        assert english_left(app) == []
 
 
 def test_a_coin_is_backtested_on_its_24_7_days(driver, saturday):

@@ -22,6 +22,7 @@ SCREENS = [
     ("stock/AAPL", ".stock-title h1"),
     ("stock/600519", ".stock-title h1"),
     ("stock/BTC%2FUSD", ".stock-title h1"),  # a coin: around the clock, its book, steps and fees
+    ("stock/BTC%2FUSDT", ".stock-title h1"),  # a coin pair: priced and paid in tether
     ("stock/USD.CNH", ".stock-title h1"),  # a currency pair: the forex week, its book, converting by transfer
     ("explore", "main h1"),
     ("orders", "main h1"),

@@ -30,6 +30,12 @@ extension Shard {
     /// The market a request's placement sees (`prepareMarket`): its symbol's, or for a multi-leg order every leg's
     /// contract's and the underlying's.
     func prepareMarkets(for request: OrderRequest) async throws(BrokerageError) {
+        // A pair priced in another coin is paid from, and received into, its coins' dollar pairs: the quote coin's
+        // price values the fill in dollars.
+        if let pair = directory.entry(request.symbol)?.instrument.coinPair {
+            _ = try await prepareMarket(for: pair.baseLeg)
+            _ = try await prepareMarket(for: pair.quoteLeg)
+        }
         guard request.orderClass == .mleg, let legs = request.legs else {
             _ = try await prepareMarket(for: request.symbol)
             return
@@ -131,7 +137,10 @@ extension Shard {
     func interests() -> [String] {
         let instruments = Set(engine.instrumentsWithWorkingOrders).union(rules.book.instruments)
             .union(alerts.book.instruments)
-        return instruments.map { engine.instrument($0).symbol }.sorted()
+        var symbols = Set(instruments.map { engine.instrument($0).symbol })
+        // A coin pair's working orders are valued at the quote coin's dollar price: keep it current too.
+        for id in instruments { if let pair = engine.instrument(id).coinPair { symbols.insert(pair.quoteLeg) } }
+        return symbols.sorted()
     }
 
     /// One pump tick for this shard: the day's due auctions, day-order expiry, rule and alert lifetimes, then each

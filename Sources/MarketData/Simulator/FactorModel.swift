@@ -327,6 +327,20 @@ struct LatentPath: Sendable {
         case stock(StockPath)
         /// An index basket's level, shifted (a fund that tracks the index at a fraction of its level).
         case basket(IndexBasket, shift: Double)
+        /// One path's level over another's: a coin priced in another coin (BTC/USDT is BTC/USD ÷ USDT/USD), so the
+        /// pairs never drift apart.
+        case ratio(RatioPath)
+    }
+
+    /// Two paths, one over the other (a class: the enum holds it by reference, as an `indirect` case would).
+    final class RatioPath: Sendable {
+        let top: LatentPath
+        let bottom: LatentPath
+
+        init(_ top: LatentPath, over bottom: LatentPath) {
+            self.top = top
+            self.bottom = bottom
+        }
     }
 
     /// A stable key per instrument, from which every other draw about it (ranges, volumes, prints) is hashed.
@@ -338,6 +352,9 @@ struct LatentPath: Sendable {
         switch source {
         case .stock(let path): return path.variance.squareRoot()
         case .basket(let basket, _): return basket.dailyVolatility
+        case .ratio(let ratio):
+            let (top, bottom) = (ratio.top.dailyVolatility, ratio.bottom.dailyVolatility)
+            return (top * top + bottom * bottom).squareRoot()
         }
     }
 
@@ -346,6 +363,9 @@ struct LatentPath: Sendable {
         switch source {
         case .stock(let path): return path.logLevel(day: day, fraction: fraction)
         case .basket(let basket, let shift): return basket.logLevel(day: day, fraction: fraction) + shift
+        case .ratio(let ratio):
+            return ratio.top.logLevel(day: day, fraction: fraction)
+                - ratio.bottom.logLevel(day: day, fraction: fraction)
         }
     }
 
@@ -355,6 +375,10 @@ struct LatentPath: Sendable {
         case .stock(let path): return path.logLevels(day: day, fractions: fractions)
         case .basket(let basket, let shift):
             return basket.logLevels(day: day, fractions: fractions).map { $0 + shift }
+        case .ratio(let ratio):
+            let (top, bottom) = (ratio.top, ratio.bottom)
+            return zip(top.logLevels(day: day, fractions: fractions), bottom.logLevels(day: day, fractions: fractions))
+                .map { $0 - $1 }
         }
     }
 
@@ -363,6 +387,7 @@ struct LatentPath: Sendable {
         switch source {
         case .stock(let path): return path.activity(day: day)
         case .basket(let basket, _): return basket.activity(day: day)
+        case .ratio(let ratio): return ratio.top.activity(day: day)
         }
     }
 }

@@ -16,7 +16,15 @@ extension SimulatedProfile {
 
     init(crypto entry: DirectoryEntry, model: SimulationModel) {
         let instrument = entry.instrument
-        let calibration = CryptoCalibration.coins[entry.symbol] ?? .altcoin
+        // A pair priced in another coin follows its two coins' dollar paths: BTC/USDT is BTC/USD ÷ USDT/USD at every
+        // instant. It trades less than either (a seventh of the base coin's dollar volume) at a wider spread.
+        let coins = instrument.coinPair.map {
+            (
+                base: CryptoCalibration.coins[$0.baseLeg] ?? .altcoin,
+                quote: CryptoCalibration.coins[$0.quoteLeg] ?? .altcoin
+            )
+        }
+        let calibration = CryptoCalibration.coins[entry.symbol] ?? coins?.base ?? .altcoin
         symbol = entry.symbol
         market = instrument.market
         tick = instrument.tick
@@ -26,25 +34,49 @@ extension SimulatedProfile {
         isWarrantRightOrUnit = false
         grid = .crypto
         let key = CounterRandom.hash(model.configuration.seed, CounterRandom.key(entry.symbol))
-        func z(_ salt: UInt64) -> Double { CounterRandom.normal(CounterRandom.hash(key, salt)) }
-        anchor = calibration.anchor
+        anchor = coins.map { $0.base.anchor / $0.quote.anchor } ?? calibration.anchor
         capitalisation = calibration.capitalisation
         tier = SizeTier(capitalisationUSD: calibration.capitalisation)
         // A lot is a round amount worth about $1,000 (0.01 BTC, 0.1 ETH), on the pair's quantity steps.
         let increment: Quantity =
             if case .fractional(_, let step) = instrument.lot { step } else { FixedDecimal(units: 1, exponent: 4) }
-        let round = Self.powerOfTen(below: 1_000 / anchor)
+        let dollars = coins.map { $0.base.anchor } ?? anchor
+        let round = Self.powerOfTen(below: 1_000 / dollars)
         lotSize = max(round, increment)
         lotLevel = Quantize.level(lotSize)
         bookLot = lotSize
         lot = 1
+        if let pair = instrument.coinPair, let coins {
+            path = LatentPath(
+                key: key,
+                source: .ratio(
+                    LatentPath.RatioPath(
+                        Self.cryptoPath(pair.baseLeg, calibration: coins.base, model: model),
+                        over: Self.cryptoPath(pair.quoteLeg, calibration: coins.quote, model: model))))
+            baseVolume = coins.base.dailyDollarVolume / 7 / coins.base.anchor
+        } else {
+            path = Self.cryptoPath(entry.symbol, calibration: calibration, model: model)
+            baseVolume = calibration.dailyDollarVolume / anchor
+        }
+        let spread = calibration.spreadBasisPoints * (coins == nil ? 1 : 1.5)
+        let tickLevel = Quantize.level(instrument.tick.tick(at: Quantize.price(anchor, tick: instrument.tick)))
+        spreadTicks = max(1, Int((spread / 10_000 * anchor / tickLevel).rounded()))
+        haltRule = nil
+    }
+
+    /// A coin's dollar path: a share of the common crypto factor and its own fat-tailed walk, on every day of the
+    /// year. Keyed by the pair's symbol, so `BTC/USD`'s path is the same wherever it is made.
+    static func cryptoPath(_ symbol: String, calibration: CryptoCalibration, model: SimulationModel) -> LatentPath {
+        let key = CounterRandom.hash(model.configuration.seed, CounterRandom.key(symbol))
+        func z(_ salt: UInt64) -> Double { CounterRandom.normal(CounterRandom.hash(key, salt)) }
         let factors = model.cryptoFactors
         let market = factors.crypto()
         // Daily (calendar-day) volatility from the annual figure: the path's days are every day of the year.
         let sigma = calibration.annualVolatility / 365.0.squareRoot()
         let marketLoading = sigma * calibration.factorShare.squareRoot()
         let ownLoading = sigma * (1 - calibration.factorShare).squareRoot()
-        path = LatentPath(
+        let grid = SessionGrid.crypto
+        return LatentPath(
             key: key,
             source: .stock(
                 StockPath(
@@ -52,11 +84,7 @@ extension SimulatedProfile {
                     ownLoading: ownLoading, market: market, marketLoading: marketLoading, sector: nil,
                     sectorLoading: 0, drift: calibration.factorShare == 0 ? 0 : 0.00002 * z(3), factors: factors,
                     earnings: nil, grid: .crypto,
-                    anchorLevel: anchor, anchorDay: grid.dayIndex(Self.anchorDate))))
-        baseVolume = calibration.dailyDollarVolume / anchor
-        let tickLevel = Quantize.level(instrument.tick.tick(at: Quantize.price(anchor, tick: instrument.tick)))
-        spreadTicks = max(1, Int((calibration.spreadBasisPoints / 10_000 * anchor / tickLevel).rounded()))
-        haltRule = nil
+                    anchorLevel: calibration.anchor, anchorDay: grid.dayIndex(Self.anchorDate))))
     }
 
     /// The largest power of ten at or below `amount` (at least 10⁻⁹), exactly.

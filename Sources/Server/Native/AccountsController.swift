@@ -280,6 +280,11 @@ struct AccountsController {
             do { quote = try await market.feed.quote(entry.symbol) } catch { throw APIError(feed: error) }
             price = (side == .buy ? quote.asks.best?.price : quote.bids.best?.price) ?? quote.last
         }
+        if entry.instrument.kind == .crypto, entry.instrument.coinPair != nil {
+            return try await coinEstimate(
+                record, summary: summary, entry: entry, side: side, qty: requested, price: price, limit: explicit,
+                notional: notional != nil, type: request.query("type"), context: context)
+        }
         if let pair = entry.instrument.currencyPair {
             return try await forexEstimate(
                 record, summary: summary, symbol: entry.symbol, pair: pair, side: side, qty: requested, price: price,
@@ -303,12 +308,7 @@ struct AccountsController {
         // receives — coins less on a purchase, dollars less on a sale.
         var received = side == .buy ? qty : value - feeTotal
         if entry.instrument.kind == .crypto {
-            var role = LiquidityRole.taker
-            if let explicit, request.query("type") != "market" {
-                let quote = try? await market.feed.quote(entry.symbol)
-                let far = side == .buy ? quote?.asks.best?.price : quote?.bids.best?.price
-                if let far, side == .buy ? explicit < far : explicit > far { role = .maker }
-            }
+            let role = await feeRole(entry.symbol, side: side, limit: explicit, type: request.query("type"))
             let volume = account.cryptoVolume.trailing(before: date)
             let (coin, money) = account.fees.crypto.charge(
                 side: side, role: role, volume: volume, qty: qty, value: value, currency: account.currency)
@@ -365,6 +365,16 @@ struct AccountsController {
             "sellable": .decimal(sellable), "round_lot": .int(entry.roundLot), "short_sale": .bool(shortSale),
             "short_qty": .decimal(held.isNegative ? held.magnitude : .zero),
         ]).response(headers: [.cacheControl: "no-store"])
+    }
+
+    /// The role a crypto order's fee is charged at: the taker's, unless a limit rests away from the far side of the
+    /// book (the maker's).
+    func feeRole(_ symbol: String, side: OrderSide, limit: Price?, type: String?) async -> LiquidityRole {
+        guard let limit, type != "market" else { return .taker }
+        let quote = try? await market.feed.quote(symbol)
+        let far = side == .buy ? quote?.asks.best?.price : quote?.bids.best?.price
+        guard let far else { return .taker }
+        return (side == .buy ? limit < far : limit > far) ? .maker : .taker
     }
 
     /// The order the trade sheet would place, for checking it: `type` market (no price), limit or stop_limit (at

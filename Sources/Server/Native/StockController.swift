@@ -20,7 +20,7 @@ struct StockController {
     }
 
     /// A pair's steps, as its trade sheet and page show them (null for anything else): the smallest order, the step of
-    /// a quantity and of a price.
+    /// a quantity and of a price, and the coin a coin pair is priced in.
     static func cryptoSteps(_ instrument: Instrument) -> JSONValue {
         guard instrument.kind == .crypto, case .fractional(let minimum, let increment) = instrument.lot else {
             return .null
@@ -29,6 +29,8 @@ struct StockController {
             "coin": .string(String(instrument.symbol.prefix { $0 != "/" })),
             "min_order_size": .decimal(minimum), "min_trade_increment": .decimal(increment),
             "price_increment": .decimal(instrument.tick.tick(at: .one)),
+            // A pair priced in another coin (BTC/USDT): prices are in that coin, and it pays.
+            "quote_coin": .text(instrument.coinPair?.quote),
         ])
     }
 

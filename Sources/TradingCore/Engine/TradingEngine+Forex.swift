@@ -58,26 +58,28 @@ extension TradingEngine {
                 }) ?? nil
         else { return }
         guard
-            let (cumulativeQty, leavesQty, complete) = orders.update(
-                orderID,
-                { order in
-                    order.filledQty += qty
-                    order.filledValue += price.multiplied(by: qty)
-                    order.updatedAt = time
-                    order.status = order.status.after(.partialFill) ?? order.status
-                    return (order.filledQty, order.leavesQty, order.filledQty >= (order.qty ?? .zero))
-                })
+            let (cumulativeQty, leavesQty, complete) = recordExecution(
+                orderID, qty: qty, value: price.multiplied(by: qty), at: time)
         else { return }
         let fill = Fill(
             executionID: ExecutionID(newIdentifier(at: time)), orderID: orderID, instrument: order.instrument,
             symbol: order.symbol, side: order.side, qty: qty, price: price, value: value,
             cumulativeQty: cumulativeQty, leavesQty: leavesQty, tradingDate: date, realizedPnL: realized, pair: pair)
         record(.fill(fill), cashChange: cashChange, account: order.accountID, at: time)
-        if complete {
-            finish(orderID, .fill, reason: nil, at: time, fill: fill)
-        } else {
-            reserve(orderID)
-            publish(.partialFill, orderID, at: time, fill: fill)
+        settle(orderID, filled: fill, complete: complete, at: time)
+    }
+
+    /// An execution on an order for a quantity (a currency or coin pair's): its filled quantity and value grow, it is
+    /// partly filled (or stays filled), complete once the quantity is reached. Nil when the order is gone.
+    mutating func recordExecution(_ orderID: OrderID, qty: Quantity, value: FixedDecimal, at time: Timestamp)
+        -> (cumulativeQty: Quantity, leavesQty: Quantity?, complete: Bool)?
+    {
+        orders.update(orderID) { order in
+            order.filledQty += qty
+            order.filledValue += value
+            order.updatedAt = time
+            order.status = order.status.after(.partialFill) ?? order.status
+            return (order.filledQty, order.leavesQty, order.filledQty >= (order.qty ?? .zero))
         }
     }
 }

@@ -359,6 +359,9 @@ extension TradingEngine {
         if let pair = instruments[Int(order.instrument.index)].currencyPair {
             return forexExecutionStep(order, account: account, available: available, price: price, pair: pair)
         }
+        if let pair = instruments[Int(order.instrument.index)].coinPair {
+            return coinExecutionStep(order, account: account, available: available, price: price, pair: pair)
+        }
         let currency = account.currency
         let fractional = order.notional != nil || !(order.qty?.isInteger ?? true)
         var qty: Quantity
@@ -445,6 +448,10 @@ extension TradingEngine {
         if let pair = instrument.currencyPair {
             return bookForex(orderID, order, qty: qty, price: price, pair: pair, date: date, at: time)
         }
+        if let pair = instrument.coinPair {
+            return bookCoinPair(
+                orderID, order, qty: qty, price: price, pair: pair, date: date, role: role, at: time)
+        }
         // Reservations go first (the fill and the reservation of what remains replace them); then the account
         // changes in place.
         releaseReservations(orderID)
@@ -498,6 +505,12 @@ extension TradingEngine {
                 account: order.accountID, at: time)
         }
         resizeTwin(of: orderID)
+        settle(orderID, filled: fill, complete: complete, at: time)
+    }
+
+    /// After an execution is booked: a complete order is finished (filled, off the book); the rest of a partly filled
+    /// one holds back what it still needs, and its update says the fill.
+    mutating func settle(_ orderID: OrderID, filled fill: Fill, complete: Bool, at time: Timestamp) {
         if complete {
             finish(orderID, .fill, reason: nil, at: time, fill: fill)
         } else {

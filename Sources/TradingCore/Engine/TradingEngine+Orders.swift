@@ -363,6 +363,10 @@ extension TradingEngine {
             let held = forexReservation(ReservationTerms(order), side: order.side, pair: pair, instrument: instrument)
             return (order.instrument, held, .zero)
         }
+        if let pair = instrument.coinPair {
+            let held = coinReservation(ReservationTerms(order), side: order.side, pair: pair, instrument: instrument)
+            return (held?.position ?? order.instrument, .zero, held?.qty ?? .zero)
+        }
         let (fees, currency) = (account.fees(for: instrument), account.currency)
         var cash = FixedDecimal.zero
         var shares = FixedDecimal.zero
@@ -406,8 +410,13 @@ extension TradingEngine {
         else { return }
         guard !cash.isZero || shares.isPositive else { return }
         let paid = instruments[Int(ordered.index)].currencyPair?.paid(side)
-        // A call write's shares are held in the underlying's position.
-        let instrument = intent == .sellToOpen && shares.isPositive ? coveringStock(of: ordered) ?? ordered : ordered
+        // A call write's shares are held in the underlying's position; a coin pair's coins in their dollar pairs'.
+        let instrument: InstrumentID
+        if let pair = instruments[Int(ordered.index)].coinPair, let paying = symbols[pair.paidLeg(side)] {
+            instrument = paying
+        } else {
+            instrument = intent == .sellToOpen && shares.isPositive ? coveringStock(of: ordered) ?? ordered : ordered
+        }
         withAccount(accountID) { account in
             if !cash.isZero { account.hold(-cash, in: paid ?? account.currency) }
             if shares.isPositive, let p = account.positions.index(forKey: instrument) {

@@ -42,4 +42,50 @@ extension OrderValidator {
                 facts: .init("crypto.no_balance", ["coin": coin, "requested": requested, "symbol": symbol]))
         }
     }
+
+    /// An order on a pair priced in another coin (`BTC/USDT`): Alpaca's crypto rules, then a quantity (a notional
+    /// is in dollars, which such a pair is not priced in), the pair's steps and ticks, and enough of the coin it
+    /// pays with — the quote coin for a purchase, the base coin for a sale — free of other orders.
+    func validateCoinPair(_ r: OrderRequest, pair: CoinPair) throws(OrderRejection) {
+        try validateCrypto(r)
+        if r.notional != nil {
+            throw OrderRejection(
+                .invalidInput,
+                "\(pair) is priced in \(pair.quote), not dollars: give qty (in \(pair.base)) instead of notional",
+                facts: .init(
+                    "crypto.coin_pair_notional", ["symbol": pair.description, "quote": pair.quote, "base": pair.base]))
+        }
+        try validateTerms(r)
+        guard let funds = coinFunds else {
+            throw OrderRejection(
+                .unsupported, "\(pair) cannot be traded here: \(pair.baseLeg) and \(pair.quoteLeg) must be listed too")
+        }
+        let needsMarketPrice = r.side == .buy && r.type == .market
+        if !funds.rateKnown || (needsMarketPrice && market.bestAsk == nil && market.lastTrade == nil) {
+            let symbol = funds.rateKnown ? pair.description : pair.quoteLeg
+            throw OrderRejection(
+                .noQuote, "no market price for \(symbol) yet; try again in a moment",
+                facts: .init("no_quote", ["symbol": symbol]))
+        }
+        // Quote coins change hands exactly: price × qty must fit the nine places amounts keep.
+        let price = r.limitPrice ?? market.bestAsk ?? market.lastTrade ?? .zero
+        if let qty = r.qty,
+            price.multiplied(by: qty) != price.multiplied(by: qty, places: FixedDecimal.scale, rule: .down)
+        {
+            throw OrderRejection(
+                .invalidInput, "qty × price of \(pair) must come to at most nine decimal places",
+                facts: .init("crypto.coin_pair_precision", ["symbol": pair.description]))
+        }
+        guard funds.needed <= funds.available else {
+            throw OrderRejection(
+                .insufficientQty,
+                "insufficient balance for \(funds.coin) (requested: \(funds.needed), available: \(Swift.max(.zero, funds.available)))",
+                facts: .init(
+                    "crypto.coin_balance",
+                    [
+                        "coin": funds.coin, "requested": funds.needed.description,
+                        "available": Swift.max(.zero, funds.available).description, "symbol": pair.description,
+                    ]))
+        }
+    }
 }

@@ -45,6 +45,18 @@ struct OrderValidator {
     /// For a sale of an option contract: the cash and shares it adds to what the account's written contracts require
     /// (`SpreadRule`) if it fills whole. None otherwise.
     var optionNeeds = SpreadRule.Requirement.none
+    /// For an order on a coin pair (`BTC/USDT`): the coin it pays with and how much of it is free and needed. Nil
+    /// otherwise, and when the pair's coins are not registered with the engine.
+    var coinFunds: CoinFunds?
+
+    struct CoinFunds {
+        /// The coin paid with (`USDT` for a purchase of BTC/USDT, `BTC` for a sale).
+        var coin: String
+        var needed: Quantity
+        var available: Quantity
+        /// Whether the quote coin has a dollar price (without one a fill cannot be valued).
+        var rateKnown: Bool
+    }
 
     func validate(_ r: OrderRequest) throws(OrderRejection) {
         // Currency pairs pay in one currency and receive another: their own rules (`validateForex`).
@@ -63,16 +75,10 @@ struct OrderValidator {
                         "account_currency": account.currency.rawValue,
                     ]))
         }
+        if let pair = instrument.coinPair { return try validateCoinPair(r, pair: pair) }
         if let contract = instrument.option { try validateOption(r, contract: contract) }
         if instrument.kind == .crypto { try validateCrypto(r) }
-        try validateQuantity(r)
-        try validatePrices(r)
-        try validateGameRules(r)
-        try validateTimeInForce(r)
-        try validateOrderClass(r)
-        try validateClientOrderID(r)
-        try validatePriceLimits(r)
-        try validateLots(r)
+        try validateTerms(r)
         switch intent {
         case .sellToClose:
             try validateSellable(r)
@@ -88,6 +94,19 @@ struct OrderValidator {
         }
         // (Crypto trades are not day trades: the pattern day trader rule counts securities.)
         if !r.isLiquidation, instrument.kind != .crypto { try validateDayTrading() }
+    }
+
+    /// The order's own terms, before the money and shares it needs: quantity, prices, a game's rules, time in force,
+    /// class, client order id, price limits and lots.
+    func validateTerms(_ r: OrderRequest) throws(OrderRejection) {
+        try validateQuantity(r)
+        try validatePrices(r)
+        try validateGameRules(r)
+        try validateTimeInForce(r)
+        try validateOrderClass(r)
+        try validateClientOrderID(r)
+        try validatePriceLimits(r)
+        try validateLots(r)
     }
 
     // MARK: Magnitudes
@@ -593,7 +612,9 @@ extension TradingEngine {
         try OrderValidator.checkMagnitudes(request, configuration: configuration)
         let validator = validator(account: account, instrument: id, request: request, at: time)
         try validator.validate(request)
-        let opens = validator.intent == .buyToOpen || validator.intent == .sellToOpen
+        // (A coin pair's order holds coins, worked out when it is reserved.)
+        let opens =
+            (validator.intent == .buyToOpen || validator.intent == .sellToOpen) && validator.coinFunds == nil
         return (validator.intent, opens ? validator.buyCost : nil)
     }
 
@@ -607,12 +628,16 @@ extension TradingEngine {
         let alwaysOpen = configuration.sessions == .alwaysOpen
         let local = sessionCache.localDate(instrument.calendar, at: time)
         let band = bandIsCurrent(id, at: time) ? books[i].band : nil
-        let intent = PositionIntent(side: request.side, held: account.positions[id]?.qty ?? .zero)
+        // A coin pair opens or closes the position of its base coin's dollar pair.
+        let coins = instrument.coinPair.flatMap { coinLegs($0) }
+        let intent = PositionIntent(side: request.side, held: account.positions[coins?.base ?? id]?.qty ?? .zero)
         // The cost the order would reserve, computed exactly as the engine will reserve it.
         let terms = ReservationTerms(request, instrument: id)
         let cost: FixedDecimal =
             if let pair = instrument.currencyPair {
                 forexReservation(terms, side: request.side, pair: pair, instrument: instrument)
+            } else if instrument.coinPair != nil {
+                .zero
             } else {
                 switch intent {
                 case .buyToOpen:
@@ -630,7 +655,9 @@ extension TradingEngine {
                 }
             }
         // (Selling a long contract may spend too: when it covers a written one, cash must take its place.)
-        let spends = instrument.option != nil || (intent != .sellToClose && intent != .buyToClose)
+        let spends =
+            instrument.coinPair == nil
+            && (instrument.option != nil || (intent != .sellToClose && intent != .buyToClose))
         var validator = OrderValidator(
             configuration: configuration, account: account, instrumentID: id, instrument: instrument, time: time,
             market: OrderValidator.MarketMoment(
@@ -650,6 +677,17 @@ extension TradingEngine {
                 ?? false,
             gameEquity: !account.inGame || account.gameRules?.maximumPositionPercent == nil
                 ? nil : account.equity(marks: mark))
+        if let pair = instrument.coinPair, let legs = coins {
+            let paying = account.positions[request.side == .buy ? legs.quote : legs.base]
+            let needed =
+                request.side == .buy
+                ? coinReservation(terms, side: .buy, pair: pair, instrument: instrument)?.qty ?? .zero
+                : request.qty ?? .zero
+            validator.coinFunds = OrderValidator.CoinFunds(
+                coin: request.side == .buy ? pair.quote : pair.base, needed: needed,
+                available: (paying?.qty ?? .zero) - (paying?.reservedForSale ?? .zero),
+                rateKnown: dollarRate(pair) != nil)
+        }
         if let contract = instrument.option, intent == .sellToOpen || intent == .sellToClose {
             // What the sale adds to the written contracts' requirement; below level 3 a write is covered by shares
             // and cash alone.

@@ -46,6 +46,9 @@ export async function render(view, [symbolParam], scope) {
   // A crypto pair: its coin ("BTC"), steps (smallest order, quantity and price steps) from the profile.
   const coin = quote.kind === 'crypto' ? (profile?.crypto?.coin ?? F.coinOf(symbol)) : null;
   const steps = profile?.crypto ?? null;
+  // A pair priced in another coin (BTC/USDT): its prices are in that coin; what it holds is the base coin's dollar pair.
+  const quoteCoin = steps?.quote_coin ?? null;
+  const priceText = (x) => (quoteCoin ? `${F.price(x)} ${quoteCoin}` : F.currencySymbol(currency) + F.price(x));
   // A currency pair (`EUR.USD`): its two currencies.
   const pair = quote.kind === 'forex' ? symbol.split('.') : null;
   const showDepth = quote.market === 'cn' || !!coin || !!pair;
@@ -64,7 +67,7 @@ export async function render(view, [symbolParam], scope) {
   const star = h('button.icon-button.star', { type: 'button' });
   const alertBell = h('button.icon-button.alert-bell', {
     type: 'button', 'aria-label': t('stock.alert_label', { symbol }), title: t('stock.alert_title'),
-    onclick: () => openAlertSheet(symbol, { currency, last: quote.last, onCreated: showAlerts }),
+    onclick: () => openAlertSheet(symbol, { currency: quoteCoin ?? currency, last: quote.last, onCreated: showAlerts }),
   }, icon('M6 8a6 6 0 1 1 12 0c0 7 3 8 3 8H3s3-1 3-8M10 20a2 2 0 0 0 4 0M19 3v4M17 5h4'));
   // The bell says when the stock already has alerts (a count on it, and in its label).
   async function showAlerts() {
@@ -113,7 +116,7 @@ export async function render(view, [symbolParam], scope) {
   /** Only the price line changes with each quote (the star keeps its focus). */
   function renderHead() {
     clear(priceLine,
-      h('span.price', { dataset: { testid: 'price' } }, F.currencySymbol(currency) + F.price(quote.last)),
+      h('span.price', { dataset: { testid: 'price' } }, priceText(quote.last)),
       change(quote.change, `${F.signedNumber(quote.change)} (${F.percent(quote.change_percent)})`));
   }
 
@@ -214,7 +217,8 @@ export async function render(view, [symbolParam], scope) {
     try {
       const detail = await api.get(`/accounts/${api.enc(account.id)}`);
       store.updateAccount(detail);
-      held = (detail.positions ?? []).find((p) => p.symbol === symbol) ?? null;
+      const holding = quoteCoin ? `${coin}/USD` : symbol;
+      held = (detail.positions ?? []).find((p) => p.symbol === holding) ?? null;
       renderPosition();
     } catch (error) { if (!held) clear(position, failure(error, loadPosition)); }
   }
@@ -261,10 +265,10 @@ export async function render(view, [symbolParam], scope) {
         [t('stock.forex.hours'), t('stock.forex.hours_text')]);
     }
     if (steps) {
-      rows.push([t('stock.crypto.kind'), t('stock.crypto.pair', { coin, currency })],
+      rows.push([t('stock.crypto.kind'), t('stock.crypto.pair', { coin, currency: quoteCoin ?? currency })],
         [t('stock.crypto.min_order'), F.holdingQty(symbol, steps.min_order_size)],
         [t('stock.crypto.increment'), F.holdingQty(symbol, steps.min_trade_increment)],
-        [t('stock.crypto.price_increment'), F.money(steps.price_increment, currency, Math.max(2, (steps.price_increment.split('.')[1] ?? '').length))],
+        [t('stock.crypto.price_increment'), quoteCoin ? `${F.coins(steps.price_increment)} ${quoteCoin}` : F.money(steps.price_increment, currency, Math.max(2, (steps.price_increment.split('.')[1] ?? '').length))],
         [t('stock.crypto.fees'), t('stock.crypto.fees_text')]);
     }
     // GICS sectors are a fixed list we translate; an industry is the data's own words (GICS sub-industry or the

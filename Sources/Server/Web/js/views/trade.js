@@ -2,7 +2,9 @@
 // shares, a confirmation step, and clear messages. Bad input is a toast and the sheet stays open; server
 // rejections (lot size, T+1, price limits, market closed) are shown verbatim. A crypto pair (`steps` given) trades
 // around the clock: a quantity of the coin or an amount of money, market, limit or stop-limit orders good until
-// canceled or immediate-or-cancel, and its fee (in what the trade receives) in the estimate.
+// canceled or immediate-or-cancel, and its fee (in what the trade receives) in the estimate. A pair priced in another
+// coin (`steps.quote_coin`: BTC/USDT) is ordered by quantity only, and everything is said in coins: the quote coin paid
+// or received, the fee in the coin received, what the coin it pays with holds free.
 import * as api from '../api.js';
 import * as D from '../decimal.js';
 import * as F from '../format.js';
@@ -66,7 +68,9 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
   let lastEstimate = null;
   const currency = account.currency;
   const coin = steps?.coin ?? null;
-  // A coin is bought by quantity or by an amount of money (a market order).
+  const quoteCoin = steps?.quote_coin ?? null;
+  const inQuote = (x) => `${F.coins(x)} ${quoteCoin}`;
+  // A coin is bought by quantity or by an amount of money (a market order); a coin pair by quantity.
   let byAmount = false;
   const amountOf = (text) => (coin ? F.holdingQty(symbol, text) : F.shares(text));
 
@@ -85,7 +89,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
     const tif = h('select#tif', { name: 'time_in_force' }, (coin ? ['gtc', 'ioc'] : ['day', 'gtc']).map((v) => h('option', { value: v }, t(`trade.tif.${v}`))));
     const qtyLabel = h('label', { for: 'qty' });
     // A coin's quantity or money: the segmented switch, and all of a holding at once (a fee left it off the steps).
-    const unitGroup = coin ? segmented(t('trade.unit'), [['qty', coin], ['amount', currency]], 'qty', (unit) => {
+    const unitGroup = coin && !quoteCoin ? segmented(t('trade.unit'), [['qty', coin], ['amount', currency]], 'qty', (unit) => {
       byAmount = unit === 'amount';
       if (byAmount) type.value = 'market';
       refresh();
@@ -112,9 +116,10 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
       h('p.field-help#order-note-help', t('trade.note_help'))) : null;
     const form = h('form.trade-form', { novalidate: true },
       sideGroup,
-      h('p.sub', t('trade.last', { name: F.displayName(quote), price: F.currencySymbol(currency) + F.price(quote.last) })),
+      h('p.sub', t('trade.last', { name: F.displayName(quote), price: quoteCoin ? `${F.price(quote.last)} ${quoteCoin}` : F.currencySymbol(currency) + F.price(quote.last) })),
+      quoteCoin ? h('p.field-help', { dataset: { testid: 'coin-pair-help' } }, t('trade.coin_pair_help', { symbol, quote: quoteCoin, base: coin })) : null,
       field('type', t('trade.order_type'), type, typeHelp),
-      coin ? unitGroup : null,
+      unitGroup,
       h('div.field', { dataset: { field: 'qty' } }, qtyLabel, qty, allButton,
         coin ? h('p.field-help', t('trade.crypto_help', { min: F.holdingQty(symbol, steps.min_order_size), step: F.coins(steps.min_trade_increment) }))
           : quote.market === 'cn' ? h('p.field-help', t('trade.cn_help')) : null),
@@ -174,6 +179,7 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
       } catch { lastEstimate = null; }
       if (!lastEstimate) { clear(estimate, h('div', h('dt', t('trade.estimated_total')), h('dd', '—'))); refusal.textContent = ''; return; }
       const e = lastEstimate;
+      if (quoteCoin) return showCoinEstimate(e);
       refusal.textContent = e.refusal
         ? e.refusal + (e.most != null && D.sign(D.parse(e.most)) > 0 && D.cmp(D.parse(e.qty), D.parse(e.most)) > 0
           ? ' ' + t(side === 'buy' ? 'trade.most_buy' : 'trade.most_sell', { shares: amountOf(e.most) }) : '')
@@ -194,6 +200,22 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
         : t('trade.sellable', { qty: coin ? F.holdingQty(symbol, e.sellable) : F.qty(e.sellable) }));
     }, 150);
 
+    /** A coin pair's estimate: the coins paid and received, the fee in the coin received, what is free to pay with. */
+    function showCoinEstimate(e) {
+      refusal.textContent = e.refusal
+        ? e.refusal + (D.sign(D.parse(e.most)) > 0 && D.cmp(D.parse(e.qty), D.parse(e.most)) > 0
+          ? ' ' + t(side === 'buy' ? 'trade.most_buy' : 'trade.most_sell', { shares: amountOf(e.most) }) : '')
+        : '';
+      const [fee] = e.fees;
+      clear(estimate,
+        h('div', h('dt', `${amountOf(e.qty)} × ${F.price(e.price)}`), h('dd', inQuote(e.value))),
+        fee ? h('div.fee', h('dt', t(`trade.crypto_fee.${fee.liquidity === 'maker' ? 'maker' : 'taker'}`, { rate: F.percent(fee.rate, { fraction: true }).replace('+', '') })),
+          h('dd', { dataset: { testid: 'crypto-fee' } }, `${F.coins(fee.qty)} ${fee.coin}`)) : null,
+        h('div', h('dt', t('trade.receive')), h('dd', { dataset: { testid: 'receive' } }, `${F.coins(e.receives.amount)} ${e.receives.coin}`)),
+        h('div.total', h('dt', t('trade.you_pay')), h('dd', { dataset: { testid: 'estimate-total' } }, `${F.coins(e.pays.amount)} ${e.pays.coin}`)));
+      clear(available, t('trade.coin_available', { coin: e.available.coin, amount: `${F.coins(e.available.amount)} ${e.available.coin}` }));
+    }
+
     [qty, limit, stop, trail].forEach((i) => i.addEventListener('input', refresh));
     type.addEventListener('change', refresh);
     refresh();
@@ -212,6 +234,11 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
       let e;
       try { e = await fetchEstimate(); } catch (error) { toast(error.message, 'error'); review.disabled = false; return; }
       review.disabled = false;
+      // A coin pair's balance, steps and prices are the server's to check: its refusal says which.
+      if (quoteCoin) {
+        if (e?.refusal) { refusal.textContent = e.refusal; toast(e.refusal, 'error'); qty.focus(); return; }
+        return confirmStep(e);
+      }
       if (side === 'buy' && D.cmp(D.parse(e.total), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_money'), 'error'); return; }
       // A sale with no long position on a margin account is a short sale: it spends buying power, not shares.
       if (side === 'sell' && e.short_sale && D.cmp(D.parse(e.value), D.parse(e.buying_power)) > 0) { toast(t('trade.not_enough_power_short'), 'error'); return; }
@@ -231,6 +258,22 @@ export function openTradeSheet({ symbol, side: initialSide, quote, held, steps =
       if (kind === 'stop' || kind === 'stop_limit') body.stop_price = stop.value.trim();
       if (kind === 'trailing_stop') body.trail_percent = trail.value.trim();
       if (note?.value.trim()) body.note = note.value.trim();
+      if (quoteCoin) {
+        const [fee] = e.fees;
+        return showConfirmStep({ account, symbol, side, body, form, review, focus: qty, close, onDone,
+          summary: h('h3', t(`trade.summary.${side}`, { shares: what, symbol })),
+          details: [
+            h('div', h('dt', t('trade.order_type')), h('dd', t(`trade.type.${kind}`))),
+            body.limit_price ? h('div', h('dt', t('trade.limit_price')), h('dd', inQuote(body.limit_price))) : null,
+            body.stop_price ? h('div', h('dt', t('trade.stop_price')), h('dd', inQuote(body.stop_price))) : null,
+            fee ? h('div', h('dt', t('trade.fees')), h('dd', `${F.coins(fee.qty)} ${fee.coin}`)) : null,
+            body.note ? h('div.note', h('dt', t('trade.note')), h('dd', body.note)) : null,
+            h('div', h('dt', t('trade.receive')), h('dd', `${F.coins(e.receives.amount)} ${e.receives.coin}`)),
+            h('div.total', h('dt', t('trade.you_pay')), h('dd', `${F.coins(e.pays.amount)} ${e.pays.coin}`))],
+          said: (order) => (order.status === 'filled'
+            ? t(`trade.done.${side}`, { shares: amountOf(order.filled_qty), symbol })
+            : t(`trade.placed.${side}`, { shares: amountOf(order.qty), symbol, status: statusText(order.status) })) });
+      }
       showConfirmStep({ account, symbol, side, body, form, review, focus: qty, close, onDone,
         summary: h('h3', t(e.short_sale ? 'trade.summary.short' : `trade.summary.${side}`, { shares: what, symbol })),
         details: [
