@@ -104,6 +104,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Brokerage", "MarketData", "TradingCore", "JSON", "Backtest", "PapertradeKit", "PapertradeMCP",
+                "HeapInfo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -156,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "MemoryBench", dependencies: ["Brokerage", "MarketData", "TradingCore", "HeapInfo"],
             path: "benchmarks/MemoryBench"),
-        .target(name: "HeapInfo", path: "benchmarks/HeapInfo"),
+        .target(name: "HeapInfo", path: "Sources/HeapInfo"),
         .executableTarget(
             name: "ShardBench", dependencies: ["Brokerage", "MarketData", "TradingCore"],
             path: "benchmarks/ShardBench"),

@@ -38,6 +38,27 @@ struct ObservabilityTests {
         }
     }
 
+    @Test("/metrics reports the process's memory: resident pages, the heap in use, and what the allocator holds for it")
+    func memoryGauges() async throws {
+        PrometheusExport.bootstrap()
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                // 64 MB held (and written, so its pages are resident) while /metrics is read.
+                let held = [UInt8](repeating: 7, count: 64 << 20)
+                try await client.execute(uri: "/metrics", method: .get) { response in
+                    let text = String(buffer: response.body)
+                    let resident = Self.sample(text, "process_resident_memory_bytes") ?? 0
+                    let inUse = Self.sample(text, "papertrade_heap_in_use_bytes") ?? 0
+                    let heldByAllocator = Self.sample(text, "papertrade_heap_held_bytes") ?? 0
+                    #expect(inUse >= Double(held.count), "the 64 MB allocation is in the heap in use")
+                    #expect(heldByAllocator >= inUse, "the allocator holds at least what is in use")
+                    #expect(resident >= Double(held.count), "its written pages are resident")
+                }
+                #expect(held.last == 7)
+            }
+        }
+    }
+
     @Test("/metrics counts orders placed and rejected, journal commits, and requests by route")
     func metrics() async throws {
         PrometheusExport.bootstrap()
