@@ -107,6 +107,14 @@ struct CatalogueTests {
             AlertWording(text: Catalogue(.zhHans), currency: .usd).body(
                 up, price: FixedDecimal(151), level: FixedDecimal(149))
                 == "AAPL 在 3 根 15 分钟 K 线 内上涨 $2.00 或以上（自低点 $149.00），现价 $151.00。")
+        // A coin pair's prices are in its quote coin, not dollars.
+        let tether = PriceAlert(
+            id: AlertID(high: 1, low: 2), symbol: "BTC/USDT", condition: .greaterThan(.value(FixedDecimal(97_500))),
+            timeframe: .minute, createdAt: Timestamp(seconds: 0))
+        let tetherBody = AlertWording(text: Catalogue(.en), currency: .usd, coin: "USDT").body(
+            tether, price: FixedDecimal(97_612), level: nil)
+        #expect(tetherBody.contains("97,500.00 USDT") && tetherBody.contains("97,612.00 USDT"), "\(tetherBody)")
+        #expect(!tetherBody.contains("$"), "\(tetherBody)")
     }
 
     @Test("browser language tags map to the languages papertrade has")

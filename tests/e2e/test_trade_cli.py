@@ -9,6 +9,7 @@ import subprocess
 import threading
 import time
 import uuid
+from decimal import ROUND_HALF_EVEN, Decimal
 
 import requests
 
@@ -72,7 +73,6 @@ def test_a_market_buy_shows_in_positions_and_the_account(server):
     assert table[0].split()[:3] == ["SYMBOL", "QTY", "AVG"] and any(r.startswith("NVDA") for r in table[1:])
 
     after = json.loads(cli(server, "account", "--json").stdout)
-    from decimal import Decimal
     cost = Decimal(order["filled_qty"]) * Decimal(order["filled_avg_price"]) + Decimal(order["fees"])
     assert Decimal(after["cash"]) == Decimal(before["cash"]) - cost
     human = cli(server, "account").stdout
@@ -241,6 +241,15 @@ def test_a_crypto_pair_from_the_terminal(server):
     assert bought.returncode == 0, bought.stderr
     order = json.loads(bought.stdout)
     assert order["status"] == "filled" and order["time_in_force"] == "gtc", "a pair's orders are gtc by default"
+    # The positions table shows the coins exactly as held (to the pair's increment, 0.000000001 for bitcoin), and the
+    # average cost, value and profit to the cent, not to the many places a fractional quantity divides them into.
+    held = next(p for p in json.loads(cli(server, "positions", "--json").stdout) if p["symbol"] == "BTC/USD")
+    row = next(r for r in cli(server, "positions").stdout.splitlines() if r.startswith("BTC/USD")).split()
+    assert row[1] == held["qty"], (row, held)
+    cost, value, profit, today = row[2], row[4], row[5], row[7]
+    assert Decimal(cost) == Decimal(held["avg_entry_price"]).quantize(Decimal("0.01"), ROUND_HALF_EVEN), (row, held)
+    assert Decimal(value) == Decimal(held["market_value"]).quantize(Decimal("0.01"), ROUND_HALF_EVEN), (row, held)
+    assert all(len(x.split(".")[-1]) <= 2 for x in (cost, value, profit, today) if "." in x), row
     sold = cli(server, "sell", "BTC/USD", "0.0001")
     assert sold.returncode == 0 and "sell 0.0001 BTC/USD market (gtc): filled" in sold.stdout, sold.stdout + sold.stderr
     day = cli(server, "buy", "BTC/USD", "0.001", "--tif", "day")

@@ -173,6 +173,16 @@ def test_a_coin_pair_is_paid_for_in_tether_in_the_web_app(driver, saturday):
     if chinese:
         assert english_left(app) == []
 
+    # An alert on the pair says its prices in tether, on the alerts screen as on the sheet.
+    made = app.api("POST", "/alerts", {"symbol": "BTC/USDT", "condition": "greater_than", "value": "1000000"})
+    assert made["status"] == 201 and made["body"]["currency"] == "USDT", made
+    app.go("alerts")
+    app.wait.until(lambda d: "BTC/USDT" in app.text("[data-alert-id]"))
+    row = app.text("[data-alert-id]")
+    assert "1,000,000.00 USDT" in row and "$" not in row, row
+    if chinese:
+        assert english_left(app) == []
+
 
 def test_a_coin_is_backtested_on_its_24_7_days(driver, saturday):
     """The backtest service on a pair's simulated history: a close every UTC day (weekends included, no weekend

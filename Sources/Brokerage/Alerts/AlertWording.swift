@@ -5,8 +5,13 @@ import TradingCore
 struct AlertWording {
     let text: Catalogue
     let currency: Currency
+    /// The coin a coin pair's prices are in (USDT for BTC/USDT): "97,500.00 USDT" rather than dollars.
+    var coin: String? = nil
 
-    func money(_ p: Price) -> String { MoneyText.text(p, symbol: currency.symbol) }
+    func money(_ p: Price) -> String {
+        guard let coin else { return MoneyText.text(p, symbol: currency.symbol) }
+        return MoneyText.text(p, symbol: "") + " " + coin
+    }
 
     func title(_ alert: PriceAlert) -> String { text("alert.title", ["symbol": alert.symbol]) }
 

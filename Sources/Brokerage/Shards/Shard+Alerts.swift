@@ -89,9 +89,10 @@ extension Shard {
 
     /// Tells the owner of a triggered alert (with the next commit: its notification and the trigger record).
     func announce(_ trigger: AlertTrigger, of record: AlertRecord, instrument: InstrumentID, at now: Timestamp) {
+        let traded = engine.instrument(instrument)
         let wording = AlertWording(
-            text: Catalogue(languages.language(of: record.owner)),
-            currency: engine.instrument(instrument).market.currency)
+            text: Catalogue(languages.language(of: record.owner)), currency: traded.market.currency,
+            coin: traded.coinPair?.quote)
         pending.notify(
             record.owner, account: nil, kind: "alert", title: wording.title(trigger.alert),
             body: wording.body(trigger.alert, price: trigger.price, level: trigger.level), at: now)

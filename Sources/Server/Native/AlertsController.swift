@@ -239,9 +239,10 @@ struct AlertsController {
     func encode(_ record: AlertRecord) async -> JSONValue {
         let a = record.alert
         let price = try? await market.feed.quote(a.symbol).last
+        let instrument = market.directory.entry(a.symbol)?.instrument
         var o: [String: JSONValue] = [
             "id": .string(a.id.description), "symbol": .string(a.symbol),
-            "name": .text(market.directory.entry(a.symbol)?.instrument.name),
+            "name": .text(instrument?.name),
             "condition": .string(a.condition.name), "frequency": .string(a.frequency.rawValue),
             "timeframe": .string(a.timeframe.rawValue), "expires_at": .text(a.expiresAt?.description),
             "message": .text(a.message), "status": .string(record.status.rawValue),
@@ -249,7 +250,8 @@ struct AlertsController {
             "last_triggered_at": .text(record.lastTriggeredAt?.description),
             "last_triggered_price": .decimal(record.lastTriggeredPrice), "trigger_count": .int(record.triggerCount),
             "price": .decimal(price), "level": .decimal(await alertService.alertLevel(record)),
-            "currency": .text(market.directory.entry(a.symbol)?.instrument.market.currency.rawValue),
+            // The unit of its prices: the market's currency, or the coin a coin pair is priced in (USDT for BTC/USDT).
+            "currency": .text(instrument.flatMap { $0.coinPair?.quote ?? $0.market.currency.rawValue }),
         ]
         switch a.condition.operand {
         case .value(let v)?: o["value"] = .decimal(v)

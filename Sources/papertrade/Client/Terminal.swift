@@ -38,6 +38,30 @@ enum Terminal {
         value.map { ExactDecimal.text($0) } ?? "-"
     }
 
+    /// An amount of money to the cent for a column of values and profits (a coin position's value comes with as many
+    /// places as its quantity times its price: 49.9876543 → "49.99"; 25000 stays "25000").
+    static func money(_ value: Decimal?) -> String {
+        guard var value else { return "-" }
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 2, .bankers)
+        return ExactDecimal.text(rounded)
+    }
+
+    /// An average price for a column (a cost basis divided by a fractional quantity runs to many places): to the
+    /// cent from a dollar up, to eight places below (a coin priced in fractions of a cent keeps its digits).
+    static func averagePrice(_ value: Decimal?) -> String {
+        guard var value else { return "-" }
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &value, value.magnitude >= 1 ? 2 : 8, .bankers)
+        return ExactDecimal.text(rounded)
+    }
+
+    /// `money` with its sign (+1.25, -0.50).
+    static func signedMoney(_ value: Decimal?) -> String {
+        guard let value else { return "-" }
+        return (value > 0 ? "+" : "") + money(value)
+    }
+
     /// A fraction as a percentage with two decimals (0.0525 → "+5.25%").
     static func percent(fraction: Decimal?) -> String {
         guard let fraction else { return "-" }

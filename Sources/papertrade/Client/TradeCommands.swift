@@ -159,12 +159,12 @@ struct PositionsCommand: AsyncParsableCommand {
                     positions.map { p in
                         let tone = Terminal.tone(p.unrealizedPL)
                         return [
-                            p.symbol, Terminal.amount(p.qty), Terminal.amount(p.avgEntryPrice),
-                            Terminal.amount(p.currentPrice), Terminal.amount(p.marketValue),
-                            Terminal.paint(Terminal.signed(p.unrealizedPL), tone, market: p.market),
+                            p.symbol, Terminal.amount(p.qty), Terminal.averagePrice(p.avgEntryPrice),
+                            Terminal.amount(p.currentPrice), Terminal.money(p.marketValue),
+                            Terminal.paint(Terminal.signedMoney(p.unrealizedPL), tone, market: p.market),
                             Terminal.paint(Terminal.percent(fraction: p.unrealizedPLPercent), tone, market: p.market),
                             Terminal.paint(
-                                Terminal.signed(p.dayPL), Terminal.tone(p.dayPL),
+                                Terminal.signedMoney(p.dayPL), Terminal.tone(p.dayPL),
                                 market: p.market),
                         ]
                     }, right: [1, 2, 3, 4, 5, 6, 7]))

@@ -36,9 +36,12 @@ function windowWords(within, timeframe) {
   return t.count('window.bars', bars, { length: t(`alert.timeframe.${timeframe}`) });
 }
 
+/** A price in its unit: "$150.00", "¥12.30", or "97,500.00 USDT" for a coin pair priced in a coin. */
+export const priceIn = (v, currency) => (F.currencySymbol(currency) ? F.currencySymbol(currency) + F.price(v) : `${F.price(v)} ${currency ?? ''}`.trim());
+
 /** The alert's condition in words: "AAPL crosses up through $150.00 (once)", "AAPL 向上突破 $150.00（仅一次）". */
 export function describe(a, currency = a.currency) {
-  const money = (v) => F.currencySymbol(currency) + F.price(v);
+  const money = (v) => priceIn(v, currency);
   const values = {
     level: a.moving_average ? t('alert.words.moving_average', { n: a.moving_average }) : money(a.value),
     lower: money(a.lower), upper: money(a.upper), within: windowWords(a.within, a.timeframe),

@@ -1,7 +1,7 @@
 // Alerts: active price alerts with their current price and level, cancel one, the history, and when each triggered.
 import * as api from '../api.js';
 import * as F from '../format.js';
-import { describe, status } from '../alerts.js';
+import { describe, priceIn, status } from '../alerts.js';
 import { t } from '../i18n.js';
 import { h, clear, toast, failure, empty, loading, confirmAction } from '../ui.js';
 
@@ -19,7 +19,7 @@ export async function render(view, params, scope) {
       clear(active, h('h2#alerts-active-title', t('alerts.active', { n: list.length })),
         list.length ? h('ul.rows.alerts', list.map((a) => h('li.row', { dataset: { alertId: a.id } },
           h('a.row-main', { href: `#/stock/${api.enc(a.symbol)}` }, h('span.sym', describe(a)),
-            h('span.sub', [a.price ? t('alerts.now', { price: F.currencySymbol(a.currency) + F.price(a.price) }) : null,
+            h('span.sub', [a.price ? t('alerts.now', { price: priceIn(a.price, a.currency) }) : null,
               a.trigger_count ? t('alerts.triggered_times', { n: a.trigger_count }) : null,
               a.expires_at ? t('alerts.until', { time: F.dateTime(a.expires_at) }) : null,
               a.message].filter(Boolean).join(' · '))),
