@@ -63,6 +63,24 @@ print(
     "papertrade: sma-cross 10/30 over \(count) one-minute bars through the engine: \(Int(Double(count) / seconds)) bars/s (\(Int(seconds * 1000)) ms, best of 5; \(trades) round trips; goal 10,000,000 bars/s)"
 )
 
+// The same bars with a strategy that never orders: the loop's cost per bar (days, marks, equity, the strategy's call)
+// without the order path, which at sma-cross's ~40,000 orders a million bars is most of the time above.
+var idle = Duration.seconds(1_000)
+for _ in 0..<5 {
+    let started = clock.now
+    _ = try tester.run([BarSeries(symbol: "WALK", bars: bars)], instruments: ["WALK": instrument], strategy: Watch())
+    idle = min(idle, clock.now - started)
+}
+let idleSeconds = Double(idle.components.seconds) + Double(idle.components.attoseconds) / 1e18
+print(
+    "papertrade: the same bars, no orders: \(Int(Double(count) / idleSeconds)) bars/s (\(Int(idleSeconds * 1000)) ms, best of 5); the orders cost \(Int((seconds - idleSeconds) / Double(max(1, trades * 2)) * 1e9)) ns each (\(trades * 2) orders)"
+)
+
+/// Reads every bar and never orders.
+struct Watch: Strategy {
+    mutating func onBar(_ bar: BarContext, orders: inout OrderBook) {}
+}
+
 /// The core's seeded generator (SplitMix64), so every run benchmarks the same bars.
 extension SeededGenerator {
     mutating func next(in range: ClosedRange<Int>) -> Int {
