@@ -1,4 +1,5 @@
 import MarketData
+import Synchronization
 import Testing
 import TradingCore
 
@@ -22,6 +23,32 @@ struct MarketClockTests {
         #expect(MarketClock(.realtime).now() > Timestamp(CivilDate(2026, 1, 1), in: .utc))
     }
 
+    @Test("on a manual clock, a cancelled sleeper wakes alone: the others sleep on until the clock reaches them")
+    func cancellationWakesOneSleeper() async throws {
+        let start = Timestamp(CivilDate(2026, 11, 20), hour: 10, in: .newYork)
+        let clock = MarketClock(.manual(start: start))
+        let woke = Woken()
+        let later = start.adding(seconds: 60)
+        let cancelled = Task {
+            await clock.sleep(until: later)
+            woke.names.withLock { $0.append("cancelled") }
+        }
+        let sleeping = Task {
+            await clock.sleep(until: later)
+            woke.names.withLock { $0.append("sleeping") }
+        }
+        // Both registered as waiters before one is cancelled (a sleeper not yet waiting would return at once).
+        while clock.waiting < 2 { await Task.yield() }
+        cancelled.cancel()
+        await cancelled.value
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(woke.names.withLock { $0 } == ["cancelled"], "the other sleeper's time has not come")
+        #expect(clock.waiting == 1)
+        clock.advance(by: 60 * Duration64.second)
+        await sleeping.value
+        #expect(woke.names.withLock { $0 } == ["cancelled", "sleeping"])
+    }
+
     @Test("live quotes arrive as the manual clock advances, one per changed symbol")
     func liveQuotes() async throws {
         let market = SimulatedMarket(directory: try SymbolDirectory.bundled())
@@ -38,4 +65,9 @@ struct MarketClockTests {
         #expect(third?.time == start.adding(seconds: 60))
         #expect(third == market.quote(third!.symbol, at: start.adding(seconds: 60)))
     }
+}
+
+/// Which sleepers have woken, in order.
+final class Woken: Sendable {
+    let names = Mutex<[String]>([])
 }

@@ -62,6 +62,9 @@ public final class MarketClock: Sendable {
         }
     }
 
+    /// How many sleepers a manual clock holds (tests wait for theirs to be registered).
+    public var waiting: Int { manual.withLock { $0.waiters.count } }
+
     /// Moves a manual clock forward (no effect on other modes) and wakes sleepers whose time has come.
     public func advance(by nanoseconds: Int64) {
         guard case .manual = mode else { return }
@@ -92,23 +95,27 @@ public final class MarketClock: Sendable {
             let delta = (time.nanoseconds - now().nanoseconds) / Int64(max(speed, 1))
             if delta > 0 { try? await Task.sleep(for: .nanoseconds(delta)) }
         case .manual:
+            // The waiter's id is taken first, so a cancellation wakes this sleeper alone. (Cancellation is flagged
+            // before its handler runs: if the handler finds nothing yet, the registration below sees the flag.)
+            let id = manual.withLock { state -> Int in
+                defer { state.nextID += 1 }
+                return state.nextID
+            }
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let resumeNow = manual.withLock { state -> Bool in
                         if state.now >= time || Task.isCancelled { return true }
-                        state.waiters.append((state.nextID, time, continuation))
-                        state.nextID += 1
+                        state.waiters.append((id, time, continuation))
                         return false
                     }
                     if resumeNow { continuation.resume() }
                 }
             } onCancel: {
-                let all = manual.withLock { state -> [CheckedContinuation<Void, Never>] in
-                    let all = state.waiters.map(\.continuation)
-                    state.waiters.removeAll()
-                    return all
+                let mine = manual.withLock { state -> CheckedContinuation<Void, Never>? in
+                    guard let k = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                    return state.waiters.remove(at: k).continuation
                 }
-                for continuation in all { continuation.resume() }
+                mine?.resume()
             }
         }
     }
