@@ -36,7 +36,9 @@ struct MarginAccountTests {
                     )
                 ) { #expect($0.status == .ok) }
             }
-            // What filled now (the displayed size limits it; the rest rests) was paid with borrowed cash.
+            // The market's next moment (a pump at the same instant: the book shows its size again) fills more of it.
+            // What filled (the displayed size limits each pass; the rest rests) was paid with borrowed cash.
+            try await brokerage.pumpMarket()
             let bought = try #require(try await brokerage.summary(f.accountID).positions.first?.position.costBasis)
             let borrowed = -(try await brokerage.summary(f.accountID).account.cash)
             #expect(borrowed.isPositive && borrowed == bought - FixedDecimal(10_000))

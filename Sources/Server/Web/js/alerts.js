@@ -37,7 +37,7 @@ function windowWords(within, timeframe) {
 }
 
 /** A price in its unit: "$150.00", "¥12.30", or "97,500.00 USDT" for a coin pair priced in a coin. */
-export const priceIn = (v, currency) => (F.currencySymbol(currency) ? F.currencySymbol(currency) + F.price(v) : `${F.price(v)} ${currency ?? ''}`.trim());
+export const priceIn = (v, c) => (F.currencySymbol(c) ? F.currencySymbol(c) + F.price(v) : `${F.price(v)} ${c}`);
 
 /** The alert's condition in words: "AAPL crosses up through $150.00 (once)", "AAPL 向上突破 $150.00（仅一次）". */
 export function describe(a, currency = a.currency) {
