@@ -20,7 +20,7 @@ import TradingCore
 let perRound = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 
 /// Bytes the program has allocated and not freed (glibc's mallinfo2: chunks in use in every arena, mmapped blocks).
-func heapBytes() -> Int { Int(papertrade_heap_in_use()) }
+func heapBytes() -> Int { Int(papertrade_heap().in_use) }
 
 func line(_ what: String, _ before: Int, _ after: Int, per count: Int, unit: String) {
     let delta = after - before

@@ -3,10 +3,13 @@
 #pragma once
 #include <stddef.h>
 
-/// Bytes allocated and not yet freed: chunks in use in every arena plus mmapped blocks (0 where glibc has no
-/// mallinfo2).
-size_t papertrade_heap_in_use(void);
+/// One reading of the allocator (both 0 where glibc has no mallinfo2).
+struct papertrade_heap_reading {
+    /// Bytes allocated and not yet freed: chunks in use in every arena plus mmapped blocks.
+    size_t in_use;
+    /// What the allocator holds from the system: every arena's bytes plus mmapped blocks (in use or free).
+    size_t held;
+};
 
-/// What the allocator holds from the system: every arena's bytes plus mmapped blocks (in use or free; 0 where glibc
-/// has no mallinfo2).
-size_t papertrade_heap_held(void);
+/// Reads both figures with one walk of the arenas.
+struct papertrade_heap_reading papertrade_heap(void);

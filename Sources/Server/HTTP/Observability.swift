@@ -84,8 +84,9 @@ struct ProcessMemory {
 
     func update() {
         if let pages = Self.residentPages() { resident.set(Int64(pages * Int(sysconf(Int32(_SC_PAGESIZE))))) }
-        heapInUse.set(Int64(papertrade_heap_in_use()))
-        heapHeld.set(Int64(papertrade_heap_held()))
+        let heap = papertrade_heap()
+        heapInUse.set(Int64(heap.in_use))
+        heapHeld.set(Int64(heap.held))
     }
 
     /// The second field of /proc/self/statm (nil where there is no /proc).

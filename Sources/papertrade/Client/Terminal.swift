@@ -41,19 +41,21 @@ enum Terminal {
     /// An amount of money to the cent for a column of values and profits (a coin position's value comes with as many
     /// places as its quantity times its price: 49.9876543 → "49.99"; 25000 stays "25000").
     static func money(_ value: Decimal?) -> String {
-        guard var value else { return "-" }
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &value, 2, .bankers)
-        return ExactDecimal.text(rounded)
+        value.map { rounded($0, places: 2) } ?? "-"
     }
 
     /// An average price for a column (a cost basis divided by a fractional quantity runs to many places): to the
     /// cent from a dollar up, to eight places below (a coin priced in fractions of a cent keeps its digits).
     static func averagePrice(_ value: Decimal?) -> String {
-        guard var value else { return "-" }
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &value, value.magnitude >= 1 ? 2 : 8, .bankers)
-        return ExactDecimal.text(rounded)
+        value.map { rounded($0, places: $0.magnitude >= 1 ? 2 : 8) } ?? "-"
+    }
+
+    /// A value rounded half-even to `places` for display, as text.
+    static func rounded(_ value: Decimal, places: Int) -> String {
+        var value = value
+        var result = Decimal()
+        NSDecimalRound(&result, &value, places, .bankers)
+        return ExactDecimal.text(result)
     }
 
     /// `money` with its sign (+1.25, -0.50).
