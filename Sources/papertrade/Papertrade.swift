@@ -148,6 +148,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
+        AllocatorThresholds.fix(environment: env)
         var configuration = ServerConfiguration()
         database.apply(to: &configuration)
         configuration.exclusive = true

@@ -59,6 +59,19 @@ struct ObservabilityTests {
         }
     }
 
+    @Test("The server fixes glibc's allocator thresholds at start unless the operator set glibc's own")
+    func allocatorThresholds() {
+        for chosen in [
+            ["MALLOC_MMAP_THRESHOLD_": "65536"], ["MALLOC_TRIM_THRESHOLD_": "0"],
+            ["GLIBC_TUNABLES": "glibc.malloc.trim_threshold=0"],
+        ] {
+            #expect(!AllocatorThresholds.fix(environment: chosen), "the operator's \(chosen) wins")
+        }
+        #if os(Linux)
+            #expect(AllocatorThresholds.fix(environment: ["GLIBC_TUNABLES": "glibc.rtld.nns=2"]))
+        #endif
+    }
+
     @Test("/metrics counts orders placed and rejected, journal commits, and requests by route")
     func metrics() async throws {
         PrometheusExport.bootstrap()
