@@ -82,10 +82,17 @@ extension Brokerage {
         try await stored { try await repositories.accounts.accounts(userID: nil) }
     }
 
-    /// The accounts of a user, including any created by another process. On a cluster, those another node serves
-    /// are as their last commit left them (a user's accounts may live on several nodes).
+    /// The accounts of a user, including any created by another process, then the class team accounts they trade.
+    /// On a cluster, those another node serves are as their last commit left them (a user's accounts may live on
+    /// several nodes).
     public func loadAccounts(of userID: UserID) async throws(BrokerageError) -> [AccountRecord] {
-        let records = try await stored { try await repositories.accounts.accounts(userID: userID) }
+        var records = try await stored { try await repositories.accounts.accounts(userID: userID) }
+        for team in try await stored({ try await repositories.classes.teamAccounts(of: userID) })
+        where !records.contains(where: { $0.id == team }) {
+            if let record = try await stored({ try await repositories.accounts.account(team) }) {
+                records.append(record)
+            }
+        }
         var loaded: [AccountRecord] = []
         for record in records {
             let shard: Shard
@@ -97,6 +104,10 @@ extension Brokerage {
             if let live = await shard.accountRecord(record.id) { loaded.append(live) }
         }
         return loaded
+    }
+
+    public func tradesAsTeammate(_ id: AccountID, user: UserID) async -> Bool {
+        (try? await repositories.classes.teamAccounts(of: user).contains(id)) ?? false
     }
 
     public func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?)

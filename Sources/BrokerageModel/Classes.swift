@@ -44,11 +44,21 @@ public struct ClassStudentRecord: Sendable, Hashable {
     public var removedAt: Timestamp?
     /// The student's last log-in (read with the roster; nil: never logged in).
     public var lastLoginAt: Timestamp?
+    /// The team the student trades in (its name, unique in the class) and the portfolio its members share: while
+    /// set, the student's work is the team account's (`tradingAccount`) and their own account is out of the game.
+    public var team: String?
+    public var teamAccountID: AccountID?
+
+    /// The account the student trades and is graded on: their team's, else their own.
+    public var tradingAccount: AccountID { teamAccountID ?? accountID }
 
     public init(
         classID: ClassID, userID: UserID, username: String, displayName: String, email: String?,
-        accountID: AccountID, addedAt: Timestamp, removedAt: Timestamp? = nil, lastLoginAt: Timestamp? = nil
+        accountID: AccountID, addedAt: Timestamp, removedAt: Timestamp? = nil, lastLoginAt: Timestamp? = nil,
+        team: String? = nil, teamAccountID: AccountID? = nil
     ) {
+        self.team = team
+        self.teamAccountID = teamAccountID
         self.classID = classID
         self.userID = userID
         self.username = username

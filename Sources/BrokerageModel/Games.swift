@@ -102,11 +102,14 @@ public struct GamePlayerRecord: Sendable, Hashable {
     /// Set when the owner removed the player: they leave the board and the account stops trading.
     public var removedAt: Timestamp?
     public var resetsUsed: Int
+    /// A class team's shared account (`userID` is one of its members, who may play in the game on their own too).
+    public var team: Bool
 
     public init(
         gameID: GameID, accountID: AccountID, userID: UserID, name: String, joinedAt: Timestamp,
-        removedAt: Timestamp? = nil, resetsUsed: Int = 0
+        removedAt: Timestamp? = nil, resetsUsed: Int = 0, team: Bool = false
     ) {
+        self.team = team
         self.gameID = gameID
         self.accountID = accountID
         self.userID = userID

@@ -40,6 +40,14 @@ public protocol ClassRepository: Sendable {
     func saveStudent(_ student: ClassStudentRecord) async throws
     /// A class's roster, in the order students were added.
     func students(of id: ClassID) async throws -> [ClassStudentRecord]
+    /// Puts students of the class (on the roster, in no team) in a team named `name` sharing `account`, all of them
+    /// or none: `StorageError.duplicate` when the name is taken in the class or a student is already in a team.
+    func formTeam(_ name: String, account: AccountID, members: [UserID], in classID: ClassID) async throws
+    /// Takes the team's members out of it (each trades their own account again); false when the class has no such
+    /// team.
+    func disbandTeam(_ name: String, in classID: ClassID) async throws -> Bool
+    /// The team accounts a user trades as a member (an indexed read: the roster rows are found by user).
+    func teamAccounts(of user: UserID) async throws -> [AccountID]
     /// Writes an assignment, new or changed (its marks stay).
     func saveAssignment(_ assignment: AssignmentRecord) async throws
     /// Deletes an assignment of the class and its marks; false when the class has no such assignment.

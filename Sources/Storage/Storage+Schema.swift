@@ -518,6 +518,37 @@ extension Storage {
                 "CREATE INDEX journal_commits_by_age ON journal_commits (committed_at)",
             ])
         ),
+        // Teams: students of a class sharing one portfolio (`team_account_id`), under a name unique in the class. A
+        // team's account is a player of the class's game owned by a member who already plays in it: one player per
+        // user and game now holds for players that are not a team's (`game_players.team`). SQLite cannot drop a
+        // table's constraint: the table is built again.
+        (
+            21,
+            [
+                "ALTER TABLE class_students ADD COLUMN team TEXT",
+                "ALTER TABLE class_students ADD COLUMN team_account_id TEXT",
+            ]
+                + sqliteOnly([
+                    """
+                    CREATE TABLE game_players_21 (
+                        account_id TEXT PRIMARY KEY REFERENCES accounts(id), game_id TEXT NOT NULL REFERENCES games(id),
+                        user_id TEXT NOT NULL REFERENCES users(id), name TEXT NOT NULL, joined_at BIGINT NOT NULL,
+                        removed_at BIGINT, resets_used INTEGER NOT NULL, team INTEGER NOT NULL DEFAULT 0
+                    )
+                    """,
+                    """
+                    INSERT INTO game_players_21 (account_id, game_id, user_id, name, joined_at, removed_at, resets_used)
+                    SELECT account_id, game_id, user_id, name, joined_at, removed_at, resets_used FROM game_players
+                    """,
+                    "DROP TABLE game_players",
+                    "ALTER TABLE game_players_21 RENAME TO game_players",
+                ])
+                + postgresOnly([
+                    "ALTER TABLE game_players ADD COLUMN team INTEGER NOT NULL DEFAULT 0",
+                    "ALTER TABLE game_players DROP CONSTRAINT game_players_game_id_user_id_key",
+                ])
+                + ["CREATE UNIQUE INDEX game_players_one_per_user ON game_players (game_id, user_id) WHERE team = 0"]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

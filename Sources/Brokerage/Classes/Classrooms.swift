@@ -11,16 +11,22 @@ public struct ClassView: Sendable {
     public var role: Role
     /// Students on the roster (not removed).
     public var students: Int
-    /// The student's own class account (students only).
+    /// The account the student trades in the class: their team's, else their own (students only).
     public var account: AccountID?
+    /// The student's team (students only; nil: they trade alone).
+    public var team: String?
     /// Who sees it.
     public var viewer: UserID
 }
 
-/// A student's line in the class's rankings: return, risk-adjusted figures over the daily closes since the class
-/// started, and trades.
+/// A student's line in the class's rankings — or a team's, one line for all its members: return, risk-adjusted
+/// figures over the daily closes since the class started, and trades.
 public struct StudentFigures: Sendable {
+    /// The student (a team's first member).
     public var student: ClassStudentRecord
+    /// The team's name and members, on a team's line.
+    public var team: String?
+    public var members: [ClassStudentRecord] = []
     public var equity: FixedDecimal?
     public var totalReturn: FixedDecimal?
     public var figures: PerformanceFigures?
@@ -38,10 +44,18 @@ public struct StudentReport: Sendable {
     public var closes: [EquityDay]
 }
 
-/// One journal line: an order and the note its student wrote.
+/// One journal line: an order and the note its student wrote — or, on a team's account, one of its members (the
+/// line names the team and its first member: a shared account does not record which member placed an order).
 public struct JournalLine: Sendable {
     public var student: ClassStudentRecord
     public var order: Order
+    public var team: String?
+
+    public init(student: ClassStudentRecord, order: Order, team: String? = nil) {
+        self.student = student
+        self.order = order
+        self.team = team
+    }
 }
 
 /// Classes (`brokerage.classes`): a teacher makes a class on a game of its own, imports a roster (students get
@@ -74,7 +88,8 @@ public struct Classrooms: Sendable {
             id: ClassID(.random(using: &generator)), gameID: game.id, name: game.name, teachers: [teacher],
             createdAt: clock.now())
         try await stored { try await storage.createClass(record) }
-        return ClassView(record: record, game: game, role: .teacher, students: 0, account: nil, viewer: teacher)
+        return ClassView(
+            record: record, game: game, role: .teacher, students: 0, account: nil, team: nil, viewer: teacher)
     }
 
     /// The classes a user teaches or studies in, oldest first.
@@ -98,7 +113,8 @@ public struct Classrooms: Sendable {
         let mine = roster.first { $0.userID == user && $0.removedAt == nil }
         return ClassView(
             record: record, game: game, role: record.isTeacher(user) ? .teacher : .student,
-            students: roster.count { $0.removedAt == nil }, account: mine?.accountID, viewer: user)
+            students: roster.count { $0.removedAt == nil }, account: mine?.tradingAccount, team: mine?.team,
+            viewer: user)
     }
 
     /// The class, if `user` teaches it or is on its roster; else "not found" (a class's existence is not revealed).
@@ -144,6 +160,7 @@ public struct Classrooms: Sendable {
         let record = try await taught(id, by: user)
         let roster = try await stored { try await storage.students(of: id) }
         try await openAccounts(record, roster)
+        try await arrangeGame(record, roster)
         return roster
     }
 
@@ -262,6 +279,9 @@ public struct Classrooms: Sendable {
         let record = try await taught(id, by: user)
         var student = try await student(id, username: username)
         guard student.removedAt == nil else { return }
+        if let team = student.team {
+            throw .conflict("\(student.username) is in the team \(team): disband it first")
+        }
         if let game = games.game(record.gameID), games.players[student.accountID]?.removedAt == nil {
             try await games.removePlayer(student.accountID, from: record.gameID, by: game.ownerID)
         }
@@ -278,16 +298,17 @@ public struct Classrooms: Sendable {
         try await users.setPassword(user: student.userID, hash: hash, mustChange: true)
     }
 
-    /// Starts a student's class account over with the starting cash (a teacher's reset counts against no allowance).
+    /// Starts a student's class account over with the starting cash (a teacher's reset counts against no allowance);
+    /// a team member's is their team's.
     public func resetPortfolio(_ id: ClassID, by user: UserID, username: String) async throws(BrokerageError) {
         _ = try await taught(id, by: user)
         let student = try await student(id, username: username)
-        try await router.route(student.accountID).reset(student.accountID)
+        try await router.route(student.tradingAccount).reset(student.tradingAccount)
     }
 
     /// Adds cash to (a positive amount) or takes it from (a negative one) a student's class account, with the
     /// teacher's reason kept on the ledger entry. It counts in the student's equity and return, as a prize or a
-    /// penalty should.
+    /// penalty should (a team member's: in their team's).
     ///
     /// Untyped `throws` (it throws only `BrokerageError`): declared `throws(BrokerageError)`, Swift 6.3.1 built this
     /// async function — its decimal argument is 16-byte aligned — into one whose task jumped to a null address after
@@ -302,12 +323,13 @@ public struct Classrooms: Sendable {
             throw BrokerageError.invalid("reason must be 1 to 200 characters")
         }
         guard !amount.isZero else { throw BrokerageError.invalid("amount must not be 0") }
-        let shard = try await router.route(student.accountID)
+        let account = student.tradingAccount
+        let shard = try await router.route(account)
         let entry: LedgerEntry
         if amount.isPositive {
-            entry = try await shard.deposit(amount, to: student.accountID, method: .adjustment, note: reason)
+            entry = try await shard.deposit(amount, to: account, method: .adjustment, note: reason)
         } else {
-            entry = try await shard.withdraw(-amount, from: student.accountID, method: .adjustment, note: reason)
+            entry = try await shard.withdraw(-amount, from: account, method: .adjustment, note: reason)
         }
         return entry
     }
@@ -429,9 +451,17 @@ public struct Classrooms: Sendable {
         let open = assignments.contains { now < $0.due }
         let benchmarkNow = open ? await games.indexReturn(GameRegistry.benchmark(game), since: game.startsAt) : nil
         var result: [(student: ClassStudentRecord, assignments: [AssignmentProgress])] = []
+        // (A team's members share its ledger: read once.)
+        var ledgers: [AccountID: (orders: [Order], fills: [(time: Timestamp, fill: Fill)])] = [:]
         for student in students {
-            let ledger = try await ledger(of: student)
-            let live = open ? await summary(student.accountID) : nil
+            let ledger: (orders: [Order], fills: [(time: Timestamp, fill: Fill)])
+            if let read = ledgers[student.tradingAccount] {
+                ledger = read
+            } else {
+                ledger = try await self.ledger(of: student)
+                ledgers[student.tradingAccount] = ledger
+            }
+            let live = open ? await summary(student.tradingAccount) : nil
             var lines: [AssignmentProgress] = []
             for assignment in assignments {
                 var work = StudentWork(
@@ -450,7 +480,8 @@ public struct Classrooms: Sendable {
         return result
     }
 
-    /// A student's orders (the packages of multi-leg orders, not their legs) and fills, oldest first.
+    /// A student's orders (the packages of multi-leg orders, not their legs) and fills, oldest first: in the account
+    /// they trade (their team's, if in one).
     func ledger(of student: ClassStudentRecord) async throws(BrokerageError)
         -> (orders: [Order], fills: [(time: Timestamp, fill: Fill)])
     {
@@ -458,13 +489,13 @@ public struct Classrooms: Sendable {
         orderQuery.status = .all
         orderQuery.limit = 10_000
         orderQuery.ascending = true
-        let orders = try await stored { try await accountStorage.orders(account: student.accountID, orderQuery) }
+        let orders = try await stored { try await accountStorage.orders(account: student.tradingAccount, orderQuery) }
         var fillQuery = ActivityQuery()
         fillQuery.kinds = ["fill"]
         fillQuery.ascending = true
         fillQuery.limit = 10_000
         let fills = try await stored {
-            try await accountStorage.activities(account: student.accountID, query: fillQuery)
+            try await accountStorage.activities(account: student.tradingAccount, query: fillQuery)
         }
         .compactMap { entry -> (time: Timestamp, fill: Fill)? in
             if case .fill(let fill) = entry.kind { (entry.time, fill) } else { nil }
@@ -478,10 +509,11 @@ public struct Classrooms: Sendable {
     {
         let zone = game.market.calendar.zone
         let date = zone.localTime(of: due).date
-        _ = try? await router.route(student.accountID).catchUpEquityDays(student.accountID)
+        let account = student.tradingAccount
+        _ = try? await router.route(account).catchUpEquityDays(account)
         let days = try await stored {
             try await equityHistory.equityDays(
-                account: student.accountID, from: date.adding(days: -10), through: date, withHoldings: true)
+                account: account, from: date.adding(days: -10), through: date, withHoldings: true)
         }
         guard let close = days.last else { return }
         let start = game.settings.startingCash
@@ -522,7 +554,8 @@ public struct Classrooms: Sendable {
         return (assignments, try await progress(id, user: user).map { ($0.student, $0.assignments) })
     }
 
-    /// The journal: every order with its note, newest first — the class's (teachers) or the student's own.
+    /// The journal: every order with its note, newest first — the class's (teachers) or the student's own; a team's
+    /// orders once, under the team.
     public func journal(_ id: ClassID, user: UserID) async throws(BrokerageError) -> [JournalLine] {
         let record = try await member(id, user: user)
         let roster = try await stored { try await storage.students(of: id) }.filter {
@@ -535,6 +568,12 @@ public struct Classrooms: Sendable {
         for student in roster {
             let orders = try await stored { try await accountStorage.orders(account: student.accountID, query) }
             lines += orders.filter { $0.parentID == nil }.map { JournalLine(student: student, order: $0) }
+        }
+        for team in Self.teams(in: roster) {
+            let orders = try await stored { try await accountStorage.orders(account: team.account, query) }
+            lines += orders.filter { $0.parentID == nil }.map {
+                JournalLine(student: team.members[0], order: $0, team: team.name)
+            }
         }
         return lines.sorted { $0.order.createdAt > $1.order.createdAt }
     }
@@ -549,20 +588,22 @@ public struct Classrooms: Sendable {
         var query = OrderQuery()
         query.status = .all
         query.limit = 10_000
-        let orders = try await stored { try await accountStorage.orders(account: student.accountID, query) }
-        _ = try? await router.route(student.accountID).catchUpEquityDays(student.accountID)
+        let account = student.tradingAccount
+        let orders = try await stored { try await accountStorage.orders(account: account, query) }
+        _ = try? await router.route(account).catchUpEquityDays(account)
         let zone = game.market.calendar.zone
         let closes = try await stored {
             try await equityHistory.equityDays(
-                account: student.accountID, from: zone.localTime(of: game.startsAt).date, through: nil,
+                account: account, from: zone.localTime(of: game.startsAt).date, through: nil,
                 withHoldings: false)
         }
         return StudentReport(
-            student: student, summary: await summary(student.accountID), assignments: progress?.assignments ?? [],
+            student: student, summary: await summary(account), assignments: progress?.assignments ?? [],
             orders: orders.filter { $0.parentID == nil }, closes: closes)
     }
 
-    /// Each student's return and risk-adjusted figures since the class started (members only), best return first.
+    /// Each student's return and risk-adjusted figures since the class started (members only), best return first;
+    /// a team's members on one line.
     public func rankings(_ id: ClassID, user: UserID) async throws(BrokerageError) -> [StudentFigures] {
         let record = try await member(id, user: user)
         guard let game = games.game(record.gameID) else { throw .notFound("class not found") }
@@ -576,11 +617,12 @@ public struct Classrooms: Sendable {
         for bar in bars { closes[zone.localTime(of: bar.time).date] = bar.close }
         let start = game.settings.startingCash
         var lines: [StudentFigures] = []
-        for student in roster {
-            _ = try? await router.route(student.accountID).catchUpEquityDays(student.accountID)
+        let teams = Self.teams(in: roster)
+        for student in roster where student.team == nil || teams.contains(where: { $0.members[0] == student }) {
+            let account = student.tradingAccount
+            _ = try? await router.route(account).catchUpEquityDays(account)
             let days = try await stored {
-                try await equityHistory.equityDays(
-                    account: student.accountID, from: from, through: nil, withHoldings: false)
+                try await equityHistory.equityDays(account: account, from: from, through: nil, withHoldings: false)
             }
             let figures = PerformanceMetrics.figures(days.map(\.valuation))
             var relative: PerformanceMetrics.Relative?
@@ -588,17 +630,19 @@ public struct Classrooms: Sendable {
                 relative = PerformanceMetrics.relative(
                     figures.dailyReturns, dates: figures.dates, benchmark: closes)
             }
-            let summary = await summary(student.accountID)
+            let summary = await summary(account)
             let equity = summary?.equity ?? days.last?.equity
+            let team = teams.first { $0.account == student.teamAccountID }
             lines.append(
                 StudentFigures(
-                    student: student, equity: equity,
+                    student: student, team: team?.name, members: team?.members ?? [], equity: equity,
                     totalReturn: equity.flatMap { ($0 - start).divided(by: start, places: 6, rule: .halfEven) },
                     figures: figures, relative: relative,
                     trades: summary?.account.gameActivity?.trades ?? 0))
         }
         return lines.sorted {
-            ($0.totalReturn ?? .zero, $1.student.username) > ($1.totalReturn ?? .zero, $0.student.username)
+            ($0.totalReturn ?? .zero, $1.team ?? $1.student.username)
+                > ($1.totalReturn ?? .zero, $0.team ?? $0.student.username)
         }
     }
 }

@@ -183,8 +183,30 @@ public final class GameRegistry: Sendable {
         async throws(BrokerageError) -> GamePlayerRecord
     {
         await refresh(unlessKnown: id)
-        let referee = self.referee
         let game = try referee.admission(to: id, user: user, code: code)
+        return try await open(game, user: user, name: name, account: account ?? Brokerage.newAccountID())
+    }
+
+    /// Opens a class team's shared account in the class's game, owned by `owner` (one of its members, who may
+    /// already play: a class seats its students itself), on the board under the team's `name`; refused once the
+    /// game has ended or is full.
+    public func seatTeam(_ id: GameID, owner: UserID, name: String, accountName: String, account: AccountID)
+        async throws(BrokerageError) -> GamePlayerRecord
+    {
+        await refresh(unlessKnown: id)
+        let referee = self.referee
+        guard let game = games[id] else { throw .notFound("game not found") }
+        guard referee.status(game) != .ended else { throw .forbidden("this game has ended") }
+        if let most = game.settings.maxPlayers, referee.activePlayers(id).count >= most {
+            throw .forbidden("this game is full: at most \(most) players")
+        }
+        return try await open(game, user: owner, name: name, account: account, teamAccountName: accountName)
+    }
+
+    /// Opens a player's game account in the game's terms, on a shard the router places it in.
+    func open(_ game: GameRecord, user: UserID, name: String, account: AccountID, teamAccountName: String? = nil)
+        async throws(BrokerageError) -> GamePlayerRecord
+    {
         let now = referee.now
         let s = game.settings
         let terms =
@@ -194,7 +216,8 @@ public final class GameRegistry: Sendable {
         let player: GamePlayerRecord
         do {
             player = try await router.shard(placement).openGameAccount(
-                account ?? Brokerage.newAccountID(), game: game, user: user, playerName: name, terms: terms, at: now)
+                account, game: game, user: user, playerName: name, terms: terms, teamAccountName: teamAccountName,
+                at: now)
         } catch {
             router.unplaced(placement)
             throw error
@@ -239,6 +262,23 @@ public final class GameRegistry: Sendable {
         book.set(player)
         // Durable with the player record: the account stops now if served here, else on its node's next pass.
         if let shard = await servedShard(account) { try await shard.removeFromGame(account) }
+    }
+
+    /// Brings a removed player back (its owner; before the game ends): the account trades again and rejoins the
+    /// board. A class does this when a team is disbanded.
+    public func restorePlayer(_ account: AccountID, to id: GameID, by user: UserID) async throws(BrokerageError) {
+        await refresh(unlessKnown: id)
+        let game = try referee.ownedGame(id, by: user)
+        guard var player = players[account], player.gameID == id else {
+            throw .notFound("player not found in this game")
+        }
+        guard player.removedAt != nil else { return }
+        guard game.endedAt == nil else { throw .forbidden("this game has ended: its standings are final") }
+        player.removedAt = nil
+        do { try await storage.savePlayer(player) } catch { throw .storage(error) }
+        book.set(player)
+        // Durable with the player record: the account trades again now if served here, else on its node's next pass.
+        if let shard = await servedShard(account) { try await shard.restoreToGame(account) }
     }
 
     /// Ends a game now (its owner, early) — see `finish`.
@@ -361,6 +401,7 @@ public final class GameRegistry: Sendable {
                     let rules = await shard.gameRules(of: player.accountID)
                 else { continue }
                 do {
+                    if player.removedAt == nil, rules.removed { try await shard.restoreToGame(player.accountID) }
                     if player.removedAt != nil {
                         if !rules.removed { try await shard.removeFromGame(player.accountID) }
                     } else if let end = game.settings.rules.endsAt, end <= now || game.endedAt != nil {

@@ -21,8 +21,11 @@ public protocol AccountService: Sendable {
     /// Whether this process serves the account's shard now (always, outside a cluster): what a cluster node tells
     /// the proxy, so an account's next requests come straight here (`Papertrade-Shard-Owner`).
     func servesHere(_ id: AccountID) async -> Bool
-    /// The accounts of a user, including any created by another process.
+    /// The accounts of a user, including any created by another process, and the class team accounts they trade
+    /// (a teammate owns those).
     func loadAccounts(of userID: UserID) async throws(BrokerageError) -> [AccountRecord]
+    /// Whether `user` trades the account as a member of a class's team (its owner is a teammate).
+    func tradesAsTeammate(_ id: AccountID, user: UserID) async -> Bool
     func deposit(_ amount: FixedDecimal, to id: AccountID, method: TransferMethod, note: String?)
         async throws(BrokerageError) -> LedgerEntry
     func withdraw(_ amount: FixedDecimal, from id: AccountID, method: TransferMethod, note: String?)

@@ -5,9 +5,11 @@ import TradingCore
 extension Shard {
     /// Opens a player's game account (the game's starting cash, fees, margin terms and rules) and records the player,
     /// in one transaction.
+    /// `teamAccountName`: a class team's account, under this name (default: a player's own, "game account: <game>" in the
+    /// owner's language).
     func openGameAccount(
         _ accountID: AccountID, game: GameRecord, user: UserID, playerName: String, terms: MarginTerms,
-        at now: Timestamp
+        teamAccountName: String? = nil, at now: Timestamp
     ) async throws(BrokerageError) -> GamePlayerRecord {
         let s = game.settings
         do {
@@ -21,11 +23,13 @@ extension Shard {
         guard let snapshot = engine.snapshot(of: accountID) else { throw .invalid("account could not be opened") }
         let record = AccountRecord(
             id: accountID, userID: user,
-            name: Catalogue(languages.language(of: user))("game.account", ["game": game.name]), market: game.market,
+            name: teamAccountName ?? Catalogue(languages.language(of: user))("game.account", ["game": game.name]),
+            market: game.market,
             accountNumber: "PA" + String(accountID.high % 10_000_000_000).leftPadded(10), createdAt: now,
             snapshot: snapshot, shard: id)
         let player = GamePlayerRecord(
-            gameID: game.id, accountID: accountID, userID: user, name: playerName, joinedAt: now)
+            gameID: game.id, accountID: accountID, userID: user, name: playerName, joinedAt: now,
+            team: teamAccountName != nil)
         do {
             try await storage.games.joinGame(player, account: record)
         } catch {
@@ -54,6 +58,16 @@ extension Shard {
             pending.accounts.insert(account)
         }
         _ = try? engine.cancelAll(account: account, at: clock.now())
+        try await commit()
+    }
+
+    /// A removed player brought back (a class team disbanded: its members trade their own accounts again): the
+    /// account takes orders again under its game's rules.
+    func restoreToGame(_ account: AccountID) async throws(BrokerageError) {
+        guard var rules = engine.account(account)?.gameRules, rules.removed else { return }
+        rules.removed = false
+        do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
+        pending.accounts.insert(account)
         try await commit()
     }
 

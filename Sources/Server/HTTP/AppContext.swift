@@ -27,8 +27,9 @@ public struct AppContext: RequestContext {
 }
 
 extension AccountService {
-    /// The account in the path (`{id}`), if it belongs to the logged-in user or is the API key's own account;
-    /// "account not found" otherwise (never "forbidden": another user's account ids are not confirmed).
+    /// The account in the path (`{id}`), if it belongs to the logged-in user (or to their class team: teammates
+    /// share one) or is the API key's own account; "account not found" otherwise (never "forbidden": another user's
+    /// account ids are not confirmed).
     func account(ownedBy context: AppContext) async throws -> AccountRecord {
         guard let id = AccountID(try context.parameters.require("id")) else {
             throw APIError.notFound("account not found")
@@ -42,8 +43,10 @@ extension AccountService {
         let user = try context.user()
         // Only this account is loaded (on a cluster it may be another node's: `.elsewhere` sends the request there).
         try await loadAccountIfNeeded(id)
-        guard let record = await accountRecord(id), record.userID == user else {
-            throw APIError.notFound("account not found")
+        guard let record = await accountRecord(id) else { throw APIError.notFound("account not found") }
+        // (Someone else's account: one indexed read of the user's roster rows says whether it is their team's.)
+        if record.userID != user {
+            guard await tradesAsTeammate(id, user: user) else { throw APIError.notFound("account not found") }
         }
         return record
     }

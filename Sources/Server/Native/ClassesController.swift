@@ -39,6 +39,9 @@ struct ClassesController {
         group.get("classes/{id}/gradebook", use: gradebook)
         group.get("classes/{id}/journal", use: journal)
         group.get("classes/{id}/rankings", use: rankings)
+        group.get("classes/{id}/teams", use: teams)
+        group.post("classes/{id}/teams", use: formTeam)
+        group.delete("classes/{id}/teams/{team}", use: disbandTeam)
     }
 
     // MARK: Classes
@@ -354,11 +357,13 @@ struct ClassesController {
         let id = try Self.id(context)
         let lines = try await classes.journal(id, user: try context.user())
         if Self.wantsCSV(request) {
-            var csv = "username,created_at,symbol,side,type,qty,notional,status,filled_qty,filled_avg_price,note\r\n"
+            var csv =
+                "username,team,created_at,symbol,side,type,qty,notional,status,filled_qty,filled_avg_price,note\r\n"
             for line in lines {
                 let o = line.order
                 let fields = [
-                    line.student.username, o.createdAt.description, o.symbol, o.side.rawValue, o.type.rawValue,
+                    line.student.username, line.team ?? "", o.createdAt.description, o.symbol, o.side.rawValue,
+                    o.type.rawValue,
                     o.qty?.description ?? "", o.notional?.description ?? "", o.status.rawValue,
                     o.filledQty.description, o.filledAvgPrice?.description ?? "", o.note ?? "",
                 ]
@@ -370,14 +375,14 @@ struct ClassesController {
             lines.map { line in
                 .object([
                     "username": .string(line.student.username), "display_name": .string(line.student.displayName),
-                    "order": NativeEncoding.order(line.order),
+                    "team": .text(line.team), "order": NativeEncoding.order(line.order),
                 ])
             }
         ).response()
     }
 
     /// Each student's return, Sharpe, Sortino, maximum drawdown, alpha and beta against the class benchmark, and
-    /// trades; best return first.
+    /// trades; best return first. A team is one line: `team` and its `members`' usernames (`username`: its first).
     @Sendable func rankings(_ request: Request, context: AppContext) async throws -> Response {
         let lines = try await classes.rankings(try Self.id(context), user: try context.user())
         return JSONValue.object([
@@ -392,7 +397,8 @@ struct ClassesController {
                         "volatility": .decimal(line.figures?.volatility), "alpha": .decimal(line.relative?.alpha),
                         "beta": .decimal(line.relative?.beta), "treynor": .decimal(line.relative?.treynor),
                         "days": .int(line.figures?.dailyReturns.count ?? 0),
-                        "trades": .int(line.trades),
+                        "trades": .int(line.trades), "team": .text(line.team),
+                        "members": .array(line.members.map { .string($0.username) }),
                     ])
                 }),
             "definitions": .object(
@@ -418,7 +424,7 @@ struct ClassesController {
             "require_journal": .bool(game.settings.rules.journalRequired),
             "join_code": view.role == .teacher ? .string(game.joinCode) : .null,
             "game_id": .string(game.id.description), "students": .int(view.students),
-            "account_id": .text(view.account?.description), "teachers": .array(teachers),
+            "account_id": .text(view.account?.description), "team": .text(view.team), "teachers": .array(teachers),
             "starts_at": NativeEncoding.time(game.startsAt), "ends_at": NativeEncoding.time(game.endsAt),
             "created_at": NativeEncoding.time(view.record.createdAt),
             "rules": games.encode(gameView, request: request)["rules"] ?? .null,
@@ -430,6 +436,7 @@ struct ClassesController {
             "username": .string(s.username), "display_name": .string(s.displayName), "email": .text(s.email),
             "account_id": .string(s.accountID.description), "added_at": NativeEncoding.time(s.addedAt),
             "removed_at": NativeEncoding.time(s.removedAt), "last_login_at": NativeEncoding.time(s.lastLoginAt),
+            "team": .text(s.team), "team_account_id": .text(s.teamAccountID?.description),
         ])
     }
 

@@ -20,6 +20,16 @@ extension NativeOpenAPI {
                 "rules": .object(["$ref": .string("#/components/schemas/GameCreate/properties/rules")]),
             ]),
         ]),
+        "TeamCreate": .object([
+            "type": .string("object"), "required": .array([.string("name"), .string("members")]),
+            "properties": .object([
+                "name": .object(["type": .string("string"), "maxLength": .int(40)]),
+                "members": .object([
+                    "type": .string("array"), "minItems": .int(2), "maxItems": .int(5),
+                    "items": .object(["type": .string("string"), "description": .string("a student's username")]),
+                ]),
+            ]),
+        ]),
         "AssignmentCreate": .object([
             "type": .string("object"),
             "required": .array([.string("title"), .string("due"), .string("checks")]),
@@ -191,6 +201,26 @@ extension NativeOpenAPI {
                     "200":
                         "{students: [{rank, username, return, sharpe, sortino, max_drawdown, alpha, beta, treynor, trades}], definitions}"
                 ])
+        ]),
+        "/api/v1/classes/{id}/teams": .object([
+            "get": op(
+                "The class's teams (teachers), or the caller's own (a student): students sharing one portfolio",
+                auth: true, parameters: [param("id", in: "path", "class id")],
+                responses: ["200": "[{name, account_id, members: [{username, display_name}]}]"]),
+            "post": op(
+                "Form a team {name, members: [usernames]} (teachers): 2 to 5 students in no team share a new account in the class's game, on the board under the team's name; their own accounts leave the game while they are in it. Grading, the journal, reports and rankings follow the team's account",
+                auth: true, parameters: [param("id", in: "path", "class id")], body: "TeamCreate",
+                responses: [
+                    "201": "{name, account_id, members}", "404": "a username not on the roster",
+                    "409": "the name is taken or a student is in a team",
+                ]),
+        ]),
+        "/api/v1/classes/{id}/teams/{team}": .object([
+            "delete": op(
+                "Disband a team (teachers): its members trade their own accounts again, as they left them; the team's account leaves the board",
+                auth: true,
+                parameters: [param("id", in: "path", "class id"), param("team", in: "path", "the team's name")],
+                responses: ["204": "disbanded", "404": "no such team"])
         ]),
         "/api/v1/me/password": .object([
             "put": op(

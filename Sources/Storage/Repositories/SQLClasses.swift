@@ -146,8 +146,68 @@ extension SQLClasses {
                     addedAt: Timestamp(nanoseconds: try row.decode(column: "added_at", as: Int64.self)),
                     removedAt: try row.decode(column: "removed_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)),
                     lastLoginAt: try row.decode(column: "last_login_at", as: Int64?.self).map(
-                        Timestamp.init(nanoseconds:)))
+                        Timestamp.init(nanoseconds:)),
+                    team: try row.decode(column: "team", as: String?.self),
+                    teamAccountID: try row.decode(column: "team_account_id", as: String?.self).flatMap(
+                        AccountID.init))
             }
+        }
+    }
+
+    // MARK: Teams
+
+    public func formTeam(_ name: String, account: AccountID, members: [UserID], in classID: ClassID) async throws {
+        try await database.transaction { db in
+            let taken = try await db.raw(
+                """
+                SELECT user_id FROM class_students WHERE class_id = \(bind: classID.description) AND team = \(bind: name)
+                """
+            ).first()
+            guard taken == nil else { throw StorageError.duplicate("team \(name)") }
+            for member in members {
+                let free = try await db.raw(
+                    """
+                    SELECT user_id FROM class_students WHERE class_id = \(bind: classID.description)
+                        AND user_id = \(bind: member.text) AND team IS NULL AND removed_at IS NULL
+                    """
+                ).first()
+                guard free != nil else { throw StorageError.duplicate("a team member of \(member.text)") }
+                try await db.raw(
+                    """
+                    UPDATE class_students SET team = \(bind: name), team_account_id = \(bind: account.description)
+                    WHERE class_id = \(bind: classID.description) AND user_id = \(bind: member.text)
+                    """
+                ).run()
+            }
+        }
+    }
+
+    public func disbandTeam(_ name: String, in classID: ClassID) async throws -> Bool {
+        try await database.transaction { db in
+            let found = try await db.raw(
+                """
+                SELECT user_id FROM class_students WHERE class_id = \(bind: classID.description) AND team = \(bind: name)
+                """
+            ).first()
+            guard found != nil else { return false }
+            try await db.raw(
+                """
+                UPDATE class_students SET team = NULL, team_account_id = NULL
+                WHERE class_id = \(bind: classID.description) AND team = \(bind: name)
+                """
+            ).run()
+            return true
+        }
+    }
+
+    public func teamAccounts(of user: UserID) async throws -> [AccountID] {
+        try await database.read { db in
+            try await db.raw(
+                """
+                SELECT team_account_id FROM class_students
+                WHERE user_id = \(bind: user.text) AND team_account_id IS NOT NULL AND removed_at IS NULL
+                """
+            ).all().compactMap { AccountID(try $0.decode(column: "team_account_id", as: String.self)) }
         }
     }
 

@@ -69,10 +69,10 @@ extension SQLGames {
             let taken = try await db.raw(
                 """
                 SELECT account_id FROM game_players WHERE game_id = \(bind: player.gameID.description)
-                    AND user_id = \(bind: player.userID.text)
+                    AND user_id = \(bind: player.userID.text) AND team = 0
                 """
             ).first()
-            guard taken == nil else { throw StorageError.duplicate("player of game \(player.gameID)") }
+            guard taken == nil || player.team else { throw StorageError.duplicate("player of game \(player.gameID)") }
             try await db.raw(
                 """
                 INSERT INTO accounts (id, user_id, name, market, account_number, created_at, state, shard)
@@ -88,10 +88,10 @@ extension SQLGames {
     static func insertPlayer(_ p: GamePlayerRecord, into db: any SQLDatabase) async throws {
         try await db.raw(
             """
-            INSERT INTO game_players (account_id, game_id, user_id, name, joined_at, removed_at, resets_used)
+            INSERT INTO game_players (account_id, game_id, user_id, name, joined_at, removed_at, resets_used, team)
             VALUES (\(bind: p.accountID.description), \(bind: p.gameID.description), \(bind: p.userID.text),
                     \(bind: p.name), \(bind: p.joinedAt.nanoseconds), \(bind: p.removedAt?.nanoseconds),
-                    \(bind: p.resetsUsed))
+                    \(bind: p.resetsUsed), \(bind: p.team ? 1 : 0))
             """
         ).run()
     }
@@ -120,7 +120,8 @@ extension SQLGames {
                     name: try row.decode(column: "name", as: String.self),
                     joinedAt: Timestamp(nanoseconds: try row.decode(column: "joined_at", as: Int64.self)),
                     removedAt: try row.decode(column: "removed_at", as: Int64?.self).map(Timestamp.init(nanoseconds:)),
-                    resetsUsed: try row.decode(column: "resets_used", as: Int.self))
+                    resetsUsed: try row.decode(column: "resets_used", as: Int.self),
+                    team: try row.decode(column: "team", as: Int.self) != 0)
             }
         }
     }
