@@ -109,6 +109,29 @@ extension PapertradeClient {
         try await send("GET", "classes/\(Self.segment(classID))/rankings")
     }
 
+    /// The class's teams (a teacher), or the caller's own (a student).
+    public func teams(_ classID: String) async throws(PapertradeError) -> [ClassTeam] {
+        try await send("GET", "classes/\(Self.segment(classID))/teams")
+    }
+
+    /// Forms a team of 2 to 5 students in no team (a teacher): they share a new account in the class's game, and
+    /// their own accounts leave the game while they are in it.
+    public func formTeam(_ classID: String, name: String, members: [String]) async throws(PapertradeError)
+        -> ClassTeam
+    {
+        struct Body: Encodable {
+            var name: String
+            var members: [String]
+        }
+        return try await send(
+            "POST", "classes/\(Self.segment(classID))/teams", body: encode(Body(name: name, members: members)))
+    }
+
+    /// Disbands a team (a teacher): its members trade their own accounts again, as they left them.
+    public func disbandTeam(_ classID: String, name: String) async throws(PapertradeError) {
+        try await sendIgnoringBody("DELETE", "classes/\(Self.segment(classID))/teams/\(Self.segment(name))")
+    }
+
     /// A student's report (the class's teachers, or the student).
     public func studentReport(_ classID: String, student username: String) async throws(PapertradeError)
         -> StudentReport

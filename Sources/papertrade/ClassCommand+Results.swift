@@ -52,7 +52,8 @@ extension ClassCommand {
                             let o = line.order
                             let size = o.qty.map { Terminal.amount($0) } ?? "$" + Terminal.amount(o.notional)
                             return [
-                                Terminal.time(o.submittedAt ?? o.createdAt), line.username,
+                                Terminal.time(o.submittedAt ?? o.createdAt),
+                                line.team.map { "\($0) (team)" } ?? line.username,
                                 "\(o.side.rawValue) \(size) \(o.symbol) \(o.type.rawValue)", o.status.rawValue,
                                 o.note ?? "",
                             ]
@@ -89,7 +90,8 @@ extension ClassCommand {
                         ],
                         rankings.students.map { s in
                             [
-                                "\(s.rank)", s.username, Terminal.amount(s.equity),
+                                "\(s.rank)", s.team.map { "\($0): \(s.members.joined(separator: ", "))" } ?? s.username,
+                                Terminal.amount(s.equity),
                                 Terminal.percent(fraction: s.return),
                                 ratio(s.sharpe), ratio(s.sortino), Terminal.percent(fraction: s.maxDrawdown),
                                 Terminal.percent(fraction: s.volatility), Terminal.percent(fraction: s.alpha),

@@ -2,15 +2,15 @@ import ArgumentParser
 import Foundation
 import PapertradeKit
 
-/// `papertrade class create|list|roster|assign|edit|unassign|mark|progress|journal|rankings|report|gradebook`: what a
+/// `papertrade class create|list|roster|team|assign|edit|unassign|mark|progress|journal|rankings|report|gradebook`: what a
 /// teacher scripts against a running server, as a user (each command logs in with the username and password first).
 /// The commands that read a class's results are in ClassCommand+Results.swift.
 struct ClassCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "class", abstract: "Make classes, import rosters, set assignments and export the grade book.",
         subcommands: [
-            Create.self, List.self, Roster.self, Assign.self, Edit.self, Unassign.self, Mark.self, Progress.self,
-            Journal.self, Rankings.self, Report.self, Gradebook.self,
+            Create.self, List.self, Roster.self, Team.self, Assign.self, Edit.self, Unassign.self, Mark.self,
+            Progress.self, Journal.self, Rankings.self, Report.self, Gradebook.self,
         ])
 
     struct Create: AsyncParsableCommand {
@@ -99,8 +99,13 @@ struct ClassCommand: AsyncParsableCommand {
                     if options.json { return try options.printJSON(roster) }
                     print(
                         Terminal.table(
-                            ["USERNAME", "NAME", "EMAIL", "ACCOUNT"],
-                            roster.map { [$0.username, $0.displayName, $0.email ?? "", $0.accountID] }))
+                            ["USERNAME", "NAME", "EMAIL", "TEAM", "ACCOUNT"],
+                            roster.map {
+                                [
+                                    $0.username, $0.displayName, $0.email ?? "", $0.team ?? "",
+                                    $0.teamAccountID ?? $0.accountID,
+                                ]
+                            }))
                     return
                 }
                 let text: String

@@ -454,6 +454,28 @@ struct PapertradeKitClassTests {
             await #expect(throws: PapertradeError.self) {
                 try await teacher.deleteAssignment(klass.id, assignment: essay.id)
             }
+
+            // Ann and Ben form a team: Ben trades the team's account, and the rankings show one line for both.
+            let team = try await teacher.formTeam(klass.id, name: "Bulls", members: students.map(\.username))
+            #expect(team.members.map(\.username) == students.map(\.username))
+            let ben = try await PapertradeClient.login(
+                baseURL: server.baseURL, username: students[1].username, password: students[1].initialPassword)
+            #expect(try await ben.classroom(klass.id).accountID == team.accountID)
+            #expect(try await ben.classroom(klass.id).team == "Bulls")
+            _ = try await ben.placeOrder(.market("MSFT", .buy, qty: 1), account: team.accountID)
+            let teamLines = try await teacher.rankings(klass.id).students
+            #expect(teamLines.count == 1 && teamLines.first?.team == "Bulls")
+            #expect(teamLines.first?.members == students.map(\.username))
+            #expect(try await ben.teams(klass.id).map(\.name) == ["Bulls"])
+            for (type, path): (any Codable.Type, String) in [
+                ([ClassTeam].self, "teams"), (ClassRankings.self, "rankings"), ([ClassStudent].self, "roster"),
+                ([ClassJournalLine].self, "journal"),
+            ] {
+                try expectRoundTrip(type, try await server.raw("classes/\(klass.id)/\(path)", session: teacher))
+            }
+            try await teacher.disbandTeam(klass.id, name: "Bulls")
+            #expect(try await ben.classroom(klass.id).accountID == students[1].accountID)
+            #expect(try await teacher.teams(klass.id).isEmpty)
         }
     }
 }

@@ -154,3 +154,70 @@ def test_a_teacher_scripts_a_class_and_the_grade_book_says_who_did_the_work(serv
     assert deleted.returncode == 0, deleted.stderr
     book = list(csv.reader(io.StringIO(class_cli(server, teacher, "gradebook", class_id).stdout)))
     assert book[0] == ["username", "display_name"]
+
+
+def test_a_team_shares_one_portfolio_from_the_terminal_to_alpaca_py(server, tmp_path):
+    """A teacher forms a team with the CLI; one member trades the team's account from the web API and another from
+    alpaca-py on a key of that account; the rankings show the team on one line; disbanded, each member's own account
+    trades again and the team's is out of reach."""
+    from alpaca.trading.client import TradingClient
+    from alpaca.trading.enums import OrderSide, TimeInForce
+    from alpaca.trading.requests import MarketOrderRequest
+
+    teacher = "t" + uuid.uuid4().hex[:8]
+    signup(server, teacher)
+    created = class_cli(server, teacher, "create", "Team class", "--cash", "20000")
+    assert created.returncode == 0, created.stderr
+    class_id = created.stdout.split("id ")[1].split()[0]
+    prefix = uuid.uuid4().hex[:5]
+    names = [f"{prefix}a", f"{prefix}b", f"{prefix}c"]
+    roster = tmp_path / "team.csv"
+    roster.write_text("username,display_name\n" + "".join(f"{n},{n.upper()}\n" for n in names))
+    imported = class_cli(server, teacher, "roster", class_id, str(roster), "--json")
+    assert imported.returncode == 0, imported.stderr
+    students = {s["username"]: s for s in json.loads(imported.stdout)}
+
+    refused = class_cli(server, teacher, "team", "form", class_id, "Solo", names[0])
+    assert refused.returncode != 0 and "2 to 5 students" in refused.stderr
+    formed = class_cli(server, teacher, "team", "form", class_id, "Bulls", names[0], names[1], "--json")
+    assert formed.returncode == 0, formed.stderr
+    team = json.loads(formed.stdout)
+    shared = team["account_id"]
+    listed = class_cli(server, teacher, "team", "list", class_id)
+    assert listed.returncode == 0 and "Bulls" in listed.stdout and f"{names[0]}, {names[1]}" in listed.stdout
+
+    sessions = {}
+    for name in names:
+        s, r = login(server, name, students[name]["initial_password"])
+        assert r.status_code == 200, r.text
+        sessions[name] = s
+    a, b, c = names
+    assert shared in [x["id"] for x in sessions[b].get(f"{server.url}/api/v1/accounts").json()]
+    assert shared not in [x["id"] for x in sessions[c].get(f"{server.url}/api/v1/accounts").json()]
+    assert sessions[c].get(f"{server.url}/api/v1/accounts/{shared}").status_code == 404
+    buy = {"symbol": "AAPL", "qty": "2", "side": "buy", "type": "market", "time_in_force": "day"}
+    r = sessions[a].post(f"{server.url}/api/v1/accounts/{shared}/orders", json=buy)
+    assert r.status_code == 201 and r.json()["status"] == "filled", r.text
+    # Member b trades the same account from alpaca-py, on a key made for it.
+    key = sessions[b].post(f"{server.url}/api/v1/accounts/{shared}/keys").json()
+    client = TradingClient(key["key_id"], key["secret"], paper=True, url_override=server.url)
+    client.submit_order(MarketOrderRequest(symbol="MSFT", qty=1, side=OrderSide.BUY, time_in_force=TimeInForce.DAY))
+    held = {p.symbol: p.qty for p in client.get_all_positions()}
+    assert held == {"AAPL": "2", "MSFT": "1"}, held
+    # A's own class account is out of the game while A is in the team.
+    own = sessions[a].post(f"{server.url}/api/v1/accounts/{students[a]['account_id']}/orders", json=buy)
+    assert own.status_code == 403, own.text
+
+    rankings = class_cli(server, teacher, "rankings", class_id)
+    assert rankings.returncode == 0, rankings.stderr
+    body = rankings.stdout.splitlines()[1:]
+    assert len(body) == 2 and any(f"Bulls: {a}, {b}" in line for line in body), rankings.stdout
+    journal = class_cli(server, teacher, "journal", class_id)
+    assert journal.stdout.count("Bulls (team)") == 2, journal.stdout
+
+    disbanded = class_cli(server, teacher, "team", "disband", class_id, "Bulls")
+    assert disbanded.returncode == 0, disbanded.stderr
+    assert class_cli(server, teacher, "team", "list", class_id).stdout.strip() == "No teams."
+    assert sessions[a].post(f"{server.url}/api/v1/accounts/{students[a]['account_id']}/orders",
+                            json=buy).status_code == 201
+    assert sessions[b].get(f"{server.url}/api/v1/accounts/{shared}").status_code == 404

@@ -15,8 +15,10 @@ public struct Classroom: Codable, Hashable, Sendable, Identifiable {
     public var joinCode: String?
     public var gameID: String
     public var students: Int
-    /// The student's own class account (students only).
+    /// The account the student trades in the class: their team's, else their own (students only).
     public var accountID: String?
+    /// The student's team (students only; nil: they trade alone).
+    public var team: String?
     /// The teachers' usernames, the one who made it first.
     public var teachers: [String]
     public var rules: Game.Rules?
@@ -24,7 +26,7 @@ public struct Classroom: Codable, Hashable, Sendable, Identifiable {
     public var isTeacher: Bool { role == "teacher" }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, role, market, students, teachers, rules
+        case id, name, role, market, students, teachers, rules, team
         case startingCash = "starting_cash", requireJournal = "require_journal", joinCode = "join_code"
         case gameID = "game_id", accountID = "account_id"
     }
@@ -61,11 +63,38 @@ public struct ClassStudent: Codable, Hashable, Sendable {
     @OptionalServerTime public var removedAt: Date?
     /// The student's last log-in (nil: never).
     @OptionalServerTime public var lastLoginAt: Date?
+    /// The student's team and the account its members share (nil: they trade their own, `accountID`).
+    public var team: String?
+    public var teamAccountID: String?
 
     enum CodingKeys: String, CodingKey {
-        case username, email
+        case username, email, team
         case displayName = "display_name", accountID = "account_id", removedAt = "removed_at"
-        case lastLoginAt = "last_login_at", addedAt = "added_at"
+        case lastLoginAt = "last_login_at", addedAt = "added_at", teamAccountID = "team_account_id"
+    }
+}
+
+/// A class's team: students sharing one portfolio (an account in the class's game, on its board under the team's
+/// name). Grading, the journal, reports and rankings follow it.
+public struct ClassTeam: Codable, Hashable, Sendable {
+    public struct Member: Codable, Hashable, Sendable {
+        public var username: String
+        public var displayName: String
+
+        enum CodingKeys: String, CodingKey {
+            case username
+            case displayName = "display_name"
+        }
+    }
+
+    public var name: String
+    public var accountID: String
+    /// In roster order; the first owns the account (every member trades it alike).
+    public var members: [Member]
+
+    enum CodingKeys: String, CodingKey {
+        case name, members
+        case accountID = "account_id"
     }
 }
 
@@ -159,14 +188,16 @@ public struct StudentProgress: Codable, Hashable, Sendable {
     public var assignments: [AssignmentProgress]
 }
 
-/// An order of a class's journal, with its student (the note is the order's `note`).
+/// An order of a class's journal, with its student (the note is the order's `note`) — on a team's account, the team
+/// and its first member (a shared account does not record which member placed it).
 public struct ClassJournalLine: Codable, Hashable, Sendable {
     public var username: String
     public var displayName: String
+    public var team: String?
     public var order: Order
 
     enum CodingKeys: String, CodingKey {
-        case username, order
+        case username, order, team
         case displayName = "display_name"
     }
 }
@@ -192,9 +223,13 @@ public struct ClassRankings: Codable, Hashable, Sendable {
         /// Daily returns the figures are made of.
         public var days: Int
         public var trades: Int
+        /// A team's line: its name and its members' usernames (`username` is its first).
+        public var team: String?
+        public var members: [String]
 
         enum CodingKeys: String, CodingKey {
             case rank, username, equity, `return`, sharpe, sortino, volatility, alpha, beta, treynor, days, trades
+            case team, members
             case displayName = "display_name", maxDrawdown = "max_drawdown"
         }
     }
