@@ -241,6 +241,81 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     assert not gone or gone[0].get("removed_at"), roster
 
 
+def test_a_teacher_forms_a_team_and_its_members_trade_one_portfolio(driver, server):
+    app = App(driver, server).signup()
+    teacher = app.username
+    chinese = app.d.execute_script("return document.documentElement.lang") == "zh-Hans"
+    tag = "zh" if chinese else "en"
+    app.size(*DESKTOP)
+    made = app.api("POST", "/classes", {"name": "Econ 202", "market": "us", "starting_cash": "20000"})
+    assert made["status"] == 201, made
+    class_id = made["body"]["id"]
+    prefix = uuid.uuid4().hex[:5]
+    roster = "username,display_name\n" + "".join(f"{prefix}{i},Li {i}\n" for i in range(1, 4))
+    imported = app.d.execute_async_script("""
+        fetch('/api/v1/classes/' + arguments[0] + '/roster', {method: 'POST', headers: {'Content-Type': 'text/csv'},
+                                                           body: arguments[1]})
+          .then((r) => r.json()).then(arguments[2])""", class_id, roster)
+    passwords = {s["username"]: s["initial_password"] for s in imported["students"]}
+
+    # The teacher's Teams card: no team yet; two students ticked and named form one.
+    app.go(f"classes/{class_id}")
+    app.css("[data-card=class-teams] form.team-form")
+    team = "牛队" if chinese else "Bulls"
+    app.visible("#team-name").send_keys(team)
+    app.click(f"#team-{prefix}1")
+    app.click(f"#team-{prefix}2")
+    app.click("form.team-form button[type=submit]")
+    app.toast(team)
+    app.text_in(f"[data-card=class-teams] li[data-team='{team}']", "Li 2")
+    app.text_in(f"[data-card=class-students] li[data-student='{prefix}1']", team)
+    # Only the student left alone may join the next team.
+    assert len(app.all("form.team-form fieldset input[type=checkbox]")) == 1
+    app.settled()
+    if chinese:
+        assert english_left(app) == []
+    app.shot(f"class-teams-{tag}")
+    assert findings(app, "the teams card") == []
+    assert app.overflow(390) == 0
+
+    # A member, on a phone: the class page names the team and its members; Trade picks the team's account.
+    member = f"{prefix}2"
+    login(app, member, passwords[member])
+    app.visible("#current-password").send_keys(passwords[member])
+    app.css("#new-password").send_keys("my own secret")
+    app.css("#again-password").send_keys("my own secret")
+    app.click("form button[type=submit]")
+    app.css(".net-worth")
+    app.go(f"classes/{class_id}")
+    line = app.text_in(".page-head .team-line", "Li 1")
+    assert team in line and "Li 2" in line
+    app.text_in("[data-card=class-rankings] table.rankings tbody", team)
+    app.settled()
+    if chinese:
+        assert english_left(app) == []
+    app.shot(f"class-team-student-{tag}")
+    assert findings(app, "a team member's class page") == []
+    assert app.overflow(320) == 0
+    app.click(".page-head button.primary")
+    app.css(".net-worth")
+    app.wait.until(lambda d: team in d.find_element(By.CSS_SELECTOR, "main h1").text)
+
+    # Back to the teacher: disbanding asks first, then the team is gone and its members trade alone again.
+    login(app, teacher, "correct horse battery")
+    app.css(".net-worth")
+    app.size(*DESKTOP)
+    app.go(f"classes/{class_id}")
+    app.click(f"[data-card=class-teams] li[data-team='{team}'] button")
+    app.text_in("dialog[open] .confirm", team)
+    if chinese:
+        assert english_left(app, "dialog[open]") == []
+    assert findings(app, "disbanding a team") == []
+    app.click("dialog[open] .confirm button.danger")
+    app.toast(team)
+    app.wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-card=class-teams] li[data-team]"))
+    assert app.api("GET", f"/classes/{class_id}/teams")["body"] == []
+
+
 @pytest.fixture(scope="module")
 def replay_server():
     """A manual clock from a Monday before the open: the test steps it through the week's closes."""

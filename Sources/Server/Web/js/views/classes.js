@@ -125,13 +125,14 @@ async function teacherDesk(view, klass, base, scope) {
   const journal = card('class-journal', t('classes.journal'),
     h('a.button', { href: `/api/v1${base}/journal?format=csv`, download: `journal-${klass.id.slice(0, 8)}.csv` }, t('classes.download_csv')));
   const rankings = card('class-rankings', t('classes.rankings'));
+  const teams = card('class-teams', t('classes.teams_title'));
   const teachers = card('class-teachers', t('classes.teachers_title'),
     h('ul.rows', klass.teachers.map((name) => h('li.row', h('span.row-main', h('span.sym', name))))),
     teacherForm(base, again));
   clear(view, h('header.page-head', h('h1', klass.name),
     h('p.sub', classFacts(klass)),
     h('p.sub', t('classes.code_line', { code: klass.join_code }), ' ', h('a', { href: '#/classes' }, t('classes.all')))),
-  h('div.class-desk', students, assignments, gradebook, roster, journal, rankings, teachers));
+  h('div.class-desk', students, assignments, gradebook, roster, journal, rankings, teams, teachers));
 
   const [progress, list] = await Promise.all([api.get(`${base}/progress`).catch(() => []), api.get(`${base}/assignments`).catch(() => [])]);
   const now = Date.now();
@@ -141,7 +142,8 @@ async function teacherDesk(view, klass, base, scope) {
     .sort((a, b) => b.behind - a.behind || a.p.student.username.localeCompare(b.p.student.username))
     .map(({ p, behind }) => h('li.row', { dataset: { student: p.student.username } },
       h('a.row-main', { href: `#/classes/${api.enc(klass.id)}/students/${api.enc(p.student.username)}` },
-        h('span.sym', p.student.display_name), h('span.sub', p.student.username)),
+        h('span.sym', p.student.display_name),
+        h('span.sub', [p.student.username, p.student.team ? t('classes.team_pill', { name: p.student.team }) : null].filter(Boolean).join(' · '))),
       h('span.row-end', h('span', t('classes.done_of', { done: p.assignments.filter((a) => a.done).length, total: p.assignments.length })),
         behind ? h('span.pill.late', t.count('classes.behind', behind)) : h('span.pill', t('classes.on_track'))))))
     : empty(t('classes.no_students')));
@@ -175,6 +177,47 @@ async function teacherDesk(view, klass, base, scope) {
     : empty(t('classes.no_grades')));
   fill(journal, () => api.get(`${base}/journal`), (lines) => journalList(lines.slice(0, 50), true));
   fill(rankings, () => api.get(`${base}/rankings`), rankingTable);
+  fill(teams, () => api.get(`${base}/teams`), (list) => teamsCard(base, list, progress.map((p) => p.student), again));
+}
+
+/** The class's teams, each with a button to disband it, and the form that makes one from students in none. */
+function teamsCard(base, list, students, done) {
+  async function disband(team) {
+    if (!await confirmAction(t('classes.disband_title'), t('classes.disband_confirm', { name: team.name }), t('classes.disband'), { danger: true })) return;
+    try {
+      await api.del(`${base}/teams/${api.enc(team.name)}`);
+      toast(t('classes.team_disbanded', { name: team.name }), 'success');
+      done();
+    } catch (error) { toast(error.message, 'error'); }
+  }
+  const free = students.filter((s) => !s.team && !s.removed_at);
+  const name = h('input#team-name', { autocomplete: 'off', maxLength: 40 });
+  const boxes = free.map((s) => h('input', { type: 'checkbox', value: s.username, id: `team-${s.username}` }));
+  const error = h('p.form-error', { role: 'alert', hidden: true });
+  const form = h('form.team-form', { 'aria-labelledby': 'team-form-title' },
+    h('h3#team-form-title', t('classes.form_team')),
+    h('p.field-help', t('classes.team_help')),
+    h('div.field', h('label', { for: 'team-name' }, t('classes.team_name')), name),
+    free.length ? h('fieldset', h('legend', t('classes.team_members')),
+      free.map((s, i) => h('div.check-line', h('label.switch', { for: `team-${s.username}` }, boxes[i], `${s.display_name} (${s.username})`))))
+      : h('p.sub', t('classes.no_eligible')),
+    error, h('button.secondary', { type: 'submit', disabled: free.length < 2 }, t('classes.form_team')));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const members = boxes.filter((b) => b.checked).map((b) => b.value);
+    const say = (text) => { error.textContent = text; error.hidden = false; };
+    if (!name.value.trim()) { name.focus(); return say(t('classes.need_team_name')); }
+    if (members.length < 2 || members.length > 5) return say(t('classes.pick_members'));
+    try {
+      await api.post(`${base}/teams`, { name: name.value.trim(), members });
+      toast(t('classes.team_formed', { name: name.value.trim() }), 'success');
+      done();
+    } catch (err) { say(err.message); }
+  });
+  return h('div', list.length ? h('ul.rows', list.map((team) => h('li.row', { dataset: { team: team.name } },
+    h('span.row-main', h('span.sym', team.name), h('span.sub', team.members.map((m) => m.display_name).join(', '))),
+    h('span.row-end', h('button.secondary.small', { type: 'button', 'aria-label': t('classes.disband_named', { name: team.name }), onclick: () => disband(team) }, t('classes.disband'))))))
+    : empty(t('classes.no_teams')), form);
 }
 
 function rosterForm(base, done) {
@@ -472,9 +515,15 @@ async function studentDesk(view, klass, base, scope) {
     scope.navigate('');
     if (store.state.accountId !== klass.account_id) store.selectAccount(klass.account_id);
   } }, t('classes.trade'));
+  const team = klass.team ? h('p.sub.team-line', t('classes.team_pill', { name: klass.team })) : null;
   clear(view, h('header.page-head', h('h1', klass.name), h('p.sub', classFacts(klass)),
-    h('p.sub', t('classes.teachers', { names: klass.teachers.join(', ') })), klass.account_id ? trade : null),
+    h('p.sub', t('classes.teachers', { names: klass.teachers.join(', ') })), team, klass.account_id ? trade : null),
   h('div.class-desk.student', due, finished, journal, rankings));
+  if (team) {
+    api.get(`${base}/teams`).then(([mine]) => {
+      if (mine) team.textContent = t('classes.team_line', { name: mine.name, names: mine.members.map((m) => m.display_name).join(', ') });
+    }).catch(() => {});
+  }
   try {
     const [mine] = await api.get(`${base}/progress`);
     const now = Date.now();
@@ -533,8 +582,8 @@ function checkWords(p, mark) {
 function journalList(lines, withNames) {
   const noted = lines.filter((l) => l.order.note);
   if (!noted.length) return empty(t('classes.no_notes'));
-  return h('ul.rows.journal', noted.map(({ display_name: name, order: o }) => h('li.row',
-    h('span.row-main', h('span.sym', [withNames ? name : null, `${t(`trade.${o.side}`)} ${o.symbol}`].filter(Boolean).join(' · ')),
+  return h('ul.rows.journal', noted.map(({ display_name: name, team, order: o }) => h('li.row',
+    h('span.row-main', h('span.sym', [withNames || team ? (team ? t('classes.team_pill', { name: team }) : name) : null, `${t(`trade.${o.side}`)} ${o.symbol}`].filter(Boolean).join(' · ')),
       h('span.note', o.note)),
     h('span.row-end.sub', F.dateTime(o.created_at)))));
 }
@@ -551,7 +600,7 @@ function rankingTable(r) {
   return h('div.table-scroll', { tabindex: '0', role: 'region', 'aria-labelledby': 'class-rankings-title' }, h('table.rankings',
     h('thead', h('tr', headers.map(([label, key]) => h('th', { scope: 'col', title: key ? t(key) : undefined }, label)))),
     h('tbody', r.students.map((s) => h('tr',
-      h('td', String(s.rank)), h('th', { scope: 'row' }, s.display_name), h('td', pct(s.return)), h('td', ratio(s.sharpe)),
+      h('td', String(s.rank)), h('th', { scope: 'row' }, s.team ? [s.team, h('span.sub.members', s.members.join(', '))] : s.display_name), h('td', pct(s.return)), h('td', ratio(s.sharpe)),
       h('td', ratio(s.sortino)), h('td', pct(s.max_drawdown)), h('td', pct(s.alpha)), h('td', ratio(s.beta)), h('td', pct(s.treynor)), h('td', String(s.trades)))))),
   h('p.field-help', t('classes.rank.help')));
 }
