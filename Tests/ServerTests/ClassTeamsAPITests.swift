@@ -1,3 +1,4 @@
+import Brokerage
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -60,6 +61,21 @@ struct ClassTeamsAPITests {
                 let (taken, why) = try await form(teacher, #"{"name":"Bears","members":["dan","ann"]}"#)
                 #expect(
                     taken == .conflict && why["message"]?.string?.contains("ann is already in the team Bulls") == true)
+
+                // Taken off the board between its two steps (the account opened, the rows not yet written: another
+                // reader of the roster would find it named by no row), the team's account is back at the next read.
+                let brokerage = f.services.brokerage
+                let owner = try #require(try await brokerage.users.user(username: "teacher")).id
+                try await brokerage.games.removePlayer(
+                    try #require(AccountID(shared)), from: try #require(GameID(game)), by: owner)
+                try await client.execute(uri: "/api/v1/classes/\(id)/roster", method: .get, headers: teacher) { r in
+                    #expect(r.status == .ok)
+                }
+                try await client.execute(uri: "/api/v1/games/\(game)/leaderboard", method: .get, headers: teacher) {
+                    r in
+                    let players = (f.json(r)["entries"]?.array ?? []).compactMap { $0["player"]?.string }
+                    #expect(players.contains("Bulls"), "\(players)")
+                }
 
                 // Ben sees the team's account among his and as his class account; he and Cy trade it.
                 try await client.execute(uri: "/api/v1/accounts", method: .get, headers: session["ben"]!) { r in

@@ -106,8 +106,8 @@ extension Classrooms {
     }
 
     /// Brings the class's game in line with its roster: a student in a team has their own account out of the game,
-    /// one in none has it in (unless taken off the roster), and a team account no roster row names any more (a
-    /// student's account that is not theirs) is off the board. Each step is idempotent; an ended game is left as it finished.
+    /// one in none has it in (unless taken off the roster), a team's account is on the board, and a team account no
+    /// roster row names any more (a student's account that is not theirs) is off it. Each step is idempotent; an ended game is left as it finished.
     func arrangeGame(_ record: ClassRecord, _ roster: [ClassStudentRecord]) async throws(BrokerageError) {
         guard let game = games.game(record.gameID), game.endedAt == nil else { return }
         let owner = game.ownerID
@@ -120,6 +120,12 @@ extension Classrooms {
             } else if student.teamAccountID == nil, player.removedAt != nil {
                 try await games.restorePlayer(student.accountID, to: record.gameID, by: owner)
             }
+        }
+        // (A team being formed is on the board before its rows name it: another reader may take it off meanwhile, and
+        // the rows, once written, bring it back.)
+        for team in Self.teams(in: roster.filter { $0.removedAt == nil })
+        where games.players[team.account]?.removedAt != nil {
+            try await games.restorePlayer(team.account, to: record.gameID, by: owner)
         }
         for player in games.players.values
         where player.gameID == record.gameID && player.removedAt == nil && students.contains(player.userID)
