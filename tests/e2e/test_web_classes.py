@@ -35,6 +35,14 @@ def login(app, username, password):
     app.click("form button[type=submit]")
 
 
+def fill_password_change(app, username, handed_out):
+    """Logs a student in with the password their teacher handed out and fills in the change to their own (not sent)."""
+    login(app, username, handed_out)
+    app.visible("#current-password").send_keys(handed_out)
+    app.css("#new-password").send_keys("my own secret")
+    app.css("#again-password").send_keys("my own secret")
+
+
 def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
     app = App(driver, server).signup()
     teacher = app.username
@@ -107,10 +115,7 @@ def test_a_teacher_sets_up_a_class_and_a_student_does_the_work(driver, server):
 
     # A student, on a phone: the handed-out password first, then their own.
     student = f"{prefix}1"
-    login(app, student, passwords[student])
-    app.visible("#current-password").send_keys(passwords[student])
-    app.css("#new-password").send_keys("my own secret")
-    app.css("#again-password").send_keys("my own secret")
+    fill_password_change(app, student, passwords[student])
     if chinese:
         assert english_left(app, "main.login") == []
     app.shot(f"class-password-{tag}")
@@ -280,10 +285,7 @@ def test_a_teacher_forms_a_team_and_its_members_trade_one_portfolio(driver, serv
 
     # A member, on a phone: the class page names the team and its members; Trade picks the team's account.
     member = f"{prefix}2"
-    login(app, member, passwords[member])
-    app.visible("#current-password").send_keys(passwords[member])
-    app.css("#new-password").send_keys("my own secret")
-    app.css("#again-password").send_keys("my own secret")
+    fill_password_change(app, member, passwords[member])
     app.click("form button[type=submit]")
     app.css(".net-worth")
     app.go(f"classes/{class_id}")

@@ -582,8 +582,10 @@ function checkWords(p, mark) {
 function journalList(lines, withNames) {
   const noted = lines.filter((l) => l.order.note);
   if (!noted.length) return empty(t('classes.no_notes'));
+  // (A team's order is its team's: the shared account does not say which member placed it.)
+  const who = (name, team) => (team ? t('classes.team_pill', { name: team }) : withNames ? name : null);
   return h('ul.rows.journal', noted.map(({ display_name: name, team, order: o }) => h('li.row',
-    h('span.row-main', h('span.sym', [withNames || team ? (team ? t('classes.team_pill', { name: team }) : name) : null, `${t(`trade.${o.side}`)} ${o.symbol}`].filter(Boolean).join(' · ')),
+    h('span.row-main', h('span.sym', [who(name, team), `${t(`trade.${o.side}`)} ${o.symbol}`].filter(Boolean).join(' · ')),
       h('span.note', o.note)),
     h('span.row-end.sub', F.dateTime(o.created_at)))));
 }
