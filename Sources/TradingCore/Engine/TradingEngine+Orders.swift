@@ -280,9 +280,7 @@ extension TradingEngine {
             switch tif {
             case .gtc: return time.adding(nanoseconds: Int64(configuration.gtcLifetimeDays) * Duration64.day)
             case .ioc, .fok: return nil
-            default:
-                let today = sessionCache.localDate(calendar, at: time)
-                return Timestamp(today.adding(days: 1), in: calendar.zone)
+            default: return sessionCache.localDay(calendar, at: time).end
             }
         case .exchangeCalendars:
             let session = sessionCache.currentOrNextSession(calendar, at: time)

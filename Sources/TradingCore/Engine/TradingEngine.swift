@@ -406,11 +406,21 @@ struct SessionCache: Sendable {
     /// The date of `time` in the calendar's time zone (remembered for the rest of that local day: working out the
     /// zone's offset, daylight saving included, is the costly part of every per-order date question).
     mutating func localDate(_ calendar: TradingCalendar, at time: Timestamp) -> CivilDate {
-        if let day = localDays[calendar.identifier], time >= day.start, time < day.end { return day.date }
+        localDay(calendar, at: time).date
+    }
+
+    /// The local day of `time` in the calendar's time zone: its date, and when it starts and ends (the next midnight
+    /// there, when an `alwaysOpen` engine's day orders expire: worked out with the zone's daylight saving rules once
+    /// a day, not per order).
+    mutating func localDay(_ calendar: TradingCalendar, at time: Timestamp) -> (
+        start: Timestamp, end: Timestamp, date: CivilDate
+    ) {
+        if let day = localDays[calendar.identifier], time >= day.start, time < day.end { return day }
         let zone = calendar.zone
         let date = zone.localTime(of: time).date
-        localDays[calendar.identifier] = (Timestamp(date, in: zone), Timestamp(date.adding(days: 1), in: zone), date)
-        return date
+        let day = (start: Timestamp(date, in: zone), end: Timestamp(date.adding(days: 1), in: zone), date: date)
+        localDays[calendar.identifier] = day
+        return day
     }
 
     mutating func schedule(_ calendar: TradingCalendar, on date: CivilDate) -> DaySchedule? {

@@ -34,29 +34,112 @@ extension InstrumentID: Codable {
 
 /// A tradable (or quotable) instrument with the market rules that apply to it — markets are data here, not
 /// branches in the engine.
-public struct Instrument: Sendable, Codable, Hashable {
+///
+/// A value with copy-on-write storage, as `Order` is: its ~350 bytes of fields (two strings, the rules, an option's
+/// contract) sit in one heap block that copies share. The engine reads an instrument for every step of an order —
+/// validation, reservation, each fill, booking — and copying the fields out of its table (with a retain and release
+/// of every string in them) was ten copies an order, ~3 KB of `memcpy`: now a copy is one reference.
+public struct Instrument: Sendable, Codable, Hashable, CustomReflectable {
+    /// The stored fields, documented on the accessors below. The synthesized `Codable` writes them under their names,
+    /// as `Instrument` itself did when they were its stored properties.
+    struct Fields: Sendable, Codable, Hashable {
+        var symbol: String
+        var name: String
+        var exchange: Exchange
+        var board: Board
+        var kind: InstrumentKind
+        var currency: Currency
+        var lot: LotRule
+        var tick: TickRule
+        var priceLimit: PriceLimitRule
+        var sellableSameDay: Bool
+        var fractionable: Bool
+        var isRiskWarning: Bool
+        var listingDate: CivilDate?
+        var maximumOrderQty: Quantity?
+        var option: OptionContract?
+    }
+
+    private var storage: CopyOnWrite<Fields>
+
     /// "AAPL", "600519".
-    public var symbol: String
-    public var name: String
-    public var exchange: Exchange
-    public var board: Board
-    public var kind: InstrumentKind
-    public var currency: Currency
-    public var lot: LotRule
-    public var tick: TickRule
-    public var priceLimit: PriceLimitRule
+    public var symbol: String {
+        get { storage.fields.symbol }
+        _modify { yield &storage.fields.symbol }
+    }
+    public var name: String {
+        get { storage.fields.name }
+        _modify { yield &storage.fields.name }
+    }
+    public var exchange: Exchange {
+        get { storage.fields.exchange }
+        _modify { yield &storage.fields.exchange }
+    }
+    public var board: Board {
+        get { storage.fields.board }
+        _modify { yield &storage.fields.board }
+    }
+    public var kind: InstrumentKind {
+        get { storage.fields.kind }
+        _modify { yield &storage.fields.kind }
+    }
+    public var currency: Currency {
+        get { storage.fields.currency }
+        _modify { yield &storage.fields.currency }
+    }
+    public var lot: LotRule {
+        get { storage.fields.lot }
+        _modify { yield &storage.fields.lot }
+    }
+    public var tick: TickRule {
+        get { storage.fields.tick }
+        _modify { yield &storage.fields.tick }
+    }
+    public var priceLimit: PriceLimitRule {
+        get { storage.fields.priceLimit }
+        _modify { yield &storage.fields.priceLimit }
+    }
     /// Whether shares bought today can be sold today (false for A-shares: T+1).
-    public var sellableSameDay: Bool
+    public var sellableSameDay: Bool {
+        get { storage.fields.sellableSameDay }
+        _modify { yield &storage.fields.sellableSameDay }
+    }
     /// Whether notional (fractional) market orders are allowed.
-    public var fractionable: Bool
+    public var fractionable: Bool {
+        get { storage.fields.fractionable }
+        _modify { yield &storage.fields.fractionable }
+    }
     /// ST / *ST risk-warning stock.
-    public var isRiskWarning: Bool
-    public var listingDate: CivilDate?
+    public var isRiskWarning: Bool {
+        get { storage.fields.isRiskWarning }
+        _modify { yield &storage.fields.isRiskWarning }
+    }
+    public var listingDate: CivilDate? {
+        get { storage.fields.listingDate }
+        _modify { yield &storage.fields.listingDate }
+    }
     /// Largest single order in shares (SSE main board: 1,000,000), if the exchange sets one.
-    public var maximumOrderQty: Quantity?
+    public var maximumOrderQty: Quantity? {
+        get { storage.fields.maximumOrderQty }
+        _modify { yield &storage.fields.maximumOrderQty }
+    }
     /// The contract, when the instrument is a listed option (`kind == .option`): quantities are contracts, prices
     /// are premiums per share, and every value is price × qty × the contract's multiplier.
-    public var option: OptionContract?
+    public var option: OptionContract? {
+        get { storage.fields.option }
+        _modify { yield &storage.fields.option }
+    }
+
+    public static func == (lhs: Instrument, rhs: Instrument) -> Bool {
+        lhs.storage.shares(rhs.storage) || lhs.storage.fields == rhs.storage.fields
+    }
+    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+    public init(from decoder: any Decoder) throws { storage = CopyOnWrite(try Fields(from: decoder)) }
+    public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
+    /// Prints (in test failures, the debugger) as its fields.
+    public var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: storage.fields).children, displayStyle: .struct)
+    }
 
     public var market: Market { exchange.market }
     /// Shares one unit of quantity stands for: the contract's multiplier for an option (100), else 1. A trade's value,
@@ -94,21 +177,12 @@ public struct Instrument: Sendable, Codable, Hashable {
         sellableSameDay: Bool, fractionable: Bool, isRiskWarning: Bool = false,
         listingDate: CivilDate? = nil, maximumOrderQty: Quantity? = nil, option: OptionContract? = nil
     ) {
-        self.symbol = symbol
-        self.name = name
-        self.exchange = exchange
-        self.board = board
-        self.kind = kind
-        self.currency = currency
-        self.lot = lot
-        self.tick = tick
-        self.priceLimit = priceLimit
-        self.sellableSameDay = sellableSameDay
-        self.fractionable = fractionable
-        self.isRiskWarning = isRiskWarning
-        self.listingDate = listingDate
-        self.maximumOrderQty = maximumOrderQty
-        self.option = option
+        storage = CopyOnWrite(
+            Fields(
+                symbol: symbol, name: name, exchange: exchange, board: board, kind: kind, currency: currency, lot: lot,
+                tick: tick, priceLimit: priceLimit, sellableSameDay: sellableSameDay, fractionable: fractionable,
+                isRiskWarning: isRiskWarning, listingDate: listingDate, maximumOrderQty: maximumOrderQty, option: option
+            ))
     }
 
     /// A US stock or ETF: whole shares (fractional through notional orders), Rule 612 ticks, no price limits,
