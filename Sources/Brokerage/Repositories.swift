@@ -36,16 +36,18 @@ struct Repositories: Sendable {
     /// What a shard reads and writes.
     var shard: ShardStores {
         ShardStores(
-            accounts: accounts, rules: rules, equityHistory: equityHistory, games: games, transfers: transfers)
+            accounts: accounts, rules: rules, equityHistory: equityHistory, games: games, transfers: transfers,
+            classes: classes)
     }
 }
 
 /// What a shard reads and writes: its accounts and their journal, their rules and alerts, their equity history,
-/// the game accounts it opens, and the transfers it credits.
+/// the game accounts it opens, the transfers it credits, and who shares a class team's account.
 struct ShardStores: Sendable {
     let accounts: any AccountRepository
     let rules: any RuleRepository
     let equityHistory: any EquityHistoryRepository
     let games: any GameRepository
     let transfers: any TransferRepository
+    let classes: any ClassRepository
 }

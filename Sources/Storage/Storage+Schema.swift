@@ -549,6 +549,9 @@ extension Storage {
                 ])
                 + ["CREATE UNIQUE INDEX game_players_one_per_user ON game_players (game_id, user_id) WHERE team = 0"]
         ),
+        // A team's members by its account: a shard reads them when it loads the account, to tell every member of
+        // what happens to it (fills, cancellations, dividends), not only its owner.
+        (22, ["CREATE INDEX class_students_by_team_account ON class_students (team_account_id)"]),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

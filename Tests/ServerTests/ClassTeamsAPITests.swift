@@ -84,10 +84,34 @@ struct ClassTeamsAPITests {
                 try await client.execute(uri: "/api/v1/classes/\(id)", method: .get, headers: session["ben"]!) { r in
                     #expect(f.json(r)["account_id"]?.string == shared && f.json(r)["team"] == .string("Bulls"))
                 }
+                // Cyd reads papertrade in Chinese.
+                try await client.execute(
+                    uri: "/api/v1/me", method: .put, headers: session["cyd"]!, body: body(#"{"language":"zh-Hans"}"#)
+                ) { r in #expect(r.status == .ok) }
                 for name in ["ben", "cyd"] {
                     let (placed, order) = try await games.order(client, f, session[name]!, account: shared, Self.buy)
                     #expect(placed == .created && order["status"] == .string("filled"), "\(name): \(order)")
                 }
+                // Every member is told of both fills, in their own language; Dan of none.
+                func fills(_ name: String) async throws -> [JSONValue] {
+                    try await client.execute(uri: "/api/v1/notifications", method: .get, headers: session[name]!) {
+                        r in
+                        (f.json(r)["notifications"]?.array ?? []).filter {
+                            $0["kind"] == .string("fill") && $0["account_id"] == .string(shared)
+                        }
+                    }
+                }
+                for name in ["ann", "ben", "cyd"] {
+                    let told = try await fills(name)
+                    #expect(told.count == 2, "\(name): \(told)")
+                    let titles = told.compactMap { $0["title"]?.string }
+                    let chinese = titles.allSatisfy {
+                        $0.unicodeScalars.contains { (0x4E00...0x9FFF).contains($0.value) }
+                    }
+                    #expect(
+                        name == "cyd" ? chinese : titles.allSatisfy { $0.hasPrefix("Bought") }, "\(name): \(titles)")
+                }
+                #expect(try await fills("dan").isEmpty)
                 // Dan (no team) and a stranger cannot reach it; Ann's own account is out of the game meanwhile.
                 let stranger = try await games.session(client, "stranger")
                 for auth in [session["dan"]!, stranger] {

@@ -6,7 +6,7 @@ import TradingCore
 
 @testable import Storage
 
-@Suite("Migration 21: class teams")
+@Suite("Migrations 21 and 22: class teams")
 struct TeamPlayersMigrationTests {
     static let t0 = StorageTests.t0
     static let game = GameRecord(
@@ -83,6 +83,31 @@ struct TeamPlayersMigrationTests {
             try await join(3, team: true)
             try await join(4, team: true)
             #expect(try await games.gamePlayers().map(\.team) == [false, true, true])
+
+            // Migration 22: a team's members by its account, one account or a shard's at once (what a shard loads to
+            // tell every member what happens to it).
+            let classes = SQLClasses(storage)
+            let classID = ClassID(high: 4, low: 1)
+            try await classes.createClass(
+                ClassRecord(
+                    id: classID, gameID: Self.game.id, name: "Period 3", teachers: ["teacher"], createdAt: Self.t0))
+            let pupils = ["ann", "ben", "cyd"]
+            try await classes.enroll(
+                pupils.enumerated().map { n, name in
+                    ClassStudentRecord(
+                        classID: classID, userID: UserID(name), username: name, displayName: name, email: nil,
+                        accountID: AccountID(high: 9, low: 1), addedAt: Self.t0.adding(seconds: Int64(n)))
+                },
+                creating: pupils.map { UserRecord(id: UserID($0), username: $0, passwordHash: "h", createdAt: Self.t0) }
+            )
+            try await classes.formTeam(
+                "Bulls", account: AccountID(high: 9, low: 3), members: ["ann", "cyd"], in: classID)
+            #expect(try await classes.teamMembers(of: AccountID(high: 9, low: 3)) == ["ann", "cyd"])
+            #expect(try await classes.teamMembers(of: AccountID(high: 9, low: 4)).isEmpty)
+            #expect(try await classes.teamMembers(inShard: ShardID(0)) == [AccountID(high: 9, low: 3): ["ann", "cyd"]])
+            #expect(try await classes.teamMembers(inShard: ShardID(1)).isEmpty)
+            #expect(try await classes.disbandTeam("Bulls", in: classID))
+            #expect(try await classes.teamMembers(inShard: ShardID(0)).isEmpty)
             // The database holds one own player per user and game even past the check in code.
             try await SQLAccounts(storage).createAccount(try Self.account(5))
             await #expect(throws: (any Error).self) {

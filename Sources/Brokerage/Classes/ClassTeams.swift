@@ -69,8 +69,8 @@ extension Classrooms {
         }
         let account = Brokerage.newAccountID()
         let player = try await games.seatTeam(
-            record.gameID, owner: members[0].userID, name: name, accountName: "\(name) · \(record.name)",
-            account: account)
+            record.gameID, owner: members[0].userID, members: members.map(\.userID), name: name,
+            accountName: "\(name) · \(record.name)", account: account)
         do {
             try await storage.formTeam(name, account: player.accountID, members: members.map(\.userID), in: id)
         } catch {
@@ -99,10 +99,13 @@ extension Classrooms {
         guard let team = roster.first(where: { $0.team?.lowercased() == name.trimmed.lowercased() })?.team else {
             throw .notFound("this class has no team called \(name)")
         }
+        let account = roster.first { $0.team == team }?.teamAccountID
         guard try await stored({ try await storage.disbandTeam(team, in: id) }) else {
             throw .notFound("this class has no team called \(name)")
         }
+        // (Its members hear of the account's orders canceled as it leaves the board; nothing after that.)
         try await arrangeGame(record, try await stored { try await storage.students(of: id) })
+        if let account { await games.forgetTeam(account) }
     }
 
     /// Brings the class's game in line with its roster: a student in a team has their own account out of the game,

@@ -190,9 +190,9 @@ public final class GameRegistry: Sendable {
     /// Opens a class team's shared account in the class's game, owned by `owner` (one of its members, who may
     /// already play: a class seats its students itself), on the board under the team's `name`; refused once the
     /// game has ended or is full.
-    public func seatTeam(_ id: GameID, owner: UserID, name: String, accountName: String, account: AccountID)
-        async throws(BrokerageError) -> GamePlayerRecord
-    {
+    public func seatTeam(
+        _ id: GameID, owner: UserID, members: [UserID], name: String, accountName: String, account: AccountID
+    ) async throws(BrokerageError) -> GamePlayerRecord {
         await refresh(unlessKnown: id)
         let referee = self.referee
         guard let game = games[id] else { throw .notFound("game not found") }
@@ -200,13 +200,20 @@ public final class GameRegistry: Sendable {
         if let most = game.settings.maxPlayers, referee.activePlayers(id).count >= most {
             throw .forbidden("this game is full: at most \(most) players")
         }
-        return try await open(game, user: owner, name: name, account: account, teamAccountName: accountName)
+        return try await open(
+            game, user: owner, name: name, account: account, teamAccountName: accountName, teamMembers: members)
+    }
+
+    /// A disbanded team's account: its members are told nothing more of it (its owner still is), where it is served.
+    public func forgetTeam(_ account: AccountID) async {
+        if let shard = await servedShard(account) { await shard.forgetTeam(account) }
     }
 
     /// Opens a player's game account in the game's terms, on a shard the router places it in.
-    func open(_ game: GameRecord, user: UserID, name: String, account: AccountID, teamAccountName: String? = nil)
-        async throws(BrokerageError) -> GamePlayerRecord
-    {
+    func open(
+        _ game: GameRecord, user: UserID, name: String, account: AccountID, teamAccountName: String? = nil,
+        teamMembers: [UserID] = []
+    ) async throws(BrokerageError) -> GamePlayerRecord {
         let now = referee.now
         let s = game.settings
         let terms =
@@ -217,7 +224,7 @@ public final class GameRegistry: Sendable {
         do {
             player = try await router.shard(placement).openGameAccount(
                 account, game: game, user: user, playerName: name, terms: terms, teamAccountName: teamAccountName,
-                at: now)
+                teamMembers: teamMembers, at: now)
         } catch {
             router.unplaced(placement)
             throw error
@@ -358,25 +365,22 @@ public final class GameRegistry: Sendable {
         try? await shard(account)
     }
 
-    /// The final notice of a player who finished `standing` of `total`, in their language.
-    func finalNotice(_ game: GameRecord, player: GamePlayerRecord, standing: Standing, total: Int, at now: Timestamp)
-        -> NotificationRecord
+    /// The final notice of a player who finished `standing` of `total`, in a reader's language (the player's owner,
+    /// and each member of a team playing as one).
+    static func finalNotice(_ game: GameRecord, standing: Standing, total: Int)
+        -> @Sendable (Catalogue) -> (title: String, body: String)
     {
-        let text = Catalogue(languages.language(of: player.userID))
         // Two places, or as many as it takes (up to 4) for a small loss or gain not to read as 0.00%.
         let exact = standing.totalReturn.times(100)
         var places = 2
         while places < 4, exact.rounded(places: places, rule: .halfEven).isZero, !exact.isZero { places += 1 }
         let percent = exact.rounded(places: places, rule: .halfEven)
-        return NotificationRecord(
-            id: PendingCommit.notificationID(), userID: player.userID, accountID: player.accountID, kind: "game_ended",
-            title: text("game.ended.title", ["game": game.name]),
-            body: text(
-                "game.ended.body",
-                [
-                    "rank": String(standing.rank), "players": String(total),
-                    "return": (percent.isPositive ? "+" : "") + percent.formatted(minimumPlaces: places) + "%",
-                ]), createdAt: now)
+        let values = [
+            "rank": String(standing.rank), "players": String(total),
+            "return": (percent.isPositive ? "+" : "") + percent.formatted(minimumPlaces: places) + "%",
+        ]
+        let name = game.name
+        return { text in (text("game.ended.title", ["game": name]), text("game.ended.body", values)) }
     }
 
     // MARK: Reconciling the accounts this node serves
@@ -413,8 +417,8 @@ public final class GameRegistry: Sendable {
                             let standing = final.first(where: { $0.accountID == player.accountID })
                         {
                             try await shard.sendFinalNotice(
-                                finalNotice(game, player: player, standing: standing, total: final.count, at: now),
-                                to: player.accountID)
+                                Self.finalNotice(game, standing: standing, total: final.count), to: player.accountID,
+                                at: now)
                         }
                     } else if rules.startsAt != game.settings.rules.startsAt
                         || rules.endsAt != game.settings.rules.endsAt

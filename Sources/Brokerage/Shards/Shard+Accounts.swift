@@ -228,11 +228,14 @@ extension Shard {
         guard let record = stored, record.shard == self.id else { throw .notFound("account not found") }
         let snapshot: AccountSnapshot
         do { snapshot = try await storage.accounts.restorable(record) } catch { throw .storage(error) }
+        let members: [UserID]
+        do { members = try await storage.classes.teamMembers(of: id) } catch { throw .storage(error) }
         guard records[id] == nil else { return } // loaded by a concurrent call meanwhile
         for symbol in snapshot.symbols {
             if let instrument = await market.resolvedInstrument(symbol) { engine.register(instrument) }
         }
         do { try engine.restore(snapshot) } catch { throw .rejected(error) }
         records[id] = record
+        if !members.isEmpty { teams[id] = members }
     }
 }

@@ -126,17 +126,18 @@ extension Shard {
                 entries.count == 2, case .optionEvent(let out) = entries[0].kind,
                 case .optionEvent(let into) = entries[1].kind
             else { continue }
-            let text = text(for: id)
             let values = [
                 "underlying": action.symbol, "ratio": "\(action.newRate)-for-\(action.oldRate)",
                 "before": out.qty.magnitude.description, "old": out.symbol, "after": into.qty.magnitude.description,
                 "new": into.symbol, "shares": String(adjusted.deliverable),
                 "strike": MoneyText.text(adjusted.strike, symbol: "$", minimumPlaces: 2),
             ]
-            notify(
-                id, kind: "option_adjustment", title: text("option.adjusted.title", values),
-                body: text(out.qty.isPositive ? "option.adjusted.written.body" : "option.adjusted.body", values),
-                at: now)
+            notify(id, kind: "option_adjustment", at: now) { text in
+                (
+                    text("option.adjusted.title", values),
+                    text(out.qty.isPositive ? "option.adjusted.written.body" : "option.adjusted.body", values)
+                )
+            }
         }
     }
 
@@ -152,28 +153,34 @@ extension Shard {
                 id, option: option, cashPerContract: cashPerContract, underlyingPrice: price, at: now),
             case .optionEvent(let event) = entry.kind
         else { return }
-        let text = text(for: id)
-        let values = [
-            "underlying": action.symbol, "ratio": "\(action.newRate)-for-\(action.oldRate)",
-            "contracts": event.qty.magnitude.description, "symbol": text.instrumentName(event.symbol),
-            "shares": settlement.shares.description,
-            "cash": MoneyText.text(cashPerContract, symbol: currency.symbol, minimumPlaces: 2),
-            "amount": MoneyText.text(entry.cashChange.magnitude, symbol: currency.symbol, minimumPlaces: 2),
-        ]
-        notify(
-            id, kind: "option_cash_deliverable", title: text("option.cash_deliverable.title", values),
-            body: text(
-                entry.cashChange.isZero
-                    ? "option.cash_deliverable.worthless.body"
-                    : event.qty.isPositive ? "option.cash_deliverable.written.body" : "option.cash_deliverable.body",
-                values),
-            at: now)
+        notify(id, kind: "option_cash_deliverable", at: now) { text in
+            let values = [
+                "underlying": action.symbol, "ratio": "\(action.newRate)-for-\(action.oldRate)",
+                "contracts": event.qty.magnitude.description, "symbol": text.instrumentName(event.symbol),
+                "shares": settlement.shares.description,
+                "cash": MoneyText.text(cashPerContract, symbol: currency.symbol, minimumPlaces: 2),
+                "amount": MoneyText.text(entry.cashChange.magnitude, symbol: currency.symbol, minimumPlaces: 2),
+            ]
+            return (
+                text("option.cash_deliverable.title", values),
+                text(
+                    entry.cashChange.isZero
+                        ? "option.cash_deliverable.worthless.body"
+                        : event.qty.isPositive
+                            ? "option.cash_deliverable.written.body" : "option.cash_deliverable.body",
+                    values)
+            )
+        }
     }
 
-    /// Tells the account's owner of a dividend or split booked to it (`CorporateActionWording`).
+    /// Tells the account's owner (and a team's members) of a dividend or split booked to it
+    /// (`CorporateActionWording`).
     func notify(_ id: AccountID, booking: CorporateActionBooking, cash: FixedDecimal, at now: Timestamp) {
-        let wording = CorporateActionWording(text: text(for: id), currency: engine.account(id)?.currency ?? .usd)
-        let (kind, title, body) = wording.booked(booking, cash: cash)
-        notify(id, kind: kind, title: title, body: body, at: now)
+        let currency = engine.account(id)?.currency ?? .usd
+        let kind = CorporateActionWording(text: Catalogue(.en), currency: currency).booked(booking, cash: cash).kind
+        notify(id, kind: kind, at: now) { text in
+            let (_, title, body) = CorporateActionWording(text: text, currency: currency).booked(booking, cash: cash)
+            return (title, body)
+        }
     }
 }

@@ -9,7 +9,7 @@ extension Shard {
     /// owner's language).
     func openGameAccount(
         _ accountID: AccountID, game: GameRecord, user: UserID, playerName: String, terms: MarginTerms,
-        teamAccountName: String? = nil, at now: Timestamp
+        teamAccountName: String? = nil, teamMembers: [UserID] = [], at now: Timestamp
     ) async throws(BrokerageError) -> GamePlayerRecord {
         let s = game.settings
         do {
@@ -37,6 +37,7 @@ extension Shard {
             throw .storage(error)
         }
         records[accountID] = record
+        if !teamMembers.isEmpty { teams[accountID] = teamMembers }
         return player
     }
 
@@ -91,12 +92,14 @@ extension Shard {
 
     /// Tells a player where they finished, once: the notification and the account's mark that it was sent are
     /// journaled in one step.
-    func sendFinalNotice(_ notice: NotificationRecord, to account: AccountID) async throws(BrokerageError) {
+    func sendFinalNotice(
+        _ words: @Sendable (Catalogue) -> (title: String, body: String), to account: AccountID, at now: Timestamp
+    ) async throws(BrokerageError) {
         guard var rules = engine.account(account)?.gameRules, rules.finalNoticeSent != true else { return }
         rules.finalNoticeSent = true
         do { try engine.setGameRules(rules, for: account) } catch { throw .rejected(error) }
         pending.accounts.insert(account)
-        pending.notifications.append(notice)
+        notify(account, kind: "game_ended", at: now, words)
         try await commit()
     }
 
@@ -107,4 +110,9 @@ extension Shard {
     func mark(_ symbol: String) -> Price? {
         engine.instrumentID(for: symbol).flatMap { engine.mark($0) }
     }
+}
+
+extension Shard {
+    /// A disbanded team's account is its owner's alone again: its news goes to the owner only.
+    func forgetTeam(_ account: AccountID) { teams[account] = nil }
 }

@@ -16,13 +16,14 @@ extension Shard {
             guard let held = engine.account(account) else { continue }
             let holds = held.positions.values.contains { $0.symbol == symbol && !$0.qty.isZero }
             guard holds || engine.openOrders(of: account).contains(where: { $0.symbol == symbol }) else { continue }
-            let text = text(for: account)
-            notify(
-                account, kind: "trading_halt", title: text("halt.title", ["symbol": symbol]),
-                body: text(
-                    "halt.body",
-                    ["symbol": symbol, "reason": text("halt.reason.\(halt.reason.rawValue)"), "time": resumes]),
-                at: now)
+            notify(account, kind: "trading_halt", at: now) { text in
+                (
+                    text("halt.title", ["symbol": symbol]),
+                    text(
+                        "halt.body",
+                        ["symbol": symbol, "reason": text("halt.reason.\(halt.reason.rawValue)"), "time": resumes])
+                )
+            }
         }
     }
 }

@@ -69,7 +69,7 @@ extension Shard {
         }
         journal.orders = ShardCommits.lastStates(updates)
         journal.updates = updates
-        journal.notifications = updates.compactMap(notification)
+        journal.notifications = updates.flatMap(notifications)
         touched.formUnion(pending.drain(into: &journal))
         // (The client-order-id index lives in the engine, not in `Account`: a journal waiting in the group-commit
         // queue shares no growing dictionary with it.)
@@ -146,12 +146,15 @@ extension Shard {
         }
     }
 
-    /// The notification an order event deserves (`OrderNotice`), in its owner's language.
-    func notification(_ update: OrderUpdate) -> NotificationRecord? {
-        // Most updates (new, accepted, partial fills) deserve none: decide that before touching the owner record.
-        guard OrderNotice.isWorthTelling(update), let owner = records[update.order.accountID] else { return nil }
-        return OrderNotice.record(
-            update, owner: owner.userID, text: Catalogue(languages.language(of: owner.userID)),
-            currency: engine.account(update.order.accountID)?.currency.symbol ?? "")
+    /// The notifications an order event deserves (`OrderNotice`): one for its account's owner, and one for each
+    /// other member of a team sharing the account, each in their language.
+    func notifications(_ update: OrderUpdate) -> [NotificationRecord] {
+        // Most updates (new, accepted, partial fills) deserve none: decide that before looking anyone up.
+        guard OrderNotice.isWorthTelling(update) else { return [] }
+        let account = update.order.accountID
+        let currency = engine.account(account)?.currency.symbol ?? ""
+        return recipients(of: account).compactMap { user in
+            OrderNotice.record(update, owner: user, text: Catalogue(languages.language(of: user)), currency: currency)
+        }
     }
 }

@@ -64,7 +64,6 @@ extension Shard {
     func checkMaintenance(_ id: AccountID, close date: CivilDate, at now: Timestamp) async throws(BrokerageError) {
         guard let account = engine.account(id) else { return }
         let margin = try await summary(id).margin
-        let text = text(for: id)
         let amount = margin.deficit.formatted(places: 2)
         switch (account.marginCall, margin.deficit.isPositive) {
         case (nil, true):
@@ -72,12 +71,12 @@ extension Shard {
             for _ in 0..<marginPolicy.callDays { due = TradingCalendar.xnys.nextTradingDay(after: due) }
             let call = MarginCall(amount: margin.deficit, issuedAt: now, due: due)
             try record(id, call: call, deficit: margin.deficit, event: .issued, at: now)
-            notify(
-                id, kind: "margin_call", title: text("margin.call.title"),
-                body: text("margin.call.body", ["amount": amount, "due": due.description]), at: now)
+            notify(id, kind: "margin_call", at: now) { text in
+                (text("margin.call.title"), text("margin.call.body", ["amount": amount, "due": due.description]))
+            }
         case (_?, false):
             try record(id, call: nil, deficit: .zero, event: .met, at: now)
-            notify(id, kind: "margin_call_met", title: text("margin.met.title"), body: text("margin.met.body"), at: now)
+            notify(id, kind: "margin_call_met", at: now) { text in (text("margin.met.title"), text("margin.met.body")) }
         case (let call?, true) where date >= call.due:
             try await liquidate(id, deficit: margin.deficit, at: now)
         default:
@@ -125,12 +124,13 @@ extension Shard {
             }
         }
         try record(id, call: nil, deficit: deficit, event: .liquidation, at: now)
-        let text = text(for: id)
-        notify(
-            id, kind: "margin_liquidation", title: text("margin.liquidation.title"),
-            body: text(
-                "margin.liquidation.body",
-                ["amount": deficit.formatted(places: 2), "sold": sold.joined(separator: ", ")]),
-            at: now)
+        notify(id, kind: "margin_liquidation", at: now) { text in
+            (
+                text("margin.liquidation.title"),
+                text(
+                    "margin.liquidation.body",
+                    ["amount": deficit.formatted(places: 2), "sold": sold.joined(separator: ", ")])
+            )
+        }
     }
 }

@@ -100,19 +100,22 @@ extension Shard {
                     continue
                 }
                 assigned = true
-                let text = text(for: id)
-                let values = [
-                    "symbol": text.instrumentName(contract.occSymbol), "contracts": position.qty.magnitude.description,
-                    "shares": position.qty.magnitude.times(contract.deliverable).description,
-                    "underlying": contract.underlying,
-                    "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
-                    "close": MoneyText.text(snapshot.underlyingPrice, symbol: "$", minimumPlaces: 2),
-                    "expiration": contract.expiration.description,
-                ]
                 let right = contract.right == .call ? "call" : "put"
-                notify(
-                    id, kind: "option_assignment", title: text("option.assignment.title", values),
-                    body: text("option.assignment.early.\(right).body", values), at: now)
+                notify(id, kind: "option_assignment", at: now) { text in
+                    let values = [
+                        "symbol": text.instrumentName(contract.occSymbol),
+                        "contracts": position.qty.magnitude.description,
+                        "shares": position.qty.magnitude.times(contract.deliverable).description,
+                        "underlying": contract.underlying,
+                        "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
+                        "close": MoneyText.text(snapshot.underlyingPrice, symbol: "$", minimumPlaces: 2),
+                        "expiration": contract.expiration.description,
+                    ]
+                    return (
+                        text("option.assignment.title", values),
+                        text("option.assignment.early.\(right).body", values)
+                    )
+                }
             }
         }
         if assigned { try await commit() }
@@ -153,14 +156,13 @@ extension Shard {
                     (try? engine.submit(request, account: id, at: now)) != nil
                 else { continue }
                 placed = true
-                let text = text(for: id)
-                let values = [
-                    "symbol": text.instrumentName(contract.occSymbol), "contracts": position.qty.description,
-                    "reason": RejectionWording.message(why, in: text.language),
-                ]
-                notify(
-                    id, kind: "option_sell_out", title: text("option.sell_out.title", values),
-                    body: text("option.sell_out.body", values), at: now)
+                notify(id, kind: "option_sell_out", at: now) { text in
+                    let values = [
+                        "symbol": text.instrumentName(contract.occSymbol), "contracts": position.qty.description,
+                        "reason": RejectionWording.message(why, in: text.language),
+                    ]
+                    return (text("option.sell_out.title", values), text("option.sell_out.body", values))
+                }
             }
         }
         if placed || !pending.notifications.isEmpty { try await commit() }

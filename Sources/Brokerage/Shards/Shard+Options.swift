@@ -109,30 +109,32 @@ extension Shard {
         _ id: AccountID, contract: OptionContract, contracts: Quantity, exercised: Bool, close: Price?,
         refusal: OrderRejection?, at now: Timestamp
     ) {
-        let text = text(for: id)
         let written = contracts.isNegative
         let shares = contracts.magnitude.times(contract.deliverable)
-        var values = [
-            "symbol": text.instrumentName(contract.occSymbol), "contracts": contracts.magnitude.description,
-            "shares": shares.description,
-            "underlying": contract.underlying, "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
-            "close": close.map { MoneyText.text($0, symbol: "$", minimumPlaces: 2) } ?? "",
-        ]
+        func values(_ text: Catalogue) -> [String: String] {
+            [
+                "symbol": text.instrumentName(contract.occSymbol), "contracts": contracts.magnitude.description,
+                "shares": shares.description,
+                "underlying": contract.underlying,
+                "strike": MoneyText.text(contract.strike, symbol: "$", minimumPlaces: 2),
+                "close": close.map { MoneyText.text($0, symbol: "$", minimumPlaces: 2) } ?? "",
+                "reason": refusal.map { RejectionWording.message($0, in: text.language) } ?? "",
+            ]
+        }
         if exercised {
             let event = written ? "assignment" : "exercise"
             let right = contract.right == .call ? "call" : "put"
-            notify(
-                id, kind: "option_\(event)", title: text("option.\(event).title", values),
-                body: text("option.\(event).\(right).body", values), at: now)
+            notify(id, kind: "option_\(event)", at: now) { text in
+                (text("option.\(event).title", values(text)), text("option.\(event).\(right).body", values(text)))
+            }
         } else {
-            values["reason"] = refusal.map { RejectionWording.message($0, in: text.language) } ?? ""
             let key =
                 written
                 ? "option.expiry.written.body"
                 : refusal == nil ? "option.expiry.body" : "option.expiry.unexercised.body"
-            notify(
-                id, kind: "option_expiry", title: text("option.expiry.title", values), body: text(key, values), at: now
-            )
+            notify(id, kind: "option_expiry", at: now) { text in
+                (text("option.expiry.title", values(text)), text(key, values(text)))
+            }
         }
     }
 }

@@ -157,8 +157,7 @@ extension Shard {
             if directory.entry(rule.symbol)?.instrument.kind == .crypto { request.timeInForce = .gtc }
             return request
         }
-        let wording = QueueWording(
-            text: text(for: rule.accountID), currency: engine.account(rule.accountID)?.currency.symbol ?? "")
+        let currency = engine.account(rule.accountID)?.currency.symbol ?? ""
         switch result.flatMap({ request in
             Result { () throws(OrderRejection) in try engine.submit(request, account: rule.accountID, at: now) }
         }) {
@@ -166,13 +165,19 @@ extension Shard {
             metrics.placed.increment()
             record.status = .fired
             record.orderID = order.id
-            let (title, body) = wording.placed(rule, order: order, price: price)
-            notify(rule.accountID, kind: "order_placed_automatically", title: title, body: body, at: now)
+            notify(rule.accountID, kind: "order_placed_automatically", at: now) { text in
+                QueueWording(text: text, currency: currency).placed(rule, order: order, price: price)
+            }
         case .failure(let rejection):
-            let (reason, title, body) = wording.failed(rule, rejection)
             record.status = .failed
-            record.message = reason
-            notify(rule.accountID, kind: "automatic_order_failed", title: title, body: body, at: now)
+            // (The rule keeps the reason in its owner's language.)
+            record.message =
+                QueueWording(text: text(for: rule.accountID), currency: currency).failed(rule, rejection)
+                .reason
+            notify(rule.accountID, kind: "automatic_order_failed", at: now) { text in
+                let (_, title, body) = QueueWording(text: text, currency: currency).failed(rule, rejection)
+                return (title, body)
+            }
         }
         rules.finish(record, into: &pending)
         notifyIfQueueEmpty(rule.accountID, at: now)
@@ -185,13 +190,24 @@ extension Shard {
 
     func notifyIfQueueEmpty(_ account: AccountID, at now: Timestamp) {
         guard !rules.hasRules(of: account) else { return }
-        let text = text(for: account)
-        notify(account, kind: "queue_empty", title: text("queue.empty.title"), body: text("queue.empty.body"), at: now)
+        notify(account, kind: "queue_empty", at: now) { text in (text("queue.empty.title"), text("queue.empty.body")) }
     }
 
-    func notify(_ account: AccountID, kind: String, title: String, body: String, at now: Timestamp) {
-        guard let owner = records[account] else { return }
-        pending.notify(owner.userID, account: account, kind: kind, title: title, body: body, at: now)
+    /// Tells what happened to an account to everyone it concerns — its owner, and each member of a class team that
+    /// shares it (`recipients(of:)`) — each in their own language: `words` gives the title and body in a catalogue.
+    func notify(
+        _ account: AccountID, kind: String, at now: Timestamp, _ words: (Catalogue) -> (title: String, body: String)
+    ) {
+        for user in recipients(of: account) {
+            let (title, body) = words(Catalogue(languages.language(of: user)))
+            pending.notify(user, account: account, kind: kind, title: title, body: body, at: now)
+        }
+    }
+
+    /// Whom an account's news is for: its owner, then the other members of the team sharing it (if it is a team's).
+    func recipients(of account: AccountID) -> [UserID] {
+        guard let owner = records[account]?.userID else { return [] }
+        return [owner] + (teams[account] ?? []).filter { $0 != owner }
     }
 
     /// Ends rules whose lifetime is over (checked each market-pump tick).

@@ -26,6 +26,9 @@ actor Shard {
     var engine: TradingEngine
     /// The shard's accounts (who owns each).
     var records: [AccountID: AccountRecord] = [:]
+    /// The members of its class teams' accounts (a team shares one account, owned by its first member): what happens
+    /// to such an account is told to each of them (`recipients(of:)`).
+    var teams: [AccountID: [UserID]] = [:]
     /// Its lease and the steps queued for storage.
     var commits: ShardCommits
     /// What the current step writes beside the engine's events (the desks add to it; `stage` journals it).
@@ -82,8 +85,10 @@ actor Shard {
             records[record.id] = record
         }
         if let random = try await storage.accounts.randomState(shard: id) { fresh.randomState = random }
+        let teams = try await storage.classes.teamMembers(inShard: id)
         engine = fresh
         self.records = records
+        self.teams = teams
         sessionMarks = SessionMarks()
         pending = PendingCommit()
         commits.forget()

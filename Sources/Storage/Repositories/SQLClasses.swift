@@ -211,6 +211,35 @@ extension SQLClasses {
         }
     }
 
+    public func teamMembers(of account: AccountID) async throws -> [UserID] {
+        try await database.read { db in
+            try await db.raw(
+                """
+                SELECT user_id FROM class_students
+                WHERE team_account_id = \(bind: account.description) AND removed_at IS NULL ORDER BY added_at, user_id
+                """
+            ).all().map { UserID(try $0.decode(column: "user_id", as: String.self)) }
+        }
+    }
+
+    public func teamMembers(inShard shard: ShardID) async throws -> [AccountID: [UserID]] {
+        try await database.read { db in
+            var members: [AccountID: [UserID]] = [:]
+            for row in try await db.raw(
+                """
+                SELECT s.team_account_id, s.user_id FROM class_students s JOIN accounts a ON a.id = s.team_account_id
+                WHERE a.shard = \(bind: shard.index) AND s.removed_at IS NULL ORDER BY s.added_at, s.user_id
+                """
+            ).all() {
+                guard let account = AccountID(try row.decode(column: "team_account_id", as: String.self)) else {
+                    continue
+                }
+                members[account, default: []].append(UserID(try row.decode(column: "user_id", as: String.self)))
+            }
+            return members
+        }
+    }
+
     // MARK: Assignments and marks
 
     public func saveAssignment(_ a: AssignmentRecord) async throws {
