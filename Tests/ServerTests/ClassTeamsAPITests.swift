@@ -16,7 +16,7 @@ struct ClassTeamsAPITests {
     static let buy = #"{"symbol":"AAPL","qty":"1","side":"buy","type":"market","time_in_force":"day"}"#
 
     @Test(
-        "a team of three shares one portfolio: each member trades it, grading, the journal, the rankings and the game's board see one team; no one else reaches it; disbanded, each trades their own account again as they left it"
+        "a team of three shares one portfolio: each member trades it and is told of every fill in their language, grading, the journal, the rankings and the game's board see one team; no one else reaches it; disbanded, each trades their own account again as they left it"
     )
     func teams() async throws {
         try await ServerFixture.with { f in
