@@ -19,6 +19,11 @@ public protocol UserRepository: Sendable {
     func deleteSession(tokenHash: String) async throws
     func createAPIKey(_ key: APIKeyRecord, at time: Timestamp) async throws
     func apiKey(_ keyID: String) async throws -> APIKeyRecord?
+    /// An account's API keys, oldest first.
+    func apiKeys(of account: AccountID) async throws -> [APIKeyRecord]
+    /// Deletes one of the account's keys (false: it has no such key) or all of them (how many there were).
+    func deleteAPIKey(_ keyID: String, of account: AccountID) async throws -> Bool
+    func deleteAPIKeys(of account: AccountID) async throws -> Int
     /// Replaces a user's password hash; `mustChange` makes their next log-in ask for a new one.
     func setPassword(user: UserID, hash: String, mustChange: Bool) async throws
     /// Notes a log-in with the password.

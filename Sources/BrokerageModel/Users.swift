@@ -53,10 +53,13 @@ public struct APIKeyRecord: Sendable, Hashable {
     /// SHA-256 of the secret (secrets are random 32-byte tokens; passwords, not secrets, get bcrypt).
     public var secretHash: String
     public var accountID: AccountID
+    /// When it was made (as stored; nil on a record not read back from storage).
+    public var createdAt: Timestamp?
 
-    public init(keyID: String, secretHash: String, accountID: AccountID) {
+    public init(keyID: String, secretHash: String, accountID: AccountID, createdAt: Timestamp? = nil) {
         self.keyID = keyID
         self.secretHash = secretHash
         self.accountID = accountID
+        self.createdAt = createdAt
     }
 }

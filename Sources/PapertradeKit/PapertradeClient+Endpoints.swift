@@ -103,6 +103,16 @@ extension PapertradeClient {
         try await send("POST", accountPath(account, "keys"))
     }
 
+    /// The account's API keys, oldest first (a session only).
+    public func apiKeys(account: String) async throws(PapertradeError) -> [APIKeyInfo] {
+        try await send("GET", accountPath(account, "keys"))
+    }
+
+    /// Revokes one of the account's API keys: a bot using it is refused from its next request.
+    public func revokeAPIKey(account: String, keyID: String) async throws(PapertradeError) {
+        try await sendIgnoringBody("DELETE", accountPath(account, "keys", Self.segment(keyID)))
+    }
+
     /// The account's history, newest first.
     public func transactions(account: String? = nil, limit: Int? = nil) async throws(PapertradeError) -> [Transaction] {
         try await send(

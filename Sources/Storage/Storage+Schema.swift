@@ -551,7 +551,14 @@ extension Storage {
         ),
         // A team's members by its account: a shard reads them when it loads the account, to tell every member of
         // what happens to it (fills, cancellations, dividends), not only its owner.
-        (22, ["CREATE INDEX class_students_by_team_account ON class_students (team_account_id)"]),
+        // An account's API keys, listed and revoked by account.
+        (
+            22,
+            [
+                "CREATE INDEX class_students_by_team_account ON class_students (team_account_id)",
+                "CREATE INDEX api_keys_by_account ON api_keys (account_id)",
+            ]
+        ),
     ]
 
     /// Marks a migration's statements as PostgreSQL's own.

@@ -264,6 +264,12 @@ import Testing
             _ = try await cnClient.deposit(1000)
             let fresh = try await cnClient.reset()
             #expect(fresh.cash == 500_000 && fresh.positions?.isEmpty == true)
+            // Its keys are listed (no secret) and one is revoked: refused from the next request.
+            let listed = try await user.apiKeys(account: cnAccount.id)
+            #expect(listed.map(\.keyID) == [key.keyID] && listed.first?.createdAt != nil)
+            try await user.revokeAPIKey(account: cnAccount.id, keyID: key.keyID)
+            await #expect(throws: PapertradeError.self) { _ = try await cnClient.transactions() }
+            #expect(try await user.apiKeys(account: cnAccount.id).isEmpty)
             let span = try await user.performance(start: "2026-11-01", end: "2026-11-20", account: server.accountID)
             #expect(span.start >= "2026-11-01" && span.end <= "2026-11-20" && span.period == nil)
 

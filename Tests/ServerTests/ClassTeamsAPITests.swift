@@ -160,7 +160,20 @@ struct ClassTeamsAPITests {
                     uri: "/api/v1/classes/\(id)/students/ann", method: .delete, headers: teacher
                 ) { r in #expect(r.status == .conflict, "a team member is taken out of the team first") }
 
-                // Disbanded: Ann trades her own account again, her position as she left it; Ben loses the team's.
+                // A key Ben made for the team's account drives it until the team is disbanded.
+                let key = try await client.execute(
+                    uri: "/api/v1/accounts/\(shared)/keys", method: .post, headers: session["ben"]!
+                ) { r in
+                    [
+                        HTTPField.Name("APCA-API-KEY-ID")!: f.json(r)["key_id"]?.string ?? "",
+                        HTTPField.Name("APCA-API-SECRET-KEY")!: f.json(r)["secret"]?.string ?? "",
+                    ] as HTTPFields
+                }
+                try await client.execute(uri: "/v2/account", method: .get, headers: key) { r in #expect(r.status == .ok)
+                }
+
+                // Disbanded: Ann trades her own account again, her position as she left it; Ben loses the team's,
+                // and the key made for it is revoked.
                 try await client.execute(
                     uri: "/api/v1/classes/\(id)/teams/Nobody", method: .delete, headers: teacher
                 ) { r in #expect(r.status == .notFound) }
@@ -176,6 +189,9 @@ struct ClassTeamsAPITests {
                 }
                 try await client.execute(uri: "/api/v1/accounts/\(shared)", method: .get, headers: session["ben"]!) {
                     r in #expect(r.status == .notFound)
+                }
+                try await client.execute(uri: "/v2/account", method: .get, headers: key) { r in
+                    #expect(r.status == .unauthorized)
                 }
                 try await client.execute(uri: "/api/v1/games/\(game)/leaderboard", method: .get, headers: teacher) {
                     r in

@@ -22,6 +22,62 @@ struct NativeAccountsTests {
         }
     }
 
+    @Test(
+        "an account's API keys are listed without their secrets and revoked: a revoked key is refused by the Alpaca API at once, the other key still trades; a key cannot list or revoke keys; another user reaches neither"
+    )
+    func apiKeys() async throws {
+        try await ServerFixture.with { f in
+            try await f.app.test(.router) { client in
+                let (cookie, usd, _) = try await signup(client, f, "kira")
+                let auth: HTTPFields = [.cookie: cookie]
+                var made: [(id: String, secret: String)] = []
+                for _ in 0..<2 {
+                    try await client.execute(uri: "/api/v1/accounts/\(usd)/keys", method: .post, headers: auth) { r in
+                        #expect(r.status == .created)
+                        made.append((f.json(r)["key_id"]?.string ?? "", f.json(r)["secret"]?.string ?? ""))
+                    }
+                }
+                func alpaca(_ key: (id: String, secret: String)) -> HTTPFields {
+                    [HTTPField.Name("APCA-API-KEY-ID")!: key.id, HTTPField.Name("APCA-API-SECRET-KEY")!: key.secret]
+                }
+                func account(_ key: (id: String, secret: String)) async throws -> HTTPResponse.Status {
+                    try await client.execute(uri: "/v2/account", method: .get, headers: alpaca(key)) { $0.status }
+                }
+                #expect(try await account(made[0]) == .ok)
+                #expect(try await account(made[1]) == .ok)
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/keys", method: .get, headers: auth) { r in
+                    let listed = f.json(r).array ?? []
+                    // (Oldest first; made in the same instant of the test's clock, so in either order.)
+                    #expect(Set(listed.compactMap { $0["key_id"]?.string }) == Set(made.map(\.id)), "\(listed)")
+                    #expect(listed.allSatisfy { $0["secret"] == nil && $0["created_at"]?.string != nil })
+                }
+                // A key manages no keys; a stranger reaches none of them.
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(usd)/keys", method: .get, headers: alpaca(made[0])
+                ) { r in #expect(r.status == .forbidden || r.status == .unauthorized, "\(r.status)") }
+                let (other, _, _) = try await signup(client, f, "lars")
+                for method in [HTTPRequest.Method.get, .delete] {
+                    let uri = "/api/v1/accounts/\(usd)/keys" + (method == .delete ? "/\(made[0].id)" : "")
+                    try await client.execute(uri: uri, method: method, headers: [.cookie: other]) { r in
+                        #expect(r.status == .notFound, "\(method) \(r.status)")
+                    }
+                }
+                // Revoked (after it was used, so it sat in the key cache): refused from the next request.
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(usd)/keys/\(made[0].id)", method: .delete, headers: auth
+                ) { r in #expect(r.status == .noContent) }
+                #expect(try await account(made[0]) == .unauthorized)
+                #expect(try await account(made[1]) == .ok)
+                try await client.execute(
+                    uri: "/api/v1/accounts/\(usd)/keys/\(made[0].id)", method: .delete, headers: auth
+                ) { r in #expect(r.status == .notFound) }
+                try await client.execute(uri: "/api/v1/accounts/\(usd)/keys", method: .get, headers: auth) { r in
+                    #expect((f.json(r).array ?? []).compactMap { $0["key_id"]?.string } == [made[1].id])
+                }
+            }
+        }
+    }
+
     @Test("deposit with method and note, withdraw, transactions signed; orders through the session; reset")
     func accountJourney() async throws {
         try await ServerFixture.with { f in

@@ -32,7 +32,7 @@ def english_left(app, selector="main"):
     return app.d.execute_async_script("""
         const [selector, done] = arguments;
         // The main catalogues and the texts screens outside the offline shell bring (i18n/<screen>.<language>.js).
-        const files = ['', 'classes.', 'password.'].flatMap((screen) => [`${screen}en.js`, `${screen}zh-Hans.js`]);
+        const files = ['', 'classes.', 'password.', 'keys.', 'webhook.'].flatMap((screen) => [`${screen}en.js`, `${screen}zh-Hans.js`]);
         Promise.all(files.map((f) => import('/app/js/i18n/' + f))).then((modules) => {
           const en = { default: Object.assign({}, ...modules.filter((m, i) => i % 2 === 0).map((m) => m.default)) };
           const zh = { default: Object.assign({}, ...modules.filter((m, i) => i % 2 === 1).map((m) => m.default)) };

@@ -105,7 +105,11 @@ extension Classrooms {
         }
         // (Its members hear of the account's orders canceled as it leaves the board; nothing after that.)
         try await arrangeGame(record, try await stored { try await storage.students(of: id) })
-        if let account { await games.forgetTeam(account) }
+        if let account {
+            await games.forgetTeam(account)
+            // Keys made for the team's account go with the team (the account trades no more).
+            try await users.revokeKeys(of: account)
+        }
     }
 
     /// Brings the class's game in line with its roster: a student in a team has their own account out of the game,

@@ -1,5 +1,6 @@
 import BrokerageModel
 import MarketData
+import Synchronization
 import TradingCore
 
 /// Users, their web sessions and their accounts' API keys: everything a surface needs to know who is calling.
@@ -11,6 +12,8 @@ public struct UserDirectory: Sendable {
     let clock: MarketClock
     /// Users' chosen languages (`setLanguage` keeps them with the stored choice).
     let languages: LanguagePreferences
+    /// How many API keys this process revoked: a cache of verified keys checks its keys again when it moves.
+    public let revocations = KeyRevocations()
 
     /// Creates a user after checking the username (the password is checked and hashed by the caller, which alone
     /// sees it).
@@ -96,6 +99,37 @@ public struct UserDirectory: Sendable {
     public func key(_ keyID: String) async throws(BrokerageError) -> APIKeyRecord? {
         try await stored { try await storage.apiKey(keyID) }
     }
+
+    /// The account's API keys, oldest first (their secrets are not kept: only hashes).
+    public func keys(of account: AccountID) async throws(BrokerageError) -> [APIKeyRecord] {
+        try await stored { try await storage.apiKeys(of: account) }
+    }
+
+    /// Revokes one of the account's keys: requests with it are refused from now on.
+    public func revokeKey(_ keyID: String, of account: AccountID) async throws(BrokerageError) {
+        guard try await stored({ try await storage.deleteAPIKey(keyID, of: account) }) else {
+            throw .notFound("this account has no API key \(keyID)")
+        }
+        revocations.note()
+    }
+
+    /// Revokes every key of an account (a disbanded team's); returns how many there were.
+    @discardableResult
+    public func revokeKeys(of account: AccountID) async throws(BrokerageError) -> Int {
+        let revoked = try await stored { try await storage.deleteAPIKeys(of: account) }
+        if revoked > 0 { revocations.note() }
+        return revoked
+    }
+}
+
+/// A count of the API key revocations made by this process (`UserDirectory.revokeKey`, `revokeKeys`): a cache of
+/// verified keys remembers the count it verified a key at and checks the key again once the count has moved.
+public final class KeyRevocations: Sendable {
+    private let count = Mutex<UInt64>(0)
+
+    public var generation: UInt64 { count.withLock { $0 } }
+
+    func note() { count.withLock { $0 &+= 1 } }
 }
 
 /// Runs a storage call, turning its failure into the brokerage's error (a duplicate is a conflict; anything else

@@ -353,6 +353,18 @@ public struct APIKey: Codable, Hashable, Sendable {
     }
 }
 
+/// One of an account's API keys as listed: its id and when it was made (its secret was shown once, when made).
+public struct APIKeyInfo: Codable, Hashable, Sendable, Identifiable {
+    public var keyID: String
+    public var accountID: String
+    @OptionalServerTime public var createdAt: Date?
+    public var id: String { keyID }
+
+    enum CodingKeys: String, CodingKey {
+        case keyID = "key_id", accountID = "account_id", createdAt = "created_at"
+    }
+}
+
 /// The logged-in user.
 public struct User: Codable, Hashable, Sendable, Identifiable {
     public var id: String

@@ -11,9 +11,17 @@ public final class UserAccess: Sendable {
     let accountService: any AccountService
     /// Failed logins per username (the native API and the IB gateway's login page).
     let throttle = LoginThrottle()
-    /// Verified API keys whose accounts are loaded (key id → secret hash and account): a request with a known key
-    /// touches neither storage nor a shard to authenticate.
-    private let keys = Mutex<[String: APIKeyRecord]>([:])
+    /// Verified API keys whose accounts are loaded (key id → secret hash and account, and when storage last said the
+    /// key exists): a request with a known key touches neither storage nor a shard to authenticate. After any
+    /// revocation in this process (`UserDirectory.revocations`: one key, or a disbanded team's) every key is checked
+    /// again; one revoked on another node of a cluster is refused once its entry is older than `keyRecheck`.
+    private let keys = Mutex<[String: CachedKey]>([:])
+    struct CachedKey {
+        var record: APIKeyRecord
+        var verified: ContinuousClock.Instant
+        var generation: UInt64
+    }
+    static let keyRecheck = Duration.seconds(5)
 
     public init(users: UserDirectory, accountService: any AccountService) {
         self.users = users
@@ -60,16 +68,29 @@ public final class UserAccess: Sendable {
     func authenticate(keyID: String, secret: String, loading: Bool = true) async throws -> AccountID? {
         let hash = Credentials.sha256(secret)
         // A cached key's account is already in the brokerage (accounts are never unloaded): no trip to its shard.
-        if let record = keys.withLock({ $0[keyID] }) {
-            return Credentials.equal(record.secretHash, hash) ? record.accountID : nil
+        let now = ContinuousClock.now
+        let generation = users.revocations.generation
+        if let cached = keys.withLock({ $0[keyID] }), now - cached.verified < Self.keyRecheck,
+            cached.generation == generation
+        {
+            return Credentials.equal(cached.record.secretHash, hash) ? cached.record.accountID : nil
         }
         guard let record = try await users.key(keyID), Credentials.equal(record.secretHash, hash) else {
+            keys.withLock { _ = $0.removeValue(forKey: keyID) }
             return nil
         }
         guard loading else { return record.accountID }
         try await accountService.loadAccountIfNeeded(record.accountID)
-        keys.withLock { $0[keyID] = record }
+        keys.withLock { $0[keyID] = CachedKey(record: record, verified: now, generation: generation) }
         return record.accountID
+    }
+
+    /// The account's API keys, oldest first (ids and when each was made; secrets are never kept).
+    public func keys(of account: AccountID) async throws -> [APIKeyRecord] { try await users.keys(of: account) }
+
+    /// Revokes one of the account's keys: refused from the next request on, here at once.
+    public func revokeKey(_ keyID: String, of account: AccountID) async throws {
+        try await users.revokeKey(keyID, of: account)
     }
 
     /// On an empty database: a demo user with a USD and a CNY account and an API key for the USD one.

@@ -22,6 +22,8 @@ struct AccountsController {
         group.post("accounts/{id}/withdraw", use: withdraw)
         group.post("accounts/{id}/reset", use: reset)
         group.post("accounts/{id}/keys", use: createKey)
+        group.get("accounts/{id}/keys", use: keys)
+        group.delete("accounts/{id}/keys/{key}", use: revokeKey)
         group.get("accounts/{id}/transactions", use: transactions)
         group.get("accounts/{id}/orders", use: orders)
         group.post("accounts/{id}/orders", use: placeOrder)
@@ -170,6 +172,29 @@ struct AccountsController {
         return JSONValue.object([
             "account_id": .string(record.id.description), "key_id": .string(key.keyID), "secret": .string(key.secret),
         ]).response(status: .created)
+    }
+
+    /// The account's API keys (ids and when each was made: a secret is shown once, when its key is made).
+    @Sendable func keys(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await accountService.account(ownedBy: context)
+        _ = try context.user() // a key does not list keys
+        return JSONValue.array(
+            try await access.keys(of: record.id).map { key in
+                .object([
+                    "key_id": .string(key.keyID), "account_id": .string(record.id.description),
+                    "created_at": NativeEncoding.time(key.createdAt),
+                ])
+            }
+        ).response()
+    }
+
+    /// Revokes one of the account's keys: a bot using it is refused from its next request (401).
+    @Sendable func revokeKey(_ request: Request, context: AppContext) async throws -> Response {
+        let record = try await accountService.account(ownedBy: context)
+        _ = try context.user() // a key does not revoke keys
+        let keyID = context.parameters.get("key") ?? ""
+        try await access.revokeKey(keyID, of: record.id)
+        return Response(status: .noContent)
     }
 
     @Sendable func transactions(_ request: Request, context: AppContext) async throws -> Response {

@@ -515,7 +515,18 @@ enum NativeOpenAPI {
                 "post": op(
                     "A new Alpaca API key pair for the account (bots trade it; game accounts too): {account_id, key_id, secret}; the secret is shown once",
                     auth: true, parameters: [param("id", in: "path", "account id")],
-                    responses: ["201": "the key pair"])
+                    responses: ["201": "the key pair"]),
+                "get": op(
+                    "The account's API keys, oldest first: [{key_id, account_id, created_at}] (secrets are never shown again)",
+                    auth: true, parameters: [param("id", in: "path", "account id")],
+                    responses: ["200": "the keys"]),
+            ]),
+            "/api/v1/accounts/{id}/keys/{key}": .object([
+                "delete": op(
+                    "Revoke one of the account's API keys: requests with it are refused (401) from the next one on",
+                    auth: true,
+                    parameters: [param("id", in: "path", "account id"), param("key", in: "path", "key id")],
+                    responses: ["204": "revoked", "404": "the account has no such key"])
             ]),
             "/api/v1/backtests": .object([
                 "get": op(

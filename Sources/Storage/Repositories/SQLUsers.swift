@@ -141,11 +141,47 @@ extension SQLUsers {
 
     public func apiKey(_ keyID: String) async throws -> APIKeyRecord? {
         try await database.read { db in
-            guard let row = try await db.raw("SELECT * FROM api_keys WHERE key_id = \(bind: keyID)").first(),
-                let account = AccountID(try row.decode(column: "account_id", as: String.self))
-            else { return nil }
-            return APIKeyRecord(
-                keyID: keyID, secretHash: try row.decode(column: "secret_hash", as: String.self), accountID: account)
+            try await db.raw("SELECT * FROM api_keys WHERE key_id = \(bind: keyID)").first().flatMap(Self.apiKey)
         }
+    }
+
+    public func apiKeys(of account: AccountID) async throws -> [APIKeyRecord] {
+        try await database.read { db in
+            try await db.raw(
+                "SELECT * FROM api_keys WHERE account_id = \(bind: account.description) ORDER BY created_at, key_id"
+            ).all().compactMap(Self.apiKey)
+        }
+    }
+
+    public func deleteAPIKey(_ keyID: String, of account: AccountID) async throws -> Bool {
+        try await database.transaction { db in
+            let found = try await db.raw(
+                """
+                SELECT key_id FROM api_keys WHERE key_id = \(bind: keyID) AND account_id = \(bind: account.description)
+                """
+            ).first()
+            guard found != nil else { return false }
+            try await db.raw("DELETE FROM api_keys WHERE key_id = \(bind: keyID)").run()
+            return true
+        }
+    }
+
+    public func deleteAPIKeys(of account: AccountID) async throws -> Int {
+        try await database.transaction { db in
+            let keys = try await db.raw(
+                "SELECT key_id FROM api_keys WHERE account_id = \(bind: account.description)"
+            ).all()
+            guard !keys.isEmpty else { return 0 }
+            try await db.raw("DELETE FROM api_keys WHERE account_id = \(bind: account.description)").run()
+            return keys.count
+        }
+    }
+
+    static func apiKey(_ row: any SQLRow) throws -> APIKeyRecord? {
+        guard let account = AccountID(try row.decode(column: "account_id", as: String.self)) else { return nil }
+        return APIKeyRecord(
+            keyID: try row.decode(column: "key_id", as: String.self),
+            secretHash: try row.decode(column: "secret_hash", as: String.self), accountID: account,
+            createdAt: Timestamp(nanoseconds: try row.decode(column: "created_at", as: Int64.self)))
     }
 }
