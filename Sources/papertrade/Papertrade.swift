@@ -323,7 +323,9 @@ struct Serve: AsyncParsableCommand {
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage users, accounts and API keys (works while a server runs on the same database).",
-        subcommands: [CreateUser.self, CreateAccount.self, CreateKey.self, Shards.self, Cluster.self])
+        subcommands: [
+            CreateUser.self, CreateAccount.self, CreateKey.self, RevokeKey.self, Shards.self, Cluster.self,
+        ])
 
     /// Runs `body` on the database and closes it afterwards, whether `body` succeeded or not (SQLite must be
     /// closed before the process exits, or the next open replays the WAL).
@@ -549,6 +551,26 @@ struct CreateKey: AsyncParsableCommand {
             return try await services.access.createKey(account: id)
         }
         Admin.printJSON(.object(["key_id": .string(key.keyID), "secret_key": .string(key.secret)]))
+    }
+}
+
+struct RevokeKey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke-key",
+        abstract: "Revoke an API key: a running server refuses it within 5 seconds (at once if it revoked it itself).")
+
+    @Argument var keyID: String
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let account = try await Admin.with(database) { services in
+            guard let key = try await services.brokerage.users.key(keyID) else {
+                throw ValidationError("no API key \(keyID)")
+            }
+            try await services.access.revokeKey(keyID, of: key.accountID)
+            return key.accountID
+        }
+        Admin.printJSON(.object(["key_id": .string(keyID), "account_id": .string(account.description)]))
     }
 }
 
