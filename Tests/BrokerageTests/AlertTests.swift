@@ -20,15 +20,6 @@ struct AlertTests {
         }
     }
 
-    static func reopen(_ f: BrokerageFixture) async throws -> Brokerage {
-        let symbols = try SymbolDirectory.bundled()
-        let market = SimulatedMarket(
-            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
-        return try await Brokerage.open(
-            .sqlite(path: f.path), feed: SimulatedFeed(market: market, clock: f.clock), directory: symbols,
-            clock: f.clock)
-    }
-
     @Test("a crossing-up alert triggers on the exact minute the price first reaches its level, once, across a restart")
     func crossingUpExactMinute() async throws {
         let f = try await BrokerageFixture.make()
@@ -69,7 +60,7 @@ struct AlertTests {
         await other.shutdown()
 
         await f.brokerage.shutdown()
-        let restarted = try await Self.reopen(f)
+        let restarted = try await f.reopen()
         for _ in 0..<5 {
             f.clock.advance(by: Duration64.minute)
             try await restarted.pumpMarket()
@@ -92,7 +83,7 @@ struct AlertTests {
         #expect(try await f.brokerage.alertTriggers(user: f.userID).count == 2, "at 0 s and 60 s")
         await f.brokerage.shutdown()
 
-        let restarted = try await Self.reopen(f)
+        let restarted = try await f.reopen()
         f.clock.advance(by: 30 * Duration64.second) // 90 s: 30 s after the last trigger
         try await restarted.pumpMarket()
         #expect(try await restarted.alertTriggers(user: f.userID).count == 2)

@@ -46,6 +46,15 @@ struct BrokerageFixture {
         await f.brokerage.shutdown()
     }
 
+    /// The brokerage started again on the same database (the first shut down): what a restart finds.
+    func reopen() async throws -> Brokerage {
+        let symbols = try SymbolDirectory.bundled()
+        let market = SimulatedMarket(
+            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: clock.sessions))
+        return try await Brokerage.open(
+            .sqlite(path: path), feed: SimulatedFeed(market: market, clock: clock), directory: symbols, clock: clock)
+    }
+
     /// A second connection to the same database: what it reads is committed, not just in the brokerage's memory.
     func independentStorage() async throws -> Storage {
         try await Storage.open(.sqlite(path: path))

@@ -85,12 +85,7 @@ struct BrokerageTests {
         }
 
         await f.brokerage.shutdown()
-        let symbols = try SymbolDirectory.bundled()
-        let market = SimulatedMarket(
-            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
-        let restarted = try await Brokerage.open(
-            .sqlite(path: f.path), feed: SimulatedFeed(market: market, clock: f.clock), directory: symbols,
-            clock: f.clock)
+        let restarted = try await f.reopen()
         await #expect(throws: duplicate) { _ = try await restarted.submit(mine, account: f.account) }
         var open = Self.limitBuy(1)
         open.clientOrderID = later.clientOrderID
@@ -121,12 +116,7 @@ struct BrokerageTests {
         #expect(kinds.contains("queue_empty"))
 
         await f.brokerage.shutdown()
-        let symbols = try SymbolDirectory.bundled()
-        let market = SimulatedMarket(
-            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
-        let restarted = try await Brokerage.open(
-            .sqlite(path: f.path), feed: SimulatedFeed(market: market, clock: f.clock),
-            directory: symbols, clock: f.clock)
+        let restarted = try await f.reopen()
         f.clock.advance(by: Duration64.minute)
         try await restarted.pumpMarket()
         #expect(

@@ -40,7 +40,7 @@ struct CatalogueTests {
         let f = try await BrokerageFixture.make()
         try await f.brokerage.users.setLanguage(.zhHans, user: f.userID)
         await f.brokerage.shutdown()
-        let brokerage = try await AlertTests.reopen(f)
+        let brokerage = try await f.reopen()
         _ = try await brokerage.submit(
             OrderRequest(symbol: "AAPL", side: .buy, type: .market, timeInForce: .day, qty: 2), account: f.account)
         _ = try await brokerage.addRule(

@@ -46,12 +46,7 @@ struct TeamNoticeTests {
         }
         await f.brokerage.shutdown()
 
-        let symbols = try SymbolDirectory.bundled()
-        let market = SimulatedMarket(
-            directory: symbols, configuration: SimulatorConfiguration(seed: 1, sessions: f.clock.sessions))
-        let restarted = try await Brokerage.open(
-            .sqlite(path: f.path), feed: SimulatedFeed(market: market, clock: f.clock), directory: symbols,
-            clock: f.clock)
+        let restarted = try await f.reopen()
         do {
             #expect(try await restarted.submit(Self.buy, account: team.account).status == .filled)
             #expect(try await Self.fills(restarted, of: team.account, users: members) == [2, 2, 2])
