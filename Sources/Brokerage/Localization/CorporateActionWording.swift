@@ -10,6 +10,9 @@ struct CorporateActionWording {
         MoneyText.text(amount.magnitude.rounded(places: 2, rule: .halfUp), symbol: currency.symbol)
     }
 
+    /// The notification's kind for a booking: a dividend's or a split's (a bonus issue is told as a split).
+    static func kind(of b: CorporateActionBooking) -> String { b.kind == .cashDividend ? "dividend" : "split" }
+
     /// The notification's kind, title and body for a booking that moved `cash`.
     func booked(_ b: CorporateActionBooking, cash: FixedDecimal) -> (kind: String, title: String, body: String) {
         switch b.kind {
@@ -19,7 +22,7 @@ struct CorporateActionWording {
                 "qty": b.qtyBefore.magnitude.description, "amount": money(cash),
             ]
             return (
-                "dividend", text("action.dividend.title", values),
+                Self.kind(of: b), text("action.dividend.title", values),
                 text(b.qtyBefore.isNegative ? "action.dividend.short.body" : "action.dividend.body", values)
             )
         case .forwardSplit, .reverseSplit, .stockDividend:
@@ -32,7 +35,7 @@ struct CorporateActionWording {
                 "ratio": bonus ? b.newRate.description : "\(b.newRate)-for-\(b.oldRate)",
             ]
             return (
-                "split", text(bonus ? "action.bonus.title" : "action.split.title", values),
+                Self.kind(of: b), text(bonus ? "action.bonus.title" : "action.split.title", values),
                 text(bonus ? "action.bonus.body" : "action.split.body", values)
             )
         }

@@ -177,8 +177,7 @@ extension Shard {
     /// (`CorporateActionWording`).
     func notify(_ id: AccountID, booking: CorporateActionBooking, cash: FixedDecimal, at now: Timestamp) {
         let currency = engine.account(id)?.currency ?? .usd
-        let kind = CorporateActionWording(text: Catalogue(.en), currency: currency).booked(booking, cash: cash).kind
-        notify(id, kind: kind, at: now) { text in
+        notify(id, kind: CorporateActionWording.kind(of: booking), at: now) { text in
             let (_, title, body) = CorporateActionWording(text: text, currency: currency).booked(booking, cash: cash)
             return (title, body)
         }
