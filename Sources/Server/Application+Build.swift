@@ -88,7 +88,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     ).addRoutes(to: native)
     PerformanceController(accountService: brokerage, languages: brokerage.languages).addRoutes(to: native)
     NotificationsController(notifications: brokerage.notifications).addRoutes(to: native)
-    EventStreamController(sources: events).addRoutes(to: native)
+    EventStreamController(sources: events, watch: access.watch).addRoutes(to: native)
     StockController(market: market).addRoutes(to: native)
     OptionsController(market: market).addRoutes(to: native)
     FavoritesController(market: market, accountService: brokerage, watchlists: brokerage.watchlists).addRoutes(
@@ -126,7 +126,7 @@ public func buildApplication(_ parts: Papertrade, logger: Logger = Logger(label:
     sockets.ws("api/v1/ws") { inbound, outbound, context in
         try await WebSocketClients.counting("app") {
             try await AppSocket.handle(
-                inbound, outbound, headers: context.request.headers, sources: events, users: brokerage.users)
+                inbound, outbound, headers: context.request.headers, sources: events, access: access)
         }
     }
     let marketDataConnections = MarketDataStream.Connections()

@@ -12,8 +12,9 @@ public struct UserDirectory: Sendable {
     let clock: MarketClock
     /// Users' chosen languages (`setLanguage` keeps them with the stored choice).
     let languages: LanguagePreferences
-    /// How many API keys this process revoked: a cache of verified keys checks its keys again when it moves.
-    public let revocations = KeyRevocations()
+    /// How many API keys this process revoked and sessions it closed: a cache of verified keys checks its keys again
+    /// when it moves, and open streams their credentials.
+    public let revocations = CredentialRevocations()
 
     /// Creates a user after checking the username (the password is checked and hashed by the caller, which alone
     /// sees it).
@@ -86,6 +87,7 @@ public struct UserDirectory: Sendable {
 
     public func closeSession(tokenHash: String) async throws(BrokerageError) {
         try await stored { try await storage.deleteSession(tokenHash: tokenHash) }
+        revocations.noteSession()
     }
 
     // MARK: API keys
@@ -110,26 +112,31 @@ public struct UserDirectory: Sendable {
         guard try await stored({ try await storage.deleteAPIKey(keyID, of: account) }) else {
             throw .notFound("this account has no API key \(keyID)")
         }
-        revocations.note()
+        revocations.noteKey()
     }
 
     /// Revokes every key of an account (a disbanded team's); returns how many there were.
     @discardableResult
     public func revokeKeys(of account: AccountID) async throws(BrokerageError) -> Int {
         let revoked = try await stored { try await storage.deleteAPIKeys(of: account) }
-        if revoked > 0 { revocations.note() }
+        if revoked > 0 { revocations.noteKey() }
         return revoked
     }
 }
 
-/// A count of the API key revocations made by this process (`UserDirectory.revokeKey`, `revokeKeys`): a cache of
-/// verified keys remembers the count it verified a key at and checks the key again once the count has moved.
-public final class KeyRevocations: Sendable {
-    private let count = Mutex<UInt64>(0)
+/// Counts of the credentials this process ended — API keys revoked (`UserDirectory.revokeKey`, `revokeKeys`),
+/// sessions closed (`closeSession`): a cache of verified keys remembers the key count it verified a key at and checks
+/// the key again once that count has moved; the server's open streams check their credentials when either moves.
+public final class CredentialRevocations: Sendable {
+    private let counts = Mutex<(keys: UInt64, sessions: UInt64)>((0, 0))
 
-    public var generation: UInt64 { count.withLock { $0 } }
+    /// Moves with every key revoked.
+    public var keys: UInt64 { counts.withLock { $0.keys } }
+    /// Moves with every key revoked and every session closed.
+    public var generation: UInt64 { counts.withLock { $0.keys &+ $0.sessions } }
 
-    func note() { count.withLock { $0 &+= 1 } }
+    func noteKey() { counts.withLock { $0.keys &+= 1 } }
+    func noteSession() { counts.withLock { $0.sessions &+= 1 } }
 }
 
 /// Runs a storage call, turning its failure into the brokerage's error (a duplicate is a conflict; anything else

@@ -24,6 +24,7 @@ struct APIKeyAuthenticator: RouterMiddleware {
         }
         var context = context
         context.caller = .account(account)
+        context.credential = .apiKey(keyID)
         var response = try await next(request, context)
         if let node, await access.accountService.servesHere(account) {
             response.headers[Self.shardOwner] = node
@@ -74,9 +75,11 @@ struct SessionAuthenticator: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         if let token = request.cookies[Self.cookie]?.value,
-            let user = try await access.users.sessionUser(tokenHash: Credentials.sha256(token))
+            case let hash = Credentials.sha256(token),
+            let user = try await access.users.sessionUser(tokenHash: hash)
         {
             context.caller = .user(id: user, sessionToken: token)
+            context.credential = .session(tokenHash: hash)
         } else if let keyID = request.headers[HTTPField.Name.alpacaKeyID] {
             // The event stream only listens (on a cluster, on any node); every other route uses the account.
             guard let secret = request.headers[HTTPField.Name.alpacaSecretKey],
@@ -86,6 +89,7 @@ struct SessionAuthenticator: RouterMiddleware {
                 throw APIError.unauthorized
             }
             context.caller = .account(account)
+            context.credential = .apiKey(keyID)
         }
         return try await next(request, context)
     }

@@ -23,9 +23,13 @@ public final class UserAccess: Sendable {
     }
     static let keyRecheck = Duration.seconds(5)
 
+    /// Ends the streams of credentials that no longer open anything (a revoked key, a closed or expired session).
+    let watch: CredentialWatch
+
     public init(users: UserDirectory, accountService: any AccountService) {
         self.users = users
         self.accountService = accountService
+        watch = CredentialWatch(users: users)
     }
 
     /// Codes of the sign-up and log-in refusals, each one thing a person can fix (the app words them in the user's
@@ -69,7 +73,7 @@ public final class UserAccess: Sendable {
         let hash = Credentials.sha256(secret)
         // A cached key's account is already in the brokerage (accounts are never unloaded): no trip to its shard.
         let now = ContinuousClock.now
-        let generation = users.revocations.generation
+        let generation = users.revocations.keys
         if let cached = keys.withLock({ $0[keyID] }), now - cached.verified < Self.keyRecheck,
             cached.generation == generation
         {

@@ -14,6 +14,8 @@ public enum Caller: Sendable {
 public struct AppContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var caller: Caller?
+    /// What the caller signed in with (a stream ends when it no longer opens anything: `CredentialWatch`).
+    var credential: Credential?
     /// The address this connection reached the server on (the MCP endpoint calls the API back through it).
     public let localAddress: SocketAddress?
 

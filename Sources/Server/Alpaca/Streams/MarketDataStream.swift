@@ -129,7 +129,7 @@ enum MarketDataStream {
         @Sendable func send(_ value: MessagePack.Value) async throws {
             try await outbound.write(.binary(MessagePack.encode(value)))
         }
-        func control(_ type: String, _ fields: [(String, MessagePack.Value)]) -> MessagePack.Value {
+        @Sendable func control(_ type: String, _ fields: [(String, MessagePack.Value)]) -> MessagePack.Value {
             .array([.map([("T", .string(type))] + fields)])
         }
         func decode(_ message: WebSocketMessage) -> MessagePack.Value? {
@@ -177,6 +177,12 @@ enum MarketDataStream {
                     try await outbound.close(.policyViolation, reason: "slow client")
                 case .options: try await optionPump(subscriptions: subscriptions, market: market, send: send)
                 case .crypto: try await cryptoPump(subscriptions: subscriptions, market: market, send: send)
+                }
+            }
+            // A revoked key's stream ends with Alpaca's authentication error.
+            group.addTask {
+                try await access.watch.closeSocket(outbound, when: .apiKey(key)) {
+                    try await send(control("error", [("code", .int(402)), ("msg", .string("auth failed"))]))
                 }
             }
             // This task reads the client's subscribe/unsubscribe requests until it leaves.

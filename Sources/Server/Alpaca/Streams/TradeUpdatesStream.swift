@@ -58,6 +58,19 @@ enum TradeUpdatesStream {
                     try await send(event(update))
                 }
             }
+            // A revoked key's stream ends: told as a refused authentication.
+            group.addTask {
+                try await access.watch.closeSocket(outbound, when: .apiKey(key)) {
+                    try await send(
+                        .object([
+                            "stream": .string("authorization"),
+                            "data": .object([
+                                "action": .string("authenticate"), "status": .string("unauthorized"),
+                                "message": .string("access key revoked"),
+                            ]),
+                        ]))
+                }
+            }
             // This task reads the client; when it leaves, forwarding stops.
             while let message = try await messages.next() {
                 guard let request = json(message), request["action"]?.string == "listen" else { continue }

@@ -20,12 +20,14 @@ import TradingCore
 /// `{"type": "quotes", "data": [{…}, …]}`: one write a second instead of one per symbol (`AppQuoteRound`). A client
 /// that reads too slowly is told so (`{"type": "error"}`) and closed.
 enum AppSocket {
-    static func user(from headers: HTTPFields, users: UserDirectory) async throws -> UserID? {
+    /// The user of the session cookie, and the session (by its token's hash).
+    static func session(from headers: HTTPFields, users: UserDirectory) async throws -> (UserID, tokenHash: String)? {
         guard let cookies = headers[.cookie] else { return nil }
         for part in cookies.split(separator: ";") {
             let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0] == SessionAuthenticator.cookie {
-                return try await users.sessionUser(tokenHash: Credentials.sha256(String(pair[1])))
+                let hash = Credentials.sha256(String(pair[1]))
+                return try await users.sessionUser(tokenHash: hash).map { ($0, hash) }
             }
         }
         return nil
@@ -33,12 +35,12 @@ enum AppSocket {
 
     static func handle(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, headers: HTTPFields,
-        sources: AppEvents.Sources, users: UserDirectory
+        sources: AppEvents.Sources, access: UserAccess
     ) async throws {
         @Sendable func send(_ type: String, _ data: JSONValue) async throws {
             try await outbound.write(.text(JSONValue.object(["type": .string(type), "data": data]).serialized))
         }
-        guard let user = try await user(from: headers, users: users),
+        guard let (user, session) = try await session(from: headers, users: access.users),
             let audience = try await AppEvents.Audience.resolve(
                 .user(id: user, sessionToken: ""), accountService: sources.accountService)
         else {
@@ -56,6 +58,12 @@ enum AppSocket {
                 } catch is AppEvents.Lagging {
                     try await send("error", .object(["message": .string("too slow: quotes are waiting to be read")]))
                     try await outbound.close(.policyViolation, reason: "slow client")
+                }
+            }
+            // Logged out (here or on another device), or the session expired: the socket ends.
+            group.addTask {
+                try await access.watch.closeSocket(outbound, when: .session(tokenHash: session)) {
+                    try await send("error", .object(["message": .string("not logged in")]))
                 }
             }
             var messages = inbound.messages(maxSize: ConnectionLimits.webSocketMessageBytes).makeAsyncIterator()

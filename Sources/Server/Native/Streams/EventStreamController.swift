@@ -16,6 +16,8 @@ import ServiceLifecycle
 /// when the client has gone.
 struct EventStreamController {
     let sources: AppEvents.Sources
+    /// Ends a stream whose key is revoked or whose session is closed or expired.
+    let watch: CredentialWatch
 
     func addRoutes(to group: RouterGroup<AppContext>) {
         group.get("events", use: events)
@@ -33,6 +35,7 @@ struct EventStreamController {
         }
         let symbols = AppEvents.Symbols(form: .events)
         symbols.change(requested, subscribe: true, directory: sources.market.directory)
+        let (watch, credential) = (watch, context.credential)
         let body = ResponseBody { writer in
             let (chunks, continuation) = AsyncStream<ByteBuffer>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
             let producer = Task { [sources] in
@@ -49,9 +52,19 @@ struct EventStreamController {
                     continuation.yield(ByteBuffer(string: ": keep-alive\n\n"))
                 }
             }
+            // A revoked key's or closed session's stream ends, saying why (the client's next request gets a 401).
+            let revoked = Task {
+                guard let credential else { return }
+                await watch.ended(credential)
+                guard !Task.isCancelled else { return }
+                let words = JSONValue.object(["message": .string("credentials no longer valid: sign in again")])
+                continuation.yield(ByteBuffer(string: "event: error\ndata: \(words.serialized)\n\n"))
+                continuation.finish()
+            }
             defer {
                 producer.cancel()
                 keepAlive.cancel()
+                revoked.cancel()
             }
             continuation.yield(ByteBuffer(string: ": papertrade events\n\n"))
             // A server shutting down ends the stream at once (the client reconnects to another node or later)
