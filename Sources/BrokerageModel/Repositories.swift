@@ -53,9 +53,11 @@ public protocol ClassRepository: Sendable {
     func disbandTeam(_ name: String, in classID: ClassID) async throws -> Bool
     /// The team accounts a user trades as a member (an indexed read: the roster rows are found by user).
     func teamAccounts(of user: UserID) async throws -> [AccountID]
-    /// The members of a team by its account (none: not a team's), and those of every team account of a shard.
+    /// The members of a team by its account (none: not a team's), those of every team account of a shard, and those
+    /// of every team by the shard of its account (what each node of a cluster reads every pass).
     func teamMembers(of account: AccountID) async throws -> [UserID]
     func teamMembers(inShard shard: ShardID) async throws -> [AccountID: [UserID]]
+    func teamMembersByShard() async throws -> [ShardID: [AccountID: [UserID]]]
     /// Writes an assignment, new or changed (its marks stay).
     func saveAssignment(_ assignment: AssignmentRecord) async throws
     /// Deletes an assignment of the class and its marks; false when the class has no such assignment.

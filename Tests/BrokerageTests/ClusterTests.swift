@@ -279,6 +279,51 @@ struct ClusterTests {
     }
 
     @Test(
+        "a class team disbanded on the node that does not serve its account: the serving node's next pass stops telling its members"
+    )
+    func teamDisbandedOnTheOtherNode() async throws {
+        let url = try await Self.database()
+        let clock = MarketClock(.manual(start: BrokerageFixture.morning))
+        let leases = LeaseClock()
+        let a = try await Self.node("a", url: url, clock: clock, leases: leases)
+        let b = try await Self.node("b", url: url, clock: clock, leases: leases)
+        defer {
+            Task {
+                await a.brokerage.shutdown()
+                await b.brokerage.shutdown()
+            }
+        }
+        try await a.node.join()
+        await a.node.pass()
+        try await b.node.join()
+        await b.node.pass()
+        await a.node.pass()
+        await b.node.pass()
+        #expect(a.node.servedShards == 32 && b.node.servedShards == 32)
+
+        let teacher = try await a.brokerage.users.createUser(
+            id: UserID(UUID().uuidString), username: "teacher", passwordHash: "-")
+        var settings = GameSettings(startingCash: 100_000)
+        settings.rules.shortSelling = false
+        let made = try await a.brokerage.classes.create(
+            teacher: teacher.id, name: "Period 3", market: .us, settings: settings)
+        let roster = try RosterImport.parse("username,display_name\nann,Ann\nben,Ben\n")
+        _ = try await a.brokerage.classes.enroll(
+            made.record.id, by: teacher.id, roster, passwordHashes: ["-", "-"])
+        let team = try await a.brokerage.classes.formTeam(
+            made.record.id, by: teacher.id, name: "Bulls", members: ["ann", "ben"])
+        // Whichever node serves the team's account, the other one disbands the team.
+        let (serving, other) = await a.brokerage.router.shard(of: team.account) != nil ? (a, b) : (b, a)
+        let shard = try #require(await serving.brokerage.router.shard(of: team.account))
+        let members = team.members.map(\.userID)
+        #expect(await shard.recipients(of: team.account) == members)
+        try await other.brokerage.classes.disbandTeam(made.record.id, by: teacher.id, name: "Bulls")
+        #expect(await shard.recipients(of: team.account) == members, "(the serving node has not looked yet)")
+        await serving.node.pass()
+        #expect(await shard.recipients(of: team.account) == [members[0]], "the owner alone hears of it")
+    }
+
+    @Test(
         "a game whose players live on two nodes: both nodes show the same leaderboard; ended on one, every player is closed (the other node's by its pass), the final standings are that leaderboard, and each player is told once"
     )
     func gameAcrossNodes() async throws {

@@ -149,6 +149,10 @@ public final class ClusterNode: Service, Sendable {
         // here (`GameRegistry.reconcile`).
         try? await brokerage.games.reload()
         await brokerage.games.reconcile()
+        // So do class teams: a team disbanded on another node stops its members hearing of its account here.
+        if let teams = try? await brokerage.repositories.classes.teamMembersByShard() {
+            for shard in served.keys { await router.shard(shard).replaceTeams(teams[shard] ?? [:]) }
+        }
     }
 
     /// The shards served here and their epochs.

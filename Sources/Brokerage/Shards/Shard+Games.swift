@@ -115,4 +115,11 @@ extension Shard {
 extension Shard {
     /// A disbanded team's account is its owner's alone again: its news goes to the owner only.
     func forgetTeam(_ account: AccountID) { teams[account] = nil }
+
+    /// The shard's teams as storage has them (on a cluster a team is formed and disbanded on any node: each node's
+    /// pass brings the shards it serves in line, `ClusterNode.pass`). Only the accounts this shard holds are kept.
+    func replaceTeams(_ members: [AccountID: [UserID]]) {
+        let held = members.filter { records[$0.key] != nil }
+        if held != teams { teams = held }
+    }
 }

@@ -240,6 +240,27 @@ extension SQLClasses {
         }
     }
 
+    public func teamMembersByShard() async throws -> [ShardID: [AccountID: [UserID]]] {
+        try await database.read { db in
+            var members: [ShardID: [AccountID: [UserID]]] = [:]
+            for row in try await db.raw(
+                """
+                SELECT a.shard, s.team_account_id, s.user_id FROM class_students s
+                JOIN accounts a ON a.id = s.team_account_id
+                WHERE s.team_account_id IS NOT NULL AND s.removed_at IS NULL ORDER BY s.added_at, s.user_id
+                """
+            ).all() {
+                guard let account = AccountID(try row.decode(column: "team_account_id", as: String.self)) else {
+                    continue
+                }
+                let shard = ShardID(try row.decode(column: "shard", as: Int.self))
+                members[shard, default: [:]][account, default: []].append(
+                    UserID(try row.decode(column: "user_id", as: String.self)))
+            }
+            return members
+        }
+    }
+
     // MARK: Assignments and marks
 
     public func saveAssignment(_ a: AssignmentRecord) async throws {
