@@ -147,7 +147,7 @@ def test_a_logged_out_sessions_socket_ends_and_the_other_sessions_carries_on(ser
         assert r.status_code in (200, 204), r.text
         said, code = await last_words(gone, json.loads, within=2)
         assert code == POLICY_VIOLATION
-        assert said[-1] == {"type": "error", "data": {"message": "not logged in"}}, said[-3:]
+        assert said[-1] == {"type": "error", "data": {"message": "not logged in", "reason": "signed_out"}}, said[-1:]
         assert await still_open(kept, 1.5)
         await kept.close()
 

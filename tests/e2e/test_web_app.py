@@ -237,6 +237,25 @@ def test_log_out_from_settings_ends_the_session(app):
     app.css("#username")
 
 
+def test_logging_out_in_another_tab_brings_this_one_to_the_login_screen(app):
+    """The same session logged out elsewhere (another tab of the browser): the open app is told by its socket and shows
+    the login screen by itself, without the user having to tap something first and meet an error."""
+    app.go("portfolio")
+    app.css(".net-worth")
+    # Sockets opened from now on are counted.
+    app.d.execute_script("""
+        window.__sockets = 0;
+        const Native = window.WebSocket;
+        window.WebSocket = class extends Native { constructor(...a) { super(...a); window.__sockets += 1; } };
+    """)
+    # Another tab: the same cookie, a request the app did not make.
+    assert app.api("POST", "/auth/logout")["status"] in (200, 204)
+    app.css("#username")  # here, untouched
+    assert not app.all(".net-worth")
+    time.sleep(3)  # (a socket reconnecting would try again within 1 s, and be refused again)
+    assert app.d.execute_script("return window.__sockets") == 0, "no reconnecting to a session that ended"
+
+
 def test_red_up_price_colours_persist_and_recolour_changes(app):
     up_colour = lambda: app.d.execute_script("return getComputedStyle(document.documentElement).getPropertyValue('--up').trim()")
     assert up_colour() == "#0a7d45"

@@ -18,7 +18,8 @@ import TradingCore
 ///
 /// A subscribe with `"batch": true` (the web app's) has each second's quotes come in one frame from then on,
 /// `{"type": "quotes", "data": [{…}, …]}`: one write a second instead of one per symbol (`AppQuoteRound`). A client
-/// that reads too slowly is told so (`{"type": "error"}`) and closed.
+/// that reads too slowly is told so (`{"type": "error"}`) and closed; so is one whose session ends (logged out, expired:
+/// `"reason": "signed_out"`).
 enum AppSocket {
     /// The user of the session cookie, and the session (by its token's hash).
     static func session(from headers: HTTPFields, users: UserDirectory) async throws -> (UserID, tokenHash: String)? {
@@ -33,6 +34,10 @@ enum AppSocket {
         return nil
     }
 
+    /// What the socket says before closing when there is no session, or no longer one (logged out in another tab,
+    /// expired): the app shows its login screen instead of reconnecting.
+    static let signedOut = JSONValue.object(["message": .string("not logged in"), "reason": .string("signed_out")])
+
     static func handle(
         _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, headers: HTTPFields,
         sources: AppEvents.Sources, access: UserAccess
@@ -44,7 +49,7 @@ enum AppSocket {
             let audience = try await AppEvents.Audience.resolve(
                 .user(id: user, sessionToken: ""), accountService: sources.accountService)
         else {
-            try await send("error", .object(["message": .string("not logged in")]))
+            try await send("error", signedOut)
             return
         }
         try await send("hello", .object(["user": .string(user.text)]))
@@ -63,7 +68,7 @@ enum AppSocket {
             // Logged out (here or on another device), or the session expired: the socket ends.
             group.addTask {
                 try await access.watch.closeSocket(outbound, when: .session(tokenHash: session)) {
-                    try await send("error", .object(["message": .string("not logged in")]))
+                    try await send("error", signedOut)
                 }
             }
             var messages = inbound.messages(maxSize: ConnectionLimits.webSocketMessageBytes).makeAsyncIterator()

@@ -1,12 +1,13 @@
 // The app's WebSocket (/api/v1/ws): live quotes for the symbols on screen, order updates, notifications.
 // Reconnects with backoff and re-subscribes; screens subscribe through watch() and get a function to stop.
 
-const handlers = { quote: new Set(), order: new Set(), notification: new Set(), status: new Set() };
+const handlers = { quote: new Set(), order: new Set(), notification: new Set(), status: new Set(), signedout: new Set() };
 const wanted = new Map(); // symbol → number of watchers
 let socket = null;
 let retry = 0;
 let timer = null;
 let started = false;
+let signedOut = false;
 
 function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
@@ -15,6 +16,7 @@ function send(message) {
 function connect() {
   clearTimeout(timer);
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  signedOut = false;
   socket = new WebSocket(`${scheme}//${location.host}/api/v1/ws`);
   socket.addEventListener('open', () => {
     retry = 0;
@@ -26,11 +28,18 @@ function connect() {
     try { message = JSON.parse(event.data); } catch { return; }
     // A second's quotes come in one message (asked for with `batch` below).
     if (message.type === 'quotes') message.data.forEach((q) => handlers.quote.forEach((fn) => fn(q)));
+    else if (message.type === 'error' && message.data?.reason === 'signed_out') signedOut = true;
     else handlers[message.type]?.forEach((fn) => fn(message.data));
   });
   socket.addEventListener('close', () => {
     handlers.status.forEach((fn) => fn(false));
     if (!started) return;
+    // The session ended (logged out in another tab, expired): no reconnecting, the app asks to log in again.
+    if (signedOut) {
+      stop();
+      handlers.signedout.forEach((fn) => fn());
+      return;
+    }
     retry = Math.min(retry + 1, 6);
     timer = setTimeout(connect, 500 * 2 ** retry);
   });
@@ -50,7 +59,7 @@ export function stop() {
   wanted.clear();
 }
 
-/** Listen for 'quote' | 'order' | 'notification' | 'status'; returns the unsubscribe function. */
+/** Listen for 'quote' | 'order' | 'notification' | 'status' | 'signedout'; returns the unsubscribe function. */
 export function on(type, fn) {
   handlers[type].add(fn);
   return () => handlers[type].delete(fn);

@@ -182,6 +182,11 @@ api.onUnauthorized(() => {
   store.setSession(null);
   renderLogin();
 });
+// The socket's session ended while the app was open (logged out in another tab, expired): the login screen, as a 401.
+live.on('signedout', () => {
+  store.setSession(null);
+  renderLogin();
+});
 
 api.onConnectivity((isOnline) => {
   offline.hidden = isOnline;
