@@ -364,3 +364,41 @@ def test_modify_a_partly_filled_order(client, gateway):
     finally:
         requests.post(f"{base}/iserver/account/{account}/precautions",
                       json={"size_limit": 500, "value_limit": 100000, "price_percent": 3}, verify=gateway.cacert)
+
+
+def test_the_socket_closes_when_the_gateway_logs_out():
+    """A logged-out gateway's socket says so (`sts`, not authenticated) and closes: the orders and quotes it carried
+    are no longer the client's to see (another user may log in next)."""
+    import asyncio
+    import json
+    import ssl
+
+    import websockets
+
+    server = start_gateway()
+    try:
+        base = f"https://127.0.0.1:{server.ib_port}/v1/api"
+        session = requests.post(f"{base}/tickle", verify=server.cacert).json()["session"]
+        context = ssl.create_default_context(cafile=server.cacert)
+
+        async def scenario():
+            async with websockets.connect(f"wss://127.0.0.1:{server.ib_port}/v1/api/ws", ssl=context,
+                                          additional_headers={"Cookie": f'api={{"session":"{session}"}}'}) as ws:
+                topics = []
+                while "act" not in topics:
+                    topics.append(json.loads(await asyncio.wait_for(ws.recv(), 15)).get("topic"))
+                out = await asyncio.to_thread(requests.post, f"{base}/logout", verify=server.cacert)
+                assert out.status_code == 200
+                said = []
+                try:
+                    while True:  # within the next heartbeat (10 s)
+                        said.append(json.loads(await asyncio.wait_for(ws.recv(), 15)))
+                except websockets.ConnectionClosed as closed:
+                    assert closed.rcvd and closed.rcvd.code == 1008, closed
+                assert {"topic": "sts", "args": {"authenticated": False}} in said, said[-3:]
+                assert not [m for m in said if m.get("topic") in ("sor", "str", "smd")]
+
+        asyncio.run(asyncio.wait_for(scenario(), 40))
+    finally:
+        server.stop()
+        shutil.rmtree(server.data_dir, ignore_errors=True)

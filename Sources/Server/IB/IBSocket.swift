@@ -85,16 +85,22 @@ enum IBSocket {
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(10))
                     try await send(.object(["topic": .string("system"), "hb": .int(millisNow())]))
+                    // Logged out (or another user logged in): said, and the socket closed — what it carried is
+                    // no longer this client's to see.
                     guard gateway.state.withLock({ $0.user == user }) else {
                         try await send(
                             .object(["topic": .string("sts"), "args": .object(["authenticated": .bool(false)])]))
+                        try await outbound.close(.policyViolation, reason: "not authenticated: the session ended")
                         return
                     }
                 }
             }
             group.addTask {
                 for await update in updates {
-                    guard let ib = mine[update.order.accountID] else { continue }
+                    // (Nothing after a logout, until the heartbeat closes the socket.)
+                    guard let ib = mine[update.order.accountID], gateway.state.withLock({ $0.user == user }) else {
+                        continue
+                    }
                     let subscriptions = box.state.withLock { ($0.orders, $0.trades, $0.summaries, $0.ledgers) }
                     let now = gateway.market.clock.now()
                     if subscriptions.0, update.order.status != .replaced, !IBEncoding.isComboLeg(update.order) {
@@ -128,6 +134,7 @@ enum IBSocket {
                 var lastPnL: JSONValue?
                 while !Task.isCancelled {
                     try await Task.sleep(for: .seconds(1))
+                    guard gateway.state.withLock({ $0.user == user }) else { continue }
                     try await pushMarketData(box, gateway: gateway, send: send)
                     if box.state.withLock({ $0.pnl }) {
                         let pnl = try await pnlMessage(accounts, gateway: gateway)
