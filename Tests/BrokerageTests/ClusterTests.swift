@@ -73,6 +73,28 @@ struct ClusterTests {
         return Node(brokerage: brokerage, node: ClusterNode(settings: settings, brokerage: brokerage))
     }
 
+    /// Two nodes, a and b, on a fresh database (sharing a manual market clock and the lease clock).
+    static func pair() async throws -> (Node, Node) {
+        let url = try await database()
+        let clock = MarketClock(.manual(start: BrokerageFixture.morning))
+        let leases = LeaseClock()
+        return (
+            try await node("a", url: url, clock: clock, leases: leases),
+            try await node("b", url: url, clock: clock, leases: leases)
+        )
+    }
+
+    /// a joins and takes everything, b joins, a hands half back and b takes it: 32 shards each.
+    static func split(_ a: Node, _ b: Node) async throws {
+        try await a.node.join()
+        await a.node.pass()
+        try await b.node.join()
+        await b.node.pass()
+        await a.node.pass()
+        await b.node.pass()
+        #expect(a.node.servedShards == 32 && b.node.servedShards == 32)
+    }
+
     static func buy(_ brokerage: Brokerage, _ account: AccountID, id: String, limit: Price = 1)
         async throws(BrokerageError) -> Order
     {
@@ -222,24 +244,14 @@ struct ClusterTests {
         "a client listening on one node hears every order update and notification of an account another node serves, before and after its shard moves here, none twice"
     )
     func liveEventsAcrossNodes() async throws {
-        let url = try await Self.database()
-        let clock = MarketClock(.manual(start: BrokerageFixture.morning))
-        let leases = LeaseClock()
-        let a = try await Self.node("a", url: url, clock: clock, leases: leases)
-        let b = try await Self.node("b", url: url, clock: clock, leases: leases)
+        let (a, b) = try await Self.pair()
         defer {
             Task {
                 await a.brokerage.shutdown()
                 await b.brokerage.shutdown()
             }
         }
-        try await a.node.join()
-        await a.node.pass()
-        try await b.node.join()
-        await b.node.pass()
-        await a.node.pass()
-        await b.node.pass()
-        #expect(a.node.servedShards == 32 && b.node.servedShards == 32)
+        try await Self.split(a, b)
         let user = try await a.brokerage.users.createUser(
             id: UserID(UUID().uuidString), username: "u", passwordHash: "-")
         let account = try await a.brokerage.openAccount(userID: user.id, market: .us, cash: 10_000, name: "x")
@@ -282,24 +294,14 @@ struct ClusterTests {
         "a class team disbanded on the node that does not serve its account: the serving node's next pass stops telling its members"
     )
     func teamDisbandedOnTheOtherNode() async throws {
-        let url = try await Self.database()
-        let clock = MarketClock(.manual(start: BrokerageFixture.morning))
-        let leases = LeaseClock()
-        let a = try await Self.node("a", url: url, clock: clock, leases: leases)
-        let b = try await Self.node("b", url: url, clock: clock, leases: leases)
+        let (a, b) = try await Self.pair()
         defer {
             Task {
                 await a.brokerage.shutdown()
                 await b.brokerage.shutdown()
             }
         }
-        try await a.node.join()
-        await a.node.pass()
-        try await b.node.join()
-        await b.node.pass()
-        await a.node.pass()
-        await b.node.pass()
-        #expect(a.node.servedShards == 32 && b.node.servedShards == 32)
+        try await Self.split(a, b)
 
         let teacher = try await a.brokerage.users.createUser(
             id: UserID(UUID().uuidString), username: "teacher", passwordHash: "-")
