@@ -169,6 +169,32 @@ struct SimulatedMarketTests {
                 .map(\.high).max())
     }
 
+    @Test(
+        "an intraday window that starts part-way through a session has the same bars as the whole day from then on, at every timeframe, before and during the session's end"
+    )
+    func windowsAgreeWithTheWholeDay() throws {
+        let sessions: [(String, CivilDate, ExchangeTimeZone, open: Int, minutes: Int)] = [
+            ("AAPL", CivilDate(2026, 11, 20), .newYork, 9 * 60 + 30, 390),
+            ("600519", CivilDate(2026, 11, 20), .shanghai, 9 * 60 + 30, 330),  // (the lunch break inside)
+        ]
+        for (symbol, day, zone, open, length) in sessions {
+            let start = Timestamp(day, in: zone)
+            // At the end of the day, and part-way through (a partial minute under way).
+            for to in [Timestamp(day.adding(days: 1), in: zone), start.adding(seconds: Int64((open + 200) * 60 + 17))] {
+                for timeframe in [BarTimeframe.minutes(1), .minutes(5), .minutes(30), .hours(1)] {
+                    let whole = market.bars(symbol, timeframe: timeframe, from: start, to: to)
+                    #expect(!whole.isEmpty, "\(symbol) \(timeframe)")
+                    for offset in stride(from: open - 3, through: open + length + 3, by: 7) {
+                        let from = start.adding(seconds: Int64(offset * 60 + offset % 50))
+                        #expect(
+                            market.bars(symbol, timeframe: timeframe, from: from, to: to)
+                                == whole.filter { $0.time >= from }, "\(symbol) \(timeframe) from \(from) to \(to)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("quotes carry five levels of depth around the last price, on the tick grid")
     func depth() throws {
         let q = try #require(market.quote("AAPL", at: usNoon))

@@ -4,22 +4,44 @@ import TradingCore
 /// (whose bars their minutes agree with), so every timeframe agrees.
 enum BarAggregation {
     static func combine(_ bars: [PriceBar]) -> PriceBar? {
-        guard let first = bars.first, let last = bars.last else { return nil }
-        var high = first.high, low = first.low
-        var volume = FixedDecimal.zero, turnover = FixedDecimal.zero
-        var count = 0
-        for bar in bars {
-            high = max(high, bar.high)
-            low = min(low, bar.low)
+        var running = Running()
+        for bar in bars { running.add(bar) }
+        return running.bar
+    }
+
+    /// A bar combined from bars added one by one, oldest first (what `combine` makes of them, without an array of
+    /// them: a day's minute bars are ~200 KB, and the streams ask for a bar of them every second).
+    struct Running {
+        private var first: PriceBar?
+        private var high = FixedDecimal.zero, low = FixedDecimal.zero, close = FixedDecimal.zero
+        private var volume = FixedDecimal.zero, turnover = FixedDecimal.zero
+        private var count = 0
+
+        var isEmpty: Bool { first == nil }
+
+        mutating func add(_ bar: PriceBar) {
+            if first == nil {
+                first = bar
+                (high, low) = (bar.high, bar.low)
+            } else {
+                high = max(high, bar.high)
+                low = min(low, bar.low)
+            }
+            close = bar.close
             volume += bar.volume
             turnover += bar.turnover
             count += bar.tradeCount
         }
-        let vwap =
-            volume.isPositive ? (turnover.divided(by: volume, places: 4, rule: .halfUp) ?? first.open) : first.open
-        return PriceBar(
-            time: first.time, open: first.open, high: high, low: low, close: last.close, volume: volume,
-            tradeCount: count, vwap: min(max(vwap, low), high), turnover: turnover)
+
+        /// The combined bar (nil before any was added).
+        var bar: PriceBar? {
+            guard let first else { return nil }
+            let vwap =
+                volume.isPositive ? (turnover.divided(by: volume, places: 4, rule: .halfUp) ?? first.open) : first.open
+            return PriceBar(
+                time: first.time, open: first.open, high: high, low: low, close: close, volume: volume,
+                tradeCount: count, vwap: min(max(vwap, low), high), turnover: turnover)
+        }
     }
 
     /// A bar made of prints (the minute under way, read part-way through): nil without any.

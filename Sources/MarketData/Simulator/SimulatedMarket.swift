@@ -305,12 +305,6 @@ public final class SimulatedMarket: Sendable {
         return (day.bars[..<complete], nil, last)
     }
 
-    /// A day's minute bars as known at `time` (see `traded`), halted minutes included (with no trades), so a bar's
-    /// index is its minute's.
-    func minuteBars(_ profile: SimulatedProfile, _ day: SimulatedDay, at time: Timestamp) -> [PriceBar] {
-        let (completed, partial, _) = traded(profile, day, at: time)
-        return partial.map { Array(completed) + [$0] } ?? Array(completed)
-    }
 
     // MARK: Bars
 
@@ -333,11 +327,11 @@ public final class SimulatedMarket: Sendable {
         let last = min(grid.sessionDate(at: to), session)
         guard last.daysSinceEpoch - first.daysSinceEpoch <= 366 * 40 else { return [] }
         var out: [PriceBar] = []
-        var pending: [PriceBar] = []
+        var pending = BarAggregation.Running()
         var pendingKey = Int.min
         func flush() {
-            if let bar = BarAggregation.combine(pending) { out.append(bar) }
-            pending.removeAll(keepingCapacity: true)
+            if let bar = pending.bar { out.append(bar) }
+            pending = BarAggregation.Running()
         }
         if !timeframe.isIntraday {
             for outline in outlines(profile, from: first, through: last) {
@@ -354,11 +348,16 @@ public final class SimulatedMarket: Sendable {
                 }
                 if date == session, let day = day(profile, on: date), elapsed.minutes < day.bars.count {
                     // The session under way at `to`: its bar so far, from its minutes so far.
-                    var partial = BarAggregation.combine(minuteBars(profile, day, at: to).filter { $0.tradeCount > 0 })
-                    partial?.time = outline.bar(profile).time
-                    if let partial { pending.append(partial) }
+                    var minutes = BarAggregation.Running()
+                    let (completed, partial, _) = traded(profile, day, at: to)
+                    for bar in completed where bar.tradeCount > 0 { minutes.add(bar) }
+                    if let partial, partial.tradeCount > 0 { minutes.add(partial) }
+                    if var bar = minutes.bar {
+                        bar.time = outline.bar(profile).time
+                        pending.add(bar)
+                    }
                 } else {
-                    pending.append(outline.bar(profile))
+                    pending.add(outline.bar(profile))
                 }
             }
             flush()
@@ -368,22 +367,39 @@ public final class SimulatedMarket: Sendable {
         while date <= last {
             defer { date = date.adding(days: 1) }
             guard let day = day(profile, on: date) else { continue }
-            let size = timeframe.minutes
-            for (k, bar) in minuteBars(profile, day, at: to).enumerated() where bar.tradeCount > 0 {
-                // Buckets count from the session's first minute (09:30 → 09:30, 10:00 … for 30Min).
-                let bucket = k / size
-                let key = date.daysSinceEpoch * 10_000 + bucket
+            let size = max(1, timeframe.minutes)
+            // The day's minutes as known at `to` (`traded`: halted minutes too, so a bar's index is its minute's),
+            // read in place. Buckets count from the session's
+            // first minute (09:30 → 09:30, 10:00 … for 30Min); those whose minutes all began before `from` are left
+            // out below, so the walk starts at the bucket of the first minute at or after `from` (a stream asks for
+            // the last two minutes every second: a day is ~1,400 of them).
+            let (completed, partial, _) = traded(profile, day, at: to)
+            let start = min(Self.firstIndex(in: day.minuteStarts, notBefore: from) / size * size, completed.count)
+            func add(_ k: Int, _ bar: PriceBar) {
+                let key = date.daysSinceEpoch * 10_000 + k / size
                 if key != pendingKey {
                     flush()
                     pendingKey = key
                 }
-                pending.append(bar)
+                pending.add(bar)
             }
+            for k in start..<completed.endIndex where completed[k].tradeCount > 0 { add(k, completed[k]) }
+            if let partial, partial.tradeCount > 0 { add(completed.endIndex, partial) }
             flush()
         }
         flush()
         // Intraday bars start inside [from, to); day, week and month bars cover the dates of that range.
         return out.filter { $0.time >= from && $0.time < to }
+    }
+
+    /// The index of the first of `times` (ascending) at or after `time` (`times.count` when none is).
+    static func firstIndex(in times: [Timestamp], notBefore time: Timestamp) -> Int {
+        var (low, high) = (0, times.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if times[middle] < time { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// The trading days from `from`'s date through `to`'s in order (newest first when `descending`), with their
