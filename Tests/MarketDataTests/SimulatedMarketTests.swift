@@ -175,7 +175,7 @@ struct SimulatedMarketTests {
     func windowsAgreeWithTheWholeDay() throws {
         let sessions: [(String, CivilDate, ExchangeTimeZone, open: Int, minutes: Int)] = [
             ("AAPL", CivilDate(2026, 11, 20), .newYork, 9 * 60 + 30, 390),
-            ("600519", CivilDate(2026, 11, 20), .shanghai, 9 * 60 + 30, 330),  // (the lunch break inside)
+            ("600519", CivilDate(2026, 11, 20), .shanghai, 9 * 60 + 30, 330), // (the lunch break inside)
         ]
         for (symbol, day, zone, open, length) in sessions {
             let start = Timestamp(day, in: zone)

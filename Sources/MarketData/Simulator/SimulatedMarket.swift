@@ -305,7 +305,6 @@ public final class SimulatedMarket: Sendable {
         return (day.bars[..<complete], nil, last)
     }
 
-
     // MARK: Bars
 
     /// Bars of a timeframe whose interval starts in [from, to), oldest first, as they stood at `to`: nothing comes from
