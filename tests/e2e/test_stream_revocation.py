@@ -1,7 +1,8 @@
 """Streams end with their credentials: a stream is checked once, when it opens, and then lives for hours — a revoked
 key's Alpaca trade stream, market-data stream and event stream, and a logged-out session's app socket, are told why and
-closed (within a second when this server revoked it; within the 5-second look-again when another process did, as a
-second node of a cluster would), while the streams of the keys and sessions still valid carry on."""
+closed (within a quarter of a second when this server revoked it — the test allows 5 s on a busy machine — and within
+the 5-second look-again when another process did, as a second node of a cluster would), while the streams of the keys
+and sessions still valid carry on."""
 
 import asyncio
 import json
@@ -106,10 +107,10 @@ def test_a_revoked_keys_streams_end_and_the_other_keys_carry_on(server):
         await asyncio.sleep(0.5)  # (the event stream is open)
         r = await asyncio.to_thread(session.delete, f"{server.url}/api/v1/accounts/{account}/keys/{revoked['key_id']}")
         assert r.status_code == 204, r.text
-        said, code = await last_words(trades, json.loads, within=2)
+        said, code = await last_words(trades, json.loads, within=5)
         assert code == POLICY_VIOLATION
         assert said[-1]["stream"] == "authorization" and said[-1]["data"]["status"] == "unauthorized", said
-        said, code = await last_words(quotes, msgpack.unpackb, within=2)
+        said, code = await last_words(quotes, msgpack.unpackb, within=5)
         assert code == POLICY_VIOLATION
         assert {"T": "error", "code": 402, "msg": "auth failed"} in said[-1], said
 
@@ -129,7 +130,7 @@ def test_a_revoked_keys_streams_end_and_the_other_keys_carry_on(server):
             subprocess.run, [BINARY, "admin", "revoke-key", kept["key_id"], "--data-dir", server.data_dir],
             capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
-        said, code = await last_words(other, json.loads, within=7)
+        said, code = await last_words(other, json.loads, within=12)
         assert code == POLICY_VIOLATION and said[-1]["data"]["status"] == "unauthorized"
 
     asyncio.run(asyncio.wait_for(scenario(), 90))
@@ -145,7 +146,7 @@ def test_a_logged_out_sessions_socket_ends_and_the_other_sessions_carries_on(ser
         gone, kept = await app_socket(server, leaving), await app_socket(server, staying)
         r = await asyncio.to_thread(leaving.post, f"{server.url}/api/v1/auth/logout")
         assert r.status_code in (200, 204), r.text
-        said, code = await last_words(gone, json.loads, within=2)
+        said, code = await last_words(gone, json.loads, within=5)
         assert code == POLICY_VIOLATION
         assert said[-1] == {"type": "error", "data": {"message": "not logged in", "reason": "signed_out"}}, said[-1:]
         assert await still_open(kept, 1.5)
