@@ -32,23 +32,10 @@ enum TradeUpdatesStream {
             let key = auth["data"]?["key_id"]?.string, let secret = auth["data"]?["secret_key"]?.string,
             let account = try await access.authenticate(keyID: key, secret: secret, loading: false)
         else {
-            try await send(
-                .object([
-                    "stream": .string("authorization"),
-                    "data": .object([
-                        "action": .string("authenticate"), "status": .string("unauthorized"),
-                        "message": .string("access key verification failed"),
-                    ]),
-                ]))
+            try await send(authorization("unauthorized", message: "access key verification failed"))
             return
         }
-        try await send(
-            .object([
-                "stream": .string("authorization"),
-                "data": .object([
-                    "action": .string("authenticate"), "status": .string("authorized"),
-                ]),
-            ]))
+        try await send(authorization("authorized"))
 
         let listening = Flag()
         let updates = orderService.orderUpdates(account: account)
@@ -61,14 +48,7 @@ enum TradeUpdatesStream {
             // A revoked key's stream ends: told as a refused authentication.
             group.addTask {
                 try await access.watch.closeSocket(outbound, when: .apiKey(key)) {
-                    try await send(
-                        .object([
-                            "stream": .string("authorization"),
-                            "data": .object([
-                                "action": .string("authenticate"), "status": .string("unauthorized"),
-                                "message": .string("access key revoked"),
-                            ]),
-                        ]))
+                    try await send(authorization("unauthorized", message: "access key revoked"))
                 }
             }
             // This task reads the client; when it leaves, forwarding stops.
@@ -86,6 +66,13 @@ enum TradeUpdatesStream {
             }
             group.cancelAll()
         }
+    }
+
+    /// The answer to an authentication: "authorized", or "unauthorized" with why.
+    static func authorization(_ status: String, message: String? = nil) -> JSONValue {
+        var data: [String: JSONValue] = ["action": .string("authenticate"), "status": .string(status)]
+        if let message { data["message"] = .string(message) }
+        return .object(["stream": .string("authorization"), "data": .object(data)])
     }
 
     /// A Sendable boolean shared between the reading and the forwarding task.
