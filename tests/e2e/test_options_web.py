@@ -379,6 +379,16 @@ def test_a_spread_held_is_charted_as_one_on_the_stock_page(language_driver, serv
     assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
 
 
+def away(app, strikes, direction):
+    """The call `strikes` strikes from the price line ("next": above it, "previous": below it, or the last there is):
+    far enough that the live price, moving while the test clicks, does not take it across the line."""
+    return app.d.execute_script("""
+        const [strikes, direction] = arguments;
+        let row = document.querySelector('tr.price-line');
+        for (let i = 0; i < strikes && row[direction + 'ElementSibling']; i++) row = row[direction + 'ElementSibling'];
+        return row.dataset.symbol;""", strikes, direction)
+
+
 def test_a_long_contract_is_exercised_or_declined_from_the_stock_page(language_driver, server):
     """A call held in the money: "Don't exercise at expiry" marks it (the mark is kept by the server), and "Exercise",
     once confirmed, turns it into 100 shares bought at the strike — the cash moves by exactly strike × 100."""
@@ -391,9 +401,9 @@ def test_a_long_contract_is_exercised_or_declined_from_the_stock_page(language_d
     app.go("stock/MSFT")
     app.css("table.option-chain tbody tr.price-line")
 
-    # The call just above the price is out of the money: before exercising it the learner is told so, what the
+    # A call above the price is out of the money: before exercising it the learner is told so, what the
     # shares cost against what they are worth, what selling brings, and the loss exercising locks in.
-    otm = app.d.execute_script("return document.querySelector('tr.price-line').nextElementSibling.dataset.symbol")
+    otm = away(app, 1, "next")
     placed = app.api("POST", f"/accounts/{account}/orders",
                      {"symbol": otm, "side": "buy", "type": "market", "qty": "1", "time_in_force": "day"})
     assert placed["status"] in (200, 201) and placed["body"]["status"] == "filled", placed
@@ -412,8 +422,8 @@ def test_a_long_contract_is_exercised_or_declined_from_the_stock_page(language_d
                    {"symbol": otm, "side": "sell", "type": "market", "qty": "1", "time_in_force": "day"})
     assert sold["body"]["status"] == "filled", sold
 
-    # The call just below the price: in the money.
-    call = app.d.execute_script("return document.querySelector('tr.price-line').previousElementSibling.dataset.symbol")
+    # A call below the price: in the money.
+    call = away(app, 3, "previous")
     placed = app.api("POST", f"/accounts/{account}/orders",
                      {"symbol": call, "side": "buy", "type": "market", "qty": "1", "time_in_force": "day"})
     assert placed["status"] in (200, 201) and placed["body"]["status"] == "filled", placed
